@@ -1,0 +1,8 @@
+// Every chat command, one file each. The registry checks their shape at load.
+import type { Command } from '../src/core/command.js';
+import diagnose from './diagnose.js';
+import help from './help.js';
+
+export function allCommands(): Command<any>[] {
+  return [help, diagnose];
+}

@@ -1,0 +1,115 @@
+// One zod schema for every setting (t3-env style): the YAML file given by --config or
+// GPU_DOCTOR_CONFIG, plus secrets from the environment. A mistake fails start-up naming every bad key.
+import { readFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { homedir } from 'node:os';
+import { parse as parseYaml } from 'yaml';
+import { z } from 'zod';
+
+const hostName = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$/, 'letters, digits, . _ - (max 63)');
+
+export const hostSchema = z.object({
+  name: hostName,
+  host: z.string().regex(/^[A-Za-z0-9._:-]{1,253}$/, 'a host name, IP address or ssh config alias'),
+  port: z.number().int().min(1).max(65535).optional(),
+  user: z.string().regex(/^[a-z_][a-z0-9_.-]{0,31}$/i, 'a Unix user name').optional(),
+  identity_file: z.string().optional(),
+  host_key: z.string().regex(/^SHA256:[A-Za-z0-9+/]{43}=?$/, 'a fingerprint as `ssh-keygen -lf` prints it: SHA256:...').optional(),
+});
+
+export const digestSchema = z.object({
+  name: z.string().default('daily'),
+  platform: z.enum(['slack', 'discord', 'console']),
+  channel: z.string().min(1),
+  cron: z.string().min(9),
+  timezone: z.string().default('UTC'),
+});
+
+export const configSchema = z
+  .object({
+    data_dir: z.string().default('./data'),
+    ssh: z
+      .object({
+        config_file: z.string().optional(),
+        known_hosts: z.string().optional(),
+        identity_file: z.string().optional(),
+        connect_timeout_ms: z.number().int().min(500).max(120000).default(8000),
+        exec_timeout_ms: z.number().int().min(500).max(300000).default(15000),
+        max_concurrent_connects: z.number().int().min(1).max(256).default(16),
+      })
+      .strict()
+      .default({ connect_timeout_ms: 8000, exec_timeout_ms: 15000, max_concurrent_connects: 16 }),
+    hosts: z.array(hostSchema).default([]),
+    admins: z
+      .object({
+        slack: z.array(z.string().regex(/^[UW][A-Z0-9]{2,20}$/, 'a Slack user ID like U012ABCDEF')).default([]),
+        discord: z.array(z.string().regex(/^\d{5,25}$/, 'a Discord user or role ID')).default([]),
+      })
+      .strict()
+      .default({ slack: [], discord: [] }),
+    channels: z
+      .object({
+        slack: z.array(z.string()).optional(),
+        discord: z.array(z.string()).optional(),
+      })
+      .strict()
+      .default({}),
+    watch: z
+      .object({
+        enabled: z.boolean().default(false),
+        sample_interval_s: z.number().int().min(10).default(60),
+        retention_days: z.number().int().min(1).max(365).default(7),
+        min_slope_mib_per_hour: z.number().min(0).default(10),
+        digests: z.array(digestSchema).default([]),
+      })
+      .strict()
+      .default({ enabled: false, sample_interval_s: 60, retention_days: 7, min_slope_mib_per_hour: 10, digests: [] }),
+    http: z
+      .object({ port: z.number().int().min(0).max(65535).optional(), host: z.string().default('127.0.0.1') })
+      .strict()
+      .default({ host: '127.0.0.1' }),
+  })
+  .strict();
+
+export type Config = z.infer<typeof configSchema>;
+
+export class ConfigError extends Error {}
+
+/** Expands ~ and resolves relative paths against the config file's folder. */
+export function resolvePath(p: string, base: string): string {
+  if (p === '~' || p.startsWith('~/')) return resolve(homedir(), p.slice(2));
+  return resolve(base, p);
+}
+
+export function parseConfig(doc: unknown, origin = 'config'): Config {
+  const parsed = configSchema.safeParse(doc ?? {});
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((i) => `  ${i.path.join('.') || '(root)'}: ${i.message}`);
+    throw new ConfigError(`${origin} is not valid:\n${problems.join('\n')}`);
+  }
+  const names = new Set<string>();
+  for (const h of parsed.data.hosts) {
+    if (names.has(h.name)) throw new ConfigError(`${origin} is not valid:\n  hosts: "${h.name}" is listed twice`);
+    names.add(h.name);
+  }
+  return parsed.data;
+}
+
+export interface LoadedConfig {
+  config: Config;
+  /** Where the file was, or null when running with defaults (localhost only). */
+  file: string | null;
+  baseDir: string;
+}
+
+export function loadConfig(file = process.env.GPU_DOCTOR_CONFIG): LoadedConfig {
+  if (!file) return { config: parseConfig({}), file: null, baseDir: process.cwd() };
+  const path = resolve(file);
+  let doc: unknown;
+  try {
+    doc = parseYaml(readFileSync(path, 'utf8'));
+  } catch (e) {
+    throw new ConfigError(`${path}: ${(e as NodeJS.ErrnoException).code === 'ENOENT' ? 'file not found' : (e as Error).message.split('\n')[0]}`);
+  }
+  return { config: parseConfig(doc, path), file: path, baseDir: dirname(path) };
+}

@@ -1,0 +1,76 @@
+// Holds the commands (checked at load) and runs one invocation: validate options with the
+// command's zod schema, enforce admin-only actions, turn any failure into a clear reply.
+import { commandShape, type Command, type CommandContext } from './command.js';
+import { parseCommandLine } from './invocation.js';
+import type { Reply } from './reply.js';
+
+export class CommandLoadError extends Error {}
+
+export interface DispatchOutcome {
+  command: string;
+  outcome: 'ok' | 'usage' | 'denied' | 'unknown' | 'error';
+  reply: Reply;
+  ms: number;
+}
+
+export class CommandRegistry {
+  readonly commands = new Map<string, Command<any>>();
+
+  constructor(commands: Command<any>[]) {
+    for (const c of commands) {
+      const checked = commandShape.safeParse(c);
+      if (!checked.success) {
+        const where = (c as { name?: string })?.name ?? '(unnamed)';
+        throw new CommandLoadError(`command ${where}: ${checked.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+      }
+      if (this.commands.has(c.name)) throw new CommandLoadError(`command ${c.name}: defined twice`);
+      this.commands.set(c.name, c);
+    }
+  }
+
+  list(): Command<any>[] {
+    return [...this.commands.values()];
+  }
+
+  /** Runs "/gpu NAME ..." (the prefix is optional). Never throws. */
+  async dispatch(line: string, ctx: CommandContext): Promise<DispatchOutcome> {
+    const started = performance.now();
+    const done = (command: string, outcome: DispatchOutcome['outcome'], reply: Reply): DispatchOutcome => ({
+      command,
+      outcome,
+      reply,
+      ms: performance.now() - started,
+    });
+    const parsed = parseCommandLine(line);
+    const names = [...this.commands.keys()].join(', ');
+    if (!parsed || parsed.name === '') {
+      return done('', 'usage', { title: 'Which command?', severity: 'warning', sections: [{ text: `Try \`/gpu help\`. Commands: ${names}.` }] });
+    }
+    const command = this.commands.get(parsed.name);
+    if (!command) {
+      const shown = parsed.name.length > 40 ? parsed.name.slice(0, 40) + '…' : parsed.name;
+      return done(parsed.name, 'unknown', { title: `Unknown command "${shown}"`, severity: 'warning', sections: [{ text: `Commands: ${names}. Try \`/gpu help\`.` }] });
+    }
+    const options = command.options.safeParse(parsed.raw);
+    if (!options.success) {
+      const problems = options.error.issues.map((i) => (i.path.length ? `${i.path.join('.')}: ${i.message}` : i.message));
+      return done(command.name, 'usage', {
+        title: `Usage: /gpu ${command.usage}`,
+        severity: 'warning',
+        sections: [{ text: problems.join('\n') }],
+      });
+    }
+    if (command.requiresAdmin?.(options.data) && !ctx.isAdmin) {
+      return done(command.name, 'denied', {
+        title: 'That needs an admin',
+        severity: 'warning',
+        sections: [{ text: `Only the bot's admins can change hosts. You can use: status, mem, hosts list, hosts test, diagnose, help.` }],
+      });
+    }
+    try {
+      return done(command.name, 'ok', await command.run(options.data, ctx));
+    } catch (e) {
+      return done(command.name, 'error', { title: `${command.name} failed`, severity: 'error', sections: [{ text: (e as Error).message.split('\n')[0].slice(0, 500) }] });
+    }
+  }
+}

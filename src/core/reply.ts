@@ -1,0 +1,39 @@
+// The platform-neutral reply every command returns. Adapters (console, Slack, Discord) render it;
+// no command formats for a platform itself.
+
+export type Severity = 'info' | 'ok' | 'warning' | 'error';
+
+export interface ReplyTable {
+  columns: string[];
+  rows: string[][];
+}
+
+export interface ReplySection {
+  heading?: string;
+  /** Plain text; adapters may add emphasis but never change the words. */
+  text?: string;
+  fields?: { label: string; value: string }[];
+  /** Preformatted text (a command line, a config snippet). */
+  code?: string;
+  table?: ReplyTable;
+}
+
+export interface ReplyFile {
+  filename: string;
+  contentType: string;
+  data: Buffer;
+}
+
+export interface Reply {
+  title: string;
+  severity: Severity;
+  sections: ReplySection[];
+  footer?: string;
+  files?: ReplyFile[];
+}
+
+export const textReply = (title: string, text: string, severity: Severity = 'info'): Reply => ({
+  title,
+  severity,
+  sections: [{ text }],
+});

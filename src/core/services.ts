@@ -1,0 +1,87 @@
+// What commands may use, as interfaces. Implementations (SSH pool, SQLite store, leak watch) live in
+// src/hosts and src/watch and are wired in src/app.ts, so commands never import an SSH or chat library.
+import type { RuleBase } from '../diagnose/rule-base.js';
+
+export interface GpuStatus {
+  index: number;
+  uuid: string | null;
+  name: string | null;
+  memoryUsedMiB: number | null;
+  memoryTotalMiB: number | null;
+  utilizationPct: number | null;
+  temperatureC: number | null;
+  error?: string | null;
+}
+
+export interface GpuProcessStatus {
+  gpuIndex: number | null;
+  pid: number;
+  /** null when the pid is not visible on the host (a container's own pid namespace). */
+  user: string | null;
+  memoryMiB: number | null;
+  command: string | null;
+  startedAt?: string | null;
+  elapsedSeconds?: number | null;
+}
+
+export type HostStatusResult =
+  | { name: string; ok: true; elapsedMs: number; gpus: GpuStatus[]; processes: GpuProcessStatus[]; warning?: string }
+  | { name: string; ok: false; elapsedMs?: number; error: string };
+
+export interface HostMemory {
+  totalBytes: number;
+  usedBytes: number | null;
+  availableBytes: number | null;
+  swapTotalBytes: number | null;
+  swapUsedBytes: number | null;
+}
+
+export type HostMemResult =
+  | { name: string; ok: true; elapsedMs: number; memory: HostMemory }
+  | { name: string; ok: false; elapsedMs?: number; error: string };
+
+export interface HostInfo {
+  name: string;
+  /** user@host:port, or "local" for the built-in localhost without SSH. */
+  target: string;
+  origin: 'config' | 'runtime' | 'local';
+  hostKey?: string | null;
+}
+
+export interface HostAddRequest {
+  name: string;
+  user: string;
+  host: string;
+  port: number;
+  identityFile?: string;
+  trust?: boolean;
+}
+
+export interface HostTestResult {
+  name: string;
+  ok: boolean;
+  fingerprint?: string | null;
+  steps: { step: string; ok: boolean; ms: number; detail?: string }[];
+}
+
+export interface HostsService {
+  status(names: string[]): Promise<HostStatusResult[]>;
+  mem(names: string[]): Promise<HostMemResult[]>;
+  list(): Promise<HostInfo[]>;
+  add(request: HostAddRequest): Promise<{ host: HostInfo; fingerprint: string | null; message: string }>;
+  remove(name: string): Promise<boolean>;
+  test(name: string): Promise<HostTestResult>;
+  trust(name: string): Promise<{ fingerprint: string; message: string }>;
+}
+
+export interface Services {
+  rules: RuleBase;
+  hosts?: HostsService;
+  /** Leak watch: filled in by src/watch when it is configured. */
+  watch?: WatchService;
+}
+
+export interface WatchService {
+  digestNow(): Promise<import('./reply.js').Reply>;
+  watchHost(name: string): Promise<import('./reply.js').Reply>;
+}

@@ -1,0 +1,67 @@
+// The diagnosis engine: normalise the log, find the rules that apply, extract facts, compute fixes,
+// rank them (priority first; among close priorities the later error wins).
+import type { RuleBase } from './rule-base.js';
+import type { Category } from './rule-schema.js';
+import { normalizeLog, lineText } from './normalize.js';
+import { matchRules } from './match.js';
+import { extractOomFacts, type Facts } from './facts.js';
+import { extractSettings } from './settings.js';
+import { holds } from './conditions.js';
+import { computeFixes, type ComputedFix } from './fixes/index.js';
+import { parseReadings } from '../readings/index.js';
+import type { Readings } from '../readings/types.js';
+
+export interface Diagnosis {
+  rule: string;
+  category: Category;
+  title: string;
+  evidence: string[];
+  facts: Facts;
+  fixes: ComputedFix[];
+  source: { seed?: string; issue?: string; note?: string };
+  /** Ranking score: priority plus a bonus for how late in the log the evidence is. */
+  score: number;
+}
+
+export interface DiagnoseResult {
+  diagnoses: Diagnosis[];
+  readings: Readings;
+}
+
+/** How many priority points the position of the last match is worth (end of log = full bonus). */
+const RECENCY_BONUS = 30;
+const MAX_EVIDENCE = 5;
+const MAX_EVIDENCE_CHARS = 400;
+
+export function diagnose(raw: string, base: RuleBase): DiagnoseResult {
+  const text = normalizeLog(raw);
+  const readings = parseReadings(text);
+  const { hits, starts } = matchRules(text, base);
+  const settings = hits.length ? extractSettings(text) : {};
+  const totalLines = Math.max(1, starts.length - 1);
+  const diagnoses: Diagnosis[] = [];
+  for (const hit of hits) {
+    const rule = base.rules[hit.rule];
+    const facts: Facts = { ...settings, ...extractOomFacts(text, starts, hit.lines) };
+    const evidence = { facts, readings };
+    if (!holds(rule.when, evidence)) continue;
+    const fixes = computeFixes(rule.fixes, evidence);
+    if (fixes.length === 0) continue;
+    const shown = hit.lines.slice(-MAX_EVIDENCE).map((l) => {
+      const line = lineText(text, starts, l).trim();
+      return line.length > MAX_EVIDENCE_CHARS ? line.slice(0, MAX_EVIDENCE_CHARS) + '…' : line;
+    });
+    diagnoses.push({
+      rule: rule.id,
+      category: rule.category,
+      title: rule.title,
+      evidence: shown,
+      facts,
+      fixes,
+      source: rule.source,
+      score: rule.priority + (RECENCY_BONUS * hit.lastLine) / totalLines,
+    });
+  }
+  diagnoses.sort((a, b) => b.score - a.score || a.rule.localeCompare(b.rule));
+  return { diagnoses, readings };
+}

@@ -1,0 +1,60 @@
+// Reads untrusted input (a paste, a file, stdin) into text with bounded memory: a huge log keeps only
+// its tail (the last error is what matters), binary data and invalid UTF-8 are named, not crashed on.
+import { createReadStream } from 'node:fs';
+import type { Readable } from 'node:stream';
+
+export const MAX_LOG_BYTES = 16 * 1024 * 1024;
+
+export interface LogInput {
+  text: string;
+  bytesTotal: number;
+  bytesRead: number;
+  notes: string[];
+  binary: boolean;
+}
+
+const MB = (n: number) => `${(n / 1024 / 1024).toFixed(n < 10 * 1024 * 1024 ? 1 : 0)} MB`;
+
+export function decodeLog(buf: Buffer, bytesTotal = buf.length, maxBytes = MAX_LOG_BYTES): LogInput {
+  const notes: string[] = [];
+  let bytes = buf;
+  if (bytes.length > maxBytes) bytes = bytes.subarray(bytes.length - maxBytes);
+  // Start the tail at a line boundary so the first line is not half a line.
+  if (bytesTotal > bytes.length) {
+    const nl = bytes.indexOf(10);
+    if (nl !== -1 && nl < 64 * 1024) bytes = bytes.subarray(nl + 1);
+    notes.push(`The log is ${MB(bytesTotal)}; read its last ${MB(bytes.length)}.`);
+  }
+  // Binary data: NUL bytes or many control bytes in the first 64 KB.
+  const sample = bytes.subarray(0, 65536);
+  let control = 0;
+  let nul = 0;
+  for (const b of sample) {
+    if (b === 0) nul++;
+    else if (b < 9 || (b > 13 && b < 27) || (b > 27 && b < 32)) control++;
+  }
+  const binary = sample.length > 0 && (nul > 0 || control / sample.length > 0.1);
+  if (binary) notes.push('This looks like binary data, not a text log; read the text parts of it.');
+  const text = new TextDecoder('utf-8', { fatal: false }).decode(bytes);
+  if (text.includes('\uFFFD') && !binary) notes.push('The log is not valid UTF-8; unreadable bytes were replaced.');
+  return { text: binary ? text.replace(/\0/g, '') : text, bytesTotal, bytesRead: bytes.length, notes, binary };
+}
+
+/** Reads a stream keeping at most the last maxBytes (plus one chunk) in memory. */
+export async function readLogStream(stream: Readable, maxBytes = MAX_LOG_BYTES): Promise<LogInput> {
+  const chunks: Buffer[] = [];
+  let held = 0;
+  let total = 0;
+  for await (const chunk of stream) {
+    const b = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk);
+    chunks.push(b);
+    held += b.length;
+    total += b.length;
+    while (held - chunks[0].length >= maxBytes) held -= chunks.shift()!.length;
+  }
+  return decodeLog(Buffer.concat(chunks), total, maxBytes);
+}
+
+export function readLogFile(path: string, maxBytes = MAX_LOG_BYTES): Promise<LogInput> {
+  return readLogStream(createReadStream(path), maxBytes);
+}

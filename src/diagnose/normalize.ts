@@ -1,0 +1,48 @@
+// Turns a pasted log into clean lines: what chat apps, terminals and launchers add is removed so rule
+// patterns see the words PyTorch printed. Every step is a single linear pass (no backtracking shapes).
+
+const ANSI_CSI = /\x1b\[[0-9;?]*[ -/]*[@-~]/g;
+const ANSI_OSC = /\x1b\][^\x07\x1b\n]*(?:\x07|\x1b\\)?/g;
+const OTHER_CONTROL = /[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]/g;
+const ENTITIES: Record<string, string> = { '&gt;': '>', '&lt;': '<', '&amp;': '&', '&quot;': '"', '&#39;': "'", '&#x27;': "'", '&nbsp;': ' ' };
+const ENTITY = /&(?:gt|lt|amp|quot|nbsp|#39|#x27);/g;
+// Launchers prefix each line with the rank or worker that printed it: torchrun `[rank1]:`,
+// `[default0]:`, Ray `(RayTrainWorker pid=123, ip=10.0.0.1)`, markdown quoting `> `.
+const LINE_PREFIX = /^(?:(?:> ?)+|\[(?:rank|default)\d+\]:\s?|\((?:[A-Za-z_]+ )?pid=\d+(?:, ip=[0-9.]+)?\)\s?|\d{1,3}: (?=\[|Traceback|  File|\w+Error))+/gm;
+// tqdm redraws with \r and leaves the next message glued to its closing bracket.
+const TQDM_GLUE = /((?:it\/s|s\/it|B\/s)[^\]\n]{0,400}\])(?=[A-Za-z\[])/g;
+
+export function normalizeLog(raw: string): string {
+  let text = raw.replace(/\r\n/g, '\n').replace(/\r/g, '\n');
+  text = text.replace(ANSI_CSI, '').replace(ANSI_OSC, '').replace(OTHER_CONTROL, '');
+  if (text.includes('&')) text = text.replace(ENTITY, (m) => ENTITIES[m] ?? m);
+  text = text.replace(TQDM_GLUE, '$1\n');
+  text = text.replace(LINE_PREFIX, '');
+  return text;
+}
+
+/** Offsets where each line starts, to map a match position to its line. */
+export function lineStarts(text: string): Uint32Array {
+  let count = 1;
+  for (let i = text.indexOf('\n'); i !== -1; i = text.indexOf('\n', i + 1)) count++;
+  const starts = new Uint32Array(count);
+  let n = 1;
+  for (let i = text.indexOf('\n'); i !== -1; i = text.indexOf('\n', i + 1)) starts[n++] = i + 1;
+  return starts;
+}
+
+export function lineAt(starts: Uint32Array, offset: number): number {
+  let lo = 0;
+  let hi = starts.length - 1;
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >> 1;
+    if (starts[mid] <= offset) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo;
+}
+
+export function lineText(text: string, starts: Uint32Array, line: number): string {
+  const end = line + 1 < starts.length ? starts[line + 1] - 1 : text.length;
+  return text.slice(starts[line], end);
+}

@@ -1,0 +1,91 @@
+// The shape of knowledge/<id>/rule.yaml, validated with zod when rules load.
+import { z } from 'zod';
+
+export const CATEGORIES = [
+  'cuda_oom',
+  'replica_oom',
+  'fragmentation',
+  'host_oom_killed',
+  'shm_exhausted',
+  'growing_memory_leak',
+  'cudnn_cublas_alloc',
+  'nccl_or_distributed',
+  'driver_or_smi',
+  'device_assert_not_memory',
+] as const;
+export type Category = (typeof CATEGORIES)[number];
+
+/** Fix generators implemented in src/diagnose/fixes/; a rule names them, the engine computes them. */
+export const FIX_KINDS = [
+  'reduce_batch',
+  'fixed_autobatch',
+  'reduce_workers',
+  'reduce_imgsz',
+  'expandable_segments',
+  'free_other_processes',
+  'empty_cache_after_validation',
+  'release_graph_references',
+  'drop_ram_cache',
+  'shm_size',
+  'absurd_request',
+  'wrong_device',
+  'advice',
+] as const;
+export type FixKind = (typeof FIX_KINDS)[number];
+
+/** Conditions on extracted facts, implemented in src/diagnose/conditions.ts. */
+export const CONDITIONS = [
+  'fragmented',
+  'not_fragmented',
+  'absurd_request',
+  'not_absurd_request',
+  'capacity_contradicts_gpu',
+  'other_process_holds_memory',
+  'autobatch',
+  'memory_series_grows',
+  'memory_series_flat',
+] as const;
+export type Condition = (typeof CONDITIONS)[number];
+
+const pattern = z
+  .string()
+  .min(3)
+  .max(500)
+  .refine((p) => !/^\.\*|\.\*$/.test(p), 'a pattern must not start or end with .* (it is searched, not anchored)');
+
+export const fixSchema = z.object({
+  kind: z.enum(FIX_KINDS),
+  /** Sentence for people; {fact} placeholders are filled from the facts. Required for `advice`. */
+  text: z.string().min(1).optional(),
+  /** Only offer this fix when these conditions hold. */
+  when: z.array(z.enum(CONDITIONS)).optional(),
+  /** Setting changes for `advice` fixes, e.g. {cache: false}. */
+  changes: z.record(z.string(), z.union([z.number(), z.string(), z.boolean()])).optional(),
+}).refine((f) => f.kind !== 'advice' || f.text, { message: 'an advice fix needs text', path: ['text'] });
+
+export const ruleSchema = z.object({
+  id: z.string().regex(/^[a-z0-9]+(-[a-z0-9]+)*$/, 'lower-case words joined by -'),
+  title: z.string().min(5).max(120),
+  category: z.enum(CATEGORIES),
+  /** Higher wins when several rules match; the later match breaks ties. */
+  priority: z.number().int().min(0).max(1000),
+  description: z.string().optional(),
+  /** re2 patterns, matched per line of the normalised log; any one of them makes the rule a candidate. */
+  patterns: z.array(pattern).min(1),
+  /** Patterns that must also appear somewhere in the log for the rule to apply. */
+  requires: z.array(pattern).optional(),
+  /** Patterns that veto the rule when present anywhere in the log (near-miss guards). */
+  excludes: z.array(pattern).optional(),
+  /** Fact conditions that must all hold. */
+  when: z.array(z.enum(CONDITIONS)).optional(),
+  /** Facts this rule's fixes use; documented so readers see what the rule reads from a log. */
+  captures: z.array(z.string()).default([]),
+  fixes: z.array(fixSchema).min(1),
+  source: z.object({
+    seed: z.string().optional(),
+    issue: z.string().url().optional(),
+    note: z.string().optional(),
+  }).refine((s) => s.seed || s.issue || s.note, 'name a seed document or a public issue'),
+});
+export type Rule = z.infer<typeof ruleSchema>;
+export type Fix = z.infer<typeof fixSchema>;

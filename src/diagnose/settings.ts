@@ -1,0 +1,104 @@
+// Training settings stated anywhere in a paste: command lines, `engine/trainer:` dumps,
+// Namespace(...), dict dumps, HF TrainingArguments. Only the head and tail of a big log are read,
+// where launchers print them, so the cost stays bounded whatever the paste's size.
+import type { Facts } from './facts.js';
+
+const WINDOW = 512 * 1024;
+
+// `--name value`, `--name=value`, `name=value`, `'name': value`, `"name": value`, `name: value`.
+function keyPattern(names: string, value: string): RegExp {
+  return new RegExp(String.raw`(?:--(?:${names})(?:[= ]|\s{1,4})|(?:^|[\s,({])['"]?(?:${names})['"]?\s{0,2}[=:]\s{0,2}['"]?)(${value})`, 'gim');
+}
+
+const INT = String.raw`-?\d{1,6}`;
+const PATTERNS = {
+  batch: keyPattern('per_device_train_batch_size|train_batch_size|batch[-_]size|batch|bs|IMS_PER_BATCH|SOLVER\\.IMS_PER_BATCH', INT),
+  workers: keyPattern('num[-_]workers|workers_per_gpu|workers|dataloader_num_workers|n_workers', INT),
+  imgsz: keyPattern('img[-_]size|imgsz|img|image[-_]size|imgsize', String.raw`\d{2,5}`),
+  epochs: keyPattern('epochs|num_train_epochs|max_epochs', String.raw`\d{1,6}`),
+  accumulate: keyPattern('gradient_accumulation_steps|accumulate_grad_batches|accumulate|accum[-_]iter', String.raw`\d{1,4}`),
+  cache: keyPattern('cache', String.raw`ram|disk|true|false|none`),
+  singleCls: keyPattern('single[-_]cls', String.raw`true|false`),
+  resume: keyPattern('resume', String.raw`true|false|[\w./-]{1,200}\.pth?`),
+  amp: keyPattern('amp|fp16|mixed_precision', String.raw`true|false|fp16|bf16|no`),
+  model: keyPattern('model|weights|cfg|model_name_or_path|arch', String.raw`[\w./-]{1,120}`),
+};
+
+function lastValue(text: string, re: RegExp): string | undefined {
+  let value: string | undefined;
+  re.lastIndex = 0;
+  for (let m = re.exec(text); m; m = re.exec(text)) value = m[1];
+  return value;
+}
+
+function bool(v: string | undefined): boolean | undefined {
+  if (v === undefined) return undefined;
+  return !/^(false|none|no)$/i.test(v);
+}
+
+const COMMAND_START = /^[ \t$>]{0,8}((?:CUDA_VISIBLE_DEVICES=\S{1,40} |PYTORCH_CUDA_ALLOC_CONF=\S{1,80} )*(?:python3?(?:\s+-m)?|torchrun|accelerate launch|deepspeed|yolo)\s[^\n]{4,2000})$/m;
+
+/** The training command line, with `\` continuations joined. */
+export function findCommandLine(text: string): string | undefined {
+  const m = COMMAND_START.exec(text);
+  if (!m) return undefined;
+  let line = m[1];
+  let rest = text.slice(m.index + m[0].length + 1);
+  for (let i = 0; i < 40 && /\\\s*$/.test(line); i++) {
+    const nl = rest.indexOf('\n');
+    const next = nl === -1 ? rest : rest.slice(0, nl);
+    line = line.replace(/\\\s*$/, ' ') + next.trim();
+    if (nl === -1) break;
+    rest = rest.slice(nl + 1);
+  }
+  return line.replace(/\s+/g, ' ').replace(/[_`*]+$/, '').trim();
+}
+
+export function extractSettings(fullText: string): Facts {
+  const text = fullText.length <= 2 * WINDOW ? fullText : fullText.slice(0, WINDOW) + '\n' + fullText.slice(-WINDOW);
+  const facts: Facts = {};
+  const int = (re: RegExp) => {
+    const v = lastValue(text, re);
+    return v === undefined ? undefined : Number(v);
+  };
+  const commandLine = findCommandLine(text);
+  if (commandLine) facts.commandLine = commandLine;
+  facts.batch = int(PATTERNS.batch);
+  facts.workers = int(PATTERNS.workers);
+  facts.imgsz = int(PATTERNS.imgsz);
+  facts.epochs = int(PATTERNS.epochs);
+  facts.accumulate = int(PATTERNS.accumulate);
+  const cache = lastValue(text, PATTERNS.cache);
+  if (cache !== undefined) facts.cache = /^(true)$/i.test(cache) ? true : /^(false|none)$/i.test(cache) ? false : cache.toLowerCase();
+  else if (/(?:^|\s)--cache(?:\s|$)/m.test(commandLine ?? '')) facts.cache = true;
+  else if (/Caching images \(\d/.test(text)) facts.cache = 'ram';
+  facts.singleCls = bool(lastValue(text, PATTERNS.singleCls)) ?? (/--single[-_]cls\b/.test(text) ? true : undefined);
+  facts.resume = bool(lastValue(text, PATTERNS.resume)) ?? (/--resume\b/.test(text) ? true : undefined);
+  facts.amp = bool(lastValue(text, PATTERNS.amp));
+  const model = lastValue(text, PATTERNS.model);
+  if (model && /[a-z]/i.test(model)) facts.model = model.replace(/\.(pt|pth|yaml|yml)$/, '').replace(/^.*\//, '');
+  const gpu = /CUDA:\d{1,2} \(([^,()\n]{3,60}), (\d{3,7}(?:\.\d{1,6})?)\s?Mi?B\)/.exec(text);
+  if (gpu) {
+    facts.gpuName = gpu[1].trim();
+    facts.gpuMemoryMiB = Math.round(Number(gpu[2]));
+  }
+  const ram = /\b(\d{1,5}(?:\.\d{1,2})?) GB RAM\b/.exec(text);
+  if (ram) facts.hostRamGiB = Number(ram[1]);
+  const auto = /AutoBatch: Using batch-size (\d{1,6})/.exec(text);
+  if (auto) facts.autobatch = Number(auto[1]);
+  const series = memorySeries(text);
+  if (series.length >= 2) facts.memorySeriesMiB = series;
+  for (const k of Object.keys(facts) as (keyof Facts)[]) if (facts[k] === undefined) delete facts[k];
+  return facts;
+}
+
+// "203/3000      4.46G" (YOLO progress), "memory: 5737" (mmdet, MB).
+const YOLO_EPOCH_MEM = /^\s{0,12}\d{1,5}\/\d{1,5}\s{1,12}(\d{1,4}(?:\.\d{1,3})?)G\b/gm;
+const MMDET_MEM = /\bmemory: (\d{1,7})\b/g;
+
+export function memorySeries(text: string): number[] {
+  const out: number[] = [];
+  for (const m of text.matchAll(YOLO_EPOCH_MEM)) if (out.length < 2000) out.push(Math.round(Number(m[1]) * 1024));
+  if (out.length === 0) for (const m of text.matchAll(MMDET_MEM)) if (out.length < 2000) out.push(Number(m[1]));
+  return out;
+}

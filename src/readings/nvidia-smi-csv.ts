@@ -1,0 +1,208 @@
+// `nvidia-smi --query-gpu=... --format=csv[,noheader][,nounits]` and `--query-compute-apps=...`.
+// Columns are mapped by field name; nvidia-smi prints some aliases under another name in the header
+// (gpu_name -> "name", used_memory -> "used_gpu_memory"), so both spellings map to one field.
+// A cell that is not a value ([N/A], N/A, [Not Supported], ERR!, [GPU requires reset], "") is null.
+import type { GpuReading, ProcessReading, Readings } from './types.js';
+import { toCleanLines } from './lines.js';
+import { errorMarker, isMissing, normalizeBusId, parseIntCell, parseMiBCell, parseNumberCell } from './cells.js';
+
+export type SmiCsvKind = 'gpu' | 'apps';
+
+export interface SmiCsvTable {
+  kind: SmiCsvKind;
+  /** Canonical field names, in column order. */
+  fields: string[];
+  rows: number;
+}
+
+export interface SmiCsvResult {
+  gpus: GpuReading[];
+  processes: ProcessReading[];
+  tables: SmiCsvTable[];
+}
+
+/** The queries the SSH layer runs (with --format=csv,noheader,nounits). */
+export const SMI_GPU_QUERY_FIELDS = ['index', 'uuid', 'name', 'memory.used', 'memory.total', 'utilization.gpu', 'temperature.gpu'];
+export const SMI_APPS_QUERY_FIELDS = ['gpu_uuid', 'pid', 'used_memory', 'process_name'];
+
+const GPU_ALIASES: Record<string, string> = {
+  gpu_name: 'name',
+  gpu_uuid: 'uuid',
+  gpu_bus_id: 'pci.bus_id',
+  gpu_serial: 'serial',
+  'clocks.gr': 'clocks.current.graphics',
+  'clocks.sm': 'clocks.current.sm',
+  'clocks.mem': 'clocks.current.memory',
+  'clocks.video': 'clocks.current.video',
+};
+const APPS_ALIASES: Record<string, string> = { name: 'process_name', used_memory: 'used_gpu_memory' };
+
+/** Fields that make a header worth reading (a log line "loss, acc" is not a query header). */
+const VALUE_FIELDS = new Set(['memory.used', 'memory.total', 'memory.free', 'memory.reserved', 'utilization.gpu', 'temperature.gpu', 'pid', 'used_gpu_memory', 'used_memory']);
+/** --query-accounted-apps lists finished processes too; those are not current GPU holders. */
+const ACCOUNTED_FIELDS = new Set(['max_memory_usage', 'is_running', 'gpu_utilization', 'mem_utilization']);
+const FIELD_NAME = /^[a-z][a-z0-9_.]{0,79}$/;
+const MAX_CSV_LINE = 65536;
+
+/** Lowercase, without the unit suffix nvidia-smi adds to the header ("memory.used [MiB]"). */
+function bareField(raw: string): string {
+  let f = raw.trim().toLowerCase();
+  const bracket = f.indexOf('[');
+  if (bracket >= 0) f = f.slice(0, bracket).trim();
+  return f;
+}
+
+export function kindOfFields(fields: string[]): SmiCsvKind {
+  return fields.map(bareField).includes('pid') ? 'apps' : 'gpu';
+}
+
+export function canonicalFields(fields: string[], kind: SmiCsvKind): string[] {
+  const aliases = kind === 'apps' ? APPS_ALIASES : GPU_ALIASES;
+  return fields.map((raw) => {
+    const f = bareField(raw);
+    return aliases[f] ?? f;
+  });
+}
+
+/** Field names if the line is a query header we can use, else null. */
+export function csvHeaderFields(line: string): string[] | null {
+  if (line.length > MAX_CSV_LINE || line.indexOf(',') === -1 && line.indexOf('.') === -1) return null;
+  const fields = line.split(',').map(bareField);
+  if (!fields.every((f) => FIELD_NAME.test(f))) return null;
+  if (!fields.some((f) => VALUE_FIELDS.has(f))) return null;
+  if (fields.length === 1 && !fields[0].includes('.') && !fields[0].includes('_')) return null;
+  if (fields.some((f) => ACCOUNTED_FIELDS.has(f))) return null;
+  return fields;
+}
+
+export function parseSmiCsv(text: string): SmiCsvResult {
+  return parseSmiCsvLines(toCleanLines(text));
+}
+
+/** Every header-led CSV block in the lines, e.g. inside a longer paste. */
+export function parseSmiCsvLines(lines: string[]): SmiCsvResult {
+  const result: SmiCsvResult = { gpus: [], processes: [], tables: [] };
+  let i = 0;
+  while (i < lines.length) {
+    const header = csvHeaderFields(lines[i].trim());
+    i++;
+    if (!header) continue;
+    const kind = kindOfFields(header);
+    const fields = canonicalFields(header, kind);
+    let rows = 0;
+    while (i < lines.length) {
+      const cells = splitRow(lines[i], fields);
+      if (!cells || csvHeaderFields(lines[i].trim())) break;
+      if (addRow(result, kind, fields, cells, rows)) rows++;
+      i++;
+    }
+    result.tables.push({ kind, fields, rows });
+  }
+  return result;
+}
+
+/**
+ * Headerless CSV (--format=csv,noheader[,nounits]) given the fields that were queried, in order.
+ * Lines that do not fit the field list (warnings, a stray header) are skipped.
+ */
+export function parseSmiCsvWithFields(text: string, queriedFields: string[], kind: SmiCsvKind = kindOfFields(queriedFields)): SmiCsvResult {
+  const fields = canonicalFields(queriedFields, kind);
+  const result: SmiCsvResult = { gpus: [], processes: [], tables: [] };
+  let rows = 0;
+  for (const line of toCleanLines(text)) {
+    if (line.trim() === '' || csvHeaderFields(line.trim())) continue;
+    const cells = splitRow(line, fields);
+    if (cells && addRow(result, kind, fields, cells, rows)) rows++;
+  }
+  result.tables.push({ kind, fields, rows });
+  return result;
+}
+
+/** Fill each process's GPU index (and UUID) from the GPU list, matching by UUID or bus id. */
+export function joinProcessesToGpus(processes: ProcessReading[], gpus: GpuReading[]): ProcessReading[] {
+  const byUuid = new Map<string, GpuReading>();
+  const byBus = new Map<string, GpuReading>();
+  const byIndex = new Map<number, GpuReading>();
+  for (const g of gpus) {
+    if (g.uuid) byUuid.set(g.uuid.toLowerCase(), g);
+    const bus = normalizeBusId(g.busId);
+    if (bus) byBus.set(bus, g);
+    byIndex.set(g.index, g);
+  }
+  return processes.map((p) => {
+    const gpu =
+      (p.gpuUuid ? byUuid.get(p.gpuUuid.toLowerCase()) : undefined) ??
+      (p.gpuBusId ? byBus.get(normalizeBusId(p.gpuBusId) ?? '') : undefined) ??
+      (p.gpuIndex !== null ? byIndex.get(p.gpuIndex) : undefined);
+    if (!gpu) return p;
+    return { ...p, gpuIndex: p.gpuIndex ?? gpu.index, gpuUuid: p.gpuUuid ?? gpu.uuid };
+  });
+}
+
+/** What the SSH layer's two noheader queries say, joined into one Readings. */
+export function readingsFromSmiQueries(gpuCsv: string, appsCsv: string): Readings {
+  const { gpus } = parseSmiCsvWithFields(gpuCsv, SMI_GPU_QUERY_FIELDS, 'gpu');
+  const { processes } = parseSmiCsvWithFields(appsCsv, SMI_APPS_QUERY_FIELDS, 'apps');
+  return { gpus, processes: joinProcessesToGpus(processes, gpus), hostMemory: null, smiErrors: [] };
+}
+
+/** Cells of a data row, or null when the line does not have the header's shape. */
+function splitRow(line: string, fields: string[]): string[] | null {
+  if (line.length > MAX_CSV_LINE || line.trim() === '') return null;
+  const cells = line.split(',').map((c) => c.trim());
+  if (cells.length === fields.length) return cells;
+  // nvidia-smi does not quote; a comma inside a process name yields extra cells.
+  const nameAt = fields.indexOf('process_name');
+  if (cells.length > fields.length && nameAt >= 0) {
+    const extra = cells.length - fields.length;
+    const name = cells.slice(nameAt, nameAt + extra + 1).join(',');
+    return [...cells.slice(0, nameAt), name, ...cells.slice(nameAt + extra + 1)];
+  }
+  return null;
+}
+
+function addRow(result: SmiCsvResult, kind: SmiCsvKind, fields: string[], cells: string[], rowNumber: number): boolean {
+  const get = (field: string): string | undefined => {
+    const at = fields.indexOf(field);
+    return at >= 0 ? cells[at] : undefined;
+  };
+  const text = (field: string): string | null => {
+    const v = get(field);
+    return v === undefined || isMissing(v) ? null : v;
+  };
+  if (kind === 'apps') {
+    const pid = parseIntCell(get('pid'));
+    if (pid === null) return false;
+    result.processes.push({
+      gpuIndex: null,
+      gpuUuid: text('gpu_uuid'),
+      gpuBusId: text('gpu_bus_id'),
+      pid,
+      name: text('process_name'),
+      memoryMiB: parseMiBCell(get('used_gpu_memory')),
+    });
+    return true;
+  }
+  const indexCell = get('index');
+  const index = indexCell === undefined ? rowNumber : parseIntCell(indexCell);
+  if (index === null) return false;
+  const errorFields = fields.filter((f, i) => errorMarker(cells[i]) !== null);
+  // ERR! in power or clocks alone is usually a transient sensor read, not a failed GPU.
+  const fault = fields.find((f, i) => errorMarker(cells[i]) !== null && !f.startsWith('power.') && !f.startsWith('clocks'));
+  const gpu: GpuReading = {
+    index,
+    name: text('name'),
+    uuid: text('uuid'),
+    busId: text('pci.bus_id'),
+    memoryUsedMiB: parseMiBCell(get('memory.used')),
+    memoryTotalMiB: parseMiBCell(get('memory.total')),
+    utilizationPct: parseNumberCell(get('utilization.gpu')),
+    temperatureC: parseNumberCell(get('temperature.gpu')),
+    error: fault ? errorMarker(get(fault)) : null,
+  };
+  if (fields.includes('memory.free')) gpu.memoryFreeMiB = parseMiBCell(get('memory.free'));
+  if (fields.includes('memory.reserved')) gpu.memoryReservedMiB = parseMiBCell(get('memory.reserved'));
+  if (errorFields.length) gpu.errorFields = errorFields;
+  result.gpus.push(gpu);
+  return true;
+}

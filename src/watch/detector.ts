@@ -1,0 +1,196 @@
+// Turns series summaries into findings: GPU memory creep (leak), one rank of a multi-GPU job growing
+// while its peers stay flat (rank0_growth), host RAM creep / pressure under DataLoader jobs (host_ram),
+// and memory held by an idle process (idle_held). Worst first.
+import { analyzeGrowth, type Growth } from './growth.js';
+import { HostSeries, SeriesIndex, type ProcessSeries } from './series.js';
+import { downsampleMax, theilSen } from './stats.js';
+import { DEFAULT_OPTIONS, WATCH_RULES, type DetectorOptions, type Finding, type Sample } from './types.js';
+
+const HOUR = 3_600_000;
+/** Ranks of one job start within this of each other (torchrun / mp.spawn). */
+const SAME_JOB_START_MS = 2 * 60_000;
+
+/** Streaming use: add samples as they come, ask for findings whenever a digest is due. */
+export class LeakDetector {
+  readonly options: DetectorOptions;
+  readonly index: SeriesIndex;
+
+  constructor(options: Partial<DetectorOptions> = {}) {
+    this.options = { ...DEFAULT_OPTIONS, ...options };
+    this.index = new SeriesIndex(this.options);
+  }
+
+  add(sample: Sample): void {
+    this.index.add(sample);
+  }
+
+  addAll(samples: Iterable<Sample>): this {
+    this.index.addAll(samples);
+    return this;
+  }
+
+  findings(): Finding[] {
+    return findingsOf(this.index, this.options);
+  }
+}
+
+export function detectLeaks(samples: Iterable<Sample>, options: Partial<DetectorOptions> = {}): Finding[] {
+  return new LeakDetector(options).addAll(samples).findings();
+}
+
+export function findingsOf(index: SeriesIndex, o: DetectorOptions): Finding[] {
+  const out: Finding[] = [];
+  const liveMs = index.config.gapMs;
+  const byHost = new Map<string, { ps: ProcessSeries; g: Growth }[]>();
+  for (const ps of index.allProcesses()) {
+    const now = index.hostLastMs.get(ps.host)!;
+    if (!o.includeEnded && ps.lastMs < now - liveMs) continue;
+    const g = analyzeGrowth(ps.windows, ps.processStartMs, ps.lastMs, o);
+    let list = byHost.get(ps.host);
+    if (!list) byHost.set(ps.host, (list = []));
+    list.push({ ps, g });
+    const idle = idleFinding(index, ps, o);
+    if (idle) out.push(idle);
+  }
+  for (const [host, list] of byHost) {
+    const rank0 = asymmetricRanks(list);
+    for (const { ps, g } of list)
+      if (g.growing) out.push(growthFinding(index, ps, g, rank0.has(ps) ? 'rank0_growth' : 'leak'));
+    // Host RAM is only reported where DataLoader jobs run (without GPU jobs it is not our business).
+    const hs = index.hosts.get(host);
+    const loaders = list.filter(({ ps }) => o.isDataLoaderJob(ps.command));
+    if (hs && loaders.length) {
+      const f = hostRamFinding(hs, o, loaders.map(({ ps }) => ps));
+      if (f) out.push(f);
+    }
+  }
+  return out.sort((a, b) => b.severity - a.severity || b.slopeMiBPerHour - a.slopeMiBPerHour);
+}
+
+/**
+ * Ranks of one job (same user, and same command or start within 2 min) on different GPUs. When only a
+ * minority grows while the others' floors stay flat, the growers are rank-asymmetric growth, the
+ * pattern of rank 0 accumulating validation / metric state, not a leak every rank shares.
+ */
+function asymmetricRanks(list: { ps: ProcessSeries; g: Growth }[]): Set<ProcessSeries> {
+  const out = new Set<ProcessSeries>();
+  const seen = new Set<ProcessSeries>();
+  for (const a of list) {
+    if (seen.has(a.ps)) continue;
+    const job = list.filter(
+      (b) =>
+        b.ps.user === a.ps.user &&
+        (b.ps.command === a.ps.command || Math.abs(b.ps.processStartMs - a.ps.processStartMs) <= SAME_JOB_START_MS),
+    );
+    for (const b of job) seen.add(b.ps);
+    if (new Set(job.map((b) => b.ps.gpu)).size < 2) continue;
+    const growers = job.filter((b) => b.g.growing);
+    if (!growers.length || growers.length * 2 > job.length) continue;
+    const minGrowth = Math.min(...growers.map((b) => b.g.riseMiB));
+    const peersFlat = job.every((b) => b.g.growing || b.g.totalRiseMiB < 0.25 * minGrowth);
+    if (peersFlat) for (const b of growers) out.add(b.ps);
+  }
+  return out;
+}
+
+/** Urgency from hours left: 100 when full now, 50 at 12 h, ~10 at 4.5 days. */
+const urgency = (hoursToFull: number | null): number =>
+  hoursToFull === null ? 5 : Math.round((100 * 12) / (12 + Math.max(0, hoursToFull)));
+
+function gpuOf(index: SeriesIndex, ps: ProcessSeries): { usedMiB: number; totalMiB: number } {
+  return index.gpus.get(ps.host)?.get(ps.gpu) ?? { usedMiB: ps.lastMiB, totalMiB: ps.lastMiB };
+}
+
+function growthFinding(index: SeriesIndex, ps: ProcessSeries, g: Growth, kind: 'leak' | 'rank0_growth'): Finding {
+  const gpu = gpuOf(index, ps);
+  const free = Math.max(0, gpu.totalMiB - gpu.usedMiB);
+  const hoursToFull = g.slopeMiBPerHour > 0 ? free / g.slopeMiBPerHour : null;
+  const hours = (ps.lastMs - g.onsetMs) / HOUR;
+  return {
+    kind,
+    host: ps.host,
+    gpu: ps.gpu,
+    pid: ps.pid,
+    user: ps.user,
+    command: ps.command,
+    slopeMiBPerHour: round1(g.slopeMiBPerHour),
+    hoursToFull: hoursToFull === null ? null : round1(hoursToFull),
+    currentMiB: ps.lastMiB,
+    totalMiB: gpu.totalMiB,
+    series: downsampleMax(ps.windows.hi),
+    rule: WATCH_RULES[kind],
+    severity: urgency(hoursToFull),
+    since: new Date(g.onsetMs).toISOString(),
+    runs: ps.run,
+    detail: `+${Math.round(g.riseMiB)} MiB in ${hours.toFixed(1)} h over ${g.steps} steps, ${Math.round(free)} MiB free`,
+  };
+}
+
+function idleFinding(index: SeriesIndex, ps: ProcessSeries, o: DetectorOptions): Finding | null {
+  if (ps.idleSinceMs === null || ps.idleObservedMs < o.idleHours * HOUR) return null;
+  const gpu = gpuOf(index, ps);
+  const hours = ps.idleObservedMs / HOUR;
+  const heldGiB = ps.lastMiB / 1024;
+  return {
+    kind: 'idle_held',
+    host: ps.host,
+    gpu: ps.gpu,
+    pid: ps.pid,
+    user: ps.user,
+    command: ps.command,
+    slopeMiBPerHour: 0,
+    hoursToFull: null,
+    currentMiB: ps.lastMiB,
+    totalMiB: gpu.totalMiB,
+    series: downsampleMax(ps.windows.hi),
+    rule: WATCH_RULES.idle_held,
+    // Waste, not urgency: capped below a leak that fills the GPU within a day.
+    severity: Math.min(40, Math.round(5 + (heldGiB * hours) / 10)),
+    since: new Date(ps.idleSinceMs).toISOString(),
+    runs: ps.run,
+    detail: `${heldGiB.toFixed(1)} GiB held at 0% utilisation for ${hours.toFixed(1)} h`,
+  };
+}
+
+/** Host RAM: pressure now (available < ramAvailablePct) or sustained creep that runs out soon. */
+function hostRamFinding(hs: HostSeries, o: DetectorOptions, loaders: ProcessSeries[]): Finding | null {
+  const w = hs.windows;
+  if (w.length < 2) return null;
+  const total = hs.totalMiB;
+  // Pressure must hold over the last two windows, not one spike.
+  const availPct = (p: number) => (100 * (total - w.mean(p))) / total;
+  const pressure = availPct(w.length - 1) < o.ramAvailablePct && availPct(w.length - 2) < o.ramAvailablePct;
+
+  const wMs = o.windowMinutes * 60_000;
+  const tH = w.idx.map((i) => ((i + 0.5) * wMs) / HOUR);
+  const used = w.idx.map((_, p) => w.mean(p));
+  let slope = 0;
+  let creep = false;
+  if (w.length >= 12) {
+    slope = theilSen(tH, used);
+    const mid = w.length >> 1;
+    const a = theilSen(tH.slice(0, mid), used.slice(0, mid));
+    const b = theilSen(tH.slice(mid), used.slice(mid));
+    const hoursLeft = slope > 0 ? hs.availableMiB / slope : Infinity;
+    creep =
+      slope >= o.minRamSlopeMiBPerHour && a > 0.3 * slope && b > 0.3 * slope && hoursLeft <= o.ramFullWithinHours;
+  }
+  if (!pressure && !creep) return null;
+  const hoursToFull = slope > 0 ? hs.availableMiB / slope : null;
+  const jobs = [...new Set(loaders.map((ps) => `${ps.user}: ${ps.command}`))].slice(0, 3).join('; ');
+  return {
+    kind: 'host_ram',
+    host: hs.host,
+    slopeMiBPerHour: round1(Math.max(0, slope)),
+    hoursToFull: hoursToFull === null ? null : round1(hoursToFull),
+    currentMiB: Math.round(total - hs.availableMiB),
+    totalMiB: Math.round(total),
+    series: downsampleMax(used.map(Math.round)),
+    rule: WATCH_RULES.host_ram,
+    severity: pressure ? Math.max(90, urgency(hoursToFull)) : urgency(hoursToFull),
+    user: loaders.length === 1 ? loaders[0]!.user : undefined,
+    detail: `${((100 * hs.availableMiB) / total).toFixed(1)}% RAM available${creep ? `, used rising ${Math.round(slope)} MiB/h` : ''}; DataLoader jobs: ${jobs}`,
+  };
+}
+
+const round1 = (x: number): number => Math.round(x * 10) / 10;

@@ -1,0 +1,289 @@
+// Groups samples into per-process and per-host series, kept as fixed-size window summaries
+// (min / second-min / max per 10 minutes) so memory stays bounded however long the stream runs.
+//
+// - A process series is host + pid + processStart (+ gpu: one process can hold memory on several
+//   GPUs, each its own series). A reused pid with a new start time is a new series.
+// - The same job restarted (same host, user, command, gpu) is linked to its earlier run.
+// - No sample for more than 3x the sampling interval is a gap: recorded, never filled in, so a
+//   missing stretch is unknown rather than "memory freed".
+import {
+  DEFAULT_OPTIONS,
+  isHostSample,
+  type DetectorOptions,
+  type HostRamSample,
+  type ProcessSample,
+  type Sample,
+  type Timestamp,
+} from './types.js';
+
+const MiB = 1024 * 1024;
+const MAX_GAPS_KEPT = 32;
+
+/** Per-window summaries as parallel arrays (cheap to keep for ~20k series). Sorted by idx. */
+export class Windows {
+  readonly idx: number[] = [];
+  readonly n: number[] = [];
+  readonly lo: number[] = [];
+  readonly lo2: number[] = [];
+  readonly hi: number[] = [];
+  readonly sum: number[] = [];
+  readonly utilMax: number[] = [];
+
+  constructor(private readonly maxWindows: number) {}
+
+  get length(): number {
+    return this.idx.length;
+  }
+
+  /** Window position for window index wi, creating it if needed (samples may arrive slightly out of order). */
+  private slot(wi: number): number {
+    const { idx } = this;
+    let p = idx.length - 1;
+    if (p >= 0 && idx[p] === wi) return p;
+    while (p >= 0 && idx[p]! > wi) p--;
+    if (p >= 0 && idx[p] === wi) return p;
+    const at = p + 1;
+    idx.splice(at, 0, wi);
+    this.n.splice(at, 0, 0);
+    this.lo.splice(at, 0, Infinity);
+    this.lo2.splice(at, 0, Infinity);
+    this.hi.splice(at, 0, -Infinity);
+    this.sum.splice(at, 0, 0);
+    this.utilMax.splice(at, 0, -1);
+    if (idx.length > this.maxWindows) {
+      for (const a of [idx, this.n, this.lo, this.lo2, this.hi, this.sum, this.utilMax]) a.shift();
+      return at - 1;
+    }
+    return at;
+  }
+
+  add(wi: number, v: number, util: number | null): void {
+    const p = this.slot(wi);
+    if (p < 0) return; // older than the kept history
+    this.n[p] = this.n[p]! + 1;
+    this.sum[p] = this.sum[p]! + v;
+    if (v < this.lo[p]!) {
+      this.lo2[p] = this.lo[p]!;
+      this.lo[p] = v;
+    } else if (v < this.lo2[p]!) this.lo2[p] = v;
+    if (v > this.hi[p]!) this.hi[p] = v;
+    if (util !== null && util > this.utilMax[p]!) this.utilMax[p] = util;
+  }
+
+  /** Level of window p robust to one stray low sample (an empty_cache dip caught by the sampler). */
+  low(p: number): number {
+    return this.n[p]! >= 3 ? this.lo2[p]! : this.lo[p]!;
+  }
+
+  mean(p: number): number {
+    return this.sum[p]! / this.n[p]!;
+  }
+}
+
+export interface Gap {
+  fromMs: number;
+  toMs: number;
+}
+
+export class ProcessSeries {
+  readonly key: string;
+  readonly host: string;
+  readonly gpu: number;
+  readonly pid: number;
+  readonly user: string;
+  readonly command: string;
+  readonly processStartMs: number;
+  readonly windows: Windows;
+  /** Earlier run of the same job (host, user, command, gpu); only one level is kept. */
+  previous: ProcessSeries | undefined;
+  run = 1;
+  firstMs = Infinity;
+  lastMs = -Infinity;
+  lastMiB = 0;
+  readonly gaps: Gap[] = [];
+  /** Current stretch of idle-while-holding-memory: start and observed (non-gap) duration. */
+  idleSinceMs: number | null = null;
+  idleObservedMs = 0;
+
+  constructor(s: ProcessSample, startMs: number, maxWindows: number) {
+    this.key = `${s.host}|${s.gpu}|${s.pid}|${startMs}`;
+    this.host = s.host;
+    this.gpu = s.gpu;
+    this.pid = s.pid;
+    this.user = s.user;
+    this.command = s.command;
+    this.processStartMs = startMs;
+    this.windows = new Windows(maxWindows);
+  }
+
+  get jobKey(): string {
+    return jobKeyOf(this.host, this.user, this.command, this.gpu);
+  }
+
+  add(tMs: number, s: ProcessSample, o: SeriesConfig): void {
+    const dt = tMs - this.lastMs;
+    if (this.lastMs > -Infinity && dt > o.gapMs) {
+      this.gaps.push({ fromMs: this.lastMs, toMs: tMs });
+      if (this.gaps.length > MAX_GAPS_KEPT) this.gaps.shift();
+    }
+    const mib = s.processMiB;
+    if (mib !== null && mib !== undefined) {
+      this.windows.add(Math.floor(tMs / o.windowMs), mib, s.utilizationPct ?? null);
+      const idle = s.utilizationPct !== null && s.utilizationPct <= o.idleMaxUtilPct && mib >= o.idleMinMiB;
+      if (!idle) this.idleSinceMs = null;
+      else if (this.idleSinceMs === null) {
+        this.idleSinceMs = tMs;
+        this.idleObservedMs = 0;
+      } else if (dt > 0 && dt <= o.gapMs) this.idleObservedMs += dt; // gap time is unknown: not counted
+      if (tMs >= this.lastMs) this.lastMiB = mib;
+    }
+    if (tMs < this.firstMs) this.firstMs = tMs;
+    if (tMs > this.lastMs) this.lastMs = tMs;
+  }
+}
+
+export class HostSeries {
+  readonly windows: Windows;
+  totalMiB = 0;
+  availableMiB = 0;
+  lastMs = -Infinity;
+  firstMs = Infinity;
+
+  constructor(readonly host: string, maxWindows: number) {
+    this.windows = new Windows(maxWindows);
+  }
+
+  /** Windows hold used = total - available, in MiB. */
+  add(tMs: number, s: HostRamSample, o: SeriesConfig): void {
+    const total = s.memTotalBytes / MiB;
+    const avail = s.memAvailableBytes / MiB;
+    this.windows.add(Math.floor(tMs / o.windowMs), total - avail, null);
+    if (tMs >= this.lastMs) {
+      this.lastMs = tMs;
+      this.totalMiB = total;
+      this.availableMiB = avail;
+    }
+    if (tMs < this.firstMs) this.firstMs = tMs;
+  }
+}
+
+export interface GpuState {
+  ms: number;
+  usedMiB: number;
+  totalMiB: number;
+}
+
+interface SeriesConfig {
+  windowMs: number;
+  gapMs: number;
+  maxWindows: number;
+  idleMinMiB: number;
+  idleMaxUtilPct: number;
+}
+
+export const jobKeyOf = (host: string, user: string, command: string, gpu: number): string =>
+  `${host}\u0000${user}\u0000${command}\u0000${gpu}`;
+
+export class SeriesIndex {
+  /** host -> pid -> series (usually one; more with pid reuse or multi-GPU processes). */
+  readonly processes = new Map<string, Map<number, ProcessSeries[]>>();
+  readonly hosts = new Map<string, HostSeries>();
+  /** host -> gpu -> latest GPU-level numbers. */
+  readonly gpus = new Map<string, Map<number, GpuState>>();
+  /** Latest sample time per host: what "now" means for that host. */
+  readonly hostLastMs = new Map<string, number>();
+  private readonly jobs = new Map<string, ProcessSeries>();
+  readonly config: SeriesConfig;
+  private lastTs: Timestamp | undefined;
+  private lastTsMs = 0;
+
+  constructor(options: Partial<DetectorOptions> = {}) {
+    const o = { ...DEFAULT_OPTIONS, ...options };
+    const windowMs = o.windowMinutes * 60_000;
+    this.config = {
+      windowMs,
+      gapMs: 3 * o.sampleIntervalSec * 1000,
+      maxWindows: Math.ceil((o.maxHistoryHours * 3_600_000) / windowMs),
+      idleMinMiB: o.idleMinMiB,
+      idleMaxUtilPct: o.idleMaxUtilPct,
+    };
+  }
+
+  /** Samples of one poll share their ts string: parse it once. */
+  private ms(ts: Timestamp): number {
+    if (ts === this.lastTs) return this.lastTsMs;
+    this.lastTs = ts;
+    this.lastTsMs = toMs(ts);
+    return this.lastTsMs;
+  }
+
+  add(s: Sample): void {
+    const t = this.ms(s.ts);
+    if (Number.isNaN(t)) return;
+    if (t > (this.hostLastMs.get(s.host) ?? -Infinity)) this.hostLastMs.set(s.host, t);
+    if (isHostSample(s)) {
+      let h = this.hosts.get(s.host);
+      if (!h) this.hosts.set(s.host, (h = new HostSeries(s.host, this.config.maxWindows)));
+      h.add(t, s, this.config);
+      return;
+    }
+    this.noteGpu(t, s.host, s.gpu, s.gpuUsedMiB, s.gpuTotalMiB);
+    if (s.pid !== undefined) this.processSeries(s).add(t, s, this.config);
+  }
+
+  addAll(samples: Iterable<Sample>): this {
+    for (const s of samples) this.add(s);
+    return this;
+  }
+
+  private noteGpu(t: number, host: string, gpu: number, used: number, total: number): void {
+    let g = this.gpus.get(host);
+    if (!g) this.gpus.set(host, (g = new Map()));
+    const cur = g.get(gpu);
+    if (!cur) g.set(gpu, { ms: t, usedMiB: used, totalMiB: total });
+    else if (t >= cur.ms) {
+      cur.ms = t;
+      cur.usedMiB = used;
+      cur.totalMiB = total;
+    }
+  }
+
+  private processSeries(s: ProcessSample): ProcessSeries {
+    let byPid = this.processes.get(s.host);
+    if (!byPid) this.processes.set(s.host, (byPid = new Map()));
+    let list = byPid.get(s.pid);
+    if (!list) byPid.set(s.pid, (list = []));
+    const startMs = typeof s.processStart === 'number' ? s.processStart : toMs(s.processStart);
+    for (const ps of list) if (ps.gpu === s.gpu && ps.processStartMs === startMs) return ps;
+    const ps = new ProcessSeries(s, startMs, this.config.maxWindows);
+    list.push(ps);
+    const prev = this.jobs.get(ps.jobKey);
+    if (prev && prev.processStartMs < startMs) {
+      prev.previous = undefined; // keep one level: memory stays bounded
+      ps.previous = prev;
+      ps.run = prev.run + 1;
+    }
+    if (!prev || prev.processStartMs < startMs) this.jobs.set(ps.jobKey, ps);
+    return ps;
+  }
+
+  *allProcesses(): Iterable<ProcessSeries> {
+    for (const byPid of this.processes.values()) for (const list of byPid.values()) yield* list;
+  }
+
+  /** Drop series not seen since olderThanMs (call now and then when streaming for days). */
+  prune(olderThanMs: number): void {
+    for (const byPid of this.processes.values())
+      for (const [pid, list] of byPid) {
+        const kept = list.filter((ps) => ps.lastMs >= olderThanMs);
+        if (kept.length) byPid.set(pid, kept);
+        else byPid.delete(pid);
+      }
+    for (const [k, ps] of this.jobs) if (ps.lastMs < olderThanMs) this.jobs.delete(k);
+    for (const [h, hs] of this.hosts) if (hs.lastMs < olderThanMs) this.hosts.delete(h);
+  }
+}
+
+export function toMs(ts: Timestamp): number {
+  return typeof ts === 'number' ? ts : Date.parse(ts);
+}

@@ -1,0 +1,138 @@
+// Shapes for the memory watch: what the sampler records every ~60 s and what the detector reports.
+
+/** Timestamps are ISO-8601 strings (as sampled) or epoch milliseconds (cheaper to parse in bulk). */
+export type Timestamp = string | number;
+
+/**
+ * GPU-level sample, one per GPU per poll (`nvidia-smi --query-gpu=index,memory.total,memory.used,utilization.gpu`).
+ * Carries no pid.
+ */
+export interface GpuSample {
+  ts: Timestamp;
+  host: string;
+  gpu: number;
+  gpuTotalMiB: number;
+  gpuUsedMiB: number;
+  /** GPU-wide utilisation: nvidia-smi does not split it per process. Null when not reported. */
+  utilizationPct: number | null;
+  pid?: undefined;
+  kind?: undefined;
+}
+
+/** One `nvidia-smi --query-compute-apps` row joined with its GPU's row and `ps` (user, start, command). */
+export interface ProcessSample extends Omit<GpuSample, 'pid'> {
+  pid: number;
+  /** Process start time: with host and pid it names the process, so a reused pid is a new process. */
+  processStart: Timestamp;
+  user: string;
+  command: string;
+  /** used_memory of this process; null when the driver reports [N/A] (then the sample is unknown, not 0). */
+  processMiB: number | null;
+}
+
+/**
+ * Host RAM sample from `free -b`, one per host per poll:
+ * `{"ts":"2026-11-20T09:00:00Z","host":"gpu1","kind":"host","memTotalBytes":540000000000,"memAvailableBytes":120000000000}`.
+ * memAvailableBytes is free's "available" column (free + reclaimable cache), the kernel's own estimate of
+ * what can still be allocated without swapping; "free" alone would call every page cache a leak.
+ */
+export interface HostRamSample {
+  ts: Timestamp;
+  host: string;
+  kind: 'host';
+  memTotalBytes: number;
+  memAvailableBytes: number;
+}
+
+export type Sample = GpuSample | ProcessSample | HostRamSample;
+
+export const isHostSample = (s: Sample): s is HostRamSample => s.kind === 'host';
+export const isProcessSample = (s: Sample): s is ProcessSample => s.kind !== 'host' && s.pid !== undefined;
+
+export type FindingKind = 'leak' | 'rank0_growth' | 'host_ram' | 'idle_held';
+
+/** Knowledge rule ids each finding points to; kept in one place so they can be re-pointed. */
+export const WATCH_RULES: Readonly<Record<FindingKind, string>> = {
+  leak: 'growing-memory-leak',
+  rank0_growth: 'yolov5-rank0-validation-growth',
+  host_ram: 'dataloader-workers-host-oom',
+  idle_held: 'idle-gpu-memory-held',
+};
+
+export interface Finding {
+  kind: FindingKind;
+  host: string;
+  gpu?: number;
+  pid?: number;
+  user?: string;
+  command?: string;
+  /** Robust growth rate (Theil–Sen); 0 for idle_held and for host RAM pressure without creep. */
+  slopeMiBPerHour: number;
+  /** Free memory (GPU: total - used; host: available) / slope; null when not growing. */
+  hoursToFull: number | null;
+  currentMiB: number;
+  totalMiB: number;
+  /** Downsampled per-10-minute peaks (MiB) for a sparkline. */
+  series: number[];
+  /** Knowledge rule id, from WATCH_RULES. */
+  rule: string;
+  /** Ordering score, higher is worse (0..100): urgency of running out, or waste for idle memory. */
+  severity: number;
+  /** ISO time the growth (estimated onset) or the idle stretch began. */
+  since?: string;
+  /** Runs of the same job seen on this host+GPU (1 = no restart seen). */
+  runs?: number;
+  /** One line saying why, for the digest. */
+  detail?: string;
+}
+
+export interface DetectorOptions {
+  /** Creep slower than this is not reported (applied with 15% tolerance for estimator error). */
+  minSlopeMiBPerHour: number;
+  /** Growth must have lasted this long (from its estimated onset) before it is reported. */
+  minDurationHours: number;
+  /** Memory right after a process starts (allocator warm-up, cuDNN autotune) is ignored. */
+  warmupMinutes: number;
+  /** A rise of fewer steps than this is a step change (warm-up, first validation), not creep. */
+  minSteps: number;
+  /** Steps further apart than this do not belong to one sustained creep. */
+  maxStepGapHours: number;
+  idleHours: number;
+  idleMinMiB: number;
+  /** Utilisation at or below this counts as idle. */
+  idleMaxUtilPct: number;
+  /** Host RAM pressure: available below this percentage of total. */
+  ramAvailablePct: number;
+  /** Host RAM creep is reported when it would exhaust available memory within this many hours. */
+  ramFullWithinHours: number;
+  minRamSlopeMiBPerHour: number;
+  /** Nominal sampling interval; no sample for more than 3x this is a gap (unknown, not freed). */
+  sampleIntervalSec: number;
+  /** Summaries are kept per window of this length (bounded memory, streaming friendly). */
+  windowMinutes: number;
+  /** Older windows than this are dropped per series. */
+  maxHistoryHours: number;
+  /** Which commands run DataLoader workers (host RAM findings need one on the host). */
+  isDataLoaderJob: (command: string) => boolean;
+  /** Report series that ended before the latest sample of their host too (default: only live ones). */
+  includeEnded: boolean;
+}
+
+export const DEFAULT_OPTIONS: DetectorOptions = {
+  minSlopeMiBPerHour: 10,
+  minDurationHours: 1.5,
+  warmupMinutes: 20,
+  minSteps: 3,
+  maxStepGapHours: 4,
+  idleHours: 2,
+  idleMinMiB: 1024,
+  idleMaxUtilPct: 0,
+  ramAvailablePct: 10,
+  ramFullWithinHours: 24,
+  minRamSlopeMiBPerHour: 256,
+  sampleIntervalSec: 60,
+  windowMinutes: 10,
+  maxHistoryHours: 72,
+  isDataLoaderJob: (command) => /\b(python[\d.]*|torchrun|accelerate|deepspeed|lightning)\b/.test(command),
+  includeEnded: false,
+};
