@@ -4,7 +4,7 @@ import { loadRuleBase } from '../diagnose/rule-base.js';
 import { diagnose } from '../diagnose/diagnose.js';
 import { readLogFile, readLogStream } from '../diagnose/input.js';
 import { toJsonContract } from '../diagnose/contract.js';
-import { diagnosisReply } from '../../commands/diagnose.js';
+import { diagnosisReply } from '../diagnose/reply.js';
 import { renderText } from '../adapters/console/render.js';
 import { parseArgs, UsageError } from './usage.js';
 
@@ -13,7 +13,7 @@ export async function diagnoseCli(args: string[]): Promise<number> {
   if (positionals.length > 1) throw new UsageError('diagnose takes one FILE (or - for stdin)');
   const file = positionals[0] ?? '-';
   if (file !== '-' && (!existsSync(file) || !statSync(file).isFile())) throw new UsageError(`no such file: ${file.slice(0, 200)}`);
-  const rules = loadRuleBase();
+  const rules = await loadRuleBase();
   const input = file === '-' ? await readLogStream(process.stdin) : await readLogFile(file);
   const result = diagnose(input.text, rules);
   if (flags.json) process.stdout.write(JSON.stringify(toJsonContract(result, input)) + '\n');

@@ -1,6 +1,6 @@
 // Conditions a rule or fix can require, computed from the facts. Rules name them in YAML
 // (`when: [fragmented]`); keeping the arithmetic here keeps rule files declarative.
-import type { Condition } from './rule-schema.js';
+import type { Condition } from './rule-types.js';
 import type { Facts } from './facts.js';
 import type { Readings } from '../readings/types.js';
 
@@ -33,7 +33,7 @@ const isFragmented = (f: Facts) => {
   const reserved = f.reservedMiB ?? (f.allocatedMiB ?? 0) + (f.reservedUnallocatedMiB ?? 0);
   if (unused !== undefined && unused >= f.triedAllocMiB && unused >= 0.2 * reserved) return true;
   // The device reports far more free memory than the request: the allocator cannot use it in one piece.
-  return f.freeMiB !== undefined && f.freeMiB >= 2 * f.triedAllocMiB && f.freeMiB >= 256;
+  return f.freeMiB !== undefined && f.freeMiB >= 4 * f.triedAllocMiB && f.freeMiB >= 512;
 };
 
 const seriesGrowth = (f: Facts) => {
@@ -59,11 +59,11 @@ export const CONDITION_CHECKS: Record<Condition, (e: Evidence) => boolean> = {
   autobatch: ({ facts }) => facts.batch === -1 || facts.autobatch !== undefined,
   memory_series_grows: ({ facts }) => {
     const g = seriesGrowth(facts);
-    return !!g && g.last - g.first >= Math.max(64, 0.03 * g.first) && g.last >= g.max * 0.98;
+    return !!g && g.last - g.first >= Math.max(64, 0.02 * g.first) && g.last >= g.max * 0.98;
   },
   memory_series_flat: ({ facts }) => {
     const g = seriesGrowth(facts);
-    return !!g && g.max - g.min <= Math.max(16, 0.02 * g.max);
+    return !!g && g.max - g.min <= Math.max(16, 0.01 * g.max);
   },
 };
 

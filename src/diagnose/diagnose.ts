@@ -1,7 +1,7 @@
 // The diagnosis engine: normalise the log, find the rules that apply, extract facts, compute fixes,
 // rank them (priority first; among close priorities the later error wins).
 import type { RuleBase } from './rule-base.js';
-import type { Category } from './rule-schema.js';
+import type { Category } from './rule-types.js';
 import { normalizeLog, lineText } from './normalize.js';
 import { matchRules } from './match.js';
 import { extractOomFacts, type Facts } from './facts.js';

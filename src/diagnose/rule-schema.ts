@@ -1,52 +1,9 @@
 // The shape of knowledge/<id>/rule.yaml, validated with zod when rules load.
 import { z } from 'zod';
 
-export const CATEGORIES = [
-  'cuda_oom',
-  'replica_oom',
-  'fragmentation',
-  'host_oom_killed',
-  'shm_exhausted',
-  'growing_memory_leak',
-  'cudnn_cublas_alloc',
-  'nccl_or_distributed',
-  'driver_or_smi',
-  'device_assert_not_memory',
-] as const;
-export type Category = (typeof CATEGORIES)[number];
+import { CATEGORIES, CONDITIONS, FIX_KINDS, type Rule } from './rule-types.js';
 
-/** Fix generators implemented in src/diagnose/fixes/; a rule names them, the engine computes them. */
-export const FIX_KINDS = [
-  'reduce_batch',
-  'fixed_autobatch',
-  'reduce_workers',
-  'reduce_imgsz',
-  'expandable_segments',
-  'free_other_processes',
-  'empty_cache_after_validation',
-  'release_graph_references',
-  'drop_ram_cache',
-  'shm_size',
-  'absurd_request',
-  'wrong_device',
-  'advice',
-] as const;
-export type FixKind = (typeof FIX_KINDS)[number];
-
-/** Conditions on extracted facts, implemented in src/diagnose/conditions.ts. */
-export const CONDITIONS = [
-  'fragmented',
-  'not_fragmented',
-  'absurd_request',
-  'not_absurd_request',
-  'capacity_contradicts_gpu',
-  'other_process_holds_memory',
-  'autobatch',
-  'memory_series_grows',
-  'memory_series_flat',
-] as const;
-export type Condition = (typeof CONDITIONS)[number];
-
+export { CATEGORIES, CONDITIONS, FIX_KINDS };
 const pattern = z
   .string()
   .min(3)
@@ -87,5 +44,7 @@ export const ruleSchema = z.object({
     note: z.string().optional(),
   }).refine((s) => s.seed || s.issue || s.note, 'name a seed document or a public issue'),
 });
-export type Rule = z.infer<typeof ruleSchema>;
-export type Fix = z.infer<typeof fixSchema>;
+// The schema and the hand-written Rule type must agree.
+export type RuleFromSchema = z.infer<typeof ruleSchema>;
+const _agree: (r: RuleFromSchema) => Rule = (r) => r;
+void _agree;

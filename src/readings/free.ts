@@ -58,7 +58,6 @@ export function parseFreeLines(lines: string[], units?: FreeUnits): HostMemoryRe
   let reading: HostMemoryReading | null = null;
   let currentUnits: FreeUnits = units ?? {};
   let fromCommand = units?.unitBytes !== undefined;
-  let header: Column[] | null | undefined; // undefined: previous line was not a header-like line
   let block: Block | null = null;
 
   const finish = () => {
@@ -66,10 +65,10 @@ export function parseFreeLines(lines: string[], units?: FreeUnits): HostMemoryRe
     block = null;
   };
 
-  for (const line of lines) {
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i];
     if (line.length > MAX_ROW_CHARS) {
       finish();
-      header = undefined;
       continue;
     }
     const command = freeCommandUnits(line);
@@ -77,14 +76,11 @@ export function parseFreeLines(lines: string[], units?: FreeUnits): HostMemoryRe
       finish();
       currentUnits = command;
       fromCommand = true;
-      header = undefined;
       continue;
     }
     const row = labelledRow(line);
     if (!row) {
-      if (line.trim() === '' && !block) continue; // blank line between command and output
-      finish();
-      header = headerColumns(line);
+      if (block) finish();
       continue;
     }
     const label = row.label.toLowerCase();
@@ -92,11 +88,15 @@ export function parseFreeLines(lines: string[], units?: FreeUnits): HostMemoryRe
       block.buffersCacheRow = row;
     } else if (block && !block.swap && (SWAP_LABELS.has(label) || (row.values.length <= 3 && !OTHER_LABELS.has(label)))) {
       block.swap = row;
-    } else if (row.values.length >= 3 && (MEM_LABELS.has(label) || (header && header.length === row.values.length) || isUnreadHeaderFor(header, row, label))) {
-      finish();
-      block = { header: header ?? null, mem: row, buffersCacheRow: null, swap: null, units: currentUnits, unitsFromCommand: fromCommand };
+    } else if (row.values.length >= 3 && !OTHER_LABELS.has(label) && !SWAP_LABELS.has(label)) {
+      // A Mem row: its label says so, or the line above is a header with as many columns.
+      const header = i > 0 ? headerColumns(lines[i - 1]) : undefined;
+      const fits = header !== undefined && (header ?? LAYOUT_BY_COUNT[row.values.length])?.length === row.values.length;
+      if (MEM_LABELS.has(label) || fits) {
+        finish();
+        block = { header: header ?? null, mem: row, buffersCacheRow: null, swap: null, units: currentUnits, unitsFromCommand: fromCommand };
+      }
     }
-    header = undefined;
   }
   finish();
   return reading;
@@ -104,8 +104,15 @@ export function parseFreeLines(lines: string[], units?: FreeUnits): HostMemoryRe
 
 /** "Mem:   1877   859 ..." / "-/+ buffers/cache:  231  1645" / "Подкачка:  4,0Gi ..." */
 function labelledRow(line: string): Row | null {
-  const colon = line.indexOf(':');
-  if (colon <= 0 || colon > 40) return null;
+  // Cheap rejections first: the label's colon comes early and is the line's only colon.
+  let colon = -1;
+  for (let i = 0; i < line.length && i <= 40; i++) {
+    if (line.charCodeAt(i) === 58) {
+      colon = i;
+      break;
+    }
+  }
+  if (colon <= 0 || line.indexOf(':', colon + 1) !== -1) return null;
   const label = line.slice(0, colon).trim();
   const values = tokens(line.slice(colon + 1));
   if (label === '' || values.length === 0 || values.length > 8) return null;
@@ -120,10 +127,6 @@ function headerColumns(line: string): Column[] | null | undefined {
   return columns.every((c) => c !== undefined) ? (columns as Column[]) : null;
 }
 
-/** A translated header followed by a row with as many values and an unknown (translated) label. */
-function isUnreadHeaderFor(header: Column[] | null | undefined, row: Row, label: string): boolean {
-  return header === null && LAYOUT_BY_COUNT[row.values.length] !== undefined && !OTHER_LABELS.has(label) && !SWAP_LABELS.has(label);
-}
 
 function toReading(block: Block): HostMemoryReading | null {
   const layout = chooseLayout(block);

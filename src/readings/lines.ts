@@ -7,43 +7,24 @@ export const MAX_ROW_CHARS = 4096;
 
 /** Split on \n, \r\n and lone \r (progress bars redraw with \r). */
 export function splitLines(text: string): string[] {
-  return text.split(/\r\n|\n|\r/);
+  return text.indexOf('\r') === -1 ? text.split('\n') : text.split(/\r\n?|\n/);
 }
 
-/** Remove ANSI escape sequences (CSI, OSC and two-byte escapes). */
+/**
+ * ANSI escapes: CSI ("ESC [ params final", colours), OSC ("ESC ] ... BEL" or "ESC ] ... ESC \\",
+ * hyperlinks/titles) and two-byte escapes. Every branch uses disjoint character classes in
+ * sequence, so matching never backtracks more than the escape's own length.
+ */
+const ANSI = /\x1b(?:\[[0-?]*[ -/]*[@-~]?|\][^\x07\x1b]*(?:\x07|\x1b\\)?|[(-/][ -~]|[@-Z\\-_])?/g;
+
 export function stripAnsi(line: string): string {
-  if (line.indexOf('\x1b') === -1 && line.indexOf('\x9b') === -1) return line;
-  let out = '';
-  let i = 0;
-  const n = line.length;
-  while (i < n) {
-    const c = line.charCodeAt(i);
-    if (c === 0x1b || c === 0x9b) {
-      let j = c === 0x9b ? i + 1 : i + 2;
-      const kind = c === 0x9b ? '[' : line[i + 1];
-      if (kind === '[') {
-        // CSI: parameter/intermediate bytes 0x20-0x3f, then one final byte 0x40-0x7e.
-        while (j < n && line.charCodeAt(j) >= 0x20 && line.charCodeAt(j) <= 0x3f) j++;
-        j++;
-      } else if (kind === ']') {
-        // OSC: runs until BEL or ESC \.
-        while (j < n && line.charCodeAt(j) !== 0x07 && !(line.charCodeAt(j) === 0x1b && line[j + 1] === '\\')) j++;
-        j += line.charCodeAt(j) === 0x07 ? 1 : 2;
-      }
-      i = Math.min(j, n);
-      continue;
-    }
-    // Copy the run of ordinary characters up to the next escape in one slice.
-    let k = i + 1;
-    while (k < n && line.charCodeAt(k) !== 0x1b && line.charCodeAt(k) !== 0x9b) k++;
-    out += line.slice(i, k);
-    i = k;
-  }
-  return out;
+  return line.indexOf('\x1b') === -1 ? line : line.replace(ANSI, '');
 }
 
 /** Drop leading markdown/e-mail quote markers: "> ", "> > ", ">>". */
 export function stripQuoteMarkers(line: string): string {
+  const first = line.charCodeAt(0);
+  if (first !== 62 && first !== 32 && first !== 9) return line; // not '>', ' ', '\t'
   let i = 0;
   const n = line.length;
   for (;;) {
@@ -62,11 +43,64 @@ export function cleanLine(line: string): string {
   return stripQuoteMarkers(stripAnsi(line));
 }
 
-/** Split and clean a whole paste. */
+/**
+ * Split and clean a whole paste. Whitespace-only lines become "" and runs of them collapse into
+ * one: to every parser a blank line is just a separator, and a paste of 20 million newlines
+ * should not become 20 million array entries.
+ */
 export function toCleanLines(text: string): string[] {
-  const lines = splitLines(text);
-  for (let i = 0; i < lines.length; i++) lines[i] = cleanLine(lines[i]);
-  return lines;
+  const out: string[] = [];
+  const n = text.length;
+  let pos = 0;
+  let lastBlank = false;
+  // Next \n and \r at or after pos, searched again only once passed, so the whole split is one pass.
+  let nl = -1;
+  let cr = -1;
+  while (pos <= n) {
+    if (lastBlank) {
+      // Skip a run of empty lines in a tight loop.
+      let c = text.charCodeAt(pos);
+      while (c === 10 || c === 13) c = text.charCodeAt(++pos);
+    }
+    if (nl !== n && nl < pos) nl = indexOrEnd(text, '\n', pos);
+    if (cr !== n && cr < pos) cr = indexOrEnd(text, '\r', pos);
+    const end = nl < cr ? nl : cr;
+    const line = end === pos ? '' : cleanLine(text.slice(pos, end));
+    // Lone \r also ends a line; \r\n is one ending.
+    pos = end === cr && text.charCodeAt(end + 1) === 10 ? end + 2 : end + 1;
+    if (line === '' || isBlank(line)) {
+      if (!lastBlank) out.push('');
+      lastBlank = true;
+    } else {
+      out.push(line);
+      lastBlank = false;
+    }
+  }
+  return out;
+}
+
+function indexOrEnd(text: string, ch: string, from: number): number {
+  const i = text.indexOf(ch, from);
+  return i === -1 ? text.length : i;
+}
+
+export function isBlank(line: string): boolean {
+  for (let i = 0; i < line.length; i++) {
+    const c = line.charCodeAt(i);
+    if (c !== 32 && c !== 9 && c !== 11 && c !== 12 && c !== 0xa0) return false;
+  }
+  return true;
+}
+
+/** Index of the first / last character that is not a space or tab (-1 if none). */
+export function firstNonSpace(line: string): number {
+  for (let i = 0; i < line.length; i++) if (line[i] !== ' ' && line[i] !== '\t') return i;
+  return -1;
+}
+
+export function lastNonSpace(line: string): number {
+  for (let i = line.length - 1; i >= 0; i--) if (line[i] !== ' ' && line[i] !== '\t') return i;
+  return -1;
 }
 
 /** Whitespace-separated tokens of a (short) string. */

@@ -3,7 +3,7 @@
 // (gpu_name -> "name", used_memory -> "used_gpu_memory"), so both spellings map to one field.
 // A cell that is not a value ([N/A], N/A, [Not Supported], ERR!, [GPU requires reset], "") is null.
 import type { GpuReading, ProcessReading, Readings } from './types.js';
-import { toCleanLines } from './lines.js';
+import { firstNonSpace, toCleanLines } from './lines.js';
 import { errorMarker, isMissing, normalizeBusId, parseIntCell, parseMiBCell, parseNumberCell } from './cells.js';
 
 export type SmiCsvKind = 'gpu' | 'apps';
@@ -66,7 +66,10 @@ export function canonicalFields(fields: string[], kind: SmiCsvKind): string[] {
 
 /** Field names if the line is a query header we can use, else null. */
 export function csvHeaderFields(line: string): string[] | null {
-  if (line.length > MAX_CSV_LINE || line.indexOf(',') === -1 && line.indexOf('.') === -1) return null;
+  // Headers start with a lowercase field name; data rows start with a digit, "GPU-", "NVIDIA" ...
+  const first = line.charCodeAt(firstNonSpace(line));
+  if (!(first >= 97 && first <= 122) || line.length > MAX_CSV_LINE) return null;
+  if (line.indexOf(',') === -1 && line.indexOf('.') === -1) return null;
   const fields = line.split(',').map(bareField);
   if (!fields.every((f) => FIELD_NAME.test(f))) return null;
   if (!fields.some((f) => VALUE_FIELDS.has(f))) return null;
@@ -84,16 +87,17 @@ export function parseSmiCsvLines(lines: string[]): SmiCsvResult {
   const result: SmiCsvResult = { gpus: [], processes: [], tables: [] };
   let i = 0;
   while (i < lines.length) {
-    const header = csvHeaderFields(lines[i].trim());
+    const header = csvHeaderFields(lines[i]);
     i++;
     if (!header) continue;
     const kind = kindOfFields(header);
     const fields = canonicalFields(header, kind);
+    const read = rowReader(result, kind, fields);
     let rows = 0;
     while (i < lines.length) {
       const cells = splitRow(lines[i], fields);
-      if (!cells || csvHeaderFields(lines[i].trim())) break;
-      if (addRow(result, kind, fields, cells, rows)) rows++;
+      if (!cells || csvHeaderFields(lines[i])) break;
+      if (read(cells, rows)) rows++;
       i++;
     }
     result.tables.push({ kind, fields, rows });
@@ -108,11 +112,12 @@ export function parseSmiCsvLines(lines: string[]): SmiCsvResult {
 export function parseSmiCsvWithFields(text: string, queriedFields: string[], kind: SmiCsvKind = kindOfFields(queriedFields)): SmiCsvResult {
   const fields = canonicalFields(queriedFields, kind);
   const result: SmiCsvResult = { gpus: [], processes: [], tables: [] };
+  const read = rowReader(result, kind, fields);
   let rows = 0;
   for (const line of toCleanLines(text)) {
-    if (line.trim() === '' || csvHeaderFields(line.trim())) continue;
+    if (line === '' || csvHeaderFields(line)) continue;
     const cells = splitRow(line, fields);
-    if (cells && addRow(result, kind, fields, cells, rows)) rows++;
+    if (cells && read(cells, rows)) rows++;
   }
   result.tables.push({ kind, fields, rows });
   return result;
@@ -161,48 +166,54 @@ function splitRow(line: string, fields: string[]): string[] | null {
   return null;
 }
 
-function addRow(result: SmiCsvResult, kind: SmiCsvKind, fields: string[], cells: string[], rowNumber: number): boolean {
-  const get = (field: string): string | undefined => {
-    const at = fields.indexOf(field);
-    return at >= 0 ? cells[at] : undefined;
-  };
-  const text = (field: string): string | null => {
-    const v = get(field);
-    return v === undefined || isMissing(v) ? null : v;
-  };
+type RowReader = (cells: string[], rowNumber: number) => boolean;
+
+/** A reader for one table's rows; column positions are looked up once per table, not per row. */
+function rowReader(result: SmiCsvResult, kind: SmiCsvKind, fields: string[]): RowReader {
+  const col = (field: string) => fields.indexOf(field);
+  const text = (cells: string[], at: number): string | null => (at < 0 || isMissing(cells[at]) ? null : cells[at].trim());
   if (kind === 'apps') {
-    const pid = parseIntCell(get('pid'));
-    if (pid === null) return false;
-    result.processes.push({
-      gpuIndex: null,
-      gpuUuid: text('gpu_uuid'),
-      gpuBusId: text('gpu_bus_id'),
-      pid,
-      name: text('process_name'),
-      memoryMiB: parseMiBCell(get('used_gpu_memory')),
-    });
-    return true;
+    const [pidAt, uuidAt, busAt, nameAt, memAt] = ['pid', 'gpu_uuid', 'gpu_bus_id', 'process_name', 'used_gpu_memory'].map(col);
+    return (cells) => {
+      const pid = parseIntCell(cells[pidAt]);
+      if (pid === null) return false;
+      result.processes.push({
+        gpuIndex: null,
+        gpuUuid: text(cells, uuidAt),
+        gpuBusId: text(cells, busAt),
+        pid,
+        name: text(cells, nameAt),
+        memoryMiB: memAt < 0 ? null : parseMiBCell(cells[memAt]),
+      });
+      return true;
+    };
   }
-  const indexCell = get('index');
-  const index = indexCell === undefined ? rowNumber : parseIntCell(indexCell);
-  if (index === null) return false;
-  const errorFields = fields.filter((f, i) => errorMarker(cells[i]) !== null);
-  // ERR! in power or clocks alone is usually a transient sensor read, not a failed GPU.
-  const fault = fields.find((f, i) => errorMarker(cells[i]) !== null && !f.startsWith('power.') && !f.startsWith('clocks'));
-  const gpu: GpuReading = {
-    index,
-    name: text('name'),
-    uuid: text('uuid'),
-    busId: text('pci.bus_id'),
-    memoryUsedMiB: parseMiBCell(get('memory.used')),
-    memoryTotalMiB: parseMiBCell(get('memory.total')),
-    utilizationPct: parseNumberCell(get('utilization.gpu')),
-    temperatureC: parseNumberCell(get('temperature.gpu')),
-    error: fault ? errorMarker(get(fault)) : null,
+  const [indexAt, nameAt, uuidAt, busAt, usedAt, totalAt, freeAt, reservedAt, utilAt, tempAt] = [
+    'index', 'name', 'uuid', 'pci.bus_id', 'memory.used', 'memory.total', 'memory.free', 'memory.reserved', 'utilization.gpu', 'temperature.gpu',
+  ].map(col);
+  const mib = (cells: string[], at: number) => (at < 0 ? null : parseMiBCell(cells[at]));
+  const num = (cells: string[], at: number) => (at < 0 ? null : parseNumberCell(cells[at]));
+  return (cells, rowNumber) => {
+    const index = indexAt < 0 ? rowNumber : parseIntCell(cells[indexAt]);
+    if (index === null) return false;
+    const errorFields = fields.filter((_, i) => errorMarker(cells[i]) !== null);
+    // ERR! in power or clocks alone is usually a transient sensor read, not a failed GPU.
+    const fault = errorFields.find((f) => !f.startsWith('power.') && !f.startsWith('clocks'));
+    const gpu: GpuReading = {
+      index,
+      name: text(cells, nameAt),
+      uuid: text(cells, uuidAt),
+      busId: text(cells, busAt),
+      memoryUsedMiB: mib(cells, usedAt),
+      memoryTotalMiB: mib(cells, totalAt),
+      utilizationPct: num(cells, utilAt),
+      temperatureC: num(cells, tempAt),
+      error: fault ? errorMarker(cells[fields.indexOf(fault)]) : null,
+    };
+    if (freeAt >= 0) gpu.memoryFreeMiB = mib(cells, freeAt);
+    if (reservedAt >= 0) gpu.memoryReservedMiB = mib(cells, reservedAt);
+    if (errorFields.length) gpu.errorFields = errorFields;
+    result.gpus.push(gpu);
+    return true;
   };
-  if (fields.includes('memory.free')) gpu.memoryFreeMiB = parseMiBCell(get('memory.free'));
-  if (fields.includes('memory.reserved')) gpu.memoryReservedMiB = parseMiBCell(get('memory.reserved'));
-  if (errorFields.length) gpu.errorFields = errorFields;
-  result.gpus.push(gpu);
-  return true;
 }

@@ -36,7 +36,8 @@ export function findSmiErrorsInLines(lines: string[]): string[] {
 
 /** The error text in this line, or null. */
 export function matchSmiError(line: string): string | null {
-  // Cheap pre-filter: every message contains one of these letters' words; skip lines without them.
+  // Cheap pre-filters: the shortest message is 20 characters, and each contains one of these.
+  if (line.length < 20) return null;
   if (line.indexOf('NV') === -1 && line.indexOf('devic') === -1 && line.indexOf('Devic') === -1 && line.indexOf('libr') === -1) return null;
   const lower = line.length > 100_000 ? line.slice(0, 100_000).toLowerCase() : line.toLowerCase();
   let at = -1;

@@ -6,7 +6,7 @@
 //   process row (only after a "Processes:" header, one wide cell):
 //                          |    0   N/A  N/A   915920   C   python   84464MiB |
 import type { GpuReading, ProcessReading } from './types.js';
-import { MAX_ROW_CHARS, tokens, toCleanLines } from './lines.js';
+import { MAX_ROW_CHARS, firstNonSpace, lastNonSpace, tokens, toCleanLines } from './lines.js';
 import { errorMarker, isMissing, parseIntCell } from './cells.js';
 
 export interface SmiTableResult {
@@ -88,15 +88,13 @@ export function parseSmiTableLines(lines: string[]): SmiTableResult {
 /** The table part of a line ("|...|" or "+---+"), allowing a short log prefix before it. */
 function tableRow(line: string): string | null {
   if (line.length > MAX_ROW_CHARS) return null;
-  const row = line.trimEnd();
-  const last = row[row.length - 1];
-  if (last !== '|' && last !== '+') return null;
-  let start = 0;
-  while (start < row.length && (row[start] === ' ' || row[start] === '\t')) start++;
-  if (row[start] === '|' || row[start] === '+') return row.slice(start);
+  const end = lastNonSpace(line);
+  if (end < 0 || (line[end] !== '|' && line[end] !== '+')) return null;
+  const start = firstNonSpace(line);
+  if (line[start] === '|' || line[start] === '+') return line.slice(start, end + 1);
   // e.g. "[rank0]: |   0  NVIDIA ..." or a timestamped log line.
-  const bar = row.indexOf('|');
-  return bar > 0 && bar <= 200 ? row.slice(bar) : null;
+  const bar = line.indexOf('|');
+  return bar > 0 && bar <= 200 ? line.slice(bar, end + 1) : null;
 }
 
 function isBorder(row: string): boolean {

@@ -51,12 +51,19 @@ export function analyzeGrowth(w: Windows, processStartMs: number, nowMs: number,
   const m = w.length - from;
   if (m < 6) return none('too short');
 
-  // Floor envelope E (suffix minimum of robust window lows) and window mid-times in hours.
+  // Window lows, median-of-3 filtered: a dip or peak confined to one window is not a level.
+  const raw = new Float64Array(m);
+  for (let i = 0; i < m; i++) raw[i] = w.low(from + i);
+  const low = new Float64Array(m);
+  for (let i = 0; i < m; i++)
+    low[i] = i === 0 || i === m - 1 ? raw[i]! : med3(raw[i - 1]!, raw[i]!, raw[i + 1]!);
+
+  // Floor envelope E (suffix minimum: the level memory never goes below again) and mid-times in hours.
   const E = new Float64Array(m);
   const tH = new Float64Array(m);
   let run = Infinity;
   for (let i = m - 1; i >= 0; i--) {
-    run = Math.min(run, w.low(from + i));
+    run = Math.min(run, low[i]!);
     E[i] = run;
     tH[i] = ((w.idx[from + i]! + 0.5) * wMs) / HOUR;
   }
@@ -66,58 +73,102 @@ export function analyzeGrowth(w: Windows, processStartMs: number, nowMs: number,
 
   // Noise of the floor: median absolute change between neighbouring windows.
   const diffs: number[] = [];
-  for (let i = 1; i < m; i++) diffs.push(Math.abs(w.low(from + i) - w.low(from + i - 1)));
+  for (let i = 1; i < m; i++) diffs.push(Math.abs(low[i]! - low[i - 1]!));
   const noise = median(diffs);
   const stepMin = Math.max(1, noise);
 
   // Steps: rises of E of at least stepMin (small rises accumulate into one step).
   const stepPos: number[] = [];
   const stepSize: number[] = [];
-  const stepAcrossGap: boolean[] = [];
   let carry = 0;
   for (let i = 1; i < end; i++) {
     carry += E[i]! - E[i - 1]!;
     if (carry >= stepMin) {
       stepPos.push(i);
-      stepSize.push(carry);
-      stepAcrossGap.push(w.idx[from + i]! - w.idx[from + i - 1]! > 1);
+      // A rise across a sampling gap is the growth of the whole gap: not one dominating step.
+      stepSize.push(w.idx[from + i]! - w.idx[from + i - 1]! > 1 ? 0 : carry);
       carry = 0;
     }
   }
+  const last = stepPos.length - 1;
   if (stepPos.length < o.minSteps) return none('too few steps', totalRise);
 
-  // The sustained run: walk back from the latest step while steps are close (observed windows).
+  // The latest run: walk back from the last step while steps are close (in observed windows).
   const maxGapW = (o.maxStepGapHours * HOUR) / wMs;
-  let k = stepPos.length - 1;
-  while (k > 0 && stepPos[k]! - stepPos[k - 1]! <= maxGapW) k--;
-  const steps = stepPos.length - k;
-  if (steps < o.minSteps) return none('too few steps in the latest run', totalRise);
-  const gaps: number[] = [];
-  for (let j = k + 1; j < stepPos.length; j++) gaps.push(stepPos[j]! - stepPos[j - 1]!);
-  const gapW = median(gaps);
+  let k0 = last;
+  while (k0 > 0 && stepPos[k0]! - stepPos[k0 - 1]! <= maxGapW) k0--;
+  if (last - k0 + 1 < o.minSteps) return none('too few steps in the latest run', totalRise);
+  // Biggest step from j on, to test dominance of any suffix of the run in O(1).
+  const maxFrom = new Float64Array(stepPos.length + 1);
+  for (let j = last; j >= k0; j--) maxFrom[j] = Math.max(stepSize[j]!, maxFrom[j + 1]!);
 
-  // Still growing: the last step is recent relative to the step rhythm.
-  const sinceLast = m - 1 - stepPos[stepPos.length - 1]!;
-  if (sinceLast > Math.max(2 * gapW, HOUR / wMs) + UNCONFIRMED) return none('growth stopped', totalRise);
+  // Longest suffix of the run that looks like creep: warm-up or first-validation steps (and the odd
+  // jitter step) before the creep are trimmed off rather than vetoing it.
+  const tol = SLOPE_TOLERANCE * o.minSlopeMiBPerHour;
+  let reason = '';
+  for (let k = k0; k <= last - o.minSteps + 1; k++) {
+    const gaps: number[] = [];
+    for (let j = k + 1; j <= last; j++) gaps.push(stepPos[j]! - stepPos[j - 1]!);
+    const gapW = median(gaps);
+    // Still growing: the last step is recent relative to the step rhythm.
+    if (m - 1 - stepPos[last]! > Math.max(2 * gapW, HOUR / wMs) + UNCONFIRMED) {
+      reason ||= 'growth stopped';
+      continue;
+    }
+    // Onset: half a step interval before the run's first step (when its first block filled).
+    const onset = Math.max(0, stepPos[k]! - Math.round(gapW / 2));
+    const onsetMs = w.idx[from + onset]! * wMs;
+    const hours = (nowMs - onsetMs) / HOUR;
+    if (hours < o.minDurationHours) {
+      reason ||= 'run too short';
+      break; // later suffixes are shorter still
+    }
+    const rise = E[end - 1]! - E[onset]!;
+    if (rise < Math.max(8, 3 * noise) || rise < 0.5 * tol * hours) {
+      reason ||= 'rise within noise';
+      continue;
+    }
+    if (maxFrom[k]! > 0.5 * rise) {
+      reason ||= 'one step dominates';
+      continue;
+    }
+    // Not decelerating: the later half of the run rises at least 30% as much as the earlier half.
+    const mid = (onset + end - 1) >> 1;
+    if (E[end - 1]! - E[mid]! < 0.3 * (E[mid]! - E[onset]!)) {
+      reason ||= 'decelerating (warm-up ratchet)';
+      continue;
+    }
+    const slope = theilSen(tH.subarray(onset, end), withoutOutlierSteps(E, stepPos, stepSize, k, onset, end));
+    if (slope < tol) {
+      reason ||= 'slope below threshold';
+      continue;
+    }
+    return { growing: true, reason: 'creep', slopeMiBPerHour: slope, onsetMs, steps: last - k + 1, riseMiB: rise, totalRiseMiB: totalRise };
+  }
+  return none(reason || 'too few steps', totalRise);
+}
 
-  // Onset: half a step interval before the first step of the run (the first block filled up then).
-  const onset = Math.max(0, stepPos[k]! - Math.round(gapW / 2));
-  const onsetMs = (w.idx[from + onset]! * wMs);
-  if ((nowMs - onsetMs) / HOUR < o.minDurationHours) return none('run too short', totalRise);
+/**
+ * E[onset..end) with steps over 4x the run's median step taken out: a dynamic-shape record or a
+ * first validation landing inside a creep is a one-off, not part of its rate.
+ */
+function withoutOutlierSteps(E: Float64Array, pos: number[], size: number[], k: number, onset: number, end: number): Float64Array {
+  const sizes = size.slice(k).filter((x) => x > 0);
+  const typical = median(sizes);
+  const cap = 4 * typical;
+  const out = E.slice(onset, end);
+  let removed = 0;
+  let j = k;
+  for (let i = onset; i < end; i++) {
+    while (j < pos.length && pos[j]! === i) {
+      if (size[j]! > cap) removed += size[j]! - typical;
+      j++;
+    }
+    out[i - onset] = E[i]! - removed;
+  }
+  return out;
+}
 
-  const rise = E[end - 1]! - E[onset]!;
-  if (rise < Math.max(8, 3 * noise)) return none('rise within noise', totalRise);
-  let biggest = 0;
-  for (let j = k; j < stepPos.length; j++) if (!stepAcrossGap[j] && stepSize[j]! > biggest) biggest = stepSize[j]!;
-  if (biggest > 0.5 * rise) return none('one step dominates', totalRise);
-
-  // Not decelerating: the later half of the run rises at least 30% as much as the earlier half.
-  const mid = (onset + end - 1) >> 1;
-  const riseA = E[mid]! - E[onset]!;
-  const riseB = E[end - 1]! - E[mid]!;
-  if (riseB < 0.3 * riseA) return none('decelerating (warm-up ratchet)', totalRise);
-
-  const slope = theilSen(tH.subarray(onset, end), E.subarray(onset, end));
-  if (slope < SLOPE_TOLERANCE * o.minSlopeMiBPerHour) return none('slope below threshold', totalRise);
-  return { growing: true, reason: 'creep', slopeMiBPerHour: slope, onsetMs, steps, riseMiB: rise, totalRiseMiB: totalRise };
+function med3(a: number, b: number, c: number): number {
+  return Math.max(Math.min(a, b), Math.min(Math.max(a, b), c));
 }

@@ -5,9 +5,9 @@ import { basename, join } from 'node:path';
 import { tmpdir } from 'node:os';
 import { describe, expect, it } from 'vitest';
 import { loadRuleBase, RuleLoadError } from '../../src/diagnose/rule-base.js';
-import { CATEGORIES } from '../../src/diagnose/rule-schema.js';
+import { CATEGORIES } from '../../src/diagnose/rule-types.js';
 
-const base = loadRuleBase();
+const base = await loadRuleBase();
 const count = (dir: string) => (existsSync(dir) ? readdirSync(dir).filter((f) => f.endsWith('.log')).length : 0);
 
 describe('knowledge lint', () => {
@@ -39,14 +39,14 @@ describe('knowledge lint', () => {
     return root;
   };
 
-  it('a broken rule fails loudly, naming the file and the field', () => {
+  it('a broken rule fails loudly, naming the file and the field', async () => {
     const root = brokenBase('id: bad-rule\ntitle: Broken rule here\ncategory: not_a_category\npriority: 5\npatterns: [abc]\nfixes: [{kind: reduce_batch}]\nsource: {note: x}\n');
-    expect(() => loadRuleBase(root)).toThrow(RuleLoadError);
-    expect(() => loadRuleBase(root)).toThrow(/bad-rule[/\\]rule\.yaml: category/);
+    await expect(loadRuleBase(root)).rejects.toThrow(RuleLoadError);
+    await expect(loadRuleBase(root)).rejects.toThrow(/bad-rule[/\\]rule\.yaml: category/);
   });
 
-  it('a pattern re2 cannot compile (backreference) is rejected with its field', () => {
+  it('a pattern re2 cannot compile (backreference) is rejected with its field', async () => {
     const root = brokenBase('id: bad-rule\ntitle: Broken rule here\ncategory: cuda_oom\npriority: 5\npatterns: ["(a+)\\\\1"]\nfixes: [{kind: reduce_batch}]\nsource: {note: x}\n');
-    expect(() => loadRuleBase(root)).toThrow(/rule\.yaml: patterns\.0: not a valid re2 pattern/);
+    await expect(loadRuleBase(root)).rejects.toThrow(/rule\.yaml: patterns\.0: not a valid re2 pattern/);
   });
 });

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { loadRuleBase } from '../../src/diagnose/rule-base.js';
 import { diagnose } from '../../src/diagnose/diagnose.js';
 
-const base = loadRuleBase();
+const base = await loadRuleBase();
 const logs = (dir: string) => (existsSync(dir) ? readdirSync(dir).filter((f) => f.endsWith('.log')) : []);
 
 describe.each(base.rules.map((rule, i) => ({ id: rule.id, dir: base.dirs[i] })))('rule $id', ({ id, dir }) => {

@@ -1,6 +1,6 @@
 // Computes each fix a rule names from the facts of the log. A fix is a sentence people can act on plus
 // the setting changes under the training tool's own names, and the corrected command line when known.
-import type { Fix as FixSpec, FixKind } from '../rule-schema.js';
+import type { Fix as FixSpec, FixKind } from '../rule-types.js';
 import type { Evidence } from '../conditions.js';
 import { cachedUnusedMiB, heldElsewhereMiB, holds } from '../conditions.js';
 import { accumulationFor, fewerWorkers, fixedBatchForAutobatch, formatMiB, smallerBatch, smallerImgsz } from './arithmetic.js';

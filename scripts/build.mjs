@@ -1,0 +1,25 @@
+// Bundles the CLI's own TypeScript into dist/cli.mjs (packages stay external) and writes the validated
+// rule base to dist/knowledge.json, so each CLI run starts in ~0.2 s instead of compiling TypeScript and
+// loading YAML + zod. Run by `npm ci` (prepare). bin/gpu-doctor falls back to tsx whenever the bundle is
+// older than the sources; the rule loader ignores the cache when any rule file changed.
+import { build } from 'esbuild';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+
+rmSync('dist', { recursive: true, force: true });
+
+await build({
+  entryPoints: { main: 'src/cli/main.ts', 'rule-cache': 'scripts/rule-cache.ts' },
+  outdir: 'dist',
+  outExtension: { '.js': '.mjs' },
+  bundle: true,
+  splitting: true,
+  platform: 'node',
+  format: 'esm',
+  target: 'node20',
+  packages: 'external',
+  sourcemap: 'linked',
+  logLevel: 'warning',
+});
+const { writeRuleCache } = await import('../dist/rule-cache.mjs');
+mkdirSync('dist', { recursive: true });
+writeFileSync('dist/knowledge.json', JSON.stringify(await writeRuleCache()));

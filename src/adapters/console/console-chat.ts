@@ -1,0 +1,74 @@
+// The console chat: `/gpu ...` commands and pasted logs in a terminal or from a pipe.
+//
+// How a multi-line paste ends: a line with a single "." ends it, and so does the next line starting
+// with "/gpu", or the end of input (Ctrl-D / EOF). In a terminal a paste also ends when no more lines
+// arrive for 300 ms (a paste arrives in one burst), so pasting a traceback and waiting is enough.
+import { createInterface } from 'node:readline';
+import type { Readable, Writable } from 'node:stream';
+import type { CommandRegistry } from '../../core/registry.js';
+import type { CommandContext } from '../../core/command.js';
+import { renderText } from './render.js';
+import { looksLikeLog } from '../../core/paste.js';
+
+export interface ConsoleChatOptions {
+  input: Readable;
+  output: Writable;
+  registry: CommandRegistry;
+  context: CommandContext;
+  interactive: boolean;
+  idleMs?: number;
+}
+
+const MAX_PASTE_BYTES = 16 * 1024 * 1024;
+
+export async function runConsoleChat(o: ConsoleChatOptions): Promise<void> {
+  const rl = createInterface({ input: o.input, crlfDelay: Infinity, terminal: false });
+  const write = (s: string) => o.output.write(s + '\n');
+  let buffer: string[] = [];
+  let bufferBytes = 0;
+  let timer: NodeJS.Timeout | undefined;
+  let queue = Promise.resolve();
+
+  const handle = async (block: string) => {
+    const trimmed = block.trim();
+    if (trimmed === '') return;
+    if (/^\/?gpu\b/i.test(trimmed)) {
+      const { reply } = await o.registry.dispatch(block, o.context);
+      write(renderText(reply));
+    } else if (looksLikeLog(block)) {
+      const { reply } = await o.registry.dispatch(`/gpu diagnose ${block}`, o.context);
+      write(renderText(reply));
+    } else {
+      write('(not a command or a log: type /gpu help, or paste a training log)');
+    }
+    if (o.interactive) o.output.write('> ');
+  };
+  const flush = () => {
+    clearTimeout(timer);
+    const block = buffer.join('\n');
+    buffer = [];
+    bufferBytes = 0;
+    queue = queue.then(() => handle(block));
+  };
+
+  if (o.interactive) write('gpu-doctor console. Type /gpu help, or paste a log (end it with a "." line or just wait).\n> ');
+  for await (const line of rl) {
+    if (line === '.') {
+      flush();
+      continue;
+    }
+    if (/^\s*\/gpu\b/i.test(line) && buffer.length) flush();
+    if (bufferBytes + line.length < MAX_PASTE_BYTES) {
+      buffer.push(line);
+      bufferBytes += line.length + 1;
+    }
+    // A single-line command runs at once; anything else waits for the end of the paste.
+    if (/^\s*\/gpu\s+(?!diagnose\b)\S/i.test(line) && buffer.length === 1) flush();
+    else if (o.interactive) {
+      clearTimeout(timer);
+      timer = setTimeout(flush, o.idleMs ?? 300);
+    }
+  }
+  flush();
+  await queue;
+}

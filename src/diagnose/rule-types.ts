@@ -1,0 +1,69 @@
+// Rule vocabulary shared by the engine (no zod here: the fast start path must not load it).
+export const CATEGORIES = [
+  'cuda_oom',
+  'replica_oom',
+  'fragmentation',
+  'host_oom_killed',
+  'shm_exhausted',
+  'growing_memory_leak',
+  'cudnn_cublas_alloc',
+  'nccl_or_distributed',
+  'driver_or_smi',
+  'device_assert_not_memory',
+] as const;
+export type Category = (typeof CATEGORIES)[number];
+
+/** Fix generators implemented in src/diagnose/fixes/; a rule names them, the engine computes them. */
+export const FIX_KINDS = [
+  'reduce_batch',
+  'fixed_autobatch',
+  'reduce_workers',
+  'reduce_imgsz',
+  'expandable_segments',
+  'free_other_processes',
+  'empty_cache_after_validation',
+  'release_graph_references',
+  'drop_ram_cache',
+  'shm_size',
+  'absurd_request',
+  'wrong_device',
+  'advice',
+] as const;
+export type FixKind = (typeof FIX_KINDS)[number];
+
+/** Conditions on extracted facts, implemented in src/diagnose/conditions.ts. */
+export const CONDITIONS = [
+  'fragmented',
+  'not_fragmented',
+  'absurd_request',
+  'not_absurd_request',
+  'capacity_contradicts_gpu',
+  'other_process_holds_memory',
+  'autobatch',
+  'memory_series_grows',
+  'memory_series_flat',
+] as const;
+export type Condition = (typeof CONDITIONS)[number];
+
+
+export interface Fix {
+  kind: FixKind;
+  text?: string;
+  when?: Condition[];
+  changes?: Record<string, number | string | boolean>;
+}
+
+export interface Rule {
+  id: string;
+  title: string;
+  category: Category;
+  priority: number;
+  description?: string;
+  patterns: string[];
+  requires?: string[];
+  excludes?: string[];
+  when?: Condition[];
+  captures: string[];
+  fixes: Fix[];
+  source: { seed?: string; issue?: string; note?: string };
+}
