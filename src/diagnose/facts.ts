@@ -75,7 +75,9 @@ function oomMessage(text: string, starts: Uint32Array, line: number): string {
     const cont = lineText(text, starts, next);
     if (cont.length === 0 || /^\s*(Traceback|File "|\[|During handling|\w+Error\b)/.test(cont)) break;
     // A wrap inside a word or number ("allo|cated", "2.0|0 GiB") joins without a space.
-    const glue = /[A-Za-z0-9.]$/.test(msg) && /^[a-z0-9.]/.test(cont) && msg.length >= 60 ? '' : ' ';
+    const inNumber = /[0-9.]$/.test(msg) && /^[0-9.]/.test(cont);
+    const inWord = /[A-Za-z]$/.test(msg) && /^[a-z]/.test(cont) && msg.length >= 40;
+    const glue = inNumber || inWord ? '' : ' ';
     msg += glue + cont.trim();
   }
   return msg;

@@ -1,0 +1,106 @@
+// Fix arithmetic with exact expected values, and fixes computed end to end from real logs.
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { accumulationFor, fewerWorkers, fixedBatchForAutobatch, smallerBatch, smallerImgsz, workersForRam } from '../../src/diagnose/fixes/arithmetic.js';
+import { rewriteCommandLine } from '../../src/diagnose/fixes/command-line.js';
+import { loadRuleBase } from '../../src/diagnose/rule-base.js';
+import { diagnose } from '../../src/diagnose/diagnose.js';
+
+const base = await loadRuleBase();
+const evalLog = (name: string) => readFileSync(new URL(`../../../shared/eval/tracebacks/${name}`, import.meta.url), 'utf8');
+
+describe('batch arithmetic', () => {
+  it('halves when the message shows a small shortfall', () => {
+    expect(smallerBatch(16, { allocatedMiB: 6267, freeMiB: 12.31, triedAllocMiB: 16 })).toBe(8);
+    expect(accumulationFor(16, 8)).toBe(2);
+  });
+  it('goes below half when the request dwarfs what is free', () => {
+    // 4 GiB allocated, 100 MiB free, 8 GiB requested: about a third of the memory fits.
+    expect(smallerBatch(32, { allocatedMiB: 4096, freeMiB: 100, triedAllocMiB: 8192 })).toBe(9);
+    expect(accumulationFor(32, 9)).toBe(4);
+  });
+  it('never goes below 1', () => {
+    expect(smallerBatch(2, { allocatedMiB: 100, freeMiB: 0, triedAllocMiB: 100000 })).toBe(1);
+    expect(smallerBatch(1, {})).toBe(1);
+  });
+  it('keeps an existing accumulation in the effective batch', () => {
+    expect(accumulationFor(16, 8, 4)).toBe(8);
+  });
+  it('replaces AutoBatch with a fixed power of two under half its pick', () => {
+    expect(fixedBatchForAutobatch(133)).toBe(64);
+    expect(fixedBatchForAutobatch(undefined)).toBe(16);
+  });
+});
+
+describe('workers and imgsz arithmetic (seed 002 and 001)', () => {
+  it('maps host RAM to the low end of the seed table', () => {
+    expect(workersForRam(15.3)).toBe(2);
+    expect(workersForRam(31)).toBe(4);
+    expect(workersForRam(64)).toBe(8);
+    expect(workersForRam(256)).toBe(12);
+  });
+  it('workers=12 -> 4 on a 31 GB host, and 12 -> 4 when RAM is unknown', () => {
+    expect(fewerWorkers(12, 31)).toBe(4);
+    expect(fewerWorkers(12, undefined)).toBe(4);
+    expect(fewerWorkers(8, 15.3)).toBe(2);
+    expect(fewerWorkers(2, 15.3)).toBe(1);
+  });
+  it('steps imgsz through intermediate sizes', () => {
+    expect(smallerImgsz(1280)).toBe(1024);
+    expect(smallerImgsz(1024)).toBe(800);
+    expect(smallerImgsz(800)).toBe(640);
+  });
+});
+
+describe('command line rewriting', () => {
+  it('rewrites argparse flags in place', () => {
+    expect(rewriteCommandLine('python train.py --img 1280 --batch-size 16 --data x.yaml', { batch: 8, accumulate: 2 })).toBe('python train.py --img 1280 --batch-size 8 --data x.yaml');
+  });
+  it('rewrites yolo key=value arguments and appends workers', () => {
+    expect(rewriteCommandLine('yolo detect train data=data.yaml batch=-1 workers=12 single_cls=true', { workers: 4 })).toBe('yolo detect train data=data.yaml batch=-1 workers=4 single_cls=true');
+    expect(rewriteCommandLine('yolo detect train data=data.yaml imgsz=640', { workers: 4 })).toBe('yolo detect train data=data.yaml imgsz=640 workers=4');
+  });
+  it('adds gradient accumulation for the HF Trainer', () => {
+    expect(rewriteCommandLine('python run.py --per_device_train_batch_size 16', { batch: 8, accumulate: 2 })).toBe('python run.py --per_device_train_batch_size 8 --gradient_accumulation_steps 2');
+  });
+});
+
+describe('fixes computed from real logs', () => {
+  it('yolov5 #2510: batch 16 -> 8, accumulate 2, with the corrected command', () => {
+    const [d] = diagnose(evalLog('003-cuda_oom.log'), base).diagnoses;
+    expect(d.fixes[0].changes).toEqual({ batch: 8, accumulate: 2 });
+    expect(d.fixes[0].command).toContain('--batch-size 8');
+  });
+  it('an OOM where another process holds the GPU says so first, not "halve the batch"', () => {
+    const [d] = diagnose(evalLog('046-cuda_oom.log'), base).diagnoses;
+    expect(d.fixes[0].kind).toBe('free_other_processes');
+    expect(d.fixes[0].summary).toMatch(/12\.\d\d GiB/);
+  });
+  it('a 1936 GiB request is called a bug, and no fix shrinks the batch', () => {
+    const [d] = diagnose(evalLog('049-cuda_oom.log'), base).diagnoses;
+    expect(d.rule).toBe('cuda-oom-absurd-request');
+    expect(d.fixes.some((f) => 'batch' in f.changes)).toBe(false);
+  });
+  it('fragmentation gets expandable_segments first', () => {
+    const [d] = diagnose(evalLog('071-fragmentation.log'), base).diagnoses;
+    expect(d.fixes[0].env).toEqual({ PYTORCH_CUDA_ALLOC_CONF: 'expandable_segments:True' });
+  });
+  it('the Ultralytics dump with workers=8 on 15.3 GB RAM gets workers 8 -> 2 and cache=False', () => {
+    const [d] = diagnose(evalLog('064-host_oom_killed.log'), base).diagnoses;
+    expect(d.fixes[0].changes).toEqual({ workers: 2 });
+    expect(d.fixes.find((f) => f.kind === 'drop_ram_cache')?.changes).toEqual({ cache: false });
+  });
+  it('seed 002: single_cls, workers=12, batch=-1, Killed -> workers 4 and a fixed batch', () => {
+    const log = [
+      'yolo detect train data=data.yaml model=yolo11n.pt epochs=200 imgsz=640 patience=25 batch=-1 plots=true workers=12 single_cls=true',
+      'AutoBatch: Using batch-size 133 for CUDA:0 16.7G/23.6G (71%) ✅',
+      '      1/200      16.7G      1.234      2.345      1.456        133        640:  12%|█▏        | 52/430 [00:41<04:59,  1.26it/s]',
+      'Killed',
+    ].join('\n');
+    const [d] = diagnose(log, base).diagnoses;
+    expect(d.category).toBe('host_oom_killed');
+    expect(d.fixes[0].changes).toEqual({ workers: 4 });
+    expect(d.fixes[0].command).toContain('workers=4');
+    expect(d.fixes.find((f) => f.kind === 'fixed_autobatch')?.changes).toEqual({ batch: 64 });
+  });
+});
