@@ -1,0 +1,136 @@
+// Turns what the fixed remote commands printed into the status / mem result shapes, with the
+// readings parsers. Failures become one plain line.
+import type { GpuProcessStatus, GpuStatus, HostMemory } from '../core/services.js';
+import { parseFree } from '../readings/free.js';
+import { joinProcessesToGpus, parseSmiCsvWithFields, SMI_APPS_QUERY_FIELDS, SMI_GPU_QUERY_FIELDS } from '../readings/nvidia-smi-csv.js';
+import { findSmiErrors } from '../readings/nvidia-smi-errors.js';
+import { SECTION_MARK } from './remote-commands.js';
+
+export interface Section {
+  out: string;
+  code: number | null;
+}
+export type Sections = Partial<Record<'gpu' | 'apps' | 'free', Section>>;
+
+const MARK_LINE = new RegExp(`^${SECTION_MARK} (gpu|apps|free) (\\d+)$`);
+
+/** Splits the combined STATUS_COMMAND / MEM_COMMAND output at its marker lines. */
+export function splitSections(output: string): Sections {
+  const sections: Sections = {};
+  let buf: string[] = [];
+  for (const line of output.split('\n')) {
+    const m = MARK_LINE.exec(line.trimEnd());
+    if (m) {
+      sections[m[1] as 'gpu'] = { out: buf.join('\n'), code: Number(m[2]) };
+      buf = [];
+    } else buf.push(line);
+  }
+  return sections;
+}
+
+/** The one-line reason an nvidia-smi section failed, or null when it worked. */
+export function smiFailure(s: Section | undefined): string | null {
+  if (!s) return 'no output from nvidia-smi';
+  if (s.code === 0) return null;
+  const text = s.out;
+  if (s.code === 127 || /command not found|No such file or directory|not found/i.test(text) && !/No devices were found/.test(text)) {
+    if (s.code === 127 || /nvidia-smi/.test(text)) return 'nvidia-smi not found';
+  }
+  if (s.code === 124 || s.code === 137) return 'nvidia-smi timed out (hung GPU or driver?)';
+  const errors = findSmiErrors(text);
+  if (errors.length) {
+    const e = errors[0];
+    if (/couldn't communicate with the NVIDIA driver|Failed to initialize NVML|version mismatch|NVML library version/i.test(e)) return `driver not loaded: ${short(e)}`;
+    return short(e);
+  }
+  const first = text.split('\n').map((l) => l.trim()).find((l) => l !== '');
+  return `nvidia-smi failed (exit ${s.code})${first ? `: ${short(first)}` : ''}`;
+}
+
+function short(s: string, n = 160): string {
+  const clean = s.replace(/[\x00-\x1f\x7f]/g, ' ').trim();
+  return clean.length > n ? clean.slice(0, n - 1) + '…' : clean;
+}
+
+export interface ParsedStatus {
+  gpus: GpuStatus[];
+  processes: (GpuProcessStatus & { processName: string | null })[];
+  warning?: string;
+}
+
+export function parseStatusSections(sections: Sections): ParsedStatus | { error: string } {
+  const failure = smiFailure(sections.gpu);
+  if (failure) return { error: failure };
+  const { gpus } = parseSmiCsvWithFields(sections.gpu!.out, SMI_GPU_QUERY_FIELDS, 'gpu');
+  let warning: string | undefined;
+  let processes: ParsedStatus['processes'] = [];
+  const appsFailure = smiFailure(sections.apps);
+  if (appsFailure) warning = `processes unavailable: ${appsFailure}`;
+  else {
+    const parsed = parseSmiCsvWithFields(sections.apps!.out, SMI_APPS_QUERY_FIELDS, 'apps');
+    processes = joinProcessesToGpus(parsed.processes, gpus).map((p) => ({
+      gpuIndex: p.gpuIndex,
+      pid: p.pid,
+      user: null,
+      memoryMiB: p.memoryMiB,
+      command: null,
+      processName: p.name,
+    }));
+  }
+  return {
+    gpus: gpus.map((g) => ({
+      index: g.index,
+      uuid: g.uuid,
+      name: g.name,
+      memoryUsedMiB: g.memoryUsedMiB,
+      memoryTotalMiB: g.memoryTotalMiB,
+      utilizationPct: g.utilizationPct,
+      temperatureC: g.temperatureC,
+      error: g.error,
+    })),
+    processes,
+    ...(warning ? { warning } : {}),
+  };
+}
+
+export interface PsRow {
+  pid: number;
+  user: string;
+  elapsedSeconds: number | null;
+  args: string;
+}
+
+/** `ps -o pid=,user=,etimes=,args=` lines. */
+export function parsePs(text: string): Map<number, PsRow> {
+  const rows = new Map<number, PsRow>();
+  for (const line of text.split('\n')) {
+    const m = /^\s*(\d{1,10})\s+(\S{1,64})\s+(\d{1,12}|-)\s+(.*)$/.exec(line);
+    if (!m) continue;
+    const pid = Number(m[1]);
+    rows.set(pid, { pid, user: m[2], elapsedSeconds: m[3] === '-' ? null : Number(m[3]), args: m[4].trim() });
+  }
+  return rows;
+}
+
+/** Fills owner, command line and start time from ps; a pid ps does not show stays with user null. */
+export function attachPs(processes: ParsedStatus['processes'], ps: Map<number, PsRow>, now = Date.now()): GpuProcessStatus[] {
+  return processes.map(({ processName, ...p }) => {
+    const row = ps.get(p.pid);
+    if (!row) return { ...p, user: null, command: processName ? `${processName} (pid not visible on host: container?)` : '(pid not visible on host: container?)' };
+    return {
+      ...p,
+      user: row.user,
+      command: row.args || processName,
+      elapsedSeconds: row.elapsedSeconds,
+      startedAt: row.elapsedSeconds === null ? null : new Date(now - row.elapsedSeconds * 1000).toISOString(),
+    };
+  });
+}
+
+export function parseMemSection(s: Section | undefined): HostMemory | { error: string } {
+  if (!s) return { error: 'no output from free' };
+  if (s.code === 127) return { error: 'free not found' };
+  const r = parseFree(s.out, { unitBytes: 1 });
+  if (!r) return { error: `could not read free output${s.code ? ` (exit ${s.code})` : ''}` };
+  return { totalBytes: r.totalBytes, usedBytes: r.usedBytes, availableBytes: r.availableBytes, swapTotalBytes: r.swapTotalBytes, swapUsedBytes: r.swapUsedBytes };
+}

@@ -1,0 +1,50 @@
+// The ONLY commands gpu-doctor ever runs on a GPU host. Every one is a constant; the single variable
+// part (the pid list for `ps`) is built from integers the nvidia-smi parser produced, validated here.
+// Nothing from chat, config or host output is ever spliced into a command string.
+import { SMI_APPS_QUERY_FIELDS, SMI_GPU_QUERY_FIELDS } from '../readings/nvidia-smi-csv.js';
+
+export const SECTION_MARK = '@@GPU-DOCTOR@@';
+/** Seconds the remote `timeout` gives each nvidia-smi call (it hangs on GPUs with Xid faults). */
+export const REMOTE_SMI_TIMEOUT_S = 10;
+
+export const SMI_GPU_ARGS = [`--query-gpu=${SMI_GPU_QUERY_FIELDS.join(',')}`, '--format=csv,noheader,nounits'] as const;
+export const SMI_APPS_ARGS = [`--query-compute-apps=${SMI_APPS_QUERY_FIELDS.join(',')}`, '--format=csv,noheader,nounits'] as const;
+export const FREE_ARGS = ['-b'] as const;
+export const PS_FORMAT_ARGS = ['-o', 'pid=,user=,etimes=,args='] as const;
+
+/**
+ * One exec per host per request: both nvidia-smi queries and `free -b`, each followed by a marker
+ * line carrying its exit status, so one round trip gives everything `status` and `mem` need.
+ */
+export const STATUS_COMMAND =
+  `LC_ALL=C; export LC_ALL; ` +
+  `timeout ${REMOTE_SMI_TIMEOUT_S} nvidia-smi ${SMI_GPU_ARGS.join(' ')} 2>&1; echo "${SECTION_MARK} gpu $?"; ` +
+  `timeout ${REMOTE_SMI_TIMEOUT_S} nvidia-smi ${SMI_APPS_ARGS.join(' ')} 2>&1; echo "${SECTION_MARK} apps $?"; ` +
+  `free ${FREE_ARGS.join(' ')} 2>&1; echo "${SECTION_MARK} free $?"`;
+
+/** `mem` alone: only `free -b`. */
+export const MEM_COMMAND = `LC_ALL=C; export LC_ALL; free ${FREE_ARGS.join(' ')} 2>&1; echo "${SECTION_MARK} free $?"`;
+
+export const MAX_PS_PIDS = 512;
+
+/** `ps` for the owners, elapsed times and command lines of these pids; throws on anything but safe positive integers. */
+export function psCommand(pids: readonly number[]): string {
+  return `LC_ALL=C ps ${PS_FORMAT_ARGS.join(' ')} -p ${pidList(pids)}`;
+}
+
+export function pidList(pids: readonly number[]): string {
+  if (pids.length === 0 || pids.length > MAX_PS_PIDS) throw new Error(`ps needs 1..${MAX_PS_PIDS} pids`);
+  for (const p of pids) if (typeof p !== 'number' || !Number.isSafeInteger(p) || p <= 0) throw new Error('pid is not a positive integer');
+  return [...new Set(pids)].map((p) => String(p)).join(',');
+}
+
+/** Every command string the SSH layer may send, for the audit test. */
+export const FIXED_COMMAND_PATTERNS: RegExp[] = [
+  new RegExp(`^${escape(STATUS_COMMAND)}$`),
+  new RegExp(`^${escape(MEM_COMMAND)}$`),
+  new RegExp(`^${escape(`LC_ALL=C ps ${PS_FORMAT_ARGS.join(' ')} -p `)}[0-9]+(,[0-9]+)*$`),
+];
+
+function escape(s: string): string {
+  return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}

@@ -1,0 +1,272 @@
+// HostsService: the registry, the SSH pool and the parsers together. Fan-out is parallel; each host
+// is bounded by its own connect + exec timeouts, so a dead host never holds up the others.
+import { userInfo } from 'node:os';
+import type { Config } from '../core/config.js';
+import { resolvePath } from '../core/config.js';
+import type { HostAddRequest, HostInfo, HostMemResult, HostsService, HostStatusResult, HostTestResult } from '../core/services.js';
+import { KnownHosts } from './known-hosts.js';
+import { localMem, localPs, localStatus } from './local.js';
+import { attachPs, parseMemSection, parsePs, parseStatusSections, splitSections, type Sections } from './parse.js';
+import { HOST_NAME, HostRegistry, type HostEntry } from './registry.js';
+import { MEM_COMMAND, psCommand, STATUS_COMMAND } from './remote-commands.js';
+import { SshConfig, expandHome, parseUserHostPort } from './ssh-config.js';
+import { SshError, SshPool, type SshTarget } from './ssh-pool.js';
+
+export const LOCAL_HOST: HostEntry = { name: 'localhost', host: 'localhost', origin: 'local' };
+
+export interface HostsServiceOptions {
+  config: Config;
+  baseDir: string;
+  /** Override for tests: SSH_AUTH_SOCK by default. */
+  agent?: string | null;
+}
+
+/** A host name as shown back: valid names as they are; anything else cut short and made printable. */
+export function displayName(name: unknown): string {
+  const s = String(name);
+  if (HOST_NAME.test(s)) return s;
+  const clean = s.replace(/[^\x20-\x7e]/g, '?');
+  return clean.length > 40 ? clean.slice(0, 40) + '…' : clean;
+}
+
+export class SshHostsService implements HostsService {
+  readonly registry: HostRegistry;
+  readonly pool: SshPool;
+  private sshConfig: SshConfig;
+  private config: Config;
+  private baseDir: string;
+
+  constructor(opts: HostsServiceOptions) {
+    const { config, baseDir } = opts;
+    this.config = config;
+    this.baseDir = baseDir;
+    this.registry = new HostRegistry(
+      resolvePath(config.data_dir, baseDir),
+      config.hosts.map((h) => ({
+        name: h.name,
+        host: h.host,
+        ...(h.port ? { port: h.port } : {}),
+        ...(h.user ? { user: h.user } : {}),
+        ...(h.identity_file ? { identityFile: resolvePath(h.identity_file, baseDir) } : {}),
+        ...(h.host_key ? { hostKey: h.host_key } : {}),
+        origin: 'config' as const,
+      })),
+    );
+    this.sshConfig = SshConfig.load(config.ssh.config_file ? resolvePath(config.ssh.config_file, baseDir) : undefined);
+    const agent = opts.agent === undefined ? process.env.SSH_AUTH_SOCK : opts.agent;
+    this.pool = new SshPool({
+      connectTimeoutMs: config.ssh.connect_timeout_ms,
+      execTimeoutMs: config.ssh.exec_timeout_ms,
+      maxConcurrentConnects: config.ssh.max_concurrent_connects,
+      knownHosts: KnownHosts.load(resolvePath(config.ssh.known_hosts ?? '~/.ssh/known_hosts', baseDir)),
+      ...(config.ssh.identity_file ? { defaultIdentityFile: resolvePath(config.ssh.identity_file, baseDir) } : {}),
+      ...(agent ? { agent } : {}),
+    });
+  }
+
+  async close(): Promise<void> {
+    await this.pool.close();
+    this.registry.close();
+  }
+
+  private allHosts(): HostEntry[] {
+    const hosts = this.registry.list();
+    return hosts.length ? hosts : [LOCAL_HOST];
+  }
+
+  private lookup(name: string): HostEntry | null {
+    if (typeof name !== 'string' || !HOST_NAME.test(name)) return null;
+    const all = this.registry.list();
+    if (all.length === 0 && name === 'localhost') return LOCAL_HOST;
+    return this.registry.get(name);
+  }
+
+  /** The hosts named (deduplicated, unknown ones as null), or every host. */
+  private pick(names: string[]): { name: string; entry: HostEntry | null }[] {
+    if (!names.length) return this.allHosts().map((e) => ({ name: e.name, entry: e }));
+    const seen = new Set<string>();
+    const out: { name: string; entry: HostEntry | null }[] = [];
+    for (const n of names.slice(0, 256)) {
+      const key = String(n);
+      if (seen.has(key)) continue;
+      seen.add(key);
+      out.push({ name: displayName(key), entry: this.lookup(key) });
+    }
+    return out;
+  }
+
+  target(entry: HostEntry, depth = 0): SshTarget {
+    const alias = this.sshConfig.resolve(entry.host);
+    const jump = alias.proxyJump && depth < 3 ? parseUserHostPort(alias.proxyJump) : null;
+    let proxyJump: SshTarget | undefined;
+    if (jump) {
+      const jumpAlias = this.sshConfig.resolve(jump.host);
+      proxyJump = this.target({ name: `${entry.name}-jump`, host: jump.host, origin: 'config', ...(jump.user ?? jumpAlias.user ? { user: jump.user ?? jumpAlias.user } : {}), ...(jump.port ? { port: jump.port } : {}) }, depth + 1);
+    }
+    return {
+      name: entry.name,
+      host: alias.hostName ?? entry.host,
+      port: entry.port ?? alias.port ?? 22,
+      user: entry.user ?? alias.user ?? userInfo().username,
+      ...(entry.identityFile ?? alias.identityFile ? { identityFile: expandHome(entry.identityFile ?? alias.identityFile!) } : {}),
+      ...(entry.hostKey ? { hostKey: entry.hostKey } : {}),
+      ...(proxyJump ? { proxyJump } : {}),
+    };
+  }
+
+  private async runSections(entry: HostEntry, command: 'status' | 'mem'): Promise<Sections> {
+    const timeout = this.config.ssh.exec_timeout_ms;
+    if (entry.origin === 'local') return command === 'status' ? localStatus(timeout) : localMem(timeout);
+    const r = await this.pool.exec(this.target(entry), command === 'status' ? STATUS_COMMAND : MEM_COMMAND);
+    return splitSections(r.stdout);
+  }
+
+  private async psText(entry: HostEntry, pids: number[]): Promise<string> {
+    const timeout = this.config.ssh.exec_timeout_ms;
+    if (entry.origin === 'local') return (await localPs(pids, timeout)).out;
+    return (await this.pool.exec(this.target(entry), psCommand(pids))).stdout;
+  }
+
+  private async statusOne(name: string, entry: HostEntry | null): Promise<HostStatusResult> {
+    if (!entry) return { name, ok: false, error: 'unknown host' };
+    const started = performance.now();
+    const ms = () => Math.round(performance.now() - started);
+    try {
+      const parsed = parseStatusSections(await this.runSections(entry, 'status'));
+      if ('error' in parsed) return { name, ok: false, elapsedMs: ms(), error: parsed.error };
+      const pids = [...new Set(parsed.processes.map((p) => p.pid))].slice(0, 512);
+      let ps = new Map();
+      let warning = parsed.warning;
+      if (pids.length) {
+        try {
+          ps = parsePs(await this.psText(entry, pids));
+        } catch (e) {
+          warning = `process owners unavailable: ${(e as Error).message}`;
+        }
+      }
+      return { name, ok: true, elapsedMs: ms(), gpus: parsed.gpus, processes: attachPs(parsed.processes, ps), ...(warning ? { warning } : {}) };
+    } catch (e) {
+      return { name, ok: false, elapsedMs: ms(), error: errorLine(e) };
+    }
+  }
+
+  private async memOne(name: string, entry: HostEntry | null): Promise<HostMemResult> {
+    if (!entry) return { name, ok: false, error: 'unknown host' };
+    const started = performance.now();
+    const ms = () => Math.round(performance.now() - started);
+    try {
+      const memory = parseMemSection((await this.runSections(entry, 'mem')).free);
+      if ('error' in memory) return { name, ok: false, elapsedMs: ms(), error: memory.error };
+      return { name, ok: true, elapsedMs: ms(), memory };
+    } catch (e) {
+      return { name, ok: false, elapsedMs: ms(), error: errorLine(e) };
+    }
+  }
+
+  status(names: string[]): Promise<HostStatusResult[]> {
+    return Promise.all(this.pick(names).map(({ name, entry }) => this.statusOne(name, entry)));
+  }
+
+  mem(names: string[]): Promise<HostMemResult[]> {
+    return Promise.all(this.pick(names).map(({ name, entry }) => this.memOne(name, entry)));
+  }
+
+  async list(): Promise<HostInfo[]> {
+    return this.allHosts().map((e) => info(e, e.origin === 'local' ? null : this.target(e)));
+  }
+
+  async add(req: HostAddRequest): Promise<{ host: HostInfo; fingerprint: string | null; message: string }> {
+    if (!HOST_NAME.test(req.name)) throw new Error('invalid host name (letters, digits, . _ -, max 63)');
+    if (this.registry.get(req.name)) throw new Error(`${req.name} already exists`);
+    const identityFile = req.identityFile ? resolvePath(req.identityFile, process.cwd()) : undefined;
+    const draft: HostEntry = { name: req.name, host: req.host, port: req.port, user: req.user, ...(identityFile ? { identityFile } : {}), origin: 'runtime' };
+    let fingerprint: string | null = null;
+    if (req.trust) fingerprint = await this.pool.fetchFingerprint(this.target(draft));
+    const saved = this.registry.add({ name: req.name, host: req.host, port: req.port, user: req.user, ...(identityFile ? { identityFile } : {}), hostKey: fingerprint });
+    if (!fingerprint) {
+      try {
+        fingerprint = await this.pool.fetchFingerprint(this.target(saved));
+      } catch {
+        fingerprint = null;
+      }
+    }
+    const message = req.trust
+      ? `added ${req.name} and trusted its host key ${fingerprint}`
+      : `added ${req.name}${fingerprint ? `; its host key ${fingerprint} is not trusted yet unless known_hosts has it (an admin can run \`hosts trust ${req.name}\`)` : ''}`;
+    return { host: info(saved, this.target(saved)), fingerprint, message };
+  }
+
+  async remove(name: string): Promise<boolean> {
+    const entry = this.lookup(name);
+    if (!entry) return false;
+    this.pool.drop(this.target(entry));
+    return this.registry.remove(name);
+  }
+
+  async test(name: string): Promise<HostTestResult> {
+    const entry = this.lookup(name);
+    if (!entry) return { name: displayName(name), ok: false, steps: [{ step: 'lookup', ok: false, ms: 0, detail: 'unknown host' }] };
+    const steps: HostTestResult['steps'] = [];
+    let fingerprint: string | null = null;
+    const step = async <T>(label: string, f: () => Promise<T>, detail?: (t: T) => string | undefined): Promise<T | null> => {
+      const t0 = performance.now();
+      try {
+        const r = await f();
+        const d = detail?.(r);
+        steps.push({ step: label, ok: true, ms: Math.round(performance.now() - t0), ...(d ? { detail: d } : {}) });
+        return r;
+      } catch (e) {
+        if (e instanceof SshError && e.fingerprint) fingerprint = e.fingerprint;
+        steps.push({ step: label, ok: false, ms: Math.round(performance.now() - t0), detail: errorLine(e) });
+        return null;
+      }
+    };
+    if (entry.origin !== 'local') {
+      const target = this.target(entry);
+      this.pool.drop(target);
+      const c = await step('connect', () => this.pool.connectOnly(target), (r) => `host key ${r.fingerprint}`);
+      if (!c) return { name: entry.name, ok: false, fingerprint, steps };
+      fingerprint = c.fingerprint;
+    }
+    const s = await step('nvidia-smi', () => this.statusOne(entry.name, entry), (r) => (r.ok ? `${r.gpus.length} GPU(s), ${r.processes.length} process(es)` : undefined));
+    if (s && !s.ok) {
+      steps[steps.length - 1].ok = false;
+      steps[steps.length - 1].detail = s.error;
+    }
+    const m = await step('free', () => this.memOne(entry.name, entry), (r) => (r.ok ? `${Math.round(r.memory.totalBytes / 2 ** 30)} GiB RAM` : undefined));
+    if (m && !m.ok) {
+      steps[steps.length - 1].ok = false;
+      steps[steps.length - 1].detail = m.error;
+    }
+    return { name: entry.name, ok: steps.every((s) => s.ok), fingerprint, steps };
+  }
+
+  async trust(name: string): Promise<{ fingerprint: string; message: string }> {
+    const entry = this.lookup(name);
+    if (!entry) throw new Error('unknown host');
+    if (entry.origin === 'local') throw new Error('localhost is run without SSH; nothing to trust');
+    const target = this.target({ ...entry, hostKey: undefined });
+    const fingerprint = await this.pool.fetchFingerprint(target);
+    const previous = entry.hostKey;
+    this.registry.trust(entry.name, fingerprint);
+    this.pool.drop(this.target(entry));
+    const message =
+      previous && previous !== fingerprint
+        ? `trusted the NEW host key of ${entry.name}: ${fingerprint} (replaces ${previous})`
+        : `trusted the host key of ${entry.name}: ${fingerprint}`;
+    return { fingerprint, message };
+  }
+}
+
+function info(e: HostEntry, t: SshTarget | null): HostInfo {
+  return { name: e.name, target: t ? `${t.user}@${t.host}:${t.port}` : 'local', origin: e.origin, hostKey: e.hostKey ?? null };
+}
+
+export function errorLine(e: unknown): string {
+  const msg = e instanceof Error ? e.message : String(e);
+  return msg.split('\n')[0].slice(0, 300);
+}
+
+export function createHostsService(config: Config, baseDir: string): SshHostsService {
+  return new SshHostsService({ config, baseDir });
+}
