@@ -1,0 +1,219 @@
+// Real OpenSSH sshd instances on 127.0.0.1 random ports, each with its own host key, one authorised
+// client key, a ForceCommand wrapper that logs $SSH_ORIGINAL_COMMAND to an audit log, and fake
+// nvidia-smi / ps scripts answering the bot's exact queries from the real outputs in shared/fixtures.
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer, connect, type Server } from 'node:net';
+import { join, resolve } from 'node:path';
+import { parseSmiCsv } from '../../src/readings/nvidia-smi-csv.js';
+import { parseSmiTable } from '../../src/readings/nvidia-smi-table.js';
+
+export const SSHD = ['/usr/sbin/sshd', '/usr/local/sbin/sshd'].find((p) => existsSync(p)) ?? null;
+export const FIXTURES = resolve(import.meta.dirname, '../../../shared/fixtures');
+const FIXTURES_ALT = '/work/shared/fixtures';
+export const fixturesDir = existsSync(FIXTURES) ? FIXTURES : FIXTURES_ALT;
+
+export type SmiMode = 'ok' | 'missing' | 'hang' | 'driver';
+
+export interface SshdInstance {
+  port: number;
+  dir: string;
+  fingerprint: string;
+  publicKeyLine: string;
+  auditLog: string;
+  proc: ChildProcess;
+  stop(): Promise<void>;
+}
+
+export function freePort(): Promise<number> {
+  return new Promise((res, rej) => {
+    const s = createServer();
+    s.once('error', rej);
+    s.listen(0, '127.0.0.1', () => {
+      const p = (s.address() as { port: number }).port;
+      s.close(() => res(p));
+    });
+  });
+}
+
+/** Host data generated from the real fixtures: 8x H200 (table + compute-apps) or 1x H100 (MIG apps). */
+export function fixtureData(kind: 'h200' | 'h100'): { gpuCsv: string; appsCsv: string; psTxt: string } {
+  const f = (p: string) => readFileSync(join(fixturesDir, p), 'utf8');
+  if (kind === 'h200') {
+    const table = parseSmiTable(f('nvidia-smi/13-8x-h200-8procs-570.txt'));
+    const apps = parseSmiCsv(f('nvidia-smi/37-8x-h200-query-compute-apps-not-found-procname.csv')).processes;
+    const uuids = apps.map((a) => a.gpuUuid!);
+    const gpuCsv = table.gpus
+      .map((g, i) => [g.index, uuids[i] ?? `GPU-${i}`, g.name, g.memoryUsedMiB, g.memoryTotalMiB, g.utilizationPct, g.temperatureC].join(', '))
+      .join('\n');
+    const appsCsv = apps.map((a) => [a.gpuUuid, a.pid, a.memoryMiB, a.name].join(', ')).join('\n');
+    // The last process (pid 1758887, "[Not Found]") is in a container: ps does not see it.
+    const psTxt = apps
+      .slice(0, -1)
+      .map((a, i) => `${String(a.pid).padStart(8)} ${i % 2 ? 'bob' : 'alice'} ${String(3600 * (i + 1)).padStart(10)} ${a.name} -m vllm.entrypoints.openai.api_server --tp 8`)
+      .join('\n');
+    return { gpuCsv: gpuCsv + '\n', appsCsv: appsCsv + '\n', psTxt: psTxt + '\n' };
+  }
+  const q = f('nvidia-smi/27-h100-healthy-same-cluster-query-gpu.csv');
+  const g = parseSmiCsv(q).gpus[0];
+  const apps = parseSmiCsv(f('nvidia-smi/17-h100-mig-query-compute-apps-3procs-590.csv')).processes;
+  const gpuCsv = [g.index, apps[0].gpuUuid, 'NVIDIA H100 80GB HBM3', g.memoryUsedMiB, 81559, g.utilizationPct, g.temperatureC].join(', ') + '\n';
+  const appsCsv = apps.map((a) => [a.gpuUuid, a.pid, a.memoryMiB, a.name].join(', ')).join('\n') + '\n';
+  const psTxt = apps.map((a) => `${String(a.pid).padStart(8)} carol ${String(120).padStart(10)} ${a.name} --size 2G`).join('\n') + '\n';
+  return { gpuCsv, appsCsv, psTxt };
+}
+
+function sh(path: string, text: string) {
+  writeFileSync(path, text);
+  chmodSync(path, 0o755);
+}
+
+/** Client key shared by all instances of one world. */
+export function makeClientKey(dir: string): { keyFile: string; pub: string } {
+  mkdirSync(dir, { recursive: true });
+  const keyFile = join(dir, 'client_key');
+  if (!existsSync(keyFile)) execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-f', keyFile, '-C', 'gpu-doctor-test']);
+  return { keyFile, pub: readFileSync(keyFile + '.pub', 'utf8') };
+}
+
+export async function startSshd(dir: string, clientPub: string, opts: { mode?: SmiMode; data?: 'h200' | 'h100'; hostKeyFrom?: string } = {}): Promise<SshdInstance> {
+  if (!SSHD) throw new Error('sshd not installed');
+  mkdirSync(dir, { recursive: true });
+  if (process.getuid?.() === 0) mkdirSync('/run/sshd', { recursive: true });
+  const bin = join(dir, 'bin');
+  mkdirSync(bin, { recursive: true });
+  const hostKey = join(dir, 'host_key');
+  if (!existsSync(hostKey)) execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-f', hostKey, '-C', 'host']);
+  const publicKeyLine = readFileSync(hostKey + '.pub', 'utf8').trim();
+  const fingerprint = execFileSync('ssh-keygen', ['-lf', hostKey + '.pub'], { encoding: 'utf8' }).split(/\s+/)[1];
+  writeFileSync(join(dir, 'authorized_keys'), clientPub);
+  const data = fixtureData(opts.data ?? 'h200');
+  writeFileSync(join(dir, 'gpu.csv'), data.gpuCsv);
+  writeFileSync(join(dir, 'apps.csv'), data.appsCsv);
+  writeFileSync(join(dir, 'ps.txt'), data.psTxt);
+  const mode = opts.mode ?? 'ok';
+  if (mode !== 'missing') {
+    const body =
+      mode === 'hang'
+        ? 'sleep 60\n'
+        : mode === 'driver'
+          ? `cat '${join(fixturesDir, 'nvidia-smi/25-error-nvml-mismatch-with-library-version.txt')}'\nexit 18\n`
+          : `case "$*" in
+  "--query-gpu=index,uuid,name,memory.used,memory.total,utilization.gpu,temperature.gpu --format=csv,noheader,nounits") cat '${dir}/gpu.csv' ;;
+  "--query-compute-apps=gpu_uuid,pid,used_memory,process_name --format=csv,noheader,nounits") cat '${dir}/apps.csv' ;;
+  *) echo "fake nvidia-smi: unexpected arguments: $*" >&2; exit 2 ;;
+esac
+`;
+    sh(join(bin, 'nvidia-smi'), `#!/bin/sh\n${body}`);
+  }
+  sh(
+    join(bin, 'ps'),
+    `#!/bin/sh
+pids=""
+while [ $# -gt 0 ]; do if [ "$1" = "-p" ]; then shift; pids="$1"; fi; shift; done
+rc=1
+for p in $(echo "$pids" | tr ',' ' '); do
+  line=$(grep "^ *$p " '${dir}/ps.txt') && { echo "$line"; rc=0; }
+done
+exit $rc
+`,
+  );
+  sh(join(bin, 'free'), `#!/bin/sh\n[ "$*" = "-b" ] || exit 2\ncat '${join(fixturesDir, 'free/17-free-b-6gb.txt')}'\n`);
+  const auditLog = join(dir, 'audit.log');
+  writeFileSync(auditLog, '');
+  sh(
+    join(dir, 'wrapper.sh'),
+    `#!/bin/sh
+printf '%s\\n' "$SSH_ORIGINAL_COMMAND" >> '${auditLog}'
+PATH='${bin}':/usr/bin:/bin
+export PATH
+exec /bin/sh -c "$SSH_ORIGINAL_COMMAND"
+`,
+  );
+  const port = await freePort();
+  const cfg = join(dir, 'sshd_config');
+  writeFileSync(
+    cfg,
+    [
+      `Port ${port}`,
+      'ListenAddress 127.0.0.1',
+      `HostKey ${hostKey}`,
+      `PidFile ${join(dir, 'sshd.pid')}`,
+      `AuthorizedKeysFile ${join(dir, 'authorized_keys')}`,
+      'UsePAM no',
+      'StrictModes no',
+      'PasswordAuthentication no',
+      'KbdInteractiveAuthentication no',
+      'PermitRootLogin yes',
+      'MaxStartups 200:30:400',
+      'MaxSessions 20',
+      'LogLevel ERROR',
+      `ForceCommand ${join(dir, 'wrapper.sh')}`,
+      '',
+    ].join('\n'),
+  );
+  const proc = spawn(SSHD, ['-D', '-e', '-f', cfg], { stdio: ['ignore', 'ignore', 'pipe'], detached: true });
+  let stderr = '';
+  proc.stderr!.on('data', (d) => (stderr += d));
+  await waitForBanner(port, 5000).catch((e) => {
+    proc.kill('SIGKILL');
+    throw new Error(`sshd did not start: ${e.message}\n${stderr}`);
+  });
+  return {
+    port,
+    dir,
+    fingerprint,
+    publicKeyLine,
+    auditLog,
+    proc,
+    async stop() {
+      if (proc.exitCode !== null) return;
+      const exited = new Promise((r) => proc.once('exit', r));
+      try {
+        process.kill(-proc.pid!, 'SIGKILL');
+      } catch {
+        proc.kill('SIGKILL');
+      }
+      await exited;
+    },
+  };
+}
+
+function waitForBanner(port: number, ms: number): Promise<void> {
+  const deadline = Date.now() + ms;
+  return new Promise((res, rej) => {
+    const attempt = () => {
+      const s = connect(port, '127.0.0.1');
+      s.once('data', (d) => {
+        s.destroy();
+        if (String(d).startsWith('SSH-')) res();
+        else rej(new Error('not ssh'));
+      });
+      s.once('error', () => {
+        s.destroy();
+        if (Date.now() > deadline) rej(new Error('timeout'));
+        else setTimeout(attempt, 30);
+      });
+    };
+    attempt();
+  });
+}
+
+/** A TCP listener that accepts and never says anything (a wedged host). */
+export async function silentListener(): Promise<{ port: number; server: Server; close(): Promise<void> }> {
+  const sockets = new Set<import('node:net').Socket>();
+  const server = createServer((s) => {
+    sockets.add(s);
+    s.on('error', () => undefined);
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return {
+    port: (server.address() as { port: number }).port,
+    server,
+    close: () =>
+      new Promise<void>((r) => {
+        for (const s of sockets) s.destroy();
+        server.close(() => r());
+      }),
+  };
+}
