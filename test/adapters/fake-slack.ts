@@ -1,0 +1,106 @@
+// A local fake of Slack's Web API (what SLACK_API_URL points at): records every call and answers
+// {ok:true,...} like Slack. Also serves files for url_private downloads and, for Socket Mode,
+// apps.connections.open + a WebSocket server.
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { WebSocketServer, type WebSocket } from 'ws';
+
+export interface SlackCall {
+  method: string;
+  body: Record<string, any>;
+  auth?: string;
+}
+
+async function readBody(req: IncomingMessage): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const c of req) chunks.push(c as Buffer);
+  return Buffer.concat(chunks);
+}
+
+export class FakeSlack {
+  calls: SlackCall[] = [];
+  files = new Map<string, Buffer>();
+  downloads: { path: string; auth?: string }[] = [];
+  sockets: WebSocket[] = [];
+  private server!: Server;
+  wss?: WebSocketServer;
+  base = '';
+
+  async start(): Promise<this> {
+    this.server = createServer(async (req, res) => {
+      const url = new URL(req.url!, 'http://x');
+      const raw = await readBody(req);
+      if (url.pathname.startsWith('/files/')) {
+        this.downloads.push({ path: url.pathname, auth: req.headers.authorization });
+        const f = this.files.get(url.pathname);
+        if (!f || req.headers.authorization !== 'Bearer xoxb-test-token') return void res.writeHead(404).end();
+        res.writeHead(200, { 'content-type': 'text/plain', 'content-length': f.length });
+        return void res.end(f);
+      }
+      if (url.pathname.startsWith('/upload/')) {
+        this.calls.push({ method: 'upload', body: { bytes: raw.length, path: url.pathname } });
+        return void res.writeHead(200).end('OK - ' + raw.length);
+      }
+      if (url.pathname.startsWith('/response/')) {
+        this.calls.push({ method: 'response_url', body: JSON.parse(raw.toString() || '{}') });
+        return void res.writeHead(200).end('ok');
+      }
+      const method = url.pathname.replace(/^\/api\//, '');
+      const type = req.headers['content-type'] ?? '';
+      let body: Record<string, any> = {};
+      if (type.includes('json')) body = JSON.parse(raw.toString() || '{}');
+      else if (type.includes('multipart')) body = { multipart: raw.length };
+      else body = Object.fromEntries(new URLSearchParams(raw.toString()));
+      for (const k of ['blocks', 'files', 'attachments']) if (typeof body[k] === 'string') body[k] = JSON.parse(body[k]);
+      this.calls.push({ method, body, auth: req.headers.authorization });
+      const answer = this.answer(method, body);
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify(answer));
+    });
+    await new Promise<void>((r) => this.server.listen(0, '127.0.0.1', () => r()));
+    this.base = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+    this.wss = new WebSocketServer({ server: this.server, path: '/socket' });
+    this.wss.on('connection', (ws) => {
+      this.sockets.push(ws);
+      ws.send(JSON.stringify({ type: 'hello', num_connections: 1, debug_info: { host: 'fake', approximate_connection_time: 18060 }, connection_info: { app_id: 'A1' } }));
+    });
+    return this;
+  }
+
+  answer(method: string, body: Record<string, any>): Record<string, any> {
+    switch (method) {
+      case 'auth.test':
+        return { ok: true, url: 'https://fake.slack.com/', team: 'Fake', user: 'gpu-doctor', team_id: 'T1', user_id: 'UBOT', bot_id: 'BBOT' };
+      case 'chat.postMessage':
+        return { ok: true, channel: body.channel, ts: `${Date.now() / 1000}`, message: { text: body.text } };
+      case 'files.getUploadURLExternal':
+        return { ok: true, upload_url: `${this.base}/upload/F${this.calls.length}`, file_id: `F${this.calls.length}` };
+      case 'files.completeUploadExternal':
+        return { ok: true, files: [{ id: 'F1', title: 'x' }] };
+      case 'apps.connections.open':
+        return { ok: true, url: `${this.base.replace('http', 'ws')}/socket` };
+      default:
+        return { ok: true };
+    }
+  }
+
+  of(method: string): SlackCall[] {
+    return this.calls.filter((c) => c.method === method);
+  }
+
+  async waitFor(method: string, count = 1, timeoutMs = 10000): Promise<SlackCall[]> {
+    const t0 = Date.now();
+    while (this.of(method).length < count) {
+      if (Date.now() - t0 > timeoutMs) throw new Error(`timed out waiting for ${count}x ${method}; got ${this.calls.map((c) => c.method).join(', ')}`);
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    return this.of(method);
+  }
+
+  async close(): Promise<void> {
+    for (const s of this.sockets) s.terminate();
+    this.wss?.close();
+    this.server.closeAllConnections?.();
+    await new Promise<void>((r) => this.server.close(() => r()));
+  }
+}
