@@ -1,0 +1,63 @@
+// npm run bench: the full rule base over 1 MB and 20 MB realistic logs, beside GNU grep -E -c -f with
+// the rule base's own patterns on the same files. Process start is excluded on both sides: grep's is
+// measured on an empty file and subtracted; ours runs in-process.
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { loadRuleBase } from '../src/diagnose/rule-base.js';
+import { diagnose } from '../src/diagnose/diagnose.js';
+
+const base = await loadRuleBase();
+const dir = mkdtempSync(join(tmpdir(), 'gd-bench-'));
+const evalDir = new URL('../../shared/eval/tracebacks/', import.meta.url).pathname;
+
+// A realistic training log: progress lines and warnings, with real error logs spread through it.
+const realLogs = readdirSync(evalDir).filter((f) => f.endsWith('.log')).map((f) => readFileSync(join(evalDir, f), 'utf8'));
+function makeLog(bytes: number): string {
+  const parts: string[] = [];
+  let size = 0;
+  for (let i = 0; size < bytes; i++) {
+    const line = i % 500 === 499
+      ? realLogs[(i / 500) % realLogs.length | 0]
+      : `      ${1 + (i % 300)}/300      ${(10 + (i % 7) / 10).toFixed(2)}G      1.${i % 997}      0.${i % 89}      1.${i % 13}        ${100 + (i % 50)}        640:  ${i % 100}%|███▌      | ${i % 430}/430 [00:41<04:59,  1.26it/s]`;
+    parts.push(line);
+    size += line.length + 1;
+  }
+  return parts.join('\n');
+}
+
+// GNU grep has no re2 syntax for (?:...) — translate to plain groups, which ERE accepts.
+const patternsFile = join(dir, 'patterns.txt');
+writeFileSync(patternsFile, base.patterns.map((p) => p.source.replace(/\(\?:/g, '(').replace(/\\d/g, '[0-9]').replace(/\\s/g, '[[:space:]]').replace(/\\S/g, '[^[:space:]]').replace(/\\w/g, '[[:alnum:]_]').replace(/\\W/g, '[^[:alnum:]_]').replace(/\\b/g, '\\b')).join('\n') + '\n');
+const empty = join(dir, 'empty.log');
+writeFileSync(empty, '');
+
+const time = (f: () => void, runs = 5) => {
+  const times: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    const t = performance.now();
+    f();
+    times.push(performance.now() - t);
+  }
+  return times.sort((a, b) => a - b)[Math.floor(runs / 2)];
+};
+const grep = (file: string) => () => {
+  try {
+    execFileSync('grep', ['-E', '-i', '-c', '-f', patternsFile, file], { stdio: 'pipe' });
+  } catch (e) {
+    if ((e as { status?: number }).status !== 1) throw e;
+  }
+};
+
+const grepStart = time(grep(empty), 9);
+console.log(`rules: ${base.rules.length}, patterns: ${base.patterns.length}; grep process start ${grepStart.toFixed(1)} ms (subtracted)`);
+console.log('size    diagnose ms   grep ms   ratio (diagnose / grep)');
+for (const mb of [1, 20]) {
+  const text = makeLog(mb * 1024 * 1024);
+  const file = join(dir, `${mb}mb.log`);
+  writeFileSync(file, text);
+  const ours = time(() => diagnose(text, base));
+  const theirs = Math.max(0.1, time(grep(file)) - grepStart);
+  console.log(`${String(mb).padStart(2)} MB   ${ours.toFixed(1).padStart(10)}   ${theirs.toFixed(1).padStart(7)}   ${(ours / theirs).toFixed(2)}x`);
+}
