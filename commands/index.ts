@@ -2,7 +2,10 @@
 import type { Command } from '../src/core/command.js';
 import diagnose from './diagnose.js';
 import help from './help.js';
+import hosts from './hosts.js';
+import mem from './mem.js';
+import status from './status.js';
 
 export function allCommands(): Command<any>[] {
-  return [help, diagnose];
+  return [help, diagnose, status, mem, hosts];
 }

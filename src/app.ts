@@ -16,6 +16,10 @@ export async function createApp(configFile?: string): Promise<App> {
   const loaded = loadConfig(configFile);
   const services: Services = { rules: await loadRuleBase() };
   const closers: (() => Promise<void> | void)[] = [];
+  const { createHostsService } = await import('./hosts/service.js');
+  const hosts = createHostsService(loaded.config, loaded.baseDir);
+  services.hosts = hosts;
+  closers.push(() => hosts.close());
   const registry = new CommandRegistry(allCommands());
   return {
     loaded,

@@ -1,9 +1,86 @@
-// `gpu-doctor status|mem|hosts`: filled in by the hosts work (issue 3).
-import { UsageError } from './usage.js';
+// `gpu-doctor status|mem [HOST...] [--json] [--config FILE]` and `gpu-doctor hosts ...`.
+// The console user is admin. --json prints the result shapes of src/core/services.ts.
+import { loadConfig } from '../core/config.js';
+import type { Reply } from '../core/reply.js';
+import { createHostsService, type SshHostsService } from '../hosts/service.js';
+import { listReply, memReply, statusReply, testReply } from '../hosts/render.js';
+import { parseUserHostPort } from '../hosts/ssh-config.js';
+import { parseArgs, UsageError } from './usage.js';
 
-const notYet = async (): Promise<number> => {
-  throw new UsageError('host commands are not available in this build yet');
-};
-export const statusCli = notYet;
-export const memCli = notYet;
-export const hostsCli = notYet;
+async function withService<T>(configFile: string | undefined, f: (s: SshHostsService) => Promise<T>): Promise<T> {
+  const loaded = loadConfig(configFile);
+  const svc = createHostsService(loaded.config, loaded.baseDir);
+  try {
+    return await f(svc);
+  } finally {
+    await svc.close();
+  }
+}
+
+async function print(reply: Reply): Promise<void> {
+  const { renderText } = await import('../adapters/console/render.js');
+  process.stdout.write(renderText(reply) + '\n');
+}
+
+const out = (v: unknown) => process.stdout.write(JSON.stringify(v, null, 2) + '\n');
+
+export async function statusCli(args: string[]): Promise<number> {
+  const { flags, positionals } = parseArgs(args, { booleans: ['json'], values: ['config'] });
+  const results = await withService(flags.config as string | undefined, (s) => s.status(positionals));
+  if (flags.json) out({ hosts: results });
+  else await print(statusReply(results));
+  return results.every((r) => r.ok) ? 0 : 1;
+}
+
+export async function memCli(args: string[]): Promise<number> {
+  const { flags, positionals } = parseArgs(args, { booleans: ['json'], values: ['config'] });
+  const results = await withService(flags.config as string | undefined, (s) => s.mem(positionals));
+  if (flags.json) out({ hosts: results });
+  else await print(memReply(results));
+  return results.every((r) => r.ok) ? 0 : 1;
+}
+
+export async function hostsCli(args: string[]): Promise<number> {
+  const { flags, positionals } = parseArgs(args, { booleans: ['json', 'trust'], values: ['config', 'key'] });
+  const [sub = 'list', name, target] = positionals;
+  return withService(flags.config as string | undefined, async (s) => {
+    switch (sub) {
+      case 'list': {
+        const hosts = await s.list();
+        if (flags.json) out({ hosts });
+        else await print(listReply(hosts));
+        return 0;
+      }
+      case 'test': {
+        if (!name) throw new UsageError('hosts test NAME');
+        const t = await s.test(name);
+        if (flags.json) out(t);
+        else await print(testReply(t));
+        return t.ok ? 0 : 1;
+      }
+      case 'remove': {
+        if (!name) throw new UsageError('hosts remove NAME');
+        const ok = await s.remove(name);
+        process.stdout.write(ok ? `removed ${name}\n` : 'unknown host\n');
+        return ok ? 0 : 1;
+      }
+      case 'trust': {
+        if (!name) throw new UsageError('hosts trust NAME');
+        const t = await s.trust(name);
+        if (flags.json) out(t);
+        else process.stdout.write(t.message + '\n');
+        return 0;
+      }
+      case 'add': {
+        const parsed = target ? parseUserHostPort(target) : null;
+        if (!name || !parsed?.user) throw new UsageError('hosts add NAME user@host[:port] [--key PATH] [--trust]');
+        const r = await s.add({ name, user: parsed.user, host: parsed.host, port: parsed.port ?? 22, ...(flags.key ? { identityFile: String(flags.key) } : {}), trust: flags.trust === true });
+        if (flags.json) out(r);
+        else process.stdout.write(r.message + '\n');
+        return 0;
+      }
+      default:
+        throw new UsageError('hosts list|add|remove|test|trust');
+    }
+  });
+}

@@ -1,0 +1,15 @@
+// /gpu status [HOST...]: per host, per GPU: memory with a bar, utilisation, temperature, processes.
+import { z } from 'zod';
+import { defineCommand } from '../src/core/command.js';
+import { statusReply } from '../src/hosts/render.js';
+
+export default defineCommand({
+  name: 'status',
+  summary: 'Who holds which GPU: memory, utilisation, temperature and processes per host',
+  usage: 'status [HOST...]',
+  options: z.object({ _: z.array(z.string()).max(64).default([]) }).passthrough(),
+  async run({ _: hosts }, ctx) {
+    if (!ctx.services.hosts) return { title: 'No hosts service', severity: 'error', sections: [{ text: 'Host commands are not configured.' }] };
+    return statusReply(await ctx.services.hosts.status(hosts));
+  },
+});
