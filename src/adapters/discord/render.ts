@@ -1,0 +1,98 @@
+// Renders a Reply as one Discord embed within its limits: 256-char title, 4096-char description,
+// 25 fields (256/1024), 6000 characters in all. Tables and code go in ``` blocks; when something no
+// longer fits (or a table is longer than INLINE_TABLE_ROWS), the rows that fit are shown, the message
+// says how many, and the full text is attached as a file.
+import type { Reply, ReplyFile } from '../../core/reply.js';
+import { DISCORD_LIMITS as L, INLINE_TABLE_ROWS, chunkLines, chunkTable, cutLine, replyAsFile, tableAsFile } from '../render-limits.js';
+
+export interface DiscordEmbed {
+  title: string;
+  description?: string;
+  color: number;
+  fields?: { name: string; value: string; inline?: boolean }[];
+  footer?: { text: string };
+}
+
+export interface DiscordMessage {
+  content?: string;
+  embeds: DiscordEmbed[];
+  files: ReplyFile[];
+}
+
+const COLOR = { info: 0x3b82f6, ok: 0x22c55e, warning: 0xf59e0b, error: 0xef4444 } as const;
+const FENCE = 8; // ```\n + \n```
+
+/** Discord markdown specials outside code blocks. */
+const escapeMd = (s: string) => s.replace(/([\\*_~`|])/g, '\\$1').replace(/^(\s*)>/gm, '$1\\>');
+
+export function renderDiscord(reply: Reply): DiscordMessage {
+  const files: ReplyFile[] = [...(reply.files ?? [])];
+  const title = cutLine(reply.title, L.title);
+  const footerText = reply.footer ? cutLine(reply.footer, L.footer) : undefined;
+  const fields: NonNullable<DiscordEmbed['fields']> = [];
+  const allFields = reply.sections.flatMap((s) => s.fields ?? []);
+  for (const f of allFields.slice(0, L.fields)) fields.push({ name: cutLine(f.label || '-', L.fieldName), value: cutLine(f.value || '-', L.fieldValue), inline: f.value.length < 40 });
+  let budget = L.total - title.length - (footerText?.length ?? 0) - fields.reduce((n, f) => n + f.name.length + f.value.length, 0) - 120; // room for the notes
+  const descMax = Math.min(L.description - 120, budget);
+  const parts: string[] = [];
+  let used = 0;
+  let overflow = false;
+  const room = () => descMax - used - (parts.length ? 2 : 0);
+  const add = (s: string) => {
+    used += s.length + (parts.length ? 2 : 0);
+    parts.push(s);
+  };
+  const notes: string[] = [];
+  let tableNo = 0;
+  for (const s of reply.sections) {
+    if (overflow) break;
+    if (s.heading) {
+      const h = `**${cutLine(escapeMd(s.heading), 250)}**`;
+      if (h.length > room()) { overflow = true; break; }
+      add(h);
+    }
+    if (s.text) {
+      for (const c of chunkLines(escapeMd(s.text), 1000)) {
+        if (c.length > room()) { overflow = true; break; }
+        add(c);
+      }
+    }
+    if (s.table) {
+      tableNo++;
+      const total = s.table.rows.length;
+      const max = room() - FENCE;
+      const { chunks, rowsShown } = max > 40 ? chunkTable(s.table, max, INLINE_TABLE_ROWS) : { chunks: [], rowsShown: 0 };
+      if (chunks.length) add('```\n' + chunks[0].replace(/```/g, "'''") + '\n```');
+      const shown = chunks.length ? chunks[0].split('\n').length - 2 : 0;
+      if (shown < total) {
+        const name = `table-${tableNo}.txt`;
+        files.push(tableAsFile(s.table, name));
+        notes.push(`Showing ${shown} of ${total} rows; the full table is in ${name}.`);
+      }
+      void rowsShown;
+    }
+    if (s.code) {
+      for (const c of chunkLines(s.code.replace(/```/g, "'''"), 1500)) {
+        if (c.length + FENCE > room()) { overflow = true; break; }
+        add('```\n' + c + '\n```');
+      }
+    }
+  }
+  if (allFields.length > L.fields) overflow = true;
+  if (overflow) {
+    const full = replyAsFile(reply);
+    files.push(full);
+    notes.push(`The reply is longer than one Discord message; all of it is in ${full.filename}.`);
+  }
+  if (notes.length) parts.push(`*${notes.join(' ')}*`);
+  budget -= used;
+  const embed: DiscordEmbed = { title, color: COLOR[reply.severity] };
+  if (parts.length) embed.description = parts.join('\n\n');
+  if (fields.length) embed.fields = fields;
+  if (footerText) embed.footer = { text: footerText };
+  return { embeds: [embed], files };
+}
+
+export function embedLength(e: DiscordEmbed): number {
+  return e.title.length + (e.description?.length ?? 0) + (e.footer?.text.length ?? 0) + (e.fields ?? []).reduce((n, f) => n + f.name.length + f.value.length, 0);
+}

@@ -1,0 +1,154 @@
+// A local fake of Discord: REST (GET /gateway/bot, interaction callbacks, webhook edits, channel
+// messages, attachment downloads) and a gateway WebSocket (HELLO, IDENTIFY -> READY, dispatches).
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { WebSocketServer, type WebSocket } from 'ws';
+
+export const BOT_ID = '900000000000000001';
+export const APP_ID = '900000000000000002';
+export const GUILD_ID = '900000000000000003';
+export const CHANNEL_ID = '900000000000000004';
+
+export interface RestCall {
+  method: string;
+  path: string;
+  body: any;
+  files: string[];
+}
+
+async function readBody(req: IncomingMessage): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const c of req) chunks.push(c as Buffer);
+  return Buffer.concat(chunks);
+}
+
+function parseBody(raw: Buffer, type: string): { body: any; files: string[] } {
+  if (type.includes('json')) return { body: raw.length ? JSON.parse(raw.toString()) : null, files: [] };
+  if (type.includes('multipart')) {
+    const text = raw.toString('latin1');
+    const m = /name="payload_json"[^\r\n]*\r\n(?:[^\r\n]+\r\n)*\r\n([\s\S]*?)\r\n--/.exec(text);
+    const files = [...text.matchAll(/name="files\[\d+\]"; filename="([^"]+)"/g)].map((x) => x[1]);
+    return { body: m ? JSON.parse(Buffer.from(m[1], 'latin1').toString('utf8')) : null, files };
+  }
+  return { body: raw.toString(), files: [] };
+}
+
+export class FakeDiscord {
+  calls: RestCall[] = [];
+  files = new Map<string, Buffer>();
+  sockets: WebSocket[] = [];
+  identified = 0;
+  private seq = 0;
+  private server!: Server;
+  private wss!: WebSocketServer;
+  base = '';
+  private nextId = 1000n;
+
+  async start(): Promise<this> {
+    this.server = createServer(async (req, res) => {
+      const url = new URL(req.url!, 'http://x');
+      const raw = await readBody(req);
+      const path = url.pathname.replace(/^\/api/, '').replace(/^\/v\d+/, '');
+      if (path.startsWith('/files/')) {
+        const f = this.files.get(path);
+        if (!f) return void res.writeHead(404).end();
+        res.writeHead(200, { 'content-type': 'text/plain', 'content-length': f.length });
+        return void res.end(f);
+      }
+      const { body, files } = parseBody(raw, req.headers['content-type'] ?? '');
+      this.calls.push({ method: req.method!, path, body, files });
+      const json = (status: number, b: unknown) => {
+        res.writeHead(status, { 'content-type': 'application/json' });
+        res.end(JSON.stringify(b));
+      };
+      if (path === '/gateway/bot') return json(200, { url: this.base.replace('http', 'ws') + '/gateway', shards: 1, session_start_limit: { total: 1000, remaining: 1000, reset_after: 0, max_concurrency: 1 } });
+      if (/\/interactions\/\d+\/[^/]+\/callback/.test(path)) return void res.writeHead(204).end();
+      if (/\/webhooks\/\d+\/[^/]+\/messages\/@original/.test(path) || /\/channels\/\d+\/messages$/.test(path) || /\/webhooks\/\d+\/[^/]+$/.test(path)) return json(200, this.message(body));
+      if (/\/applications\/\d+\/(guilds\/\d+\/)?commands/.test(path)) return json(200, Array.isArray(body) ? body.map((c: any, i: number) => ({ ...c, id: String(i + 1), application_id: APP_ID, version: '1' })) : []);
+      json(404, { message: 'Unknown', code: 0 });
+    });
+    await new Promise<void>((r) => this.server.listen(0, '127.0.0.1', () => r()));
+    this.base = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+    this.wss = new WebSocketServer({ server: this.server, path: '/gateway' });
+    this.wss.on('connection', (ws) => {
+      this.sockets.push(ws);
+      ws.send(JSON.stringify({ op: 10, d: { heartbeat_interval: 41250 }, s: null, t: null }));
+      ws.on('message', (data) => {
+        const msg = JSON.parse(data.toString());
+        if (msg.op === 1) ws.send(JSON.stringify({ op: 11, d: null, s: null, t: null }));
+        if (msg.op === 2) {
+          this.identified++;
+          this.send('READY', {
+            v: 10,
+            user: { id: BOT_ID, username: 'gpu-doctor', discriminator: '0', global_name: null, avatar: null, bot: true, flags: 0 },
+            guilds: [],
+            session_id: 'fake-session',
+            resume_gateway_url: this.base.replace('http', 'ws') + '/gateway',
+            application: { id: APP_ID, flags: 0 },
+            shard: [0, 1],
+          });
+          this.send('GUILD_CREATE', this.guild());
+        }
+      });
+    });
+    return this;
+  }
+
+  private message(body: any) {
+    return { id: String(this.nextId++), channel_id: CHANNEL_ID, author: { id: BOT_ID, username: 'gpu-doctor', discriminator: '0', avatar: null, bot: true }, content: body?.content ?? '', embeds: body?.embeds ?? [], attachments: [], timestamp: new Date().toISOString(), edited_timestamp: null, tts: false, mention_everyone: false, mentions: [], mention_roles: [], pinned: false, type: 0 };
+  }
+
+  guild() {
+    return {
+      id: GUILD_ID, name: 'ML team', icon: null, owner_id: '1', unavailable: false, member_count: 2, large: false, features: [], emojis: [], stickers: [], members: [], presences: [], voice_states: [], threads: [], stage_instances: [], guild_scheduled_events: [], joined_at: new Date().toISOString(),
+      roles: [{ id: GUILD_ID, name: '@everyone', permissions: '0', position: 0, color: 0, hoist: false, managed: false, mentionable: false, flags: 0 }],
+      channels: [{ id: CHANNEL_ID, type: 0, name: 'ml', guild_id: GUILD_ID, position: 0, permission_overwrites: [], nsfw: false, parent_id: null }],
+      afk_timeout: 300, verification_level: 0, default_message_notifications: 0, explicit_content_filter: 0, mfa_level: 0, system_channel_flags: 0, premium_tier: 0, preferred_locale: 'en-US', nsfw_level: 0, premium_progress_bar_enabled: false,
+    };
+  }
+
+  send(t: string, d: unknown) {
+    for (const ws of this.sockets) if (ws.readyState === ws.OPEN) ws.send(JSON.stringify({ op: 0, t, s: ++this.seq, d }));
+  }
+
+  user(id: string) {
+    return { id, username: `user${id.slice(-3)}`, discriminator: '0', global_name: null, avatar: null };
+  }
+
+  interaction(id: string, sub: string, options: { name: string; type: number; value: unknown }[] = [], userId = '800000000000000001', roles: string[] = [], resolved?: unknown) {
+    this.send('INTERACTION_CREATE', {
+      id, application_id: APP_ID, type: 2, token: `tok-${id}`, version: 1, guild_id: GUILD_ID, channel_id: CHANNEL_ID,
+      channel: { id: CHANNEL_ID, type: 0, guild_id: GUILD_ID, name: 'ml' },
+      member: { user: this.user(userId), roles, permissions: '2147483647', joined_at: new Date().toISOString(), deaf: false, mute: false, flags: 0 },
+      app_permissions: '2147483647', locale: 'en-US', guild_locale: 'en-US', entitlements: [], authorizing_integration_owners: { '0': GUILD_ID }, context: 0,
+      data: { id: '1', name: 'gpu', type: 1, options: [{ type: 1, name: sub, options }], ...(resolved ? { resolved } : {}) },
+    });
+  }
+
+  messageCreate(id: string, content: string, attachments: unknown[] = [], author = this.user('800000000000000001'), bot = false) {
+    this.send('MESSAGE_CREATE', {
+      id, channel_id: CHANNEL_ID, guild_id: GUILD_ID, author: { ...author, bot }, member: { roles: [], joined_at: new Date().toISOString(), deaf: false, mute: false, flags: 0 },
+      content, timestamp: new Date().toISOString(), edited_timestamp: null, tts: false, mention_everyone: false, mentions: [], mention_roles: [], attachments, embeds: [], pinned: false, type: 0,
+    });
+  }
+
+  of(re: RegExp, method?: string): RestCall[] {
+    return this.calls.filter((c) => re.test(c.path) && (!method || c.method === method));
+  }
+
+  async waitFor(re: RegExp, count = 1, timeoutMs = 10000, method?: string): Promise<RestCall[]> {
+    const t0 = Date.now();
+    while (this.of(re, method).length < count) {
+      if (Date.now() - t0 > timeoutMs) throw new Error(`timed out waiting for ${re}; got ${this.calls.map((c) => c.method + ' ' + c.path).join(', ')}`);
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    return this.of(re, method);
+  }
+
+  async close(): Promise<void> {
+    for (const s of this.sockets) s.terminate();
+    this.wss.close();
+    this.server.closeAllConnections?.();
+    await new Promise<void>((r) => this.server.close(() => r()));
+  }
+}
