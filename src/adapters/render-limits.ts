@@ -42,13 +42,15 @@ export function tableLines(table: ReplyTable): { head: string[]; rows: string[] 
  */
 export function chunkTable(table: ReplyTable, max: number, maxRows = Infinity): { chunks: string[]; rowsShown: number } {
   const { head, rows } = tableLines(table);
-  const header = head.map((l) => cutLine(l, max)).join('\n');
+  // The header (2 lines) and at least one row must fit in a chunk: over-wide lines are cut visibly (…).
+  const lineMax = Math.floor((max - 2) / 3);
+  const header = head.map((l) => cutLine(l, lineMax)).join('\n');
   const chunks: string[] = [];
   let cur = header;
   let curRows = 0;
   let shown = 0;
   for (const r of rows.slice(0, maxRows)) {
-    const row = cutLine(r, max - header.length - 1);
+    const row = cutLine(r, lineMax);
     if (cur.length + 1 + row.length > max && curRows > 0) {
       chunks.push(cur);
       cur = header;

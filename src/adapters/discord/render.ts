@@ -31,9 +31,21 @@ export function renderDiscord(reply: Reply): DiscordMessage {
   const footerText = reply.footer ? cutLine(reply.footer, L.footer) : undefined;
   const fields: NonNullable<DiscordEmbed['fields']> = [];
   const allFields = reply.sections.flatMap((s) => s.fields ?? []);
-  for (const f of allFields.slice(0, L.fields)) fields.push({ name: cutLine(f.label || '-', L.fieldName), value: cutLine(f.value || '-', L.fieldValue), inline: f.value.length < 40 });
-  let budget = L.total - title.length - (footerText?.length ?? 0) - fields.reduce((n, f) => n + f.name.length + f.value.length, 0) - 120; // room for the notes
-  const descMax = Math.min(L.description - 120, budget);
+  const NOTE_ROOM = 300;
+  // Fields get what is left after title, footer, notes and a fair share for the description.
+  let fieldBudget = L.total - title.length - (footerText?.length ?? 0) - NOTE_ROOM - 1500;
+  let fieldsDropped = false;
+  for (const f of allFields.slice(0, L.fields)) {
+    const field = { name: cutLine(f.label || '-', L.fieldName), value: cutLine(f.value || '-', L.fieldValue), inline: f.value.length < 40 };
+    if (field.name.length + field.value.length > fieldBudget) {
+      fieldsDropped = true;
+      break;
+    }
+    fieldBudget -= field.name.length + field.value.length;
+    fields.push(field);
+  }
+  let budget = L.total - title.length - (footerText?.length ?? 0) - fields.reduce((n, f) => n + f.name.length + f.value.length, 0) - NOTE_ROOM;
+  const descMax = Math.min(L.description - NOTE_ROOM, budget);
   const parts: string[] = [];
   let used = 0;
   let overflow = false;
@@ -78,13 +90,13 @@ export function renderDiscord(reply: Reply): DiscordMessage {
       }
     }
   }
-  if (allFields.length > L.fields) overflow = true;
+  if (allFields.length > L.fields || fieldsDropped) overflow = true;
   if (overflow) {
     const full = replyAsFile(reply);
     files.push(full);
     notes.push(`The reply is longer than one Discord message; all of it is in ${full.filename}.`);
   }
-  if (notes.length) parts.push(`*${notes.join(' ')}*`);
+  if (notes.length) parts.push(`*${cutLine(notes.join(' '), NOTE_ROOM - 4)}*`);
   budget -= used;
   const embed: DiscordEmbed = { title, color: COLOR[reply.severity] };
   if (parts.length) embed.description = parts.join('\n\n');
