@@ -2,11 +2,39 @@
 import { userInfo } from 'node:os';
 import { createApp } from '../app.js';
 import { runConsoleChat } from '../adapters/console/console-chat.js';
+import { startChatAdapters } from '../adapters/start.js';
+import { createLogger } from '../ops/logger.js';
 import { parseArgs } from './usage.js';
 
 export async function botCli(args: string[]): Promise<number> {
   const { flags } = parseArgs(args, { values: ['config'] });
   const app = await createApp(flags.config as string | undefined);
+  const logger = createLogger();
+  let bots;
+  try {
+    bots = await startChatAdapters(app, process.env, logger);
+  } catch (e) {
+    await app.close();
+    throw e;
+  }
+  if (bots) {
+    logger.info({ adapters: bots.adapters, health: bots.healthPort }, 'gpu-doctor bot running');
+    // SIGTERM/SIGINT: finish in-flight replies, disconnect, close SSH connections and the database.
+    await new Promise<void>((resolve) => {
+      const shutdown = (signal: string) => {
+        logger.info({ signal }, 'shutting down');
+        const force = setTimeout(() => process.exit(1), 25_000);
+        force.unref();
+        bots!
+          .stop()
+          .then(() => app.close())
+          .finally(() => resolve());
+      };
+      process.once('SIGTERM', () => shutdown('SIGTERM'));
+      process.once('SIGINT', () => shutdown('SIGINT'));
+    });
+    return 0;
+  }
   try {
     await runConsoleChat({
       input: process.stdin,

@@ -1,0 +1,64 @@
+// Starts whichever chat adapters the environment configures (Slack with SLACK_BOT_TOKEN, Discord with
+// DISCORD_TOKEN), plus the audit store, metrics and the optional /healthz + /metrics endpoint.
+// Returns null when no chat token is set (the caller runs the console chat instead).
+import { resolvePath } from '../core/config.js';
+import type { App } from '../app.js';
+import { AuditStore } from '../ops/audit.js';
+import { Metrics } from '../ops/metrics.js';
+import { Health, startHealthServer } from '../ops/health.js';
+import { createLogger, scrubSecrets, type Logger } from '../ops/logger.js';
+import { createSlackAdapter, slackEnvFrom } from './slack/app.js';
+import { createDiscordAdapter, discordEnvFrom } from './discord/app.js';
+
+export interface RunningBots {
+  adapters: string[];
+  healthPort?: number;
+  stop(): Promise<void>;
+}
+
+export async function startChatAdapters(app: App, env: NodeJS.ProcessEnv = process.env, logger: Logger = createLogger()): Promise<RunningBots | null> {
+  const slackEnv = slackEnvFrom(env);
+  const discordEnv = discordEnvFrom(env);
+  if (!slackEnv && !discordEnv) return null;
+  const { config, baseDir } = app.loaded;
+  const audit = AuditStore.inDataDir(resolvePath(config.data_dir, baseDir));
+  const metrics = new Metrics(true);
+  const health = new Health(metrics);
+  const deps = { registry: app.registry, services: app.services, config, logger, audit, metrics, health };
+  const stops: (() => Promise<void>)[] = [];
+  const names: string[] = [];
+  let healthPort: number | undefined;
+  try {
+    if (config.http.port !== undefined) {
+      const srv = await startHealthServer({ port: config.http.port, host: config.http.host, health, metrics });
+      healthPort = srv.port;
+      stops.push(srv.close);
+      logger.info({ port: srv.port, host: config.http.host }, 'health and metrics endpoint listening');
+    }
+    if (slackEnv) {
+      const slack = createSlackAdapter({ ...deps, env: slackEnv });
+      await slack.start();
+      stops.push(slack.stop);
+      names.push(`slack (${slack.mode})`);
+    }
+    if (discordEnv) {
+      const discord = createDiscordAdapter({ ...deps, env: discordEnv });
+      await discord.start();
+      stops.push(discord.stop);
+      names.push('discord');
+    }
+  } catch (e) {
+    for (const s of stops.reverse()) await s().catch(() => {});
+    audit.close();
+    throw new Error(scrubSecrets((e as Error).message));
+  }
+  return {
+    adapters: names,
+    healthPort,
+    async stop() {
+      // Adapters first (they wait for in-flight replies), then the endpoint, then the database.
+      for (const s of stops.reverse()) await s().catch((e) => logger.error({ err: scrubSecrets((e as Error).message) }, 'stop failed'));
+      audit.close();
+    },
+  };
+}
