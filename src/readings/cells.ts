@@ -1,8 +1,8 @@
 // Reading single values that nvidia-smi prints. A value the tool did not report is null, never 0:
 // "[N/A]", "N/A", "[Not Supported]", "[Unknown Error]", "ERR!", "[GPU requires reset]", "" ...
 
-/** Markers meaning the GPU itself is in trouble (as opposed to "this field does not apply"). */
-const ERROR_MARKERS = ['ERR!', 'Unknown Error', 'GPU requires reset', 'GPU is lost'];
+/** Markers meaning the GPU itself is in trouble (as opposed to "this field does not apply"), most severe first. */
+const ERROR_MARKERS = ['GPU is lost', 'GPU requires reset', 'Unknown Error', 'ERR!'];
 
 /** The error marker a cell shows ("ERR!", "[GPU requires reset]"), or null. */
 export function errorMarker(cell: string | undefined): string | null {
@@ -13,6 +13,22 @@ export function errorMarker(cell: string | undefined): string | null {
     if (t === m || t === `[${m}]`) return t;
   }
   return null;
+}
+
+/** The most severe error marker among the cells ("[GPU requires reset]" before "ERR!"), or null. */
+export function worstErrorMarker(cells: (string | undefined)[]): string | null {
+  let worst: string | null = null;
+  let rank = ERROR_MARKERS.length;
+  for (const cell of cells) {
+    const m = errorMarker(cell);
+    if (m === null) continue;
+    const r = ERROR_MARKERS.findIndex((e) => m === e || m === `[${e}]`);
+    if (r < rank) {
+      rank = r;
+      worst = m;
+    }
+  }
+  return worst;
 }
 
 /** Whether a cell says "no value" rather than giving one. */

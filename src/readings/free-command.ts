@@ -1,6 +1,7 @@
 // The `free` command line, when a paste shows it ("$ free -m", "root@gpu01:~# free --si -hw"):
 // the flags say what unit the bare numbers below it are in, which the numbers alone cannot.
-import { MAX_ROW_CHARS, tokens } from './lines.js';
+import { MAX_ROW_CHARS } from './limits.js';
+import { tokens } from './lines.js';
 
 export interface FreeUnits {
   /** Bytes per unit of a bare number (no suffix). Undefined: not known, infer it. */
@@ -15,7 +16,12 @@ const LONG_SI_UNITS: Record<string, string> = { kilo: 'k', mega: 'm', giga: 'g',
 
 /** The units a `free` invocation prints in, or null when the line is not one. */
 export function freeCommandUnits(line: string): FreeUnits | null {
-  if (line.length > MAX_ROW_CHARS || line.indexOf('free') === -1) return null;
+  if (line.length > MAX_ROW_CHARS) return null;
+  // Cheap test first: a "free" word (start or after space or '/', then end, space or '-' flags).
+  const word = line.lastIndexOf('free');
+  if (word === -1) return null;
+  const next = line.charCodeAt(word + 4);
+  if (!(Number.isNaN(next) || next === 32 || next === 9)) return null;
   const t = tokens(line);
   const at = t.findIndex((w) => w === 'free' || w.endsWith('/free'));
   if (at < 0) return null;
@@ -37,7 +43,8 @@ export function freeCommandUnits(line: string): FreeUnits | null {
       continue;
     }
     if (!flag.startsWith('-')) return null; // "free of charge", a pipe, ...
-    for (const c of flag.slice(1)) if (c in SHIFT) letter = c;
+    // Short unit flags are -b -k -m -g only (-t is --total, -h/-w/-l/-v change layout).
+    for (const c of flag.slice(1)) if (c === 'b' || c === 'k' || c === 'm' || c === 'g') letter = c;
   }
   return { unitBytes: (si && letter !== 'b' ? 1000 : 1024) ** SHIFT[letter], si };
 }

@@ -6,7 +6,8 @@
 // Values are split on whitespace, never by column offsets (12-digit -b values run together).
 // Row labels may be translated ("Память:"), so the first labelled row after the header is Mem.
 import type { HostMemoryReading } from './types.js';
-import { MAX_ROW_CHARS, tokens, toCleanLines } from './lines.js';
+import { MAX_ROW_CHARS } from './limits.js';
+import { tokens, toCleanLines } from './lines.js';
 import { freeCommandUnits, type FreeUnits } from './free-command.js';
 
 type Column = 'total' | 'used' | 'free' | 'shared' | 'buffers' | 'cache' | 'buffcache' | 'available';
@@ -112,7 +113,12 @@ function labelledRow(line: string): Row | null {
       break;
     }
   }
-  if (colon <= 0 || line.indexOf(':', colon + 1) !== -1) return null;
+  if (colon <= 0) return null;
+  // The first value must follow: a digit after the spaces.
+  let v = colon + 1;
+  while (line.charCodeAt(v) === 32 || line.charCodeAt(v) === 9) v++;
+  const c = line.charCodeAt(v);
+  if (!(c >= 48 && c <= 57) || line.indexOf(':', colon + 1) !== -1) return null;
   const label = line.slice(0, colon).trim();
   const values = tokens(line.slice(colon + 1));
   if (label === '' || values.length === 0 || values.length > 8) return null;
@@ -126,7 +132,6 @@ function headerColumns(line: string): Column[] | null | undefined {
   const columns = words.map((w) => HEADER_WORDS[w.toLowerCase()]);
   return columns.every((c) => c !== undefined) ? (columns as Column[]) : null;
 }
-
 
 function toReading(block: Block): HostMemoryReading | null {
   const layout = chooseLayout(block);

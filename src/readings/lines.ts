@@ -2,14 +2,6 @@
 // terminals and log collectors add around tool output (ANSI colours, `> ` quote markers, CRs).
 // Everything here is a single left-to-right pass, so cost is linear in the input.
 
-/** Lines longer than this cannot be nvidia-smi table / free rows; parsers skip them. */
-export const MAX_ROW_CHARS = 4096;
-
-/** Split on \n, \r\n and lone \r (progress bars redraw with \r). */
-export function splitLines(text: string): string[] {
-  return text.indexOf('\r') === -1 ? text.split('\n') : text.split(/\r\n?|\n/);
-}
-
 /**
  * ANSI escapes: CSI ("ESC [ params final", colours), OSC ("ESC ] ... BEL" or "ESC ] ... ESC \\",
  * hyperlinks/titles) and two-byte escapes. Every branch uses disjoint character classes in
@@ -29,14 +21,16 @@ export function stripQuoteMarkers(line: string): string {
   const n = line.length;
   for (;;) {
     let j = i;
-    while (j < n && (line[j] === ' ' || line[j] === '\t')) j++;
-    if (j < n && line[j] === '>') i = j + 1;
+    while (j < n && isSpaceCode(line.charCodeAt(j))) j++;
+    if (j < n && line.charCodeAt(j) === 62) i = j + 1;
     else break;
   }
   if (i === 0) return line;
   // Keep the content's own indentation after a single separating space.
-  return line[i] === ' ' ? line.slice(i + 1) : line.slice(i);
+  return line.charCodeAt(i) === 32 ? line.slice(i + 1) : line.slice(i);
 }
+
+const isSpaceCode = (c: number) => c === 32 || c === 9;
 
 /** One pasted line as the tool printed it. */
 export function cleanLine(line: string): string {
@@ -94,12 +88,12 @@ export function isBlank(line: string): boolean {
 
 /** Index of the first / last character that is not a space or tab (-1 if none). */
 export function firstNonSpace(line: string): number {
-  for (let i = 0; i < line.length; i++) if (line[i] !== ' ' && line[i] !== '\t') return i;
+  for (let i = 0; i < line.length; i++) if (!isSpaceCode(line.charCodeAt(i))) return i;
   return -1;
 }
 
 export function lastNonSpace(line: string): number {
-  for (let i = line.length - 1; i >= 0; i--) if (line[i] !== ' ' && line[i] !== '\t') return i;
+  for (let i = line.length - 1; i >= 0; i--) if (!isSpaceCode(line.charCodeAt(i))) return i;
   return -1;
 }
 

@@ -41,7 +41,7 @@ function dedupeProcesses(processes: ProcessReading[]): ProcessReading[] {
 
 /** `base` with every non-empty field of `update` copied over it. */
 function fillFrom<T extends object>(base: T, update: T): T {
-  const out: Record<string, unknown> = { ...base };
+  const out: Record<string, unknown> = { ...(base as Record<string, unknown>) };
   for (const [k, v] of Object.entries(update)) {
     if (v === null || v === undefined || (Array.isArray(v) && v.length === 0)) continue;
     out[k] = v;

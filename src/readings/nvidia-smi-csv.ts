@@ -4,7 +4,8 @@
 // A cell that is not a value ([N/A], N/A, [Not Supported], ERR!, [GPU requires reset], "") is null.
 import type { GpuReading, ProcessReading, Readings } from './types.js';
 import { firstNonSpace, toCleanLines } from './lines.js';
-import { errorMarker, isMissing, normalizeBusId, parseIntCell, parseMiBCell, parseNumberCell } from './cells.js';
+import { MAX_GPUS, MAX_PROCESSES } from './limits.js';
+import { errorMarker, worstErrorMarker, isMissing, normalizeBusId, parseIntCell, parseMiBCell, parseNumberCell } from './cells.js';
 
 export type SmiCsvKind = 'gpu' | 'apps';
 
@@ -43,6 +44,8 @@ const VALUE_FIELDS = new Set(['memory.used', 'memory.total', 'memory.free', 'mem
 const ACCOUNTED_FIELDS = new Set(['max_memory_usage', 'is_running', 'gpu_utilization', 'mem_utilization']);
 const FIELD_NAME = /^[a-z][a-z0-9_.]{0,79}$/;
 const MAX_CSV_LINE = 65536;
+/** Quick test before splitting: "field[ [unit]]," or a lone "memory.used [MiB]". */
+const HEADER_START = /^\s*[a-z][a-z0-9_.]{0,79}(?: \[[^\]]{1,20}\])?\s*(?:,|$)/;
 
 /** Lowercase, without the unit suffix nvidia-smi adds to the header ("memory.used [MiB]"). */
 function bareField(raw: string): string {
@@ -69,7 +72,7 @@ export function csvHeaderFields(line: string): string[] | null {
   // Headers start with a lowercase field name; data rows start with a digit, "GPU-", "NVIDIA" ...
   const first = line.charCodeAt(firstNonSpace(line));
   if (!(first >= 97 && first <= 122) || line.length > MAX_CSV_LINE) return null;
-  if (line.indexOf(',') === -1 && line.indexOf('.') === -1) return null;
+  if (!HEADER_START.test(line)) return null;
   const fields = line.split(',').map(bareField);
   if (!fields.every((f) => FIELD_NAME.test(f))) return null;
   if (!fields.some((f) => VALUE_FIELDS.has(f))) return null;
@@ -98,6 +101,7 @@ export function parseSmiCsvLines(lines: string[]): SmiCsvResult {
       const cells = splitRow(lines[i], fields);
       if (!cells || csvHeaderFields(lines[i])) break;
       if (read(cells, rows)) rows++;
+      else if (result.gpus.length >= MAX_GPUS || result.processes.length >= MAX_PROCESSES) break;
       i++;
     }
     result.tables.push({ kind, fields, rows });
@@ -154,13 +158,14 @@ export function readingsFromSmiQueries(gpuCsv: string, appsCsv: string): Reading
 /** Cells of a data row, or null when the line does not have the header's shape. */
 function splitRow(line: string, fields: string[]): string[] | null {
   if (line.length > MAX_CSV_LINE || line.trim() === '') return null;
-  const cells = line.split(',').map((c) => c.trim());
+  const raw = line.split(',');
+  const cells = raw.map((c) => c.trim());
   if (cells.length === fields.length) return cells;
   // nvidia-smi does not quote; a comma inside a process name yields extra cells.
   const nameAt = fields.indexOf('process_name');
   if (cells.length > fields.length && nameAt >= 0) {
     const extra = cells.length - fields.length;
-    const name = cells.slice(nameAt, nameAt + extra + 1).join(',');
+    const name = raw.slice(nameAt, nameAt + extra + 1).join(',').trim();
     return [...cells.slice(0, nameAt), name, ...cells.slice(nameAt + extra + 1)];
   }
   return null;
@@ -176,7 +181,7 @@ function rowReader(result: SmiCsvResult, kind: SmiCsvKind, fields: string[]): Ro
     const [pidAt, uuidAt, busAt, nameAt, memAt] = ['pid', 'gpu_uuid', 'gpu_bus_id', 'process_name', 'used_gpu_memory'].map(col);
     return (cells) => {
       const pid = parseIntCell(cells[pidAt]);
-      if (pid === null) return false;
+      if (pid === null || result.processes.length >= MAX_PROCESSES) return false;
       result.processes.push({
         gpuIndex: null,
         gpuUuid: text(cells, uuidAt),
@@ -195,10 +200,11 @@ function rowReader(result: SmiCsvResult, kind: SmiCsvKind, fields: string[]): Ro
   const num = (cells: string[], at: number) => (at < 0 ? null : parseNumberCell(cells[at]));
   return (cells, rowNumber) => {
     const index = indexAt < 0 ? rowNumber : parseIntCell(cells[indexAt]);
-    if (index === null) return false;
-    const errorFields = fields.filter((_, i) => errorMarker(cells[i]) !== null);
+    if (index === null || result.gpus.length >= MAX_GPUS) return false;
+    const errorAt = fields.map((_, i) => i).filter((i) => errorMarker(cells[i]) !== null);
+    const errorFields = errorAt.map((i) => fields[i]);
     // ERR! in power or clocks alone is usually a transient sensor read, not a failed GPU.
-    const fault = errorFields.find((f) => !f.startsWith('power.') && !f.startsWith('clocks'));
+    const faultCells = errorAt.filter((i) => !fields[i].startsWith('power.') && !fields[i].startsWith('clocks')).map((i) => cells[i]);
     const gpu: GpuReading = {
       index,
       name: text(cells, nameAt),
@@ -208,7 +214,7 @@ function rowReader(result: SmiCsvResult, kind: SmiCsvKind, fields: string[]): Ro
       memoryTotalMiB: mib(cells, totalAt),
       utilizationPct: num(cells, utilAt),
       temperatureC: num(cells, tempAt),
-      error: fault ? errorMarker(cells[fields.indexOf(fault)]) : null,
+      error: worstErrorMarker(faultCells),
     };
     if (freeAt >= 0) gpu.memoryFreeMiB = mib(cells, freeAt);
     if (reservedAt >= 0) gpu.memoryReservedMiB = mib(cells, reservedAt);

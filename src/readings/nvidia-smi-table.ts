@@ -6,7 +6,8 @@
 //   process row (only after a "Processes:" header, one wide cell):
 //                          |    0   N/A  N/A   915920   C   python   84464MiB |
 import type { GpuReading, ProcessReading } from './types.js';
-import { MAX_ROW_CHARS, firstNonSpace, lastNonSpace, tokens, toCleanLines } from './lines.js';
+import { MAX_GPUS, MAX_PROCESSES, MAX_ROW_CHARS } from './limits.js';
+import { firstNonSpace, lastNonSpace, tokens, toCleanLines } from './lines.js';
 import { errorMarker, isMissing, parseIntCell } from './cells.js';
 
 export interface SmiTableResult {
@@ -52,15 +53,16 @@ export function parseSmiTableLines(lines: string[]): SmiTableResult {
       const cell = cells[0].trim();
       if (cell.startsWith('Processes:')) section = 'processes';
       else if (cell.startsWith('MIG devices:') || cell.startsWith('NVIDIA-SMI ')) section = 'none';
-      else if (section === 'processes') {
+      else if (section === 'processes' && processes.length < MAX_PROCESSES) {
         const p = parseProcessRow(cell);
         if (p) processes.push(p);
       }
       continue;
     }
-    const gpu = parseGpuFirstRow(cells);
+    const gpu = gpus.length < MAX_GPUS ? parseGpuFirstRow(cells) : null;
     if (gpu) {
       gpus.push(gpu);
+      migByGpu.delete(gpu.index); // a second snapshot in the same paste starts over
       awaitingSecondRow = gpu;
       continue;
     }

@@ -1,7 +1,8 @@
 // `nvidia-smi -q -x`: GPUs in document order (that is nvidia-smi's index order; the XML has no
 // index element), framebuffer memory, utilization, temperature, MIG devices and processes.
 import type { GpuReading, ProcessReading } from './types.js';
-import { errorMarker, isMissing, parseIntCell, parseMiBCell, parseNumberCell } from './cells.js';
+import { errorMarker, worstErrorMarker, isMissing, parseIntCell, parseMiBCell, parseNumberCell } from './cells.js';
+import { MAX_GPUS, MAX_PROCESSES } from './limits.js';
 import { attr, child, childrenNamed, parseXml, textAt, type XmlElement } from './xml-tree.js';
 
 export interface SmiXmlResult {
@@ -13,12 +14,12 @@ export function parseSmiXml(xml: string): SmiXmlResult {
   const result: SmiXmlResult = { gpus: [], processes: [] };
   if (xml.indexOf('<nvidia_smi_log') === -1) return result;
   const log = findElement(parseXml(xml), 'nvidia_smi_log');
-  childrenNamed(log, 'gpu').forEach((el, index) => {
+  childrenNamed(log, 'gpu').slice(0, MAX_GPUS).forEach((el, index) => {
     const gpu = readGpu(el, index);
     result.gpus.push(gpu);
     for (const p of childrenNamed(child(el, 'processes'), 'process_info')) {
       const proc = readProcess(p, gpu);
-      if (proc) result.processes.push(proc);
+      if (proc && result.processes.length < MAX_PROCESSES) result.processes.push(proc);
     }
   });
   return result;
@@ -51,7 +52,7 @@ function readGpu(el: XmlElement, index: number): GpuReading {
     memoryTotalMiB: parseMiBCell(textAt(el, 'fb_memory_usage', 'total')),
     utilizationPct: parseNumberCell(util),
     temperatureC: parseNumberCell(temp),
-    error: errorFields.length ? errorMarker(fields.find(([f]) => f === errorFields[0])![1]) : null,
+    error: worstErrorMarker(fields.map(([, v]) => v)),
     memoryFreeMiB: parseMiBCell(textAt(el, 'fb_memory_usage', 'free')),
   };
   const reserved = textAt(el, 'fb_memory_usage', 'reserved');

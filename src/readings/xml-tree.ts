@@ -9,13 +9,16 @@ export interface XmlElement {
   text: string;
 }
 
+import { MAX_XML_ELEMENTS } from './limits.js';
+
 const MAX_DEPTH = 64;
 
 export function parseXml(xml: string): XmlElement {
   const root: XmlElement = { name: '#root', attrs: '', children: [], text: '' };
   const stack: XmlElement[] = [root];
   let pos = 0;
-  while (pos < xml.length) {
+  let elements = 0;
+  while (pos < xml.length && elements < MAX_XML_ELEMENTS) {
     const lt = xml.indexOf('<', pos);
     const top = stack[stack.length - 1];
     if (lt === -1) {
@@ -53,6 +56,7 @@ export function parseXml(xml: string): XmlElement {
     if (name === '') continue;
     const el: XmlElement = { name, attrs: space === -1 ? '' : body.slice(space + 1), children: [], text: '' };
     top.children.push(el);
+    elements++;
     if (!selfClosing && stack.length < MAX_DEPTH) stack.push(el);
   }
   return root;
