@@ -29,8 +29,10 @@ export async function startChatAdapters(app: App, env: NodeJS.ProcessEnv = proce
   const names: string[] = [];
   let healthPort: number | undefined;
   try {
-    if (config.http.port !== undefined) {
-      const srv = await startHealthServer({ port: config.http.port, host: config.http.host, health, metrics });
+    // http.port from the config, else HEALTH_PORT (the Docker image sets it for its HEALTHCHECK).
+    const healthPort_ = config.http.port ?? (env.HEALTH_PORT ? Number(env.HEALTH_PORT) : undefined);
+    if (healthPort_ !== undefined && Number.isInteger(healthPort_)) {
+      const srv = await startHealthServer({ port: healthPort_, host: config.http.host, health, metrics });
       healthPort = srv.port;
       stops.push(srv.close);
       logger.info({ port: srv.port, host: config.http.host }, 'health and metrics endpoint listening');

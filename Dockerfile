@@ -1,0 +1,36 @@
+# gpu-doctor chat bot. Multi-stage: native modules (better-sqlite3, re2) are compiled in the build stage
+# by the same `npm ci` CI runs (its `prepare` builds dist/), dev dependencies are pruned, and the
+# runtime stage only adds openssh-client and runs as the unprivileged `node` user.
+#   docker build -t gpu-doctor .
+#   docker run -d --env-file bot.env -v gpu-doctor-data:/app/data gpu-doctor
+FROM node:20-bookworm-slim AS build
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends python3 make g++ \
+ && rm -rf /var/lib/apt/lists/*
+WORKDIR /app
+COPY package.json package-lock.json ./
+COPY bin ./bin
+COPY scripts ./scripts
+COPY src ./src
+COPY commands ./commands
+COPY knowledge ./knowledge
+COPY tsconfig.json ./
+RUN npm ci \
+ && npm prune --omit=dev \
+ && npm cache clean --force
+
+FROM node:20-bookworm-slim
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends openssh-client ca-certificates \
+ && rm -rf /var/lib/apt/lists/*
+ENV NODE_ENV=production \
+    HEALTH_PORT=9464
+WORKDIR /app
+COPY --from=build /app /app
+RUN mkdir -p /app/data && chown node:node /app/data
+USER node
+VOLUME /app/data
+EXPOSE 3000
+HEALTHCHECK --interval=30s --timeout=5s --retries=3 \
+  CMD ["node", "-e", "fetch('http://127.0.0.1:'+process.env.HEALTH_PORT+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
+CMD ["node", "bin/gpu-doctor", "bot"]
