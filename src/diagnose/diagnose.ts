@@ -2,7 +2,7 @@
 // rank them (priority first; among close priorities the later error wins).
 import type { RuleBase } from './rule-base.js';
 import type { Category } from './rule-types.js';
-import { normalizeLog, lineText } from './normalize.js';
+import { normalizeLog, LogText } from './normalize.js';
 import { matchRules } from './match.js';
 import { extractOomFacts, type Facts } from './facts.js';
 import { extractSettings } from './settings.js';
@@ -36,19 +36,20 @@ const MAX_EVIDENCE_CHARS = 400;
 export function diagnose(raw: string, base: RuleBase): DiagnoseResult {
   const text = normalizeLog(raw);
   const readings = parseReadings(text);
-  const { hits, starts } = matchRules(text, base);
+  const log = new LogText(text);
+  const hits = matchRules(log, base);
   const settings = hits.length ? extractSettings(text) : {};
-  const totalLines = Math.max(1, starts.length - 1);
+  const totalLines = Math.max(1, log.lineCount - 1);
   const diagnoses: Diagnosis[] = [];
   for (const hit of hits) {
     const rule = base.rules[hit.rule];
-    const facts: Facts = { ...settings, ...extractOomFacts(text, starts, hit.lines) };
+    const facts: Facts = { ...settings, ...extractOomFacts(log, hit.lines) };
     const evidence = { facts, readings };
     if (!holds(rule.when, evidence)) continue;
     const fixes = computeFixes(rule.fixes, evidence);
     if (fixes.length === 0) continue;
     const shown = hit.lines.slice(-MAX_EVIDENCE).map((l) => {
-      const line = lineText(text, starts, l).trim();
+      const line = log.line(l).trim();
       return line.length > MAX_EVIDENCE_CHARS ? line.slice(0, MAX_EVIDENCE_CHARS) + '…' : line;
     });
     diagnoses.push({

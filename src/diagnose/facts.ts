@@ -1,7 +1,7 @@
 // Pulls the numbers a fix needs out of a log: the OOM message's figures and the run's settings
 // (command lines, Ultralytics `engine/trainer:` dumps, argparse Namespace, YOLOv5 opt/hyp dumps,
 // HF TrainingArguments). All patterns are bounded and anchored so a hostile paste cannot make them slow.
-import { lineText } from './normalize.js';
+import type { LogText } from './normalize.js';
 
 export interface OtherProcess {
   pid: number;
@@ -68,11 +68,11 @@ const GPU_INDEX = /\((?:GPU|device) (\d{1,3});|\bGPU (\d{1,3}) has a total capac
 const OTHER_PROCESS = /Process (\d{1,10}) has (\d{1,9}(?:\.\d{1,4})?)\s?([KMGT]i?B) memory in use/gi;
 
 /** The OOM message can be hard-wrapped over a few lines; join the lines until it looks complete. */
-function oomMessage(text: string, starts: Uint32Array, line: number): string {
-  let msg = lineText(text, starts, line);
-  for (let next = line + 1; next < starts.length && next <= line + 6; next++) {
+function oomMessage(log: LogText, line: number): string {
+  let msg = log.line(line);
+  for (let next = line + 1; next < log.lineCount && next <= line + 6; next++) {
     if (/\)\s*$|PYTORCH_CUDA_ALLOC_CONF|Memory Management|\(\s*$/.test(msg) && /\)|CONF/.test(msg)) break;
-    const cont = lineText(text, starts, next);
+    const cont = log.line(next);
     if (cont.length === 0 || /^\s*(Traceback|File "|\[|During handling|\w+Error\b)/.test(cont)) break;
     // A wrap inside a word or number ("allo|cated", "2.0|0 GiB") joins without a space.
     const inNumber = /[0-9.]$/.test(msg) && /^[0-9.]/.test(cont);
@@ -83,13 +83,13 @@ function oomMessage(text: string, starts: Uint32Array, line: number): string {
   return msg;
 }
 
-export function extractOomFacts(text: string, starts: Uint32Array, lines: number[]): Facts {
+export function extractOomFacts(log: LogText, lines: number[]): Facts {
   const facts: Facts = {};
   // The last OOM message in the log is the one that ended the run.
   for (let i = lines.length - 1; i >= 0; i--) {
-    const first = lineText(text, starts, lines[i]);
+    const first = log.line(lines[i]);
     if (!OOM_LINE.test(first)) continue;
-    const msg = oomMessage(text, starts, lines[i]);
+    const msg = oomMessage(log, lines[i]);
     for (const [key, re] of OOM_FIELDS) {
       if (facts[key] !== undefined) continue;
       const m = re.exec(msg);

@@ -1,8 +1,9 @@
-// Finds which rules apply to a normalised log. One RE2.Set pass over the whole text says which
-// patterns occur at all (linear time, like grep -f); only those are then located line by line.
+// Finds which rules apply to a normalised log. One RE2.Set pass over the log, chunk by chunk, says
+// which patterns occur and where (linear time, like grep -f); each pattern is then located line by line
+// only in the last chunks that hold it, since the last error weighs most.
 import type RE2 from 're2';
 import type { RuleBase } from './rule-base.js';
-import { lineAt, lineStarts } from './normalize.js';
+import type { LogText } from './normalize.js';
 
 export interface RuleHit {
   rule: number;
@@ -12,10 +13,20 @@ export interface RuleHit {
 }
 
 const MAX_LINES_PER_RULE = 50;
+const CHUNK_BYTES = 256 * 1024;
 
-export function matchRules(text: string, base: RuleBase): { hits: RuleHit[]; starts: Uint32Array } {
-  const present = new Set(base.set.match(text));
-  const starts = lineStarts(text);
+export function matchRules(log: LogText, base: RuleBase): RuleHit[] {
+  const chunks = splitChunks(log);
+  // pattern index -> chunks (in order) where it occurs
+  const where = new Map<number, number[]>();
+  chunks.forEach((c, ci) => {
+    for (const index of base.set.match(log.buf.subarray(c.from, c.to))) {
+      const list = where.get(index);
+      if (list) list.push(ci);
+      else where.set(index, [ci]);
+    }
+  });
+  const present = [...where.keys()];
   const byRule = new Map<number, { lines: number[]; lastLine: number; requiresMissing: boolean; excluded: boolean }>();
   const state = (rule: number) => {
     let s = byRule.get(rule);
@@ -37,7 +48,7 @@ export function matchRules(text: string, base: RuleBase): { hits: RuleHit[]; sta
     const p = base.patterns[index];
     if (p.role !== 'patterns') continue;
     const s = state(p.rule);
-    const lines = lastMatchingLines(text, starts, p.regex, MAX_LINES_PER_RULE);
+    const lines = lastMatchingLines(log, chunks, where.get(index)!, p.regex, MAX_LINES_PER_RULE);
     s.lines.push(...lines);
     if (lines.length && lines[lines.length - 1] > s.lastLine) s.lastLine = lines[lines.length - 1];
   }
@@ -49,25 +60,47 @@ export function matchRules(text: string, base: RuleBase): { hits: RuleHit[]; sta
     const lines = [...new Set(s.lines)].sort((a, b) => a - b).slice(-MAX_LINES_PER_RULE);
     hits.push({ rule, lines, lastLine: s.lastLine });
   }
-  return { hits, starts };
+  return hits;
 }
 
-/**
- * The last `max` lines a pattern matches. The last error weighs most, and a progress-line pattern can
- * match every line of a 20 MB log, so search growing tails of the text instead of walking every match.
- */
-function lastMatchingLines(text: string, starts: Uint32Array, regex: RE2, max: number): number[] {
-  for (let size = 64 * 1024; ; size *= 8) {
-    const from = size >= text.length ? 0 : starts[lineAt(starts, text.length - size)];
+interface Chunk {
+  from: number;
+  to: number;
+}
+
+/** Byte ranges of about CHUNK_BYTES that start and end at line boundaries. */
+function splitChunks(log: LogText): Chunk[] {
+  const chunks: Chunk[] = [];
+  const total = log.buf.length;
+  for (let from = 0; from < total || chunks.length === 0; ) {
+    let to = Math.min(total, from + CHUNK_BYTES);
+    if (to < total) {
+      const nl = log.buf.indexOf(10, to);
+      to = nl === -1 ? total : nl + 1;
+    }
+    chunks.push({ from, to });
+    if (to <= from) break;
+    from = to;
+  }
+  return chunks;
+}
+
+/** The last `max` lines a pattern matches, searching only the chunks that hold it, last first. */
+function lastMatchingLines(log: LogText, chunks: Chunk[], holding: number[], regex: RE2, max: number): number[] {
+  const found: number[][] = [];
+  let count = 0;
+  for (let k = holding.length - 1; k >= 0 && count < max; k--) {
+    const { from, to } = chunks[holding[k]];
+    const slice = log.buf.subarray(from, to);
     const lines: number[] = [];
     regex.lastIndex = 0;
-    const slice = from === 0 ? text : text.slice(from);
     for (let m = regex.exec(slice); m; m = regex.exec(slice)) {
-      const line = lineAt(starts, from + m.index);
+      const line = log.lineAt(from + m.index);
       if (lines[lines.length - 1] !== line) lines.push(line);
-      if (lines.length > 4 * max) lines.splice(0, lines.length - max);
       if (m[0].length === 0) regex.lastIndex++;
     }
-    if (lines.length >= max || from === 0) return lines.slice(-max);
+    found.unshift(lines);
+    count += lines.length;
   }
+  return found.flat().slice(-max);
 }

@@ -21,28 +21,47 @@ export function normalizeLog(raw: string): string {
   return text;
 }
 
-/** Offsets where each line starts, to map a match position to its line. */
-export function lineStarts(text: string): Uint32Array {
+/**
+ * A normalised log as UTF-8 bytes with line offsets. re2 works on bytes; handing it one Buffer (instead
+ * of a JS string it would re-encode on every call) keeps matching linear on non-ASCII logs.
+ */
+export class LogText {
+  readonly buf: Buffer;
+  readonly starts: Uint32Array;
+
+  constructor(readonly text: string) {
+    this.buf = Buffer.from(text, 'utf8');
+    this.starts = lineStarts(this.buf);
+  }
+
+  get lineCount(): number {
+    return this.starts.length;
+  }
+
+  /** Line number of a byte offset. */
+  lineAt(offset: number): number {
+    const starts = this.starts;
+    let lo = 0;
+    let hi = starts.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (starts[mid] <= offset) lo = mid;
+      else hi = mid - 1;
+    }
+    return lo;
+  }
+
+  line(i: number): string {
+    const end = i + 1 < this.starts.length ? this.starts[i + 1] - 1 : this.buf.length;
+    return this.buf.toString('utf8', this.starts[i], end);
+  }
+}
+
+function lineStarts(buf: Buffer): Uint32Array {
   let count = 1;
-  for (let i = text.indexOf('\n'); i !== -1; i = text.indexOf('\n', i + 1)) count++;
+  for (let i = buf.indexOf(10); i !== -1; i = buf.indexOf(10, i + 1)) count++;
   const starts = new Uint32Array(count);
   let n = 1;
-  for (let i = text.indexOf('\n'); i !== -1; i = text.indexOf('\n', i + 1)) starts[n++] = i + 1;
+  for (let i = buf.indexOf(10); i !== -1; i = buf.indexOf(10, i + 1)) starts[n++] = i + 1;
   return starts;
-}
-
-export function lineAt(starts: Uint32Array, offset: number): number {
-  let lo = 0;
-  let hi = starts.length - 1;
-  while (lo < hi) {
-    const mid = (lo + hi + 1) >> 1;
-    if (starts[mid] <= offset) lo = mid;
-    else hi = mid - 1;
-  }
-  return lo;
-}
-
-export function lineText(text: string, starts: Uint32Array, line: number): string {
-  const end = line + 1 < starts.length ? starts[line + 1] - 1 : text.length;
-  return text.slice(starts[line], end);
 }

@@ -8,12 +8,12 @@ const present = existsSync(shared);
 if (!present && process.env.CI === 'true') throw new Error(`${shared} is missing: the dev evaluation must run in CI`);
 
 const lastLine = (script: string) => {
-  const out = execFileSync('node', [shared + script], { encoding: 'utf8', timeout: 120_000 });
+  const out = execFileSync('node', [shared + script], { encoding: 'utf8', timeout: 280_000 });
   return out.trim().split('\n').at(-1)!;
 };
 
 describe.skipIf(!present)('dev evaluation (real logs and outputs in ../shared/eval)', () => {
-  it('diagnosis: top-1 >= 90%, harmful = 0, concrete fixes wherever the log states the value', () => {
+  it('diagnosis: top-1 >= 90%, harmful = 0, concrete fixes wherever the log states the value', { timeout: 300_000 }, () => {
     const line = lastLine('score-diagnose.mjs');
     const m = /top1 (\d+)\/(\d+) .*harmful (\d+), concrete (\d+)\/(\d+), failed (\d+)/.exec(line);
     expect(m, line).not.toBeNull();
@@ -25,7 +25,7 @@ describe.skipIf(!present)('dev evaluation (real logs and outputs in ../shared/ev
     expect(failed).toBe(0);
   });
 
-  it('readings: >= 95% of the fixture facts', () => {
+  it('readings: >= 95% of the fixture facts', { timeout: 300_000 }, () => {
     const line = lastLine('score-readings.mjs');
     const m = /readings (\d+)\/(\d+) checks passed .*failed (\d+)/.exec(line);
     expect(m, line).not.toBeNull();
