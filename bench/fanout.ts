@@ -15,6 +15,7 @@ if (!SSHD) {
   console.error('bench:fanout needs OpenSSH sshd (apt-get install -y openssh-server)');
   process.exit(1);
 }
+const ROUNDS = Number(process.env.FANOUT_ROUNDS ?? 2);
 const root = mkdtempSync(join(tmpdir(), 'gpu-doctor-bench-'));
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const key = makeClientKey(join(root, 'client'));
@@ -36,14 +37,14 @@ try {
 
   const colds: number[] = [];
   const warms: number[] = [];
-  for (let round = 0; round < 3; round++) {
+  for (let round = 0; round < ROUNDS; round++) {
     const svc = new SshHostsService({ config, baseDir: root, agent: null });
     let t = performance.now();
     const r = await svc.status([]);
     colds.push(performance.now() - t);
     const bad = r.filter((x) => !x.ok);
     if (bad.length) throw new Error(`cold: ${bad.length} host(s) failed: ${JSON.stringify(bad[0])}`);
-    for (let k = 0; k < 5; k++) {
+    for (let k = 0; k < 3; k++) {
       t = performance.now();
       const w = await svc.status([]);
       warms.push(performance.now() - t);
