@@ -2,7 +2,7 @@
 // while its peers stay flat (rank0_growth), host RAM creep / pressure under DataLoader jobs (host_ram),
 // and memory held by an idle process (idle_held). Worst first.
 import { analyzeGrowth, type Growth } from './growth.js';
-import { HostSeries, SeriesIndex, type ProcessSeries } from './series.js';
+import { HostSeries, SeriesIndex, type HostState, type ProcessSeries } from './series.js';
 import { downsampleMax, theilSen } from './stats.js';
 import { DEFAULT_OPTIONS, WATCH_RULES, type DetectorOptions, type Finding, type Sample } from './types.js';
 
@@ -40,27 +40,21 @@ export function detectLeaks(samples: Iterable<Sample>, options: Partial<Detector
 
 export function findingsOf(index: SeriesIndex, o: DetectorOptions): Finding[] {
   const out: Finding[] = [];
-  const liveMs = index.config.gapMs;
-  const byHost = new Map<string, { ps: ProcessSeries; g: Growth }[]>();
-  for (const ps of index.allProcesses()) {
-    const now = index.hostLastMs.get(ps.host)!;
-    if (!o.includeEnded && ps.lastMs < now - liveMs) continue;
-    const g = analyzeGrowth(ps.windows, ps.processStartMs, ps.lastMs, o);
-    let list = byHost.get(ps.host);
-    if (!list) byHost.set(ps.host, (list = []));
-    list.push({ ps, g });
-    const idle = idleFinding(index, ps, o);
-    if (idle) out.push(idle);
-  }
-  for (const [host, list] of byHost) {
-    const rank0 = asymmetricRanks(list);
-    for (const { ps, g } of list)
-      if (g.growing) out.push(growthFinding(index, ps, g, rank0.has(ps) ? 'rank0_growth' : 'leak'));
-    // Host RAM is only reported where DataLoader jobs run (without GPU jobs it is not our business).
-    const hs = index.hosts.get(host);
-    const loaders = list.filter(({ ps }) => o.isDataLoaderJob(ps.command));
-    if (hs && loaders.length) {
-      const f = hostRamFinding(hs, o, loaders.map(({ ps }) => ps));
+  for (const h of index.hosts.values()) {
+    const live: { ps: ProcessSeries; g: Growth }[] = [];
+    for (const ps of index.processes(h)) {
+      if (!o.includeEnded && ps.lastMs < h.lastMs - index.config.gapMs) continue; // exited
+      live.push({ ps, g: analyzeGrowth(ps.windows, ps.processStartMs, ps.lastMs, o) });
+      const idle = idleFinding(h, ps, o);
+      if (idle) out.push(idle);
+    }
+    const rank0 = asymmetricRanks(live);
+    for (const { ps, g } of live)
+      if (g.growing) out.push(growthFinding(h, ps, g, rank0.has(ps) ? 'rank0_growth' : 'leak'));
+    // Host RAM is only reported where DataLoader jobs run (without them it is not a training problem).
+    const loaders = live.filter(({ ps }) => o.isDataLoaderJob(ps.command)).map(({ ps }) => ps);
+    if (h.ram && loaders.length) {
+      const f = hostRamFinding(h.ram, o, loaders);
       if (f) out.push(f);
     }
   }
@@ -93,16 +87,19 @@ function asymmetricRanks(list: { ps: ProcessSeries; g: Growth }[]): Set<ProcessS
   return out;
 }
 
-/** Urgency from hours left: 100 when full now, 50 at 12 h, ~10 at 4.5 days. */
+/**
+ * Severity of growth (leak, rank-0, host RAM creep): 40..100 by hours left, 100 when full now, 70 at
+ * 12 h, ~50 at 2.5 days. Idle memory scores 5..40, so waste ranks below anything that will run out.
+ */
 const urgency = (hoursToFull: number | null): number =>
-  hoursToFull === null ? 5 : Math.round((100 * 12) / (12 + Math.max(0, hoursToFull)));
+  hoursToFull === null ? 40 : 40 + Math.round((60 * 12) / (12 + Math.max(0, hoursToFull)));
 
-function gpuOf(index: SeriesIndex, ps: ProcessSeries): { usedMiB: number; totalMiB: number } {
-  return index.gpus.get(ps.host)?.get(ps.gpu) ?? { usedMiB: ps.lastMiB, totalMiB: ps.lastMiB };
+function gpuOf(h: HostState, ps: ProcessSeries): { usedMiB: number; totalMiB: number } {
+  return h.gpus.get(ps.gpu) ?? { usedMiB: ps.lastMiB, totalMiB: ps.lastMiB };
 }
 
-function growthFinding(index: SeriesIndex, ps: ProcessSeries, g: Growth, kind: 'leak' | 'rank0_growth'): Finding {
-  const gpu = gpuOf(index, ps);
+function growthFinding(h: HostState, ps: ProcessSeries, g: Growth, kind: 'leak' | 'rank0_growth'): Finding {
+  const gpu = gpuOf(h, ps);
   const free = Math.max(0, gpu.totalMiB - gpu.usedMiB);
   const hoursToFull = g.slopeMiBPerHour > 0 ? free / g.slopeMiBPerHour : null;
   const hours = (ps.lastMs - g.onsetMs) / HOUR;
@@ -126,9 +123,9 @@ function growthFinding(index: SeriesIndex, ps: ProcessSeries, g: Growth, kind: '
   };
 }
 
-function idleFinding(index: SeriesIndex, ps: ProcessSeries, o: DetectorOptions): Finding | null {
+function idleFinding(h: HostState, ps: ProcessSeries, o: DetectorOptions): Finding | null {
   if (ps.idleSinceMs === null || ps.idleObservedMs < o.idleHours * HOUR) return null;
-  const gpu = gpuOf(index, ps);
+  const gpu = gpuOf(h, ps);
   const hours = ps.idleObservedMs / HOUR;
   const heldGiB = ps.lastMiB / 1024;
   return {
@@ -144,7 +141,7 @@ function idleFinding(index: SeriesIndex, ps: ProcessSeries, o: DetectorOptions):
     totalMiB: gpu.totalMiB,
     series: downsampleMax(ps.windows.hi),
     rule: WATCH_RULES.idle_held,
-    // Waste, not urgency: capped below a leak that fills the GPU within a day.
+    // Waste, not urgency: 5..40, below anything that is running out.
     severity: Math.min(40, Math.round(5 + (heldGiB * hours) / 10)),
     since: new Date(ps.idleSinceMs).toISOString(),
     runs: ps.run,

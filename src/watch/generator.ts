@@ -63,6 +63,8 @@ export function trainingProcess(
   const context = 500 + Math.floor(rnd() * 100);
   const warm = [0.5, 1.5, 3, 6].map((m, i) => [s.startMs + m * MIN * (0.5 + rnd()), [0.3, 0.7, 0.9, 1][i]!] as const);
   const phase = s.leak ? rnd() * s.leak.blockMiB : 0;
+  // Leak rate wobbles +-30% over a few hours (batch mix, epochs): a leak is not a perfect line.
+  const wobbleH = 2 + rnd() * 4;
   const dipSeed = Math.floor(rnd() * 1e9);
   const v = s.validation;
   const valAt = (t: number) => {
@@ -78,7 +80,8 @@ export function trainingProcess(
     for (const [at, add] of s.ratchet ?? []) if (t >= s.startMs + at * MIN) m += add;
     const l = s.leak;
     if (l && t > l.startMs) {
-      const leaked = (l.slopeMiBPerHour * (Math.min(t, l.stopMs ?? t) - l.startMs)) / HOUR;
+      const h = (Math.min(t, l.stopMs ?? t) - l.startMs) / HOUR;
+      const leaked = l.slopeMiBPerHour * (h + ((0.3 * wobbleH) / (2 * Math.PI)) * (1 - Math.cos((2 * Math.PI * h) / wobbleH)));
       const visible = Math.max(0, leaked - (l.slackMiB ?? 0));
       m += l.blockMiB * Math.floor((visible + phase) / l.blockMiB);
     }
@@ -122,6 +125,8 @@ function hash01(seed: number, k: number): number {
 export interface LeakLabel {
   kind: 'leak' | 'rank0_growth';
   gpu: number;
+  /** Set where another process on the same GPU grew too (an earlier run of a restarted job). */
+  pid?: number;
   slopeMiBPerHour: number;
   /** When the leaked memory started to accumulate. */
   start: string;

@@ -3,9 +3,12 @@
 // The allocator reserves memory in blocks (2 MiB small pool, 20 MiB / larger segments) and keeps it,
 // so nvidia-smi shows steps then plateaus; transient peaks (validation, workspaces) come back down.
 // We therefore look at the *floor*: per 10-minute window the second-lowest sample (robust to one
-// empty_cache dip), then the suffix minimum of those (the level memory never goes below again),
-// which is a non-decreasing staircase. Creep is a run of several regular steps that is still going on;
-// warm-up is one or a few steps whose size and frequency shrink; saw-tooth never raises the floor.
+// empty_cache dip), median-of-3 across windows, then the suffix minimum (the level memory never goes
+// below again): a non-decreasing staircase. Saw-tooth never raises it. Creep is a run of at least
+// minSteps steps, each within maxStepGapHours of the next, still going on, no step over half the
+// rise, neither decelerating (warm-up / dynamic-shape records: rarer, smaller steps) nor flat at the
+// start (then it began later); its rate is the Theil–Sen slope of the staircase with one-off records
+// taken out. A few blocks of 2 MiB show a 10 MiB/h creep within 3 h; 20 MiB segments need ~3.5 h.
 import { median, theilSen } from './stats.js';
 import type { Windows } from './series.js';
 import type { DetectorOptions } from './types.js';
@@ -43,130 +46,167 @@ const none = (reason: string, totalRiseMiB = 0): Growth => ({
   totalRiseMiB,
 });
 
-export function analyzeGrowth(w: Windows, processStartMs: number, nowMs: number, o: GrowthOptions): Growth {
+/** The floor of a series after warm-up: E is non-decreasing; t in hours; E[0..end) is confirmed. */
+export interface Floor {
+  from: number;
+  t: Float64Array;
+  E: Float64Array;
+  /** Filtered window lows that E is the suffix minimum of. */
+  low: Float64Array;
+  end: number;
+  noise: number;
+}
+
+export function floorEnvelope(w: Windows, processStartMs: number, o: Pick<GrowthOptions, 'warmupMinutes' | 'windowMinutes'>): Floor | null {
   const wMs = o.windowMinutes * 60_000;
   const firstIdx = Math.ceil((processStartMs + o.warmupMinutes * 60_000) / wMs);
   let from = 0;
   while (from < w.length && w.idx[from]! < firstIdx) from++;
   const m = w.length - from;
-  if (m < 6) return none('too short');
-
+  if (m < 6) return null;
   // Window lows, median-of-3 filtered: a dip or peak confined to one window is not a level.
   const raw = new Float64Array(m);
   for (let i = 0; i < m; i++) raw[i] = w.low(from + i);
   const low = new Float64Array(m);
-  for (let i = 0; i < m; i++)
-    low[i] = i === 0 || i === m - 1 ? raw[i]! : med3(raw[i - 1]!, raw[i]!, raw[i + 1]!);
-
-  // Floor envelope E (suffix minimum: the level memory never goes below again) and mid-times in hours.
+  for (let i = 1; i < m - 1; i++) low[i] = med3(raw[i - 1]!, raw[i]!, raw[i + 1]!);
+  // Edges have one neighbour: a dip there must not become the floor of everything before it.
+  low[0] = Math.max(raw[0]!, raw[1]!);
+  low[m - 1] = Math.max(raw[m - 1]!, raw[m - 2]!);
+  // Suffix minimum: the level memory never goes below again.
   const E = new Float64Array(m);
-  const tH = new Float64Array(m);
+  const t = new Float64Array(m);
   let run = Infinity;
   for (let i = m - 1; i >= 0; i--) {
     run = Math.min(run, low[i]!);
     E[i] = run;
-    tH[i] = ((w.idx[from + i]! + 0.5) * wMs) / HOUR;
+    t[i] = ((w.idx[from + i]! + 0.5) * wMs) / HOUR;
   }
-  const end = m - UNCONFIRMED; // E[0..end) is confirmed by later windows
+  // Noise of the floor: median absolute change between neighbouring windows.
+  const diffs = new Float64Array(m - 1);
+  for (let i = 1; i < m; i++) diffs[i - 1] = Math.abs(low[i]! - low[i - 1]!);
+  return { from, t, E, low, end: m - UNCONFIRMED, noise: median(diffs) };
+}
+
+export function analyzeGrowth(w: Windows, processStartMs: number, nowMs: number, o: GrowthOptions): Growth {
+  const f = floorEnvelope(w, processStartMs, o);
+  if (!f) return none('too short');
+  const { from, t, E, low, end, noise } = f;
+  const wMs = o.windowMinutes * 60_000;
+  const m = E.length;
   const totalRise = E[end - 1]! - E[0]!;
   if (totalRise <= 0) return none('flat', 0);
 
-  // Noise of the floor: median absolute change between neighbouring windows.
-  const diffs: number[] = [];
-  for (let i = 1; i < m; i++) diffs.push(Math.abs(low[i]! - low[i - 1]!));
-  const noise = median(diffs);
+  // Steps: rises of E of at least the noise (small rises accumulate into one step).
   const stepMin = Math.max(1, noise);
-
-  // Steps: rises of E of at least stepMin (small rises accumulate into one step).
-  const stepPos: number[] = [];
-  const stepSize: number[] = [];
+  const pos: number[] = [];
+  const size: number[] = [];
+  // Growth of a stretch we could not see (a sampling gap, or windows held up by a long validation
+  // pass whose end reveals the creep underneath in one go): exempt from the one-off step rules.
+  const acrossGap: boolean[] = [];
   let carry = 0;
   for (let i = 1; i < end; i++) {
     carry += E[i]! - E[i - 1]!;
     if (carry >= stepMin) {
-      stepPos.push(i);
-      // A rise across a sampling gap is the growth of the whole gap: not one dominating step.
-      stepSize.push(w.idx[from + i]! - w.idx[from + i - 1]! > 1 ? 0 : carry);
+      pos.push(i);
+      size.push(carry);
+      acrossGap.push(w.idx[from + i]! - w.idx[from + i - 1]! > 1 || low[i]! > E[i]! || low[i - 1]! > E[i]!);
       carry = 0;
     }
   }
-  const last = stepPos.length - 1;
-  if (stepPos.length < o.minSteps) return none('too few steps', totalRise);
+  const last = pos.length - 1;
+  if (pos.length < o.minSteps) return none('too few steps', totalRise);
 
   // The latest run: walk back from the last step while steps are close (in observed windows).
   const maxGapW = (o.maxStepGapHours * HOUR) / wMs;
   let k0 = last;
-  while (k0 > 0 && stepPos[k0]! - stepPos[k0 - 1]! <= maxGapW) k0--;
+  while (k0 > 0 && pos[k0]! - pos[k0 - 1]! <= maxGapW) k0--;
   if (last - k0 + 1 < o.minSteps) return none('too few steps in the latest run', totalRise);
-  // Biggest step from j on, to test dominance of any suffix of the run in O(1).
-  const maxFrom = new Float64Array(stepPos.length + 1);
-  for (let j = last; j >= k0; j--) maxFrom[j] = Math.max(stepSize[j]!, maxFrom[j + 1]!);
 
-  // Longest suffix of the run that looks like creep: warm-up or first-validation steps (and the odd
-  // jitter step) before the creep are trimmed off rather than vetoing it.
+  // Longest suffix of the run that looks like creep: warm-up or first-validation steps before the
+  // creep are trimmed off rather than vetoing it, and one-off records inside it (steps over 4x the
+  // run's 75th-percentile step) are taken out of its rate.
   const tol = SLOPE_TOLERANCE * o.minSlopeMiBPerHour;
   let reason = '';
   for (let k = k0; k <= last - o.minSteps + 1; k++) {
+    const sizes: number[] = [];
+    for (let j = k; j <= last; j++) sizes.push(size[j]!);
+    sizes.sort((a, b) => a - b);
+    const p75 = sizes[Math.floor(0.75 * (sizes.length - 1))]!;
+    const outlier = (j: number) => !acrossGap[j] && size[j]! > 4 * p75;
+    // The run starts at a typical step: not at a one-off record, nor at a jitter-sized wiggle.
+    if (outlier(k) || size[k]! < 0.25 * p75) continue;
+    const kept: number[] = [];
+    for (let j = k; j <= last; j++) if (!outlier(j)) kept.push(j);
+    if (kept.length < o.minSteps) {
+      reason ||= 'too few steps';
+      continue;
+    }
     const gaps: number[] = [];
-    for (let j = k + 1; j <= last; j++) gaps.push(stepPos[j]! - stepPos[j - 1]!);
+    for (let j = 1; j < kept.length; j++) gaps.push(pos[kept[j]!]! - pos[kept[j - 1]!]!);
     const gapW = median(gaps);
     // Still growing: the last step is recent relative to the step rhythm.
-    if (m - 1 - stepPos[last]! > Math.max(2 * gapW, HOUR / wMs) + UNCONFIRMED) {
+    if (m - 1 - pos[kept[kept.length - 1]!]! > Math.max(2 * gapW, HOUR / wMs) + UNCONFIRMED) {
       reason ||= 'growth stopped';
       continue;
     }
     // Onset: half a step interval before the run's first step (when its first block filled).
-    const onset = Math.max(0, stepPos[k]! - Math.round(gapW / 2));
+    const onset = Math.max(0, pos[k]! - Math.round(gapW / 2));
     const onsetMs = w.idx[from + onset]! * wMs;
     const hours = (nowMs - onsetMs) / HOUR;
     if (hours < o.minDurationHours) {
       reason ||= 'run too short';
       break; // later suffixes are shorter still
     }
-    const rise = E[end - 1]! - E[onset]!;
+    const Ek = E.slice(onset, end);
+    let removed = 0;
+    for (let i = onset, j = k; i < end; i++) {
+      for (; j <= last && pos[j]! <= i; j++) if (outlier(j)) removed += size[j]!;
+      Ek[i - onset] = E[i]! - removed;
+    }
+    const n = Ek.length;
+    const rise = Ek[n - 1]! - Ek[0]!;
     if (rise < Math.max(8, 3 * noise) || rise < 0.5 * tol * hours) {
       reason ||= 'rise within noise';
       continue;
     }
-    if (maxFrom[k]! > 0.5 * rise) {
+    let biggest = 0;
+    for (const j of kept) if (!acrossGap[j]) biggest = Math.max(biggest, size[j]!);
+    if (biggest > 0.5 * rise) {
       reason ||= 'one step dominates';
       continue;
     }
     // Not decelerating: the later half of the run rises at least 30% as much as the earlier half.
-    const mid = (onset + end - 1) >> 1;
-    if (E[end - 1]! - E[mid]! < 0.3 * (E[mid]! - E[onset]!)) {
+    const mid = (n - 1) >> 1;
+    const riseA = Ek[mid]! - Ek[0]!;
+    const riseB = Ek[n - 1]! - Ek[mid]!;
+    if (riseB < 0.3 * riseA) {
       reason ||= 'decelerating (warm-up ratchet)';
       continue;
     }
-    const slope = theilSen(tH.subarray(onset, end), withoutOutlierSteps(E, stepPos, stepSize, k, onset, end));
+    // Nor a mostly flat start: then the creep began later, and a later suffix fits it better.
+    if (riseA < 0.4 * riseB) {
+      reason ||= 'flat start';
+      continue;
+    }
+    const slope = theilSen(t.subarray(onset, end), Ek);
     if (slope < tol) {
       reason ||= 'slope below threshold';
       continue;
     }
-    return { growing: true, reason: 'creep', slopeMiBPerHour: slope, onsetMs, steps: last - k + 1, riseMiB: rise, totalRiseMiB: totalRise };
+    // Report the onset where the fitted line leaves the floor: a few jitter-sized steps at the start
+    // of the run would otherwise date it hours early.
+    const fittedOnsetMs = (t[end - 1]! - rise / slope) * HOUR;
+    return {
+      growing: true,
+      reason: 'creep',
+      slopeMiBPerHour: slope,
+      onsetMs: Math.max(onsetMs, Math.min(fittedOnsetMs, nowMs)),
+      steps: kept.length,
+      riseMiB: rise,
+      totalRiseMiB: totalRise,
+    };
   }
   return none(reason || 'too few steps', totalRise);
-}
-
-/**
- * E[onset..end) with steps over 4x the run's median step taken out: a dynamic-shape record or a
- * first validation landing inside a creep is a one-off, not part of its rate.
- */
-function withoutOutlierSteps(E: Float64Array, pos: number[], size: number[], k: number, onset: number, end: number): Float64Array {
-  const sizes = size.slice(k).filter((x) => x > 0);
-  const typical = median(sizes);
-  const cap = 4 * typical;
-  const out = E.slice(onset, end);
-  let removed = 0;
-  let j = k;
-  for (let i = onset; i < end; i++) {
-    while (j < pos.length && pos[j]! === i) {
-      if (size[j]! > cap) removed += size[j]! - typical;
-      j++;
-    }
-    out[i - onset] = E[i]! - removed;
-  }
-  return out;
 }
 
 function med3(a: number, b: number, c: number): number {

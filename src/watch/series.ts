@@ -27,7 +27,6 @@ export class Windows {
   readonly lo2: number[] = [];
   readonly hi: number[] = [];
   readonly sum: number[] = [];
-  readonly utilMax: number[] = [];
 
   constructor(private readonly maxWindows: number) {}
 
@@ -49,15 +48,14 @@ export class Windows {
     this.lo2.splice(at, 0, Infinity);
     this.hi.splice(at, 0, -Infinity);
     this.sum.splice(at, 0, 0);
-    this.utilMax.splice(at, 0, -1);
     if (idx.length > this.maxWindows) {
-      for (const a of [idx, this.n, this.lo, this.lo2, this.hi, this.sum, this.utilMax]) a.shift();
+      for (const a of [idx, this.n, this.lo, this.lo2, this.hi, this.sum]) a.shift();
       return at - 1;
     }
     return at;
   }
 
-  add(wi: number, v: number, util: number | null): void {
+  add(wi: number, v: number): void {
     const p = this.slot(wi);
     if (p < 0) return; // older than the kept history
     this.n[p] = this.n[p]! + 1;
@@ -67,7 +65,6 @@ export class Windows {
       this.lo[p] = v;
     } else if (v < this.lo2[p]!) this.lo2[p] = v;
     if (v > this.hi[p]!) this.hi[p] = v;
-    if (util !== null && util > this.utilMax[p]!) this.utilMax[p] = util;
   }
 
   /** Level of window p robust to one stray low sample (an empty_cache dip caught by the sampler). */
@@ -93,6 +90,8 @@ export class ProcessSeries {
   readonly user: string;
   readonly command: string;
   readonly processStartMs: number;
+  /** processStart as sampled: matching on it avoids parsing a date per sample. */
+  readonly processStartRaw: Timestamp;
   readonly windows: Windows;
   /** Earlier run of the same job (host, user, command, gpu); only one level is kept. */
   previous: ProcessSeries | undefined;
@@ -113,6 +112,7 @@ export class ProcessSeries {
     this.user = s.user;
     this.command = s.command;
     this.processStartMs = startMs;
+    this.processStartRaw = s.processStart;
     this.windows = new Windows(maxWindows);
   }
 
@@ -128,7 +128,7 @@ export class ProcessSeries {
     }
     const mib = s.processMiB;
     if (mib !== null && mib !== undefined) {
-      this.windows.add(Math.floor(tMs / o.windowMs), mib, s.utilizationPct ?? null);
+      this.windows.add(Math.floor(tMs / o.windowMs), mib);
       const idle = s.utilizationPct !== null && s.utilizationPct <= o.idleMaxUtilPct && mib >= o.idleMinMiB;
       if (!idle) this.idleSinceMs = null;
       else if (this.idleSinceMs === null) {
@@ -157,7 +157,7 @@ export class HostSeries {
   add(tMs: number, s: HostRamSample, o: SeriesConfig): void {
     const total = s.memTotalBytes / MiB;
     const avail = s.memAvailableBytes / MiB;
-    this.windows.add(Math.floor(tMs / o.windowMs), total - avail, null);
+    this.windows.add(Math.floor(tMs / o.windowMs), total - avail);
     if (tMs >= this.lastMs) {
       this.lastMs = tMs;
       this.totalMiB = total;
@@ -184,18 +184,25 @@ interface SeriesConfig {
 export const jobKeyOf = (host: string, user: string, command: string, gpu: number): string =>
   `${host}\u0000${user}\u0000${command}\u0000${gpu}`;
 
+/** Everything known about one host; samples of a poll come host by host, so it is looked up once per run. */
+export interface HostState {
+  host: string;
+  /** Latest sample time: what "now" means for this host. */
+  lastMs: number;
+  /** pid -> series (usually one; more with pid reuse or multi-GPU processes). */
+  byPid: Map<number, ProcessSeries[]>;
+  /** gpu -> latest GPU-level numbers. */
+  gpus: Map<number, GpuState>;
+  ram: HostSeries | undefined;
+}
+
 export class SeriesIndex {
-  /** host -> pid -> series (usually one; more with pid reuse or multi-GPU processes). */
-  readonly processes = new Map<string, Map<number, ProcessSeries[]>>();
-  readonly hosts = new Map<string, HostSeries>();
-  /** host -> gpu -> latest GPU-level numbers. */
-  readonly gpus = new Map<string, Map<number, GpuState>>();
-  /** Latest sample time per host: what "now" means for that host. */
-  readonly hostLastMs = new Map<string, number>();
+  readonly hosts = new Map<string, HostState>();
   private readonly jobs = new Map<string, ProcessSeries>();
   readonly config: SeriesConfig;
   private lastTs: Timestamp | undefined;
   private lastTsMs = 0;
+  private lastHost: HostState | undefined;
 
   constructor(options: Partial<DetectorOptions> = {}) {
     const o = { ...DEFAULT_OPTIONS, ...options };
@@ -217,18 +224,30 @@ export class SeriesIndex {
     return this.lastTsMs;
   }
 
+  private hostState(host: string): HostState {
+    if (this.lastHost?.host === host) return this.lastHost;
+    let h = this.hosts.get(host);
+    if (!h) this.hosts.set(host, (h = { host, lastMs: -Infinity, byPid: new Map(), gpus: new Map(), ram: undefined }));
+    return (this.lastHost = h);
+  }
+
   add(s: Sample): void {
     const t = this.ms(s.ts);
     if (Number.isNaN(t)) return;
-    if (t > (this.hostLastMs.get(s.host) ?? -Infinity)) this.hostLastMs.set(s.host, t);
+    const h = this.hostState(s.host);
+    if (t > h.lastMs) h.lastMs = t;
     if (isHostSample(s)) {
-      let h = this.hosts.get(s.host);
-      if (!h) this.hosts.set(s.host, (h = new HostSeries(s.host, this.config.maxWindows)));
-      h.add(t, s, this.config);
+      (h.ram ??= new HostSeries(s.host, this.config.maxWindows)).add(t, s, this.config);
       return;
     }
-    this.noteGpu(t, s.host, s.gpu, s.gpuUsedMiB, s.gpuTotalMiB);
-    if (s.pid !== undefined) this.processSeries(s).add(t, s, this.config);
+    const g = h.gpus.get(s.gpu);
+    if (!g) h.gpus.set(s.gpu, { ms: t, usedMiB: s.gpuUsedMiB, totalMiB: s.gpuTotalMiB });
+    else if (t >= g.ms) {
+      g.ms = t;
+      g.usedMiB = s.gpuUsedMiB;
+      g.totalMiB = s.gpuTotalMiB;
+    }
+    if (s.pid !== undefined) this.processSeries(h, s).add(t, s, this.config);
   }
 
   addAll(samples: Iterable<Sample>): this {
@@ -236,25 +255,12 @@ export class SeriesIndex {
     return this;
   }
 
-  private noteGpu(t: number, host: string, gpu: number, used: number, total: number): void {
-    let g = this.gpus.get(host);
-    if (!g) this.gpus.set(host, (g = new Map()));
-    const cur = g.get(gpu);
-    if (!cur) g.set(gpu, { ms: t, usedMiB: used, totalMiB: total });
-    else if (t >= cur.ms) {
-      cur.ms = t;
-      cur.usedMiB = used;
-      cur.totalMiB = total;
-    }
-  }
-
-  private processSeries(s: ProcessSample): ProcessSeries {
-    let byPid = this.processes.get(s.host);
-    if (!byPid) this.processes.set(s.host, (byPid = new Map()));
-    let list = byPid.get(s.pid);
-    if (!list) byPid.set(s.pid, (list = []));
-    const startMs = typeof s.processStart === 'number' ? s.processStart : toMs(s.processStart);
-    for (const ps of list) if (ps.gpu === s.gpu && ps.processStartMs === startMs) return ps;
+  private processSeries(h: HostState, s: ProcessSample): ProcessSeries {
+    let list = h.byPid.get(s.pid);
+    if (!list) h.byPid.set(s.pid, (list = []));
+    for (const ps of list) if (ps.gpu === s.gpu && ps.processStartRaw === s.processStart) return ps;
+    const startMs = toMs(s.processStart);
+    for (const ps of list) if (ps.gpu === s.gpu && ps.processStartMs === startMs) return ps; // same time, other spelling
     const ps = new ProcessSeries(s, startMs, this.config.maxWindows);
     list.push(ps);
     const prev = this.jobs.get(ps.jobKey);
@@ -267,23 +273,50 @@ export class SeriesIndex {
     return ps;
   }
 
-  *allProcesses(): Iterable<ProcessSeries> {
-    for (const byPid of this.processes.values()) for (const list of byPid.values()) yield* list;
+  *processes(host?: HostState): Iterable<ProcessSeries> {
+    for (const h of host ? [host] : this.hosts.values()) for (const list of h.byPid.values()) yield* list;
   }
 
   /** Drop series not seen since olderThanMs (call now and then when streaming for days). */
   prune(olderThanMs: number): void {
-    for (const byPid of this.processes.values())
-      for (const [pid, list] of byPid) {
+    for (const h of this.hosts.values()) {
+      for (const [pid, list] of h.byPid) {
         const kept = list.filter((ps) => ps.lastMs >= olderThanMs);
-        if (kept.length) byPid.set(pid, kept);
-        else byPid.delete(pid);
+        if (kept.length) h.byPid.set(pid, kept);
+        else h.byPid.delete(pid);
       }
+      if (h.ram && h.ram.lastMs < olderThanMs) h.ram = undefined;
+    }
     for (const [k, ps] of this.jobs) if (ps.lastMs < olderThanMs) this.jobs.delete(k);
-    for (const [h, hs] of this.hosts) if (hs.lastMs < olderThanMs) this.hosts.delete(h);
   }
 }
 
+/** Epoch ms. The sampler's UTC form YYYY-MM-DDTHH:MM:SS[.sss]Z is read digit by digit: ~4x faster than Date.parse. */
 export function toMs(ts: Timestamp): number {
-  return typeof ts === 'number' ? ts : Date.parse(ts);
+  if (typeof ts === 'number') return ts;
+  const n = ts.length;
+  if ((n !== 20 && n !== 24) || ts.charCodeAt(n - 1) !== 90 /* Z */ || ts.charCodeAt(10) !== 84 /* T */) return Date.parse(ts);
+  let y = digits(ts, 0, 4);
+  const mo = digits(ts, 5, 2);
+  // Days from the civil date (Howard Hinnant's algorithm), no Date object needed.
+  y -= mo <= 2 ? 1 : 0;
+  const era = Math.floor(y / 400);
+  const yoe = y - era * 400;
+  const doy = Math.floor((153 * ((mo + 9) % 12) + 2) / 5) + digits(ts, 8, 2) - 1;
+  const days = era * 146097 + yoe * 365 + Math.floor(yoe / 4) - Math.floor(yoe / 100) + doy - 719468;
+  const ms =
+    ((days * 24 + digits(ts, 11, 2)) * 60 + digits(ts, 14, 2)) * 60_000 +
+    digits(ts, 17, 2) * 1000 +
+    (n === 24 ? digits(ts, 20, 3) : 0);
+  return Number.isNaN(ms) ? Date.parse(ts) : ms;
+}
+
+function digits(s: string, from: number, len: number): number {
+  let v = 0;
+  for (let j = from; j < from + len; j++) {
+    const c = s.charCodeAt(j) - 48;
+    if (c < 0 || c > 9) return NaN;
+    v = v * 10 + c;
+  }
+  return v;
 }

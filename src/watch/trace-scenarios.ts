@@ -203,7 +203,7 @@ export const SCENARIOS: Scenario[] = [
     expected: ['leak'],
     build: (r) => {
       const first = leakAt(50, 0.5, 20);
-      const leak = leakAt(50, 9.05, 20);
+      const leak = leakAt(50, 9.05, 20, { pid: 4377 });
       return {
         hours: 18,
         gpuTotalMiB: A100,
@@ -341,7 +341,8 @@ function randomScenario(i: number, positive: boolean): Scenario {
       const pick = <T,>(xs: T[]): T => xs[Math.floor(r() * xs.length)]!;
       const between = (a: number, b: number) => a + r() * (b - a);
       const hours = Math.round(between(positive ? 9 : 6, 24));
-      const spec: Omit<TrainSpec, 'startMs'> & { startH?: number } = { baseMiB: Math.round(between(8000, 70000)) };
+      const gpuTotalMiB = pick([H100, A100]);
+      const spec: Omit<TrainSpec, 'startMs'> & { startH?: number } = { baseMiB: Math.round(between(8000, 0.8 * gpuTotalMiB)) };
       const bits: string[] = [];
       if (r() < 0.5) {
         const v = saw(r() < 0.5, Math.round(between(30, 120)), Math.round(between(3, 25)), Math.round(between(1000, 10000)));
@@ -369,7 +370,7 @@ function randomScenario(i: number, positive: boolean): Scenario {
         bits.unshift(`${slope} MiB/h in ${block} MiB blocks from ${(Date.parse(leak.start) - T0) / H} h`);
       }
       const description = `${bits.join(', ') || 'plain plateau'}, ${hours} h`;
-      return { hours, gpuTotalMiB: pick([H100, A100]), leak, description, procs: [proc(r, spec)] };
+      return { hours, gpuTotalMiB, leak, description, procs: [proc(r, spec)] };
     },
   };
 }

@@ -76,7 +76,7 @@ export interface Finding {
   series: number[];
   /** Knowledge rule id, from WATCH_RULES. */
   rule: string;
-  /** Ordering score, higher is worse (0..100): urgency of running out, or waste for idle memory. */
+  /** Ordering score, higher is worse: 40..100 for growth by hours left (host RAM pressure 90+), 5..40 for idle waste. */
   severity: number;
   /** ISO time the growth (estimated onset) or the idle stretch began. */
   since?: string;
