@@ -49,11 +49,11 @@ export function toMiB(value: string, unit: string): number | undefined {
   return Math.round(n * f * 100) / 100;
 }
 
-const NUM = String.raw`(\d{1,9}(?:\.\d{1,4})?)\s?([KMGT]i?B|bytes|B)`;
+const NUM = String.raw`(\d{1,15}(?:\.\d{1,4})?)\s?([KMGT]i?B|bytes|B)`;
 const OOM_FIELDS: [keyof Facts, RegExp][] = [
   ['triedAllocMiB', new RegExp(String.raw`Tried to allocate ${NUM}`, 'i')],
-  ['totalCapacityMiB', new RegExp(String.raw`${NUM} total capacity`, 'i')],
-  ['totalCapacityMiB', new RegExp(String.raw`total capacity of ${NUM}`, 'i')],
+  ['totalCapacityMiB', new RegExp(String.raw`${NUM} total capac(?:i)?ty`, 'i')],
+  ['totalCapacityMiB', new RegExp(String.raw`total capac(?:i)?ty of ${NUM}`, 'i')],
   ['freeMiB', new RegExp(String.raw`of which ${NUM} is free`, 'i')],
   ['freeMiB', new RegExp(String.raw`${NUM} free\b`, 'i')],
   ['allocatedMiB', new RegExp(String.raw`${NUM} already allocated`, 'i')],
@@ -64,15 +64,18 @@ const OOM_FIELDS: [keyof Facts, RegExp][] = [
   ['thisProcessMiB', new RegExp(String.raw`this process has ${NUM} memory in use`, 'i')],
 ];
 const OOM_LINE = /out of memory|OutOfMemoryError/i;
-const GPU_INDEX = /\((?:GPU|device) (\d{1,3});|\bGPU (\d{1,3}) has a total capacity/i;
+const GPU_INDEX = /\((?:GPU|device) (\d{1,3});|\bGPU (\d{1,3}) has a total capac(?:i)?ty/i;
 const OTHER_PROCESS = /Process (\d{1,10}) has (\d{1,9}(?:\.\d{1,4})?)\s?([KMGT]i?B) memory in use/gi;
 
 /** The OOM message can be hard-wrapped over a few lines; join the lines until it looks complete. */
+// A real OOM message is under 1 kB; reading at most this much keeps a hostile 10 MB "message" cheap.
+const MAX_MESSAGE = 4096;
+
 function oomMessage(log: LogText, line: number): string {
-  let msg = log.line(line);
+  let msg = clip(log.line(line));
   for (let next = line + 1; next < log.lineCount && next <= line + 6; next++) {
     if (/\)\s*$|PYTORCH_CUDA_ALLOC_CONF|Memory Management|\(\s*$/.test(msg) && /\)|CONF/.test(msg)) break;
-    const cont = log.line(next);
+    const cont = clip(log.line(next));
     if (cont.length === 0 || /^\s*(Traceback|File "|\[|During handling|\w+Error\b)/.test(cont)) break;
     // A wrap inside a word or number ("allo|cated", "2.0|0 GiB") joins without a space.
     const inNumber = /[0-9.]$/.test(msg) && /^[0-9.]/.test(cont);
@@ -80,7 +83,14 @@ function oomMessage(log: LogText, line: number): string {
     const glue = inNumber || inWord ? '' : ' ';
     msg += glue + cont.trim();
   }
-  return msg;
+  return msg.slice(0, 2 * MAX_MESSAGE);
+}
+
+/** The part of a line around its OOM words (the whole line when short). */
+function clip(line: string): string {
+  if (line.length <= MAX_MESSAGE) return line;
+  const at = line.search(OOM_LINE);
+  return at === -1 ? line.slice(0, MAX_MESSAGE) : line.slice(Math.max(0, at - 200), at + MAX_MESSAGE);
 }
 
 export function extractOomFacts(log: LogText, lines: number[]): Facts {

@@ -14,6 +14,8 @@ const timed = <T>(f: () => T) => {
   const value = f();
   return { value, ms: performance.now() - t };
 };
+// Bounds catch hangs and backtracking blow-ups (seconds to minutes), not speed: speed is `npm run bench`.
+const HANG_BOUND_MS = 20_000;
 const OOM = 'RuntimeError: CUDA out of memory. Tried to allocate 2.00 GiB (GPU 0; 23.69 GiB total capacity; 20.10 GiB already allocated; 1.02 GiB free; 21.00 GiB reserved in total by PyTorch)';
 
 describe('hostile and odd input', () => {
@@ -25,7 +27,7 @@ describe('hostile and odd input', () => {
     const shapes = ['a'.repeat(200_000) + '!', '('.repeat(100_000), 'CUDA out of memory. Tried to allocate ' + '9'.repeat(500_000), '--batch-size ' + ' '.repeat(300_000) + 'x', 'memory: '.repeat(100_000), '\\'.repeat(200_000)];
     for (const s of shapes) {
       const { ms } = timed(() => diagnose(s, base));
-      expect(ms).toBeLessThan(3000);
+      expect(ms).toBeLessThan(HANG_BOUND_MS);
     }
   });
 
@@ -33,7 +35,7 @@ describe('hostile and odd input', () => {
     const line = 'x'.repeat(10 * 1024 * 1024) + ' ' + OOM;
     const { value, ms } = timed(() => diagnose(line, base));
     expect(value.diagnoses[0]?.category).toBe('cuda_oom');
-    expect(ms).toBeLessThan(5000);
+    expect(ms).toBeLessThan(HANG_BOUND_MS);
   });
 
   it('a 100 MB log keeps its last 16 MB and says so', () => {

@@ -81,6 +81,12 @@ describe('fixes computed from real logs', () => {
     expect(d.rule).toBe('cuda-oom-absurd-request');
     expect(d.fixes.some((f) => 'batch' in f.changes)).toBe(false);
   });
+  it('a 16 EiB request and PyTorch 2.1\'s "total capacty" typo are still read as absurd', () => {
+    const huge = 'RuntimeError: CUDA out of memory. Tried to allocate 17179869183.95 GiB (GPU 0; 11.17 GiB total capacity; 2.15 GiB already allocated; 7.62 GiB free; 3.02 GiB reserved in total by PyTorch)';
+    expect(diagnose(huge, base).diagnoses[0].rule).toBe('cuda-oom-absurd-request');
+    const typo = 'torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 55.00 GiB. GPU 0 has a total capacty of 11.76 GiB of which 9.21 GiB is free.';
+    expect(diagnose(typo, base).diagnoses[0].rule).toBe('cuda-oom-absurd-request');
+  });
   it('fragmentation gets expandable_segments first', () => {
     const [d] = diagnose(evalLog('071-fragmentation.log'), base).diagnoses;
     expect(d.fixes[0].env).toEqual({ PYTORCH_CUDA_ALLOC_CONF: 'expandable_segments:True' });
