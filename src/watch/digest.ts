@@ -1,0 +1,201 @@
+// Leak digest: findings -> a platform-neutral Reply (grouped by host and owner, worst first, with a
+// sparkline and the first fix from the knowledge rule), the CLI's JSON contract, and the "already
+// reported unless worse" dedup used by scheduled digests.
+import type { Reply, ReplySection } from '../core/reply.js';
+import type { RuleBase } from '../diagnose/rule-base.js';
+import type { Fix } from '../diagnose/rule-types.js';
+import type { Finding } from './types.js';
+
+/** Watch rule ids that have no knowledge folder of their own, pointed at the nearest one. */
+const RULE_ALIASES: Record<string, string> = {
+  'dataloader-workers-host-oom': 'dataloader-worker-killed',
+};
+
+/** The knowledge rule id a finding should name (the alias when its own id is not in the rule base). */
+export function resolveRuleId(rule: string, rules?: RuleBase): string {
+  if (rules?.rules.some((r) => r.id === rule)) return rule;
+  return RULE_ALIASES[rule] ?? rule;
+}
+
+const FIX_SENTENCES: Record<string, string> = {
+  reduce_batch: 'Lower the batch size to leave headroom on the GPU.',
+  fixed_autobatch: 'Set a fixed batch size instead of autobatch.',
+  reduce_workers: 'Use fewer DataLoader workers (each copies the dataset into host RAM).',
+  reduce_imgsz: 'Train at a smaller image size.',
+  expandable_segments: 'Set PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True to reduce fragmentation.',
+  free_other_processes: 'Free the GPU memory other processes hold on this GPU.',
+  empty_cache_after_validation: 'Call torch.cuda.empty_cache() after each validation pass and run validation under torch.no_grad().',
+  release_graph_references: 'Do not keep tensors that carry a graph across steps: log loss.item() / .detach(), not the loss itself.',
+  drop_ram_cache: 'Turn off dataset caching in RAM (cache=False / disk cache).',
+  shm_size: 'Give the container more shared memory (--shm-size).',
+  absurd_request: 'Check the tensor shapes: the request is larger than any GPU.',
+  wrong_device: 'Check which device the tensors are on.',
+};
+
+export function fixSummary(rule: string, rules?: RuleBase): string | undefined {
+  const r = rules?.rules.find((x) => x.id === resolveRuleId(rule, rules));
+  const fix: Fix | undefined = r?.fixes?.[0];
+  if (!fix) return undefined;
+  if (fix.kind === 'advice') return fix.text;
+  return FIX_SENTENCES[fix.kind] ?? fix.kind.replace(/_/g, ' ');
+}
+
+const BARS = '▁▂▃▄▅▆▇█';
+
+export function sparkline(series: readonly number[], width = 24): string {
+  const vals = series.filter((v) => Number.isFinite(v));
+  if (!vals.length) return '';
+  // Keep the newest `width` points' shape: downsample by max.
+  let pts = vals;
+  if (vals.length > width) {
+    pts = [];
+    for (let i = 0; i < width; i++) {
+      const a = Math.floor((i * vals.length) / width);
+      const b = Math.max(a + 1, Math.floor(((i + 1) * vals.length) / width));
+      let m = -Infinity;
+      for (let j = a; j < b; j++) m = Math.max(m, vals[j]);
+      pts.push(m);
+    }
+  }
+  const lo = Math.min(...pts);
+  const hi = Math.max(...pts);
+  if (hi - lo < 1e-9) return BARS[0].repeat(pts.length);
+  return pts.map((v) => BARS[Math.min(7, Math.floor(((v - lo) / (hi - lo)) * 8))]).join('');
+}
+
+export interface FindingJson {
+  kind: Finding['kind'];
+  host: string;
+  gpu: number | null;
+  pid: number | null;
+  user: string | null;
+  slopeMiBPerHour: number;
+  hoursToFull: number | null;
+  rule: string;
+}
+
+const round1 = (v: number) => Math.round(v * 10) / 10;
+
+/** The CLI contract: worst first (the detector's order is by severity; kept stable here). */
+export function findingsJson(findings: Finding[], rules?: RuleBase): { findings: FindingJson[] } {
+  return {
+    findings: sortWorstFirst(findings).map((f) => ({
+      kind: f.kind,
+      host: f.host,
+      gpu: f.gpu ?? null,
+      pid: f.pid ?? null,
+      user: f.user ?? null,
+      slopeMiBPerHour: round1(f.slopeMiBPerHour),
+      hoursToFull: f.hoursToFull === null ? null : round1(f.hoursToFull),
+      rule: resolveRuleId(f.rule, rules),
+    })),
+  };
+}
+
+export const sortWorstFirst = (findings: Finding[]): Finding[] =>
+  [...findings].sort((a, b) => b.severity - a.severity || (a.hoursToFull ?? Infinity) - (b.hoursToFull ?? Infinity));
+
+const KIND_LABEL: Record<Finding['kind'], string> = {
+  leak: 'GPU memory creep',
+  rank0_growth: 'one rank growing (rank-0 growth)',
+  host_ram: 'host RAM',
+  idle_held: 'idle GPU memory held',
+};
+
+export function formatHours(h: number | null): string {
+  if (h === null || !Number.isFinite(h)) return '—';
+  if (h < 1) return `${Math.max(1, Math.round(h * 60))} min`;
+  if (h < 48) return `${round1(h)} h`;
+  return `${round1(h / 24)} d`;
+}
+
+const fmtMiB = (m: number) => (m >= 10240 ? `${round1(m / 1024)} GiB` : `${Math.round(m)} MiB`);
+
+export interface Watched {
+  hosts: number;
+  processes: number;
+}
+
+/** The digest reply: one section per host + owner, worst group first, worst finding first within. */
+export function digestReply(findings: Finding[], watched: Watched, rules?: RuleBase, title = 'Leak watch digest'): Reply {
+  const what = `${watched.hosts} host${watched.hosts === 1 ? '' : 's'}, ${watched.processes} GPU process${watched.processes === 1 ? '' : 'es'}`;
+  if (!findings.length) {
+    return { title, severity: 'ok', sections: [{ text: `No memory leaks or idle held memory found (watched ${what}).` }] };
+  }
+  const sorted = sortWorstFirst(findings);
+  const groups = new Map<string, Finding[]>();
+  for (const f of sorted) {
+    const key = `${f.host}\u0000${f.user ?? ''}`;
+    let g = groups.get(key);
+    if (!g) groups.set(key, (g = []));
+    g.push(f);
+  }
+  const sections: ReplySection[] = [];
+  for (const g of groups.values()) {
+    const { host, user } = g[0];
+    const rows = g.map((f) => [
+      KIND_LABEL[f.kind],
+      f.gpu === undefined ? '—' : String(f.gpu),
+      f.pid === undefined ? '—' : String(f.pid),
+      f.user ?? '—',
+      (f.command ?? '').slice(0, 60) || '—',
+      f.kind === 'idle_held' ? '0' : String(round1(f.slopeMiBPerHour)),
+      `${fmtMiB(f.currentMiB)} / ${fmtMiB(f.totalMiB)}`,
+      formatHours(f.hoursToFull),
+      sparkline(f.series),
+    ]);
+    const fixes = [...new Set(g.map((f) => fixSummary(f.rule, rules)).filter((x): x is string => !!x))];
+    const details = g.map((f) => f.detail).filter((x): x is string => !!x);
+    sections.push({
+      heading: `${host}${user ? ` · ${user}` : ''}`,
+      table: { columns: ['finding', 'GPU', 'pid', 'user', 'command', 'MiB/h', 'current / total', 'full in', 'series'], rows },
+      ...(details.length || fixes.length
+        ? { text: [...details, ...fixes.map((x) => `Fix: ${x}`)].join('\n') }
+        : {}),
+    });
+  }
+  const worst = sorted[0];
+  const severity = worst.severity >= 40 && worst.kind !== 'idle_held' ? (worst.hoursToFull !== null && worst.hoursToFull < 12 ? 'error' : 'warning') : 'warning';
+  return {
+    title,
+    severity,
+    sections: [{ text: `${findings.length} finding${findings.length === 1 ? '' : 's'} (watched ${what}).` }, ...sections],
+  };
+}
+
+// ---- dedup: a finding already reported is repeated only if it got worse ----
+
+export interface ReportedState {
+  slopeMiBPerHour: number;
+  hoursToFull: number | null;
+  reportedAt: number;
+}
+
+export const findingKey = (f: Finding): string => `${f.kind}|${f.host}|${f.gpu ?? ''}|${f.pid ?? ''}|${f.user ?? ''}`;
+
+/** True when f is worse than what was reported: slope +25% or time to full halved. */
+export function gotWorse(f: Finding, prev: ReportedState): boolean {
+  if (f.slopeMiBPerHour > prev.slopeMiBPerHour * 1.25 + 1e-9 && f.slopeMiBPerHour > 0) return true;
+  if (f.hoursToFull !== null && prev.hoursToFull !== null && f.hoursToFull <= prev.hoursToFull / 2) return true;
+  if (f.hoursToFull !== null && prev.hoursToFull === null && f.kind !== 'idle_held') return true;
+  return false;
+}
+
+/** Splits findings into those to post (new or worse) and returns the updated reported state. */
+export function dedupFindings(
+  findings: Finding[],
+  reported: Map<string, ReportedState>,
+  now: number,
+): { post: Finding[]; update: Map<string, ReportedState> } {
+  const post: Finding[] = [];
+  const update = new Map<string, ReportedState>();
+  for (const f of findings) {
+    const key = findingKey(f);
+    const prev = reported.get(key);
+    if (!prev || gotWorse(f, prev)) {
+      post.push(f);
+      update.set(key, { slopeMiBPerHour: f.slopeMiBPerHour, hoursToFull: f.hoursToFull, reportedAt: now });
+    }
+  }
+  return { post, update };
+}
