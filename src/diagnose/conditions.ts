@@ -61,6 +61,8 @@ export const CONDITION_CHECKS: Record<Condition, (e: Evidence) => boolean> = {
     const g = seriesGrowth(facts);
     return !!g && g.last - g.first >= Math.max(64, 0.02 * g.first) && g.last >= g.max * 0.98;
   },
+  // The last "Caching images" progress line stopped short of 100%: the run died while caching.
+  ram_cache_incomplete: ({ facts }) => facts.cacheProgressPct !== undefined && facts.cacheProgressPct < 100,
   memory_series_flat: ({ facts }) => {
     const g = seriesGrowth(facts);
     return !!g && g.max - g.min <= Math.max(16, 0.01 * g.max);

@@ -38,6 +38,8 @@ export interface Facts {
   commandLine?: string;
   ncclTimeoutMs?: number;
   shmSizeMiB?: number;
+  /** Percent shown on the last YOLO "Caching images (N GB)" progress line. */
+  cacheProgressPct?: number;
 }
 
 const UNIT_MIB: Record<string, number> = { b: 1 / 1048576, bytes: 1 / 1048576, kib: 1 / 1024, kb: 1 / 1024, mib: 1, mb: 1, gib: 1024, gb: 1024, tib: 1048576, tb: 1048576 };

@@ -42,6 +42,7 @@ export const CONDITIONS = [
   'autobatch',
   'memory_series_grows',
   'memory_series_flat',
+  'ram_cache_incomplete',
 ] as const;
 export type Condition = (typeof CONDITIONS)[number];
 
