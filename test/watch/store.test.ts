@@ -7,7 +7,7 @@ import { detectLeaks } from '../../src/watch/detector.js';
 import { TRACES_PATH } from '../../src/watch/generate-traces.js';
 import { decodeTrace } from '../../src/watch/generator.js';
 import { WatchStore } from '../../src/watch/store.js';
-import type { Sample } from '../../src/watch/types.js';
+import { isProcessSample, type Sample } from '../../src/watch/types.js';
 import { readFileSync } from 'node:fs';
 
 const dir = () => mkdtempSync(join(tmpdir(), 'gd-store-'));
@@ -28,17 +28,17 @@ describe('WatchStore', () => {
     s.insert([proc(1, null)]);
     const back = [...s.samplesSince(0)];
     expect(back).toHaveLength(4);
-    const p = back.filter((x) => x.pid !== undefined);
+    const p = back.filter(isProcessSample);
     expect(p[0]).toMatchObject({ host: 'gpu1', gpu: 0, pid: 4242, user: 'alice', command: 'python train.py', processMiB: 1000, gpuUsedMiB: 1500, gpuTotalMiB: 81559, utilizationPct: 97 });
     expect(p[1]).toMatchObject({ processMiB: null });
     expect(back.find((x) => x.kind === 'host')).toMatchObject({ memTotalBytes: 512 * 2 ** 30, memAvailableBytes: 100 * 2 ** 30 });
-    expect(back.find((x) => x.kind !== 'host' && x.pid === undefined)).toMatchObject({ gpu: 1, gpuUsedMiB: 300 });
+    expect(back.find((x) => x.kind !== 'host' && !isProcessSample(x))).toMatchObject({ gpu: 1, gpuUsedMiB: 300 });
     expect(s.watched(0)).toEqual({ hosts: 1, processes: 1 });
     s.close();
   });
 
   it('round-trips a labelled trace with the same findings', () => {
-    const t = readFileSync(TRACES_PATH, 'utf8').split('\n').map((l) => l && decodeTrace(l)).find((x) => x && x.id === 'creep-50-seg20')!;
+    const t = readFileSync(TRACES_PATH, 'utf8').trim().split('\n').map(decodeTrace).find((x) => x.id === 'creep-50-seg20')!;
     const s = WatchStore.inDataDir(dir());
     s.insert(t.samples);
     const kinds = detectLeaks(s.samplesSince(0)).map((f) => f.kind);
@@ -55,12 +55,12 @@ describe('WatchStore', () => {
     const now = T0 + 9 * 86400_000; // 9 days later, retention 7 days: all 3 hours are old
     const r = s.applyRetention(7, now);
     expect(r.before).toBe(360); // 180 process + 180 GPU rows
-    const back = [...s.samplesSince(0)].filter((x) => x.pid !== undefined) as { processMiB: number; ts: number }[];
+    const back = [...s.samplesSince(0)].filter(isProcessSample);
     expect(back.map((x) => x.processMiB)).toEqual([1059, 1119, 1179]);
     expect(back.map((x) => x.ts)).toEqual([T0, T0 + 3600_000, T0 + 7200_000]);
     // Idempotent: a second pass does not touch them again.
     expect(s.applyRetention(7, now)).toEqual({ before: 0, after: 0 });
-    expect([...s.samplesSince(0)].filter((x) => x.pid !== undefined)).toHaveLength(3);
+    expect([...s.samplesSince(0)].filter(isProcessSample)).toHaveLength(3);
     s.close();
   });
 
