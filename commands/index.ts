@@ -1,11 +1,13 @@
 // Every chat command, one file each. The registry checks their shape at load.
 import type { Command } from '../src/core/command.js';
 import diagnose from './diagnose.js';
+import digest from './digest.js';
 import help from './help.js';
 import hosts from './hosts.js';
 import mem from './mem.js';
 import status from './status.js';
+import watch from './watch.js';
 
 export function allCommands(): Command<any>[] {
-  return [help, diagnose, status, mem, hosts];
+  return [help, diagnose, status, mem, hosts, digest, watch];
 }

@@ -20,6 +20,16 @@ export async function createApp(configFile?: string): Promise<App> {
   const hosts = createHostsService(loaded.config, loaded.baseDir);
   services.hosts = hosts;
   closers.push(() => hosts.close());
+  if (loaded.config.watch.enabled) {
+    const { resolvePath } = await import('./core/config.js');
+    const { WatchStore } = await import('./watch/store.js');
+    const { WatchRuntime } = await import('./watch/scheduler.js');
+    const store = WatchStore.inDataDir(resolvePath(loaded.config.data_dir, loaded.baseDir));
+    const watch = new WatchRuntime(store, hosts, services.rules, loaded.config.watch, (e) => process.stderr.write(`watch: ${(e as Error).message ?? String(e)}\n`));
+    services.watch = watch;
+    await watch.start();
+    closers.push(() => watch.stop());
+  }
   const registry = new CommandRegistry(allCommands());
   return {
     loaded,

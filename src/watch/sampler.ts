@@ -1,0 +1,72 @@
+// Samples every registered host through the hosts service (the existing SSH pool) into the store.
+// A host that fails writes nothing for that poll: a gap the detector reads as unknown, never as freed.
+import type { HostsService } from '../core/services.js';
+import type { WatchStore } from './store.js';
+import type { Sample } from './types.js';
+
+export async function sampleOnce(hosts: HostsService, store: WatchStore, now = Date.now()): Promise<{ ok: number; failed: number; samples: number }> {
+  const names = (await hosts.list()).map((h) => h.name);
+  const [status, mem] = await Promise.all([hosts.status(names), hosts.mem(names)]);
+  const ts = new Date(now).toISOString();
+  const out: Sample[] = [];
+  let ok = 0;
+  let failed = 0;
+  for (const st of status) {
+    if (!st.ok) {
+      failed++;
+      continue;
+    }
+    ok++;
+    const withProcs = new Set<number>();
+    for (const p of st.processes) {
+      const g = st.gpus.find((x) => x.index === p.gpuIndex);
+      if (!g || g.memoryTotalMiB === null || g.memoryUsedMiB === null) continue;
+      withProcs.add(g.index);
+      const start = p.startedAt ?? (p.elapsedSeconds != null ? new Date(now - p.elapsedSeconds * 1000).toISOString() : null);
+      if (!start) continue; // without a start time a reused pid cannot be told apart
+      out.push({
+        ts, host: st.name, gpu: g.index, gpuTotalMiB: g.memoryTotalMiB, gpuUsedMiB: g.memoryUsedMiB, utilizationPct: g.utilizationPct,
+        pid: p.pid, processStart: start, user: p.user ?? '?', command: p.command ?? '', processMiB: p.memoryMiB,
+      });
+    }
+    for (const g of st.gpus)
+      if (!withProcs.has(g.index) && g.memoryTotalMiB !== null && g.memoryUsedMiB !== null && !g.error)
+        out.push({ ts, host: st.name, gpu: g.index, gpuTotalMiB: g.memoryTotalMiB, gpuUsedMiB: g.memoryUsedMiB, utilizationPct: g.utilizationPct });
+  }
+  for (const m of mem)
+    if (m.ok && m.memory.availableBytes !== null)
+      out.push({ ts, host: m.name, kind: 'host', memTotalBytes: m.memory.totalBytes, memAvailableBytes: m.memory.availableBytes });
+  store.insert(out);
+  return { ok, failed, samples: out.length };
+}
+
+/** Polls every intervalSec; a poll still running when the next is due is skipped, never overlapped. */
+export class Sampler {
+  private timer: NodeJS.Timeout | null = null;
+  private running = false;
+  constructor(private hosts: HostsService, private store: WatchStore, private intervalSec: number, private onError: (e: unknown) => void = () => {}) {}
+
+  start(): void {
+    if (this.timer) return;
+    this.timer = setInterval(() => void this.tick(), this.intervalSec * 1000);
+    this.timer.unref();
+    void this.tick();
+  }
+
+  async tick(): Promise<void> {
+    if (this.running) return;
+    this.running = true;
+    try {
+      await sampleOnce(this.hosts, this.store);
+    } catch (e) {
+      this.onError(e);
+    } finally {
+      this.running = false;
+    }
+  }
+
+  stop(): void {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+  }
+}

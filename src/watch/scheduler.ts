@@ -1,0 +1,167 @@
+// Scheduled digests (croner: cron + time zone per configured digest) with the last run persisted in the
+// store: a restart never posts a duplicate, and a digest missed while the bot was down posts once on start.
+import { Cron } from 'croner';
+import type { Reply } from '../core/reply.js';
+import type { RuleBase } from '../diagnose/rule-base.js';
+import { LeakDetector } from './detector.js';
+import { dedupFindings, digestReply } from './digest.js';
+import type { WatchStore } from './store.js';
+import type { DetectorOptions, Finding } from './types.js';
+
+export interface DigestConfig {
+  name: string;
+  platform: 'slack' | 'discord' | 'console';
+  channel: string;
+  cron: string;
+  timezone: string;
+}
+
+export type PostDigest = (digest: DigestConfig, reply: Reply) => Promise<void>;
+
+const HOUR = 3_600_000;
+
+/** Findings over the store's recent samples (the detector's history window). */
+export function findingsFromStore(store: WatchStore, options: Partial<DetectorOptions> = {}, now = Date.now()): { findings: Finding[]; watched: { hosts: number; processes: number } } {
+  const d = new LeakDetector(options);
+  const since = now - d.options.maxHistoryHours * HOUR;
+  d.addAll(store.samplesSince(since));
+  return { findings: d.findings(), watched: store.watched(now - 3 * d.options.sampleIntervalSec * 1000) };
+}
+
+/** One scheduled digest: new or worse findings only (state in the store), then the last run recorded. */
+export function scheduledDigest(store: WatchStore, digest: DigestConfig, rules: RuleBase | undefined, options: Partial<DetectorOptions>, now = Date.now()): Reply {
+  const { findings, watched } = findingsFromStore(store, options, now);
+  const { post, update } = dedupFindings(findings, store.reported(digest.name), now);
+  store.saveReported(digest.name, update);
+  const reply = digestReply(post, watched, rules, `Leak watch digest (${digest.name})`);
+  if (!post.length && findings.length) reply.sections[0].text = `No new or worse findings since the last digest (${findings.length} already reported; watched ${watched.hosts} hosts, ${watched.processes} GPU processes).`;
+  return reply;
+}
+
+export class DigestScheduler {
+  private jobs: Cron[] = [];
+  private inFlight = new Set<string>();
+
+  constructor(
+    private store: WatchStore,
+    private digests: DigestConfig[],
+    private post: PostDigest,
+    private rules: RuleBase | undefined,
+    private options: Partial<DetectorOptions> = {},
+    private onError: (e: unknown) => void = () => {},
+  ) {}
+
+  /** Starts the cron jobs; posts each digest missed while down once. Returns the names caught up. */
+  async start(now = Date.now()): Promise<string[]> {
+    const caught: string[] = [];
+    for (const d of this.digests) {
+      const last = this.store.lastRun(d.name);
+      if (last === null) this.store.setLastRun(d.name, now); // first start: nothing was missed
+      else {
+        const due = new Cron(d.cron, { timezone: d.timezone, paused: true }).nextRun(new Date(last));
+        if (due && due.getTime() <= now) {
+          await this.run(d, now);
+          caught.push(d.name);
+        }
+      }
+      this.jobs.push(new Cron(d.cron, { timezone: d.timezone, protect: true }, () => void this.run(d, Date.now())));
+    }
+    return caught;
+  }
+
+  /** Runs one digest unless it already ran for this slot (persisted last run guards duplicates). */
+  async run(d: DigestConfig, now: number): Promise<boolean> {
+    if (this.inFlight.has(d.name)) return false;
+    const last = this.store.lastRun(d.name);
+    if (last !== null && now - last < 30_000) return false;
+    this.inFlight.add(d.name);
+    try {
+      this.store.setLastRun(d.name, now); // before posting: a crash mid-post never posts twice
+      await this.post(d, scheduledDigest(this.store, d, this.rules, this.options, now));
+      return true;
+    } catch (e) {
+      this.onError(e);
+      return false;
+    } finally {
+      this.inFlight.delete(d.name);
+    }
+  }
+
+  stop(): void {
+    for (const j of this.jobs) j.stop();
+    this.jobs = [];
+  }
+}
+
+// ---- the WatchService the commands use (wired in src/app.ts when watch.enabled) ----
+
+import type { HostsService, WatchService } from '../core/services.js';
+import { sparkline } from './digest.js';
+import { Sampler } from './sampler.js';
+import { isHostSample, isProcessSample } from './types.js';
+
+export interface WatchRuntimeConfig {
+  sample_interval_s: number;
+  retention_days: number;
+  min_slope_mib_per_hour: number;
+  digests: DigestConfig[];
+}
+
+export class WatchRuntime implements WatchService {
+  readonly sampler: Sampler | null;
+  readonly scheduler: DigestScheduler;
+  private retentionTimer: NodeJS.Timeout | null = null;
+  /** Set by the chat adapters; digests are dropped (logged) until one is. */
+  post: PostDigest = async () => {};
+  private options: Partial<DetectorOptions>;
+
+  constructor(readonly store: WatchStore, hosts: HostsService | undefined, private rules: RuleBase | undefined, private cfg: WatchRuntimeConfig, onError: (e: unknown) => void = () => {}) {
+    this.options = { minSlopeMiBPerHour: cfg.min_slope_mib_per_hour, sampleIntervalSec: cfg.sample_interval_s };
+    this.sampler = hosts ? new Sampler(hosts, store, cfg.sample_interval_s, onError) : null;
+    this.scheduler = new DigestScheduler(store, cfg.digests, (d, r) => this.post(d, r), rules, this.options, onError);
+  }
+
+  async start(): Promise<void> {
+    this.sampler?.start();
+    this.store.applyRetention(this.cfg.retention_days);
+    this.retentionTimer = setInterval(() => this.store.applyRetention(this.cfg.retention_days), 3_600_000);
+    this.retentionTimer.unref();
+    await this.scheduler.start();
+  }
+
+  async digestNow(): Promise<Reply> {
+    const { findings, watched } = findingsFromStore(this.store, this.options);
+    return digestReply(findings, watched, this.rules);
+  }
+
+  async watchHost(name: string): Promise<Reply> {
+    const since = Date.now() - 6 * HOUR;
+    const series = new Map<string, number[]>();
+    let ram: number[] = [];
+    for (const s of this.store.samplesSince(since, name)) {
+      if (isHostSample(s)) ram.push((s.memTotalBytes - s.memAvailableBytes) / 2 ** 20);
+      else {
+        const key = isProcessSample(s) ? `GPU ${s.gpu} · pid ${s.pid} · ${s.user} · ${s.command.slice(0, 40)}` : `GPU ${s.gpu} (no processes)`;
+        let a = series.get(key);
+        if (!a) series.set(key, (a = []));
+        a.push(isProcessSample(s) ? (s.processMiB ?? NaN) : s.gpuUsedMiB);
+      }
+    }
+    if (!series.size && !ram.length)
+      return { title: `Watch ${name}`, severity: 'info', sections: [{ text: `No samples for ${name} in the last 6 hours.` }] };
+    const rows = [...series].map(([k, v]) => [k, String(Math.round(v[v.length - 1])), String(Math.round(Math.max(...v.filter(Number.isFinite)))), sparkline(v, 36)]);
+    if (ram.length) rows.push(['host RAM used (MiB)', String(Math.round(ram[ram.length - 1])), String(Math.round(Math.max(...ram))), sparkline(ram, 36)]);
+    return {
+      title: `Watch ${name} (last 6 h)`,
+      severity: 'info',
+      sections: [{ table: { columns: ['series', 'now MiB', 'max MiB', 'last 6 h'], rows } }],
+    };
+  }
+
+  stop(): void {
+    this.sampler?.stop();
+    this.scheduler.stop();
+    if (this.retentionTimer) clearInterval(this.retentionTimer);
+    this.store.close();
+  }
+}
