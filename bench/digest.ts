@@ -1,0 +1,78 @@
+// npm run bench:digest: H hosts x 8 GPUs x 2 processes, one sample a minute for 24 h, written through
+// the real store (WatchStore, one transaction per poll), then one digest computed over the store.
+// The issue's scale is 1000 hosts (~23M process samples); BENCH_HOSTS scales it (default 100).
+import { mkdtempSync, rmSync, statSync, existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { findingsFromStore } from '../src/watch/scheduler.js';
+import { WatchStore } from '../src/watch/store.js';
+import type { Sample } from '../src/watch/types.js';
+
+const HOSTS = Number(process.env.BENCH_HOSTS ?? 100);
+const GPUS = 8;
+const PROCS = 2;
+const MINUTES = Number(process.env.BENCH_MINUTES ?? 1440);
+const FULL = 1000 * GPUS * PROCS * 1440;
+const dir = mkdtempSync(join(tmpdir(), 'gd-bench-digest-'));
+const store = WatchStore.inDataDir(dir);
+const t0 = Date.parse('2026-11-20T00:00:00Z');
+const start = new Date(t0 - 3600_000).toISOString();
+const total = 81559;
+
+console.log(`bench:digest  ${HOSTS} hosts x ${GPUS} GPUs x ${PROCS} procs x ${MINUTES} min = ${(HOSTS * GPUS * PROCS * MINUTES).toLocaleString()} process samples` +
+  (HOSTS * GPUS * PROCS * MINUTES < FULL ? ` (scaled down from the issue's ${FULL.toLocaleString()}; BENCH_HOSTS=1000 for full)` : ''));
+
+// 1 process in 50 leaks ~60 MiB/h in 20 MiB steps; the rest plateau with a validation saw-tooth.
+let rs = 12345;
+const rnd = () => ((rs = (rs * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff);
+let inserted = 0;
+const tIns = performance.now();
+for (let m = 0; m < MINUTES; m++) {
+  const ts = t0 + m * 60_000;
+  const poll: Sample[] = [];
+  for (let h = 0; h < HOSTS; h++) {
+    const host = `node${String(h).padStart(4, '0')}`;
+    for (let g = 0; g < GPUS; g++) {
+      let used = 600;
+      const procs: Sample[] = [];
+      for (let p = 0; p < PROCS; p++) {
+        const id = (h * GPUS + g) * PROCS + p;
+        const leaks = id % 50 === 7;
+        let mib = 18000 + (id % 7) * 1000 + (m % 60 >= 50 ? 1200 : 0);
+        if (leaks && m > 120) mib += Math.floor(((m - 120) / 60) * 60 / 20) * 20;
+        mib += Math.round(rnd() * 4);
+        used += mib;
+        procs.push({ ts, host, gpu: g, gpuTotalMiB: total, gpuUsedMiB: 0, utilizationPct: 95, pid: 10000 + id, processStart: start, user: `user${id % 13}`, command: 'python train.py --cfg x.yaml', processMiB: mib });
+      }
+      for (const p of procs) (p as { gpuUsedMiB: number }).gpuUsedMiB = used;
+      poll.push(...procs);
+    }
+    poll.push({ ts, host, kind: 'host', memTotalBytes: 512 * 2 ** 30, memAvailableBytes: 300 * 2 ** 30 + Math.round(rnd() * 2 ** 20) });
+  }
+  store.insert(poll);
+  inserted += HOSTS * GPUS * PROCS;
+}
+const insS = (performance.now() - tIns) / 1000;
+store.db.pragma('wal_checkpoint(TRUNCATE)');
+const file = join(dir, 'watch.sqlite');
+const bytes = statSync(file).size + (existsSync(file + '-wal') ? statSync(file + '-wal').size : 0);
+const rows = (store.db.prepare('SELECT count(*) AS n FROM samples').get() as { n: number }).n;
+
+const tScan = performance.now();
+const floor = store.db.prepare('SELECT count(*), max(mib) FROM samples').raw(true).get();
+const scanMs = performance.now() - tScan;
+
+const tDig = performance.now();
+const now = t0 + MINUTES * 60_000;
+const { findings } = findingsFromStore(store, {}, now);
+const digestMs = performance.now() - tDig;
+const leaks = findings.filter((f) => f.kind === 'leak').length;
+
+const fmt = (n: number) => n.toLocaleString('en-US', { maximumFractionDigits: 1 });
+console.log(`insert:        ${fmt(inserted / insS)} process samples/s (${fmt(insS)} s; ${fmt(rows)} rows incl. GPU and host RAM rows)`);
+console.log(`on disk:       ${fmt(bytes / 2 ** 20)} MiB, ${fmt(bytes / inserted)} bytes per process sample (${fmt(bytes / rows)} per row)`);
+console.log(`scan floor:    ${fmt(scanMs)} ms  (SELECT count(*), max(mib) FROM samples -> ${JSON.stringify(floor)})`);
+console.log(`digest:        ${fmt(digestMs)} ms  (${findings.length} findings, ${leaks} leaks; expected ${Math.floor((HOSTS * GPUS * PROCS + 42) / 50)}), ${fmt(digestMs / scanMs)}x the scan floor`);
+console.log(`peak RSS:      ${fmt(process.resourceUsage().maxRSS / 1024)} MiB`);
+store.close();
+rmSync(dir, { recursive: true, force: true });
