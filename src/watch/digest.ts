@@ -3,41 +3,15 @@
 // reported unless worse" dedup used by scheduled digests.
 import type { Reply, ReplySection } from '../core/reply.js';
 import type { RuleBase } from '../diagnose/rule-base.js';
-import type { Fix } from '../diagnose/rule-types.js';
+import { computeFixes } from '../diagnose/fixes/index.js';
+import { emptyReadings } from '../readings/types.js';
 import type { Finding } from './types.js';
 
-/** Watch rule ids that have no knowledge folder of their own, pointed at the nearest one. */
-const RULE_ALIASES: Record<string, string> = {
-  'dataloader-workers-host-oom': 'dataloader-worker-killed',
-};
-
-/** The knowledge rule id a finding should name (the alias when its own id is not in the rule base). */
-export function resolveRuleId(rule: string, rules?: RuleBase): string {
-  if (rules?.rules.some((r) => r.id === rule)) return rule;
-  return RULE_ALIASES[rule] ?? rule;
-}
-
-const FIX_SENTENCES: Record<string, string> = {
-  reduce_batch: 'Lower the batch size to leave headroom on the GPU.',
-  fixed_autobatch: 'Set a fixed batch size instead of autobatch.',
-  reduce_workers: 'Use fewer DataLoader workers (each copies the dataset into host RAM).',
-  reduce_imgsz: 'Train at a smaller image size.',
-  expandable_segments: 'Set PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True to reduce fragmentation.',
-  free_other_processes: 'Free the GPU memory other processes hold on this GPU.',
-  empty_cache_after_validation: 'Call torch.cuda.empty_cache() after each validation pass and run validation under torch.no_grad().',
-  release_graph_references: 'Do not keep tensors that carry a graph across steps: log loss.item() / .detach(), not the loss itself.',
-  drop_ram_cache: 'Turn off dataset caching in RAM (cache=False / disk cache).',
-  shm_size: 'Give the container more shared memory (--shm-size).',
-  absurd_request: 'Check the tensor shapes: the request is larger than any GPU.',
-  wrong_device: 'Check which device the tensors are on.',
-};
-
+/** The first fix of the finding's knowledge rule, computed by the same code the diagnosis uses. */
 export function fixSummary(rule: string, rules?: RuleBase): string | undefined {
-  const r = rules?.rules.find((x) => x.id === resolveRuleId(rule, rules));
-  const fix: Fix | undefined = r?.fixes?.[0];
-  if (!fix) return undefined;
-  if (fix.kind === 'advice') return fix.text;
-  return FIX_SENTENCES[fix.kind] ?? fix.kind.replace(/_/g, ' ');
+  const r = rules?.rules.find((x) => x.id === rule);
+  if (!r) return undefined;
+  return computeFixes(r.fixes, { facts: {}, readings: emptyReadings() })[0]?.summary;
 }
 
 const BARS = '▁▂▃▄▅▆▇█';
@@ -87,7 +61,7 @@ export function findingsJson(findings: Finding[], rules?: RuleBase): { findings:
       user: f.user ?? null,
       slopeMiBPerHour: round1(f.slopeMiBPerHour),
       hoursToFull: f.hoursToFull === null ? null : round1(f.hoursToFull),
-      rule: resolveRuleId(f.rule, rules),
+      rule: f.rule,
     })),
   };
 }

@@ -55,7 +55,7 @@ export type FindingKind = 'leak' | 'rank0_growth' | 'host_ram' | 'idle_held';
 export const WATCH_RULES: Readonly<Record<FindingKind, string>> = {
   leak: 'growing-memory-leak',
   rank0_growth: 'yolov5-rank0-validation-growth',
-  host_ram: 'dataloader-workers-host-oom',
+  host_ram: 'dataloader-worker-killed',
   idle_held: 'idle-gpu-memory-held',
 };
 
