@@ -31,7 +31,8 @@ const isFragmented = (f: Facts) => {
   if (isAbsurd(f) || f.triedAllocMiB === undefined) return false;
   const unused = cachedUnusedMiB(f);
   const reserved = f.reservedMiB ?? (f.allocatedMiB ?? 0) + (f.reservedUnallocatedMiB ?? 0);
-  if (unused !== undefined && unused >= f.triedAllocMiB && unused >= 0.2 * reserved) return true;
+  // With a margin: when the cache barely exceeds the request, the GPU is simply full.
+  if (unused !== undefined && unused >= 1.5 * f.triedAllocMiB && unused >= 0.2 * reserved) return true;
   // The device reports far more free memory than the request: the allocator cannot use it in one piece.
   return f.freeMiB !== undefined && f.freeMiB >= 4 * f.triedAllocMiB && f.freeMiB >= 512;
 };

@@ -7,8 +7,8 @@ const shared = new URL('../../../shared/eval/', import.meta.url).pathname;
 const present = existsSync(shared);
 if (!present && process.env.CI === 'true') throw new Error(`${shared} is missing: the dev evaluation must run in CI`);
 
-const lastLine = (script: string) => {
-  const out = execFileSync('node', [shared + script], { encoding: 'utf8', timeout: 280_000 });
+const lastLine = (script: string, ...args: string[]) => {
+  const out = execFileSync('node', [shared + script, ...args], { encoding: 'utf8', timeout: 280_000 });
   return out.trim().split('\n').at(-1)!;
 };
 
@@ -32,5 +32,16 @@ describe.skipIf(!present)('dev evaluation (real logs and outputs in ../shared/ev
     console.log(`readings eval: ${line}`);
     expect(Number(m![1]) / Number(m![2])).toBeGreaterThanOrEqual(0.95);
     expect(Number(m![3])).toBe(0);
+  });
+
+  it('held-out real logs (test/eval-extra, not used as rule examples): top-1 >= 90%, harmful = 0', { timeout: 300_000 }, () => {
+    const extra = new URL('../eval-extra', import.meta.url).pathname;
+    const line = lastLine('score-diagnose.mjs', '--cases', extra);
+    const m = /top1 (\d+)\/(\d+) .*harmful (\d+), concrete (\d+)\/(\d+), failed (\d+)/.exec(line);
+    expect(m, line).not.toBeNull();
+    console.log(`eval-extra: ${line}`);
+    expect(Number(m![1]) / Number(m![2])).toBeGreaterThanOrEqual(0.9);
+    expect(Number(m![3])).toBe(0);
+    expect(Number(m![6])).toBe(0);
   });
 });
