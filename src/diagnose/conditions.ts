@@ -31,8 +31,10 @@ const isFragmented = (f: Facts) => {
   if (isAbsurd(f) || f.triedAllocMiB === undefined) return false;
   const unused = cachedUnusedMiB(f);
   const reserved = f.reservedMiB ?? (f.allocatedMiB ?? 0) + (f.reservedUnallocatedMiB ?? 0);
-  // With a margin: when the cache barely exceeds the request, the GPU is simply full.
+  // The idle cache must clearly exceed the request, or be most of what PyTorch reserved; when it barely
+  // covers the request on a full GPU, the GPU is simply full.
   if (unused !== undefined && unused >= 1.5 * f.triedAllocMiB && unused >= 0.2 * reserved) return true;
+  if (unused !== undefined && unused >= f.triedAllocMiB && unused >= 0.5 * reserved) return true;
   // The device reports far more free memory than the request: the allocator cannot use it in one piece.
   return f.freeMiB !== undefined && f.freeMiB >= 4 * f.triedAllocMiB && f.freeMiB >= 512;
 };
