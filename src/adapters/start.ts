@@ -3,6 +3,7 @@
 // Returns null when no chat token is set (the caller runs the console chat instead).
 import { resolvePath } from '../core/config.js';
 import type { App } from '../app.js';
+import type { Reply } from '../core/reply.js';
 import { AuditStore } from '../ops/audit.js';
 import { Metrics } from '../ops/metrics.js';
 import { Health, startHealthServer } from '../ops/health.js';
@@ -37,18 +38,27 @@ export async function startChatAdapters(app: App, env: NodeJS.ProcessEnv = proce
       stops.push(srv.close);
       logger.info({ port: srv.port, host: config.http.host }, 'health and metrics endpoint listening');
     }
+    const posters: Partial<Record<'slack' | 'discord', (channel: string, reply: Reply) => Promise<void>>> = {};
     if (slackEnv) {
       const slack = createSlackAdapter({ ...deps, env: slackEnv });
       await slack.start();
       stops.push(slack.stop);
       names.push(`slack (${slack.mode})`);
+      posters.slack = slack.postToChannel;
     }
     if (discordEnv) {
       const discord = createDiscordAdapter({ ...deps, env: discordEnv });
       await discord.start();
       stops.push(discord.stop);
       names.push('discord');
+      posters.discord = discord.postToChannel;
     }
+    // Scheduled leak digests go to the channel each digest names, through the adapter of its platform.
+    app.services.watch?.setPoster?.(async (target, reply) => {
+      const post = target.platform === 'console' ? undefined : posters[target.platform];
+      if (!post) throw new Error(`digest "${target.name}" is for ${target.platform}, which is not connected`);
+      await post(target.channel, reply);
+    });
   } catch (e) {
     for (const s of stops.reverse()) await s().catch(() => {});
     audit.close();

@@ -2,6 +2,7 @@
 import { userInfo } from 'node:os';
 import { createApp } from '../app.js';
 import { runConsoleChat } from '../adapters/console/console-chat.js';
+import { renderText } from '../adapters/console/render.js';
 import { startChatAdapters } from '../adapters/start.js';
 import { createLogger } from '../ops/logger.js';
 import { parseArgs } from './usage.js';
@@ -35,6 +36,10 @@ export async function botCli(args: string[]): Promise<number> {
     });
     return 0;
   }
+  // Without chat tokens, scheduled digests print in the console.
+  app.services.watch?.setPoster?.(async (target, reply) => {
+    process.stdout.write(`\n[digest ${target.name}]\n${renderText(reply)}\n`);
+  });
   try {
     await runConsoleChat({
       input: process.stdin,

@@ -84,4 +84,6 @@ export interface Services {
 export interface WatchService {
   digestNow(): Promise<import('./reply.js').Reply>;
   watchHost(name: string): Promise<import('./reply.js').Reply>;
+  /** Where scheduled digests go; the chat adapters set it once they are connected. */
+  setPoster?(post: (target: { platform: 'slack' | 'discord' | 'console'; channel: string; name: string }, reply: import('./reply.js').Reply) => Promise<void>): void;
 }

@@ -113,6 +113,10 @@ export class WatchRuntime implements WatchService {
   private retentionTimer: NodeJS.Timeout | null = null;
   /** Set by the chat adapters; digests are dropped (logged) until one is. */
   post: PostDigest = async () => {};
+
+  setPoster(post: PostDigest): void {
+    this.post = post;
+  }
   private options: Partial<DetectorOptions>;
 
   constructor(readonly store: WatchStore, hosts: HostsService | undefined, private rules: RuleBase | undefined, private cfg: WatchRuntimeConfig, onError: (e: unknown) => void = () => {}) {

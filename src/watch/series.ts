@@ -67,6 +67,24 @@ export class Windows {
     if (v > this.hi[p]!) this.hi[p] = v;
   }
 
+  /**
+   * Merges a pre-reduced window (n samples with min lo, second-lowest lo2, max hi, sum) as if its samples
+   * had been add()ed: the second-lowest of a union is the second-lowest of the two (lo, lo2) pairs.
+   */
+  addSummary(wi: number, n: number, lo: number, lo2: number, hi: number, sum: number): void {
+    if (n <= 0) return;
+    const p = this.slot(wi);
+    if (p < 0) return;
+    this.n[p] = this.n[p]! + n;
+    this.sum[p] = this.sum[p]! + sum;
+    const a = this.lo[p]!;
+    if (lo < a) {
+      this.lo2[p] = Math.min(a, lo2);
+      this.lo[p] = lo;
+    } else this.lo2[p] = Math.min(this.lo2[p]!, lo);
+    if (hi > this.hi[p]!) this.hi[p] = hi;
+  }
+
   /** Level of window p robust to one stray low sample (an empty_cache dip caught by the sampler). */
   low(p: number): number {
     return this.n[p]! >= 3 ? this.lo2[p]! : this.lo[p]!;
@@ -104,7 +122,7 @@ export class ProcessSeries {
   idleSinceMs: number | null = null;
   idleObservedMs = 0;
 
-  constructor(s: ProcessSample, startMs: number, maxWindows: number) {
+  constructor(s: Pick<ProcessSample, 'host' | 'gpu' | 'pid' | 'processStart' | 'user' | 'command'>, startMs: number, maxWindows: number) {
     this.key = `${s.host}|${s.gpu}|${s.pid}|${startMs}`;
     this.host = s.host;
     this.gpu = s.gpu;
@@ -129,16 +147,21 @@ export class ProcessSeries {
     const mib = s.processMiB;
     if (mib !== null && mib !== undefined) {
       this.windows.add(Math.floor(tMs / o.windowMs), mib);
-      const idle = s.utilizationPct !== null && s.utilizationPct <= o.idleMaxUtilPct && mib >= o.idleMinMiB;
-      if (!idle) this.idleSinceMs = null;
-      else if (this.idleSinceMs === null) {
-        this.idleSinceMs = tMs;
-        this.idleObservedMs = 0;
-      } else if (dt > 0 && dt <= o.gapMs) this.idleObservedMs += dt; // gap time is unknown: not counted
+      this.idleStep(tMs, dt, mib, s.utilizationPct, o);
       if (tMs >= this.lastMs) this.lastMiB = mib;
     }
     if (tMs < this.firstMs) this.firstMs = tMs;
     if (tMs > this.lastMs) this.lastMs = tMs;
+  }
+
+  /** Idle-while-holding-memory bookkeeping for one sample with a known MiB (dt: since the series' previous sample). */
+  idleStep(tMs: number, dt: number, mib: number, utilizationPct: number | null, o: Pick<SeriesConfig, 'gapMs' | 'idleMinMiB' | 'idleMaxUtilPct'>): void {
+    const idle = utilizationPct !== null && utilizationPct <= o.idleMaxUtilPct && mib >= o.idleMinMiB;
+    if (!idle) this.idleSinceMs = null;
+    else if (this.idleSinceMs === null) {
+      this.idleSinceMs = tMs;
+      this.idleObservedMs = 0;
+    } else if (dt > 0 && dt <= o.gapMs) this.idleObservedMs += dt; // gap time is unknown: not counted
   }
 }
 
@@ -173,7 +196,7 @@ export interface GpuState {
   totalMiB: number;
 }
 
-interface SeriesConfig {
+export interface SeriesConfig {
   windowMs: number;
   gapMs: number;
   maxWindows: number;
@@ -224,7 +247,8 @@ export class SeriesIndex {
     return this.lastTsMs;
   }
 
-  private hostState(host: string): HostState {
+  /** The host's state, created on first use (callers feeding pre-reduced summaries create hosts in first-seen order). */
+  hostState(host: string): HostState {
     if (this.lastHost?.host === host) return this.lastHost;
     let h = this.hosts.get(host);
     if (!h) this.hosts.set(host, (h = { host, lastMs: -Infinity, byPid: new Map(), gpus: new Map(), ram: undefined }));
@@ -255,7 +279,11 @@ export class SeriesIndex {
     return this;
   }
 
-  private processSeries(h: HostState, s: ProcessSample): ProcessSeries {
+  /**
+   * The series of a process sample (only host, gpu, pid, processStart, user, command are read), created and
+   * linked to an earlier run of its job on first use: series must be created in first-seen order.
+   */
+  processSeries(h: HostState, s: Pick<ProcessSample, 'host' | 'gpu' | 'pid' | 'processStart' | 'user' | 'command'>): ProcessSeries {
     let list = h.byPid.get(s.pid);
     if (!list) h.byPid.set(s.pid, (list = []));
     for (const ps of list) if (ps.gpu === s.gpu && ps.processStartRaw === s.processStart) return ps;

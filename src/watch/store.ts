@@ -7,6 +7,16 @@
 // Process user/command live once per process in `procs`. Rows older than the retention window are
 // downsampled to the per-hour max (never simply dropped), so a week-long creep stays visible.
 // digest_runs / digest_reported hold each digest's last run and what it already reported.
+//
+// wsum holds per-10-minute-window summaries of every series, kept up to date at insert time (one UPSERT
+// per row, appends at the end of the table since w leads the key), so a digest reads ~1/10 of the rows
+// and never builds a JS object per sample:
+//   process (host_id, gpu, pid, start): n / lo / lo2 / hi / sum over known MiB (what series.ts Windows
+//     keeps), umax = highest GPU utilisation among them (null utilisation counts as busy), the MiB at the
+//     latest known sample (mib_ts, last_mib);
+//   GPU (host_id, gpu, 0, 0): latest used (last_mib) and total (aux) MiB;
+//   host RAM (host_id, -1, -1, 0): like a process over used MiB, aux = total MiB at the latest sample.
+// first_ts / last_ts: first and last row of any kind in the window (series order, exited processes).
 import Database from 'better-sqlite3';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -24,6 +34,12 @@ CREATE TABLE IF NOT EXISTS procs (
   host_id INTEGER NOT NULL, pid INTEGER NOT NULL, start INTEGER NOT NULL, user TEXT NOT NULL, command TEXT NOT NULL,
   PRIMARY KEY (host_id, pid, start)
 ) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS wsum (
+  w INTEGER NOT NULL, host_id INTEGER NOT NULL, gpu INTEGER NOT NULL, pid INTEGER NOT NULL, start INTEGER NOT NULL,
+  first_ts INTEGER NOT NULL, last_ts INTEGER NOT NULL, n INTEGER NOT NULL, lo INTEGER, lo2 INTEGER, hi INTEGER,
+  sum INTEGER NOT NULL, umax REAL, mib_ts INTEGER, last_mib INTEGER, aux INTEGER,
+  PRIMARY KEY (w, host_id, gpu, pid, start)
+) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS watch_meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL);
 CREATE TABLE IF NOT EXISTS digest_runs (name TEXT PRIMARY KEY, last_run_ms INTEGER NOT NULL);
 CREATE TABLE IF NOT EXISTS digest_reported (
@@ -34,6 +50,63 @@ CREATE TABLE IF NOT EXISTS digest_reported (
 
 const sec = (ts: string | number): number => Math.floor((typeof ts === 'number' ? ts : Date.parse(ts)) / 1000);
 const MiB = 1024 * 1024;
+/** Summary window length (s): the detector's default windowMinutes. Other window lengths read raw samples. */
+export const SUMMARY_WINDOW_S = 600;
+const WSUM_VERSION = 1;
+/** umax for a sample with unknown utilisation: never idle. */
+const BUSY_UTIL = 1e9;
+
+/** A wsum row: w, host_id, gpu, pid, start, first_ts, last_ts, n, lo, lo2, hi, sum, umax, mib_ts, last_mib, aux. */
+export type WindowRow = [number, number, number, number, number, number, number, number, number | null, number | null, number | null, number, number | null, number | null, number | null, number | null];
+
+const UPSERT_WSUM = `INSERT INTO wsum VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+ON CONFLICT (w, host_id, gpu, pid, start) DO UPDATE SET
+  first_ts = CASE WHEN excluded.first_ts < first_ts THEN excluded.first_ts ELSE first_ts END,
+  last_ts = CASE WHEN excluded.last_ts > last_ts THEN excluded.last_ts ELSE last_ts END,
+  n = n + excluded.n,
+  lo2 = CASE WHEN excluded.lo IS NULL OR lo IS NULL THEN lo2 WHEN excluded.lo < lo THEN lo
+             WHEN lo2 IS NULL OR excluded.lo < lo2 THEN excluded.lo ELSE lo2 END,
+  lo = CASE WHEN lo IS NULL OR excluded.lo < lo THEN coalesce(excluded.lo, lo) ELSE lo END,
+  hi = CASE WHEN hi IS NULL OR excluded.hi > hi THEN coalesce(excluded.hi, hi) ELSE hi END,
+  sum = sum + excluded.sum,
+  umax = CASE WHEN umax IS NULL OR excluded.umax > umax THEN coalesce(excluded.umax, umax) ELSE umax END,
+  last_mib = CASE WHEN excluded.mib_ts IS NOT NULL AND (mib_ts IS NULL OR excluded.mib_ts >= mib_ts) THEN excluded.last_mib ELSE last_mib END,
+  aux = CASE WHEN excluded.mib_ts IS NOT NULL AND (mib_ts IS NULL OR excluded.mib_ts >= mib_ts) THEN excluded.aux ELSE aux END,
+  mib_ts = CASE WHEN excluded.mib_ts IS NOT NULL AND (mib_ts IS NULL OR excluded.mib_ts >= mib_ts) THEN excluded.mib_ts ELSE mib_ts END`;
+
+/** One sample as a wsum row (what UPSERT_WSUM merges). value: MiB (null: unknown); util: process samples only. */
+function windowRow(ts: number, h: number, gpu: number, pid: number, start: number, value: number | null, util: number | null, aux: number | null, countValue: boolean): WindowRow {
+  const known = value !== null && countValue;
+  return [
+    Math.floor(ts / SUMMARY_WINDOW_S), h, gpu, pid, start, ts, ts,
+    known ? 1 : 0, known ? value : null, null, known ? value : null, known ? value! : 0,
+    known && pid > 0 ? (util ?? BUSY_UTIL) : null,
+    value !== null ? ts : null, value, aux,
+  ];
+}
+
+/** The same merge as UPSERT_WSUM, in JS (rebuilds and the digest's partial first window). */
+function mergeRow(a: WindowRow, b: WindowRow): void {
+  if (b[5] < a[5]) a[5] = b[5];
+  if (b[6] > a[6]) a[6] = b[6];
+  a[7] += b[7];
+  const lo = b[8];
+  if (lo !== null) {
+    if (a[8] === null) a[8] = lo;
+    else if (lo < a[8]) {
+      a[9] = a[8];
+      a[8] = lo;
+    } else if (a[9] === null || lo < a[9]) a[9] = lo;
+  }
+  if (b[10] !== null && (a[10] === null || b[10] > a[10])) a[10] = b[10];
+  a[11] += b[11];
+  if (b[12] !== null && (a[12] === null || b[12] > a[12])) a[12] = b[12];
+  if (b[13] !== null && (a[13] === null || b[13] >= a[13])) {
+    a[13] = b[13];
+    a[14] = b[14];
+    a[15] = b[15];
+  }
+}
 
 export class WatchStore {
   readonly db: Database.Database;
@@ -44,6 +117,12 @@ export class WatchStore {
   private insProc: Database.Statement;
   private insHost: Database.Statement;
   private insertMany: (samples: Sample[]) => void;
+  private insSampleNew: Database.Statement;
+  private upsertWsum: Database.Statement;
+  /** The GPU row last written in this batch: process samples of one GPU all carry it, written once. */
+  private lastGpuRow = '';
+  /** Windows (w) where a row was replaced rather than added: their summaries are rebuilt from the rows. */
+  private dirtyWindows = new Set<number>();
 
   static inDataDir(dataDir: string): WatchStore {
     mkdirSync(dataDir, { recursive: true });
@@ -62,9 +141,88 @@ export class WatchStore {
     this.insSample = this.db.prepare('INSERT OR REPLACE INTO samples VALUES (?, ?, ?, ?, ?, ?, ?)');
     this.insProc = this.db.prepare('INSERT OR IGNORE INTO procs VALUES (?, ?, ?, ?, ?)');
     this.insHost = this.db.prepare('INSERT INTO hosts (name) VALUES (?)');
+    this.insSampleNew = this.db.prepare('INSERT OR IGNORE INTO samples VALUES (?, ?, ?, ?, ?, ?, ?)');
+    this.upsertWsum = this.db.prepare(UPSERT_WSUM);
     this.insertMany = this.db.transaction((samples: Sample[]) => {
+      this.lastGpuRow = '';
       for (const s of samples) this.insertOne(s);
+      if (this.dirtyWindows.size) {
+        for (const w of this.dirtyWindows) this.rebuildSummaries(w * SUMMARY_WINDOW_S, (w + 1) * SUMMARY_WINDOW_S);
+        this.dirtyWindows.clear();
+      }
     });
+    const v = (this.db.prepare("SELECT value FROM watch_meta WHERE key = 'wsum_version'").get() as { value: number } | undefined)?.value;
+    if (v !== WSUM_VERSION) {
+      // Summaries missing (store from before wsum) or of another layout: rebuild them from the samples.
+      this.db.transaction(() => {
+        this.db.exec('DELETE FROM wsum');
+        const r = this.db.prepare('SELECT min(ts), max(ts) FROM samples').raw(true).get() as [number | null, number | null];
+        if (r[0] !== null && r[1] !== null) this.rebuildSummaries(r[0], r[1] + 1);
+        this.db.prepare("INSERT OR REPLACE INTO watch_meta VALUES ('wsum_version', ?)").run(WSUM_VERSION);
+      })();
+    }
+  }
+
+  /** Adds a sample row and its window summary; a row already there is replaced and its window rebuilt. */
+  private addRow(ts: number, h: number, gpu: number, pid: number, start: number, mib: number | null, util: number | null, summaryUtil: number | null, aux: number | null): void {
+    if (this.insSampleNew.run(ts, h, gpu, pid, start, mib, util).changes === 0) {
+      this.insSample.run(ts, h, gpu, pid, start, mib, util);
+      this.dirtyWindows.add(Math.floor(ts / SUMMARY_WINDOW_S));
+      return;
+    }
+    this.upsertWsum.run(...windowRow(ts, h, pid === -1 ? -1 : gpu, pid, pid > 0 ? start : 0, pid === -1 ? (mib ?? 0) : mib, summaryUtil, aux, pid !== 0));
+  }
+
+  /** The GPU row (pid 0, start = total MiB): replaced when re-sent; its summary keeps the latest figures. */
+  private addGpuRow(ts: number, h: number, gpu: number, total: number, used: number, util: number | null): void {
+    const key = `${ts}|${h}|${gpu}|${total}|${used}|${util}`;
+    if (key === this.lastGpuRow) return;
+    this.lastGpuRow = key;
+    this.insSample.run(ts, h, gpu, 0, total, used, util);
+    this.upsertWsum.run(...windowRow(ts, h, gpu, 0, 0, used, null, total, false));
+  }
+
+  /**
+   * Recomputes the summaries of windows [fromS, toS) (s, multiples of the window length or not: whole
+   * windows are rebuilt) from the sample rows, an hour at a time.
+   */
+  private rebuildSummaries(fromS: number, toS: number): void {
+    const W = SUMMARY_WINDOW_S;
+    const del = this.db.prepare('DELETE FROM wsum WHERE w >= ? AND w < ?');
+    const ins = this.db.prepare('INSERT OR REPLACE INTO wsum VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)');
+    const w1 = Math.ceil(toS / W);
+    for (let w = Math.floor(fromS / W); w < w1; w += 6) {
+      const end = Math.min(w + 6, w1);
+      del.run(w, end);
+      for (const row of this.summariseRange(w * W, end * W).values()) ins.run(...row);
+    }
+  }
+
+  /** Window summaries of the sample rows with fromS <= ts < toS, computed in JS (same merge as the UPSERT). */
+  private summariseRange(fromS: number, toS: number): Map<string, WindowRow> {
+    const out = new Map<string, WindowRow>();
+    const put = (r: WindowRow) => {
+      const k = `${r[0]}|${r[1]}|${r[2]}|${r[3]}|${r[4]}`;
+      const a = out.get(k);
+      if (a) mergeRow(a, r);
+      else out.set(k, r);
+    };
+    type Row = [number, number, number, number, number, number | null, number | null];
+    let gpu: Row | null = null;
+    const rows = this.db.prepare('SELECT ts, host_id, gpu, pid, start, mib, util FROM samples WHERE ts >= ? AND ts < ? ORDER BY ts, host_id, gpu, pid, start').raw(true);
+    for (const r of rows.iterate(fromS, toS) as Iterable<Row>) {
+      const [ts, h, g, pid, start, mib] = r;
+      if (pid === 0) {
+        gpu = r;
+        put(windowRow(ts, h, g, 0, 0, mib ?? 0, null, start, false));
+      } else if (pid === -1) put(windowRow(ts, h, -1, -1, 0, mib ?? 0, null, start, true));
+      else {
+        // The process sample's utilisation is its GPU row's (as samplesSince folds them).
+        const util = gpu && gpu[0] === ts && gpu[1] === h && gpu[2] === g ? gpu[6] : null;
+        put(windowRow(ts, h, g, pid, start, mib, util, null, true));
+      }
+    }
+    return out;
   }
 
   hostId(name: string): number {
@@ -82,11 +240,11 @@ export class WatchStore {
     const ts = sec(s.ts);
     if (s.kind === 'host') {
       const total = Math.round(s.memTotalBytes / MiB);
-      this.insSample.run(ts, h, -1, -1, total, Math.round((s.memTotalBytes - s.memAvailableBytes) / MiB), null);
+      this.addRow(ts, h, -1, -1, total, Math.round((s.memTotalBytes - s.memAvailableBytes) / MiB), null, null, total);
       return;
     }
     if (s.pid === undefined) {
-      this.insSample.run(ts, h, s.gpu, 0, Math.round(s.gpuTotalMiB), Math.round(s.gpuUsedMiB), s.utilizationPct);
+      this.addGpuRow(ts, h, s.gpu, Math.round(s.gpuTotalMiB), Math.round(s.gpuUsedMiB), s.utilizationPct);
       return;
     }
     const start = sec(s.processStart);
@@ -97,8 +255,8 @@ export class WatchStore {
       if (this.knownProcs.size > 200_000) this.knownProcs.clear();
     }
     // The GPU row once per poll (process samples carry their GPU's figures), then the process row.
-    this.insSample.run(ts, h, s.gpu, 0, Math.round(s.gpuTotalMiB), Math.round(s.gpuUsedMiB), s.utilizationPct);
-    this.insSample.run(ts, h, s.gpu, s.pid, start, s.processMiB === null ? null : Math.round(s.processMiB), null);
+    this.addGpuRow(ts, h, s.gpu, Math.round(s.gpuTotalMiB), Math.round(s.gpuUsedMiB), s.utilizationPct);
+    this.addRow(ts, h, s.gpu, s.pid, start, s.processMiB === null ? null : Math.round(s.processMiB), null, s.utilizationPct, null);
   }
 
   /** Writes one poll's samples in one transaction. */
@@ -200,6 +358,7 @@ export class WatchStore {
       this.db.prepare('DELETE FROM samples WHERE ts >= ? AND ts < ?').run(done, cutoff);
       this.db.exec('INSERT OR REPLACE INTO samples SELECT * FROM ds; DELETE FROM ds;');
       after = (this.db.prepare('SELECT count(*) AS n FROM samples WHERE ts >= ? AND ts < ?').get(done, cutoff) as { n: number }).n;
+      this.rebuildSummaries(done, cutoff);
       this.db.prepare("INSERT OR REPLACE INTO watch_meta VALUES ('downsampled_until', ?)").run(cutoff);
     })();
     return { before, after };

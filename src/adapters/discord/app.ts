@@ -42,6 +42,8 @@ export interface DiscordAdapter {
   client: Client;
   start(): Promise<void>;
   stop(): Promise<void>;
+  /** Posts a reply to a channel on the bot's own initiative (scheduled leak digests). */
+  postToChannel(channelId: string, reply: Reply): Promise<void>;
 }
 
 const QUICK = new Set(['help']);
@@ -165,6 +167,11 @@ export function createDiscordAdapter(o: DiscordAdapterOptions): DiscordAdapter {
       await ready;
       o.health?.set('discord', 'connected');
       log.info({ user: client.user?.id }, 'discord adapter started');
+    },
+    async postToChannel(channelId, reply) {
+      const channel = await client.channels.fetch(channelId);
+      if (!channel || !channel.isSendable()) throw new Error(`cannot post to Discord channel ${channelId}`);
+      await channel.send(payload(reply));
     },
     async stop() {
       await Promise.allSettled([...inflight]);

@@ -65,6 +65,8 @@ export interface SlackAdapter {
   port(): number | undefined;
   /** Waits for in-flight replies, then disconnects. */
   stop(): Promise<void>;
+  /** Posts a reply to a channel on the bot's own initiative (scheduled leak digests). */
+  postToChannel(channel: string, reply: Reply): Promise<void>;
 }
 
 /** Commands that may touch SSH hosts: always acked at once, answered after. */
@@ -202,6 +204,7 @@ export function createSlackAdapter(o: SlackAdapterOptions): SlackAdapter {
       log.info({ mode, port: server ? (server.address() as AddressInfo).port : undefined }, 'slack adapter started');
     },
     port: () => (server ? (server.address() as AddressInfo).port : undefined),
+    postToChannel: (channel, reply) => track(post(app.client, channel, reply)),
     async stop() {
       await Promise.allSettled([...inflight]);
       await app.stop().catch(() => {});
