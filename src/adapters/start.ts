@@ -2,6 +2,7 @@
 // DISCORD_TOKEN), plus the audit store, metrics and the optional /healthz + /metrics endpoint.
 // Returns null when no chat token is set (the caller runs the console chat instead).
 import { resolvePath } from '../core/config.js';
+import { parseEnv } from '../core/env.js';
 import type { App } from '../app.js';
 import type { Reply } from '../core/reply.js';
 import { AuditStore } from '../ops/audit.js';
@@ -18,6 +19,7 @@ export interface RunningBots {
 }
 
 export async function startChatAdapters(app: App, env: NodeJS.ProcessEnv = process.env, logger: Logger = createLogger()): Promise<RunningBots | null> {
+  parseEnv(env); // fails naming every bad key before anything connects
   const slackEnv = slackEnvFrom(env);
   const discordEnv = discordEnvFrom(env);
   if (!slackEnv && !discordEnv) return null;
