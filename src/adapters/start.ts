@@ -27,6 +27,15 @@ export async function startChatAdapters(app: App, env: NodeJS.ProcessEnv = proce
   const audit = AuditStore.inDataDir(resolvePath(config.data_dir, baseDir));
   const metrics = new Metrics(true);
   const health = new Health(metrics);
+  // Per-host pool state in /healthz, and per-host SSH latency and errors in /metrics.
+  const hosts = app.services.hosts as { hostStates?: () => Record<string, string>; onResult?: (h: string, s: number, ok: boolean) => void } | undefined;
+  if (hosts?.hostStates) health.hostStates = () => hosts.hostStates!();
+  if (hosts) {
+    hosts.onResult = (host, seconds, ok) => {
+      metrics.sshExecSeconds.observe({ host }, seconds);
+      if (!ok) metrics.sshErrors.inc({ host });
+    };
+  }
   const deps = { registry: app.registry, services: app.services, config, logger, audit, metrics, health };
   const stops: (() => Promise<void>)[] = [];
   const names: string[] = [];

@@ -163,12 +163,28 @@ export class SshHostsService implements HostsService {
     }
   }
 
+  /** Last outcome per host ("ok" or its one-line error), for /healthz. */
+  private lastState = new Map<string, string>();
+  /** Called after every host query (for metrics); set by the bot when it runs with /metrics. */
+  onResult?: (host: string, seconds: number, ok: boolean) => void;
+
+  private record<R extends { name: string; ok: boolean; elapsedMs?: number; error?: string }>(r: R, known: boolean): R {
+    if (!known) return r;
+    this.lastState.set(r.name, r.ok ? 'ok' : (r.error ?? 'error'));
+    this.onResult?.(r.name, (r.elapsedMs ?? 0) / 1000, r.ok);
+    return r;
+  }
+
+  hostStates(): Record<string, string> {
+    return Object.fromEntries(this.allHosts().map((e) => [e.name, this.lastState.get(e.name) ?? 'not queried yet']));
+  }
+
   status(names: string[]): Promise<HostStatusResult[]> {
-    return Promise.all(this.pick(names).map(({ name, entry }) => this.statusOne(name, entry)));
+    return Promise.all(this.pick(names).map(async ({ name, entry }) => this.record(await this.statusOne(name, entry), entry !== null)));
   }
 
   mem(names: string[]): Promise<HostMemResult[]> {
-    return Promise.all(this.pick(names).map(({ name, entry }) => this.memOne(name, entry)));
+    return Promise.all(this.pick(names).map(async ({ name, entry }) => this.record(await this.memOne(name, entry), entry !== null)));
   }
 
   async list(): Promise<HostInfo[]> {
