@@ -290,7 +290,16 @@ export class SeriesIndex {
     const startMs = toMs(s.processStart);
     for (const ps of list) if (ps.gpu === s.gpu && ps.processStartMs === startMs) return ps; // same time, other spelling
     const ps = new ProcessSeries(s, startMs, this.config.maxWindows);
+    this.adopt(h, ps);
+    return ps;
+  }
+
+  /** Files a new series under its host and links it to the earlier run of its job (as processSeries does). */
+  adopt(h: HostState, ps: ProcessSeries): void {
+    let list = h.byPid.get(ps.pid);
+    if (!list) h.byPid.set(ps.pid, (list = []));
     list.push(ps);
+    const startMs = ps.processStartMs;
     const prev = this.jobs.get(ps.jobKey);
     if (prev && prev.processStartMs < startMs) {
       prev.previous = undefined; // keep one level: memory stays bounded
@@ -298,7 +307,6 @@ export class SeriesIndex {
       ps.run = prev.run + 1;
     }
     if (!prev || prev.processStartMs < startMs) this.jobs.set(ps.jobKey, ps);
-    return ps;
   }
 
   *processes(host?: HostState): Iterable<ProcessSeries> {

@@ -21,7 +21,10 @@ import Database from 'better-sqlite3';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ReportedState } from './digest.js';
-import type { Sample } from './types.js';
+import { HostSeries, ProcessSeries, type SeriesIndex } from './series.js';
+import type { DetectorOptions, Sample } from './types.js';
+
+const HOUR = 3_600_000;
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS hosts (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE);
@@ -190,10 +193,14 @@ export class WatchStore {
     const W = SUMMARY_WINDOW_S;
     const del = this.db.prepare('DELETE FROM wsum WHERE w >= ? AND w < ?');
     const ins = this.db.prepare('INSERT OR REPLACE INTO wsum VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)');
+    const next = this.db.prepare('SELECT min(ts) FROM samples WHERE ts >= ?').pluck();
     const w1 = Math.ceil(toS / W);
+    del.run(Math.floor(fromS / W), w1);
     for (let w = Math.floor(fromS / W); w < w1; w += 6) {
+      const t = next.get(w * W) as number | null;
+      if (t === null || t >= w1 * W) break;
+      w = Math.floor(t / W); // skip empty stretches
       const end = Math.min(w + 6, w1);
-      del.run(w, end);
       for (const row of this.summariseRange(w * W, end * W).values()) ins.run(...row);
     }
   }
@@ -320,6 +327,131 @@ export class WatchStore {
       };
     }
     yield* flushGpu.call(this);
+  }
+
+  /**
+   * Fills `index` from the window summaries of rows since `sinceMs`, for the same findings as
+   * index.addAll(samplesSince(sinceMs)) without a JS object per sample: hosts and series are created in
+   * first-seen order (job restarts link the same way, ties sort the same way), windows get the same
+   * n / lo / lo2 / hi / sum, lastMs / lastMiB / GPU figures / host RAM are the latest rows'. A first window
+   * that starts before `sinceMs` is summarised from its rows. Idle-while-holding state is replayed from the
+   * rows only for series whose trailing stretch without a busy sample is long enough to be reported
+   * (elsewhere it stays unset: no idle finding either way); sampling gaps are not listed (no finding uses
+   * them). Returns false, leaving the index untouched, when its window length is not the summaries'.
+   */
+  summariseInto(index: SeriesIndex, sinceMs: number, o: Pick<DetectorOptions, 'idleHours' | 'idleMinMiB' | 'idleMaxUtilPct'>): boolean {
+    const W = SUMMARY_WINDOW_S;
+    const cfg = index.config;
+    if (cfg.windowMs !== W * 1000) return false;
+    const procs = new Map<string, { user: string; command: string }>();
+    for (const [h, pid, start, user, command] of this.db.prepare('SELECT host_id, pid, start, user, command FROM procs').raw(true).iterate() as Iterable<[number, number, number, string, string]>)
+      procs.set(`${h}|${pid}|${start}`, { user, command });
+    const sinceS = Math.floor(sinceMs / 1000);
+    const w0 = Math.floor(sinceS / W);
+
+    interface Seen {
+      h: number; gpu: number; pid: number; start: number; first: number; last: number;
+      mibTs: number; lastMib: number; aux: number; busyW: number;
+      ps?: ProcessSeries; ram?: HostSeries;
+    }
+    const series = new Map<string, Seen>();
+    const hosts = new Map<number, { first: number; last: number }>();
+    const take = (r: WindowRow): void => {
+      const [w, h, gpu, pid, start, first, last, n, lo, lo2, hi, sum, umax, mibTs, lastMib, aux] = r;
+      const key = `${h}|${gpu}|${pid}|${start}`;
+      let s = series.get(key);
+      if (!s) {
+        s = { h, gpu, pid, start, first, last, mibTs: -Infinity, lastMib: 0, aux: 0, busyW: -Infinity };
+        if (pid > 0) {
+          const meta = procs.get(`${h}|${pid}|${start}`);
+          s.ps = new ProcessSeries(
+            { host: this.hostNames.get(h)!, gpu, pid, processStart: start * 1000, user: meta?.user ?? '?', command: meta?.command ?? '' },
+            start * 1000,
+            cfg.maxWindows,
+          );
+        } else if (pid === -1) s.ram = new HostSeries(this.hostNames.get(h)!, cfg.maxWindows);
+        series.set(key, s);
+      }
+      if (first < s.first) s.first = first;
+      if (last > s.last) s.last = last;
+      if (mibTs !== null && mibTs >= s.mibTs) {
+        s.mibTs = mibTs;
+        s.lastMib = lastMib!;
+        s.aux = aux ?? 0;
+      }
+      if (n > 0) {
+        (s.ps ?? s.ram)?.windows.addSummary(w, n, lo!, lo2 ?? Infinity, hi!, sum);
+        if (pid > 0 && (umax! > o.idleMaxUtilPct || lo! < o.idleMinMiB)) s.busyW = w;
+      }
+      const hs = hosts.get(h);
+      if (!hs) hosts.set(h, { first, last });
+      else {
+        if (first < hs.first) hs.first = first;
+        if (last > hs.last) hs.last = last;
+      }
+    };
+    if (sinceS % W !== 0) for (const r of this.summariseRange(sinceS, (w0 + 1) * W).values()) take(r);
+    for (const r of this.db.prepare('SELECT * FROM wsum WHERE w >= ?').raw(true).iterate(sinceS % W !== 0 ? w0 + 1 : w0) as Iterable<WindowRow>) take(r);
+
+    // Hosts, then series, in the order their first rows come in (ts, host_id, gpu, pid, start).
+    const states = new Map<number, ReturnType<SeriesIndex['hostState']>>();
+    for (const [h, t] of [...hosts].sort((a, b) => a[1].first - b[1].first || a[0] - b[0])) {
+      const st = index.hostState(this.hostNames.get(h)!);
+      st.lastMs = t.last * 1000;
+      states.set(h, st);
+    }
+    const all = [...series.values()].sort((a, b) => a.first - b.first || a.h - b.h || a.gpu - b.gpu || a.pid - b.pid || a.start - b.start);
+    const idle: Seen[] = [];
+    for (const s of all) {
+      const st = states.get(s.h)!;
+      if (s.pid === 0) st.gpus.set(s.gpu, { ms: s.mibTs * 1000, usedMiB: s.lastMib, totalMiB: s.aux });
+      else if (s.ram) {
+        st.ram = s.ram;
+        s.ram.firstMs = s.first * 1000;
+        s.ram.lastMs = s.mibTs * 1000;
+        s.ram.totalMiB = s.aux;
+        s.ram.availableMiB = s.aux - s.lastMib;
+      } else if (s.ps) {
+        const ps = s.ps;
+        ps.firstMs = s.first * 1000;
+        ps.lastMs = s.last * 1000;
+        ps.lastMiB = s.lastMib;
+        index.adopt(st, ps);
+        const from = Math.max(s.busyW * W, sinceS);
+        if (s.mibTs > -Infinity && ps.lastMs - from * 1000 >= o.idleHours * HOUR) idle.push(s);
+      }
+    }
+    if (idle.length) this.replayIdle(idle, cfg, Math.max(sinceS, 0), W);
+    return true;
+  }
+
+  /** Idle state of a few series from their rows since their last window with a busy sample. */
+  private replayIdle(list: { h: number; gpu: number; pid: number; start: number; busyW: number; ps?: ProcessSeries }[], cfg: SeriesIndex['config'], sinceS: number, W: number): void {
+    this.db.exec('CREATE TEMP TABLE IF NOT EXISTS idle_cand (host_id INTEGER, gpu INTEGER, pid INTEGER, start INTEGER, from_ts INTEGER, PRIMARY KEY (host_id, gpu, pid, start)) WITHOUT ROWID; DELETE FROM idle_cand;');
+    const ins = this.db.prepare('INSERT INTO idle_cand VALUES (?, ?, ?, ?, ?)');
+    const byKey = new Map<string, { ps: ProcessSeries; prev: number }>();
+    let minFrom = Infinity;
+    for (const s of list) {
+      const from = Math.max(s.busyW * W, sinceS);
+      ins.run(s.h, s.gpu, s.pid, s.start, from);
+      byKey.set(`${s.h}|${s.gpu}|${s.pid}|${s.start}`, { ps: s.ps!, prev: -Infinity });
+      if (from < minFrom) minFrom = from;
+    }
+    const rows = this.db
+      .prepare(
+        `SELECT s.ts, s.host_id, s.gpu, s.pid, s.start, s.mib,
+           (SELECT g.util FROM samples g WHERE g.ts = s.ts AND g.host_id = s.host_id AND g.gpu = s.gpu AND g.pid = 0 ORDER BY g.start DESC LIMIT 1)
+         FROM samples s CROSS JOIN idle_cand c ON c.host_id = s.host_id AND c.gpu = s.gpu AND c.pid = s.pid AND c.start = s.start
+         WHERE s.ts >= ? AND s.pid > 0 AND s.ts >= c.from_ts ORDER BY s.ts, s.host_id, s.gpu, s.pid, s.start`,
+      )
+      .raw(true);
+    for (const [ts, h, gpu, pid, start, mib, util] of rows.iterate(minFrom) as Iterable<[number, number, number, number, number, number | null, number | null]>) {
+      const c = byKey.get(`${h}|${gpu}|${pid}|${start}`)!;
+      const t = ts * 1000;
+      if (mib !== null) c.ps.idleStep(t, t - c.prev, mib, util, cfg);
+      c.prev = t;
+    }
+    this.db.exec('DELETE FROM idle_cand');
   }
 
   /** Hosts and processes seen since `sinceMs`. */
