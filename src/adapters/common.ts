@@ -136,3 +136,18 @@ export function looksBinary(buf: Buffer): boolean {
 export const fmtBytes = (n: number) => (n >= 1024 * 1024 ? `${(n / 1024 / 1024).toFixed(1)} MB` : n >= 1024 ? `${(n / 1024).toFixed(1)} KB` : `${n} bytes`);
 
 export const TEXT_FILE = /\.(log|txt|out|err)$/i;
+
+/** Replies still being worked on, so shutdown can wait for them (graceful SIGTERM). */
+export class Inflight {
+  private pending = new Set<Promise<unknown>>();
+
+  track = <T>(p: Promise<T>): Promise<T> => {
+    this.pending.add(p);
+    p.finally(() => this.pending.delete(p)).catch(() => {});
+    return p;
+  };
+
+  async drain(): Promise<void> {
+    await Promise.allSettled([...this.pending]);
+  }
+}

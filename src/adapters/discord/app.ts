@@ -15,6 +15,7 @@ import {
   isDiscordAdmin,
   looksBinary,
   runCommand,
+  Inflight,
 } from '../common.js';
 import { renderDiscord } from './render.js';
 import { interactionLine } from './commands.js';
@@ -65,12 +66,8 @@ export function createDiscordAdapter(o: DiscordAdapterOptions): DiscordAdapter {
     rest: o.env.apiUrl ? { api: o.env.apiUrl.replace(/\/$/, '') } : {},
   });
   const pacer = o.pacer ?? new ChannelPacer(1000);
-  const inflight = new Set<Promise<unknown>>();
-  const track = <T>(p: Promise<T>) => {
-    inflight.add(p);
-    p.finally(() => inflight.delete(p)).catch(() => {});
-    return p;
-  };
+  const inflight = new Inflight();
+  const track = inflight.track;
   const cap = o.maxFileBytes ?? MAX_FILE_BYTES;
   const allowed = (guildId: string | null, channelId: string) => !guildId || channelAllowed(o.config.channels.discord, channelId, guildId);
   const rolesOf = (member: unknown): string[] => {
@@ -174,7 +171,7 @@ export function createDiscordAdapter(o: DiscordAdapterOptions): DiscordAdapter {
       await channel.send(payload(reply));
     },
     async stop() {
-      await Promise.allSettled([...inflight]);
+      await inflight.drain();
       await client.destroy();
       o.health?.set('discord', 'stopped');
     },

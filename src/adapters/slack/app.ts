@@ -21,6 +21,7 @@ import {
   isSlackAdmin,
   looksBinary,
   runCommand,
+  Inflight,
 } from '../common.js';
 import { renderSlack, unescapeSlack } from './render.js';
 import type { Health } from '../../ops/health.js';
@@ -98,12 +99,8 @@ export function createSlackAdapter(o: SlackAdapterOptions): SlackAdapter {
       : new HTTPReceiver({ signingSecret: env.signingSecret!, logger: blog, endpoints: ['/slack/events'], unhandledRequestTimeoutMillis: 2900 });
   const app = new App({ token: env.botToken, receiver, logger: blog, clientOptions, ignoreSelf: true });
   const pacer = o.pacer ?? new ChannelPacer(1000);
-  const inflight = new Set<Promise<unknown>>();
-  const track = <T>(p: Promise<T>) => {
-    inflight.add(p);
-    p.finally(() => inflight.delete(p)).catch(() => {});
-    return p;
-  };
+  const inflight = new Inflight();
+  const track = inflight.track;
   const allowed = (channel: string, channelType?: string) => channelType === 'im' || channel.startsWith('D') || channelAllowed(o.config.channels.slack, channel);
 
   async function post(client: WebClient, channel: string, reply: Reply, threadTs?: string) {
@@ -206,7 +203,7 @@ export function createSlackAdapter(o: SlackAdapterOptions): SlackAdapter {
     port: () => (server ? (server.address() as AddressInfo).port : undefined),
     postToChannel: (channel, reply) => track(post(app.client, channel, reply)),
     async stop() {
-      await Promise.allSettled([...inflight]);
+      await inflight.drain();
       await app.stop().catch(() => {});
       if (server?.listening) await new Promise<void>((r) => server!.close(() => r()));
       o.health?.set('slack', 'stopped');
