@@ -37,7 +37,6 @@ export interface Facts {
   memorySeriesMiB?: number[];
   commandLine?: string;
   ncclTimeoutMs?: number;
-  shmSizeMiB?: number;
   /** Percent shown on the last YOLO "Caching images (N GB)" progress line. */
   cacheProgressPct?: number;
 }

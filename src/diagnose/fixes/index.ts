@@ -133,7 +133,7 @@ export function computeFixes(specs: FixSpec[], e: Evidence): ComputedFix[] {
     if (!holds(spec.when, e)) continue;
     const made = MAKERS[spec.kind](e, spec);
     if (!made) continue;
-    const fix: ComputedFix = { kind: spec.kind, ...made, summary: fill(spec.kind === 'advice' ? made.summary : made.summary, e) };
+    const fix: ComputedFix = { kind: spec.kind, ...made, summary: spec.kind === 'advice' ? fill(made.summary, e) : made.summary };
     if (e.facts.commandLine && Object.keys(fix.changes).length) {
       const command = rewriteCommandLine(e.facts.commandLine, fix.changes);
       if (command) fix.command = command;
