@@ -37,6 +37,8 @@ export interface Facts {
   memorySeriesMiB?: number[];
   commandLine?: string;
   ncclTimeoutMs?: number;
+  /** Highest NCCL SeqNum each rank reported in watchdog timeouts. */
+  ncclSeqByRank?: Record<string, number>;
   /** Percent shown on the last YOLO "Caching images (N GB)" progress line. */
   cacheProgressPct?: number;
 }

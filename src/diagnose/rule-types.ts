@@ -27,6 +27,7 @@ export const FIX_KINDS = [
   'shm_size',
   'absurd_request',
   'wrong_device',
+  'nccl_lagging_rank',
   'advice',
 ] as const;
 export type FixKind = (typeof FIX_KINDS)[number];

@@ -89,6 +89,9 @@ export function extractSettings(fullText: string): Facts {
   if (caching) facts.cacheProgressPct = Number(caching[1]);
   const nccl = /Timeout\(ms\)=(\d{1,10})/.exec(text);
   if (nccl) facts.ncclTimeoutMs = Number(nccl[1]);
+  const seq: Record<string, number> = {};
+  for (const m of text.matchAll(/\[Rank (\d{1,6})\][^\n]{0,200}?SeqNum=(\d{1,12})/g)) seq[m[1]] = Math.max(seq[m[1]] ?? 0, Number(m[2]));
+  if (Object.keys(seq).length) facts.ncclSeqByRank = seq;
   const auto = /AutoBatch: Using batch-size (\d{1,6})/.exec(text);
   if (auto) facts.autobatch = Number(auto[1]);
   const series = memorySeries(text);

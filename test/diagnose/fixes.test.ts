@@ -87,6 +87,11 @@ describe('fixes computed from real logs', () => {
     const typo = 'torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 55.00 GiB. GPU 0 has a total capacty of 11.76 GiB of which 9.21 GiB is free.';
     expect(diagnose(typo, base).diagnoses[0].rule).toBe('cuda-oom-absurd-request');
   });
+  it('an NCCL watchdog timeout names the rank that fell behind, from the SeqNums', () => {
+    const [d] = diagnose(evalLog('018-nccl_or_distributed.log'), base).diagnoses;
+    expect(d.fixes[0].summary).toMatch(/^Rank 7 is at SeqNum 64088 while rank 0 reached 96125/);
+    expect(d.fixes.some((f) => 'batch' in f.changes)).toBe(false);
+  });
   it('fragmentation gets expandable_segments first', () => {
     const [d] = diagnose(evalLog('071-fragmentation.log'), base).diagnoses;
     expect(d.fixes[0].env).toEqual({ PYTORCH_CUDA_ALLOC_CONF: 'expandable_segments:True' });

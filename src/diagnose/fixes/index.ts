@@ -117,6 +117,18 @@ const MAKERS: Record<FixKind, Maker> = {
       changes: {},
     };
   },
+  nccl_lagging_rank: ({ facts }) => {
+    const seq = Object.entries(facts.ncclSeqByRank ?? {});
+    if (seq.length < 2) return null;
+    seq.sort((a, b) => a[1] - b[1]);
+    const [laggard, low] = seq[0];
+    const high = seq[seq.length - 1][1];
+    if (low === high) return null;
+    return {
+      summary: `Rank ${laggard} is at SeqNum ${low} while rank ${seq[seq.length - 1][0]} reached ${high}: rank ${laggard} stopped calling collectives ${high - low} operations earlier. Look at what rank ${laggard} was doing (its own log and traceback, a rank-specific branch, uneven data); a longer timeout would only wait longer`,
+      changes: {},
+    };
+  },
   advice: (_e, spec) => ({ summary: spec.text!, changes: { ...(spec.changes ?? {}) } }),
 };
 
