@@ -354,26 +354,29 @@ export class WatchStore {
       mibTs: number; lastMib: number; aux: number; busyW: number;
       ps?: ProcessSeries; ram?: HostSeries;
     }
-    const series = new Map<string, Seen>();
+    const series: Seen[] = [];
     const hosts = new Map<number, { first: number; last: number }>();
-    const take = (r: WindowRow): void => {
-      const [w, h, gpu, pid, start, first, last, n, lo, lo2, hi, sum, umax, mibTs, lastMib, aux] = r;
-      const key = `${h}|${gpu}|${pid}|${start}`;
-      let s = series.get(key);
-      if (!s) {
-        s = { h, gpu, pid, start, first, last, mibTs: -Infinity, lastMib: 0, aux: 0, busyW: -Infinity };
-        if (pid > 0) {
-          const meta = procs.get(`${h}|${pid}|${start}`);
-          s.ps = new ProcessSeries(
-            { host: this.hostNames.get(h)!, gpu, pid, processStart: start * 1000, user: meta?.user ?? '?', command: meta?.command ?? '' },
-            start * 1000,
-            cfg.maxWindows,
-          );
-        } else if (pid === -1) s.ram = new HostSeries(this.hostNames.get(h)!, cfg.maxWindows);
-        series.set(key, s);
+    const open = (h: number, gpu: number, pid: number, start: number, first: number, last: number): Seen => {
+      const s: Seen = { h, gpu, pid, start, first, last, mibTs: -Infinity, lastMib: 0, aux: 0, busyW: -Infinity };
+      if (pid > 0) {
+        const meta = procs.get(`${h}|${pid}|${start}`);
+        s.ps = new ProcessSeries(
+          { host: this.hostNames.get(h)!, gpu, pid, processStart: start * 1000, user: meta?.user ?? '?', command: meta?.command ?? '' },
+          start * 1000,
+          cfg.maxWindows,
+        );
+      } else if (pid === -1) s.ram = new HostSeries(this.hostNames.get(h)!, cfg.maxWindows);
+      series.push(s);
+      const hs = hosts.get(h);
+      if (!hs) hosts.set(h, { first, last });
+      else {
+        if (first < hs.first) hs.first = first;
+        if (last > hs.last) hs.last = last;
       }
-      if (first < s.first) s.first = first;
-      if (last > s.last) s.last = last;
+      return s;
+    };
+    /** One window of a series, in window order: w, n, lo, lo2, hi, sum, umax, mib_ts, last_mib, aux. */
+    const take = (s: Seen, w: number, n: number, lo: number | null, lo2: number | null, hi: number | null, sum: number, umax: number | null, mibTs: number | null, lastMib: number | null, aux: number | null): void => {
       if (mibTs !== null && mibTs >= s.mibTs) {
         s.mibTs = mibTs;
         s.lastMib = lastMib!;
@@ -381,17 +384,31 @@ export class WatchStore {
       }
       if (n > 0) {
         (s.ps ?? s.ram)?.windows.addSummary(w, n, lo!, lo2 ?? Infinity, hi!, sum);
-        if (pid > 0 && (umax! > o.idleMaxUtilPct || lo! < o.idleMinMiB)) s.busyW = w;
-      }
-      const hs = hosts.get(h);
-      if (!hs) hosts.set(h, { first, last });
-      else {
-        if (first < hs.first) hs.first = first;
-        if (last > hs.last) hs.last = last;
+        if (s.pid > 0 && (umax! > o.idleMaxUtilPct || lo! < o.idleMinMiB)) s.busyW = w;
       }
     };
-    if (sinceS % W !== 0) for (const r of this.summariseRange(sinceS, (w0 + 1) * W).values()) take(r);
-    for (const r of this.db.prepare('SELECT * FROM wsum WHERE w >= ?').raw(true).iterate(sinceS % W !== 0 ? w0 + 1 : w0) as Iterable<WindowRow>) take(r);
+    // A first window that starts before `since`: from its rows.
+    const partial = new Map<string, WindowRow>();
+    if (sinceS % W !== 0) for (const r of this.summariseRange(sinceS, (w0 + 1) * W).values()) partial.set(`${r[1]}|${r[2]}|${r[3]}|${r[4]}`, r);
+    const takeRow = (s: Seen, r: WindowRow) => take(s, r[0], r[7], r[8], r[9], r[10], r[11], r[12], r[13], r[14], r[15]);
+    // The rest: one row per series, its windows packed by SQLite (no JS row per window).
+    const grouped = this.db.prepare(
+      `SELECT host_id, gpu, pid, start, min(first_ts), max(last_ts),
+         json_group_array(json_array(w, n, lo, lo2, hi, sum, umax, mib_ts, last_mib, aux) ORDER BY w)
+       FROM wsum WHERE w >= ? GROUP BY host_id, gpu, pid, start`,
+    ).raw(true);
+    type Win = [number, number, number | null, number | null, number | null, number, number | null, number | null, number | null, number | null];
+    for (const [h, gpu, pid, start, first, last, json] of grouped.iterate(sinceS % W !== 0 ? w0 + 1 : w0) as Iterable<[number, number, number, number, number, number, string]>) {
+      const key = `${h}|${gpu}|${pid}|${start}`;
+      const p = partial.get(key);
+      const s = open(h, gpu, pid, start, p ? Math.min(p[5], first) : first, last);
+      if (p) {
+        partial.delete(key);
+        takeRow(s, p);
+      }
+      for (const x of JSON.parse(json) as Win[]) take(s, x[0], x[1], x[2], x[3], x[4], x[5], x[6], x[7], x[8], x[9]);
+    }
+    for (const p of partial.values()) takeRow(open(p[1], p[2], p[3], p[4], p[5], p[6]), p);
 
     // Hosts, then series, in the order their first rows come in (ts, host_id, gpu, pid, start).
     const states = new Map<number, ReturnType<SeriesIndex['hostState']>>();
@@ -400,7 +417,7 @@ export class WatchStore {
       st.lastMs = t.last * 1000;
       states.set(h, st);
     }
-    const all = [...series.values()].sort((a, b) => a.first - b.first || a.h - b.h || a.gpu - b.gpu || a.pid - b.pid || a.start - b.start);
+    const all = series.sort((a, b) => a.first - b.first || a.h - b.h || a.gpu - b.gpu || a.pid - b.pid || a.start - b.start);
     const idle: Seen[] = [];
     for (const s of all) {
       const st = states.get(s.h)!;
