@@ -79,6 +79,23 @@ describe('what chat and launchers do to logs', () => {
     expect(d.facts).toMatchObject({ gpuIndex: 1, triedAllocMiB: 20, freeMiB: 4.81, reservedUnallocatedMiB: 1228.8 });
   });
 
+  it('two processes interleaved: each line still read on its own, the OOM facts from the OOM line', () => {
+    const log = [
+      '[rank0]: Epoch 3:  41%|████      | 410/1000 [03:10<04:33,  2.16it/s]',
+      '[rank1]: Traceback (most recent call last):',
+      '[rank0]: Epoch 3:  41%|████      | 411/1000 [03:10<04:33,  2.16it/s]',
+      '[rank1]:   File "train.py", line 88, in <module>',
+      '[rank0]: Epoch 3:  41%|████      | 412/1000 [03:11<04:33,  2.16it/s]',
+      '[rank1]: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 512.00 MiB. GPU 1 has a total capacity of 23.65 GiB of which 301.06 MiB is free. Including non-PyTorch memory, this process has 23.34 GiB memory in use. Of the allocated memory 22.10 GiB is allocated by PyTorch, and 790.20 MiB is reserved by PyTorch but unallocated.',
+      '[rank0]: Epoch 3:  41%|████      | 413/1000 [03:11<04:33,  2.16it/s]',
+      'python train.py --per_device_train_batch_size 16',
+    ].join('\n');
+    const [d] = diagnose(log, base).diagnoses;
+    expect(d.category).toBe('cuda_oom');
+    expect(d.facts).toMatchObject({ gpuIndex: 1, triedAllocMiB: 512, thisProcessMiB: 23900.16, batch: 16 });
+    expect(d.fixes.find((f) => f.kind === 'reduce_batch')?.command).toBe('python train.py --per_device_train_batch_size 8 --gradient_accumulation_steps 2');
+  });
+
   it('HTML entities and a hard-wrapped number', () => {
     const log = 'RuntimeError: CUDA out of memory. Tried to allocate 2.0\n0 GiB (GPU 0; 10.76 GiB total capacity; 9.49 GiB already allocated; 13.44 MiB free; 9.63 GiB reserved in total by PyTorch) If reserved memory is &gt;&gt; allocated memory';
     const [d] = diagnose(log, base).diagnoses;
