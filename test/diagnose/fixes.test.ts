@@ -92,6 +92,15 @@ describe('fixes computed from real logs', () => {
     expect(d.fixes[0].summary).toMatch(/^Rank 7 is at SeqNum 64088 while rank 0 reached 96125/);
     expect(d.fixes.some((f) => 'batch' in f.changes)).toBe(false);
   });
+  it('a capacity that contradicts the GPU named in the same log is called a wrong device, not a batch to halve', () => {
+    const log = [
+      'YOLOv5 🚀 v7.0-72 Python-3.10.9 torch-1.13.1+cu117 CUDA:0 (NVIDIA A100-SXM4-80GB, 81251MiB)',
+      'RuntimeError: CUDA out of memory. Tried to allocate 2.00 GiB (GPU 0; 9.77 GiB total capacity; 7.10 GiB already allocated; 1.02 GiB free; 7.40 GiB reserved in total by PyTorch)',
+    ].join('\n');
+    const [d] = diagnose(log, base).diagnoses;
+    expect(d.fixes[0].kind).toBe('wrong_device');
+    expect(d.fixes[0].summary).toMatch(/9\.77 GiB total capacity but the log names a GPU with 79\.35 GiB/);
+  });
   it('fragmentation gets expandable_segments first', () => {
     const [d] = diagnose(evalLog('071-fragmentation.log'), base).diagnoses;
     expect(d.fixes[0].env).toEqual({ PYTORCH_CUDA_ALLOC_CONF: 'expandable_segments:True' });
