@@ -39,6 +39,20 @@ export class Windows {
     const { idx } = this;
     let p = idx.length - 1;
     if (p >= 0 && idx[p] === wi) return p;
+    if (p < 0 || idx[p]! < wi) {
+      // In order (the usual case): append.
+      idx.push(wi);
+      this.n.push(0);
+      this.lo.push(Infinity);
+      this.lo2.push(Infinity);
+      this.hi.push(-Infinity);
+      this.sum.push(0);
+      if (idx.length > this.maxWindows) {
+        for (const a of [idx, this.n, this.lo, this.lo2, this.hi, this.sum]) a.shift();
+        return p;
+      }
+      return p + 1;
+    }
     while (p >= 0 && idx[p]! > wi) p--;
     if (p >= 0 && idx[p] === wi) return p;
     const at = p + 1;
@@ -122,7 +136,8 @@ export class ProcessSeries {
   idleSinceMs: number | null = null;
   idleObservedMs = 0;
 
-  constructor(s: Pick<ProcessSample, 'host' | 'gpu' | 'pid' | 'processStart' | 'user' | 'command'>, startMs: number, maxWindows: number) {
+  /** windows: pre-filled summaries (the store's digest read), else empty. */
+  constructor(s: Pick<ProcessSample, 'host' | 'gpu' | 'pid' | 'processStart' | 'user' | 'command'>, startMs: number, maxWindows: number, windows?: Windows) {
     this.key = `${s.host}|${s.gpu}|${s.pid}|${startMs}`;
     this.host = s.host;
     this.gpu = s.gpu;
@@ -131,7 +146,7 @@ export class ProcessSeries {
     this.command = s.command;
     this.processStartMs = startMs;
     this.processStartRaw = s.processStart;
-    this.windows = new Windows(maxWindows);
+    this.windows = windows ?? new Windows(maxWindows);
   }
 
   get jobKey(): string {
@@ -172,8 +187,8 @@ export class HostSeries {
   lastMs = -Infinity;
   firstMs = Infinity;
 
-  constructor(readonly host: string, maxWindows: number) {
-    this.windows = new Windows(maxWindows);
+  constructor(readonly host: string, maxWindows: number, windows?: Windows) {
+    this.windows = windows ?? new Windows(maxWindows);
   }
 
   /** Windows hold used = total - available, in MiB. */

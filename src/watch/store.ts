@@ -10,7 +10,9 @@
 //
 // wsum holds per-10-minute-window summaries of every series, kept up to date at insert time (one UPSERT
 // per row, appends at the end of the table since w leads the key), so a digest reads ~1/10 of the rows
-// and never builds a JS object per sample:
+// and never builds a JS object per sample. Each series (host_id, gpu, pid, start) has a small integer id
+// in wseries; wsum rows carry only that id (short keys, and the digest reads them in key order, w then
+// sid, with no GROUP BY or sort):
 //   process (host_id, gpu, pid, start): n / lo / lo2 / hi / sum over known MiB (what series.ts Windows
 //     keeps), umax = highest GPU utilisation among them (null utilisation counts as busy), the MiB at the
 //     latest known sample (mib_ts, last_mib);
@@ -21,7 +23,7 @@ import Database from 'better-sqlite3';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ReportedState } from './digest.js';
-import { HostSeries, ProcessSeries, type SeriesIndex } from './series.js';
+import { HostSeries, ProcessSeries, Windows, type SeriesIndex } from './series.js';
 import type { DetectorOptions, Sample } from './types.js';
 
 const HOUR = 3_600_000;
@@ -37,12 +39,10 @@ CREATE TABLE IF NOT EXISTS procs (
   host_id INTEGER NOT NULL, pid INTEGER NOT NULL, start INTEGER NOT NULL, user TEXT NOT NULL, command TEXT NOT NULL,
   PRIMARY KEY (host_id, pid, start)
 ) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS wsum (
-  w INTEGER NOT NULL, host_id INTEGER NOT NULL, gpu INTEGER NOT NULL, pid INTEGER NOT NULL, start INTEGER NOT NULL,
-  first_ts INTEGER NOT NULL, last_ts INTEGER NOT NULL, n INTEGER NOT NULL, lo INTEGER, lo2 INTEGER, hi INTEGER,
-  sum INTEGER NOT NULL, umax REAL, mib_ts INTEGER, last_mib INTEGER, aux INTEGER,
-  PRIMARY KEY (w, host_id, gpu, pid, start)
-) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS wseries (
+  id INTEGER PRIMARY KEY, host_id INTEGER NOT NULL, gpu INTEGER NOT NULL, pid INTEGER NOT NULL, start INTEGER NOT NULL,
+  UNIQUE (host_id, gpu, pid, start)
+);
 CREATE TABLE IF NOT EXISTS watch_meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL);
 CREATE TABLE IF NOT EXISTS digest_runs (name TEXT PRIMARY KEY, last_run_ms INTEGER NOT NULL);
 CREATE TABLE IF NOT EXISTS digest_reported (
@@ -55,15 +55,23 @@ const sec = (ts: string | number): number => Math.floor((typeof ts === 'number' 
 const MiB = 1024 * 1024;
 /** Summary window length (s): the detector's default windowMinutes. Other window lengths read raw samples. */
 export const SUMMARY_WINDOW_S = 600;
-const WSUM_VERSION = 1;
+const WSUM_VERSION = 2;
+/** wsum's layout (version WSUM_VERSION): created, or re-created from the samples, when the version differs. */
+const WSUM_DDL = `DROP TABLE IF EXISTS wsum;
+CREATE TABLE wsum (
+  w INTEGER NOT NULL, sid INTEGER NOT NULL,
+  first_ts INTEGER NOT NULL, last_ts INTEGER NOT NULL, n INTEGER NOT NULL, lo INTEGER, lo2 INTEGER, hi INTEGER,
+  sum INTEGER NOT NULL, umax REAL, mib_ts INTEGER, last_mib INTEGER, aux INTEGER,
+  PRIMARY KEY (w, sid)
+) WITHOUT ROWID;`;
 /** umax for a sample with unknown utilisation: never idle. */
 const BUSY_UTIL = 1e9;
 
-/** A wsum row: w, host_id, gpu, pid, start, first_ts, last_ts, n, lo, lo2, hi, sum, umax, mib_ts, last_mib, aux. */
+/** A window summary as JS keeps it (wsum stores sid for host_id..start): w, host_id, gpu, pid, start, first_ts, last_ts, n, lo, lo2, hi, sum, umax, mib_ts, last_mib, aux. */
 export type WindowRow = [number, number, number, number, number, number, number, number, number | null, number | null, number | null, number, number | null, number | null, number | null, number | null];
 
-const UPSERT_WSUM = `INSERT INTO wsum VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-ON CONFLICT (w, host_id, gpu, pid, start) DO UPDATE SET
+const UPSERT_WSUM = `INSERT INTO wsum VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+ON CONFLICT (w, sid) DO UPDATE SET
   first_ts = CASE WHEN excluded.first_ts < first_ts THEN excluded.first_ts ELSE first_ts END,
   last_ts = CASE WHEN excluded.last_ts > last_ts THEN excluded.last_ts ELSE last_ts END,
   n = n + excluded.n,
@@ -76,6 +84,9 @@ ON CONFLICT (w, host_id, gpu, pid, start) DO UPDATE SET
   last_mib = CASE WHEN excluded.mib_ts IS NOT NULL AND (mib_ts IS NULL OR excluded.mib_ts >= mib_ts) THEN excluded.last_mib ELSE last_mib END,
   aux = CASE WHEN excluded.mib_ts IS NOT NULL AND (mib_ts IS NULL OR excluded.mib_ts >= mib_ts) THEN excluded.aux ELSE aux END,
   mib_ts = CASE WHEN excluded.mib_ts IS NOT NULL AND (mib_ts IS NULL OR excluded.mib_ts >= mib_ts) THEN excluded.mib_ts ELSE mib_ts END`;
+
+/** gd_wsum_take(sid, w, first_ts, last_ts, n, lo, lo2, hi, sum, umax, mib_ts, last_mib, aux): one wsum row. */
+type WindowFn = (sid: number, w: number, firstTs: number, lastTs: number, n: number, lo: number | null, lo2: number | null, hi: number | null, sum: number, umax: number | null, mibTs: number | null, lastMib: number | null, aux: number | null) => null;
 
 /** One sample as a wsum row (what UPSERT_WSUM merges). value: MiB (null: unknown); util: process samples only. */
 function windowRow(ts: number, h: number, gpu: number, pid: number, start: number, value: number | null, util: number | null, aux: number | null, countValue: boolean): WindowRow {
@@ -121,7 +132,15 @@ export class WatchStore {
   private insHost: Database.Statement;
   private insertMany: (samples: Sample[]) => void;
   private insSampleNew: Database.Statement;
-  private upsertWsum: Database.Statement;
+  private upsertWsum!: Database.Statement;
+  private insSeries: Database.Statement;
+  private getSeriesId: Database.Statement;
+  private getSeries: Database.Statement;
+  /** Series key "host_id|gpu|pid|start" -> wseries id, and id -> [host_id, gpu, pid, start] (caches, bounded). */
+  private sids = new Map<string, number>();
+  private seriesOf = new Map<number, [number, number, number, number]>();
+  /** The digest's per-window callback while summariseInto reads wsum (SQLite calls gd_wsum_take per row). */
+  private onWindow: WindowFn = () => null;
   /** The GPU row last written in this batch: process samples of one GPU all carry it, written once. */
   private lastGpuRow = '';
   /** Windows (w) where a row was replaced rather than added: their summaries are rebuilt from the rows. */
@@ -145,7 +164,12 @@ export class WatchStore {
     this.insProc = this.db.prepare('INSERT OR IGNORE INTO procs VALUES (?, ?, ?, ?, ?)');
     this.insHost = this.db.prepare('INSERT INTO hosts (name) VALUES (?)');
     this.insSampleNew = this.db.prepare('INSERT OR IGNORE INTO samples VALUES (?, ?, ?, ?, ?, ?, ?)');
-    this.upsertWsum = this.db.prepare(UPSERT_WSUM);
+    this.insSeries = this.db.prepare('INSERT OR IGNORE INTO wseries (host_id, gpu, pid, start) VALUES (?, ?, ?, ?)');
+    this.getSeriesId = this.db.prepare('SELECT id FROM wseries WHERE host_id = ? AND gpu = ? AND pid = ? AND start = ?').pluck();
+    this.getSeries = this.db.prepare('SELECT host_id, gpu, pid, start FROM wseries WHERE id = ?').raw(true);
+    // Calling into JS with plain numbers is ~4x cheaper per row than better-sqlite3 building a row array.
+    this.db.function('gd_wsum_take', { deterministic: false }, ((sid, w, firstTs, lastTs, n, lo, lo2, hi, sum, umax, mibTs, lastMib, aux) =>
+      this.onWindow(sid, w, firstTs, lastTs, n, lo, lo2, hi, sum, umax, mibTs, lastMib, aux)) as WindowFn);
     this.insertMany = this.db.transaction((samples: Sample[]) => {
       this.lastGpuRow = '';
       for (const s of samples) this.insertOne(s);
@@ -158,12 +182,39 @@ export class WatchStore {
     if (v !== WSUM_VERSION) {
       // Summaries missing (store from before wsum) or of another layout: rebuild them from the samples.
       this.db.transaction(() => {
-        this.db.exec('DELETE FROM wsum');
+        this.db.exec(WSUM_DDL);
         const r = this.db.prepare('SELECT min(ts), max(ts) FROM samples').raw(true).get() as [number | null, number | null];
         if (r[0] !== null && r[1] !== null) this.rebuildSummaries(r[0], r[1] + 1);
         this.db.prepare("INSERT OR REPLACE INTO watch_meta VALUES ('wsum_version', ?)").run(WSUM_VERSION);
       })();
     }
+    this.upsertWsum = this.db.prepare(UPSERT_WSUM);
+  }
+
+  /** The wseries id of a series, created on first use. */
+  private sidOf(h: number, gpu: number, pid: number, start: number): number {
+    const key = `${h}|${gpu}|${pid}|${start}`;
+    let id = this.sids.get(key);
+    if (id !== undefined) return id;
+    const r = this.insSeries.run(h, gpu, pid, start);
+    id = r.changes ? Number(r.lastInsertRowid) : (this.getSeriesId.get(h, gpu, pid, start) as number);
+    if (this.sids.size >= 200_000) {
+      this.sids.clear();
+      this.seriesOf.clear();
+    }
+    this.sids.set(key, id);
+    this.seriesOf.set(id, [h, gpu, pid, start]);
+    return id;
+  }
+
+  /** [host_id, gpu, pid, start] of a wseries id. */
+  private seriesIdentity(sid: number): [number, number, number, number] {
+    return this.seriesOf.get(sid) ?? (this.getSeries.get(sid) as [number, number, number, number]);
+  }
+
+  /** Merges one window summary into wsum (the same merge as mergeRow). */
+  private upsertRow(r: WindowRow): void {
+    this.upsertWsum.run(r[0], this.sidOf(r[1], r[2], r[3], r[4]), r[5], r[6], r[7], r[8], r[9], r[10], r[11], r[12], r[13], r[14], r[15]);
   }
 
   /** Adds a sample row and its window summary; a row already there is replaced and its window rebuilt. */
@@ -173,7 +224,7 @@ export class WatchStore {
       this.dirtyWindows.add(Math.floor(ts / SUMMARY_WINDOW_S));
       return;
     }
-    this.upsertWsum.run(...windowRow(ts, h, pid === -1 ? -1 : gpu, pid, pid > 0 ? start : 0, pid === -1 ? (mib ?? 0) : mib, summaryUtil, aux, pid !== 0));
+    this.upsertRow(windowRow(ts, h, pid === -1 ? -1 : gpu, pid, pid > 0 ? start : 0, pid === -1 ? (mib ?? 0) : mib, summaryUtil, aux, pid !== 0));
   }
 
   /** The GPU row (pid 0, start = total MiB): replaced when re-sent; its summary keeps the latest figures. */
@@ -182,7 +233,7 @@ export class WatchStore {
     if (key === this.lastGpuRow) return;
     this.lastGpuRow = key;
     this.insSample.run(ts, h, gpu, 0, total, used, util);
-    this.upsertWsum.run(...windowRow(ts, h, gpu, 0, 0, used, null, total, false));
+    this.upsertRow(windowRow(ts, h, gpu, 0, 0, used, null, total, false));
   }
 
   /**
@@ -192,7 +243,7 @@ export class WatchStore {
   private rebuildSummaries(fromS: number, toS: number): void {
     const W = SUMMARY_WINDOW_S;
     const del = this.db.prepare('DELETE FROM wsum WHERE w >= ? AND w < ?');
-    const ins = this.db.prepare('INSERT OR REPLACE INTO wsum VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)');
+    const ins = this.db.prepare('INSERT OR REPLACE INTO wsum VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)');
     const next = this.db.prepare('SELECT min(ts) FROM samples WHERE ts >= ?').pluck();
     const w1 = Math.ceil(toS / W);
     del.run(Math.floor(fromS / W), w1);
@@ -201,7 +252,8 @@ export class WatchStore {
       if (t === null || t >= w1 * W) break;
       w = Math.floor(t / W); // skip empty stretches
       const end = Math.min(w + 6, w1);
-      for (const row of this.summariseRange(w * W, end * W).values()) ins.run(...row);
+      for (const r of this.summariseRange(w * W, end * W).values())
+        ins.run(r[0], this.sidOf(r[1], r[2], r[3], r[4]), r[5], r[6], r[7], r[8], r[9], r[10], r[11], r[12], r[13], r[14], r[15]);
     }
   }
 
@@ -343,73 +395,64 @@ export class WatchStore {
     const W = SUMMARY_WINDOW_S;
     const cfg = index.config;
     if (cfg.windowMs !== W * 1000) return false;
-    const procs = new Map<string, { user: string; command: string }>();
-    for (const [h, pid, start, user, command] of this.db.prepare('SELECT host_id, pid, start, user, command FROM procs').raw(true).iterate() as Iterable<[number, number, number, string, string]>)
-      procs.set(`${h}|${pid}|${start}`, { user, command });
     const sinceS = Math.floor(sinceMs / 1000);
     const w0 = Math.floor(sinceS / W);
 
+    /** One series as its windows come in (window order); identity and series objects are filled in after. */
     interface Seen {
-      h: number; gpu: number; pid: number; start: number; first: number; last: number;
-      mibTs: number; lastMib: number; aux: number; busyW: number;
+      sid: number; first: number; last: number; mibTs: number; lastMib: number; aux: number; busyW: number;
+      windows: Windows | null;
+      h: number; gpu: number; pid: number; start: number;
       ps?: ProcessSeries; ram?: HostSeries;
     }
-    const series: Seen[] = [];
-    const hosts = new Map<number, { first: number; last: number }>();
-    const open = (h: number, gpu: number, pid: number, start: number, first: number, last: number): Seen => {
-      const s: Seen = { h, gpu, pid, start, first, last, mibTs: -Infinity, lastMib: 0, aux: 0, busyW: -Infinity };
-      if (pid > 0) {
-        const meta = procs.get(`${h}|${pid}|${start}`);
-        s.ps = new ProcessSeries(
-          { host: this.hostNames.get(h)!, gpu, pid, processStart: start * 1000, user: meta?.user ?? '?', command: meta?.command ?? '' },
-          start * 1000,
-          cfg.maxWindows,
-        );
-      } else if (pid === -1) s.ram = new HostSeries(this.hostNames.get(h)!, cfg.maxWindows);
-      series.push(s);
-      const hs = hosts.get(h);
-      if (!hs) hosts.set(h, { first, last });
-      else {
-        if (first < hs.first) hs.first = first;
-        if (last > hs.last) hs.last = last;
-      }
-      return s;
-    };
-    /** One window of a series, in window order: w, n, lo, lo2, hi, sum, umax, mib_ts, last_mib, aux. */
-    const take = (s: Seen, w: number, n: number, lo: number | null, lo2: number | null, hi: number | null, sum: number, umax: number | null, mibTs: number | null, lastMib: number | null, aux: number | null): void => {
+    const bySid = new Map<number, Seen>();
+    const seen: Seen[] = [];
+    const idleMax = o.idleMaxUtilPct;
+    const idleMin = o.idleMinMiB;
+    const maxWindows = cfg.maxWindows;
+    const take: WindowFn = (sid, w, firstTs, lastTs, n, lo, lo2, hi, sum, umax, mibTs, lastMib, aux) => {
+      let s = bySid.get(sid);
+      if (s === undefined) {
+        s = { sid, first: firstTs, last: lastTs, mibTs: -Infinity, lastMib: 0, aux: 0, busyW: -Infinity, windows: null, h: 0, gpu: 0, pid: 0, start: 0 };
+        bySid.set(sid, s);
+        seen.push(s);
+      } else s.last = lastTs; // windows come in order: the first window has the first row, the last the last
       if (mibTs !== null && mibTs >= s.mibTs) {
         s.mibTs = mibTs;
         s.lastMib = lastMib!;
         s.aux = aux ?? 0;
       }
       if (n > 0) {
-        (s.ps ?? s.ram)?.windows.addSummary(w, n, lo!, lo2 ?? Infinity, hi!, sum);
-        if (s.pid > 0 && (umax! > o.idleMaxUtilPct || lo! < o.idleMinMiB)) s.busyW = w;
+        // GPU rows never count values (n = 0); umax is set on process windows only.
+        (s.windows ??= new Windows(maxWindows)).addSummary(w, n, lo!, lo2 ?? Infinity, hi!, sum);
+        if (umax !== null && (umax > idleMax || lo! < idleMin)) s.busyW = w;
       }
+      return null;
     };
     // A first window that starts before `since`: from its rows.
-    const partial = new Map<string, WindowRow>();
-    if (sinceS % W !== 0) for (const r of this.summariseRange(sinceS, (w0 + 1) * W).values()) partial.set(`${r[1]}|${r[2]}|${r[3]}|${r[4]}`, r);
-    const takeRow = (s: Seen, r: WindowRow) => take(s, r[0], r[7], r[8], r[9], r[10], r[11], r[12], r[13], r[14], r[15]);
-    // The rest: one row per series, its windows packed by SQLite (no JS row per window).
-    const grouped = this.db.prepare(
-      `SELECT host_id, gpu, pid, start, min(first_ts), max(last_ts),
-         json_group_array(json_array(w, n, lo, lo2, hi, sum, umax, mib_ts, last_mib, aux) ORDER BY w)
-       FROM wsum WHERE w >= ? GROUP BY host_id, gpu, pid, start`,
-    ).raw(true);
-    type Win = [number, number, number | null, number | null, number | null, number, number | null, number | null, number | null, number | null];
-    for (const [h, gpu, pid, start, first, last, json] of grouped.iterate(sinceS % W !== 0 ? w0 + 1 : w0) as Iterable<[number, number, number, number, number, number, string]>) {
-      const key = `${h}|${gpu}|${pid}|${start}`;
-      const p = partial.get(key);
-      const s = open(h, gpu, pid, start, p ? Math.min(p[5], first) : first, last);
-      if (p) {
-        partial.delete(key);
-        takeRow(s, p);
-      }
-      for (const x of JSON.parse(json) as Win[]) take(s, x[0], x[1], x[2], x[3], x[4], x[5], x[6], x[7], x[8], x[9]);
+    if (sinceS % W !== 0)
+      for (const r of this.summariseRange(sinceS, (w0 + 1) * W).values()) take(this.sidOf(r[1], r[2], r[3], r[4]), r[0], r[5], r[6], r[7], r[8], r[9], r[10], r[11], r[12], r[13], r[14], r[15]);
+    // The rest: every wsum row in key order (w, sid), handed to take() by SQLite, no row objects.
+    this.onWindow = take;
+    try {
+      this.db
+        .prepare('SELECT count(gd_wsum_take(sid, w, first_ts, last_ts, n, lo, lo2, hi, sum, umax, mib_ts, last_mib, aux)) FROM wsum WHERE w >= ?')
+        .pluck()
+        .get(sinceS % W !== 0 ? w0 + 1 : w0);
+    } finally {
+      this.onWindow = () => null;
     }
-    for (const p of partial.values()) takeRow(open(p[1], p[2], p[3], p[4], p[5], p[6]), p);
 
+    const hosts = new Map<number, { first: number; last: number }>();
+    for (const s of seen) {
+      [s.h, s.gpu, s.pid, s.start] = this.seriesIdentity(s.sid);
+      const hs = hosts.get(s.h);
+      if (!hs) hosts.set(s.h, { first: s.first, last: s.last });
+      else {
+        if (s.first < hs.first) hs.first = s.first;
+        if (s.last > hs.last) hs.last = s.last;
+      }
+    }
     // Hosts, then series, in the order their first rows come in (ts, host_id, gpu, pid, start).
     const states = new Map<number, ReturnType<SeriesIndex['hostState']>>();
     for (const [h, t] of [...hosts].sort((a, b) => a[1].first - b[1].first || a[0] - b[0])) {
@@ -417,19 +460,27 @@ export class WatchStore {
       st.lastMs = t.last * 1000;
       states.set(h, st);
     }
-    const all = series.sort((a, b) => a.first - b.first || a.h - b.h || a.gpu - b.gpu || a.pid - b.pid || a.start - b.start);
+    const all = seen.sort((a, b) => a.first - b.first || a.h - b.h || a.gpu - b.gpu || a.pid - b.pid || a.start - b.start);
+    const procMeta = this.db.prepare('SELECT user, command FROM procs WHERE host_id = ? AND pid = ? AND start = ?').raw(true);
     const idle: Seen[] = [];
     for (const s of all) {
       const st = states.get(s.h)!;
       if (s.pid === 0) st.gpus.set(s.gpu, { ms: s.mibTs * 1000, usedMiB: s.lastMib, totalMiB: s.aux });
-      else if (s.ram) {
-        st.ram = s.ram;
-        s.ram.firstMs = s.first * 1000;
-        s.ram.lastMs = s.mibTs * 1000;
-        s.ram.totalMiB = s.aux;
-        s.ram.availableMiB = s.aux - s.lastMib;
-      } else if (s.ps) {
-        const ps = s.ps;
+      else if (s.pid === -1) {
+        const ram = (s.ram = new HostSeries(st.host, maxWindows, s.windows ?? undefined));
+        st.ram = ram;
+        ram.firstMs = s.first * 1000;
+        ram.lastMs = s.mibTs * 1000;
+        ram.totalMiB = s.aux;
+        ram.availableMiB = s.aux - s.lastMib;
+      } else {
+        const meta = procMeta.get(s.h, s.pid, s.start) as [string, string] | undefined;
+        const ps = (s.ps = new ProcessSeries(
+          { host: st.host, gpu: s.gpu, pid: s.pid, processStart: s.start * 1000, user: meta?.[0] ?? '?', command: meta?.[1] ?? '' },
+          s.start * 1000,
+          maxWindows,
+          s.windows ?? undefined,
+        ));
         ps.firstMs = s.first * 1000;
         ps.lastMs = s.last * 1000;
         ps.lastMiB = s.lastMib;

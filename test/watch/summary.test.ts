@@ -40,7 +40,7 @@ function polls(samples: Sample[]): Sample[][] {
   return out;
 }
 
-const wsum = (s: WatchStore) => s.db.prepare('SELECT * FROM wsum ORDER BY w, host_id, gpu, pid, start').raw(true).all();
+const wsum = (s: WatchStore) => s.db.prepare('SELECT * FROM wsum ORDER BY w, sid').raw(true).all();
 
 describe('window summaries (wsum)', () => {
   it('every stored trace: summarised digest == digest from every row, whole history and a window cut mid-trace', () => {
