@@ -6,6 +6,7 @@ import type { RuleBase } from '../diagnose/rule-base.js';
 import { computeFixes } from '../diagnose/fixes/index.js';
 import { emptyReadings } from '../readings/types.js';
 import type { Finding } from './types.js';
+import { seriesChartPng } from './chart.js';
 
 /** The first fix of the finding's knowledge rule, computed by the same code the diagnosis uses. */
 export function fixSummary(rule: string, rules?: RuleBase): string | undefined {
@@ -130,10 +131,16 @@ export function digestReply(findings: Finding[], watched: Watched, rules?: RuleB
   }
   const worst = sorted[0];
   const severity = worst.severity >= 40 && worst.kind !== 'idle_held' ? (worst.hoursToFull !== null && worst.hoursToFull < 12 ? 'error' : 'warning') : 'warning';
+  // A chart of the worst growing series, attached as a PNG.
+  const charted = sorted.find((f) => f.kind !== 'idle_held' && f.series.length >= 2);
+  const files = charted
+    ? [{ filename: `${charted.host}-gpu${charted.gpu ?? 'x'}-${charted.pid ?? 'host'}.png`, contentType: 'image/png', data: seriesChartPng(charted.series, { totalMiB: charted.totalMiB }) }]
+    : undefined;
   return {
     title,
     severity,
     sections: [{ text: `${findings.length} finding${findings.length === 1 ? '' : 's'} (watched ${what}).` }, ...sections],
+    ...(files ? { files } : {}),
   };
 }
 
