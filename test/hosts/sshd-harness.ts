@@ -98,7 +98,9 @@ export async function startSshd(dir: string, clientPub: string, opts: { mode?: S
         ? 'sleep 60\n'
         : mode === 'driver'
           ? `cat '${join(fixturesDir, 'nvidia-smi/25-error-nvml-mismatch-with-library-version.txt')}'\nexit 18\n`
-          : `case "$*" in
+          : `# A test may write seconds into smi-delay to make every call sleep first (a slow or wedging GPU).
+[ -f '${dir}/smi-delay' ] && sleep "$(cat '${dir}/smi-delay')"
+case "$*" in
   "--query-gpu=index,uuid,name,memory.used,memory.total,utilization.gpu,temperature.gpu --format=csv,noheader,nounits") cat '${dir}/gpu.csv' ;;
   "--query-compute-apps=gpu_uuid,pid,used_memory,process_name --format=csv,noheader,nounits") cat '${dir}/apps.csv' ;;
   *) echo "fake nvidia-smi: unexpected arguments: $*" >&2; exit 2 ;;
