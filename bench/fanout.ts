@@ -1,13 +1,18 @@
-// npm run bench:fanout [-- N]: `status` across N real sshd hosts (default 32), cold (new connections)
-// and warm (pooled), against OpenSSH's own `ssh host nvidia-smi ...` for one host and for all N with
-// `xargs -P N`. Prints the times and the ratios to one cold ssh.
-import { execFileSync, execSync } from 'node:child_process';
+// npm run bench:fanout [-- N]: `status` across N real sshd hosts (default 32), each behind a TCP proxy
+// adding FANOUT_DELAY_MS (default 25 ms) each way, cold (new connections) and warm (pooled), against
+// OpenSSH's own `ssh host nvidia-smi ...` for one host (cold, through the same proxy, BatchMode and
+// strict host key checking against a known_hosts file) and for all N with `xargs -P N`. Prints the
+// times, the ratios to one cold ssh, a per-exec breakdown of the warm path, and the load average.
+import { execFile, exec } from 'node:child_process';
+import { promisify } from 'node:util';
+import { loadavg } from 'node:os';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import { parseConfig } from '../src/core/config.js';
-import { SMI_GPU_ARGS } from '../src/hosts/remote-commands.js';
+import { MEM_COMMAND, psCommand, SMI_GPU_ARGS, STATUS_COMMAND } from '../src/hosts/remote-commands.js';
 import { SshHostsService } from '../src/hosts/service.js';
+import { startDelayProxy, type DelayProxy } from '../test/hosts/delay-proxy.js';
 import { makeClientKey, SSHD, startSshd, type SshdInstance } from '../test/hosts/sshd-harness.js';
 
 const N = Number(process.argv[2] ?? process.env.FANOUT_HOSTS ?? 32);
@@ -16,20 +21,38 @@ if (!SSHD) {
   process.exit(1);
 }
 const ROUNDS = Number(process.env.FANOUT_ROUNDS ?? 2);
+const DELAY = Number(process.env.FANOUT_DELAY_MS ?? 25);
+// Async children: the proxies run in this process's event loop, so nothing here may block it.
+const execFileP = promisify(execFile);
+const execP = promisify(exec);
+const load = () => loadavg().map((l) => l.toFixed(2)).join(' ');
 const root = mkdtempSync(join(tmpdir(), 'gpu-doctor-bench-'));
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const key = makeClientKey(join(root, 'client'));
 const instances: SshdInstance[] = [];
+const proxies: DelayProxy[] = [];
 try {
+  console.log(`load average at start: ${load()}`);
   const t0 = performance.now();
-  for (let i = 0; i < N; i += 8) instances.push(...(await Promise.all(Array.from({ length: Math.min(8, N - i) }, (_, j) => startSshd(join(root, `h${i + j}`), key.pub)))));
-  console.log(`${N} sshd instances up in ${Math.round(performance.now() - t0)} ms`);
+  for (let i = 0; i < N; i += 8) {
+    try {
+      instances.push(...(await Promise.all(Array.from({ length: Math.min(8, N - i) }, (_, j) => startSshd(join(root, `h${i + j}`), key.pub)))));
+    } catch (e) {
+      console.log(`could only start ${instances.length} of ${N} sshd instances: ${(e as Error).message.split('\n')[0]}`);
+      break;
+    }
+  }
+  if (instances.length === 0) throw new Error('no sshd instance started');
+  for (const s of instances) proxies.push(await startDelayProxy(s.port, DELAY));
+  const H = instances.length;
+  console.log(`${H} sshd instances up in ${Math.round(performance.now() - t0)} ms, each behind a proxy adding ${DELAY} ms each way`);
+  // Hosts are reached at the proxy ports; known_hosts (for OpenSSH) names those ports.
   const kh = join(root, 'known_hosts');
-  writeFileSync(kh, instances.map((s) => `[127.0.0.1]:${s.port} ${s.publicKeyLine.split(' ').slice(0, 2).join(' ')}`).join('\n') + '\n');
+  writeFileSync(kh, instances.map((s, i) => `[127.0.0.1]:${proxies[i].port} ${s.publicKeyLine.split(' ').slice(0, 2).join(' ')}`).join('\n') + '\n');
   const config = parseConfig({
     data_dir: join(root, 'data'),
     ssh: { known_hosts: kh, identity_file: key.keyFile, max_concurrent_connects: 64, connect_timeout_ms: 20000, exec_timeout_ms: 20000 },
-    hosts: instances.map((s, i) => ({ name: `gpu${i}`, host: '127.0.0.1', port: s.port, host_key: s.fingerprint })),
+    hosts: instances.map((s, i) => ({ name: `gpu${i}`, host: '127.0.0.1', port: proxies[i].port, host_key: s.fingerprint })),
   });
   const user = userInfo().username;
   const sshArgs = (port: number) => ['-o', 'BatchMode=yes', '-o', 'StrictHostKeyChecking=yes', '-o', `UserKnownHostsFile=${kh}`, '-i', key.keyFile, '-p', String(port), `${user}@127.0.0.1`];
@@ -37,6 +60,7 @@ try {
 
   const colds: number[] = [];
   const warms: number[] = [];
+  const breakdown: Record<string, number[]> = { status: [], ps: [], mem: [] };
   for (let round = 0; round < ROUNDS; round++) {
     const svc = new SshHostsService({ config, baseDir: root, agent: null });
     let t = performance.now();
@@ -50,32 +74,48 @@ try {
       warms.push(performance.now() - t);
       if (w.some((x) => !x.ok)) throw new Error('warm: a host failed');
     }
+    // The warm path exec by exec, on one pooled host: the status exec, the pid-filtered ps exec
+    // (only run when nvidia-smi listed processes), and the smallest fixed exec (mem) as the floor.
+    const first = r[0];
+    const pids = first.ok ? [...new Set(first.processes.map((p) => p.pid))] : [];
+    const target = svc.target(svc.registry.get(first.name)!);
+    for (let k = 0; k < 5; k++) {
+      for (const [label, cmd] of [['status', STATUS_COMMAND], ['ps', pids.length ? psCommand(pids) : null], ['mem', MEM_COMMAND]] as const) {
+        if (!cmd) continue;
+        const e = await svc.pool.exec(target, cmd);
+        breakdown[label].push(e.ms);
+      }
+    }
     await svc.close();
   }
   const ones: number[] = [];
   for (let k = 0; k < 5; k++) {
     const t = performance.now();
-    execFileSync('ssh', [...sshArgs(instances[k % N].port), remote], { stdio: ['ignore', 'pipe', 'pipe'] });
+    await execFileP('ssh', [...sshArgs(proxies[k % H].port), remote]);
     ones.push(performance.now() - t);
   }
   const list = join(root, 'ports');
-  writeFileSync(list, instances.map((s) => s.port).join('\n') + '\n');
+  writeFileSync(list, proxies.map((p) => p.port).join('\n') + '\n');
   const xargsRuns: number[] = [];
   for (let k = 0; k < 2; k++) {
     const t = performance.now();
-    execSync(`xargs -P ${N} -I{} ssh ${sshArgs(0).slice(0, -3).join(' ')} -p {} ${user}@127.0.0.1 '${remote}' < ${list} > /dev/null`, { stdio: ['ignore', 'ignore', 'pipe'] });
+    await execP(`xargs -P ${H} -I{} ssh ${sshArgs(0).slice(0, -3).join(' ')} -p {} ${user}@127.0.0.1 '${remote}' < ${list} > /dev/null`);
     xargsRuns.push(performance.now() - t);
   }
   const one = median(ones);
   const rows = [
-    [`status, ${N} hosts, cold (new connections)`, median(colds)],
-    [`status, ${N} hosts, warm (pooled)`, median(warms)],
+    [`status, ${H} hosts, cold (new connections)`, median(colds)],
+    [`status, ${H} hosts, warm (pooled)`, median(warms)],
     ['ssh host nvidia-smi, 1 host (OpenSSH, cold)', one],
-    [`xargs -P ${N} ssh ..., ${N} hosts`, median(xargsRuns)],
+    [`xargs -P ${H} ssh ..., ${H} hosts`, median(xargsRuns)],
   ] as const;
   console.log('\n' + rows.map(([l, ms]) => `${l.padEnd(48)} ${ms.toFixed(0).padStart(7)} ms   ${(ms / one).toFixed(2)}x one ssh`).join('\n'));
+  console.log(`\nwarm path, one pooled host, median ms per exec: ${Object.entries(breakdown).filter(([, v]) => v.length).map(([k, v]) => `${k} ${median(v)}`).join(', ')}`);
+  console.log(`(link: ${DELAY} ms each way = ${2 * DELAY} ms round trip; samples: cold ${colds.map((x) => x.toFixed(0)).join('/')}, warm ${warms.map((x) => x.toFixed(0)).join('/')}, one ssh ${ones.map((x) => x.toFixed(0)).join('/')})`);
+  console.log(`load average at end: ${load()} (${(await import('node:os')).cpus().length} CPUs)`);
   console.log(`\nwarm / one ssh = ${(median(warms) / one).toFixed(2)} (goal <= 0.5)   cold / one ssh = ${(median(colds) / one).toFixed(2)} (goal <= 1.5)`);
 } finally {
+  await Promise.all(proxies.map((p) => p.close()));
   await Promise.all(instances.map((s) => s.stop()));
   rmSync(root, { recursive: true, force: true });
 }

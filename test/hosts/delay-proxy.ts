@@ -39,7 +39,7 @@ export async function startDelayProxy(upstreamPort: number, delayMs: number, ups
     pipe(upstream, client);
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  return {
+  const proxy: DelayProxy = {
     port: (server.address() as { port: number }).port,
     get accepted() {
       return accepted;
@@ -55,8 +55,9 @@ export async function startDelayProxy(upstreamPort: number, delayMs: number, ups
       pairs.clear();
     },
     close() {
-      this.dropAll();
+      proxy.dropAll();
       return new Promise<void>((r) => server.close(() => r()));
     },
   };
+  return proxy;
 }
