@@ -10,7 +10,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import { parseConfig } from '../src/core/config.js';
-import { MEM_COMMAND, psCommand, SMI_GPU_ARGS, STATUS_COMMAND } from '../src/hosts/remote-commands.js';
+import { MEM_COMMAND, SMI_GPU_ARGS, STATUS_COMMAND } from '../src/hosts/remote-commands.js';
 import { SshHostsService } from '../src/hosts/service.js';
 import { startDelayProxy, type DelayProxy } from '../test/hosts/delay-proxy.js';
 import { makeClientKey, SSHD, startSshd, type SshdInstance } from '../test/hosts/sshd-harness.js';
@@ -60,7 +60,7 @@ try {
 
   const colds: number[] = [];
   const warms: number[] = [];
-  const breakdown: Record<string, number[]> = { status: [], ps: [], mem: [] };
+  const breakdown: Record<string, number[]> = { status: [], mem: [] };
   for (let round = 0; round < ROUNDS; round++) {
     const svc = new SshHostsService({ config, baseDir: root, agent: null });
     let t = performance.now();
@@ -74,14 +74,12 @@ try {
       warms.push(performance.now() - t);
       if (w.some((x) => !x.ok)) throw new Error('warm: a host failed');
     }
-    // The warm path exec by exec, on one pooled host: the status exec, the pid-filtered ps exec
-    // (only run when nvidia-smi listed processes), and the smallest fixed exec (mem) as the floor.
+    // The warm path exec by exec, on one pooled host: the status exec (nvidia-smi x2, free, ps) and
+    // the smallest fixed exec (mem) as the floor.
     const first = r[0];
-    const pids = first.ok ? [...new Set(first.processes.map((p) => p.pid))] : [];
     const target = svc.target(svc.registry.get(first.name)!);
     for (let k = 0; k < 5; k++) {
-      for (const [label, cmd] of [['status', STATUS_COMMAND], ['ps', pids.length ? psCommand(pids) : null], ['mem', MEM_COMMAND]] as const) {
-        if (!cmd) continue;
+      for (const [label, cmd] of [['status', STATUS_COMMAND], ['mem', MEM_COMMAND]] as const) {
         const e = await svc.pool.exec(target, cmd);
         breakdown[label].push(e.ms);
       }

@@ -25,7 +25,7 @@ export interface GpuProcessStatus {
 }
 
 export type HostStatusResult =
-  | { name: string; ok: true; elapsedMs: number; gpus: GpuStatus[]; processes: GpuProcessStatus[]; warning?: string }
+  | { name: string; ok: true; elapsedMs: number; gpus: GpuStatus[]; processes: GpuProcessStatus[]; memory?: HostMemory; warning?: string }
   | { name: string; ok: false; elapsedMs?: number; error: string };
 
 export interface HostMemory {

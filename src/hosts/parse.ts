@@ -10,9 +10,9 @@ export interface Section {
   out: string;
   code: number | null;
 }
-export type Sections = Partial<Record<'gpu' | 'apps' | 'free', Section>>;
+export type Sections = Partial<Record<'gpu' | 'apps' | 'free' | 'ps', Section>>;
 
-const MARK_LINE = new RegExp(`^${SECTION_MARK} (gpu|apps|free) (\\d+)$`);
+const MARK_LINE = new RegExp(`^${SECTION_MARK} (gpu|apps|free|ps) (\\d+)$`);
 
 /** Splits the combined STATUS_COMMAND / MEM_COMMAND output at its marker lines. */
 export function splitSections(output: string): Sections {

@@ -11,27 +11,30 @@ export const SMI_GPU_ARGS = [`--query-gpu=${SMI_GPU_QUERY_FIELDS.join(',')}`, '-
 export const SMI_APPS_ARGS = [`--query-compute-apps=${SMI_APPS_QUERY_FIELDS.join(',')}`, '--format=csv,noheader,nounits'] as const;
 export const FREE_ARGS = ['-b'] as const;
 export const PS_FORMAT_ARGS = ['-o', 'pid=,user=,etimes=,args='] as const;
-
-/**
- * One exec per host per request: both nvidia-smi queries and `free -b`, each followed by a marker
- * line carrying its exit status, so one round trip gives everything `status` and `mem` need.
- */
-export const STATUS_COMMAND =
-  `LC_ALL=C; export LC_ALL; ` +
-  `timeout ${REMOTE_SMI_TIMEOUT_S} nvidia-smi ${SMI_GPU_ARGS.join(' ')} 2>&1; echo "${SECTION_MARK} gpu $?"; ` +
-  `timeout ${REMOTE_SMI_TIMEOUT_S} nvidia-smi ${SMI_APPS_ARGS.join(' ')} 2>&1; echo "${SECTION_MARK} apps $?"; ` +
-  `free ${FREE_ARGS.join(' ')} 2>&1; echo "${SECTION_MARK} free $?"`;
-
-/** `mem` alone: only `free -b`. */
-export const MEM_COMMAND = `LC_ALL=C; export LC_ALL; free ${FREE_ARGS.join(' ')} 2>&1; echo "${SECTION_MARK} free $?"`;
-
 export const MAX_PS_PIDS = 512;
 
-/** `ps` for the owners, elapsed times and command lines of these pids; throws on anything but safe positive integers. */
-export function psCommand(pids: readonly number[]): string {
-  return `LC_ALL=C ps ${PS_FORMAT_ARGS.join(' ')} -p ${pidList(pids)}`;
-}
+/**
+ * One exec per host per request: both nvidia-smi queries, `free -b`, and `ps` for the pids the
+ * compute-apps query listed, each followed by a marker line carrying its exit status, so one round
+ * trip gives everything `status`, `mem` and the leak-watch sampler need.
+ *
+ * The pids reach `ps` on the host itself: the apps output is cut to its pid column, only lines of
+ * 1-10 digits pass `grep -x`, and xargs hands them to ps as one comma-joined argument. Nothing from
+ * the bot's side is spliced in; the string is a constant. The whole script runs under `sh -c` so a
+ * login shell that is not POSIX (fish, tcsh) still runs it.
+ */
+const STATUS_SCRIPT =
+  `LC_ALL=C; export LC_ALL; ` +
+  `timeout ${REMOTE_SMI_TIMEOUT_S} nvidia-smi ${SMI_GPU_ARGS.join(' ')} 2>&1; echo "${SECTION_MARK} gpu $?"; ` +
+  `a=$(timeout ${REMOTE_SMI_TIMEOUT_S} nvidia-smi ${SMI_APPS_ARGS.join(' ')} 2>&1); s=$?; [ -n "$a" ] && printf "%s\\n" "$a"; echo "${SECTION_MARK} apps $s"; ` +
+  `free ${FREE_ARGS.join(' ')} 2>&1; echo "${SECTION_MARK} free $?"; ` +
+  `printf "%s\\n" "$a" | cut -d, -f2 | tr -d " " | grep -xE "[0-9]{1,10}" | head -n ${MAX_PS_PIDS} | paste -sd, - | xargs -r ps ${PS_FORMAT_ARGS.join(' ')} -p 2>&1; echo "${SECTION_MARK} ps $?"`;
+export const STATUS_COMMAND = `sh -c '${STATUS_SCRIPT}'`;
 
+/** `mem` alone: only `free -b`. */
+export const MEM_COMMAND = `sh -c 'LC_ALL=C; export LC_ALL; free ${FREE_ARGS.join(' ')} 2>&1; echo "${SECTION_MARK} free $?"'`;
+
+/** The comma-joined pid list for a local `ps -p`; throws on anything but safe positive integers. */
 export function pidList(pids: readonly number[]): string {
   if (pids.length === 0 || pids.length > MAX_PS_PIDS) throw new Error(`ps needs 1..${MAX_PS_PIDS} pids`);
   for (const p of pids) if (typeof p !== 'number' || !Number.isSafeInteger(p) || p <= 0) throw new Error('pid is not a positive integer');
@@ -42,7 +45,6 @@ export function pidList(pids: readonly number[]): string {
 export const FIXED_COMMAND_PATTERNS: RegExp[] = [
   new RegExp(`^${escape(STATUS_COMMAND)}$`),
   new RegExp(`^${escape(MEM_COMMAND)}$`),
-  new RegExp(`^${escape(`LC_ALL=C ps ${PS_FORMAT_ARGS.join(' ')} -p `)}[0-9]+(,[0-9]+)*$`),
 ];
 
 function escape(s: string): string {

@@ -8,7 +8,7 @@ import { KnownHosts } from './known-hosts.js';
 import { localMem, localPs, localStatus } from './local.js';
 import { attachPs, parseMemSection, parsePs, parseStatusSections, splitSections, type Sections } from './parse.js';
 import { HOST_NAME, HostRegistry, type HostEntry } from './registry.js';
-import { MEM_COMMAND, psCommand, STATUS_COMMAND } from './remote-commands.js';
+import { MEM_COMMAND, STATUS_COMMAND } from './remote-commands.js';
 import { SshConfig, expandHome, parseUserHostPort } from './ssh-config.js';
 import { SshError, SshPool, type SshTarget } from './ssh-pool.js';
 
@@ -121,10 +121,11 @@ export class SshHostsService implements HostsService {
     return splitSections(r.stdout);
   }
 
-  private async psText(entry: HostEntry, pids: number[]): Promise<string> {
-    const timeout = this.config.ssh.exec_timeout_ms;
-    if (entry.origin === 'local') return (await localPs(pids, timeout)).out;
-    return (await this.pool.exec(this.target(entry), psCommand(pids))).stdout;
+  /** ps output for these pids: the status exec already carries it for SSH hosts; localhost runs ps. */
+  private async psText(entry: HostEntry, sections: Sections, pids: number[]): Promise<string> {
+    if (sections.ps) return sections.ps.out;
+    if (entry.origin === 'local') return (await localPs(pids, this.config.ssh.exec_timeout_ms)).out;
+    throw new Error('no ps output');
   }
 
   private async statusOne(name: string, entry: HostEntry | null): Promise<HostStatusResult> {
@@ -132,19 +133,24 @@ export class SshHostsService implements HostsService {
     const started = performance.now();
     const ms = () => Math.round(performance.now() - started);
     try {
-      const parsed = parseStatusSections(await this.runSections(entry, 'status'));
+      const sections = await this.runSections(entry, 'status');
+      const parsed = parseStatusSections(sections);
       if ('error' in parsed) return { name, ok: false, elapsedMs: ms(), error: parsed.error };
       const pids = [...new Set(parsed.processes.map((p) => p.pid))].slice(0, 512);
       let ps = new Map();
       let warning = parsed.warning;
       if (pids.length) {
         try {
-          ps = parsePs(await this.psText(entry, pids));
+          ps = parsePs(await this.psText(entry, sections, pids));
         } catch (e) {
           warning = `process owners unavailable: ${(e as Error).message}`;
         }
       }
-      return { name, ok: true, elapsedMs: ms(), gpus: parsed.gpus, processes: attachPs(parsed.processes, ps), ...(warning ? { warning } : {}) };
+      const memory = parseMemSection(sections.free);
+      return {
+        name, ok: true, elapsedMs: ms(), gpus: parsed.gpus, processes: attachPs(parsed.processes, ps),
+        ...('error' in memory ? {} : { memory }), ...(warning ? { warning } : {}),
+      };
     } catch (e) {
       return { name, ok: false, elapsedMs: ms(), error: errorLine(e) };
     }

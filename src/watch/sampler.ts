@@ -6,7 +6,8 @@ import type { Sample } from './types.js';
 
 export async function sampleOnce(hosts: HostsService, store: WatchStore, now = Date.now()): Promise<{ ok: number; failed: number; samples: number }> {
   const names = (await hosts.list()).map((h) => h.name);
-  const [status, mem] = await Promise.all([hosts.status(names), hosts.mem(names)]);
+  // One exec per host: the status command carries `free -b` too.
+  const status = await hosts.status(names);
   const ts = new Date(now).toISOString();
   const out: Sample[] = [];
   let ok = 0;
@@ -33,9 +34,9 @@ export async function sampleOnce(hosts: HostsService, store: WatchStore, now = D
       if (!withProcs.has(g.index) && g.memoryTotalMiB !== null && g.memoryUsedMiB !== null && !g.error)
         out.push({ ts, host: st.name, gpu: g.index, gpuTotalMiB: g.memoryTotalMiB, gpuUsedMiB: g.memoryUsedMiB, utilizationPct: g.utilizationPct });
   }
-  for (const m of mem)
-    if (m.ok && m.memory.availableBytes !== null)
-      out.push({ ts, host: m.name, kind: 'host', memTotalBytes: m.memory.totalBytes, memAvailableBytes: m.memory.availableBytes });
+  for (const st of status)
+    if (st.ok && st.memory && st.memory.availableBytes !== null)
+      out.push({ ts, host: st.name, kind: 'host', memTotalBytes: st.memory.totalBytes, memAvailableBytes: st.memory.availableBytes });
   store.insert(out);
   return { ok, failed, samples: out.length };
 }

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseConfig } from '../../src/core/config.js';
 import type { HostStatusResult } from '../../src/core/services.js';
-import { FIXED_COMMAND_PATTERNS, MEM_COMMAND } from '../../src/hosts/remote-commands.js';
+import { FIXED_COMMAND_PATTERNS, MEM_COMMAND, STATUS_COMMAND } from '../../src/hosts/remote-commands.js';
 import { HostRegistry } from '../../src/hosts/registry.js';
 import { SshHostsService } from '../../src/hosts/service.js';
 import { makeClientKey, silentListener, SSHD, startSshd, freePort, type SshdInstance } from './sshd-harness.js';
@@ -118,8 +118,14 @@ suite(`hosts over real sshd${SSHD ? '' : ' (skipped: sshd not found)'}`, () => {
   });
 
   it('reuses the pooled connection (warm is fast) and mem reads free -b', async () => {
+    const before = readFileSync(inst.a.auditLog, 'utf8').split('\n').filter(Boolean).length;
     const [a] = await svc.status(['gpu-a']);
     expect(a.ok).toBe(true);
+    // One exec per host per request: the status command carries ps and free -b too.
+    const lines = readFileSync(inst.a.auditLog, 'utf8').split('\n').filter(Boolean);
+    expect(lines.slice(before)).toEqual([STATUS_COMMAND]);
+    expect(a.ok && a.memory).toMatchObject({ totalBytes: 6249144320, availableBytes: 5561253888 });
+    expect(a.ok && a.processes.filter((p) => p.user).length).toBe(7);
     const target = svc.target(svc.registry.get('gpu-b')!);
     svc.pool.drop(target);
     const first = await svc.pool.exec(target, MEM_COMMAND);
