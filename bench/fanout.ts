@@ -1,12 +1,17 @@
-// npm run bench:fanout [-- N]: `status` across N real sshd hosts (default 32), each behind a TCP proxy
-// adding FANOUT_DELAY_MS (default 25 ms) each way, cold (new connections) and warm (pooled), against
-// OpenSSH's own `ssh host nvidia-smi ...` for one host (cold, through the same proxy, BatchMode and
-// strict host key checking against a known_hosts file) and for all N with `xargs -P N`. Prints the
-// times, the ratios to one cold ssh, a per-exec breakdown of the warm path, and the load average.
-import { execFile, exec } from 'node:child_process';
+// npm run bench:fanout [-- N]: `status` across N hosts (default 32), each behind a TCP proxy adding
+// FANOUT_DELAY_MS (default 25 ms) each way, cold (new connections) and warm (pooled), against OpenSSH's
+// own `ssh host nvidia-smi ...` for one host (cold, through the same proxy, BatchMode and strict host
+// key checking against a known_hosts file) and for all N with `xargs -P N`. Two kinds of host, one
+// table each (FANOUT_SERVERS=ssh2,sshd picks): ssh2 servers in a child process (the issue's "ssh2
+// servers behind a proxy": N machines whose server side costs next to nothing, so the link and the
+// client are measured) and real OpenSSH sshd instances (every session forks sshd and the login shell on
+// this 2-CPU box, so 32 hosts mostly measure that). Prints times, ratios to one cold ssh, a per-exec
+// breakdown of the warm path, and the load average.
+import { execFile, exec, spawn, type ChildProcess } from 'node:child_process';
 import { promisify } from 'node:util';
 import { loadavg } from 'node:os';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createInterface } from 'node:readline';
 import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import { parseConfig } from '../src/core/config.js';
@@ -16,8 +21,9 @@ import { startDelayProxy, type DelayProxy } from '../test/hosts/delay-proxy.js';
 import { makeClientKey, SSHD, startSshd, type SshdInstance } from '../test/hosts/sshd-harness.js';
 
 const N = Number(process.argv[2] ?? process.env.FANOUT_HOSTS ?? 32);
-if (!SSHD) {
-  console.error('bench:fanout needs OpenSSH sshd (apt-get install -y openssh-server)');
+const KINDS = (process.env.FANOUT_SERVERS ?? 'ssh2,sshd').split(',').filter((k) => k === 'ssh2' || k === 'sshd');
+if (KINDS.includes('sshd') && !SSHD) {
+  console.error('bench:fanout with sshd hosts needs OpenSSH sshd (apt-get install -y openssh-server); FANOUT_SERVERS=ssh2 runs without it');
   process.exit(1);
 }
 const ROUNDS = Number(process.env.FANOUT_ROUNDS ?? 2);
@@ -29,10 +35,16 @@ const load = () => loadavg().map((l) => l.toFixed(2)).join(' ');
 const root = mkdtempSync(join(tmpdir(), 'gpu-doctor-bench-'));
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const key = makeClientKey(join(root, 'client'));
-const instances: SshdInstance[] = [];
-const proxies: DelayProxy[] = [];
-try {
-  console.log(`load average at start: ${load()}`);
+
+interface Hosts {
+  /** Proxy ports, host key fingerprints and known_hosts key lines, one per host. */
+  hosts: { port: number; fingerprint: string; keyLine: string }[];
+  close(): Promise<void>;
+}
+
+async function sshdHosts(): Promise<Hosts> {
+  const instances: SshdInstance[] = [];
+  const proxies: DelayProxy[] = [];
   const t0 = performance.now();
   for (let i = 0; i < N; i += 8) {
     try {
@@ -44,15 +56,58 @@ try {
   }
   if (instances.length === 0) throw new Error('no sshd instance started');
   for (const s of instances) proxies.push(await startDelayProxy(s.port, DELAY));
-  const H = instances.length;
-  console.log(`${H} sshd instances up in ${Math.round(performance.now() - t0)} ms, each behind a proxy adding ${DELAY} ms each way`);
+  console.log(`${instances.length} sshd instances up in ${Math.round(performance.now() - t0)} ms, each behind a proxy (in this process) adding ${DELAY} ms each way`);
+  return {
+    hosts: instances.map((s, i) => ({ port: proxies[i].port, fingerprint: s.fingerprint, keyLine: s.publicKeyLine.split(' ').slice(0, 2).join(' ') })),
+    async close() {
+      await Promise.all(proxies.map((p) => p.close()));
+      await Promise.all(instances.map((s) => s.stop()));
+    },
+  };
+}
+
+async function ssh2Hosts(): Promise<Hosts> {
+  const t0 = performance.now();
+  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, 'ssh2-hosts.ts'), String(N), String(DELAY), key.keyFile + '.pub'], {
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
+  const line = await new Promise<string>((resolve, reject) => {
+    createInterface({ input: child.stdout! }).once('line', resolve);
+    child.once('exit', (code) => reject(new Error(`ssh2 hosts exited with ${code}`)));
+  });
+  const { hosts } = JSON.parse(line) as { hosts: Hosts['hosts'] };
+  console.log(`${hosts.length} ssh2 servers up in ${Math.round(performance.now() - t0)} ms (one child process), each behind a proxy adding ${DELAY} ms each way`);
+  return {
+    hosts,
+    async close() {
+      const exited = new Promise((r) => child.once('exit', r));
+      child.stdin!.end();
+      await exited;
+    },
+  };
+}
+
+for (const kind of KINDS) {
+  console.log(`\n=== ${kind} hosts ===`);
+  const world = kind === 'ssh2' ? await ssh2Hosts() : await sshdHosts();
+  try {
+    await measure(world.hosts);
+  } finally {
+    await world.close();
+  }
+}
+rmSync(root, { recursive: true, force: true });
+
+async function measure(hosts: Hosts['hosts']): Promise<void> {
+  console.log(`load average at start: ${load()}`);
+  const H = hosts.length;
   // Hosts are reached at the proxy ports; known_hosts (for OpenSSH) names those ports.
   const kh = join(root, 'known_hosts');
-  writeFileSync(kh, instances.map((s, i) => `[127.0.0.1]:${proxies[i].port} ${s.publicKeyLine.split(' ').slice(0, 2).join(' ')}`).join('\n') + '\n');
+  writeFileSync(kh, hosts.map((h) => `[127.0.0.1]:${h.port} ${h.keyLine}`).join('\n') + '\n');
   const config = parseConfig({
-    data_dir: join(root, 'data'),
+    data_dir: join(root, `data-${hosts[0].port}`),
     ssh: { known_hosts: kh, identity_file: key.keyFile, max_concurrent_connects: 64, connect_timeout_ms: 20000, exec_timeout_ms: 20000 },
-    hosts: instances.map((s, i) => ({ name: `gpu${i}`, host: '127.0.0.1', port: proxies[i].port, host_key: s.fingerprint })),
+    hosts: hosts.map((h, i) => ({ name: `gpu${i}`, host: '127.0.0.1', port: h.port, host_key: h.fingerprint })),
   });
   const user = userInfo().username;
   const sshArgs = (port: number) => ['-o', 'BatchMode=yes', '-o', 'StrictHostKeyChecking=yes', '-o', `UserKnownHostsFile=${kh}`, '-i', key.keyFile, '-p', String(port), `${user}@127.0.0.1`];
@@ -89,11 +144,11 @@ try {
   const ones: number[] = [];
   for (let k = 0; k < 5; k++) {
     const t = performance.now();
-    await execFileP('ssh', [...sshArgs(proxies[k % H].port), remote]);
+    await execFileP('ssh', [...sshArgs(hosts[k % H].port), remote]);
     ones.push(performance.now() - t);
   }
   const list = join(root, 'ports');
-  writeFileSync(list, proxies.map((p) => p.port).join('\n') + '\n');
+  writeFileSync(list, hosts.map((h) => h.port).join('\n') + '\n');
   const xargsRuns: number[] = [];
   for (let k = 0; k < 2; k++) {
     const t = performance.now();
@@ -112,8 +167,4 @@ try {
   console.log(`(link: ${DELAY} ms each way = ${2 * DELAY} ms round trip; samples: cold ${colds.map((x) => x.toFixed(0)).join('/')}, warm ${warms.map((x) => x.toFixed(0)).join('/')}, one ssh ${ones.map((x) => x.toFixed(0)).join('/')})`);
   console.log(`load average at end: ${load()} (${(await import('node:os')).cpus().length} CPUs)`);
   console.log(`\nwarm / one ssh = ${(median(warms) / one).toFixed(2)} (goal <= 0.5)   cold / one ssh = ${(median(colds) / one).toFixed(2)} (goal <= 1.5)`);
-} finally {
-  await Promise.all(proxies.map((p) => p.close()));
-  await Promise.all(instances.map((s) => s.stop()));
-  rmSync(root, { recursive: true, force: true });
 }
