@@ -22,9 +22,12 @@ export async function sampleOnce(hosts: HostsService, store: WatchStore, now = D
     for (const p of st.processes) {
       const g = st.gpus.find((x) => x.index === p.gpuIndex);
       if (!g || g.memoryTotalMiB === null || g.memoryUsedMiB === null) continue;
+      // From this poll's clock (the store folds the second-or-so wobble between polls into one start).
+      const start = p.elapsedSeconds != null ? new Date(now - p.elapsedSeconds * 1000).toISOString() : (p.startedAt ?? null);
+      // Without a start time (a container's pid, invisible to ps) a reused pid cannot be told apart:
+      // such a GPU is watched as a whole instead (the GPU-level sample below).
+      if (!start) continue;
       withProcs.add(g.index);
-      const start = p.startedAt ?? (p.elapsedSeconds != null ? new Date(now - p.elapsedSeconds * 1000).toISOString() : null);
-      if (!start) continue; // without a start time a reused pid cannot be told apart
       out.push({
         ts, host: st.name, gpu: g.index, gpuTotalMiB: g.memoryTotalMiB, gpuUsedMiB: g.memoryUsedMiB, utilizationPct: g.utilizationPct,
         pid: p.pid, processStart: start, user: p.user ?? '?', command: p.command ?? '', processMiB: p.memoryMiB,
@@ -33,11 +36,10 @@ export async function sampleOnce(hosts: HostsService, store: WatchStore, now = D
     for (const g of st.gpus)
       if (!withProcs.has(g.index) && g.memoryTotalMiB !== null && g.memoryUsedMiB !== null && !g.error)
         out.push({ ts, host: st.name, gpu: g.index, gpuTotalMiB: g.memoryTotalMiB, gpuUsedMiB: g.memoryUsedMiB, utilizationPct: g.utilizationPct });
-  }
-  for (const st of status)
-    if (st.ok && st.memory && st.memory.availableBytes !== null)
+    if (st.memory && st.memory.availableBytes !== null)
       out.push({ ts, host: st.name, kind: 'host', memTotalBytes: st.memory.totalBytes, memAvailableBytes: st.memory.availableBytes });
-  store.insert(out);
+  }
+  await store.insertPaced(out);
   return { ok, failed, samples: out.length };
 }
 

@@ -53,6 +53,8 @@ CREATE TABLE IF NOT EXISTS digest_reported (
 
 const sec = (ts: string | number): number => Math.floor((typeof ts === 'number' ? ts : Date.parse(ts)) / 1000);
 const MiB = 1024 * 1024;
+/** How far (s) two polls' estimates of one process's start may differ: see canonicalStart. */
+const START_SLACK_S = 30;
 /** Summary window length (s): the detector's default windowMinutes. Other window lengths read raw samples. */
 export const SUMMARY_WINDOW_S = 600;
 const WSUM_VERSION = 2;
@@ -189,6 +191,9 @@ export class WatchStore {
       })();
     }
     this.upsertWsum = this.db.prepare(UPSERT_WSUM);
+    this.nearStart = this.db
+      .prepare('SELECT start FROM procs WHERE host_id = ? AND pid = ? AND start BETWEEN ? AND ? ORDER BY abs(start - ?) LIMIT 1')
+      .pluck();
   }
 
   /** The wseries id of a series, created on first use. */
@@ -294,6 +299,28 @@ export class WatchStore {
     return id;
   }
 
+  /** host_id|pid -> the start (s) recorded for that process: see canonicalStart. */
+  private starts = new Map<string, number>();
+  private nearStart!: Database.Statement;
+
+  /**
+   * The sampler derives a process's start as "poll time - ps etimes", which wobbles by a second or
+   * more between polls (whole-second etimes, exec latency). A start within START_SLACK_S of the one
+   * already recorded for this host and pid is that process: it keeps the recorded start, so one
+   * process stays one series. A pid reused by a new process has a start far from the old one's.
+   */
+  private canonicalStart(h: number, pid: number, start: number): number {
+    const key = `${h}|${pid}`;
+    const known = this.starts.get(key) ?? (this.nearStart.get(h, pid, start - START_SLACK_S, start + START_SLACK_S, start) as number | undefined);
+    if (known !== undefined && Math.abs(known - start) <= START_SLACK_S) {
+      this.starts.set(key, known);
+      return known;
+    }
+    if (this.starts.size > 200_000) this.starts.clear();
+    this.starts.set(key, start);
+    return start;
+  }
+
   private insertOne(s: Sample): void {
     const h = this.hostId(s.host);
     const ts = sec(s.ts);
@@ -306,7 +333,7 @@ export class WatchStore {
       this.addGpuRow(ts, h, s.gpu, Math.round(s.gpuTotalMiB), Math.round(s.gpuUsedMiB), s.utilizationPct);
       return;
     }
-    const start = sec(s.processStart);
+    const start = this.canonicalStart(h, s.pid, sec(s.processStart));
     const pk = `${h}|${s.pid}|${start}`;
     if (!this.knownProcs.has(pk)) {
       this.insProc.run(h, s.pid, start, s.user, s.command);
@@ -321,6 +348,23 @@ export class WatchStore {
   /** Writes one poll's samples in one transaction. */
   insert(samples: Sample[]): void {
     if (samples.length) this.insertMany(samples);
+  }
+
+  /**
+   * Writes one poll's samples in transactions of about `chunk` samples, yielding to the event loop
+   * between them, so a 1000-host poll (~16k rows, ~0.25 s of writing) never holds up a chat reply
+   * for more than one chunk (a few ms). Chunks end at host boundaries: one host's samples (its GPU
+   * rows and their process rows) always share a transaction.
+   */
+  async insertPaced(samples: Sample[], chunk = 512): Promise<void> {
+    let from = 0;
+    while (from < samples.length) {
+      let to = Math.min(from + chunk, samples.length);
+      while (to < samples.length && samples[to].host === samples[to - 1].host) to++;
+      this.insertMany(samples.slice(from, to));
+      from = to;
+      if (from < samples.length) await new Promise<void>((r) => setImmediate(r));
+    }
   }
 
   /**
