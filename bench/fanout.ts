@@ -5,7 +5,8 @@
 // table each (FANOUT_SERVERS=ssh2,sshd picks): ssh2 servers in a child process (the issue's "ssh2
 // servers behind a proxy": N machines whose server side costs next to nothing, so the link and the
 // client are measured) and real OpenSSH sshd instances (every session forks sshd and the login shell on
-// this 2-CPU box, so 32 hosts mostly measure that). Prints times, ratios to one cold ssh, a per-exec
+// this 2-CPU box, so 32 hosts mostly measure that; `sshd-norc` is the same with the account's ~/.bashrc
+// left out, which here runs `pyenv init`). Prints times, ratios to one cold ssh, a per-exec
 // breakdown of the warm path, and the load average.
 import { execFile, exec, spawn, type ChildProcess } from 'node:child_process';
 import { promisify } from 'node:util';
@@ -21,8 +22,8 @@ import { startDelayProxy, type DelayProxy } from '../test/hosts/delay-proxy.js';
 import { makeClientKey, SSHD, startSshd, type SshdInstance } from '../test/hosts/sshd-harness.js';
 
 const N = Number(process.argv[2] ?? process.env.FANOUT_HOSTS ?? 32);
-const KINDS = (process.env.FANOUT_SERVERS ?? 'ssh2,sshd').split(',').filter((k) => k === 'ssh2' || k === 'sshd');
-if (KINDS.includes('sshd') && !SSHD) {
+const KINDS = (process.env.FANOUT_SERVERS ?? 'ssh2,sshd,sshd-norc').split(',').filter((k) => ['ssh2', 'sshd', 'sshd-norc'].includes(k));
+if (KINDS.some((k) => k.startsWith('sshd')) && !SSHD) {
   console.error('bench:fanout with sshd hosts needs OpenSSH sshd (apt-get install -y openssh-server); FANOUT_SERVERS=ssh2 runs without it');
   process.exit(1);
 }
@@ -42,13 +43,13 @@ interface Hosts {
   close(): Promise<void>;
 }
 
-async function sshdHosts(): Promise<Hosts> {
+async function sshdHosts(skipShellRc: boolean): Promise<Hosts> {
   const instances: SshdInstance[] = [];
   const proxies: DelayProxy[] = [];
   const t0 = performance.now();
   for (let i = 0; i < N; i += 8) {
     try {
-      instances.push(...(await Promise.all(Array.from({ length: Math.min(8, N - i) }, (_, j) => startSshd(join(root, `h${i + j}`), key.pub)))));
+      instances.push(...(await Promise.all(Array.from({ length: Math.min(8, N - i) }, (_, j) => startSshd(join(root, `h${i + j}`), key.pub, { skipShellRc })))));
     } catch (e) {
       console.log(`could only start ${instances.length} of ${N} sshd instances: ${(e as Error).message.split('\n')[0]}`);
       break;
@@ -89,7 +90,7 @@ async function ssh2Hosts(): Promise<Hosts> {
 
 for (const kind of KINDS) {
   console.log(`\n=== ${kind} hosts ===`);
-  const world = kind === 'ssh2' ? await ssh2Hosts() : await sshdHosts();
+  const world = kind === 'ssh2' ? await ssh2Hosts() : await sshdHosts(kind === 'sshd-norc');
   try {
     await measure(world.hosts);
   } finally {

@@ -76,7 +76,7 @@ export function makeClientKey(dir: string): { keyFile: string; pub: string } {
   return { keyFile, pub: readFileSync(keyFile + '.pub', 'utf8') };
 }
 
-export async function startSshd(dir: string, clientPub: string, opts: { mode?: SmiMode; data?: 'h200' | 'h100'; hostKeyFrom?: string } = {}): Promise<SshdInstance> {
+export async function startSshd(dir: string, clientPub: string, opts: { mode?: SmiMode; data?: 'h200' | 'h100'; hostKeyFrom?: string; skipShellRc?: boolean } = {}): Promise<SshdInstance> {
   if (!SSHD) throw new Error('sshd not installed');
   mkdirSync(dir, { recursive: true });
   if (process.getuid?.() === 0) mkdirSync('/run/sshd', { recursive: true });
@@ -151,6 +151,9 @@ exec /bin/sh -c "$SSH_ORIGINAL_COMMAND"
       'MaxSessions 20',
       'LogLevel ERROR',
       `ForceCommand ${join(dir, 'wrapper.sh')}`,
+      // Debian's bash sources ~/.bashrc for commands run by sshd when SHLVL < 2; SHLVL=1 here makes the
+      // login shell level 2, so a heavy rc file of this machine's account (pyenv init) is left out.
+      ...(opts.skipShellRc ? ['SetEnv SHLVL=1'] : []),
       '',
     ].join('\n'),
   );
