@@ -4,6 +4,7 @@
 import { mkdtempSync, rmSync, statSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { findingsFromStore } from '../src/watch/scheduler.js';
 import { WatchStore } from '../src/watch/store.js';
 import type { Sample } from '../src/watch/types.js';
@@ -26,7 +27,12 @@ console.log(`bench:digest  ${HOSTS} hosts x ${GPUS} GPUs x ${PROCS} procs x ${MI
 let rs = 12345;
 const rnd = () => ((rs = (rs * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff);
 let inserted = 0;
+// The sampler writes each poll with insertPaced (host-aligned chunks, yielding between them); the
+// event loop's longest stall while writing is what a chat reply could wait behind a poll's writes.
+const loopDelay = monitorEventLoopDelay({ resolution: 5 });
+let onePollMs = 0;
 const tIns = performance.now();
+loopDelay.enable();
 for (let m = 0; m < MINUTES; m++) {
   const ts = t0 + m * 60_000;
   const poll: Sample[] = [];
@@ -49,9 +55,12 @@ for (let m = 0; m < MINUTES; m++) {
     }
     poll.push({ ts, host, kind: 'host', memTotalBytes: 512 * 2 ** 30, memAvailableBytes: 300 * 2 ** 30 + Math.round(rnd() * 2 ** 20) });
   }
-  store.insert(poll);
+  const tPoll = performance.now();
+  await store.insertPaced(poll);
+  onePollMs = Math.max(onePollMs, performance.now() - tPoll);
   inserted += HOSTS * GPUS * PROCS;
 }
+loopDelay.disable();
 const insS = (performance.now() - tIns) / 1000;
 store.db.pragma('wal_checkpoint(TRUNCATE)');
 const file = join(dir, 'watch.sqlite');
@@ -70,6 +79,7 @@ const leaks = findings.filter((f) => f.kind === 'leak').length;
 
 const fmt = (n: number) => n.toLocaleString('en-US', { maximumFractionDigits: 1 });
 console.log(`insert:        ${fmt(inserted / insS)} process samples/s (${fmt(insS)} s; ${fmt(rows)} rows incl. GPU and host RAM rows)`);
+console.log(`writes vs chat: the longest event-loop stall while writing was ${fmt(loopDelay.max / 1e6)} ms (p99 ${fmt(loopDelay.percentile(99) / 1e6)} ms); one poll of ${fmt(HOSTS * (GPUS * PROCS + 1))} samples took up to ${fmt(onePollMs)} ms in all, paced`);
 console.log(`on disk:       ${fmt(bytes / 2 ** 20)} MiB, ${fmt(bytes / inserted)} bytes per process sample (${fmt(bytes / rows)} per row)`);
 console.log(`scan floor:    ${fmt(scanMs)} ms  (SELECT count(*), max(mib) FROM samples -> ${JSON.stringify(floor)})`);
 console.log(`digest:        ${fmt(digestMs)} ms  (${findings.length} findings, ${leaks} leaks; expected ${Math.floor((HOSTS * GPUS * PROCS + 42) / 50)}), ${fmt(digestMs / scanMs)}x the scan floor`);
