@@ -5,7 +5,7 @@ import { mkdtempSync, rmSync, statSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import { findingsFromStore } from '../src/watch/scheduler.js';
+import { findingsFromStore, findingsOffThread } from '../src/watch/findings.js';
 import { WatchStore } from '../src/watch/store.js';
 import type { Sample } from '../src/watch/types.js';
 
@@ -67,6 +67,7 @@ const file = join(dir, 'watch.sqlite');
 const bytes = statSync(file).size + (existsSync(file + '-wal') ? statSync(file + '-wal').size : 0);
 const rows = (store.db.prepare('SELECT count(*) AS n FROM samples').get() as { n: number }).n;
 
+const rssAfterWrites = process.memoryUsage().rss;
 const tScan = performance.now();
 const floor = store.db.prepare('SELECT count(*), max(mib) FROM samples').raw(true).get();
 const scanMs = performance.now() - tScan;
@@ -75,7 +76,17 @@ const tDig = performance.now();
 const now = t0 + MINUTES * 60_000;
 const { findings } = findingsFromStore(store, {}, now);
 const digestMs = performance.now() - tDig;
+const rssAfterDigest = process.memoryUsage().rss;
 const leaks = findings.filter((f) => f.kind === 'leak').length;
+
+// As the bot runs it: in a worker thread, while this thread's event loop is watched.
+const offDelay = monitorEventLoopDelay({ resolution: 5 });
+offDelay.enable();
+const tOff = performance.now();
+const off = await findingsOffThread(store.file, {}, now);
+const offMs = performance.now() - tOff;
+offDelay.disable();
+if (off.findings.length !== findings.length) throw new Error(`worker found ${off.findings.length}, this thread ${findings.length}`);
 
 const fmt = (n: number) => n.toLocaleString('en-US', { maximumFractionDigits: 1 });
 console.log(`insert:        ${fmt(inserted / insS)} process samples/s (${fmt(insS)} s; ${fmt(rows)} rows incl. GPU and host RAM rows)`);
@@ -83,6 +94,7 @@ console.log(`writes vs chat: the longest event-loop stall while writing was ${fm
 console.log(`on disk:       ${fmt(bytes / 2 ** 20)} MiB, ${fmt(bytes / inserted)} bytes per process sample (${fmt(bytes / rows)} per row)`);
 console.log(`scan floor:    ${fmt(scanMs)} ms  (SELECT count(*), max(mib) FROM samples -> ${JSON.stringify(floor)})`);
 console.log(`digest:        ${fmt(digestMs)} ms  (${findings.length} findings, ${leaks} leaks; expected ${Math.floor((HOSTS * GPUS * PROCS + 42) / 50)}), ${fmt(digestMs / scanMs)}x the scan floor`);
-console.log(`peak RSS:      ${fmt(process.resourceUsage().maxRSS / 1024)} MiB`);
+console.log(`digest, worker: ${fmt(offMs)} ms (as the bot runs it; same findings), longest event-loop stall meanwhile ${fmt(offDelay.max / 1e6)} ms`);
+console.log(`peak RSS:      ${fmt(process.resourceUsage().maxRSS / 1024)} MiB (RSS after the writes ${fmt(rssAfterWrites / 2 ** 20)} MiB, after the in-thread digest ${fmt(rssAfterDigest / 2 ** 20)} MiB)`);
 store.close();
 rmSync(dir, { recursive: true, force: true });

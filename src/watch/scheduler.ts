@@ -3,10 +3,10 @@
 import { Cron } from 'croner';
 import type { Reply } from '../core/reply.js';
 import type { RuleBase } from '../diagnose/rule-base.js';
-import { LeakDetector } from './detector.js';
 import { dedupFindings, digestReply } from './digest.js';
+import { findingsFromStore, findingsOffThread, type FindingsResult } from './findings.js';
 import type { WatchStore } from './store.js';
-import type { DetectorOptions, Finding } from './types.js';
+import type { DetectorOptions } from './types.js';
 
 export interface DigestConfig {
   name: string;
@@ -20,18 +20,22 @@ export type PostDigest = (digest: DigestConfig, reply: Reply) => Promise<void>;
 
 const HOUR = 3_600_000;
 
-/** Findings over the store's recent samples (the detector's history window). */
-export function findingsFromStore(store: WatchStore, options: Partial<DetectorOptions> = {}, now = Date.now()): { findings: Finding[]; watched: { hosts: number; processes: number } } {
-  const d = new LeakDetector(options);
-  const since = now - d.options.maxHistoryHours * HOUR;
-  // Per-window summaries kept by the store (~1/10 of the rows, no object per sample); raw rows otherwise.
-  if (!store.summariseInto(d.index, since, d.options)) d.addAll(store.samplesSince(since));
-  return { findings: d.findings(), watched: store.watched(now - 3 * d.options.sampleIntervalSec * 1000) };
-}
+export { findingsFromStore } from './findings.js';
+
+/** Where a digest's findings come from: this thread (tests, small stores) or a worker thread. */
+export type FindingsSource = (options: Partial<DetectorOptions>, now: number) => Promise<FindingsResult>;
+
+export const inThread = (store: WatchStore): FindingsSource => async (options, now) => findingsFromStore(store, options, now);
+
+/** A worker thread over the store's file; an in-memory store has no file to share, so it stays here. */
+export const offThread = (store: WatchStore): FindingsSource =>
+  store.file === ':memory:' ? inThread(store) : (options, now) => findingsOffThread(store.file, options, now);
 
 /** One scheduled digest: new or worse findings only (state in the store), then the last run recorded. */
-export function scheduledDigest(store: WatchStore, digest: DigestConfig, rules: RuleBase | undefined, options: Partial<DetectorOptions>, now = Date.now()): Reply {
-  const { findings, watched } = findingsFromStore(store, options, now);
+export async function scheduledDigest(
+  store: WatchStore, digest: DigestConfig, rules: RuleBase | undefined, options: Partial<DetectorOptions>, now = Date.now(), source: FindingsSource = inThread(store),
+): Promise<Reply> {
+  const { findings, watched } = await source(options, now);
   const { post, update } = dedupFindings(findings, store.reported(digest.name), now);
   store.saveReported(digest.name, update);
   const reply = digestReply(post, watched, rules, `Leak watch digest (${digest.name})`);
@@ -50,6 +54,7 @@ export class DigestScheduler {
     private rules: RuleBase | undefined,
     private options: Partial<DetectorOptions> = {},
     private onError: (e: unknown) => void = () => {},
+    private source: FindingsSource = inThread(store),
   ) {}
 
   /** Starts the cron jobs; posts each digest missed while down once. Returns the names caught up. */
@@ -78,7 +83,7 @@ export class DigestScheduler {
     this.inFlight.add(d.name);
     try {
       this.store.setLastRun(d.name, now); // before posting: a crash mid-post never posts twice
-      await this.post(d, scheduledDigest(this.store, d, this.rules, this.options, now));
+      await this.post(d, await scheduledDigest(this.store, d, this.rules, this.options, now, this.source));
       return true;
     } catch (e) {
       this.onError(e);
@@ -119,11 +124,14 @@ export class WatchRuntime implements WatchService {
     this.post = post;
   }
   private options: Partial<DetectorOptions>;
+  private source: FindingsSource;
 
   constructor(readonly store: WatchStore, hosts: HostsService | undefined, private rules: RuleBase | undefined, private cfg: WatchRuntimeConfig, onError: (e: unknown) => void = () => {}) {
     this.options = { minSlopeMiBPerHour: cfg.min_slope_mib_per_hour, sampleIntervalSec: cfg.sample_interval_s };
     this.sampler = hosts ? new Sampler(hosts, store, cfg.sample_interval_s, onError) : null;
-    this.scheduler = new DigestScheduler(store, cfg.digests, (d, r) => this.post(d, r), rules, this.options, onError);
+    // Digests read the store in a worker thread: seconds of work at 1000 hosts never delay a chat reply.
+    this.source = offThread(store);
+    this.scheduler = new DigestScheduler(store, cfg.digests, (d, r) => this.post(d, r), rules, this.options, onError, this.source);
   }
 
   async start(): Promise<void> {
@@ -135,7 +143,7 @@ export class WatchRuntime implements WatchService {
   }
 
   async digestNow(): Promise<Reply> {
-    const { findings, watched } = findingsFromStore(this.store, this.options);
+    const { findings, watched } = await this.source(this.options, Date.now());
     return digestReply(findings, watched, this.rules);
   }
 

@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { detectLeaks } from '../../src/watch/detector.js';
 import { TRACES_PATH } from '../../src/watch/generate-traces.js';
 import { decodeTrace } from '../../src/watch/generator.js';
+import { findingsFromStore, findingsOffThread } from '../../src/watch/findings.js';
 import { WatchStore } from '../../src/watch/store.js';
 import { isProcessSample, type Sample } from '../../src/watch/types.js';
 import { readFileSync } from 'node:fs';
@@ -45,6 +46,29 @@ describe('WatchStore', () => {
     expect(kinds).toEqual(detectLeaks(t.samples).map((f) => f.kind));
     expect(kinds).toContain('leak');
     s.close();
+  });
+
+  it('a worker thread computes the same findings over the store file while this thread keeps running', async () => {
+    const traces = readFileSync(TRACES_PATH, 'utf8').trim().split('\n').map(decodeTrace);
+    const s = WatchStore.inDataDir(dir());
+    for (const id of ['creep-50-seg20', 'rank0-validation-steps', 'plateau-24h-70g', 'idle-notebook']) {
+      const t = traces.find((x) => x.id === id)!;
+      s.insert(t.samples.map((x) => ({ ...x, host: `${id}-${x.host}` })));
+    }
+    const now = (s.latestTsMs() ?? 0) + 60_000;
+    const here = findingsFromStore(s, {}, now);
+    expect(new Set(here.findings.map((f) => f.kind))).toEqual(new Set(['leak', 'rank0_growth', 'idle_held']));
+    let turns = 0;
+    const ticker = setInterval(() => turns++, 1);
+    const there = await findingsOffThread(s.file, {}, now);
+    clearInterval(ticker);
+    expect(there).toEqual(here);
+    expect(turns).toBeGreaterThan(0); // this thread's timers kept firing while the worker computed
+    s.close();
+  });
+
+  it('a worker that cannot read the store fails with its reason, not a hang', async () => {
+    await expect(findingsOffThread(join(dir(), 'no-such-dir', 'watch.sqlite'))).rejects.toThrow(/unable to open|directory|no such/i);
   });
 
   it('retention downsamples old rows to the per-hour max rather than dropping them', () => {
