@@ -114,7 +114,7 @@ function growthFinding(h: HostState, ps: ProcessSeries, g: Growth, kind: 'leak' 
     hoursToFull: hoursToFull === null ? null : round1(hoursToFull),
     currentMiB: ps.lastMiB,
     totalMiB: gpu.totalMiB,
-    series: downsampleMax(ps.windows.hi),
+    series: downsampleMax(ps.windows.hiValues()),
     rule: WATCH_RULES[kind],
     severity: urgency(hoursToFull),
     since: new Date(g.onsetMs).toISOString(),
@@ -139,7 +139,7 @@ function idleFinding(h: HostState, ps: ProcessSeries, o: DetectorOptions): Findi
     hoursToFull: null,
     currentMiB: ps.lastMiB,
     totalMiB: gpu.totalMiB,
-    series: downsampleMax(ps.windows.hi),
+    series: downsampleMax(ps.windows.hiValues()),
     rule: WATCH_RULES.idle_held,
     // Waste, not urgency: 5..40, below anything that is running out.
     severity: Math.min(40, Math.round(5 + (heldGiB * hours) / 10)),
@@ -159,8 +159,8 @@ function hostRamFinding(hs: HostSeries, o: DetectorOptions, loaders: ProcessSeri
   const pressure = availPct(w.length - 1) < o.ramAvailablePct && availPct(w.length - 2) < o.ramAvailablePct;
 
   const wMs = o.windowMinutes * 60_000;
-  const tH = w.idx.map((i) => ((i + 0.5) * wMs) / HOUR);
-  const used = w.idx.map((_, p) => w.mean(p));
+  const tH = Array.from(w.idx.subarray(0, w.length), (i) => ((i + 0.5) * wMs) / HOUR);
+  const used = Array.from({ length: w.length }, (_, p) => w.mean(p));
   let slope = 0;
   let creep = false;
   if (w.length >= 12) {

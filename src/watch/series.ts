@@ -19,54 +19,72 @@ import {
 const MiB = 1024 * 1024;
 const MAX_GAPS_KEPT = 32;
 
-/** Per-window summaries as parallel arrays (cheap to keep for ~20k series). Sorted by idx. */
+/**
+ * Per-window summaries as parallel typed arrays, sorted by idx (about 28 bytes a window: a fleet-wide
+ * digest holds ~25k series). Capacity grows by half up to maxWindows; the arrays are read only below
+ * `length`. MiB levels are float32: exact for whole MiB up to 16 TiB, and the store writes whole MiB.
+ */
 export class Windows {
-  readonly idx: number[] = [];
-  readonly n: number[] = [];
-  readonly lo: number[] = [];
-  readonly lo2: number[] = [];
-  readonly hi: number[] = [];
-  readonly sum: number[] = [];
+  idx = new Int32Array(0);
+  n = new Int32Array(0);
+  lo = new Float32Array(0);
+  lo2 = new Float32Array(0);
+  hi = new Float32Array(0);
+  sum = new Float64Array(0);
+  length = 0;
 
   constructor(private readonly maxWindows: number) {}
 
-  get length(): number {
-    return this.idx.length;
+  /** hi of every window, oldest first, as a plain array. */
+  hiValues(): number[] {
+    return Array.from(this.hi.subarray(0, this.length));
+  }
+
+  private grow(): void {
+    const cap = Math.min(Math.max(this.maxWindows, 1), Math.max(16, Math.ceil(this.idx.length * 1.5)));
+    const resize = <T extends Int32Array | Float32Array | Float64Array>(a: T, make: new (n: number) => T): T => {
+      const b = new make(cap);
+      b.set(a.subarray(0, this.length));
+      return b;
+    };
+    this.idx = resize(this.idx, Int32Array);
+    this.n = resize(this.n, Int32Array);
+    this.lo = resize(this.lo, Float32Array);
+    this.lo2 = resize(this.lo2, Float32Array);
+    this.hi = resize(this.hi, Float32Array);
+    this.sum = resize(this.sum, Float64Array);
+  }
+
+  /** Opens an empty window at position `at` (shifting later ones right), dropping the oldest when full. */
+  private open(at: number, wi: number): number {
+    if (this.length === this.idx.length && this.length < this.maxWindows) this.grow();
+    if (this.length === this.maxWindows) {
+      // Full: drop the oldest window (position 0) to make room.
+      if (at === 0) return -1; // older than the kept history
+      for (const a of [this.idx, this.n, this.lo, this.lo2, this.hi, this.sum]) a.copyWithin(0, 1, this.length);
+      this.length--;
+      at--;
+    }
+    for (const a of [this.idx, this.n, this.lo, this.lo2, this.hi, this.sum]) if (at < this.length) a.copyWithin(at + 1, at, this.length);
+    this.idx[at] = wi;
+    this.n[at] = 0;
+    this.lo[at] = Infinity;
+    this.lo2[at] = Infinity;
+    this.hi[at] = -Infinity;
+    this.sum[at] = 0;
+    this.length++;
+    return at;
   }
 
   /** Window position for window index wi, creating it if needed (samples may arrive slightly out of order). */
   private slot(wi: number): number {
     const { idx } = this;
-    let p = idx.length - 1;
+    let p = this.length - 1;
     if (p >= 0 && idx[p] === wi) return p;
-    if (p < 0 || idx[p]! < wi) {
-      // In order (the usual case): append.
-      idx.push(wi);
-      this.n.push(0);
-      this.lo.push(Infinity);
-      this.lo2.push(Infinity);
-      this.hi.push(-Infinity);
-      this.sum.push(0);
-      if (idx.length > this.maxWindows) {
-        for (const a of [idx, this.n, this.lo, this.lo2, this.hi, this.sum]) a.shift();
-        return p;
-      }
-      return p + 1;
-    }
+    if (p < 0 || idx[p]! < wi) return this.open(p + 1, wi); // in order (the usual case): append
     while (p >= 0 && idx[p]! > wi) p--;
     if (p >= 0 && idx[p] === wi) return p;
-    const at = p + 1;
-    idx.splice(at, 0, wi);
-    this.n.splice(at, 0, 0);
-    this.lo.splice(at, 0, Infinity);
-    this.lo2.splice(at, 0, Infinity);
-    this.hi.splice(at, 0, -Infinity);
-    this.sum.splice(at, 0, 0);
-    if (idx.length > this.maxWindows) {
-      for (const a of [idx, this.n, this.lo, this.lo2, this.hi, this.sum]) a.shift();
-      return at - 1;
-    }
-    return at;
+    return this.open(p + 1, wi);
   }
 
   add(wi: number, v: number): void {
