@@ -33,15 +33,18 @@ export class Windows {
   sum = new Float64Array(0);
   length = 0;
 
-  constructor(private readonly maxWindows: number) {}
+  /** capacity: windows to allocate up front, when the caller knows how many will come (no regrowth). */
+  constructor(private readonly maxWindows: number, capacity = 0) {
+    if (capacity > 0) this.grow(Math.min(capacity, maxWindows));
+  }
 
   /** hi of every window, oldest first, as a plain array. */
   hiValues(): number[] {
     return Array.from(this.hi.subarray(0, this.length));
   }
 
-  private grow(): void {
-    const cap = Math.min(Math.max(this.maxWindows, 1), Math.max(16, Math.ceil(this.idx.length * 1.5)));
+  private grow(to?: number): void {
+    const cap = to ?? Math.min(Math.max(this.maxWindows, 1), Math.max(16, Math.ceil(this.idx.length * 1.5)));
     const resize = <T extends Int32Array | Float32Array | Float64Array>(a: T, make: new (n: number) => T): T => {
       const b = new make(cap);
       b.set(a.subarray(0, this.length));

@@ -454,6 +454,9 @@ export class WatchStore {
     const idleMax = o.idleMaxUtilPct;
     const idleMin = o.idleMinMiB;
     const maxWindows = cfg.maxWindows;
+    // A series' windows are allocated once, for every window from its first to the newest in the store:
+    // exact for a series that runs on to now, and no arrays regrown (and left to the GC) along the way.
+    const lastW = (this.db.prepare('SELECT max(w) FROM wsum').pluck().get() as number | null) ?? w0;
     const take: WindowFn = (sid, w, firstTs, lastTs, n, lo, lo2, hi, sum, umax, mibTs, lastMib, aux) => {
       let s = bySid.get(sid);
       if (s === undefined) {
@@ -468,7 +471,7 @@ export class WatchStore {
       }
       if (n > 0) {
         // GPU rows never count values (n = 0); umax is set on process windows only.
-        (s.windows ??= new Windows(maxWindows)).addSummary(w, n, lo!, lo2 ?? Infinity, hi!, sum);
+        (s.windows ??= new Windows(maxWindows, lastW - w + 1)).addSummary(w, n, lo!, lo2 ?? Infinity, hi!, sum);
         if (umax !== null && (umax > idleMax || lo! < idleMin)) s.busyW = w;
       }
       return null;
