@@ -3,7 +3,7 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { allCommands } from '../../commands/index.js';
 import { renderText } from '../../src/adapters/console/render.js';
 import type { CommandContext } from '../../src/core/command.js';
@@ -11,19 +11,10 @@ import { parseConfig } from '../../src/core/config.js';
 import { CommandRegistry } from '../../src/core/registry.js';
 import type { Services } from '../../src/core/services.js';
 import { SshHostsService } from '../../src/hosts/service.js';
-import { makeClientKey, SSHD, startSshd, type SshdInstance } from './sshd-harness.js';
+import { makeClientKey, startSshd, type SshdInstance } from './sshd-harness.js';
+import { describeWithSshd } from './sshd-suite.js';
 
-const CI = process.env.CI === 'true';
-const suite = SSHD || CI ? describe : describe.skip;
-if (!SSHD && !CI) console.warn('test/hosts/commands.test.ts: skipped: sshd not found (apt-get install -y openssh-server)');
-
-suite(`status / hosts commands through the registry${SSHD ? '' : ' (skipped: sshd not found)'}`, () => {
-  if (!SSHD && CI) {
-    it('needs sshd in CI', () => {
-      throw new Error('sshd not found at /usr/sbin/sshd: CI must install openssh-server (see .ci/run)');
-    });
-    return;
-  }
+describeWithSshd('status / hosts commands through the registry', 'test/hosts/commands.test.ts', () => {
   const root = mkdtempSync(join(tmpdir(), 'gpu-doctor-cmds-'));
   let inst: SshdInstance;
   let svc: SshHostsService;

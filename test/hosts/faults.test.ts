@@ -3,26 +3,17 @@
 import { readFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { parseConfig } from '../../src/core/config.js';
 import type { HostStatusResult } from '../../src/core/services.js';
 import { SshHostsService } from '../../src/hosts/service.js';
 import { startDelayProxy, type DelayProxy } from './delay-proxy.js';
-import { makeClientKey, SSHD, startSshd, type SshdInstance } from './sshd-harness.js';
-
-const CI = process.env.CI === 'true';
-const suite = SSHD || CI ? describe : describe.skip;
-if (!SSHD && !CI) console.warn('test/hosts/faults.test.ts: skipped: sshd not found (apt-get install -y openssh-server)');
+import { makeClientKey, startSshd, type SshdInstance } from './sshd-harness.js';
+import { describeWithSshd } from './sshd-suite.js';
 
 const SLOW_MS = 200; // each way
 
-suite(`fault injection through a TCP proxy${SSHD ? '' : ' (skipped: sshd not found)'}`, () => {
-  if (!SSHD && CI) {
-    it('needs sshd in CI', () => {
-      throw new Error('sshd not found at /usr/sbin/sshd: CI must install openssh-server (see .ci/run)');
-    });
-    return;
-  }
+describeWithSshd('fault injection through a TCP proxy', 'test/hosts/faults.test.ts', () => {
   const root = mkdtempSync(join(tmpdir(), 'gpu-doctor-faults-'));
   const inst: Record<'a' | 'b' | 'slow' | 'cut', SshdInstance> = {} as never;
   let slowProxy: DelayProxy;

@@ -3,25 +3,16 @@ import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { parseConfig } from '../../src/core/config.js';
 import type { HostStatusResult } from '../../src/core/services.js';
 import { FIXED_COMMAND_PATTERNS, MEM_COMMAND, STATUS_COMMAND } from '../../src/hosts/remote-commands.js';
 import { HostRegistry } from '../../src/hosts/registry.js';
 import { SshHostsService } from '../../src/hosts/service.js';
-import { makeClientKey, silentListener, SSHD, startSshd, freePort, type SshdInstance } from './sshd-harness.js';
+import { makeClientKey, silentListener, startSshd, freePort, type SshdInstance } from './sshd-harness.js';
+import { describeWithSshd } from './sshd-suite.js';
 
-const CI = process.env.CI === 'true';
-const suite = SSHD ? describe : CI ? describe : describe.skip;
-if (!SSHD && !CI) console.warn('test/hosts/ssh.test.ts: skipped: sshd not found (apt-get install -y openssh-server)');
-
-suite(`hosts over real sshd${SSHD ? '' : ' (skipped: sshd not found)'}`, () => {
-  if (!SSHD && CI) {
-    it('needs sshd in CI', () => {
-      throw new Error('sshd not found at /usr/sbin/sshd: CI must install openssh-server (see .ci/run)');
-    });
-    return;
-  }
+describeWithSshd('hosts over real sshd', 'test/hosts/ssh.test.ts', () => {
   const root = mkdtempSync(join(tmpdir(), 'gpu-doctor-ssh-'));
   const inst: Record<string, SshdInstance> = {};
   let silent: Awaited<ReturnType<typeof silentListener>>;

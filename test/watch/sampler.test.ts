@@ -10,19 +10,10 @@ import { SshHostsService } from '../../src/hosts/service.js';
 import { sampleOnce } from '../../src/watch/sampler.js';
 import { WatchStore } from '../../src/watch/store.js';
 import type { ProcessSample, Sample } from '../../src/watch/types.js';
-import { freePort, makeClientKey, SSHD, startSshd, type SshdInstance } from '../hosts/sshd-harness.js';
+import { freePort, makeClientKey, startSshd, type SshdInstance } from '../hosts/sshd-harness.js';
+import { describeWithSshd } from '../hosts/sshd-suite.js';
 
-const CI = process.env.CI === 'true';
-const suite = SSHD || CI ? describe : describe.skip;
-if (!SSHD && !CI) console.warn('test/watch/sampler.test.ts: skipped: sshd not found (apt-get install -y openssh-server)');
-
-suite('sampler over real sshd into a real store', () => {
-  if (!SSHD) {
-    it('needs sshd in CI', () => {
-      throw new Error('sshd not found: CI must install openssh-server (see .ci/run)');
-    });
-    return;
-  }
+describeWithSshd('sampler over real sshd into a real store', 'test/watch/sampler.test.ts', () => {
   const root = mkdtempSync(join(tmpdir(), 'gpu-doctor-sampler-'));
   let a: SshdInstance;
   let svc: SshHostsService;
