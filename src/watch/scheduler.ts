@@ -20,8 +20,6 @@ export type PostDigest = (digest: DigestConfig, reply: Reply) => Promise<void>;
 
 const HOUR = 3_600_000;
 
-export { findingsFromStore } from './findings.js';
-
 /** Where a digest's findings come from: this thread (tests, small stores) or a worker thread. */
 export type FindingsSource = (options: Partial<DetectorOptions>, now: number) => Promise<FindingsResult>;
 

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { detectLeaks, LeakDetector } from '../../src/watch/detector.js';
 import { TRACES_PATH } from '../../src/watch/generate-traces.js';
 import { decodeTrace } from '../../src/watch/generator.js';
-import { findingsFromStore } from '../../src/watch/scheduler.js';
+import { findingsFromStore } from '../../src/watch/findings.js';
 import { toMs } from '../../src/watch/series.js';
 import { WatchStore } from '../../src/watch/store.js';
 import type { DetectorOptions, Finding, Sample } from '../../src/watch/types.js';
