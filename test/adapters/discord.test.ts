@@ -6,7 +6,7 @@ import { testDeps } from './helpers.js';
 import { createDiscordAdapter, type DiscordAdapter } from '../../src/adapters/discord/app.js';
 import { ChannelPacer } from '../../src/adapters/common.js';
 
-const OOM = readFileSync(new URL('../../../shared/eval/tracebacks/003-cuda_oom.log', import.meta.url), 'utf8');
+const OOM = readFileSync(new URL('../fixtures/eval-dev/003-cuda_oom.log', import.meta.url), 'utf8');
 const ADMIN_ROLE = '700000000000000009';
 
 let fake: FakeDiscord;

@@ -92,7 +92,7 @@ describe('renderers stay within platform limits', () => {
 
   it('every real diagnosis from the eval tracebacks renders within limits', async () => {
     const rules = await loadRuleBase();
-    const dir = new URL('../../../shared/eval/tracebacks/', import.meta.url);
+    const dir = new URL('../fixtures/eval-dev/', import.meta.url);
     for (const f of readdirSync(dir).filter((n) => n.endsWith('.log'))) {
       const input = decodeLog(readFileSync(new URL(f, dir)));
       const reply = diagnosisReply(diagnose(input.text, rules), input);

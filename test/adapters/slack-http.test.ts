@@ -10,7 +10,7 @@ import { ChannelPacer } from '../../src/adapters/common.js';
 import { unescapeSlack } from '../../src/adapters/slack/render.js';
 
 const SECRET = 'test-signing-secret-0123456789';
-const OOM = readFileSync(new URL('../../../shared/eval/tracebacks/003-cuda_oom.log', import.meta.url), 'utf8');
+const OOM = readFileSync(new URL('../fixtures/eval-dev/003-cuda_oom.log', import.meta.url), 'utf8');
 
 let fake: FakeSlack;
 let adapter: SlackAdapter;

@@ -8,7 +8,7 @@ import { createSlackAdapter, type SlackAdapter } from '../../src/adapters/slack/
 import { ChannelPacer } from '../../src/adapters/common.js';
 import { unescapeSlack } from '../../src/adapters/slack/render.js';
 
-const OOM = readFileSync(new URL('../../../shared/eval/tracebacks/003-cuda_oom.log', import.meta.url), 'utf8');
+const OOM = readFileSync(new URL('../fixtures/eval-dev/003-cuda_oom.log', import.meta.url), 'utf8');
 let fake: FakeSlack;
 let adapter: SlackAdapter;
 let deps: Awaited<ReturnType<typeof testDeps>>;

@@ -1,47 +1,28 @@
-// The dev evaluation from ../shared/eval, run against this CLI exactly as the scorers run it.
-import { execFileSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+// The dev evaluation over real labelled logs kept in the repo, run against the CLI as the project's
+// scorer runs it: test/fixtures/eval-dev (the project's dev set, copied from its shared eval folder;
+// every log's public source is in its cases.json) and test/eval-extra (held out: no rule example).
 import { describe, expect, it } from 'vitest';
+import { scoreDir, scoreLine } from './eval-score.js';
 
-const shared = new URL('../../../shared/eval/', import.meta.url).pathname;
-const present = existsSync(shared);
-if (!present && process.env.CI === 'true') throw new Error(`${shared} is missing: the dev evaluation must run in CI`);
+const misses = (rows: string[]) => rows.filter((r) => !/: ok /.test(r) || /not concrete|HARMFUL/.test(r)).join('\n');
 
-const lastLine = (script: string, ...args: string[]) => {
-  const out = execFileSync('node', [shared + script, ...args], { encoding: 'utf8', timeout: 280_000 });
-  return out.trim().split('\n').at(-1)!;
-};
-
-describe.skipIf(!present)('dev evaluation (real logs and outputs in ../shared/eval)', () => {
-  it('diagnosis: top-1 >= 90%, harmful = 0, concrete fixes wherever the log states the value', { timeout: 300_000 }, () => {
-    const line = lastLine('score-diagnose.mjs');
-    const m = /top1 (\d+)\/(\d+) .*harmful (\d+), concrete (\d+)\/(\d+), failed (\d+)/.exec(line);
-    expect(m, line).not.toBeNull();
-    const [, top1, n, harmful, concrete, concreteOf, failed] = m!.map(Number);
-    console.log(`dev eval: ${line}`);
-    expect(top1 / n).toBeGreaterThanOrEqual(0.9);
-    expect(harmful).toBe(0);
-    expect(concrete).toBe(concreteOf);
-    expect(failed).toBe(0);
+describe('dev evaluation (real logs in test/fixtures/eval-dev and test/eval-extra)', () => {
+  it('dev set: top-1 >= 90%, harmful = 0, concrete fixes wherever the log states the value', { timeout: 120_000 }, async () => {
+    const s = await scoreDir(new URL('../fixtures/eval-dev', import.meta.url).pathname);
+    console.log(`dev eval: ${scoreLine(s)}`);
+    expect(s.n).toBeGreaterThanOrEqual(30);
+    expect(s.top1 / s.n, misses(s.rows)).toBeGreaterThanOrEqual(0.9);
+    expect(s.harmful, misses(s.rows)).toBe(0);
+    expect(s.concrete, misses(s.rows)).toBe(s.concreteOf);
+    expect(s.failed, misses(s.rows)).toBe(0);
   });
 
-  it('readings: >= 95% of the fixture facts', { timeout: 300_000 }, () => {
-    const line = lastLine('score-readings.mjs');
-    const m = /readings (\d+)\/(\d+) checks passed .*failed (\d+)/.exec(line);
-    expect(m, line).not.toBeNull();
-    console.log(`readings eval: ${line}`);
-    expect(Number(m![1]) / Number(m![2])).toBeGreaterThanOrEqual(0.95);
-    expect(Number(m![3])).toBe(0);
-  });
-
-  it('held-out real logs (test/eval-extra, not used as rule examples): top-1 >= 90%, harmful = 0', { timeout: 300_000 }, () => {
-    const extra = new URL('../eval-extra', import.meta.url).pathname;
-    const line = lastLine('score-diagnose.mjs', '--cases', extra);
-    const m = /top1 (\d+)\/(\d+) .*harmful (\d+), concrete (\d+)\/(\d+), failed (\d+)/.exec(line);
-    expect(m, line).not.toBeNull();
-    console.log(`eval-extra: ${line}`);
-    expect(Number(m![1]) / Number(m![2])).toBeGreaterThanOrEqual(0.9);
-    expect(Number(m![3])).toBe(0);
-    expect(Number(m![6])).toBe(0);
+  it('held-out real logs (test/eval-extra, not used as rule examples): top-1 >= 90%, harmful = 0', { timeout: 120_000 }, async () => {
+    const s = await scoreDir(new URL('../eval-extra', import.meta.url).pathname);
+    console.log(`eval-extra: ${scoreLine(s)}`);
+    expect(s.n).toBeGreaterThanOrEqual(60);
+    expect(s.top1 / s.n, misses(s.rows)).toBeGreaterThanOrEqual(0.9);
+    expect(s.harmful, misses(s.rows)).toBe(0);
+    expect(s.failed, misses(s.rows)).toBe(0);
   });
 });

@@ -7,7 +7,7 @@ import { loadRuleBase } from '../../src/diagnose/rule-base.js';
 import { diagnose } from '../../src/diagnose/diagnose.js';
 
 const base = await loadRuleBase();
-const evalLog = (name: string) => readFileSync(new URL(`../../../shared/eval/tracebacks/${name}`, import.meta.url), 'utf8');
+const evalLog = (name: string) => readFileSync(new URL(`../fixtures/eval-dev/${name}`, import.meta.url), 'utf8');
 
 describe('batch arithmetic', () => {
   it('halves when the message shows a small shortfall', () => {

@@ -1,6 +1,6 @@
 // Real OpenSSH sshd instances on 127.0.0.1 random ports, each with its own host key, one authorised
 // client key, a ForceCommand wrapper that logs $SSH_ORIGINAL_COMMAND to an audit log, and fake
-// nvidia-smi / ps scripts answering the bot's exact queries from the real outputs in shared/fixtures.
+// nvidia-smi / ps scripts answering the bot's exact queries from the real outputs in test/fixtures/readings.
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, connect, type Server } from 'node:net';
@@ -9,9 +9,7 @@ import { parseSmiCsv } from '../../src/readings/nvidia-smi-csv.js';
 import { parseSmiTable } from '../../src/readings/nvidia-smi-table.js';
 
 export const SSHD = ['/usr/sbin/sshd', '/usr/local/sbin/sshd'].find((p) => existsSync(p)) ?? null;
-export const FIXTURES = resolve(import.meta.dirname, '../../../shared/fixtures');
-const FIXTURES_ALT = '/work/shared/fixtures';
-export const fixturesDir = existsSync(FIXTURES) ? FIXTURES : FIXTURES_ALT;
+export const fixturesDir = resolve(import.meta.dirname, '../fixtures/readings');
 
 export type SmiMode = 'ok' | 'missing' | 'hang' | 'driver';
 

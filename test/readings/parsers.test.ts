@@ -20,8 +20,7 @@ import { parseFree } from '../../src/readings/free.js';
 import { freeCommandUnits } from '../../src/readings/free-command.js';
 import { toCleanLines } from '../../src/readings/lines.js';
 
-const fixturesDir = new URL('../../../shared/fixtures/', import.meta.url);
-const haveFixtures = existsSync(new URL('fixtures.json', fixturesDir));
+const fixturesDir = new URL('../fixtures/readings/', import.meta.url);
 const fixture = (file: string) => readFileSync(new URL(file, fixturesDir), 'utf8');
 
 const KiB = 1024;
@@ -90,7 +89,7 @@ describe('values that are not values are null, never 0', () => {
     ]);
   });
 
-  describe.skipIf(!haveFixtures)('real tables', () => {
+  describe('real tables', () => {
     it('ERR! GPU: temperature and utilization are null, memory still read (fixture 11)', () => {
       const { gpus } = parseSmiTable(fixture('nvidia-smi/11-8x-a30-one-err-gpu-no-proc-section-525.txt'));
       const bad = gpus.find((g) => g.index === 3)!;
@@ -126,7 +125,7 @@ describe('values that are not values are null, never 0', () => {
   });
 });
 
-describe.skipIf(!haveFixtures)('outputs inside a longer paste', () => {
+describe('outputs inside a longer paste', () => {
   const table = () => fixture('nvidia-smi/13-8x-h200-8procs-570.txt');
   const log = [
     'Traceback (most recent call last):',
@@ -335,7 +334,7 @@ describe('free', () => {
     expect(freeCommandUnits('free of charge')).toBeNull();
   });
 
-  describe.skipIf(!haveFixtures)('human units, within the printed rounding', () => {
+  describe('human units, within the printed rounding', () => {
     const near = (got: number | null | undefined, printed: number, step: number) => {
       expect(typeof got).toBe('number');
       expect(Math.abs((got as number) - printed)).toBeLessThanOrEqual(step / 2 + 1);

@@ -1,0 +1,26 @@
+// Mutation testing of the core modules whose bugs would give a wrong answer silently (the fix
+// arithmetic, the corrected command line, the free and nvidia-smi CSV parsers, the leak detector).
+// `npm run test:mutation` (not part of `npm test`: it takes minutes); one module:
+//   npx stryker run --mutate src/readings/free.ts
+// JSON report: reports/mutation/mutation.json (per-file scores: scripts/mutation-summary.mjs).
+/** @type {import('@stryker-mutator/api/core').PartialStrykerOptions} */
+export default {
+  testRunner: 'vitest',
+  vitest: { configFile: 'vitest.config.ts', related: true },
+  coverageAnalysis: 'perTest',
+  mutate: [
+    'src/diagnose/fixes/arithmetic.ts',
+    'src/diagnose/fixes/command-line.ts',
+    'src/readings/free.ts',
+    'src/readings/nvidia-smi-csv.ts',
+    'src/watch/detector.ts',
+    'src/watch/growth.ts',
+  ],
+  reporters: ['clear-text', 'progress', 'json', 'html'],
+  jsonReporter: { fileName: 'reports/mutation/mutation.json' },
+  htmlReporter: { fileName: 'reports/mutation/mutation.html' },
+  tempDirName: '.stryker-tmp',
+  concurrency: 2,
+  timeoutMS: 20000,
+  thresholds: { high: 90, low: 80, break: null },
+};
