@@ -2,7 +2,7 @@
 // trusted host keys) persisted in SQLite (WAL) under data_dir so they survive restarts. Each write
 // is one transaction: a kill -9 in the middle leaves the database as it was before or after.
 import Database from 'better-sqlite3';
-import { mkdirSync } from 'node:fs';
+import { ensurePrivateDir, ensurePrivateFile } from '../core/private-files.js';
 import { join } from 'node:path';
 
 export const HOST_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$/;
@@ -26,8 +26,8 @@ export class HostRegistry {
   private configHosts: Map<string, HostEntry>;
 
   constructor(dataDir: string, configHosts: HostEntry[]) {
-    mkdirSync(dataDir, { recursive: true });
-    this.db = new Database(join(dataDir, 'gpu-doctor.sqlite'));
+    ensurePrivateDir(dataDir);
+    this.db = new Database(ensurePrivateFile(join(dataDir, 'gpu-doctor.sqlite')));
     this.db.pragma('journal_mode = WAL');
     this.db.pragma('synchronous = NORMAL');
     this.db.pragma('busy_timeout = 5000');

@@ -1,6 +1,6 @@
 // The audit trail: every command run (who, where, what, when, outcome, how long) in SQLite under data_dir.
 import Database from 'better-sqlite3';
-import { mkdirSync } from 'node:fs';
+import { ensurePrivateDir, ensurePrivateFile } from '../core/private-files.js';
 import { join } from 'node:path';
 
 export interface AuditEntry {
@@ -18,7 +18,7 @@ export class AuditStore {
   private insert: Database.Statement;
 
   constructor(file: string) {
-    this.db = new Database(file);
+    this.db = new Database(ensurePrivateFile(file));
     this.db.pragma('journal_mode = WAL');
     this.db.exec(`CREATE TABLE IF NOT EXISTS audit (
       ts INTEGER NOT NULL, platform TEXT NOT NULL, user TEXT NOT NULL, channel TEXT,
@@ -27,7 +27,7 @@ export class AuditStore {
   }
 
   static inDataDir(dataDir: string): AuditStore {
-    mkdirSync(dataDir, { recursive: true });
+    ensurePrivateDir(dataDir);
     return new AuditStore(join(dataDir, 'audit.sqlite'));
   }
 

@@ -20,7 +20,7 @@
 //   host RAM (host_id, -1, -1, 0): like a process over used MiB, aux = total MiB at the latest sample.
 // first_ts / last_ts: first and last row of any kind in the window (series order, exited processes).
 import Database from 'better-sqlite3';
-import { mkdirSync } from 'node:fs';
+import { ensurePrivateDir, ensurePrivateFile } from '../core/private-files.js';
 import { join } from 'node:path';
 import type { ReportedState } from './digest.js';
 import { HostSeries, ProcessSeries, Windows, type SeriesIndex } from './series.js';
@@ -149,12 +149,12 @@ export class WatchStore {
   private dirtyWindows = new Set<number>();
 
   static inDataDir(dataDir: string): WatchStore {
-    mkdirSync(dataDir, { recursive: true });
+    ensurePrivateDir(dataDir);
     return new WatchStore(join(dataDir, 'watch.sqlite'));
   }
 
   constructor(readonly file: string) {
-    this.db = new Database(file);
+    this.db = new Database(file === ':memory:' ? file : ensurePrivateFile(file));
     this.db.pragma('journal_mode = WAL');
     this.db.pragma('synchronous = NORMAL');
     this.db.exec(SCHEMA);
