@@ -1,6 +1,8 @@
 # gpu-doctor chat bot. Multi-stage: native modules (better-sqlite3, re2) are compiled in the build stage
-# by the same `npm ci` CI runs (its `prepare` builds dist/), dev dependencies are pruned, and the
-# runtime stage only adds openssh-client and runs as the unprivileged `node` user.
+# by the same `npm ci` CI runs (its `prepare` builds dist/); then dev dependencies are pruned, and so are
+# the compile-time tools (node-gyp, nan, C++ sources: scripts/prune-build-tools.mjs). The runtime stage
+# gets only what runs: bin/, dist/ (the bundled CLI and rule cache), knowledge/ and node_modules/, as the
+# unprivileged `node` user. No ssh binary is needed: SSH is spoken by the ssh2 library.
 #   docker build -t gpu-doctor .
 #   docker run -d --env-file bot.env -v gpu-doctor-data:/app/data gpu-doctor
 FROM node:20-bookworm-slim AS build
@@ -17,17 +19,19 @@ COPY knowledge ./knowledge
 COPY tsconfig.json ./
 RUN npm ci \
  && npm prune --omit=dev \
+ && node scripts/prune-build-tools.mjs \
  && npm cache clean --force
 
 FROM node:20-bookworm-slim
-RUN apt-get update \
- && apt-get install -y --no-install-recommends openssh-client ca-certificates \
- && rm -rf /var/lib/apt/lists/*
 ENV NODE_ENV=production \
     HEALTH_PORT=9464
 WORKDIR /app
-COPY --from=build /app /app
-RUN mkdir -p /app/data && chown node:node /app/data
+COPY --from=build /app/package.json ./package.json
+COPY --from=build /app/bin ./bin
+COPY --from=build /app/dist ./dist
+COPY --from=build /app/knowledge ./knowledge
+COPY --from=build /app/node_modules ./node_modules
+RUN mkdir -p /app/data && chown node:node /app/data && chmod 700 /app/data
 USER node
 VOLUME /app/data
 EXPOSE 3000
