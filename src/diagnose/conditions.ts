@@ -3,6 +3,7 @@
 import type { Condition } from './rule-types.js';
 import type { Facts } from './facts.js';
 import type { Readings } from '../readings/types.js';
+import { whoHoldsMemory } from './holder.js';
 
 export interface Evidence {
   facts: Facts;
@@ -27,17 +28,12 @@ export function heldElsewhereMiB(f: Facts): number | undefined {
 const isAbsurd = (f: Facts) =>
   f.triedAllocMiB !== undefined && ((f.totalCapacityMiB !== undefined && f.triedAllocMiB > 2 * f.totalCapacityMiB) || f.triedAllocMiB > 1024 * 1024);
 
-const isFragmented = (f: Facts) => {
-  if (isAbsurd(f) || f.triedAllocMiB === undefined) return false;
-  const unused = cachedUnusedMiB(f);
-  const reserved = f.reservedMiB ?? (f.allocatedMiB ?? 0) + (f.reservedUnallocatedMiB ?? 0);
-  // The idle cache must clearly exceed the request, or be most of what PyTorch reserved; when it barely
-  // covers the request on a full GPU, the GPU is simply full.
-  if (unused !== undefined && unused >= 1.5 * f.triedAllocMiB && unused >= 0.2 * reserved) return true;
-  if (unused !== undefined && unused >= f.triedAllocMiB && unused >= 0.5 * reserved) return true;
-  // The device reports far more free memory than the request: the allocator cannot use it in one piece.
-  return f.freeMiB !== undefined && f.freeMiB >= 4 * f.triedAllocMiB && f.freeMiB >= 512;
-};
+// Fragmentation is the allocator's idle cache covering the failed request (reserved − allocated, or
+// PyTorch's own "reserved but unallocated" figure, ≥ the request). Free memory on the device that
+// exceeds the request is not fragmentation but "not capacity" (holder.ts).
+const isFragmented = (f: Facts) => !isAbsurd(f) && whoHoldsMemory(f)?.holder === 'allocator_cache';
+const holder = (f: Facts) => (isAbsurd(f) ? undefined : whoHoldsMemory(f)?.holder);
+const HALF_OR_LESS = new Set(['fp16', 'bf16', 'int8', 'int4']);
 
 const seriesGrowth = (f: Facts) => {
   const s = f.memorySeriesMiB;
@@ -54,6 +50,23 @@ export const CONDITION_CHECKS: Record<Condition, (e: Evidence) => boolean> = {
     const named = facts.gpuMemoryMiB ?? readings.gpus.find((g) => g.index === (facts.gpuIndex ?? 0))?.memoryTotalMiB ?? undefined;
     return facts.totalCapacityMiB !== undefined && named !== undefined && named > 0 && Math.abs(facts.totalCapacityMiB - named) / named > 0.15;
   },
+  holder_other_processes: ({ facts }) => holder(facts) === 'other_processes',
+  holder_not_capacity: ({ facts }) => holder(facts) === 'not_capacity',
+  holder_weights: ({ facts }) => holder(facts) === 'weights',
+  holder_optimizer_state: ({ facts }) => holder(facts) === 'optimizer_state',
+  // The batch is the lever only when this process's own activations hold the card (or nothing says who).
+  batch_is_the_lever: ({ facts }) => {
+    const h = holder(facts);
+    return h === undefined || h === 'activations';
+  },
+  // A smaller batch helps (not always first) when activations or other processes fill the card.
+  batch_helps: ({ facts }) => {
+    const h = holder(facts);
+    return h === undefined || h === 'activations' || h === 'other_processes';
+  },
+  batch_unknown: ({ facts }) => facts.batch === undefined,
+  // Mixed precision changes nothing for a run already in half precision or quantized.
+  amp_would_help: ({ facts }) => facts.amp !== true && !(facts.dtype !== undefined && HALF_OR_LESS.has(facts.dtype)),
   other_process_holds_memory: ({ facts }) => {
     const held = heldElsewhereMiB(facts);
     if (held !== undefined && facts.totalCapacityMiB !== undefined) return held > Math.max(1536, 0.25 * facts.totalCapacityMiB);

@@ -7,6 +7,7 @@ import { matchRules } from './match.js';
 import { extractOomFacts, type Facts } from './facts.js';
 import { extractSettings } from './settings.js';
 import { holds } from './conditions.js';
+import { whoHoldsMemory } from './holder.js';
 import { computeFixes, type ComputedFix } from './fixes/index.js';
 import { parseReadings } from '../readings/index.js';
 import type { Readings } from '../readings/types.js';
@@ -28,6 +29,9 @@ export interface DiagnoseResult {
   readings: Readings;
 }
 
+/** Categories where the device ran out: the reply says who holds the memory. */
+const MEMORY_HOLDER_CATEGORIES = new Set<Category>(['cuda_oom', 'fragmentation', 'replica_oom', 'cudnn_cublas_alloc']);
+
 /** How many priority points the position of the last match is worth (end of log = full bonus). */
 const RECENCY_BONUS = 30;
 const MAX_EVIDENCE = 5;
@@ -44,6 +48,13 @@ export function diagnose(raw: string, base: RuleBase): DiagnoseResult {
   for (const hit of hits) {
     const rule = base.rules[hit.rule];
     const facts: Facts = { ...settings, ...extractOomFacts(log, hit.lines) };
+    if (MEMORY_HOLDER_CATEGORIES.has(rule.category)) {
+      const verdict = whoHoldsMemory(facts);
+      if (verdict) {
+        facts.holder = verdict.holder;
+        facts.holderWhy = verdict.why;
+      }
+    }
     const evidence = { facts, readings };
     if (!holds(rule.when, evidence)) continue;
     const fixes = computeFixes(rule.fixes, evidence);

@@ -30,6 +30,15 @@ export interface Facts {
   accumulate?: number;
   epochs?: number;
   model?: string;
+  /** Billions of parameters, from the model's name ("Llama-2-7b-hf", "Qwen1.5-14B"). */
+  paramsB?: number;
+  /** The dtype the weights are loaded in, where the log states it. */
+  dtype?: 'fp32' | 'fp16' | 'bf16' | 'int8' | 'int4';
+  /** What the run was doing when the allocation failed, from the traceback's frames. */
+  oomPhase?: 'load' | 'optimizer' | 'backward' | 'forward';
+  /** Who holds the GPU memory (src/diagnose/holder.ts) and the arithmetic that says so. */
+  holder?: string;
+  holderWhy?: string;
   gpuName?: string;
   gpuMemoryMiB?: number;
   hostRamGiB?: number;
@@ -96,6 +105,23 @@ function clip(line: string): string {
   return at === -1 ? line.slice(0, MAX_MESSAGE) : line.slice(Math.max(0, at - 200), at + MAX_MESSAGE);
 }
 
+/**
+ * PyTorch lists every process on the device, the failing one included ("Process 1791 has 75.52 GiB
+ * memory in use. Including non-PyTorch memory, this process has 75.52 GiB"): drop the entry that is
+ * this process, so `otherProcesses` holds only the others.
+ */
+function withoutThisProcess(all: OtherProcess[], f: Facts): OtherProcess[] {
+  const mine = f.thisProcessMiB;
+  if (mine !== undefined) {
+    const self = all.findIndex((p) => Math.abs(p.memoryMiB - mine) <= Math.max(2, 0.005 * mine));
+    return self === -1 ? all : all.filter((_, i) => i !== self);
+  }
+  // One process listed and about what this allocator reserved (plus a CUDA context): that is itself.
+  const reserved = f.reservedMiB ?? (f.allocatedMiB !== undefined ? f.allocatedMiB + (f.reservedUnallocatedMiB ?? 0) : undefined);
+  if (all.length === 1 && reserved !== undefined && all[0].memoryMiB >= reserved && all[0].memoryMiB <= reserved + 2048) return [];
+  return all;
+}
+
 export function extractOomFacts(log: LogText, lines: number[]): Facts {
   const facts: Facts = {};
   // The last OOM message in the log is the one that ended the run.
@@ -116,8 +142,37 @@ export function extractOomFacts(log: LogText, lines: number[]): Facts {
       const mib = toMiB(m[2], m[3]);
       if (mib !== undefined) others.push({ pid: Number(m[1]), memoryMiB: mib });
     }
-    if (others.length) facts.otherProcesses = others;
-    if (Object.keys(facts).length > 0) break;
+    const notSelf = withoutThisProcess(others, facts);
+    if (notSelf.length) facts.otherProcesses = notSelf;
+    if (Object.keys(facts).length > 0) {
+      const phase = oomPhase(log, lines[i]);
+      if (phase) facts.oomPhase = phase;
+      break;
+    }
   }
   return facts;
+}
+
+// Frames of the traceback above an OOM that say what the run was doing. Innermost frames decide:
+// moving or loading the model (module.py `_apply`/`convert`, `from_pretrained`, `load_state_dict`)
+// happens before any batch, so the weights are what does not fit.
+const FRAME = /^\s{0,8}File "([^"\n]{1,400})", line \d{1,7}, in ([\w<>.]{1,80})/;
+const LOAD_FRAMES = /^(?:_apply|convert|from_pretrained|load_state_dict|_load_from_state_dict|load_checkpoint|load_model|dispatch_model|_load_state_dict_into_meta_model|set_module_tensor_to_device|load_checkpoint_and_dispatch|to_empty)$/;
+const OPTIMIZER_FRAMES = /^(?:_single_tensor_adamw?|_multi_tensor_adamw?|_fused_adamw?|adamw?|_init_group|step)$/;
+
+function oomPhase(log: LogText, oomLine: number): Facts['oomPhase'] {
+  const frames: { file: string; fn: string }[] = [];
+  for (let l = oomLine - 1; l >= 0 && l >= oomLine - 120 && frames.length < 40; l--) {
+    const m = FRAME.exec(log.line(l).slice(0, 600));
+    if (m) frames.push({ file: m[1], fn: m[2] });
+    else if (/^Traceback \(most recent call last\)/.test(log.line(l))) break;
+  }
+  // frames[0] is the innermost; look at the five innermost.
+  for (const f of frames.slice(0, 5)) {
+    if (f.fn === 'backward' || /autograd[\\/]/.test(f.file)) return 'backward';
+    if (OPTIMIZER_FRAMES.test(f.fn) && /optim/.test(f.file)) return 'optimizer';
+    if (LOAD_FRAMES.test(f.fn)) return 'load';
+    if (f.fn === 'forward' || f.fn === '_call_impl' || f.fn === '_wrapped_call_impl') return 'forward';
+  }
+  return undefined;
 }

@@ -18,8 +18,19 @@ const FACT_LABELS: [string, string, (v: any) => string][] = [
   ['imgsz', 'imgsz', String],
   ['cache', 'cache', String],
   ['model', 'model', String],
+  ['paramsB', 'parameters', (v: number) => `${v}B`],
+  ['dtype', 'dtype', String],
   ['hostRamGiB', 'Host RAM', (v: number) => `${v} GB`],
 ];
+
+const HOLDER_NAMES: Record<string, string> = {
+  other_processes: 'Other processes',
+  allocator_cache: "PyTorch's allocator cache",
+  not_capacity: 'Not capacity',
+  weights: 'The model weights',
+  optimizer_state: "The optimizer's state",
+  activations: 'This process (activations)',
+};
 
 export function diagnosisReply(result: DiagnoseResult, input?: Pick<LogInput, 'notes'>): Reply {
   const notes = input?.notes ?? [];
@@ -36,6 +47,7 @@ export function diagnosisReply(result: DiagnoseResult, input?: Pick<LogInput, 'n
     value: fmt((best.facts as Record<string, unknown>)[k]),
   }));
   if (fields.length) sections.push({ heading: 'From the log', fields });
+  if (best.facts.holderWhy) sections.push({ heading: 'Who holds the memory', text: `${HOLDER_NAMES[best.facts.holder ?? ''] ?? best.facts.holder}: ${best.facts.holderWhy}` });
   best.fixes.forEach((fix, i) => {
     const section: ReplySection = { heading: i === 0 ? 'Fix' : undefined, text: `${i + 1}. ${fix.summary}` };
     const code = [fix.env && Object.entries(fix.env).map(([k, v]) => `export ${k}=${v}`).join('\n'), fix.code, fix.command].filter(Boolean).join('\n');

@@ -44,6 +44,14 @@ export const CONDITIONS = [
   'memory_series_grows',
   'memory_series_flat',
   'ram_cache_incomplete',
+  'holder_other_processes',
+  'holder_not_capacity',
+  'holder_weights',
+  'holder_optimizer_state',
+  'batch_is_the_lever',
+  'batch_helps',
+  'batch_unknown',
+  'amp_would_help',
 ] as const;
 export type Condition = (typeof CONDITIONS)[number];
 

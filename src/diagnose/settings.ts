@@ -76,7 +76,12 @@ export function extractSettings(fullText: string): Facts {
   facts.resume = bool(lastValue(text, PATTERNS.resume)) ?? (/--resume\b/.test(text) ? true : undefined);
   facts.amp = bool(lastValue(text, PATTERNS.amp));
   const model = lastValue(text, PATTERNS.model);
-  if (model && /[a-z]/i.test(model)) facts.model = model.replace(/\.(pt|pth|yaml|yml)$/, '').replace(/^.*\//, '');
+  // "model=model" (code) or "model: None" name no model.
+  if (model && /[a-z]/i.test(model) && !/^(model|none|null|true|false)$/i.test(model)) facts.model = model.replace(/\.(pt|pth|yaml|yml)$/, '').replace(/^.*\//, '');
+  const paramsB = modelParamsB(text, facts.model);
+  if (paramsB !== undefined) facts.paramsB = paramsB;
+  const dtype = weightsDtype(text);
+  if (dtype) facts.dtype = dtype;
   const gpu = /CUDA:\d{1,2} \(([^,()\n]{3,60}), (\d{3,7}(?:\.\d{1,6})?)\s?Mi?B\)/.exec(text);
   if (gpu) {
     facts.gpuName = gpu[1].trim();
@@ -98,6 +103,34 @@ export function extractSettings(fullText: string): Facts {
   if (series.length >= 2) facts.memorySeriesMiB = series;
   for (const k of Object.keys(facts) as (keyof Facts)[]) if (facts[k] === undefined) delete facts[k];
   return facts;
+}
+
+// A parameter count inside a model name: "Llama-2-7b-hf", "chatglm-6b", "Qwen1.5-14B-Chat", "opt-1.3b".
+const PARAMS_IN_NAME = /(?:^|[/\s'"=:])[A-Za-z][\w.]{0,40}[-_](\d{1,3}(?:\.\d{1,2})?)[bB](?![\w.])/g;
+
+/** Billions of parameters from the model named in the settings, else the last model-like name in the log. */
+export function modelParamsB(text: string, model: string | undefined): number | undefined {
+  const fromName = (s: string) => {
+    let v: number | undefined;
+    PARAMS_IN_NAME.lastIndex = 0;
+    for (const m of s.matchAll(PARAMS_IN_NAME)) v = Number(m[1]);
+    return v !== undefined && v > 0 && v <= 2000 ? v : undefined;
+  };
+  return (model ? fromName(' ' + model) : undefined) ?? fromName(text.length > 65536 ? text.slice(0, 32768) + text.slice(-32768) : text);
+}
+
+const DTYPES: [RegExp, 'fp32' | 'fp16' | 'bf16' | 'int8' | 'int4'][] = [
+  [/load_in_4bit\s{0,2}[=:]\s{0,2}True|--load[-_]in[-_]4bit\b|\bnf4\b|bnb_4bit|quantization[^\n]{0,20}\b(?:awq|gptq|int4)\b/i, 'int4'],
+  [/load_in_8bit\s{0,2}[=:]\s{0,2}True|--load[-_]in[-_]8bit\b|\bint8\b/i, 'int8'],
+  [/torch_dtype\s{0,2}[=:]\s{0,2}['"]?(?:torch\.)?bfloat16|--bf16\b|\bbf16\s{0,2}[=:]\s{0,2}True|dtype\s{0,2}[=:]\s{0,2}['"]?(?:torch\.)?bfloat16|mixed_precision\s{0,2}[=:]\s{0,2}['"]?bf16/i, 'bf16'],
+  [/torch_dtype\s{0,2}[=:]\s{0,2}['"]?(?:torch\.)?(?:float16|half)|--fp16\b|\bfp16\s{0,2}[=:]\s{0,2}True|dtype\s{0,2}[=:]\s{0,2}['"]?(?:torch\.)?(?:float16|half)\b|--half\b|\.half\(\)|mixed_precision\s{0,2}[=:]\s{0,2}['"]?fp16|precision\s{0,2}[=:]\s{0,2}['"]?16/i, 'fp16'],
+];
+
+/** The dtype the log says the weights or compute use (quantized first: it decides the weights' size). */
+export function weightsDtype(text: string): 'fp32' | 'fp16' | 'bf16' | 'int8' | 'int4' | undefined {
+  const head = text.length > 65536 ? text.slice(0, 32768) + text.slice(-32768) : text;
+  for (const [re, dtype] of DTYPES) if (re.test(head)) return dtype;
+  return undefined;
 }
 
 // "203/3000      4.46G" (YOLO progress), "memory: 5737" (mmdet, MB).

@@ -1,0 +1,102 @@
+// Who holds the GPU memory when an allocation fails, decided from the OOM message's own numbers before
+// any fix is chosen: the fix follows the holder (issue 12). Each verdict carries the arithmetic that
+// decided it, so the reply can show it and a reader can check it.
+//   other_processes  the device is full and other processes hold a large share of it
+//   allocator_cache  reserved − allocated ≥ the request: the bytes exist, not in one block
+//   not_capacity     the device reports free ≥ the request: something else limits (device, limit, driver)
+//   weights          the model's weights alone (parameters × bytes per dtype) nearly fill the card, or
+//                    the allocation failed while the model was being loaded or moved to the GPU
+//   optimizer_state  the allocation failed in the optimizer's step (Adam's state is 2 × fp32 parameters)
+//   activations      this process holds the card: batch × input size is the lever
+import type { Facts } from './facts.js';
+import { formatMiB } from './fixes/arithmetic.js';
+
+export type Holder = 'allocator_cache' | 'not_capacity' | 'other_processes' | 'weights' | 'optimizer_state' | 'activations';
+
+export interface HolderVerdict {
+  holder: Holder;
+  /** The arithmetic behind the verdict, in words and numbers from the log. */
+  why: string;
+}
+
+/** Bytes per parameter for the dtypes a log can state. */
+const BYTES_PER_PARAM: Record<string, number> = { fp32: 4, fp16: 2, bf16: 2, int8: 1, int4: 0.5 };
+
+/** GiB of weights for a model of `paramsB` billion parameters in `dtype` (fp16 when the log does not say). */
+export function weightsMiB(paramsB: number, dtype: string | undefined): number {
+  return (paramsB * 1e9 * (BYTES_PER_PARAM[dtype ?? 'fp16'] ?? 2)) / 2 ** 20;
+}
+
+/** Memory this process's allocator holds but has not handed out. */
+export function idleCacheMiB(f: Facts): number | undefined {
+  if (f.reservedUnallocatedMiB !== undefined) return f.reservedUnallocatedMiB;
+  if (f.reservedMiB !== undefined && f.allocatedMiB !== undefined) return Math.max(0, f.reservedMiB - f.allocatedMiB);
+  return undefined;
+}
+
+/** What this process holds on the device: its own figure, else what its allocator reserved. */
+function thisProcessHolds(f: Facts): number | undefined {
+  return f.thisProcessMiB ?? f.reservedMiB ?? (f.allocatedMiB !== undefined ? f.allocatedMiB + (f.reservedUnallocatedMiB ?? 0) : undefined);
+}
+
+const MiB = formatMiB;
+
+export function whoHoldsMemory(f: Facts): HolderVerdict | undefined {
+  const tried = f.triedAllocMiB;
+  const total = f.totalCapacityMiB ?? f.gpuMemoryMiB;
+  const idle = idleCacheMiB(f);
+  const mine = thisProcessHolds(f);
+  const others = (f.otherProcesses ?? []).reduce((s, p) => s + p.memoryMiB, 0);
+  // Processes the message names (this one excluded) holding a material share: freeing them is the lever.
+  if (total !== undefined && others >= Math.max(1024, 0.1 * total) && (tried === undefined || others >= tried)) {
+    return { holder: 'other_processes', why: `other processes hold ${MiB(others)} of ${MiB(total)} (${f.otherProcesses!.map((p) => `pid ${p.pid}: ${MiB(p.memoryMiB)}`).join(', ')})${mine !== undefined ? `, this process ${MiB(mine)}` : ''}` };
+  }
+  if (total !== undefined && mine !== undefined) {
+    const elsewhere = Math.max(others, total - (f.freeMiB ?? 0) - mine);
+    if (f.freeMiB !== undefined || others > 0) {
+      // Others hold over a quarter of the card, and this process little of it or they nearly a third:
+      // freeing theirs would let this job fit, whatever its own layout.
+      if (elsewhere > Math.max(2048, 0.25 * total) && (mine < 0.5 * total || elsewhere >= 0.3 * total)) {
+        const whom = f.otherProcesses?.length ? ` (${f.otherProcesses.map((p) => `pid ${p.pid}: ${MiB(p.memoryMiB)}`).join(', ')})` : '';
+        return { holder: 'other_processes', why: `of ${MiB(total)}, this process holds ${MiB(mine)} and about ${MiB(elsewhere)} is held outside it${whom}` };
+      }
+    }
+  }
+  // The idle cache must cover the request and be a material share of the card (5%; 10% of what this
+  // process reserved when the capacity is not printed), or the device must have the bytes too: a few
+  // MiB of slack on a full card is a full card.
+  const reserved = f.reservedMiB ?? (f.allocatedMiB !== undefined && idle !== undefined ? f.allocatedMiB + idle : undefined);
+  const material = total !== undefined ? 0.05 * total : reserved !== undefined ? 0.1 * reserved : Infinity;
+  // Both the cache and the device have the bytes: the allocator's block layout is what failed.
+  const deviceHasIt = tried !== undefined && f.freeMiB !== undefined && f.freeMiB >= tried;
+  if (tried !== undefined && idle !== undefined && idle >= tried && (idle >= material || deviceHasIt)) {
+    const how = f.reservedUnallocatedMiB !== undefined
+      ? `${MiB(idle)} is reserved by PyTorch but unallocated`
+      : `reserved ${MiB(f.reservedMiB!)} − allocated ${MiB(f.allocatedMiB!)} = ${MiB(idle)} idle in PyTorch's cache`;
+    return { holder: 'allocator_cache', why: `${how} ≥ the ${MiB(tried)} request: the memory exists but not in one block` };
+  }
+  if (tried !== undefined && f.freeMiB !== undefined && f.freeMiB >= tried && f.freeMiB >= 64) {
+    return { holder: 'not_capacity', why: `the device reports ${MiB(f.freeMiB)} free ≥ the ${MiB(tried)} request: this is not the card being full` };
+  }
+  if (f.oomPhase === 'load') {
+    const size = f.paramsB !== undefined ? ` (${f.paramsB}B parameters ≈ ${MiB(weightsMiB(f.paramsB, f.dtype))} in ${f.dtype ?? 'fp16'})` : '';
+    return { holder: 'weights', why: `the allocation failed while the model was being loaded or moved to the GPU, before any batch ran${size}${total !== undefined ? `, on a ${MiB(total)} card` : ''}` };
+  }
+  if (f.oomPhase === 'optimizer') {
+    return { holder: 'optimizer_state', why: `the allocation failed in the optimizer's step, which creates its state (Adam: two fp32 tensors per parameter) on first use${total !== undefined ? `, on a ${MiB(total)} card` : ''}` };
+  }
+  if (f.paramsB !== undefined && total !== undefined) {
+    const w = weightsMiB(f.paramsB, f.dtype);
+    if (w >= 0.85 * total) {
+      const dtype = f.dtype ?? 'fp16 (assumed: the log does not say)';
+      return { holder: 'weights', why: `${f.paramsB}B parameters × ${BYTES_PER_PARAM[f.dtype ?? 'fp16'] ?? 2} bytes (${dtype}) ≈ ${MiB(w)} of weights against ${MiB(total)} on the card` };
+    }
+  }
+  if (mine !== undefined && total !== undefined) {
+    return { holder: 'activations', why: `this process holds ${MiB(mine)} of ${MiB(total)}${tried !== undefined ? ` and needed ${MiB(tried)} more` : ''}: its own tensors fill the card` };
+  }
+  if (tried !== undefined && f.freeMiB !== undefined) {
+    return { holder: 'activations', why: `${MiB(f.freeMiB)} free < the ${MiB(tried)} request` };
+  }
+  return undefined;
+}
