@@ -21,6 +21,7 @@ export function toJsonContract(result: DiagnoseResult, input?: LogInput) {
         ? { totalBytes: r.hostMemory.totalBytes, availableBytes: r.hostMemory.availableBytes, usedBytes: r.hostMemory.usedBytes, swapTotalBytes: r.hostMemory.swapTotalBytes }
         : null,
     },
+    ...(result.notMemory ? { notMemory: { exception: result.notMemory.type, message: result.notMemory.message } } : {}),
     ...(input ? { input: { bytesTotal: input.bytesTotal, bytesRead: input.bytesRead, notes: input.notes } } : {}),
   };
 }

@@ -8,6 +8,7 @@ import { extractOomFacts, type Facts } from './facts.js';
 import { extractSettings } from './settings.js';
 import { holds } from './conditions.js';
 import { whoHoldsMemory } from './holder.js';
+import { finalError, NOT_MEMORY_EXCEPTIONS, type FinalError } from './final-error.js';
 import { computeFixes, type ComputedFix } from './fixes/index.js';
 import { parseReadings } from '../readings/index.js';
 import type { Readings } from '../readings/types.js';
@@ -22,12 +23,21 @@ export interface Diagnosis {
   source: { seed?: string; issue?: string; note?: string };
   /** Ranking score: priority plus a bonus for how late in the log the evidence is. */
   score: number;
+  /** First log line the rule matched. */
+  firstLine: number;
+  /** The rule also needs context outside its own lines (`requires`): e.g. image caching stopped at 77%. */
+  contextual: boolean;
 }
 
 export interface DiagnoseResult {
   diagnoses: Diagnosis[];
   readings: Readings;
+  /** Set when the log ends in an exception that is not about memory and no memory problem precedes it. */
+  notMemory?: FinalError;
 }
+
+/** Categories that say "memory": dropped when the run ends in an unrelated exception. */
+const MEMORY_CATEGORIES = new Set<Category>(['cuda_oom', 'fragmentation', 'replica_oom', 'host_oom_killed', 'shm_exhausted', 'growing_memory_leak', 'cudnn_cublas_alloc']);
 
 /** Categories where the device ran out: the reply says who holds the memory. */
 const MEMORY_HOLDER_CATEGORIES = new Set<Category>(['cuda_oom', 'fragmentation', 'replica_oom', 'cudnn_cublas_alloc']);
@@ -72,8 +82,19 @@ export function diagnose(raw: string, base: RuleBase): DiagnoseResult {
       fixes,
       source: rule.source,
       score: rule.priority + (RECENCY_BONUS * hit.lastLine) / totalLines,
+      firstLine: hit.lines[0] ?? 0,
+      contextual: (rule.requires?.length ?? 0) > 0,
     });
   }
   diagnoses.sort((a, b) => b.score - a.score || a.rule.localeCompare(b.rule));
+  // Abstain rather than guess: a run that ends in KeyError / a shape mismatch / a missing file is not a
+  // memory problem, unless a memory error came before that last traceback (an OOM whose aftermath
+  // raised the final exception).
+  const last = finalError(log);
+  if (last && NOT_MEMORY_EXCEPTIONS.has(last.type)) {
+    const kept = diagnoses.filter((d) => !MEMORY_CATEGORIES.has(d.category) || d.contextual || d.firstLine < last.tracebackStart);
+    if (kept.length === 0) return { diagnoses: kept, readings, notMemory: last };
+    return { diagnoses: kept, readings };
+  }
   return { diagnoses, readings };
 }

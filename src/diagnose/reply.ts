@@ -35,6 +35,14 @@ const HOLDER_NAMES: Record<string, string> = {
 export function diagnosisReply(result: DiagnoseResult, input?: Pick<LogInput, 'notes'>): Reply {
   const notes = input?.notes ?? [];
   const [best, ...others] = result.diagnoses;
+  if (!best && result.notMemory) {
+    const { type, message } = result.notMemory;
+    const sections: ReplySection[] = [
+      { text: `Not a memory problem: the run ended with ${type}${message ? `: ${message.slice(0, 200)}` : ''}. No batch, worker or memory setting will change that; fix the error itself (the last traceback shows where it was raised).` },
+    ];
+    if (notes.length) sections.push({ text: notes.join(' ') });
+    return { title: `Not a memory problem (${type})`, severity: 'info', sections };
+  }
   if (!best) {
     const sections: ReplySection[] = [{ text: 'No GPU or host memory problem recognised in this log (checked: CUDA/HIP out of memory, fragmentation, DataParallel replicas, host OOM kills, shared memory, growing memory, cuBLAS/cuDNN allocation, NCCL, driver/nvidia-smi, device-side asserts).' }];
     if (notes.length) sections.push({ text: notes.join(' ') });

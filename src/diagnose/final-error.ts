@@ -1,0 +1,55 @@
+// The exception a log ends with, and where its traceback starts. A run that ends in KeyError, a shape
+// mismatch or a missing file is not a memory problem, even when memory words appear inside that last
+// traceback (a DataLoader worker's frames, a config dump): the engine abstains instead of guessing.
+import RE2 from 're2';
+import type { LogText } from './normalize.js';
+
+export interface FinalError {
+  /** The exception's class name, without its module ("KeyError", "FileNotFoundError"). */
+  type: string;
+  message: string;
+  line: number;
+  /** First line of the traceback (chain) that ends in this exception. */
+  tracebackStart: number;
+}
+
+/** Exceptions that never mean "out of memory" (OSError and RuntimeError can: errno 12, CUDA OOM). */
+export const NOT_MEMORY_EXCEPTIONS = new Set([
+  'KeyError', 'IndexError', 'ValueError', 'TypeError', 'AttributeError', 'NameError', 'UnboundLocalError',
+  'FileNotFoundError', 'IsADirectoryError', 'NotADirectoryError', 'PermissionError', 'FileExistsError',
+  'ModuleNotFoundError', 'ImportError', 'SyntaxError', 'IndentationError', 'AssertionError',
+  'NotImplementedError', 'ZeroDivisionError', 'UnicodeDecodeError', 'UnicodeEncodeError', 'JSONDecodeError',
+  'RecursionError', 'StopIteration', 'HFValidationError', 'EntryNotFoundError', 'RepositoryNotFoundError',
+]);
+
+// Bounded and run in re2: applied to untrusted lines.
+const EXCEPTION_LINE = new RE2(String.raw`^\s{0,8}(?:[A-Za-z_][\w.]{0,100}\.)?([A-Z][A-Za-z0-9_]{0,60}(?:Error|Exception))(?::\s?(.{0,300}))?\s*$`);
+const TRACEBACK = 'Traceback (most recent call last)';
+const CHAINED = /^(?:During handling of the above exception|The above exception was the direct cause)/;
+/** Only the end of a log can hold its final exception; bounded so a huge paste stays cheap. */
+const TAIL_LINES = 400;
+const MAX_LINE = 600;
+
+export function finalError(log: LogText): FinalError | undefined {
+  const stop = Math.max(0, log.lineCount - TAIL_LINES);
+  let found: { type: string; message: string; line: number } | undefined;
+  for (let l = log.lineCount - 1; l >= stop; l--) {
+    const m = EXCEPTION_LINE.exec(log.line(l).slice(0, MAX_LINE));
+    if (m) {
+      found = { type: m[1], message: (m[2] ?? '').trim(), line: l };
+      break;
+    }
+  }
+  if (!found) return undefined;
+  // The traceback of that exception: the nearest "Traceback" above it, extended over chained ones.
+  let start = found.line;
+  for (let l = found.line - 1; l >= Math.max(0, found.line - 2000); l--) {
+    const text = log.line(l);
+    if (text.startsWith(TRACEBACK)) {
+      start = l;
+      const above = l > 1 ? log.line(l - 2) : '';
+      if (!CHAINED.test(above) && !(l > 0 && CHAINED.test(log.line(l - 1)))) break;
+    }
+  }
+  return { ...found, tracebackStart: start };
+}
