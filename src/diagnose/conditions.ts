@@ -56,17 +56,23 @@ export const CONDITION_CHECKS: Record<Condition, (e: Evidence) => boolean> = {
   holder_optimizer_state: ({ facts }) => holder(facts) === 'optimizer_state',
   // The batch is the lever only when this process's own activations hold the card (or nothing says who).
   batch_is_the_lever: ({ facts }) => {
+    if (facts.inference) return false;
     const h = holder(facts);
     return h === undefined || h === 'activations';
   },
   // A smaller batch helps (not always first) when activations or other processes fill the card.
   batch_helps: ({ facts }) => {
+    if (facts.inference) return false;
     const h = holder(facts);
     return h === undefined || h === 'activations' || h === 'other_processes';
   },
   batch_unknown: ({ facts }) => facts.batch === undefined,
   // Mixed precision changes nothing for a run already in half precision or quantized.
-  amp_would_help: ({ facts }) => facts.amp !== true && !(facts.dtype !== undefined && HALF_OR_LESS.has(facts.dtype)),
+  amp_would_help: ({ facts }) =>
+    !facts.inference && facts.amp !== true && !(facts.ampDefaultOn && facts.amp !== false) && !(facts.dtype !== undefined && HALF_OR_LESS.has(facts.dtype)),
+  inference_tool: ({ facts }) => facts.inference === true,
+  tool_known: ({ facts }) => facts.toolKnobs !== undefined,
+  tool_unknown: ({ facts }) => facts.toolKnobs === undefined,
   other_process_holds_memory: ({ facts }) => {
     const held = heldElsewhereMiB(facts);
     if (held !== undefined && facts.totalCapacityMiB !== undefined) return held > Math.max(1536, 0.25 * facts.totalCapacityMiB);

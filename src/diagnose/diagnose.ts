@@ -9,6 +9,7 @@ import { extractSettings } from './settings.js';
 import { holds } from './conditions.js';
 import { whoHoldsMemory } from './holder.js';
 import { finalError, NOT_MEMORY_EXCEPTIONS, type FinalError } from './final-error.js';
+import { detectTool, type ToolInfo } from './tools.js';
 import { computeFixes, type ComputedFix } from './fixes/index.js';
 import { parseReadings } from '../readings/index.js';
 import type { Readings } from '../readings/types.js';
@@ -36,6 +37,25 @@ export interface DiagnoseResult {
   notMemory?: FinalError;
 }
 
+/**
+ * The tool's own knobs, for the fixes to quote: its batch flag, how it turns on mixed precision, and
+ * its default batch when the log states none (the reply says it is the default).
+ */
+function withToolKnobs(facts: Facts, tool: ToolInfo | undefined): void {
+  facts.batchFlag = tool?.batch_flag ?? 'your batch-size setting';
+  facts.ampHow = tool?.amp ?? 'AMP: torch.autocast + GradScaler, or your tool\'s --amp / --fp16 / --bf16';
+  if (!tool) return;
+  facts.tool = tool.id;
+  facts.toolName = tool.name;
+  if (tool.inference) facts.inference = true;
+  if (tool.amp_default_on) facts.ampDefaultOn = true;
+  if (tool.knobs?.length) facts.toolKnobs = tool.knobs.join('; ');
+  if (facts.batch === undefined && facts.autobatch === undefined && tool.batch_default !== undefined) {
+    facts.batch = tool.batch_default;
+    facts.batchDefaultOf = tool.name;
+  }
+}
+
 /** Categories that say "memory": dropped when the run ends in an unrelated exception. */
 const MEMORY_CATEGORIES = new Set<Category>(['cuda_oom', 'fragmentation', 'replica_oom', 'host_oom_killed', 'shm_exhausted', 'growing_memory_leak', 'cudnn_cublas_alloc']);
 
@@ -53,12 +73,14 @@ export function diagnose(raw: string, base: RuleBase): DiagnoseResult {
   const log = new LogText(text);
   const hits = matchRules(log, base);
   const settings = hits.length ? extractSettings(text) : {};
+  const tool = hits.length ? detectTool(log, base.tools) : undefined;
   const totalLines = Math.max(1, log.lineCount - 1);
   const diagnoses: Diagnosis[] = [];
   for (const hit of hits) {
     const rule = base.rules[hit.rule];
     const facts: Facts = { ...settings, ...extractOomFacts(log, hit.lines) };
     if (MEMORY_HOLDER_CATEGORIES.has(rule.category)) {
+      withToolKnobs(facts, tool);
       const verdict = whoHoldsMemory(facts);
       if (verdict) {
         facts.holder = verdict.holder;

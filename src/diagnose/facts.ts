@@ -34,6 +34,17 @@ export interface Facts {
   paramsB?: number;
   /** The dtype the weights are loaded in, where the log states it. */
   dtype?: 'fp32' | 'fp16' | 'bf16' | 'int8' | 'int4';
+  /** The tool that wrote the log (knowledge/tools.yaml) and its own knobs, quoted by the fixes. */
+  tool?: string;
+  toolName?: string;
+  /** A serving tool (vLLM, web UIs): no training batch or AMP to change. */
+  inference?: boolean;
+  /** The batch is the tool's default, not read from the log (its name, for the reply). */
+  batchDefaultOf?: string;
+  batchFlag?: string;
+  ampHow?: string;
+  ampDefaultOn?: boolean;
+  toolKnobs?: string;
   /** What the run was doing when the allocation failed, from the traceback's frames. */
   oomPhase?: 'load' | 'optimizer' | 'backward' | 'forward';
   /** Who holds the GPU memory (src/diagnose/holder.ts) and the arithmetic that says so. */

@@ -13,6 +13,7 @@ const FACT_LABELS: [string, string, (v: any) => string][] = [
   ['reservedUnallocatedMiB', 'Reserved, unallocated', formatMiB],
   ['gpuIndex', 'GPU', String],
   ['gpuName', 'GPU model', String],
+  ['toolName', 'Tool', String],
   ['batch', 'batch', String],
   ['workers', 'workers', String],
   ['imgsz', 'imgsz', String],
@@ -52,7 +53,7 @@ export function diagnosisReply(result: DiagnoseResult, input?: Pick<LogInput, 'n
   const sections: ReplySection[] = [];
   const fields = FACT_LABELS.filter(([k]) => (best.facts as Record<string, unknown>)[k] !== undefined).map(([k, label, fmt]) => ({
     label,
-    value: fmt((best.facts as Record<string, unknown>)[k]),
+    value: fmt((best.facts as Record<string, unknown>)[k]) + (k === 'batch' && best.facts.batchDefaultOf ? ` (${best.facts.batchDefaultOf}'s default; the log does not state it)` : ''),
   }));
   if (fields.length) sections.push({ heading: 'From the log', fields });
   if (best.facts.holderWhy) sections.push({ heading: 'Who holds the memory', text: `${HOLDER_NAMES[best.facts.holder ?? ''] ?? best.facts.holder}: ${best.facts.holderWhy}` });

@@ -8,6 +8,7 @@ import { join, resolve } from 'node:path';
 import RE2 from 're2';
 import type { Rule } from './rule-types.js';
 import { PROJECT_ROOT } from '../core/paths.js';
+import { compileTools, type CompiledTools, type ToolInfo } from './tools.js';
 
 export type PatternRole = 'patterns' | 'requires' | 'excludes';
 
@@ -21,6 +22,8 @@ export interface CompiledPattern {
 
 export interface RuleBase {
   rules: Rule[];
+  /** knowledge/tools.yaml, compiled (absent in a knowledge folder without one). */
+  tools?: CompiledTools;
   /** Folder each rule came from (same order as rules). */
   dirs: string[];
   patterns: CompiledPattern[];
@@ -127,5 +130,51 @@ export function compileRuleBase(files: { dir: string; file: string }[], rules: R
 export async function loadRuleBase(knowledgeDir = DEFAULT_KNOWLEDGE_DIR): Promise<RuleBase> {
   const cache = knowledgeDir === DEFAULT_KNOWLEDGE_DIR ? RULE_CACHE_FILE : undefined;
   const { files, rules } = await readRules(knowledgeDir, cache);
-  return compileRuleBase(files, rules);
+  const base = compileRuleBase(files, rules);
+  const tools = await readTools(knowledgeDir, cache);
+  if (tools) {
+    try {
+      base.tools = compileTools(tools, join(knowledgeDir, 'tools.yaml'));
+    } catch (e) {
+      throw new RuleLoadError((e as Error).message);
+    }
+  }
+  return base;
+}
+
+interface ToolsCache {
+  tools?: { size: number; mtimeMs: number; tools: ToolInfo[] };
+}
+
+/** knowledge/tools.yaml validated (from the build's cache when the file is unchanged); null when absent. */
+export async function readTools(knowledgeDir = DEFAULT_KNOWLEDGE_DIR, cacheFile?: string): Promise<ToolInfo[] | null> {
+  const file = join(knowledgeDir, 'tools.yaml');
+  if (!existsSync(file)) return null;
+  const st = statSync(file);
+  if (cacheFile && existsSync(cacheFile)) {
+    try {
+      const cached = (JSON.parse(readFileSync(cacheFile, 'utf8')) as ToolsCache).tools;
+      if (cached && cached.size === st.size && cached.mtimeMs === st.mtimeMs) return cached.tools;
+    } catch {
+      // a broken cache is rebuilt from the file below
+    }
+  }
+  const [{ parse: parseYaml }, { toolsSchema }] = await Promise.all([import('yaml'), import('./rule-schema.js')]);
+  let data: unknown;
+  try {
+    data = parseYaml(readFileSync(file, 'utf8'));
+  } catch (e) {
+    throw new RuleLoadError(`${file}: not valid YAML: ${(e as Error).message}`);
+  }
+  const parsed = toolsSchema.safeParse(data);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new RuleLoadError(`${file}: ${issue.path.join('.')}: ${issue.message}`);
+  }
+  const ids = new Set<string>();
+  for (const t of parsed.data) {
+    if (ids.has(t.id)) throw new RuleLoadError(`${file}: tool id "${t.id}" is used twice`);
+    ids.add(t.id);
+  }
+  return parsed.data as ToolInfo[];
 }

@@ -20,6 +20,21 @@ export const fixSchema = z.object({
   changes: z.record(z.string(), z.union([z.number(), z.string(), z.boolean()])).optional(),
 }).refine((f) => f.kind !== 'advice' || f.text, { message: 'an advice fix needs text', path: ['text'] });
 
+/** One tool of knowledge/tools.yaml. */
+export const toolSchema = z.object({
+  id: z.string().regex(/^[a-z0-9]+(-[a-z0-9]+)*$/, 'lower-case words joined by -'),
+  name: z.string().min(2).max(80),
+  detect: z.array(pattern).min(1),
+  inference: z.boolean().optional(),
+  batch_flag: z.string().min(2).max(200).optional(),
+  batch_default: z.number().int().positive().optional(),
+  amp: z.string().min(2).max(200).optional(),
+  amp_default_on: z.boolean().optional(),
+  knobs: z.array(z.string().min(2).max(200)).optional(),
+  source: z.string().url(),
+}).strict();
+export const toolsSchema = z.array(toolSchema).min(1);
+
 export const ruleSchema = z.object({
   id: z.string().regex(/^[a-z0-9]+(-[a-z0-9]+)*$/, 'lower-case words joined by -'),
   title: z.string().min(5).max(120),

@@ -51,6 +51,9 @@ export const CONDITIONS = [
   'batch_is_the_lever',
   'batch_helps',
   'batch_unknown',
+  'inference_tool',
+  'tool_known',
+  'tool_unknown',
   'amp_would_help',
 ] as const;
 export type Condition = (typeof CONDITIONS)[number];

@@ -1,0 +1,83 @@
+// knowledge/tools.yaml: which tool wrote a log, and fixes in that tool's own terms (issue 12, item 2).
+// Detection is checked on real logs of the dev and held-out sets, whose cases.json name the framework.
+import { execFile } from 'node:child_process';
+import { mkdtempSync, mkdirSync, readFileSync, writeFileSync, cpSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { promisify } from 'node:util';
+import { describe, expect, it } from 'vitest';
+import { loadRuleBase, RuleLoadError } from '../../src/diagnose/rule-base.js';
+import { detectTool } from '../../src/diagnose/tools.js';
+import { LogText, normalizeLog } from '../../src/diagnose/normalize.js';
+
+const run = promisify(execFile);
+const BIN = resolve(import.meta.dirname, '../../bin/gpu-doctor');
+const testDir = resolve(import.meta.dirname, '..');
+const base = await loadRuleBase();
+const toolOf = (rel: string) => detectTool(new LogText(normalizeLog(readFileSync(join(testDir, rel), 'utf8'))), base.tools)?.id;
+
+describe('tool detection on real logs', () => {
+  it.each([
+    ['fixtures/eval-dev/009-host_oom_killed.log', 'yolov5'], // ultralytics/yolov5 v4.0
+    ['fixtures/eval-dev/064-host_oom_killed.log', 'ultralytics'], // Ultralytics YOLOv8.1.1
+    ['fixtures/eval-dev/067-growing_memory_leak.log', 'mmcv'], // mmdetection 2.x
+    ['fixtures/eval-dev/084-replica_oom.log', 'espnet'],
+    ['fixtures/eval-dev/051-replica_oom.log', 'hf-trainer'],
+    ['eval-extra/005-cuda_oom.log', 'detectron2'],
+    ['eval-extra/008-cuda_oom.log', 'jax'], // multinerf
+    ['eval-extra/010-cuda_oom.log', 'keras'],
+    ['eval-extra/013-cuda_oom.log', 'fairseq'],
+    ['eval-extra/024-host_oom_killed.log', 'deepspeed'], // accelerate + deepspeed launcher
+  ])('%s -> %s', (rel, id) => {
+    expect(toolOf(rel)).toBe(id);
+  });
+
+  it('a log with no tool markers names none (OneTrainer is not in the list)', () => {
+    expect(toolOf('eval-extra/003-cuda_oom.log')).toBeUndefined();
+  });
+});
+
+describe("fixes in the tool's own terms (CLI)", () => {
+  const diagnoseJson = async (rel: string) => JSON.parse((await run(process.execPath, [BIN, 'diagnose', '--json', join(testDir, rel)])).stdout);
+
+  it("Ultralytics with no batch in the log: its default batch=16 -> 8, said to be the default; no AMP offer (on by default)", async () => {
+    const [d] = (await diagnoseJson('eval-extra/021-cuda_oom.log')).diagnoses;
+    expect(d.facts).toMatchObject({ tool: 'ultralytics', batch: 16, batchDefaultOf: 'Ultralytics YOLO' });
+    expect(d.fixes[0].changes.batch).toBe(8);
+    expect(JSON.stringify(d.fixes)).not.toMatch(/mixed precision/i);
+    const text = (await run(process.execPath, [BIN, 'diagnose', join(testDir, 'eval-extra/021-cuda_oom.log')])).stdout;
+    expect(text).toContain("batch: 16 (Ultralytics YOLO's default; the log does not state it)");
+  });
+
+  it("Keras: mixed precision the Keras way, the stated batch_size halved", async () => {
+    const [d] = (await diagnoseJson('eval-extra/010-cuda_oom.log')).diagnoses;
+    expect(d.facts.tool).toBe('keras');
+    expect(d.facts.batchDefaultOf).toBeUndefined();
+    expect(JSON.stringify(d.fixes)).toContain("set_global_policy('mixed_float16')");
+  });
+});
+
+describe('tools.yaml is checked when it loads', () => {
+  const brokenTools = (yaml: string) => {
+    const root = mkdtempSync(join(tmpdir(), 'kb-tools-'));
+    mkdirSync(join(root, 'cuda-oom'));
+    cpSync(resolve(import.meta.dirname, '../../knowledge/cuda-oom/rule.yaml'), join(root, 'cuda-oom', 'rule.yaml'));
+    writeFileSync(join(root, 'tools.yaml'), yaml);
+    return root;
+  };
+  it('a tool without a source fails, naming the file and the field', async () => {
+    const root = brokenTools('- id: x-tool\n  name: X Tool\n  detect: [xtool]\n');
+    await expect(loadRuleBase(root)).rejects.toThrow(RuleLoadError);
+    await expect(loadRuleBase(root)).rejects.toThrow(/tools\.yaml: 0\.source/);
+  });
+  it('a detect pattern re2 cannot compile is rejected', async () => {
+    const root = brokenTools('- id: x-tool\n  name: X Tool\n  detect: ["(a+)\\\\1"]\n  source: https://example.org/x\n');
+    await expect(loadRuleBase(root)).rejects.toThrow(/tools\.yaml: x-tool: detect\.0: not a valid re2 pattern/);
+  });
+  it('every tool names its source and how to shrink memory', () => {
+    for (const t of base.tools!.tools) {
+      expect(t.source, t.id).toMatch(/^https:\/\//);
+      expect(t.batch_flag ?? t.knobs?.[0], t.id).toBeTruthy();
+    }
+  });
+});
