@@ -20,6 +20,7 @@ export function toJsonContract(result: DiagnoseResult, input?: LogInput) {
       hostMemory: r.hostMemory
         ? { totalBytes: r.hostMemory.totalBytes, availableBytes: r.hostMemory.availableBytes, usedBytes: r.hostMemory.usedBytes, swapTotalBytes: r.hostMemory.swapTotalBytes }
         : null,
+      ...(r.notes?.length ? { notes: r.notes } : {}),
     },
     ...(result.notMemory ? { notMemory: { exception: result.notMemory.type, message: result.notMemory.message } } : {}),
     ...(input ? { input: { bytesTotal: input.bytesTotal, bytesRead: input.bytesRead, notes: input.notes } } : {}),

@@ -9,6 +9,7 @@ export interface ReadingsPart {
   processes?: ProcessReading[];
   hostMemory?: HostMemoryReading | null;
   smiErrors?: string[];
+  notes?: string[];
 }
 
 export function mergeReadings(parts: ReadingsPart[]): Readings {
@@ -16,6 +17,7 @@ export function mergeReadings(parts: ReadingsPart[]): Readings {
   const processes: ProcessReading[] = [];
   let hostMemory: HostMemoryReading | null = null;
   const smiErrors: string[] = [];
+  const notes: string[] = [];
   for (const part of parts) {
     for (const g of part.gpus ?? []) {
       const seen = gpus.get(g.index);
@@ -24,9 +26,12 @@ export function mergeReadings(parts: ReadingsPart[]): Readings {
     for (const p of part.processes ?? []) processes.push(p);
     if (part.hostMemory) hostMemory = part.hostMemory;
     for (const e of part.smiErrors ?? []) if (!smiErrors.includes(e)) smiErrors.push(e);
+    notes.push(...(part.notes ?? []));
   }
   const gpuList = [...gpus.values()].sort((a, b) => a.index - b.index);
-  return { gpus: gpuList, processes: dedupeProcesses(joinProcessesToGpus(processes, gpuList)), hostMemory, smiErrors };
+  const merged: Readings = { gpus: gpuList, processes: dedupeProcesses(joinProcessesToGpus(processes, gpuList)), hostMemory, smiErrors };
+  if (notes.length) merged.notes = notes;
+  return merged;
 }
 
 function dedupeProcesses(processes: ProcessReading[]): ProcessReading[] {

@@ -14,12 +14,16 @@ export interface SmiCsvTable {
   /** Canonical field names, in column order. */
   fields: string[];
   rows: number;
+  /** Data rows that did not fit the header (too few or too many cells, text in a number column), skipped. */
+  skipped: number;
 }
 
 export interface SmiCsvResult {
   gpus: GpuReading[];
   processes: ProcessReading[];
   tables: SmiCsvTable[];
+  /** One line per table that had rows not fitting its header, which were skipped. */
+  notes: string[];
 }
 
 /** The queries the SSH layer runs (with --format=csv,noheader,nounits). */
@@ -67,15 +71,20 @@ export function canonicalFields(fields: string[], kind: SmiCsvKind): string[] {
   });
 }
 
-/** Field names if the line is a query header we can use, else null. */
-export function csvHeaderFields(line: string): string[] | null {
+/** Field names if the line is shaped like a query header (any query, any fields), else null. */
+function headerLikeFields(line: string): string[] | null {
   // Headers start with a lowercase field name; data rows start with a digit, "GPU-", "NVIDIA" ...
   const first = line.charCodeAt(firstNonSpace(line));
   if (!(first >= 97 && first <= 122) || line.length > MAX_CSV_LINE) return null;
   if (!HEADER_START.test(line)) return null;
   const fields = line.split(',').map(bareField);
-  if (!fields.every((f) => FIELD_NAME.test(f))) return null;
-  if (!fields.some((f) => VALUE_FIELDS.has(f))) return null;
+  return fields.every((f) => FIELD_NAME.test(f)) ? fields : null;
+}
+
+/** Field names if the line is a query header we can use, else null. */
+export function csvHeaderFields(line: string): string[] | null {
+  const fields = headerLikeFields(line);
+  if (!fields || !fields.some((f) => VALUE_FIELDS.has(f))) return null;
   if (fields.length === 1 && !fields[0].includes('.') && !fields[0].includes('_')) return null;
   if (fields.some((f) => ACCOUNTED_FIELDS.has(f))) return null;
   return fields;
@@ -85,9 +94,14 @@ export function parseSmiCsv(text: string): SmiCsvResult {
   return parseSmiCsvLines(toCleanLines(text));
 }
 
-/** Every header-led CSV block in the lines, e.g. inside a longer paste. */
+/**
+ * Every header-led CSV block in the lines, e.g. inside a longer paste. A table ends at a blank line,
+ * at a line shaped like a header (another query's, or a field list pasted one name per line), or at
+ * a line that is not a row. A row that does not fit the header (cut short, run together, text where
+ * a number belongs) is skipped and counted, and the rows after it are still read.
+ */
 export function parseSmiCsvLines(lines: string[]): SmiCsvResult {
-  const result: SmiCsvResult = { gpus: [], processes: [], tables: [] };
+  const result: SmiCsvResult = { gpus: [], processes: [], tables: [], notes: [] };
   let i = 0;
   while (i < lines.length) {
     const header = csvHeaderFields(lines[i]);
@@ -96,17 +110,58 @@ export function parseSmiCsvLines(lines: string[]): SmiCsvResult {
     const kind = kindOfFields(header);
     const fields = canonicalFields(header, kind);
     const read = rowReader(result, kind, fields);
+    const full = () => (kind === 'apps' ? result.processes.length >= MAX_PROCESSES : result.gpus.length >= MAX_GPUS);
     let rows = 0;
-    while (i < lines.length) {
-      const cells = splitRow(lines[i], fields);
-      if (!cells || csvHeaderFields(lines[i])) break;
-      if (read(cells, rows)) rows++;
-      else if (result.gpus.length >= MAX_GPUS || result.processes.length >= MAX_PROCESSES) break;
-      i++;
+    let skipped = 0;
+    let firstSkipped = 0;
+    // Misfit lines since the last good row (count, first one's row number and line): the table's only if a row follows.
+    let pending = 0;
+    let pendingRow = 0;
+    let pendingAt = 0;
+    let rowShape: string | null = null;
+    const skipPending = () => {
+      skipped += pending;
+      firstSkipped ||= pendingRow;
+      pending = 0;
+    };
+    for (let rowNumber = 1; i < lines.length && !full(); i++, rowNumber++) {
+      const line = lines[i];
+      if (line === '' || headerLikeFields(line)) break;
+      const cells = splitRow(line, fields);
+      if (cells && read(cells, rows)) {
+        rows++;
+        rowShape ??= cellShape(line);
+        skipPending();
+      } else if (fields.length > 1 && line.includes(',')) {
+        if (pending++ === 0) [pendingRow, pendingAt] = [rowNumber, i];
+      } else break;
     }
-    result.tables.push({ kind, fields, rows });
+    // Misfits at the end belong to the table when it has no rows yet (a header, then a cut-off row) or
+    // when they start like its rows (a truncated last row); a log line with commas after it does not.
+    if (pending && (rowShape === null || cellShape(lines[pendingAt]) === rowShape)) skipPending();
+    result.tables.push({ kind, fields, rows, skipped });
+    if (skipped) {
+      const what = kind === 'apps' ? 'compute-apps' : 'GPU';
+      result.notes.push(
+        `Skipped ${skipped} row${skipped === 1 ? '' : 's'} of an nvidia-smi ${what} CSV table that did not fit its ${fields.length}-column header (first: data row ${firstSkipped}); the other ${rows} row${rows === 1 ? ' was' : 's were'} read.`,
+      );
+    }
   }
   return result;
+}
+
+/** The first cell's outline, letters and digits folded: "2026/07/03 22:22:27.377" -> "x/x/x x:x:x.x". */
+function cellShape(line: string): string {
+  const comma = line.indexOf(',');
+  const first = (comma < 0 ? line : line.slice(0, comma)).trim().slice(0, 64);
+  let shape = '';
+  for (let k = 0; k < first.length; k++) {
+    const c = first.charCodeAt(k);
+    const alnum = (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122);
+    if (!alnum) shape += first[k];
+    else if (!shape.endsWith('x')) shape += 'x';
+  }
+  return shape;
 }
 
 /**
@@ -115,7 +170,7 @@ export function parseSmiCsvLines(lines: string[]): SmiCsvResult {
  */
 export function parseSmiCsvWithFields(text: string, queriedFields: string[], kind: SmiCsvKind = kindOfFields(queriedFields)): SmiCsvResult {
   const fields = canonicalFields(queriedFields, kind);
-  const result: SmiCsvResult = { gpus: [], processes: [], tables: [] };
+  const result: SmiCsvResult = { gpus: [], processes: [], tables: [], notes: [] };
   const read = rowReader(result, kind, fields);
   let rows = 0;
   for (const line of toCleanLines(text)) {
@@ -123,7 +178,7 @@ export function parseSmiCsvWithFields(text: string, queriedFields: string[], kin
     const cells = splitRow(line, fields);
     if (cells && read(cells, rows)) rows++;
   }
-  result.tables.push({ kind, fields, rows });
+  result.tables.push({ kind, fields, rows, skipped: 0 });
   return result;
 }
 
@@ -177,11 +232,13 @@ type RowReader = (cells: string[], rowNumber: number) => boolean;
 function rowReader(result: SmiCsvResult, kind: SmiCsvKind, fields: string[]): RowReader {
   const col = (field: string) => fields.indexOf(field);
   const text = (cells: string[], at: number): string | null => (at < 0 || isMissing(cells[at]) ? null : cells[at].trim());
+  // Text where a number belongs ("power.draw" under memory.used) means the line is not this table's row.
+  const notANumber = (cells: string[], at: number) => at >= 0 && !isMissing(cells[at]) && parseNumberCell(cells[at]) === null;
   if (kind === 'apps') {
     const [pidAt, uuidAt, busAt, nameAt, memAt] = ['pid', 'gpu_uuid', 'gpu_bus_id', 'process_name', 'used_gpu_memory'].map(col);
     return (cells) => {
       const pid = parseIntCell(cells[pidAt]);
-      if (pid === null || result.processes.length >= MAX_PROCESSES) return false;
+      if (pid === null || notANumber(cells, memAt) || result.processes.length >= MAX_PROCESSES) return false;
       result.processes.push({
         gpuIndex: null,
         gpuUuid: text(cells, uuidAt),
@@ -196,11 +253,12 @@ function rowReader(result: SmiCsvResult, kind: SmiCsvKind, fields: string[]): Ro
   const [indexAt, nameAt, uuidAt, busAt, usedAt, totalAt, freeAt, reservedAt, utilAt, tempAt] = [
     'index', 'name', 'uuid', 'pci.bus_id', 'memory.used', 'memory.total', 'memory.free', 'memory.reserved', 'utilization.gpu', 'temperature.gpu',
   ].map(col);
+  const numberAts = [usedAt, totalAt, freeAt, reservedAt, utilAt, tempAt];
   const mib = (cells: string[], at: number) => (at < 0 ? null : parseMiBCell(cells[at]));
   const num = (cells: string[], at: number) => (at < 0 ? null : parseNumberCell(cells[at]));
   return (cells, rowNumber) => {
     const index = indexAt < 0 ? rowNumber : parseIntCell(cells[indexAt]);
-    if (index === null || result.gpus.length >= MAX_GPUS) return false;
+    if (index === null || numberAts.some((at) => notANumber(cells, at)) || result.gpus.length >= MAX_GPUS) return false;
     const errorAt = fields.map((_, i) => i).filter((i) => errorMarker(cells[i]) !== null);
     const errorFields = errorAt.map((i) => fields[i]);
     // ERR! in power or clocks alone is usually a transient sensor read, not a failed GPU.

@@ -60,6 +60,8 @@ export interface Readings {
   hostMemory: HostMemoryReading | null;
   /** nvidia-smi error texts found (driver not loaded, NVML mismatch, no devices, ...). */
   smiErrors: string[];
+  /** What was skipped while reading and why (rows that did not fit their header), when anything was. */
+  notes?: string[];
 }
 
 export const emptyReadings = (): Readings => ({ gpus: [], processes: [], hostMemory: null, smiErrors: [] });
