@@ -1,7 +1,7 @@
 // Table-driven check of every fact that test/fixtures/readings/fixtures.json (a copy of the project's shared fixtures) states about each real
 // nvidia-smi / free output, read through parseReadings (what the CLI uses).
 import { describe, expect, it } from 'vitest';
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { parseReadings } from '../../src/readings/index.js';
 import { parseSmiCsv } from '../../src/readings/nvidia-smi-csv.js';
 import type { Readings } from '../../src/readings/types.js';

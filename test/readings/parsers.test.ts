@@ -1,12 +1,11 @@
 // Focused cases for the readings parsers. Inline samples marked "synthetic" were written for the
 // test (shaped like real output, values made up); everything else is quoted from a real output.
 import { describe, expect, it } from 'vitest';
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { parseReadings } from '../../src/readings/index.js';
 import { errorMarker, isMissing, parseMiBCell, parseNumberCell } from '../../src/readings/cells.js';
 import { parseSmiTable } from '../../src/readings/nvidia-smi-table.js';
 import {
-  SMI_APPS_QUERY_FIELDS,
   SMI_GPU_QUERY_FIELDS,
   joinProcessesToGpus,
   kindOfFields,
@@ -235,11 +234,6 @@ describe('headerless field-list API (what the SSH layer runs)', () => {
   // Synthetic noheader,nounits outputs of the two queries the SSH layer runs.
   const gpuCsv = ['0, GPU-aaaa-0, NVIDIA H100 80GB HBM3, 80620, 81559, 100, 74', '1, GPU-bbbb-1, NVIDIA H100 80GB HBM3, 0, 81559, 0, 31', ''].join('\n');
   const appsCsv = ['GPU-aaaa-0, 4242, 80600, /usr/bin/python3', 'GPU-cccc-9, 777, [N/A], [Not Found]', 'GPU-aaaa-0, 4243, 12, python, with comma', ''].join('\n');
-
-  it('exposes the field lists', () => {
-    expect(SMI_GPU_QUERY_FIELDS).toEqual(['index', 'uuid', 'name', 'memory.used', 'memory.total', 'utilization.gpu', 'temperature.gpu']);
-    expect(SMI_APPS_QUERY_FIELDS).toEqual(['gpu_uuid', 'pid', 'used_memory', 'process_name']);
-  });
 
   it('parses both and joins processes to GPUs by UUID', () => {
     const r = readingsFromSmiQueries(gpuCsv, appsCsv);
