@@ -1,5 +1,8 @@
 // What the Slack and Discord adapters share: running a command with audit + metrics + logs,
-// admin resolution, allowed channels, per-channel pacing and size-capped downloads of attached logs.
+// admin resolution, allowed channels and DMs, per-channel pacing and bounded downloads of attached logs
+// (size-capped, a few files per message, a few messages' files in memory at once, allowed hosts only).
+import { request as httpRequest, type IncomingMessage } from 'node:http';
+import { request as httpsRequest } from 'node:https';
 import type { CommandContext, Platform } from '../core/command.js';
 import type { CommandRegistry, DispatchOutcome } from '../core/registry.js';
 import type { Services } from '../core/services.js';
@@ -9,7 +12,14 @@ import type { Metrics } from '../ops/metrics.js';
 import type { Logger } from '../ops/logger.js';
 import { scrubSecrets } from '../ops/logger.js';
 
+/** What one message's files may add up to (also the most one file is read): diagnose reads 16 MB. */
 export const MAX_FILE_BYTES = 16 * 1024 * 1024;
+/** Files read per message; the reply names the ones skipped. */
+export const MAX_FILES_PER_MESSAGE = 3;
+/** Messages whose files are downloaded and diagnosed at once, process-wide (all adapters). */
+export const MAX_CONCURRENT_DOWNLOADS = 2;
+const DOWNLOAD_TIMEOUT_MS = 60_000;
+const MAX_REDIRECTS = 3;
 /** Commands that answer at once; everything else may touch SSH hosts and is acked first. */
 export const FAST_COMMANDS = new Set(['help', '']);
 
@@ -42,12 +52,21 @@ export async function runCommand(deps: AdapterDeps, inv: Invocation): Promise<Di
   } catch (e) {
     deps.logger.error({ err: (e as Error).message }, 'audit write failed');
   }
-  deps.metrics?.commands.inc({ platform: inv.platform, command: result.command || '(none)', outcome: result.outcome });
-  deps.metrics?.commandSeconds.observe({ platform: inv.platform, command: result.command || '(none)' }, result.ms / 1000);
+  // Label values from fixed sets only (the registry's command names, the rule base's ids): a user's
+  // made-up command name must not become a new time series.
+  const command = metricCommandLabel(deps.registry, result.command);
+  deps.metrics?.commands.inc({ platform: inv.platform, command, outcome: result.outcome });
+  deps.metrics?.commandSeconds.observe({ platform: inv.platform, command }, result.ms / 1000);
   const rule = /^rule (\S+)/.exec(result.reply.footer ?? '');
-  if (rule && result.command === 'diagnose') deps.metrics?.ruleHits.inc({ rule: rule[1] });
+  if (rule && result.command === 'diagnose') deps.metrics?.ruleHits.inc({ rule: deps.services.rules.rules.some((r) => r.id === rule[1]) ? rule[1] : 'unknown' });
   deps.logger.info({ platform: inv.platform, user: inv.userId, channel: inv.channelId, command: summary, outcome: result.outcome, ms: Math.round(result.ms) }, 'command');
   return result;
+}
+
+/** A known command's name, "(none)" for a bare /gpu, else "unknown". */
+export function metricCommandLabel(registry: CommandRegistry, name: string): string {
+  if (name === '') return '(none)';
+  return registry.commands.has(name) ? name : 'unknown';
 }
 
 /** What goes in logs and the audit table: the command and its first-line arguments, never a whole paste. */
@@ -67,11 +86,22 @@ export function isDiscordAdmin(config: Config, userId: string, roleIds: Iterable
   return false;
 }
 
-/** Allowed channels (or Discord guilds): absent list = everywhere; DMs are always allowed. */
+/** Allowed channels (or Discord guilds): absent list = everywhere. Not for DMs (directMessagesAllowed). */
 export function channelAllowed(allowed: string[] | undefined, ...ids: (string | null | undefined)[]): boolean {
   if (!allowed || allowed.length === 0) return true;
   return ids.some((id) => id != null && allowed.includes(id));
 }
+
+/**
+ * Whether the bot answers direct messages on a platform: `channels.allow_dms` when set, else only when
+ * that platform has no channel allow-list (a list means "only there", and a DM is not there).
+ */
+export function directMessagesAllowed(config: Config, platform: 'slack' | 'discord'): boolean {
+  return config.channels.allow_dms ?? !(config.channels[platform]?.length);
+}
+
+export const DM_REFUSAL =
+  "I don't answer direct messages here: this bot only answers in its team channels. Ask me there, or ask an admin to set `channels.allow_dms: true` in the bot's config.";
 
 /** About one message per second per channel (Slack's chat.postMessage guidance); Discord shares it. */
 export class ChannelPacer {
@@ -97,31 +127,149 @@ export interface Download {
   truncated: boolean;
 }
 
-/** Reads at most maxBytes of a URL (streamed; the rest is never fetched into memory). */
-export async function downloadCapped(url: string, headers: Record<string, string>, maxBytes = MAX_FILE_BYTES, declaredSize?: number): Promise<Download> {
-  const res = await fetch(url, { headers, redirect: 'follow' });
-  if (!res.ok || !res.body) throw new Error(`download failed: HTTP ${res.status}`);
-  const chunks: Buffer[] = [];
-  let read = 0;
-  let truncated = false;
-  const reader = res.body.getReader();
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    const room = maxBytes - read;
-    if (value.length > room) {
-      chunks.push(Buffer.from(value.subarray(0, room)));
-      read += room;
-      truncated = true;
-      await reader.cancel().catch(() => {});
-      break;
-    }
-    chunks.push(Buffer.from(value));
-    read += value.length;
+/** Counts holders of a few slots; `acquire` waits for one (FIFO) and returns its release. */
+export class Slots {
+  private free: number;
+  private waiting: (() => void)[] = [];
+  constructor(readonly size: number) {
+    this.free = size;
   }
-  const lengthHeader = Number(res.headers.get('content-length') ?? NaN);
-  const totalBytes = Math.max(read, declaredSize ?? 0, Number.isFinite(lengthHeader) ? lengthHeader : 0);
-  return { data: Buffer.concat(chunks), totalBytes, truncated: truncated || totalBytes > read };
+  async acquire(): Promise<() => void> {
+    if (this.free > 0) this.free--;
+    else await new Promise<void>((r) => this.waiting.push(r));
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      const next = this.waiting.shift();
+      if (next) next();
+      else this.free++;
+    };
+  }
+  async run<T>(work: () => Promise<T>): Promise<T> {
+    const release = await this.acquire();
+    try {
+      return await work();
+    } finally {
+      release();
+    }
+  }
+}
+
+/**
+ * Process-wide: the messages whose files are being downloaded and diagnosed. A slot is held from the
+ * first download to the reply, so at most this many messages' file contents are in memory at once.
+ */
+export const downloadSlots = new Slots(MAX_CONCURRENT_DOWNLOADS);
+
+/** Slack's file host, plus the origin of SLACK_API_URL when set (a proxy, or the tests' fake Slack). */
+export function slackFileHosts(apiUrl?: string): (url: URL) => boolean {
+  const extra = apiUrl ? new URL(apiUrl).origin : null;
+  return (url) => (url.protocol === 'https:' && url.host === 'files.slack.com') || (extra !== null && url.origin === extra);
+}
+
+export class DownloadRefused extends Error {}
+
+function get(url: URL, headers: Record<string, string>, signal: AbortSignal): Promise<IncomingMessage> {
+  const send = url.protocol === 'https:' ? httpsRequest : url.protocol === 'http:' ? httpRequest : null;
+  if (!send) return Promise.reject(new DownloadRefused(`${url.protocol} URLs are not downloaded`));
+  return new Promise((resolve, reject) => {
+    const req = send(url, { method: 'GET', headers, signal }, resolve);
+    req.once('error', reject);
+    req.end();
+  });
+}
+
+/**
+ * Reads at most maxBytes of a URL (streamed; the rest is never fetched into memory). Redirects are
+ * followed by hand, at most MAX_REDIRECTS: with `allowed`, every hop's URL is checked before anything
+ * (the Authorization header among it) is sent there, and a hop outside it ends the download.
+ */
+export async function downloadCapped(url: string, headers: Record<string, string>, maxBytes = MAX_FILE_BYTES, declaredSize?: number, allowed?: { test: (url: URL) => boolean; name: string }): Promise<Download> {
+  const signal = AbortSignal.timeout(DOWNLOAD_TIMEOUT_MS);
+  let current: URL;
+  try {
+    current = new URL(url);
+  } catch {
+    throw new DownloadRefused('the file has no valid URL');
+  }
+  for (let hop = 0; ; hop++) {
+    if (allowed && !allowed.test(current)) throw new DownloadRefused(`${current.protocol}//${current.host} is not ${allowed.name}, so I did not download from it`);
+    const res = await get(current, headers, signal);
+    const status = res.statusCode ?? 0;
+    if (status >= 300 && status < 400 && res.headers.location) {
+      res.resume();
+      if (hop >= MAX_REDIRECTS) throw new Error(`download failed: more than ${MAX_REDIRECTS} redirects`);
+      current = new URL(res.headers.location, current);
+      continue;
+    }
+    if (status !== 200) {
+      res.resume();
+      throw new Error(`download failed: HTTP ${status}`);
+    }
+    const chunks: Buffer[] = [];
+    let read = 0;
+    let truncated = false;
+    try {
+      for await (const chunk of res as AsyncIterable<Buffer>) {
+        const room = maxBytes - read;
+        if (chunk.length >= room) {
+          chunks.push(chunk.subarray(0, room));
+          read += room;
+          truncated = chunk.length > room;
+          break; // leaving the loop destroys the response: the rest is never read
+        }
+        chunks.push(chunk);
+        read += chunk.length;
+      }
+    } finally {
+      res.destroy();
+    }
+    const lengthHeader = Number(res.headers['content-length'] ?? NaN);
+    const totalBytes = Math.max(read, declaredSize ?? 0, Number.isFinite(lengthHeader) ? lengthHeader : 0);
+    return { data: Buffer.concat(chunks), totalBytes, truncated: truncated || totalBytes > read };
+  }
+}
+
+export interface AttachedFile {
+  name: string;
+  url: string;
+  size: number;
+}
+
+/**
+ * Reads a message's text files within the limits: the first MAX_FILES_PER_MESSAGE, MAX_FILE_BYTES for
+ * all of them together. Returns their texts and the notes the reply starts with (what was read,
+ * truncated, refused or skipped). Call it inside downloadSlots.run, with the diagnosis.
+ */
+export async function readAttachedFiles(files: AttachedFile[], download: (f: AttachedFile, maxBytes: number) => Promise<Download>, budget = MAX_FILE_BYTES): Promise<{ bodies: string[]; notes: string[] }> {
+  const bodies: string[] = [];
+  const notes: string[] = [];
+  let left = budget;
+  for (const [i, f] of files.entries()) {
+    if (i >= MAX_FILES_PER_MESSAGE) {
+      notes.push(`${f.name} was not read: I read at most ${MAX_FILES_PER_MESSAGE} files per message.`);
+      continue;
+    }
+    if (left <= 0) {
+      notes.push(`${f.name} was not read: the files before it used up the ${fmtBytes(budget)} I read per message.`);
+      continue;
+    }
+    try {
+      const room = left;
+      const got = await download(f, room);
+      if (looksBinary(got.data)) {
+        notes.push(`${f.name} is not a text file (binary content), so I did not read it. Share the training log as .log or .txt text.`);
+        continue;
+      }
+      left -= got.data.length;
+      notes.push(got.truncated ? `${f.name} is ${fmtBytes(got.totalBytes)}, over the ${fmtBytes(room)} I read; I diagnosed its first ${fmtBytes(got.data.length)}.` : `Read ${f.name} (${fmtBytes(got.data.length)}).`);
+      bodies.push(got.data.toString('utf8'));
+    } catch (e) {
+      notes.push(`I could not download ${f.name}: ${(e as Error).message}.`);
+    }
+  }
+  return { bodies, notes };
 }
 
 /** True when a buffer is not text (NUL bytes or many control characters in its first 8 KB). */

@@ -1,6 +1,8 @@
 // Starts whichever chat adapters the environment configures (Slack with SLACK_BOT_TOKEN, Discord with
 // DISCORD_TOKEN), plus the audit store, metrics and the optional /healthz + /metrics endpoint.
 // Returns null when no chat token is set (the caller runs the console chat instead).
+// Each adapter's module is imported only when its token is set: @slack/bolt alone is ~40 MB of heap
+// and brings undici 7, which replaces undici's process-global dispatcher.
 import { resolvePath } from '../core/config.js';
 import { parseEnv } from '../core/env.js';
 import type { App } from '../app.js';
@@ -9,12 +11,13 @@ import { AuditStore } from '../ops/audit.js';
 import { Metrics } from '../ops/metrics.js';
 import { Health, startHealthServer } from '../ops/health.js';
 import { createLogger, scrubSecrets, type Logger } from '../ops/logger.js';
-import { createSlackAdapter, slackEnvFrom } from './slack/app.js';
-import { createDiscordAdapter, discordEnvFrom } from './discord/app.js';
+import { slackEnvFrom, discordEnvFrom } from './adapter-env.js';
 
 export interface RunningBots {
   adapters: string[];
   healthPort?: number;
+  /** The Slack HTTP-mode port, once listening (PORT may be 0 to pick a free one). */
+  slackPort?: number;
   stop(): Promise<void>;
 }
 
@@ -40,6 +43,7 @@ export async function startChatAdapters(app: App, env: NodeJS.ProcessEnv = proce
   const stops: (() => Promise<void>)[] = [];
   const names: string[] = [];
   let healthPort: number | undefined;
+  let slackPort: number | undefined;
   try {
     // http.port from the config, else HEALTH_PORT (the Docker image sets it for its HEALTHCHECK).
     const healthPort_ = config.http.port ?? (env.HEALTH_PORT ? Number(env.HEALTH_PORT) : undefined);
@@ -51,13 +55,16 @@ export async function startChatAdapters(app: App, env: NodeJS.ProcessEnv = proce
     }
     const posters: Partial<Record<'slack' | 'discord', (channel: string, reply: Reply) => Promise<void>>> = {};
     if (slackEnv) {
+      const { createSlackAdapter } = await import('./slack/app.js');
       const slack = createSlackAdapter({ ...deps, env: slackEnv });
       await slack.start();
       stops.push(slack.stop);
       names.push(`slack (${slack.mode})`);
+      slackPort = slack.port();
       posters.slack = slack.postToChannel;
     }
     if (discordEnv) {
+      const { createDiscordAdapter } = await import('./discord/app.js');
       const discord = createDiscordAdapter({ ...deps, env: discordEnv });
       await discord.start();
       stops.push(discord.stop);
@@ -78,6 +85,7 @@ export async function startChatAdapters(app: App, env: NodeJS.ProcessEnv = proce
   return {
     adapters: names,
     healthPort,
+    slackPort,
     async stop() {
       // Adapters first (they wait for in-flight replies), then the endpoint, then the database.
       for (const s of stops.reverse()) await s().catch((e) => logger.error({ err: scrubSecrets((e as Error).message) }, 'stop failed'));

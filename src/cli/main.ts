@@ -2,6 +2,7 @@
 // and the host commands. Exit codes: 0 when the input was read, 2 on a usage error, 1 on failure.
 import { diagnoseCli } from './diagnose.js';
 import { UsageError } from './usage.js';
+import { stripTerminalControls } from '../adapters/console/render.js';
 
 const USAGE = `usage: gpu-doctor <command> [options]
   diagnose [--json] [FILE|-]     diagnose a training log (stdin when no file or -)
@@ -38,10 +39,11 @@ main(process.argv.slice(2)).then(
   },
   (e: unknown) => {
     if (e instanceof UsageError) {
-      process.stderr.write(`gpu-doctor: ${e.message}\n`);
+      // Messages may quote a file name or host output: printed without terminal controls.
+      process.stderr.write(`gpu-doctor: ${stripTerminalControls(e.message)}\n`);
       process.exitCode = 2;
     } else {
-      process.stderr.write(`gpu-doctor: ${(e as Error).message ?? String(e)}\n`);
+      process.stderr.write(`gpu-doctor: ${stripTerminalControls((e as Error).message ?? String(e))}\n`);
       process.exitCode = 1;
     }
   },

@@ -51,6 +51,9 @@ export const configSchema = z
       .object({
         slack: z.array(z.string()).optional(),
         discord: z.array(z.string()).optional(),
+        // Direct messages with the bot. Unset: answered on a platform without a channel list, refused
+        // on one with a list (a DM is outside "only these channels"). true/false decides for both.
+        allow_dms: z.boolean().optional(),
       })
       .strict()
       .default({}),

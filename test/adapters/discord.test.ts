@@ -1,7 +1,7 @@
 // The real discord.js Client against a local fake REST + gateway.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
-import { FakeDiscord } from './fake-discord.js';
+import { CHANNEL_ID, DM_CHANNEL_ID, FakeDiscord } from './fake-discord.js';
 import { testDeps } from './helpers.js';
 import { createDiscordAdapter, type DiscordAdapter } from '../../src/adapters/discord/app.js';
 import { ChannelPacer } from '../../src/adapters/common.js';
@@ -13,6 +13,10 @@ let fake: FakeDiscord;
 let adapter: DiscordAdapter;
 let deps: Awaited<ReturnType<typeof testDeps>>;
 const embedText = (b: any) => JSON.stringify(b?.embeds ?? b?.data?.embeds ?? []);
+// Every process warning while these tests run (discord.js deprecations among them).
+const warnings: Error[] = [];
+const onWarning = (w: Error) => warnings.push(w);
+process.on('warning', onWarning);
 
 beforeAll(async () => {
   fake = await new FakeDiscord().start();
@@ -26,6 +30,7 @@ afterAll(async () => {
   await adapter?.stop();
   await fake?.close();
   deps?.audit.close();
+  process.off('warning', onWarning);
 });
 beforeEach(async () => {
   await new Promise((r) => setTimeout(r, 100));
@@ -97,5 +102,102 @@ describe('Discord adapter', () => {
     fake.messageCreate('204', '', [{ id: '557', filename: 'big.log', size: big.length, url: `${fake.base}/files/big.log`, proxy_url: `${fake.base}/files/big.log`, content_type: 'text/plain' }]);
     [post] = await fake.waitFor(/\/channels\/\d+\/messages$/);
     expect(embedText(post.body)).toMatch(/big\.log is 20\.\d MB, over the 1\.0 MB I read/);
+  });
+});
+
+describe('Discord: hostile input', () => {
+  const BLANKS = '\n'.repeat(1024 * 1024);
+  const SPACED = ' \n'.repeat(512 * 1024);
+  const attachment = (id: string, name: string, size: number) => ({ id, filename: name, size, url: `${fake.base}/files/${name}`, proxy_url: `${fake.base}/files/${name}`, content_type: 'text/plain; charset=utf-8' });
+
+  it('a 1 MB message of blank lines before a log, and such a message.txt, are answered at once', async () => {
+    let t0 = performance.now();
+    fake.messageCreate('400', BLANKS + OOM);
+    let [post] = await fake.waitFor(/\/channels\/\d+\/messages$/, 1, 60_000);
+    expect(performance.now() - t0).toBeLessThan(3000);
+    expect(embedText(post.body)).toContain('16 -> 8');
+    fake.calls.length = 0;
+    const file = SPACED.slice(0, 512 * 1024) + OOM; // under the test adapter's 1 MB cap
+    fake.files.set('/files/message.txt', Buffer.from(file));
+    t0 = performance.now();
+    fake.messageCreate('401', '', [attachment('560', 'message.txt', file.length)]);
+    [post] = await fake.waitFor(/\/channels\/\d+\/messages$/, 1, 60_000);
+    expect(performance.now() - t0).toBeLessThan(3000);
+    expect(embedText(post.body)).toContain('16 -> 8');
+  });
+
+  it('never lets a reply mention anyone: allowed_mentions is empty on every message', async () => {
+    fake.interaction('402', 'status', [{ name: 'host', type: 3, value: '@everyone' }]);
+    fake.interaction('403', 'help');
+    fake.messageCreate('404', `@everyone @here <@&${ADMIN_ROLE}>\n${OOM}`);
+    await fake.waitFor(/tok-402\/messages\/(@|%40)original/);
+    await fake.waitFor(/\/interactions\/403\/tok-403\/callback/);
+    await fake.waitFor(/\/channels\/\d+\/messages$/);
+    const sent = fake.calls.filter((c) => c.method !== 'GET' && c.body && typeof c.body === 'object');
+    expect(sent.length).toBeGreaterThanOrEqual(3);
+    for (const c of sent) {
+      const body = c.body.data ?? c.body;
+      if (c.body.type === 5) continue; // a deferral carries no message
+      expect(body.allowed_mentions).toEqual({ parse: [], replied_user: false });
+    }
+  });
+
+  it('caps concurrent downloads and files per message, and says what was skipped', async () => {
+    fake.downloadDelayMs = 150;
+    fake.maxActiveDownloads = 0;
+    try {
+      for (let f = 1; f <= 4; f++) fake.files.set(`/files/part${f}.log`, Buffer.from(OOM));
+      const atts = [1, 2, 3, 4].map((f) => attachment(`57${f}`, `part${f}.log`, OOM.length));
+      for (let m = 0; m < 8; m++) fake.messageCreate(`41${m}`, '', atts);
+      const posts = await fake.waitFor(/\/channels\/\d+\/messages$/, 8, 30_000);
+      expect(fake.maxActiveDownloads).toBeLessThanOrEqual(2);
+      for (const p of posts) {
+        expect(embedText(p.body)).toMatch(/part4\.log.*not read.*3 files per message/);
+        expect(embedText(p.body)).toContain('16 -> 8');
+      }
+    } finally {
+      fake.downloadDelayMs = 0;
+    }
+  });
+});
+
+describe('Discord: direct messages with a channel allow-list', () => {
+  let dmFake: FakeDiscord;
+  let dmAdapter: DiscordAdapter;
+  let dmDeps: Awaited<ReturnType<typeof testDeps>>;
+  beforeAll(async () => {
+    dmFake = await new FakeDiscord().start();
+    dmDeps = await testDeps({ channels: { discord: [CHANNEL_ID] } });
+    dmAdapter = createDiscordAdapter({ ...dmDeps, env: { token: 'fake.discord.token', apiUrl: `${dmFake.base}/api` }, pacer: new ChannelPacer(0) });
+    await dmAdapter.start();
+    await new Promise((r) => setTimeout(r, 200));
+  });
+  afterAll(async () => {
+    await dmAdapter?.stop();
+    await dmFake?.close();
+    dmDeps?.audit.close();
+  });
+
+  it('refuses a DM paste and a DM command, saying why; the allowed channel is still answered', async () => {
+    dmFake.dmMessageCreate('500', OOM);
+    const [post] = await dmFake.waitFor(new RegExp(`/channels/${DM_CHANNEL_ID}/messages$`));
+    const said = JSON.stringify(post.body);
+    expect(said).toMatch(/direct messages.*channels\.allow_dms/);
+    expect(said).not.toContain('16 -> 8');
+    dmFake.dmInteraction('501', 'hosts', [{ name: 'action', type: 3, value: 'list' }]);
+    const [cb] = await dmFake.waitFor(/\/interactions\/501\/tok-501\/callback/);
+    expect(cb.body.data.flags & 64).toBe(64);
+    expect(JSON.stringify(cb.body)).toMatch(/direct messages.*channels\.allow_dms/);
+    expect(dmDeps.audit.recent(5)).toHaveLength(0);
+    dmFake.messageCreate('502', OOM);
+    const [inChannel] = await dmFake.waitFor(new RegExp(`/channels/${CHANNEL_ID}/messages$`));
+    expect(embedText(inChannel.body)).toContain('16 -> 8');
+  });
+});
+
+describe('Discord: warnings', () => {
+  it('no deprecation warning was emitted (ephemeral replies use flags)', async () => {
+    await new Promise((r) => setTimeout(r, 100));
+    expect(warnings.map((w) => `${w.name}: ${w.message}`)).toEqual([]);
   });
 });

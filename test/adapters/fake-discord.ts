@@ -8,12 +8,15 @@ export const BOT_ID = '900000000000000001';
 export const APP_ID = '900000000000000002';
 export const GUILD_ID = '900000000000000003';
 export const CHANNEL_ID = '900000000000000004';
+export const DM_CHANNEL_ID = '900000000000000005';
 
 export interface RestCall {
   method: string;
   path: string;
   body: any;
   files: string[];
+  /** The uploaded files' contents by file name (multipart requests). */
+  fileData: Record<string, string>;
 }
 
 async function readBody(req: IncomingMessage): Promise<Buffer> {
@@ -22,20 +25,50 @@ async function readBody(req: IncomingMessage): Promise<Buffer> {
   return Buffer.concat(chunks);
 }
 
-function parseBody(raw: Buffer, type: string): { body: any; files: string[] } {
-  if (type.includes('json')) return { body: raw.length ? JSON.parse(raw.toString()) : null, files: [] };
-  if (type.includes('multipart')) {
-    const text = raw.toString('latin1');
-    const m = /name="payload_json"[^\r\n]*\r\n(?:[^\r\n]+\r\n)*\r\n([\s\S]*?)\r\n--/.exec(text);
-    const files = [...text.matchAll(/name="files\[\d+\]"; filename="([^"]+)"/g)].map((x) => x[1]);
-    return { body: m ? JSON.parse(Buffer.from(m[1], 'latin1').toString('utf8')) : null, files };
+/** Splits a multipart/form-data body into its parts (headers + content), by the boundary. */
+function multipartParts(raw: Buffer, type: string): { headers: string; content: Buffer }[] {
+  const boundary = type.split('boundary=')[1]?.replace(/^"|"$/g, '');
+  if (!boundary) return [];
+  const delimiter = Buffer.from(`--${boundary}`);
+  const parts: { headers: string; content: Buffer }[] = [];
+  let at = raw.indexOf(delimiter);
+  while (at >= 0) {
+    const next = raw.indexOf(delimiter, at + delimiter.length);
+    if (next < 0) break;
+    const part = raw.subarray(at + delimiter.length + 2, next - 2); // after CRLF, before CRLF
+    const split = part.indexOf('\r\n\r\n');
+    if (split >= 0) parts.push({ headers: part.subarray(0, split).toString('latin1'), content: part.subarray(split + 4) });
+    at = next;
   }
-  return { body: raw.toString(), files: [] };
+  return parts;
+}
+
+function parseBody(raw: Buffer, type: string): { body: any; files: string[]; fileData: Record<string, string> } {
+  if (type.includes('json')) return { body: raw.length ? JSON.parse(raw.toString()) : null, files: [], fileData: {} };
+  if (type.includes('multipart')) {
+    let body: any = null;
+    const files: string[] = [];
+    const fileData: Record<string, string> = {};
+    for (const p of multipartParts(raw, type)) {
+      const filename = /filename="([^"]*)"/.exec(p.headers)?.[1];
+      if (/name="payload_json"/.test(p.headers)) body = JSON.parse(p.content.toString('utf8'));
+      else if (filename !== undefined && /name="files\[\d+\]"/.test(p.headers)) {
+        files.push(filename);
+        fileData[filename] = p.content.toString('utf8');
+      }
+    }
+    return { body, files, fileData };
+  }
+  return { body: raw.toString(), files: [], fileData: {} };
 }
 
 export class FakeDiscord {
   calls: RestCall[] = [];
   files = new Map<string, Buffer>();
+  /** Attachment downloads being served right now, and the most at once (the bot's download cap). */
+  activeDownloads = 0;
+  maxActiveDownloads = 0;
+  downloadDelayMs = 0;
   sockets: WebSocket[] = [];
   identified = 0;
   private seq = 0;
@@ -50,20 +83,24 @@ export class FakeDiscord {
       const raw = await readBody(req);
       const path = url.pathname.replace(/^\/api/, '').replace(/^\/v\d+/, '');
       if (path.startsWith('/files/')) {
+        this.activeDownloads++;
+        this.maxActiveDownloads = Math.max(this.maxActiveDownloads, this.activeDownloads);
+        res.once('close', () => this.activeDownloads--);
+        if (this.downloadDelayMs) await new Promise((r) => setTimeout(r, this.downloadDelayMs));
         const f = this.files.get(path);
         if (!f) return void res.writeHead(404).end();
         res.writeHead(200, { 'content-type': 'text/plain', 'content-length': f.length });
         return void res.end(f);
       }
-      const { body, files } = parseBody(raw, req.headers['content-type'] ?? '');
-      this.calls.push({ method: req.method!, path, body, files });
+      const { body, files, fileData } = parseBody(raw, req.headers['content-type'] ?? '');
+      this.calls.push({ method: req.method!, path, body, files, fileData });
       const json = (status: number, b: unknown) => {
         res.writeHead(status, { 'content-type': 'application/json' });
         res.end(JSON.stringify(b));
       };
       if (path === '/gateway/bot') return json(200, { url: this.base.replace('http', 'ws') + '/gateway', shards: 1, session_start_limit: { total: 1000, remaining: 1000, reset_after: 0, max_concurrency: 1 } });
       if (/\/interactions\/\d+\/[^/]+\/callback/.test(path)) return void res.writeHead(204).end();
-      if (/\/webhooks\/\d+\/[^/]+\/messages\/(@|%40)original/.test(path) || /\/channels\/\d+\/messages$/.test(path) || /\/webhooks\/\d+\/[^/]+$/.test(path)) return json(200, this.message(body));
+      if (/\/webhooks\/\d+\/[^/]+\/messages\/(@|%40)original/.test(path) || /\/channels\/\d+\/messages$/.test(path) || /\/webhooks\/\d+\/[^/]+$/.test(path)) return json(200, this.message(body, /\/channels\/(\d+)\//.exec(path)?.[1]));
       if (/\/applications\/\d+\/(guilds\/\d+\/)?commands/.test(path)) return json(200, Array.isArray(body) ? body.map((c: any, i: number) => ({ ...c, id: String(i + 1), application_id: APP_ID, version: '1' })) : []);
       json(404, { message: 'Unknown', code: 0 });
     });
@@ -94,8 +131,8 @@ export class FakeDiscord {
     return this;
   }
 
-  private message(body: any) {
-    return { id: String(this.nextId++), channel_id: CHANNEL_ID, author: { id: BOT_ID, username: 'gpu-doctor', discriminator: '0', avatar: null, bot: true }, content: body?.content ?? '', embeds: body?.embeds ?? [], attachments: [], timestamp: new Date().toISOString(), edited_timestamp: null, tts: false, mention_everyone: false, mentions: [], mention_roles: [], pinned: false, type: 0 };
+  private message(body: any, channelId = CHANNEL_ID) {
+    return { id: String(this.nextId++), channel_id: channelId, author: { id: BOT_ID, username: 'gpu-doctor', discriminator: '0', avatar: null, bot: true }, content: body?.content ?? '', embeds: body?.embeds ?? [], attachments: [], timestamp: new Date().toISOString(), edited_timestamp: null, tts: false, mention_everyone: false, mentions: [], mention_roles: [], pinned: false, type: 0 };
   }
 
   guild() {
@@ -122,6 +159,24 @@ export class FakeDiscord {
       member: { user: this.user(userId), roles, permissions: '2147483647', joined_at: new Date().toISOString(), deaf: false, mute: false, flags: 0 },
       app_permissions: '2147483647', locale: 'en-US', guild_locale: 'en-US', entitlements: [], authorizing_integration_owners: { '0': GUILD_ID }, context: 0,
       data: { id: '1', name: 'gpu', type: 1, options: [{ type: 1, name: sub, options }], ...(resolved ? { resolved } : {}) },
+    });
+  }
+
+  /** The same command sent in a direct message with the bot (no guild, a DM channel, `user` not `member`). */
+  dmInteraction(id: string, sub: string, options: { name: string; type: number; value: unknown }[] = [], userId = '800000000000000001') {
+    this.send('INTERACTION_CREATE', {
+      id, application_id: APP_ID, type: 2, token: `tok-${id}`, version: 1, channel_id: DM_CHANNEL_ID,
+      channel: { id: DM_CHANNEL_ID, type: 1, recipients: [this.user(userId)] },
+      user: this.user(userId),
+      app_permissions: '2147483647', locale: 'en-US', entitlements: [], authorizing_integration_owners: { '1': userId }, context: 1,
+      data: { id: '1', name: 'gpu', type: 1, options: [{ type: 1, name: sub, options }] },
+    });
+  }
+
+  /** A message in a direct message with the bot. */
+  dmMessageCreate(id: string, content: string, attachments: unknown[] = [], author = this.user('800000000000000001')) {
+    this.send('MESSAGE_CREATE', {
+      id, channel_id: DM_CHANNEL_ID, channel_type: 1, author, content, timestamp: new Date().toISOString(), edited_timestamp: null, tts: false, mention_everyone: false, mentions: [], mention_roles: [], attachments, embeds: [], pinned: false, type: 0,
     });
   }
 

@@ -20,7 +20,14 @@ async function readBody(req: IncomingMessage): Promise<Buffer> {
 export class FakeSlack {
   calls: SlackCall[] = [];
   files = new Map<string, Buffer>();
+  /** path -> Location: answered with a 302 (to test redirects of file downloads). */
+  redirects = new Map<string, string>();
   downloads: { path: string; auth?: string }[] = [];
+  /** File downloads being served right now, and the most at once (the bot's download cap). */
+  activeDownloads = 0;
+  maxActiveDownloads = 0;
+  /** Wait this long before answering a file download, so that concurrent downloads overlap. */
+  downloadDelayMs = 0;
   sockets: WebSocket[] = [];
   private server!: Server;
   wss?: WebSocketServer;
@@ -32,6 +39,12 @@ export class FakeSlack {
       const raw = await readBody(req);
       if (url.pathname.startsWith('/files/')) {
         this.downloads.push({ path: url.pathname, auth: req.headers.authorization });
+        const location = this.redirects.get(url.pathname);
+        if (location) return void res.writeHead(302, { location }).end();
+        this.activeDownloads++;
+        this.maxActiveDownloads = Math.max(this.maxActiveDownloads, this.activeDownloads);
+        res.once('close', () => this.activeDownloads--);
+        if (this.downloadDelayMs) await new Promise((r) => setTimeout(r, this.downloadDelayMs));
         const f = this.files.get(url.pathname);
         if (!f || req.headers.authorization !== 'Bearer xoxb-test-token') return void res.writeHead(404).end();
         res.writeHead(200, { 'content-type': 'text/plain', 'content-length': f.length });

@@ -13,6 +13,8 @@ import { AuditStore } from '../../src/ops/audit.js';
 import { Metrics } from '../../src/ops/metrics.js';
 import type { AdapterDeps } from '../../src/adapters/common.js';
 import type { HostsService } from '../../src/core/services.js';
+import { WatchRuntime } from '../../src/watch/scheduler.js';
+import { WatchStore } from '../../src/watch/store.js';
 
 /** Stands in for the hosts command if it has not landed yet: same admin rule (add/remove/trust). */
 const stubHosts = defineCommand({
@@ -39,10 +41,11 @@ const stubStatus = defineCommand({
   },
 });
 
-export const fakeHosts = (delayMs = 0): HostsService => ({
+/** A stand-in hosts service: `status()` with no names answers for `hostCount` hosts (gpu1..gpuN). */
+export const fakeHosts = (delayMs = 0, hostCount = 1): HostsService => ({
   async status(names) {
     await new Promise((r) => setTimeout(r, delayMs));
-    return (names.length ? names : ['gpu1']).map((name) => ({ name, ok: true as const, elapsedMs: delayMs, gpus: [{ index: 0, uuid: 'GPU-1', name: 'H100', memoryUsedMiB: 1000, memoryTotalMiB: 80000, utilizationPct: 5, temperatureC: 40 }], processes: [] }));
+    return (names.length ? names : Array.from({ length: hostCount }, (_, i) => `gpu${i + 1}`)).map((name) => ({ name, ok: true as const, elapsedMs: delayMs, gpus: [{ index: 0, uuid: 'GPU-1', name: 'H100', memoryUsedMiB: 1000, memoryTotalMiB: 80000, utilizationPct: 5, temperatureC: 40 }], processes: [] }));
   },
   async mem() { return []; },
   async list() { return [{ name: 'gpu1', target: 'ml@10.0.0.5:22', origin: 'config' as const }]; },
@@ -52,15 +55,26 @@ export const fakeHosts = (delayMs = 0): HostsService => ({
   async trust() { return { fingerprint: 'SHA256:x', message: 'trusted' }; },
 });
 
-export async function testDeps(extra: { admins?: { slack?: string[]; discord?: string[] }; channels?: Record<string, string[]>; hostsDelayMs?: number } = {}): Promise<AdapterDeps & { audit: AuditStore; metrics: Metrics; dataDir: string }> {
+export interface TestDepsOptions {
+  admins?: { slack?: string[]; discord?: string[] };
+  channels?: Record<string, string[] | boolean>;
+  hostsDelayMs?: number;
+  hostCount?: number;
+  /** A real leak watch over an empty store in the data dir (no sampler, no digests). */
+  watch?: boolean;
+}
+
+export async function testDeps(extra: TestDepsOptions = {}): Promise<AdapterDeps & { audit: AuditStore; metrics: Metrics; dataDir: string }> {
   const dataDir = mkdtempSync(join(tmpdir(), 'gpu-doctor-adapter-'));
   const config = parseConfig({ data_dir: dataDir, admins: { slack: extra.admins?.slack ?? [], discord: extra.admins?.discord ?? [] }, channels: extra.channels ?? {} });
   const commands = allCommands();
   if (!commands.some((c) => c.name === 'hosts')) commands.push(stubHosts);
   if (!commands.some((c) => c.name === 'status')) commands.push(stubStatus);
+  const rules = await loadRuleBase();
+  const watch = extra.watch ? new WatchRuntime(WatchStore.inDataDir(dataDir), undefined, rules, config.watch) : undefined;
   return {
     registry: new CommandRegistry(commands),
-    services: { rules: await loadRuleBase(), hosts: fakeHosts(extra.hostsDelayMs ?? 0) },
+    services: { rules, hosts: fakeHosts(extra.hostsDelayMs ?? 0, extra.hostCount ?? 1), ...(watch ? { watch } : {}) },
     config,
     logger: pino({ level: process.env.TEST_LOG ?? 'silent' }),
     audit: AuditStore.inDataDir(dataDir),

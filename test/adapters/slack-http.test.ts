@@ -3,6 +3,8 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createHmac } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { FakeSlack } from './fake-slack.js';
 import { testDeps } from './helpers.js';
 import { createSlackAdapter, type SlackAdapter } from '../../src/adapters/slack/app.js';
@@ -22,16 +24,16 @@ function sign(body: string, ts = Math.floor(Date.now() / 1000), secret = SECRET)
   return { 'x-slack-signature': sig, 'x-slack-request-timestamp': String(ts) };
 }
 
-async function slash(text: string, user = 'UUSER1', headers?: Record<string, string>) {
-  const body = new URLSearchParams({ token: 'x', team_id: 'T1', team_domain: 'fake', channel_id: 'C1', channel_name: 'ml', user_id: user, user_name: 'u', command: '/gpu', text, api_app_id: 'A1', response_url: `${fake.base}/response/1`, trigger_id: '1.2.3' }).toString();
-  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', ...(headers ?? sign(body)) }, body });
+async function slash(text: string, user = 'UUSER1', headers?: Record<string, string>, where = { channel_id: 'C1', channel_name: 'ml' }, to = url) {
+  const body = new URLSearchParams({ token: 'x', team_id: 'T1', team_domain: 'fake', ...where, user_id: user, user_name: 'u', command: '/gpu', text, api_app_id: 'A1', response_url: `${fake.base}/response/1`, trigger_id: '1.2.3' }).toString();
+  const res = await fetch(to, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', ...(headers ?? sign(body)) }, body });
   const raw = await res.text();
   return { status: res.status, body: raw && raw.startsWith('{') ? JSON.parse(raw) : raw };
 }
 
-async function event(ev: Record<string, unknown>, headers?: Record<string, string>) {
+async function event(ev: Record<string, unknown>, headers?: Record<string, string>, to = url) {
   const body = JSON.stringify({ token: 'x', team_id: 'T1', api_app_id: 'A1', type: 'event_callback', event_id: `Ev${Math.random()}`, event_time: Math.floor(Date.now() / 1000), event: ev });
-  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...(headers ?? sign(body)) }, body });
+  const res = await fetch(to, { method: 'POST', headers: { 'content-type': 'application/json', ...(headers ?? sign(body)) }, body });
   return res.status;
 }
 
@@ -39,7 +41,8 @@ const blocksText = (blocks: any[]) => unescapeSlack(JSON.stringify(blocks));
 
 beforeAll(async () => {
   fake = await new FakeSlack().start();
-  deps = await testDeps({ admins: { slack: ['UADMIN1'] }, hostsDelayMs: 1500 });
+  // C1 is the one allowed channel, so direct messages are off unless channels.allow_dms says otherwise.
+  deps = await testDeps({ admins: { slack: ['UADMIN1'] }, hostsDelayMs: 1500, channels: { slack: ['C1'] }, watch: true });
   adapter = createSlackAdapter({ ...deps, env: { botToken: 'xoxb-test-token', signingSecret: SECRET, apiUrl: `${fake.base}/api/`, port: 0 }, pacer: new ChannelPacer(0), maxFileBytes: 1024 * 1024 });
   await adapter.start();
   url = `http://127.0.0.1:${adapter.port()}/slack/events`;
@@ -48,7 +51,15 @@ afterAll(async () => {
   await adapter?.stop();
   await fake?.close();
   deps?.audit.close();
+  deps?.services.watch && (deps.services.watch as unknown as { stop(): void }).stop();
 });
+
+const escapeSlack = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+/** Waits for the nth chat.postMessage and says how long it took from `t0`. */
+async function postedWithin(t0: number, count = 1, timeoutMs = 60_000) {
+  const posts = await fake.waitFor('chat.postMessage', count, timeoutMs);
+  return { post: posts[count - 1], ms: performance.now() - t0 };
+}
 
 describe('Slack HTTP mode', () => {
   beforeEach(async () => {
@@ -149,5 +160,138 @@ describe('Slack HTTP mode', () => {
     await new Promise((r) => setTimeout(r, 300));
     expect(fake.of('chat.postMessage')).toHaveLength(0);
     expect(deps.audit.recent(1000).length).toBe(before);
+  });
+});
+
+describe('Slack: hostile input', () => {
+  beforeEach(async () => {
+    await new Promise((r) => setTimeout(r, 300));
+    fake.calls.length = 0;
+    fake.downloads.length = 0;
+  });
+
+  // What made the old "looks like a log" check backtrack: ^\s* under the m flag restarts at every line
+  // start over a run of blank lines (64 KB of them took 3.6 s; the 256 KB the check reads, about a minute).
+  const BLANKS = '\n'.repeat(1024 * 1024);
+  const SPACED = ' \n'.repeat(512 * 1024);
+
+  it('a 1 MB message of blank lines before a log is answered at once (no regex backtracking)', async () => {
+    const t0 = performance.now();
+    expect(await event({ type: 'message', channel: 'C1', channel_type: 'channel', user: 'UUSER1', text: escapeSlack(BLANKS + OOM), ts: '5.1' })).toBe(200);
+    const { post, ms } = await postedWithin(t0);
+    expect(blocksText(post.body.blocks)).toContain('16 -> 8');
+    expect(ms).toBeLessThan(3000);
+  });
+
+  it('a file shared with 1 MB of blank lines as its comment, the file itself such lines and a log, is answered at once', async () => {
+    const file = SPACED.slice(0, 512 * 1024) + OOM; // under the test adapter's 1 MB cap
+    fake.files.set('/files/message.txt', Buffer.from(file));
+    const t0 = performance.now();
+    await event({ type: 'message', subtype: 'file_share', channel: 'C1', channel_type: 'channel', user: 'UUSER1', text: BLANKS + 'the log is attached', ts: '5.2', files: [{ id: 'F52', name: 'message.txt', size: file.length, mimetype: 'text/plain', url_private: `${fake.base}/files/message.txt` }] });
+    const { post, ms } = await postedWithin(t0);
+    expect(blocksText(post.body.blocks)).toContain('Read message.txt');
+    expect(blocksText(post.body.blocks)).toContain('16 -> 8');
+    expect(ms).toBeLessThan(3000);
+  });
+
+  it('never sends the bot token outside Slack file hosts: not to another URL, not after a redirect', async () => {
+    const seen: { path: string; auth?: string }[] = [];
+    const internal: Server = createServer((req, res) => {
+      seen.push({ path: req.url!, auth: req.headers.authorization });
+      res.writeHead(200, { 'content-type': 'text/plain' }).end(OOM);
+    });
+    await new Promise<void>((r) => internal.listen(0, '127.0.0.1', () => r()));
+    const internalBase = `http://127.0.0.1:${(internal.address() as AddressInfo).port}`;
+    try {
+      fake.redirects.set('/files/hop.log', `${internalBase}/latest/meta-data/iam`);
+      const share = (ts: string, file: Record<string, unknown>) => event({ type: 'message', subtype: 'file_share', channel: 'C1', channel_type: 'channel', user: 'UUSER1', text: '', ts, files: [{ id: 'F' + ts, size: 100, mimetype: 'text/plain', ...file }] });
+      await share('6.1', { name: 'a.log', url_private: `${internalBase}/files/a.log` });
+      await share('6.2', { name: 'b.log', url_private: `${fake.base}/files/x`, url_private_download: `${internalBase}/files/b.log` });
+      await share('6.3', { name: 'hop.log', url_private: `${fake.base}/files/hop.log` });
+      await share('6.4', { name: 'c.log', url_private: `http://files.slack.com/files-pri/T1-F1/c.log` });
+      const posts = await fake.waitFor('chat.postMessage', 4);
+      expect(seen).toEqual([]);
+      const text = posts.map((p) => blocksText(p.body.blocks)).join('\n');
+      for (const n of ['a.log', 'b.log', 'hop.log', 'c.log']) expect(text).toMatch(new RegExp(`could not download ${n.replace('.', '\\.')}: .*Slack`));
+      // The redirect itself was asked for at the fake Slack (an allowed host), with the token.
+      expect(fake.downloads.find((d) => d.path === '/files/hop.log')?.auth).toBe('Bearer xoxb-test-token');
+    } finally {
+      fake.redirects.clear();
+      await new Promise<void>((r) => internal.close(() => r()));
+    }
+  });
+
+  it('refuses direct messages when a channel allow-list is set, and says why', async () => {
+    expect(await event({ type: 'message', channel: 'D0STRANGER', channel_type: 'im', user: 'USTRANGER', text: escapeSlack(OOM), ts: '7.1' })).toBe(200);
+    const [post] = await fake.waitFor('chat.postMessage');
+    expect(post.body.channel).toBe('D0STRANGER');
+    expect(post.body.text + blocksText(post.body.blocks)).toMatch(/direct messages.*channels\.allow_dms/s);
+    expect(blocksText(post.body.blocks)).not.toContain('16 -> 8');
+    const r = await slash('hosts list', 'USTRANGER', undefined, { channel_id: 'D0STRANGER', channel_name: 'directmessage' });
+    expect(r.body.response_type).toBe('ephemeral');
+    expect(r.body.text).toMatch(/direct messages.*channels\.allow_dms/s);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(fake.of('chat.postMessage')).toHaveLength(1);
+    expect(deps.audit.recent(5).some((a) => a.user === 'USTRANGER')).toBe(false);
+  });
+
+  it('/gpu watch <!channel> is refused as a host name and no fallback text carries a mention', async () => {
+    const r = await slash('watch <!channel>');
+    const said = JSON.stringify(r.body);
+    expect(r.body.text).not.toContain('<!channel>');
+    expect(said).not.toMatch(/<!channel>|<!here>|<!everyone>/);
+    expect(said).toMatch(/host name/);
+    const r2 = await slash('watch <@U0VICTIM>');
+    expect(JSON.stringify(r2.body)).not.toContain('<@U0VICTIM>');
+    await new Promise((r) => setTimeout(r, 300));
+    for (const p of fake.of('chat.postMessage')) expect(JSON.stringify(p.body)).not.toMatch(/<!channel>|<@U0VICTIM>/);
+  });
+
+  it('caps concurrent downloads and files per message, and says what was skipped', async () => {
+    fake.downloadDelayMs = 150;
+    fake.maxActiveDownloads = 0;
+    try {
+      for (let f = 1; f <= 4; f++) fake.files.set(`/files/part${f}.log`, Buffer.from(OOM));
+      const files = [1, 2, 3, 4].map((f) => ({ id: `FP${f}`, name: `part${f}.log`, size: OOM.length, mimetype: 'text/plain', url_private: `${fake.base}/files/part${f}.log` }));
+      await Promise.all(Array.from({ length: 8 }, (_, m) => event({ type: 'message', subtype: 'file_share', channel: 'C1', channel_type: 'channel', user: 'UUSER1', text: '', ts: `8.${m + 1}`, files })));
+      const posts = await fake.waitFor('chat.postMessage', 8, 30_000);
+      expect(fake.maxActiveDownloads).toBeLessThanOrEqual(2);
+      expect(fake.downloads.filter((d) => d.path.startsWith('/files/part'))).toHaveLength(8 * 3);
+      for (const p of posts) {
+        expect(blocksText(p.body.blocks)).toMatch(/part4\.log.*not read.*3 files per message/s);
+        expect(blocksText(p.body.blocks)).toContain('16 -> 8');
+      }
+    } finally {
+      fake.downloadDelayMs = 0;
+    }
+  });
+});
+
+describe('Slack: direct messages allowed by channels.allow_dms', () => {
+  let dmFake: FakeSlack;
+  let dmAdapter: SlackAdapter;
+  let dmDeps: Awaited<ReturnType<typeof testDeps>>;
+  beforeAll(async () => {
+    dmFake = await new FakeSlack().start();
+    dmDeps = await testDeps({ channels: { slack: ['C1'], allow_dms: true } });
+    dmAdapter = createSlackAdapter({ ...dmDeps, env: { botToken: 'xoxb-test-token', signingSecret: SECRET, apiUrl: `${dmFake.base}/api/`, port: 0 }, pacer: new ChannelPacer(0) });
+    await dmAdapter.start();
+  });
+  afterAll(async () => {
+    await dmAdapter?.stop();
+    await dmFake?.close();
+    dmDeps?.audit.close();
+  });
+
+  it('answers a DM paste and a DM command, and still refuses a channel off the list', async () => {
+    const dmUrl = `http://127.0.0.1:${dmAdapter.port()}/slack/events`;
+    expect(await event({ type: 'message', channel: 'D0FRIEND', channel_type: 'im', user: 'UFRIEND', text: escapeSlack(OOM), ts: '9.1' }, undefined, dmUrl)).toBe(200);
+    const [post] = await dmFake.waitFor('chat.postMessage');
+    expect(post.body.channel).toBe('D0FRIEND');
+    expect(blocksText(post.body.blocks)).toContain('16 -> 8');
+    const r = await slash('help', 'UFRIEND', undefined, { channel_id: 'D0FRIEND', channel_name: 'directmessage' }, dmUrl);
+    expect(r.body.response_type).toBe('in_channel');
+    const off = await slash('help', 'UFRIEND', undefined, { channel_id: 'C9', channel_name: 'random' }, dmUrl);
+    expect(off.body.text).toMatch(/channels\.slack/);
   });
 });

@@ -1,6 +1,17 @@
 // Renders a Reply as plain terminal text: the console chat and the CLI's human output.
 import type { Reply, ReplyTable } from '../../core/reply.js';
 
+/**
+ * C0 controls but \t and \n, DEL, and C1 controls (U+0080-U+009F, which a terminal may read as CSI,
+ * OSC, DCS...). Text from hosts and pastes (`ps` command lines, log lines) passes through here, and a
+ * terminal must only ever print it: no title changes, screen clears or cursor moves. A character
+ * class, so linear.
+ */
+const TERMINAL_CONTROLS = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
+
+/** The text with every terminal control character removed (\t and \n kept). */
+export const stripTerminalControls = (text: string): string => text.replace(TERMINAL_CONTROLS, '');
+
 const MARK = { info: 'i', ok: '✓', warning: '!', error: '✗' } as const;
 
 export function renderTable(table: ReplyTable): string {
@@ -9,7 +20,12 @@ export function renderTable(table: ReplyTable): string {
   return [line(table.columns), line(widths.map((w) => '-'.repeat(w))), ...table.rows.map(line)].join('\n');
 }
 
+/** The reply as terminal text, without control characters (see stripTerminalControls). */
 export function renderText(reply: Reply): string {
+  return stripTerminalControls(renderUnsafeText(reply));
+}
+
+function renderUnsafeText(reply: Reply): string {
   const out: string[] = [`[${MARK[reply.severity]}] ${reply.title}`];
   for (const s of reply.sections) {
     if (s.heading) out.push('', `${s.heading}:`);

@@ -1,36 +1,32 @@
 // The Discord adapter (discord.js v14): the /gpu application command and pasted logs / message.txt
 // attachments in channels (Message Content intent) and DMs. DISCORD_API_URL points REST (and so the
 // gateway URL from GET /gateway/bot) elsewhere: that is how the tests run the real client against fakes.
-import { AttachmentBuilder, Client, Events, GatewayIntentBits, Partials, type ChatInputCommandInteraction, type Message } from 'discord.js';
+import { createRequire } from 'node:module';
+import { AttachmentBuilder, Client, Events, GatewayIntentBits, MessageFlags, Partials, type ChatInputCommandInteraction, type Message } from 'discord.js';
 import { looksLikeLog } from '../../core/paste.js';
 import type { Reply } from '../../core/reply.js';
 import {
   type AdapterDeps,
   ChannelPacer,
+  DM_REFUSAL,
   MAX_FILE_BYTES,
   TEXT_FILE,
   channelAllowed,
+  directMessagesAllowed,
   downloadCapped,
-  fmtBytes,
+  downloadSlots,
   isDiscordAdmin,
-  looksBinary,
+  readAttachedFiles,
   runCommand,
   Inflight,
+  type AttachedFile,
 } from '../common.js';
 import { renderDiscord } from './render.js';
 import { interactionLine } from './commands.js';
 import type { Health } from '../../ops/health.js';
+import type { DiscordEnv } from '../adapter-env.js';
 
-export interface DiscordEnv {
-  token: string;
-  applicationId?: string;
-  apiUrl?: string;
-}
-
-export function discordEnvFrom(env: NodeJS.ProcessEnv): DiscordEnv | null {
-  if (!env.DISCORD_TOKEN) return null;
-  return { token: env.DISCORD_TOKEN, applicationId: env.DISCORD_APPLICATION_ID || undefined, apiUrl: env.DISCORD_API_URL || undefined };
-}
+export { discordEnvFrom, type DiscordEnv } from '../adapter-env.js';
 
 export interface DiscordAdapterOptions extends AdapterDeps {
   env: DiscordEnv;
@@ -49,13 +45,28 @@ export interface DiscordAdapter {
 
 const QUICK = new Set(['help']);
 
+/** No reply of the bot ever pings anyone (@everyone, roles, users), whatever text it carries. */
+const NO_MENTIONS = { parse: [] as never[], repliedUser: false };
+
 function payload(reply: Reply) {
   const m = renderDiscord(reply);
   return {
     embeds: m.embeds,
     files: m.files.map((f) => new AttachmentBuilder(f.data, { name: f.filename })),
-    allowedMentions: { parse: [] as never[], repliedUser: false },
+    allowedMentions: NO_MENTIONS,
   };
+}
+
+/**
+ * An HTTP agent of the undici that @discordjs/rest itself uses. Without one, REST requests go through
+ * undici's process-global dispatcher, and once @slack/bolt is loaded that is undici 7's Agent (it
+ * installs itself under the same global symbol), with which undici 6 fails every multipart upload
+ * ("action is not a function"): every Discord reply carrying a file was lost.
+ */
+function discordRestAgent(): unknown {
+  const requireFromRest = createRequire(createRequire(import.meta.url).resolve('@discordjs/rest'));
+  const { Agent } = requireFromRest('undici') as { Agent: new () => unknown };
+  return new Agent();
 }
 
 export function createDiscordAdapter(o: DiscordAdapterOptions): DiscordAdapter {
@@ -63,13 +74,15 @@ export function createDiscordAdapter(o: DiscordAdapterOptions): DiscordAdapter {
   const client = new Client({
     intents: [GatewayIntentBits.Guilds, GatewayIntentBits.GuildMessages, GatewayIntentBits.MessageContent, GatewayIntentBits.DirectMessages],
     partials: [Partials.Channel],
-    rest: o.env.apiUrl ? { api: o.env.apiUrl.replace(/\/$/, '') } : {},
+    rest: { agent: discordRestAgent() as never, ...(o.env.apiUrl ? { api: o.env.apiUrl.replace(/\/$/, '') } : {}) },
   });
   const pacer = o.pacer ?? new ChannelPacer(1000);
   const inflight = new Inflight();
   const track = inflight.track;
   const cap = o.maxFileBytes ?? MAX_FILE_BYTES;
-  const allowed = (guildId: string | null, channelId: string) => !guildId || channelAllowed(o.config.channels.discord, channelId, guildId);
+  // No guild = a direct message with the bot: DMs follow channels.allow_dms, guilds the allow-list.
+  const dmsAllowed = directMessagesAllowed(o.config, 'discord');
+  const allowed = (guildId: string | null, channelId: string) => (guildId ? channelAllowed(o.config.channels.discord, channelId, guildId) : dmsAllowed);
   const rolesOf = (member: unknown): string[] => {
     const m = member as { roles?: string[] | { cache?: Map<string, unknown> }; _roles?: string[] } | null;
     if (!m?.roles) return [];
@@ -78,70 +91,59 @@ export function createDiscordAdapter(o: DiscordAdapterOptions): DiscordAdapter {
     return m.roles.cache ? [...m.roles.cache.keys()] : [];
   };
 
-  async function readAttachment(a: { name: string; url: string; size: number }, notes: string[]): Promise<string | null> {
-    try {
-      const got = await downloadCapped(a.url, {}, cap, a.size);
-      if (looksBinary(got.data)) {
-        notes.push(`${a.name} is not a text file (binary content), so I did not read it. Attach the log as .log or .txt text.`);
-        return null;
-      }
-      notes.push(got.truncated ? `${a.name} is ${fmtBytes(got.totalBytes)}, over the ${fmtBytes(cap)} I read; I diagnosed its first ${fmtBytes(got.data.length)}.` : `Read ${a.name} (${fmtBytes(got.data.length)}).`);
-      return got.data.toString('utf8');
-    } catch (e) {
-      notes.push(`I could not download ${a.name}: ${(e as Error).message}.`);
-      return null;
-    }
-  }
+  const readFiles = (files: AttachedFile[]) => readAttachedFiles(files, (f, maxBytes) => downloadCapped(f.url, {}, maxBytes, f.size), cap);
 
   async function onCommand(i: ChatInputCommandInteraction) {
     if (!allowed(i.guildId, i.channelId)) {
-      await i.reply({ content: "I don't answer commands in this channel. Ask an admin to add it to the bot's `channels.discord` list.", ephemeral: true });
+      const why = i.guildId ? "I don't answer commands in this channel. Ask an admin to add it to the bot's `channels.discord` list." : DM_REFUSAL;
+      await i.reply({ content: why, flags: MessageFlags.Ephemeral, allowedMentions: NO_MENTIONS });
       return;
     }
     const sub = i.options.getSubcommand(false) ?? 'help';
     const file = sub === 'diagnose' ? i.options.getAttachment('file') : null;
     const quick = QUICK.has(sub) || (sub === 'diagnose' && !file);
     if (!quick) await i.deferReply();
-    let line = interactionLine(sub, (n) => i.options.getString(n));
-    const notes: string[] = [];
-    if (file) {
-      const text = await readAttachment({ name: file.name, url: file.url, size: file.size }, notes);
-      if (text != null) line += '\n' + text;
-    }
-    const isAdmin = isDiscordAdmin(o.config, i.user.id, rolesOf(i.member));
-    const result = await runCommand(o, { platform: 'discord', userId: i.user.id, channelId: i.channelId, isAdmin, line });
-    let reply = result.reply;
-    if (notes.length) reply = { ...reply, sections: [{ text: notes.join('\n') }, ...reply.sections] };
+    const answer = async (): Promise<{ reply: Reply; ok: boolean }> => {
+      let line = interactionLine(sub, (n) => i.options.getString(n));
+      const read = file ? await readFiles([{ name: file.name, url: file.url, size: file.size }]) : { bodies: [], notes: [] };
+      if (read.bodies.length) line += '\n' + read.bodies[0];
+      const isAdmin = isDiscordAdmin(o.config, i.user.id, rolesOf(i.member));
+      const result = await runCommand(o, { platform: 'discord', userId: i.user.id, channelId: i.channelId, isAdmin, line });
+      const reply = read.notes.length ? { ...result.reply, sections: [{ text: read.notes.join('\n') }, ...result.reply.sections] } : result.reply;
+      return { reply, ok: result.outcome === 'ok' };
+    };
+    // An attachment's download and diagnosis hold a process-wide slot (bounded memory under bursts).
+    const { reply, ok } = file ? await downloadSlots.run(answer) : await answer();
     const body = payload(reply);
-    if (quick) await i.reply({ ...body, ephemeral: result.outcome !== 'ok' });
+    if (quick) await i.reply({ ...body, ...(ok ? {} : { flags: MessageFlags.Ephemeral as const }) });
     else await i.editReply(body);
   }
 
   async function onMessage(m: Message) {
     if (m.author.bot || m.author.id === client.user?.id || m.webhookId) return;
-    if (!allowed(m.guildId, m.channelId)) return;
-    const text = m.content ?? '';
-    const bodies: string[] = [];
-    const notes: string[] = [];
-    if (text.trim() && looksLikeLog(text) && !/^\s*\/gpu\s/i.test(text)) bodies.push(text);
-    for (const a of m.attachments.values()) {
-      if (!TEXT_FILE.test(a.name) && !(a.contentType ?? '').startsWith('text/plain')) continue;
-      const body = await readAttachment({ name: a.name, url: a.url, size: a.size }, notes);
-      if (body != null) bodies.push(body);
+    if (!allowed(m.guildId, m.channelId)) {
+      // Someone wrote to the bot directly: say why there is no answer. Other channels stay silent.
+      if (!m.guildId) await pacer.run(m.channelId, () => m.reply({ content: DM_REFUSAL, allowedMentions: NO_MENTIONS }));
+      return;
     }
-    if (bodies.length === 0 && notes.length === 0) return;
-    const joined = bodies.join('\n');
-    // An attached message.txt that is chatter (not a log) gets no reply either.
-    if (bodies.length && !looksLikeLog(joined) && !m.attachments.some((a) => TEXT_FILE.test(a.name) && a.name !== 'message.txt')) return;
-    let reply: Reply;
-    if (bodies.length) {
+    const text = m.content ?? '';
+    const pasted = text.trim() !== '' && looksLikeLog(text) && !/^\s*\/gpu\s/i.test(text);
+    const files = [...m.attachments.values()].filter((a) => TEXT_FILE.test(a.name) || (a.contentType ?? '').startsWith('text/plain'));
+    if (!pasted && files.length === 0) return;
+    const answer = async (): Promise<Reply | null> => {
+      const { bodies, notes } = await readFiles(files.map((a) => ({ name: a.name, url: a.url, size: a.size })));
+      if (pasted) bodies.unshift(text);
+      if (bodies.length === 0) return { title: 'Nothing I could read', severity: 'warning', sections: [{ text: notes.join('\n') }] };
+      const joined = bodies.join('\n');
+      // An attached message.txt that is chatter (not a log) gets no reply either.
+      if (!looksLikeLog(joined) && !files.some((a) => TEXT_FILE.test(a.name) && a.name !== 'message.txt')) return null;
       const isAdmin = isDiscordAdmin(o.config, m.author.id, rolesOf(m.member));
       const result = await runCommand(o, { platform: 'discord', userId: m.author.id, channelId: m.channelId, isAdmin, line: `/gpu diagnose ${joined}` });
-      reply = notes.length ? { ...result.reply, sections: [{ text: notes.join('\n') }, ...result.reply.sections] } : result.reply;
-    } else {
-      reply = { title: 'Nothing I could read', severity: 'warning', sections: [{ text: notes.join('\n') }] };
-    }
-    await pacer.run(m.channelId, () => m.reply(payload(reply)));
+      return notes.length ? { ...result.reply, sections: [{ text: notes.join('\n') }, ...result.reply.sections] } : result.reply;
+    };
+    // Downloads and their diagnosis hold a process-wide slot, so a burst of files cannot fill memory.
+    const reply = files.length ? await downloadSlots.run(answer) : await answer();
+    if (reply) await pacer.run(m.channelId, () => m.reply(payload(reply)));
   }
 
   client.on(Events.InteractionCreate, (i) => {

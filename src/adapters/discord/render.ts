@@ -22,8 +22,8 @@ export interface DiscordMessage {
 const COLOR = { info: 0x3b82f6, ok: 0x22c55e, warning: 0xf59e0b, error: 0xef4444 } as const;
 const FENCE = 8; // ```\n + \n```
 
-/** Discord markdown specials outside code blocks. */
-const escapeMd = (s: string) => s.replace(/([\\*_~`|])/g, '\\$1').replace(/^(\s*)>/gm, '$1\\>');
+/** Discord markdown specials outside code blocks. Linear: [ \t]* cannot run across line starts. */
+const escapeMd = (s: string) => s.replace(/([\\*_~`|])/g, '\\$1').replace(/^([ \t]*)>/gm, '$1\\>');
 
 export function renderDiscord(reply: Reply): DiscordMessage {
   const files: ReplyFile[] = [...(reply.files ?? [])];

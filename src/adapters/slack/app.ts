@@ -12,42 +12,28 @@ import { parseCommandLine } from '../../core/invocation.js';
 import {
   type AdapterDeps,
   ChannelPacer,
+  DM_REFUSAL,
   FAST_COMMANDS,
   MAX_FILE_BYTES,
   TEXT_FILE,
   channelAllowed,
+  directMessagesAllowed,
   downloadCapped,
-  fmtBytes,
+  downloadSlots,
   isSlackAdmin,
-  looksBinary,
+  readAttachedFiles,
   runCommand,
+  slackFileHosts,
   Inflight,
 } from '../common.js';
 import { renderSlack, unescapeSlack } from './render.js';
 import type { Health } from '../../ops/health.js';
 import type { Metrics } from '../../ops/metrics.js';
 import type { Logger } from '../../ops/logger.js';
+import type { SlackEnv } from '../adapter-env.js';
 
 
-export interface SlackEnv {
-  botToken: string;
-  appToken?: string;
-  signingSecret?: string;
-  apiUrl?: string;
-  port?: number;
-}
-
-export function slackEnvFrom(env: NodeJS.ProcessEnv): SlackEnv | null {
-  if (!env.SLACK_BOT_TOKEN) return null;
-  if (!env.SLACK_APP_TOKEN && !env.SLACK_SIGNING_SECRET) throw new Error('SLACK_BOT_TOKEN is set but neither SLACK_APP_TOKEN (Socket Mode) nor SLACK_SIGNING_SECRET (HTTP mode) is');
-  return {
-    botToken: env.SLACK_BOT_TOKEN,
-    appToken: env.SLACK_APP_TOKEN || undefined,
-    signingSecret: env.SLACK_SIGNING_SECRET || undefined,
-    apiUrl: env.SLACK_API_URL || undefined,
-    port: env.PORT ? Number(env.PORT) : 3000,
-  };
-}
+export { slackEnvFrom, type SlackEnv } from '../adapter-env.js';
 
 export interface SlackAdapterOptions extends AdapterDeps {
   env: SlackEnv;
@@ -101,7 +87,14 @@ export function createSlackAdapter(o: SlackAdapterOptions): SlackAdapter {
   const pacer = o.pacer ?? new ChannelPacer(1000);
   const inflight = new Inflight();
   const track = inflight.track;
-  const allowed = (channel: string, channelType?: string) => channelType === 'im' || channel.startsWith('D') || channelAllowed(o.config.channels.slack, channel);
+  // A direct message is one with the bot: channel type "im" (events), "directmessage" (slash commands),
+  // or a D... channel ID. DMs follow channels.allow_dms, every other channel the allow-list.
+  const isDirect = (channel: string, channelType?: string) => channelType === 'im' || channel.startsWith('D');
+  const dmsAllowed = directMessagesAllowed(o.config, 'slack');
+  const allowed = (channel: string, channelType?: string) => (isDirect(channel, channelType) ? dmsAllowed : channelAllowed(o.config.channels.slack, channel));
+  // The bot token goes with every download, so files come only from Slack's file host (and the
+  // SLACK_API_URL origin the token already goes to), every redirect hop checked.
+  const fileHosts = { test: slackFileHosts(env.apiUrl), name: "Slack's file host (files.slack.com)" };
 
   async function post(client: WebClient, channel: string, reply: Reply, threadTs?: string) {
     const msg = renderSlack(reply);
@@ -114,8 +107,10 @@ export function createSlackAdapter(o: SlackAdapterOptions): SlackAdapter {
   app.command('/gpu', async ({ command, ack, client, respond }) => {
     const arrived = performance.now();
     const acked = (p: Promise<void>) => p.finally(() => o.metrics?.ackSeconds.observe({ platform: 'slack' }, (performance.now() - arrived) / 1000));
-    if (!allowed(command.channel_id, command.channel_name === 'directmessage' ? 'im' : undefined)) {
-      await acked(ack({ response_type: 'ephemeral', text: "I don't answer commands in this channel. Ask an admin to add it to the bot's `channels.slack` list, or DM me." }));
+    const channelType = command.channel_name === 'directmessage' ? 'im' : undefined;
+    if (!allowed(command.channel_id, channelType)) {
+      const why = isDirect(command.channel_id, channelType) ? DM_REFUSAL : `I don't answer commands in this channel. Ask an admin to add it to the bot's \`channels.slack\` list${dmsAllowed ? ', or DM me' : ''}.`;
+      await acked(ack({ response_type: 'ephemeral', text: why }));
       return;
     }
     const line = `/gpu ${command.text ?? ''}`;
@@ -148,38 +143,29 @@ export function createSlackAdapter(o: SlackAdapterOptions): SlackAdapter {
     const m = event as any;
     if (m.bot_id || m.subtype === 'bot_message' || (m.subtype && m.subtype !== 'file_share' && m.subtype !== 'thread_broadcast')) return;
     if (!m.user || m.user === context.botUserId) return;
-    if (!allowed(m.channel, m.channel_type)) return;
+    const threadTs = m.thread_ts ?? m.ts;
+    if (!allowed(m.channel, m.channel_type)) {
+      // Someone wrote to the bot directly: say why there is no answer. Other channels stay silent.
+      if (isDirect(m.channel, m.channel_type)) await track(post(client, m.channel, { title: 'Direct messages are off', severity: 'warning', sections: [{ text: DM_REFUSAL }] }));
+      return;
+    }
     const text = unescapeSlack(m.text ?? '');
     if (/^\s*\/?gpu\s/i.test(text) && !looksLikeLog(text)) return; // a command typed as text (threads): not a paste
-    const notes: string[] = [];
-    const bodies: string[] = [];
-    if (text.trim() && looksLikeLog(text)) bodies.push(text);
-    const files = (m.files ?? []).filter((f: any) => TEXT_FILE.test(f.name ?? '') || f.filetype === 'text' || f.mimetype === 'text/plain');
-    for (const f of files) {
-      try {
-        const cap = o.maxFileBytes ?? MAX_FILE_BYTES;
-        const got = await downloadCapped(f.url_private_download ?? f.url_private, { Authorization: `Bearer ${env.botToken}` }, cap, f.size);
-        if (looksBinary(got.data)) {
-          notes.push(`${f.name} is not a text file (binary content), so I did not read it. Share the training log as .log or .txt text.`);
-          continue;
-        }
-        if (got.truncated) notes.push(`${f.name} is ${fmtBytes(got.totalBytes)}, over the ${fmtBytes(cap)} I read; I diagnosed its first ${fmtBytes(got.data.length)}.`);
-        else notes.push(`Read ${f.name} (${fmtBytes(got.data.length)}).`);
-        bodies.push(got.data.toString('utf8'));
-      } catch (e) {
-        notes.push(`I could not download ${f.name}: ${(e as Error).message}.`);
-      }
-    }
-    if (bodies.length === 0 && notes.length === 0) return; // chatter
-    const threadTs = m.thread_ts ?? m.ts;
-    let reply: Reply;
-    if (bodies.length) {
+    const pasted = text.trim() !== '' && looksLikeLog(text);
+    const files = ((m.files ?? []) as any[]).filter((f) => TEXT_FILE.test(f.name ?? '') || f.filetype === 'text' || f.mimetype === 'text/plain');
+    if (!pasted && files.length === 0) return; // chatter
+    const cap = o.maxFileBytes ?? MAX_FILE_BYTES;
+    const auth = { Authorization: `Bearer ${env.botToken}` };
+    const attached = files.map((f) => ({ name: String(f.name ?? 'file'), url: String(f.url_private_download ?? f.url_private ?? ''), size: Number(f.size) || 0 }));
+    const answer = async (): Promise<Reply> => {
+      const { bodies, notes } = await readAttachedFiles(attached, (f, maxBytes) => downloadCapped(f.url, auth, maxBytes, f.size, fileHosts), cap);
+      if (pasted) bodies.unshift(text);
+      if (bodies.length === 0) return { title: 'Nothing I could read', severity: 'warning', sections: [{ text: notes.join('\n') }] };
       const result = await track(runCommand(o, { platform: 'slack', userId: m.user, channelId: m.channel, isAdmin: isSlackAdmin(o.config, m.user), line: `/gpu diagnose ${bodies.join('\n')}` }));
-      reply = result.reply;
-      if (notes.length) reply = { ...reply, sections: [{ text: notes.join('\n') }, ...reply.sections] };
-    } else {
-      reply = { title: 'Nothing I could read', severity: 'warning', sections: [{ text: notes.join('\n') }] };
-    }
+      return notes.length ? { ...result.reply, sections: [{ text: notes.join('\n') }, ...result.reply.sections] } : result.reply;
+    };
+    // Downloads and their diagnosis hold a process-wide slot, so a burst of files cannot fill memory.
+    const reply = files.length ? await downloadSlots.run(answer) : await answer();
     await track(post(client, m.channel, reply, threadTs));
   });
 

@@ -59,7 +59,9 @@ export function renderSlack(reply: Reply): SlackMessage {
     files.push(full);
     blocks.push(context(`The reply is longer than one Slack message; all of it is in the attached ${full.filename}.`));
   }
-  const text = cutLine(`${ICON[reply.severity]} ${reply.title}`, L.fallbackText);
+  // The fallback text is mrkdwn too (notifications, clients without blocks): escaped like the blocks,
+  // so a title never carries a <!channel> or <@U...> mention.
+  const text = cutLine(`${ICON[reply.severity]} ${escapeMrkdwn(reply.title)}`, L.fallbackText);
   return { text, blocks, files };
 }
 
