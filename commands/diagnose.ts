@@ -11,7 +11,8 @@ export default defineCommand({
   usage: 'diagnose <paste a log or traceback>',
   options: z.object({ text: z.string() }),
   async run({ text }, ctx) {
-    if (text.trim() === '') {
+    // /\S/ rather than trim(): a 16 MB paste is not copied just to see that it holds something.
+    if (!/\S/.test(text)) {
       return { title: 'Nothing to diagnose', severity: 'warning', sections: [{ text: 'Paste the log after `/gpu diagnose` (or attach a .log/.txt file).' }] };
     }
     const input = decodeLog(Buffer.from(text, 'utf8'));

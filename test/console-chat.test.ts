@@ -1,6 +1,8 @@
 // The console chat driven through a pipe, as `printf '/gpu help\n' | npm start` does.
-import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { execFileSync, spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 const run = (input: string) => execFileSync('bin/gpu-doctor', ['bot'], { input, encoding: 'utf8', timeout: 60_000, env: { ...process.env, SLACK_BOT_TOKEN: '', DISCORD_TOKEN: '' } });
@@ -27,5 +29,77 @@ describe('console chat over a pipe', () => {
 
   it('an empty /gpu gets a clear answer', () => {
     expect(run('/gpu\n')).toContain('Which command?');
+  });
+});
+
+/** The bot's console chat as a child process; `until` resolves once its output holds a string. */
+function consoleBot() {
+  const child = spawn('bin/gpu-doctor', ['bot'], { env: { ...process.env, SLACK_BOT_TOKEN: '', DISCORD_TOKEN: '' }, stdio: ['pipe', 'pipe', 'pipe'] });
+  let out = '';
+  child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
+  const until = (text: string, timeoutMs: number) =>
+    new Promise<void>((resolve, reject) => {
+      const t0 = Date.now();
+      const poll = setInterval(() => {
+        if (out.includes(text)) (clearInterval(poll), resolve());
+        else if (Date.now() - t0 > timeoutMs) (clearInterval(poll), reject(new Error(`no "${text}" within ${timeoutMs} ms; got ${out.length} chars`)));
+      }, 10);
+    });
+  const write = (s: string) => new Promise<void>((r) => (child.stdin.write(s) ? r() : child.stdin.once('drain', () => r())));
+  const end = () =>
+    new Promise<number | null>((resolve) => {
+      const kill = setTimeout(() => child.kill('SIGKILL'), 30_000);
+      child.once('exit', (code) => (clearTimeout(kill), resolve(code)));
+      child.stdin.end();
+    });
+  return { child, until, write, end, output: () => out };
+}
+
+// Control characters a terminal acts on: C0 (but \n and \t), DEL and C1 (U+0080-U+009F, CSI/OSC among them).
+const TERMINAL_CONTROLS = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/;
+const HOSTILE_LINE = `RuntimeError: CUDA out of memory. Tried to allocate 20.00 MiB (GPU 0; 7.79 GiB total capacity; 6.50 GiB already allocated; 10.00 MiB free; 6.60 GiB reserved in total by PyTorch) \u001b]0;pwned\u0007\u001b[2J\u009b2J\u009d0;pwned\u009c\u0090qX\u009c done`;
+
+describe('console chat: hostile pastes', () => {
+  it('a 1 MB paste of blank lines before a log is answered within a bound (no regex backtracking)', async () => {
+    const bot = consoleBot();
+    try {
+      await bot.write('/gpu help\n');
+      await bot.until('/gpu diagnose', 60_000); // started
+      const t0 = performance.now();
+      await bot.write('\n'.repeat(1024 * 1024) + oom + '\n.\n');
+      await bot.until('16 -> 8', 60_000);
+      expect(performance.now() - t0).toBeLessThan(3000);
+    } finally {
+      await bot.end();
+    }
+  });
+
+  it('strips terminal control sequences from what it prints', () => {
+    const out = run(`${oom}\n${HOSTILE_LINE}\n.\n`);
+    expect(out).toContain('CUDA out of memory');
+    expect(out).toContain('pwned');
+    expect(out).not.toMatch(TERMINAL_CONTROLS);
+  });
+});
+
+describe('CLI: terminal control sequences', () => {
+  it('gpu-doctor diagnose prints no control sequence from the log', () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'gd-esc-')), 'esc.log');
+    writeFileSync(file, `Traceback (most recent call last):\n  File "train.py", line 3, in <module>\n${HOSTILE_LINE}\n`);
+    const out = execFileSync('bin/gpu-doctor', ['diagnose', file], { encoding: 'utf8', timeout: 60_000 });
+    expect(out).toContain('CUDA out of memory');
+    expect(out).toContain('pwned');
+    expect(out).not.toMatch(TERMINAL_CONTROLS);
+  });
+
+  it('an error message naming a hostile file name prints no control sequence', () => {
+    let stderr = '';
+    try {
+      execFileSync('bin/gpu-doctor', ['diagnose', '/nonexistent/\u001b]0;pwned\u0007\u009b2J.log'], { encoding: 'utf8', timeout: 60_000, stdio: ['ignore', 'pipe', 'pipe'] });
+    } catch (e) {
+      stderr = (e as { stderr: string }).stderr;
+    }
+    expect(stderr).toContain('no such file');
+    expect(stderr).not.toMatch(TERMINAL_CONTROLS);
   });
 });

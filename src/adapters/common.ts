@@ -207,27 +207,31 @@ export async function downloadCapped(url: string, headers: Record<string, string
       res.resume();
       throw new Error(`download failed: HTTP ${status}`);
     }
-    const chunks: Buffer[] = [];
+    const lengthHeader = Number(res.headers['content-length'] ?? NaN);
+    // One buffer of the expected size (at most maxBytes), filled as chunks arrive: no second copy.
+    let data = Buffer.allocUnsafe(Math.min(maxBytes, Number.isFinite(lengthHeader) && lengthHeader > 0 ? lengthHeader : 64 * 1024));
     let read = 0;
     let truncated = false;
     try {
       for await (const chunk of res as AsyncIterable<Buffer>) {
-        const room = maxBytes - read;
-        if (chunk.length >= room) {
-          chunks.push(chunk.subarray(0, room));
-          read += room;
-          truncated = chunk.length > room;
+        const take = Math.min(chunk.length, maxBytes - read);
+        if (read + take > data.length) {
+          const grown = Buffer.allocUnsafe(Math.min(maxBytes, Math.max(read + take, data.length * 2)));
+          data.copy(grown, 0, 0, read);
+          data = grown;
+        }
+        chunk.copy(data, read, 0, take);
+        read += take;
+        if (read >= maxBytes) {
+          truncated = chunk.length > take;
           break; // leaving the loop destroys the response: the rest is never read
         }
-        chunks.push(chunk);
-        read += chunk.length;
       }
     } finally {
       res.destroy();
     }
-    const lengthHeader = Number(res.headers['content-length'] ?? NaN);
     const totalBytes = Math.max(read, declaredSize ?? 0, Number.isFinite(lengthHeader) ? lengthHeader : 0);
-    return { data: Buffer.concat(chunks), totalBytes, truncated: truncated || totalBytes > read };
+    return { data: data.subarray(0, read), totalBytes, truncated: truncated || totalBytes > read };
   }
 }
 

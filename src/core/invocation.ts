@@ -45,7 +45,10 @@ export function parseCommandLine(input: string): ParsedLine | null {
   const nameMatch = /^([A-Za-z][\w-]{0,63})/.exec(body);
   if (!nameMatch) return prefix ? { name: '', raw: { _: [], text: '' } } : null;
   const name = nameMatch[1].toLowerCase();
-  const text = body.slice(nameMatch[0].length).replace(/^[ \t]+/, '');
+  // The blanks after the name are skipped by index, so a pasted log is sliced, never copied.
+  let start = nameMatch[0].length;
+  while (body[start] === ' ' || body[start] === '\t') start++;
+  const text = body.slice(start);
   const firstLine = text.split('\n', 1)[0];
   const raw: RawInvocation = { _: [], text };
   const tokens = tokenize(firstLine);

@@ -135,6 +135,7 @@ export function createDiscordAdapter(o: DiscordAdapterOptions): DiscordAdapter {
       if (pasted) bodies.unshift(text);
       if (bodies.length === 0) return { title: 'Nothing I could read', severity: 'warning', sections: [{ text: notes.join('\n') }] };
       const joined = bodies.join('\n');
+      bodies.length = 0; // `joined` holds the text now; a 16 MB body is not kept twice
       // An attached message.txt that is chatter (not a log) gets no reply either.
       if (!looksLikeLog(joined) && !files.some((a) => TEXT_FILE.test(a.name) && a.name !== 'message.txt')) return null;
       const isAdmin = isDiscordAdmin(o.config, m.author.id, rolesOf(m.member));

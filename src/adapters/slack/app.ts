@@ -161,7 +161,9 @@ export function createSlackAdapter(o: SlackAdapterOptions): SlackAdapter {
       const { bodies, notes } = await readAttachedFiles(attached, (f, maxBytes) => downloadCapped(f.url, auth, maxBytes, f.size, fileHosts), cap);
       if (pasted) bodies.unshift(text);
       if (bodies.length === 0) return { title: 'Nothing I could read', severity: 'warning', sections: [{ text: notes.join('\n') }] };
-      const result = await track(runCommand(o, { platform: 'slack', userId: m.user, channelId: m.channel, isAdmin: isSlackAdmin(o.config, m.user), line: `/gpu diagnose ${bodies.join('\n')}` }));
+      const line = `/gpu diagnose ${bodies.join('\n')}`;
+      bodies.length = 0; // the line holds the text now; a 16 MB body is not kept twice
+      const result = await track(runCommand(o, { platform: 'slack', userId: m.user, channelId: m.channel, isAdmin: isSlackAdmin(o.config, m.user), line }));
       return notes.length ? { ...result.reply, sections: [{ text: notes.join('\n') }, ...result.reply.sections] } : result.reply;
     };
     // Downloads and their diagnosis hold a process-wide slot, so a burst of files cannot fill memory.
