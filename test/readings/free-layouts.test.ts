@@ -55,3 +55,20 @@ describe('BusyBox', () => {
     });
   });
 });
+
+describe('units', () => {
+  it('the unit the caller knows (the SSH layer runs free -b) is used as given, not guessed', () => {
+    const text = fixture('15-ubuntu-128g-free-b-columns-run-together.txt');
+    expect(parseFree(text, { unitBytes: 1 })).toMatchObject({ totalBytes: 134915833856, availableBytes: 100424712192, swapTotalBytes: 2147479552 });
+    expect(parseFree(text, { unitBytes: 1 })?.unitInferred).toBeUndefined();
+    // The same numbers said to be KiB are read as KiB: the caller wins over the guess.
+    expect(parseFree(text, { unitBytes: KiB })?.totalBytes).toBe(134915833856 * KiB);
+  });
+
+  it('old layout pasted without its header: six values and a "-/+" row are the old columns', () => {
+    // Real output (fixture 01) with its header line left out, as when only the rows are copied.
+    const [, ...rows] = fixture('01-centos6-free-m-old-format.txt').split('\n');
+    const m = parseFree(rows.join('\n'));
+    expect(m).toMatchObject({ totalBytes: 1877 * MiB, freeBytes: 1017 * MiB, buffCacheBytes: (70 + 557) * MiB, availableBytes: 1645 * MiB, unitInferred: true });
+  });
+});
