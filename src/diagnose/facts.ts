@@ -59,6 +59,8 @@ export interface Facts {
   ncclTimeoutMs?: number;
   /** Highest NCCL SeqNum each rank reported in watchdog timeouts. */
   ncclSeqByRank?: Record<string, number>;
+  /** Percent shown on the last "Loading checkpoint shards" progress line (Hugging Face from_pretrained). */
+  shardsLoadedPct?: number;
   /** Percent shown on the last YOLO "Caching images (N GB)" progress line. */
   cacheProgressPct?: number;
 }
@@ -178,11 +180,25 @@ function oomPhase(log: LogText, oomLine: number): Facts['oomPhase'] {
     if (m) frames.push({ file: m[1], fn: m[2] });
     else if (/^Traceback \(most recent call last\)/.test(log.line(l))) break;
   }
-  // frames[0] is the innermost; look at the five innermost.
+  // Some pastes put the message first and its traceback after it: then the last frames are innermost.
+  const after: { file: string; fn: string }[] = [];
+  for (let l = oomLine + 1; l < log.lineCount && l <= oomLine + 150 && after.length < 40; l++) {
+    const m = FRAME.exec(log.line(l).slice(0, 600));
+    if (m) after.push({ file: m[1], fn: m[2] });
+  }
+  return phaseOf(frames) ?? phaseOf(after.reverse());
+}
+
+/** Module.to / .cuda / .half move the model's weights: a load, not a step. */
+const MODULE_FILE = /nn[\\/]modules[\\/]module\.py$/;
+const MODULE_MOVES = new Set(['to', 'cuda', 'half', 'bfloat16', 'float', 'type']);
+
+/** frames[0] is the innermost; the five innermost decide. */
+function phaseOf(frames: { file: string; fn: string }[]): Facts['oomPhase'] {
   for (const f of frames.slice(0, 5)) {
     if (f.fn === 'backward' || /autograd[\\/]/.test(f.file)) return 'backward';
     if (OPTIMIZER_FRAMES.test(f.fn) && /optim/.test(f.file)) return 'optimizer';
-    if (LOAD_FRAMES.test(f.fn)) return 'load';
+    if (LOAD_FRAMES.test(f.fn) || (MODULE_MOVES.has(f.fn) && MODULE_FILE.test(f.file))) return 'load';
     if (f.fn === 'forward' || f.fn === '_call_impl' || f.fn === '_wrapped_call_impl') return 'forward';
   }
   return undefined;

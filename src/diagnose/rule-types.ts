@@ -53,6 +53,7 @@ export const CONDITIONS = [
   'batch_unknown',
   'inference_tool',
   'tool_known',
+  'weights_loading_incomplete',
   'tool_unknown',
   'amp_would_help',
 ] as const;

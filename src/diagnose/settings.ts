@@ -92,6 +92,9 @@ export function extractSettings(fullText: string): Facts {
   let caching: RegExpExecArray | null = null;
   for (const m of text.matchAll(/Caching images \([\d.]{1,8}\s?GB[^)\n]{0,20}\):?\s{0,4}(\d{1,3})%/g)) caching = m;
   if (caching) facts.cacheProgressPct = Number(caching[1]);
+  let shards: RegExpExecArray | null = null;
+  for (const m of text.matchAll(/Loading checkpoint shards:?\s{0,4}(\d{1,3})%/gi)) shards = m;
+  if (shards) facts.shardsLoadedPct = Number(shards[1]);
   const nccl = /Timeout\(ms\)=(\d{1,10})/.exec(text);
   if (nccl) facts.ncclTimeoutMs = Number(nccl[1]);
   const seq: Record<string, number> = {};

@@ -97,3 +97,132 @@ export async function scoreDir(dir: string, concurrency = 4): Promise<EvalScore>
 }
 
 export const scoreLine = (s: EvalScore) => `top1 ${s.top1}/${s.n} (${Math.round((100 * s.top1) / s.n)}%), harmful ${s.harmful}, concrete ${s.concrete}/${s.concreteOf}, failed ${s.failed}`;
+
+// ---- Expert expectations per log (the untuned corpus): category, harm, lever, and score-fixes checks.
+
+export interface ExpertCase extends EvalCase {
+  expected_lever?: string;
+  holder?: string;
+  confuser?: boolean;
+  language?: string;
+  category?: string[];
+  firstMentions?: string;
+  firstNotMentions?: string;
+  mentions?: string;
+  batchMax?: number;
+  workersMax?: number;
+  noBatchFirst?: boolean;
+  noBatchAny?: boolean;
+  noDiagnosis?: boolean;
+  commandConsistent?: boolean;
+  needFix?: boolean;
+}
+
+interface FullFix extends Fix {
+  env?: Record<string, string>;
+  command?: string;
+  code?: string;
+}
+interface FullContract {
+  diagnoses: { rule: string; category: string; fixes?: FullFix[] }[];
+  notMemory?: { exception: string; message: string };
+}
+
+const MEMORY = new Set(['cuda_oom', 'replica_oom', 'fragmentation', 'host_oom_killed', 'shm_exhausted', 'growing_memory_leak', 'cudnn_cublas_alloc']);
+/** A regex written for another engine may carry an inline (?i): JS takes the flag instead. */
+const re = (source: string) => new RegExp(source.replace(/^\(\?i\)/, ''), 'i');
+
+/** How each lever shows in the first fix (its summary, changes, env, command or code). */
+const LEVERS: Record<string, (fix: FullFix | undefined, category: string | undefined) => boolean> = {
+  batch: (f) => typeof f?.changes?.batch === 'number' || typeof f?.changes?.per_device_train_batch_size === 'number' || /\bbatch\b/i.test(f?.summary ?? ''),
+  batch_accumulate: (f) => typeof f?.changes?.batch === 'number' || /\bbatch\b[^.]{0,80}accumulat/i.test(f?.summary ?? ''),
+  imgsz: (f) => typeof f?.changes?.imgsz === 'number' || /image size|imgsz|resolution/i.test(f?.summary ?? ''),
+  expandable_segments: (f) => /expandable_segments|max_split_size/i.test(JSON.stringify(f ?? {})),
+  free_or_move_gpu: (f) => /another process|other process|CUDA_VISIBLE_DEVICES|held outside/i.test(f?.summary ?? ''),
+  quantize_or_smaller_model: (f) => /quantiz|smaller model|load_in_[48]bit|GPTQ|AWQ/i.test(f?.summary ?? ''),
+  offload_or_zero: (f) => /offload|ZeRO|zero_optimization|FSDP|shard/i.test(f?.summary ?? ''),
+  checkpointing: (f) => /checkpointing/i.test(f?.summary ?? ''),
+  amp: (f) => /mixed precision|fp16|bf16|\bamp\b/i.test(f?.summary ?? ''),
+  workers: (f) => typeof f?.changes?.workers === 'number' || /workers/i.test(f?.summary ?? ''),
+  shm_size: (f) => /shm/i.test(JSON.stringify(f ?? {})),
+  low_cpu_mem_usage: (f) => /low_cpu_mem_usage|fewer processes|each (?:process|rank) loads|ZeRO-3 init|zero3_init|mmap/i.test(f?.summary ?? ''),
+  leak_fix: (f) => /empty_cache|\.item\(\)|detach|loss = None/i.test(JSON.stringify(f ?? {})),
+  nccl_timeout_debug: (_f, cat) => cat === 'nccl_or_distributed',
+  driver_fix: (_f, cat) => cat === 'driver_or_smi',
+  not_memory: (_f, cat) => cat === undefined || !MEMORY.has(cat),
+};
+
+export interface ExpertScore {
+  n: number;
+  category: number;
+  harmful: number;
+  lever: number;
+  leverOf: number;
+  checksPassed: number;
+  failed: number;
+  rows: string[];
+}
+
+export async function scoreExpertDir(dir: string, concurrency = 4): Promise<ExpertScore> {
+  const cases = JSON.parse(readFileSync(join(dir, 'cases.json'), 'utf8')) as ExpertCase[];
+  const s: ExpertScore = { n: cases.length, category: 0, harmful: 0, lever: 0, leverOf: 0, checksPassed: 0, failed: 0, rows: [] };
+  const outs: (FullContract | Error)[] = new Array(cases.length);
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      for (let i = next++; i < cases.length; i = next++) {
+        try {
+          const { stdout } = await run('node', [CLI, 'diagnose', '--json', join(dir, cases[i].file)], { timeout: 30_000, maxBuffer: 64 << 20 });
+          outs[i] = JSON.parse(stdout) as FullContract;
+        } catch (e) {
+          outs[i] = e as Error;
+        }
+      }
+    }),
+  );
+  cases.forEach((c, i) => {
+    const out = outs[i];
+    if (out instanceof Error) {
+      s.failed++;
+      s.rows.push(`${c.file}: FAILED ${out.message.split('\n')[0].slice(0, 120)}`);
+      return;
+    }
+    const d = out.diagnoses[0];
+    const fixes = d?.fixes ?? [];
+    const first = fixes[0];
+    const misses: string[] = [];
+    const catOk = d ? c.labels.includes(d.category) : c.labels.includes('unrelated');
+    if (catOk) s.category++;
+    else misses.push(`category ${d?.category ?? 'none'} (${d?.rule ?? '-'}), want ${c.labels.join('|')}`);
+    const shrinks = typeof first?.changes?.batch === 'number';
+    if (c.labels.every((l) => NOT_CAPACITY.has(l)) && shrinks) {
+      s.harmful++;
+      misses.push('HARMFUL: first fix shrinks the batch');
+    }
+    if (c.expected_lever && LEVERS[c.expected_lever]) {
+      s.leverOf++;
+      if (LEVERS[c.expected_lever](first, d?.category)) s.lever++;
+      else misses.push(`lever ${c.expected_lever} not in first fix: ${(first?.summary ?? 'none').slice(0, 90)}`);
+    }
+    const nums = (k: string) => fixes.map((f) => f.changes?.[k]).filter((v): v is number => typeof v === 'number');
+    const checks: [boolean, string][] = [];
+    if (c.category) checks.push([c.category.includes(d?.category ?? 'unrelated'), 'category check']);
+    if (c.batchMax) checks.push([nums('batch').some((b) => b >= 1 && b <= c.batchMax!), `batch <= ${c.batchMax}`]);
+    if (c.workersMax !== undefined) checks.push([nums('workers').some((w) => w >= 0 && w <= c.workersMax!), `workers <= ${c.workersMax}`]);
+    if (c.noBatchFirst) checks.push([!shrinks, 'no batch first']);
+    if (c.noBatchAny) checks.push([nums('batch').length === 0, 'no batch at all']);
+    if (c.needFix) checks.push([fixes.length > 0, 'a fix']);
+    if (c.firstMentions) checks.push([re(c.firstMentions).test(JSON.stringify(first ?? '')), `first mentions /${c.firstMentions}/`]);
+    if (c.firstNotMentions) checks.push([!re(c.firstNotMentions).test(JSON.stringify(first ?? '')), `first not /${c.firstNotMentions}/`]);
+    if (c.mentions) checks.push([re(c.mentions).test(JSON.stringify(fixes)), `mentions /${c.mentions}/`]);
+    if (c.noDiagnosis) checks.push([!d || (!MEMORY.has(d.category) && nums('batch').length === 0 && nums('workers').length === 0), 'no memory diagnosis']);
+    const failedChecks = checks.filter(([ok]) => !ok).map(([, what]) => what);
+    if (failedChecks.length === 0) s.checksPassed++;
+    else misses.push(`checks: ${failedChecks.join(', ')}`);
+    s.rows.push(`${c.file}: ${misses.length ? 'MISS ' + misses.join('; ') : 'ok'}`);
+  });
+  return s;
+}
+
+export const expertLine = (s: ExpertScore) =>
+  `category ${s.category}/${s.n} (${Math.round((100 * s.category) / s.n)}%), harmful ${s.harmful}, first-fix lever ${s.lever}/${s.leverOf} (${Math.round((100 * s.lever) / Math.max(1, s.leverOf))}%), all checks ${s.checksPassed}/${s.n}, failed ${s.failed}`;
