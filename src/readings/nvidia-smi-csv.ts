@@ -150,18 +150,9 @@ export function parseSmiCsvLines(lines: string[]): SmiCsvResult {
   return result;
 }
 
-/** The first cell's outline, letters and digits folded: "2026/07/03 22:22:27.377" -> "x/x/x x:x:x.x". */
+/** The first cell (of a line with a comma) without letters, digits and spaces: "2026/07/03 22:22:27.377" -> "//::.". */
 function cellShape(line: string): string {
-  const comma = line.indexOf(',');
-  const first = (comma < 0 ? line : line.slice(0, comma)).trim().slice(0, 64);
-  let shape = '';
-  for (let k = 0; k < first.length; k++) {
-    const c = first.charCodeAt(k);
-    const alnum = (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122);
-    if (!alnum) shape += first[k];
-    else if (!shape.endsWith('x')) shape += 'x';
-  }
-  return shape;
+  return line.slice(0, line.indexOf(',')).replace(/[\dA-Za-z\s]/g, '');
 }
 
 /**

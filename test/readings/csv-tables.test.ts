@@ -4,7 +4,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parseReadings } from '../../src/readings/index.js';
-import { parseSmiCsv } from '../../src/readings/nvidia-smi-csv.js';
+import { parseSmiCsv, parseSmiCsvWithFields } from '../../src/readings/nvidia-smi-csv.js';
 import { MAX_GPUS, MAX_PROCESSES } from '../../src/readings/limits.js';
 
 const read = (rel: string) => readFileSync(new URL(`../fixtures/${rel}`, import.meta.url), 'utf8');
@@ -52,6 +52,32 @@ describe('GPUs not listed from 0', () => {
   });
 });
 
+describe('what the note says', () => {
+  it('counts several skipped rows and names the first; one row read is "row was"', () => {
+    // Real header and rows (fixture 39); rows 1 and 3 cut after their name, row 2 kept.
+    const [header, ...rows] = A100();
+    const cut = (row: string) => row.slice(0, row.indexOf(', ', row.indexOf(', ') + 1));
+    const r = parseSmiCsv([header, cut(rows[0]), rows[1], cut(rows[2])].join('\n'));
+    expect(r.gpus.map((g) => g.index)).toEqual([1]);
+    expect(r.notes).toEqual(['Skipped 2 rows of an nvidia-smi GPU CSV table that did not fit its 4-column header (first: data row 1); the other 1 row was read.']);
+  });
+
+  it('one note per table, in the order of the tables', () => {
+    const [header, ...rows] = A100();
+    const cut = (row: string) => row.slice(0, row.lastIndexOf(','));
+    const [appsHeader, ...apps] = WINDOWS_APPS();
+    const r = parseSmiCsv([header, rows[0], cut(rows[1]), rows[2], '', appsHeader, apps[0], apps[1], cut(apps[2]), cut(apps[3]), apps[4]].join('\n'));
+    expect(r.notes).toEqual([
+      'Skipped 1 row of an nvidia-smi GPU CSV table that did not fit its 4-column header (first: data row 2); the other 2 rows were read.',
+      'Skipped 2 rows of an nvidia-smi compute-apps CSV table that did not fit its 8-column header (first: data row 3); the other 3 rows were read.',
+    ]);
+    expect(r.tables.map((t) => [t.kind, t.rows, t.skipped])).toEqual([
+      ['gpu', 2, 1],
+      ['apps', 3, 2],
+    ]);
+  });
+});
+
 describe('the process name in the middle column', () => {
   it('each field lands in its own column: pid, name, memory and the GPU by bus id and uuid', () => {
     const r = parseSmiCsv(WINDOWS_APPS().join('\n'));
@@ -93,6 +119,10 @@ describe('limits', () => {
     const r = parseSmiCsv([header, ...rows].join('\n'));
     expect(r.gpus).toHaveLength(MAX_GPUS);
     expect(r.gpus[MAX_GPUS - 1].index).toBe(MAX_GPUS - 1);
+    expect(r.notes).toEqual([]); // rows past the limit are dropped, not "skipped as broken"
+    // The headerless reader (the SSH layer's) has the same limit.
+    const noheader = parseSmiCsvWithFields(rows.join('\n'), ['index', 'name', 'utilization.gpu', 'memory.used']);
+    expect(noheader.gpus).toHaveLength(MAX_GPUS);
   });
 
   it(`keeps at most ${MAX_PROCESSES} processes`, () => {
@@ -102,5 +132,7 @@ describe('limits', () => {
     const r = parseSmiCsv([header, ...rows].join('\n'));
     expect(r.processes).toHaveLength(MAX_PROCESSES);
     expect(r.processes[MAX_PROCESSES - 1].pid).toBe(MAX_PROCESSES);
+    expect(r.notes).toEqual([]);
+    expect(parseSmiCsvWithFields(rows.join('\n'), ['pid', 'process_name', 'used_gpu_memory']).processes).toHaveLength(MAX_PROCESSES);
   });
 });
