@@ -17,6 +17,12 @@ describe('config file', () => {
     expect(message).toMatch(/bogus|Unrecognized key/);
   });
 
+  it('channels.allow_dms: a boolean, unset by default', () => {
+    expect(parseConfig({}).channels.allow_dms).toBeUndefined();
+    expect(parseConfig({ channels: { slack: ['C1'], allow_dms: true } }).channels.allow_dms).toBe(true);
+    expect(() => parseConfig({ channels: { allow_dms: 'yes' } })).toThrow(/channels\.allow_dms/);
+  });
+
   it('defaults: no hosts (localhost is used), data under ./data', () => {
     const c = parseConfig({});
     expect(c.hosts).toEqual([]);

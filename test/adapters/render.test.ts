@@ -81,6 +81,19 @@ describe('renderers stay within platform limits', () => {
     expect(JSON.stringify(s.blocks)).toContain('&lt;!channel&gt;');
   });
 
+  it('escapes the fallback text too (what notifications show): a title cannot mention anyone', () => {
+    const s = renderSlack({ title: 'Watch <!channel> <@U0VICTIM> & co', severity: 'info', sections: [] });
+    expect(s.text).not.toMatch(/<!channel>|<@U0VICTIM>/);
+    expect(s.text).toContain('Watch &lt;!channel&gt; &lt;@U0VICTIM&gt; &amp; co');
+  });
+
+  it('escapes Discord quote markers in linear time (a long run of blank lines)', () => {
+    const t0 = performance.now();
+    const d = renderDiscord({ title: 't', severity: 'info', sections: [{ text: '> quoted\n' + '\n'.repeat(50_000) }] });
+    expect(performance.now() - t0).toBeLessThan(1000);
+    expect(JSON.stringify(d.embeds)).toContain('\\\\> quoted');
+  });
+
   it('splits tables by rows only', () => {
     const t = { columns: ['a', 'b'], rows: rows(300, 2) };
     const { chunks, rowsShown } = chunkTable(t, 1000);
