@@ -15,12 +15,12 @@ const options = z
     trust: z.boolean().optional(),
   })
   .passthrough()
-  .refine((o) => ['list', 'add', 'remove', 'test', 'trust'].includes(o._[0] ?? 'list'), { message: 'hosts list|add NAME user@host[:port] [--key PATH] [--trust]|remove NAME|test NAME|trust NAME' });
+  .refine((o) => ['list', 'add', 'remove', 'test', 'trust'].includes(o._[0] ?? 'list'), { message: 'hosts list|add NAME user@host[:port] [--key PATH] [--trust]|remove NAME|test NAME|trust NAME [SHA256:...]' });
 
 export default defineCommand({
   name: 'hosts',
   summary: 'List, add, remove, test or trust GPU hosts (add/remove/trust: admins only)',
-  usage: 'hosts list|add NAME user@host[:port] [--key PATH] [--trust]|remove NAME|test NAME|trust NAME',
+  usage: 'hosts list|add NAME user@host[:port] [--key PATH] [--trust]|remove NAME|test NAME|trust NAME [SHA256:...]',
   options,
   requiresAdmin: (o) => ADMIN.has(o._[0] ?? 'list'),
   async run(o, ctx) {
@@ -33,8 +33,9 @@ export default defineCommand({
     if (sub === 'test') return testReply(await svc.test(name));
     if (sub === 'remove') return (await svc.remove(name)) ? textReply(`Removed ${name}`, `${name} is no longer queried.`, 'ok') : textReply('Unknown host', 'unknown host', 'warning');
     if (sub === 'trust') {
-      const t = await svc.trust(name);
-      return textReply(`Trusted ${name}`, t.message, 'ok');
+      // `hosts trust NAME` shows the key; `hosts trust NAME SHA256:...` trusts exactly that key.
+      const t = await svc.trust(name, target);
+      return t.trusted === false ? textReply(`Not trusted yet: ${name}`, t.message, 'warning') : textReply(`Trusted ${name}`, t.message, 'ok');
     }
     const parsed = target ? parseUserHostPort(target) : null;
     if (!parsed || !parsed.user) return textReply('Usage: /gpu hosts add NAME user@host[:port] [--key PATH] [--trust]', 'the target must look like user@host or user@host:port', 'warning');

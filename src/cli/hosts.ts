@@ -65,11 +65,11 @@ export async function hostsCli(args: string[]): Promise<number> {
         return ok ? 0 : 1;
       }
       case 'trust': {
-        if (!name) throw new UsageError('hosts trust NAME');
-        const t = await s.trust(name);
+        if (!name) throw new UsageError('hosts trust NAME [SHA256:...]');
+        const t = await s.trust(name, target);
         if (flags.json) out(t);
         else process.stdout.write(t.message + '\n');
-        return 0;
+        return t.trusted ? 0 : 1;
       }
       case 'add': {
         const parsed = target ? parseUserHostPort(target) : null;

@@ -66,12 +66,15 @@ export interface HostTestResult {
 
 export interface HostsService {
   status(names: string[]): Promise<HostStatusResult[]>;
+  /** The same at background priority (the leak-watch sampler): chat requests never queue behind it. */
+  statusInBackground?(names: string[]): Promise<HostStatusResult[]>;
   mem(names: string[]): Promise<HostMemResult[]>;
   list(): Promise<HostInfo[]>;
   add(request: HostAddRequest): Promise<{ host: HostInfo; fingerprint: string | null; message: string }>;
   remove(name: string): Promise<boolean>;
   test(name: string): Promise<HostTestResult>;
-  trust(name: string): Promise<{ fingerprint: string; message: string }>;
+  /** Trusts only `fingerprint` (what the admin read); without it, answers with the presented key, trusting nothing. */
+  trust(name: string, fingerprint?: string): Promise<{ fingerprint: string; message: string; trusted?: boolean }>;
 }
 
 export interface Services {

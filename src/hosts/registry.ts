@@ -18,6 +18,8 @@ export interface HostEntry {
   identityFile?: string;
   /** Pinned host key fingerprint (config host_key, or trusted at run time). */
   hostKey?: string;
+  /** Where hostKey comes from: a pin in the config file always wins over a trust made in chat. */
+  pinnedBy?: 'config' | 'trust';
   origin: 'config' | 'runtime' | 'local';
 }
 
@@ -50,14 +52,14 @@ export class HostRegistry {
     if (typeof name !== 'string' || !HOST_NAME.test(name)) return null;
     const fromConfig = this.configHosts.get(name);
     const trusted = this.db.prepare('SELECT fingerprint FROM host_keys WHERE name = ?').get(name) as { fingerprint: string } | undefined;
-    if (fromConfig) return { ...fromConfig, hostKey: trusted?.fingerprint ?? fromConfig.hostKey };
+    if (fromConfig) return withConfigPin(fromConfig, trusted?.fingerprint);
     const row = this.db.prepare('SELECT * FROM hosts WHERE name = ?').get(name) as Row | undefined;
     return row ? toEntry(row, trusted?.fingerprint) : null;
   }
 
   list(): HostEntry[] {
     const keys = new Map((this.db.prepare('SELECT name, fingerprint FROM host_keys').all() as { name: string; fingerprint: string }[]).map((r) => [r.name, r.fingerprint]));
-    const out: HostEntry[] = [...this.configHosts.values()].map((h) => ({ ...h, hostKey: keys.get(h.name) ?? h.hostKey }));
+    const out: HostEntry[] = [...this.configHosts.values()].map((h) => withConfigPin(h, keys.get(h.name)));
     for (const row of this.db.prepare('SELECT * FROM hosts ORDER BY name').all() as Row[]) {
       if (!this.configHosts.has(row.name)) out.push(toEntry(row, keys.get(row.name)));
     }
@@ -122,7 +124,13 @@ function toEntry(row: Row, hostKey?: string): HostEntry {
     ...(row.port ? { port: row.port } : {}),
     ...(row.user ? { user: row.user } : {}),
     ...(row.identity_file ? { identityFile: row.identity_file } : {}),
-    ...(hostKey ? { hostKey } : {}),
+    ...(hostKey ? { hostKey, pinnedBy: 'trust' as const } : {}),
     origin: 'runtime',
   };
+}
+
+/** A config host with its pin: host_key from the config file wins; a chat trust fills in only without one. */
+function withConfigPin(h: HostEntry, trusted: string | undefined): HostEntry {
+  if (h.hostKey) return { ...h, pinnedBy: 'config' };
+  return trusted ? { ...h, hostKey: trusted, pinnedBy: 'trust' } : { ...h };
 }

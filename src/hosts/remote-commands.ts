@@ -23,7 +23,18 @@ export const MAX_PS_PIDS = 512;
  * the bot's side is spliced in; the string is a constant. The whole script runs under `sh -c` so a
  * login shell that is not POSIX (fish, tcsh) still runs it.
  */
+/**
+ * First in every script: a watchdog that ends the command's process group when the bot closes the
+ * channel (sshd then closes the command's stdin). The bot never sends EOF on stdin, so this fires only
+ * when the bot gave up (timeout, output cap) or the connection dropped: a hung `nvidia-smi` no longer
+ * keeps its session, one of the host's MaxSessions, open until the remote `timeout`. After a normal end
+ * sshd closes stdin too and the watchdog ends with nothing left to kill. sshd's `signal` request would
+ * not do: it refuses to signal forced-command sessions.
+ */
+export const CHANNEL_WATCHDOG = `exec 3<&0; (cat >/dev/null; kill 0) <&3 >/dev/null 2>&1 & exec 3<&-; `;
+
 const STATUS_SCRIPT =
+  CHANNEL_WATCHDOG +
   `LC_ALL=C; export LC_ALL; ` +
   `timeout ${REMOTE_SMI_TIMEOUT_S} nvidia-smi ${SMI_GPU_ARGS.join(' ')} 2>&1; echo "${SECTION_MARK} gpu $?"; ` +
   `a=$(timeout ${REMOTE_SMI_TIMEOUT_S} nvidia-smi ${SMI_APPS_ARGS.join(' ')} 2>&1); s=$?; [ -n "$a" ] && printf "%s\\n" "$a"; echo "${SECTION_MARK} apps $s"; ` +
@@ -32,7 +43,7 @@ const STATUS_SCRIPT =
 export const STATUS_COMMAND = `sh -c '${STATUS_SCRIPT}'`;
 
 /** `mem` alone: only `free -b`. */
-export const MEM_COMMAND = `sh -c 'LC_ALL=C; export LC_ALL; free ${FREE_ARGS.join(' ')} 2>&1; echo "${SECTION_MARK} free $?"'`;
+export const MEM_COMMAND = `sh -c '${CHANNEL_WATCHDOG}LC_ALL=C; export LC_ALL; free ${FREE_ARGS.join(' ')} 2>&1; echo "${SECTION_MARK} free $?"'`;
 
 /** The comma-joined pid list for a local `ps -p`; throws on anything but safe positive integers. */
 export function pidList(pids: readonly number[]): string {

@@ -2,15 +2,16 @@
 // is bounded by its own connect + exec timeouts, so a dead host never holds up the others.
 import { userInfo } from 'node:os';
 import type { Config } from '../core/config.js';
-import { resolvePath } from '../core/config.js';
+import { ConfigError, resolvePath } from '../core/config.js';
 import type { HostAddRequest, HostInfo, HostMemResult, HostsService, HostStatusResult, HostTestResult } from '../core/services.js';
-import { KnownHosts } from './known-hosts.js';
+import { identityProblem } from './identity.js';
+import { fingerprintOf, KnownHosts } from './known-hosts.js';
 import { localMem, localPs, localStatus } from './local.js';
 import { attachPs, parseMemSection, parsePs, parseStatusSections, splitSections, type Sections } from './parse.js';
-import { HOST_NAME, HostRegistry, type HostEntry } from './registry.js';
+import { FINGERPRINT, HOST_NAME, HostRegistry, type HostEntry } from './registry.js';
 import { MEM_COMMAND, STATUS_COMMAND } from './remote-commands.js';
 import { SshConfig, expandHome, parseUserHostPort } from './ssh-config.js';
-import { SshError, SshPool, type SshTarget } from './ssh-pool.js';
+import { SshError, SshPool, type Priority, type SshTarget } from './ssh-pool.js';
 
 export const LOCAL_HOST: HostEntry = { name: 'localhost', host: 'localhost', origin: 'local' };
 
@@ -35,11 +36,16 @@ export class SshHostsService implements HostsService {
   private sshConfig: SshConfig;
   private config: Config;
   private baseDir: string;
+  private knownHosts: KnownHosts;
+  private hasAgent: boolean;
 
   constructor(opts: HostsServiceOptions) {
     const { config, baseDir } = opts;
     this.config = config;
     this.baseDir = baseDir;
+    const agent = opts.agent === undefined ? process.env.SSH_AUTH_SOCK : opts.agent;
+    this.hasAgent = Boolean(agent);
+    checkConfiguredKeys(config, baseDir, this.hasAgent);
     this.registry = new HostRegistry(
       resolvePath(config.data_dir, baseDir),
       config.hosts.map((h) => ({
@@ -53,12 +59,12 @@ export class SshHostsService implements HostsService {
       })),
     );
     this.sshConfig = SshConfig.load(config.ssh.config_file ? resolvePath(config.ssh.config_file, baseDir) : undefined);
-    const agent = opts.agent === undefined ? process.env.SSH_AUTH_SOCK : opts.agent;
+    this.knownHosts = KnownHosts.load(resolvePath(config.ssh.known_hosts ?? '~/.ssh/known_hosts', baseDir));
     this.pool = new SshPool({
       connectTimeoutMs: config.ssh.connect_timeout_ms,
       execTimeoutMs: config.ssh.exec_timeout_ms,
       maxConcurrentConnects: config.ssh.max_concurrent_connects,
-      knownHosts: KnownHosts.load(resolvePath(config.ssh.known_hosts ?? '~/.ssh/known_hosts', baseDir)),
+      knownHosts: this.knownHosts,
       ...(config.ssh.identity_file ? { defaultIdentityFile: resolvePath(config.ssh.identity_file, baseDir) } : {}),
       ...(agent ? { agent } : {}),
     });
@@ -109,15 +115,15 @@ export class SshHostsService implements HostsService {
       port: entry.port ?? alias.port ?? 22,
       user: entry.user ?? alias.user ?? userInfo().username,
       ...(entry.identityFile ?? alias.identityFile ? { identityFile: expandHome(entry.identityFile ?? alias.identityFile!) } : {}),
-      ...(entry.hostKey ? { hostKey: entry.hostKey } : {}),
+      ...(entry.hostKey ? { hostKey: entry.hostKey, ...(entry.pinnedBy ? { pinnedBy: entry.pinnedBy } : {}) } : {}),
       ...(proxyJump ? { proxyJump } : {}),
     };
   }
 
-  private async runSections(entry: HostEntry, command: 'status' | 'mem'): Promise<Sections> {
+  private async runSections(entry: HostEntry, command: 'status' | 'mem', priority: Priority = 'interactive'): Promise<Sections> {
     const timeout = this.config.ssh.exec_timeout_ms;
     if (entry.origin === 'local') return command === 'status' ? localStatus(timeout) : localMem(timeout);
-    const r = await this.pool.exec(this.target(entry), command === 'status' ? STATUS_COMMAND : MEM_COMMAND);
+    const r = await this.pool.exec(this.target(entry), command === 'status' ? STATUS_COMMAND : MEM_COMMAND, { priority });
     return splitSections(r.stdout);
   }
 
@@ -128,12 +134,12 @@ export class SshHostsService implements HostsService {
     throw new Error('no ps output');
   }
 
-  private async statusOne(name: string, entry: HostEntry | null): Promise<HostStatusResult> {
+  private async statusOne(name: string, entry: HostEntry | null, priority: Priority = 'interactive'): Promise<HostStatusResult> {
     if (!entry) return { name, ok: false, error: 'unknown host' };
     const started = performance.now();
     const ms = () => Math.round(performance.now() - started);
     try {
-      const sections = await this.runSections(entry, 'status');
+      const sections = await this.runSections(entry, 'status', priority);
       const parsed = parseStatusSections(sections);
       if ('error' in parsed) return { name, ok: false, elapsedMs: ms(), error: parsed.error };
       const pids = [...new Set(parsed.processes.map((p) => p.pid))].slice(0, 512);
@@ -189,6 +195,14 @@ export class SshHostsService implements HostsService {
     return Promise.all(this.pick(names).map(async ({ name, entry }) => this.record(await this.statusOne(name, entry), entry !== null)));
   }
 
+  /**
+   * The leak-watch sampler's poll: the same as status, at background priority (its own connect
+   * budget, channels after chat requests), so chat requests never queue behind it.
+   */
+  statusInBackground(names: string[]): Promise<HostStatusResult[]> {
+    return Promise.all(this.pick(names).map(async ({ name, entry }) => this.record(await this.statusOne(name, entry, 'background'), entry !== null)));
+  }
+
   mem(names: string[]): Promise<HostMemResult[]> {
     return Promise.all(this.pick(names).map(async ({ name, entry }) => this.record(await this.memOne(name, entry), entry !== null)));
   }
@@ -201,6 +215,10 @@ export class SshHostsService implements HostsService {
     if (!HOST_NAME.test(req.name)) throw new Error('invalid host name (letters, digits, . _ -, max 63)');
     if (this.registry.get(req.name)) throw new Error(`${req.name} already exists`);
     const identityFile = req.identityFile ? resolvePath(req.identityFile, process.cwd()) : undefined;
+    if (identityFile) {
+      const problem = identityProblem(identityFile, this.hasAgent);
+      if (problem) throw new Error(`not added: ${problem}`);
+    }
     const draft: HostEntry = { name: req.name, host: req.host, port: req.port, user: req.user, ...(identityFile ? { identityFile } : {}), origin: 'runtime' };
     let fingerprint: string | null = null;
     if (req.trust) fingerprint = await this.pool.fetchFingerprint(this.target(draft));
@@ -214,7 +232,7 @@ export class SshHostsService implements HostsService {
     }
     const message = req.trust
       ? `added ${req.name} and trusted its host key ${fingerprint}`
-      : `added ${req.name}${fingerprint ? `; its host key ${fingerprint} is not trusted yet unless known_hosts has it (an admin can run \`hosts trust ${req.name}\`)` : ''}`;
+      : `added ${req.name}${fingerprint ? `; its host key ${fingerprint} is not trusted yet unless known_hosts has it (check it on the host, then an admin can run \`hosts trust ${req.name} ${fingerprint}\`)` : ''}`;
     return { host: info(saved, this.target(saved)), fingerprint, message };
   }
 
@@ -244,9 +262,9 @@ export class SshHostsService implements HostsService {
       }
     };
     if (entry.origin !== 'local') {
+      // A connection of its own: the pooled one may be carrying other people's requests.
       const target = this.target(entry);
-      this.pool.drop(target);
-      const c = await step('connect', () => this.pool.connectOnly(target), (r) => `host key ${r.fingerprint}`);
+      const c = await step('connect', () => this.pool.probe(target), (r) => `host key ${r.fingerprint}`);
       if (!c) return { name: entry.name, ok: false, fingerprint, steps };
       fingerprint = c.fingerprint;
     }
@@ -263,20 +281,52 @@ export class SshHostsService implements HostsService {
     return { name: entry.name, ok: steps.every((s) => s.ok), fingerprint, steps };
   }
 
-  async trust(name: string): Promise<{ fingerprint: string; message: string }> {
+  /**
+   * Trusts a host key, but only the one the admin read: `expected` is the fingerprint from the
+   * "host key unknown" line (or checked on the host). Without it, nothing is trusted: the answer is
+   * the presented fingerprint and how to confirm it. A key that changed since is refused.
+   */
+  async trust(name: string, expected?: string): Promise<{ fingerprint: string; message: string; trusted: boolean }> {
     const entry = this.lookup(name);
     if (!entry) throw new Error('unknown host');
     if (entry.origin === 'local') throw new Error('localhost is run without SSH; nothing to trust');
+    if (expected !== undefined && !FINGERPRINT.test(expected)) throw new Error('the fingerprint must look like SHA256:... (43 characters of base64), as `ssh-keygen -lf` prints it');
+    if (entry.pinnedBy === 'config')
+      throw new Error(`${entry.name}'s host key is pinned in the config file (host_key ${entry.hostKey}); a pin there wins over chat: change it in the config file`);
     const target = this.target({ ...entry, hostKey: undefined });
     const fingerprint = await this.pool.fetchFingerprint(target);
+    const disagreement = this.knownHostsDisagreement(target, fingerprint);
+    if (expected === undefined)
+      return {
+        fingerprint,
+        trusted: false,
+        message:
+          `${entry.name} presents host key ${fingerprint}. Nothing was trusted: compare it with \`ssh-keygen -lf /etc/ssh/ssh_host_ed25519_key.pub\` on the host, ` +
+          `then confirm with \`hosts trust ${entry.name} ${fingerprint}\`${disagreement.note}`,
+      };
+    if (fingerprint !== expected)
+      throw new Error(`refused: ${entry.name} now presents ${fingerprint}, not ${expected}. The key changed since it was read (or something is in the middle): check the host before trusting anything`);
+    if (disagreement.revoked) throw new Error(`refused: ${fingerprint} is marked @revoked in known_hosts for ${target.host}:${target.port}`);
     const previous = entry.hostKey;
     this.registry.trust(entry.name, fingerprint);
     this.pool.drop(this.target(entry));
     const message =
-      previous && previous !== fingerprint
+      (previous && previous !== fingerprint
         ? `trusted the NEW host key of ${entry.name}: ${fingerprint} (replaces ${previous})`
-        : `trusted the host key of ${entry.name}: ${fingerprint}`;
-    return { fingerprint, message };
+        : `trusted the host key of ${entry.name}: ${fingerprint}`) + disagreement.note;
+    return { fingerprint, message, trusted: true };
+  }
+
+  /** What known_hosts says about this host when it does not list exactly this key. */
+  private knownHostsDisagreement(target: SshTarget, fingerprint: string): { note: string; revoked: boolean } {
+    const known = this.knownHosts.lookup(target.host, target.port);
+    const where = target.port === 22 ? target.host : `[${target.host}]:${target.port}`;
+    const fps = (revoked: boolean) => [...new Set(known.filter((k) => k.revoked === revoked).map((k) => fingerprintOf(k.blob)))];
+    if (fps(true).includes(fingerprint)) return { note: `; known_hosts marks ${fingerprint} @revoked for ${where}`, revoked: true };
+    const listed = fps(false);
+    if (listed.length && !listed.includes(fingerprint))
+      return { note: `; note: known_hosts disagrees: it lists ${listed.join(', ')} for ${where} (the pin made here is what gpu-doctor checks for ${target.name})`, revoked: false };
+    return { note: '', revoked: false };
   }
 }
 
@@ -287,6 +337,25 @@ function info(e: HostEntry, t: SshTarget | null): HostInfo {
 export function errorLine(e: unknown): string {
   const msg = e instanceof Error ? e.message : String(e);
   return msg.split('\n')[0].slice(0, 300);
+}
+
+/**
+ * The identity files named in the config, checked when the hosts service is built from it (start of
+ * the bot and of every CLI command): a key ssh2 cannot use fails start-up with one line per file,
+ * naming the file and the problem, never its contents.
+ */
+function checkConfiguredKeys(config: Config, baseDir: string, hasAgent: boolean): void {
+  const problems: string[] = [];
+  if (config.ssh.identity_file) {
+    const p = identityProblem(resolvePath(config.ssh.identity_file, baseDir), hasAgent);
+    if (p) problems.push(`  ssh.identity_file: ${p}`);
+  }
+  for (const h of config.hosts) {
+    if (!h.identity_file) continue;
+    const p = identityProblem(resolvePath(h.identity_file, baseDir), hasAgent);
+    if (p) problems.push(`  hosts.${h.name}.identity_file: ${p}`);
+  }
+  if (problems.length) throw new ConfigError(`config is not valid:\n${problems.join('\n')}`);
 }
 
 export function createHostsService(config: Config, baseDir: string): SshHostsService {

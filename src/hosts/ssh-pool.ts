@@ -1,12 +1,21 @@
-// One persistent ssh2 connection per host: TCP_NODELAY, keepalives, at most 8 channels each, a global
-// cap on concurrent connects, connect and exec timeouts, strict host key checking, no passwords.
-// A connection that errors or closes is dropped and rebuilt on next use.
+// One persistent ssh2 connection per host: TCP_NODELAY, keepalives, at most 8 channels each, connect
+// and exec timeouts, strict host key checking, no passwords. Fairness under load:
+// - connect slots come from two budgets, chat (interactive) and the sampler (background), so dead
+//   hosts in a poll never make a chat request wait; a chat request joining a sampler's connect that
+//   still waits for a slot promotes it;
+// - the exec timeout covers the wait for a free channel, and chat requests get channels first;
+// - a channel the host refuses (sshd MaxSessions) lowers that connection's channel cap and the
+//   request waits again; it never drops the connection the other requests are using;
+// - every channel the bot gives up on is closed, even one that opens after the bot gave up;
+// - stdout and stderr are capped separately; at a cap the channel is closed.
+// Nothing thrown inside ssh2's callbacks escapes: every failure is an SshError for that request.
 import { Client, type ClientChannel, type ConnectConfig } from 'ssh2';
 import { connect as netConnect } from 'node:net';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type { Duplex } from 'node:stream';
+import { checkIdentityFile } from './identity.js';
 import { algorithmsFor, fingerprintOf, KnownHosts } from './known-hosts.js';
 
 export interface SshTarget {
@@ -18,12 +27,17 @@ export interface SshTarget {
   identityFile?: string;
   /** Pinned SHA256 fingerprint; when absent, known_hosts decides. */
   hostKey?: string;
+  /** Where the pin comes from, for the "changed" message: the config file or a trust made in chat. */
+  pinnedBy?: 'config' | 'trust';
   proxyJump?: SshTarget;
 }
+
+export type Priority = 'interactive' | 'background';
 
 export interface PoolOptions {
   connectTimeoutMs: number;
   execTimeoutMs: number;
+  /** Concurrent connects per budget (chat and sampler each have this many). */
   maxConcurrentConnects: number;
   knownHosts?: KnownHosts;
   /** Tried when a target has no identity file of its own. */
@@ -31,12 +45,23 @@ export interface PoolOptions {
   agent?: string;
   maxChannelsPerConnection?: number;
   keepaliveIntervalMs?: number;
+  /** Bytes kept per stream; more closes the channel and fails the request. */
+  maxStdoutBytes?: number;
+  maxStderrBytes?: number;
+}
+
+export interface ExecOptions {
+  /** Covers the wait for a free channel and the command itself. */
+  timeoutMs?: number;
+  priority?: Priority;
 }
 
 export class SshError extends Error {
   constructor(
     message: string,
-    readonly kind: 'refused' | 'timeout' | 'auth' | 'hostkey-unknown' | 'hostkey-changed' | 'dns' | 'unreachable' | 'dropped' | 'exec-timeout' | 'other',
+    readonly kind:
+      | 'refused' | 'timeout' | 'auth' | 'hostkey-unknown' | 'hostkey-changed' | 'dns' | 'unreachable' | 'dropped' | 'exec-timeout'
+      | 'channel-refused' | 'output-cap' | 'other',
     readonly fingerprint?: string,
   ) {
     super(message);
@@ -50,62 +75,274 @@ export interface ExecResult {
   ms: number;
 }
 
-class Semaphore {
-  private waiting: (() => void)[] = [];
-  constructor(private free: number) {}
-  async acquire(): Promise<void> {
-    if (this.free > 0) {
-      this.free--;
-      return;
-    }
-    await new Promise<void>((r) => this.waiting.push(r));
+export const DEFAULT_MAX_STDOUT_BYTES = 8 << 20;
+export const DEFAULT_MAX_STDERR_BYTES = 1 << 20;
+
+/** Resolves true when `p` resolves before the deadline, false at the deadline. */
+function within(p: Promise<void>, deadline: number): Promise<boolean> {
+  return new Promise((resolve, reject) => {
+    const timer = deadline === Infinity ? undefined : setTimeout(() => resolve(false), Math.max(0, deadline - performance.now()));
+    p.then(
+      () => {
+        clearTimeout(timer);
+        resolve(true);
+      },
+      (e) => {
+        clearTimeout(timer);
+        reject(e);
+      },
+    );
+  });
+}
+
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, Math.max(0, ms)));
+
+/** A place in line for a connect slot; `finish` gives the slot back (or leaves the line). */
+class ConnectTicket {
+  heldAs: Priority | null = null;
+  failed: Error | null = null;
+  /** When a chat request first waited on it: a chat request's connect timeout counts from there. */
+  interactiveSince: number | null;
+  /** Resolves at the next change: granted, promoted or failed. */
+  changed: Promise<void>;
+  private finished = false;
+  private wake!: () => void;
+  constructor(private budget: ConnectBudget, public priority: Priority) {
+    this.interactiveSince = priority === 'interactive' ? performance.now() : null;
+    this.changed = this.nextChange();
   }
-  release(): void {
-    const next = this.waiting.shift();
-    if (next) next();
-    else this.free++;
+  private nextChange(): Promise<void> {
+    return new Promise((r) => (this.wake = r));
+  }
+  private notify(): void {
+    const wake = this.wake;
+    this.changed = this.nextChange();
+    wake();
+  }
+  take(as: Priority): void {
+    this.heldAs = as;
+    this.notify();
+  }
+  reject(e: Error): void {
+    this.failed = e;
+    this.notify();
+  }
+  /** A chat request now waits on this connect too: it moves to the chat budget. */
+  promote(): void {
+    if (this.priority === 'interactive' || this.heldAs || this.finished) return;
+    this.priority = 'interactive';
+    this.interactiveSince = performance.now();
+    this.notify();
+    this.budget.pump();
+  }
+  finish(): void {
+    if (this.finished) return;
+    this.finished = true;
+    this.budget.leave(this);
+  }
+}
+
+/** Connect slots: `perPriority` for chat and as many for the sampler, so neither waits on the other. */
+class ConnectBudget {
+  private used: Record<Priority, number> = { interactive: 0, background: 0 };
+  private waiting: ConnectTicket[] = [];
+  constructor(private perPriority: number) {}
+  join(priority: Priority): ConnectTicket {
+    const t = new ConnectTicket(this, priority);
+    this.waiting.push(t);
+    this.pump();
+    return t;
+  }
+  pump(): void {
+    for (let i = 0; i < this.waiting.length; ) {
+      const t = this.waiting[i];
+      if (this.used[t.priority] < this.perPriority) {
+        this.used[t.priority]++;
+        this.waiting.splice(i, 1);
+        t.take(t.priority);
+      } else i++;
+    }
+  }
+  /** The pool is closing: nobody waits for a slot any more. */
+  shutdown(e: Error): void {
+    for (const t of this.waiting.splice(0)) t.reject(e);
+  }
+  leave(t: ConnectTicket): void {
+    if (t.heldAs) {
+      this.used[t.heldAs]--;
+      this.pump();
+    } else {
+      const i = this.waiting.indexOf(t);
+      if (i >= 0) this.waiting.splice(i, 1);
+    }
+  }
+}
+
+interface ChannelWaiter {
+  priority: Priority;
+  /** Refused by the host once already: served before requests that have not had a go. */
+  first: boolean;
+  grant: () => void;
+  fail: (e: Error) => void;
+}
+
+/** After a refusal, how long the lowered channel cap holds before it grows back one step per release. */
+const REFUSAL_MEMORY_MS = 1000;
+
+/** Channel slots of one connection; chat requests are served before the sampler's. */
+class ChannelSlots {
+  private inUse = 0;
+  private waiting: ChannelWaiter[] = [];
+  private broken: Error | null = null;
+  private lastRefusal = -Infinity;
+  readonly max: number;
+  constructor(public limit: number) {
+    this.max = limit;
+  }
+
+  get busy(): number {
+    return this.inUse;
+  }
+
+  /**
+   * A release function once a channel is free; rejects with timeoutError() at the deadline. `first`:
+   * ahead of everyone waiting (a request the host refused a channel keeps its turn).
+   */
+  acquire(priority: Priority, deadline: number, timeoutError: () => Error, first = false): Promise<() => void> {
+    if (this.broken) return Promise.reject(this.broken);
+    if (this.inUse < this.limit && this.waiting.length === 0) {
+      this.inUse++;
+      return Promise.resolve(this.releaser());
+    }
+    return new Promise((resolve, reject) => {
+      const w: ChannelWaiter = {
+        priority,
+        first,
+        grant: () => {
+          clearTimeout(timer);
+          resolve(this.releaser());
+        },
+        fail: (e) => {
+          clearTimeout(timer);
+          reject(e);
+        },
+      };
+      const timer = setTimeout(() => {
+        const i = this.waiting.indexOf(w);
+        if (i >= 0) this.waiting.splice(i, 1);
+        reject(timeoutError());
+      }, Math.max(0, deadline - performance.now()));
+      // Order: chat before sampler; within each, refused-once first; otherwise first come, first served.
+      const rank = (x: { priority: Priority; first: boolean }) => (x.priority === 'interactive' ? 0 : 2) + (x.first ? 0 : 1);
+      const at = this.waiting.findIndex((x) => rank(x) > rank(w));
+      if (at >= 0) this.waiting.splice(at, 0, w);
+      else this.waiting.push(w);
+    });
+  }
+
+  /**
+   * The host refused a channel with `open` of ours in use: ask for no more than that for a while.
+   * Not for ever: sshd counts a session for a moment after its channel closed, so a refusal right
+   * after a burst can understate what the host allows; the cap grows back one step per release.
+   */
+  lowerTo(open: number): void {
+    this.limit = Math.max(1, Math.min(this.limit, open));
+    this.lastRefusal = performance.now();
+  }
+
+  /** The connection is gone: every waiter fails now instead of at its deadline. */
+  breakAll(e: Error): void {
+    this.broken = e;
+    for (const w of this.waiting.splice(0)) w.fail(e);
+  }
+
+  private releaser(): () => void {
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      this.inUse--;
+      if (this.limit < this.max && performance.now() - this.lastRefusal > REFUSAL_MEMORY_MS) this.limit++;
+      this.pump();
+    };
+  }
+
+  private pump(): void {
+    while (this.inUse < this.limit && this.waiting.length) {
+      this.inUse++;
+      this.waiting.shift()!.grant();
+    }
   }
 }
 
 interface Conn {
   client: Client;
-  channels: Semaphore;
+  channels: ChannelSlots;
   fingerprint: string;
   closed: boolean;
   connectMs: number;
+  /** Called once when the connection goes away (requests running on it fail at once). */
+  onClose: Set<() => void>;
+  /** When a channel of ours on it last closed (performance.now()). */
+  lastChannelClose: number;
+}
+
+/** A pooled connection, from the first request that asked for it; `ticket` while it waits for a slot. */
+interface PoolEntry {
+  conn: Promise<Conn>;
+  ticket: ConnectTicket | null;
 }
 
 const addr = (t: SshTarget) => `${t.host}:${t.port}`;
 
+function closeChannel(channel: ClientChannel | null): void {
+  if (!channel) return;
+  try {
+    channel.close();
+  } catch {
+    /* already closed with its connection */
+  }
+}
+
 export class SshPool {
-  private conns = new Map<string, Promise<Conn>>();
-  private connectSlots: Semaphore;
+  private conns = new Map<string, PoolEntry>();
+  private budget: ConnectBudget;
   private closed = false;
 
   constructor(private opts: PoolOptions) {
-    this.connectSlots = new Semaphore(opts.maxConcurrentConnects);
+    this.budget = new ConnectBudget(opts.maxConcurrentConnects);
   }
 
   private keyOf(t: SshTarget): string {
     return JSON.stringify([t.name, t.user, t.host, t.port, t.identityFile ?? '', t.hostKey ?? '', t.proxyJump ? this.keyOf(t.proxyJump) : '']);
   }
 
-  /** Runs one fixed command; resolves with its output, rejects with an SshError. */
-  async exec(target: SshTarget, command: string, timeoutMs = this.opts.execTimeoutMs): Promise<ExecResult & { fingerprint: string; connectMs: number | null }> {
-    const fresh = !this.conns.has(this.keyOf(target));
-    const conn = await this.connection(target);
-    await conn.channels.acquire();
+  /**
+   * Runs one fixed command; resolves with its output, rejects with an SshError. The timeout (a number
+   * is the timeout alone) covers waiting for a free channel as well as the command; connecting, when
+   * needed, has its own connect timeout.
+   */
+  async exec(target: SshTarget, command: string, options: number | ExecOptions = {}): Promise<ExecResult & { fingerprint: string; connectMs: number | null }> {
+    const o = typeof options === 'number' ? { timeoutMs: options } : options;
+    const timeoutMs = o.timeoutMs ?? this.opts.execTimeoutMs;
+    const priority = o.priority ?? 'interactive';
     try {
-      const r = await this.execOn(conn, target, command, timeoutMs);
+      const fresh = !this.conns.has(this.keyOf(target));
+      const conn = await this.connection(target, priority);
+      const r = await this.runOn(conn, target, command, performance.now() + timeoutMs, timeoutMs, priority);
       return { ...r, fingerprint: conn.fingerprint, connectMs: fresh ? conn.connectMs : null };
-    } finally {
-      conn.channels.release();
+    } catch (e) {
+      throw e instanceof SshError ? e : new SshError(`ssh error (${addr(target)}): ${String((e as Error)?.message ?? e).split('\n')[0].slice(0, 160)}`, 'other');
     }
   }
 
-  /** Connects (or reuses) and returns the host key fingerprint and how long connecting took. */
-  async connectOnly(target: SshTarget): Promise<{ fingerprint: string; connectMs: number }> {
-    const c = await this.connection(target);
+  /**
+   * Connects on a connection of its own (never the pooled one, which other requests may be using),
+   * authenticates, and closes it: the host key fingerprint and how long connecting took.
+   */
+  async probe(target: SshTarget): Promise<{ fingerprint: string; connectMs: number }> {
+    const c = await this.open(target, 'interactive');
+    c.client.end();
     return { fingerprint: c.fingerprint, connectMs: c.connectMs };
   }
 
@@ -113,7 +350,7 @@ export class SshPool {
   async fetchFingerprint(target: SshTarget): Promise<string> {
     let seen: string | null = null;
     try {
-      const c = await this.open(target, (fp) => {
+      const c = await this.open(target, 'interactive', (fp) => {
         seen = fp;
         return false;
       });
@@ -126,30 +363,41 @@ export class SshPool {
     throw new SshError('no host key received', 'other');
   }
 
+  /** Ends the pooled connection to target (host removed or its key re-pinned by an admin). */
   drop(target: SshTarget): void {
     const key = this.keyOf(target);
-    const p = this.conns.get(key);
+    const entry = this.conns.get(key);
+    if (!entry) return;
     this.conns.delete(key);
-    p?.then((c) => c.client.end(), () => undefined);
+    entry.conn.then((c) => c.client.end(), () => undefined);
   }
 
   async close(): Promise<void> {
     this.closed = true;
+    this.budget.shutdown(new SshError('pool closed', 'other'));
     const all = [...this.conns.values()];
     this.conns.clear();
-    await Promise.all(all.map((p) => p.then((c) => c.client.end(), () => undefined)));
+    await Promise.all(all.map((e) => e.conn.then((c) => c.client.end(), () => undefined)));
   }
 
-  private connection(target: SshTarget): Promise<Conn> {
+  private connection(target: SshTarget, priority: Priority): Promise<Conn> {
     if (this.closed) return Promise.reject(new SshError('pool closed', 'other'));
     const key = this.keyOf(target);
     const existing = this.conns.get(key);
-    if (existing) return existing;
-    const p = this.open(target).then(
+    if (existing) {
+      if (priority === 'interactive') existing.ticket?.promote();
+      return existing.conn;
+    }
+    const entry: PoolEntry = { conn: undefined as never, ticket: null };
+    entry.conn = this.open(target, priority, undefined, entry).then(
       (conn) => {
         const forget = () => {
+          if (conn.closed) return;
           conn.closed = true;
-          if (this.conns.get(key) === p) this.conns.delete(key);
+          // Only this connection's own entry: a newer connection to the same host is left alone.
+          if (this.conns.get(key) === entry) this.conns.delete(key);
+          conn.channels.breakAll(new SshError(`connection to ${addr(target)} dropped before the command started`, 'dropped'));
+          for (const f of [...conn.onClose]) f();
         };
         conn.client.on('close', forget);
         conn.client.on('end', forget);
@@ -157,31 +405,37 @@ export class SshPool {
         return conn;
       },
       (e) => {
-        if (this.conns.get(key) === p) this.conns.delete(key);
+        if (this.conns.get(key) === entry) this.conns.delete(key);
         throw e;
       },
     );
-    this.conns.set(key, p);
-    return p;
+    this.conns.set(key, entry);
+    return entry.conn;
   }
 
   private verify(target: SshTarget, blob: Buffer, fp: string): { ok: true } | { ok: false; error: SshError } {
+    const known = this.opts.knownHosts?.lookup(target.host, target.port) ?? [];
+    // @revoked wins wherever its line stands, and over a pin too (as in OpenSSH).
+    if (known.some((k) => k.revoked && k.blob.equals(blob)))
+      return { ok: false, error: new SshError(`host key revoked for ${target.name} (${addr(target)}): ${fp} is marked @revoked in known_hosts; refused`, 'hostkey-changed', fp) };
     if (target.hostKey) {
       if (fp === target.hostKey) return { ok: true };
+      const how =
+        target.pinnedBy === 'config'
+          ? 'check the host, then change host_key in the config file'
+          : `check the host, then an admin can run \`hosts trust ${target.name} ${fp}\``;
       return {
         ok: false,
         error: new SshError(
-          `HOST KEY CHANGED for ${target.name} (${addr(target)}): expected ${target.hostKey}, got ${fp}. Refusing to connect (possible man-in-the-middle); if the host was reinstalled, an admin can run \`hosts trust ${target.name}\``,
+          `HOST KEY CHANGED for ${target.name} (${addr(target)}): expected ${target.hostKey}, got ${fp}. Refusing to connect (possible man-in-the-middle); if the host was reinstalled, ${how}`,
           'hostkey-changed',
           fp,
         ),
       };
     }
-    const known = this.opts.knownHosts?.lookup(target.host, target.port) ?? [];
-    const match = known.find((k) => k.blob.equals(blob));
-    if (match && !match.revoked) return { ok: true };
-    if (match?.revoked) return { ok: false, error: new SshError(`host key revoked for ${target.name} (${addr(target)}): ${fp}`, 'hostkey-changed', fp) };
-    if (known.length > 0)
+    const valid = known.filter((k) => !k.revoked);
+    if (valid.some((k) => k.blob.equals(blob))) return { ok: true };
+    if (valid.length > 0)
       return {
         ok: false,
         error: new SshError(
@@ -192,96 +446,139 @@ export class SshPool {
       };
     return {
       ok: false,
-      error: new SshError(`host key unknown for ${target.name} (${addr(target)}): ${fp}; refused (an admin can trust it with \`hosts trust ${target.name}\`)`, 'hostkey-unknown', fp),
+      error: new SshError(
+        `host key unknown for ${target.name} (${addr(target)}): ${fp}; refused (check it on the host, then an admin can run \`hosts trust ${target.name} ${fp}\`)`,
+        'hostkey-unknown',
+        fp,
+      ),
     };
   }
 
-  private async socketFor(target: SshTarget): Promise<Duplex> {
+  private async socketFor(target: SshTarget, priority: Priority): Promise<Duplex> {
     if (target.proxyJump) {
-      const jump = await this.connection(target.proxyJump);
+      const jump = await this.connection(target.proxyJump, priority);
       return await new Promise<Duplex>((resolve, reject) => {
-        jump.client.forwardOut('127.0.0.1', 0, target.host, target.port, (err, stream) => {
-          if (err) reject(new SshError(`cannot reach ${addr(target)} through ${target.proxyJump!.name}: ${err.message}`, 'unreachable'));
-          else resolve(stream);
-        });
+        try {
+          jump.client.forwardOut('127.0.0.1', 0, target.host, target.port, (err, stream) => {
+            if (err) reject(new SshError(`cannot reach ${addr(target)} through ${target.proxyJump!.name}: ${err.message}`, 'unreachable'));
+            else resolve(stream);
+          });
+        } catch (e) {
+          reject(new SshError(`cannot reach ${addr(target)} through ${target.proxyJump!.name}: ${(e as Error).message}`, 'unreachable'));
+        }
       });
     }
     const sock = netConnect({ host: target.host, port: target.port });
-    sock.setNoDelay(true);
+    sock.setNoDelay(true); // ssh2 leaves Nagle on
     sock.setKeepAlive(true, 15_000);
     return sock;
   }
 
-  private async open(target: SshTarget, verifier?: (fp: string) => boolean): Promise<Conn> {
-    await this.connectSlots.acquire();
+  /**
+   * One new connection. For a chat request the connect timeout covers the wait for a connect slot
+   * too; the sampler's connects wait for their slot as long as it takes (nobody is waiting on them),
+   * until a chat request joins one and promotes it.
+   */
+  private async open(target: SshTarget, priority: Priority, verifier?: (fp: string) => boolean, entry?: PoolEntry): Promise<Conn> {
     const started = performance.now();
-    let sock: Duplex | undefined;
-    const client = new Client();
+    const timeoutMs = this.opts.connectTimeoutMs;
+    const timedOut = (why = '') => new SshError(`timed out connecting to ${addr(target)} after ${(timeoutMs / 1000).toFixed(1)} s${why}`, 'timeout');
+    if (this.closed) throw new SshError('pool closed', 'other');
+    const ticket = this.budget.join(priority);
+    if (entry) entry.ticket = ticket;
     try {
-      return await new Promise<Conn>((resolve, reject) => {
-        let settled = false;
-        let fingerprint = '';
-        let hostKeyError: SshError | null = null;
-        let sockError: NodeJS.ErrnoException | null = null;
-        const fail = (e: SshError) => {
-          if (settled) return;
-          settled = true;
-          clearTimeout(timer);
-          client.destroy();
-          sock?.destroy();
-          reject(e);
-        };
-        const timer = setTimeout(
-          () => fail(new SshError(`timed out connecting to ${addr(target)} after ${(this.opts.connectTimeoutMs / 1000).toFixed(1)} s`, 'timeout')),
-          this.opts.connectTimeoutMs,
-        );
-        client.on('ready', () => {
-          if (settled) return;
-          settled = true;
-          clearTimeout(timer);
-          resolve({ client, channels: new Semaphore(this.opts.maxChannelsPerConnection ?? 8), fingerprint, closed: false, connectMs: Math.round(performance.now() - started) });
-        });
-        client.on('error', (err: Error & { level?: string; code?: string }) => {
-          if (settled) return;
-          if (hostKeyError) return fail(hostKeyError);
-          fail(describe(sockError ?? err, target));
-        });
-        client.on('close', () => {
-          if (hostKeyError) fail(hostKeyError);
-          else fail(new SshError(`connection closed by ${addr(target)} during handshake`, 'dropped'));
-        });
-        this.socketFor(target).then(
-          (s) => {
-            sock = s;
-            if (settled) return s.destroy();
-            s.on('error', (e: NodeJS.ErrnoException) => {
-              sockError = e;
-              fail(describe(e, target));
-            });
-            let cfg: ConnectConfig;
-            try {
-              cfg = this.connectConfig(target, s);
-            } catch (e) {
-              return fail(e instanceof SshError ? e : new SshError((e as Error).message, 'other'));
-            }
-            cfg.hostVerifier = ((key: Buffer) => {
-              fingerprint = fingerprintOf(key);
-              if (verifier) return verifier(fingerprint);
-              const v = this.verify(target, key, fingerprint);
-              if (!v.ok) hostKeyError = v.error;
-              return v.ok;
-            }) as ConnectConfig['hostVerifier'];
-            client.connect(cfg);
-          },
-          (e) => fail(e instanceof SshError ? e : describe(e, target)),
-        );
-      });
+      for (;;) {
+        const changed = ticket.changed;
+        if (ticket.heldAs) break;
+        if (ticket.failed) throw ticket.failed;
+        const since = ticket.interactiveSince;
+        const inTime = await within(changed, since === null ? Infinity : since + timeoutMs);
+        if (ticket.heldAs) break;
+        if (ticket.failed) throw ticket.failed;
+        if (!inTime) throw timedOut(' (every connect slot was busy)');
+      }
+      if (entry) entry.ticket = null;
+      const deadline = (ticket.interactiveSince ?? performance.now()) + timeoutMs;
+      return await this.handshake(target, priority, deadline, started, timedOut, verifier);
     } finally {
-      this.connectSlots.release();
+      if (entry) entry.ticket = null;
+      ticket.finish();
     }
   }
 
-  private connectConfig(target: SshTarget, sock: Duplex): ConnectConfig {
+  private handshake(target: SshTarget, priority: Priority, deadline: number, started: number, timedOut: () => SshError, verifier?: (fp: string) => boolean): Promise<Conn> {
+    let sock: Duplex | undefined;
+    const client = new Client();
+    return new Promise<Conn>((resolve, reject) => {
+      let settled = false;
+      let fingerprint = '';
+      let hostKeyError: SshError | null = null;
+      let sockError: NodeJS.ErrnoException | null = null;
+      let authNote = '';
+      const fail = (e: SshError) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        client.destroy();
+        sock?.destroy();
+        reject(e);
+      };
+      const timer = setTimeout(() => fail(timedOut()), Math.max(0, deadline - performance.now()));
+      client.on('ready', () => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        resolve({
+          client, channels: new ChannelSlots(this.opts.maxChannelsPerConnection ?? 8), fingerprint, closed: false,
+          connectMs: Math.round(performance.now() - started), onClose: new Set(), lastChannelClose: -Infinity,
+        });
+      });
+      client.on('error', (err: Error & { level?: string; code?: string }) => {
+        if (settled) return;
+        if (hostKeyError) return fail(hostKeyError);
+        fail(describe(sockError ?? err, target, authNote));
+      });
+      client.on('close', () => {
+        if (hostKeyError) fail(hostKeyError);
+        else fail(new SshError(`connection closed by ${addr(target)} during handshake`, 'dropped'));
+      });
+      const start = (s: Duplex) => {
+        sock = s;
+        if (settled) return s.destroy();
+        s.on('error', (e: NodeJS.ErrnoException) => {
+          sockError = e;
+          fail(describe(e, target));
+        });
+        const prepared = this.connectConfig(target, s);
+        if ('error' in prepared) return fail(prepared.error);
+        const cfg = prepared.cfg;
+        authNote = prepared.authNote;
+        cfg.hostVerifier = ((key: Buffer) => {
+          try {
+            fingerprint = fingerprintOf(key);
+            if (verifier) return verifier(fingerprint);
+            const v = this.verify(target, key, fingerprint);
+            if (!v.ok) hostKeyError = v.error;
+            return v.ok;
+          } catch (e) {
+            hostKeyError = new SshError(`cannot check the host key of ${target.name}: ${(e as Error).message}`, 'other');
+            return false;
+          }
+        }) as ConnectConfig['hostVerifier'];
+        // ssh2 throws here on a key it cannot use; caught, it is this host's error line, not the bot's end.
+        client.connect(cfg);
+      };
+      this.socketFor(target, priority)
+        .then(start, (e) => fail(e instanceof SshError ? e : describe(e, target)))
+        .catch((e: unknown) => {
+          if (e instanceof SshError) return fail(e);
+          const msg = String((e as Error)?.message ?? e).split('\n')[0].slice(0, 160);
+          fail(new SshError(`cannot connect to ${target.name}: ${msg}`, /key/i.test(msg) ? 'auth' : 'other'));
+        });
+    });
+  }
+
+  private connectConfig(target: SshTarget, sock: Duplex): { cfg: ConnectConfig; authNote: string } | { error: SshError } {
     const cfg: ConnectConfig = {
       sock: sock as ConnectConfig['sock'],
       username: target.user,
@@ -292,69 +589,137 @@ export class SshPool {
     };
     const agent = this.opts.agent;
     if (agent) cfg.agent = agent;
+    let authNote = '';
     const keyFile = target.identityFile ?? this.opts.defaultIdentityFile ?? defaultIdentity();
     if (keyFile) {
-      try {
-        cfg.privateKey = readFileSync(keyFile);
-      } catch (e) {
-        if (!agent) throw new SshError(`cannot read identity file ${keyFile}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`, 'auth');
-      }
+      const key = checkIdentityFile(keyFile);
+      if (key.ok && !key.encrypted) cfg.privateKey = key.key;
+      else if (key.ok && key.encrypted) {
+        // The bot never asks for passphrases: such a key works only through the agent holding it.
+        if (!agent)
+          return { error: new SshError(`auth failed (${target.user}@${addr(target)}): identity file ${keyFile} is passphrase-protected and no ssh agent is set (SSH_AUTH_SOCK)`, 'auth') };
+        authNote = ` (identity file ${keyFile} is passphrase-protected: only the ssh agent's keys were offered)`;
+      } else if (!agent) return { error: new SshError(`auth failed (${target.user}@${addr(target)}): ${key.problem}`, 'auth') };
+      else authNote = ` (${key.problem}: only the ssh agent's keys were offered)`;
     }
-    if (!cfg.privateKey && !agent) throw new SshError(`no identity file and no ssh agent for ${target.name}`, 'auth');
+    if (!cfg.privateKey && !agent) return { error: new SshError(`no identity file and no ssh agent for ${target.name}`, 'auth') };
     if (!target.hostKey) {
-      const types = (this.opts.knownHosts?.lookup(target.host, target.port) ?? []).map((k) => k.type);
+      const types = (this.opts.knownHosts?.lookup(target.host, target.port) ?? []).filter((k) => !k.revoked).map((k) => k.type);
       if (types.length) cfg.algorithms = { serverHostKey: algorithmsFor(types) as never };
     }
-    return cfg;
+    return { cfg, authNote };
   }
 
-  private execOn(conn: Conn, target: SshTarget, command: string, timeoutMs: number): Promise<ExecResult> {
+  /** Waits for a channel (within the deadline) and runs the command on it. */
+  private async runOn(conn: Conn, target: SshTarget, command: string, deadline: number, timeoutMs: number, priority: Priority): Promise<ExecResult> {
+    const seconds = (timeoutMs / 1000).toFixed(1);
+    const busy = () => new SshError(`timed out after ${seconds} s waiting for ${target.name} (all ${conn.channels.limit} channels busy)`, 'exec-timeout');
+    let refused = false;
+    for (;;) {
+      const release = await conn.channels.acquire(priority, deadline, busy, refused);
+      let pause = 0;
+      try {
+        for (let quickRetries = 0; ; quickRetries++) {
+          // Granted in the same moment the deadline passed: no channel is opened for an answer nobody awaits.
+          if (performance.now() >= deadline) throw busy();
+          const sentAt = performance.now();
+          try {
+            return await this.execOn(conn, target, command, deadline, timeoutMs);
+          } catch (e) {
+            if (!(e instanceof SshError) || e.kind !== 'channel-refused') throw e;
+            // A refused channel is not a broken connection: nothing is dropped, the request tries
+            // again within its deadline. sshd frees a closed session only after handling every packet
+            // it read with the close, so an open sent shortly after one of ours closed can be refused
+            // although a session is free by the time the refusal arrives: retried at once, on this slot.
+            if (sentAt - conn.lastChannelClose < 1000 && quickRetries < 3) continue;
+            throw e;
+          }
+        }
+      } catch (e) {
+        if (!(e instanceof SshError) || e.kind !== 'channel-refused') throw e;
+        // The host allows fewer sessions (sshd MaxSessions) than this pool opens: stay under what it
+        // accepted, and wait for one of ours to end, first in line.
+        refused = true;
+        const others = conn.channels.busy - 1;
+        conn.channels.lowerTo(others);
+        // None of ours open: sessions the host still counts (closing ones) are in the way.
+        if (others === 0) pause = 200;
+        if (performance.now() >= deadline) throw new SshError(`timed out after ${seconds} s waiting for ${target.name} (${e.message})`, 'exec-timeout');
+      } finally {
+        release();
+      }
+      if (pause) await sleep(Math.min(pause, deadline - performance.now()));
+    }
+  }
+
+  private execOn(conn: Conn, target: SshTarget, command: string, deadline: number, timeoutMs: number): Promise<ExecResult> {
     const started = performance.now();
+    const maxOut = this.opts.maxStdoutBytes ?? DEFAULT_MAX_STDOUT_BYTES;
+    const maxErr = this.opts.maxStderrBytes ?? DEFAULT_MAX_STDERR_BYTES;
     return new Promise<ExecResult>((resolve, reject) => {
       let channel: ClientChannel | null = null;
       let done = false;
       const out: Buffer[] = [];
       const err: Buffer[] = [];
+      let outBytes = 0;
+      let errBytes = 0;
       let code: number | null = null;
       const finish = (e: SshError | null) => {
         if (done) return;
         done = true;
         clearTimeout(timer);
-        conn.client.removeListener('close', onClose);
+        conn.onClose.delete(onClose);
+        if (channel) conn.lastChannelClose = performance.now();
         if (e) {
-          channel?.close();
+          // Given up (timeout, cap, error): close the channel so its session on the host ends too.
+          closeChannel(channel);
           reject(e);
         } else resolve({ stdout: Buffer.concat(out).toString('utf8'), stderr: Buffer.concat(err).toString('utf8'), code, ms: Math.round(performance.now() - started) });
       };
       const onClose = () => finish(new SshError(`connection to ${addr(target)} dropped during the command`, 'dropped'));
-      conn.client.once('close', onClose);
-      const timer = setTimeout(() => finish(new SshError(`timed out after ${(timeoutMs / 1000).toFixed(1)} s waiting for ${target.name}`, 'exec-timeout')), timeoutMs);
+      const timer = setTimeout(
+        () => finish(new SshError(`timed out after ${(timeoutMs / 1000).toFixed(1)} s waiting for ${target.name}`, 'exec-timeout')),
+        Math.max(0, deadline - performance.now()),
+      );
       if (conn.closed) return onClose();
+      conn.onClose.add(onClose);
+      const capped = (stream: 'stdout' | 'stderr', max: number) =>
+        new SshError(`${target.name} sent more than ${Math.round(max / 1024)} KiB on ${stream}; stopped reading and closed the channel`, 'output-cap');
       try {
         conn.client.exec(command, (e, stream) => {
           if (e) {
-            this.drop(target);
-            return finish(new SshError(`cannot open a channel on ${addr(target)}: ${e.message}`, 'dropped'));
+            // A refused channel is that channel's answer, not a broken connection.
+            const opening = /channel open failure/i.test(e.message);
+            return finish(new SshError(`${opening ? 'the host refused a channel' : 'the host refused the command'} on ${addr(target)}: ${e.message.replace(/^\(SSH\) /, '')}`, opening ? 'channel-refused' : 'other'));
+          }
+          // Opened after the bot gave up: closed at once, never left running on the host.
+          if (done) {
+            conn.lastChannelClose = performance.now();
+            return closeChannel(stream);
           }
           channel = stream;
-          let size = 0;
           stream.on('data', (d: Buffer) => {
-            size += d.length;
-            if (size < 8 << 20) out.push(d);
+            if (done) return;
+            outBytes += d.length;
+            if (outBytes > maxOut) return finish(capped('stdout', maxOut));
+            out.push(d);
           });
           stream.stderr.on('data', (d: Buffer) => {
-            if (size < 8 << 20) err.push(d);
+            if (done) return;
+            errBytes += d.length;
+            if (errBytes > maxErr) return finish(capped('stderr', maxErr));
+            err.push(d);
           });
           stream.on('exit', (c: number | null) => {
             code = typeof c === 'number' ? c : null;
           });
+          stream.on('error', (x: Error) => finish(new SshError(`channel error on ${addr(target)}: ${x.message.split('\n')[0].slice(0, 160)}`, 'other')));
           stream.on('close', () => {
             if (conn.closed) return onClose();
             finish(null);
           });
         });
       } catch (e) {
-        this.drop(target);
         finish(new SshError(`connection to ${addr(target)} is broken: ${(e as Error).message}`, 'dropped'));
       }
     });
@@ -369,7 +734,7 @@ function defaultIdentity(): string | undefined {
   return undefined;
 }
 
-function describe(err: Error & { code?: string; level?: string }, target: SshTarget): SshError {
+function describe(err: Error & { code?: string; level?: string }, target: SshTarget, authNote = ''): SshError {
   const a = addr(target);
   switch (err.code) {
     case 'ECONNREFUSED':
@@ -387,7 +752,7 @@ function describe(err: Error & { code?: string; level?: string }, target: SshTar
       return new SshError(`connection reset by ${a}`, 'dropped');
   }
   if (err.level === 'client-authentication' || /authentication methods failed/i.test(err.message))
-    return new SshError(`auth failed (${target.user}@${a}): key not accepted`, 'auth');
+    return new SshError(`auth failed (${target.user}@${a}): key not accepted${authNote}`, 'auth');
   if (/timed out/i.test(err.message)) return new SshError(`timed out connecting to ${a}`, 'timeout');
   return new SshError(`ssh error (${a}): ${err.message.split('\n')[0].slice(0, 160)}`, 'other');
 }

@@ -6,8 +6,9 @@ import type { Sample } from './types.js';
 
 export async function sampleOnce(hosts: HostsService, store: WatchStore, now = Date.now()): Promise<{ ok: number; failed: number; samples: number }> {
   const names = (await hosts.list()).map((h) => h.name);
-  // One exec per host: the status command carries `free -b` too.
-  const status = await hosts.status(names);
+  // One exec per host: the status command carries `free -b` too. At background priority where the
+  // service has one, so a poll stuck on dead hosts never makes a chat request wait.
+  const status = await (hosts.statusInBackground ? hosts.statusInBackground(names) : hosts.status(names));
   const ts = new Date(now).toISOString();
   const out: Sample[] = [];
   let ok = 0;

@@ -29,7 +29,7 @@ describeWithSshd('status / hosts commands through the registry', 'test/hosts/com
 
   beforeAll(async () => {
     const key = makeClientKey(join(root, 'client'));
-    inst = await startSshd(join(root, 'a'), key.pub, { data: 'h200' });
+    inst = await startSshd(join(root, 'a'), key.pub, { skipShellRc: true, data: 'h200' });
     const config = parseConfig({
       data_dir: join(root, 'data'),
       ssh: { identity_file: key.keyFile, known_hosts: join(root, 'known_hosts'), connect_timeout_ms: 5000, exec_timeout_ms: 5000 },

@@ -11,6 +11,8 @@ export interface DelayProxy {
   readonly open: number;
   /** Destroys both sockets of every open connection (a dropped link / rebooted middlebox). */
   dropAll(): void;
+  /** New connections go to this upstream port from now on (another machine answering the address). */
+  retarget(upstreamPort: number): void;
   close(): Promise<void>;
 }
 
@@ -29,6 +31,7 @@ export async function startDelayProxy(upstreamPort: number, delayMs: number, ups
   const server: Server = createServer({ noDelay: true }, (client) => {
     accepted++;
     const upstream = connect({ host: upstreamHost, port: upstreamPort, noDelay: true });
+    upstream.on('error', () => client.destroy());
     client.setNoDelay(true);
     const pair: [Socket, Socket] = [client, upstream];
     pairs.add(pair);
@@ -46,6 +49,9 @@ export async function startDelayProxy(upstreamPort: number, delayMs: number, ups
     },
     get open() {
       return pairs.size;
+    },
+    retarget(port: number) {
+      upstreamPort = port;
     },
     dropAll() {
       for (const [a, b] of pairs) {

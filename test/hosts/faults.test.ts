@@ -23,10 +23,10 @@ describeWithSshd('fault injection through a TCP proxy', 'test/hosts/faults.test.
   beforeAll(async () => {
     const key = makeClientKey(join(root, 'client'));
     [inst.a, inst.b, inst.slow, inst.cut] = await Promise.all([
-      startSshd(join(root, 'a'), key.pub, { data: 'h200' }),
-      startSshd(join(root, 'b'), key.pub, { data: 'h100' }),
-      startSshd(join(root, 'slow'), key.pub, { data: 'h100' }),
-      startSshd(join(root, 'cut'), key.pub, { data: 'h100' }),
+      startSshd(join(root, 'a'), key.pub, { skipShellRc: true, data: 'h200' }),
+      startSshd(join(root, 'b'), key.pub, { skipShellRc: true, data: 'h100' }),
+      startSshd(join(root, 'slow'), key.pub, { skipShellRc: true, data: 'h100' }),
+      startSshd(join(root, 'cut'), key.pub, { skipShellRc: true, data: 'h100' }),
     ]);
     slowProxy = await startDelayProxy(inst.slow.port, SLOW_MS);
     cutProxy = await startDelayProxy(inst.cut.port, 0);

@@ -44,13 +44,14 @@ describeWithSshd('hosts over real sshd', 'test/hosts/ssh.test.ts', () => {
   beforeAll(async () => {
     key = makeClientKey(join(root, 'client'));
     otherKey = makeClientKey(join(root, 'other-client'));
+    // skipShellRc: the account's own shell rc (a heavy pyenv init on some machines) is not what is tested.
     const started = await Promise.all([
-      startSshd(join(root, 'a'), key.pub, { data: 'h200' }),
-      startSshd(join(root, 'b'), key.pub, { data: 'h100' }),
-      startSshd(join(root, 'missing'), key.pub, { mode: 'missing' }),
-      startSshd(join(root, 'hang'), key.pub, { mode: 'hang' }),
-      startSshd(join(root, 'driver'), key.pub, { mode: 'driver' }),
-      startSshd(join(root, 'unknown'), key.pub),
+      startSshd(join(root, 'a'), key.pub, { skipShellRc: true, data: 'h200' }),
+      startSshd(join(root, 'b'), key.pub, { skipShellRc: true, data: 'h100' }),
+      startSshd(join(root, 'missing'), key.pub, { skipShellRc: true, mode: 'missing' }),
+      startSshd(join(root, 'hang'), key.pub, { skipShellRc: true, mode: 'hang' }),
+      startSshd(join(root, 'driver'), key.pub, { skipShellRc: true, mode: 'driver' }),
+      startSshd(join(root, 'unknown'), key.pub, { skipShellRc: true }),
     ]);
     [inst.a, inst.b, inst.missing, inst.hang, inst.driver, inst.unknown] = started;
     silent = await silentListener();
@@ -128,8 +129,13 @@ describeWithSshd('hosts over real sshd', 'test/hosts/ssh.test.ts', () => {
   });
 
   it('trusting an unknown host is explicit, and then it works', async () => {
-    const t = await svc.trust('stranger');
-    expect(t.fingerprint).toBe(inst.unknown.fingerprint);
+    // Without the fingerprint: the presented key and how to confirm it, nothing trusted.
+    const shown = await svc.trust('stranger');
+    expect(shown).toMatchObject({ fingerprint: inst.unknown.fingerprint, trusted: false });
+    expect(shown.message).toContain(`hosts trust stranger ${inst.unknown.fingerprint}`);
+    expect((await svc.status(['stranger']))[0].ok).toBe(false);
+    const t = await svc.trust('stranger', inst.unknown.fingerprint);
+    expect(t).toMatchObject({ fingerprint: inst.unknown.fingerprint, trusted: true });
     const [r] = await svc.status(['stranger']);
     expect(r.ok).toBe(true);
     const test = await svc.test('gpu-a');

@@ -19,6 +19,8 @@ export interface SshdInstance {
   fingerprint: string;
   publicKeyLine: string;
   auditLog: string;
+  /** One line per session: the pid of the shell that runs the command (the wrapper execs into it). */
+  sessionPids: string;
   proc: ChildProcess;
   stop(): Promise<void>;
 }
@@ -74,7 +76,18 @@ export function makeClientKey(dir: string): { keyFile: string; pub: string } {
   return { keyFile, pub: readFileSync(keyFile + '.pub', 'utf8') };
 }
 
-export async function startSshd(dir: string, clientPub: string, opts: { mode?: SmiMode; data?: 'h200' | 'h100'; hostKeyFrom?: string; skipShellRc?: boolean } = {}): Promise<SshdInstance> {
+export interface SshdOptions {
+  mode?: SmiMode;
+  data?: 'h200' | 'h100';
+  hostKeyFrom?: string;
+  skipShellRc?: boolean;
+  /** sshd's MaxSessions (sessions per connection); 20 unless set. */
+  maxSessions?: number;
+  /** A broken host: every session writes to stderr without end instead of running its command. */
+  floodStderr?: boolean;
+}
+
+export async function startSshd(dir: string, clientPub: string, opts: SshdOptions = {}): Promise<SshdInstance> {
   if (!SSHD) throw new Error('sshd not installed');
   mkdirSync(dir, { recursive: true });
   if (process.getuid?.() === 0) mkdirSync('/run/sshd', { recursive: true });
@@ -121,13 +134,16 @@ exit $rc
   sh(join(bin, 'free'), `#!/bin/sh\n[ "$*" = "-b" ] || exit 2\ncat '${join(fixturesDir, 'free/17-free-b-6gb.txt')}'\n`);
   const auditLog = join(dir, 'audit.log');
   writeFileSync(auditLog, '');
+  const sessionPids = join(dir, 'sessions.pid');
+  writeFileSync(sessionPids, '');
   sh(
     join(dir, 'wrapper.sh'),
     `#!/bin/sh
 printf '%s\\n' "$SSH_ORIGINAL_COMMAND" >> '${auditLog}'
+echo $$ >> '${sessionPids}'
 PATH='${bin}':/usr/bin:/bin
 export PATH
-exec /bin/sh -c "$SSH_ORIGINAL_COMMAND"
+${opts.floodStderr ? `exec yes 'gpu-doctor test: a broken host writing to stderr without end' >&2` : `exec /bin/sh -c "$SSH_ORIGINAL_COMMAND"`}
 `,
   );
   const port = await freePort();
@@ -146,7 +162,7 @@ exec /bin/sh -c "$SSH_ORIGINAL_COMMAND"
       'KbdInteractiveAuthentication no',
       'PermitRootLogin yes',
       'MaxStartups 200:30:400',
-      'MaxSessions 20',
+      `MaxSessions ${opts.maxSessions ?? 20}`,
       'LogLevel ERROR',
       `ForceCommand ${join(dir, 'wrapper.sh')}`,
       // Debian's bash sources ~/.bashrc for commands run by sshd when SHLVL < 2; SHLVL=1 here makes the
@@ -168,6 +184,7 @@ exec /bin/sh -c "$SSH_ORIGINAL_COMMAND"
     fingerprint,
     publicKeyLine,
     auditLog,
+    sessionPids,
     proc,
     async stop() {
       if (proc.exitCode !== null) return;

@@ -1,0 +1,55 @@
+// Identity (private key) files, checked before ssh2 sees them: ssh2's connect throws on a key it
+// cannot parse, and a throw there once ended the whole bot. Messages name the file and the problem,
+// never anything read from it.
+import ssh2 from 'ssh2';
+import { readFileSync, statSync } from 'node:fs';
+
+// ssh2 is CommonJS: Node's ESM loader does not see `utils` as a named export.
+const { utils } = ssh2;
+
+/** Larger than any OpenSSH private key (an RSA 16384 key is ~12 KB): not a key, not read whole. */
+const MAX_KEY_BYTES = 64 * 1024;
+
+export type IdentityCheck =
+  | { ok: true; encrypted: false; key: Buffer }
+  | { ok: true; encrypted: true }
+  | { ok: false; problem: string };
+
+/** Reads and parses one identity file. `encrypted` keys are usable only through an ssh agent. */
+export function checkIdentityFile(file: string): IdentityCheck {
+  let data: Buffer;
+  try {
+    const st = statSync(file);
+    if (!st.isFile()) return { ok: false, problem: `identity file ${file} is not a regular file` };
+    if (st.size > MAX_KEY_BYTES) return { ok: false, problem: `identity file ${file} is not a private key (${st.size} bytes)` };
+    data = readFileSync(file);
+  } catch (e) {
+    return { ok: false, problem: `cannot read identity file ${file}: ${(e as NodeJS.ErrnoException).code ?? 'unreadable'}` };
+  }
+  let parsed: ReturnType<typeof utils.parseKey>;
+  try {
+    parsed = utils.parseKey(data);
+  } catch {
+    parsed = new Error('unparsable');
+  }
+  if (parsed instanceof Error) {
+    // ssh2's own wording for both OpenSSH-format and PEM keys with a passphrase.
+    if (/encrypted|passphrase/i.test(parsed.message)) return { ok: true, encrypted: true };
+    return { ok: false, problem: `identity file ${file} is not a private key ssh2 can read (OpenSSH or PEM: ed25519, ecdsa, rsa)` };
+  }
+  const key = Array.isArray(parsed) ? parsed[0] : parsed;
+  if (!key || key.getPrivatePEM() === null) return { ok: false, problem: `identity file ${file} holds a public key; give the private key file (without .pub)` };
+  return { ok: true, encrypted: false, key: data };
+}
+
+/**
+ * Whether the bot can use this identity file as configured: a passphrase-protected key only through
+ * an ssh agent (the bot never asks for passphrases). Null when usable.
+ */
+export function identityProblem(file: string, hasAgent: boolean): string | null {
+  const c = checkIdentityFile(file);
+  if (!c.ok) return c.problem;
+  if (c.encrypted && !hasAgent)
+    return `identity file ${file} is passphrase-protected and no ssh agent is set (SSH_AUTH_SOCK): add the key to an agent (ssh-add) or use a key without a passphrase`;
+  return null;
+}
