@@ -1,19 +1,62 @@
 // The RuleTester of the knowledge base (like ESLint's): every rule must win on each of its match/
-// logs and must not win on any of its no-match/ logs (near misses).
+// logs and must not win on any of its no-match/ logs (near misses). On a match, every fix the rule
+// gives is one of the fixes it names, reads as a finished sentence, and its numbers follow from the
+// log's own facts (a smaller batch, fewer workers, a smaller image; a command that differs).
 import { readdirSync, readFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadRuleBase } from '../../src/diagnose/rule-base.js';
-import { diagnose } from '../../src/diagnose/diagnose.js';
+import { diagnose, type Diagnosis } from '../../src/diagnose/diagnose.js';
 
 const base = await loadRuleBase();
 const logs = (dir: string) => (existsSync(dir) ? readdirSync(dir).filter((f) => f.endsWith('.log')) : []);
+
+/** Checks each fix of a diagnosis against the rule that made it and the facts of the log. */
+function expectFixesFollowFromFacts(d: Diagnosis): void {
+  const rule = base.rules.find((r) => r.id === d.rule)!;
+  const named = new Set(rule.fixes.map((f) => f.kind));
+  const facts = d.facts;
+  expect(d.fixes.length, 'a matched rule gives at least one fix').toBeGreaterThan(0);
+  for (const fix of d.fixes) {
+    expect(named.has(fix.kind), `${fix.kind} is one of ${d.rule}'s fixes`).toBe(true);
+    // Every placeholder filled, no missing number printed.
+    expect(fix.summary).not.toMatch(/\{\w+\}|\bundefined\b|\bNaN\b|\bnull\b|Infinity/);
+    expect(fix.summary.length).toBeGreaterThan(20);
+    const c = fix.changes;
+    for (const key of ['batch', 'workers', 'imgsz', 'accumulate'] as const) {
+      if (c[key] === undefined) continue;
+      expect(Number.isInteger(c[key]), `${key}=${String(c[key])} is a whole number`).toBe(true);
+      expect(c[key] as number).toBeGreaterThanOrEqual(key === 'workers' ? 0 : 1);
+    }
+    if (fix.kind === 'reduce_batch') {
+      expect(c.batch as number).toBeLessThanOrEqual(Math.floor(facts.batch! / 2));
+      // The effective batch is kept: new batch x accumulation covers the old one, without a spare step.
+      const before = facts.batch! * (facts.accumulate ?? 1);
+      expect((c.batch as number) * (c.accumulate as number)).toBeGreaterThanOrEqual(before);
+      expect((c.batch as number) * ((c.accumulate as number) - 1)).toBeLessThan(before);
+      expect(fix.summary).toContain(`${facts.batch} -> ${c.batch}`);
+    }
+    if (fix.kind === 'reduce_workers' && c.workers !== undefined) {
+      if (facts.workers !== undefined) expect(c.workers as number).toBeLessThan(facts.workers);
+      expect(fix.summary).toContain(facts.workers !== undefined ? `workers=${facts.workers} -> ${c.workers}` : `workers=${c.workers}`);
+    }
+    if (fix.kind === 'reduce_imgsz') {
+      expect(c.imgsz as number).toBeLessThan(facts.imgsz!);
+      expect((c.imgsz as number) % 32).toBe(0);
+    }
+    // shm_size's command is the docker run line to use, not the training command corrected.
+    if (fix.command !== undefined && fix.kind !== 'shm_size') {
+      expect(Object.keys(c).length, 'a command comes with changes').toBeGreaterThan(0);
+      if (facts.commandLine) expect(fix.command).not.toBe(facts.commandLine);
+    }
+  }
+}
 
 describe.each(base.rules.map((rule, i) => ({ id: rule.id, dir: base.dirs[i] })))('rule $id', ({ id, dir }) => {
   it.each(logs(join(dir, 'match')))('wins on match/%s', (file) => {
     const result = diagnose(readFileSync(join(dir, 'match', file), 'utf8'), base);
     expect(result.diagnoses[0]?.rule).toBe(id);
-    expect(result.diagnoses[0].fixes.length).toBeGreaterThan(0);
+    expectFixesFollowFromFacts(result.diagnoses[0]);
   });
   it.each(logs(join(dir, 'no-match')))('does not win on no-match/%s', (file) => {
     const result = diagnose(readFileSync(join(dir, 'no-match', file), 'utf8'), base);

@@ -2,15 +2,14 @@
 
 /** A smaller batch that should fit: at most half, less when the OOM message shows a bigger shortfall. */
 export function smallerBatch(batch: number, oom: { allocatedMiB?: number; freeMiB?: number; triedAllocMiB?: number }): number {
-  if (batch <= 1) return 1;
-  let next = Math.floor(batch / 2);
+  const half = Math.floor(batch / 2);
   const { allocatedMiB, freeMiB, triedAllocMiB } = oom;
-  if (allocatedMiB !== undefined && freeMiB !== undefined && triedAllocMiB !== undefined && allocatedMiB + triedAllocMiB > 0) {
-    // Memory this process could have had, over what the failing step needed; keep 10% headroom.
-    const fitting = Math.floor((batch * (allocatedMiB + freeMiB) * 0.9) / (allocatedMiB + triedAllocMiB));
-    if (fitting < next) next = fitting;
+  if (allocatedMiB === undefined || freeMiB === undefined || triedAllocMiB === undefined || allocatedMiB + triedAllocMiB <= 0) {
+    return Math.max(1, half);
   }
-  return Math.max(1, next);
+  // Memory this process could have had, over what the failing step needed; keep 10% headroom.
+  const fitting = Math.floor((batch * (allocatedMiB + freeMiB) * 0.9) / (allocatedMiB + triedAllocMiB));
+  return Math.max(1, Math.min(half, fitting));
 }
 
 /** Steps of gradient accumulation that keep the effective batch at least what it was. */
@@ -26,11 +25,16 @@ export function workersForRam(ramGiB: number): number {
   return 12;
 }
 
+/**
+ * Fewer DataLoader workers: the table's value for the host RAM when more run (or the count is not
+ * known), else half. Undefined when neither the count nor the RAM is known, or when nothing is left
+ * to lower (0 workers): a fix must change something.
+ */
 export function fewerWorkers(current: number | undefined, ramGiB: number | undefined): number | undefined {
-  const cap = ramGiB !== undefined ? workersForRam(ramGiB) : 4;
-  if (current === undefined) return ramGiB !== undefined ? cap : undefined;
-  if (current > cap) return cap;
-  return Math.max(0, Math.floor(current / 2));
+  if (current === undefined) return ramGiB === undefined ? undefined : workersForRam(ramGiB);
+  if (current <= 0) return undefined;
+  const cap = ramGiB === undefined ? 4 : workersForRam(ramGiB);
+  return current > cap ? cap : Math.floor(current / 2);
 }
 
 // Seed 001: step down through intermediate sizes (1280 -> 1024 -> 800 -> 640), each a multiple of 32.
@@ -40,10 +44,13 @@ export function smallerImgsz(imgsz: number): number | undefined {
   return IMGSZ_LADDER.find((s) => s < imgsz);
 }
 
-/** AutoBatch (batch=-1) aims at 60% of GPU memory; replace it with a fixed power of two under half its pick. */
+/**
+ * AutoBatch (batch=-1) aims at 60% of GPU memory; replace it with a fixed power of two at most half its
+ * pick (1 when it picked 1). Without its pick, 16 (Ultralytics' default batch).
+ */
 export function fixedBatchForAutobatch(autobatch: number | undefined): number {
-  if (autobatch === undefined || autobatch < 2) return 16;
-  return 2 ** Math.floor(Math.log2(autobatch / 2));
+  if (autobatch === undefined) return 16;
+  return 2 ** Math.max(0, Math.floor(Math.log2(autobatch / 2)));
 }
 
 export function formatMiB(mib: number): string {

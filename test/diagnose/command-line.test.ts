@@ -1,0 +1,100 @@
+// The corrected command line (src/diagnose/fixes/command-line.ts): every flag style the tools use, and
+// no "corrected" command when nothing changed. Real logs through the CLI are in fixes-cli.test.ts.
+import { describe, expect, it } from 'vitest';
+import { rewriteCommandLine } from '../../src/diagnose/fixes/command-line.js';
+
+const YOLOV5 = 'python train.py --img 1280 --batch-size 16 --data x.yaml';
+
+describe('rewriteCommandLine: flag styles', () => {
+  it('argparse `--name value` in place, the rest untouched', () => {
+    expect(rewriteCommandLine(YOLOV5, { batch: 8 })).toBe('python train.py --img 1280 --batch-size 8 --data x.yaml');
+    expect(rewriteCommandLine(YOLOV5, { imgsz: 1024 })).toBe('python train.py --img 1024 --batch-size 16 --data x.yaml');
+    expect(rewriteCommandLine(YOLOV5, { batch: 8, imgsz: 1024 })).toBe('python train.py --img 1024 --batch-size 8 --data x.yaml');
+  });
+
+  it('`--name=value` and a flag at the end of the line', () => {
+    expect(rewriteCommandLine('python train.py --batch-size=16 --img-size=640', { batch: 8, imgsz: 512 })).toBe('python train.py --batch-size 8 --img-size 512');
+    expect(rewriteCommandLine('python train.py --data x.yaml --batch-size 16', { batch: 8 })).toBe('python train.py --data x.yaml --batch-size 8');
+  });
+
+  it('each alias of a setting: underscores, dashes, HF and detectron names', () => {
+    expect(rewriteCommandLine('python main.py --batch_size 64', { batch: 32 })).toBe('python main.py --batch_size 32');
+    expect(rewriteCommandLine('python main.py --batch 64', { batch: 32 })).toBe('python main.py --batch 32');
+    expect(rewriteCommandLine('python main.py --num_workers 16', { workers: 4 })).toBe('python main.py --num_workers 4');
+    expect(rewriteCommandLine('python main.py --num-workers 16', { workers: 4 })).toBe('python main.py --num-workers 4');
+    expect(rewriteCommandLine('python main.py --img_size 800', { imgsz: 640 })).toBe('python main.py --img_size 640');
+    expect(rewriteCommandLine('python main.py --imgsz 800', { imgsz: 640 })).toBe('python main.py --imgsz 640');
+    expect(rewriteCommandLine('python main.py --accumulate 2', { accumulate: 4 })).toBe('python main.py --accumulate 4');
+  });
+
+  it('a longer name is not rewritten through a shorter one (--batch-size is not --batch)', () => {
+    expect(rewriteCommandLine('python train.py --batch-size 16 --batch_norm', { batch: 8 })).toBe('python train.py --batch-size 8 --batch_norm');
+    expect(rewriteCommandLine('python train.py --img-size 640 --img 640', { imgsz: 512 })).toBe('python train.py --img-size 512 --img 640');
+  });
+
+  it('a negative value is the flag\'s value (YOLOv5 AutoBatch --batch-size -1), the next flag is not', () => {
+    expect(rewriteCommandLine('python train.py --batch-size -1 --data x.yaml', { batch: 16 })).toBe('python train.py --batch-size 16 --data x.yaml');
+    expect(rewriteCommandLine('python train.py --batch-size --data x.yaml', { batch: 16 })).toBe('python train.py --batch-size 16 --data x.yaml');
+  });
+
+  it('yolo `key=value` in place; workers appended when absent (yolo and YOLOv5 default to 8)', () => {
+    expect(rewriteCommandLine('yolo detect train data=data.yaml batch=-1 workers=12 single_cls=true', { workers: 4, batch: 64 })).toBe(
+      'yolo detect train data=data.yaml batch=64 workers=4 single_cls=true',
+    );
+    expect(rewriteCommandLine('yolo detect train data=data.yaml imgsz=640', { workers: 4 })).toBe('yolo detect train data=data.yaml imgsz=640 workers=4');
+    expect(rewriteCommandLine('python train.py --data x.yaml', { workers: 2 })).toBe('python train.py --data x.yaml --workers 2');
+  });
+
+  it('workers are not appended where the tool is unknown (its flag name is a guess)', () => {
+    expect(rewriteCommandLine('python finetune.py --data x.yaml', { workers: 2 })).toBeUndefined();
+    expect(rewriteCommandLine('python mytrain.pyx --data x.yaml', { workers: 2 })).toBeUndefined();
+    expect(rewriteCommandLine('python run.py --yolo x', { workers: 2 })).toBeUndefined();
+  });
+
+  it('gradient accumulation is added for the HF Trainer only', () => {
+    expect(rewriteCommandLine('python run.py --per_device_train_batch_size 16', { batch: 8, accumulate: 2 })).toBe(
+      'python run.py --per_device_train_batch_size 8 --gradient_accumulation_steps 2',
+    );
+    expect(rewriteCommandLine('python run.py --per_device_train_batch_size 16 --gradient_accumulation_steps 2', { batch: 8, accumulate: 4 })).toBe(
+      'python run.py --per_device_train_batch_size 8 --gradient_accumulation_steps 4',
+    );
+    // YOLOv5 accumulates to a nominal batch of 64 by itself.
+    expect(rewriteCommandLine(YOLOV5, { batch: 8, accumulate: 2 })).toBe('python train.py --img 1280 --batch-size 8 --data x.yaml');
+  });
+
+  it('cache: --cache [ram|disk] is removed, cache=ram becomes cache=False; true writes the bare flag or True', () => {
+    expect(rewriteCommandLine('python train.py --cache --nosave', { cache: false })).toBe('python train.py --nosave');
+    expect(rewriteCommandLine('python train.py --cache ram --nosave', { cache: false })).toBe('python train.py --nosave');
+    expect(rewriteCommandLine('python train.py --data x.yaml --cache', { cache: false })).toBe('python train.py --data x.yaml');
+    expect(rewriteCommandLine('yolo train data=x.yaml cache=ram', { cache: false })).toBe('yolo train data=x.yaml cache=False');
+    expect(rewriteCommandLine('python train.py --cache ram', { cache: true })).toBe('python train.py --cache');
+    expect(rewriteCommandLine('yolo train data=x.yaml cache=ram', { cache: true })).toBe('yolo train data=x.yaml cache=True');
+  });
+
+  it('settings it has no flag for are ignored', () => {
+    expect(rewriteCommandLine(YOLOV5, { epochs: 10 })).toBeUndefined();
+    expect(rewriteCommandLine(YOLOV5, { epochs: 10, batch: 8 })).toBe('python train.py --img 1280 --batch-size 8 --data x.yaml');
+  });
+});
+
+describe('rewriteCommandLine: an unchanged command is not a correction', () => {
+  it('the command already has the value (any spelling of it): undefined, not the same command as "corrected"', () => {
+    expect(rewriteCommandLine(YOLOV5, { batch: 16 })).toBeUndefined();
+    expect(rewriteCommandLine('python train.py --batch-size=16 --img 640', { batch: 16 })).toBeUndefined();
+    expect(rewriteCommandLine('yolo train data=x.yaml workers=4', { workers: 4 })).toBeUndefined();
+    expect(rewriteCommandLine('yolo train data=x.yaml cache=false', { cache: false })).toBeUndefined();
+    expect(rewriteCommandLine('yolo train data=x.yaml cache=True', { cache: true })).toBeUndefined();
+    expect(rewriteCommandLine('python train.py --cache', { cache: true })).toBeUndefined();
+  });
+
+  it('a setting the command does not name, with no flag to append: undefined', () => {
+    expect(rewriteCommandLine('python train.py --data x.yaml', { cache: false })).toBeUndefined();
+    expect(rewriteCommandLine('python train.py --data x.yaml', { batch: 8, accumulate: 2 })).toBeUndefined();
+    expect(rewriteCommandLine('python run.py --per_device_train_batch_size 8', { accumulate: 1 })).toBeUndefined();
+  });
+
+  it('only the changed part differs, whatever the spacing of the paste', () => {
+    expect(rewriteCommandLine('  python train.py  --batch-size 16   --img 640 ', { batch: 8 })).toBe('python train.py --batch-size 8 --img 640');
+    expect(rewriteCommandLine('  python train.py  --batch-size 16   --img 640 ', { batch: 16 })).toBeUndefined();
+  });
+});
