@@ -72,6 +72,7 @@ export const CONDITION_CHECKS: Record<Condition, (e: Evidence) => boolean> = {
     !facts.inference && facts.amp !== true && !(facts.ampDefaultOn && facts.amp !== false) && !(facts.dtype !== undefined && HALF_OR_LESS.has(facts.dtype)),
   inference_tool: ({ facts }) => facts.inference === true,
   // The run died while from_pretrained was still reading shards: no batch had been loaded yet.
+  kv_cache_numbers: ({ facts }) => facts.maxModelLen !== undefined && facts.kvCacheTokens !== undefined,
   weights_loading_incomplete: ({ facts }) => facts.shardsLoadedPct !== undefined && facts.shardsLoadedPct < 100,
   tool_known: ({ facts }) => facts.toolKnobs !== undefined,
   tool_unknown: ({ facts }) => facts.toolKnobs === undefined,

@@ -24,8 +24,9 @@ export interface Diagnosis {
   source: { seed?: string; issue?: string; note?: string };
   /** Ranking score: priority plus a bonus for how late in the log the evidence is. */
   score: number;
-  /** First log line the rule matched. */
+  /** First and last log lines the rule matched. */
   firstLine: number;
+  lastLine: number;
   /** The rule also needs context outside its own lines (`requires`): e.g. image caching stopped at 77%. */
   contextual: boolean;
 }
@@ -105,6 +106,7 @@ export function diagnose(raw: string, base: RuleBase): DiagnoseResult {
       source: rule.source,
       score: rule.priority + (RECENCY_BONUS * hit.lastLine) / totalLines,
       firstLine: hit.lines[0] ?? 0,
+      lastLine: hit.lastLine,
       contextual: (rule.requires?.length ?? 0) > 0,
     });
   }
@@ -114,7 +116,9 @@ export function diagnose(raw: string, base: RuleBase): DiagnoseResult {
   // raised the final exception).
   const last = finalError(log);
   if (last && NOT_MEMORY_EXCEPTIONS.has(last.type)) {
-    const kept = diagnoses.filter((d) => !MEMORY_CATEGORIES.has(d.category) || d.contextual || d.firstLine < last.tracebackStart);
+    // Kept: evidence before that traceback, rules that read context, or the final exception line itself
+    // being the memory error (vLLM raises ValueError for a KV cache that does not fit).
+    const kept = diagnoses.filter((d) => !MEMORY_CATEGORIES.has(d.category) || d.contextual || d.firstLine < last.tracebackStart || d.lastLine === last.line);
     if (kept.length === 0) return { diagnoses: kept, readings, notMemory: last };
     return { diagnoses: kept, readings };
   }

@@ -59,6 +59,9 @@ export interface Facts {
   ncclTimeoutMs?: number;
   /** Highest NCCL SeqNum each rank reported in watchdog timeouts. */
   ncclSeqByRank?: Record<string, number>;
+  /** vLLM: the model's max seq len and the tokens its KV cache can hold. */
+  maxModelLen?: number;
+  kvCacheTokens?: number;
   /** Percent shown on the last "Loading checkpoint shards" progress line (Hugging Face from_pretrained). */
   shardsLoadedPct?: number;
   /** Percent shown on the last YOLO "Caching images (N GB)" progress line. */

@@ -54,6 +54,7 @@ export const CONDITIONS = [
   'inference_tool',
   'tool_known',
   'weights_loading_incomplete',
+  'kv_cache_numbers',
   'tool_unknown',
   'amp_would_help',
 ] as const;

@@ -92,6 +92,11 @@ export function extractSettings(fullText: string): Facts {
   let caching: RegExpExecArray | null = null;
   for (const m of text.matchAll(/Caching images \([\d.]{1,8}\s?GB[^)\n]{0,20}\):?\s{0,4}(\d{1,3})%/g)) caching = m;
   if (caching) facts.cacheProgressPct = Number(caching[1]);
+  const kv = /max seq len \((\d{1,9})\) is larger than the maximum number of tokens that can be stored in KV cache\s{0,4}\((\d{1,9})\)/.exec(text);
+  if (kv) {
+    facts.maxModelLen = Number(kv[1]);
+    facts.kvCacheTokens = Number(kv[2]);
+  }
   let shards: RegExpExecArray | null = null;
   for (const m of text.matchAll(/Loading checkpoint shards:?\s{0,4}(\d{1,3})%/gi)) shards = m;
   if (shards) facts.shardsLoadedPct = Number(shards[1]);

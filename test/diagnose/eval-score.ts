@@ -136,7 +136,9 @@ const re = (source: string) => new RegExp(source.replace(/^\(\?i\)/, ''), 'i');
 const LEVERS: Record<string, (fix: FullFix | undefined, category: string | undefined) => boolean> = {
   batch: (f) => typeof f?.changes?.batch === 'number' || typeof f?.changes?.per_device_train_batch_size === 'number' || /\bbatch\b/i.test(f?.summary ?? ''),
   batch_accumulate: (f) => typeof f?.changes?.batch === 'number' || /\bbatch\b[^.]{0,80}accumulat/i.test(f?.summary ?? ''),
-  imgsz: (f) => typeof f?.changes?.imgsz === 'number' || /image size|imgsz|resolution/i.test(f?.summary ?? ''),
+  // "input size": image size for vision, sequence length / context for text (cutoff_len, max_length, vLLM's --max-model-len)
+  imgsz: (f) => typeof f?.changes?.imgsz === 'number' || /image size|imgsz|resolution|max[-_ ]model[-_ ]len|max_length|cutoff_len|sequence length|seq len|context length/i.test(f?.summary ?? ''),
+  cache_off: (f) => f?.changes?.cache === false || /cache=False|--cache disk|caching images|RAM cache/i.test(f?.summary ?? ''),
   expandable_segments: (f) => /expandable_segments|max_split_size/i.test(JSON.stringify(f ?? {})),
   free_or_move_gpu: (f) => /another process|other process|CUDA_VISIBLE_DEVICES|held outside/i.test(f?.summary ?? ''),
   quantize_or_smaller_model: (f) => /quantiz|smaller model|load_in_[48]bit|GPTQ|AWQ/i.test(f?.summary ?? ''),
