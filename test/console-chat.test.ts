@@ -60,15 +60,18 @@ const TERMINAL_CONTROLS = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/;
 const HOSTILE_LINE = `RuntimeError: CUDA out of memory. Tried to allocate 20.00 MiB (GPU 0; 7.79 GiB total capacity; 6.50 GiB already allocated; 10.00 MiB free; 6.60 GiB reserved in total by PyTorch) \u001b]0;pwned\u0007\u001b[2J\u009b2J\u009d0;pwned\u009c\u0090qX\u009c done`;
 
 describe('console chat: hostile pastes', () => {
-  it('a 1 MB paste of blank lines before a log is answered within a bound (no regex backtracking)', async () => {
+  // 256 KB of blank lines: all the old check read (its first and last 128 KB), about a minute of
+  // backtracking there; a terminal's readline splitting a bigger paste would only measure the pipe.
+  it('a paste of 256 KB of blank lines before a log is answered within a bound (no regex backtracking)', { timeout: 180_000 }, async () => {
     const bot = consoleBot();
     try {
       await bot.write('/gpu help\n');
       await bot.until('/gpu diagnose', 60_000); // started
       const t0 = performance.now();
-      await bot.write('\n'.repeat(1024 * 1024) + oom + '\n.\n');
-      await bot.until('16 -> 8', 60_000);
-      expect(performance.now() - t0).toBeLessThan(3000);
+      await bot.write('\n'.repeat(256 * 1024) + oom + '\n.\n');
+      await bot.until('16 -> 8', 120_000);
+      const ms = performance.now() - t0;
+      expect(ms, `answered after ${Math.round(ms)} ms`).toBeLessThan(3000);
     } finally {
       await bot.end();
     }
