@@ -79,28 +79,30 @@ function checkFact(fx: Fixture, text: string, r: Readings, key: string, want: un
     for (const fx of fixtures) {
       describe(fx.file, () => {
         const text = readFileSync(new URL(fx.file, fixturesDir), 'utf8');
-        const readings = parseReadings(text);
+        // Parsed in each test, not once here: code run while tests are collected counts as covered by all
+        // of them, and mutation testing would run every test for every mutant.
+        const readings = () => parseReadings(text);
 
         for (const [key, want] of Object.entries(fx.facts ?? {})) {
           if (NOT_IN_FILE[key]) it.skip(`${key} = ${JSON.stringify(want)} (${NOT_IN_FILE[key]})`, () => {});
-          else it(`${key} = ${JSON.stringify(want)}`, () => checkFact(fx, text, readings, key, want));
+          else it(`${key} = ${JSON.stringify(want)}`, () => checkFact(fx, text, readings(), key, want));
         }
 
         const listsGpus = fx.kind === 'nvidia-smi-table' || fx.kind === 'nvidia-smi-xml' || /--query-gpu/.test(fx.command ?? '');
         if (listsGpus && typeof fx.gpus === 'number') {
-          it(`lists ${fx.gpus} GPU(s)`, () => expect(readings.gpus).toHaveLength(fx.gpus as number));
+          it(`lists ${fx.gpus} GPU(s)`, () => expect(readings().gpus).toHaveLength(fx.gpus as number));
         }
         if (fx.kind === 'nvidia-smi-error') {
           it('reports the nvidia-smi error text and no GPUs', () => {
-            expect(readings.smiErrors.length).toBeGreaterThan(0);
-            expect(readings.gpus).toHaveLength(0);
-            for (const line of readings.smiErrors) expect(text).toContain(line);
+            expect(readings().smiErrors.length).toBeGreaterThan(0);
+            expect(readings().gpus).toHaveLength(0);
+            for (const line of readings().smiErrors) expect(text).toContain(line);
           });
         }
         if (fx.kind === 'free') {
-          it('yields host memory', () => expect(readings.hostMemory?.totalBytes).toBeGreaterThan(0));
+          it('yields host memory', () => expect(readings().hostMemory?.totalBytes).toBeGreaterThan(0));
         } else {
-          it('yields no host memory', () => expect(readings.hostMemory).toBeNull());
+          it('yields no host memory', () => expect(readings().hostMemory).toBeNull());
         }
       });
     }
