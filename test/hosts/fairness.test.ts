@@ -71,6 +71,8 @@ describeWithSshd('fairness under load (issue 11, attack 9)', 'test/hosts/fairnes
       hosts: [
         // The sampler polls these first: each holds a connect slot for the whole connect timeout.
         ...Array.from({ length: DEAD_HOSTS }, (_, i) => pinned(`dead-${i}`, inst.a, silent.port)),
+        // Queried by nothing before the sampler test: its connection is opened then.
+        pinned('gpu-fresh', inst.a),
         pinned('gpu-a', inst.a),
         pinned('hung', inst.hung),
         pinned('slow', inst.slow),
@@ -194,8 +196,9 @@ describeWithSshd('fairness under load (issue 11, attack 9)', 'test/hosts/fairnes
     const poll = sampler.tick();
     await sleep(300);
     const t0 = performance.now();
-    // gpu-a is in the same poll, queued behind the dead ones: the chat request must not wait on that.
-    const answer = await Promise.race([registry.dispatch('/gpu status gpu-a', ctx('U0CAROL01')), sleep(15_000).then(() => null)]);
+    // gpu-fresh (no connection yet) is in the same poll, queued behind the dead ones: the chat
+    // request must not wait on that.
+    const answer = await Promise.race([registry.dispatch('/gpu status gpu-fresh', ctx('U0CAROL01')), sleep(15_000).then(() => null)]);
     const ms = performance.now() - t0;
     expect(answer, 'no answer within 15 s').not.toBeNull();
     expect(renderText(answer!.reply)).toContain('GPU status: 1/1 host(s) answered');
