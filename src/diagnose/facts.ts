@@ -47,6 +47,9 @@ export interface Facts {
   toolKnobs?: string;
   /** What the run was doing when the allocation failed, from the traceback's frames. */
   oomPhase?: 'load' | 'optimizer' | 'backward' | 'forward';
+  /** The log is a training run (optimizer, backward, a trainer), and whether it trains adapters only (LoRA/PEFT). */
+  training?: boolean;
+  adapterTraining?: boolean;
   /** Who holds the GPU memory (src/diagnose/holder.ts) and the arithmetic that says so. */
   holder?: string;
   holderWhy?: string;

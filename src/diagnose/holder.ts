@@ -75,7 +75,9 @@ export function whoHoldsMemory(f: Facts): HolderVerdict | undefined {
       : `reserved ${MiB(f.reservedMiB!)} − allocated ${MiB(f.allocatedMiB!)} = ${MiB(idle)} idle in PyTorch's cache`;
     return { holder: 'allocator_cache', why: `${how} ≥ the ${MiB(tried)} request: the memory exists but not in one block` };
   }
-  if (tried !== undefined && f.freeMiB !== undefined && f.freeMiB >= tried && f.freeMiB >= 64) {
+  // Clearly more free than asked: equal printed figures ("1.50 GiB free", "Tried to allocate 1.50 GiB")
+  // are rounding, not spare memory.
+  if (tried !== undefined && f.freeMiB !== undefined && f.freeMiB >= 1.25 * tried && f.freeMiB - tried >= 64) {
     return { holder: 'not_capacity', why: `the device reports ${MiB(f.freeMiB)} free ≥ the ${MiB(tried)} request: this is not the card being full` };
   }
   if (f.oomPhase === 'load') {
@@ -90,6 +92,14 @@ export function whoHoldsMemory(f: Facts): HolderVerdict | undefined {
     if (w >= 0.85 * total) {
       const dtype = f.dtype ?? 'fp16 (assumed: the log does not say)';
       return { holder: 'weights', why: `${f.paramsB}B parameters × ${BYTES_PER_PARAM[f.dtype ?? 'fp16'] ?? 2} bytes (${dtype}) ≈ ${MiB(w)} of weights against ${MiB(total)} on the card` };
+    }
+  }
+  // Full fine-tuning with Adam in mixed precision keeps ~16 bytes per parameter (fp16 weights and
+  // gradients, fp32 master weights and two moments); LoRA/PEFT trains a tiny fraction of them.
+  if (f.paramsB !== undefined && total !== undefined && f.training && !f.adapterTraining) {
+    const state = f.paramsB * 1e9 * 16 / 2 ** 20;
+    if (state >= total) {
+      return { holder: 'optimizer_state', why: `full fine-tuning of ${f.paramsB}B parameters with Adam keeps about 16 bytes per parameter (weights, gradients, fp32 master copy and two moments) ≈ ${MiB(state)}, more than the ${MiB(total)} card` };
     }
   }
   if (mine !== undefined && total !== undefined) {

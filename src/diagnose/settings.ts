@@ -97,6 +97,8 @@ export function extractSettings(fullText: string): Facts {
     facts.maxModelLen = Number(kv[1]);
     facts.kvCacheTokens = Number(kv[2]);
   }
+  if (/\bbackward\(|optimizer\.step|\bTrainer\b|trainer\.train\(|training_args|deepspeed|train_batch_size|finetun|fine-tun|\bsft\b/i.test(text)) facts.training = true;
+  if (/\b(?:q?lora|peft|adapter_name|lora_r|lora_rank|finetuning_type:?\s{0,2}lora)\b/i.test(text)) facts.adapterTraining = true;
   let shards: RegExpExecArray | null = null;
   for (const m of text.matchAll(/Loading checkpoint shards:?\s{0,4}(\d{1,3})%/gi)) shards = m;
   if (shards) facts.shardsLoadedPct = Number(shards[1]);
