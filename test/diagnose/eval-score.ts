@@ -165,23 +165,45 @@ export interface ExpertScore {
   rows: string[];
 }
 
-export async function scoreExpertDir(dir: string, concurrency = 4): Promise<ExpertScore> {
+/**
+ * `cli` runs `gpu-doctor diagnose --json` per log (the public surface, ~0.3 s each); `inprocess` runs the
+ * same code the CLI runs (readLogFile, diagnose, toJsonContract) in this process, for large corpora.
+ */
+export async function scoreExpertDir(dir: string, runner: 'cli' | 'inprocess' = 'inprocess', concurrency = 4): Promise<ExpertScore> {
   const cases = JSON.parse(readFileSync(join(dir, 'cases.json'), 'utf8')) as ExpertCase[];
   const s: ExpertScore = { n: cases.length, category: 0, harmful: 0, lever: 0, leverOf: 0, checksPassed: 0, failed: 0, rows: [] };
   const outs: (FullContract | Error)[] = new Array(cases.length);
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: concurrency }, async () => {
-      for (let i = next++; i < cases.length; i = next++) {
-        try {
-          const { stdout } = await run('node', [CLI, 'diagnose', '--json', join(dir, cases[i].file)], { timeout: 30_000, maxBuffer: 64 << 20 });
-          outs[i] = JSON.parse(stdout) as FullContract;
-        } catch (e) {
-          outs[i] = e as Error;
-        }
+  if (runner === 'inprocess') {
+    const [{ loadRuleBase }, { diagnose }, { readLogFile }, { toJsonContract }] = await Promise.all([
+      import('../../src/diagnose/rule-base.js'),
+      import('../../src/diagnose/diagnose.js'),
+      import('../../src/diagnose/input.js'),
+      import('../../src/diagnose/contract.js'),
+    ]);
+    const rules = await loadRuleBase();
+    for (let i = 0; i < cases.length; i++) {
+      try {
+        const input = await readLogFile(join(dir, cases[i].file));
+        outs[i] = JSON.parse(JSON.stringify(toJsonContract(diagnose(input.text, rules), input))) as FullContract;
+      } catch (e) {
+        outs[i] = e as Error;
       }
-    }),
-  );
+    }
+  } else {
+    let next = 0;
+    await Promise.all(
+      Array.from({ length: concurrency }, async () => {
+        for (let i = next++; i < cases.length; i = next++) {
+          try {
+            const { stdout } = await run('node', [CLI, 'diagnose', '--json', join(dir, cases[i].file)], { timeout: 30_000, maxBuffer: 64 << 20 });
+            outs[i] = JSON.parse(stdout) as FullContract;
+          } catch (e) {
+            outs[i] = e as Error;
+          }
+        }
+      }),
+    );
+  }
   cases.forEach((c, i) => {
     const out = outs[i];
     if (out instanceof Error) {
