@@ -2,7 +2,7 @@
 // rank them (priority first; among close priorities the later error wins).
 import type { RuleBase } from './rule-base.js';
 import type { Category } from './rule-types.js';
-import { normalizeLog, LogText } from './normalize.js';
+import { isFlattened, normalizeLog, LogText } from './normalize.js';
 import { matchRules } from './match.js';
 import { extractOomFacts, type Facts } from './facts.js';
 import { extractSettings } from './settings.js';
@@ -73,7 +73,7 @@ export function diagnose(raw: string, base: RuleBase): DiagnoseResult {
   const readings = parseReadings(text);
   const log = new LogText(text);
   const hits = matchRules(log, base);
-  const settings = hits.length ? extractSettings(text) : {};
+  const settings = hits.length ? extractSettings(text, { commandLine: !isFlattened(raw) }) : {};
   const tool = hits.length ? detectTool(log, base.tools) : undefined;
   const totalLines = Math.max(1, log.lineCount - 1);
   const diagnoses: Diagnosis[] = [];

@@ -12,7 +12,31 @@ const LINE_PREFIX = /^(?:(?:> ?)+|\[(?:rank|default)\d+\]:\s?|\((?:[A-Za-z_]+ )?
 // tqdm redraws with \r and leaves the next message glued to its closing bracket.
 const TQDM_GLUE = /((?:it\/s|s\/it|B\/s)[^\]\n]{0,400}\])(?=[A-Za-z\[])/g;
 
+// A log flattened onto one line (Discord's text option drops newlines): the boundaries a traceback
+// always has are put back. Each lookahead is bounded, so the pass stays linear.
+const FLAT_BREAKS = [
+  / (?=Traceback \(most recent call last\):)/g,
+  / {1,8}(?=File "[^"\n]{1,400}", line \d{1,7}, in )/g,
+  / (?=(?:[A-Za-z_][\w]{0,40}\.){0,4}[A-Z]\w{0,60}(?:Error|Exception): )/g,
+  / (?=During handling of the above exception)/g,
+];
+
+/** True when a long text holds a traceback but (almost) no line breaks: it was flattened. */
+export function isFlattened(raw: string): boolean {
+  if (raw.length < 200) return false;
+  let newlines = 0;
+  for (let i = raw.indexOf('\n'); i !== -1 && newlines <= 2; i = raw.indexOf('\n', i + 1)) newlines++;
+  return newlines <= 2 && (raw.includes('Traceback (most recent call last)') || raw.includes(' File "'));
+}
+
+function unflatten(text: string): string {
+  let out = text;
+  for (const re of FLAT_BREAKS) out = out.replace(re, (m) => (m.length > 1 ? '\n  ' : '\n'));
+  return out;
+}
+
 export function normalizeLog(raw: string): string {
+  if (isFlattened(raw)) raw = unflatten(raw);
   let text = raw.replace(/\r\n/g, '\n').replace(/\r/g, '\n');
   text = text.replace(ANSI_CSI, '').replace(ANSI_OSC, '').replace(OTHER_CONTROL, '');
   if (text.includes('&')) text = text.replace(ENTITY, (m) => ENTITIES[m] ?? m);

@@ -54,14 +54,18 @@ export function findCommandLine(text: string): string | undefined {
   return line.replace(/\s+/g, ' ').replace(/[_`*]+$/, '').trim();
 }
 
-export function extractSettings(fullText: string): Facts {
+/**
+ * `commandLine: false` when the paste was flattened onto one line: its command cannot be told apart
+ * from the log after it, so no corrected command is offered (settings are still read).
+ */
+export function extractSettings(fullText: string, options: { commandLine?: boolean } = {}): Facts {
   const text = fullText.length <= 2 * WINDOW ? fullText : fullText.slice(0, WINDOW) + '\n' + fullText.slice(-WINDOW);
   const facts: Facts = {};
   const int = (re: RegExp) => {
     const v = lastValue(text, re);
     return v === undefined ? undefined : Number(v);
   };
-  const commandLine = findCommandLine(text);
+  const commandLine = options.commandLine === false ? undefined : findCommandLine(text);
   if (commandLine) facts.commandLine = commandLine;
   facts.batch = int(PATTERNS.batch);
   facts.workers = int(PATTERNS.workers);
