@@ -45,6 +45,11 @@ describe('rewriteCommandLine: flag styles', () => {
     expect(rewriteCommandLine('python train.py --data x.yaml', { workers: 2 })).toBe('python train.py --data x.yaml --workers 2');
   });
 
+  it('key=value workers only for the yolo command itself; no workers flag written for a value that is not a count', () => {
+    expect(rewriteCommandLine('xyolo train.py --data x.yaml', { workers: 2 })).toBe('xyolo train.py --data x.yaml --workers 2');
+    expect(rewriteCommandLine('yolo detect train data=x.yaml', { workers: false })).toBeUndefined();
+  });
+
   it('workers are not appended where the tool is unknown (its flag name is a guess)', () => {
     expect(rewriteCommandLine('python finetune.py --data x.yaml', { workers: 2 })).toBeUndefined();
     expect(rewriteCommandLine('python mytrain.pyx --data x.yaml', { workers: 2 })).toBeUndefined();
@@ -58,6 +63,8 @@ describe('rewriteCommandLine: flag styles', () => {
     expect(rewriteCommandLine('python run.py --per_device_train_batch_size 16 --gradient_accumulation_steps 2', { batch: 8, accumulate: 4 })).toBe(
       'python run.py --per_device_train_batch_size 8 --gradient_accumulation_steps 4',
     );
+    // Only accumulation is appended: a setting the HF command lacks otherwise is left alone.
+    expect(rewriteCommandLine('python run.py --per_device_train_batch_size 16', { cache: false, imgsz: 512 })).toBeUndefined();
     // YOLOv5 accumulates to a nominal batch of 64 by itself.
     expect(rewriteCommandLine(YOLOV5, { batch: 8, accumulate: 2 })).toBe('python train.py --img 1280 --batch-size 8 --data x.yaml');
   });
