@@ -4,13 +4,19 @@ import { createApp } from '../app.js';
 import { runConsoleChat } from '../adapters/console/console-chat.js';
 import { renderText } from '../adapters/console/render.js';
 import { startChatAdapters } from '../adapters/start.js';
-import { createLogger } from '../ops/logger.js';
+import { createLogger, scrubSecrets } from '../ops/logger.js';
 import { parseArgs } from './usage.js';
 
 export async function botCli(args: string[]): Promise<number> {
   const { flags } = parseArgs(args, { values: ['config'] });
   const app = await createApp(flags.config as string | undefined);
   const logger = createLogger();
+  // Last line of defence: every known path awaits or handles its promises, but one request that slips
+  // through must not end the bot for everyone (Node ends the process on an unhandled rejection). It is
+  // logged as an error, without secrets, and the bot goes on answering.
+  process.on('unhandledRejection', (reason) => {
+    logger.error({ err: scrubSecrets(reason instanceof Error ? reason.message : String(reason)) }, 'unhandled rejection (bot kept running)');
+  });
   let bots;
   try {
     bots = await startChatAdapters(app, process.env, logger);
