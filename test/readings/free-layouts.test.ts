@@ -72,3 +72,71 @@ describe('units', () => {
     expect(m).toMatchObject({ totalBytes: 1877 * MiB, freeBytes: 1017 * MiB, buffCacheBytes: (70 + 557) * MiB, availableBytes: 1645 * MiB, unitInferred: true });
   });
 });
+
+describe('rows pasted without their header: the number of values decides the layout', () => {
+  const rowsOf = (file: string) => fixture(file).split('\n').filter((l) => l.includes(':')).join('\n');
+
+  it('seven values are the wide layout (free -w, fixture 09)', () => {
+    const m = parseFree(rowsOf('09-free-w-kib-wide.txt'));
+    expect(m).toMatchObject({ totalBytes: 8070604 * KiB, sharedBytes: 1162676 * KiB, buffCacheBytes: (104156 + 4542508) * KiB, availableBytes: 3624840 * KiB, swapTotalBytes: 8127484 * KiB });
+  });
+
+  it('six values are the modern layout (fixture 05)', () => {
+    const m = parseFree(rowsOf('05-free-kib-modern-available.txt'));
+    expect(m).toMatchObject({ totalBytes: 8011164 * KiB, usedBytes: 3767900 * KiB, freeBytes: 735364 * KiB, sharedBytes: 8804 * KiB, buffCacheBytes: 3507900 * KiB, availableBytes: 3898568 * KiB });
+  });
+
+  it('five values are BusyBox: available is free + buffers', () => {
+    const m = parseFree(rowsOf('29-busybox-free-usage-example.txt'));
+    expect(m).toMatchObject({ totalBytes: 257628 * KiB, freeBytes: 8904 * KiB, buffCacheBytes: 93124 * KiB, availableBytes: (8904 + 93124) * KiB });
+  });
+
+  it('three values (the "Total:" row alone) are not a Mem row', () => {
+    expect(parseFree('Total:       386144       257128       129016')).toBeNull();
+  });
+});
+
+describe('what is not a free row', () => {
+  // Real rows (fixture 13: "Mem:  128665 31887 2905 3 93873 95806" under a free -m header), changed as each test says.
+  const [header, mem, swap] = fixture('13-ubuntu-128g-free-m.txt').split('\n');
+
+  it('the real output is read', () => {
+    expect(parseFree(`$ free -m\n${header}\n${mem}\n${swap}`)).toMatchObject({ totalBytes: 128665 * MiB, availableBytes: 95806 * MiB, swapTotalBytes: 2047 * MiB, swapUsedBytes: 91 * MiB });
+  });
+
+  it.each([
+    ['a second colon in the row', mem.replace('31887', '31:887')],
+    ['a label over 40 characters', mem.replace('Mem:', `${'M'.repeat(41)}:`)],
+    ['no label before the colon', mem.replace('Mem:', ':')],
+    ['a word where a value belongs', mem.replace('2905', 'free')],
+    ['more than eight values', `${mem} 1 2 3`],
+    ['text after the colon', mem.replace('Mem:', 'Mem: total')],
+  ])('%s', (_, row) => {
+    expect(parseFree(`$ free -m\n${header}\n${row}\n${swap}`)).toBeNull();
+  });
+
+  it('an unknown row label counts as Mem only under a header with as many columns', () => {
+    const relabelled = mem.replace('Mem:', 'Mémoria:');
+    expect(parseFree(`$ free -m\n${header}\n${relabelled}`)?.totalBytes).toBe(128665 * MiB);
+    expect(parseFree(relabelled)).toBeNull();
+    expect(parseFree(`$ free -m\nepoch 3 done\n${relabelled}`)).toBeNull();
+    expect(parseFree(`$ free -m\n${header} extra words\n${relabelled}`)).toBeNull();
+  });
+
+  it('a header-like line with digits, long words or a colon is not a header', () => {
+    const relabelled = mem.replace('Mem:', 'Mémoria:');
+    expect(parseFree(`$ free -m\ntotal used free shared buff/cache 42\n${relabelled}`)).toBeNull();
+    expect(parseFree(`$ free -m\ntotal used free shared ${'x'.repeat(21)} available\n${relabelled}`)).toBeNull();
+    expect(parseFree(`$ free -m\ntotal used: free shared buff/cache available\n${relabelled}`)).toBeNull();
+    // Translated header words (not read) with as many columns still make the row a Mem row.
+    expect(parseFree(`$ free -m\nвсего занято свободно общая буф/врем. доступно\n${relabelled}`)?.availableBytes).toBe(95806 * MiB);
+  });
+
+  it('a line too long to be a free row ends the output before it', () => {
+    expect(parseFree(`$ free -m\n${header}\n${mem}\n${'x'.repeat(5000)}\n${swap}`)).toMatchObject({ totalBytes: 128665 * MiB, swapTotalBytes: null });
+  });
+
+  it('a line that is not a row between Mem and Swap ends the output: that Swap is not its swap', () => {
+    expect(parseFree(`$ free -m\n${header}\n${mem}\nsome log line\n${swap}`)?.swapTotalBytes).toBeNull();
+  });
+});
