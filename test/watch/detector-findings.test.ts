@@ -17,6 +17,7 @@ function job(rnd: () => number, spec: JobSpec): ProcModel {
   return trainingProcess({ gpu, pid, user, command, toMs: T0 + endH * H }, { ...s, startMs: T0 + startH * H }, rnd);
 }
 function trace(hours: number, procs: (rnd: () => number) => ProcModel[], o: { gpuTotalMiB?: number; ram?: (rnd: () => number) => (t: number) => number; seed?: number } = {}): Sample[] {
+  // 512 GiB of host RAM when the trace has a host RAM model.
   const rnd = prng(o.seed ?? 11);
   return buildSamples(
     { host: 'gpu1', t0: T0, hours, gpuTotalMiB: o.gpuTotalMiB ?? TOTAL, procs: procs(rnd), hostRam: o.ram ? { totalBytes: 512 * GiB, usedBytes: o.ram(rnd) } : undefined },
@@ -48,6 +49,30 @@ describe('ranks of one job', () => {
       ]);
     expect(kinds(detectLeaks(pair(10 / 60)))).toEqual(['leak@0']);
     expect(kinds(detectLeaks(pair(1.5 / 60)))).toEqual(['rank0_growth@0']);
+  });
+
+  it('the same command on another GPU is a rank of the job even when started later (a relaunched rank)', () => {
+    const samples = trace(10, (r) => [
+      job(r, { baseMiB: 40000, gpu: 0, pid: 100, command: DDP, leak: leak(150, 1, 100) }),
+      job(r, { baseMiB: 40000, gpu: 1, pid: 101, command: DDP, startH: 0.5 }),
+    ]);
+    expect(kinds(detectLeaks(samples))).toEqual(['rank0_growth@0']);
+  });
+
+  it('two processes of one job on the same GPU are not ranks on different GPUs: a leak', () => {
+    const samples = trace(10, (r) => [
+      job(r, { baseMiB: 30000, gpu: 0, pid: 100, command: DDP, leak: leak(150, 1, 100) }),
+      job(r, { baseMiB: 20000, gpu: 0, pid: 101, command: DDP }),
+    ]);
+    expect(kinds(detectLeaks(samples))).toEqual(['leak@0']);
+  });
+
+  it('a peer with a small one-off step (under a quarter of the growth) is still flat: rank-0 growth', () => {
+    const samples = trace(10, (r) => [
+      job(r, { baseMiB: 40000, gpu: 0, pid: 100, command: DDP, leak: leak(150, 1, 100) }),
+      job(r, { baseMiB: 40000, gpu: 1, pid: 101, command: DDP, ratchet: [[120, 100]] }),
+    ]);
+    expect(kinds(detectLeaks(samples))).toEqual(['rank0_growth@0']);
   });
 
   it('one process on one GPU is never rank-0 growth', () => {
@@ -86,12 +111,12 @@ describe('severity: worst first', () => {
 
   it('idle memory ranks below growth; among growth, equal severity goes by slope', () => {
     const samples = trace(10, (r) => [
-      job(r, { baseMiB: 30000, leak: leak(30, 1, 2) }),
-      job(r, { gpu: 1, pid: 77, baseMiB: 30000, command: 'python b.py', leak: leak(15, 1, 2) }),
+      job(r, { baseMiB: 30000, leak: leak(15, 1, 2) }),
+      job(r, { gpu: 1, pid: 77, baseMiB: 30000, command: 'python b.py', leak: leak(30, 1, 2) }),
       job(r, { gpu: 2, pid: 78, baseMiB: 12000, command: 'python c.py', idleFromMs: T0 + 2 * H }),
     ]);
     const found = detectLeaks(samples);
-    expect(found.map((f) => `${f.kind}@${f.gpu}`)).toEqual(['leak@0', 'leak@1', 'idle_held@2']);
+    expect(found.map((f) => `${f.kind}@${f.gpu}`)).toEqual(['leak@1', 'leak@0', 'idle_held@2']);
     expect(found[0]!.severity).toBe(found[1]!.severity);
     // Idle: 5 + GiB-hours / 10, capped at 40.
     const idle = found[2]!;
@@ -111,6 +136,14 @@ describe('host RAM', () => {
   it('under 10% available over the last two windows is pressure; one window is a spike', () => {
     expect(hostRam(4, (h) => (h >= 3.7 ? 490 : 200))).toHaveLength(1);
     expect(hostRam(4, (h) => (h >= 3.87 ? 490 : 200))).toEqual([]);
+    expect(hostRam(4, (h) => (h >= 3.7 && h < 3.83 ? 490 : 200))).toEqual([]); // the window before last only
+    expect(hostRam(0.25, () => 490)).toHaveLength(1); // two windows are enough
+  });
+
+  it('pressure with RAM use falling: severity 90, no slope, no hours to full', () => {
+    const [f] = hostRam(4, (h) => 495 - 2 * h);
+    expect(f).toMatchObject({ severity: 90, slopeMiBPerHour: 0, hoursToFull: null });
+    expect(f!.detail).toMatch(/^\d+\.\d% RAM available; DataLoader jobs: alice: python train\.py$/);
   });
 
   it('creep that fills RAM within a day is reported; one that levels off, starts only late, or takes days is not', () => {
@@ -120,14 +153,16 @@ describe('host RAM', () => {
     expect(Math.abs(creep!.slopeMiBPerHour - 8192) / 8192).toBeLessThan(0.2);
     expect(creep!.severity).toBeLessThan(90);
     expect(creep!.hoursToFull).toBeLessThanOrEqual(DEFAULT_OPTIONS.ramFullWithinHours);
-    expect(hostRam(12, (h) => 250 + 16 * Math.min(h, 6))).toEqual([]); // rose, then flat
-    expect(hostRam(12, (h) => 250 + 16 * Math.max(0, h - 6))).toEqual([]); // flat, then a late rise
+    // rose, then (nearly) flat; (nearly) flat, then a late rise: not sustained over both halves
+    expect(hostRam(12, (h) => 250 + 16 * Math.min(h, 6) + 0.5 * Math.max(0, h - 6))).toEqual([]);
+    expect(hostRam(12, (h) => 250 + 0.5 * Math.min(h, 6) + 16 * Math.max(0, h - 6))).toEqual([]);
     expect(hostRam(12, () => 250)).toEqual([]);
     expect(hostRam(12, (h) => 100 + 1 * h)).toEqual([]); // 1 GiB/h with 400 GiB free: weeks
   });
 
   it('under 12 windows (2 h) is too short for a trend', () => {
     expect(hostRam(1.75, (h) => 300 + 40 * h)).toEqual([]);
+    expect(hostRam(1.9, (h) => 300 + 40 * h)).toHaveLength(1); // 12 windows
     expect(hostRam(2.5, (h) => 300 + 40 * h)).toHaveLength(1);
   });
 
@@ -138,7 +173,17 @@ describe('host RAM', () => {
     const [two] = hostRam(4, () => 490, (r) => [job(r, { baseMiB: 20000 }), job(r, { gpu: 1, pid: 5, baseMiB: 20000, user: 'bob', command: 'python b.py' })]);
     expect(two!.user).toBeUndefined();
     expect(two!.detail).toMatch(/DataLoader jobs: alice: python train\.py; bob: python b\.py$/);
+    const four = (r: () => number) => ['a', 'b', 'c', 'd'].map((u, g) => job(r, { gpu: g, pid: 10 + g, baseMiB: 20000, user: u, command: 'python t.py' }));
+    expect(hostRam(4, () => 490, four)[0]!.detail).toMatch(/DataLoader jobs: a: python t\.py; b: python t\.py; c: python t\.py$/); // the first three
     expect(hostRam(4, () => 490, (r) => [idleProcess({ gpu: 0, pid: 9, user: 'u', command: './cuda_app --serve', startMs: T0, toMs: T0 + 9 * H }, 20000)])).toEqual([]);
+  });
+});
+
+describe('idle memory', () => {
+  it('a process that sat idle for 3 h and then trained again is not idle', () => {
+    const paused = { gpu: 0, pid: 31, user: 'u', command: 'python train.py', startMs: T0, toMs: T0 + 9 * H, mib: () => 20000, util: (t: number) => (t >= T0 + H && t < T0 + 4 * H ? 0 : 90) };
+    expect(detectLeaks(trace(6, () => [paused]))).toEqual([]);
+    expect(detectLeaks(trace(3.5, () => [paused])).map((f) => f.kind)).toEqual(['idle_held']);
   });
 });
 
