@@ -112,6 +112,33 @@ describe('the process name in the middle column', () => {
   });
 });
 
+describe('not rows (in-process twins of the CLI tests in malformed-readings.test.ts)', () => {
+  const capture = (name: string) => read(`readings-peers/nvidia_gpu_exporter/${name}`).split('\n');
+  const sectionOf = (lines: string[], label: string) => {
+    const at = lines.indexOf(`# ${label}`);
+    const end = lines.findIndex((l, i) => i > at + 2 && l.startsWith('####'));
+    return lines.slice(at + 3, end).join('\n');
+  };
+
+  it('the query-gpu field list, one name per line, is no GPU', () => {
+    const list = sectionOf(capture('windows-x86_64__nvidia-geforce-rtx-2080-super__610.62.txt'), 'capabilities :: query-gpu field list (derived, used for query-gpu above)');
+    const r = parseSmiCsv(list);
+    expect(r.gpus).toEqual([]);
+    expect(r.tables.every((t) => t.rows === 0 && t.skipped === 0)).toBe(true);
+    expect(r.tables.map((t) => t.fields[0])).toEqual(['memory.total', 'memory.reserved', 'memory.used', 'memory.free', 'utilization.gpu', 'temperature.gpu']);
+  });
+
+  it('accounted (finished) apps right after the running ones are not read as running', () => {
+    const lines = capture('linux-x86_64__nvidia-h200-mig__590.48.01.txt');
+    const running = sectionOf(lines, 'load :: query-compute-apps (per-process)').trimEnd();
+    const accounted = sectionOf(lines, 'load :: query-accounted-apps').trimEnd();
+    const r = parseSmiCsv(`${running}\n${accounted}`);
+    expect(r.processes.map((p) => p.pid)).toEqual([12249, 12250, 12267]);
+    expect(r.notes).toEqual([]);
+    expect(parseSmiCsv(accounted).processes).toEqual([]);
+  });
+});
+
 describe('limits', () => {
   it(`keeps at most ${MAX_GPUS} GPUs from one table`, () => {
     const [header, row] = A100();

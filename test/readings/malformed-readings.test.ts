@@ -7,7 +7,11 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe as describeVitest, expect, it } from 'vitest';
+
+// These run the CLI in a child process, which mutation testing cannot switch mutants in: there they
+// would only repeat the unmutated code, slowly (the same code paths are tested in-process elsewhere).
+const describe = process.env.STRYKER_MUTATOR_WORKER ? describeVitest.skip : describeVitest;
 
 const run = promisify(execFile);
 const BIN = resolve(import.meta.dirname, '../../bin/gpu-doctor');
