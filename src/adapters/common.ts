@@ -16,8 +16,13 @@ import { scrubSecrets } from '../ops/logger.js';
 export const MAX_FILE_BYTES = 16 * 1024 * 1024;
 /** Files read per message; the reply names the ones skipped. */
 export const MAX_FILES_PER_MESSAGE = 3;
-/** Messages whose files are downloaded and diagnosed at once, process-wide (all adapters). */
-export const MAX_CONCURRENT_DOWNLOADS = 2;
+/**
+ * Messages whose files are downloaded and diagnosed at once, process-wide (all adapters). One: a 16 MB
+ * log costs ~100 MB transiently while it is decoded, normalised and matched, and with two at once the
+ * bot's peak under a burst of 16 MB files came within a few MB of the 400 MB bound (408 MB once on a
+ * loaded CI machine). Files queue instead; small pastes in message text do not take a slot.
+ */
+export const MAX_CONCURRENT_DOWNLOADS = 1;
 const DOWNLOAD_TIMEOUT_MS = 60_000;
 const MAX_REDIRECTS = 3;
 /** Commands that answer at once; everything else may touch SSH hosts and is acked first. */

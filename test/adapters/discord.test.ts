@@ -1,5 +1,6 @@
 // The real discord.js Client against a local fake REST + gateway.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { MAX_CONCURRENT_DOWNLOADS } from '../../src/adapters/common.js';
 import { readFileSync } from 'node:fs';
 import { CHANNEL_ID, DM_CHANNEL_ID, FakeDiscord } from './fake-discord.js';
 import { testDeps } from './helpers.js';
@@ -150,7 +151,7 @@ describe('Discord: hostile input', () => {
       const atts = [1, 2, 3, 4].map((f) => attachment(`57${f}`, `part${f}.log`, OOM.length));
       for (let m = 0; m < 8; m++) fake.messageCreate(`41${m}`, '', atts);
       const posts = await fake.waitFor(/\/channels\/\d+\/messages$/, 8, 30_000);
-      expect(fake.maxActiveDownloads).toBeLessThanOrEqual(2);
+      expect(fake.maxActiveDownloads).toBeLessThanOrEqual(MAX_CONCURRENT_DOWNLOADS);
       for (const p of posts) {
         expect(embedText(p.body)).toMatch(/part4\.log.*not read.*3 files per message/);
         expect(embedText(p.body)).toContain('16 -> 8');

@@ -1,6 +1,7 @@
 // The real Bolt app in HTTP mode, fed correctly (and incorrectly) signed requests, posting through a
 // local fake Slack Web API.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { MAX_CONCURRENT_DOWNLOADS } from '../../src/adapters/common.js';
 import { createHmac } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
@@ -255,7 +256,7 @@ describe('Slack: hostile input', () => {
       const files = [1, 2, 3, 4].map((f) => ({ id: `FP${f}`, name: `part${f}.log`, size: OOM.length, mimetype: 'text/plain', url_private: `${fake.base}/files/part${f}.log` }));
       await Promise.all(Array.from({ length: 8 }, (_, m) => event({ type: 'message', subtype: 'file_share', channel: 'C1', channel_type: 'channel', user: 'UUSER1', text: '', ts: `8.${m + 1}`, files })));
       const posts = await fake.waitFor('chat.postMessage', 8, 30_000);
-      expect(fake.maxActiveDownloads).toBeLessThanOrEqual(2);
+      expect(fake.maxActiveDownloads).toBeLessThanOrEqual(MAX_CONCURRENT_DOWNLOADS);
       expect(fake.downloads.filter((d) => d.path.startsWith('/files/part'))).toHaveLength(8 * 3);
       for (const p of posts) {
         expect(blocksText(p.body.blocks)).toMatch(/part4\.log.*not read.*3 files per message/s);
