@@ -3,7 +3,7 @@
 // (gpu_name -> "name", used_memory -> "used_gpu_memory"), so both spellings map to one field.
 // A cell that is not a value ([N/A], N/A, [Not Supported], ERR!, [GPU requires reset], "") is null.
 import type { GpuReading, ProcessReading, Readings } from './types.js';
-import { firstNonSpace, toCleanLines } from './lines.js';
+import { toCleanLines } from './lines.js';
 import { MAX_GPUS, MAX_PROCESSES } from './limits.js';
 import { errorMarker, worstErrorMarker, isMissing, normalizeBusId, parseIntCell, parseMiBCell, parseNumberCell } from './cells.js';
 
@@ -34,22 +34,18 @@ const GPU_ALIASES: Record<string, string> = {
   gpu_name: 'name',
   gpu_uuid: 'uuid',
   gpu_bus_id: 'pci.bus_id',
-  gpu_serial: 'serial',
-  'clocks.gr': 'clocks.current.graphics',
-  'clocks.sm': 'clocks.current.sm',
-  'clocks.mem': 'clocks.current.memory',
-  'clocks.video': 'clocks.current.video',
 };
 const APPS_ALIASES: Record<string, string> = { name: 'process_name', used_memory: 'used_gpu_memory' };
 
-/** Fields that make a header worth reading (a log line "loss, acc" is not a query header). */
-const VALUE_FIELDS = new Set(['memory.used', 'memory.total', 'memory.free', 'memory.reserved', 'utilization.gpu', 'temperature.gpu', 'pid', 'used_gpu_memory', 'used_memory']);
+/**
+ * Fields that make a header worth reading (a log line "loss, acc" is not a query header). A
+ * compute-apps header needs its pid: "used_gpu_memory" alone would only give GPUs with no values.
+ */
+const VALUE_FIELDS = new Set(['memory.used', 'memory.total', 'memory.free', 'memory.reserved', 'utilization.gpu', 'temperature.gpu', 'pid']);
 /** --query-accounted-apps lists finished processes too; those are not current GPU holders. */
 const ACCOUNTED_FIELDS = new Set(['max_memory_usage', 'is_running', 'gpu_utilization', 'mem_utilization']);
 const FIELD_NAME = /^[a-z][a-z0-9_.]{0,79}$/;
 const MAX_CSV_LINE = 65536;
-/** Quick test before splitting: "field[ [unit]]," or a lone "memory.used [MiB]". */
-const HEADER_START = /^\s*[a-z][a-z0-9_.]{0,79}(?: \[[^\]]{1,20}\])?\s*(?:,|$)/;
 
 /** Lowercase, without the unit suffix nvidia-smi adds to the header ("memory.used [MiB]"). */
 function bareField(raw: string): string {
@@ -73,10 +69,8 @@ export function canonicalFields(fields: string[], kind: SmiCsvKind): string[] {
 
 /** Field names if the line is shaped like a query header (any query, any fields), else null. */
 function headerLikeFields(line: string): string[] | null {
-  // Headers start with a lowercase field name; data rows start with a digit, "GPU-", "NVIDIA" ...
-  const first = line.charCodeAt(firstNonSpace(line));
-  if (!(first >= 97 && first <= 122) || line.length > MAX_CSV_LINE) return null;
-  if (!HEADER_START.test(line)) return null;
+  // Every cell a lowercase field name; data rows start with a digit, "GPU-", "NVIDIA" ...
+  if (line.length > MAX_CSV_LINE) return null;
   const fields = line.split(',').map(bareField);
   return fields.every((f) => FIELD_NAME.test(f)) ? fields : null;
 }
@@ -164,8 +158,9 @@ export function parseSmiCsvWithFields(text: string, queriedFields: string[], kin
   const result: SmiCsvResult = { gpus: [], processes: [], tables: [], notes: [] };
   const read = rowReader(result, kind, fields);
   let rows = 0;
+  // A stray header or warning line has text where the pid, index or a number belongs: read() rejects it.
   for (const line of toCleanLines(text)) {
-    if (line === '' || csvHeaderFields(line)) continue;
+    if (line === '') continue;
     const cells = splitRow(line, fields);
     if (cells && read(cells, rows)) rows++;
   }
@@ -176,19 +171,18 @@ export function parseSmiCsvWithFields(text: string, queriedFields: string[], kin
 /** Fill each process's GPU index (and UUID) from the GPU list, matching by UUID or bus id. */
 export function joinProcessesToGpus(processes: ProcessReading[], gpus: GpuReading[]): ProcessReading[] {
   const byUuid = new Map<string, GpuReading>();
-  const byBus = new Map<string, GpuReading>();
-  const byIndex = new Map<number, GpuReading>();
+  const byBus = new Map<string | null, GpuReading>();
+  const byIndex = new Map<number | null, GpuReading>();
   for (const g of gpus) {
     if (g.uuid) byUuid.set(g.uuid.toLowerCase(), g);
-    const bus = normalizeBusId(g.busId);
-    if (bus) byBus.set(bus, g);
+    byBus.set(normalizeBusId(g.busId), g);
     byIndex.set(g.index, g);
   }
   return processes.map((p) => {
     const gpu =
       (p.gpuUuid ? byUuid.get(p.gpuUuid.toLowerCase()) : undefined) ??
-      (p.gpuBusId ? byBus.get(normalizeBusId(p.gpuBusId) ?? '') : undefined) ??
-      (p.gpuIndex !== null ? byIndex.get(p.gpuIndex) : undefined);
+      (p.gpuBusId ? byBus.get(normalizeBusId(p.gpuBusId)) : undefined) ??
+      byIndex.get(p.gpuIndex);
     if (!gpu) return p;
     return { ...p, gpuIndex: p.gpuIndex ?? gpu.index, gpuUuid: p.gpuUuid ?? gpu.uuid };
   });
@@ -196,22 +190,21 @@ export function joinProcessesToGpus(processes: ProcessReading[], gpus: GpuReadin
 
 /** What the SSH layer's two noheader queries say, joined into one Readings. */
 export function readingsFromSmiQueries(gpuCsv: string, appsCsv: string): Readings {
-  const { gpus } = parseSmiCsvWithFields(gpuCsv, SMI_GPU_QUERY_FIELDS, 'gpu');
-  const { processes } = parseSmiCsvWithFields(appsCsv, SMI_APPS_QUERY_FIELDS, 'apps');
+  const { gpus } = parseSmiCsvWithFields(gpuCsv, SMI_GPU_QUERY_FIELDS);
+  const { processes } = parseSmiCsvWithFields(appsCsv, SMI_APPS_QUERY_FIELDS);
   return { gpus, processes: joinProcessesToGpus(processes, gpus), hostMemory: null, smiErrors: [] };
 }
 
 /** Cells of a data row, or null when the line does not have the header's shape. */
 function splitRow(line: string, fields: string[]): string[] | null {
-  if (line.length > MAX_CSV_LINE || line.trim() === '') return null;
-  const raw = line.split(',');
-  const cells = raw.map((c) => c.trim());
+  if (line.length > MAX_CSV_LINE) return null;
+  const cells = line.split(','); // cells keep their spaces; every reader trims
   if (cells.length === fields.length) return cells;
   // nvidia-smi does not quote; a comma inside a process name yields extra cells.
   const nameAt = fields.indexOf('process_name');
   if (cells.length > fields.length && nameAt >= 0) {
     const extra = cells.length - fields.length;
-    const name = raw.slice(nameAt, nameAt + extra + 1).join(',').trim();
+    const name = cells.slice(nameAt, nameAt + extra + 1).join(',');
     return [...cells.slice(0, nameAt), name, ...cells.slice(nameAt + extra + 1)];
   }
   return null;
@@ -222,9 +215,10 @@ type RowReader = (cells: string[], rowNumber: number) => boolean;
 /** A reader for one table's rows; column positions are looked up once per table, not per row. */
 function rowReader(result: SmiCsvResult, kind: SmiCsvKind, fields: string[]): RowReader {
   const col = (field: string) => fields.indexOf(field);
-  const text = (cells: string[], at: number): string | null => (at < 0 || isMissing(cells[at]) ? null : cells[at].trim());
+  // A column not queried is cells[-1], undefined: a missing value.
+  const text = (cells: string[], at: number): string | null => (isMissing(cells[at]) ? null : cells[at].trim());
   // Text where a number belongs ("power.draw" under memory.used) means the line is not this table's row.
-  const notANumber = (cells: string[], at: number) => at >= 0 && !isMissing(cells[at]) && parseNumberCell(cells[at]) === null;
+  const notANumber = (cells: string[], at: number) => !isMissing(cells[at]) && parseNumberCell(cells[at]) === null;
   if (kind === 'apps') {
     const [pidAt, uuidAt, busAt, nameAt, memAt] = ['pid', 'gpu_uuid', 'gpu_bus_id', 'process_name', 'used_gpu_memory'].map(col);
     return (cells) => {
@@ -236,7 +230,7 @@ function rowReader(result: SmiCsvResult, kind: SmiCsvKind, fields: string[]): Ro
         gpuBusId: text(cells, busAt),
         pid,
         name: text(cells, nameAt),
-        memoryMiB: memAt < 0 ? null : parseMiBCell(cells[memAt]),
+        memoryMiB: parseMiBCell(cells[memAt]),
       });
       return true;
     };
@@ -245,8 +239,8 @@ function rowReader(result: SmiCsvResult, kind: SmiCsvKind, fields: string[]): Ro
     'index', 'name', 'uuid', 'pci.bus_id', 'memory.used', 'memory.total', 'memory.free', 'memory.reserved', 'utilization.gpu', 'temperature.gpu',
   ].map(col);
   const numberAts = [usedAt, totalAt, freeAt, reservedAt, utilAt, tempAt];
-  const mib = (cells: string[], at: number) => (at < 0 ? null : parseMiBCell(cells[at]));
-  const num = (cells: string[], at: number) => (at < 0 ? null : parseNumberCell(cells[at]));
+  const mib = (cells: string[], at: number) => parseMiBCell(cells[at]);
+  const num = (cells: string[], at: number) => parseNumberCell(cells[at]);
   return (cells, rowNumber) => {
     const index = indexAt < 0 ? rowNumber : parseIntCell(cells[indexAt]);
     if (index === null || numberAts.some((at) => notANumber(cells, at)) || result.gpus.length >= MAX_GPUS) return false;

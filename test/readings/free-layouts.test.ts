@@ -109,7 +109,8 @@ describe('what is not a free row', () => {
     ['a label over 40 characters', mem.replace('Mem:', `${'M'.repeat(41)}:`)],
     ['no label before the colon', mem.replace('Mem:', ':')],
     ['a word where a value belongs', mem.replace('2905', 'free')],
-    ['more than eight values', `${mem} 1 2 3`],
+    ['more than seven values (free -w prints seven)', `${mem} 1 2`],
+    ['no label at all', mem.replace('Mem:', '')],
     ['text after the colon', mem.replace('Mem:', 'Mem: total')],
   ])('%s', (_, row) => {
     expect(parseFree(`$ free -m\n${header}\n${row}\n${swap}`)).toBeNull();
@@ -132,11 +133,30 @@ describe('what is not a free row', () => {
     expect(parseFree(`$ free -m\nвсего занято свободно общая буф/врем. доступно\n${relabelled}`)?.availableBytes).toBe(95806 * MiB);
   });
 
+  it('a label of up to 40 characters is read', () => {
+    const relabelled = mem.replace('Mem:', `${'M'.repeat(40)}:`);
+    expect(parseFree(`$ free -m\n${header}\n${relabelled}`)?.totalBytes).toBe(128665 * MiB);
+  });
+
   it('a line too long to be a free row ends the output before it', () => {
     expect(parseFree(`$ free -m\n${header}\n${mem}\n${'x'.repeat(5000)}\n${swap}`)).toMatchObject({ totalBytes: 128665 * MiB, swapTotalBytes: null });
   });
 
   it('a line that is not a row between Mem and Swap ends the output: that Swap is not its swap', () => {
     expect(parseFree(`$ free -m\n${header}\n${mem}\nsome log line\n${swap}`)?.swapTotalBytes).toBeNull();
+  });
+});
+
+describe('translated labels and the printed resolution', () => {
+  it('Russian rows without their header: "Память" is Mem and the short row after it is swap', () => {
+    const rows = fixture('19-ru-locale-free-h-translated-row-labels.txt').split('\n').slice(1).join('\n');
+    const m = parseFree(rows);
+    expect(m?.totalBytes).toBe(15 * 1024 ** 3);
+    expect(m?.swapTotalBytes).toBe(4 * 1024 ** 3);
+  });
+
+  it('the resolution is that of the printed total ("15Gi": 1 GiB), not of a later column ("9,0Gi")', () => {
+    expect(parseFree(fixture('19-ru-locale-free-h-translated-row-labels.txt'))?.resolutionBytes).toBe(1024 ** 3);
+    expect(parseFree(fixture('07-ubuntu1804-free-h-G-M-suffix.txt'))?.resolutionBytes).toBe(1024 ** 3 / 10);
   });
 });
