@@ -34,7 +34,7 @@ const HOLDER_NAMES: Record<string, string> = {
 };
 
 export function diagnosisReply(result: DiagnoseResult, input?: Pick<LogInput, 'notes'>): Reply {
-  const notes = input?.notes ?? [];
+  const notes = [...(input?.notes ?? []), ...(result.readings.notes ?? [])];
   const [best, ...others] = result.diagnoses;
   if (!best && result.notMemory) {
     const { type, message } = result.notMemory;
