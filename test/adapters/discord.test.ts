@@ -92,6 +92,25 @@ describe('Discord adapter', () => {
     expect(post.body.embeds[0].description.length).toBeLessThanOrEqual(4096);
   });
 
+  // Issue 12, item 5: prose before the log, the log in a code block, or the log flattened onto one line
+  // by the slash command's text option. The reply is the log's diagnosis either way.
+  it('answers a paste with prose before a fenced log, and a log flattened into /gpu diagnose text', async () => {
+    fake.messageCreate('210', `my run died last night, log below:\n\`\`\`\n${OOM}\n\`\`\`\nany idea?`);
+    const [post] = await fake.waitFor(/\/channels\/900000000000000004\/messages$/);
+    expect(post.body.message_reference.message_id).toBe('210');
+    expect(embedText(post.body)).toContain('CUDA out of memory');
+    expect(embedText(post.body)).toContain('16 -> 8');
+    expect(embedText(post.body)).toContain('--batch-size 8');
+    fake.interaction('105', 'diagnose', [{ name: 'text', type: 3, value: `help, training crashed: ${OOM.replace(/\n/g, ' ')}` }]);
+    const [edit] = await fake.waitFor(/tok-105\/(messages\/(@|%40)original|callback)/);
+    const answered = edit.body.type === 5 ? (await fake.waitFor(/tok-105\/messages\/(@|%40)original/))[0] : edit;
+    const text = embedText(answered.body.data ?? answered.body);
+    expect(text).toContain('CUDA out of memory');
+    expect(text).toContain('16 -> 8');
+    // a flattened paste cannot be told apart from its command line: no corrected command is offered
+    expect(text).not.toContain('--batch-size 8');
+  });
+
   it('reads a message.txt attachment, and says when one is too large', async () => {
     fake.files.set('/files/message.txt', Buffer.from(OOM));
     fake.messageCreate('203', '', [{ id: '556', filename: 'message.txt', size: OOM.length, url: `${fake.base}/files/message.txt`, proxy_url: `${fake.base}/files/message.txt`, content_type: 'text/plain; charset=utf-8' }]);

@@ -117,6 +117,18 @@ describe('Slack HTTP mode', () => {
     fake.calls.length = 0;
   });
 
+  // Issue 12, item 5: a message with prose before and after a fenced log is answered as the log.
+  it('replies to prose with a fenced log inside it with the log\'s fix', async () => {
+    const text = `my run died last night, log below:\n\`\`\`\n${OOM}\n\`\`\`\nany idea what to change?`;
+    expect(await event({ type: 'message', channel: 'C1', channel_type: 'channel', user: 'UUSER1', text: text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;'), ts: '1700000000.000150' })).toBe(200);
+    const [post] = await fake.waitFor('chat.postMessage');
+    expect(post.body.thread_ts).toBe('1700000000.000150');
+    expect(blocksText(post.body.blocks)).toContain('CUDA out of memory');
+    expect(blocksText(post.body.blocks)).toContain('16 -> 8');
+    expect(blocksText(post.body.blocks)).toContain('--batch-size 8');
+    fake.calls.length = 0;
+  });
+
   it('ignores chatter, its own messages and other bots', async () => {
     await event({ type: 'message', channel: 'C1', channel_type: 'channel', user: 'UUSER1', text: 'lunch anyone?', ts: '1.1' });
     await event({ type: 'message', channel: 'C1', channel_type: 'channel', user: 'UBOT', bot_id: 'BBOT', text: OOM, ts: '1.2' });
