@@ -71,6 +71,11 @@ export const CONDITION_CHECKS: Record<Condition, (e: Evidence) => boolean> = {
   amp_would_help: ({ facts }) =>
     !facts.inference && facts.amp !== true && !(facts.ampDefaultOn && facts.amp !== false) && !(facts.dtype !== undefined && HALF_OR_LESS.has(facts.dtype)),
   inference_tool: ({ facts }) => facts.inference === true,
+  // A host kill with no DataLoader workers in the log and a model of ≥ 1B parameters named: the
+  // processes' copies of the weights hold host RAM, not loaders.
+  host_ram_weights: ({ facts }) => facts.workers === undefined && (facts.paramsB ?? 0) >= 1,
+  // DeepSpeed's last announced step was building the optimizer states (CPU offload puts them in RAM).
+  deepspeed_optimizer_init: ({ facts }) => /^Before initializing optimizer states/.test(facts.deepspeedPhase ?? ''),
   // The run died while from_pretrained was still reading shards: no batch had been loaded yet.
   kv_cache_numbers: ({ facts }) => facts.maxModelLen !== undefined && facts.kvCacheTokens !== undefined,
   weights_loading_incomplete: ({ facts }) => facts.shardsLoadedPct !== undefined && facts.shardsLoadedPct < 100,

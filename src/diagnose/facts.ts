@@ -60,6 +60,8 @@ export interface Facts {
   memorySeriesMiB?: number[];
   commandLine?: string;
   ncclTimeoutMs?: number;
+  /** The last step DeepSpeed's see_memory_usage announced ("Before initializing optimizer states"). */
+  deepspeedPhase?: string;
   /** Highest NCCL SeqNum each rank reported in watchdog timeouts. */
   ncclSeqByRank?: Record<string, number>;
   /** vLLM: the model's max seq len and the tokens its KV cache can hold. */

@@ -57,6 +57,8 @@ export const CONDITIONS = [
   'kv_cache_numbers',
   'tool_unknown',
   'amp_would_help',
+  'deepspeed_optimizer_init',
+  'host_ram_weights',
 ] as const;
 export type Condition = (typeof CONDITIONS)[number];
 

@@ -106,6 +106,10 @@ export function extractSettings(fullText: string, options: { commandLine?: boole
   let shards: RegExpExecArray | null = null;
   for (const m of text.matchAll(/Loading checkpoint shards:?\s{0,4}(\d{1,3})%/gi)) shards = m;
   if (shards) facts.shardsLoadedPct = Number(shards[1]);
+  // DeepSpeed's see_memory_usage names the step it is about to take; the last one is where a rank died.
+  let dsPhase: RegExpExecArray | null = null;
+  for (const m of text.matchAll(/see_memory_usage\] ((?:Before|After) [^\n]{1,80})/g)) dsPhase = m;
+  if (dsPhase) facts.deepspeedPhase = dsPhase[1].trim();
   const nccl = /Timeout\(ms\)=(\d{1,10})/.exec(text);
   if (nccl) facts.ncclTimeoutMs = Number(nccl[1]);
   const seq: Record<string, number> = {};
@@ -120,7 +124,8 @@ export function extractSettings(fullText: string, options: { commandLine?: boole
 }
 
 // A parameter count inside a model name: "Llama-2-7b-hf", "chatglm-6b", "Qwen1.5-14B-Chat", "opt-1.3b".
-const PARAMS_IN_NAME = /(?:^|[/\s'"=:])[A-Za-z][\w.]{0,40}[-_](\d{1,3}(?:\.\d{1,2})?)[bB](?![\w.])/g;
+// Dashes inside the name too ("llama-2-7b"); bounded, so a long line stays linear.
+const PARAMS_IN_NAME = /(?:^|[/\s'"=:])[A-Za-z][\w.-]{0,40}[-_](\d{1,3}(?:\.\d{1,2})?)[bB](?![\w.])/g;
 
 /** Billions of parameters from the model named in the settings, else the last model-like name in the log. */
 export function modelParamsB(text: string, model: string | undefined): number | undefined {
