@@ -194,7 +194,24 @@ function oomPhase(log: LogText, oomLine: number): Facts['oomPhase'] {
     const m = FRAME.exec(log.line(l).slice(0, 600));
     if (m) after.push({ file: m[1], fn: m[2] });
   }
-  return phaseOf(frames) ?? phaseOf(after.reverse());
+  return phaseOf(frames) ?? phaseOf(after.reverse()) ?? codeLinePhase(log, oomLine);
+}
+
+// The source line printed under the innermost frame says what ran when the frames themselves were
+// cut from the paste: Module.to's convert, Adam's state update, autograd's backward.
+const CODE_LINE_PHASES: [RegExp, NonNullable<Facts['oomPhase']>][] = [
+  [/return t\.to\(\s?device, dtype if t\.is_floating_point\(\)|param_applied = fn\(param\)|return t\.cuda\(device\)|lambda t: t\.cuda\(device\)/, 'load'],
+  [/\bexp_avg(?:_sq)?\b|\bmax_exp_avg_sq\b|torch\._foreach_(?:mul|add|addcmul|addcdiv|sqrt|lerp)_?\(/, 'optimizer'],
+  [/Variable\._execution_engine\.run_backward\(|_engine_run_backward\(/, 'backward'],
+];
+
+function codeLinePhase(log: LogText, oomLine: number): Facts['oomPhase'] {
+  for (let l = oomLine - 1; l >= 0 && l >= oomLine - 2; l--) {
+    const line = log.line(l).slice(0, 600);
+    if (/^\s{0,8}File "/.test(line)) break;
+    for (const [re, phase] of CODE_LINE_PHASES) if (re.test(line)) return phase;
+  }
+  return undefined;
 }
 
 /** Module.to / .cuda / .half move the model's weights: a load, not a step. */

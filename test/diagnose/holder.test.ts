@@ -73,3 +73,22 @@ describe('who holds the memory decides the first fix', () => {
     expect(text).toMatch(/Who holds the memory:\nOther processes: of 14\.56 GiB, this process holds 1\.01 GiB/);
   });
 });
+
+// Pastes that cut the traceback's frames and keep only the source line above the message: that line
+// still says what ran (Adam's state update, Module.to's convert).
+describe('the source line above the OOM message gives the phase when the frames are cut', () => {
+  it("Adam's exp_avg_sq line above the message: the optimizer state holds the card, not the batch (LLaMA-Factory, batch already 1)", async () => {
+    const out = await diagnoseFile('test/fixtures/untuned/llm/310-cuda_oom.log');
+    const d = out.diagnoses[0];
+    expect(d.facts.holder).toBe('optimizer_state');
+    expect(d.fixes[0].summary).toMatch(/optimizer state does not fit/);
+    expect(d.fixes[0].changes.batch).toBeUndefined();
+  });
+
+  it("Module.to's `t.to(device, dtype if t.is_floating_point() ...)` above the message: the weights do not fit a 2 GiB card", async () => {
+    const out = await diagnoseFile('test/fixtures/untuned/llm/314-cuda_oom.log');
+    const d = out.diagnoses[0];
+    expect(d.facts.holder).toBe('weights');
+    expect(batchChanges(d.fixes.slice(0, 1))).toHaveLength(0);
+  });
+});
