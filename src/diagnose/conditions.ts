@@ -54,6 +54,9 @@ export const CONDITION_CHECKS: Record<Condition, (e: Evidence) => boolean> = {
   holder_not_capacity: ({ facts }) => holder(facts) === 'not_capacity',
   holder_weights: ({ facts }) => holder(facts) === 'weights',
   holder_optimizer_state: ({ facts }) => holder(facts) === 'optimizer_state',
+  // Whether the log's figures or frames said who holds the memory at all.
+  holder_stated: ({ facts }) => holder(facts) !== undefined,
+  holder_unstated: ({ facts }) => holder(facts) === undefined,
   // The batch is the lever only when this process's own activations hold the card (or nothing says who).
   batch_is_the_lever: ({ facts }) => {
     if (facts.inference) return false;

@@ -63,6 +63,9 @@ const MEMORY_CATEGORIES = new Set<Category>(['cuda_oom', 'fragmentation', 'repli
 /** Categories where the device ran out: the reply says who holds the memory. */
 const MEMORY_HOLDER_CATEGORIES = new Set<Category>(['cuda_oom', 'fragmentation', 'replica_oom', 'cudnn_cublas_alloc']);
 
+const UNSTATED_HOLDER =
+  'the log gives no memory figures (allocated, reserved, free) and no frame that says what ran; paste the whole error message (PyTorch prints them), or watch `nvidia-smi` / `/gpu status` while the job runs';
+
 /** How many priority points the position of the last match is worth (end of log = full bonus). */
 const RECENCY_BONUS = 30;
 const MAX_EVIDENCE = 5;
@@ -86,6 +89,9 @@ export function diagnose(raw: string, base: RuleBase): DiagnoseResult {
       if (verdict) {
         facts.holder = verdict.holder;
         facts.holderWhy = verdict.why;
+      } else {
+        // Every OOM reply says who holds the memory, and when the log cannot tell, says so and how to find out.
+        facts.holderWhy = UNSTATED_HOLDER;
       }
     }
     const evidence = { facts, readings };

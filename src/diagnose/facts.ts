@@ -145,10 +145,12 @@ function withoutThisProcess(all: OtherProcess[], f: Facts): OtherProcess[] {
 
 export function extractOomFacts(log: LogText, lines: number[]): Facts {
   const facts: Facts = {};
+  let lastOom: number | undefined;
   // The last OOM message in the log is the one that ended the run.
   for (let i = lines.length - 1; i >= 0; i--) {
     const first = log.line(lines[i]);
     if (!OOM_LINE.test(first)) continue;
+    lastOom ??= lines[i];
     const msg = oomMessage(log, lines[i]);
     for (const [key, re] of OOM_FIELDS) {
       if (facts[key] !== undefined) continue;
@@ -170,6 +172,11 @@ export function extractOomFacts(log: LogText, lines: number[]): Facts {
       if (phase) facts.oomPhase = phase;
       break;
     }
+  }
+  // A message without figures ("CUDA out of memory.") still has the frames that say what ran.
+  if (Object.keys(facts).length === 0 && lastOom !== undefined) {
+    const phase = oomPhase(log, lastOom);
+    if (phase) facts.oomPhase = phase;
   }
   return facts;
 }
@@ -202,7 +209,7 @@ function oomPhase(log: LogText, oomLine: number): Facts['oomPhase'] {
 const CODE_LINE_PHASES: [RegExp, NonNullable<Facts['oomPhase']>][] = [
   [/return t\.to\(\s?device, dtype if t\.is_floating_point\(\)|param_applied = fn\(param\)|return t\.cuda\(device\)|lambda t: t\.cuda\(device\)/, 'load'],
   [/\bexp_avg(?:_sq)?\b|\bmax_exp_avg_sq\b|torch\._foreach_(?:mul|add|addcmul|addcdiv|sqrt|lerp)_?\(/, 'optimizer'],
-  [/Variable\._execution_engine\.run_backward\(|_engine_run_backward\(/, 'backward'],
+  [/Variable\._execution_engine\.run_backward\(|_engine_run_backward\(|^\s{0,12}[\w.\[\]]{1,60}\.backward\(/, 'backward'],
 ];
 
 function codeLinePhase(log: LogText, oomLine: number): Facts['oomPhase'] {

@@ -87,6 +87,9 @@ export function whoHoldsMemory(f: Facts): HolderVerdict | undefined {
   if (f.oomPhase === 'optimizer') {
     return { holder: 'optimizer_state', why: `the allocation failed in the optimizer's step, which creates its state (Adam: two fp32 tensors per parameter) on first use${total !== undefined ? `, on a ${MiB(total)} card` : ''}` };
   }
+  if ((f.oomPhase === 'backward' || f.oomPhase === 'forward') && (mine === undefined || total === undefined)) {
+    return { holder: 'activations', why: `the allocation failed in the ${f.oomPhase} pass, which holds the batch's activations${f.oomPhase === 'backward' ? ' and their gradients' : ''} (the message gives no memory figures)` };
+  }
   if (f.paramsB !== undefined && total !== undefined) {
     const w = weightsMiB(f.paramsB, f.dtype);
     if (w >= 0.85 * total) {

@@ -56,7 +56,7 @@ export function diagnosisReply(result: DiagnoseResult, input?: Pick<LogInput, 'n
     value: fmt((best.facts as Record<string, unknown>)[k]) + (k === 'batch' && best.facts.batchDefaultOf ? ` (${best.facts.batchDefaultOf}'s default; the log does not state it)` : ''),
   }));
   if (fields.length) sections.push({ heading: 'From the log', fields });
-  if (best.facts.holderWhy) sections.push({ heading: 'Who holds the memory', text: `${HOLDER_NAMES[best.facts.holder ?? ''] ?? best.facts.holder}: ${best.facts.holderWhy}` });
+  if (best.facts.holderWhy) sections.push({ heading: 'Who holds the memory', text: `${best.facts.holder ? HOLDER_NAMES[best.facts.holder] ?? best.facts.holder : 'Not stated'}: ${best.facts.holderWhy}` });
   best.fixes.forEach((fix, i) => {
     const section: ReplySection = { heading: i === 0 ? 'Fix' : undefined, text: `${i + 1}. ${fix.summary}` };
     const code = [fix.env && Object.entries(fix.env).map(([k, v]) => `export ${k}=${v}`).join('\n'), fix.code, fix.command].filter(Boolean).join('\n');

@@ -59,6 +59,8 @@ export const CONDITIONS = [
   'amp_would_help',
   'deepspeed_optimizer_init',
   'host_ram_weights',
+  'holder_stated',
+  'holder_unstated',
 ] as const;
 export type Condition = (typeof CONDITIONS)[number];
 

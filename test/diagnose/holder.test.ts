@@ -92,3 +92,34 @@ describe('the source line above the OOM message gives the phase when the frames 
     expect(batchChanges(d.fixes.slice(0, 1))).toHaveLength(0);
   });
 });
+
+describe('every OOM reply states who holds the memory and why', () => {
+  it('a real OOM without figures or telling frames (Caffe2 "error == cudaSuccess. 2 vs 0"): says it is not stated and how to find out, and does not claim the batch holds it', async () => {
+    const { text } = await diagnoseFile('test/eval-extra/007-cuda_oom.log', true);
+    expect(text).toMatch(/Who holds the memory:\nNot stated: the log gives no memory figures/);
+    expect(text).not.toMatch(/This process's own tensors fill the card/);
+    expect(text).toMatch(/does not say who holds the memory/);
+  });
+
+  it('every GPU-memory diagnosis of the real logs in the repo carries the holder\'s why, and the text reply shows it', async () => {
+    const { readdirSync, readFileSync } = await import('node:fs');
+    const { diagnose } = await import('../../src/diagnose/diagnose.js');
+    const { diagnosisReply } = await import('../../src/diagnose/reply.js');
+    const { loadRuleBase } = await import('../../src/diagnose/rule-base.js');
+    const base = await loadRuleBase();
+    const dirs = ['test/fixtures/eval-dev', 'test/eval-extra', 'test/fixtures/untuned/llm', 'knowledge/cuda-oom/match', 'knowledge/cuda-oom-fragmentation/match', 'knowledge/dataparallel-replica-oom/match'];
+    let checked = 0;
+    for (const dir of dirs) {
+      for (const file of readdirSync(resolve(root, dir)).filter((f) => f.endsWith('.log'))) {
+        const result = diagnose(readFileSync(resolve(root, dir, file), 'utf8'), base);
+        const best = result.diagnoses[0];
+        if (!best || !['cuda_oom', 'fragmentation', 'replica_oom'].includes(best.category)) continue;
+        checked++;
+        expect(best.facts.holderWhy, `${dir}/${file}`).toBeTruthy();
+        const reply = JSON.stringify(diagnosisReply(result));
+        expect(reply, `${dir}/${file}`).toContain('Who holds the memory');
+      }
+    }
+    expect(checked).toBeGreaterThan(80);
+  });
+});
