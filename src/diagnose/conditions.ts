@@ -59,21 +59,23 @@ export const CONDITION_CHECKS: Record<Condition, (e: Evidence) => boolean> = {
   holder_unstated: ({ facts }) => holder(facts) === undefined,
   // The batch is the lever only when this process's own activations hold the card (or nothing says who).
   batch_is_the_lever: ({ facts }) => {
-    if (facts.inference) return false;
+    if (facts.inference || facts.generating) return false;
     const h = holder(facts);
     return h === undefined || h === 'activations';
   },
   // A smaller batch helps (not always first) when activations or other processes fill the card.
   batch_helps: ({ facts }) => {
-    if (facts.inference) return false;
+    if (facts.inference || facts.generating) return false;
     const h = holder(facts);
     return h === undefined || h === 'activations' || h === 'other_processes';
   },
   batch_unknown: ({ facts }) => facts.batch === undefined,
   // Mixed precision changes nothing for a run already in half precision or quantized.
   amp_would_help: ({ facts }) =>
-    !facts.inference && facts.amp !== true && !(facts.ampDefaultOn && facts.amp !== false) && !(facts.dtype !== undefined && HALF_OR_LESS.has(facts.dtype)),
+    !facts.inference && !facts.generating && facts.amp !== true && !(facts.ampDefaultOn && facts.amp !== false) && !(facts.dtype !== undefined && HALF_OR_LESS.has(facts.dtype)),
   inference_tool: ({ facts }) => facts.inference === true,
+  // Generation or a diffusion pipeline ran out, and no serving tool with its own knobs was recognised.
+  generating_untooled: ({ facts }) => facts.generating === true && facts.inference !== true,
   // A host kill with no DataLoader workers in the log and a model of ≥ 1B parameters named: the
   // processes' copies of the weights hold host RAM, not loaders.
   host_ram_weights: ({ facts }) => facts.workers === undefined && (facts.paramsB ?? 0) >= 1,

@@ -47,6 +47,8 @@ export interface Facts {
   toolKnobs?: string;
   /** What the run was doing when the allocation failed, from the traceback's frames. */
   oomPhase?: 'load' | 'optimizer' | 'backward' | 'forward';
+  /** The traceback runs through generation or a diffusion pipeline and no training step: inference. */
+  generating?: boolean;
   /** The log is a training run (optimizer, backward, a trainer), and whether it trains adapters only (LoRA/PEFT). */
   training?: boolean;
   adapterTraining?: boolean;
@@ -170,6 +172,7 @@ export function extractOomFacts(log: LogText, lines: number[]): Facts {
     if (Object.keys(facts).length > 0) {
       const phase = oomPhase(log, lines[i]);
       if (phase) facts.oomPhase = phase;
+      if (isGenerating(log, lines[i])) facts.generating = true;
       break;
     }
   }
@@ -177,6 +180,7 @@ export function extractOomFacts(log: LogText, lines: number[]): Facts {
   if (Object.keys(facts).length === 0 && lastOom !== undefined) {
     const phase = oomPhase(log, lastOom);
     if (phase) facts.oomPhase = phase;
+    if (isGenerating(log, lastOom)) facts.generating = true;
   }
   return facts;
 }
@@ -202,6 +206,30 @@ function oomPhase(log: LogText, oomLine: number): Facts['oomPhase'] {
     if (m) after.push({ file: m[1], fn: m[2] });
   }
   return phaseOf(frames) ?? phaseOf(after.reverse()) ?? codeLinePhase(log, oomLine);
+}
+
+// Frames of text generation (transformers' generate and its search loops, chat helpers) and of image
+// diffusion (diffusers pipelines, the web UIs' processing and k-diffusion samplers).
+const GENERATION_FILE = /diffusers[\\/]pipelines[\\/]|transformers[\\/]generation[\\/]|generation_utils\.py$|modules[\\/]processing\.py$|k_diffusion[\\/]sampling\.py$|ldm[\\/]models[\\/]diffusion[\\/]|comfy[\\/](?:samplers|sample)\.py$/;
+const GENERATION_FN = /^(?:generate|_?sample|greedy_search|beam_search|_beam_search|contrastive_search|chat|stream_chat|txt2img|img2img|process_images|process_images_inner|sample_[a-z0-9_]{1,30})$/;
+const TRAINING_FN = /^(?:backward|step|training_step|train_step|_inner_training_loop|train|fit|run_backward)$/;
+
+/** The OOM's traceback (above or below its message) runs through inference and no training step. */
+function isGenerating(log: LogText, oomLine: number): boolean {
+  let generating = false;
+  const scan = (from: number, to: number, step: number) => {
+    for (let l = from, n = 0; step > 0 ? l <= to : l >= to; l += step) {
+      const m = FRAME.exec(log.line(l).slice(0, 600));
+      if (!m) continue;
+      if (TRAINING_FN.test(m[2]) || /autograd[\\/]|optim[\\/]/.test(m[1])) return false;
+      if (GENERATION_FILE.test(m[1]) || GENERATION_FN.test(m[2])) generating = true;
+      if (++n >= 60) break;
+    }
+    return true;
+  };
+  if (!scan(oomLine - 1, Math.max(0, oomLine - 150), -1)) return false;
+  if (!scan(oomLine + 1, Math.min(log.lineCount - 1, oomLine + 150), 1)) return false;
+  return generating;
 }
 
 // The source line printed under the innermost frame says what ran when the frames themselves were

@@ -61,6 +61,7 @@ export const CONDITIONS = [
   'host_ram_weights',
   'holder_stated',
   'holder_unstated',
+  'generating_untooled',
 ] as const;
 export type Condition = (typeof CONDITIONS)[number];
 

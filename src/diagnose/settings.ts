@@ -7,7 +7,8 @@ const WINDOW = 512 * 1024;
 
 // `--name value`, `--name=value`, `name=value`, `'name': value`, `"name": value`, `name: value`.
 function keyPattern(names: string, value: string): RegExp {
-  return new RegExp(String.raw`(?:--(?:${names})(?:[= ]|\s{1,4})|(?:^|[\s,({])['"]?(?:${names})['"]?\s{0,2}[=:]\s{0,2}['"]?)(${value})`, 'gim');
+  // Key and value on one line: "the model:\n--model-id x" names no model called "--model-id".
+  return new RegExp(String.raw`(?:--(?:${names})(?:=|[ \t]{1,4})|(?:^|[\s,({])['"]?(?:${names})['"]?[ \t]{0,2}[=:][ \t]{0,2}['"]?)(${value})`, 'gim');
 }
 
 const INT = String.raw`-?\d{1,6}`;
@@ -21,7 +22,7 @@ const PATTERNS = {
   singleCls: keyPattern('single[-_]cls', String.raw`true|false`),
   resume: keyPattern('resume', String.raw`true|false|[\w./-]{1,200}\.pth?`),
   amp: keyPattern('amp|fp16|mixed_precision', String.raw`true|false|fp16|bf16|no`),
-  model: keyPattern('model|weights|cfg|model_name_or_path|arch', String.raw`[\w./-]{1,120}`),
+  model: keyPattern('model|weights|cfg|model_name_or_path|model[-_]id|arch', String.raw`[\w./-]{1,120}`),
 };
 
 function lastValue(text: string, re: RegExp): string | undefined {
