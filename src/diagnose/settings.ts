@@ -8,10 +8,12 @@ const WINDOW = 512 * 1024;
 // `--name value`, `--name=value`, `name=value`, `'name': value`, `"name": value`, `name: value`.
 function keyPattern(names: string, value: string): RegExp {
   // Key and value on one line: "the model:\n--model-id x" names no model called "--model-id".
-  return new RegExp(String.raw`(?:--(?:${names})(?:=|[ \t]{1,4})|(?:^|[\s,({])['"]?(?:${names})['"]?[ \t]{0,2}[=:][ \t]{0,2}['"]?)(${value})`, 'gim');
+  return new RegExp(String.raw`(?:--(?:${names})(?:=|[ \t]{1,4})|(?:^|[\s,({\u3000-\u9fff\uff00-\uffef])['"]?(?:${names})['"]?[ \t]{0,2}[=:][ \t]{0,2}['"]?)(${value})`, 'gim');
 }
 
 const INT = String.raw`-?\d{1,6}`;
+// CJK text has no spaces around it: "将batchsize改小为4", "batch_size为4仍然".
+const PROSE_BATCH = /(?:^|[\s,(\u3000-\u9fff\uff00-\uffef])batch[-_ ]?size[ \t]{0,2}(?:of|[为是＝：改小设置修成到]{1,4})?[ \t]{0,2}(\d{1,5})(?![\w.])/gim;
 const PATTERNS = {
   batch: keyPattern('per_device_train_batch_size|train_batch_size|batch[-_]size|batch|bs|IMS_PER_BATCH|SOLVER\\.IMS_PER_BATCH', INT),
   workers: keyPattern('num[-_]workers|workers_per_gpu|workers|dataloader_num_workers|n_workers', INT),
@@ -68,7 +70,8 @@ export function extractSettings(fullText: string, options: { commandLine?: boole
   };
   const commandLine = options.commandLine === false ? undefined : findCommandLine(text);
   if (commandLine) facts.commandLine = commandLine;
-  facts.batch = int(PATTERNS.batch);
+  // Prose states it without "=" ("batch size 16", "batch_size 1", "batch size为2"): only when no key does.
+  facts.batch = int(PATTERNS.batch) ?? int(PROSE_BATCH);
   facts.workers = int(PATTERNS.workers);
   facts.imgsz = int(PATTERNS.imgsz);
   facts.epochs = int(PATTERNS.epochs);
