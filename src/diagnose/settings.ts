@@ -13,7 +13,7 @@ function keyPattern(names: string, value: string): RegExp {
 
 const INT = String.raw`-?\d{1,6}`;
 // CJK text has no spaces around it: "将batchsize改小为4", "batch_size为4仍然".
-const PROSE_BATCH = /(?:^|[\s,(\u3000-\u9fff\uff00-\uffef])batch[-_ ]?size[ \t]{0,2}(?:of|[为是＝：改小设置修成到]{1,4})?[ \t]{0,2}(\d{1,5})(?![\w.])/gim;
+const PROSE_BATCH = /(?:^|[\s,(\u3000-\u9fff\uff00-\uffef])batch[-_ ]?size[ \t]{0,2}(?:of|[为是＝：改小设置修成到]{1,4})?[ \t]{0,2}(\d{1,5})(?!\w|\.\d)/gim;
 const PATTERNS = {
   batch: keyPattern('per_device_train_batch_size|train_batch_size|batch[-_]size|batch|bs|IMS_PER_BATCH|SOLVER\\.IMS_PER_BATCH', INT),
   workers: keyPattern('num[-_]workers|workers_per_gpu|workers|dataloader_num_workers|n_workers', INT),

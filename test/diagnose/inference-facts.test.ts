@@ -35,4 +35,10 @@ describe('facts from the log structure', () => {
     expect(d.facts.generating).toBeUndefined();
     expect(d.fixes[0].changes.batch).toBe(8);
   });
+
+  it('prose states the batch without "=": "set batch_size 1." is batch 1, so no fix halves it', async () => {
+    const d = await best('test/fixtures/untuned/llm/366-cuda_oom.log');
+    expect(d.facts.batch).toBe(1);
+    expect(d.fixes.some((f) => typeof f.changes.batch === 'number')).toBe(false);
+  });
 });
