@@ -8,6 +8,8 @@ const ENTITIES: Record<string, string> = { '&gt;': '>', '&lt;': '<', '&amp;': '&
 const ENTITY = /&(?:gt|lt|amp|quot|nbsp|#39|#x27);/g;
 // Launchers prefix each line with the rank or worker that printed it: torchrun `[rank1]:`,
 // `[default0]:`, Ray `(RayTrainWorker pid=123, ip=10.0.0.1)`, markdown quoting `> `.
+// Open MPI's --tag-output "[job,rank]<stderr>:", at line starts and, when ranks interleave, mid-line.
+const MPI_TAG = /\[\d{1,6},\d{1,6}\]<std(?:out|err)>:/g;
 const LINE_PREFIX = /^(?:(?:> ?)+|\[(?:rank|default)\d+\]:\s?|\((?:[A-Za-z_]+ )?pid=\d+(?:, ip=[0-9.]+)?\)\s?|\d{1,3}: (?=\[|Traceback|  File|\w+Error))+/gm;
 // tqdm redraws with \r and leaves the next message glued to its closing bracket.
 const TQDM_GLUE = /((?:it\/s|s\/it|B\/s)[^\]\n]{0,400}\])(?=[A-Za-z\[])/g;
@@ -42,6 +44,7 @@ export function normalizeLog(raw: string): string {
   if (text.includes('&')) text = text.replace(ENTITY, (m) => ENTITIES[m] ?? m);
   text = text.replace(TQDM_GLUE, '$1\n');
   text = text.replace(LINE_PREFIX, '');
+  if (text.includes(']<std')) text = text.replace(MPI_TAG, '');
   return text;
 }
 

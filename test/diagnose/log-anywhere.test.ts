@@ -39,3 +39,11 @@ describe('a log anywhere in a message', () => {
     expect(flat.diagnoses[0].evidence.some((l: string) => l.startsWith('RuntimeError: CUDA out of memory. Tried to allocate 1.33 GiB'))).toBe(true);
   });
 });
+
+describe('launcher line tags', () => {
+  it("Open MPI's --tag-output ([1,19]<stderr>:), at line starts and mid-line, is stripped: the NCCL abort is read as a timeout", async () => {
+    const out = await diagnoseText(readFileSync(resolve(import.meta.dirname, '../../knowledge/nccl-collective-timeout/match/mpirun-tagged-communicator-aborted.log'), 'utf8'));
+    expect(out.diagnoses[0].category).toBe('nccl_or_distributed');
+    expect(out.diagnoses[0].evidence).toContain('RuntimeError: NCCL communicator was aborted on rank 19.');
+  });
+});
