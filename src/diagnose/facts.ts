@@ -84,7 +84,8 @@ export function toMiB(value: string, unit: string): number | undefined {
   return Math.round(n * f * 100) / 100;
 }
 
-const NUM = String.raw`(\d{1,15}(?:\.\d{1,4})?)\s?([KMGT]i?B|bytes|B)`;
+// Paddle prints six decimals ("98.000244MB").
+const NUM = String.raw`(\d{1,15}(?:\.\d{1,6})?)\s?([KMGT]i?B|bytes|B)`;
 const OOM_FIELDS: [keyof Facts, RegExp][] = [
   ['triedAllocMiB', new RegExp(String.raw`Tried to allocate ${NUM}`, 'i')],
   ['totalCapacityMiB', new RegExp(String.raw`${NUM} total capac(?:i)?ty`, 'i')],
@@ -97,9 +98,14 @@ const OOM_FIELDS: [keyof Facts, RegExp][] = [
   ['reservedUnallocatedMiB', new RegExp(String.raw`${NUM} is reserved by PyTorch but unallocated`, 'i')],
   ['cachedMiB', new RegExp(String.raw`${NUM} cached\b`, 'i')],
   ['thisProcessMiB', new RegExp(String.raw`this process has ${NUM} memory in use`, 'i')],
+  // PaddlePaddle: "Cannot allocate 98.000244MB memory on GPU 0, 6.000000GB memory has been allocated and
+  // available memory is only 0.000000B."
+  ['triedAllocMiB', new RegExp(String.raw`Cannot allocate ${NUM} memory on GPU`, 'i')],
+  ['allocatedMiB', new RegExp(String.raw`${NUM} memory has been allocated`, 'i')],
+  ['freeMiB', new RegExp(String.raw`available memory is only ${NUM}`, 'i')],
 ];
-const OOM_LINE = /out of memory|OutOfMemoryError/i;
-const GPU_INDEX = /\((?:GPU|device) (\d{1,3});|\bGPU (\d{1,3}) has a total capac(?:i)?ty/i;
+const OOM_LINE = /out of memory|OutOfMemoryError|OOM when allocating/i;
+const GPU_INDEX = /\((?:GPU|device) (\d{1,3});|\bGPU (\d{1,3}) has a total capac(?:i)?ty|Out of memory error on GPU (\d{1,3})|device:GPU:(\d{1,3})/i;
 const OTHER_PROCESS = /Process (\d{1,10}) has (\d{1,9}(?:\.\d{1,4})?)\s?([KMGT]i?B) memory in use/gi;
 
 /** The OOM message can be hard-wrapped over a few lines; join the lines until it looks complete. */
@@ -161,7 +167,7 @@ export function extractOomFacts(log: LogText, lines: number[]): Facts {
       if (typeof v === 'number') (facts as Record<string, unknown>)[key] = v;
     }
     const g = GPU_INDEX.exec(msg);
-    if (g) facts.gpuIndex = Number(g[1] ?? g[2]);
+    if (g) facts.gpuIndex = Number(g[1] ?? g[2] ?? g[3] ?? g[4]);
     const others: OtherProcess[] = [];
     for (const m of msg.matchAll(OTHER_PROCESS)) {
       const mib = toMiB(m[2], m[3]);

@@ -1,0 +1,35 @@
+// Out-of-memory messages of frameworks other than PyTorch, read for the same facts (issue 12, items 1-2):
+// TensorFlow 1.x's "OOM when allocating tensor ... device:GPU:0" and PaddlePaddle's "Out of memory error on
+// GPU 0. Cannot allocate X memory on GPU 0, Y memory has been allocated and available memory is only Z".
+// Real issue texts kept as the cuda-oom rule's match examples (sources in their first line).
+import { execFile } from 'node:child_process';
+import { resolve } from 'node:path';
+import { promisify } from 'node:util';
+import { describe, expect, it } from 'vitest';
+
+const run = promisify(execFile);
+const BIN = resolve(import.meta.dirname, '../../bin/gpu-doctor');
+const dir = resolve(import.meta.dirname, '../../knowledge/cuda-oom/match');
+
+async function best(file: string) {
+  const { stdout } = await run(process.execPath, [BIN, 'diagnose', '--json', resolve(dir, file)]);
+  return JSON.parse(stdout).diagnoses[0] as { category: string; facts: Record<string, unknown>; fixes: { summary: string }[] };
+}
+
+describe('other frameworks\' OOM messages', () => {
+  it('TensorFlow 1.x "OOM when allocating tensor ... device:GPU:0": a CUDA OOM on GPU 0, answered with Keras\'s own batch knob', async () => {
+    const d = await best('tf-models-7142-oom-allocating-tensor.log');
+    expect(d.category).toBe('cuda_oom');
+    expect(d.facts.gpuIndex).toBe(0);
+    expect(d.fixes[0].summary).toMatch(/model\.fit/);
+  });
+
+  it('PaddlePaddle: the request, the allocated and the available memory are read from its six-decimal figures', async () => {
+    const a = await best('paddleocr-645-out-of-memory-error-on-gpu.log');
+    expect(a.category).toBe('cuda_oom');
+    expect(a.facts).toMatchObject({ triedAllocMiB: 3200, freeMiB: 117.75, gpuIndex: 0 });
+    const b = await best('paddle-42228-allocated-6gb.log');
+    expect(b.facts).toMatchObject({ triedAllocMiB: 98, allocatedMiB: 6144, freeMiB: 0 });
+    expect(b.fixes[0].summary).toMatch(/batch_size_per_card/);
+  });
+});
