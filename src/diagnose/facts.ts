@@ -103,6 +103,9 @@ const OOM_FIELDS: [keyof Facts, RegExp][] = [
   ['triedAllocMiB', new RegExp(String.raw`Cannot allocate ${NUM} memory on GPU`, 'i')],
   ['allocatedMiB', new RegExp(String.raw`${NUM} memory has been allocated`, 'i')],
   ['freeMiB', new RegExp(String.raw`available memory is only ${NUM}`, 'i')],
+  // Apple MPS: "(MPS allocated: 11.14 GB, other allocations: 6.65 GB, max allowed: 18.13 GB)"
+  ['allocatedMiB', new RegExp(String.raw`MPS allocated: ${NUM}`, 'i')],
+  ['totalCapacityMiB', new RegExp(String.raw`max allowed: ${NUM}`, 'i')],
 ];
 const OOM_LINE = /out of memory|OutOfMemoryError|OOM when allocating/i;
 const GPU_INDEX = /\((?:GPU|device) (\d{1,3});|\bGPU (\d{1,3}) has a total capac(?:i)?ty|Out of memory error on GPU (\d{1,3})|device:GPU:(\d{1,3})/i;

@@ -1,5 +1,5 @@
 // Out-of-memory messages of frameworks other than PyTorch, read for the same facts (issue 12, items 1-2):
-// TensorFlow 1.x's "OOM when allocating tensor ... device:GPU:0" and PaddlePaddle's "Out of memory error on
+// Apple's MPS backend, TensorFlow 1.x's "OOM when allocating tensor ... device:GPU:0" and PaddlePaddle's "Out of memory error on
 // GPU 0. Cannot allocate X memory on GPU 0, Y memory has been allocated and available memory is only Z".
 // Real issue texts kept as the cuda-oom rule's match examples (sources in their first line).
 import { execFile } from 'node:child_process';
@@ -31,5 +31,12 @@ describe('other frameworks\' OOM messages', () => {
     const b = await best('paddle-42228-allocated-6gb.log');
     expect(b.facts).toMatchObject({ triedAllocMiB: 98, allocatedMiB: 6144, freeMiB: 0 });
     expect(b.fixes[0].summary).toMatch(/batch_size_per_card/);
+  });
+
+  it('Apple MPS "backend out of memory" in backward: a GPU-memory OOM with its allocated and allowed figures, the batch halved', async () => {
+    const d = await best('pytorch-152351-mps-backward.log');
+    expect(d.category).toBe('cuda_oom');
+    expect(d.facts).toMatchObject({ triedAllocMiB: 375.4, allocatedMiB: 11407.36, totalCapacityMiB: 18565.12, oomPhase: 'backward' });
+    expect(d.fixes[0].summary).toMatch(/Reduce the batch: 8 -> 4/);
   });
 });
