@@ -148,10 +148,12 @@ function withoutThisProcess(all: OtherProcess[], f: Facts): OtherProcess[] {
     const self = all.findIndex((p) => Math.abs(p.memoryMiB - mine) <= Math.max(2, 0.005 * mine));
     return self === -1 ? all : all.filter((_, i) => i !== self);
   }
-  // One process listed and about what this allocator reserved (plus a CUDA context): that is itself.
+  // The one process holding about what this allocator reserved (plus a CUDA context) is itself.
   const reserved = f.reservedMiB ?? (f.allocatedMiB !== undefined ? f.allocatedMiB + (f.reservedUnallocatedMiB ?? 0) : undefined);
-  if (all.length === 1 && reserved !== undefined && all[0].memoryMiB >= reserved && all[0].memoryMiB <= reserved + 2048) return [];
-  return all;
+  if (reserved === undefined) return all;
+  const fits = (p: OtherProcess) => p.memoryMiB >= reserved && p.memoryMiB <= reserved + (all.length === 1 ? 2048 : 1024);
+  const candidates = all.filter(fits);
+  return candidates.length === 1 ? all.filter((p) => p !== candidates[0]) : all;
 }
 
 export function extractOomFacts(log: LogText, lines: number[]): Facts {

@@ -123,3 +123,11 @@ describe('every OOM reply states who holds the memory and why', () => {
     expect(checked).toBeGreaterThan(80);
   });
 });
+
+describe('the failing process is not among the "other" processes', () => {
+  it('four processes listed and no "this process has" line: the one holding what this allocator reserved plus a context (pid 19066) is this process', async () => {
+    const out = await diagnoseFile('test/fixtures/untuned/llm/301-fragmentation.log');
+    const pids = (out.diagnoses[0].facts.otherProcesses as { pid: number }[]).map((p) => p.pid);
+    expect(pids).toEqual([19069, 19060, 19063]);
+  });
+});
