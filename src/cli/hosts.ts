@@ -41,7 +41,7 @@ export async function memCli(args: string[]): Promise<number> {
 }
 
 export async function hostsCli(args: string[]): Promise<number> {
-  const { flags, positionals } = parseArgs(args, { booleans: ['json', 'trust'], values: ['config', 'key'] });
+  const { flags, positionals } = parseArgs(args, { booleans: ['json'], values: ['config', 'key', 'trust'] });
   const [sub = 'list', name, target] = positionals;
   return withService(flags.config as string | undefined, async (s) => {
     switch (sub) {
@@ -73,8 +73,8 @@ export async function hostsCli(args: string[]): Promise<number> {
       }
       case 'add': {
         const parsed = target ? parseUserHostPort(target) : null;
-        if (!name || !parsed?.user) throw new UsageError('hosts add NAME user@host[:port] [--key PATH] [--trust]');
-        const r = await s.add({ name, user: parsed.user, host: parsed.host, port: parsed.port ?? 22, ...(flags.key ? { identityFile: String(flags.key) } : {}), trust: flags.trust === true });
+        if (!name || !parsed?.user) throw new UsageError('hosts add NAME user@host[:port] [--key PATH] [--trust SHA256:...]');
+        const r = await s.add({ name, user: parsed.user, host: parsed.host, port: parsed.port ?? 22, ...(flags.key ? { identityFile: String(flags.key) } : {}), ...(flags.trust ? { trust: String(flags.trust) } : {}) });
         if (flags.json) out(r);
         else process.stdout.write(r.message + '\n');
         return 0;

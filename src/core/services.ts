@@ -54,7 +54,8 @@ export interface HostAddRequest {
   host: string;
   port: number;
   identityFile?: string;
-  trust?: boolean;
+  /** Trust the host key only if it has this fingerprint (the one the admin read on the host). */
+  trust?: string;
 }
 
 export interface HostTestResult {

@@ -221,7 +221,12 @@ export class SshHostsService implements HostsService {
     }
     const draft: HostEntry = { name: req.name, host: req.host, port: req.port, user: req.user, ...(identityFile ? { identityFile } : {}), origin: 'runtime' };
     let fingerprint: string | null = null;
-    if (req.trust) fingerprint = await this.pool.fetchFingerprint(this.target(draft));
+    if (req.trust) {
+      // Trust exactly the key the admin read on the host, never whatever is presented right now.
+      if (!FINGERPRINT.test(req.trust)) throw new Error('not added: --trust takes the fingerprint read on the host (SHA256:...)');
+      fingerprint = await this.pool.fetchFingerprint(this.target(draft));
+      if (fingerprint !== req.trust) throw new Error(`not added: ${req.name} presents host key ${fingerprint}, not ${req.trust}. Check the host before trusting anything`);
+    }
     const saved = this.registry.add({ name: req.name, host: req.host, port: req.port, user: req.user, ...(identityFile ? { identityFile } : {}), hostKey: fingerprint });
     if (!fingerprint) {
       try {

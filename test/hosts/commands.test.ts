@@ -47,7 +47,7 @@ describeWithSshd('status / hosts commands through the registry', 'test/hosts/com
   it('a non-admin `hosts add` is denied without touching the registry or the network', async () => {
     const before = svc.registry.list().map((h) => h.name);
     const auditBefore = readFileSync(inst.auditLog, 'utf8');
-    const out = await registry.dispatch(`/gpu hosts add sneaky root@127.0.0.1:${inst.port} --trust`, ctx(false));
+    const out = await registry.dispatch(`/gpu hosts add sneaky root@127.0.0.1:${inst.port} --trust ${inst.fingerprint}`, ctx(false));
     expect(out.outcome).toBe('denied');
     expect(out.reply.title).toBe('That needs an admin');
     expect(svc.registry.list().map((h) => h.name)).toEqual(before);
@@ -61,8 +61,19 @@ describeWithSshd('status / hosts commands through the registry', 'test/hosts/com
     expect(renderText(list.reply)).toMatch(new RegExp(`gpu-a +\\S+@127\\.0\\.0\\.1:${inst.port} +config`));
   });
 
+  it('an admin `hosts add --trust` trusts only the fingerprint read on the host: another one, or none, adds nothing', async () => {
+    const user = process.env.USER ?? 'root';
+    const other = 'SHA256:' + 'A'.repeat(43);
+    const wrong = await registry.dispatch(`/gpu hosts add gpu-wrong ${user}@127.0.0.1:${inst.port} --trust ${other}`, ctx(true));
+    expect(renderText(wrong.reply)).toContain(`presents host key ${inst.fingerprint}, not ${other}`);
+    expect(svc.registry.get('gpu-wrong')).toBeNull();
+    const bare = await registry.dispatch(`/gpu hosts add gpu-bare ${user}@127.0.0.1:${inst.port} --trust`, ctx(true));
+    expect(bare.outcome).not.toBe('ok');
+    expect(svc.registry.get('gpu-bare')).toBeNull();
+  });
+
   it('an admin `hosts add` does reach the registry', async () => {
-    const out = await registry.dispatch(`/gpu hosts add gpu-late ${process.env.USER ?? 'root'}@127.0.0.1:${inst.port} --trust`, ctx(true));
+    const out = await registry.dispatch(`/gpu hosts add gpu-late ${process.env.USER ?? 'root'}@127.0.0.1:${inst.port} --trust ${inst.fingerprint}`, ctx(true));
     expect(out.outcome, JSON.stringify(out.reply)).toBe('ok');
     expect(svc.registry.get('gpu-late')).toMatchObject({ origin: 'runtime', hostKey: inst.fingerprint });
     expect((await registry.dispatch('/gpu hosts remove gpu-late', ctx(true))).outcome).toBe('ok');

@@ -173,7 +173,7 @@ describeWithSshd('hosts over real sshd', 'test/hosts/ssh.test.ts', () => {
   it('runtime hosts survive a restart', async () => {
     const dataDir = join(root, 'restart');
     const s1 = new SshHostsService({ config: config(dataDir), baseDir: root, agent: null });
-    const added = await s1.add({ name: 'late', user: process.env.USER ?? 'root', host: '127.0.0.1', port: inst.b.port, trust: true });
+    const added = await s1.add({ name: 'late', user: process.env.USER ?? 'root', host: '127.0.0.1', port: inst.b.port, trust: inst.b.fingerprint });
     expect(added.fingerprint).toBe(inst.b.fingerprint);
     await s1.close();
     const s2 = new SshHostsService({ config: config(dataDir), baseDir: root, agent: null });
