@@ -95,6 +95,15 @@ describe('CLI: terminal control sequences', () => {
     expect(out).not.toMatch(TERMINAL_CONTROLS);
   });
 
+  it('gpu-doctor diagnose --json escapes DEL and C1 controls (JSON.stringify leaves them raw) and keeps the same value', () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'gd-esc-')), 'esc.log');
+    writeFileSync(file, `Traceback (most recent call last):\n  File "train.py", line 3, in <module>\n${HOSTILE_LINE}\n`);
+    const out = execFileSync('bin/gpu-doctor', ['diagnose', '--json', file], { encoding: 'utf8', timeout: 60_000 });
+    expect(out).not.toMatch(TERMINAL_CONTROLS);
+    expect(out).toContain('\\u009b2J');
+    expect(JSON.parse(out).diagnoses[0].evidence.join('\n')).toContain('\u009b2J');
+  });
+
   it('an error message naming a hostile file name prints no control sequence', () => {
     let stderr = '';
     try {

@@ -7,6 +7,7 @@ import { toJsonContract } from '../diagnose/contract.js';
 import { diagnosisReply } from '../diagnose/reply.js';
 import { renderText } from '../adapters/console/render.js';
 import { parseArgs, UsageError } from './usage.js';
+import { terminalSafeJson } from './json.js';
 
 export async function diagnoseCli(args: string[]): Promise<number> {
   const { flags, positionals } = parseArgs(args, { booleans: ['json'] });
@@ -16,7 +17,7 @@ export async function diagnoseCli(args: string[]): Promise<number> {
   const rules = await loadRuleBase();
   const input = file === '-' ? await readLogStream(process.stdin) : await readLogFile(file);
   const result = diagnose(input.text, rules);
-  if (flags.json) process.stdout.write(JSON.stringify(toJsonContract(result, input)) + '\n');
+  if (flags.json) process.stdout.write(terminalSafeJson(toJsonContract(result, input)) + '\n');
   else process.stdout.write(renderText(diagnosisReply(result, input)) + '\n');
   return 0;
 }

@@ -8,6 +8,7 @@ import { LeakDetector } from '../watch/detector.js';
 import { digestReply, findingsJson } from '../watch/digest.js';
 import { isProcessSample, type Sample } from '../watch/types.js';
 import { parseArgs, UsageError } from './usage.js';
+import { terminalSafeJson } from './json.js';
 
 function checkSample(v: unknown, line: number): Sample {
   const s = v as Record<string, unknown>;
@@ -59,7 +60,7 @@ export async function digestCli(args: string[]): Promise<number> {
   }
   const rules = await loadRuleBase();
   const findings = detector.findings();
-  if (flags.json) process.stdout.write(JSON.stringify(findingsJson(findings, rules)) + '\n');
+  if (flags.json) process.stdout.write(terminalSafeJson(findingsJson(findings, rules)) + '\n');
   else process.stdout.write(renderText(digestReply(findings, { hosts: hosts.size, processes: procs.size }, rules)) + '\n');
   return 0;
 }

@@ -6,6 +6,8 @@ import { createHostsService, type SshHostsService } from '../hosts/service.js';
 import { listReply, memReply, statusReply, testReply } from '../hosts/render.js';
 import { parseUserHostPort } from '../hosts/ssh-config.js';
 import { parseArgs, UsageError } from './usage.js';
+import { terminalSafeJson } from './json.js';
+import { stripTerminalControls } from '../adapters/console/render.js';
 
 async function withService<T>(configFile: string | undefined, f: (s: SshHostsService) => Promise<T>): Promise<T> {
   const loaded = loadConfig(configFile);
@@ -22,7 +24,7 @@ async function print(reply: Reply): Promise<void> {
   process.stdout.write(renderText(reply) + '\n');
 }
 
-const out = (v: unknown) => process.stdout.write(JSON.stringify(v, null, 2) + '\n');
+const out = (v: unknown) => process.stdout.write(terminalSafeJson(v, 2) + '\n');
 
 export async function statusCli(args: string[]): Promise<number> {
   const { flags, positionals } = parseArgs(args, { booleans: ['json'], values: ['config'] });
@@ -68,7 +70,7 @@ export async function hostsCli(args: string[]): Promise<number> {
         if (!name) throw new UsageError('hosts trust NAME [SHA256:...]');
         const t = await s.trust(name, target);
         if (flags.json) out(t);
-        else process.stdout.write(t.message + '\n');
+        else process.stdout.write(stripTerminalControls(t.message) + '\n');
         return t.trusted ? 0 : 1;
       }
       case 'add': {
@@ -76,7 +78,7 @@ export async function hostsCli(args: string[]): Promise<number> {
         if (!name || !parsed?.user) throw new UsageError('hosts add NAME user@host[:port] [--key PATH] [--trust SHA256:...]');
         const r = await s.add({ name, user: parsed.user, host: parsed.host, port: parsed.port ?? 22, ...(flags.key ? { identityFile: String(flags.key) } : {}), ...(flags.trust ? { trust: String(flags.trust) } : {}) });
         if (flags.json) out(r);
-        else process.stdout.write(r.message + '\n');
+        else process.stdout.write(stripTerminalControls(r.message) + '\n');
         return 0;
       }
       default:
