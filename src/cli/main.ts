@@ -3,6 +3,7 @@
 import { diagnoseCli } from './diagnose.js';
 import { UsageError } from './usage.js';
 import { stripTerminalControls } from '../adapters/console/render.js';
+import { didYouMean } from '../core/did-you-mean.js';
 
 const USAGE = `usage: gpu-doctor <command> [options]
   diagnose [--json] [FILE|-]     diagnose a training log (stdin when no file or -)
@@ -29,7 +30,10 @@ async function main(argv: string[]): Promise<number> {
     return name ? 0 : 2;
   }
   const load = handlers[name];
-  if (!load) throw new UsageError(`unknown command "${name.slice(0, 40)}" (try: ${Object.keys(handlers).join(', ')})`);
+  if (!load) {
+    const meant = didYouMean(name, Object.keys(handlers));
+    throw new UsageError(`unknown command "${name.slice(0, 40)}"${meant ? `; did you mean "${meant}"?` : ''} (try: ${Object.keys(handlers).join(', ')})`);
+  }
   return (await load())(rest);
 }
 

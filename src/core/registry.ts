@@ -1,6 +1,7 @@
 // Holds the commands (checked at load) and runs one invocation: validate options with the
 // command's zod schema, enforce admin-only actions, turn any failure into a clear reply.
 import { commandShape, type Command, type CommandContext } from './command.js';
+import { didYouMean } from './did-you-mean.js';
 import { parseCommandLine } from './invocation.js';
 import type { Reply } from './reply.js';
 
@@ -49,7 +50,9 @@ export class CommandRegistry {
     const command = this.commands.get(parsed.name);
     if (!command) {
       const shown = parsed.name.length > 40 ? parsed.name.slice(0, 40) + '…' : parsed.name;
-      return done(parsed.name, 'unknown', { title: `Unknown command "${shown}"`, severity: 'warning', sections: [{ text: `Commands: ${names}. Try \`/gpu help\`.` }] });
+      const meant = didYouMean(parsed.name, this.commands.keys());
+      const hint = meant ? `Did you mean \`/gpu ${meant}\`? ` : '';
+      return done(parsed.name, 'unknown', { title: `Unknown command "${shown}"`, severity: 'warning', sections: [{ text: `${hint}Commands: ${names}. Try \`/gpu help\`.` }] });
     }
     const options = command.options.safeParse(parsed.raw);
     if (!options.success) {
