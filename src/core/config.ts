@@ -3,8 +3,10 @@
 import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { homedir } from 'node:os';
-import { parse as parseYaml } from 'yaml';
+import { Cron } from 'croner';
+import { LineCounter, parseDocument } from 'yaml';
 import { z } from 'zod';
+import { didYouMean } from './did-you-mean.js';
 
 const hostName = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$/, 'letters, digits, . _ - (max 63)');
 
@@ -15,15 +17,34 @@ export const hostSchema = z.object({
   user: z.string().regex(/^[a-z_][a-z0-9_.-]{0,31}$/i, 'a Unix user name').optional(),
   identity_file: z.string().optional(),
   host_key: z.string().regex(/^SHA256:[A-Za-z0-9+/]{43}=?$/, 'a fingerprint as `ssh-keygen -lf` prints it: SHA256:...').optional(),
-});
+}).strict();
+
+/** croner's own parser decides (5 or 6 fields, ranges, names); a bad expression never reaches the scheduler. */
+function isCron(expr: string): boolean {
+  try {
+    new Cron(expr, { paused: true }).stop();
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function isTimeZone(tz: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: tz });
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 export const digestSchema = z.object({
   name: z.string().default('daily'),
   platform: z.enum(['slack', 'discord', 'console']),
   channel: z.string().min(1),
-  cron: z.string().min(9),
-  timezone: z.string().default('UTC'),
-});
+  cron: z.string().max(200).refine(isCron, 'a cron expression (5 or 6 fields), e.g. "0 9 * * 1-5"'),
+  timezone: z.string().max(100).refine(isTimeZone, 'an IANA time zone such as "Europe/Berlin" or "UTC"').default('UTC'),
+}).strict();
 
 export const configSchema = z
   .object({
@@ -84,11 +105,54 @@ export function resolvePath(p: string, base: string): string {
   return resolve(base, p);
 }
 
-export function parseConfig(doc: unknown, origin = 'config'): Config {
+/** The keys an object schema accepts at a path of the document (for "did you mean"). */
+function keysAt(path: PropertyKey[]): string[] {
+  let schema: z.ZodType = configSchema;
+  const unwrap = (t: z.ZodType): z.ZodType => {
+    let cur = t as z.ZodType & { unwrap?: () => z.ZodType; removeDefault?: () => z.ZodType };
+    for (let i = 0; i < 5; i++) {
+      if (typeof cur.removeDefault === 'function') cur = cur.removeDefault() as typeof cur;
+      else if (typeof cur.unwrap === 'function' && !(cur instanceof z.ZodObject) && !(cur instanceof z.ZodArray)) cur = cur.unwrap() as typeof cur;
+      else break;
+    }
+    return cur;
+  };
+  for (const step of path) {
+    schema = unwrap(schema);
+    if (schema instanceof z.ZodArray && typeof step === 'number') schema = schema.element as z.ZodType;
+    else if (schema instanceof z.ZodObject && typeof step === 'string' && step in schema.shape) schema = schema.shape[step] as z.ZodType;
+    else return [];
+  }
+  schema = unwrap(schema);
+  return schema instanceof z.ZodObject ? Object.keys(schema.shape) : [];
+}
+
+/** One line per problem: the key path, what was expected, a suggestion for an unknown key, the YAML line. */
+function describeIssues(issues: z.core.$ZodIssue[], lineOf?: (path: PropertyKey[]) => number | undefined): string[] {
+  const out: string[] = [];
+  const at = (path: PropertyKey[]) => {
+    const line = lineOf?.(path);
+    return line ? ` (line ${line})` : '';
+  };
+  for (const i of issues) {
+    const where = i.path.map(String).join('.') || '(root)';
+    if (i.code === 'unrecognized_keys') {
+      const known = keysAt(i.path);
+      for (const key of i.keys) {
+        const meant = didYouMean(key, known);
+        out.push(`  ${where}: unknown key "${key.slice(0, 60)}"${meant ? ` (did you mean "${meant}"?)` : known.length ? ` (valid: ${known.join(', ')})` : ''}${at([...i.path, key])}`);
+      }
+    } else {
+      out.push(`  ${where}: ${i.message}${at(i.path)}`);
+    }
+  }
+  return out;
+}
+
+export function parseConfig(doc: unknown, origin = 'config', lineOf?: (path: PropertyKey[]) => number | undefined): Config {
   const parsed = configSchema.safeParse(doc ?? {});
   if (!parsed.success) {
-    const problems = parsed.error.issues.map((i) => `  ${i.path.join('.') || '(root)'}: ${i.message}`);
-    throw new ConfigError(`${origin} is not valid:\n${problems.join('\n')}`);
+    throw new ConfigError(`${origin} is not valid:\n${describeIssues(parsed.error.issues, lineOf).join('\n')}`);
   }
   const names = new Set<string>();
   for (const h of parsed.data.hosts) {
@@ -108,11 +172,26 @@ export interface LoadedConfig {
 export function loadConfig(file = process.env.GPU_DOCTOR_CONFIG): LoadedConfig {
   if (!file) return { config: parseConfig({}), file: null, baseDir: process.cwd() };
   const path = resolve(file);
-  let doc: unknown;
+  let source: string;
   try {
-    doc = parseYaml(readFileSync(path, 'utf8'));
+    source = readFileSync(path, 'utf8');
   } catch (e) {
     throw new ConfigError(`${path}: ${(e as NodeJS.ErrnoException).code === 'ENOENT' ? 'file not found' : (e as Error).message.split('\n')[0]}`);
   }
-  return { config: parseConfig(doc, path), file: path, baseDir: dirname(path) };
+  const lines = new LineCounter();
+  const doc = parseDocument(source, { lineCounter: lines, prettyErrors: false });
+  if (doc.errors.length) {
+    const e = doc.errors[0];
+    const pos = lines.linePos(e.pos[0]);
+    throw new ConfigError(`${path}: line ${pos.line}: not valid YAML (${e.code})`);
+  }
+  // The line of the value at a path, or of the nearest parent the document has.
+  const lineOf = (p: PropertyKey[]): number | undefined => {
+    for (let n = p.length; n >= 0; n--) {
+      const node = doc.getIn(p.slice(0, n) as (string | number)[], true) as { range?: [number, number, number] } | undefined;
+      if (node && typeof node === 'object' && node.range) return lines.linePos(node.range[0]).line;
+    }
+    return undefined;
+  };
+  return { config: parseConfig(doc.toJS(), path, lineOf), file: path, baseDir: dirname(path) };
 }
