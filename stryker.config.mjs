@@ -20,6 +20,9 @@ export default {
   jsonReporter: { fileName: 'reports/mutation/mutation.json' },
   htmlReporter: { fileName: 'reports/mutation/mutation.html' },
   tempDirName: '.stryker-tmp',
+  // Re-runs test only what changed since the last run (mutants and tests), from this file.
+  incremental: true,
+  incrementalFile: 'reports/stryker-incremental.json',
   concurrency: 2,
   timeoutMS: 20000,
   thresholds: { high: 90, low: 80, break: null },

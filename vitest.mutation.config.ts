@@ -1,11 +1,21 @@
 // Mutation testing (stryker.config.mjs) runs only the suites that exercise the mutated modules in
-// process: diagnosis, readings and the leak watch. The adapter, sshd and CLI-spawning suites cannot see
-// Stryker's active mutant (it lives in this process) and only slow the run and add timing noise.
+// process: diagnosis, readings and the leak watch, without the files that drive the CLI as a child
+// process (dev-eval scores through it too). A child process never sees Stryker's active mutant, so those
+// tests cannot kill one; they only multiply the run time (hundreds of CLI starts per mutant).
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { defineConfig } from 'vitest/config';
+
+const SPAWNS_CLI = /bin\/gpu-doctor|scoreDir\(/;
+const include = ['test/diagnose', 'test/readings', 'test/watch'].flatMap((dir) =>
+  readdirSync(dir)
+    .filter((f) => f.endsWith('.test.ts') && !SPAWNS_CLI.test(readFileSync(join(dir, f), 'utf8')))
+    .map((f) => `${dir}/${f}`),
+);
 
 export default defineConfig({
   test: {
-    include: ['test/diagnose/**/*.test.ts', 'test/readings/**/*.test.ts', 'test/watch/**/*.test.ts'],
+    include,
     testTimeout: 60_000,
     hookTimeout: 120_000,
     pool: 'forks',
