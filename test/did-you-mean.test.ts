@@ -13,6 +13,19 @@ describe('did you mean', () => {
     expect(out).toMatch(/Unknown command "banana"\nCommands: /);
   });
 
+  it('chat: an unknown option is named with the nearest one; a pasted command line after /gpu diagnose keeps its own flags', () => {
+    const out = consoleChat('/gpu hosts list --jsno\n/gpu status --verbose\n/gpu diagnose python train.py --batch 16\n');
+    expect(out).toContain('unknown option --jsno');
+    expect(out).toContain('unknown option --verbose');
+    expect(out).not.toContain('unknown option --batch');
+  });
+
+  it('CLI: an unknown option suggests the nearest one', () => {
+    const r = spawnSync(process.execPath, ['bin/gpu-doctor', 'status', '--jsno'], { encoding: 'utf8', timeout: 60_000 });
+    expect(r.status).toBe(2);
+    expect(r.stderr).toContain('unknown option --jsno; did you mean --json?');
+  });
+
   it('CLI: gpu-doctor diagnoes suggests diagnose and exits 2', () => {
     const r = spawnSync(process.execPath, ['bin/gpu-doctor', 'diagnoes'], { encoding: 'utf8', timeout: 60_000 });
     expect(r.status).toBe(2);

@@ -1,3 +1,4 @@
+import { didYouMean } from '../core/did-you-mean.js';
 export class UsageError extends Error {}
 
 /** Splits argv into flags it knows and positionals; an unknown flag is a usage error. */
@@ -16,7 +17,10 @@ export function parseArgs(args: string[], spec: { booleans?: string[]; values?: 
       const v = inline ?? args[++i];
       if (v === undefined) throw new UsageError(`--${key} needs a value`);
       flags[key] = v;
-    } else throw new UsageError(`unknown option ${a.slice(0, 40)}`);
+    } else {
+      const meant = didYouMean(key, [...(spec.booleans ?? []), ...(spec.values ?? [])]);
+      throw new UsageError(`unknown option ${a.slice(0, 40)}${meant ? `; did you mean --${meant}?` : ''}`);
+    }
   }
   return { flags, positionals };
 }

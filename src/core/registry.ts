@@ -54,6 +54,20 @@ export class CommandRegistry {
       const hint = meant ? `Did you mean \`/gpu ${meant}\`? ` : '';
       return done(parsed.name, 'unknown', { title: `Unknown command "${shown}"`, severity: 'warning', sections: [{ text: `${hint}Commands: ${names}. Try \`/gpu help\`.` }] });
     }
+    // An unknown --option is a typo, not something to ignore; commands that take free text (a pasted log
+    // whose first line carries the training command's own flags) are left alone.
+    const known = optionKeys(command.options);
+    if (known && !known.includes('text')) {
+      for (const key of Object.keys(parsed.raw)) {
+        if (key === '_' || key === 'text' || known.includes(key)) continue;
+        const meant = didYouMean(key, known.filter((k) => k !== '_'));
+        return done(command.name, 'usage', {
+          title: `Usage: /gpu ${command.usage}`,
+          severity: 'warning',
+          sections: [{ text: `unknown option --${key.slice(0, 40)}${meant ? ` (did you mean --${meant}?)` : ''}` }],
+        });
+      }
+    }
     const options = command.options.safeParse(parsed.raw);
     if (!options.success) {
       const problems = options.error.issues.map((i) => (i.path.length ? `${i.path.join('.')}: ${i.message}` : i.message));
@@ -76,4 +90,16 @@ export class CommandRegistry {
       return done(command.name, 'error', { title: `${command.name} failed`, severity: 'error', sections: [{ text: (e as Error).message.split('\n')[0].slice(0, 500) }] });
     }
   }
+}
+
+/** The keys an options schema declares (zod object, possibly wrapped), or undefined when it is not an object. */
+function optionKeys(schema: unknown): string[] | undefined {
+  let cur = schema as { shape?: Record<string, unknown>; unwrap?: () => unknown; removeDefault?: () => unknown } | undefined;
+  for (let i = 0; i < 5 && cur; i++) {
+    if (cur.shape && typeof cur.shape === 'object') return Object.keys(cur.shape);
+    if (typeof cur.removeDefault === 'function') cur = cur.removeDefault() as typeof cur;
+    else if (typeof cur.unwrap === 'function') cur = cur.unwrap() as typeof cur;
+    else return undefined;
+  }
+  return undefined;
 }
