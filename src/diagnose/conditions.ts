@@ -35,12 +35,6 @@ const isFragmented = (f: Facts) => !isAbsurd(f) && whoHoldsMemory(f)?.holder ===
 const holder = (f: Facts) => (isAbsurd(f) ? undefined : whoHoldsMemory(f)?.holder);
 const HALF_OR_LESS = new Set(['fp16', 'bf16', 'int8', 'int4']);
 
-const seriesGrowth = (f: Facts) => {
-  const s = f.memorySeriesMiB;
-  if (!s || s.length < 2) return undefined;
-  return { first: s[0], last: s[s.length - 1], min: Math.min(...s), max: Math.max(...s) };
-};
-
 export const CONDITION_CHECKS: Record<Condition, (e: Evidence) => boolean> = {
   fragmented: ({ facts }) => isFragmented(facts),
   not_fragmented: ({ facts }) => !isFragmented(facts),
@@ -92,16 +86,17 @@ export const CONDITION_CHECKS: Record<Condition, (e: Evidence) => boolean> = {
     return (facts.otherProcesses?.length ?? 0) > 1;
   },
   autobatch: ({ facts }) => facts.batch === -1 || facts.autobatch !== undefined,
-  memory_series_grows: ({ facts }) => {
-    const g = seriesGrowth(facts);
-    return !!g && g.last - g.first >= Math.max(64, 0.02 * g.first) && g.last >= g.max * 0.98;
-  },
+  // The level the series never goes below again keeps rising (a creep, or saw-tooth on a rising floor).
+  memory_series_grows: ({ facts }) => facts.memoryShape === 'growth' || facts.memoryShape === 'sawtooth_rising',
+  // Rising inside epochs (or steadily, with no epochs printed): references kept across iterations.
+  leak_grows_per_iteration: ({ facts }) =>
+    facts.memoryGrowsAt === 'per_iteration' || (facts.memoryGrowsAt === undefined && facts.memoryShape === 'growth'),
+  // Rising between epochs, or peaks that come back down to a higher level: what validation leaves behind.
+  leak_grows_between_epochs: ({ facts }) => facts.memoryGrowsAt === 'between_epochs' || facts.memoryShape === 'sawtooth_rising',
+  cache_not_emptied: ({ facts }) => facts.emptiesCache !== true,
   // The last "Caching images" progress line stopped short of 100%: the run died while caching.
   ram_cache_incomplete: ({ facts }) => facts.cacheProgressPct !== undefined && facts.cacheProgressPct < 100,
-  memory_series_flat: ({ facts }) => {
-    const g = seriesGrowth(facts);
-    return !!g && g.max - g.min <= Math.max(16, 0.01 * g.max);
-  },
+  memory_series_flat: ({ facts }) => facts.memoryShape === 'flat',
 };
 
 export function holds(conditions: Condition[] | undefined, e: Evidence): boolean {

@@ -1,6 +1,7 @@
 // Pulls the numbers a fix needs out of a log: the OOM message's figures and the run's settings
 // (command lines, Ultralytics `engine/trainer:` dumps, argparse Namespace, YOLOv5 opt/hyp dumps,
 // HF TrainingArguments). All patterns are bounded and anchored so a hostile paste cannot make them slow.
+import type { MemoryShape } from './memory-series.js';
 import type { LogText } from './normalize.js';
 
 export interface OtherProcess {
@@ -60,6 +61,11 @@ export interface Facts {
   hostRamGiB?: number;
   /** GPU memory per epoch or iteration, in MiB, as the training log printed it. */
   memorySeriesMiB?: number[];
+  /** The series' shape (src/diagnose/memory-series.ts) and, for a rising one, where it rises. */
+  memoryShape?: MemoryShape;
+  memoryGrowsAt?: 'per_iteration' | 'between_epochs';
+  /** The pasted code or log already calls torch.cuda.empty_cache(): advising it again changes nothing. */
+  emptiesCache?: boolean;
   commandLine?: string;
   ncclTimeoutMs?: number;
   /** The last step DeepSpeed's see_memory_usage announced ("Before initializing optimizer states"). */

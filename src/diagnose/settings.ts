@@ -2,6 +2,7 @@
 // Namespace(...), dict dumps, HF TrainingArguments. Only the head and tail of a big log are read,
 // where launchers print them, so the cost stays bounded whatever the paste's size.
 import type { Facts } from './facts.js';
+import { classifyShape, extractMemorySeries } from './memory-series.js';
 
 const WINDOW = 512 * 1024;
 
@@ -121,8 +122,16 @@ export function extractSettings(fullText: string, options: { commandLine?: boole
   if (Object.keys(seq).length) facts.ncclSeqByRank = seq;
   const auto = /AutoBatch: Using batch-size (\d{1,6})/.exec(text);
   if (auto) facts.autobatch = Number(auto[1]);
-  const series = memorySeries(text);
-  if (series.length >= 2) facts.memorySeriesMiB = series;
+  const series = extractMemorySeries(text);
+  if (series.length >= 2) {
+    facts.memorySeriesMiB = series.map((p) => p.mib);
+    const shape = classifyShape(series);
+    if (shape) {
+      facts.memoryShape = shape.shape;
+      if (shape.growsAt) facts.memoryGrowsAt = shape.growsAt;
+    }
+  }
+  if (/\bempty_cache\(\)/.test(text)) facts.emptiesCache = true;
   for (const k of Object.keys(facts) as (keyof Facts)[]) if (facts[k] === undefined) delete facts[k];
   return facts;
 }
@@ -156,13 +165,3 @@ export function weightsDtype(text: string): 'fp32' | 'fp16' | 'bf16' | 'int8' | 
   return undefined;
 }
 
-// "203/3000      4.46G" (YOLO progress), "memory: 5737" (mmdet, MB).
-const YOLO_EPOCH_MEM = /^\s{0,12}\d{1,5}\/\d{1,5}\s{1,12}(\d{1,4}(?:\.\d{1,3})?)G\b/gm;
-const MMDET_MEM = /\bmemory: (\d{1,7})\b/g;
-
-export function memorySeries(text: string): number[] {
-  const out: number[] = [];
-  for (const m of text.matchAll(YOLO_EPOCH_MEM)) if (out.length < 2000) out.push(Math.round(Number(m[1]) * 1024));
-  if (out.length === 0) for (const m of text.matchAll(MMDET_MEM)) if (out.length < 2000) out.push(Number(m[1]));
-  return out;
-}

@@ -2,6 +2,7 @@
 // while its peers stay flat (rank0_growth), host RAM creep / pressure under DataLoader jobs (host_ram),
 // and memory held by an idle process (idle_held). Worst first.
 import { analyzeGrowth, type Growth } from './growth.js';
+import { creepPattern } from './creep-shape.js';
 import { HostSeries, SeriesIndex, type HostState, type ProcessSeries } from './series.js';
 import { downsampleMax, theilSen } from './stats.js';
 import { DEFAULT_OPTIONS, WATCH_RULES, type DetectorOptions, type Finding, type Sample } from './types.js';
@@ -50,7 +51,7 @@ export function findingsOf(index: SeriesIndex, o: DetectorOptions): Finding[] {
     }
     const rank0 = asymmetricRanks(live);
     for (const { ps, g } of live)
-      if (g.growing) out.push(growthFinding(h, ps, g, rank0.has(ps) ? 'rank0_growth' : 'leak'));
+      if (g.growing) out.push(growthFinding(h, ps, g, rank0.has(ps) ? 'rank0_growth' : 'leak', o));
     // Host RAM is only reported where DataLoader jobs run (without them it is not a training problem).
     const loaders = live.filter(({ ps }) => o.isDataLoaderJob(ps.command)).map(({ ps }) => ps);
     if (h.ram && loaders.length) {
@@ -98,8 +99,9 @@ function gpuOf(h: HostState, ps: ProcessSeries): { usedMiB: number; totalMiB: nu
   return h.gpus.get(ps.gpu) ?? { usedMiB: ps.lastMiB, totalMiB: ps.lastMiB };
 }
 
-function growthFinding(h: HostState, ps: ProcessSeries, g: Growth, kind: 'leak' | 'rank0_growth'): Finding {
+function growthFinding(h: HostState, ps: ProcessSeries, g: Growth, kind: 'leak' | 'rank0_growth', o: DetectorOptions): Finding {
   const gpu = gpuOf(h, ps);
+  const pattern = creepPattern(ps.windows, ps.processStartMs, g, ps.lastMiB, o);
   const free = Math.max(0, gpu.totalMiB - gpu.usedMiB);
   const hoursToFull = g.slopeMiBPerHour > 0 ? free / g.slopeMiBPerHour : null;
   const hours = (ps.lastMs - g.onsetMs) / HOUR;
@@ -119,6 +121,7 @@ function growthFinding(h: HostState, ps: ProcessSeries, g: Growth, kind: 'leak' 
     severity: urgency(hoursToFull),
     since: new Date(g.onsetMs).toISOString(),
     runs: ps.run,
+    pattern,
     detail: `+${Math.round(g.riseMiB)} MiB in ${hours.toFixed(1)} h over ${g.steps} steps, ${Math.round(free)} MiB free`,
   };
 }

@@ -6,13 +6,14 @@ import type { RuleBase } from '../diagnose/rule-base.js';
 import { computeFixes } from '../diagnose/fixes/index.js';
 import { emptyReadings } from '../readings/types.js';
 import type { Finding } from './types.js';
+import { CREEP_PATTERN_TEXT, creepFacts, type CreepPattern } from './creep-shape.js';
 import { seriesChartPng } from './chart.js';
 
 /** The first fix of the finding's knowledge rule, computed by the same code the diagnosis uses. */
-export function fixSummary(rule: string, rules?: RuleBase): string | undefined {
+export function fixSummary(rule: string, rules?: RuleBase, pattern?: CreepPattern): string | undefined {
   const r = rules?.rules.find((x) => x.id === rule);
   if (!r) return undefined;
-  return computeFixes(r.fixes, { facts: {}, readings: emptyReadings() })[0]?.summary;
+  return computeFixes(r.fixes, { facts: creepFacts(pattern), readings: emptyReadings() })[0]?.summary;
 }
 
 const BARS = '▁▂▃▄▅▆▇█';
@@ -47,6 +48,10 @@ export interface FindingJson {
   slopeMiBPerHour: number;
   hoursToFull: number | null;
   rule: string;
+  /** How a GPU creep grows (steady | validation_steps | despite_empty_cache), null for other findings. */
+  pattern: CreepPattern | null;
+  /** The first fix, chosen by the rule's conditions on that pattern. */
+  fix: string | null;
 }
 
 const round1 = (v: number) => Math.round(v * 10) / 10;
@@ -63,6 +68,8 @@ export function findingsJson(findings: Finding[], rules?: RuleBase): { findings:
       slopeMiBPerHour: round1(f.slopeMiBPerHour),
       hoursToFull: f.hoursToFull === null ? null : round1(f.hoursToFull),
       rule: f.rule,
+      pattern: f.pattern ?? null,
+      fix: fixSummary(f.rule, rules, f.pattern) ?? null,
     })),
   };
 }
@@ -119,8 +126,8 @@ export function digestReply(findings: Finding[], watched: Watched, rules?: RuleB
       formatHours(f.hoursToFull),
       sparkline(f.series),
     ]);
-    const fixes = [...new Set(g.map((f) => fixSummary(f.rule, rules)).filter((x): x is string => !!x))];
-    const details = g.map((f) => f.detail).filter((x): x is string => !!x);
+    const fixes = [...new Set(g.map((f) => fixSummary(f.rule, rules, f.pattern)).filter((x): x is string => !!x))];
+    const details = g.map((f) => (f.detail && f.pattern ? `${f.detail}; memory ${CREEP_PATTERN_TEXT[f.pattern]}` : f.detail)).filter((x): x is string => !!x);
     sections.push({
       heading: `${host}${user ? ` · ${user}` : ''}`,
       table: { columns: ['finding', 'GPU', 'pid', 'user', 'command', 'MiB/h', 'current / total', 'full in', 'series'], rows },

@@ -1,4 +1,5 @@
 // Shapes for the memory watch: what the sampler records every ~60 s and what the detector reports.
+import type { CreepPattern } from './creep-shape.js';
 
 /** Timestamps are ISO-8601 strings (as sampled) or epoch milliseconds (cheaper to parse in bulk). */
 export type Timestamp = string | number;
@@ -84,6 +85,8 @@ export interface Finding {
   runs?: number;
   /** One line saying why, for the digest. */
   detail?: string;
+  /** How a GPU creep grows (src/watch/creep-shape.ts): it picks the first fix. */
+  pattern?: CreepPattern;
 }
 
 export interface DetectorOptions {

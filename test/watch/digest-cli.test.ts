@@ -46,7 +46,7 @@ describe('gpu-doctor digest', () => {
     expect(findings.some((f) => f.kind === 'host_ram')).toBe(true);
     expect(findings.some((f) => f.host === 'gpu-plateau-8h' || f.host === 'gpu-sawtooth-empty-cache')).toBe(false);
     const leak = findings.find((f) => f.kind === 'leak')!;
-    expect(Object.keys(leak).sort()).toEqual(['gpu', 'host', 'hoursToFull', 'kind', 'pid', 'rule', 'slopeMiBPerHour', 'user'].sort());
+    expect(Object.keys(leak).sort()).toEqual(['fix', 'gpu', 'host', 'hoursToFull', 'kind', 'pattern', 'pid', 'rule', 'slopeMiBPerHour', 'user'].sort());
     expect(leak.rule).toBe('growing-memory-leak');
     expect(findings.find((f) => f.kind === 'host_ram')!.rule).toBe('dataloader-worker-killed');
     expect(findings.find((f) => f.kind === 'idle_held')!.rule).toBe('idle-gpu-memory-held');

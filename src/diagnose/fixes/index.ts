@@ -146,6 +146,8 @@ export function computeFixes(specs: FixSpec[], e: Evidence): ComputedFix[] {
     const made = MAKERS[spec.kind](e, spec);
     if (!made) continue;
     const fix: ComputedFix = { kind: spec.kind, ...made, summary: spec.kind === 'advice' ? fill(made.summary, e) : made.summary };
+    // A rule may list a fix twice, first under a condition that moves it up: offer it once.
+    if (out.some((f) => f.summary === fix.summary)) continue;
     if (e.facts.commandLine && Object.keys(fix.changes).length) {
       const command = rewriteCommandLine(e.facts.commandLine, fix.changes);
       if (command) fix.command = command;

@@ -1,0 +1,162 @@
+// A memory series inside a paste (YOLO's per-epoch GPU_mem column, mmcv/mmengine's "memory:",
+// detectron2's "max_mem:") and its shape. The shape decides the leak fix: memory that rises inside
+// each epoch is references kept across iterations (.item(), detach()); memory that rises only between
+// epochs is what validation leaves behind (empty_cache() after it, a fresh validation loader); a flat
+// series ending in an OOM is capacity, not a leak. The same classifier names the shape of a creep the
+// leak watch found (src/watch/detector.ts), so a digest and a paste get the same fix.
+//
+// Every pattern here is bounded and applied per line: linear in the paste's length.
+
+export interface SeriesPoint {
+  mib: number;
+  /** The epoch the tool printed with the figure, when it did. */
+  epoch?: number;
+}
+
+export type MemoryShape =
+  /** Level within noise. */
+  | 'flat'
+  /** The level keeps rising, with no drops back: a creep. */
+  | 'growth'
+  /** Peaks come back down, and the level they return to keeps rising (validation leaving blocks behind). */
+  | 'sawtooth_rising'
+  /** Peaks come back down to the same level: transient use (validation, variable shapes), not a leak. */
+  | 'sawtooth'
+  /** Rose at the start, level since: warm-up of the caching allocator. */
+  | 'warmup'
+  /** One jump, level before and after. */
+  | 'step'
+  | 'irregular';
+
+export interface ShapeVerdict {
+  shape: MemoryShape;
+  /** Where a rising level rises: inside epochs (per iteration) or between them (at validation). */
+  growsAt?: 'per_iteration' | 'between_epochs';
+  firstMiB: number;
+  lastMiB: number;
+  minMiB: number;
+  maxMiB: number;
+  /** Rise of the floor (the level the series never goes below again), first to last. */
+  riseMiB: number;
+  points: number;
+}
+
+const MAX_POINTS = 2000;
+
+// "  21/300      19.8G   1.468 ..." (YOLOv5/v8), "0/299     18.6 G" (YOLOv7 with a space).
+const YOLO_PROGRESS = /^\s{0,12}(\d{1,5})\/\d{1,5}\s{1,12}(\d{1,4}(?:\.\d{1,3})?) ?G(?:\s|$)/;
+// "Epoch [1][1550/23454] ... memory: 6814," (mmcv), "Epoch(train)  [1][ 300/14659] ... memory: 3686" (mmengine).
+const MM_EPOCH = /\bEpoch(\((?:train|val|test)\))?\s{0,8}\[\s{0,6}(\d{1,5})\]\[\s{0,8}\d{1,8}\/\d{1,8}\]/;
+const MM_MEMORY = /\bmemory: (\d{1,7})\b/;
+// "eta: 0:10:21  iter: 19  total_loss: 1.6 ... max_mem: 2855M" (detectron2).
+const D2_MAX_MEM = /\bmax_mem: (\d{1,7})M\b/;
+
+/** The memory series a paste prints, in MiB, oldest first (one tool's format: the first that appears). */
+export function extractMemorySeries(text: string): SeriesPoint[] {
+  const yolo: SeriesPoint[] = [];
+  const mm: SeriesPoint[] = [];
+  const d2: SeriesPoint[] = [];
+  let start = 0;
+  while (start < text.length && yolo.length + mm.length + d2.length < 3 * MAX_POINTS) {
+    let end = text.indexOf('\n', start);
+    if (end < 0) end = text.length;
+    // Lines longer than a log line are skipped rather than scanned (a flattened paste is one line).
+    const line = end - start <= 2000 ? text.slice(start, end) : '';
+    start = end + 1;
+    if (!line) continue;
+    const y = YOLO_PROGRESS.exec(line);
+    if (y) {
+      yolo.push({ mib: Math.round(Number(y[2]) * 1024), epoch: Number(y[1]) });
+      continue;
+    }
+    const mem = MM_MEMORY.exec(line);
+    if (mem) {
+      const e = MM_EPOCH.exec(line);
+      // Validation lines print the validation loop's own peak: not the training series.
+      if (e?.[1] && e[1] !== '(train)') continue;
+      mm.push({ mib: Number(mem[1]), ...(e ? { epoch: Number(e[2]) } : {}) });
+      continue;
+    }
+    const d = D2_MAX_MEM.exec(line);
+    if (d) d2.push({ mib: Number(d[1]) });
+  }
+  const series = yolo.length ? yolo : mm.length ? mm : d2;
+  return series.slice(-MAX_POINTS);
+}
+
+/** Noise band: YOLO prints 0.1 GiB steps; the allocator moves in 2-20 MiB blocks. */
+const tolerance = (max: number) => Math.max(48, 0.02 * max);
+
+export function classifyShape(points: readonly SeriesPoint[]): ShapeVerdict | undefined {
+  const n = points.length;
+  if (n < 2) return undefined;
+  const v = points.map((p) => p.mib);
+  let min = Infinity;
+  let max = -Infinity;
+  for (const x of v) {
+    min = Math.min(min, x);
+    max = Math.max(max, x);
+  }
+  const tol = tolerance(max);
+  // Floor: the level the series never goes below again (suffix minimum).
+  const floor = new Array<number>(n);
+  let run = Infinity;
+  for (let i = n - 1; i >= 0; i--) floor[i] = run = Math.min(run, v[i]!);
+  const rise = floor[n - 1]! - floor[0]!;
+  const base = { firstMiB: v[0]!, lastMiB: v[n - 1]!, minMiB: min, maxMiB: max, riseMiB: rise, points: n };
+  if (max - min <= tol) return { shape: 'flat', ...base };
+
+  // Drops: falls of more than the noise below the peak reached so far since the last drop.
+  let drops = 0;
+  let peak = v[0]!;
+  for (let i = 1; i < n; i++) {
+    if (v[i]! < peak - tol) {
+      drops++;
+      peak = v[i]!;
+    } else peak = Math.max(peak, v[i]!);
+  }
+  // Steps of the floor, and how much of the rise the biggest one is.
+  let steps = 0;
+  let biggest = 0;
+  for (let i = 1; i < n; i++) {
+    const s = floor[i]! - floor[i - 1]!;
+    if (s > 0) {
+      steps++;
+      biggest = Math.max(biggest, s);
+    }
+  }
+  if (rise <= tol) return { shape: drops >= 2 ? 'sawtooth' : drops === 0 && v[n - 1]! >= max - tol ? 'step' : 'irregular', ...base };
+
+  // Still rising in the last third (a warm-up stops early).
+  const lastThird = Math.floor((2 * n) / 3);
+  const lateRise = floor[n - 1]! - floor[Math.min(lastThird, n - 1)]!;
+  const growsAt = whereItRises(points, floor);
+  const withWhere = growsAt ? { growsAt } : {};
+  // Two or three figures that only rise are all a short paste can show of a creep.
+  const shortAndRising = n <= 3 && v.every((x, i) => i === 0 || x > v[i - 1]!);
+  if (shortAndRising || (steps >= 2 && biggest <= 0.7 * rise && (lateRise > tol || (n <= 4 && v[n - 1]! >= max - tol))))
+    return { shape: drops >= 2 ? 'sawtooth_rising' : 'growth', ...withWhere, ...base };
+  if (biggest > 0.7 * rise) return { shape: 'step', ...withWhere, ...base };
+  return { shape: 'warmup', ...base };
+}
+
+/** With epochs printed: whether the floor rises inside epochs or across their boundaries. */
+function whereItRises(points: readonly SeriesPoint[], floor: number[]): ShapeVerdict['growsAt'] {
+  if (points.some((p) => p.epoch === undefined)) return undefined;
+  let inside = 0;
+  let across = 0;
+  let epochs = 1;
+  for (let i = 1; i < points.length; i++) {
+    const s = floor[i]! - floor[i - 1]!;
+    if (points[i]!.epoch !== points[i - 1]!.epoch) {
+      epochs++;
+      across += s;
+    } else inside += s;
+  }
+  if (epochs < 2) return inside > 0 ? 'per_iteration' : undefined;
+  // One line per epoch cannot show where inside the epoch it rose: YOLO prints its running figure, so a
+  // rise between two single-line epochs is a rise at the boundary only if lines inside epochs stay level.
+  const multiLineEpochs = points.length > epochs;
+  if (!multiLineEpochs) return 'between_epochs';
+  return across >= 2 * inside ? 'between_epochs' : inside >= 2 * across ? 'per_iteration' : undefined;
+}
