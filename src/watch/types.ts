@@ -106,7 +106,8 @@ export interface DetectorOptions {
   idleMaxUtilPct: number;
   /** Host RAM pressure: available below this percentage of total. */
   ramAvailablePct: number;
-  /** Host RAM creep is reported when it would exhaust available memory within this many hours. */
+  /** Host RAM creep is reported when it would exhaust available memory within this many hours (a week:
+   * a creep that fills RAM in days is worth a line with its horizon, as a GPU creep is). */
   ramFullWithinHours: number;
   minRamSlopeMiBPerHour: number;
   /** Nominal sampling interval; no sample for more than 3x this is a gap (unknown, not freed). */
@@ -131,7 +132,7 @@ export const DEFAULT_OPTIONS: DetectorOptions = {
   idleMinMiB: 1024,
   idleMaxUtilPct: 0,
   ramAvailablePct: 10,
-  ramFullWithinHours: 24,
+  ramFullWithinHours: 7 * 24,
   minRamSlopeMiBPerHour: 256,
   sampleIntervalSec: 60,
   windowMinutes: 10,

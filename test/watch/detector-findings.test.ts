@@ -2,6 +2,7 @@
 // when host RAM is reported, and exited processes. Traces from the generator (src/watch/generator.ts).
 import { describe, expect, it } from 'vitest';
 import { detectLeaks } from '../../src/watch/detector.js';
+import { formatHours } from '../../src/watch/digest.js';
 import { buildSamples, hostRamModel, idleProcess, prng, trainingProcess, type ProcModel, type TrainSpec } from '../../src/watch/generator.js';
 import { DEFAULT_OPTIONS, type Finding, type Sample } from '../../src/watch/types.js';
 
@@ -146,7 +147,7 @@ describe('host RAM', () => {
     expect(f!.detail).toMatch(/^\d+\.\d% RAM available; DataLoader jobs: alice: python train\.py$/);
   });
 
-  it('creep that fills RAM within a day is reported; one that levels off, starts only late, or takes days is not', () => {
+  it('creep that fills RAM within days is reported with its horizon; one that levels off, starts only late, or takes weeks is not', () => {
     // 8 GiB/h from 300 GiB of 512: full in about a day.
     const [creep] = hostRam(12, (h) => 300 + 8 * h);
     expect(creep?.detail).toMatch(/used rising \d+ MiB\/h/);
@@ -158,6 +159,12 @@ describe('host RAM', () => {
     expect(hostRam(12, (h) => 250 + 0.5 * Math.min(h, 6) + 16 * Math.max(0, h - 6))).toEqual([]);
     expect(hostRam(12, () => 250)).toEqual([]);
     expect(hostRam(12, (h) => 100 + 1 * h)).toEqual([]); // 1 GiB/h with 400 GiB free: weeks
+    // 2 GiB/h with about 190 GiB free: full in about 4 days, reported with that horizon, below a day's urgency.
+    const [days] = hostRam(12, (h) => 300 + 2 * h);
+    expect(days?.hoursToFull).toBeGreaterThan(72);
+    expect(days!.hoursToFull).toBeLessThan(120);
+    expect(days!.severity).toBeLessThan(creep!.severity);
+    expect(formatHours(days!.hoursToFull)).toMatch(/^[34](?:\.\d)? d$/);
   });
 
   it('under 12 windows (2 h) is too short for a trend', () => {
