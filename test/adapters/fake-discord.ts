@@ -1,5 +1,6 @@
-// A local fake of Discord: REST (GET /gateway/bot, interaction callbacks, webhook edits, channel
-// messages, attachment downloads) and a gateway WebSocket (HELLO, IDENTIFY -> READY, dispatches).
+// A local fake of Discord: REST (GET /gateway/bot, interaction callbacks, webhook edits and deletes,
+// channel messages, threads started on a message, command registration, attachment downloads) and a
+// gateway WebSocket (HELLO, IDENTIFY -> READY, dispatches: slash commands, autocomplete, messages).
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { WebSocketServer, type WebSocket } from 'ws';
@@ -100,6 +101,10 @@ export class FakeDiscord {
       };
       if (path === '/gateway/bot') return json(200, { url: this.base.replace('http', 'ws') + '/gateway', shards: 1, session_start_limit: { total: 1000, remaining: 1000, reset_after: 0, max_concurrency: 1 } });
       if (/\/interactions\/\d+\/[^/]+\/callback/.test(path)) return void res.writeHead(204).end();
+      if (req.method === 'DELETE' && /\/webhooks\/\d+\/[^/]+\/messages\//.test(path)) return void res.writeHead(204).end();
+      // POST /channels/{channel.id}/messages/{message.id}/threads: a public thread started on that message.
+      const startThread = /^\/channels\/(\d+)\/messages\/(\d+)\/threads$/.exec(path);
+      if (startThread && req.method === 'POST') return json(201, this.thread(startThread[1], startThread[2], body));
       if (/\/webhooks\/\d+\/[^/]+\/messages\/(@|%40)original/.test(path) || /\/channels\/\d+\/messages$/.test(path) || /\/webhooks\/\d+\/[^/]+$/.test(path)) return json(200, this.message(body, /\/channels\/(\d+)\//.exec(path)?.[1]));
       if (/\/applications\/\d+\/(guilds\/\d+\/)?commands/.test(path)) return json(200, Array.isArray(body) ? body.map((c: any, i: number) => ({ ...c, id: String(i + 1), application_id: APP_ID, version: '1' })) : []);
       json(404, { message: 'Unknown', code: 0 });
@@ -135,6 +140,19 @@ export class FakeDiscord {
     return { id: String(this.nextId++), channel_id: channelId, author: { id: BOT_ID, username: 'gpu-doctor', discriminator: '0', avatar: null, bot: true }, content: body?.content ?? '', embeds: body?.embeds ?? [], attachments: [], timestamp: new Date().toISOString(), edited_timestamp: null, tts: false, mention_everyone: false, mentions: [], mention_roles: [], pinned: false, type: 0 };
   }
 
+  /** Threads started so far: id -> parent channel, the message it was started on, and its name. */
+  threads = new Map<string, { parentId: string; messageId: string; name: string }>();
+
+  private thread(parentId: string, messageId: string, body: any) {
+    // The thread started on a message takes that message's id, as Discord does.
+    const id = messageId;
+    this.threads.set(id, { parentId, messageId, name: body?.name });
+    return {
+      id, type: 11, guild_id: GUILD_ID, parent_id: parentId, name: body?.name ?? '', owner_id: BOT_ID, last_message_id: null, rate_limit_per_user: 0, message_count: 0, member_count: 1, flags: 0, total_message_sent: 0,
+      thread_metadata: { archived: false, auto_archive_duration: body?.auto_archive_duration ?? 4320, archive_timestamp: new Date().toISOString(), locked: false, create_timestamp: new Date().toISOString() },
+    };
+  }
+
   guild() {
     return {
       id: GUILD_ID, name: 'ML team', icon: null, owner_id: '1', unavailable: false, member_count: 2, large: false, features: [], emojis: [], stickers: [], members: [], presences: [], voice_states: [], threads: [], stage_instances: [], guild_scheduled_events: [], joined_at: new Date().toISOString(),
@@ -159,6 +177,24 @@ export class FakeDiscord {
       member: { user: this.user(userId), roles, permissions: '2147483647', joined_at: new Date().toISOString(), deaf: false, mute: false, flags: 0 },
       app_permissions: '2147483647', locale: 'en-US', guild_locale: 'en-US', entitlements: [], authorizing_integration_owners: { '0': GUILD_ID }, context: 0,
       data: { id: '1', name: 'gpu', type: 1, options: [{ type: 1, name: sub, options }], ...(resolved ? { resolved } : {}) },
+    });
+  }
+
+  /**
+   * A slash command by its path: ['status'] is /gpu status, ['hosts', 'add'] is /gpu hosts add (a
+   * subcommand group), with the leaf's options; `type` 4 makes it an autocomplete interaction, where one
+   * option carries `focused: true`.
+   */
+  command(id: string, path: string[], options: { name: string; type: number; value: unknown; focused?: boolean }[] = [], o: { userId?: string; roles?: string[]; type?: 2 | 4 } = {}) {
+    const leaf = { type: 1, name: path[path.length - 1], options };
+    const top = path.length === 2 ? { type: 2, name: path[0], options: [leaf] } : leaf;
+    const userId = o.userId ?? '800000000000000001';
+    this.send('INTERACTION_CREATE', {
+      id, application_id: APP_ID, type: o.type ?? 2, token: `tok-${id}`, version: 1, guild_id: GUILD_ID, channel_id: CHANNEL_ID,
+      channel: { id: CHANNEL_ID, type: 0, guild_id: GUILD_ID, name: 'ml' },
+      member: { user: this.user(userId), roles: o.roles ?? [], permissions: '2147483647', joined_at: new Date().toISOString(), deaf: false, mute: false, flags: 0 },
+      app_permissions: '2147483647', locale: 'en-US', guild_locale: 'en-US', entitlements: [], authorizing_integration_owners: { '0': GUILD_ID }, context: 0,
+      data: { id: '1', name: 'gpu', type: 1, options: [top] },
     });
   }
 

@@ -2,7 +2,7 @@
 // attachments in channels (Message Content intent) and DMs. DISCORD_API_URL points REST (and so the
 // gateway URL from GET /gateway/bot) elsewhere: that is how the tests run the real client against fakes.
 import { createRequire } from 'node:module';
-import { AttachmentBuilder, Client, Events, GatewayIntentBits, MessageFlags, Partials, type ChatInputCommandInteraction, type Message } from 'discord.js';
+import { AttachmentBuilder, Client, Events, GatewayIntentBits, MessageFlags, Partials, ThreadAutoArchiveDuration, type AutocompleteInteraction, type ChatInputCommandInteraction, type Message } from 'discord.js';
 import { looksLikeLog } from '../../core/paste.js';
 import type { Reply } from '../../core/reply.js';
 import {
@@ -22,7 +22,9 @@ import {
   type AttachedFile,
 } from '../common.js';
 import { renderDiscord } from './render.js';
-import { interactionLine } from './commands.js';
+import { buildDiscordCommands, interactionLine, type DiscordRoute } from './commands.js';
+import { cutLine } from '../render-limits.js';
+import type { HostStatusResult } from '../../core/services.js';
 import type { Health } from '../../ops/health.js';
 import type { DiscordEnv } from '../adapter-env.js';
 
@@ -43,10 +45,54 @@ export interface DiscordAdapter {
   postToChannel(channelId: string, reply: Reply): Promise<void>;
 }
 
-const QUICK = new Set(['help']);
+/** Commands answered within QUICK_BUDGET_MS without a deferral (no host is asked). */
+const QUICK = new Set(['help', 'diagnose']);
+const QUICK_BUDGET_MS = 2000;
+/** Anything else that has not answered by then is deferred ("gpu-doctor is thinking...") and edited in. */
+const SLOW_BUDGET_MS = 100;
+/** Discord drops an autocomplete answer after 3 s; the lookup gets 2 s of that. */
+const AUTOCOMPLETE_DEADLINE_MS = 2000;
+const AUTOCOMPLETE_MAX = 25;
+/** How long a host's GPU list is reused for autocomplete (a few keystrokes ask again and again). */
+const GPU_CACHE_MS = 60_000;
+
+/** Resolves to `fallback` when `p` takes longer than `ms` (p keeps running; its result is dropped). */
+async function withDeadline<T>(p: Promise<T>, ms: number, fallback: T): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<T>((r) => (timer = setTimeout(() => r(fallback), ms)));
+  p.catch(() => {});
+  try {
+    return await Promise.race([p, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** GPU indexes per host from a status answer, kept GPU_CACHE_MS; one lookup per host at a time. */
+class GpuIndexCache {
+  private entries = new Map<string, { at: number; gpus: Promise<{ index: number; label: string }[]> }>();
+  get(host: string, status: () => Promise<HostStatusResult[]>): Promise<{ index: number; label: string }[]> {
+    const hit = this.entries.get(host);
+    if (hit && Date.now() - hit.at < GPU_CACHE_MS) return hit.gpus;
+    const gpus = status().then((res) =>
+      res.flatMap((h) => (h.ok ? h.gpus.map((g) => ({ index: g.index, label: [g.name, g.memoryUsedMiB != null && g.memoryTotalMiB != null ? `${g.memoryUsedMiB}/${g.memoryTotalMiB} MiB` : null].filter(Boolean).join(', ') })) : [])),
+    );
+    // A failed lookup is not cached: the next keystroke asks again.
+    gpus.catch(() => this.entries.delete(host));
+    this.entries.set(host, { at: Date.now(), gpus });
+    if (this.entries.size > 256) this.entries.delete(this.entries.keys().next().value!);
+    return gpus;
+  }
+}
 
 /** No reply of the bot ever pings anyone (@everyone, roles, users), whatever text it carries. */
 const NO_MENTIONS = { parse: [] as never[], repliedUser: false };
+
+/** A thread's name (1-100 characters, plain text): what the diagnosis found. */
+function threadName(reply: Reply): string {
+  const title = reply.title.replace(/[\r\n]+/g, ' ').trim();
+  return cutLine(title ? `gpu-doctor: ${title}` : 'gpu-doctor diagnosis', 100);
+}
 
 function payload(reply: Reply) {
   const m = renderDiscord(reply);
@@ -91,6 +137,10 @@ export function createDiscordAdapter(o: DiscordAdapterOptions): DiscordAdapter {
     return m.roles.cache ? [...m.roles.cache.keys()] : [];
   };
 
+  // The same definitions the registration script sends: every command in the registry, no Discord list.
+  const commandSet = buildDiscordCommands(o.registry.list());
+  const gpuIndexes = new GpuIndexCache();
+
   const readFiles = (files: AttachedFile[]) => readAttachedFiles(files, (f, maxBytes) => downloadCapped(f.url, {}, maxBytes, f.size), cap);
 
   async function onCommand(i: ChatInputCommandInteraction) {
@@ -99,12 +149,20 @@ export function createDiscordAdapter(o: DiscordAdapterOptions): DiscordAdapter {
       await i.reply({ content: why, flags: MessageFlags.Ephemeral, allowedMentions: NO_MENTIONS });
       return;
     }
-    const sub = i.options.getSubcommand(false) ?? 'help';
-    const file = sub === 'diagnose' ? i.options.getAttachment('file') : null;
-    const quick = QUICK.has(sub) || (sub === 'diagnose' && !file);
-    if (!quick) await i.deferReply();
+    const route = commandSet.route(i.options.getSubcommandGroup(false), i.options.getSubcommand(false));
+    if (!route) {
+      // Discord still shows a subcommand this version no longer has: the registration is out of date.
+      await i.reply({ content: 'This /gpu command is not one I know any more. Ask an admin to run `npm run discord:register`.', flags: MessageFlags.Ephemeral, allowedMentions: NO_MENTIONS });
+      return;
+    }
+    const built = interactionLine(route, (n) => i.options.get(n)?.value);
+    if ('problem' in built) {
+      await i.reply({ content: built.problem, flags: MessageFlags.Ephemeral, allowedMentions: NO_MENTIONS });
+      return;
+    }
+    const file = route.file ? i.options.getAttachment(route.file) : null;
     const answer = async (): Promise<{ reply: Reply; ok: boolean }> => {
-      let line = interactionLine(sub, (n) => i.options.getString(n));
+      let line = built.line;
       const read = file ? await readFiles([{ name: file.name, url: file.url, size: file.size }]) : { bodies: [], notes: [] };
       if (read.bodies.length) line += '\n' + read.bodies[0];
       const isAdmin = isDiscordAdmin(o.config, i.user.id, rolesOf(i.member));
@@ -113,10 +171,82 @@ export function createDiscordAdapter(o: DiscordAdapterOptions): DiscordAdapter {
       return { reply, ok: result.outcome === 'ok' };
     };
     // An attachment's download and diagnosis hold a process-wide slot (bounded memory under bursts).
-    const { reply, ok } = file ? await downloadSlots.run(answer) : await answer();
+    const work = track(file ? downloadSlots.run(answer) : answer());
+    // Within Discord's 3 s: an answer ready within the budget is the response itself (refusals and usage
+    // errors ephemeral, so only the asker sees them); anything slower is deferred and edited in.
+    const budget = !file && QUICK.has(route.command) ? QUICK_BUDGET_MS : SLOW_BUDGET_MS;
+    const early = await Promise.race([work, new Promise<null>((r) => setTimeout(() => r(null), budget).unref())]);
+    if (early) {
+      await i.reply({ ...payload(early.reply), ...(early.ok ? {} : { flags: MessageFlags.Ephemeral as const }) });
+      return;
+    }
+    await i.deferReply();
+    const { reply, ok } = await work;
+    if (ok) {
+      await i.editReply(payload(reply));
+      return;
+    }
+    // A deferred reply is public; a refusal or usage error found late goes to the asker alone.
+    await i.deleteReply();
+    await i.followUp({ ...payload(reply), flags: MessageFlags.Ephemeral });
+  }
+
+  /** Host names from the host registry, or GPU indexes of the host already chosen; at most 25, by prefix. */
+  async function completions(route: DiscordRoute, focused: { name: string; value: string }, get: (name: string) => unknown): Promise<{ name: string; value: string | number }[]> {
+    const arg = route.args.find((a) => a.name === focused.name);
+    const hosts = o.services.hosts;
+    if (!arg?.completion || !hosts) return [];
+    const typed = String(focused.value ?? '');
+    if (arg.completion === 'host') {
+      // A list of hosts (status a b c): complete the last word, keep the ones before it.
+      const words = arg.variadic ? typed.split(/\s+/) : [typed];
+      const last = (words.pop() ?? '').toLowerCase();
+      const before = words.filter(Boolean);
+      const names = (await hosts.list()).map((h) => h.name).filter((n) => n.toLowerCase().startsWith(last) && !before.includes(n));
+      return names.slice(0, AUTOCOMPLETE_MAX).map((n) => {
+        const value = [...before, n].join(' ');
+        return { name: cutLine(value, 100), value: value.slice(0, 100) };
+      });
+    }
+    const host = get('host') ?? get('name');
+    if (typeof host !== 'string' || host === '') return [];
+    const gpus = await gpuIndexes.get(host, () => hosts.status([host]));
+    return gpus
+      .filter((g) => String(g.index).startsWith(typed.trim()))
+      .slice(0, AUTOCOMPLETE_MAX)
+      .map((g) => ({ name: cutLine(`${g.index}${g.label ? ': ' + g.label : ''}`, 100), value: arg.value.type === 'string' ? String(g.index) : g.index }));
+  }
+
+  async function onAutocomplete(i: AutocompleteInteraction) {
+    let choices: { name: string; value: string | number }[] = [];
+    try {
+      const route = commandSet.route(i.options.getSubcommandGroup(false), i.options.getSubcommand(false));
+      const focused = i.options.getFocused(true);
+      if (route && allowed(i.guildId, i.channelId)) {
+        choices = await withDeadline(completions(route, { name: focused.name, value: String(focused.value) }, (n) => i.options.get(n)?.value), AUTOCOMPLETE_DEADLINE_MS, []);
+      }
+    } catch (e) {
+      // An unknown or missing focused option, a host registry error: answer with no choices, never crash.
+      log.warn({ err: (e as Error).message }, 'autocomplete failed');
+    }
+    await i.respond(choices);
+  }
+
+  /**
+   * A pasted log's diagnosis goes in a thread started on that message, as on Slack, so the channel keeps
+   * one line per paste. In a thread already, or a DM (no threads), or where the bot may not start one
+   * (missing Create Public Threads), it is a reply to the message instead.
+   */
+  async function answerInThread(m: Message, reply: Reply) {
     const body = payload(reply);
-    if (quick) await i.reply({ ...body, ...(ok ? {} : { flags: MessageFlags.Ephemeral as const }) });
-    else await i.editReply(body);
+    if (!m.guildId || m.channel.isThread() || !m.channel.isTextBased()) return m.reply(body);
+    try {
+      const thread = await m.startThread({ name: threadName(reply), autoArchiveDuration: ThreadAutoArchiveDuration.OneDay });
+      return await thread.send(body);
+    } catch (e) {
+      log.warn({ err: (e as Error).message, channel: m.channelId }, 'could not answer in a thread; replying to the message');
+      return m.reply(body);
+    }
   }
 
   async function onMessage(m: Message) {
@@ -144,10 +274,14 @@ export function createDiscordAdapter(o: DiscordAdapterOptions): DiscordAdapter {
     };
     // Downloads and their diagnosis hold a process-wide slot, so a burst of files cannot fill memory.
     const reply = files.length ? await downloadSlots.run(answer) : await answer();
-    if (reply) await pacer.run(m.channelId, () => m.reply(payload(reply)));
+    if (reply) await pacer.run(m.channelId, () => answerInThread(m, reply));
   }
 
   client.on(Events.InteractionCreate, (i) => {
+    if (i.isAutocomplete() && i.commandName === 'gpu') {
+      track(onAutocomplete(i)).catch((e) => log.error({ err: (e as Error).message }, 'autocomplete failed'));
+      return;
+    }
     if (!i.isChatInputCommand() || i.commandName !== 'gpu') return;
     track(onCommand(i)).catch((e) => log.error({ err: (e as Error).message }, 'interaction failed'));
   });

@@ -1,65 +1,240 @@
-// The /gpu application command as Discord registers it, and the mapping from an interaction's
-// options back to the same command line every other adapter dispatches.
-export const HOSTS_ACTIONS = ['list', 'add', 'remove', 'test', 'trust'] as const;
+// The /gpu application command as Discord registers it, generated from the command definitions in
+// commands/ (their usage line and zod options, read by ./usage.ts), and the mapping from an
+// interaction's options back to the same command line the console and Slack dispatch. A command with
+// several forms (`hosts list|add ...|remove ...`) becomes a subcommand group, any other a subcommand.
+import {
+  ApplicationCommandOptionType as T,
+  ApplicationCommandType,
+  ApplicationIntegrationType,
+  InteractionContextType,
+  type APIApplicationCommandBasicOption,
+  type APIApplicationCommandOption,
+  type RESTPostAPIChatInputApplicationCommandsJSONBody,
+} from 'discord.js';
+import type { Command } from '../../core/command.js';
+import { usageForms, type UsageArg, type UsageForm } from './usage.js';
 
-const STRING = 3;
-const ATTACHMENT = 11;
-const SUB = 1;
+export type GpuCommandJson = RESTPostAPIChatInputApplicationCommandsJSONBody;
 
-export const gpuCommand = {
-  name: 'gpu',
-  description: 'gpu-doctor: GPU status, host memory, hosts, log diagnosis',
-  dm_permission: true,
-  options: [
-    { type: SUB, name: 'status', description: 'Who holds which GPU, per host', options: [{ type: STRING, name: 'host', description: 'Host name (default: all)', required: false }] },
-    { type: SUB, name: 'mem', description: 'Host RAM and swap', options: [{ type: STRING, name: 'host', description: 'Host name (default: all)', required: false }] },
-    {
-      type: SUB,
-      name: 'hosts',
-      description: 'List, add, remove, test or trust hosts (changes need an admin)',
-      options: [
-        { type: STRING, name: 'action', description: 'What to do', required: true, choices: HOSTS_ACTIONS.map((a) => ({ name: a, value: a })) },
-        { type: STRING, name: 'name', description: 'Host name', required: false },
-        { type: STRING, name: 'target', description: 'user@host:port (for add)', required: false },
-        { type: STRING, name: 'key', description: 'Identity file path on the bot host (for add)', required: false },
-      ],
-    },
-    {
-      type: SUB,
-      name: 'diagnose',
-      description: 'Diagnose a training log or traceback',
-      options: [
-        { type: STRING, name: 'text', description: 'Pasted log text', required: false },
-        { type: ATTACHMENT, name: 'file', description: 'A .log or .txt file', required: false },
-      ],
-    },
-    { type: SUB, name: 'help', description: 'What gpu-doctor can do' },
-  ],
-} as const;
+/** What an autocompleted option offers: registered host names, or the GPU indexes of the chosen host. */
+export type Completion = 'host' | 'gpu';
+
+export interface DiscordArg extends UsageArg {
+  completion?: Completion;
+}
+
+/** One invocable Discord subcommand: how its options become a `/gpu ...` line. */
+export interface DiscordRoute {
+  command: string;
+  group: string | null;
+  sub: string;
+  /** Literal words after the command name (`add` in `/gpu hosts add`). */
+  words: string[];
+  args: DiscordArg[];
+  /** The attachment option that stands in for a free-text argument (a log file for diagnose). */
+  file?: string;
+}
+
+export interface DiscordCommandSet {
+  json: GpuCommandJson;
+  routes: DiscordRoute[];
+  route(group: string | null, sub: string | null): DiscordRoute | undefined;
+}
+
+const DESCRIPTION_MAX = 100;
+const CHOICES_MAX = 25;
+/** Discord's cap on a string option's length. */
+const STRING_MAX = 6000;
+/** Forms that create a host: their NAME is new, so existing names are not offered. */
+const CREATING = new Set(['add']);
+
+const cut = (s: string, max = DESCRIPTION_MAX) => (s.length <= max ? s : s.slice(0, max - 1) + '…');
+
+/** Readable descriptions for the placeholders the commands use; any other shows its placeholder. */
+const DESCRIPTIONS: Record<string, string> = {
+  host: 'Host name',
+  name: 'Host name',
+  target: 'user@host or user@host:port',
+  key: 'Identity file path on the bot host',
+  trust: 'The host key fingerprint read on the host (SHA256:...)',
+  fingerprint: 'The host key fingerprint read on the host (SHA256:...); without it, shows the key',
+  gpu: 'GPU index',
+  text: 'Pasted log text',
+};
+
+function describe(a: UsageArg): string {
+  const base = a.value.description ?? DESCRIPTIONS[a.name] ?? a.placeholder.replace(/^--/, '');
+  return cut(a.variadic ? `${base}s, space-separated${a.required ? '' : ' (default: all)'}` : base);
+}
+
+function completionOf(form: UsageForm, a: UsageArg): Completion | undefined {
+  if (a.kind !== 'positional' && a.kind !== 'flag') return undefined;
+  if (a.value.choices || a.value.type === 'boolean' || a.value.type === 'number') return undefined;
+  if (a.name === 'gpu') return 'gpu';
+  if ((a.name === 'host' || a.name === 'name') && !form.words.some((w) => CREATING.has(w))) return 'host';
+  return undefined;
+}
+
+function optionJson(a: DiscordArg): APIApplicationCommandBasicOption {
+  const common = { name: a.name, description: describe(a), required: a.required };
+  const v = a.value;
+  const choices = v.choices && v.choices.length <= CHOICES_MAX ? v.choices : undefined;
+  const auto = a.completion ? { autocomplete: true as const } : {};
+  switch (v.type) {
+    case 'boolean':
+      return { ...common, type: T.Boolean };
+    case 'integer':
+    case 'number': {
+      const type = v.type === 'integer' ? T.Integer : T.Number;
+      const range = { ...(v.min !== undefined ? { min_value: v.min } : {}), ...(v.max !== undefined ? { max_value: v.max } : {}) };
+      if (choices) return { ...common, type, choices: choices.map((c) => ({ name: String(c), value: Number(c) })) } as APIApplicationCommandBasicOption;
+      return { ...common, type, ...range, ...auto } as APIApplicationCommandBasicOption;
+    }
+    default: {
+      if (choices) return { ...common, type: T.String, choices: choices.map((c) => ({ name: String(c), value: String(c) })) };
+      const lengths = {
+        ...(v.minLength !== undefined && v.minLength <= STRING_MAX ? { min_length: v.minLength } : {}),
+        ...(v.maxLength !== undefined && v.maxLength <= STRING_MAX ? { max_length: v.maxLength } : {}),
+      };
+      return { ...common, type: T.String, ...lengths, ...auto } as APIApplicationCommandBasicOption;
+    }
+  }
+}
+
+function routeOf(command: Command<any>, form: UsageForm, split: boolean): DiscordRoute {
+  // Kept in the usage's order: that is the order positional words take in the line.
+  const args = form.args.map((a) => ({ ...a, ...(completionOf(form, a) ? { completion: completionOf(form, a) } : {}) }));
+  const hasText = args.some((a) => a.kind === 'text');
+  return { command: command.name, group: split ? command.name : null, sub: split ? form.words[0] : command.name, words: form.words, args, ...(hasText ? { file: 'file' } : {}) };
+}
+
+function subcommandJson(route: DiscordRoute, description: string): APIApplicationCommandOption {
+  // Discord wants required options before optional ones; the line is built by name, so order is free here.
+  const options: APIApplicationCommandBasicOption[] = [...route.args].sort((x, y) => Number(y.required) - Number(x.required)).map(optionJson);
+  if (route.file) options.push({ type: T.Attachment, name: route.file, description: 'A .log or .txt file', required: false });
+  return { type: T.Subcommand, name: route.sub, description: cut(description), ...(options.length ? { options } : {}) };
+}
+
+/** The /gpu command for these definitions, and how each of its subcommands maps back to a line. */
+export function buildDiscordCommands(commands: Command<any>[]): DiscordCommandSet {
+  const routes: DiscordRoute[] = [];
+  const options: APIApplicationCommandOption[] = [];
+  for (const command of commands) {
+    const forms = usageForms(command);
+    const split = forms.length > 1 || forms[0].words.length > 0;
+    if (!split) {
+      const r = routeOf(command, forms[0], false);
+      routes.push(r);
+      options.push(subcommandJson(r, command.summary));
+      continue;
+    }
+    const subs = forms.map((form) => {
+      const r = routeOf(command, form, true);
+      routes.push(r);
+      const admin = safeRequiresAdmin(command, form.words) ? ' (admins only)' : '';
+      return subcommandJson(r, `/gpu ${form.text}`.slice(0, DESCRIPTION_MAX - admin.length) + admin);
+    });
+    options.push({ type: T.SubcommandGroup, name: command.name, description: cut(command.summary), options: subs as never });
+  }
+  const json: GpuCommandJson = {
+    type: ApplicationCommandType.ChatInput,
+    name: 'gpu',
+    description: 'gpu-doctor: GPU status, host memory, hosts, leak watch, log diagnosis',
+    // Where /gpu may be used (replaces the deprecated dm_permission): servers and DMs with the bot.
+    contexts: [InteractionContextType.Guild, InteractionContextType.BotDM],
+    integration_types: [ApplicationIntegrationType.GuildInstall],
+    options,
+  };
+  const byKey = new Map(routes.map((r) => [`${r.group ?? ''}/${r.sub}`, r]));
+  return { json, routes, route: (group, sub) => byKey.get(`${group ?? ''}/${sub ?? ''}`) };
+}
+
+function safeRequiresAdmin(command: Command<any>, words: string[]): boolean {
+  try {
+    return Boolean(command.requiresAdmin?.({ _: words, text: words.join(' ') }));
+  } catch {
+    return false;
+  }
+}
 
 /** Quotes a value for the command-line tokenizer (no shell is ever involved). */
-const q = (v: string) => (/[\s"']/.test(v) ? `"${v.replace(/"/g, '')}"` : v);
+const quote = (v: string) => (/[\s"']/.test(v) ? `"${v.replace(/"/g, '')}"` : v);
 
-export function interactionLine(sub: string, get: (name: string) => string | null): string {
-  switch (sub) {
-    case 'status':
-    case 'mem': {
-      const host = get('host');
-      return `/gpu ${sub}${host ? ' ' + q(host) : ''}`;
+export type OptionValue = string | number | boolean | null | undefined;
+
+/**
+ * The `/gpu ...` line an interaction stands for: literal words, positional values in the usage's order,
+ * flags, then free text. A later positional given without an earlier one cannot be written as text
+ * (it would take the earlier one's place), so that is a problem to tell the user.
+ */
+export function interactionLine(route: DiscordRoute, get: (name: string) => OptionValue): { line: string } | { problem: string } {
+  const positional: string[] = [];
+  const valued: string[] = [];
+  const switches: string[] = [];
+  let text = '';
+  let missing: string | null = null;
+  for (const a of route.args) {
+    const v = get(a.name);
+    const present = v !== null && v !== undefined && v !== '' && v !== false;
+    if (a.kind === 'text') {
+      if (present) text = String(v);
+    } else if (a.kind === 'flag') {
+      // A bare --flag goes last: before a positional it would take that word as its value.
+      if (present) (v === true ? switches : valued).push(v === true ? `--${a.key}` : `--${a.key}=${quote(String(v))}`);
+    } else if (!present) {
+      missing ??= a.name;
+    } else if (missing) {
+      return { problem: `Set \`${missing}\` as well when you set \`${a.name}\`: /gpu ${route.command} takes them in the order ${route.args.filter((x) => x.kind === 'positional').map((x) => x.name).join(', ')}.` };
+    } else {
+      const s = String(v);
+      positional.push(...(a.variadic ? s.split(/\s+/).filter(Boolean) : [s]).map(quote));
     }
-    case 'hosts': {
-      const parts = ['/gpu hosts', q(get('action') ?? 'list')];
-      for (const k of ['name', 'target']) {
-        const v = get(k);
-        if (v) parts.push(q(v));
-      }
-      const key = get('key');
-      if (key) parts.push('--key', q(key));
-      return parts.join(' ');
-    }
-    case 'diagnose':
-      return `/gpu diagnose ${get('text') ?? ''}`;
-    default:
-      return `/gpu ${sub}`;
   }
+  const line = ['/gpu', route.command, ...route.words, ...positional, ...valued, ...switches].join(' ');
+  return { line: text ? `${line} ${text}` : line };
+}
+
+type TreeOption = { type: number; name: string; description?: string; required?: boolean; autocomplete?: boolean; choices?: { name: string }[]; min_value?: number; max_value?: number; options?: TreeOption[] };
+
+const TYPE_NAMES: Record<number, string> = { [T.String]: 'string', [T.Integer]: 'integer', [T.Number]: 'number', [T.Boolean]: 'boolean', [T.Attachment]: 'attachment', [T.User]: 'user', [T.Channel]: 'channel', [T.Role]: 'role', [T.Mentionable]: 'mentionable' };
+
+/**
+ * The commands as a readable tree (command, subcommand groups, subcommands, options with their type and
+ * whether they are required, complete or choose), then the count of each. Reads the JSON Discord
+ * returns as well as what is sent.
+ */
+export function commandTree(commands: { name: string; description?: string; options?: TreeOption[] }[]): string {
+  const counts = { commands: 0, groups: 0, subcommands: 0, options: 0 };
+  const lines: string[] = [];
+  const walk = (opts: TreeOption[], indent: string) => {
+    opts.forEach((o, n) => {
+      const last = n === opts.length - 1;
+      const branch = indent + (last ? '└─ ' : '├─ ');
+      const next = indent + (last ? '   ' : '│  ');
+      if (o.type === T.SubcommandGroup) {
+        counts.groups++;
+        lines.push(`${branch}${o.name} (group) — ${o.description ?? ''}`);
+        walk(o.options ?? [], next);
+      } else if (o.type === T.Subcommand) {
+        counts.subcommands++;
+        lines.push(`${branch}${o.name} — ${o.description ?? ''}`);
+        walk(o.options ?? [], next);
+      } else {
+        counts.options++;
+        const traits = [TYPE_NAMES[o.type] ?? `type ${o.type}`, o.required ? 'required' : 'optional'];
+        if (o.autocomplete) traits.push('autocomplete');
+        if (o.choices) traits.push(`choices: ${o.choices.map((c) => c.name).join('|')}`);
+        if (o.min_value !== undefined || o.max_value !== undefined) traits.push(`${o.min_value ?? ''}..${o.max_value ?? ''}`);
+        lines.push(`${branch}${o.name} (${traits.join(', ')}) — ${o.description ?? ''}`);
+      }
+    });
+  };
+  for (const c of commands) {
+    counts.commands++;
+    lines.push(`/${c.name} — ${c.description ?? ''}`);
+    walk(c.options ?? [], '');
+  }
+  const n = (k: number, one: string, many: string) => `${k} ${k === 1 ? one : many}`;
+  lines.push(`${n(counts.commands, 'command', 'commands')}, ${n(counts.groups, 'subcommand group', 'subcommand groups')}, ${n(counts.subcommands, 'subcommand', 'subcommands')}, ${n(counts.options, 'option', 'options')}`);
+  return lines.join('\n');
 }

@@ -11,6 +11,8 @@ export interface DiscordEmbed {
   color: number;
   fields?: { name: string; value: string; inline?: boolean }[];
   footer?: { text: string };
+  /** An attached picture shown inside the embed (`attachment://NAME`): a chart. */
+  image?: { url: string };
 }
 
 export interface DiscordMessage {
@@ -21,6 +23,7 @@ export interface DiscordMessage {
 
 const COLOR = { info: 0x3b82f6, ok: 0x22c55e, warning: 0xf59e0b, error: 0xef4444 } as const;
 const FENCE = 8; // ```\n + \n```
+const IMAGE_TYPES = /^image\/(png|jpeg|gif|webp)$/;
 
 /** Discord markdown specials outside code blocks. Linear: [ \t]* cannot run across line starts. */
 const escapeMd = (s: string) => s.replace(/([\\*_~`|])/g, '\\$1').replace(/^([ \t]*)>/gm, '$1\\>');
@@ -102,6 +105,10 @@ export function renderDiscord(reply: Reply): DiscordMessage {
   if (parts.length) embed.description = parts.join('\n\n');
   if (fields.length) embed.fields = fields;
   if (footerText) embed.footer = { text: footerText };
+  // A chart is shown in the embed at full width rather than as a loose attachment under it. Discord
+  // matches attachment:// by file name, so only names it can address (no blanks or slashes) qualify.
+  const picture = files.find((f) => IMAGE_TYPES.test(f.contentType) && /^[\w.-]{1,100}$/.test(f.filename));
+  if (picture) embed.image = { url: `attachment://${picture.filename}` };
   return { embeds: [embed], files };
 }
 
