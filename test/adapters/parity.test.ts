@@ -1,0 +1,269 @@
+// Slack and Discord offer the same commands and options. The Slack side is what `/gpu <text>` accepts:
+// each command's usage line and its zod options (read here on their own, through zod's JSON Schema, not
+// through the Discord generator's reader). The Discord side is the generated /gpu command JSON. Every
+// form, flag and positional argument of one must be on the other, with the same type, bounds and
+// choices, and every Discord subcommand filled in must give a line the text grammar accepts.
+import { beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { ApplicationCommandOptionType as T } from 'discord.js';
+import { allCommands } from '../../commands/index.js';
+import type { Command } from '../../src/core/command.js';
+import { buildDiscordCommands, interactionLine, type DiscordCommandSet, type GpuCommandJson } from '../../src/adapters/discord/commands.js';
+import { testDeps } from './helpers.js';
+
+type JsonSchema = { type?: string; properties?: Record<string, JsonSchema>; items?: JsonSchema; prefixItems?: JsonSchema[]; enum?: unknown[]; const?: unknown; minimum?: number; maximum?: number; default?: unknown; anyOf?: JsonSchema[] };
+type Opt = { type: number; name: string; required?: boolean; choices?: { value: unknown }[]; min_value?: number; max_value?: number; options?: Opt[] };
+
+/** One form of a command as the text grammar takes it (`hosts add NAME user@host[:port] [--key PATH] ...`). */
+interface SlackForm {
+  command: string;
+  /** The literal word that picks the form (`add`), or null for a command with one form. */
+  word: string | null;
+  /** Positional arguments in order, and whether each is required (not in [brackets]). */
+  positionals: { placeholder: string; required: boolean; schema: JsonSchema | undefined }[];
+  /** Flags; `bare` is a switch written without a value (`[--json]`). */
+  flags: { key: string; required: boolean; bare: boolean; schema: JsonSchema | undefined }[];
+  freeText: boolean;
+}
+
+/** Splits at blanks and `|` outside [...] / <...>. */
+function usageTokens(usage: string): string[] {
+  const out: string[] = [];
+  let cur = '';
+  let depth = 0;
+  for (const ch of usage) {
+    if (ch === '[' || ch === '<') depth++;
+    if (ch === ']' || ch === '>') depth--;
+    if (depth === 0 && (ch === ' ' || ch === '|')) {
+      if (cur) out.push(cur);
+      if (ch === '|') out.push('|');
+      cur = '';
+    } else cur += ch;
+  }
+  if (cur) out.push(cur);
+  return out;
+}
+
+function schemaOf(c: Command<any>): JsonSchema {
+  return z.toJSONSchema(c.options, { io: 'input', unrepresentable: 'any' }) as JsonSchema;
+}
+
+function slackForms(c: Command<any>): SlackForm[] {
+  const schema = schemaOf(c);
+  const props = schema.properties ?? {};
+  const positional = (i: number) => props._?.prefixItems?.[i] ?? props._?.items;
+  const [name, ...rest] = usageTokens(c.usage);
+  expect(name).toBe(c.name);
+  const alternatives: string[][] = [[]];
+  for (const t of rest) t === '|' ? alternatives.push([]) : alternatives[alternatives.length - 1].push(t);
+  const split = alternatives.length > 1;
+  const forms = alternatives.map((alt): SlackForm => {
+    const word = split ? alt[0] : null;
+    const form: SlackForm = { command: c.name, word, positionals: [], flags: [], freeText: false };
+    for (const t of split ? alt.slice(1) : alt) {
+      const optional = t.startsWith('[');
+      const inner = optional ? t.slice(1, -1) : t;
+      const flag = /^--([a-z][a-z0-9-]*)/.exec(inner);
+      if (flag) form.flags.push({ key: flag[1], required: !optional, bare: !/[ =]/.test(inner), schema: props[flag[1]] });
+      else if (inner.startsWith('<')) form.freeText = true;
+      else form.positionals.push({ placeholder: inner, required: !optional, schema: positional(form.positionals.length + (split ? 1 : 0)) });
+    }
+    return form;
+  });
+  // A key the schema takes that the usage does not show is still accepted in text, on every form.
+  for (const key of Object.keys(props)) {
+    if (key === '_' || key === 'text' || forms.some((f) => f.flags.some((x) => x.key === key))) continue;
+    for (const f of forms) f.flags.push({ key, required: false, bare: false, schema: props[key] });
+  }
+  return forms;
+}
+
+/** The Discord option type a JSON Schema value must have, with its bounds and choices. */
+function expectedShape(s: JsonSchema | undefined): { type: number; min?: number; max?: number; choices?: unknown[] } {
+  const v = s?.anyOf?.find((x) => x.type !== 'null') ?? s ?? {};
+  const choices = v.enum ?? (v.const !== undefined ? [v.const] : undefined);
+  const type = v.type === 'integer' ? T.Integer : v.type === 'number' ? T.Number : v.type === 'boolean' ? T.Boolean : T.String;
+  return { type, ...(v.minimum !== undefined ? { min: v.minimum } : {}), ...(v.maximum !== undefined ? { max: v.maximum } : {}), ...(choices ? { choices } : {}) };
+}
+
+function shapeOf(o: Opt) {
+  return { type: o.type, ...(o.min_value !== undefined ? { min: o.min_value } : {}), ...(o.max_value !== undefined ? { max: o.max_value } : {}), ...(o.choices ? { choices: o.choices.map((c) => c.value) } : {}) };
+}
+
+/** Everything on one platform and not the other; empty when they match. */
+function parityProblems(commands: Command<any>[], json: GpuCommandJson): string[] {
+  const problems: string[] = [];
+  const discord = new Map<string, Opt>();
+  for (const top of (json.options ?? []) as Opt[]) {
+    if (top.type === T.SubcommandGroup) for (const sub of top.options ?? []) discord.set(`${top.name} ${sub.name}`, sub);
+    else discord.set(top.name, top);
+  }
+  const seen = new Set<string>();
+  for (const c of commands) {
+    const forms = slackForms(c);
+    const keys = new Set(Object.keys(schemaOf(c).properties ?? {}).filter((k) => k !== '_' && k !== 'text'));
+    const flagsOnDiscord = new Set<string>();
+    for (const f of forms) {
+      const path = f.word ? `${c.name} ${f.word}` : c.name;
+      seen.add(path);
+      const sub = discord.get(path);
+      if (!sub) {
+        problems.push(`/gpu ${path}: on Slack, not on Discord`);
+        continue;
+      }
+      const opts = sub.options ?? [];
+      const byName = new Map(opts.map((o) => [o.name, o]));
+      for (const flag of f.flags) {
+        const o = byName.get(flag.key);
+        if (!o) {
+          problems.push(`/gpu ${path} --${flag.key}: on Slack, not on Discord`);
+          continue;
+        }
+        flagsOnDiscord.add(flag.key);
+        if (Boolean(o.required) !== flag.required) problems.push(`/gpu ${path} --${flag.key}: required on one platform only`);
+        // A bare [--switch] in the usage is a boolean; a flag with a value has its key's type.
+        const want = flag.bare ? { type: T.Boolean } : expectedShape(flag.schema);
+        if (JSON.stringify(shapeOf(o)) !== JSON.stringify(want)) problems.push(`/gpu ${path} --${flag.key}: ${JSON.stringify(shapeOf(o))} on Discord, ${JSON.stringify(want)} on Slack`);
+      }
+      // Options that are not flags stand for the positional words, in order, then the free text.
+      const rest = opts.filter((o) => !keys.has(o.name) && o.type !== T.Attachment && !(f.freeText && o.name === 'text'));
+      if (rest.length !== f.positionals.length) problems.push(`/gpu ${path}: ${f.positionals.length} positional arguments on Slack (${f.positionals.map((p) => p.placeholder).join(' ')}), ${rest.length} on Discord (${rest.map((o) => o.name).join(' ')})`);
+      const requiredOnDiscord = rest.filter((o) => o.required).length;
+      const requiredOnSlack = f.positionals.filter((p) => p.required).length;
+      if (requiredOnDiscord !== requiredOnSlack) problems.push(`/gpu ${path}: ${requiredOnSlack} required positional arguments on Slack, ${requiredOnDiscord} on Discord`);
+      const restInOrder = [...rest.filter((o) => o.required), ...rest.filter((o) => !o.required)];
+      f.positionals.forEach((p, i) => {
+        const o = restInOrder[i];
+        if (o && JSON.stringify(shapeOf(o)) !== JSON.stringify(expectedShape(p.schema))) problems.push(`/gpu ${path} ${p.placeholder}: ${JSON.stringify(shapeOf(o))} on Discord, ${JSON.stringify(expectedShape(p.schema))} on Slack`);
+      });
+      if (f.freeText && !byName.has('text')) problems.push(`/gpu ${path} <text>: on Slack, not on Discord`);
+      // The one Discord-only option: an attachment where Slack reads a shared file instead of pasted text.
+      for (const o of opts) if (o.type === T.Attachment && !f.freeText) problems.push(`/gpu ${path} ${o.name}: an attachment where Slack takes no file`);
+      if (f.freeText && !opts.some((o) => o.type === T.Attachment)) problems.push(`/gpu ${path}: Slack reads a shared log file, Discord has no attachment option`);
+    }
+    for (const key of keys) if (!flagsOnDiscord.has(key)) problems.push(`/gpu ${c.name} --${key}: accepted on Slack, on no Discord subcommand`);
+  }
+  for (const path of discord.keys()) if (!seen.has(path)) problems.push(`/gpu ${path}: on Discord, not on Slack`);
+  return problems;
+}
+
+/** A value each option accepts, by what it is: a host, a target, a fingerprint, a number in range. */
+const SAMPLES: Record<string, string> = {
+  host: 'gpu1',
+  name: 'gpu1',
+  target: 'ml@10.0.0.5:22',
+  key: './keys/bot',
+  trust: 'SHA256:' + 'A'.repeat(42) + 'Q',
+  fingerprint: 'SHA256:' + 'A'.repeat(42) + 'Q',
+  gpu: '0',
+  hours: '6',
+  text: 'RuntimeError: CUDA out of memory. Tried to allocate 20.00 MiB',
+};
+function sample(o: Opt): string | number | boolean {
+  if (o.choices?.length) return o.choices[0].value as string | number;
+  if (o.type === T.Boolean) return true;
+  if (o.type === T.Integer || o.type === T.Number) return o.min_value ?? Math.min(1, o.max_value ?? 1);
+  return SAMPLES[o.name] ?? 'x';
+}
+
+let set: DiscordCommandSet;
+let deps: Awaited<ReturnType<typeof testDeps>>;
+const commands = allCommands();
+
+beforeAll(async () => {
+  set = buildDiscordCommands(commands);
+  deps = await testDeps({ watch: true });
+});
+
+const clone = (j: GpuCommandJson): GpuCommandJson => JSON.parse(JSON.stringify(j));
+
+describe('Slack and Discord parity', () => {
+  it('every command, form and option of the text grammar is on Discord, and nothing more', () => {
+    expect(parityProblems(commands, set.json)).toEqual([]);
+    // The commands the help lists are all there (digest and watch among them), hosts as a group.
+    const top = (set.json.options ?? []) as Opt[];
+    expect(top.map((o) => o.name).sort()).toEqual(commands.map((c) => c.name).sort());
+    expect(top.find((o) => o.name === 'hosts')).toMatchObject({ type: T.SubcommandGroup });
+    expect(top.find((o) => o.name === 'hosts')!.options!.map((o) => o.name).sort()).toEqual(['add', 'list', 'remove', 'test', 'trust']);
+  });
+
+  it('every Discord subcommand, with all its options or only the required ones, is a line the text grammar accepts', async () => {
+    let checked = 0;
+    for (const top of (set.json.options ?? []) as Opt[]) {
+      const subs = top.type === T.SubcommandGroup ? (top.options ?? []).map((s) => ({ group: top.name, sub: s })) : [{ group: null, sub: top }];
+      for (const { group, sub } of subs) {
+        const route = set.route(group, sub.name);
+        expect(route, `${group ?? ''} ${sub.name}`).toBeDefined();
+        for (const which of ['all', 'required'] as const) {
+          const chosen = (sub.options ?? []).filter((o) => o.type !== T.Attachment && (which === 'all' || o.required));
+          const values = new Map(chosen.map((o) => [o.name, sample(o)]));
+          const built = interactionLine(route!, (n) => values.get(n));
+          expect(built, `${sub.name} ${which}`).toHaveProperty('line');
+          const line = (built as { line: string }).line;
+          // What the Slack adapter does with `/gpu <text>`: the registry parses and validates it.
+          const result = await deps.registry.dispatch(line, { platform: 'slack', userId: 'U1', isAdmin: true, services: deps.services });
+          expect(['usage', 'unknown'], `${line}: ${JSON.stringify(result.reply.sections)}`).not.toContain(result.outcome);
+          expect(result.command).toBe(route!.command);
+          checked++;
+        }
+      }
+    }
+    expect(checked).toBeGreaterThanOrEqual(2 * commands.length);
+  });
+
+  it('fails when any one option or subcommand is removed from the Discord side', () => {
+    const base = set.json;
+    let removals = 0;
+    const tops = (base.options ?? []) as Opt[];
+    tops.forEach((top, ti) => {
+      const drop = (mutate: (j: { options: Opt[] }) => void, what: string) => {
+        const j = clone(base) as unknown as { options: Opt[] };
+        mutate(j);
+        expect(parityProblems(commands, j as unknown as GpuCommandJson), `without ${what}`).not.toEqual([]);
+        removals++;
+      };
+      drop((j) => j.options.splice(ti, 1), `/gpu ${top.name}`);
+      const subs = top.type === T.SubcommandGroup ? top.options ?? [] : [top];
+      subs.forEach((sub, si) => {
+        const subAt = (j: { options: Opt[] }) => (top.type === T.SubcommandGroup ? j.options[ti].options![si] : j.options[ti]);
+        if (top.type === T.SubcommandGroup) drop((j) => j.options[ti].options!.splice(si, 1), `/gpu ${top.name} ${sub.name}`);
+        (sub.options ?? []).forEach((o, oi) => drop((j) => subAt(j).options!.splice(oi, 1), `${sub.name} ${o.name}`));
+      });
+    });
+    expect(removals).toBeGreaterThan(commands.length);
+  });
+
+  it('fails when Discord has an option or subcommand Slack does not take, or a type Slack would refuse', () => {
+    const status = (j: { options: Opt[] }) => j.options.find((o) => o.name === 'status')!;
+    const extraOption = clone(set.json) as unknown as { options: Opt[] };
+    status(extraOption).options!.push({ type: T.Boolean, name: 'verbose', required: false });
+    expect(parityProblems(commands, extraOption as unknown as GpuCommandJson).join('\n')).toMatch(/status: 1 positional arguments on Slack/);
+    const extraSub = clone(set.json) as unknown as { options: Opt[] };
+    extraSub.options.push({ type: T.Subcommand, name: 'reboot' });
+    expect(parityProblems(commands, extraSub as unknown as GpuCommandJson)).toContain('/gpu reboot: on Discord, not on Slack');
+    const retyped = clone(set.json) as unknown as { options: Opt[] };
+    status(retyped).options![0].type = T.Integer;
+    expect(parityProblems(commands, retyped as unknown as GpuCommandJson).join('\n')).toMatch(/status HOST\.\.\.: .* on Discord/);
+  });
+
+  it('uses contexts and integration_types, not the deprecated dm_permission, and stays within Discord limits', () => {
+    expect(set.json).not.toHaveProperty('dm_permission');
+    expect(set.json.contexts).toEqual([0, 1]); // Guild, BotDM
+    expect(set.json.integration_types).toEqual([0]); // GuildInstall
+    const walk = (opts: Opt[], depth: number) => {
+      expect(opts.length).toBeLessThanOrEqual(25);
+      // Required options come first (Discord rejects a command otherwise).
+      const firstOptional = opts.findIndex((o) => o.type > T.SubcommandGroup && !o.required);
+      if (firstOptional >= 0) expect(opts.slice(firstOptional).every((o) => !o.required)).toBe(true);
+      for (const o of opts as (Opt & { description: string })[]) {
+        expect(o.name).toMatch(/^[-_a-z0-9]{1,32}$/);
+        expect(o.description.length).toBeGreaterThan(0);
+        expect(o.description.length).toBeLessThanOrEqual(100);
+        if (o.options) walk(o.options, depth + 1);
+      }
+      expect(depth).toBeLessThanOrEqual(2);
+    };
+    walk((set.json.options ?? []) as Opt[], 0);
+    expect(JSON.stringify(set.json).length).toBeLessThan(8000);
+  });
+});
