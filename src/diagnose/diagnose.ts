@@ -54,6 +54,7 @@ function withToolKnobs(facts: Facts, tool: ToolInfo | undefined): void {
   if (facts.batch === undefined && facts.autobatch === undefined && tool.batch_default !== undefined) {
     facts.batch = tool.batch_default;
     facts.batchDefaultOf = tool.name;
+    if (tool.batch_arg) facts.batchArg = tool.batch_arg;
   }
 }
 

@@ -28,6 +28,8 @@ export const toolSchema = z.object({
   inference: z.boolean().optional(),
   batch_flag: z.string().min(2).max(200).optional(),
   batch_default: z.number().int().positive().optional(),
+  /** How to add the batch to a command line that does not set it: the flag and separator, e.g. "--batch-size ", "batch=". */
+  batch_arg: z.string().min(2).max(80).regex(/^[\w.+-]+(?:[ =]|\s[\w.+-]+[ =])$/, 'a flag followed by a space or =').optional(),
   amp: z.string().min(2).max(200).optional(),
   amp_default_on: z.boolean().optional(),
   knobs: z.array(z.string().min(2).max(200)).optional(),

@@ -13,6 +13,7 @@ export interface ToolInfo {
   inference?: boolean;
   batch_flag?: string;
   batch_default?: number;
+  batch_arg?: string;
   /** How to turn mixed precision on in this tool. */
   amp?: string;
   /** Mixed precision is already on unless the log turns it off. */

@@ -6,6 +6,41 @@ import { rewriteCommandLine } from '../../src/diagnose/fixes/command-line.js';
 const YOLOV5 = 'python train.py --img 1280 --batch-size 16 --data x.yaml';
 
 describe('rewriteCommandLine: flag styles', () => {
+  it('mmcv / mmengine --cfg-options keys in place, with their dotted path kept', () => {
+    expect(rewriteCommandLine('python tools/train.py cfg.py --cfg-options train_dataloader.batch_size=4 randomness.seed=0', { batch: 2 })).toBe(
+      'python tools/train.py cfg.py --cfg-options train_dataloader.batch_size=2 randomness.seed=0',
+    );
+    expect(rewriteCommandLine('python tools/train.py cfg.py --cfg-options data.samples_per_gpu=8 data.workers_per_gpu=8', { batch: 4 })).toBe(
+      'python tools/train.py cfg.py --cfg-options data.samples_per_gpu=4 data.workers_per_gpu=8',
+    );
+  });
+
+  it('Hydra overrides: a dotted path and ++ prefixes are kept, only the value changes', () => {
+    expect(rewriteCommandLine('python train.py experiment=x data.batch_size=32 trainer.devices=2', { batch: 16 })).toBe(
+      'python train.py experiment=x data.batch_size=16 trainer.devices=2',
+    );
+    expect(rewriteCommandLine('python main.py ++training.batch_size=8', { batch: 4 })).toBe('python main.py ++training.batch_size=4');
+    // A key that merely ends in the name is another setting.
+    expect(rewriteCommandLine('python main.py data.eval_batch_size=8', { batch: 4 })).toBeUndefined();
+  });
+
+  it('detectron2 yacs opts after the config: `SOLVER.IMS_PER_BATCH 16`', () => {
+    expect(rewriteCommandLine('python tools/train_net.py --config-file c.yaml SOLVER.IMS_PER_BATCH 16 SOLVER.BASE_LR 0.02', { batch: 8 })).toBe(
+      'python tools/train_net.py --config-file c.yaml SOLVER.IMS_PER_BATCH 8 SOLVER.BASE_LR 0.02',
+    );
+    expect(rewriteCommandLine('python train_net.py --num-gpus 1 DATALOADER.NUM_WORKERS 16', { workers: 4 })).toBe('python train_net.py --num-gpus 1 DATALOADER.NUM_WORKERS 4');
+  });
+
+  it('a batch the command does not set is added in the tool\'s syntax when the tool is known', () => {
+    expect(rewriteCommandLine('yolo detect train data=coco.yaml imgsz=1280', { batch: 8 }, { batch: 'batch=' })).toBe('yolo detect train data=coco.yaml imgsz=1280 batch=8');
+    expect(rewriteCommandLine('python train.py --img 1280 --data x.yaml', { batch: 8 }, { batch: '--batch-size ' })).toBe('python train.py --img 1280 --data x.yaml --batch-size 8');
+    expect(rewriteCommandLine('python tools/train.py c.py --cfg-options a=1 --work-dir w', { batch: 2 }, { batch: '--cfg-options train_dataloader.batch_size=' })).toBe(
+      'python tools/train.py c.py --cfg-options train_dataloader.batch_size=2 a=1 --work-dir w',
+    );
+    // Without the tool's syntax nothing is guessed.
+    expect(rewriteCommandLine('python train.py --img 1280', { batch: 8 })).toBeUndefined();
+  });
+
   it('argparse `--name value` in place, the rest untouched', () => {
     expect(rewriteCommandLine(YOLOV5, { batch: 8 })).toBe('python train.py --img 1280 --batch-size 8 --data x.yaml');
     expect(rewriteCommandLine(YOLOV5, { imgsz: 1024 })).toBe('python train.py --img 1024 --batch-size 16 --data x.yaml');

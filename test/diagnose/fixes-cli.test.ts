@@ -28,6 +28,15 @@ async function diagnoseFile(rel: string): Promise<Diagnosis> {
 const withChange = (d: Diagnosis, key: string) => d.fixes.filter((f) => f.changes[key] !== undefined);
 
 describe('gpu-doctor diagnose --json: fix numbers from real logs', () => {
+  it('ultralytics (yolo CLI without batch=): the default 16 is named as the default, and batch=8 is added to the command', async () => {
+    const d = await diagnoseFile('test/eval-extra/022-cuda_oom.log');
+    expect(d.facts.commandLine).not.toMatch(/batch/);
+    expect(d.facts.batchDefaultOf).toBe('Ultralytics YOLO');
+    const [fix] = withChange(d, 'batch');
+    expect(fix!.summary).toMatch(/^Reduce the batch: 16 \(Ultralytics YOLO's default\) -> 8\b/);
+    expect(fix!.command).toBe(`${d.facts.commandLine} batch=8`);
+  });
+
   it('yolov5 #2510 (16 MiB short on a full card): batch 16 halves, accumulation keeps 16, the command changes only --batch-size', async () => {
     const d = await diagnoseFile('test/fixtures/eval-dev/003-cuda_oom.log');
     const { batch, allocatedMiB, freeMiB, triedAllocMiB, commandLine } = d.facts;

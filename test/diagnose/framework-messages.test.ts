@@ -37,6 +37,6 @@ describe('other frameworks\' OOM messages', () => {
     const d = await best('pytorch-152351-mps-backward.log');
     expect(d.category).toBe('cuda_oom');
     expect(d.facts).toMatchObject({ triedAllocMiB: 375.4, allocatedMiB: 11407.36, totalCapacityMiB: 18565.12, oomPhase: 'backward' });
-    expect(d.fixes[0].summary).toMatch(/Reduce the batch: 8 -> 4/);
+    expect(d.fixes[0].summary).toMatch(/Reduce the batch: 8 \(Hugging Face Trainer's default\) -> 4/);
   });
 });

@@ -34,7 +34,7 @@ function expectFixesFollowFromFacts(d: Diagnosis): void {
       const before = facts.batch! * (facts.accumulate ?? 1);
       expect((c.batch as number) * (c.accumulate as number)).toBeGreaterThanOrEqual(before);
       expect((c.batch as number) * ((c.accumulate as number) - 1)).toBeLessThan(before);
-      expect(fix.summary).toContain(`${facts.batch} -> ${c.batch}`);
+      expect(fix.summary).toContain(`${facts.batch}${facts.batchDefaultOf ? ` (${facts.batchDefaultOf}'s default)` : ''} -> ${c.batch}`);
     }
     if (fix.kind === 'reduce_workers' && c.workers !== undefined) {
       if (facts.workers !== undefined) expect(c.workers as number).toBeLessThan(facts.workers);

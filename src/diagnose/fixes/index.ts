@@ -33,7 +33,8 @@ const MAKERS: Record<FixKind, Maker> = {
     const next = smallerBatch(batch, facts);
     const accumulate = accumulationFor(batch, next, facts.accumulate ?? 1);
     const keep = accumulate > 1 ? ` and accumulate ${accumulate} steps to keep the effective batch of ${batch * (facts.accumulate ?? 1)}` : '';
-    return { summary: `Reduce the batch: ${batch} -> ${next}${keep}`, changes: { batch: next, accumulate } };
+    const stated = facts.batchDefaultOf ? ` (${facts.batchDefaultOf}'s default)` : '';
+    return { summary: `Reduce the batch: ${batch}${stated} -> ${next}${keep}`, changes: { batch: next, accumulate } };
   },
   fixed_autobatch: ({ facts }) => {
     if (facts.batch !== -1 && facts.autobatch === undefined) return null;
@@ -149,7 +150,8 @@ export function computeFixes(specs: FixSpec[], e: Evidence): ComputedFix[] {
     // A rule may list a fix twice, first under a condition that moves it up: offer it once.
     if (out.some((f) => f.summary === fix.summary)) continue;
     if (e.facts.commandLine && Object.keys(fix.changes).length) {
-      const command = rewriteCommandLine(e.facts.commandLine, fix.changes);
+      // A batch the log took from the tool's default is added to the command in the tool's syntax.
+      const command = rewriteCommandLine(e.facts.commandLine, fix.changes, e.facts.batchDefaultOf && e.facts.batchArg ? { batch: e.facts.batchArg } : {});
       if (command) fix.command = command;
     }
     out.push(fix);
