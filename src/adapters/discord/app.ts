@@ -60,7 +60,7 @@ const GPU_CACHE_MS = 60_000;
 async function withDeadline<T>(p: Promise<T>, ms: number, fallback: T): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<T>((r) => (timer = setTimeout(() => r(fallback), ms)));
-  p.catch(() => {});
+  void p.catch(() => {}); // a rejection after the deadline is not left unhandled
   try {
     return await Promise.race([p, late]);
   } finally {
@@ -78,7 +78,7 @@ class GpuIndexCache {
       res.flatMap((h) => (h.ok ? h.gpus.map((g) => ({ index: g.index, label: [g.name, g.memoryUsedMiB != null && g.memoryTotalMiB != null ? `${g.memoryUsedMiB}/${g.memoryTotalMiB} MiB` : null].filter(Boolean).join(', ') })) : [])),
     );
     // A failed lookup is not cached: the next keystroke asks again.
-    gpus.catch(() => this.entries.delete(host));
+    void gpus.catch(() => this.entries.delete(host));
     this.entries.set(host, { at: Date.now(), gpus });
     if (this.entries.size > 256) this.entries.delete(this.entries.keys().next().value!);
     return gpus;
@@ -172,11 +172,12 @@ export function createDiscordAdapter(o: DiscordAdapterOptions): DiscordAdapter {
     };
     // An attachment's download and diagnosis hold a process-wide slot (bounded memory under bursts).
     const work = track(file ? downloadSlots.run(answer) : answer());
-    // Within Discord's 3 s: an answer ready within the budget is the response itself (refusals and usage
-    // errors ephemeral, so only the asker sees them); anything slower is deferred and edited in.
-    const budget = !file && QUICK.has(route.command) ? QUICK_BUDGET_MS : SLOW_BUDGET_MS;
-    const early = await Promise.race([work, new Promise<null>((r) => setTimeout(() => r(null), budget).unref())]);
-    if (early) {
+    // Within Discord's 3 s: refusals and usage errors (found at once) are the response itself, ephemeral
+    // so only the asker sees them, and so is a quick command's answer; everything else is deferred
+    // ("gpu-doctor is thinking...") and edited in.
+    const quick = !file && QUICK.has(route.command);
+    const early = await Promise.race([work, new Promise<null>((r) => setTimeout(() => r(null), quick ? QUICK_BUDGET_MS : SLOW_BUDGET_MS).unref())]);
+    if (early && (quick || !early.ok)) {
       await i.reply({ ...payload(early.reply), ...(early.ok ? {} : { flags: MessageFlags.Ephemeral as const }) });
       return;
     }
@@ -187,7 +188,13 @@ export function createDiscordAdapter(o: DiscordAdapterOptions): DiscordAdapter {
       return;
     }
     // A deferred reply is public; a refusal or usage error found late goes to the asker alone.
-    await i.deleteReply();
+    try {
+      await i.deleteReply();
+    } catch (e) {
+      log.warn({ err: (e as Error).message }, 'could not delete the deferred reply; answering in it');
+      await i.editReply(payload(reply));
+      return;
+    }
     await i.followUp({ ...payload(reply), flags: MessageFlags.Ephemeral });
   }
 
