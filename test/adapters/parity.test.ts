@@ -7,8 +7,9 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { ApplicationCommandOptionType as T } from 'discord.js';
 import { allCommands } from '../../commands/index.js';
-import type { Command } from '../../src/core/command.js';
+import { defineCommand, type Command } from '../../src/core/command.js';
 import { buildDiscordCommands, interactionLine, type DiscordCommandSet, type GpuCommandJson } from '../../src/adapters/discord/commands.js';
+import { CommandRegistry } from '../../src/core/registry.js';
 import { testDeps } from './helpers.js';
 
 type JsonSchema = { type?: string; properties?: Record<string, JsonSchema>; items?: JsonSchema; prefixItems?: JsonSchema[]; enum?: unknown[]; const?: unknown; minimum?: number; maximum?: number; default?: unknown; anyOf?: JsonSchema[] };
@@ -244,6 +245,46 @@ describe('Slack and Discord parity', () => {
     const retyped = clone(set.json) as unknown as { options: Opt[] };
     status(retyped).options![0].type = T.Integer;
     expect(parityProblems(commands, retyped as unknown as GpuCommandJson).join('\n')).toMatch(/status HOST\.\.\.: .* on Discord/);
+  });
+
+  it('a command added to the definitions reaches Discord typed from its zod schema, with no Discord code', async () => {
+    // As a chart command might be written: positional HOST [GPU] [hours], and flags of each kind.
+    const plot = defineCommand({
+      name: 'plot',
+      summary: 'Memory chart of one GPU',
+      usage: 'plot HOST [GPU] [hours] [--theme NAME] [--scale N] [--raw]',
+      options: z
+        .object({
+          _: z.tuple([z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$/), z.coerce.number().int().min(0).max(63).optional(), z.coerce.number().int().min(1).max(168).optional()]),
+          theme: z.enum(['light', 'dark']).optional(),
+          scale: z.coerce.number().min(0.5).max(4).optional(),
+          raw: z.boolean().optional(),
+        })
+        .passthrough(),
+      async run(o) {
+        return { title: `plot ${JSON.stringify(o)}`, severity: 'info', sections: [] };
+      },
+    });
+    const withPlot = [...commands, plot];
+    const built = buildDiscordCommands(withPlot);
+    expect(parityProblems(withPlot, built.json)).toEqual([]);
+    const sub = ((built.json.options ?? []) as Opt[]).find((o) => o.name === 'plot')!;
+    expect(sub.type).toBe(T.Subcommand);
+    expect(sub.options).toEqual([
+      expect.objectContaining({ name: 'host', type: T.String, required: true, autocomplete: true }),
+      expect.objectContaining({ name: 'gpu', type: T.Integer, required: false, min_value: 0, max_value: 63, autocomplete: true }),
+      expect.objectContaining({ name: 'hours', type: T.Integer, required: false, min_value: 1, max_value: 168 }),
+      expect.objectContaining({ name: 'theme', type: T.String, choices: [{ name: 'light', value: 'light' }, { name: 'dark', value: 'dark' }] }),
+      expect.objectContaining({ name: 'scale', type: T.Number, min_value: 0.5, max_value: 4 }),
+      expect.objectContaining({ name: 'raw', type: T.Boolean }),
+    ]);
+    const registry = new CommandRegistry(withPlot);
+    const values: Record<string, string | number | boolean> = { host: 'gpu1', gpu: 3, hours: 24, theme: 'dark', scale: 1.5, raw: true };
+    const { line } = interactionLine(built.route(null, 'plot')!, (n) => values[n]) as { line: string };
+    expect(line).toBe('/gpu plot gpu1 3 24 --theme=dark --scale=1.5 --raw');
+    const result = await registry.dispatch(line, { platform: 'slack', userId: 'U1', isAdmin: true, services: deps.services });
+    expect(result.outcome).toBe('ok');
+    expect(JSON.parse(result.reply.title.slice(5))).toMatchObject({ _: ['gpu1', 3, 24], theme: 'dark', scale: 1.5, raw: true });
   });
 
   it('uses contexts and integration_types, not the deprecated dm_permission, and stays within Discord limits', () => {
