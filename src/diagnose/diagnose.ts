@@ -94,6 +94,10 @@ export function diagnose(raw: string, base: RuleBase): DiagnoseResult {
         // Every OOM reply says who holds the memory, and when the log cannot tell, says so and how to find out.
         facts.holderWhy = UNSTATED_HOLDER;
       }
+      // A flat series up to the failure: the step needs more than the card has; nothing accumulated.
+      if (facts.memoryShape === 'flat' && facts.memorySeriesMiB) {
+        facts.holderWhy += `; the log's own memory figure stayed flat over ${facts.memorySeriesMiB.length} readings until the failure, so this is capacity for this step, not a leak`;
+      }
     }
     const evidence = { facts, readings };
     if (!holds(rule.when, evidence)) continue;

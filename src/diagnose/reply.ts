@@ -24,6 +24,16 @@ const FACT_LABELS: [string, string, (v: any) => string][] = [
   ['hostRamGiB', 'Host RAM', (v: number) => `${v} GB`],
 ];
 
+const SHAPE_WORDS: Record<string, string> = {
+  flat: 'flat',
+  growth: 'keeps rising',
+  sawtooth_rising: 'peaks come back down, to a rising level',
+  sawtooth: 'up and down, no trend',
+  warmup: 'rose at the start, level since',
+  step: 'one jump',
+  irregular: 'irregular',
+};
+
 const HOLDER_NAMES: Record<string, string> = {
   other_processes: 'Other processes',
   allocator_cache: "PyTorch's allocator cache",
@@ -55,6 +65,10 @@ export function diagnosisReply(result: DiagnoseResult, input?: Pick<LogInput, 'n
     label,
     value: fmt((best.facts as Record<string, unknown>)[k]) + (k === 'batch' && best.facts.batchDefaultOf ? ` (${best.facts.batchDefaultOf}'s default; the log does not state it)` : ''),
   }));
+  const series = best.facts.memorySeriesMiB;
+  if (series && series.length >= 2 && best.facts.memoryShape) {
+    fields.push({ label: 'Memory over the run', value: `${formatMiB(series[0]!)} -> ${formatMiB(series[series.length - 1]!)} over ${series.length} readings (${SHAPE_WORDS[best.facts.memoryShape]})` });
+  }
   if (fields.length) sections.push({ heading: 'From the log', fields });
   if (best.facts.holderWhy) sections.push({ heading: 'Who holds the memory', text: `${best.facts.holder ? HOLDER_NAMES[best.facts.holder] ?? best.facts.holder : 'Not stated'}: ${best.facts.holderWhy}` });
   best.fixes.forEach((fix, i) => {
