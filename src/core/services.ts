@@ -85,9 +85,22 @@ export interface Services {
   watch?: WatchService;
 }
 
+export interface ChartRequestOptions {
+  host: string;
+  /** GPU index; none: the GPU with a creep, else the one holding the most. */
+  gpu?: number;
+  hours: number;
+  theme?: 'light' | 'dark';
+  /** Where the chart is asked for: its digest's time zone labels the time axis. */
+  platform?: string;
+  channel?: string;
+}
+
 export interface WatchService {
   digestNow(): Promise<import('./reply.js').Reply>;
   watchHost(name: string): Promise<import('./reply.js').Reply>;
+  /** A PNG chart of one GPU's recent memory (`/gpu chart`). */
+  chartHost(request: ChartRequestOptions): Promise<import('./reply.js').Reply>;
   /** Where scheduled digests go; the chat adapters set it once they are connected. */
   setPoster?(post: (target: { platform: 'slack' | 'discord' | 'console'; channel: string; name: string }, reply: import('./reply.js').Reply) => Promise<void>): void;
 }

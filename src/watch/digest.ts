@@ -1,13 +1,15 @@
 // Leak digest: findings -> a platform-neutral Reply (grouped by host and owner, worst first, with a
 // sparkline and the first fix from the knowledge rule), the CLI's JSON contract, and the "already
 // reported unless worse" dedup used by scheduled digests.
-import type { Reply, ReplySection } from '../core/reply.js';
+import type { Reply, ReplyFile, ReplySection } from '../core/reply.js';
 import type { RuleBase } from '../diagnose/rule-base.js';
 import { computeFixes } from '../diagnose/fixes/index.js';
 import { emptyReadings } from '../readings/types.js';
 import type { Finding } from './types.js';
 import { CREEP_PATTERN_TEXT, creepFacts, type CreepPattern } from './creep-shape.js';
-import { seriesChartPng } from './chart.js';
+
+/** A chart of one finding over its stored samples (src/watch/chart-store.ts), or none. */
+export type ChartOf = (f: Finding) => ReplyFile | undefined;
 
 /** The first fix of the finding's knowledge rule, computed by the same code the diagnosis uses. */
 export function fixSummary(rule: string, rules?: RuleBase, pattern?: CreepPattern): string | undefined {
@@ -99,7 +101,7 @@ export interface Watched {
 }
 
 /** The digest reply: one section per host + owner, worst group first, worst finding first within. */
-export function digestReply(findings: Finding[], watched: Watched, rules?: RuleBase, title = 'Leak watch digest'): Reply {
+export function digestReply(findings: Finding[], watched: Watched, rules?: RuleBase, title = 'Leak watch digest', chartOf?: ChartOf): Reply {
   const what = `${watched.hosts} host${watched.hosts === 1 ? '' : 's'}, ${watched.processes} GPU process${watched.processes === 1 ? '' : 'es'}`;
   if (!findings.length) {
     return { title, severity: 'ok', sections: [{ text: `No memory leaks or idle held memory found (watched ${what}).` }] };
@@ -138,11 +140,10 @@ export function digestReply(findings: Finding[], watched: Watched, rules?: RuleB
   }
   const worst = sorted[0];
   const severity = worst.severity >= 40 && worst.kind !== 'idle_held' ? (worst.hoursToFull !== null && worst.hoursToFull < 12 ? 'error' : 'warning') : 'warning';
-  // A chart of the worst growing series, attached as a PNG.
-  const charted = sorted.find((f) => f.kind !== 'idle_held' && f.series.length >= 2);
-  const files = charted
-    ? [{ filename: `${charted.host}-gpu${charted.gpu ?? 'x'}-${charted.pid ?? 'host'}.png`, contentType: 'image/png', data: seriesChartPng(charted.series, { totalMiB: charted.totalMiB }) }]
-    : undefined;
+  // A chart of the worst growing finding, attached as a PNG, where its samples are at hand.
+  const charted = chartOf && sorted.find((f) => f.kind !== 'idle_held' && f.series.length >= 2);
+  const chart = charted ? chartOf(charted) : undefined;
+  const files = chart ? [chart] : undefined;
   return {
     title,
     severity,

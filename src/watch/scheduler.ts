@@ -3,7 +3,7 @@
 import { Cron } from 'croner';
 import type { Reply } from '../core/reply.js';
 import type { RuleBase } from '../diagnose/rule-base.js';
-import { dedupFindings, digestReply } from './digest.js';
+import { dedupFindings, digestReply, type ChartOf } from './digest.js';
 import { findingsFromStore, findingsOffThread, type FindingsResult } from './findings.js';
 import type { WatchStore } from './store.js';
 import type { DetectorOptions } from './types.js';
@@ -31,12 +31,12 @@ export const offThread = (store: WatchStore): FindingsSource =>
 
 /** One scheduled digest: new or worse findings only (state in the store), then the last run recorded. */
 export async function scheduledDigest(
-  store: WatchStore, digest: DigestConfig, rules: RuleBase | undefined, options: Partial<DetectorOptions>, now = Date.now(), source: FindingsSource = inThread(store),
+  store: WatchStore, digest: DigestConfig, rules: RuleBase | undefined, options: Partial<DetectorOptions>, now = Date.now(), source: FindingsSource = inThread(store), chartOf?: ChartOf,
 ): Promise<Reply> {
   const { findings, watched } = await source(options, now);
   const { post, update } = dedupFindings(findings, store.reported(digest.name), now);
   store.saveReported(digest.name, update);
-  const reply = digestReply(post, watched, rules, `Leak watch digest (${digest.name})`);
+  const reply = digestReply(post, watched, rules, `Leak watch digest (${digest.name})`, chartOf);
   if (!post.length && findings.length) reply.sections[0].text = `No new or worse findings since the last digest (${findings.length} already reported; watched ${watched.hosts} hosts, ${watched.processes} GPU processes).`;
   return reply;
 }
@@ -53,6 +53,8 @@ export class DigestScheduler {
     private options: Partial<DetectorOptions> = {},
     private onError: (e: unknown) => void = () => {},
     private source: FindingsSource = inThread(store),
+    /** The chart attached to a digest, drawn in the digest's own time zone. */
+    private charts?: (d: DigestConfig, now: number) => ChartOf,
   ) {}
 
   /** Starts the cron jobs; posts each digest missed while down once. Returns the names caught up. */
@@ -81,7 +83,7 @@ export class DigestScheduler {
     this.inFlight.add(d.name);
     try {
       this.store.setLastRun(d.name, now); // before posting: a crash mid-post never posts twice
-      await this.post(d, await scheduledDigest(this.store, d, this.rules, this.options, now, this.source));
+      await this.post(d, await scheduledDigest(this.store, d, this.rules, this.options, now, this.source, this.charts?.(d, now)));
       return true;
     } catch (e) {
       this.onError(e);
@@ -99,8 +101,9 @@ export class DigestScheduler {
 
 // ---- the WatchService the commands use (wired in src/app.ts when watch.enabled) ----
 
-import type { HostsService, WatchService } from '../core/services.js';
+import type { ChartRequestOptions, HostsService, WatchService } from '../core/services.js';
 import { sparkline } from './digest.js';
+import { findingChartFromStore, gpuChartReply } from './chart-store.js';
 import { Sampler } from './sampler.js';
 import { isHostSample, isProcessSample } from './types.js';
 
@@ -124,12 +127,19 @@ export class WatchRuntime implements WatchService {
   private options: Partial<DetectorOptions>;
   private source: FindingsSource;
 
-  constructor(readonly store: WatchStore, hosts: HostsService | undefined, private rules: RuleBase | undefined, private cfg: WatchRuntimeConfig, onError: (e: unknown) => void = () => {}) {
+  constructor(readonly store: WatchStore, private hosts: HostsService | undefined, private rules: RuleBase | undefined, private cfg: WatchRuntimeConfig, onError: (e: unknown) => void = () => {}) {
     this.options = { minSlopeMiBPerHour: cfg.min_slope_mib_per_hour, sampleIntervalSec: cfg.sample_interval_s };
     this.sampler = hosts ? new Sampler(hosts, store, cfg.sample_interval_s, onError) : null;
     // Digests read the store in a worker thread: seconds of work at 1000 hosts never delay a chat reply.
     this.source = offThread(store);
-    this.scheduler = new DigestScheduler(store, cfg.digests, (d, r) => this.post(d, r), rules, this.options, onError, this.source);
+    const charts = (d: DigestConfig, now: number) => findingChartFromStore(store, { timeZone: d.timezone, sampleIntervalSec: cfg.sample_interval_s }, now);
+    this.scheduler = new DigestScheduler(store, cfg.digests, (d, r) => this.post(d, r), rules, this.options, onError, this.source, charts);
+  }
+
+  /** The time zone of the digest posted to this channel, else of the first digest, else the bot's own. */
+  timeZoneFor(platform?: string, channel?: string): string {
+    const d = this.cfg.digests.find((x) => x.platform === platform && x.channel === channel) ?? this.cfg.digests[0];
+    return d?.timezone ?? Intl.DateTimeFormat().resolvedOptions().timeZone ?? 'UTC';
   }
 
   async start(): Promise<void> {
@@ -141,8 +151,17 @@ export class WatchRuntime implements WatchService {
   }
 
   async digestNow(): Promise<Reply> {
-    const { findings, watched } = await this.source(this.options, Date.now());
-    return digestReply(findings, watched, this.rules);
+    const now = Date.now();
+    const { findings, watched } = await this.source(this.options, now);
+    const chartOf = findingChartFromStore(this.store, { timeZone: this.timeZoneFor(), sampleIntervalSec: this.cfg.sample_interval_s }, now);
+    return digestReply(findings, watched, this.rules, undefined, chartOf);
+  }
+
+  /** `/gpu chart HOST [GPU] [hours]`: one GPU's recent memory as a PNG, in the channel's time zone. */
+  async chartHost(req: ChartRequestOptions): Promise<Reply> {
+    const known = this.hosts ? (await this.hosts.list()).map((h) => h.name) : undefined;
+    const style = { timeZone: this.timeZoneFor(req.platform, req.channel), sampleIntervalSec: this.cfg.sample_interval_s };
+    return gpuChartReply(this.store, req, style, this.options, known);
   }
 
   async watchHost(name: string): Promise<Reply> {
