@@ -1,5 +1,6 @@
 // Every chat command, one file each. The registry checks their shape at load.
 import type { Command } from '../src/core/command.js';
+import chart from './chart.js';
 import diagnose from './diagnose.js';
 import digest from './digest.js';
 import help from './help.js';
@@ -9,5 +10,5 @@ import status from './status.js';
 import watch from './watch.js';
 
 export function allCommands(): Command<any>[] {
-  return [help, diagnose, status, mem, hosts, digest, watch];
+  return [help, diagnose, status, mem, hosts, digest, watch, chart];
 }

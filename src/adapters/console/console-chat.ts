@@ -3,11 +3,15 @@
 // How a multi-line paste ends: a line with a single "." ends it, and so does the next line starting
 // with "/gpu", or the end of input (Ctrl-D / EOF). In a terminal a paste also ends when no more lines
 // arrive for 300 ms (a paste arrives in one burst), so pasting a traceback and waiting is enough.
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { Readable, Writable } from 'node:stream';
 import type { CommandRegistry } from '../../core/registry.js';
 import type { CommandContext } from '../../core/command.js';
-import { renderText } from './render.js';
+import type { Reply } from '../../core/reply.js';
+import { renderText, stripTerminalControls } from './render.js';
 import { looksLikeLog } from '../../core/paste.js';
 
 export interface ConsoleChatOptions {
@@ -17,6 +21,25 @@ export interface ConsoleChatOptions {
   context: CommandContext;
   interactive: boolean;
   idleMs?: number;
+  /** Where attached files (charts) are written; default $GPU_DOCTOR_FILES_DIR, else <tmpdir>/gpu-doctor. */
+  filesDir?: string;
+}
+
+/**
+ * A terminal cannot show a picture: each attached file is written to `dir` and its path printed. Names
+ * keep only [A-Za-z0-9._-] (they carry host names) and get the time, so a later chart never overwrites
+ * an earlier one.
+ */
+export function saveReplyFiles(reply: Reply, dir: string, now = new Date()): string[] {
+  if (!reply.files?.length) return [];
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const stamp = now.toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
+  return reply.files.map((f, i) => {
+    const name = f.filename.replace(/[^A-Za-z0-9._-]/g, '_').replace(/^\.+/, '').slice(0, 120) || `file-${i}`;
+    const path = join(dir, `${stamp}-${i}-${name}`);
+    writeFileSync(path, f.data, { mode: 0o600 });
+    return path;
+  });
 }
 
 const MAX_PASTE_BYTES = 16 * 1024 * 1024;
@@ -24,6 +47,15 @@ const MAX_PASTE_BYTES = 16 * 1024 * 1024;
 export async function runConsoleChat(o: ConsoleChatOptions): Promise<void> {
   const rl = createInterface({ input: o.input, crlfDelay: Infinity, terminal: false });
   const write = (s: string) => o.output.write(s + '\n');
+  const filesDir = o.filesDir ?? process.env.GPU_DOCTOR_FILES_DIR ?? join(tmpdir(), 'gpu-doctor');
+  const answer = (reply: Reply) => {
+    write(renderText(reply));
+    try {
+      for (const path of saveReplyFiles(reply, filesDir)) write(stripTerminalControls(`(saved: ${path})`));
+    } catch (e) {
+      write(stripTerminalControls(`(could not save the attached files in ${filesDir}: ${(e as Error).message})`));
+    }
+  };
   let buffer: string[] = [];
   let bufferBytes = 0;
   let timer: NodeJS.Timeout | undefined;
@@ -34,10 +66,10 @@ export async function runConsoleChat(o: ConsoleChatOptions): Promise<void> {
     if (trimmed === '') return;
     if (/^\/?gpu\b/i.test(trimmed)) {
       const { reply } = await o.registry.dispatch(block, o.context);
-      write(renderText(reply));
+      answer(reply);
     } else if (looksLikeLog(block)) {
       const { reply } = await o.registry.dispatch(`/gpu diagnose ${block}`, o.context);
-      write(renderText(reply));
+      answer(reply);
     } else {
       write('(not a command or a log: type /gpu help, or paste a training log)');
     }

@@ -1,0 +1,28 @@
+// /gpu chart HOST [GPU] [hours]: one GPU's recent memory as a PNG (per process, total, capacity, and the
+// fitted creep when the detector finds one), without waiting for a digest.
+import { z } from 'zod';
+import { defineCommand } from '../src/core/command.js';
+import { HOST_NAME } from '../src/hosts/registry.js';
+
+export const DEFAULT_CHART_HOURS = 6;
+
+export default defineCommand({
+  name: 'chart',
+  summary: 'Memory chart of one GPU over the last hours (per process, capacity, creep forecast)',
+  usage: 'chart HOST [GPU] [hours] [--theme light|dark]',
+  options: z
+    .object({
+      _: z.tuple([
+        // The name is echoed in the reply and the file name: the registry's syntax and nothing else.
+        z.string().regex(HOST_NAME, 'a host name: letters, digits, . _ - (max 63)'),
+        z.coerce.number().int('a GPU index: a whole number 0-63').min(0, 'a GPU index: 0-63').max(63, 'a GPU index: 0-63').optional(),
+        z.coerce.number().min(1, 'hours: 1-168').max(168, 'hours: 1-168 (a week)').optional(),
+      ]),
+      theme: z.enum(['light', 'dark']).optional(),
+    })
+    .passthrough(),
+  async run({ _: [host, gpu, hours], theme }, ctx) {
+    if (!ctx.services.watch) return { title: 'Leak watch', severity: 'info', sections: [{ text: 'leak watch is not enabled in the config' }] };
+    return ctx.services.watch.chartHost({ host, gpu, hours: hours ?? DEFAULT_CHART_HOURS, theme, platform: ctx.platform, channel: ctx.channelId });
+  },
+});
