@@ -94,6 +94,7 @@ export const CONDITION_CHECKS: Record<Condition, (e: Evidence) => boolean> = {
   // Rising between epochs, or peaks that come back down to a higher level: what validation leaves behind.
   leak_grows_between_epochs: ({ facts }) => facts.memoryGrowsAt === 'between_epochs' || facts.memoryShape === 'sawtooth_rising',
   cache_not_emptied: ({ facts }) => facts.emptiesCache !== true,
+  ranks_share_one_gpu: ({ facts }) => facts.strayContextGpu !== undefined,
   // The last "Caching images" progress line stopped short of 100%: the run died while caching.
   ram_cache_incomplete: ({ facts }) => facts.cacheProgressPct !== undefined && facts.cacheProgressPct < 100,
   memory_series_flat: ({ facts }) => facts.memoryShape === 'flat',

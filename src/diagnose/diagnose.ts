@@ -8,6 +8,7 @@ import { extractOomFacts, type Facts } from './facts.js';
 import { extractSettings } from './settings.js';
 import { holds } from './conditions.js';
 import { whoHoldsMemory } from './holder.js';
+import { strayContexts } from './rank-contexts.js';
 import { finalError, NOT_MEMORY_EXCEPTIONS, type FinalError } from './final-error.js';
 import { detectTool, type ToolInfo } from './tools.js';
 import { computeFixes, type ComputedFix } from './fixes/index.js';
@@ -80,10 +81,11 @@ export function diagnose(raw: string, base: RuleBase): DiagnoseResult {
   const settings = hits.length ? extractSettings(text, { commandLine: !isFlattened(raw) }) : {};
   const tool = hits.length ? detectTool(log, base.tools) : undefined;
   const totalLines = Math.max(1, log.lineCount - 1);
+  const stray = hits.length ? strayContexts(readings) : {};
   const diagnoses: Diagnosis[] = [];
   for (const hit of hits) {
     const rule = base.rules[hit.rule];
-    const facts: Facts = { ...settings, ...extractOomFacts(log, hit.lines) };
+    const facts: Facts = { ...settings, ...stray, ...extractOomFacts(log, hit.lines) };
     if (MEMORY_HOLDER_CATEGORIES.has(rule.category)) {
       withToolKnobs(facts, tool);
       const verdict = whoHoldsMemory(facts);

@@ -68,6 +68,10 @@ export interface Facts {
   memoryGrowsAt?: 'per_iteration' | 'between_epochs';
   /** The pasted code or log already calls torch.cuda.empty_cache(): advising it again changes nothing. */
   emptiesCache?: boolean;
+  /** Ranks of one job that also hold a context on one shared GPU (src/diagnose/rank-contexts.ts). */
+  strayContextGpu?: number;
+  strayContextPids?: string;
+  strayContextMiB?: string;
   commandLine?: string;
   ncclTimeoutMs?: number;
   /** The last step DeepSpeed's see_memory_usage announced ("Before initializing optimizer states"). */

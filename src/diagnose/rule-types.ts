@@ -46,6 +46,7 @@ export const CONDITIONS = [
   'leak_grows_per_iteration',
   'leak_grows_between_epochs',
   'cache_not_emptied',
+  'ranks_share_one_gpu',
   'ram_cache_incomplete',
   'holder_other_processes',
   'holder_not_capacity',

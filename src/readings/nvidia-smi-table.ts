@@ -40,7 +40,8 @@ export function parseSmiTableLines(lines: string[]): SmiTableResult {
   for (const line of lines) {
     const row = tableRow(line);
     if (row === null) {
-      section = 'none';
+      // A blank line inside a pasted process table (Markdown adds one after the header) does not end it.
+      if (line.trim() !== '') section = 'none';
       awaitingSecondRow = null;
       continue;
     }
