@@ -9,6 +9,9 @@ import { chartSize, renderChart, renderChartSvg, type MemoryChartSpec } from '..
 import { chartPoints, findingChartSpec, gpuChartSpec, gpuSeries, type GpuSeries } from '../../src/watch/chart-data.js';
 import { detectLeaks } from '../../src/watch/detector.js';
 import { digestReply } from '../../src/watch/digest.js';
+import { WatchRuntime } from '../../src/watch/scheduler.js';
+import { WatchStore } from '../../src/watch/store.js';
+import type { Reply } from '../../src/core/reply.js';
 import { TRACES_PATH } from '../../src/watch/generate-traces.js';
 import { decodeTrace, type LabelledTrace } from '../../src/watch/generator.js';
 import { isProcessSample, type Finding } from '../../src/watch/types.js';
@@ -204,5 +207,27 @@ describe('digest', () => {
     expect(drawn).toEqual([finding]);
     expect(reply.files).toEqual([{ filename: 'x.png', contentType: 'image/png', data: Buffer.from('png') }]);
     expect(digestReply([finding], { hosts: 1, processes: 2 }).files).toBeUndefined();
+  });
+});
+
+describe('scheduled digest', () => {
+  it('posts the chart of its worst finding, drawn from the store', async () => {
+    const trace = traces.find((t) => t.id === 'creep-shared-gpu')!;
+    const store = new WatchStore(':memory:');
+    store.insert(trace.samples);
+    const now = Math.max(...trace.samples.map((s) => (typeof s.ts === "number" ? s.ts : Date.parse(s.ts)))) + 60_000;
+    const digest = { name: 'daily', platform: 'console' as const, channel: 'c', cron: '0 9 * * *', timezone: 'Asia/Tokyo' };
+    const runtime = new WatchRuntime(store, undefined, undefined, { sample_interval_s: 60, retention_days: 7, min_slope_mib_per_hour: 10, digests: [digest] });
+    const posted: Reply[] = [];
+    runtime.setPoster(async (_d, reply) => void posted.push(reply));
+    try {
+      expect(await runtime.scheduler.run(digest, now)).toBe(true);
+      const file = posted[0].files?.[0];
+      expect(file).toMatchObject({ filename: 'gpu-creep-shared-gpu-gpu0-4242.png', contentType: 'image/png' });
+      expect(pngSize(file!.data)).toEqual({ width: 1600, height: 1040 });
+      expect(runtime.timeZoneFor('console', 'c')).toBe('Asia/Tokyo');
+    } finally {
+      runtime.stop();
+    }
   });
 });
