@@ -28,6 +28,14 @@ const MAKERS: Record<FixKind, Maker> = {
     const batch = facts.batch;
     if (batch === undefined || batch < 0) return null;
     if (batch <= 1) {
+      // A language model at batch 1: what is left is sequence length, checkpointing and where the
+      // weights and optimizer state live, not image size.
+      if ((facts.paramsB ?? 0) >= 1) {
+        const adapters = facts.adapterTraining
+          ? 'load the base model in 4-bit (QLoRA) and keep LoRA on fewer target modules'
+          : 'train LoRA adapters instead of all weights, or shard with ZeRO-3 / FSDP and offload the optimizer state (DeepSpeed offload_optimizer), or an 8-bit optimizer (bitsandbytes AdamW8bit)';
+        return { summary: `The batch is already 1: turn on gradient checkpointing, shorten the sequence (max_seq_length / cutoff_len), and ${adapters}`, changes: {} };
+      }
       return { summary: 'The batch is already 1: lower the input size (imgsz / sequence length), enable mixed precision (AMP) or gradient checkpointing, or use a GPU with more memory', changes: {} };
     }
     const next = smallerBatch(batch, facts);
