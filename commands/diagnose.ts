@@ -1,14 +1,22 @@
 // /gpu diagnose <paste>: the diagnosis of a pasted training log, with the fixes computed from its numbers.
+// When the paste names a registered host (`host:gpu3`, a prompt `alice@gpu3:~$`, the name in the log),
+// the reply adds what that host's GPU holds right now (read-only, time-boxed).
 import { z } from 'zod';
 import { defineCommand } from '../src/core/command.js';
-import { diagnose } from '../src/diagnose/diagnose.js';
+import type { Reply } from '../src/core/reply.js';
+import type { HostStatusResult, HostsService } from '../src/core/services.js';
+import { diagnose, type DiagnoseResult } from '../src/diagnose/diagnose.js';
 import { decodeLog } from '../src/diagnose/input.js';
+import { hostsNamedIn, liveSection } from '../src/diagnose/live-check.js';
 import { diagnosisReply } from '../src/diagnose/reply.js';
+
+/** The live reading is extra: the diagnosis is never held up longer than this for it. */
+const LIVE_TIMEOUT_MS = 15_000;
 
 export default defineCommand({
   name: 'diagnose',
   summary: 'Diagnose a pasted training log: CUDA OOM, host OOM kills, shared memory, NCCL, drivers...',
-  usage: 'diagnose <paste a log or traceback>',
+  usage: 'diagnose [host:NAME] <paste a log or traceback>',
   options: z.object({ text: z.string() }),
   async run({ text }, ctx) {
     // /\S/ rather than trim(): a 16 MB paste is not copied just to see that it holds something.
@@ -16,6 +24,26 @@ export default defineCommand({
       return { title: 'Nothing to diagnose', severity: 'warning', sections: [{ text: 'Paste the log after `/gpu diagnose` (or attach a .log/.txt file).' }] };
     }
     const input = decodeLog(Buffer.from(text, 'utf8'));
-    return diagnosisReply(diagnose(input.text, ctx.services.rules), input);
+    const result = diagnose(input.text, ctx.services.rules);
+    const reply = diagnosisReply(result, input);
+    if (ctx.services.hosts && result.diagnoses.length) await addLiveReading(reply, result, input.text, ctx.services.hosts);
+    return reply;
   },
 });
+
+async function addLiveReading(reply: Reply, result: DiagnoseResult, text: string, hosts: HostsService): Promise<void> {
+  const named = hostsNamedIn(text, (await hosts.list()).map((h) => h.name));
+  if (!named.length) return;
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<HostStatusResult[]>((resolve) => {
+    timer = setTimeout(() => resolve(named.map((name) => ({ name, ok: false, error: `no answer within ${LIVE_TIMEOUT_MS / 1000} s` }))), LIVE_TIMEOUT_MS);
+  });
+  const live = await Promise.race([
+    hosts.status(named).catch((e: unknown) => named.map((name): HostStatusResult => ({ name, ok: false, error: e instanceof Error ? e.message : String(e) }))),
+    timeout,
+  ]).finally(() => clearTimeout(timer));
+  // After "Who holds the memory" (or the facts): the live reading answers the same question for now.
+  const at = reply.sections.findIndex((s) => s.heading === 'Who holds the memory');
+  const insertAt = at >= 0 ? at + 1 : Math.min(1, reply.sections.length);
+  reply.sections.splice(insertAt, 0, ...live.map((r) => liveSection(r, result.diagnoses[0]?.facts)));
+}
