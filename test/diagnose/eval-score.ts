@@ -151,7 +151,10 @@ const LEVERS: Record<string, (fix: FullFix | undefined, category: string | undef
   leak_fix: (f) => /empty_cache|\.item\(\)|detach|loss = None/i.test(JSON.stringify(f ?? {})),
   nccl_timeout_debug: (_f, cat) => cat === 'nccl_or_distributed',
   driver_fix: (_f, cat) => cat === 'driver_or_smi',
-  not_memory: (_f, cat) => cat === undefined || !MEMORY.has(cat),
+  // Not a memory problem, or a memory error whose first fix says it is not capacity (free >= request,
+  // an absurd request): either way no batch, worker or memory setting is offered first.
+  not_memory: (f, cat) =>
+    cat === undefined || !MEMORY.has(cat) || (/not a full card|not capacity|is not the capacity|not a batch that is a little too big/i.test(f?.summary ?? '') && f?.changes?.batch === undefined),
 };
 
 export interface ExpertScore {
