@@ -183,6 +183,11 @@ export function extractOomFacts(log: LogText, lines: number[]): Facts {
       const v = m && toMiB(m[1], m[2]);
       if (typeof v === 'number') (facts as Record<string, unknown>)[key] = v;
     }
+    // PyTorch 1.0-1.3 printed "X cached" as the allocator's idle cache (amount_cached - amount_allocated);
+    // 1.4+ prints the total ("reserved in total"). The old figure is the newer "reserved but unallocated".
+    if (facts.cachedMiB !== undefined && facts.reservedMiB === undefined && facts.reservedUnallocatedMiB === undefined && facts.allocatedMiB !== undefined) {
+      facts.reservedUnallocatedMiB = facts.cachedMiB;
+    }
     const g = GPU_INDEX.exec(msg);
     if (g) facts.gpuIndex = Number(g[1] ?? g[2] ?? g[3] ?? g[4]);
     const others: OtherProcess[] = [];
