@@ -2,13 +2,15 @@
 import type { Command } from '../src/core/command.js';
 import chart from './chart.js';
 import diagnose from './diagnose.js';
+import fit from './fit.js';
 import digest from './digest.js';
 import help from './help.js';
 import hosts from './hosts.js';
 import mem from './mem.js';
+import notify from './notify.js';
 import status from './status.js';
 import watch from './watch.js';
 
 export function allCommands(): Command<any>[] {
-  return [help, diagnose, status, mem, hosts, digest, watch, chart];
+  return [help, diagnose, status, mem, hosts, digest, watch, chart, fit, notify];
 }

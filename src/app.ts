@@ -1,5 +1,5 @@
 // Wires the pieces together: config, rule base, services, command registry. Adapters get the result.
-import { loadConfig, type LoadedConfig } from './core/config.js';
+import { fitConfigOf, loadConfig, type LoadedConfig } from './core/config.js';
 import { CommandRegistry } from './core/registry.js';
 import type { Services } from './core/services.js';
 import { loadRuleBase } from './diagnose/rule-base.js';
@@ -14,7 +14,7 @@ export interface App {
 
 export async function createApp(configFile?: string): Promise<App> {
   const loaded = loadConfig(configFile);
-  const services: Services = { rules: await loadRuleBase() };
+  const services: Services = { rules: await loadRuleBase(), fit: fitConfigOf(loaded.config) };
   const closers: (() => Promise<void> | void)[] = [];
   const { createHostsService } = await import('./hosts/service.js');
   const hosts = createHostsService(loaded.config, loaded.baseDir);
@@ -25,7 +25,7 @@ export async function createApp(configFile?: string): Promise<App> {
     const { WatchStore } = await import('./watch/store.js');
     const { WatchRuntime } = await import('./watch/scheduler.js');
     const store = WatchStore.inDataDir(resolvePath(loaded.config.data_dir, loaded.baseDir));
-    const watch = new WatchRuntime(store, hosts, services.rules, loaded.config.watch, (e) => process.stderr.write(`watch: ${(e as Error).message ?? String(e)}\n`));
+    const watch = new WatchRuntime(store, hosts, services.rules, loaded.config.watch, (e) => process.stderr.write(`watch: ${(e as Error).message ?? String(e)}\n`), services.fit);
     services.watch = watch;
     await watch.start();
     closers.push(() => watch.stop());

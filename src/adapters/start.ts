@@ -54,6 +54,8 @@ export async function startChatAdapters(app: App, env: NodeJS.ProcessEnv = proce
       logger.info({ port: srv.port, host: config.http.host }, 'health and metrics endpoint listening');
     }
     const posters: Partial<Record<'slack' | 'discord', (channel: string, reply: Reply) => Promise<void>>> = {};
+    // Direct messages (`/gpu notify`): Slack's chat.postMessage to a user id posts in the bot's DM with them.
+    const dmPosters: Partial<Record<'slack' | 'discord', (userId: string, reply: Reply) => Promise<void>>> = {};
     if (slackEnv) {
       const { createSlackAdapter } = await import('./slack/app.js');
       const slack = createSlackAdapter({ ...deps, env: slackEnv });
@@ -62,6 +64,7 @@ export async function startChatAdapters(app: App, env: NodeJS.ProcessEnv = proce
       names.push(`slack (${slack.mode})`);
       slackPort = slack.port();
       posters.slack = slack.postToChannel;
+      dmPosters.slack = slack.postToChannel;
     }
     if (discordEnv) {
       const { createDiscordAdapter } = await import('./discord/app.js');
@@ -70,11 +73,12 @@ export async function startChatAdapters(app: App, env: NodeJS.ProcessEnv = proce
       stops.push(discord.stop);
       names.push('discord');
       posters.discord = discord.postToChannel;
+      dmPosters.discord = discord.postToUser;
     }
     // Scheduled leak digests go to the channel each digest names, through the adapter of its platform.
     app.services.watch?.setPoster?.(async (target, reply) => {
-      const post = target.platform === 'console' ? undefined : posters[target.platform];
-      if (!post) throw new Error(`digest "${target.name}" is for ${target.platform}, which is not connected`);
+      const post = target.platform === 'console' ? undefined : (target.kind === 'dm' ? dmPosters : posters)[target.platform];
+      if (!post) throw new Error(`${target.kind === 'dm' ? target.name : `digest "${target.name}"`} is for ${target.platform}, which is not connected`);
       await post(target.channel, reply);
     });
   } catch (e) {

@@ -44,7 +44,7 @@ export async function botCli(args: string[]): Promise<number> {
   }
   // Without chat tokens, scheduled digests print in the console.
   app.services.watch?.setPoster?.(async (target, reply) => {
-    process.stdout.write(`\n[digest ${target.name}]\n${renderText(reply)}\n`);
+    process.stdout.write(`\n[${target.kind === 'dm' ? `message for ${target.channel} (${target.name})` : `digest ${target.name}`}]\n${renderText(reply)}\n`);
   });
   try {
     await runConsoleChat({

@@ -88,6 +88,20 @@ export const configSchema = z
       })
       .strict()
       .default({ enabled: false, sample_interval_s: 60, retention_days: 7, min_slope_mib_per_hour: 10, digests: [] }),
+    // `/gpu fit` keeps max(margin_mib, margin_pct % of the card) free on every GPU on top of the job.
+    fit: z
+      .object({
+        margin_mib: z.number().int('a whole number of MiB').min(0, 'MiB kept free on every GPU: 0-65536').max(65536, 'MiB kept free on every GPU: 0-65536').default(1024),
+        margin_pct: z.number().min(0, 'percent of the card kept free: 0-50').max(50, 'percent of the card kept free: 0-50').default(5),
+      })
+      .strict()
+      .default({ margin_mib: 1024, margin_pct: 5 }),
+    notify: z
+      .object({
+        max_per_user: z.number().int('a whole number').min(1, 'open `/gpu notify` subscriptions per user: 1-100').max(100, 'open `/gpu notify` subscriptions per user: 1-100').default(3),
+      })
+      .strict()
+      .default({ max_per_user: 3 }),
     http: z
       .object({ port: z.number().int().min(0).max(65535).optional(), host: z.string().default('127.0.0.1') })
       .strict()
@@ -98,6 +112,11 @@ export const configSchema = z
 export type Config = z.infer<typeof configSchema>;
 
 export class ConfigError extends Error {}
+
+/** The `fit` and `notify` sections as the commands use them. */
+export function fitConfigOf(config: Config): { marginMiB: number; marginPct: number; maxNotifyPerUser: number } {
+  return { marginMiB: config.fit.margin_mib, marginPct: config.fit.margin_pct, maxNotifyPerUser: config.notify.max_per_user };
+}
 
 /** Expands ~ and resolves relative paths against the config file's folder. */
 export function resolvePath(p: string, base: string): string {

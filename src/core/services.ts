@@ -83,6 +83,43 @@ export interface Services {
   hosts?: HostsService;
   /** Leak watch: filled in by src/watch when it is configured. */
   watch?: WatchService;
+  /** `/gpu fit` and `/gpu notify` settings from the config (defaults when unset). */
+  fit?: FitConfig;
+}
+
+/** The config's `fit` and `notify` sections, as the commands and the notify check use them. */
+export interface FitConfig {
+  marginMiB: number;
+  marginPct: number;
+  maxNotifyPerUser: number;
+}
+
+/** Where a message goes: a channel (digests) or one user's direct messages (`kind: 'dm'`, channel = user id). */
+export interface PostTarget {
+  platform: 'slack' | 'discord' | 'console';
+  channel: string;
+  name: string;
+  kind?: 'channel' | 'dm';
+}
+
+/** A `/gpu notify` subscription as its owner sees it. */
+export interface NotifySubscription {
+  id: number;
+  sizeMiB: number;
+  /** As the user wrote it (40G). */
+  size: string;
+  count: number;
+  shared: boolean;
+  createdMs: number;
+  expiresMs: number;
+}
+
+export interface NotifyService {
+  subscribe(request: { platform: string; userId: string; sizeMiB: number; size: string; count: number; shared: boolean; hours: number }, now?: number):
+    Promise<{ ok: true; subscription: NotifySubscription } | { ok: false; reason: string; open: NotifySubscription[] }>;
+  list(platform: string, userId: string): Promise<NotifySubscription[]>;
+  /** Only the owner's own open subscription; false for anything else. */
+  cancel(platform: string, userId: string, id: number): Promise<boolean>;
 }
 
 export interface ChartRequestOptions {
@@ -102,5 +139,9 @@ export interface WatchService {
   /** A PNG chart of one GPU's recent memory (`/gpu chart`). */
   chartHost(request: ChartRequestOptions): Promise<import('./reply.js').Reply>;
   /** Where scheduled digests go; the chat adapters set it once they are connected. */
-  setPoster?(post: (target: { platform: 'slack' | 'discord' | 'console'; channel: string; name: string }, reply: import('./reply.js').Reply) => Promise<void>): void;
+  setPoster?(post: (target: PostTarget, reply: import('./reply.js').Reply) => Promise<void>): void;
+  /** Growth rates (MiB/h) of growing GPU processes from the leak watch's findings, for `/gpu fit`. */
+  gpuGrowth?(): Promise<import('../fleet/fit.js').GpuGrowth[]>;
+  /** `/gpu notify` subscriptions, checked after every sampler round. */
+  notify?: NotifyService;
 }

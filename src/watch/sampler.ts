@@ -1,10 +1,10 @@
 // Samples every registered host through the hosts service (the existing SSH pool) into the store.
 // A host that fails writes nothing for that poll: a gap the detector reads as unknown, never as freed.
-import type { HostsService } from '../core/services.js';
+import type { HostsService, HostStatusResult } from '../core/services.js';
 import type { WatchStore } from './store.js';
 import type { Sample } from './types.js';
 
-export async function sampleOnce(hosts: HostsService, store: WatchStore, now = Date.now()): Promise<{ ok: number; failed: number; samples: number }> {
+export async function sampleOnce(hosts: HostsService, store: WatchStore, now = Date.now()): Promise<{ ok: number; failed: number; samples: number; status: HostStatusResult[] }> {
   const names = (await hosts.list()).map((h) => h.name);
   // One exec per host: the status command carries `free -b` too. At background priority where the
   // service has one, so a poll stuck on dead hosts never makes a chat request wait.
@@ -41,13 +41,15 @@ export async function sampleOnce(hosts: HostsService, store: WatchStore, now = D
       out.push({ ts, host: st.name, kind: 'host', memTotalBytes: st.memory.totalBytes, memAvailableBytes: st.memory.availableBytes });
   }
   await store.insertPaced(out);
-  return { ok, failed, samples: out.length };
+  return { ok, failed, samples: out.length, status };
 }
 
 /** Polls every intervalSec; a poll still running when the next is due is skipped, never overlapped. */
 export class Sampler {
   private timer: NodeJS.Timeout | null = null;
   private running = false;
+  /** Runs after each completed round with its readings (the `/gpu notify` check), before the next can start. */
+  afterRound: ((status: HostStatusResult[], now: number) => Promise<unknown>) | null = null;
   constructor(private hosts: HostsService, private store: WatchStore, private intervalSec: number, private onError: (e: unknown) => void = () => {}) {}
 
   start(): void {
@@ -57,11 +59,12 @@ export class Sampler {
     void this.tick();
   }
 
-  async tick(): Promise<void> {
+  async tick(now = Date.now()): Promise<void> {
     if (this.running) return;
     this.running = true;
     try {
-      await sampleOnce(this.hosts, this.store);
+      const round = await sampleOnce(this.hosts, this.store, now);
+      await this.afterRound?.(round.status, now);
     } catch (e) {
       this.onError(e);
     } finally {

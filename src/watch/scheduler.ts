@@ -17,6 +17,8 @@ export interface DigestConfig {
 }
 
 export type PostDigest = (digest: DigestConfig, reply: Reply) => Promise<void>;
+/** What the adapters give the watch: a digest to its channel, or (kind 'dm') a direct message to the user id in `channel`. */
+export type PostMessage = (target: PostTarget, reply: Reply) => Promise<void>;
 
 const HOUR = 3_600_000;
 
@@ -101,7 +103,9 @@ export class DigestScheduler {
 
 // ---- the WatchService the commands use (wired in src/app.ts when watch.enabled) ----
 
-import type { ChartRequestOptions, HostsService, WatchService } from '../core/services.js';
+import type { ChartRequestOptions, FitConfig, HostsService, PostTarget, WatchService } from '../core/services.js';
+import { DEFAULT_FIT_SETTINGS, type GpuGrowth } from '../fleet/fit.js';
+import { Notifier } from '../fleet/notify.js';
 import { sparkline } from './digest.js';
 import { findingChartFromStore, gpuChartReply } from './chart-store.js';
 import { Sampler } from './sampler.js';
@@ -119,17 +123,25 @@ export class WatchRuntime implements WatchService {
   readonly scheduler: DigestScheduler;
   private retentionTimer: NodeJS.Timeout | null = null;
   /** Set by the chat adapters; digests are dropped (logged) until one is. */
-  post: PostDigest = async () => {};
+  post: PostMessage = async () => {};
 
-  setPoster(post: PostDigest): void {
+  setPoster(post: PostMessage): void {
     this.post = post;
+    this.notify.setPoster(post);
   }
   private options: Partial<DetectorOptions>;
   private source: FindingsSource;
+  /** `/gpu notify` subscriptions, checked after every sampler round. */
+  readonly notify: Notifier;
 
-  constructor(readonly store: WatchStore, private hosts: HostsService | undefined, private rules: RuleBase | undefined, private cfg: WatchRuntimeConfig, onError: (e: unknown) => void = () => {}) {
+  constructor(
+    readonly store: WatchStore, private hosts: HostsService | undefined, private rules: RuleBase | undefined, private cfg: WatchRuntimeConfig, onError: (e: unknown) => void = () => {},
+    fit: FitConfig = { ...DEFAULT_FIT_SETTINGS, maxNotifyPerUser: 3 },
+  ) {
     this.options = { minSlopeMiBPerHour: cfg.min_slope_mib_per_hour, sampleIntervalSec: cfg.sample_interval_s };
     this.sampler = hosts ? new Sampler(hosts, store, cfg.sample_interval_s, onError) : null;
+    this.notify = new Notifier(store, fit, hosts, (now) => this.gpuGrowth(now), onError);
+    if (this.sampler) this.sampler.afterRound = (status, now) => this.notify.afterRound(status, now);
     // Digests read the store in a worker thread: seconds of work at 1000 hosts never delay a chat reply.
     this.source = offThread(store);
     const charts = (d: DigestConfig, now: number) => findingChartFromStore(store, { timeZone: d.timezone, sampleIntervalSec: cfg.sample_interval_s }, now);
@@ -155,6 +167,27 @@ export class WatchRuntime implements WatchService {
     const { findings, watched } = await this.source(this.options, now);
     const chartOf = findingChartFromStore(this.store, { timeZone: this.timeZoneFor(), sampleIntervalSec: this.cfg.sample_interval_s }, now);
     return digestReply(findings, watched, this.rules, undefined, chartOf);
+  }
+
+  private growthCache: { at: number; value: Promise<GpuGrowth[]> } | null = null;
+
+  /**
+   * Growth rates of growing GPU processes (leak and rank-0 findings), for `/gpu fit` and the notify check.
+   * Computed off-thread like a digest, at most once per summary window (10 min): trends move slower.
+   */
+  gpuGrowth(now = Date.now()): Promise<GpuGrowth[]> {
+    if (this.growthCache && now - this.growthCache.at >= 0 && now - this.growthCache.at < 10 * 60_000) return this.growthCache.value;
+    const value = this.source(this.options, now).then(({ findings }) =>
+      findings
+        .filter((f) => (f.kind === 'leak' || f.kind === 'rank0_growth') && f.gpu !== undefined && f.slopeMiBPerHour > 0)
+        .map((f) => ({ host: f.host, gpu: f.gpu!, mibPerHour: f.slopeMiBPerHour, ...(f.pid !== undefined ? { pid: f.pid } : {}), ...(f.user ? { user: f.user } : {}) })),
+    );
+    this.growthCache = { at: now, value };
+    // A failed computation is not kept: the next ask tries again.
+    value.catch(() => {
+      if (this.growthCache?.value === value) this.growthCache = null;
+    });
+    return value;
   }
 
   /** `/gpu chart HOST [GPU] [hours]`: one GPU's recent memory as a PNG, in the channel's time zone. */

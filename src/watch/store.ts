@@ -51,6 +51,39 @@ CREATE TABLE IF NOT EXISTS digest_reported (
 ) WITHOUT ROWID;
 `;
 
+/**
+ * `/gpu notify` subscriptions (src/fleet/notify.ts): open until the one message is sent (a fit appeared,
+ * or it expired) or its owner cancels it. The state changes from 'open' exactly once (an UPDATE guarded
+ * by state = 'open'), so a message is never sent twice, across restarts too. Created, or migrated when
+ * SUBSCRIPTIONS_VERSION in watch_meta differs, like wsum.
+ */
+const SUBSCRIPTIONS_VERSION = 1;
+const SUBSCRIPTIONS_DDL = `CREATE TABLE IF NOT EXISTS notify_subscriptions (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  platform TEXT NOT NULL, user_id TEXT NOT NULL,
+  size_mib INTEGER NOT NULL, size TEXT NOT NULL, count INTEGER NOT NULL, shared INTEGER NOT NULL,
+  created_ms INTEGER NOT NULL, expires_ms INTEGER NOT NULL,
+  state TEXT NOT NULL DEFAULT 'open', closed_ms INTEGER, note TEXT
+);
+CREATE INDEX IF NOT EXISTS notify_subscriptions_open ON notify_subscriptions (state, platform, user_id);`;
+
+export type SubscriptionState = 'open' | 'notified' | 'expired' | 'cancelled';
+
+export interface SubscriptionRow {
+  id: number;
+  platform: string;
+  userId: string;
+  sizeMiB: number;
+  size: string;
+  count: number;
+  shared: boolean;
+  createdMs: number;
+  expiresMs: number;
+  state: SubscriptionState;
+  closedMs: number | null;
+  note: string | null;
+}
+
 const sec = (ts: string | number): number => Math.floor((typeof ts === 'number' ? ts : Date.parse(ts)) / 1000);
 const MiB = 1024 * 1024;
 /** How far (s) two polls' estimates of one process's start may differ: see canonicalStart. */
@@ -190,6 +223,7 @@ export class WatchStore {
         this.db.prepare("INSERT OR REPLACE INTO watch_meta VALUES ('wsum_version', ?)").run(WSUM_VERSION);
       })();
     }
+    this.migrateSubscriptions();
     this.upsertWsum = this.db.prepare(UPSERT_WSUM);
     this.nearStart = this.db
       .prepare('SELECT start FROM procs WHERE host_id = ? AND pid = ? AND start BETWEEN ? AND ? ORDER BY abs(start - ?) LIMIT 1')
@@ -638,7 +672,75 @@ export class WatchStore {
     })();
   }
 
+  // ---- notify subscriptions ----
+
+  private migrateSubscriptions(): void {
+    const v = (this.db.prepare("SELECT value FROM watch_meta WHERE key = 'subscriptions_version'").get() as { value: number } | undefined)?.value;
+    if (v === SUBSCRIPTIONS_VERSION) return;
+    this.db.transaction(() => {
+      this.db.exec(SUBSCRIPTIONS_DDL);
+      this.db.prepare("INSERT OR REPLACE INTO watch_meta VALUES ('subscriptions_version', ?)").run(SUBSCRIPTIONS_VERSION);
+    })();
+  }
+
+  addSubscription(s: Omit<SubscriptionRow, 'id' | 'state' | 'closedMs' | 'note'>): SubscriptionRow {
+    const r = this.db
+      .prepare('INSERT INTO notify_subscriptions (platform, user_id, size_mib, size, count, shared, created_ms, expires_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?)')
+      .run(s.platform, s.userId, s.sizeMiB, s.size, s.count, s.shared ? 1 : 0, s.createdMs, s.expiresMs);
+    return { ...s, id: Number(r.lastInsertRowid), state: 'open', closedMs: null, note: null };
+  }
+
+  /** Open subscriptions, oldest first: all of them, or one user's. */
+  openSubscriptions(owner?: { platform: string; userId: string }): SubscriptionRow[] {
+    const rows = (
+      owner
+        ? this.db.prepare("SELECT * FROM notify_subscriptions WHERE state = 'open' AND platform = ? AND user_id = ? ORDER BY id").all(owner.platform, owner.userId)
+        : this.db.prepare("SELECT * FROM notify_subscriptions WHERE state = 'open' ORDER BY id").all()
+    ) as Record<string, unknown>[];
+    return rows.map(subscriptionRow);
+  }
+
+  subscription(id: number): SubscriptionRow | null {
+    const r = this.db.prepare('SELECT * FROM notify_subscriptions WHERE id = ?').get(id) as Record<string, unknown> | undefined;
+    return r ? subscriptionRow(r) : null;
+  }
+
+  /**
+   * Closes an open subscription (only its owner's, when `owner` is given). True when this call closed
+   * it: the one caller that may then send its message.
+   */
+  closeSubscription(id: number, state: Exclude<SubscriptionState, 'open'>, nowMs: number, note: string | null = null, owner?: { platform: string; userId: string }): boolean {
+    const r = owner
+      ? this.db
+          .prepare("UPDATE notify_subscriptions SET state = ?, closed_ms = ?, note = ? WHERE id = ? AND state = 'open' AND platform = ? AND user_id = ?")
+          .run(state, nowMs, note, id, owner.platform, owner.userId)
+      : this.db.prepare("UPDATE notify_subscriptions SET state = ?, closed_ms = ?, note = ? WHERE id = ? AND state = 'open'").run(state, nowMs, note, id);
+    return r.changes === 1;
+  }
+
+  /** A note on a closed subscription (why its message could not be sent). */
+  noteSubscription(id: number, note: string): void {
+    this.db.prepare('UPDATE notify_subscriptions SET note = ? WHERE id = ?').run(note.slice(0, 500), id);
+  }
+
   close(): void {
     this.db.close();
   }
+}
+
+function subscriptionRow(r: Record<string, unknown>): SubscriptionRow {
+  return {
+    id: r.id as number,
+    platform: r.platform as string,
+    userId: r.user_id as string,
+    sizeMiB: r.size_mib as number,
+    size: r.size as string,
+    count: r.count as number,
+    shared: r.shared === 1,
+    createdMs: r.created_ms as number,
+    expiresMs: r.expires_ms as number,
+    state: r.state as SubscriptionState,
+    closedMs: (r.closed_ms as number | null) ?? null,
+    note: (r.note as string | null) ?? null,
+  };
 }

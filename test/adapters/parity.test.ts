@@ -158,6 +158,9 @@ const SAMPLES: Record<string, string> = {
   fingerprint: 'SHA256:' + 'A'.repeat(42) + 'Q',
   gpu: '0',
   hours: '6',
+  size: '40G',
+  count: '2',
+  id: '1',
   text: 'RuntimeError: CUDA out of memory. Tried to allocate 20.00 MiB',
 };
 function sample(o: Opt): string | number | boolean {

@@ -43,6 +43,8 @@ export interface DiscordAdapter {
   stop(): Promise<void>;
   /** Posts a reply to a channel on the bot's own initiative (scheduled leak digests). */
   postToChannel(channelId: string, reply: Reply): Promise<void>;
+  /** Sends a direct message to a user (`/gpu notify`). */
+  postToUser(userId: string, reply: Reply): Promise<void>;
 }
 
 /** Commands answered within QUICK_BUDGET_MS without a deferral (no host is asked). */
@@ -313,6 +315,10 @@ export function createDiscordAdapter(o: DiscordAdapterOptions): DiscordAdapter {
       const channel = await client.channels.fetch(channelId);
       if (!channel || !channel.isSendable()) throw new Error(`cannot post to Discord channel ${channelId}`);
       await channel.send(payload(reply));
+    },
+    async postToUser(userId, reply) {
+      const user = await client.users.fetch(userId);
+      await user.send(payload(reply));
     },
     async stop() {
       await inflight.drain();

@@ -1,0 +1,63 @@
+// /gpu fit SIZE [count] [hours] [--shared]: where a job needing SIZE of GPU memory per GPU fits now, best
+// first, with the line to start it; when nothing fits, what is closest and who holds it. Reads the same
+// live status as /gpu status (read-only, the service's timeouts) and the leak watch's growth rates.
+import { z } from 'zod';
+import { defineCommand } from '../src/core/command.js';
+import { textReply } from '../src/core/reply.js';
+import { MAX_COUNT, MAX_HOURS, parseSize } from '../src/fleet/args.js';
+import { DEFAULT_FIT_SETTINGS, rankFits, sshHint, type GpuGrowth } from '../src/fleet/fit.js';
+import { ownUsersOf } from '../src/fleet/notify.js';
+import { fitReply } from '../src/fleet/render.js';
+
+/** The growth rates are extra: the answer never waits longer than this for them. */
+const GROWTH_TIMEOUT_MS = 10_000;
+
+export default defineCommand({
+  name: 'fit',
+  summary: 'Where a job needing SIZE of GPU memory fits now (count GPUs on one host, for hours), with the line to start it',
+  usage: 'fit SIZE [count] [hours] [--shared]',
+  options: z
+    .object({
+      _: z.tuple([
+        z.string().max(32).superRefine((s, ctx) => {
+          const r = parseSize(s);
+          if ('error' in r) ctx.addIssue({ code: 'custom', message: r.error });
+        }),
+        z.coerce.number().int(`count: a whole number of GPUs, 1-${MAX_COUNT}`).min(1, `count: 1-${MAX_COUNT} GPUs on one host`).max(MAX_COUNT, `count: 1-${MAX_COUNT} GPUs on one host`).optional(),
+        z.coerce.number().min(1, `hours: 1-${MAX_HOURS}`).max(MAX_HOURS, `hours: 1-${MAX_HOURS} (a week)`).optional(),
+      ]),
+      shared: z.boolean().optional(),
+    })
+    .passthrough(),
+  async run({ _: [size, count, hours], shared }, ctx) {
+    const hosts = ctx.services.hosts;
+    if (!hosts) return textReply('No hosts service', 'Host commands are not configured.', 'error');
+    const parsed = parseSize(size);
+    if ('error' in parsed) return textReply(`Usage: /gpu fit SIZE [count] [hours]`, parsed.error, 'warning');
+    const settings = ctx.services.fit ?? { ...DEFAULT_FIT_SETTINGS, maxNotifyPerUser: 3 };
+    const [status, list, growth] = await Promise.all([hosts.status([]), hosts.list(), growthWithin(ctx.services.watch?.gpuGrowth?.())]);
+    const targets = new Map(list.map((h) => [h.name, sshHint(h.target)]));
+    const result = rankFits(
+      status,
+      { sizeMiB: parsed.mib, count: count ?? 1, hours: hours ?? 1, shared: shared === true, ownUsers: ownUsersOf(ctx.platform, ctx.userId) },
+      settings,
+      growth ?? [],
+      (h) => targets.get(h) ?? null,
+    );
+    const reply = fitReply(result, size);
+    if (growth === null && ctx.services.watch) reply.footer = `${reply.footer ?? ''} The leak watch's growth rates did not come within ${GROWTH_TIMEOUT_MS / 1000} s and are not counted.`.trim();
+    return reply;
+  },
+});
+
+/** The growth rates, or null when they fail or take longer than GROWTH_TIMEOUT_MS. */
+async function growthWithin(p: Promise<GpuGrowth[]> | undefined): Promise<GpuGrowth[] | null> {
+  if (!p) return [];
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<null>((resolve) => (timer = setTimeout(() => resolve(null), GROWTH_TIMEOUT_MS)));
+  try {
+    return await Promise.race([p.catch(() => null), late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

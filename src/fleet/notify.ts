@@ -1,0 +1,135 @@
+// `/gpu notify`: subscriptions kept in the watch store, checked after every sampler round against the
+// same ranking as `/gpu fit`. Each subscription sends exactly one direct message, when a fit appears
+// (with the line to start it) or when it expires, and is closed by that; closing comes before sending,
+// guarded in SQL, so a restart or an overlapping check never sends a second one.
+import type { Reply } from '../core/reply.js';
+import type { FitConfig, HostStatusResult, HostsService, NotifyService, NotifySubscription, PostTarget } from '../core/services.js';
+import type { SubscriptionRow, WatchStore } from '../watch/store.js';
+import { formatMiB, MAX_HOURS } from './args.js';
+import { rankFits, sshHint, type FitResult, type GpuGrowth } from './fit.js';
+import { holdersText, requestText, startLines } from './render.js';
+
+const HOUR = 3_600_000;
+
+export type DirectPoster = (target: PostTarget, reply: Reply) => Promise<void>;
+
+/** The asker's own processes never make a GPU "someone else's": known only where the chat user is the unix user. */
+export function ownUsersOf(platform: string, userId: string): string[] {
+  return platform === 'console' || platform === 'cli' ? [userId] : [];
+}
+
+const view = (r: SubscriptionRow): NotifySubscription => ({ id: r.id, sizeMiB: r.sizeMiB, size: r.size, count: r.count, shared: r.shared, createdMs: r.createdMs, expiresMs: r.expiresMs });
+
+export class Notifier implements NotifyService {
+  private post: DirectPoster | null = null;
+
+  constructor(
+    private store: WatchStore,
+    private settings: FitConfig,
+    private hosts: HostsService | undefined,
+    /** The leak watch's growth rates; a failure counts as none known. */
+    private growth: (now: number) => Promise<GpuGrowth[]>,
+    private onError: (e: unknown) => void = () => {},
+  ) {}
+
+  /** Set once a chat adapter (or the console) can deliver; until then rounds check nothing, so no message is lost. */
+  setPoster(post: DirectPoster): void {
+    this.post = post;
+  }
+
+  async subscribe(
+    req: { platform: string; userId: string; sizeMiB: number; size: string; count: number; shared: boolean; hours: number },
+    now = Date.now(),
+  ): Promise<{ ok: true; subscription: NotifySubscription } | { ok: false; reason: string; open: NotifySubscription[] }> {
+    const owner = { platform: req.platform, userId: req.userId };
+    const open = this.store.openSubscriptions(owner);
+    if (open.length >= this.settings.maxNotifyPerUser)
+      return { ok: false, reason: `you already have ${open.length} open (at most ${this.settings.maxNotifyPerUser}): cancel one with \`/gpu notify cancel ID\``, open: open.map(view) };
+    const hours = Math.min(Math.max(req.hours, 1), MAX_HOURS);
+    const row = this.store.addSubscription({ ...owner, sizeMiB: req.sizeMiB, size: req.size, count: req.count, shared: req.shared, createdMs: now, expiresMs: now + hours * HOUR });
+    return { ok: true, subscription: view(row) };
+  }
+
+  async list(platform: string, userId: string): Promise<NotifySubscription[]> {
+    return this.store.openSubscriptions({ platform, userId }).map(view);
+  }
+
+  async cancel(platform: string, userId: string, id: number): Promise<boolean> {
+    return this.store.closeSubscription(id, 'cancelled', Date.now(), null, { platform, userId });
+  }
+
+  /**
+   * After a sampler round: every open subscription against this round's readings. Returns the ids that
+   * got their fit message and those that expired.
+   */
+  async afterRound(status: readonly HostStatusResult[], now = Date.now()): Promise<{ notified: number[]; expired: number[] }> {
+    const done = { notified: [] as number[], expired: [] as number[] };
+    const post = this.post;
+    if (!post) return done;
+    const open = this.store.openSubscriptions();
+    if (!open.length) return done;
+    const growth = await this.growth(now).catch((e: unknown) => {
+      this.onError(e);
+      return [] as GpuGrowth[];
+    });
+    const targets = new Map((await this.hosts?.list().catch(() => []) ?? []).map((h) => [h.name, sshHint(h.target)]));
+    const sshOf = (host: string) => targets.get(host) ?? null;
+    for (const s of open) {
+      const result = rankFits(status, { sizeMiB: s.sizeMiB, count: s.count, hours: 1, shared: s.shared, ownUsers: ownUsersOf(s.platform, s.userId) }, this.settings, growth, sshOf);
+      const best = result.fits[0];
+      if (best) {
+        // Closed first: a crash or a failed send after this never leads to a second message.
+        if (!this.store.closeSubscription(s.id, 'notified', now, `${best.host} ${best.env}`)) continue;
+        done.notified.push(s.id);
+        await this.send(post, s, fitMessage(s, result));
+      } else if (now >= s.expiresMs) {
+        if (!this.store.closeSubscription(s.id, 'expired', now)) continue;
+        done.expired.push(s.id);
+        await this.send(post, s, expiredMessage(s, result));
+      }
+    }
+    return done;
+  }
+
+  private async send(post: DirectPoster, s: SubscriptionRow, reply: Reply): Promise<void> {
+    const platform = s.platform === 'slack' || s.platform === 'discord' ? s.platform : 'console';
+    try {
+      await post({ platform, channel: s.userId, name: `notify #${s.id}`, kind: 'dm' }, reply);
+    } catch (e) {
+      this.store.noteSubscription(s.id, `message not sent: ${(e as Error).message ?? String(e)}`);
+      this.onError(e);
+    }
+  }
+}
+
+function fitMessage(s: SubscriptionRow, result: FitResult): Reply {
+  const best = result.fits[0];
+  const gpus = best.gpus.map((g) => `GPU ${g.index}: ${formatMiB(g.usableMiB)} usable of ${formatMiB(g.totalMiB)}${g.holders.length ? `, shared with ${holdersText(g.holders)}` : ''}`).join('\n');
+  return {
+    title: `${requestText(result.request, s.size)} fits now on ${best.host} GPU ${best.gpus.map((g) => g.index).join(',')}`,
+    severity: 'ok',
+    sections: [
+      { heading: 'Start with', code: startLines(best) },
+      { text: gpus },
+      ...(result.fits.length > 1 ? [{ text: `${result.fits.length - 1} other place(s) fit too: \`/gpu fit ${s.size}${s.count > 1 ? ` ${s.count}` : ''}\` lists them.` }] : []),
+    ],
+    footer: `Your /gpu notify #${s.id} is done (one message per subscription). Nothing is reserved: someone may take it first.`,
+  };
+}
+
+function expiredMessage(s: SubscriptionRow, result: FitResult): Reply {
+  const c = result.closest;
+  const hours = Math.round((s.expiresMs - s.createdMs) / HOUR);
+  return {
+    title: `${requestText(result.request, s.size)} did not fit within ${hours} h`,
+    severity: 'info',
+    sections: [
+      {
+        text: c
+          ? `Closest now: ${c.host} GPU ${c.gpus.map((g) => g.index).join(',')}, ${formatMiB(Math.max(0, c.minUsableMiB))} usable; held by ${holdersText(c.gpus.flatMap((g) => g.holders))}.`
+          : 'No host answered with its GPU memory in the last round.',
+      },
+    ],
+    footer: `Your /gpu notify #${s.id} has expired. \`/gpu notify ${s.size}${s.count > 1 ? ` ${s.count}` : ''}\` starts a new one.`,
+  };
+}
