@@ -59,8 +59,9 @@ export class Sampler {
     void this.tick();
   }
 
-  async tick(now = Date.now()): Promise<void> {
-    if (this.running) return;
+  /** One round, unless one is still running: false then (nothing was done). */
+  async tick(now = Date.now()): Promise<boolean> {
+    if (this.running) return false;
     this.running = true;
     try {
       const round = await sampleOnce(this.hosts, this.store, now);
@@ -70,6 +71,7 @@ export class Sampler {
     } finally {
       this.running = false;
     }
+    return true;
   }
 
   stop(): void {

@@ -106,6 +106,10 @@ export class FakeDiscord {
       const startThread = /^\/channels\/(\d+)\/messages\/(\d+)\/threads$/.exec(path);
       if (startThread && req.method === 'POST') return json(201, this.thread(startThread[1], startThread[2], body));
       if (/\/webhooks\/\d+\/[^/]+\/messages\/(@|%40)original/.test(path) || /\/channels\/\d+\/messages$/.test(path) || /\/webhooks\/\d+\/[^/]+$/.test(path)) return json(200, this.message(body, /\/channels\/(\d+)\//.exec(path)?.[1]));
+      // A direct message: the user, then the DM channel with them (POST /users/@me/channels), then its messages.
+      const user = /^\/users\/(\d+)$/.exec(path);
+      if (user && req.method === 'GET') return json(200, { id: user[1], username: `user${user[1].slice(-4)}`, discriminator: '0', global_name: null, avatar: null });
+      if (path === '/users/@me/channels' && req.method === 'POST') return json(200, { id: DM_CHANNEL_ID, type: 1, last_message_id: null, recipients: [{ id: body?.recipient_id, username: 'user', discriminator: '0', global_name: null, avatar: null }] });
       if (/\/applications\/\d+\/(guilds\/\d+\/)?commands/.test(path)) return json(200, Array.isArray(body) ? body.map((c: any, i: number) => ({ ...c, id: String(i + 1), application_id: APP_ID, version: '1' })) : []);
       json(404, { message: 'Unknown', code: 0 });
     });
