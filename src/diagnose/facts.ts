@@ -42,6 +42,8 @@ export interface Facts {
   inference?: boolean;
   /** The batch is the tool's default, not read from the log (its name, for the reply). */
   batchDefaultOf?: string;
+  /** The batch was read from the failing tensor's leading dimension (TensorFlow's shape[...]). */
+  batchFromShape?: string;
   /** How the tool's command line takes a batch it does not state (tools.yaml batch_arg). */
   batchArg?: string;
   batchFlag?: string;

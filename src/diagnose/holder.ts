@@ -111,5 +111,9 @@ export function whoHoldsMemory(f: Facts): HolderVerdict | undefined {
   if (tried !== undefined && f.freeMiB !== undefined) {
     return { holder: 'activations', why: `${MiB(f.freeMiB)} free < the ${MiB(tried)} request` };
   }
+  // TensorFlow named the tensor: 3+ dimensions led by the batch are an activation of this step.
+  if (f.batchFromShape !== undefined) {
+    return { holder: 'activations', why: `TensorFlow could not allocate the activation tensor ${f.batchFromShape}; its leading dimension ${f.batch} is the batch, so the step's activations fill the card` };
+  }
   return undefined;
 }

@@ -63,7 +63,10 @@ export function diagnosisReply(result: DiagnoseResult, input?: Pick<LogInput, 'n
   const sections: ReplySection[] = [];
   const fields = FACT_LABELS.filter(([k]) => (best.facts as Record<string, unknown>)[k] !== undefined).map(([k, label, fmt]) => ({
     label,
-    value: fmt((best.facts as Record<string, unknown>)[k]) + (k === 'batch' && best.facts.batchDefaultOf ? ` (${best.facts.batchDefaultOf}'s default; the log does not state it)` : ''),
+    value:
+      fmt((best.facts as Record<string, unknown>)[k]) +
+      (k === 'batch' && best.facts.batchDefaultOf ? ` (${best.facts.batchDefaultOf}'s default; the log does not state it)` : '') +
+      (k === 'batch' && best.facts.batchFromShape ? ` (read from the failing tensor's ${best.facts.batchFromShape})` : ''),
   }));
   const series = best.facts.memorySeriesMiB;
   if (series && series.length >= 2 && best.facts.memoryShape) {

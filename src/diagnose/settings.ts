@@ -73,6 +73,16 @@ export function extractSettings(fullText: string, options: { commandLine?: boole
   if (commandLine) facts.commandLine = commandLine;
   // Prose states it without "=" ("batch size 16", "batch_size 1", "batch size为2"): only when no key does.
   facts.batch = int(PATTERNS.batch) ?? int(PROSE_BATCH);
+  // TensorFlow names the tensor it could not allocate; for an activation (3+ dimensions: NHWC, NTC) the
+  // leading dimension is the batch. A 2-D tensor is a weight or its optimizer slot, not a batch.
+  if (facts.batch === undefined) {
+    let shape: RegExpExecArray | null = null;
+    for (const m of text.matchAll(/OOM when allocating tensor with shape\[(\d{1,6})((?:, ?\d{1,7}){2,6})\]/g)) shape = m;
+    if (shape && Number(shape[1]) >= 1 && Number(shape[1]) <= 4096) {
+      facts.batch = Number(shape[1]);
+      facts.batchFromShape = `shape[${shape[1]}${shape[2]}]`;
+    }
+  }
   facts.workers = int(PATTERNS.workers);
   facts.imgsz = int(PATTERNS.imgsz);
   facts.epochs = int(PATTERNS.epochs);

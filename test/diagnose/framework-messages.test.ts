@@ -22,6 +22,15 @@ describe('other frameworks\' OOM messages', () => {
     expect(d.category).toBe('cuda_oom');
     expect(d.facts.gpuIndex).toBe(0);
     expect(d.fixes[0].summary).toMatch(/model\.fit/);
+    // The tensor that did not fit, shape[500,17,17,4032], is an activation led by the batch: 500 -> 250.
+    expect(d.facts).toMatchObject({ batch: 500, batchFromShape: 'shape[500,17,17,4032]', holder: 'activations' });
+    expect(d.fixes[0].summary).toMatch(/: 500 \(the leading dimension of the tensor that did not fit, shape\[500,17,17,4032\]\) -> 250\b/);
+  });
+
+  it('a 2-D tensor (a weight or its Adam slot, shape[123008,500]) is not read as a batch', async () => {
+    const { stdout } = await run(process.execPath, [BIN, 'diagnose', '--json', resolve(import.meta.dirname, '../eval-extra/010-cuda_oom.log')], { maxBuffer: 16 << 20 });
+    const d = JSON.parse(stdout).diagnoses[0];
+    expect(d.facts.batchFromShape).toBeUndefined();
   });
 
   it('PaddlePaddle: the request, the allocated and the available memory are read from its six-decimal figures', async () => {

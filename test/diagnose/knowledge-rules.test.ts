@@ -28,13 +28,16 @@ function expectFixesFollowFromFacts(d: Diagnosis): void {
       expect(Number.isInteger(c[key]), `${key}=${String(c[key])} is a whole number`).toBe(true);
       expect(c[key] as number).toBeGreaterThanOrEqual(key === 'workers' ? 0 : 1);
     }
-    if (fix.kind === 'reduce_batch') {
+    // At batch 1 there is nothing to halve: the fix says so and changes nothing.
+    if (fix.kind === 'reduce_batch' && c.batch === undefined) expect(fix.summary).toMatch(/^The batch is already 1/);
+    if (fix.kind === 'reduce_batch' && c.batch !== undefined) {
       expect(c.batch as number).toBeLessThanOrEqual(Math.floor(facts.batch! / 2));
       // The effective batch is kept: new batch x accumulation covers the old one, without a spare step.
       const before = facts.batch! * (facts.accumulate ?? 1);
       expect((c.batch as number) * (c.accumulate as number)).toBeGreaterThanOrEqual(before);
       expect((c.batch as number) * ((c.accumulate as number) - 1)).toBeLessThan(before);
-      expect(fix.summary).toContain(`${facts.batch}${facts.batchDefaultOf ? ` (${facts.batchDefaultOf}'s default)` : ''} -> ${c.batch}`);
+      const stated = facts.batchDefaultOf ? ` (${facts.batchDefaultOf}'s default)` : facts.batchFromShape ? ` (the leading dimension of the tensor that did not fit, ${facts.batchFromShape})` : '';
+      expect(fix.summary).toContain(`${facts.batch}${stated} -> ${c.batch}`);
     }
     if (fix.kind === 'reduce_workers' && c.workers !== undefined) {
       if (facts.workers !== undefined) expect(c.workers as number).toBeLessThan(facts.workers);

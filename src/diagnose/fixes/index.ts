@@ -41,8 +41,14 @@ const MAKERS: Record<FixKind, Maker> = {
     const next = smallerBatch(batch, facts);
     const accumulate = accumulationFor(batch, next, facts.accumulate ?? 1);
     const keep = accumulate > 1 ? ` and accumulate ${accumulate} steps to keep the effective batch of ${batch * (facts.accumulate ?? 1)}` : '';
-    const stated = facts.batchDefaultOf ? ` (${facts.batchDefaultOf}'s default)` : '';
-    return { summary: `Reduce the batch: ${batch}${stated} -> ${next}${keep}`, changes: { batch: next, accumulate } };
+    const stated = facts.batchDefaultOf
+      ? ` (${facts.batchDefaultOf}'s default)`
+      : facts.batchFromShape
+        ? ` (the leading dimension of the tensor that did not fit, ${facts.batchFromShape})`
+        : '';
+    // Read from a tensor, not a setting: say where the tool sets it.
+    const where = facts.batchFromShape && facts.tool && facts.batchFlag ? ` (${facts.batchFlag})` : '';
+    return { summary: `Reduce the batch${where}: ${batch}${stated} -> ${next}${keep}`, changes: { batch: next, accumulate } };
   },
   fixed_autobatch: ({ facts }) => {
     if (facts.batch !== -1 && facts.autobatch === undefined) return null;
