@@ -48,8 +48,10 @@ export function fitReply(result: FitResult, size: string): Reply {
     if (result.fits.length > MAX_ROWS) sections.push({ text: `and ${result.fits.length - MAX_ROWS} more` });
   } else {
     const c = result.closest;
+    // Short of memory, or enough memory on GPUs someone else uses (then it is theirs to ask, or --shared).
+    const why = c && c.minUsableMiB >= r.sizeMiB ? "enough memory, but someone else's process runs there" : c ? `${formatMiB(r.sizeMiB - c.minUsableMiB)} short` : '';
     const text = c
-      ? `Closest: ${c.host} GPU ${c.gpus.map((g) => g.index).join(',')}, ${formatMiB(Math.max(0, c.minUsableMiB))} usable, ${formatMiB(r.sizeMiB - c.minUsableMiB)} short.\n` +
+      ? `Closest: ${c.host} GPU ${c.gpus.map((g) => g.index).join(',')}, ${formatMiB(Math.max(0, c.minUsableMiB))} usable, ${why}.\n` +
         c.gpus.map((g) => `${gpuLine(g, r.hours)}; held by ${holdersText(g.holders)}`).join('\n')
       : r.count > 1
         ? `No host answered with ${r.count} GPUs whose memory it reports.`

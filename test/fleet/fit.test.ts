@@ -63,6 +63,8 @@ describe('fit ranking', () => {
     expect(three.fits).toEqual([]);
     expect(three.closest?.host).toBe('gpu-a');
     expect(three.closest?.gpus.map((g) => g.index)).toEqual([3, 5, 7]);
+    // Its GPU 7 has the room; what keeps it out is someone else's process, and the reply says so.
+    expect(renderText(fitReply(three, '40G'))).toContain("Closest: gpu-a GPU 3,5,7, 51.1 GiB usable, enough memory, but someone else's process runs there.");
     // With sharing, gpu-a's third GPU is the one with the most room (7), gpu-b's set ranks after.
     const threeShared = rankFits([two, other], req({ count: 3, shared: true }), settings);
     expect(threeShared.fits.map((c) => [c.host, c.env])).toEqual([['gpu-a', 'CUDA_VISIBLE_DEVICES=3,5,7'], ['gpu-b', 'CUDA_VISIBLE_DEVICES=0,1,7']]);
