@@ -37,25 +37,26 @@ export class Notifier implements NotifyService {
     this.post = post;
   }
 
-  async subscribe(
+  // SQLite answers synchronously; the service interface is async for stores that do not.
+  subscribe(
     req: { platform: string; userId: string; sizeMiB: number; size: string; count: number; shared: boolean; hours: number },
     now = Date.now(),
   ): Promise<{ ok: true; subscription: NotifySubscription } | { ok: false; reason: string; open: NotifySubscription[] }> {
     const owner = { platform: req.platform, userId: req.userId };
     const open = this.store.openSubscriptions(owner);
     if (open.length >= this.settings.maxNotifyPerUser)
-      return { ok: false, reason: `you already have ${open.length} open (at most ${this.settings.maxNotifyPerUser}): cancel one with \`/gpu notify cancel ID\``, open: open.map(view) };
+      return Promise.resolve({ ok: false, reason: `you already have ${open.length} open (at most ${this.settings.maxNotifyPerUser}): cancel one with \`/gpu notify cancel ID\``, open: open.map(view) });
     const hours = Math.min(Math.max(req.hours, 1), MAX_HOURS);
     const row = this.store.addSubscription({ ...owner, sizeMiB: req.sizeMiB, size: req.size, count: req.count, shared: req.shared, createdMs: now, expiresMs: now + hours * HOUR });
-    return { ok: true, subscription: view(row) };
+    return Promise.resolve({ ok: true, subscription: view(row) });
   }
 
-  async list(platform: string, userId: string): Promise<NotifySubscription[]> {
-    return this.store.openSubscriptions({ platform, userId }).map(view);
+  list(platform: string, userId: string): Promise<NotifySubscription[]> {
+    return Promise.resolve(this.store.openSubscriptions({ platform, userId }).map(view));
   }
 
-  async cancel(platform: string, userId: string, id: number): Promise<boolean> {
-    return this.store.closeSubscription(id, 'cancelled', Date.now(), null, { platform, userId });
+  cancel(platform: string, userId: string, id: number): Promise<boolean> {
+    return Promise.resolve(this.store.closeSubscription(id, 'cancelled', Date.now(), null, { platform, userId }));
   }
 
   /**

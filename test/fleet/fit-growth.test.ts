@@ -22,13 +22,13 @@ const now = Date.now();
 const reading = statusOf('gpu-a', h200After(), now);
 
 const hosts: HostsService = {
-  async status() { return [reading]; },
-  async mem() { return []; },
-  async list() { return [{ name: 'gpu-a', target: 'ml@10.0.0.5:22', origin: 'config' }]; },
-  async add() { throw new Error('not here'); },
-  async remove() { return false; },
-  async test(name) { return { name, ok: false, steps: [] }; },
-  async trust() { throw new Error('not here'); },
+  status: () => Promise.resolve([reading]),
+  mem: () => Promise.resolve([]),
+  list: () => Promise.resolve([{ name: 'gpu-a', target: 'ml@10.0.0.5:22', origin: 'config' as const }]),
+  add: () => Promise.reject(new Error('not here')),
+  remove: () => Promise.resolve(false),
+  test: (name) => Promise.resolve({ name, ok: false, steps: [] }),
+  trust: () => Promise.reject(new Error('not here')),
 };
 
 function creep(): Sample[] {
