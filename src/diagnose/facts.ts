@@ -267,7 +267,7 @@ function isGenerating(log: LogText, oomLine: number): boolean {
 const CODE_LINE_PHASES: [RegExp, NonNullable<Facts['oomPhase']>][] = [
   [/return t\.to\(\s?device, dtype if t\.is_floating_point\(\)|param_applied = fn\(param\)|return t\.cuda\(device\)|lambda t: t\.cuda\(device\)/, 'load'],
   [/\bexp_avg(?:_sq)?\b|\bmax_exp_avg_sq\b|torch\._foreach_(?:mul|add|addcmul|addcdiv|sqrt|lerp)_?\(/, 'optimizer'],
-  [/Variable\._execution_engine\.run_backward\(|_engine_run_backward\(|^\s{0,12}[\w.\[\]]{1,60}\.backward\(/, 'backward'],
+  [/Variable\._execution_engine\.run_backward\(|_engine_run_backward\(|^\s{0,12}[\w.[\]]{1,60}\.backward\(/, 'backward'],
 ];
 
 function codeLinePhase(log: LogText, oomLine: number): Facts['oomPhase'] {

@@ -46,7 +46,7 @@ export async function readLogStream(stream: Readable, maxBytes = MAX_LOG_BYTES):
   let held = 0;
   let total = 0;
   for await (const chunk of stream) {
-    const b = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk);
+    const b: Buffer = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk as string);
     chunks.push(b);
     held += b.length;
     total += b.length;

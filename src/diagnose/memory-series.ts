@@ -101,40 +101,40 @@ export function classifyShape(points: readonly SeriesPoint[]): ShapeVerdict | un
   // Floor: the level the series never goes below again (suffix minimum).
   const floor = new Array<number>(n);
   let run = Infinity;
-  for (let i = n - 1; i >= 0; i--) floor[i] = run = Math.min(run, v[i]!);
-  const rise = floor[n - 1]! - floor[0]!;
-  const base = { firstMiB: v[0]!, lastMiB: v[n - 1]!, minMiB: min, maxMiB: max, riseMiB: rise, points: n };
+  for (let i = n - 1; i >= 0; i--) floor[i] = run = Math.min(run, v[i]);
+  const rise = floor[n - 1] - floor[0];
+  const base = { firstMiB: v[0], lastMiB: v[n - 1], minMiB: min, maxMiB: max, riseMiB: rise, points: n };
   if (max - min <= tol) return { shape: 'flat', ...base };
 
   // Drops: falls of more than the noise below the peak reached so far since the last drop.
   let drops = 0;
-  let peak = v[0]!;
+  let peak = v[0];
   for (let i = 1; i < n; i++) {
-    if (v[i]! < peak - tol) {
+    if (v[i] < peak - tol) {
       drops++;
       peak = v[i]!;
-    } else peak = Math.max(peak, v[i]!);
+    } else peak = Math.max(peak, v[i]);
   }
   // Steps of the floor, and how much of the rise the biggest one is.
   let steps = 0;
   let biggest = 0;
   for (let i = 1; i < n; i++) {
-    const s = floor[i]! - floor[i - 1]!;
+    const s = floor[i] - floor[i - 1];
     if (s > 0) {
       steps++;
       biggest = Math.max(biggest, s);
     }
   }
-  if (rise <= tol) return { shape: drops >= 2 ? 'sawtooth' : drops === 0 && v[n - 1]! >= max - tol ? 'step' : 'irregular', ...base };
+  if (rise <= tol) return { shape: drops >= 2 ? 'sawtooth' : drops === 0 && v[n - 1] >= max - tol ? 'step' : 'irregular', ...base };
 
   // Still rising in the last third (a warm-up stops early).
   const lastThird = Math.floor((2 * n) / 3);
-  const lateRise = floor[n - 1]! - floor[Math.min(lastThird, n - 1)]!;
+  const lateRise = floor[n - 1] - floor[Math.min(lastThird, n - 1)];
   const growsAt = whereItRises(points, floor);
   const withWhere = growsAt ? { growsAt } : {};
   // Two or three figures that only rise are all a short paste can show of a creep.
-  const shortAndRising = n <= 3 && v.every((x, i) => i === 0 || x > v[i - 1]!);
-  if (shortAndRising || (steps >= 2 && biggest <= 0.7 * rise && (lateRise > tol || (n <= 4 && v[n - 1]! >= max - tol))))
+  const shortAndRising = n <= 3 && v.every((x, i) => i === 0 || x > v[i - 1]);
+  if (shortAndRising || (steps >= 2 && biggest <= 0.7 * rise && (lateRise > tol || (n <= 4 && v[n - 1] >= max - tol))))
     return { shape: drops >= 2 ? 'sawtooth_rising' : 'growth', ...withWhere, ...base };
   if (biggest > 0.7 * rise) return { shape: 'step', ...withWhere, ...base };
   return { shape: 'warmup', ...base };
@@ -147,8 +147,8 @@ function whereItRises(points: readonly SeriesPoint[], floor: number[]): ShapeVer
   let across = 0;
   let epochs = 1;
   for (let i = 1; i < points.length; i++) {
-    const s = floor[i]! - floor[i - 1]!;
-    if (points[i]!.epoch !== points[i - 1]!.epoch) {
+    const s = floor[i] - floor[i - 1];
+    if (points[i].epoch !== points[i - 1].epoch) {
       epochs++;
       across += s;
     } else inside += s;

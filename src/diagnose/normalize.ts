@@ -10,9 +10,9 @@ const ENTITY = /&(?:gt|lt|amp|quot|nbsp|#39|#x27);/g;
 // `[default0]:`, Ray `(RayTrainWorker pid=123, ip=10.0.0.1)`, markdown quoting `> `.
 // Open MPI's --tag-output "[job,rank]<stderr>:", at line starts and, when ranks interleave, mid-line.
 const MPI_TAG = /\[\d{1,6},\d{1,6}\]<std(?:out|err)>:/g;
-const LINE_PREFIX = /^(?:(?:> ?)+|\[(?:rank|default)\d+\]:\s?|\((?:[A-Za-z_]+ )?pid=\d+(?:, ip=[0-9.]+)?\)\s?|\d{1,3}: (?=\[|Traceback|  File|\w+Error))+/gm;
+const LINE_PREFIX = /^(?:(?:> ?)+|\[(?:rank|default)\d+\]:\s?|\((?:[A-Za-z_]+ )?pid=\d+(?:, ip=[0-9.]+)?\)\s?|\d{1,3}: (?=\[|Traceback| {2}File|\w+Error))+/gm;
 // tqdm redraws with \r and leaves the next message glued to its closing bracket.
-const TQDM_GLUE = /((?:it\/s|s\/it|B\/s)[^\]\n]{0,400}\])(?=[A-Za-z\[])/g;
+const TQDM_GLUE = /((?:it\/s|s\/it|B\/s)[^\]\n]{0,400}\])(?=[A-Za-z[])/g;
 
 // A log flattened onto one line (Discord's text option drops newlines): the boundaries a traceback
 // always has are put back. Each lookahead is bounded, so the pass stays linear.

@@ -13,7 +13,7 @@ export function strayContexts(readings: Readings): Pick<Facts, 'strayContextGpu'
   for (const p of readings.processes) {
     if (p.gpuIndex === null) continue;
     let m = gpusOf.get(p.pid);
-    if (!m) gpusOf.set(p.pid, (m = new Map()));
+    if (!m) gpusOf.set(p.pid, (m = new Map<number, number | null>()));
     m.set(p.gpuIndex, p.memoryMiB);
   }
   // For each GPU: the pids that are on it and on exactly one other GPU where they hold more.

@@ -4,7 +4,8 @@ import type { DiagnoseResult } from './diagnose.js';
 import type { LogInput } from './input.js';
 import { formatMiB } from './fixes/arithmetic.js';
 
-const FACT_LABELS: [string, string, (v: any) => string][] = [
+// Each formatter receives the fact stored under its key (a number or a string, by the Facts type).
+const FACT_LABELS: [string, string, (v: never) => string][] = [
   ['triedAllocMiB', 'Tried to allocate', formatMiB],
   ['totalCapacityMiB', 'GPU capacity', formatMiB],
   ['freeMiB', 'Free on GPU', formatMiB],
@@ -64,13 +65,13 @@ export function diagnosisReply(result: DiagnoseResult, input?: Pick<LogInput, 'n
   const fields = FACT_LABELS.filter(([k]) => (best.facts as Record<string, unknown>)[k] !== undefined).map(([k, label, fmt]) => ({
     label,
     value:
-      fmt((best.facts as Record<string, unknown>)[k]) +
+      fmt((best.facts as Record<string, unknown>)[k] as never) +
       (k === 'batch' && best.facts.batchDefaultOf ? ` (${best.facts.batchDefaultOf}'s default; the log does not state it)` : '') +
       (k === 'batch' && best.facts.batchFromShape ? ` (read from the failing tensor's ${best.facts.batchFromShape})` : ''),
   }));
   const series = best.facts.memorySeriesMiB;
   if (series && series.length >= 2 && best.facts.memoryShape) {
-    fields.push({ label: 'Memory over the run', value: `${formatMiB(series[0]!)} -> ${formatMiB(series[series.length - 1]!)} over ${series.length} readings (${SHAPE_WORDS[best.facts.memoryShape]})` });
+    fields.push({ label: 'Memory over the run', value: `${formatMiB(series[0])} -> ${formatMiB(series[series.length - 1])} over ${series.length} readings (${SHAPE_WORDS[best.facts.memoryShape]})` });
   }
   if (fields.length) sections.push({ heading: 'From the log', fields });
   if (best.facts.holderWhy) sections.push({ heading: 'Who holds the memory', text: `${best.facts.holder ? HOLDER_NAMES[best.facts.holder] ?? best.facts.holder : 'Not stated'}: ${best.facts.holderWhy}` });

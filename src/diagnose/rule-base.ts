@@ -176,5 +176,5 @@ export async function readTools(knowledgeDir = DEFAULT_KNOWLEDGE_DIR, cacheFile?
     if (ids.has(t.id)) throw new RuleLoadError(`${file}: tool id "${t.id}" is used twice`);
     ids.add(t.id);
   }
-  return parsed.data as ToolInfo[];
+  return parsed.data;
 }

@@ -35,7 +35,7 @@ export function compileTools(tools: ToolInfo[], file = 'knowledge/tools.yaml'): 
       try {
         patterns.push({ tool: i, regex: new RE2(source, 'i') });
       } catch (e) {
-        throw new Error(`${file}: ${t.id}: detect.${j}: not a valid re2 pattern: ${(e as Error).message}`);
+        throw new Error(`${file}: ${t.id}: detect.${j}: not a valid re2 pattern: ${(e as Error).message}`, { cause: e });
       }
     }),
   );

@@ -114,7 +114,7 @@ function headerColumns(line: string): Column[] | null | undefined {
   const words = tokens(line);
   if (words.length < 3 || words.length > 7 || line.includes(':') || words.some((w) => w.length > 20 || /\d/.test(w))) return undefined;
   const columns = words.map((w) => HEADER_WORDS[w.toLowerCase()]);
-  return columns.every((c) => c !== undefined) ? (columns as Column[]) : null;
+  return columns.every((c) => c !== undefined) ? (columns) : null;
 }
 
 function toReading(block: Block): HostMemoryReading | null {

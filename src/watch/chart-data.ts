@@ -95,7 +95,7 @@ export function hostRamSeries(samples: Iterable<Sample>, host: string, fromMs = 
   }
   if (!used.length) return null;
   used.sort((a, b) => a[0] - b[0]);
-  return { host, capacityMiB: capacity, used, firstMs: used[0]![0], lastMs: used[used.length - 1]![0] };
+  return { host, capacityMiB: capacity, used, firstMs: used[0][0], lastMs: used[used.length - 1][0] };
 }
 
 /**
@@ -107,15 +107,15 @@ export function hostRamSeries(samples: Iterable<Sample>, host: string, fromMs = 
 export function chartPoints(points: readonly MemoryPoint[], gapMs: number, maxPoints = MAX_POINTS): MemoryPoint[] {
   const withGaps: MemoryPoint[] = [];
   for (let i = 0; i < points.length; i++) {
-    const p = points[i]!;
+    const p = points[i];
     const prev = points[i - 1];
     if (prev && p[0] - prev[0] > gapMs) withGaps.push([(p[0] + prev[0]) / 2, null]);
     withGaps.push(p);
   }
   if (withGaps.length <= maxPoints) return withGaps;
   const buckets = Math.floor(maxPoints / 2);
-  const t0 = withGaps[0]![0];
-  const span = withGaps[withGaps.length - 1]![0] - t0 || 1;
+  const t0 = withGaps[0][0];
+  const span = withGaps[withGaps.length - 1][0] - t0 || 1;
   const out: MemoryPoint[] = [];
   let i = 0;
   for (let b = 0; b < buckets && i < withGaps.length; b++) {
@@ -123,8 +123,8 @@ export function chartPoints(points: readonly MemoryPoint[], gapMs: number, maxPo
     let lo: MemoryPoint | null = null;
     let hi: MemoryPoint | null = null;
     let gap: MemoryPoint | null = null;
-    for (; i < withGaps.length && (withGaps[i]![0] <= end || b === buckets - 1); i++) {
-      const p = withGaps[i]!;
+    for (; i < withGaps.length && (withGaps[i][0] <= end || b === buckets - 1); i++) {
+      const p = withGaps[i];
       if (p[1] === null) gap = p;
       else {
         if (!lo || p[1] < lo[1]!) lo = p;
@@ -138,7 +138,7 @@ export function chartPoints(points: readonly MemoryPoint[], gapMs: number, maxPo
 }
 
 function lastValue(points: readonly MemoryPoint[]): number | undefined {
-  for (let i = points.length - 1; i >= 0; i--) if (points[i]![1] !== null) return points[i]![1]!;
+  for (let i = points.length - 1; i >= 0; i--) if (points[i][1] !== null) return points[i][1]!;
   return undefined;
 }
 
@@ -219,7 +219,7 @@ export function findingChartSpec(f: Finding, data: GpuSeries | HostRamSeries, o:
   const details: string[] = [];
   if (f.hoursToFull !== null) details.push(`full in ${formatHours(f.hoursToFull)} (${clockText(endMs + f.hoursToFull * HOUR, o.timeZone, endMs)})`);
   if (f.pattern) details.push(PATTERN_SHORT[f.pattern]);
-  if (f.detail && !f.pattern) details.push(f.detail.split(';')[0]!);
+  if (f.detail && !f.pattern) details.push(f.detail.split(';')[0]);
   const spec: MemoryChartSpec = {
     title,
     subtitle: details.join(' · ') || undefined,

@@ -96,5 +96,5 @@ export function gpuChartReply(
 function busiest(samples: { gpu: number; gpuUsedMiB: number; ts: string | number }[]): number {
   const latest = new Map<number, number>();
   for (const s of samples) latest.set(s.gpu, s.gpuUsedMiB);
-  return [...latest].sort((a, b) => b[1] - a[1] || a[0] - b[0])[0]![0];
+  return [...latest].sort((a, b) => b[1] - a[1] || a[0] - b[0])[0][0];
 }

@@ -191,7 +191,7 @@ export function chartOption(spec: MemoryChartSpec): echarts.EChartsOption {
     },
   });
   spec.processes.forEach((p, i) => {
-    const color = palette[i % palette.length]!;
+    const color = palette[i % palette.length];
     colorOf.set(p.name, color);
     series.push({
       type: 'line',

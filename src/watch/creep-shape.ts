@@ -32,7 +32,7 @@ export function creepPattern(
   const f = floorEnvelope(w, processStartMs, o);
   if (f) {
     let releases = 0;
-    for (let i = 0; i < f.E.length; i++) if (w.hi[f.from + i]! - f.E[i]! > releaseMiB(levelMiB)) releases++;
+    for (let i = 0; i < f.E.length; i++) if (w.hi[f.from + i] - f.E[i] > releaseMiB(levelMiB)) releases++;
     if (releases >= 2) return 'despite_empty_cache';
   }
   if (g.steps > 0 && g.steps <= MAX_PHASE_STEPS && g.riseMiB / g.steps >= phaseStepMiB(levelMiB)) return 'validation_steps';

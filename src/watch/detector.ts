@@ -188,7 +188,7 @@ function hostRamFinding(hs: HostSeries, o: DetectorOptions, loaders: ProcessSeri
     series: downsampleMax(used.map(Math.round)),
     rule: WATCH_RULES.host_ram,
     severity: pressure ? Math.max(90, urgency(hoursToFull)) : urgency(hoursToFull),
-    user: loaders.length === 1 ? loaders[0]!.user : undefined,
+    user: loaders.length === 1 ? loaders[0].user : undefined,
     detail: `${((100 * hs.availableMiB) / total).toFixed(1)}% RAM available${creep ? `, used rising ${Math.round(slope)} MiB/h` : ''}; DataLoader jobs: ${jobs}`,
   };
 }

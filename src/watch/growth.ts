@@ -61,29 +61,29 @@ export function floorEnvelope(w: Windows, processStartMs: number, o: Pick<Growth
   const wMs = o.windowMinutes * 60_000;
   const firstIdx = Math.ceil((processStartMs + o.warmupMinutes * 60_000) / wMs);
   let from = 0;
-  while (from < w.length && w.idx[from]! < firstIdx) from++;
+  while (from < w.length && w.idx[from] < firstIdx) from++;
   const m = w.length - from;
   if (m < 6) return null;
   // Window lows, median-of-3 filtered: a dip or peak confined to one window is not a level.
   const raw = new Float64Array(m);
   for (let i = 0; i < m; i++) raw[i] = w.low(from + i);
   const low = new Float64Array(m);
-  for (let i = 1; i < m - 1; i++) low[i] = med3(raw[i - 1]!, raw[i]!, raw[i + 1]!);
+  for (let i = 1; i < m - 1; i++) low[i] = med3(raw[i - 1], raw[i], raw[i + 1]);
   // Edges have one neighbour: a dip there must not become the floor of everything before it.
-  low[0] = Math.max(raw[0]!, raw[1]!);
-  low[m - 1] = Math.max(raw[m - 1]!, raw[m - 2]!);
+  low[0] = Math.max(raw[0], raw[1]);
+  low[m - 1] = Math.max(raw[m - 1], raw[m - 2]);
   // Suffix minimum: the level memory never goes below again.
   const E = new Float64Array(m);
   const t = new Float64Array(m);
   let run = Infinity;
   for (let i = m - 1; i >= 0; i--) {
-    run = Math.min(run, low[i]!);
+    run = Math.min(run, low[i]);
     E[i] = run;
-    t[i] = ((w.idx[from + i]! + 0.5) * wMs) / HOUR;
+    t[i] = ((w.idx[from + i] + 0.5) * wMs) / HOUR;
   }
   // Noise of the floor: median absolute change between neighbouring windows.
   const diffs = new Float64Array(m - 1);
-  for (let i = 1; i < m; i++) diffs[i - 1] = Math.abs(low[i]! - low[i - 1]!);
+  for (let i = 1; i < m; i++) diffs[i - 1] = Math.abs(low[i] - low[i - 1]);
   return { from, t, E, low, end: m - UNCONFIRMED, noise: median(diffs) };
 }
 
@@ -93,7 +93,7 @@ export function analyzeGrowth(w: Windows, processStartMs: number, nowMs: number,
   const { from, t, E, low, end, noise } = f;
   const wMs = o.windowMinutes * 60_000;
   const m = E.length;
-  const totalRise = E[end - 1]! - E[0]!;
+  const totalRise = E[end - 1] - E[0];
   if (totalRise <= 0) return none('flat', 0);
 
   // Steps: rises of E of at least the noise (small rises accumulate into one step).
@@ -105,11 +105,11 @@ export function analyzeGrowth(w: Windows, processStartMs: number, nowMs: number,
   const acrossGap: boolean[] = [];
   let carry = 0;
   for (let i = 1; i < end; i++) {
-    carry += E[i]! - E[i - 1]!;
+    carry += E[i] - E[i - 1];
     if (carry >= stepMin) {
       pos.push(i);
       size.push(carry);
-      acrossGap.push(w.idx[from + i]! - w.idx[from + i - 1]! > 1 || low[i]! > E[i]! || low[i - 1]! > E[i]!);
+      acrossGap.push(w.idx[from + i] - w.idx[from + i - 1] > 1 || low[i] > E[i] || low[i - 1] > E[i]);
       carry = 0;
     }
   }
@@ -119,7 +119,7 @@ export function analyzeGrowth(w: Windows, processStartMs: number, nowMs: number,
   // The latest run: walk back from the last step while steps are close (in observed windows).
   const maxGapW = (o.maxStepGapHours * HOUR) / wMs;
   let k0 = last;
-  while (k0 > 0 && pos[k0]! - pos[k0 - 1]! <= maxGapW) k0--;
+  while (k0 > 0 && pos[k0] - pos[k0 - 1] <= maxGapW) k0--;
   if (last - k0 + 1 < o.minSteps) return none('too few steps in the latest run', totalRise);
 
   // Longest suffix of the run that looks like creep: warm-up or first-validation steps before the
@@ -129,12 +129,12 @@ export function analyzeGrowth(w: Windows, processStartMs: number, nowMs: number,
   let reason = '';
   for (let k = k0; k <= last - o.minSteps + 1; k++) {
     const sizes: number[] = [];
-    for (let j = k; j <= last; j++) sizes.push(size[j]!);
+    for (let j = k; j <= last; j++) sizes.push(size[j]);
     sizes.sort((a, b) => a - b);
-    const p75 = sizes[Math.floor(0.75 * (sizes.length - 1))]!;
-    const outlier = (j: number) => !acrossGap[j] && size[j]! > 4 * p75;
+    const p75 = sizes[Math.floor(0.75 * (sizes.length - 1))];
+    const outlier = (j: number) => !acrossGap[j] && size[j] > 4 * p75;
     // The run starts at a typical step: not at a one-off record, nor at a jitter-sized wiggle.
-    if (outlier(k) || size[k]! < 0.25 * p75) continue;
+    if (outlier(k) || size[k] < 0.25 * p75) continue;
     const kept: number[] = [];
     for (let j = k; j <= last; j++) if (!outlier(j)) kept.push(j);
     if (kept.length < o.minSteps) {
@@ -142,16 +142,16 @@ export function analyzeGrowth(w: Windows, processStartMs: number, nowMs: number,
       continue;
     }
     const gaps: number[] = [];
-    for (let j = 1; j < kept.length; j++) gaps.push(pos[kept[j]!]! - pos[kept[j - 1]!]!);
+    for (let j = 1; j < kept.length; j++) gaps.push(pos[kept[j]] - pos[kept[j - 1]]);
     const gapW = median(gaps);
     // Still growing: the last step is recent relative to the step rhythm.
-    if (m - 1 - pos[kept[kept.length - 1]!]! > Math.max(2 * gapW, HOUR / wMs) + UNCONFIRMED) {
+    if (m - 1 - pos[kept[kept.length - 1]] > Math.max(2 * gapW, HOUR / wMs) + UNCONFIRMED) {
       reason ||= 'growth stopped';
       continue;
     }
     // Onset: half a step interval before the run's first step (when its first block filled).
-    const onset = Math.max(0, pos[k]! - Math.round(gapW / 2));
-    const onsetMs = w.idx[from + onset]! * wMs;
+    const onset = Math.max(0, pos[k] - Math.round(gapW / 2));
+    const onsetMs = w.idx[from + onset] * wMs;
     const hours = (nowMs - onsetMs) / HOUR;
     if (hours < o.minDurationHours) {
       reason ||= 'run too short';
@@ -160,25 +160,25 @@ export function analyzeGrowth(w: Windows, processStartMs: number, nowMs: number,
     const Ek = E.slice(onset, end);
     let removed = 0;
     for (let i = onset, j = k; i < end; i++) {
-      for (; j <= last && pos[j]! <= i; j++) if (outlier(j)) removed += size[j]!;
-      Ek[i - onset] = E[i]! - removed;
+      for (; j <= last && pos[j] <= i; j++) if (outlier(j)) removed += size[j];
+      Ek[i - onset] = E[i] - removed;
     }
     const n = Ek.length;
-    const rise = Ek[n - 1]! - Ek[0]!;
+    const rise = Ek[n - 1] - Ek[0];
     if (rise < Math.max(8, 3 * noise) || rise < 0.5 * tol * hours) {
       reason ||= 'rise within noise';
       continue;
     }
     let biggest = 0;
-    for (const j of kept) if (!acrossGap[j]) biggest = Math.max(biggest, size[j]!);
+    for (const j of kept) if (!acrossGap[j]) biggest = Math.max(biggest, size[j]);
     if (biggest > 0.5 * rise) {
       reason ||= 'one step dominates';
       continue;
     }
     // Not decelerating: the later half of the run rises at least 30% as much as the earlier half.
     const mid = (n - 1) >> 1;
-    const riseA = Ek[mid]! - Ek[0]!;
-    const riseB = Ek[n - 1]! - Ek[mid]!;
+    const riseA = Ek[mid] - Ek[0];
+    const riseB = Ek[n - 1] - Ek[mid];
     if (riseB < 0.3 * riseA) {
       reason ||= 'decelerating (warm-up ratchet)';
       continue;
@@ -195,7 +195,7 @@ export function analyzeGrowth(w: Windows, processStartMs: number, nowMs: number,
     }
     // Report the onset where the fitted line leaves the floor: a few jitter-sized steps at the start
     // of the run would otherwise date it hours early.
-    const fittedOnsetMs = (t[end - 1]! - rise / slope) * HOUR;
+    const fittedOnsetMs = (t[end - 1] - rise / slope) * HOUR;
     return {
       growing: true,
       reason: 'creep',

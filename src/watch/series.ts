@@ -84,8 +84,8 @@ export class Windows {
     const { idx } = this;
     let p = this.length - 1;
     if (p >= 0 && idx[p] === wi) return p;
-    if (p < 0 || idx[p]! < wi) return this.open(p + 1, wi); // in order (the usual case): append
-    while (p >= 0 && idx[p]! > wi) p--;
+    if (p < 0 || idx[p] < wi) return this.open(p + 1, wi); // in order (the usual case): append
+    while (p >= 0 && idx[p] > wi) p--;
     if (p >= 0 && idx[p] === wi) return p;
     return this.open(p + 1, wi);
   }
@@ -93,13 +93,13 @@ export class Windows {
   add(wi: number, v: number): void {
     const p = this.slot(wi);
     if (p < 0) return; // older than the kept history
-    this.n[p] = this.n[p]! + 1;
-    this.sum[p] = this.sum[p]! + v;
-    if (v < this.lo[p]!) {
+    this.n[p] = this.n[p] + 1;
+    this.sum[p] = this.sum[p] + v;
+    if (v < this.lo[p]) {
       this.lo2[p] = this.lo[p]!;
       this.lo[p] = v;
-    } else if (v < this.lo2[p]!) this.lo2[p] = v;
-    if (v > this.hi[p]!) this.hi[p] = v;
+    } else if (v < this.lo2[p]) this.lo2[p] = v;
+    if (v > this.hi[p]) this.hi[p] = v;
   }
 
   /**
@@ -110,23 +110,23 @@ export class Windows {
     if (n <= 0) return;
     const p = this.slot(wi);
     if (p < 0) return;
-    this.n[p] = this.n[p]! + n;
-    this.sum[p] = this.sum[p]! + sum;
-    const a = this.lo[p]!;
+    this.n[p] = this.n[p] + n;
+    this.sum[p] = this.sum[p] + sum;
+    const a = this.lo[p];
     if (lo < a) {
       this.lo2[p] = Math.min(a, lo2);
       this.lo[p] = lo;
-    } else this.lo2[p] = Math.min(this.lo2[p]!, lo);
-    if (hi > this.hi[p]!) this.hi[p] = hi;
+    } else this.lo2[p] = Math.min(this.lo2[p], lo);
+    if (hi > this.hi[p]) this.hi[p] = hi;
   }
 
   /** Level of window p robust to one stray low sample (an empty_cache dip caught by the sampler). */
   low(p: number): number {
-    return this.n[p]! >= 3 ? this.lo2[p]! : this.lo[p]!;
+    return this.n[p] >= 3 ? this.lo2[p] : this.lo[p];
   }
 
   mean(p: number): number {
-    return this.sum[p]! / this.n[p]!;
+    return this.sum[p] / this.n[p];
   }
 }
 

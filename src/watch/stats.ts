@@ -10,14 +10,14 @@ function select(buf: Float64Array, n: number, k: number): number {
   let lo = 0;
   let hi = n - 1;
   while (hi > lo) {
-    const pivot = buf[(lo + hi) >> 1]!;
+    const pivot = buf[(lo + hi) >> 1];
     let i = lo;
     let j = hi;
     while (i <= j) {
-      while (buf[i]! < pivot) i++;
-      while (buf[j]! > pivot) j--;
+      while (buf[i] < pivot) i++;
+      while (buf[j] > pivot) j--;
       if (i <= j) {
-        const t = buf[i]!;
+        const t = buf[i];
         buf[i] = buf[j]!;
         buf[j] = t;
         i++;
@@ -26,9 +26,9 @@ function select(buf: Float64Array, n: number, k: number): number {
     }
     if (k <= j) hi = j;
     else if (k >= i) lo = i;
-    else return buf[k]!;
+    else return buf[k];
   }
-  return buf[k]!;
+  return buf[k];
 }
 
 function medianOf(buf: Float64Array, n: number): number {
@@ -36,7 +36,7 @@ function medianOf(buf: Float64Array, n: number): number {
   const upper = select(buf, n, n >> 1);
   if (n % 2 === 1) return upper;
   let lower = -Infinity; // after select, everything below n/2 is <= upper: take its max
-  for (let i = 0; i < n >> 1; i++) if (buf[i]! > lower) lower = buf[i]!;
+  for (let i = 0; i < n >> 1; i++) if (buf[i] > lower) lower = buf[i]!;
   return (lower + upper) / 2;
 }
 
@@ -62,8 +62,8 @@ export function theilSen(x: ArrayLike<number>, y: ArrayLike<number>, maxPoints =
     const ia = Math.floor(a * stride);
     for (let b = a + 1; b < m; b++) {
       const ib = Math.floor(b * stride);
-      const dx = x[ib]! - x[ia]!;
-      if (dx !== 0) scratch[k++] = (y[ib]! - y[ia]!) / dx;
+      const dx = x[ib] - x[ia];
+      if (dx !== 0) scratch[k++] = (y[ib] - y[ia]) / dx;
     }
   }
   return k === 0 ? 0 : medianOf(scratch, k);
@@ -77,7 +77,7 @@ export function downsampleMax(values: ArrayLike<number>, n = 48): number[] {
     const from = Math.floor((b * values.length) / n);
     const to = Math.floor(((b + 1) * values.length) / n);
     let mx = -Infinity;
-    for (let i = from; i < to; i++) if (values[i]! > mx) mx = values[i]!;
+    for (let i = from; i < to; i++) if (values[i] > mx) mx = values[i]!;
     out.push(mx);
   }
   return out;

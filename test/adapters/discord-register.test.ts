@@ -70,7 +70,7 @@ describe('npm run discord:register', () => {
     // The hosts group, nested: add's options sit under add.
     expect(r.stdout).toMatch(/├─ hosts \(group\)[^\n]*\n│  ├─ list[^\n]*\n│  ├─ add[^\n]*\n│  │  ├─ name \(string, required\)/);
     expect(r.stdout).toMatch(/─ digest — /);
-    expect(r.stdout).toMatch(/─ watch — [^\n]*\n\s+└─ host \(string, required, autocomplete\)/);
+    expect(r.stdout).toMatch(/─ watch — [^\n]*\n[│ ]+└─ host \(string, required, autocomplete\)/);
     expect(r.stdout).toContain('Dry run: nothing was sent to Discord.');
     expect(fake.calls).toEqual([]);
   }, 60_000);

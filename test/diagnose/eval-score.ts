@@ -75,7 +75,7 @@ export async function scoreDir(dir: string, concurrency = 4): Promise<EvalScore>
     if (harm) s.harmful++;
     const text = readFileSync(join(dir, c.file), 'utf8');
     const batch = c.facts?.batch;
-    const workers = (c.facts?.workers ?? c.facts?.num_workers) as unknown;
+    const workers = (c.facts?.workers ?? c.facts?.num_workers);
     let conc = '';
     const firstChange = (key: string) => first?.fixes?.find((f) => typeof f.changes?.[key] === 'number')?.changes?.[key] as number | undefined;
     if (['cuda_oom', 'replica_oom'].includes(c.labels[0]) && Number.isInteger(batch) && (batch as number) > 1 && states(text, 'batch', batch as number)) {
@@ -83,13 +83,13 @@ export async function scoreDir(dir: string, concurrency = 4): Promise<EvalScore>
       const got = ok ? firstChange('batch') : undefined;
       const good = got !== undefined && got >= 1 && got < (batch as number);
       if (good) s.concrete++;
-      conc = ` batch ${batch}->${got ?? '?'}${good ? '' : ' (not concrete)'}`;
+      conc = ` batch ${String(batch)}->${got ?? '?'}${good ? '' : ' (not concrete)'}`;
     } else if (c.labels[0] === 'host_oom_killed' && Number.isInteger(workers) && (workers as number) > 4 && states(text, 'workers', workers as number)) {
       s.concreteOf++;
       const got = ok ? firstChange('workers') : undefined;
       const good = got !== undefined && got >= 0 && got <= 4;
       if (good) s.concrete++;
-      conc = ` workers ${workers}->${got ?? '?'}${good ? '' : ' (not concrete)'}`;
+      conc = ` workers ${String(workers)}->${got ?? '?'}${good ? '' : ' (not concrete)'}`;
     }
     s.rows.push(`${c.file}: ${ok ? 'ok ' : 'MISS'} want ${c.labels.join('|')} got ${first ? `${first.category} (${first.rule})` : 'none'}${harm ? ' HARMFUL' : ''}${conc}`);
   });

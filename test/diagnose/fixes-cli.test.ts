@@ -23,7 +23,7 @@ interface Diagnosis {
 
 async function diagnoseFile(rel: string): Promise<Diagnosis> {
   const { stdout } = await run(process.execPath, [BIN, 'diagnose', '--json', resolve(root, rel)], { maxBuffer: 16 << 20, timeout: 60_000 });
-  return (JSON.parse(stdout) as { diagnoses: Diagnosis[] }).diagnoses[0]!;
+  return (JSON.parse(stdout) as { diagnoses: Diagnosis[] }).diagnoses[0];
 }
 const withChange = (d: Diagnosis, key: string) => d.fixes.filter((f) => f.changes[key] !== undefined);
 
@@ -33,8 +33,8 @@ describe('gpu-doctor diagnose --json: fix numbers from real logs', () => {
     expect(d.facts.commandLine).not.toMatch(/batch/);
     expect(d.facts.batchDefaultOf).toBe('Ultralytics YOLO');
     const [fix] = withChange(d, 'batch');
-    expect(fix!.summary).toMatch(/^Reduce the batch: 16 \(Ultralytics YOLO's default\) -> 8\b/);
-    expect(fix!.command).toBe(`${d.facts.commandLine} batch=8`);
+    expect(fix.summary).toMatch(/^Reduce the batch: 16 \(Ultralytics YOLO's default\) -> 8\b/);
+    expect(fix.command).toBe(`${d.facts.commandLine} batch=8`);
   });
 
   it('yolov5 #2510 (16 MiB short on a full card): batch 16 halves, accumulation keeps 16, the command changes only --batch-size', async () => {
@@ -45,27 +45,27 @@ describe('gpu-doctor diagnose --json: fix numbers from real logs', () => {
     const [fix, ...others] = withChange(d, 'batch');
     expect(others).toEqual([]);
     const next = Math.floor(batch / 2);
-    expect(fix!.changes).toEqual({ batch: next, accumulate: batch / next });
-    expect(fix!.summary).toBe(`Reduce the batch: ${batch} -> ${next} and accumulate ${batch / next} steps to keep the effective batch of ${batch}`);
+    expect(fix.changes).toEqual({ batch: next, accumulate: batch / next });
+    expect(fix.summary).toBe(`Reduce the batch: ${batch} -> ${next} and accumulate ${batch / next} steps to keep the effective batch of ${batch}`);
     // YOLOv5's train.py accumulates by itself: only the batch flag changes, in place.
     expect(commandLine).toContain(`--batch-size ${batch} `);
-    expect(fix!.command).toBe(commandLine.replace(`--batch-size ${batch} `, `--batch-size ${next} `));
+    expect(fix.command).toBe(commandLine.replace(`--batch-size ${batch} `, `--batch-size ${next} `));
   });
 
   it('DataParallel T5 (rule example): batch 8 halves, accumulation 2, no command when the log has none', async () => {
     const d = await diagnoseFile('knowledge/dataparallel-replica-oom/match/t5-dataparallel.log');
     const [fix] = withChange(d, 'batch');
-    expect(fix!.changes).toEqual({ batch: d.facts.batch / 2, accumulate: 2 });
+    expect(fix.changes).toEqual({ batch: d.facts.batch / 2, accumulate: 2 });
     expect(d.facts.commandLine).toBeUndefined();
-    expect(fix!.command).toBeUndefined();
+    expect(fix.command).toBeUndefined();
   });
 
   it('Ultralytics trainer dump, workers=8 on 15.3 GB RAM, batch=-1: workers -> the 16 GB band\'s low end (2), AutoBatch -> the default 16, cache off', async () => {
     const d = await diagnoseFile('test/fixtures/eval-dev/064-host_oom_killed.log');
     expect(d.facts).toMatchObject({ workers: 8, hostRamGiB: 15.3, batch: -1 });
     expect(d.facts.autobatch).toBeUndefined();
-    expect(d.fixes[0]!.changes).toEqual({ workers: 2 });
-    expect(d.fixes[0]!.summary).toContain('workers=8 -> 2 for 15.3 GB of host RAM');
+    expect(d.fixes[0].changes).toEqual({ workers: 2 });
+    expect(d.fixes[0].summary).toContain('workers=8 -> 2 for 15.3 GB of host RAM');
     expect(withChange(d, 'batch').map((f) => f.changes)).toEqual([{ batch: 16 }]);
     expect(withChange(d, 'cache').map((f) => f.changes)).toEqual([{ cache: false }]);
   });

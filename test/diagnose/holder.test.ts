@@ -70,12 +70,12 @@ describe('who holds the memory decides the first fix', () => {
 
   it('PyTorch 1.0-1.3 "X cached" is the idle cache (amount_cached - amount_allocated), not the total: yolact #296 counts 3.63 GiB + 80.22 MiB as its own', async () => {
     const { diagnoses } = await diagnoseFile('knowledge/cuda-oom/match/yolact-issue-296-resume.log');
-    const f = diagnoses[0]!.facts;
+    const f = diagnoses[0].facts;
     expect(f.cachedMiB).toBeCloseTo(80.22, 1);
     expect(f.reservedUnallocatedMiB).toBeCloseTo(80.22, 1);
     // Held elsewhere: 5.80 GiB - 16.81 MiB free - (3.63 GiB + 80.22 MiB) of its own.
     const elsewhere = 5.8 * 1024 - 16.81 - (3.63 * 1024 + 80.22);
-    expect(diagnoses[0]!.fixes[0]!.summary).toContain(`about ${(elsewhere / 1024).toFixed(2)} GiB of GPU 0's 5.80 GiB is held outside`);
+    expect(diagnoses[0].fixes[0].summary).toContain(`about ${(elsewhere / 1024).toFixed(2)} GiB of GPU 0's 5.80 GiB is held outside`);
   });
 
   it('the text reply states who holds the memory and why', async () => {

@@ -11,7 +11,6 @@ import { renderText } from '../../src/adapters/console/render.js';
 import type { CommandContext } from '../../src/core/command.js';
 import { parseConfig } from '../../src/core/config.js';
 import { CommandRegistry } from '../../src/core/registry.js';
-import type { Services } from '../../src/core/services.js';
 import { loadRuleBase } from '../../src/diagnose/rule-base.js';
 import { hostsNamedIn } from '../../src/diagnose/live-check.js';
 import { SshHostsService } from '../../src/hosts/service.js';
@@ -40,7 +39,7 @@ describeWithSshd('diagnose adds what the named host holds right now', 'test/diag
       ],
     });
     svc = new SshHostsService({ config, baseDir: root, agent: null });
-    ctx = { platform: 'console', userId: 'u1', isAdmin: false, services: { rules: await loadRuleBase(), hosts: svc } as Services };
+    ctx = { platform: 'console', userId: 'u1', isAdmin: false, services: { rules: await loadRuleBase(), hosts: svc } };
   });
 
   afterAll(async () => {

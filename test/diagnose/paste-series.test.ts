@@ -27,24 +27,24 @@ const DIR = 'test/fixtures/paste-series';
 describe('a memory series in the paste decides leak or not, and which leak fix comes first', () => {
   it('yolov7 #727: gpu_mem 4.11G -> 18.6 G inside epoch 0, then out of memory: a per-iteration creep, .item()/loss = None first', async () => {
     const [d] = await diagnoseFile(`${DIR}/yolov7-727-gpu-mem-within-epoch.log`);
-    expect(d!.category).toBe('growing_memory_leak');
-    expect(d!.facts.memorySeriesMiB).toEqual([4.11, 8.21, 15.1, 18.6].map((g) => Math.round(g * 1024)));
-    expect(d!.facts).toMatchObject({ memoryShape: 'growth', memoryGrowsAt: 'per_iteration' });
-    expect(d!.fixes[0]!.summary).toMatch(/loss\.item\(\)/);
+    expect(d.category).toBe('growing_memory_leak');
+    expect(d.facts.memorySeriesMiB).toEqual([4.11, 8.21, 15.1, 18.6].map((g) => Math.round(g * 1024)));
+    expect(d.facts).toMatchObject({ memoryShape: 'growth', memoryGrowsAt: 'per_iteration' });
+    expect(d.fixes[0].summary).toMatch(/loss\.item\(\)/);
   });
 
   it('a GPU_mem column rising from epoch to epoch (YOLOv5, seed 000): empty_cache after validation first, then a fresh validation loader', async () => {
     const [d] = await diagnoseFile('knowledge/growing-memory-leak/match/yolov5-epoch-gpu-mem.log');
-    expect(d!.facts).toMatchObject({ memoryShape: 'growth', memoryGrowsAt: 'between_epochs' });
-    expect(d!.fixes[0]!.summary).toMatch(/empty_cache\(\)/);
-    expect(d!.fixes[1]!.summary).toMatch(/validation DataLoader afresh/);
+    expect(d.facts).toMatchObject({ memoryShape: 'growth', memoryGrowsAt: 'between_epochs' });
+    expect(d.fixes[0].summary).toMatch(/empty_cache\(\)/);
+    expect(d.fixes[1].summary).toMatch(/validation DataLoader afresh/);
   });
 
   it.each(['mmdet-1956-memory-flat.log', 'mmdet-5096-memory-flat.log'])('%s: memory: flat on every line, so the growth people see is host RAM, not a GPU leak', async (file) => {
     const [d, ...rest] = await diagnoseFile(`${DIR}/${file}`);
-    expect(d!.facts.memoryShape).toBe('flat');
-    expect(d!.rule).toBe('host-ram-growth-gpu-flat');
-    expect([d, ...rest].map((x) => x!.rule)).not.toContain('growing-memory-leak');
+    expect(d.facts.memoryShape).toBe('flat');
+    expect(d.rule).toBe('host-ram-growth-gpu-flat');
+    expect([d, ...rest].map((x) => x.rule)).not.toContain('growing-memory-leak');
   });
 
   it.each([

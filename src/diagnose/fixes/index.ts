@@ -150,7 +150,7 @@ const MAKERS: Record<FixKind, Maker> = {
 function fill(template: string, e: Evidence): string {
   return template.replace(/\{(\w{1,40})\}/g, (m, key: string) => {
     const v = (e.facts as Record<string, unknown>)[key];
-    return v === undefined ? m : String(v);
+    return typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean' ? String(v) : m;
   });
 }
 
