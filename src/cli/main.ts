@@ -10,7 +10,8 @@ const USAGE = `usage: gpu-doctor <command> [options]
   bot [--config FILE]            run the bot (Slack/Discord with tokens, else the console chat)
   status|mem [HOST...] [--json]  GPU and host memory on registered hosts
   hosts list|add|remove|test|trust ...
-  digest --samples FILE [--json] leak findings from recorded samples`;
+  digest --samples FILE [--json] leak findings from recorded samples
+  knowledge check|new ...        check the rule base and its examples; scaffold a rule from a log`;
 
 type Handler = (args: string[]) => Promise<number>;
 
@@ -21,6 +22,7 @@ const handlers: Record<string, () => Promise<Handler>> = {
   mem: async () => (await import('./hosts.js')).memCli,
   hosts: async () => (await import('./hosts.js')).hostsCli,
   digest: async () => (await import('./digest.js')).digestCli,
+  knowledge: async () => (await import('./knowledge.js')).knowledgeCli,
 };
 
 async function main(argv: string[]): Promise<number> {
