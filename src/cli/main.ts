@@ -4,6 +4,9 @@ import { diagnoseCli } from './diagnose.js';
 import { UsageError } from './usage.js';
 import { stripTerminalControls } from '../adapters/console/render.js';
 import { didYouMean } from '../core/did-you-mean.js';
+import { PROJECT_ROOT } from '../core/paths.js';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 
 const USAGE = `usage: gpu-doctor <command> [options]
   diagnose [--json] [FILE|-]     diagnose a training log (stdin when no file or -)
@@ -13,10 +16,45 @@ const USAGE = `usage: gpu-doctor <command> [options]
   digest --samples FILE [--json] leak findings from recorded samples
   knowledge check|new ...        check the rule base and its examples; scaffold a rule from a log`;
 
+// Each subcommand's own help: usage, options, an example (`gpu-doctor CMD --help`).
+const HELP: Record<string, string> = {
+  diagnose: `usage: gpu-doctor diagnose [--json] [FILE|-]
+  Diagnose a training log: CUDA/host OOM, fragmentation, DataLoader and /dev/shm, NCCL, drivers.
+  FILE      a log file (up to 16 MB read; larger keeps its last 16 MB); - or none: stdin
+  --json    the diagnoses, facts, fixes and readings as JSON (the contract in the README)
+example: gpu-doctor diagnose train.log`,
+  bot: `usage: gpu-doctor bot [--config FILE]
+  Run the chat bot: Slack and/or Discord when their tokens are set, else the console chat.
+  --config  the YAML config (default: $GPU_DOCTOR_CONFIG; none: defaults and environment only)
+example: gpu-doctor bot --config gpu-doctor.yaml   (with SLACK_BOT_TOKEN and SLACK_APP_TOKEN set: Slack)`,
+  status: `usage: gpu-doctor status [HOST...] [--json] [--config FILE]
+  Who holds which GPU on the registered hosts: memory, utilisation, temperature, processes.
+example: gpu-doctor status gpu1 gpu2`,
+  mem: `usage: gpu-doctor mem [HOST...] [--json] [--config FILE]
+  Host RAM on the registered hosts; warns under 10% available.
+example: gpu-doctor mem gpu1`,
+  hosts: `usage: gpu-doctor hosts list|add|remove|test|trust ... [--config FILE]
+  list                          the registered hosts
+  add NAME USER@HOST[:PORT] --trust SHA256:...   register a host, pinning the key read on it
+  remove NAME | test NAME | trust NAME SHA256:...
+example: gpu-doctor hosts add gpu3 ml@10.0.0.3 --trust SHA256:AbC...`,
+  digest: `usage: gpu-doctor digest --samples FILE [--json]
+  Leak findings (creep, rank-0 growth, host RAM, idle held memory) from recorded JSON-lines samples.
+example: gpu-doctor digest --samples samples.jsonl --json`,
+};
+
+function version(): string {
+  try {
+    return (JSON.parse(readFileSync(join(PROJECT_ROOT, 'package.json'), 'utf8')) as { version?: string }).version ?? 'unknown';
+  } catch {
+    return 'unknown';
+  }
+}
+
 type Handler = (args: string[]) => Promise<number>;
 
 const handlers: Record<string, () => Promise<Handler>> = {
-  diagnose: async () => diagnoseCli,
+  diagnose: () => Promise.resolve(diagnoseCli),
   bot: async () => (await import('./bot.js')).botCli,
   status: async () => (await import('./hosts.js')).statusCli,
   mem: async () => (await import('./hosts.js')).memCli,
@@ -30,6 +68,14 @@ async function main(argv: string[]): Promise<number> {
   if (!name || name === '--help' || name === '-h' || name === 'help') {
     process.stdout.write(USAGE + '\n');
     return name ? 0 : 2;
+  }
+  if (name === '--version' || name === '-V' || name === 'version') {
+    process.stdout.write(`gpu-doctor ${version()}\n`);
+    return 0;
+  }
+  if (HELP[name] && (rest.includes('--help') || rest.includes('-h'))) {
+    process.stdout.write(HELP[name] + '\n');
+    return 0;
   }
   const load = handlers[name];
   if (!load) {
