@@ -3,7 +3,7 @@
 // them, and `/gpu chart` answers from it as in chat.
 //
 // The series are the project's labelled traces (test/watch/traces/generated.jsonl, written by
-// src/watch/generate-traces.ts): seeded models of what nvidia-smi shows of PyTorch's caching allocator,
+// test/watch/generate-traces.ts): seeded models of what nvidia-smi shows of PyTorch's caching allocator,
 // the same data the detector's tests score. The repository holds no recorded GPU memory time series, so
 // the pictures are labelled as drawn from these traces, not from a real host.
 //   npm run charts:readme
@@ -12,8 +12,8 @@ import { join } from 'node:path';
 import { findingChartFromStore, gpuChartReply } from '../src/watch/chart-store.js';
 import { digestReply } from '../src/watch/digest.js';
 import { findingsFromStore } from '../src/watch/findings.js';
-import { TRACES_PATH } from '../src/watch/generate-traces.js';
-import { decodeTrace } from '../src/watch/generator.js';
+import { TRACES_PATH } from '../test/watch/generate-traces.js';
+import { decodeTrace } from '../test/watch/generator.js';
 import { WatchStore } from '../src/watch/store.js';
 import type { ReplyFile } from '../src/core/reply.js';
 

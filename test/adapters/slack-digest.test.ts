@@ -11,8 +11,8 @@ import { ChannelPacer } from '../../src/adapters/common.js';
 import { unescapeSlack } from '../../src/adapters/slack/render.js';
 import { DigestScheduler, type DigestConfig } from '../../src/watch/scheduler.js';
 import { WatchStore } from '../../src/watch/store.js';
-import { TRACES_PATH } from '../../src/watch/generate-traces.js';
-import { decodeTrace } from '../../src/watch/generator.js';
+import { TRACES_PATH } from '../watch/generate-traces.js';
+import { decodeTrace } from '../watch/generator.js';
 
 let fake: FakeSlack;
 let adapter: SlackAdapter;
@@ -47,7 +47,8 @@ describe('scheduled digest to Slack', () => {
     expect(call.body.channel).toBe('CDIGEST');
     const text = unescapeSlack(JSON.stringify(call.body.blocks));
     expect(text).toMatch(/MiB\/h/);
-    expect(text).toMatch(/empty_cache|Release cached blocks/);
+    // creep-50-seg20 is a steady creep: its first fix is the per-iteration one (.item(), loss = None).
+    expect(text).toMatch(/loss\.item\(\)/);
     store.close();
   });
 });

@@ -1,7 +1,7 @@
 // The charts' content read back from their SVG (ECharts' server-side renderer) and their PNG (resvg):
 // title, axes with units, one legend entry per process, capacity, the dashed fit and forecast, the
 // shaded window, times in the chart's zone, every sample of a saw-tooth drawn. The series are the
-// project's labelled traces (test/watch/traces/generated.jsonl, written by src/watch/generate-traces.ts
+// project's labelled traces (test/watch/traces/generated.jsonl, written by test/watch/generate-traces.ts
 // from seeded models of PyTorch's caching allocator: no recorded GPU series exist in the repo).
 import { readFileSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -12,8 +12,8 @@ import { digestReply } from '../../src/watch/digest.js';
 import { WatchRuntime } from '../../src/watch/scheduler.js';
 import { WatchStore } from '../../src/watch/store.js';
 import type { Reply } from '../../src/core/reply.js';
-import { TRACES_PATH } from '../../src/watch/generate-traces.js';
-import { decodeTrace, type LabelledTrace } from '../../src/watch/generator.js';
+import { TRACES_PATH } from './generate-traces.js';
+import { decodeTrace, type LabelledTrace } from './generator.js';
 import { isProcessSample, type Finding } from '../../src/watch/types.js';
 
 let traces: LabelledTrace[];

@@ -8,8 +8,8 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { TRACES_PATH } from '../../src/watch/generate-traces.js';
-import { decodeTrace } from '../../src/watch/generator.js';
+import { TRACES_PATH } from './generate-traces.js';
+import { decodeTrace } from './generator.js';
 
 const run = promisify(execFile);
 const BIN = resolve(__dirname, '../../bin/gpu-doctor');
@@ -17,7 +17,7 @@ const BIN = resolve(__dirname, '../../bin/gpu-doctor');
 interface Row { host: string; kind: string; pattern: string | null; fix: string | null }
 const byHost = new Map<string, Row[]>();
 
-// Labelled traces (src/watch/trace-scenarios.ts): creeps with no validation, and creeps under a
+// Labelled traces (test/watch/trace-scenarios.ts): creeps with no validation, and creeps under a
 // validation saw-tooth whose job calls torch.cuda.empty_cache() (the sampler sees the dips).
 const STEADY = ['creep-20-seg20', 'creep-50-seg20', 'creep-200-seg128', 'creep-10-small-blocks-from-start'];
 const UNDER_EMPTY_CACHE = ['creep-50-seg20-sawtooth', 'creep-10-small-blocks-late'];

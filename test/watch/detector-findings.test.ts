@@ -1,9 +1,9 @@
 // The detector's findings beyond "is it growing": which job a rank belongs to, how urgent a finding is,
-// when host RAM is reported, and exited processes. Traces from the generator (src/watch/generator.ts).
+// when host RAM is reported, and exited processes. Traces from the generator (test/watch/generator.ts).
 import { describe, expect, it } from 'vitest';
 import { detectLeaks } from '../../src/watch/detector.js';
 import { formatHours } from '../../src/watch/digest.js';
-import { buildSamples, hostRamModel, idleProcess, prng, trainingProcess, type ProcModel, type TrainSpec } from '../../src/watch/generator.js';
+import { buildSamples, hostRamModel, idleProcess, prng, trainingProcess, type ProcModel, type TrainSpec } from './generator.js';
 import { DEFAULT_OPTIONS, type Finding, type Sample } from '../../src/watch/types.js';
 
 const T0 = Date.parse('2026-11-20T08:00:00Z');

@@ -1,11 +1,11 @@
-// Each guard of the leak detector against non-leaks, on generated traces (src/watch/trace-scenarios.ts,
+// Each guard of the leak detector against non-leaks, on generated traces (test/watch/trace-scenarios.ts,
 // seeds beyond the evaluated 1-3) where that guard alone decides: without it, a clean trace gets a leak,
 // a creep gets a wrong slope, or a creep is reported before it has run long enough to be one.
 import { describe, expect, it } from 'vitest';
 import { detectLeaks } from '../../src/watch/detector.js';
-import { buildSamples, prng, type LabelledTrace } from '../../src/watch/generator.js';
+import { buildSamples, prng, type LabelledTrace } from './generator.js';
 import { toMs } from '../../src/watch/series.js';
-import { generateTraces, SCENARIOS } from '../../src/watch/trace-scenarios.js';
+import { generateTraces, SCENARIOS } from './trace-scenarios.js';
 import { DEFAULT_OPTIONS } from '../../src/watch/types.js';
 
 const H = 3_600_000;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { detectLeaks, LeakDetector } from '../../src/watch/detector.js';
-import { buildSamples, hostRamModel, idleProcess, prng, trainingProcess, type ProcModel, type TrainSpec } from '../../src/watch/generator.js';
+import { buildSamples, hostRamModel, idleProcess, prng, trainingProcess, type ProcModel, type TrainSpec } from './generator.js';
 import { SeriesIndex, toMs } from '../../src/watch/series.js';
 import { median, theilSen } from '../../src/watch/stats.js';
 import { WATCH_RULES, type ProcessSample, type Sample } from '../../src/watch/types.js';

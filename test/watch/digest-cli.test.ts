@@ -5,8 +5,8 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { TRACES_PATH } from '../../src/watch/generate-traces.js';
-import { decodeTrace } from '../../src/watch/generator.js';
+import { TRACES_PATH } from './generate-traces.js';
+import { decodeTrace } from './generator.js';
 
 const run = promisify(execFile);
 const BIN = resolve(__dirname, '../../bin/gpu-doctor');

@@ -5,10 +5,10 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { detectLeaks, LeakDetector } from '../../src/watch/detector.js';
-import { renderTraces, TRACES_PATH } from '../../src/watch/generate-traces.js';
-import { decodeTrace, type LabelledTrace } from '../../src/watch/generator.js';
+import { renderTraces, TRACES_PATH } from './generate-traces.js';
+import { decodeTrace, type LabelledTrace } from './generator.js';
 import { toMs } from '../../src/watch/series.js';
-import { generateTraces } from '../../src/watch/trace-scenarios.js';
+import { generateTraces } from './trace-scenarios.js';
 import { DEFAULT_OPTIONS, isHostSample, isProcessSample, WATCH_RULES, type Finding, type FindingKind, type HostRamSample, type ProcessSample } from '../../src/watch/types.js';
 
 const H = 3_600_000;
@@ -244,7 +244,7 @@ describe('labelled traces', () => {
 
   it('the stored traces are what the generator makes (repeatable numbers)', () => {
     expect(text.length).toBeLessThan(5e6);
-    expect(renderTraces(1) === text, 'run: npx tsx src/watch/generate-traces.ts').toBe(true);
+    expect(renderTraces(1) === text, 'run: npx tsx test/watch/generate-traces.ts').toBe(true);
   });
 
   it('stored set: exactly the labelled findings on the labelled series, leaks >= 10 MiB/h found within 3 h with slope within 30%', () => {

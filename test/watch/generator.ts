@@ -8,7 +8,7 @@
 //     memory ("slack") can swallow it for hours first;
 //   - dynamic shapes ratchet the reserve up at rarer and smaller records, then stop.
 // Traces are stored compactly (one JSON line per trace, column arrays) and expanded to samples.
-import type { FindingKind, ProcessSample, Sample } from './types.js';
+import type { FindingKind, ProcessSample, Sample } from '../../src/watch/types.js';
 
 const MIN = 60_000;
 const HOUR = 3_600_000;

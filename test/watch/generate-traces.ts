@@ -1,12 +1,12 @@
 // Writes the labelled trace set to test/watch/traces/generated.jsonl (one trace per line), so the
-// evaluation reads fixed numbers. Run: npx tsx src/watch/generate-traces.ts [seed]
+// evaluation reads fixed numbers. Run: npx tsx test/watch/generate-traces.ts [seed]
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { encodeTrace } from './generator.js';
 import { generateTraces } from './trace-scenarios.js';
 
-export const TRACES_PATH = resolve(dirname(fileURLToPath(import.meta.url)), '../../test/watch/traces/generated.jsonl');
+export const TRACES_PATH = resolve(dirname(fileURLToPath(import.meta.url)), 'traces/generated.jsonl');
 
 export function renderTraces(seed = 1): string {
   return generateTraces(seed).map(encodeTrace).join('\n') + '\n';
