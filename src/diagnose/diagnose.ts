@@ -10,7 +10,7 @@ import { holds } from './conditions.js';
 import { whoHoldsMemory } from './holder.js';
 import { strayContexts } from './rank-contexts.js';
 import { finalError, NOT_MEMORY_EXCEPTIONS, type FinalError } from './final-error.js';
-import { detectTool, type ToolInfo } from './tools.js';
+import { detectTool, knobsFor, type ToolInfo } from './tools.js';
 import { computeFixes, type ComputedFix } from './fixes/index.js';
 import { parseReadings } from '../readings/index.js';
 import type { Readings } from '../readings/types.js';
@@ -43,7 +43,7 @@ export interface DiagnoseResult {
  * The tool's own knobs, for the fixes to quote: its batch flag, how it turns on mixed precision, and
  * its default batch when the log states none (the reply says it is the default).
  */
-function withToolKnobs(facts: Facts, tool: ToolInfo | undefined): void {
+function withToolKnobs(facts: Facts, tool: ToolInfo | undefined, knobs: string[] | undefined): void {
   facts.batchFlag = tool?.batch_flag ?? 'your batch-size setting';
   facts.ampHow = tool?.amp ?? 'AMP: torch.autocast + GradScaler, or your tool\'s --amp / --fp16 / --bf16';
   if (!tool) return;
@@ -51,7 +51,7 @@ function withToolKnobs(facts: Facts, tool: ToolInfo | undefined): void {
   facts.toolName = tool.name;
   if (tool.inference) facts.inference = true;
   if (tool.amp_default_on) facts.ampDefaultOn = true;
-  if (tool.knobs?.length) facts.toolKnobs = tool.knobs.join('; ');
+  if (knobs?.length) facts.toolKnobs = knobs.join('; ');
   if (facts.batch === undefined && facts.autobatch === undefined && tool.batch_default !== undefined) {
     facts.batch = tool.batch_default;
     facts.batchDefaultOf = tool.name;
@@ -80,6 +80,7 @@ export function diagnose(raw: string, base: RuleBase): DiagnoseResult {
   const hits = matchRules(log, base);
   const settings = hits.length ? extractSettings(text, { commandLine: !isFlattened(raw) }) : {};
   const tool = hits.length ? detectTool(log, base.tools) : undefined;
+  const knobs = tool ? knobsFor(log, base.tools, tool) : undefined;
   const totalLines = Math.max(1, log.lineCount - 1);
   const stray = hits.length ? strayContexts(readings) : {};
   const diagnoses: Diagnosis[] = [];
@@ -87,7 +88,7 @@ export function diagnose(raw: string, base: RuleBase): DiagnoseResult {
     const rule = base.rules[hit.rule];
     const facts: Facts = { ...settings, ...stray, ...extractOomFacts(log, hit.lines) };
     if (MEMORY_HOLDER_CATEGORIES.has(rule.category)) {
-      withToolKnobs(facts, tool);
+      withToolKnobs(facts, tool, knobs);
       const verdict = whoHoldsMemory(facts);
       if (verdict) {
         facts.holder = verdict.holder;

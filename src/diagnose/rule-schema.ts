@@ -33,6 +33,11 @@ export const toolSchema = z.object({
   amp: z.string().min(2).max(200).optional(),
   amp_default_on: z.boolean().optional(),
   knobs: z.array(z.string().min(2).max(200)).optional(),
+  /**
+   * Knobs for a log that already turned the first ones: when `present` (re2) matches the log, these come
+   * first (a web UI already on --medvram is told --lowvram, not --medvram again).
+   */
+  escalate: z.array(z.object({ present: pattern, knobs: z.array(z.string().min(2).max(200)).min(1) }).strict()).optional(),
   source: z.string().url(),
 }).strict();
 export const toolsSchema = z.array(toolSchema).min(1);

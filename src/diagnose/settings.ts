@@ -150,15 +150,19 @@ export function extractSettings(fullText: string, options: { commandLine?: boole
 // Dashes inside the name too ("llama-2-7b"); bounded, so a long line stays linear.
 const PARAMS_IN_NAME = /(?:^|[/\s'"=:])[A-Za-z][\w.-]{0,40}[-_](\d{1,3}(?:\.\d{1,2})?)[bB](?![\w.])/g;
 
-/** Billions of parameters from the model named in the settings, else the last model-like name in the log. */
+// The same count told in prose: "the 13B model", "a 7b LLM", "1.5B parameters", "6B模型" (no model name).
+const PARAMS_IN_PROSE = /(?:^|[^\w.])(\d{1,3}(?:\.\d{1,2})?)\s?[bB]\s?(?:models?\b|parameters?\b|params\b|LLM|模型|参数)/g;
+
+/** Billions of parameters from the model named in the settings, else the last model-like name (or prose count) in the log. */
 export function modelParamsB(text: string, model: string | undefined): number | undefined {
-  const fromName = (s: string) => {
+  const last = (s: string, re: RegExp) => {
     let v: number | undefined;
-    PARAMS_IN_NAME.lastIndex = 0;
-    for (const m of s.matchAll(PARAMS_IN_NAME)) v = Number(m[1]);
+    re.lastIndex = 0;
+    for (const m of s.matchAll(re)) v = Number(m[1]);
     return v !== undefined && v > 0 && v <= 2000 ? v : undefined;
   };
-  return (model ? fromName(' ' + model) : undefined) ?? fromName(text.length > 65536 ? text.slice(0, 32768) + text.slice(-32768) : text);
+  const body = text.length > 65536 ? text.slice(0, 32768) + text.slice(-32768) : text;
+  return (model ? last(' ' + model, PARAMS_IN_NAME) : undefined) ?? last(body, PARAMS_IN_NAME) ?? last(body, PARAMS_IN_PROSE);
 }
 
 const DTYPES: [RegExp, 'fp32' | 'fp16' | 'bf16' | 'int8' | 'int4'][] = [

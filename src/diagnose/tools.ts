@@ -19,6 +19,8 @@ export interface ToolInfo {
   /** Mixed precision is already on unless the log turns it off. */
   amp_default_on?: boolean;
   knobs?: string[];
+  /** Knobs that come first when `present` matches the log (the first ones are already turned). */
+  escalate?: { present: string; knobs: string[] }[];
   source: string;
 }
 
@@ -26,6 +28,8 @@ export interface CompiledTools {
   tools: ToolInfo[];
   /** detect pattern -> tool index, in file order. */
   patterns: { tool: number; regex: RE2 }[];
+  /** Per tool, its escalation patterns compiled (same order as `escalate`). */
+  escalations: (RE2[] | undefined)[];
 }
 
 export function compileTools(tools: ToolInfo[], file = 'knowledge/tools.yaml'): CompiledTools {
@@ -39,7 +43,16 @@ export function compileTools(tools: ToolInfo[], file = 'knowledge/tools.yaml'): 
       }
     }),
   );
-  return { tools, patterns };
+  const escalations = tools.map((t) =>
+    t.escalate?.map((e, j) => {
+      try {
+        return new RE2(e.present, 'i');
+      } catch (err) {
+        throw new Error(`${file}: ${t.id}: escalate.${j}.present: not a valid re2 pattern: ${(err as Error).message}`, { cause: err });
+      }
+    }),
+  );
+  return { tools, patterns, escalations };
 }
 
 /** The tool that wrote the log: the earliest tool in the file with any detect match (re2: linear). */
@@ -51,4 +64,19 @@ export function detectTool(log: LogText, compiled: CompiledTools | undefined): T
     if (p.regex.test(log.buf)) best = p.tool;
   }
   return best === undefined ? undefined : compiled.tools[best];
+}
+
+/**
+ * The tool's knobs for this log: an escalation whose `present` pattern matches (the log already turned
+ * the usual knob) puts its knobs first; otherwise the tool's own list.
+ */
+export function knobsFor(log: LogText, compiled: CompiledTools | undefined, tool: ToolInfo): string[] | undefined {
+  const i = compiled?.tools.indexOf(tool) ?? -1;
+  const res = i >= 0 ? compiled!.escalations[i] : undefined;
+  if (res && tool.escalate) {
+    for (let j = 0; j < res.length; j++) {
+      if (res[j].test(log.buf)) return [...tool.escalate[j].knobs, ...(tool.knobs ?? []).filter((k) => !tool.escalate![j].knobs.includes(k))];
+    }
+  }
+  return tool.knobs;
 }

@@ -57,6 +57,40 @@ describe("fixes in the tool's own terms (CLI)", () => {
   });
 });
 
+describe('serving tools: their own offload flags, escalated past what the log already turned (CLI)', () => {
+  const diagnoseJson = async (rel: string) => JSON.parse((await run(process.execPath, [BIN, 'diagnose', '--json', join(testDir, rel)])).stdout);
+
+  it('A1111 sysinfo already on --medvram (tuned llm/397): the web UI is recognised and --lowvram comes first, no batch', async () => {
+    const [d] = (await diagnoseJson('fixtures/untuned/llm/397-cuda_oom.log')).diagnoses;
+    expect(d.facts.tool).toBe('sd-webui');
+    const first = d.fixes.find((f: { summary: string }) => /serving/.test(f.summary));
+    expect(first.summary).toMatch(/Turn its own memory knobs: --lowvram \(it already runs with --medvram/);
+    expect(d.fixes.some((f: { changes: { batch?: number } }) => typeof f.changes.batch === 'number')).toBe(false);
+  });
+
+  it('"when I try to use txt2img" on a 2 GB card (tuned llm/315): the web UI, --medvram/--lowvram first', async () => {
+    const [d] = (await diagnoseJson('fixtures/untuned/llm/315-cuda_oom.log')).diagnoses;
+    expect(d.facts.tool).toBe('sd-webui');
+    expect(d.fixes[0].summary).toMatch(/--medvram .*--lowvram, which offload/);
+  });
+
+  it('ComfyUI installed inside the A1111 folder (tuned llm/406 path) is ComfyUI, not the A1111 web UI', () => {
+    expect(toolOf('fixtures/untuned/llm/406-cuda_oom.log')).toBe('comfyui');
+  });
+
+  it('"the 13B model" in prose gives the parameter count, and 13B of fp16 weights on a 14.75 GiB T4 is the weights (tuned llm/325)', async () => {
+    const [d] = (await diagnoseJson('fixtures/untuned/llm/325-cuda_oom.log')).diagnoses;
+    expect(d.facts.paramsB).toBe(13);
+    expect(d.facts.holder).toBe('weights');
+    expect(d.fixes[0].summary).toMatch(/quantized/);
+    expect(typeof d.fixes[0].changes.batch).toBe('undefined');
+  });
+
+  it('a log that names no web UI and no --medvram keeps the plain fixes (no tool)', () => {
+    expect(toolOf('eval-extra/003-cuda_oom.log')).toBeUndefined();
+  });
+});
+
 describe('tools.yaml is checked when it loads', () => {
   const brokenTools = (yaml: string) => {
     const root = mkdtempSync(join(tmpdir(), 'kb-tools-'));
@@ -73,6 +107,10 @@ describe('tools.yaml is checked when it loads', () => {
   it('a detect pattern re2 cannot compile is rejected', async () => {
     const root = brokenTools('- id: x-tool\n  name: X Tool\n  detect: ["(a+)\\\\1"]\n  source: https://example.org/x\n');
     await expect(loadRuleBase(root)).rejects.toThrow(/tools\.yaml: x-tool: detect\.0: not a valid re2 pattern/);
+  });
+  it('an escalate pattern re2 cannot compile is rejected, naming the tool and the entry', async () => {
+    const root = brokenTools('- id: x-tool\n  name: X Tool\n  detect: [xtool]\n  knobs: [--low]\n  escalate:\n    - present: "(a+)\\\\1"\n      knobs: [--lower]\n  source: https://example.org/x\n');
+    await expect(loadRuleBase(root)).rejects.toThrow(/tools\.yaml: x-tool: escalate\.0\.present: not a valid re2 pattern/);
   });
   it('every tool names its source and how to shrink memory', () => {
     for (const t of base.tools!.tools) {
