@@ -9,7 +9,7 @@ import { parseArgs } from './usage.js';
 
 export async function botCli(args: string[]): Promise<number> {
   const { flags } = parseArgs(args, { values: ['config'] });
-  const app = await createApp(flags.config as string | undefined);
+  const app = await createApp(flags.config);
   const logger = createLogger();
   // Last line of defence: every known path awaits or handles its promises, but one request that slips
   // through must not end the bot for everyone (Node ends the process on an unhandled rejection). It is
@@ -32,7 +32,7 @@ export async function botCli(args: string[]): Promise<number> {
         logger.info({ signal }, 'shutting down');
         const force = setTimeout(() => process.exit(1), 25_000);
         force.unref();
-        bots!
+        void bots
           .stop()
           .then(() => app.close())
           .finally(() => resolve());
@@ -43,8 +43,9 @@ export async function botCli(args: string[]): Promise<number> {
     return 0;
   }
   // Without chat tokens, scheduled digests print in the console.
-  app.services.watch?.setPoster?.(async (target, reply) => {
+  app.services.watch?.setPoster?.((target, reply) => {
     process.stdout.write(`\n[${target.kind === 'dm' ? `message for ${target.channel} (${target.name})` : `digest ${target.name}`}]\n${renderText(reply)}\n`);
+    return Promise.resolve();
   });
   try {
     await runConsoleChat({

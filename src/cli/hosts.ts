@@ -28,7 +28,7 @@ const out = (v: unknown) => process.stdout.write(terminalSafeJson(v, 2) + '\n');
 
 export async function statusCli(args: string[]): Promise<number> {
   const { flags, positionals } = parseArgs(args, { booleans: ['json'], values: ['config'] });
-  const results = await withService(flags.config as string | undefined, (s) => s.status(positionals));
+  const results = await withService(flags.config, (s) => s.status(positionals));
   if (flags.json) out({ hosts: results });
   else await print(statusReply(results));
   return results.every((r) => r.ok) ? 0 : 1;
@@ -36,7 +36,7 @@ export async function statusCli(args: string[]): Promise<number> {
 
 export async function memCli(args: string[]): Promise<number> {
   const { flags, positionals } = parseArgs(args, { booleans: ['json'], values: ['config'] });
-  const results = await withService(flags.config as string | undefined, (s) => s.mem(positionals));
+  const results = await withService(flags.config, (s) => s.mem(positionals));
   if (flags.json) out({ hosts: results });
   else await print(memReply(results));
   return results.every((r) => r.ok) ? 0 : 1;
@@ -45,7 +45,7 @@ export async function memCli(args: string[]): Promise<number> {
 export async function hostsCli(args: string[]): Promise<number> {
   const { flags, positionals } = parseArgs(args, { booleans: ['json'], values: ['config', 'key', 'trust'] });
   const [sub = 'list', name, target] = positionals;
-  return withService(flags.config as string | undefined, async (s) => {
+  return withService(flags.config, async (s) => {
     switch (sub) {
       case 'list': {
         const hosts = await s.list();
@@ -76,7 +76,7 @@ export async function hostsCli(args: string[]): Promise<number> {
       case 'add': {
         const parsed = target ? parseUserHostPort(target) : null;
         if (!name || !parsed?.user) throw new UsageError('hosts add NAME user@host[:port] [--key PATH] [--trust SHA256:...]');
-        const r = await s.add({ name, user: parsed.user, host: parsed.host, port: parsed.port ?? 22, ...(flags.key ? { identityFile: String(flags.key) } : {}), ...(flags.trust ? { trust: String(flags.trust) } : {}) });
+        const r = await s.add({ name, user: parsed.user, host: parsed.host, port: parsed.port ?? 22, ...(flags.key ? { identityFile: flags.key } : {}), ...(flags.trust ? { trust: flags.trust } : {}) });
         if (flags.json) out(r);
         else process.stdout.write(stripTerminalControls(r.message) + '\n');
         return 0;

@@ -1,8 +1,7 @@
 // `gpu-doctor knowledge check [--dir DIR]` and `gpu-doctor knowledge new ID --from FILE [--dir DIR]`.
 import { resolve } from 'node:path';
-import { parseArgs } from 'node:util';
 import { DEFAULT_KNOWLEDGE_DIR } from '../diagnose/rule-base.js';
-import { UsageError } from './usage.js';
+import { asksForHelp, parseArgs, UsageError } from './usage.js';
 
 const USAGE = `usage: gpu-doctor knowledge check [--dir DIR]
        gpu-doctor knowledge new ID --from FILE [--dir DIR]
@@ -16,31 +15,32 @@ export async function knowledgeCli(args: string[]): Promise<number> {
     process.stdout.write(USAGE + '\n');
     return action ? 0 : 2;
   }
-  let parsed;
-  try {
-    parsed = parseArgs({ args: rest, allowPositionals: true, strict: true, options: { dir: { type: 'string' }, from: { type: 'string' }, help: { type: 'boolean', short: 'h' } } });
-  } catch (e) {
-    throw new UsageError(`knowledge ${action.slice(0, 20)}: ${(e as Error).message.split('\n')[0]}`);
-  }
-  if (parsed.values.help) {
+  if (asksForHelp(rest)) {
     process.stdout.write(USAGE + '\n');
     return 0;
   }
-  const dir = resolve(parsed.values.dir ?? DEFAULT_KNOWLEDGE_DIR);
+  let parsed;
+  try {
+    parsed = parseArgs(rest, { values: ['dir', 'from'] });
+  } catch (e) {
+    throw new UsageError(`knowledge ${action.slice(0, 20)}: ${(e as Error).message}`);
+  }
+  const { flags, positionals } = parsed;
+  const dir = resolve(flags.dir ?? DEFAULT_KNOWLEDGE_DIR);
   const { checkKnowledge, scaffoldRule } = await import('../diagnose/knowledge-check.js');
   if (action === 'check') {
-    if (parsed.positionals.length) throw new UsageError('knowledge check takes no arguments besides --dir');
+    if (positionals.length) throw new UsageError('knowledge check takes no arguments besides --dir');
     const { rules, examples, problems } = await checkKnowledge(dir);
     for (const p of problems) process.stdout.write(`${p.rule}: ${p.problem}\n`);
     process.stdout.write(`${rules} rules, ${examples} examples, ${problems.length} problem${problems.length === 1 ? '' : 's'}\n`);
     return problems.length ? 1 : 0;
   }
   if (action === 'new') {
-    const [id, ...extra] = parsed.positionals;
-    if (!id || extra.length || !parsed.values.from) throw new UsageError('usage: gpu-doctor knowledge new ID --from FILE [--dir DIR]');
+    const [id, ...extra] = positionals;
+    if (!id || extra.length || !flags.from) throw new UsageError('usage: gpu-doctor knowledge new ID --from FILE [--dir DIR]');
     let made;
     try {
-      made = scaffoldRule(dir, id, resolve(parsed.values.from));
+      made = scaffoldRule(dir, id, resolve(flags.from));
     } catch (e) {
       throw new UsageError((e as Error).message);
     }

@@ -1,7 +1,7 @@
 // gpu-doctor's command line: `diagnose` for logs, `bot` to run the chat bot (console without tokens),
 // and the host commands. Exit codes: 0 when the input was read, 2 on a usage error, 1 on failure.
 import { diagnoseCli } from './diagnose.js';
-import { UsageError } from './usage.js';
+import { asksForHelp, UsageError } from './usage.js';
 import { stripTerminalControls } from '../adapters/console/render.js';
 import { didYouMean } from '../core/did-you-mean.js';
 import { PROJECT_ROOT } from '../core/paths.js';
@@ -73,7 +73,7 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(`gpu-doctor ${version()}\n`);
     return 0;
   }
-  if (HELP[name] && (rest.includes('--help') || rest.includes('-h'))) {
+  if (HELP[name] && asksForHelp(rest)) {
     process.stdout.write(HELP[name] + '\n');
     return 0;
   }
