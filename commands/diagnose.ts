@@ -3,6 +3,7 @@
 // the reply adds what that host's GPU holds right now (read-only, time-boxed).
 import { z } from 'zod';
 import { defineCommand } from '../src/core/command.js';
+import type { ProgressReporter } from '../src/core/progress.js';
 import type { Reply } from '../src/core/reply.js';
 import type { HostStatusResult, HostsService } from '../src/core/services.js';
 import { diagnose, type DiagnoseResult } from '../src/diagnose/diagnose.js';
@@ -12,6 +13,10 @@ import { diagnosisReply } from '../src/diagnose/reply.js';
 
 /** The live reading is extra: the diagnosis is never held up longer than this for it. */
 const LIVE_TIMEOUT_MS = 15_000;
+/** A paste this large takes a noticeable time to diagnose: the asker sees "diagnosing…" first. */
+const LARGE_LOG_BYTES = 1024 * 1024;
+
+const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MB`;
 
 export default defineCommand({
   name: 'diagnose',
@@ -23,17 +28,22 @@ export default defineCommand({
     if (!/\S/.test(text)) {
       return { title: 'Nothing to diagnose', severity: 'warning', sections: [{ text: 'Paste the log after `/gpu diagnose` (or attach a .log/.txt file).' }] };
     }
+    const bytes = Buffer.byteLength(text, 'utf8');
+    // The diagnosis itself holds the event loop: the interim reply goes out before it starts, or not at all.
+    if (bytes >= LARGE_LOG_BYTES) await ctx.progress?.({ title: `Diagnosing a ${mb(bytes)} log…`, severity: 'info', sections: [{ text: 'Reading it for GPU and host memory errors; the diagnosis replaces this message.' }] }, { immediate: true });
     const input = decodeLog(Buffer.from(text, 'utf8'));
     const result = diagnose(input.text, ctx.services.rules);
     const reply = diagnosisReply(result, input);
-    if (ctx.services.hosts && result.diagnoses.length) await addLiveReading(reply, result, input.text, ctx.services.hosts);
+    if (ctx.services.hosts && result.diagnoses.length) await addLiveReading(reply, result, input.text, ctx.services.hosts, ctx.progress);
     return reply;
   },
 });
 
-async function addLiveReading(reply: Reply, result: DiagnoseResult, text: string, hosts: HostsService): Promise<void> {
+async function addLiveReading(reply: Reply, result: DiagnoseResult, text: string, hosts: HostsService, progress?: ProgressReporter): Promise<void> {
   const named = hostsNamedIn(text, (await hosts.list()).map((h) => h.name));
   if (!named.length) return;
+  // The diagnosis is ready: shown while the host is read (up to LIVE_TIMEOUT_MS), completed after.
+  void progress?.({ ...reply, sections: [...reply.sections, { text: `Reading ${named.join(', ')} now…` }] });
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<HostStatusResult[]>((resolve) => {
     timer = setTimeout(() => resolve(named.map((name) => ({ name, ok: false, error: `no answer within ${LIVE_TIMEOUT_MS / 1000} s` }))), LIVE_TIMEOUT_MS);

@@ -1,7 +1,8 @@
 // /gpu status [HOST...]: per host, per GPU: memory with a bar, utilisation, temperature, processes.
+// Over many hosts it shows progress while they answer ("12 of 24 hosts answered…"), then the tables.
 import { z } from 'zod';
 import { defineCommand } from '../src/core/command.js';
-import { statusReply } from '../src/hosts/render.js';
+import { statusProgressReply, statusReply } from '../src/hosts/render.js';
 
 export default defineCommand({
   name: 'status',
@@ -10,6 +11,8 @@ export default defineCommand({
   options: z.object({ _: z.array(z.string()).max(64).default([]) }).passthrough(),
   async run({ _: hosts }, ctx) {
     if (!ctx.services.hosts) return { title: 'No hosts service', severity: 'error', sections: [{ text: 'Host commands are not configured.' }] };
-    return statusReply(await ctx.services.hosts.status(hosts));
+    const progress = ctx.progress;
+    const onProgress = progress ? (answered: Parameters<typeof statusProgressReply>[0], asked: readonly string[]) => void progress(statusProgressReply(answered, asked)) : undefined;
+    return statusReply(await ctx.services.hosts.status(hosts, onProgress));
   },
 });

@@ -1,6 +1,7 @@
 // What a chat command is: a name, a zod schema for its options, and a handler that returns a Reply.
 // Commands know nothing of Slack, Discord or SSH: they get what they need through `ctx.services`.
 import { z } from 'zod';
+import type { ProgressReporter } from './progress.js';
 import type { Reply } from './reply.js';
 import type { Services } from './services.js';
 
@@ -13,6 +14,11 @@ export interface CommandContext {
   isAdmin: boolean;
   channelId?: string;
   services: Services;
+  /**
+   * Shows an interim reply while a long command works ("checking 24 hosts…"); set by the registry when
+   * the adapter can show one, paced there (see progress.ts). The returned reply is still the answer.
+   */
+  progress?: ProgressReporter;
 }
 
 /** The tokens of a command line, before the command's own schema validates them. */

@@ -3,6 +3,7 @@
 import { commandShape, type Command, type CommandContext } from './command.js';
 import { didYouMean } from './did-you-mean.js';
 import { parseCommandLine } from './invocation.js';
+import { ProgressPacer, type ProgressSink } from './progress.js';
 import type { Reply } from './reply.js';
 
 export class CommandLoadError extends Error {}
@@ -14,10 +15,21 @@ export interface DispatchOutcome {
   ms: number;
 }
 
-export class CommandRegistry {
-  readonly commands = new Map<string, Command<any>>();
+export interface DispatchOptions {
+  /** How the adapter shows an interim reply; without it the command runs without progress. */
+  progress?: ProgressSink;
+  /** A failed or timed-out interim edit (the final answer is returned regardless). */
+  onProgressError?: (e: unknown) => void;
+}
 
-  constructor(commands: Command<any>[]) {
+/** A command of any option type: each validates its own options with its schema before run. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- Command<O> is invariant in O (options in and out)
+export type AnyCommand = Command<any>;
+
+export class CommandRegistry {
+  readonly commands = new Map<string, AnyCommand>();
+
+  constructor(commands: AnyCommand[]) {
     for (const c of commands) {
       const checked = commandShape.safeParse(c);
       if (!checked.success) {
@@ -29,12 +41,16 @@ export class CommandRegistry {
     }
   }
 
-  list(): Command<any>[] {
+  list(): AnyCommand[] {
     return [...this.commands.values()];
   }
 
-  /** Runs "/gpu NAME ..." (the prefix is optional). Never throws. */
-  async dispatch(line: string, ctx: CommandContext): Promise<DispatchOutcome> {
+  /**
+   * Runs "/gpu NAME ..." (the prefix is optional). Never throws. With `progressOptions.progress`, the command's
+   * interim replies go there, paced; when this resolves no interim edit is in flight or still to come,
+   * so the adapter can put the final reply in place of the last one.
+   */
+  async dispatch(line: string, ctx: CommandContext, progressOptions: DispatchOptions = {}): Promise<DispatchOutcome> {
     const started = performance.now();
     const done = (command: string, outcome: DispatchOutcome['outcome'], reply: Reply): DispatchOutcome => ({
       command,
@@ -84,10 +100,13 @@ export class CommandRegistry {
         sections: [{ text: `Only the bot's admins can change hosts. You can use: status, mem, hosts list, hosts test, diagnose, help.` }],
       });
     }
+    const pacer = progressOptions.progress ? new ProgressPacer(progressOptions.progress, { onError: progressOptions.onProgressError }) : null;
     try {
-      return done(command.name, 'ok', await command.run(options.data, ctx));
+      return done(command.name, 'ok', await command.run(options.data, pacer ? { ...ctx, progress: pacer.update } : ctx));
     } catch (e) {
       return done(command.name, 'error', { title: `${command.name} failed`, severity: 'error', sections: [{ text: (e as Error).message.split('\n')[0].slice(0, 500) }] });
+    } finally {
+      await pacer?.finish();
     }
   }
 }

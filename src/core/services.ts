@@ -65,8 +65,11 @@ export interface HostTestResult {
   steps: { step: string; ok: boolean; ms: number; detail?: string }[];
 }
 
+/** Where a fan-out stands: called once when it starts (nothing answered yet), then after each host; `asked` is every host, in order. */
+export type StatusProgress = (answered: readonly HostStatusResult[], asked: readonly string[]) => void;
+
 export interface HostsService {
-  status(names: string[]): Promise<HostStatusResult[]>;
+  status(names: string[], onProgress?: StatusProgress): Promise<HostStatusResult[]>;
   /** The same at background priority (the leak-watch sampler): chat requests never queue behind it. */
   statusInBackground?(names: string[]): Promise<HostStatusResult[]>;
   mem(names: string[]): Promise<HostMemResult[]>;

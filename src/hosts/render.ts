@@ -21,7 +21,7 @@ function shortCommand(c: string | null, n = 60): string {
 
 export function statusReply(results: HostStatusResult[]): Reply {
   const sections: ReplySection[] = [];
-  const failed = results.filter((r) => !r.ok) as Extract<HostStatusResult, { ok: false }>[];
+  const failed = results.filter((r): r is Extract<HostStatusResult, { ok: false }> => !r.ok);
   for (const r of results) {
     if (!r.ok) continue;
     const rows = r.gpus.map((g) => [
@@ -46,6 +46,27 @@ export function statusReply(results: HostStatusResult[]): Reply {
   if (failed.length) sections.push({ heading: 'Unreachable or failing', text: failed.map((f) => `${f.name}: ${f.error}`).join('\n') });
   const ok = results.length - failed.length;
   return { title: `GPU status: ${ok}/${results.length} host(s) answered`, severity: failed.length ? (ok ? 'warning' : 'error') : 'ok', sections };
+}
+
+/** Names shown in a progress line before "and N more". */
+const PROGRESS_NAMES = 12;
+
+const someNames = (names: string[]) => (names.length > PROGRESS_NAMES ? `${names.slice(0, PROGRESS_NAMES).join(', ')} and ${names.length - PROGRESS_NAMES} more` : names.join(', '));
+
+/**
+ * The interim reply of a status fan-out: how many hosts answered, which failed, which are still awaited.
+ * `all` is every host asked, in order; the final reply (statusReply) carries the tables.
+ */
+export function statusProgressReply(answered: readonly HostStatusResult[], all: readonly string[]): Reply {
+  const total = all.length;
+  if (answered.length === 0) return { title: `Checking ${total} host${total === 1 ? '' : 's'}…`, severity: 'info', sections: [{ text: `Asking ${someNames([...all])}.` }] };
+  const done = new Set(answered.map((r) => r.name));
+  const failed = answered.filter((r) => !r.ok);
+  const waiting = all.filter((n) => !done.has(n));
+  const sections: ReplySection[] = [];
+  if (waiting.length) sections.push({ text: `Waiting for ${someNames(waiting)}.` });
+  if (failed.length) sections.push({ text: `Not answering so far: ${someNames(failed.map((f) => f.name))}.` });
+  return { title: `GPU status: ${answered.length} of ${total} hosts answered…`, severity: 'info', sections };
 }
 
 export function memReply(results: HostMemResult[]): Reply {

@@ -3,7 +3,7 @@
 import { userInfo } from 'node:os';
 import type { Config } from '../core/config.js';
 import { ConfigError, resolvePath } from '../core/config.js';
-import type { HostAddRequest, HostInfo, HostMemResult, HostsService, HostStatusResult, HostTestResult } from '../core/services.js';
+import type { HostAddRequest, HostInfo, HostMemResult, HostsService, HostStatusResult, HostTestResult, StatusProgress } from '../core/services.js';
 import { identityProblem } from './identity.js';
 import { fingerprintOf, KnownHosts } from './known-hosts.js';
 import { localMem, localPs, localStatus } from './local.js';
@@ -191,8 +191,27 @@ export class SshHostsService implements HostsService {
     return Object.fromEntries(this.allHosts().map((e) => [e.name, this.lastState.get(e.name) ?? 'not queried yet']));
   }
 
-  status(names: string[]): Promise<HostStatusResult[]> {
-    return Promise.all(this.pick(names).map(async ({ name, entry }) => this.record(await this.statusOne(name, entry), entry !== null)));
+  status(names: string[], onProgress?: StatusProgress): Promise<HostStatusResult[]> {
+    const picked = this.pick(names);
+    const asked = picked.map((p) => p.name);
+    const answered: HostStatusResult[] = [];
+    // A caller's progress callback must never break the fan-out it watches.
+    const report = () => {
+      try {
+        onProgress?.(answered, asked);
+      } catch {
+        /* progress is best effort */
+      }
+    };
+    report();
+    return Promise.all(
+      picked.map(async ({ name, entry }) => {
+        const r = this.record(await this.statusOne(name, entry), entry !== null);
+        answered.push(r);
+        report();
+        return r;
+      }),
+    );
   }
 
   /**

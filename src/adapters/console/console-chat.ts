@@ -3,6 +3,10 @@
 // How a multi-line paste ends: a line with a single "." ends it, and so does the next line starting
 // with "/gpu", or the end of input (Ctrl-D / EOF). In a terminal a paste also ends when no more lines
 // arrive for 300 ms (a paste arrives in one burst), so pasting a traceback and waiting is enough.
+//
+// In a terminal, readline runs in terminal mode: the line being typed can be edited (arrows, Ctrl-A/E,
+// Ctrl-W...) and earlier lines come back with up/down. A long command's progress is one live line,
+// rewritten in place, that the answer replaces; through a pipe each progress update is a plain line.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -11,6 +15,7 @@ import type { Readable, Writable } from 'node:stream';
 import type { CommandRegistry } from '../../core/registry.js';
 import type { CommandContext } from '../../core/command.js';
 import type { Reply } from '../../core/reply.js';
+import type { ProgressSink } from '../../core/progress.js';
 import { renderText, stripTerminalControls } from './render.js';
 import { looksLikeLog } from '../../core/paste.js';
 
@@ -23,6 +28,8 @@ export interface ConsoleChatOptions {
   idleMs?: number;
   /** Where attached files (charts) are written; default $GPU_DOCTOR_FILES_DIR, else <tmpdir>/gpu-doctor. */
   filesDir?: string;
+  /** Lines kept for up/down in a terminal. */
+  historySize?: number;
 }
 
 /**
@@ -43,10 +50,39 @@ export function saveReplyFiles(reply: Reply, dir: string, now = new Date()): str
 }
 
 const MAX_PASTE_BYTES = 16 * 1024 * 1024;
+/** Erases the terminal line the cursor is on and returns to its start. */
+const CLEAR_LINE = '\r\u001b[2K';
+
+/** A progress reply as one line: its title and first text, without control characters, cut to `width`. */
+export function progressLine(reply: Reply, width: number): string {
+  const first = reply.sections.find((s) => s.text)?.text ?? '';
+  const line = stripTerminalControls(`… ${reply.title}${first ? ` ${first}` : ''}`.replace(/\s+/g, ' ')).trim();
+  return line.length > width ? line.slice(0, Math.max(1, width - 1)) + '…' : line;
+}
 
 export async function runConsoleChat(o: ConsoleChatOptions): Promise<void> {
-  const rl = createInterface({ input: o.input, crlfDelay: Infinity, terminal: false });
-  const write = (s: string) => o.output.write(s + '\n');
+  const rl = o.interactive
+    ? createInterface({ input: o.input, output: o.output, crlfDelay: Infinity, terminal: true, historySize: o.historySize ?? 500, prompt: '> ' })
+    : createInterface({ input: o.input, crlfDelay: Infinity, terminal: false });
+  // Ctrl-C in a terminal ends the chat as it did before readline owned the terminal.
+  if (o.interactive) rl.on('SIGINT', () => rl.close());
+  let liveLine = false;
+  const write = (s: string) => {
+    if (liveLine) o.output.write(CLEAR_LINE);
+    liveLine = false;
+    o.output.write(s + '\n');
+  };
+  const columns = () => (o.output as Writable & { columns?: number }).columns ?? 100;
+  // Interim replies: rewritten in place in a terminal, one plain line each through a pipe.
+  const showProgress: ProgressSink = (reply) => {
+    if (o.interactive) {
+      o.output.write(CLEAR_LINE + progressLine(reply, columns() - 1));
+      liveLine = true;
+    } else {
+      o.output.write(progressLine(reply, 200) + '\n');
+    }
+    return Promise.resolve();
+  };
   const filesDir = o.filesDir ?? process.env.GPU_DOCTOR_FILES_DIR ?? join(tmpdir(), 'gpu-doctor');
   const answer = (reply: Reply) => {
     write(renderText(reply));
@@ -65,15 +101,15 @@ export async function runConsoleChat(o: ConsoleChatOptions): Promise<void> {
     const trimmed = block.trim();
     if (trimmed === '') return;
     if (/^\/?gpu\b/i.test(trimmed)) {
-      const { reply } = await o.registry.dispatch(block, o.context);
+      const { reply } = await o.registry.dispatch(block, o.context, { progress: showProgress });
       answer(reply);
     } else if (looksLikeLog(block)) {
-      const { reply } = await o.registry.dispatch(`/gpu diagnose ${block}`, o.context);
+      const { reply } = await o.registry.dispatch(`/gpu diagnose ${block}`, o.context, { progress: showProgress });
       answer(reply);
     } else {
       write('(not a command or a log: type /gpu help, or paste a training log)');
     }
-    if (o.interactive) o.output.write('> ');
+    if (o.interactive) rl.prompt();
   };
   const flush = () => {
     clearTimeout(timer);
@@ -83,7 +119,10 @@ export async function runConsoleChat(o: ConsoleChatOptions): Promise<void> {
     queue = queue.then(() => handle(block));
   };
 
-  if (o.interactive) write('gpu-doctor console. Type /gpu help, or paste a log (end it with a "." line or just wait).\n> ');
+  if (o.interactive) {
+    write('gpu-doctor console. Type /gpu help, or paste a log (end it with a "." line or just wait).');
+    rl.prompt();
+  }
   for await (const line of rl) {
     if (line === '.') {
       flush();

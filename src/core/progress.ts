@@ -1,0 +1,125 @@
+// Interim replies of long commands ("checking 24 hosts…", "12 of 24 answered"), paced here for every
+// adapter so that no platform gets an update storm: a command that answers within QUIET_MS shows no
+// progress at all; after that the message changes at most once per INTERVAL_MS, the final answer
+// included; only the latest interim reply is shown (the ones in between are skipped). An adapter only
+// says how to show one interim reply (post, then edit the same message); a failed or hung edit is
+// reported and skipped, never holding up the final answer longer than EDIT_TIMEOUT_MS.
+import type { Reply } from './reply.js';
+
+/** Shows one interim reply (the first one posts, later ones edit the same message). */
+export type ProgressSink = (reply: Reply) => Promise<void>;
+
+export interface ProgressOptions {
+  /** Skip the quiet period: the command is about to block the event loop (a large diagnosis) and this is its only chance. */
+  immediate?: boolean;
+}
+
+/** What a command calls; resolves once this reply (or a later one replacing it) was shown or dropped. Never rejects. */
+export type ProgressReporter = (reply: Reply, options?: ProgressOptions) => Promise<void>;
+
+/** A command that answers within this shows no progress (no message that flashes and is replaced at once). */
+export const PROGRESS_QUIET_MS = 500;
+/** The least time between two changes of the message (interim and final alike). */
+export const PROGRESS_INTERVAL_MS = 1000;
+/** An edit that has not finished by then is given up on, so the final answer is never held up by it. */
+export const PROGRESS_EDIT_TIMEOUT_MS = 10_000;
+
+export interface ProgressPacerOptions {
+  quietMs?: number;
+  intervalMs?: number;
+  editTimeoutMs?: number;
+  /** A failed or timed-out edit (the final answer is delivered regardless). */
+  onError?: (e: unknown) => void;
+}
+
+export class ProgressPacer {
+  private readonly quietMs: number;
+  private readonly intervalMs: number;
+  private readonly editTimeoutMs: number;
+  private readonly onError: (e: unknown) => void;
+  private readonly startedAt = performance.now();
+  /** The newest interim reply not shown yet. */
+  private pending: Reply | null = null;
+  private pendingImmediate = false;
+  /** Callers of update() waiting for the next delivery (or for finish). */
+  private waiters: (() => void)[] = [];
+  private timer: NodeJS.Timeout | undefined;
+  private inFlight: Promise<void> | null = null;
+  private lastShownAt = -Infinity;
+  private finished = false;
+  /** How many interim replies were handed to the sink. */
+  shown = 0;
+
+  constructor(
+    private readonly sink: ProgressSink,
+    options: ProgressPacerOptions = {},
+  ) {
+    this.quietMs = options.quietMs ?? PROGRESS_QUIET_MS;
+    this.intervalMs = options.intervalMs ?? PROGRESS_INTERVAL_MS;
+    this.editTimeoutMs = options.editTimeoutMs ?? PROGRESS_EDIT_TIMEOUT_MS;
+    this.onError = options.onError ?? (() => {});
+  }
+
+  readonly update: ProgressReporter = (reply, options = {}) => {
+    if (this.finished) return Promise.resolve();
+    this.pending = reply;
+    this.pendingImmediate ||= options.immediate === true;
+    const shown = new Promise<void>((resolve) => this.waiters.push(resolve));
+    if (this.pendingImmediate && this.timer && this.shown === 0) {
+      clearTimeout(this.timer);
+      this.timer = undefined;
+    }
+    this.schedule();
+    return shown;
+  };
+
+  private schedule(): void {
+    if (this.timer || this.inFlight || this.finished || !this.pending) return;
+    const notBefore = Math.max(this.pendingImmediate ? this.startedAt : this.startedAt + this.quietMs, this.lastShownAt + this.intervalMs);
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      this.deliver();
+    }, Math.max(0, notBefore - performance.now()));
+  }
+
+  private deliver(): void {
+    const reply = this.pending;
+    const waiters = this.waiters;
+    this.pending = null;
+    this.pendingImmediate = false;
+    this.waiters = [];
+    if (!reply || this.finished) return waiters.forEach((w) => w());
+    this.lastShownAt = performance.now();
+    this.shown++;
+    this.inFlight = withTimeout(Promise.resolve().then(() => this.sink(reply)), this.editTimeoutMs)
+      .catch((e: unknown) => this.onError(e))
+      .finally(() => {
+        this.inFlight = null;
+        waiters.forEach((w) => w());
+        this.schedule();
+      });
+  }
+
+  /**
+   * No interim reply is shown after this. Resolves when the final answer may replace the last one:
+   * no edit in flight (or it timed out) and INTERVAL_MS since it was shown. Never rejects.
+   */
+  async finish(): Promise<void> {
+    this.finished = true;
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    this.pending = null;
+    for (const w of this.waiters.splice(0)) w();
+    if (this.inFlight) await this.inFlight;
+    const wait = this.lastShownAt + this.intervalMs - performance.now();
+    if (this.shown > 0 && wait > 0) await new Promise((r) => setTimeout(r, wait));
+  }
+}
+
+function withTimeout(p: Promise<void>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`progress edit took over ${ms / 1000} s; skipped`)), ms);
+  });
+  return Promise.race([p, late]).finally(() => clearTimeout(timer));
+}

@@ -1,0 +1,108 @@
+// The console chat's progress over a 24-host fleet of real sshd (ssh-fleet.ts): a live line rewritten
+// in place in a terminal, plain lines through a pipe, then the full table; and readline's line editing
+// and history in a terminal.
+import { PassThrough } from 'node:stream';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runConsoleChat } from '../../src/adapters/console/console-chat.js';
+import type { CommandContext } from '../../src/core/command.js';
+import { describeWithSshd } from '../hosts/sshd-suite.js';
+import { testDeps } from './helpers.js';
+import { FLEET_SIZE, startSshFleet, type SshFleet } from './ssh-fleet.js';
+
+const CLEAR_LINE = '\r\u001b[2K';
+
+/** A console chat on in-memory streams; `until` resolves once the output holds `text` (or rejects after `ms`). */
+function chat(deps: Awaited<ReturnType<typeof testDeps>>, interactive: boolean) {
+  const input = new PassThrough();
+  const output = new PassThrough();
+  let out = '';
+  output.setEncoding('utf8').on('data', (d: string) => (out += d));
+  const context: CommandContext = { platform: 'console', userId: 'tester', isAdmin: true, services: deps.services };
+  const done = runConsoleChat({ input, output, registry: deps.registry, context, interactive, idleMs: 50 });
+  const until = async (text: string | RegExp, ms = 60_000) => {
+    const t0 = Date.now();
+    const seen = () => (typeof text === 'string' ? out.includes(text) : text.test(out));
+    while (!seen()) {
+      if (Date.now() - t0 > ms) throw new Error(`no ${String(text)} within ${ms} ms; output: ${JSON.stringify(out.slice(-2000))}`);
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  };
+  return { input, output: () => out, until, done };
+}
+
+const FINAL = `GPU status: ${FLEET_SIZE}/${FLEET_SIZE} host(s) answered`;
+
+describeWithSshd('console chat: progress of a long command', 'test/adapters/console-progress.test.ts', () => {
+  let fleet: SshFleet;
+  let deps: Awaited<ReturnType<typeof testDeps>>;
+  beforeAll(async () => {
+    fleet = await startSshFleet();
+    deps = await testDeps();
+    deps.services.hosts = fleet.hosts;
+  }, 60_000);
+  afterAll(async () => {
+    deps?.audit.close();
+    await fleet?.close();
+  });
+
+  it('through a pipe: progress lines, at most one a second, before the full table of 24 hosts', async () => {
+    const c = chat(deps, false);
+    const t0 = performance.now();
+    c.input.write('/gpu status\n');
+    await c.until(FINAL);
+    const seconds = (performance.now() - t0) / 1000;
+    c.input.end();
+    await c.done;
+    const out = c.output();
+    const progress = out.split('\n').filter((l) => /^… (Checking 24 hosts…|GPU status: \d+ of 24 hosts answered…)/.test(l));
+    expect(progress.length).toBeGreaterThanOrEqual(1);
+    expect(progress.length).toBeLessThanOrEqual(Math.floor(seconds) + 2);
+    expect(out.indexOf(progress[0])).toBeLessThan(out.indexOf(FINAL));
+    // The final answer is the whole table: every host with its GPU row.
+    const final = out.slice(out.indexOf(FINAL));
+    for (const name of fleet.names) expect(final).toMatch(new RegExp(`${name} \\(\\d+ ms\\)`));
+    expect(final).toContain('NVIDIA H100 80GB HBM3');
+    expect(out).not.toContain(CLEAR_LINE);
+  }, 90_000);
+
+  it('in a terminal: one live line rewritten in place, then cleared and replaced by the table', async () => {
+    const c = chat(deps, true);
+    await c.until('> ');
+    c.input.write('/gpu status\r');
+    await c.until(FINAL);
+    c.input.end();
+    await c.done;
+    const out = c.output();
+    const live = [...out.matchAll(/\r\u001b\[2K(… [^\r\n]*)/g)].map((m) => m[1]);
+    expect(live.length).toBeGreaterThanOrEqual(1);
+    expect(live[0]).toMatch(/^… (Checking 24 hosts…|GPU status: \d+ of 24 hosts answered…)/);
+    // The live line never ends in a newline (it is rewritten), and the answer starts on a cleared line.
+    for (const l of live) expect(out).not.toContain(`${l}\n`);
+    expect(out).toContain(`${CLEAR_LINE}[`);
+    expect(out.lastIndexOf('… ')).toBeLessThan(out.indexOf(FINAL));
+  }, 90_000);
+});
+
+describe('console chat in a terminal: line editing and history', () => {
+  let deps: Awaited<ReturnType<typeof testDeps>>;
+  beforeAll(async () => {
+    deps = await testDeps();
+  });
+  afterAll(() => deps?.audit.close());
+
+  it('backspace edits the line being typed, and up-arrow brings back the last command', async () => {
+    const c = chat(deps, true);
+    await c.until('> ');
+    // "/gpu hepl", two backspaces, "lp": the line sent is "/gpu help".
+    c.input.write('/gpu hepl\u007f\u007flp\r');
+    await c.until('What gpu-doctor can do');
+    const answers = () => c.output().split('What gpu-doctor can do').length - 1;
+    const first = answers();
+    c.input.write('\u001b[A\r'); // up arrow, enter: the same command again
+    await c.until(/What gpu-doctor can do[\s\S]*What gpu-doctor can do/);
+    expect(answers()).toBeGreaterThan(first);
+    expect(c.output()).not.toContain('Unknown command');
+    c.input.end();
+    await c.done;
+  }, 30_000);
+});
