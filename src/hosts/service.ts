@@ -1,5 +1,6 @@
 // HostsService: the registry, the SSH pool and the parsers together. Fan-out is parallel; each host
 // is bounded by its own connect + exec timeouts, so a dead host never holds up the others.
+import { existsSync } from 'node:fs';
 import { userInfo } from 'node:os';
 import type { Config } from '../core/config.js';
 import { ConfigError, resolvePath } from '../core/config.js';
@@ -7,11 +8,14 @@ import type { HostAddRequest, HostInfo, HostMemResult, HostsService, HostStatusR
 import { identityProblem } from './identity.js';
 import { fingerprintOf, KnownHosts } from './known-hosts.js';
 import { localMem, localPs, localStatus } from './local.js';
-import { attachPs, parseMemSection, parsePs, parseStatusSections, splitSections, type Sections } from './parse.js';
+import { attachPs, parseMemSection, parsePs, parseStatusSections, splitSections, type PsRow, type Sections } from './parse.js';
 import { FINGERPRINT, HOST_NAME, HostRegistry, type HostEntry } from './registry.js';
 import { MEM_COMMAND, STATUS_COMMAND } from './remote-commands.js';
-import { SshConfig, expandHome, parseUserHostPort } from './ssh-config.js';
+import { SshConfig, SshConfigError, expandHome, parseJumpChain } from './ssh-config.js';
 import { SshError, SshPool, type Priority, type SshTarget } from './ssh-pool.js';
+
+/** Hops a chain of ProxyJumps may take before it is taken for a loop. */
+const MAX_JUMP_DEPTH = 8;
 
 export const LOCAL_HOST: HostEntry = { name: 'localhost', host: 'localhost', origin: 'local' };
 
@@ -101,20 +105,41 @@ export class SshHostsService implements HostsService {
     return out;
   }
 
-  target(entry: HostEntry, depth = 0): SshTarget {
-    const alias = this.sshConfig.resolve(entry.host);
-    const jump = alias.proxyJump && depth < 3 ? parseUserHostPort(alias.proxyJump) : null;
-    let proxyJump: SshTarget | undefined;
-    if (jump) {
-      const jumpAlias = this.sshConfig.resolve(jump.host);
-      proxyJump = this.target({ name: `${entry.name}-jump`, host: jump.host, origin: 'config', ...(jump.user ?? jumpAlias.user ? { user: jump.user ?? jumpAlias.user } : {}), ...(jump.port ? { port: jump.port } : {}) }, depth + 1);
+  /**
+   * Where a host entry leads, resolved through the ssh config as `ssh -G` would (the entry's own port
+   * and user win, like -p and -l), with its ProxyJump chain: `ProxyJump a,b` reaches b through a and
+   * the host through b; the first hop's own ProxyJump applies, later hops' do not (as in ssh -J).
+   * Throws SshError when the ssh config cannot be followed for this host.
+   */
+  target(entry: HostEntry): SshTarget {
+    try {
+      return this.resolveTarget(entry.name, entry.host, entry, 0);
+    } catch (e) {
+      if (e instanceof SshConfigError) throw new SshError(`${entry.name}: ${e.message}`, 'other');
+      throw e;
     }
+  }
+
+  private resolveTarget(name: string, alias: string, entry: Partial<HostEntry>, depth: number, jumpOverride?: SshTarget | null): SshTarget {
+    if (depth > MAX_JUMP_DEPTH) throw new SshConfigError(`ProxyJump chain of ${name} is longer than ${MAX_JUMP_DEPTH} hops (a loop?)`);
+    const resolved = this.sshConfig.resolve(alias, { ...(entry.user ? { user: entry.user } : {}), ...(entry.port ? { port: entry.port } : {}) });
+    let proxyJump: SshTarget | null | undefined = jumpOverride;
+    if (proxyJump === undefined && resolved.proxyJump) {
+      const hops = parseJumpChain(resolved.proxyJump);
+      proxyJump = null;
+      hops.forEach((hop, i) => {
+        const hopEntry = { ...(hop.user ? { user: hop.user } : {}), ...(hop.port ? { port: hop.port } : {}) };
+        // The first hop follows its own config (its ProxyJump too); each later one is reached through the previous.
+        proxyJump = this.resolveTarget(`${name}-jump${hops.length > 1 ? i + 1 : ''}`, hop.host, hopEntry, depth + 1, i === 0 ? undefined : proxyJump);
+      });
+    }
+    const identityFile = entry.identityFile ?? resolved.identityFiles.find((f) => existsSync(f)) ?? resolved.identityFiles[0];
     return {
-      name: entry.name,
-      host: alias.hostName ?? entry.host,
-      port: entry.port ?? alias.port ?? 22,
-      user: entry.user ?? alias.user ?? userInfo().username,
-      ...(entry.identityFile ?? alias.identityFile ? { identityFile: expandHome(entry.identityFile ?? alias.identityFile!) } : {}),
+      name,
+      host: resolved.hostName,
+      port: resolved.port ?? 22,
+      user: resolved.user ?? userInfo().username,
+      ...(identityFile ? { identityFile: expandHome(identityFile) } : {}),
       ...(entry.hostKey ? { hostKey: entry.hostKey, ...(entry.pinnedBy ? { pinnedBy: entry.pinnedBy } : {}) } : {}),
       ...(proxyJump ? { proxyJump } : {}),
     };
@@ -143,7 +168,7 @@ export class SshHostsService implements HostsService {
       const parsed = parseStatusSections(sections);
       if ('error' in parsed) return { name, ok: false, elapsedMs: ms(), error: parsed.error };
       const pids = [...new Set(parsed.processes.map((p) => p.pid))].slice(0, 512);
-      let ps = new Map();
+      let ps = new Map<number, PsRow>();
       let warning = parsed.warning;
       if (pids.length) {
         try {
@@ -226,8 +251,18 @@ export class SshHostsService implements HostsService {
     return Promise.all(this.pick(names).map(async ({ name, entry }) => this.record(await this.memOne(name, entry), entry !== null)));
   }
 
-  async list(): Promise<HostInfo[]> {
-    return this.allHosts().map((e) => info(e, e.origin === 'local' ? null : this.target(e)));
+  list(): Promise<HostInfo[]> {
+    return Promise.resolve(this.allHosts().map((e) => this.infoOf(e)));
+  }
+
+  /** A host as listed; one the ssh config cannot resolve says why instead of failing the list. */
+  private infoOf(e: HostEntry): HostInfo {
+    if (e.origin === 'local') return info(e, null);
+    try {
+      return info(e, this.target(e));
+    } catch (err) {
+      return { ...info(e, null), target: `unresolved: ${errorLine(err)}` };
+    }
   }
 
   async add(req: HostAddRequest): Promise<{ host: HostInfo; fingerprint: string | null; message: string }> {
@@ -257,14 +292,18 @@ export class SshHostsService implements HostsService {
     const message = req.trust
       ? `added ${req.name} and trusted its host key ${fingerprint}`
       : `added ${req.name}${fingerprint ? `; its host key ${fingerprint} is not trusted yet unless known_hosts has it (check it on the host, then an admin can run \`hosts trust ${req.name} ${fingerprint}\`)` : ''}`;
-    return { host: info(saved, this.target(saved)), fingerprint, message };
+    return { host: this.infoOf(saved), fingerprint, message };
   }
 
-  async remove(name: string): Promise<boolean> {
+  remove(name: string): Promise<boolean> {
     const entry = this.lookup(name);
-    if (!entry) return false;
-    this.pool.drop(this.target(entry));
-    return this.registry.remove(name);
+    if (!entry) return Promise.resolve(false);
+    try {
+      this.pool.drop(this.target(entry));
+    } catch {
+      /* an ssh config it cannot follow: nothing was pooled for it */
+    }
+    return Promise.resolve(this.registry.remove(name));
   }
 
   async test(name: string): Promise<HostTestResult> {
