@@ -8,15 +8,15 @@ export default defineCommand({
   summary: 'What gpu-doctor can do',
   usage: 'help',
   options: z.object({}).passthrough(),
-  async run() {
+  run() {
     const rows = allCommands().map((c) => [`/gpu ${c.usage}`, c.summary]);
-    return {
+    return Promise.resolve({
       title: 'gpu-doctor',
       severity: 'info',
       sections: [
         { text: 'Paste a training log or traceback and I reply with the diagnosis and a fix computed from its numbers.' },
         { table: { columns: ['Command', 'What it does'], rows } },
       ],
-    };
+    });
   },
 });

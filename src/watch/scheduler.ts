@@ -25,7 +25,8 @@ const HOUR = 3_600_000;
 /** Where a digest's findings come from: this thread (tests, small stores) or a worker thread. */
 export type FindingsSource = (options: Partial<DetectorOptions>, now: number) => Promise<FindingsResult>;
 
-export const inThread = (store: WatchStore): FindingsSource => async (options, now) => findingsFromStore(store, options, now);
+// A promise that rejects (not a synchronous throw) when the store read fails, like the worker's.
+export const inThread = (store: WatchStore): FindingsSource => (options, now) => new Promise((resolve) => resolve(findingsFromStore(store, options, now)));
 
 /** A worker thread over the store's file; an in-memory store has no file to share, so it stays here. */
 export const offThread = (store: WatchStore): FindingsSource =>
@@ -197,10 +198,15 @@ export class WatchRuntime implements WatchService {
     return gpuChartReply(this.store, req, style, this.options, known);
   }
 
-  async watchHost(name: string): Promise<Reply> {
+  watchHost(name: string): Promise<Reply> {
+    // Synchronous over the store; a promise for the command interface, rejecting (not throwing) on a store error.
+    return new Promise((resolve) => resolve(this.watchHostNow(name)));
+  }
+
+  private watchHostNow(name: string): Reply {
     const since = Date.now() - 6 * HOUR;
     const series = new Map<string, number[]>();
-    let ram: number[] = [];
+    const ram: number[] = [];
     for (const s of this.store.samplesSince(since, name)) {
       if (isHostSample(s)) ram.push((s.memTotalBytes - s.memAvailableBytes) / 2 ** 20);
       else {

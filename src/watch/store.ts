@@ -128,7 +128,7 @@ function windowRow(ts: number, h: number, gpu: number, pid: number, start: numbe
   const known = value !== null && countValue;
   return [
     Math.floor(ts / SUMMARY_WINDOW_S), h, gpu, pid, start, ts, ts,
-    known ? 1 : 0, known ? value : null, null, known ? value : null, known ? value! : 0,
+    known ? 1 : 0, known ? value : null, null, known ? value : null, known ? value : 0,
     known && pid > 0 ? (util ?? BUSY_UTIL) : null,
     value !== null ? ts : null, value, aux,
   ];

@@ -28,7 +28,7 @@ function endingAt(id: string, endMs: number): Sample[] {
     ...s,
     ts: ms(s.ts) + shift,
     ...('processStart' in s && s.processStart !== undefined ? { processStart: ms(s.processStart) + shift } : {}),
-  })) as Sample[];
+  }));
 }
 
 beforeAll(() => {

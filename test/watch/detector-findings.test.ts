@@ -118,9 +118,9 @@ describe('severity: worst first', () => {
     ]);
     const found = detectLeaks(samples);
     expect(found.map((f) => `${f.kind}@${f.gpu}`)).toEqual(['leak@1', 'leak@0', 'idle_held@2']);
-    expect(found[0]!.severity).toBe(found[1]!.severity);
+    expect(found[0].severity).toBe(found[1].severity);
     // Idle: 5 + GiB-hours / 10, capped at 40.
-    const idle = found[2]!;
+    const idle = found[2];
     expect(idle.severity).toBe(Math.min(40, Math.round(5 + ((idle.currentMiB / 1024) * 8) / 10)));
     expect(idle.severity).toBeLessThan(40);
   });
@@ -144,16 +144,16 @@ describe('host RAM', () => {
   it('pressure with RAM use falling: severity 90, no slope, no hours to full', () => {
     const [f] = hostRam(4, (h) => 495 - 2 * h);
     expect(f).toMatchObject({ severity: 90, slopeMiBPerHour: 0, hoursToFull: null });
-    expect(f!.detail).toMatch(/^\d+\.\d% RAM available; DataLoader jobs: alice: python train\.py$/);
+    expect(f.detail).toMatch(/^\d+\.\d% RAM available; DataLoader jobs: alice: python train\.py$/);
   });
 
   it('creep that fills RAM within days is reported with its horizon; one that levels off, starts only late, or takes weeks is not', () => {
     // 8 GiB/h from 300 GiB of 512: full in about a day.
     const [creep] = hostRam(12, (h) => 300 + 8 * h);
     expect(creep?.detail).toMatch(/used rising \d+ MiB\/h/);
-    expect(Math.abs(creep!.slopeMiBPerHour - 8192) / 8192).toBeLessThan(0.2);
-    expect(creep!.severity).toBeLessThan(90);
-    expect(creep!.hoursToFull).toBeLessThanOrEqual(DEFAULT_OPTIONS.ramFullWithinHours);
+    expect(Math.abs(creep.slopeMiBPerHour - 8192) / 8192).toBeLessThan(0.2);
+    expect(creep.severity).toBeLessThan(90);
+    expect(creep.hoursToFull).toBeLessThanOrEqual(DEFAULT_OPTIONS.ramFullWithinHours);
     // rose, then (nearly) flat; (nearly) flat, then a late rise: not sustained over both halves
     expect(hostRam(12, (h) => 250 + 16 * Math.min(h, 6) + 0.5 * Math.max(0, h - 6))).toEqual([]);
     expect(hostRam(12, (h) => 250 + 0.5 * Math.min(h, 6) + 16 * Math.max(0, h - 6))).toEqual([]);
@@ -162,9 +162,9 @@ describe('host RAM', () => {
     // 2 GiB/h with about 190 GiB free: full in about 4 days, reported with that horizon, below a day's urgency.
     const [days] = hostRam(12, (h) => 300 + 2 * h);
     expect(days?.hoursToFull).toBeGreaterThan(72);
-    expect(days!.hoursToFull).toBeLessThan(120);
-    expect(days!.severity).toBeLessThan(creep!.severity);
-    expect(formatHours(days!.hoursToFull)).toMatch(/^[34](?:\.\d)? d$/);
+    expect(days.hoursToFull).toBeLessThan(120);
+    expect(days.severity).toBeLessThan(creep.severity);
+    expect(formatHours(days.hoursToFull)).toMatch(/^[34](?:\.\d)? d$/);
   });
 
   it('under 12 windows (2 h) is too short for a trend', () => {
@@ -176,13 +176,13 @@ describe('host RAM', () => {
   it('names the single DataLoader job\'s user, every job in the detail; a non-Python GPU process is no DataLoader job', () => {
     const [one] = hostRam(4, () => 490);
     expect(one).toMatchObject({ user: 'alice', totalMiB: 512 * 1024 });
-    expect(one!.detail).toMatch(/DataLoader jobs: alice: python train\.py$/);
+    expect(one.detail).toMatch(/DataLoader jobs: alice: python train\.py$/);
     const [two] = hostRam(4, () => 490, (r) => [job(r, { baseMiB: 20000 }), job(r, { gpu: 1, pid: 5, baseMiB: 20000, user: 'bob', command: 'python b.py' })]);
-    expect(two!.user).toBeUndefined();
-    expect(two!.detail).toMatch(/DataLoader jobs: alice: python train\.py; bob: python b\.py$/);
+    expect(two.user).toBeUndefined();
+    expect(two.detail).toMatch(/DataLoader jobs: alice: python train\.py; bob: python b\.py$/);
     const four = (r: () => number) => ['a', 'b', 'c', 'd'].map((u, g) => job(r, { gpu: g, pid: 10 + g, baseMiB: 20000, user: u, command: 'python t.py' }));
-    expect(hostRam(4, () => 490, four)[0]!.detail).toMatch(/DataLoader jobs: a: python t\.py; b: python t\.py; c: python t\.py$/); // the first three
-    expect(hostRam(4, () => 490, (r) => [idleProcess({ gpu: 0, pid: 9, user: 'u', command: './cuda_app --serve', startMs: T0, toMs: T0 + 9 * H }, 20000)])).toEqual([]);
+    expect(hostRam(4, () => 490, four)[0].detail).toMatch(/DataLoader jobs: a: python t\.py; b: python t\.py; c: python t\.py$/); // the first three
+    expect(hostRam(4, () => 490, (_r) => [idleProcess({ gpu: 0, pid: 9, user: 'u', command: './cuda_app --serve', startMs: T0, toMs: T0 + 9 * H }, 20000)])).toEqual([]);
   });
 });
 

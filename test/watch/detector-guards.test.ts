@@ -23,7 +23,7 @@ function trace(seed: number, id: string): LabelledTrace {
 }
 /** The samples of the first `hours` of a trace (what a digest at that time sees). */
 function upTo(t: LabelledTrace, hours: number) {
-  const t0 = toMs(t.samples[0]!.ts);
+  const t0 = toMs(t.samples[0].ts);
   return t.samples.filter((s) => toMs(s.ts) <= t0 + hours * H);
 }
 const growth = (samples: LabelledTrace['samples']) => detectLeaks(samples).filter((f) => f.kind === 'leak' || f.kind === 'rank0_growth');
@@ -67,7 +67,7 @@ describe('guards against non-leaks, each where it alone decides', () => {
     const [f, ...rest] = growth(hours ? upTo(t, hours) : t.samples);
     expect(rest).toEqual([]);
     expect(f?.gpu).toBe(t.leak!.gpu);
-    expect(Math.abs(f!.slopeMiBPerHour - t.leak!.slopeMiBPerHour) / t.leak!.slopeMiBPerHour).toBeLessThanOrEqual(0.3);
+    expect(Math.abs(f.slopeMiBPerHour - t.leak!.slopeMiBPerHour) / t.leak!.slopeMiBPerHour).toBeLessThanOrEqual(0.3);
   });
 
   it.each([
@@ -78,7 +78,7 @@ describe('guards against non-leaks, each where it alone decides', () => {
   ])('seed %i %s: not reported before the creep has run minDurationHours', (seed, id) => {
     const t = trace(seed, id);
     const start = Date.parse(t.leak!.start);
-    const t0 = toMs(t.samples[0]!.ts);
+    const t0 = toMs(t.samples[0].ts);
     // Every digest (each 10 min) before start + minDurationHours: no growth finding yet.
     for (let at = t0 + H; at < start + DEFAULT_OPTIONS.minDurationHours * H; at += 10 * 60_000) {
       expect(growth(t.samples.filter((s) => toMs(s.ts) <= at)), `at ${new Date(at).toISOString()}`).toEqual([]);

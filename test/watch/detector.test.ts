@@ -57,12 +57,12 @@ describe('detectLeaks: creep', () => {
     const [f, ...rest] = detectLeaks(samples);
     expect(rest).toEqual([]);
     expect(f).toMatchObject({ kind: 'leak', host: 'gpu1', gpu: 0, pid: 4242, user: 'alice', rule: WATCH_RULES.leak, totalMiB: TOTAL });
-    expect(Math.abs(f!.slopeMiBPerHour - 50)).toBeLessThan(15);
+    expect(Math.abs(f.slopeMiBPerHour - 50)).toBeLessThan(15);
     const last = samples.at(-1) as ProcessSample;
     const expected = (TOTAL - last.gpuUsedMiB) / 50;
-    expect(Math.abs(f!.hoursToFull! - expected) / expected).toBeLessThan(0.3);
-    expect(Math.abs(Date.parse(f!.since!) - (T0 + 2 * H))).toBeLessThan(H);
-    expect(f!.series.length).toBeLessThanOrEqual(48);
+    expect(Math.abs(f.hoursToFull! - expected) / expected).toBeLessThan(0.3);
+    expect(Math.abs(Date.parse(f.since!) - (T0 + 2 * H))).toBeLessThan(H);
+    expect(f.series.length).toBeLessThanOrEqual(48);
   });
 
   it('10 MiB/h in 2 MiB blocks is visible 3 h after it starts', () => {
@@ -112,22 +112,22 @@ describe('series', () => {
   it('a restarted job (same host, user, command, gpu) is linked to its earlier run', () => {
     const samples = trace(12, (r) => [job(r, { baseMiB: 20000, endH: 5 }), job(r, { baseMiB: 20000, startH: 5.1, pid: 5555 })]);
     const [first, second] = [...new SeriesIndex().addAll(samples).processes()];
-    expect(second!.previous).toBe(first);
-    expect(second!.run).toBe(2);
+    expect(second.previous).toBe(first);
+    expect(second.run).toBe(2);
   });
 
   it('a gap is unknown, not memory freed: recorded, not filled, and a creep across it is still measured', () => {
     const flat = trace(16, (r) => [job(r, { baseMiB: 30000 })], { gaps: [[5, 8]] });
     const [ps] = [...new SeriesIndex().addAll(flat).processes()];
-    expect(ps!.gaps).toHaveLength(1);
-    expect(ps!.gaps[0]!.toMs - ps!.gaps[0]!.fromMs).toBeGreaterThan(2.9 * H);
-    expect(Math.min(...ps!.windows.lo.subarray(3, ps!.windows.length))).toBeGreaterThan(29000); // no zero-filled windows
+    expect(ps.gaps).toHaveLength(1);
+    expect(ps.gaps[0].toMs - ps.gaps[0].fromMs).toBeGreaterThan(2.9 * H);
+    expect(Math.min(...ps.windows.lo.subarray(3, ps.windows.length))).toBeGreaterThan(29000); // no zero-filled windows
     expect(detectLeaks(flat)).toEqual([]);
 
     const creeping = trace(14, (r) => [job(r, { baseMiB: 30000, leak: { slopeMiBPerHour: 50, startMs: T0 + H, blockMiB: 2 } })], { gaps: [[5, 8]] });
     const [f] = detectLeaks(creeping);
     expect(f?.kind).toBe('leak');
-    expect(Math.abs(f!.slopeMiBPerHour - 50)).toBeLessThan(15);
+    expect(Math.abs(f.slopeMiBPerHour - 50)).toBeLessThan(15);
   });
 
   it('a sample whose memory the driver did not report ([N/A]) is unknown, not 0', () => {
@@ -149,7 +149,7 @@ describe('idle and host RAM', () => {
     const [f, ...rest] = detectLeaks(samples);
     expect(rest).toEqual([]);
     expect(f).toMatchObject({ kind: 'idle_held', gpu: 0, pid: 4242, rule: WATCH_RULES.idle_held, hoursToFull: null });
-    expect(Math.abs(Date.parse(f!.since!) - (T0 + 3 * H))).toBeLessThan(5 * 60_000);
+    expect(Math.abs(Date.parse(f.since!) - (T0 + 3 * H))).toBeLessThan(5 * 60_000);
   });
 
   it('an hour of idleness or a bare CUDA context is not reported', () => {
@@ -161,11 +161,11 @@ describe('idle and host RAM', () => {
   it('host RAM pressure under a DataLoader job is host_ram; creep that runs out soon too', () => {
     const pressure = detectLeaks(trace(4, (r) => [job(r, { baseMiB: 20000 })], { ram: 485 }));
     expect(pressure.map((f) => [f.kind, f.rule])).toEqual([['host_ram', WATCH_RULES.host_ram]]);
-    expect(pressure[0]!.severity).toBeGreaterThanOrEqual(90);
+    expect(pressure[0].severity).toBeGreaterThanOrEqual(90);
 
     const creep = detectLeaks(trace(10, (r) => [job(r, { baseMiB: 20000 })], { ram: 300, ramCreep: 8 }));
     expect(creep.map((f) => f.kind)).toEqual(['host_ram']);
-    expect(Math.abs(creep[0]!.slopeMiBPerHour - 8192) / 8192).toBeLessThan(0.3);
+    expect(Math.abs(creep[0].slopeMiBPerHour - 8192) / 8192).toBeLessThan(0.3);
 
     expect(detectLeaks(trace(10, (r) => [job(r, { baseMiB: 20000 })], { ram: 200 }))).toEqual([]);
   });

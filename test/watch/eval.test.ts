@@ -132,7 +132,7 @@ function idleSince(trace: LabelledTrace, pid: number): number | undefined {
 function checkFindings(trace: LabelledTrace, findings: Finding[]): void {
   const id = trace.id;
   const { procs, gpus, ram } = lastSamples(trace);
-  const host = trace.samples[0]!.host;
+  const host = trace.samples[0].host;
   const running = runningAt(trace, procs);
   const allowed = new Set<FindingKind>([...trace.expected, ...(trace.belowThreshold ? (['leak'] as const) : [])]);
   for (const f of findings) {
@@ -207,7 +207,7 @@ function checkFindings(trace: LabelledTrace, findings: Finding[]): void {
   const hostRam = findings.filter((f) => f.kind === 'host_ram');
   if (trace.expected.includes('host_ram')) {
     expect(hostRam, `${id}: host_ram`).toHaveLength(1);
-    const f = hostRam[0]!;
+    const f = hostRam[0];
     const MiB = 1024 ** 2;
     expect(f.totalMiB, id).toBe(Math.round(ram!.memTotalBytes / MiB));
     expect(f.currentMiB, id).toBe(Math.round((ram!.memTotalBytes - ram!.memAvailableBytes) / MiB));
@@ -215,8 +215,8 @@ function checkFindings(trace: LabelledTrace, findings: Finding[]): void {
     // The DataLoader job on the host (each of these traces has one) is named.
     const loaders = running.filter((p) => DEFAULT_OPTIONS.isDataLoaderJob(p.command));
     expect(loaders, id).toHaveLength(1);
-    expect(f.user, id).toBe(loaders[0]!.user);
-    expect(f.detail, id).toContain(`DataLoader jobs: ${loaders[0]!.user}: ${loaders[0]!.command}`);
+    expect(f.user, id).toBe(loaders[0].user);
+    expect(f.detail, id).toContain(`DataLoader jobs: ${loaders[0].user}: ${loaders[0].command}`);
     const availablePct = (100 * ram!.memAvailableBytes) / ram!.memTotalBytes;
     expect(f.detail, id).toContain(`${availablePct.toFixed(1)}% RAM available`);
     // Under the pressure threshold now: severity 90+; otherwise a creep whose hours to full follow from it.

@@ -61,7 +61,7 @@ export function trainingProcess(
   rnd: () => number,
 ): ProcModel {
   const context = 500 + Math.floor(rnd() * 100);
-  const warm = [0.5, 1.5, 3, 6].map((m, i) => [s.startMs + m * MIN * (0.5 + rnd()), [0.3, 0.7, 0.9, 1][i]!] as const);
+  const warm = [0.5, 1.5, 3, 6].map((m, i) => [s.startMs + m * MIN * (0.5 + rnd()), [0.3, 0.7, 0.9, 1][i]] as const);
   const phase = s.leak ? rnd() * s.leak.blockMiB : 0;
   // Leak rate wobbles +-30% over a few hours (batch mix, epochs): a leak is not a perfect line.
   const wobbleH = 2 + rnd() * 4;
@@ -181,8 +181,8 @@ export function buildSamples(setup: TraceSetup, rnd: () => number): Sample[] {
     const gutil = new Map<number, number>();
     for (const g of gpus) used.set(g, 350);
     live.forEach((p, j) => {
-      used.set(p.gpu, used.get(p.gpu)! + mem[j]!);
-      gutil.set(p.gpu, Math.max(gutil.get(p.gpu) ?? 0, util[j]!)); // utilisation is GPU-wide
+      used.set(p.gpu, used.get(p.gpu)! + mem[j]);
+      gutil.set(p.gpu, Math.max(gutil.get(p.gpu) ?? 0, util[j])); // utilisation is GPU-wide
     });
     for (const g of setup.gpuLevel ?? [])
       out.push({ ts, host: setup.host, gpu: g, gpuTotalMiB: setup.gpuTotalMiB, gpuUsedMiB: used.get(g)!, utilizationPct: 0 });
@@ -198,7 +198,7 @@ export function buildSamples(setup: TraceSetup, rnd: () => number): Sample[] {
         processStart: new Date(p.startMs).toISOString(),
         user: p.user,
         command: p.command,
-        processMiB: mem[j]!,
+        processMiB: mem[j],
       };
       out.push(s);
     });

@@ -98,7 +98,7 @@ describe('analyzeGrowth', () => {
       // 10, 35, 10: the middle step is over half the rise
       'one step dominates': stairs(30, 1000, [[10, 10], [16, 35], [22, 10]]),
       // steps every hour, shrinking: a warm-up ratchet
-      'decelerating (warm-up ratchet)': stairs(60, 1000, every(6, 6, 8, (k) => [40, 30, 24, 18, 6, 3, 2, 1][k]!)),
+      'decelerating (warm-up ratchet)': stairs(60, 1000, every(6, 6, 8, (k) => [40, 30, 24, 18, 6, 3, 2, 1][k])),
       // 5 MiB an hour for 9 h
       'slope below threshold': stairs(60, 1000, every(6, 6, 9, () => 5)),
     };

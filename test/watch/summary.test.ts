@@ -34,7 +34,7 @@ function polls(samples: Sample[]): Sample[][] {
   for (const x of samples) {
     const t = toMs(x.ts);
     if (t !== last) out.push([]);
-    out[out.length - 1]!.push(x);
+    out[out.length - 1].push(x);
     last = t;
   }
   return out;
@@ -49,7 +49,7 @@ describe('window summaries (wsum)', () => {
     for (const t of traces) {
       const s = WatchStore.inDataDir(dir());
       for (const p of polls(t.samples)) s.insert(p);
-      const end = toMs(t.samples[t.samples.length - 1]!.ts);
+      const end = toMs(t.samples[t.samples.length - 1].ts);
       for (const [o, now] of [
         [{}, end],
         [{}, end + 7 * 60_000], // "now" off the window grid: the first window is cut
@@ -73,7 +73,7 @@ describe('window summaries (wsum)', () => {
     for (const t of traces) {
       const s = WatchStore.inDataDir(dir());
       s.insert(t.samples);
-      const end = toMs(t.samples[t.samples.length - 1]!.ts);
+      const end = toMs(t.samples[t.samples.length - 1].ts);
       const want = detectLeaks(t.samples).map((f) => [f.kind, f.host, f.gpu, f.pid]);
       expect(findingsFromStore(s, {}, end).findings.map((f) => [f.kind, f.host, f.gpu, f.pid]), t.id).toEqual(want);
       s.close();
@@ -91,7 +91,7 @@ describe('window summaries (wsum)', () => {
         if (i % 97 === 5) s.insert(p.map((x) => ('processMiB' in x && x.processMiB !== null ? { ...x, processMiB: x.processMiB + 3 } : x))); // re-sent, changed
       });
       const kept = wsum(s);
-      const end = toMs(t.samples[t.samples.length - 1]!.ts);
+      const end = toMs(t.samples[t.samples.length - 1].ts);
       expect(fromSummaries(s, {}, end)).toEqual(fromRows(s, {}, end));
       // A store without summaries (or of an older layout) rebuilds them on open.
       s.db.exec("DELETE FROM wsum; DELETE FROM watch_meta WHERE key = 'wsum_version'");
@@ -106,7 +106,7 @@ describe('window summaries (wsum)', () => {
     const t = traces.find((x) => x.id === 'creep-50-seg20')!;
     const s = WatchStore.inDataDir(dir());
     s.insert(t.samples);
-    const end = toMs(t.samples[t.samples.length - 1]!.ts);
+    const end = toMs(t.samples[t.samples.length - 1].ts);
     s.applyRetention(0.25, end); // all but the last 6 h become hourly maxima
     const kept = wsum(s);
     s.db.exec("DELETE FROM watch_meta WHERE key = 'wsum_version'");

@@ -137,7 +137,7 @@ export const SCENARIOS: Scenario[] = [
     gpuTotalMiB: H100,
     procs: [proc(r, { baseMiB: 20000, idleFromMs: T0 + 7 * H })],
   })),
-  none('idle-small', 'idle 6 h holding only 600 MiB (a context, under idleMinMiB)', (r) => ({
+  none('idle-small', 'idle 6 h holding only 600 MiB (a context, under idleMinMiB)', (_r) => ({
     hours: 6,
     gpuTotalMiB: H100,
     procs: [idleProcess({ gpu: 0, pid: 9000, user: 'carol', command: 'python -m ipykernel_launcher', startMs: T0, toMs: T0 + 7 * H }, 600)],
@@ -338,7 +338,7 @@ function randomScenario(i: number, positive: boolean): Scenario {
     description: '',
     expected: positive ? ['leak'] : [],
     build: (r) => {
-      const pick = <T,>(xs: T[]): T => xs[Math.floor(r() * xs.length)]!;
+      const pick = <T,>(xs: T[]): T => xs[Math.floor(r() * xs.length)];
       const between = (a: number, b: number) => a + r() * (b - a);
       const hours = Math.round(between(positive ? 9 : 6, 24));
       const gpuTotalMiB = pick([H100, A100]);
