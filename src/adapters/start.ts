@@ -3,7 +3,7 @@
 // Returns null when no chat token is set (the caller runs the console chat instead).
 // Each adapter's module is imported only when its token is set: @slack/bolt alone is ~40 MB of heap
 // and brings undici 7, which replaces undici's process-global dispatcher.
-import { resolvePath } from '../core/config.js';
+import { httpEndpointOf, resolvePath } from '../core/config.js';
 import { parseEnv } from '../core/env.js';
 import type { App } from '../app.js';
 import type { Reply } from '../core/reply.js';
@@ -45,13 +45,13 @@ export async function startChatAdapters(app: App, env: NodeJS.ProcessEnv = proce
   let healthPort: number | undefined;
   let slackPort: number | undefined;
   try {
-    // http.port from the config, else HEALTH_PORT (the Docker image sets it for its HEALTHCHECK).
-    const healthPort_ = config.http.port ?? (env.HEALTH_PORT ? Number(env.HEALTH_PORT) : undefined);
-    if (healthPort_ !== undefined && Number.isInteger(healthPort_)) {
-      const srv = await startHealthServer({ port: healthPort_, host: config.http.host, health, metrics });
+    // http.port/http.host from the config, else HEALTH_PORT/HEALTH_HOST (the Docker image sets both).
+    const endpoint = httpEndpointOf(config, env);
+    if (endpoint) {
+      const srv = await startHealthServer({ ...endpoint, health, metrics });
       healthPort = srv.port;
       stops.push(srv.close);
-      logger.info({ port: srv.port, host: config.http.host }, 'health and metrics endpoint listening');
+      logger.info({ port: srv.port, host: endpoint.host }, 'health and metrics endpoint listening');
     }
     const posters: Partial<Record<'slack' | 'discord', (channel: string, reply: Reply) => Promise<void>>> = {};
     // Direct messages (`/gpu notify`): Slack's chat.postMessage to a user id posts in the bot's DM with them.
@@ -60,20 +60,20 @@ export async function startChatAdapters(app: App, env: NodeJS.ProcessEnv = proce
       const { createSlackAdapter } = await import('./slack/app.js');
       const slack = createSlackAdapter({ ...deps, env: slackEnv });
       await slack.start();
-      stops.push(slack.stop);
+      stops.push(() => slack.stop());
       names.push(`slack (${slack.mode})`);
       slackPort = slack.port();
-      posters.slack = slack.postToChannel;
-      dmPosters.slack = slack.postToChannel;
+      posters.slack = (channel, reply) => slack.postToChannel(channel, reply);
+      dmPosters.slack = (userId, reply) => slack.postToChannel(userId, reply);
     }
     if (discordEnv) {
       const { createDiscordAdapter } = await import('./discord/app.js');
       const discord = createDiscordAdapter({ ...deps, env: discordEnv });
       await discord.start();
-      stops.push(discord.stop);
+      stops.push(() => discord.stop());
       names.push('discord');
-      posters.discord = discord.postToChannel;
-      dmPosters.discord = discord.postToUser;
+      posters.discord = (channel, reply) => discord.postToChannel(channel, reply);
+      dmPosters.discord = (userId, reply) => discord.postToUser(userId, reply);
     }
     // Scheduled leak digests go to the channel each digest names, through the adapter of its platform.
     app.services.watch?.setPoster?.(async (target, reply) => {
@@ -84,6 +84,8 @@ export async function startChatAdapters(app: App, env: NodeJS.ProcessEnv = proce
   } catch (e) {
     for (const s of stops.reverse()) await s().catch(() => {});
     audit.close();
+    // The cause is left off on purpose: its message or stack may carry a token; only the scrubbed text goes on.
+    // eslint-disable-next-line preserve-caught-error
     throw new Error(scrubSecrets((e as Error).message));
   }
   return {

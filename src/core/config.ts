@@ -19,6 +19,9 @@ export const hostSchema = z.object({
   host_key: z.string().regex(/^SHA256:[A-Za-z0-9+/]{43}=?$/, 'a fingerprint as `ssh-keygen -lf` prints it: SHA256:...').optional(),
 }).strict();
 
+/** An address to listen on: an IPv4/IPv6 address or a host name (0.0.0.0 and :: mean every interface). */
+export const listenHost = z.string().regex(/^[A-Za-z0-9._:-]{1,253}$/, 'an address to listen on: 127.0.0.1 (this machine only), 0.0.0.0 or :: (every interface)');
+
 /** croner's own parser decides (5 or 6 fields, ranges, names); a bad expression never reaches the scheduler. */
 function isCron(expr: string): boolean {
   try {
@@ -102,10 +105,12 @@ export const configSchema = z
       })
       .strict()
       .default({ max_per_user: 3 }),
+    // /healthz and /metrics. Unset: HEALTH_PORT / HEALTH_HOST from the environment, else no endpoint and
+    // 127.0.0.1 (this machine only). The Docker image sets HEALTH_HOST=0.0.0.0 so they are reachable from outside.
     http: z
-      .object({ port: z.number().int().min(0).max(65535).optional(), host: z.string().default('127.0.0.1') })
+      .object({ port: z.number().int().min(0).max(65535).optional(), host: listenHost.optional() })
       .strict()
-      .default({ host: '127.0.0.1' }),
+      .default({}),
   })
   .strict();
 
@@ -116,6 +121,17 @@ export class ConfigError extends Error {}
 /** The `fit` and `notify` sections as the commands use them. */
 export function fitConfigOf(config: Config): { marginMiB: number; marginPct: number; maxNotifyPerUser: number } {
   return { marginMiB: config.fit.margin_mib, marginPct: config.fit.margin_pct, maxNotifyPerUser: config.notify.max_per_user };
+}
+
+/**
+ * Where /healthz and /metrics listen: the config's http.port / http.host, else the environment's
+ * HEALTH_PORT / HEALTH_HOST (validated by parseEnv); no port means no endpoint, no host means 127.0.0.1.
+ */
+export function httpEndpointOf(config: Config, env: NodeJS.ProcessEnv = process.env): { port: number; host: string } | undefined {
+  const envPort = env.HEALTH_PORT ? Number(env.HEALTH_PORT) : undefined;
+  const port = config.http.port ?? envPort;
+  if (port === undefined || !Number.isInteger(port)) return undefined;
+  return { port, host: config.http.host ?? (env.HEALTH_HOST || '127.0.0.1') };
 }
 
 /** Expands ~ and resolves relative paths against the config file's folder. */
@@ -130,8 +146,8 @@ function keysAt(path: PropertyKey[]): string[] {
   const unwrap = (t: z.ZodType): z.ZodType => {
     let cur = t as z.ZodType & { unwrap?: () => z.ZodType; removeDefault?: () => z.ZodType };
     for (let i = 0; i < 5; i++) {
-      if (typeof cur.removeDefault === 'function') cur = cur.removeDefault() as typeof cur;
-      else if (typeof cur.unwrap === 'function' && !(cur instanceof z.ZodObject) && !(cur instanceof z.ZodArray)) cur = cur.unwrap() as typeof cur;
+      if (typeof cur.removeDefault === 'function') cur = cur.removeDefault();
+      else if (typeof cur.unwrap === 'function' && !(cur instanceof z.ZodObject) && !(cur instanceof z.ZodArray)) cur = cur.unwrap();
       else break;
     }
     return cur;

@@ -1,7 +1,7 @@
 // The environment half of the settings (secrets and ports), validated with zod like the config file:
 // start-up fails naming every bad key, and never prints a value (they are secrets).
 import { z } from 'zod';
-import { ConfigError } from './config.js';
+import { ConfigError, listenHost } from './config.js';
 
 const blankIsUnset = (schema: z.ZodType) => z.preprocess((v) => (v === '' ? undefined : v), schema.optional());
 const port = z.coerce.number().int().min(0).max(65535);
@@ -18,6 +18,7 @@ export const envSchema = z
     DISCORD_GUILD_ID: blankIsUnset(z.string().regex(/^\d{5,25}$/, 'a numeric guild ID')),
     DISCORD_API_URL: blankIsUnset(z.string().url('a URL such as https://discord.com/api')),
     HEALTH_PORT: blankIsUnset(port),
+    HEALTH_HOST: blankIsUnset(listenHost),
     LOG_LEVEL: blankIsUnset(z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])),
   })
   .superRefine((env, ctx) => {

@@ -23,16 +23,18 @@ export class Health {
   }
 }
 
-export async function startHealthServer(o: { port: number; host: string; health: Health; metrics: Metrics }): Promise<{ server: Server; port: number; close(): Promise<void> }> {
-  const server = createServer(async (req, res) => {
+export async function startHealthServer(o: { port: number; host: string; health: Health; metrics: Metrics }): Promise<{ server: Server; port: number; close: () => Promise<void> }> {
+  const server = createServer((req, res) => {
     const path = (req.url ?? '/').split('?')[0];
     if (path === '/healthz') {
       const snap = o.health.snapshot();
       res.writeHead(snap.ok ? 200 : 503, { 'content-type': 'application/json' });
       res.end(JSON.stringify(snap));
     } else if (path === '/metrics') {
-      res.writeHead(200, { 'content-type': o.metrics.registry.contentType });
-      res.end(await o.metrics.registry.metrics());
+      o.metrics.registry.metrics().then(
+        (text) => res.writeHead(200, { 'content-type': o.metrics.registry.contentType }).end(text),
+        () => res.writeHead(500).end(),
+      );
     } else {
       res.writeHead(404).end();
     }
