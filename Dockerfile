@@ -1,11 +1,14 @@
-# gpu-doctor chat bot. Multi-stage: native modules (better-sqlite3, re2) are compiled in the build stage
+# gpu-doctor chat bot on Node 22 LTS (Node 20 reached end of life in April 2026; the tests run on both).
+# Multi-stage: native modules (better-sqlite3, re2) are compiled in the build stage
 # by the same `npm ci` CI runs (its `prepare` builds dist/); then dev dependencies are pruned, and so are
 # the compile-time tools (node-gyp, nan, C++ sources: scripts/prune-build-tools.mjs). The runtime stage
-# gets only what runs: bin/, dist/ (the bundled CLI and rule cache), knowledge/ and node_modules/, as the
-# unprivileged `node` user. No ssh binary is needed: SSH is spoken by the ssh2 library.
+# gets only what runs: bin/, dist/ (the bundled CLI and rule cache), knowledge/, the chart fonts and
+# node_modules/, as the unprivileged `node` user. No ssh binary is needed: SSH is spoken by the ssh2 library.
+# /healthz and /metrics listen on 0.0.0.0:9464 inside the container (HEALTH_HOST/HEALTH_PORT; outside a
+# container the default is 127.0.0.1), so `-p 9464:9464` reaches them; 3000 is Slack's HTTP mode (PORT).
 #   docker build -t gpu-doctor .
-#   docker run -d --env-file bot.env -v gpu-doctor-data:/app/data gpu-doctor
-FROM node:20-bookworm-slim AS build
+#   docker run -d --env-file bot.env -p 127.0.0.1:9464:9464 -v gpu-doctor-data:/app/data gpu-doctor
+FROM node:22-bookworm-slim AS build
 RUN apt-get update \
  && apt-get install -y --no-install-recommends python3 make g++ \
  && rm -rf /var/lib/apt/lists/*
@@ -22,9 +25,10 @@ RUN npm ci \
  && node scripts/prune-build-tools.mjs \
  && npm cache clean --force
 
-FROM node:20-bookworm-slim
+FROM node:22-bookworm-slim
 ENV NODE_ENV=production \
-    HEALTH_PORT=9464
+    HEALTH_PORT=9464 \
+    HEALTH_HOST=0.0.0.0
 WORKDIR /app
 COPY --from=build /app/package.json ./package.json
 COPY --from=build /app/bin ./bin
@@ -35,7 +39,7 @@ COPY --from=build /app/node_modules ./node_modules
 RUN mkdir -p /app/data && chown node:node /app/data && chmod 700 /app/data
 USER node
 VOLUME /app/data
-EXPOSE 3000
+EXPOSE 9464 3000
 HEALTHCHECK --interval=30s --timeout=5s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:'+process.env.HEALTH_PORT+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
 CMD ["node", "bin/gpu-doctor", "bot"]
