@@ -4,6 +4,7 @@
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import type { CommandContext, Platform } from '../core/command.js';
+import type { ProgressSink } from '../core/progress.js';
 import type { CommandRegistry, DispatchOutcome } from '../core/registry.js';
 import type { Services } from '../core/services.js';
 import type { Config } from '../core/config.js';
@@ -43,12 +44,15 @@ export interface Invocation {
   channelId?: string;
   isAdmin: boolean;
   line: string;
+  /** Shows a long command's interim replies (paced by the registry); a failure there is logged, never fatal. */
+  progress?: ProgressSink;
 }
 
 /** Dispatches one command line and records it (audit row, metrics, a log line without the paste). */
 export async function runCommand(deps: AdapterDeps, inv: Invocation): Promise<DispatchOutcome> {
   const ctx: CommandContext = { platform: inv.platform, userId: inv.userId, isAdmin: inv.isAdmin, channelId: inv.channelId, services: deps.services };
-  const result = await deps.registry.dispatch(inv.line, ctx);
+  const onProgressError = (e: unknown) => deps.logger.warn({ platform: inv.platform, err: scrubSecrets(e instanceof Error ? e.message : String(e)) }, 'progress update failed; the answer follows');
+  const result = await deps.registry.dispatch(inv.line, ctx, inv.progress ? { progress: scrubbedProgress(inv.progress), onProgressError } : {});
   // Never echo a secret back, even if a command error carried one.
   for (const s of result.reply.sections) if (s.text) s.text = scrubSecrets(s.text);
   const summary = commandSummary(inv.line, result.command);
@@ -66,6 +70,11 @@ export async function runCommand(deps: AdapterDeps, inv: Invocation): Promise<Di
   if (rule && result.command === 'diagnose') deps.metrics?.ruleHits.inc({ rule: deps.services.rules.rules.some((r) => r.id === rule[1]) ? rule[1] : 'unknown' });
   deps.logger.info({ platform: inv.platform, user: inv.userId, channel: inv.channelId, command: summary, outcome: result.outcome, ms: Math.round(result.ms) }, 'command');
   return result;
+}
+
+/** Interim replies are scrubbed of secrets like final ones. */
+function scrubbedProgress(sink: ProgressSink): ProgressSink {
+  return (reply) => sink({ ...reply, sections: reply.sections.map((s) => (s.text ? { ...s, text: scrubSecrets(s.text) } : s)) });
 }
 
 /** A known command's name, "(none)" for a bare /gpu, else "unknown". */

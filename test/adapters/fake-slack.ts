@@ -51,7 +51,7 @@ export class FakeSlack {
         return void res.end(f);
       }
       if (url.pathname.startsWith('/upload/')) {
-        this.calls.push({ method: 'upload', body: { bytes: raw.length, path: url.pathname } });
+        this.calls.push({ method: 'upload', body: { bytes: raw.length, path: url.pathname, text: raw.toString('utf8') } });
         return void res.writeHead(200).end('OK - ' + raw.length);
       }
       if (url.pathname.startsWith('/response/')) {
@@ -80,7 +80,12 @@ export class FakeSlack {
     return this;
   }
 
+  /** Web API methods answered with {ok:false, error} (as Slack does for a message it cannot edit). */
+  failing = new Map<string, string>();
+
   answer(method: string, body: Record<string, any>): Record<string, any> {
+    const error = this.failing.get(method);
+    if (error) return { ok: false, error };
     switch (method) {
       case 'auth.test':
         return { ok: true, url: 'https://fake.slack.com/', team: 'Fake', user: 'gpu-doctor', team_id: 'T1', user_id: 'UBOT', bot_id: 'BBOT' };

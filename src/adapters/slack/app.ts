@@ -26,7 +26,7 @@ import {
   slackFileHosts,
   Inflight,
 } from '../common.js';
-import { renderSlack, unescapeSlack } from './render.js';
+import { renderSlack, unescapeSlack, type SlackMessage } from './render.js';
 import type { Health } from '../../ops/health.js';
 import type { Metrics } from '../../ops/metrics.js';
 import type { Logger } from '../../ops/logger.js';
@@ -99,9 +99,51 @@ export function createSlackAdapter(o: SlackAdapterOptions): SlackAdapter {
   async function post(client: WebClient, channel: string, reply: Reply, threadTs?: string) {
     const msg = renderSlack(reply);
     await pacer.run(channel, () => client.chat.postMessage({ channel, thread_ts: threadTs, text: msg.text, blocks: msg.blocks, unfurl_links: false }));
-    for (const f of msg.files) {
+    await uploadFiles(client, channel, msg.files, threadTs);
+  }
+
+  async function uploadFiles(client: WebClient, channel: string, files: SlackMessage['files'], threadTs?: string) {
+    for (const f of files) {
       await pacer.run(channel, () => client.files.uploadV2({ channel_id: channel, thread_ts: threadTs, file: f.data, filename: f.filename, title: f.filename } as any));
     }
+  }
+
+  /**
+   * One message that shows a long command's progress: the first interim reply is posted, later ones
+   * and the answer edit it (chat.update, same ts). The registry paces the calls; after a failed post
+   * or edit no more progress is shown, and the answer is posted as a new message if its edit fails.
+   */
+  function liveMessage(client: WebClient, channel: string, threadTs?: string) {
+    let ts: string | undefined;
+    let broken = false;
+    let shown = false;
+    return {
+      /** From now on interim replies are shown. */
+      open: () => void (shown = true),
+      show: async (reply: Reply) => {
+        if (broken || !shown) return;
+        const msg = renderSlack(reply);
+        try {
+          if (ts) await client.chat.update({ channel, ts, text: msg.text, blocks: msg.blocks });
+          else ts = (await pacer.run(channel, () => client.chat.postMessage({ channel, thread_ts: threadTs, text: msg.text, blocks: msg.blocks, unfurl_links: false }))).ts;
+        } catch (e) {
+          broken = true;
+          throw e;
+        }
+      },
+      /** Puts the answer in place of the progress, or posts it when nothing was shown (or the edit fails). */
+      answer: async (reply: Reply) => {
+        if (!ts) return post(client, channel, reply, threadTs);
+        const msg = renderSlack(reply);
+        try {
+          await client.chat.update({ channel, ts, text: msg.text, blocks: msg.blocks });
+        } catch (e) {
+          log.warn({ err: (e as Error).message }, 'chat.update of the progress message failed; posting the answer instead');
+          return post(client, channel, reply, threadTs);
+        }
+        await uploadFiles(client, channel, msg.files, threadTs);
+      },
+    };
   }
 
   app.command('/gpu', async ({ command, ack, client, respond }) => {
@@ -115,7 +157,9 @@ export function createSlackAdapter(o: SlackAdapterOptions): SlackAdapter {
     }
     const line = `/gpu ${command.text ?? ''}`;
     const name = parseCommandLine(line)?.name ?? '';
-    const work = track(runCommand(o, { platform: 'slack', userId: command.user_id, channelId: command.channel_id, isAdmin: isSlackAdmin(o.config, command.user_id), line }));
+    // A long command's progress goes in one public message, posted once the ack said "working on it".
+    const live = liveMessage(client, command.channel_id, undefined);
+    const work = track(runCommand(o, { platform: 'slack', userId: command.user_id, channelId: command.channel_id, isAdmin: isSlackAdmin(o.config, command.user_id), line, progress: live.show }));
     // Refusals, usage errors and fast commands come back in a few ms and go in the ack itself;
     // anything still running after the budget is acked with "working on it" and posted when done.
     const budget = FAST_COMMANDS.has(name) ? 2000 : SLOW.has(name) ? Math.min(o.ackBudgetMs ?? 100, 100) : (o.ackBudgetMs ?? 150);
@@ -128,9 +172,10 @@ export function createSlackAdapter(o: SlackAdapterOptions): SlackAdapter {
       }
     }
     await acked(ack({ response_type: 'ephemeral', text: `:hourglass_flowing_sand: Working on \`/gpu ${name}\`…` }));
+    live.open();
     const result = await work;
     try {
-      await track(post(client, command.channel_id, result.reply));
+      await track(live.answer(result.reply));
     } catch (e) {
       // Not in the channel (private channel, DM with someone else): answer through the response_url.
       log.warn({ err: (e as Error).message }, 'chat.postMessage failed; answering via response_url');
@@ -157,18 +202,21 @@ export function createSlackAdapter(o: SlackAdapterOptions): SlackAdapter {
     const cap = o.maxFileBytes ?? MAX_FILE_BYTES;
     const auth = { Authorization: `Bearer ${env.botToken}` };
     const attached = files.map((f) => ({ name: String(f.name ?? 'file'), url: String(f.url_private_download ?? f.url_private ?? ''), size: Number(f.size) || 0 }));
+    // A long diagnosis's progress goes in one message in the thread, which the diagnosis then replaces.
+    const live = liveMessage(client, m.channel, threadTs);
+    live.open();
     const answer = async (): Promise<Reply> => {
       const { bodies, notes } = await readAttachedFiles(attached, (f, maxBytes) => downloadCapped(f.url, auth, maxBytes, f.size, fileHosts), cap);
       if (pasted) bodies.unshift(text);
       if (bodies.length === 0) return { title: 'Nothing I could read', severity: 'warning', sections: [{ text: notes.join('\n') }] };
       const line = `/gpu diagnose ${bodies.join('\n')}`;
       bodies.length = 0; // the line holds the text now; a 16 MB body is not kept twice
-      const result = await track(runCommand(o, { platform: 'slack', userId: m.user, channelId: m.channel, isAdmin: isSlackAdmin(o.config, m.user), line }));
+      const result = await track(runCommand(o, { platform: 'slack', userId: m.user, channelId: m.channel, isAdmin: isSlackAdmin(o.config, m.user), line, progress: live.show }));
       return notes.length ? { ...result.reply, sections: [{ text: notes.join('\n') }, ...result.reply.sections] } : result.reply;
     };
     // Downloads and their diagnosis hold a process-wide slot, so a burst of files cannot fill memory.
     const reply = files.length ? await downloadSlots.run(answer) : await answer();
-    await track(post(client, m.channel, reply, threadTs));
+    await track(live.answer(reply));
   });
 
   app.error(async (e) => {

@@ -1,0 +1,99 @@
+// Progress of long commands in Slack: the real Bolt app (HTTP mode, signed requests) over a 24-host
+// fleet of real sshd (ssh-fleet.ts), posting through the local fake Slack Web API. `/gpu status`
+// posts its progress once, edits that message (chat.update, same ts) at most once a second, and ends
+// with the full answer in it; a failed edit never loses the answer.
+import { createHmac } from 'node:crypto';
+import { afterAll, beforeAll, beforeEach, expect, it } from 'vitest';
+import { ChannelPacer } from '../../src/adapters/common.js';
+import { createSlackAdapter, type SlackAdapter } from '../../src/adapters/slack/app.js';
+import { unescapeSlack } from '../../src/adapters/slack/render.js';
+import { describeWithSshd } from '../hosts/sshd-suite.js';
+import { FakeSlack, type SlackCall } from './fake-slack.js';
+import { testDeps } from './helpers.js';
+import { FLEET_SIZE, startSshFleet, type SshFleet } from './ssh-fleet.js';
+
+const SECRET = 'test-signing-secret-0123456789';
+const PROGRESS = /Checking 24 hosts…|GPU status: \d+ of 24 hosts answered…/;
+const FINAL = `GPU status: ${FLEET_SIZE}/${FLEET_SIZE} host(s) answered`;
+const said = (c: SlackCall) => unescapeSlack(`${c.body.text} ${JSON.stringify(c.body.blocks ?? [])}`);
+
+describeWithSshd('Slack: progress of a long command', 'test/adapters/slack-progress.test.ts', () => {
+  let fleet: SshFleet;
+  let fake: FakeSlack;
+  let adapter: SlackAdapter;
+  let deps: Awaited<ReturnType<typeof testDeps>>;
+  let url: string;
+
+  async function slash(text: string) {
+    const body = new URLSearchParams({ token: 'x', team_id: 'T1', team_domain: 'fake', channel_id: 'C1', channel_name: 'ml', user_id: 'UUSER1', user_name: 'u', command: '/gpu', text, api_app_id: 'A1', response_url: `${fake.base}/response/1`, trigger_id: '1.2.3' }).toString();
+    const ts = Math.floor(Date.now() / 1000);
+    const sig = 'v0=' + createHmac('sha256', SECRET).update(`v0:${ts}:${body}`).digest('hex');
+    const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-slack-signature': sig, 'x-slack-request-timestamp': String(ts) }, body });
+    return (await res.json()) as { response_type: string; text: string };
+  }
+
+  /** The messages and edits of one command, once the answer (FINAL) is in one of them. */
+  async function untilAnswered(timeoutMs = 60_000): Promise<SlackCall[]> {
+    const t0 = Date.now();
+    const messages = () => fake.calls.filter((c) => c.method === 'chat.postMessage' || c.method === 'chat.update');
+    while (!messages().some((c) => said(c).includes(FINAL))) {
+      if (Date.now() - t0 > timeoutMs) throw new Error(`no answer within ${timeoutMs} ms; calls: ${fake.calls.map((c) => c.method).join(', ')}`);
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    return messages();
+  }
+
+  beforeAll(async () => {
+    fleet = await startSshFleet();
+    fake = await new FakeSlack().start();
+    deps = await testDeps();
+    deps.services.hosts = fleet.hosts;
+    adapter = createSlackAdapter({ ...deps, env: { botToken: 'xoxb-test-token', signingSecret: SECRET, apiUrl: `${fake.base}/api/`, port: 0 }, pacer: new ChannelPacer(0) });
+    await adapter.start();
+    url = `http://127.0.0.1:${adapter.port()}/slack/events`;
+  }, 60_000);
+  afterAll(async () => {
+    await adapter?.stop();
+    await fake?.close();
+    deps?.audit.close();
+    await fleet?.close();
+  });
+  beforeEach(() => {
+    fake.calls.length = 0;
+    fake.failing.clear();
+  });
+
+  it('/gpu status over 24 hosts: acked at once, progress posted then edited in place, at most once a second, ending with the full table', async () => {
+    const t0 = performance.now();
+    const ack = await slash('status');
+    expect(ack.text).toMatch(/Working on `\/gpu status`/);
+    const messages = await untilAnswered();
+    const seconds = (performance.now() - t0) / 1000;
+    // One message: posted with the first progress, every later change an edit of that same ts.
+    const [first, ...edits] = messages;
+    expect(first.method).toBe('chat.postMessage');
+    expect(first.body.channel).toBe('C1');
+    expect(said(first)).toMatch(PROGRESS);
+    expect(messages.filter((c) => c.method === 'chat.postMessage')).toHaveLength(1);
+    expect(edits.length).toBeGreaterThanOrEqual(1);
+    expect(edits.map((c) => c.method)).toEqual(edits.map(() => 'chat.update'));
+    expect(messages.length).toBeLessThanOrEqual(Math.floor(seconds) + 2);
+    // The answer is the last edit: the whole table, its hosts beyond one message's blocks in the attached file.
+    const last = messages[messages.length - 1];
+    expect(said(last)).toContain(FINAL);
+    expect(said(last)).not.toMatch(PROGRESS);
+    const uploads = await fake.waitFor('upload');
+    const table = said(last) + uploads.map((u) => String(u.body.text)).join('\n');
+    for (const name of fleet.names) expect(table).toContain(name);
+  }, 90_000);
+
+  it('when the progress message cannot be edited, the answer is posted as a new message', async () => {
+    fake.failing.set('chat.update', 'cant_update_message');
+    await slash('status');
+    const messages = await untilAnswered();
+    const posts = messages.filter((c) => c.method === 'chat.postMessage');
+    expect(said(posts[0])).toMatch(PROGRESS);
+    expect(said(posts[posts.length - 1])).toContain(FINAL);
+    expect(posts).toHaveLength(2);
+  }, 90_000);
+});
