@@ -9,9 +9,12 @@ const run = (input: string) => execFileSync('bin/gpu-doctor', ['bot'], { input, 
 const oom = readFileSync(new URL('../knowledge/cuda-oom/match/yolov5-issue-2510.log', import.meta.url), 'utf8');
 
 describe('console chat over a pipe', () => {
-  it('/gpu help lists the commands', () => {
+  it('/gpu help lists the commands in lines of at most 100 columns', () => {
     const out = run('/gpu help\n');
     expect(out).toContain('/gpu diagnose');
+    expect(out).toContain('/gpu notify add SIZE');
+    const wide = out.split('\n').filter((l) => [...l].length > 100);
+    expect(wide).toEqual([]);
   });
 
   it('a pasted log (no command) gets the diagnosis; "." ends the paste; chatter gets a hint', () => {

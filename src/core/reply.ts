@@ -30,6 +30,8 @@ export interface Reply {
   sections: ReplySection[];
   footer?: string;
   files?: ReplyFile[];
+  /** 'asker': only the person who asked sees it where the platform can (Slack ephemeral, Discord flags 64). */
+  visibility?: 'asker';
 }
 
 export const textReply = (title: string, text: string, severity: Severity = 'info'): Reply => ({

@@ -85,10 +85,11 @@ describe('Discord adapter', () => {
     expect(adapter.client.user?.id).toBe('900000000000000001');
   });
 
-  it('answers /gpu help with an interaction callback', async () => {
+  it('answers /gpu help with an interaction callback, to the asker only (flags 64)', async () => {
     fake.interaction('100', 'help');
     const [cb] = await fake.waitFor(/\/interactions\/100\/tok-100\/callback/);
     expect(cb.body.type).toBe(4);
+    expect(cb.body.data.flags & 64).toBe(64);
     expect(embedText(cb.body)).toContain('/gpu diagnose');
   });
 

@@ -68,10 +68,10 @@ describe('Slack HTTP mode', () => {
     fake.calls.length = 0;
   });
 
-  it('answers /gpu help in the ack itself', async () => {
+  it('answers /gpu help in the ack itself, to the asker only (ephemeral)', async () => {
     const r = await slash('help');
     expect(r.status).toBe(200);
-    expect(r.body.response_type).toBe('in_channel');
+    expect(r.body.response_type).toBe('ephemeral');
     expect(blocksText(r.body.blocks)).toContain('/gpu diagnose');
     expect(fake.of('chat.postMessage')).toHaveLength(0);
   });
@@ -303,7 +303,9 @@ describe('Slack: direct messages allowed by channels.allow_dms', () => {
     expect(post.body.channel).toBe('D0FRIEND');
     expect(blocksText(post.body.blocks)).toContain('16 -> 8');
     const r = await slash('help', 'UFRIEND', undefined, { channel_id: 'D0FRIEND', channel_name: 'directmessage' }, dmUrl);
-    expect(r.body.response_type).toBe('in_channel');
+    // answered (help is shown to the asker only), not refused
+    expect(r.body.response_type).toBe('ephemeral');
+    expect(blocksText(r.body.blocks)).toContain('/gpu diagnose');
     const off = await slash('help', 'UFRIEND', undefined, { channel_id: 'C9', channel_name: 'random' }, dmUrl);
     expect(off.body.text).toMatch(/channels\.slack/);
   });

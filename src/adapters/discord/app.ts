@@ -180,7 +180,8 @@ export function createDiscordAdapter(o: DiscordAdapterOptions): DiscordAdapter {
     const quick = !file && QUICK.has(route.command);
     const early = await Promise.race([work, new Promise<null>((r) => setTimeout(() => r(null), quick ? QUICK_BUDGET_MS : SLOW_BUDGET_MS).unref())]);
     if (early && (quick || !early.ok)) {
-      await i.reply({ ...payload(early.reply), ...(early.ok ? {} : { flags: MessageFlags.Ephemeral as const }) });
+      const askerOnly = !early.ok || early.reply.visibility === 'asker';
+      await i.reply({ ...payload(early.reply), ...(askerOnly ? { flags: MessageFlags.Ephemeral as const } : {}) });
       return;
     }
     await i.deferReply();

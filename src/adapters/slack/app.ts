@@ -167,7 +167,8 @@ export function createSlackAdapter(o: SlackAdapterOptions): SlackAdapter {
     if (quick) {
       const msg = renderSlack(quick.reply);
       if (msg.files.length === 0) {
-        await acked(ack({ response_type: quick.outcome === 'ok' ? 'in_channel' : 'ephemeral', text: msg.text, blocks: msg.blocks }));
+        const inChannel = quick.outcome === 'ok' && quick.reply.visibility !== 'asker';
+        await acked(ack({ response_type: inChannel ? 'in_channel' : 'ephemeral', text: msg.text, blocks: msg.blocks }));
         return;
       }
     }
