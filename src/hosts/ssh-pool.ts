@@ -1,4 +1,5 @@
-// One persistent ssh2 connection per host: TCP_NODELAY, keepalives, at most 8 channels each, connect
+// One persistent connection per host, on node-ssh (NodeSSH.connect, execCommand with per-stream
+// callbacks; its ssh2 `connection` for events, channel close and ProxyJump forwarding): TCP_NODELAY, keepalives, at most 8 channels each, connect
 // and exec timeouts, strict host key checking, no passwords. Fairness under load:
 // - connect slots come from two budgets, chat (interactive) and the sampler (background), so dead
 //   hosts in a poll never make a chat request wait; a chat request joining a sampler's connect that
@@ -9,12 +10,13 @@
 // - every channel the bot gives up on is closed, even one that opens after the bot gave up;
 // - stdout and stderr are capped separately; at a cap the channel is closed.
 // Nothing thrown inside ssh2's callbacks escapes: every failure is an SshError for that request.
-import { Client, type ClientChannel, type ConnectConfig } from 'ssh2';
+import { NodeSSH, type Config as NodeSshConfig } from 'node-ssh';
+import type { Client, ClientChannel } from 'ssh2';
 import { connect as netConnect } from 'node:net';
 import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import type { Duplex } from 'node:stream';
+import { PassThrough, type Duplex } from 'node:stream';
 import { checkIdentityFile } from './identity.js';
 import { algorithmsFor, fingerprintOf, KnownHosts } from './known-hosts.js';
 
@@ -87,9 +89,9 @@ function within(p: Promise<void>, deadline: number): Promise<boolean> {
         clearTimeout(timer);
         resolve(true);
       },
-      (e) => {
+      (e: unknown) => {
         clearTimeout(timer);
-        reject(e);
+        reject(e instanceof Error ? e : new Error(String(e)));
       },
     );
   });
@@ -122,6 +124,10 @@ class ConnectTicket {
   take(as: Priority): void {
     this.heldAs = as;
     this.notify();
+  }
+  /** Read through a call: the field changes across an await, which narrowing would not see. */
+  failure(): Error | null {
+    return this.failed;
   }
   reject(e: Error): void {
     this.failed = e;
@@ -276,6 +282,8 @@ class ChannelSlots {
 }
 
 interface Conn {
+  ssh: NodeSSH;
+  /** node-ssh's ssh2 connection, kept: node-ssh forgets it on 'end', the pool still listens to it. */
   client: Client;
   channels: ChannelSlots;
   fingerprint: string;
@@ -342,7 +350,7 @@ export class SshPool {
    */
   async probe(target: SshTarget): Promise<{ fingerprint: string; connectMs: number }> {
     const c = await this.open(target, 'interactive');
-    c.client.end();
+    c.ssh.dispose();
     return { fingerprint: c.fingerprint, connectMs: c.connectMs };
   }
 
@@ -354,7 +362,7 @@ export class SshPool {
         seen = fp;
         return false;
       });
-      c.client.end();
+      c.ssh.dispose();
     } catch (e) {
       if (seen) return seen;
       throw e;
@@ -369,7 +377,7 @@ export class SshPool {
     const entry = this.conns.get(key);
     if (!entry) return;
     this.conns.delete(key);
-    entry.conn.then((c) => c.client.end(), () => undefined);
+    entry.conn.then((c) => c.ssh.dispose(), () => undefined);
   }
 
   async close(): Promise<void> {
@@ -377,7 +385,7 @@ export class SshPool {
     this.budget.shutdown(new SshError('pool closed', 'other'));
     const all = [...this.conns.values()];
     this.conns.clear();
-    await Promise.all(all.map((e) => e.conn.then((c) => c.client.end(), () => undefined)));
+    await Promise.all(all.map((e) => e.conn.then((c) => c.ssh.dispose(), () => undefined)));
   }
 
   private connection(target: SshTarget, priority: Priority): Promise<Conn> {
@@ -456,17 +464,13 @@ export class SshPool {
 
   private async socketFor(target: SshTarget, priority: Priority): Promise<Duplex> {
     if (target.proxyJump) {
+      // The jump's own connection (pooled, so every host behind it shares one), itself possibly behind a jump.
       const jump = await this.connection(target.proxyJump, priority);
-      return await new Promise<Duplex>((resolve, reject) => {
-        try {
-          jump.client.forwardOut('127.0.0.1', 0, target.host, target.port, (err, stream) => {
-            if (err) reject(new SshError(`cannot reach ${addr(target)} through ${target.proxyJump!.name}: ${err.message}`, 'unreachable'));
-            else resolve(stream);
-          });
-        } catch (e) {
-          reject(new SshError(`cannot reach ${addr(target)} through ${target.proxyJump!.name}: ${(e as Error).message}`, 'unreachable'));
-        }
-      });
+      try {
+        return await jump.ssh.forwardOut('127.0.0.1', 0, target.host, target.port);
+      } catch (e) {
+        throw new SshError(`cannot reach ${addr(target)} through ${target.proxyJump.name}: ${String((e as Error)?.message ?? e).split('\n')[0].slice(0, 160)}`, 'unreachable');
+      }
     }
     const sock = netConnect({ host: target.host, port: target.port });
     sock.setNoDelay(true); // ssh2 leaves Nagle on
@@ -494,7 +498,8 @@ export class SshPool {
         const since = ticket.interactiveSince;
         const inTime = await within(changed, since === null ? Infinity : since + timeoutMs);
         if (ticket.heldAs) break;
-        if (ticket.failed) throw ticket.failed;
+        const failed = ticket.failure();
+        if (failed) throw failed;
         if (!inTime) throw timedOut(' (every connect slot was busy)');
       }
       if (entry) entry.ticket = null;
@@ -508,7 +513,8 @@ export class SshPool {
 
   private handshake(target: SshTarget, priority: Priority, deadline: number, started: number, timedOut: () => SshError, verifier?: (fp: string) => boolean): Promise<Conn> {
     let sock: Duplex | undefined;
-    const client = new Client();
+    const ssh = new NodeSSH();
+    let client: Client | null = null;
     return new Promise<Conn>((resolve, reject) => {
       let settled = false;
       let fingerprint = '';
@@ -519,29 +525,19 @@ export class SshPool {
         if (settled) return;
         settled = true;
         clearTimeout(timer);
-        client.destroy();
+        client?.destroy();
         sock?.destroy();
         reject(e);
       };
       const timer = setTimeout(() => fail(timedOut()), Math.max(0, deadline - performance.now()));
-      client.on('ready', () => {
-        if (settled) return;
-        settled = true;
-        clearTimeout(timer);
-        resolve({
-          client, channels: new ChannelSlots(this.opts.maxChannelsPerConnection ?? 8), fingerprint, closed: false,
-          connectMs: Math.round(performance.now() - started), onClose: new Set(), lastChannelClose: -Infinity,
-        });
-      });
-      client.on('error', (err: Error & { level?: string; code?: string }) => {
+      const failWith = (err: Error & { level?: string; code?: string }) => {
         if (settled) return;
         if (hostKeyError) return fail(hostKeyError);
-        fail(describe(sockError ?? err, target, authNote));
-      });
-      client.on('close', () => {
-        if (hostKeyError) fail(hostKeyError);
-        else fail(new SshError(`connection closed by ${addr(target)} during handshake`, 'dropped'));
-      });
+        if (sockError || err.level || (err.code && err.code !== 'ERR_ASSERTION')) return fail(describe(sockError ?? err, target, authNote));
+        // Thrown by ssh2 or node-ssh before anything was sent (a key it cannot use): this host's error line.
+        const msg = String(err?.message ?? err).split('\n')[0].slice(0, 160);
+        fail(new SshError(`cannot connect to ${target.name}: ${msg}`, /key/i.test(msg) ? 'auth' : 'other'));
+      };
       const start = (s: Duplex) => {
         sock = s;
         if (settled) return s.destroy();
@@ -553,7 +549,7 @@ export class SshPool {
         if ('error' in prepared) return fail(prepared.error);
         const cfg = prepared.cfg;
         authNote = prepared.authNote;
-        cfg.hostVerifier = ((key: Buffer) => {
+        cfg.hostVerifier = (key: Buffer) => {
           try {
             fingerprint = fingerprintOf(key);
             if (verifier) return verifier(fingerprint);
@@ -564,23 +560,47 @@ export class SshPool {
             hostKeyError = new SshError(`cannot check the host key of ${target.name}: ${(e as Error).message}`, 'other');
             return false;
           }
-        }) as ConnectConfig['hostVerifier'];
-        // ssh2 throws here on a key it cannot use; caught, it is this host's error line, not the bot's end.
-        client.connect(cfg);
+        };
+        const connecting = ssh.connect(cfg);
+        // Given the key itself (not a path), node-ssh makes its ssh2 connection before connect returns:
+        // listened to at once, so no error of it is unheard between node-ssh's handlers and the pool's.
+        client = ssh.connection;
+        if (client) {
+          // Every exec and forward node-ssh starts listens for 'error' until answered: a jump host carrying
+          // many hosts' forwards would pass Node's default of 10.
+          client.setMaxListeners(0);
+          client.on('error', failWith);
+          client.on('close', () => {
+            if (hostKeyError) fail(hostKeyError);
+            else fail(new SshError(`connection closed by ${addr(target)} during handshake`, 'dropped'));
+          });
+        }
+        connecting.then(
+          () => {
+            const c = ssh.connection ?? client;
+            if (settled || !c) {
+              ssh.dispose();
+              return fail(new SshError(`connection closed by ${addr(target)} during handshake`, 'dropped'));
+            }
+            settled = true;
+            clearTimeout(timer);
+            resolve({
+              ssh, client: c, channels: new ChannelSlots(this.opts.maxChannelsPerConnection ?? 8), fingerprint, closed: false,
+              connectMs: Math.round(performance.now() - started), onClose: new Set(), lastChannelClose: -Infinity,
+            });
+          },
+          failWith,
+        );
       };
       this.socketFor(target, priority)
-        .then(start, (e) => fail(e instanceof SshError ? e : describe(e, target)))
-        .catch((e: unknown) => {
-          if (e instanceof SshError) return fail(e);
-          const msg = String((e as Error)?.message ?? e).split('\n')[0].slice(0, 160);
-          fail(new SshError(`cannot connect to ${target.name}: ${msg}`, /key/i.test(msg) ? 'auth' : 'other'));
-        });
+        .then(start, (e: Error) => fail(e instanceof SshError ? e : describe(e, target)))
+        .catch((e: unknown) => failWith(e instanceof Error ? e : new Error(String(e))));
     });
   }
 
-  private connectConfig(target: SshTarget, sock: Duplex): { cfg: ConnectConfig; authNote: string } | { error: SshError } {
-    const cfg: ConnectConfig = {
-      sock: sock as ConnectConfig['sock'],
+  private connectConfig(target: SshTarget, sock: Duplex): { cfg: NodeSshConfig; authNote: string } | { error: SshError } {
+    const cfg: NodeSshConfig = {
+      sock,
       username: target.user,
       readyTimeout: this.opts.connectTimeoutMs + 1000,
       keepaliveInterval: this.opts.keepaliveIntervalMs ?? 15_000,
@@ -593,7 +613,8 @@ export class SshPool {
     const keyFile = target.identityFile ?? this.opts.defaultIdentityFile ?? defaultIdentity();
     if (keyFile) {
       const key = checkIdentityFile(keyFile);
-      if (key.ok && !key.encrypted) cfg.privateKey = key.key;
+      // The key itself, not its path: node-ssh then connects without a read of its own (see handshake).
+      if (key.ok && !key.encrypted) cfg.privateKey = key.key.toString('utf8');
       else if (key.ok && key.encrypted) {
         // The bot never asks for passphrases: such a key works only through the agent holding it.
         if (!agent)
@@ -664,10 +685,15 @@ export class SshPool {
       let outBytes = 0;
       let errBytes = 0;
       let code: number | null = null;
+      // stdin stays open for the whole command: node-ssh ends the channel's stdin at once unless given a
+      // stream, and an EOF there is what the remote watchdog (CHANNEL_WATCHDOG) takes for "the bot gave up".
+      const stdin = new PassThrough();
       const finish = (e: SshError | null) => {
         if (done) return;
         done = true;
         clearTimeout(timer);
+        stdin.unpipe();
+        stdin.destroy();
         conn.onClose.delete(onClose);
         if (channel) conn.lastChannelClose = performance.now();
         if (e) {
@@ -685,43 +711,53 @@ export class SshPool {
       conn.onClose.add(onClose);
       const capped = (stream: 'stdout' | 'stderr', max: number) =>
         new SshError(`${target.name} sent more than ${Math.round(max / 1024)} KiB on ${stream}; stopped reading and closed the channel`, 'output-cap');
-      try {
-        conn.client.exec(command, (e, stream) => {
-          if (e) {
-            // A refused channel is that channel's answer, not a broken connection.
-            const opening = /channel open failure/i.test(e.message);
-            return finish(new SshError(`${opening ? 'the host refused a channel' : 'the host refused the command'} on ${addr(target)}: ${e.message.replace(/^\(SSH\) /, '')}`, opening ? 'channel-refused' : 'other'));
-          }
-          // Opened after the bot gave up: closed at once, never left running on the host.
-          if (done) {
-            conn.lastChannelClose = performance.now();
-            return closeChannel(stream);
-          }
-          channel = stream;
-          stream.on('data', (d: Buffer) => {
+      // node-ssh's execCommand: each chunk is counted and kept here as it arrives (its own string copy is
+      // not used: it is cut per chunk), and the channel comes through onChannel, so the pool can close it.
+      conn.ssh
+        .execCommand(command, {
+          noTrim: true,
+          stdin,
+          onChannel: (stream) => {
+            // Opened after the bot gave up: closed at once, never left running on the host.
+            if (done) {
+              conn.lastChannelClose = performance.now();
+              stream.on('error', () => undefined);
+              return closeChannel(stream);
+            }
+            channel = stream;
+            stream.on('error', (x: Error) => finish(new SshError(`channel error on ${addr(target)}: ${x.message.split('\n')[0].slice(0, 160)}`, 'other')));
+          },
+          onStdout: (d) => {
             if (done) return;
             outBytes += d.length;
             if (outBytes > maxOut) return finish(capped('stdout', maxOut));
             out.push(d);
-          });
-          stream.stderr.on('data', (d: Buffer) => {
+          },
+          onStderr: (d) => {
             if (done) return;
             errBytes += d.length;
             if (errBytes > maxErr) return finish(capped('stderr', maxErr));
             err.push(d);
-          });
-          stream.on('exit', (c: number | null) => {
-            code = typeof c === 'number' ? c : null;
-          });
-          stream.on('error', (x: Error) => finish(new SshError(`channel error on ${addr(target)}: ${x.message.split('\n')[0].slice(0, 160)}`, 'other')));
-          stream.on('close', () => {
+          },
+        })
+        .then(
+          (r) => {
             if (conn.closed) return onClose();
+            code = r.code;
             finish(null);
-          });
-        });
-      } catch (e) {
-        finish(new SshError(`connection to ${addr(target)} is broken: ${(e as Error).message}`, 'dropped'));
-      }
+          },
+          (e: Error) => {
+            if (conn.closed) return onClose();
+            // A refused channel is that channel's answer, not a broken connection.
+            const opening = /channel open failure/i.test(e.message);
+            const broken = /not connected/i.test(e.message);
+            finish(
+              broken
+                ? new SshError(`connection to ${addr(target)} is broken: ${e.message}`, 'dropped')
+                : new SshError(`${opening ? 'the host refused a channel' : 'the host refused the command'} on ${addr(target)}: ${e.message.replace(/^\(SSH\) /, '')}`, opening ? 'channel-refused' : 'other'),
+            );
+          },
+        );
     });
   }
 }
@@ -750,6 +786,8 @@ function describe(err: Error & { code?: string; level?: string }, target: SshTar
     case 'ECONNRESET':
     case 'EPIPE':
       return new SshError(`connection reset by ${a}`, 'dropped');
+    default:
+      break;
   }
   if (err.level === 'client-authentication' || /authentication methods failed/i.test(err.message))
     return new SshError(`auth failed (${target.user}@${a}): key not accepted${authNote}`, 'auth');
