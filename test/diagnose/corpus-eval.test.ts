@@ -80,4 +80,16 @@ describe('expert expectations on real logs', () => {
     expect(s.category / s.n).toBeGreaterThanOrEqual(0.88);
     expect(s.lever / s.leverOf).toBeGreaterThanOrEqual(0.69);
   });
+
+  it('untuned split (fresh/: 76 logs, Ultralytics/detectron2/Paddle/whisper/TGI/vLLM/ms-swift/LLaMA-Factory/web UIs, 30 zh, 14 confusers): no harmful first fix; floors under the measured level', { timeout: 120_000 }, async () => {
+    const s = await scoreExpertDir(groupDir('fresh'));
+    // Misses are not printed per case: nobody tunes on this split.
+    console.log(`untuned (fresh): ${expertLine(s)}`);
+    expect(s.n).toBeGreaterThanOrEqual(60);
+    expect(s.failed).toBe(0);
+    expect(s.harmful).toBe(0);
+    // measured 59/76 category, 45/76 lever, 54/76 all checks when the group was added (never read per case)
+    expect(s.category / s.n).toBeGreaterThanOrEqual(0.74);
+    expect(s.lever / s.leverOf).toBeGreaterThanOrEqual(0.55);
+  });
 });
