@@ -46,6 +46,7 @@ export interface DiagnoseResult {
 function withToolKnobs(facts: Facts, tool: ToolInfo | undefined, knobs: string[] | undefined): void {
   facts.batchFlag = tool?.batch_flag ?? 'your batch-size setting';
   facts.ampHow = tool?.amp ?? 'AMP: torch.autocast + GradScaler, or your tool\'s --amp / --fp16 / --bf16';
+  facts.weightsSplitHow = tool?.weights_split ?? 'split it over several GPUs (device_map="auto", tensor parallel)';
   if (!tool) return;
   facts.tool = tool.id;
   facts.toolName = tool.name;

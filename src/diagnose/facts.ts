@@ -18,6 +18,10 @@ export interface Facts {
   reservedUnallocatedMiB?: number;
   cachedMiB?: number;
   thisProcessMiB?: number;
+  /** XLA's compile-time HBM report: what the program needs in all, and how much of it is arguments (parameters and inputs) and program temporaries. */
+  xlaUsedMiB?: number;
+  xlaArgumentsMiB?: number;
+  xlaProgramMiB?: number;
   gpuIndex?: number;
   otherProcesses?: OtherProcess[];
   batch?: number;
@@ -60,6 +64,8 @@ export interface Facts {
   /** Who holds the GPU memory (src/diagnose/holder.ts) and the arithmetic that says so. */
   holder?: string;
   holderWhy?: string;
+  /** The tool's way to split weights over devices, for the weights fix. */
+  weightsSplitHow?: string;
   gpuName?: string;
   gpuMemoryMiB?: number;
   hostRamGiB?: number;
@@ -117,6 +123,8 @@ const OOM_FIELDS: [keyof Facts, RegExp][] = [
   ['triedAllocMiB', new RegExp(String.raw`Cannot allocate ${NUM} memory on GPU`, 'i')],
   ['allocatedMiB', new RegExp(String.raw`${NUM} memory has been allocated`, 'i')],
   ['freeMiB', new RegExp(String.raw`available memory is only ${NUM}`, 'i')],
+  // JAX / XLA at run time: "RESOURCE_EXHAUSTED: Out of memory while trying to allocate 7406166528 bytes."
+  ['triedAllocMiB', new RegExp(String.raw`Out of memory while trying to allocate ${NUM}`, 'i')],
   // Apple MPS: "(MPS allocated: 11.14 GB, other allocations: 6.65 GB, max allowed: 18.13 GB)"
   ['allocatedMiB', new RegExp(String.raw`MPS allocated: ${NUM}`, 'i')],
   ['totalCapacityMiB', new RegExp(String.raw`max allowed: ${NUM}`, 'i')],
@@ -199,6 +207,7 @@ export function extractOomFacts(log: LogText, lines: number[]): Facts {
     }
     const notSelf = withoutThisProcess(others, facts);
     if (notSelf.length) facts.otherProcesses = notSelf;
+    xlaHbmReport(log, lines[i], facts);
     if (Object.keys(facts).length > 0) {
       const phase = oomPhase(log, lines[i]);
       if (phase) facts.oomPhase = phase;
@@ -213,6 +222,27 @@ export function extractOomFacts(log: LogText, lines: number[]): Facts {
     if (isGenerating(log, lastOom)) facts.generating = true;
   }
   return facts;
+}
+
+// XLA's compile-time report (TPU, and GPU with XLA's allocator): "Ran out of memory in memory space hbm.
+// Used 30.21G of 15.48G hbm." then "Total hbm usage >= 30.73G:" with "reserved / program / arguments"
+// lines. Sizes carry a bare K/M/G suffix. Read from the message line and the dozen lines under it.
+const XLA_USED = /Used (\d{1,7}(?:\.\d{1,3})?)([KMGT])i?B? of (\d{1,7}(?:\.\d{1,3})?)([KMGT])i?B? hbm/;
+const XLA_PART = /^\s{0,12}(program|arguments)\s{1,20}(\d{1,7}(?:\.\d{1,3})?)([KMGT]?)i?B?\s*$/;
+const SUFFIX_MIB: Record<string, number> = { '': 1 / 1048576, K: 1 / 1024, M: 1, G: 1024, T: 1048576 };
+
+function xlaHbmReport(log: LogText, line: number, facts: Facts): void {
+  const used = XLA_USED.exec(clip(log.line(line))) ?? XLA_USED.exec(clip(log.line(line + 1)));
+  if (!used) return;
+  facts.xlaUsedMiB = Number(used[1]) * SUFFIX_MIB[used[2]];
+  facts.totalCapacityMiB ??= Number(used[3]) * SUFFIX_MIB[used[4]];
+  for (let next = line + 1; next < log.lineCount && next <= line + 12; next++) {
+    const m = XLA_PART.exec(log.line(next).slice(0, 200));
+    if (!m) continue;
+    const mib = Number(m[2]) * SUFFIX_MIB[m[3]];
+    if (m[1] === 'arguments') facts.xlaArgumentsMiB ??= mib;
+    else facts.xlaProgramMiB ??= mib;
+  }
 }
 
 // Frames of the traceback above an OOM that say what the run was doing. Innermost frames decide:

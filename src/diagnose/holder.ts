@@ -80,6 +80,18 @@ export function whoHoldsMemory(f: Facts): HolderVerdict | undefined {
   if (tried !== undefined && f.freeMiB !== undefined && f.freeMiB >= 1.25 * tried && f.freeMiB - tried >= 64) {
     return { holder: 'not_capacity', why: `the device reports ${MiB(f.freeMiB)} free ≥ the ${MiB(tried)} request: this is not the card being full` };
   }
+  // XLA sized the whole program: arguments (parameters and inputs) that alone nearly fill the device are
+  // the weights; otherwise the program's temporaries (activations) are what does not fit.
+  if (f.xlaUsedMiB !== undefined && total !== undefined && f.xlaUsedMiB > total) {
+    const args = f.xlaArgumentsMiB;
+    if (args !== undefined && args >= 0.8 * total) {
+      return { holder: 'weights', why: `XLA counts ${MiB(args)} of arguments (the parameters and inputs) against ${MiB(total)} of device memory, before any temporary: the weights alone do not fit one device` };
+    }
+    if (f.xlaProgramMiB !== undefined && f.xlaProgramMiB >= (args ?? 0)) {
+      const besides = args ? ` besides ${MiB(args)} of arguments` : '';
+      return { holder: 'activations', why: `XLA's program needs ${MiB(f.xlaProgramMiB)} of temporaries (activations)${besides}, ${MiB(f.xlaUsedMiB)} in all on a ${MiB(total)} device` };
+    }
+  }
   if (f.oomPhase === 'load') {
     const size = f.paramsB !== undefined ? ` (${f.paramsB}B parameters ≈ ${MiB(weightsMiB(f.paramsB, f.dtype))} in ${f.dtype ?? 'fp16'})` : '';
     return { holder: 'weights', why: `the allocation failed while the model was being loaded or moved to the GPU, before any batch ran${size}${total !== undefined ? `, on a ${MiB(total)} card` : ''}` };

@@ -32,6 +32,8 @@ export const toolSchema = z.object({
   batch_arg: z.string().min(2).max(80).regex(/^[\w.+-]+(?:[ =]|\s[\w.+-]+[ =])$/, 'a flag followed by a space or =').optional(),
   amp: z.string().min(2).max(200).optional(),
   amp_default_on: z.boolean().optional(),
+  /** How this tool splits weights that do not fit one device over several (the weights fix quotes it). */
+  weights_split: z.string().min(2).max(200).optional(),
   knobs: z.array(z.string().min(2).max(200)).optional(),
   /**
    * Knobs for a log that already turned the first ones: when `present` (re2) matches the log, these come

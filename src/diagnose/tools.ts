@@ -18,6 +18,7 @@ export interface ToolInfo {
   amp?: string;
   /** Mixed precision is already on unless the log turns it off. */
   amp_default_on?: boolean;
+  weights_split?: string;
   knobs?: string[];
   /** Knobs that come first when `present` matches the log (the first ones are already turned). */
   escalate?: { present: string; knobs: string[] }[];

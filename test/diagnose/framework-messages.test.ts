@@ -49,3 +49,26 @@ describe('other frameworks\' OOM messages', () => {
     expect(d.fixes[0].summary).toMatch(/Reduce the batch: 8 \(Hugging Face Trainer's default\) -> 4/);
   });
 });
+
+describe("XLA's own figures (JAX on TPU and GPU)", () => {
+  it('"Used 30.21G of 15.48G hbm" with 15.90G of arguments (tuned vision/138, Gemma 7B): the weights, sharding or a quantized model, no batch', async () => {
+    const { stdout } = await run(process.execPath, [BIN, 'diagnose', '--json', resolve(import.meta.dirname, '../fixtures/untuned/vision/138-cuda_oom.log')]);
+    const d = JSON.parse(stdout).diagnoses[0];
+    expect(d.facts).toMatchObject({ holder: 'weights', totalCapacityMiB: 15851.52, xlaUsedMiB: 30935.04, xlaArgumentsMiB: 16281.6 });
+    expect(d.facts.holderWhy).toMatch(/15\.90 GiB of arguments .* against 15\.48 GiB/);
+    expect(d.fixes[0].summary).toMatch(/quantized/);
+    expect(d.fixes[0].summary).toMatch(/jax\.sharding Mesh/);
+    expect(d.fixes.some((f: { changes: { batch?: number } }) => typeof f.changes.batch === 'number')).toBe(false);
+  });
+
+  it('"Used 21.95G of 15.48G hbm" with 0B of arguments (LWM#60): the program\'s temporaries, not the weights', async () => {
+    const d = await best('lwm-60-xla-tpu-hbm.log');
+    expect(d.facts).toMatchObject({ holder: 'activations', xlaProgramMiB: 22476.8, xlaArgumentsMiB: 0 });
+    expect(d.facts.holderWhy).toMatch(/21\.95 GiB of temporaries \(activations\), 21\.95 GiB in all on a 15\.48 GiB device/);
+  });
+
+  it('"Out of memory while trying to allocate 14285187448 bytes" (ColabFold#65): the request is read', async () => {
+    const d = await best('colabfold-65-xla-resource-exhausted.log');
+    expect(d.facts.triedAllocMiB).toBeCloseTo(13623.6, 0);
+  });
+});
