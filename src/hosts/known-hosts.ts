@@ -1,5 +1,7 @@
 // known_hosts lookup (plain and hashed |1|salt|hash entries, [host]:port form, wildcards) and the
-// SHA256 fingerprint as `ssh-keygen -lf` prints it.
+// SHA256 fingerprint as `ssh-keygen -lf` prints it. @cert-authority lines are read and reported
+// (certAuthorities) but cannot vouch for a host here: ssh2 negotiates no host certificate algorithms
+// (*-cert-v01@openssh.com), so the server only ever shows its plain key, never a certificate to check.
 import { createHash, createHmac } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 
@@ -33,7 +35,7 @@ export class KnownHosts {
       if (!line || line.startsWith('#')) continue;
       const parts = line.split(/\s+/);
       const marker = parts[0].startsWith('@') ? parts.shift()! : null;
-      if (parts.length < 3 || marker === '@cert-authority') continue;
+      if (parts.length < 3) continue;
       this.lines.push({ hosts: parts[0], type: parts[1], key: parts[2], marker });
     }
   }
@@ -43,10 +45,18 @@ export class KnownHosts {
     const name = port === 22 ? host : `[${host}]:${port}`;
     const out: KnownHostKey[] = [];
     for (const l of this.lines) {
-      if (!hostMatches(l.hosts, name)) continue;
+      if (l.marker === '@cert-authority' || !hostMatches(l.hosts, name)) continue;
       out.push({ type: l.type, blob: Buffer.from(l.key, 'base64'), revoked: l.marker === '@revoked' });
     }
     return out;
+  }
+
+  /** @cert-authority keys listed for host (not revoked ones): what OpenSSH would accept a host certificate from. */
+  certAuthorities(host: string, port: number): KnownHostKey[] {
+    const name = port === 22 ? host : `[${host}]:${port}`;
+    return this.lines
+      .filter((l) => l.marker === '@cert-authority' && hostMatches(l.hosts, name))
+      .map((l) => ({ type: l.type, blob: Buffer.from(l.key, 'base64'), revoked: false }));
   }
 }
 

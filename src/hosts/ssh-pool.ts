@@ -452,6 +452,17 @@ export class SshPool {
           fp,
         ),
       };
+    if (this.opts.knownHosts?.certAuthorities(target.host, target.port).length)
+      return {
+        ok: false,
+        error: new SshError(
+          // Kept under the 300 characters of an error line: `hosts trust NAME` shows the key again and how to confirm it.
+          `host key unknown for ${target.name} (${addr(target)}): ${fp}; refused: known_hosts has only a @cert-authority for it and ssh2 ` +
+            `cannot check host certificates (no *-cert-v01 algorithms); check the key on the host, then \`hosts trust ${target.name}\``,
+          'hostkey-unknown',
+          fp,
+        ),
+      };
     return {
       ok: false,
       error: new SshError(

@@ -85,6 +85,8 @@ export interface SshdOptions {
   maxSessions?: number;
   /** A broken host: every session writes to stderr without end instead of running its command. */
   floodStderr?: boolean;
+  /** A CA private key: the host key is signed by it (ssh-keygen -s, principal 127.0.0.1) and served as a HostCertificate. */
+  hostCertificateCa?: string;
 }
 
 export async function startSshd(dir: string, clientPub: string, opts: SshdOptions = {}): Promise<SshdInstance> {
@@ -97,6 +99,7 @@ export async function startSshd(dir: string, clientPub: string, opts: SshdOption
   if (!existsSync(hostKey)) execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-f', hostKey, '-C', 'host']);
   const publicKeyLine = readFileSync(hostKey + '.pub', 'utf8').trim();
   const fingerprint = execFileSync('ssh-keygen', ['-lf', hostKey + '.pub'], { encoding: 'utf8' }).split(/\s+/)[1];
+  if (opts.hostCertificateCa) execFileSync('ssh-keygen', ['-q', '-s', opts.hostCertificateCa, '-I', 'gpu-doctor-test-host', '-h', '-n', '127.0.0.1', '-V', '-5m:+1h', hostKey + '.pub'], { stdio: 'ignore' });
   writeFileSync(join(dir, 'authorized_keys'), clientPub);
   const data = fixtureData(opts.data ?? 'h200');
   writeFileSync(join(dir, 'gpu.csv'), data.gpuCsv);
@@ -154,6 +157,7 @@ ${opts.floodStderr ? `exec yes 'gpu-doctor test: a broken host writing to stderr
       `Port ${port}`,
       'ListenAddress 127.0.0.1',
       `HostKey ${hostKey}`,
+      ...(opts.hostCertificateCa ? [`HostCertificate ${hostKey}-cert.pub`] : []),
       `PidFile ${join(dir, 'sshd.pid')}`,
       `AuthorizedKeysFile ${join(dir, 'authorized_keys')}`,
       'UsePAM no',
@@ -173,7 +177,7 @@ ${opts.floodStderr ? `exec yes 'gpu-doctor test: a broken host writing to stderr
   );
   const proc = spawn(SSHD, ['-D', '-e', '-f', cfg], { stdio: ['ignore', 'ignore', 'pipe'], detached: true });
   let stderr = '';
-  proc.stderr!.on('data', (d) => (stderr += d));
+  proc.stderr.on('data', (d) => (stderr += d));
   await waitForBanner(port, 5000).catch((e) => {
     proc.kill('SIGKILL');
     throw new Error(`sshd did not start: ${e.message}\n${stderr}`);
