@@ -13,10 +13,6 @@ import { diagnosisReply } from '../src/diagnose/reply.js';
 
 /** The live reading is extra: the diagnosis is never held up longer than this for it. */
 const LIVE_TIMEOUT_MS = 15_000;
-/** A paste this large takes a noticeable time to diagnose: the asker sees "diagnosing…" first. */
-const LARGE_LOG_BYTES = 1024 * 1024;
-
-const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MB`;
 
 export default defineCommand({
   name: 'diagnose',
@@ -28,9 +24,6 @@ export default defineCommand({
     if (!/\S/.test(text)) {
       return { title: 'Nothing to diagnose', severity: 'warning', sections: [{ text: 'Paste the log after `/gpu diagnose` (or attach a .log/.txt file).' }] };
     }
-    const bytes = Buffer.byteLength(text, 'utf8');
-    // The diagnosis itself holds the event loop: the interim reply goes out before it starts, or not at all.
-    if (bytes >= LARGE_LOG_BYTES) await ctx.progress?.({ title: `Diagnosing a ${mb(bytes)} log…`, severity: 'info', sections: [{ text: 'Reading it for GPU and host memory errors; the diagnosis replaces this message.' }] }, { immediate: true });
     const input = decodeLog(Buffer.from(text, 'utf8'));
     const result = diagnose(input.text, ctx.services.rules);
     const reply = diagnosisReply(result, input);

@@ -4,7 +4,7 @@
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import type { CommandContext, Platform } from '../core/command.js';
-import type { ProgressSink } from '../core/progress.js';
+import { ProgressPacer, type ProgressSink } from '../core/progress.js';
 import type { CommandRegistry, DispatchOutcome } from '../core/registry.js';
 import type { Services } from '../core/services.js';
 import type { Config } from '../core/config.js';
@@ -44,15 +44,14 @@ export interface Invocation {
   channelId?: string;
   isAdmin: boolean;
   line: string;
-  /** Shows a long command's interim replies (paced by the registry); a failure there is logged, never fatal. */
-  progress?: ProgressSink;
+  /** Where a long command's interim replies go (see progressPacer). */
+  progress?: ProgressPacer;
 }
 
 /** Dispatches one command line and records it (audit row, metrics, a log line without the paste). */
 export async function runCommand(deps: AdapterDeps, inv: Invocation): Promise<DispatchOutcome> {
   const ctx: CommandContext = { platform: inv.platform, userId: inv.userId, isAdmin: inv.isAdmin, channelId: inv.channelId, services: deps.services };
-  const onProgressError = (e: unknown) => deps.logger.warn({ platform: inv.platform, err: scrubSecrets(e instanceof Error ? e.message : String(e)) }, 'progress update failed; the answer follows');
-  const result = await deps.registry.dispatch(inv.line, ctx, inv.progress ? { progress: scrubbedProgress(inv.progress), onProgressError } : {});
+  const result = await deps.registry.dispatch(inv.line, ctx, { progress: inv.progress });
   // Never echo a secret back, even if a command error carried one.
   for (const s of result.reply.sections) if (s.text) s.text = scrubSecrets(s.text);
   const summary = commandSummary(inv.line, result.command);
@@ -72,9 +71,15 @@ export async function runCommand(deps: AdapterDeps, inv: Invocation): Promise<Di
   return result;
 }
 
-/** Interim replies are scrubbed of secrets like final ones. */
-function scrubbedProgress(sink: ProgressSink): ProgressSink {
-  return (reply) => sink({ ...reply, sections: reply.sections.map((s) => (s.text ? { ...s, text: scrubSecrets(s.text) } : s)) });
+/**
+ * Paces the interim replies of one message's work (the core's pacer) into an adapter's `show`: scrubbed
+ * of secrets like final replies; a failed or hung edit is logged, and the answer comes regardless. Made
+ * when the message arrives, so its quiet period covers downloading attached files too.
+ */
+export function progressPacer(deps: Pick<AdapterDeps, 'logger'>, platform: Platform, show: ProgressSink): ProgressPacer {
+  return new ProgressPacer((reply) => show({ ...reply, sections: reply.sections.map((s) => (s.text ? { ...s, text: scrubSecrets(s.text) } : s)) }), {
+    onError: (e) => deps.logger.warn({ platform, err: scrubSecrets(e instanceof Error ? e.message : String(e)) }, 'progress update failed; the answer follows'),
+  });
 }
 
 /** A known command's name, "(none)" for a bare /gpu, else "unknown". */

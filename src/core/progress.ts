@@ -1,6 +1,7 @@
-// Interim replies of long commands ("checking 24 hosts…", "12 of 24 answered"), paced here for every
-// adapter so that no platform gets an update storm: a command that answers within QUIET_MS shows no
-// progress at all; after that the message changes at most once per INTERVAL_MS, the final answer
+// Interim replies of long work ("checking 24 hosts…", "12 of 24 answered", "reading train.log…"),
+// paced here for every adapter so that no platform gets an update storm: a command that answers within QUIET_MS shows no
+// progress at all (the quiet period starts when the pacer is made: an adapter makes it before it
+// downloads a message's files); after that the message changes at most once per INTERVAL_MS, the final answer
 // included; only the latest interim reply is shown (the ones in between are skipped). An adapter only
 // says how to show one interim reply (post, then edit the same message); a failed or hung edit is
 // reported and skipped, never holding up the final answer longer than EDIT_TIMEOUT_MS.
@@ -9,13 +10,8 @@ import type { Reply } from './reply.js';
 /** Shows one interim reply (the first one posts, later ones edit the same message). */
 export type ProgressSink = (reply: Reply) => Promise<void>;
 
-export interface ProgressOptions {
-  /** Skip the quiet period: the command is about to block the event loop (a large diagnosis) and this is its only chance. */
-  immediate?: boolean;
-}
-
 /** What a command calls; resolves once this reply (or a later one replacing it) was shown or dropped. Never rejects. */
-export type ProgressReporter = (reply: Reply, options?: ProgressOptions) => Promise<void>;
+export type ProgressReporter = (reply: Reply) => Promise<void>;
 
 /** A command that answers within this shows no progress (no message that flashes and is replaced at once). */
 export const PROGRESS_QUIET_MS = 500;
@@ -40,7 +36,6 @@ export class ProgressPacer {
   private readonly startedAt = performance.now();
   /** The newest interim reply not shown yet. */
   private pending: Reply | null = null;
-  private pendingImmediate = false;
   /** Callers of update() waiting for the next delivery (or for finish). */
   private waiters: (() => void)[] = [];
   private timer: NodeJS.Timeout | undefined;
@@ -60,22 +55,17 @@ export class ProgressPacer {
     this.onError = options.onError ?? (() => {});
   }
 
-  readonly update: ProgressReporter = (reply, options = {}) => {
+  readonly update: ProgressReporter = (reply) => {
     if (this.finished) return Promise.resolve();
     this.pending = reply;
-    this.pendingImmediate ||= options.immediate === true;
     const shown = new Promise<void>((resolve) => this.waiters.push(resolve));
-    if (this.pendingImmediate && this.timer && this.shown === 0) {
-      clearTimeout(this.timer);
-      this.timer = undefined;
-    }
     this.schedule();
     return shown;
   };
 
   private schedule(): void {
     if (this.timer || this.inFlight || this.finished || !this.pending) return;
-    const notBefore = Math.max(this.pendingImmediate ? this.startedAt : this.startedAt + this.quietMs, this.lastShownAt + this.intervalMs);
+    const notBefore = Math.max(this.startedAt + this.quietMs, this.lastShownAt + this.intervalMs);
     this.timer = setTimeout(() => {
       this.timer = undefined;
       this.deliver();
@@ -86,7 +76,6 @@ export class ProgressPacer {
     const reply = this.pending;
     const waiters = this.waiters;
     this.pending = null;
-    this.pendingImmediate = false;
     this.waiters = [];
     if (!reply || this.finished) return waiters.forEach((w) => w());
     this.lastShownAt = performance.now();
@@ -101,7 +90,7 @@ export class ProgressPacer {
   }
 
   /**
-   * No interim reply is shown after this. Resolves when the final answer may replace the last one:
+   * No interim reply is shown after this (calling it again is harmless). Resolves when the final answer may replace the last one:
    * no edit in flight (or it timed out) and INTERVAL_MS since it was shown. Never rejects.
    */
   async finish(): Promise<void> {
@@ -114,6 +103,14 @@ export class ProgressPacer {
     const wait = this.lastShownAt + this.intervalMs - performance.now();
     if (this.shown > 0 && wait > 0) await new Promise((r) => setTimeout(r, wait));
   }
+}
+
+const size = (bytes: number) => (bytes >= 1024 * 1024 ? `${(bytes / 1024 / 1024).toFixed(1)} MB` : bytes >= 1024 ? `${(bytes / 1024).toFixed(1)} KB` : `${bytes} bytes`);
+
+/** The interim reply while an adapter downloads a message's log files, before they are diagnosed. */
+export function readingFilesReply(files: { name: string; size: number }[]): Reply {
+  const names = files.map((f) => (f.size > 0 ? `${f.name} (${size(f.size)})` : f.name));
+  return { title: `Reading ${names.join(', ')}…`, severity: 'info', sections: [{ text: 'The diagnosis replaces this message.' }] };
 }
 
 function withTimeout(p: Promise<void>, ms: number): Promise<void> {

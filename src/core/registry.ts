@@ -3,7 +3,7 @@
 import { commandShape, type Command, type CommandContext } from './command.js';
 import { didYouMean } from './did-you-mean.js';
 import { parseCommandLine } from './invocation.js';
-import { ProgressPacer, type ProgressSink } from './progress.js';
+import type { ProgressPacer } from './progress.js';
 import type { Reply } from './reply.js';
 
 export class CommandLoadError extends Error {}
@@ -16,10 +16,8 @@ export interface DispatchOutcome {
 }
 
 export interface DispatchOptions {
-  /** How the adapter shows an interim reply; without it the command runs without progress. */
-  progress?: ProgressSink;
-  /** A failed or timed-out interim edit (the final answer is returned regardless). */
-  onProgressError?: (e: unknown) => void;
+  /** Where the command's interim replies go, paced; without it the command runs without progress. */
+  progress?: ProgressPacer;
 }
 
 /** A command of any option type: each validates its own options with its schema before run. */
@@ -46,11 +44,21 @@ export class CommandRegistry {
   }
 
   /**
-   * Runs "/gpu NAME ..." (the prefix is optional). Never throws. With `progressOptions.progress`, the command's
-   * interim replies go there, paced; when this resolves no interim edit is in flight or still to come,
-   * so the adapter can put the final reply in place of the last one.
+   * Runs "/gpu NAME ..." (the prefix is optional). Never throws. With `progressOptions.progress`, the
+   * command's interim replies go there; when this resolves that pacer is finished (no interim edit in
+   * flight or still to come), so the adapter can put the final reply in place of the last one.
    */
   async dispatch(line: string, ctx: CommandContext, progressOptions: DispatchOptions = {}): Promise<DispatchOutcome> {
+    const pacer = progressOptions.progress;
+    try {
+      return await this.run(line, pacer ? { ...ctx, progress: pacer.update } : ctx);
+    } finally {
+      // On every path, refusals included: an interim reply shown before (reading a file) is not left pending.
+      await pacer?.finish();
+    }
+  }
+
+  private async run(line: string, ctx: CommandContext): Promise<DispatchOutcome> {
     const started = performance.now();
     const done = (command: string, outcome: DispatchOutcome['outcome'], reply: Reply): DispatchOutcome => ({
       command,
@@ -100,13 +108,10 @@ export class CommandRegistry {
         sections: [{ text: `Only the bot's admins can change hosts. You can use: status, mem, hosts list, hosts test, diagnose, help.` }],
       });
     }
-    const pacer = progressOptions.progress ? new ProgressPacer(progressOptions.progress, { onError: progressOptions.onProgressError }) : null;
     try {
-      return done(command.name, 'ok', await command.run(options.data, pacer ? { ...ctx, progress: pacer.update } : ctx));
+      return done(command.name, 'ok', await command.run(options.data, ctx));
     } catch (e) {
       return done(command.name, 'error', { title: `${command.name} failed`, severity: 'error', sections: [{ text: (e as Error).message.split('\n')[0].slice(0, 500) }] });
-    } finally {
-      await pacer?.finish();
     }
   }
 }

@@ -79,10 +79,11 @@ export class SshConfig {
   resolve(alias: string, overrides: ResolveOverrides = {}): SshConfigEntry {
     const got = new Map<string, string>();
     const identityFiles: string[] = [];
-    const state = { alias: alias.toLowerCase(), overrides, got };
+    const state = { alias, overrides, got };
     if (this.file) this.walk(this.file, state, identityFiles, true, 0);
     const rawHostName = got.get('hostname');
-    const hostName = rawHostName ? expandTokens(rawHostName, { h: state.alias }, 'HostName') : state.alias;
+    // ssh lowercases the host name it connects to once the config is read (Host lines saw the alias as typed).
+    const hostName = (rawHostName ? expandTokens(rawHostName, { h: alias }, 'HostName') : alias).toLowerCase();
     const portText = overrides.port === undefined ? got.get('port') : String(overrides.port);
     const port = portText === undefined ? undefined : Number(portText);
     if (port !== undefined && !(Number.isInteger(port) && port > 0 && port < 65536)) throw new SshConfigError(`ssh config: bad Port ${portText} for ${alias}`);
@@ -120,7 +121,8 @@ export class SshConfig {
     let on = active;
     for (const d of directives) {
       const where = `${d.file}:${d.line}`;
-      if (d.key === 'host') on = !neverMatch && matchList(d.args, state.alias, true);
+      // Host patterns match the alias as typed, case and all; Match host/originalhost ignore case (as in ssh).
+      if (d.key === 'host') on = !neverMatch && matchList(d.args, state.alias, false);
       else if (d.key === 'match') on = !neverMatch && this.match(d, state);
       else if (d.key === 'include') {
         if (depth + 1 > MAX_INCLUDE_DEPTH) throw new SshConfigError(`ssh config: Include nested too deep at ${where}`);

@@ -77,6 +77,8 @@ export class FakeDiscord {
   private wss!: WebSocketServer;
   base = '';
   private nextId = 1000n;
+  /** Answer every message edit (PATCH) with 403 Missing Access. */
+  failingEdits = false;
 
   async start(): Promise<this> {
     this.server = createServer(async (req, res) => {
@@ -99,6 +101,8 @@ export class FakeDiscord {
         res.writeHead(status, { 'content-type': 'application/json' });
         res.end(JSON.stringify(b));
       };
+      // A message the bot may no longer edit (deleted, or access lost): Discord's 403 error body.
+      if (req.method === 'PATCH' && this.failingEdits) return json(403, { message: 'Missing Access', code: 50001 });
       if (path === '/gateway/bot') return json(200, { url: this.base.replace('http', 'ws') + '/gateway', shards: 1, session_start_limit: { total: 1000, remaining: 1000, reset_after: 0, max_concurrency: 1 } });
       if (/\/interactions\/\d+\/[^/]+\/callback/.test(path)) return void res.writeHead(204).end();
       if (req.method === 'DELETE' && /\/webhooks\/\d+\/[^/]+\/messages\//.test(path)) return void res.writeHead(204).end();

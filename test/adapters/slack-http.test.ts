@@ -267,7 +267,12 @@ describe('Slack: hostile input', () => {
       for (let f = 1; f <= 4; f++) fake.files.set(`/files/part${f}.log`, Buffer.from(OOM));
       const files = [1, 2, 3, 4].map((f) => ({ id: `FP${f}`, name: `part${f}.log`, size: OOM.length, mimetype: 'text/plain', url_private: `${fake.base}/files/part${f}.log` }));
       await Promise.all(Array.from({ length: 8 }, (_, m) => event({ type: 'message', subtype: 'file_share', channel: 'C1', channel_type: 'channel', user: 'UUSER1', text: '', ts: `8.${m + 1}`, files })));
-      const posts = await fake.waitFor('chat.postMessage', 8, 30_000);
+      // A message queued for the download slot long enough shows "Reading part1.log…" first, and that
+      // message is edited into its answer: an answer is a post or an edit that names the skipped file.
+      const answers = () => fake.calls.filter((c) => (c.method === 'chat.postMessage' || c.method === 'chat.update') && /part4\.log was not read/.test(blocksText(c.body.blocks ?? [])));
+      for (const t0 = Date.now(); answers().length < 8; await new Promise((r) => setTimeout(r, 20))) if (Date.now() - t0 > 30_000) throw new Error(`${answers().length} of 8 answers within 30 s`);
+      const posts = answers();
+      expect(posts).toHaveLength(8);
       expect(fake.maxActiveDownloads).toBeLessThanOrEqual(MAX_CONCURRENT_DOWNLOADS);
       expect(fake.downloads.filter((d) => d.path.startsWith('/files/part'))).toHaveLength(8 * 3);
       for (const p of posts) {

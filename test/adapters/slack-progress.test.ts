@@ -1,9 +1,11 @@
 // Progress of long commands in Slack: the real Bolt app (HTTP mode, signed requests) over a 24-host
 // fleet of real sshd (ssh-fleet.ts), posting through the local fake Slack Web API. `/gpu status`
 // posts its progress once, edits that message (chat.update, same ts) at most once a second, and ends
-// with the full answer in it; a failed edit never loses the answer.
+// with the full answer in it; a failed edit never loses the answer. A shared log file that takes a
+// while to download gets a "reading" message in its thread that the diagnosis replaces.
 import { createHmac } from 'node:crypto';
-import { afterAll, beforeAll, beforeEach, expect, it } from 'vitest';
+import { readFileSync } from 'node:fs';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ChannelPacer } from '../../src/adapters/common.js';
 import { createSlackAdapter, type SlackAdapter } from '../../src/adapters/slack/app.js';
 import { unescapeSlack } from '../../src/adapters/slack/render.js';
@@ -96,4 +98,39 @@ describeWithSshd('Slack: progress of a long command', 'test/adapters/slack-progr
     expect(said(posts[posts.length - 1])).toContain(FINAL);
     expect(posts).toHaveLength(2);
   }, 90_000);
+});
+
+describe('Slack: progress while a shared log file downloads', () => {
+  let fake: FakeSlack;
+  let adapter: SlackAdapter;
+  let deps: Awaited<ReturnType<typeof testDeps>>;
+  beforeAll(async () => {
+    fake = await new FakeSlack().start();
+    deps = await testDeps();
+    adapter = createSlackAdapter({ ...deps, env: { botToken: 'xoxb-test-token', signingSecret: SECRET, apiUrl: `${fake.base}/api/`, port: 0 }, pacer: new ChannelPacer(0) });
+    await adapter.start();
+  });
+  afterAll(async () => {
+    await adapter?.stop();
+    await fake?.close();
+    deps?.audit.close();
+  });
+
+  it('says it is reading the file in the thread, then edits that message into the diagnosis', async () => {
+    const log = readFileSync(new URL('../fixtures/eval-dev/003-cuda_oom.log', import.meta.url));
+    fake.files.set('/files/train.log', log);
+    fake.downloadDelayMs = 1500; // a large file on a slow link
+    const body = JSON.stringify({ token: 'x', team_id: 'T1', api_app_id: 'A1', type: 'event_callback', event_id: 'EvP1', event_time: Math.floor(Date.now() / 1000), event: { type: 'message', subtype: 'file_share', channel: 'C1', channel_type: 'channel', user: 'UUSER1', text: '', ts: '1700.9', files: [{ id: 'FP1', name: 'train.log', size: log.length, mimetype: 'text/plain', url_private: `${fake.base}/files/train.log` }] } });
+    const ts = Math.floor(Date.now() / 1000);
+    const sig = 'v0=' + createHmac('sha256', SECRET).update(`v0:${ts}:${body}`).digest('hex');
+    const res = await fetch(`http://127.0.0.1:${adapter.port()}/slack/events`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-slack-signature': sig, 'x-slack-request-timestamp': String(ts) }, body });
+    expect(res.status).toBe(200);
+    const [update] = await fake.waitFor('chat.update', 1, 30_000);
+    const [post] = fake.of('chat.postMessage');
+    expect(post.body.thread_ts).toBe('1700.9');
+    expect(said(post)).toMatch(/Reading train\.log \(\d+ bytes\)…/);
+    expect(update.body.ts).toBeTruthy();
+    expect(said(update)).toContain('16 -> 8');
+    expect(fake.of('chat.postMessage')).toHaveLength(1);
+  }, 60_000);
 });

@@ -97,6 +97,10 @@ async function sshIdentities(config: string, alias: string, opts: { user?: strin
         'Host jump2',
         '  HostName j2.example',
         '  ProxyJump not-used-after-a-first-hop',
+        'Host GPU-U',
+        '  HostName Mixed.%h.Example',
+        'Match host mixed.gpu-u.example',
+        '  User mixed-user',
         'Host jump0',
         '  HostName=j0.example',
         'Host *',
@@ -122,6 +126,8 @@ async function sshIdentities(config: string, alias: string, opts: { user?: strin
     ['jump1', {}],
     ['jump2', { user: 'carol', port: 2202 }],
     ['other', {}],
+    ['GPU-U', {}],
+    ['gpu-u', {}],
   ];
 
   it.each(cases)('%s %j: host, port, user, ProxyJump and identity files as ssh resolves them', async (alias, opts) => {
@@ -138,6 +144,9 @@ async function sshIdentities(config: string, alias: string, opts: { user?: strin
     expect(await sshG(config, 'gpu-e')).toMatchObject({ hostname: 'e.internal', user: 'internal-user' });
     expect(await sshG(config, 'gpu-d', { user: 'ml' })).toMatchObject({ hostname: 'd.internal', port: 2444 });
     expect((await sshG(config, 'gpu-a')).port).toBe(2100);
+    // Host matches the alias as typed; the host name is lowercased after; Match host ignores case.
+    expect(await sshG(config, 'GPU-U')).toMatchObject({ hostname: 'mixed.gpu-u.example', user: 'mixed-user' });
+    expect(await sshG(config, 'gpu-u')).toMatchObject({ hostname: 'gpu-u', user: 'ml' });
     const ids = await sshIdentities(config, 'gpu-a');
     expect(ids[0]).toBe(join(homedir(), 'keys', 'ml@10.9.8.7-2100'));
     expect(ids[1]).toContain(`${local}-${homedir()}-gpu-a-`);

@@ -15,7 +15,7 @@ import type { Readable, Writable } from 'node:stream';
 import type { CommandRegistry } from '../../core/registry.js';
 import type { CommandContext } from '../../core/command.js';
 import type { Reply } from '../../core/reply.js';
-import type { ProgressSink } from '../../core/progress.js';
+import { ProgressPacer, type ProgressSink } from '../../core/progress.js';
 import { renderText, stripTerminalControls } from './render.js';
 import { looksLikeLog } from '../../core/paste.js';
 
@@ -101,10 +101,10 @@ export async function runConsoleChat(o: ConsoleChatOptions): Promise<void> {
     const trimmed = block.trim();
     if (trimmed === '') return;
     if (/^\/?gpu\b/i.test(trimmed)) {
-      const { reply } = await o.registry.dispatch(block, o.context, { progress: showProgress });
+      const { reply } = await o.registry.dispatch(block, o.context, { progress: new ProgressPacer(showProgress) });
       answer(reply);
     } else if (looksLikeLog(block)) {
-      const { reply } = await o.registry.dispatch(`/gpu diagnose ${block}`, o.context, { progress: showProgress });
+      const { reply } = await o.registry.dispatch(`/gpu diagnose ${block}`, o.context, { progress: new ProgressPacer(showProgress) });
       answer(reply);
     } else {
       write('(not a command or a log: type /gpu help, or paste a training log)');

@@ -4,6 +4,7 @@
 import { createRequire } from 'node:module';
 import { AttachmentBuilder, Client, Events, GatewayIntentBits, MessageFlags, Partials, ThreadAutoArchiveDuration, type AutocompleteInteraction, type ChatInputCommandInteraction, type Message } from 'discord.js';
 import { looksLikeLog } from '../../core/paste.js';
+import { readingFilesReply } from '../../core/progress.js';
 import type { Reply } from '../../core/reply.js';
 import {
   type AdapterDeps,
@@ -16,6 +17,7 @@ import {
   downloadCapped,
   downloadSlots,
   isDiscordAdmin,
+  progressPacer,
   readAttachedFiles,
   runCommand,
   Inflight,
@@ -163,12 +165,29 @@ export function createDiscordAdapter(o: DiscordAdapterOptions): DiscordAdapter {
       return;
     }
     const file = route.file ? i.options.getAttachment(route.file) : null;
+    // A long command's interim replies edit the deferred reply ("gpu-doctor is thinking…"), deferring it
+    // first if that has not happened yet; after a failed edit no more progress is shown.
+    let deferral: Promise<unknown> | null = null;
+    const defer = () => (deferral ??= i.deferReply());
+    let progressBroken = false;
+    const showProgress = async (reply: Reply) => {
+      if (progressBroken) return;
+      try {
+        await defer();
+        await i.editReply({ embeds: renderDiscord(reply).embeds, allowedMentions: NO_MENTIONS });
+      } catch (e) {
+        progressBroken = true;
+        throw e;
+      }
+    };
+    const progress = progressPacer(o, 'discord', showProgress);
+    if (file) void progress.update(readingFilesReply([{ name: file.name, size: file.size }]));
     const answer = async (): Promise<{ reply: Reply; ok: boolean }> => {
       let line = built.line;
       const read = file ? await readFiles([{ name: file.name, url: file.url, size: file.size }]) : { bodies: [], notes: [] };
       if (read.bodies.length) line += '\n' + read.bodies[0];
       const isAdmin = isDiscordAdmin(o.config, i.user.id, rolesOf(i.member));
-      const result = await runCommand(o, { platform: 'discord', userId: i.user.id, channelId: i.channelId, isAdmin, line });
+      const result = await runCommand(o, { platform: 'discord', userId: i.user.id, channelId: i.channelId, isAdmin, line, progress });
       const reply = read.notes.length ? { ...result.reply, sections: [{ text: read.notes.join('\n') }, ...result.reply.sections] } : result.reply;
       return { reply, ok: result.outcome === 'ok' };
     };
@@ -179,15 +198,21 @@ export function createDiscordAdapter(o: DiscordAdapterOptions): DiscordAdapter {
     // ("gpu-doctor is thinking...") and edited in.
     const quick = !file && QUICK.has(route.command);
     const early = await Promise.race([work, new Promise<null>((r) => setTimeout(() => r(null), quick ? QUICK_BUDGET_MS : SLOW_BUDGET_MS).unref())]);
-    if (early && (quick || !early.ok)) {
+    if (early && !deferral && (quick || !early.ok)) {
       const askerOnly = !early.ok || early.reply.visibility === 'asker';
       await i.reply({ ...payload(early.reply), ...(askerOnly ? { flags: MessageFlags.Ephemeral as const } : {}) });
       return;
     }
-    await i.deferReply();
+    await defer();
     const { reply, ok } = await work;
     if (ok) {
-      await i.editReply(payload(reply));
+      try {
+        await i.editReply(payload(reply));
+      } catch (e) {
+        // The answer is never lost to a failed edit: it goes as a message of its own.
+        log.warn({ err: (e as Error).message }, 'could not edit the deferred reply; answering in a follow-up');
+        await i.followUp(payload(reply));
+      }
       return;
     }
     // A deferred reply is public; a refusal or usage error found late goes to the asker alone.

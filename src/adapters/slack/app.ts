@@ -9,6 +9,7 @@ import type { WebClient } from '@slack/web-api';
 import { looksLikeLog } from '../../core/paste.js';
 import type { Reply } from '../../core/reply.js';
 import { parseCommandLine } from '../../core/invocation.js';
+import { readingFilesReply } from '../../core/progress.js';
 import {
   type AdapterDeps,
   ChannelPacer,
@@ -21,6 +22,7 @@ import {
   downloadCapped,
   downloadSlots,
   isSlackAdmin,
+  progressPacer,
   readAttachedFiles,
   runCommand,
   slackFileHosts,
@@ -159,7 +161,7 @@ export function createSlackAdapter(o: SlackAdapterOptions): SlackAdapter {
     const name = parseCommandLine(line)?.name ?? '';
     // A long command's progress goes in one public message, posted once the ack said "working on it".
     const live = liveMessage(client, command.channel_id, undefined);
-    const work = track(runCommand(o, { platform: 'slack', userId: command.user_id, channelId: command.channel_id, isAdmin: isSlackAdmin(o.config, command.user_id), line, progress: live.show }));
+    const work = track(runCommand(o, { platform: 'slack', userId: command.user_id, channelId: command.channel_id, isAdmin: isSlackAdmin(o.config, command.user_id), line, progress: progressPacer(o, 'slack', live.show) }));
     // Refusals, usage errors and fast commands come back in a few ms and go in the ack itself;
     // anything still running after the budget is acked with "working on it" and posted when done.
     const budget = FAST_COMMANDS.has(name) ? 2000 : SLOW.has(name) ? Math.min(o.ackBudgetMs ?? 100, 100) : (o.ackBudgetMs ?? 150);
@@ -203,20 +205,24 @@ export function createSlackAdapter(o: SlackAdapterOptions): SlackAdapter {
     const cap = o.maxFileBytes ?? MAX_FILE_BYTES;
     const auth = { Authorization: `Bearer ${env.botToken}` };
     const attached = files.map((f) => ({ name: String(f.name ?? 'file'), url: String(f.url_private_download ?? f.url_private ?? ''), size: Number(f.size) || 0 }));
-    // A long diagnosis's progress goes in one message in the thread, which the diagnosis then replaces.
+    // Progress (reading the files, reading a host the log names) goes in one message in the thread,
+    // which the diagnosis then replaces.
     const live = liveMessage(client, m.channel, threadTs);
     live.open();
+    const progress = progressPacer(o, 'slack', live.show);
+    if (attached.length) void progress.update(readingFilesReply(attached));
     const answer = async (): Promise<Reply> => {
       const { bodies, notes } = await readAttachedFiles(attached, (f, maxBytes) => downloadCapped(f.url, auth, maxBytes, f.size, fileHosts), cap);
       if (pasted) bodies.unshift(text);
       if (bodies.length === 0) return { title: 'Nothing I could read', severity: 'warning', sections: [{ text: notes.join('\n') }] };
       const line = `/gpu diagnose ${bodies.join('\n')}`;
       bodies.length = 0; // the line holds the text now; a 16 MB body is not kept twice
-      const result = await track(runCommand(o, { platform: 'slack', userId: m.user, channelId: m.channel, isAdmin: isSlackAdmin(o.config, m.user), line, progress: live.show }));
+      const result = await track(runCommand(o, { platform: 'slack', userId: m.user, channelId: m.channel, isAdmin: isSlackAdmin(o.config, m.user), line, progress }));
       return notes.length ? { ...result.reply, sections: [{ text: notes.join('\n') }, ...result.reply.sections] } : result.reply;
     };
     // Downloads and their diagnosis hold a process-wide slot, so a burst of files cannot fill memory.
     const reply = files.length ? await downloadSlots.run(answer) : await answer();
+    await progress.finish(); // when no command ran (nothing readable), the "reading" message is still replaced
     await track(live.answer(reply));
   });
 
