@@ -3,6 +3,7 @@
 // the reply adds what that host's GPU holds right now (read-only, time-boxed).
 import { z } from 'zod';
 import { defineCommand } from '../src/core/command.js';
+import { recordDiagnosis } from '../src/core/feedback.js';
 import type { ProgressReporter } from '../src/core/progress.js';
 import type { Reply } from '../src/core/reply.js';
 import type { HostStatusResult, HostsService } from '../src/core/services.js';
@@ -27,6 +28,10 @@ export default defineCommand({
     const input = decodeLog(Buffer.from(text, 'utf8'));
     const result = diagnose(input.text, ctx.services.rules);
     const reply = diagnosisReply(result, input);
+    // 👍 / 👎: the diagnosis is stored (rule, category; the redacted log only when the config opts in).
+    const best = result.diagnoses[0];
+    const feedbackId = recordDiagnosis(ctx, { rule: best?.rule ?? null, category: best?.category ?? (result.notMemory ? 'not_memory' : null) }, input.text);
+    if (feedbackId) reply.feedback = { id: feedbackId };
     if (ctx.services.hosts && result.diagnoses.length) await addLiveReading(reply, result, input.text, ctx.services.hosts, ctx.progress);
     return reply;
   },

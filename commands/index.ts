@@ -4,6 +4,7 @@ import chart from './chart.js';
 import diagnose from './diagnose.js';
 import fit from './fit.js';
 import digest from './digest.js';
+import feedback from './feedback.js';
 import help from './help.js';
 import hosts from './hosts.js';
 import mem from './mem.js';
@@ -15,5 +16,5 @@ import watch from './watch.js';
 // invariant in O: O is both run's parameter and the schema's output).
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export function allCommands(): Command<any>[] {
-  return [help, diagnose, status, mem, hosts, digest, watch, chart, fit, notify];
+  return [help, diagnose, status, mem, hosts, digest, watch, chart, fit, notify, feedback];
 }

@@ -1,5 +1,5 @@
 // Wires the pieces together: config, rule base, services, command registry. Adapters get the result.
-import { fitConfigOf, loadConfig, type LoadedConfig } from './core/config.js';
+import { fitConfigOf, loadConfig, resolvePath as resolveDataPath, type LoadedConfig } from './core/config.js';
 import { CommandRegistry } from './core/registry.js';
 import type { Services } from './core/services.js';
 import { loadRuleBase } from './diagnose/rule-base.js';
@@ -20,6 +20,11 @@ export async function createApp(configFile?: string): Promise<App> {
   const hosts = createHostsService(loaded.config, loaded.baseDir);
   services.hosts = hosts;
   closers.push(() => hosts.close());
+  // 👍 / 👎 on diagnoses, in data_dir/feedback.sqlite (and, opted in, redacted logs in data_dir/feedback-logs).
+  const { FeedbackStore } = await import('./feedback/store.js');
+  const feedback = FeedbackStore.inDataDir(resolveDataPath(loaded.config.data_dir, loaded.baseDir), { keepLogs: loaded.config.feedback.keep_logs, retentionDays: loaded.config.feedback.retention_days });
+  services.feedback = feedback;
+  closers.push(() => feedback.close());
   if (loaded.config.watch.enabled) {
     const { resolvePath } = await import('./core/config.js');
     const { WatchStore } = await import('./watch/store.js');

@@ -105,6 +105,15 @@ export const configSchema = z
       })
       .strict()
       .default({ max_per_user: 3 }),
+    // 👍 / 👎 on diagnoses. keep_logs (opt-in): a log no rule matched, or one voted 👎, is kept redacted
+    // (tokens, keys, passwords, home paths, e-mails, IPs) in data_dir/feedback-logs for admins.
+    feedback: z
+      .object({
+        keep_logs: z.boolean().default(false),
+        retention_days: z.number().int('a whole number of days').min(1, 'days kept: 1-365').max(365, 'days kept: 1-365').default(30),
+      })
+      .strict()
+      .default({ keep_logs: false, retention_days: 30 }),
     // /healthz and /metrics. Unset: HEALTH_PORT / HEALTH_HOST from the environment, else no endpoint and
     // 127.0.0.1 (this machine only). The Docker image sets HEALTH_HOST=0.0.0.0 so they are reachable from outside.
     http: z

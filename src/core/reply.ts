@@ -32,6 +32,12 @@ export interface Reply {
   files?: ReplyFile[];
   /** 'asker': only the person who asked sees it where the platform can (Slack ephemeral, Discord flags 64). */
   visibility?: 'asker';
+  /**
+   * Ask for 👍 / 👎: the opaque id of a stored diagnosis (src/core/feedback.ts). Slack shows two
+   * buttons, Discord a button row, the console a `/feedback up|down` hint; a click is
+   * `/gpu feedback up|down ID`.
+   */
+  feedback?: { id: string };
 }
 
 export const textReply = (title: string, text: string, severity: Severity = 'info'): Reply => ({

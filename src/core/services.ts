@@ -88,6 +88,8 @@ export interface Services {
   watch?: WatchService;
   /** `/gpu fit` and `/gpu notify` settings from the config (defaults when unset). */
   fit?: FitConfig;
+  /** 👍 / 👎 on diagnoses and the logs kept for admins (src/feedback/store.ts). */
+  feedback?: import('./feedback.js').FeedbackService;
 }
 
 /** The config's `fit` and `notify` sections, as the commands and the notify check use them. */

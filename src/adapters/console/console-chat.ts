@@ -97,7 +97,9 @@ export async function runConsoleChat(o: ConsoleChatOptions): Promise<void> {
   let timer: NodeJS.Timeout | undefined;
   let queue = Promise.resolve();
 
-  const handle = async (block: string) => {
+  const handle = async (typed: string) => {
+    // `/feedback up|down [ID]` is `/gpu feedback ...`: 👍 / 👎 on your last diagnosis, or the one named.
+    const block = /^\s*\/feedback\b/i.test(typed) ? `/gpu ${typed.trimStart().slice(1)}` : typed;
     const trimmed = block.trim();
     if (trimmed === '') return;
     if (/^\/?gpu\b/i.test(trimmed)) {
@@ -128,13 +130,13 @@ export async function runConsoleChat(o: ConsoleChatOptions): Promise<void> {
       flush();
       continue;
     }
-    if (/^\s*\/gpu\b/i.test(line) && buffer.length) flush();
+    if (/^\s*\/(?:gpu|feedback)\b/i.test(line) && buffer.length) flush();
     if (bufferBytes + line.length < MAX_PASTE_BYTES) {
       buffer.push(line);
       bufferBytes += line.length + 1;
     }
     // A single-line command runs at once; anything else waits for the end of the paste.
-    if (/^\s*\/gpu\s+(?!diagnose\b)\S/i.test(line) && buffer.length === 1) flush();
+    if (/^\s*(?:\/gpu\s+(?!diagnose\b)\S|\/feedback\b)/i.test(line) && buffer.length === 1) flush();
     else if (o.interactive) {
       clearTimeout(timer);
       timer = setTimeout(flush, o.idleMs ?? 300);

@@ -36,5 +36,6 @@ function renderUnsafeText(reply: Reply): string {
   }
   if (reply.files?.length) out.push('', ...reply.files.map((f) => `(attached: ${f.filename}, ${f.data.length} bytes)`));
   if (reply.footer) out.push('', `— ${reply.footer}`);
+  if (reply.feedback) out.push(...(reply.footer ? [] : ['']), 'Was this right? /feedback up or /feedback down');
   return out.join('\n');
 }

@@ -29,6 +29,7 @@ import {
   Inflight,
 } from '../common.js';
 import { renderSlack, unescapeSlack, type SlackMessage } from './render.js';
+import { handleFeedbackActions } from './feedback.js';
 import type { Health } from '../../ops/health.js';
 import type { Metrics } from '../../ops/metrics.js';
 import type { Logger } from '../../ops/logger.js';
@@ -225,6 +226,9 @@ export function createSlackAdapter(o: SlackAdapterOptions): SlackAdapter {
     await progress.finish(); // when no command ran (nothing readable), the "reading" message is still replaced
     await track(live.answer(reply));
   });
+
+  // 👍 / 👎 under diagnoses (block_actions).
+  handleFeedbackActions(app, o, track, log);
 
   app.error(async (e) => {
     log.error({ err: e.message }, 'slack handler failed');

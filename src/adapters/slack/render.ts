@@ -3,6 +3,7 @@
 // INLINE_TABLE_ROWS rows, or when the blocks run out, the full text goes as an attached file and the
 // message says so.
 import type { Reply, ReplyFile } from '../../core/reply.js';
+import { feedbackBlock } from './feedback.js';
 import { SLACK_LIMITS as L, INLINE_TABLE_ROWS, chunkLines, chunkTable, cutLine, replyAsFile, tableAsFile } from '../render-limits.js';
 
 export type Block = { type: string; [k: string]: any };
@@ -53,12 +54,15 @@ export function renderSlack(reply: Reply): SlackMessage {
     if (s.code) for (const c of chunkLines(escapeMrkdwn(s.code), L.sectionText - FENCE)) blocks.push(section('```' + c + '```'));
   }
   if (reply.footer) blocks.push(context(escapeMrkdwn(reply.footer)));
-  if (blocks.length > L.blocks) {
-    blocks.length = L.blocks - 1;
+  // 👍 / 👎 buttons take the last block.
+  const room = reply.feedback ? L.blocks - 1 : L.blocks;
+  if (blocks.length > room) {
+    blocks.length = room - 1;
     const full = replyAsFile(reply);
     files.push(full);
     blocks.push(context(`The reply is longer than one Slack message; all of it is in the attached ${full.filename}.`));
   }
+  if (reply.feedback) blocks.push(feedbackBlock(reply.feedback.id));
   // The fallback text is mrkdwn too (notifications, clients without blocks): escaped like the blocks,
   // so a title never carries a <!channel> or <@U...> mention.
   const text = cutLine(`${ICON[reply.severity]} ${escapeMrkdwn(reply.title)}`, L.fallbackText);

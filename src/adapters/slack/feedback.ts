@@ -1,0 +1,38 @@
+// 👍 / 👎 on Slack: a reply's `feedback` marker becomes an actions block of two buttons (value: the
+// diagnosis id), and a click (block_actions) is acked at once, then run as `/gpu feedback up|down ID`
+// (audited like any command; the store looks the id up, never trusting the value) and answered to the
+// clicker alone through the action's response_url (chat.postEphemeral when that fails).
+import type { App, BlockAction, ButtonAction } from '@slack/bolt';
+import type { KnownBlock } from '@slack/types';
+import { feedbackLine } from '../../core/feedback.js';
+import type { Logger } from '../../ops/logger.js';
+import { type AdapterDeps, isSlackAdmin, runCommand } from '../common.js';
+import { renderSlack, type Block } from './render.js';
+
+export const FEEDBACK_BLOCK_ID = 'gpu_doctor_feedback';
+export const FEEDBACK_ACTIONS = { up: 'feedback_up', down: 'feedback_down' } as const;
+
+/** The buttons under a diagnosis. */
+export function feedbackBlock(id: string): Block {
+  const button = (vote: 'up' | 'down', text: string) => ({ type: 'button', action_id: FEEDBACK_ACTIONS[vote], text: { type: 'plain_text', text, emoji: true }, value: id });
+  return { type: 'actions', block_id: FEEDBACK_BLOCK_ID, elements: [button('up', '👍 Helpful'), button('down', '👎 Not right')] };
+}
+
+/** Handles the buttons' clicks on the Bolt app. */
+export function handleFeedbackActions(app: App, deps: AdapterDeps, track: <T>(p: Promise<T>) => Promise<T>, log: Logger): void {
+  app.action<BlockAction<ButtonAction>>({ type: 'block_actions', action_id: /^feedback_(up|down)$/ }, async ({ ack, body, action, respond, client }) => {
+    await ack(); // within Slack's 3 s, before anything else
+    const vote = action.action_id === FEEDBACK_ACTIONS.up ? 'up' : 'down';
+    const user = String(body.user.id);
+    const channel = (body.channel?.id ?? body.container?.channel_id) as string | undefined;
+    const result = await track(runCommand(deps, { platform: 'slack', userId: user, channelId: channel, isAdmin: isSlackAdmin(deps.config, user), line: feedbackLine(vote, action.value) }));
+    const msg = renderSlack(result.reply);
+    const blocks = msg.blocks as KnownBlock[];
+    try {
+      await respond({ response_type: 'ephemeral', replace_original: false, text: msg.text, blocks });
+    } catch (e) {
+      log.warn({ err: (e as Error).message }, 'response_url failed for a feedback click; answering with chat.postEphemeral');
+      if (channel) await client.chat.postEphemeral({ channel, user, text: msg.text, blocks });
+    }
+  });
+}

@@ -1,0 +1,176 @@
+// Diagnoses and their 👍 / 👎 votes in SQLite (feedback.sqlite in data_dir, 0600 like the other stores).
+// A diagnosis row holds its rule id, category, time, platform, channel and an HMAC of who asked (the key
+// is random per data directory, so the table names nobody); with feedback.keep_logs the redacted log of
+// a matched diagnosis waits in the row for a 👎, and a log that matched no rule, or got a 👎, is written
+// to data_dir/feedback-logs/ (0700 / 0600) for an admin to turn into a rule (`gpu-doctor knowledge new
+// ID --from FILE`). Rows, votes and kept logs older than retention_days are deleted.
+import Database from 'better-sqlite3';
+import { createHmac, randomBytes } from 'node:crypto';
+import { unlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { FEEDBACK_ID, type DiagnosisRecordInput, type FeedbackReport, type FeedbackReportItem, type FeedbackReportRule, type FeedbackService, type Vote, type VoteResult } from '../core/feedback.js';
+import { ensurePrivateDir, ensurePrivateFile, PRIVATE_FILE_MODE } from '../core/private-files.js';
+import { redactLog } from './redact.js';
+
+export interface FeedbackStoreOptions {
+  /** Keep redacted logs (unmatched, or voted 👎). Default false: no log text is stored at all. */
+  keepLogs?: boolean;
+  retentionDays?: number;
+  /** Where kept logs go; default <the database's folder>/feedback-logs. */
+  logsDir?: string;
+}
+
+const DAY_MS = 86_400_000;
+const PRUNE_EVERY_MS = 3_600_000;
+/** Items listed in a report at most (the per-rule counts cover everything). */
+const MAX_ITEMS = 200;
+
+interface DiagnosisRow {
+  id: string;
+  ts: number;
+  platform: string;
+  rule: string | null;
+  category: string | null;
+  matched: number;
+  log_text: string | null;
+  log_file: string | null;
+}
+
+const voteOf = (n: number): Vote => (n > 0 ? 'up' : 'down');
+
+export class FeedbackStore implements FeedbackService {
+  private db: Database.Database;
+  private key: Buffer;
+  private lastPrune = 0;
+  readonly keepLogs: boolean;
+  readonly retentionDays: number;
+  readonly logsDir: string;
+
+  constructor(file: string, o: FeedbackStoreOptions = {}) {
+    this.keepLogs = o.keepLogs ?? false;
+    this.retentionDays = o.retentionDays ?? 30;
+    this.logsDir = o.logsDir ?? join(file, '..', 'feedback-logs');
+    this.db = new Database(ensurePrivateFile(file));
+    this.db.pragma('journal_mode = WAL');
+    this.db.pragma('foreign_keys = ON');
+    this.db.exec(`
+      CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+      CREATE TABLE IF NOT EXISTS diagnoses (
+        id TEXT PRIMARY KEY, ts INTEGER NOT NULL, platform TEXT NOT NULL, channel TEXT, user_hash TEXT NOT NULL,
+        rule TEXT, category TEXT, matched INTEGER NOT NULL, log_text TEXT, log_file TEXT);
+      CREATE INDEX IF NOT EXISTS diagnoses_by_user ON diagnoses (platform, user_hash, ts);
+      CREATE INDEX IF NOT EXISTS diagnoses_by_ts ON diagnoses (ts);
+      CREATE TABLE IF NOT EXISTS votes (
+        diagnosis_id TEXT NOT NULL REFERENCES diagnoses (id) ON DELETE CASCADE, voter_hash TEXT NOT NULL,
+        vote INTEGER NOT NULL CHECK (vote IN (-1, 1)), ts INTEGER NOT NULL, PRIMARY KEY (diagnosis_id, voter_hash));`);
+    const stored = this.db.prepare("SELECT value FROM meta WHERE key = 'user_key'").get() as { value: string } | undefined;
+    if (stored) this.key = Buffer.from(stored.value, 'base64');
+    else {
+      this.key = randomBytes(32);
+      this.db.prepare("INSERT INTO meta (key, value) VALUES ('user_key', ?)").run(this.key.toString('base64'));
+    }
+    this.prune();
+  }
+
+  static inDataDir(dataDir: string, o: FeedbackStoreOptions = {}): FeedbackStore {
+    ensurePrivateDir(dataDir);
+    return new FeedbackStore(join(dataDir, 'feedback.sqlite'), { logsDir: join(dataDir, 'feedback-logs'), ...o });
+  }
+
+  /** Who, as a keyed hash: the same person on the same platform always gets the same one. */
+  private userHash(platform: string, userId: string): string {
+    return createHmac('sha256', this.key).update(`${platform}\0${userId}`).digest('base64url').slice(0, 32);
+  }
+
+  record(d: DiagnosisRecordInput, now = Date.now()): string {
+    if (now - this.lastPrune > PRUNE_EVERY_MS) this.prune(now);
+    const id = randomBytes(12).toString('base64url');
+    const matched = d.rule !== null;
+    const redacted = this.keepLogs ? redactLog(d.log) : null;
+    // A matched log waits in its row for a 👎; one no rule matched is what admins want to see at once.
+    const logFile = redacted !== null && !matched ? this.writeLog(id, d.rule, redacted, now) : null;
+    this.db
+      .prepare('INSERT INTO diagnoses (id, ts, platform, channel, user_hash, rule, category, matched, log_text, log_file) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)')
+      .run(id, now, d.platform, d.channelId ?? null, this.userHash(d.platform, d.userId), d.rule, d.category, matched ? 1 : 0, logFile ? null : redacted, logFile);
+    return id;
+  }
+
+  vote(r: { id?: string; platform: string; userId: string; vote: Vote }, now = Date.now()): VoteResult {
+    const voter = this.userHash(r.platform, r.userId);
+    let row: DiagnosisRow | undefined;
+    if (r.id === undefined) {
+      row = this.db.prepare('SELECT * FROM diagnoses WHERE platform = ? AND user_hash = ? ORDER BY ts DESC, rowid DESC LIMIT 1').get(r.platform, voter) as DiagnosisRow | undefined;
+      if (!row) return { ok: false, reason: 'none' };
+    } else {
+      // Ids come from button values anyone can forge: shape first, then a lookup on the same platform.
+      if (!FEEDBACK_ID.test(r.id)) return { ok: false, reason: 'unknown' };
+      row = this.db.prepare('SELECT * FROM diagnoses WHERE id = ? AND platform = ?').get(r.id, r.platform) as DiagnosisRow | undefined;
+      if (!row) return { ok: false, reason: 'unknown' };
+    }
+    const found = row;
+    const value = r.vote === 'up' ? 1 : -1;
+    const result = this.db.transaction((): VoteResult => {
+      const before = this.db.prepare('SELECT vote FROM votes WHERE diagnosis_id = ? AND voter_hash = ?').get(found.id, voter) as { vote: number } | undefined;
+      this.db
+        .prepare('INSERT INTO votes (diagnosis_id, voter_hash, vote, ts) VALUES (?, ?, ?, ?) ON CONFLICT (diagnosis_id, voter_hash) DO UPDATE SET vote = excluded.vote, ts = excluded.ts')
+        .run(found.id, voter, value, now);
+      let keptLog = found.log_file;
+      if (value < 0 && !keptLog && found.log_text !== null) {
+        keptLog = this.writeLog(found.id, found.rule, found.log_text, found.ts);
+        this.db.prepare('UPDATE diagnoses SET log_file = ?, log_text = NULL WHERE id = ?').run(keptLog, found.id);
+      }
+      return { ok: true, id: found.id, vote: r.vote, previous: before ? voteOf(before.vote) : null, rule: found.rule, category: found.category, ts: found.ts, keptLog };
+    })();
+    return result;
+  }
+
+  report(days: number, now = Date.now()): FeedbackReport {
+    const since = now - days * DAY_MS;
+    const rules = this.db
+      .prepare(
+        `SELECT d.rule AS rule, MAX(d.category) AS category, COUNT(*) AS diagnoses,
+                COALESCE(SUM(v.up), 0) AS up, COALESCE(SUM(v.down), 0) AS down
+         FROM diagnoses d LEFT JOIN (SELECT diagnosis_id, SUM(vote = 1) AS up, SUM(vote = -1) AS down FROM votes GROUP BY diagnosis_id) v ON v.diagnosis_id = d.id
+         WHERE d.ts >= ? GROUP BY d.rule ORDER BY down DESC, diagnoses DESC, rule`,
+      )
+      .all(since) as FeedbackReportRule[];
+    const items = this.db
+        .prepare(
+          `SELECT d.id, d.ts, d.platform, d.rule, d.category, d.log_file AS logFile,
+                  COALESCE(v.up, 0) AS up, COALESCE(v.down, 0) AS down
+           FROM diagnoses d LEFT JOIN (SELECT diagnosis_id, SUM(vote = 1) AS up, SUM(vote = -1) AS down FROM votes GROUP BY diagnosis_id) v ON v.diagnosis_id = d.id
+           WHERE d.ts >= ? AND (d.matched = 0 OR COALESCE(v.down, 0) > 0) ORDER BY d.ts DESC, d.rowid DESC LIMIT ?`,
+        )
+        .all(since, MAX_ITEMS) as FeedbackReportItem[];
+    return { days, sinceMs: since, keepLogs: this.keepLogs, rules, items };
+  }
+
+  /** Deletes diagnoses (their votes, their kept logs) older than retention_days. */
+  prune(now = Date.now()): number {
+    this.lastPrune = now;
+    const cutoff = now - this.retentionDays * DAY_MS;
+    const old = this.db.prepare('SELECT log_file FROM diagnoses WHERE ts < ? AND log_file IS NOT NULL').all(cutoff) as { log_file: string }[];
+    for (const { log_file } of old) {
+      try {
+        unlinkSync(log_file);
+      } catch {
+        // already gone
+      }
+    }
+    return this.db.prepare('DELETE FROM diagnoses WHERE ts < ?').run(cutoff).changes;
+  }
+
+  private writeLog(id: string, rule: string | null, text: string, ts: number): string {
+    ensurePrivateDir(this.logsDir);
+    const day = new Date(ts).toISOString().slice(0, 10).replace(/-/g, '');
+    // The name is built from our own id and the rule id (a known rule's, or "unmatched"): nothing typed by a user.
+    const name = `${day}-${(rule ?? 'unmatched').replace(/[^a-z0-9-]/gi, '_').slice(0, 60)}-${id}.log`;
+    const path = join(this.logsDir, name);
+    writeFileSync(path, text, { mode: PRIVATE_FILE_MODE, flag: 'wx' });
+    return path;
+  }
+
+  close(): void {
+    if (this.db.open) this.db.close();
+  }
+}
