@@ -1,6 +1,7 @@
 // One persistent connection per host, on node-ssh (NodeSSH.connect, execCommand with per-stream
-// callbacks; its ssh2 `connection` for events, channel close and ProxyJump forwarding): TCP_NODELAY, keepalives, at most 8 channels each, connect
-// and exec timeouts, strict host key checking, no passwords. Fairness under load:
+// callbacks, forwardOut for ProxyJump hops; its ssh2 `connection` for events and channel close):
+// TCP_NODELAY, keepalives, at most 8 channels each, connect and exec timeouts, strict host key
+// checking, no passwords. Fairness under load:
 // - connect slots come from two budgets, chat (interactive) and the sampler (background), so dead
 //   hosts in a poll never make a chat request wait; a chat request joining a sampler's connect that
 //   still waits for a slot promotes it;
@@ -475,7 +476,7 @@ export class SshPool {
 
   private async socketFor(target: SshTarget, priority: Priority): Promise<Duplex> {
     if (target.proxyJump) {
-      // The jump's own connection (pooled, so every host behind it shares one), itself possibly behind a jump.
+      // The hop's own pooled connection (kept for this host's requests), itself possibly behind the previous hop.
       const jump = await this.connection(target.proxyJump, priority);
       try {
         return await jump.ssh.forwardOut('127.0.0.1', 0, target.host, target.port);
