@@ -38,6 +38,14 @@ export interface ResolveOverrides {
   port?: number;
 }
 
+interface ResolveState {
+  alias: string;
+  overrides: ResolveOverrides;
+  /** First value of each key that applied, and the file:line it came from. */
+  got: Map<string, string>;
+  setAt: Map<string, string>;
+}
+
 interface Directive {
   key: string;
   args: string[];
@@ -79,7 +87,7 @@ export class SshConfig {
   resolve(alias: string, overrides: ResolveOverrides = {}): SshConfigEntry {
     const got = new Map<string, string>();
     const identityFiles: string[] = [];
-    const state = { alias, overrides, got };
+    const state: ResolveState = { alias, overrides, got, setAt: new Map() };
     if (this.file) this.walk(this.file, state, identityFiles, true, 0);
     const rawHostName = got.get('hostname');
     // ssh lowercases the host name it connects to once the config is read (Host lines saw the alias as typed).
@@ -90,7 +98,7 @@ export class SshConfig {
     const user = overrides.user ?? got.get('user');
     const proxyCommand = got.get('proxycommand');
     if (proxyCommand && proxyCommand.toLowerCase() !== 'none')
-      throw new SshConfigError(`ssh config: ${alias} uses ProxyCommand, which gpu-doctor does not run (use ProxyJump)`);
+      throw new SshConfigError(`ssh config: ${alias} uses ProxyCommand (${state.setAt.get('proxycommand')}), which gpu-doctor does not run; use ProxyJump`);
     const jump = got.get('proxyjump');
     const tokens = {
       '%': '%',
@@ -113,7 +121,7 @@ export class SshConfig {
     };
   }
 
-  private walk(file: string, state: { alias: string; overrides: ResolveOverrides; got: Map<string, string> }, ids: string[], active: boolean, depth: number): void {
+  private walk(file: string, state: ResolveState, ids: string[], active: boolean, depth: number): void {
     const directives = this.directives(file, depth);
     if (!directives) return;
     // Inside an include reached from an inactive block nothing ever applies (OpenSSH's NEVERMATCH).
@@ -134,13 +142,14 @@ export class SshConfig {
           // ProxyJump and ProxyCommand exclude each other: whichever comes first is the one ssh uses.
           if ((d.key === 'proxyjump' && state.got.has('proxycommand')) || (d.key === 'proxycommand' && state.got.has('proxyjump'))) continue;
           state.got.set(d.key, d.key === 'proxycommand' ? d.args.join(' ') : d.args[0]);
+          state.setAt.set(d.key, where);
         }
       }
     }
   }
 
   /** One Match line, evaluated as OpenSSH's first pass does (the user so far, else the local user). */
-  private match(d: Directive, state: { alias: string; overrides: ResolveOverrides; got: Map<string, string> }): boolean {
+  private match(d: Directive, state: ResolveState): boolean {
     const where = `${d.file}:${d.line}`;
     let result = true;
     for (let i = 0; i < d.args.length; i++) {

@@ -187,6 +187,6 @@ async function sshIdentities(config: string, alias: string, opts: { user?: strin
     expect(() => cfg.resolve('gpu-x')).toThrow(`Match exec is not supported by gpu-doctor (${f}:1)`);
     // A Match already false never needs its exec: resolved like ssh would.
     expect(cfg.resolve('gpu-z')).toMatchObject({ hostName: 'gpu-z' });
-    expect(() => cfg.resolve('gpu-y')).toThrow(/ProxyCommand/);
+    expect(() => cfg.resolve('gpu-y')).toThrow(`gpu-y uses ProxyCommand (${f}:6)`);
   });
 });
