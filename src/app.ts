@@ -20,6 +20,11 @@ export async function createApp(configFile?: string): Promise<App> {
   const hosts = createHostsService(loaded.config, loaded.baseDir);
   services.hosts = hosts;
   closers.push(() => hosts.close());
+  // unix user -> person: the config's owners and approved `/gpu whoami` claims (the registry's database).
+  const { ownersFromConfig } = await import('./owners/wire.js');
+  const owners = ownersFromConfig(loaded.config, loaded.baseDir);
+  services.owners = owners.service;
+  closers.push(owners.close);
   // 👍 / 👎 on diagnoses, in data_dir/feedback.sqlite (and, opted in, redacted logs in data_dir/feedback-logs).
   const { FeedbackStore } = await import('./feedback/store.js');
   const feedback = FeedbackStore.inDataDir(resolveDataPath(loaded.config.data_dir, loaded.baseDir), { keepLogs: loaded.config.feedback.keep_logs, retentionDays: loaded.config.feedback.retention_days });

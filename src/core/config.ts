@@ -47,6 +47,24 @@ export const digestSchema = z.object({
   channel: z.string().min(1),
   cron: z.string().max(200).refine(isCron, 'a cron expression (5 or 6 fields), e.g. "0 9 * * 1-5"'),
   timezone: z.string().max(100).refine(isTimeZone, 'an IANA time zone such as "Europe/Berlin" or "UTC"').default('UTC'),
+  // Opt-in: the owner of a new or worse finding (from `owners:` or an approved `/gpu whoami`) also gets
+  // it as a direct message, with the chart and the fix, once per finding until it gets worse.
+  dm_owners: z.boolean().optional(),
+}).strict();
+
+/** A unix user on the hosts, POSIX-ish (what `ps -o user=` shows for a named account). */
+export const UNIX_USER = /^[a-z_][a-z0-9_-]{0,31}$/;
+/** An `owners:` key: `alice` (every host) or `alice@gpu3` (that host only; it wins over `alice` there). */
+export const OWNER_KEY = /^[a-z_][a-z0-9_-]{0,31}(@[A-Za-z0-9][A-Za-z0-9._-]{0,62})?$/;
+
+/** A person's display name in `owners:` or a claim: no chat markup can ride in it. */
+export const OWNER_NAME = /^[\p{L}\p{N}][\p{L}\p{N} .'-]{0,63}$/u;
+
+export const ownerSchema = z.object({
+  slack: z.string().regex(/^[UW][A-Z0-9]{2,20}$/, 'a Slack user ID like U012ABCDEF').optional(),
+  discord: z.string().regex(/^\d{5,25}$/, 'a Discord user ID (a snowflake like 123456789012345678)').optional(),
+  // Shown in digests and status; letters, digits, blanks and . ' - only, so it carries no chat markup.
+  name: z.string().regex(OWNER_NAME, "a display name: letters, digits, blanks, . ' - (max 64)").optional(),
 }).strict();
 
 export const configSchema = z
@@ -71,6 +89,8 @@ export const configSchema = z
       })
       .strict()
       .default({ slack: [], discord: [] }),
+    // unix user on the hosts -> the person in chat; `alice@gpu3` scopes an entry to one host.
+    owners: z.record(z.string().regex(OWNER_KEY, 'a unix user (alice) or unix user@host (alice@gpu3)'), ownerSchema).default({}),
     channels: z
       .object({
         slack: z.array(z.string()).optional(),
@@ -164,6 +184,7 @@ function keysAt(path: PropertyKey[]): string[] {
   for (const step of path) {
     schema = unwrap(schema);
     if (schema instanceof z.ZodArray && typeof step === 'number') schema = schema.element as z.ZodType;
+    else if (schema instanceof z.ZodRecord && typeof step === 'string') schema = schema.valueType as z.ZodType;
     else if (schema instanceof z.ZodObject && typeof step === 'string' && step in schema.shape) schema = schema.shape[step] as z.ZodType;
     else return [];
   }
@@ -186,6 +207,11 @@ function describeIssues(issues: z.core.$ZodIssue[], lineOf?: (path: PropertyKey[
         const meant = didYouMean(key, known);
         out.push(`  ${where}: unknown key "${key.slice(0, 60)}"${meant ? ` (did you mean "${meant}"?)` : known.length ? ` (valid: ${known.join(', ')})` : ''}${at([...i.path, key])}`);
       }
+    } else if (i.code === 'invalid_key') {
+      // A record key (an `owners:` entry): name the key and what a key must be.
+      const key = String(i.path[i.path.length - 1] ?? '').slice(0, 60);
+      const parent = i.path.slice(0, -1).map(String).join('.') || '(root)';
+      out.push(`  ${parent}: "${key}" is not a valid key: ${i.issues[0]?.message ?? i.message}${at(i.path)}`);
     } else {
       out.push(`  ${where}: ${i.message}${at(i.path)}`);
     }

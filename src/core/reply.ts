@@ -38,6 +38,8 @@ export interface Reply {
    * `/gpu feedback up|down ID`.
    */
   feedback?: { id: string };
+  /** The people the text names through `Mentions` tokens (src/core/mention.ts); adapters render them. */
+  mentions?: Record<string, import('./mention.js').Mention>;
 }
 
 export const textReply = (title: string, text: string, severity: Severity = 'info'): Reply => ({

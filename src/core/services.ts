@@ -88,6 +88,8 @@ export interface Services {
   watch?: WatchService;
   /** `/gpu fit` and `/gpu notify` settings from the config (defaults when unset). */
   fit?: FitConfig;
+  /** unix user on a host -> the person in chat (config `owners:` and approved `/gpu whoami` claims). */
+  owners?: import('../owners/directory.js').OwnersService;
   /** 👍 / 👎 on diagnoses and the logs kept for admins (src/feedback/store.ts). */
   feedback?: import('./feedback.js').FeedbackService;
 }

@@ -112,11 +112,25 @@ export function parsePs(text: string): Map<number, PsRow> {
   return rows;
 }
 
+/**
+ * What every view says of a process nvidia-smi lists and the host's `ps` does not know: its pid lives
+ * in another pid namespace (a container's, or the host's while the bot's account is inside one), so
+ * there is no /proc entry to read its user, command or container from. `status` and `/gpu watch` both
+ * show this text.
+ */
+export const HIDDEN_PID_TEXT = 'in a container (pid not visible on the host)';
+
+/** The command cell of such a process: the text above, with nvidia-smi's process name when it had one. */
+export function hiddenProcessText(processName: string | null | undefined): string {
+  const name = processName?.trim();
+  return name && name !== '[Not Found]' ? `${HIDDEN_PID_TEXT}: ${name}` : HIDDEN_PID_TEXT;
+}
+
 /** Fills owner, command line and start time from ps; a pid ps does not show stays with user null. */
 export function attachPs(processes: ParsedStatus['processes'], ps: Map<number, PsRow>, now = Date.now()): GpuProcessStatus[] {
   return processes.map(({ processName, ...p }) => {
     const row = ps.get(p.pid);
-    if (!row) return { ...p, user: null, command: processName ? `${processName} (pid not visible on host: container?)` : '(pid not visible on host: container?)' };
+    if (!row) return { ...p, user: null, command: hiddenProcessText(processName) };
     return {
       ...p,
       user: row.user,

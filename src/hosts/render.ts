@@ -1,6 +1,8 @@
 // Platform-neutral replies for status / mem / hosts results.
 import type { Reply, ReplySection } from '../core/reply.js';
 import type { HostInfo, HostMemResult, HostStatusResult, HostTestResult } from '../core/services.js';
+import { Mentions } from '../core/mention.js';
+import { personOf, type OwnersService } from '../owners/directory.js';
 
 const fmt = (v: number | null | undefined, unit = '') => (v === null || v === undefined ? 'n/a' : `${v}${unit}`);
 
@@ -19,8 +21,10 @@ function shortCommand(c: string | null, n = 60): string {
   return c.length > n ? c.slice(0, n - 1) + '…' : c;
 }
 
-export function statusReply(results: HostStatusResult[]): Reply {
+/** `owners`: unix users are shown as the people they map to ("Alice (alice)"), where a mapping exists. */
+export function statusReply(results: HostStatusResult[], owners?: Pick<OwnersService, 'lookup'>): Reply {
   const sections: ReplySection[] = [];
+  const people = new Mentions();
   const failed = results.filter((r): r is Extract<HostStatusResult, { ok: false }> => !r.ok);
   for (const r of results) {
     if (!r.ok) continue;
@@ -37,7 +41,8 @@ export function statusReply(results: HostStatusResult[]): Reply {
       sections.push({
         table: {
           columns: ['GPU', 'User', 'PID', 'GPU mem', 'Command'],
-          rows: r.processes.map((p) => [fmt(p.gpuIndex), p.user ?? '(container?)', String(p.pid), fmt(p.memoryMiB, ' MiB'), shortCommand(p.command)]),
+          // A pid ps does not know has no user: its command cell says why (HIDDEN_PID_TEXT, as /gpu watch shows it).
+          rows: r.processes.map((p) => [fmt(p.gpuIndex), personOf(people, owners, r.name, p.user) ?? '—', String(p.pid), fmt(p.memoryMiB, ' MiB'), shortCommand(p.command)]),
         },
       });
     else sections.push({ text: 'No GPU processes.' });
@@ -45,7 +50,12 @@ export function statusReply(results: HostStatusResult[]): Reply {
   }
   if (failed.length) sections.push({ heading: 'Unreachable or failing', text: failed.map((f) => `${f.name}: ${f.error}`).join('\n') });
   const ok = results.length - failed.length;
-  return { title: `GPU status: ${ok}/${results.length} host(s) answered`, severity: failed.length ? (ok ? 'warning' : 'error') : 'ok', sections };
+  return {
+    title: `GPU status: ${ok}/${results.length} host(s) answered`,
+    severity: failed.length ? (ok ? 'warning' : 'error') : 'ok',
+    sections,
+    ...(people.size ? { mentions: people.table() } : {}),
+  };
 }
 
 /** Names shown in a progress line before "and N more". */

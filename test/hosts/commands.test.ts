@@ -95,7 +95,7 @@ describeWithSshd('status / hosts commands through the registry', 'test/hosts/com
     const text = renderText(out.reply);
     expect(text).toContain('[!] GPU status: 1/2 host(s) answered');
     expect(text).toMatch(/GPU +Name +Memory +Util +Temp/);
-    expect(text).toContain('(container?)');
+    expect(text).toContain('in a container (pid not visible on the host)');
     expect(text).toContain('Unreachable or failing:\nnosuchhost: unknown host');
   });
 });

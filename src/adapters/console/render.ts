@@ -1,5 +1,6 @@
 // Renders a Reply as plain terminal text: the console chat and the CLI's human output.
 import type { Reply, ReplyTable } from '../../core/reply.js';
+import { plainMentions } from '../../core/mention.js';
 
 /**
  * C0 controls but \t and \n, DEL, and C1 controls (U+0080-U+009F, which a terminal may read as CSI,
@@ -22,7 +23,7 @@ export function renderTable(table: ReplyTable): string {
 
 /** The reply as terminal text, without control characters (see stripTerminalControls). */
 export function renderText(reply: Reply): string {
-  return stripTerminalControls(renderUnsafeText(reply));
+  return stripTerminalControls(renderUnsafeText(plainMentions(reply)));
 }
 
 function renderUnsafeText(reply: Reply): string {

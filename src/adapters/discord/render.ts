@@ -3,6 +3,7 @@
 // longer fits (or a table is longer than INLINE_TABLE_ROWS), the rows that fit are shown, the message
 // says how many, and the full text is attached as a file.
 import type { Reply, ReplyFile } from '../../core/reply.js';
+import { linkMentions, resolveMentions, type MentionStyle } from '../../core/mention.js';
 import { DISCORD_LIMITS as L, INLINE_TABLE_ROWS, chunkLines, chunkTable, cutLine, replyAsFile, tableAsFile } from '../render-limits.js';
 
 export interface DiscordEmbed {
@@ -28,7 +29,16 @@ const IMAGE_TYPES = /^image\/(png|jpeg|gif|webp)$/;
 /** Discord markdown specials outside code blocks. Linear: [ \t]* cannot run across line starts. */
 const escapeMd = (s: string) => s.replace(/([\\*_~`|])/g, '\\$1').replace(/^([ \t]*)>/gm, '$1\\>');
 
-export function renderDiscord(reply: Reply): DiscordMessage {
+/**
+ * A person as Discord writes them: <@id> wherever their Discord id is known, else the name. The bot
+ * sends every message with no allowed mentions (and mentions in embeds never notify), so it never pings:
+ * `link` (may notify) makes no difference here.
+ */
+const discordPerson: MentionStyle = (m) => (m.discord && /^\d{5,25}$/.test(m.discord) ? `<@${m.discord}>${escapeMd(m.after ?? '')}` : null);
+
+export function renderDiscord(given: Reply): DiscordMessage {
+  const reply = resolveMentions(given, discordPerson);
+  const link = (t: string) => linkMentions(t, reply, discordPerson);
   const files: ReplyFile[] = [...(reply.files ?? [])];
   const title = cutLine(reply.title, L.title);
   const footerText = reply.footer ? cutLine(reply.footer, L.footer) : undefined;
@@ -39,7 +49,7 @@ export function renderDiscord(reply: Reply): DiscordMessage {
   let fieldBudget = L.total - title.length - (footerText?.length ?? 0) - NOTE_ROOM - 1500;
   let fieldsDropped = false;
   for (const f of allFields.slice(0, L.fields)) {
-    const field = { name: cutLine(f.label || '-', L.fieldName), value: cutLine(f.value || '-', L.fieldValue), inline: f.value.length < 40 };
+    const field = { name: cutLine(f.label || '-', L.fieldName), value: link(cutLine(f.value || '-', L.fieldValue)), inline: f.value.length < 40 };
     if (field.name.length + field.value.length > fieldBudget) {
       fieldsDropped = true;
       break;
@@ -62,12 +72,12 @@ export function renderDiscord(reply: Reply): DiscordMessage {
   for (const s of reply.sections) {
     if (overflow) break;
     if (s.heading) {
-      const h = `**${cutLine(escapeMd(s.heading), 250)}**`;
+      const h = link(`**${cutLine(escapeMd(s.heading), 250)}**`);
       if (h.length > room()) { overflow = true; break; }
       add(h);
     }
     if (s.text) {
-      for (const c of chunkLines(escapeMd(s.text), 1000)) {
+      for (const c of chunkLines(escapeMd(s.text), 1000).map(link)) {
         if (c.length > room()) { overflow = true; break; }
         add(c);
       }

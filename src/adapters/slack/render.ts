@@ -4,6 +4,7 @@
 // message says so.
 import type { Reply, ReplyFile } from '../../core/reply.js';
 import { feedbackBlock } from './feedback.js';
+import { linkMentions, resolveMentions, type MentionStyle } from '../../core/mention.js';
 import { SLACK_LIMITS as L, INLINE_TABLE_ROWS, chunkLines, chunkTable, cutLine, replyAsFile, tableAsFile } from '../render-limits.js';
 
 export type Block = { type: string; [k: string]: any };
@@ -24,19 +25,25 @@ const section = (text: string): Block => ({ type: 'section', text: { type: 'mrkd
 const context = (text: string): Block => ({ type: 'context', elements: [{ type: 'mrkdwn', text: cutLine(text, L.contextText) }] });
 const FENCE = 6; // ``` + ```
 
-export function renderSlack(reply: Reply): SlackMessage {
+/** A person as Slack writes them: a user mention where the reply links them (it notifies them), else the name. */
+const slackPerson: MentionStyle = (m) => (m.link && m.slack && /^[UW][A-Z0-9]{2,20}$/.test(m.slack) ? `<@${m.slack}>${escapeMrkdwn(m.after ?? '')}` : null);
+
+export function renderSlack(given: Reply): SlackMessage {
+  // People: plain names in tables, code, titles and footers; tokens left in text become <@U…> after escaping.
+  const reply = resolveMentions(given, slackPerson);
+  const link = (t: string) => linkMentions(t, reply, slackPerson);
   const blocks: Block[] = [];
   const files: ReplyFile[] = [...(reply.files ?? [])];
   blocks.push({ type: 'header', text: { type: 'plain_text', text: cutLine(reply.title, L.headerText), emoji: true } });
   let tableNo = 0;
   for (const s of reply.sections) {
-    if (s.heading) blocks.push(section(`*${cutLine(escapeMrkdwn(s.heading), L.sectionText - 2)}*`));
-    if (s.text) for (const c of chunkLines(escapeMrkdwn(s.text), L.sectionText)) blocks.push(section(c));
+    if (s.heading) blocks.push(section(link(`*${cutLine(escapeMrkdwn(s.heading), L.sectionText - 2)}*`)));
+    if (s.text) for (const c of chunkLines(escapeMrkdwn(s.text), L.sectionText)) blocks.push(section(link(c)));
     if (s.fields?.length) {
       for (let i = 0; i < s.fields.length; i += L.fieldsPerSection) {
         blocks.push({
           type: 'section',
-          fields: s.fields.slice(i, i + L.fieldsPerSection).map((f) => ({ type: 'mrkdwn', text: cutLine(`*${escapeMrkdwn(f.label)}*\n${escapeMrkdwn(f.value)}`, L.fieldText) })),
+          fields: s.fields.slice(i, i + L.fieldsPerSection).map((f) => ({ type: 'mrkdwn', text: link(cutLine(`*${escapeMrkdwn(f.label)}*\n${escapeMrkdwn(f.value)}`, L.fieldText)) })),
         });
       }
     }
