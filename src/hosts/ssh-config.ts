@@ -69,7 +69,9 @@ function localIdentity(): LocalIdentity {
 }
 
 export class SshConfig {
+  /** Files and Include globs as first read: the config is read when the service starts, as before. */
   private parsed = new Map<string, Directive[] | null>();
+  private globbed = new Map<string, string[]>();
   private local: LocalIdentity;
 
   constructor(
@@ -122,7 +124,7 @@ export class SshConfig {
   }
 
   private walk(file: string, state: ResolveState, ids: string[], active: boolean, depth: number): void {
-    const directives = this.directives(file, depth);
+    const directives = this.directives(file);
     if (!directives) return;
     // Inside an include reached from an inactive block nothing ever applies (OpenSSH's NEVERMATCH).
     const neverMatch = !active;
@@ -189,7 +191,7 @@ export class SshConfig {
     return result;
   }
 
-  private directives(file: string, depth: number): Directive[] | null {
+  private directives(file: string): Directive[] | null {
     if (this.parsed.has(file)) return this.parsed.get(file)!;
     let text: string | null;
     try {
@@ -199,7 +201,7 @@ export class SshConfig {
       text = null;
     }
     const out = text === null ? null : parseDirectives(text, file);
-    if (depth > 0 || out) this.parsed.set(file, out);
+    this.parsed.set(file, out);
     return out;
   }
 
@@ -207,7 +209,10 @@ export class SshConfig {
   private globInclude(pattern: string): string[] {
     const p = this.tilde(pattern);
     const abs = isAbsolute(p) ? p : join(this.local.home, '.ssh', p);
-    return globPath(abs);
+    // Read once, like the files themselves: every request resolves its hosts again.
+    let files = this.globbed.get(abs);
+    if (!files) this.globbed.set(abs, (files = globPath(abs)));
+    return files;
   }
 
   private tilde(p: string): string {
