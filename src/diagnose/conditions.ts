@@ -98,6 +98,9 @@ export const CONDITION_CHECKS: Record<Condition, (e: Evidence) => boolean> = {
   // The last "Caching images" progress line stopped short of 100%: the run died while caching.
   ram_cache_incomplete: ({ facts }) => facts.cacheProgressPct !== undefined && facts.cacheProgressPct < 100,
   memory_series_flat: ({ facts }) => facts.memoryShape === 'flat',
+  // Several epochs ran at the same settings before the card ran out: what fit then and not now grew.
+  oom_after_epochs: ({ facts }) => facts.oomAfterEpochs !== undefined && facts.memoryShape !== 'flat',
+  not_oom_after_epochs: ({ facts }) => facts.oomAfterEpochs === undefined || facts.memoryShape === 'flat',
 };
 
 export function holds(conditions: Condition[] | undefined, e: Evidence): boolean {

@@ -64,6 +64,8 @@ export interface Facts {
   /** Who holds the GPU memory (src/diagnose/holder.ts) and the arithmetic that says so. */
   holder?: string;
   holderWhy?: string;
+  /** The report says the run trained several epochs at these settings before the GPU ran out ("after 21 epochs", "after several epochs"). */
+  oomAfterEpochs?: string;
   /** The tool's way to split weights over devices, for the weights fix. */
   weightsSplitHow?: string;
   gpuName?: string;
@@ -107,6 +109,13 @@ export function toMiB(value: string, unit: string): number | undefined {
 // Paddle prints six decimals ("98.000244MB").
 const NUM = String.raw`(\d{1,15}(?:\.\d{1,6})?)\s?([KMGT]i?B|bytes|B)`;
 const OOM_FIELDS: [keyof Facts, RegExp][] = [
+  // "Allocation on device 0 would exceed allowed memory. (out of memory)" then one figure a line (first: its "Free (according to CUDA)"
+  // must not be read as the generic "<N> free" of the line joined before it):
+  // "Currently allocated : 6.50 GiB", "Requested : 40.00 MiB", "Device limit : 8.00 GiB", "Free (according to CUDA): 0 bytes"
+  ['allocatedMiB', new RegExp(String.raw`Currently allocated\s{0,3}:\s{0,3}${NUM}`, 'i')],
+  ['triedAllocMiB', new RegExp(String.raw`Requested\s{0,3}:\s{0,3}${NUM}`, 'i')],
+  ['totalCapacityMiB', new RegExp(String.raw`Device limit\s{0,3}:\s{0,3}${NUM}`, 'i')],
+  ['freeMiB', new RegExp(String.raw`Free \(according to CUDA\)\s{0,3}:\s{0,3}${NUM}`, 'i')],
   ['triedAllocMiB', new RegExp(String.raw`Tried to allocate ${NUM}`, 'i')],
   ['totalCapacityMiB', new RegExp(String.raw`${NUM} total capac(?:i)?ty`, 'i')],
   ['totalCapacityMiB', new RegExp(String.raw`total capac(?:i)?ty of ${NUM}`, 'i')],
@@ -129,7 +138,7 @@ const OOM_FIELDS: [keyof Facts, RegExp][] = [
   ['allocatedMiB', new RegExp(String.raw`MPS allocated: ${NUM}`, 'i')],
   ['totalCapacityMiB', new RegExp(String.raw`max allowed: ${NUM}`, 'i')],
 ];
-const OOM_LINE = /out of memory|OutOfMemoryError|OOM when allocating/i;
+const OOM_LINE = /out of memory|OutOfMemoryError|OOM when allocating|Tried to allocate [\d.]{1,10} ?[KMGT]i?B \(GPU \d/i;
 const GPU_INDEX = /\((?:GPU|device) (\d{1,3});|\bGPU (\d{1,3}) has a total capac(?:i)?ty|Out of memory error on GPU (\d{1,3})|device:GPU:(\d{1,3})/i;
 const OTHER_PROCESS = /Process (\d{1,10}) has (\d{1,9}(?:\.\d{1,4})?)\s?([KMGT]i?B) memory in use/gi;
 
@@ -140,7 +149,8 @@ const MAX_MESSAGE = 4096;
 function oomMessage(log: LogText, line: number): string {
   let msg = clip(log.line(line));
   for (let next = line + 1; next < log.lineCount && next <= line + 6; next++) {
-    if (/\)\s*$|PYTORCH_CUDA_ALLOC_CONF|Memory Management|\(\s*$/.test(msg) && /\)|CONF/.test(msg)) break;
+    // (The "would exceed allowed memory" form ends its first line with "(out of memory)" and puts its figures below.)
+    if (/\)\s*$|PYTORCH_CUDA_ALLOC_CONF|Memory Management|\(\s*$/.test(msg) && /\)|CONF/.test(msg) && !/would exceed allowed memory/.test(msg)) break;
     const cont = clip(log.line(next));
     if (cont.length === 0 || /^\s*(Traceback|File "|\[|During handling|\w+Error\b)/.test(cont)) break;
     // A wrap inside a word or number ("allo|cated", "2.0|0 GiB") joins without a space.

@@ -69,7 +69,9 @@ export function whoHoldsMemory(f: Facts): HolderVerdict | undefined {
   const material = total !== undefined ? 0.05 * total : reserved !== undefined ? 0.1 * reserved : Infinity;
   // Both the cache and the device have the bytes: the allocator's block layout is what failed.
   const deviceHasIt = tried !== undefined && f.freeMiB !== undefined && f.freeMiB >= tried;
-  if (tried !== undefined && idle !== undefined && idle >= tried && (idle >= material || deviceHasIt)) {
+  // A cache of a GiB or more that is many times the request is fragmentation whatever the card's size.
+  const largeCache = idle !== undefined && tried !== undefined && idle >= 1024 && idle >= 8 * tried;
+  if (tried !== undefined && idle !== undefined && idle >= tried && (idle >= material || deviceHasIt || largeCache)) {
     const how = f.reservedUnallocatedMiB !== undefined
       ? `${MiB(idle)} is reserved by PyTorch but unallocated`
       : `reserved ${MiB(f.reservedMiB!)} − allocated ${MiB(f.allocatedMiB!)} = ${MiB(idle)} idle in PyTorch's cache`;

@@ -66,6 +66,8 @@ export const CONDITIONS = [
   'holder_stated',
   'holder_unstated',
   'generating_untooled',
+  'oom_after_epochs',
+  'not_oom_after_epochs',
 ] as const;
 export type Condition = (typeof CONDITIONS)[number];
 

@@ -142,8 +142,30 @@ export function extractSettings(fullText: string, options: { commandLine?: boole
     }
   }
   if (/\bempty_cache\(\)/.test(text)) facts.emptiesCache = true;
+  const after = epochsBeforeFailure(text);
+  if (after) facts.oomAfterEpochs = after;
   for (const k of Object.keys(facts) as (keyof Facts)[]) if (facts[k] === undefined) delete facts[k];
   return facts;
+}
+
+// "after 21 epochs", "after several epoch", "after training some epochs", "trained 5 epochs successfully",
+// "on epoch number 4", "in the 21st epoch", "训练到第21个epoch", "跑了几个epoch": the run got through several
+// epochs (4 or more, or words that say so) at the same settings before the failure. Three or fewer can
+// be the first validation's peak, so they do not count. Bounded repetitions only: linear.
+const MANY = String.raw`(?:[4-9]|[1-9]\d{1,4})`;
+const EPOCHS_BEFORE: RegExp[] = [
+  new RegExp(String.raw`\bafter\s{1,3}(?:training\s{1,3}(?:for\s{1,3})?)?((?:the\s{1,3})?${MANY}(?:st|nd|rd|th)?|several|many|a few|some|multiple)\s{1,3}epochs?\b`, 'i'),
+  new RegExp(String.raw`\btrained\s{1,3}(?:for\s{1,3})?(${MANY})\s{1,3}epochs?\s{1,3}(?:successfully|fine|without)`, 'i'),
+  new RegExp(String.raw`\b(?:on|in|at|during)\s{1,3}(?:the\s{1,3})?(epoch\s{1,3}(?:number\s{1,3})?${MANY}\b|${MANY}(?:st|nd|rd|th)\s{1,3}epoch)`, 'i'),
+  new RegExp(String.raw`(?:训练|跑)(?:了|到)?\s?((?:第\s?)?(?:${MANY}|几|多|若干)\s?个?\s?(?:epoch|轮))`, 'i'),
+];
+
+export function epochsBeforeFailure(text: string): string | undefined {
+  for (const re of EPOCHS_BEFORE) {
+    const m = re.exec(text);
+    if (m) return m[0].replace(/\s+/g, ' ').trim().slice(0, 80);
+  }
+  return undefined;
 }
 
 // A parameter count inside a model name: "Llama-2-7b-hf", "chatglm-6b", "Qwen1.5-14B-Chat", "opt-1.3b".
