@@ -32,3 +32,24 @@ export function discordEnvFrom(env: NodeJS.ProcessEnv): DiscordEnv | null {
   return { token: env.DISCORD_TOKEN, applicationId: env.DISCORD_APPLICATION_ID || undefined, apiUrl: env.DISCORD_API_URL || undefined };
 }
 
+
+/** Which chat the bot runs and why, from the environment alone: the one line it logs at start. */
+export function chatModeOf(env: NodeJS.ProcessEnv): { mode: string; why: string } {
+  const slack = slackEnvFrom(env);
+  const discord = discordEnvFrom(env);
+  const modes: string[] = [];
+  const why: string[] = [];
+  if (slack?.appToken) {
+    modes.push('Slack Socket Mode');
+    why.push('SLACK_BOT_TOKEN and SLACK_APP_TOKEN are set');
+  } else if (slack) {
+    modes.push(`Slack HTTP mode (port ${slack.port ?? 3000}, /slack/events)`);
+    why.push('SLACK_BOT_TOKEN and SLACK_SIGNING_SECRET are set, SLACK_APP_TOKEN is not');
+  }
+  if (discord) {
+    modes.push('Discord');
+    why.push('DISCORD_TOKEN is set');
+  }
+  if (!modes.length) return { mode: 'console chat', why: 'neither SLACK_BOT_TOKEN nor DISCORD_TOKEN is set' };
+  return { mode: modes.join(' and '), why: why.join('; ') };
+}

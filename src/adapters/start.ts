@@ -11,7 +11,7 @@ import { AuditStore } from '../ops/audit.js';
 import { Metrics } from '../ops/metrics.js';
 import { Health, startHealthServer } from '../ops/health.js';
 import { createLogger, scrubSecrets, type Logger } from '../ops/logger.js';
-import { slackEnvFrom, discordEnvFrom } from './adapter-env.js';
+import { chatModeOf, slackEnvFrom, discordEnvFrom } from './adapter-env.js';
 
 export interface RunningBots {
   adapters: string[];
@@ -25,6 +25,9 @@ export async function startChatAdapters(app: App, env: NodeJS.ProcessEnv = proce
   parseEnv(env); // fails naming every bad key before anything connects
   const slackEnv = slackEnvFrom(env);
   const discordEnv = discordEnvFrom(env);
+  // One line, before anything connects: what this process is and which variables made it so.
+  const { mode, why } = chatModeOf(env);
+  logger.info({ mode, why }, `gpu-doctor runs as ${mode}: ${why}`);
   if (!slackEnv && !discordEnv) return null;
   const { config, baseDir } = app.loaded;
   const audit = AuditStore.inDataDir(resolvePath(config.data_dir, baseDir));

@@ -14,7 +14,8 @@ const USAGE = `usage: gpu-doctor <command> [options]
   status|mem [HOST...] [--json]  GPU and host memory on registered hosts
   hosts list|add|remove|test|trust ...
   digest --samples FILE [--json] leak findings from recorded samples
-  knowledge check|new ...        check the rule base and its examples; scaffold a rule from a log`;
+  knowledge check|new ...        check the rule base and its examples; scaffold a rule from a log
+  feedback list [--days N] [--json]  the week's 👎 and unmatched logs, votes per rule, kept logs`;
 
 // Each subcommand's own help: usage, options, an example (`gpu-doctor CMD --help`).
 const HELP: Record<string, string> = {
@@ -61,6 +62,7 @@ const handlers: Record<string, () => Promise<Handler>> = {
   hosts: async () => (await import('./hosts.js')).hostsCli,
   digest: async () => (await import('./digest.js')).digestCli,
   knowledge: async () => (await import('./knowledge.js')).knowledgeCli,
+  feedback: async () => (await import('./feedback.js')).feedbackCli,
 };
 
 async function main(argv: string[]): Promise<number> {

@@ -1,6 +1,9 @@
 // Structured logs (pino). Secrets are redacted by key and, as a last line of defence, by value:
 // every token found in the environment is scrubbed from any log line that would contain it.
+// Logs go to stderr (stdout is the console chat's conversation), one JSON object a line with an ISO
+// time; on a terminal they are pretty-printed (pino-pretty, in-process: no worker thread to bundle).
 import pino, { type Logger } from 'pino';
+import pretty from 'pino-pretty';
 
 export type { Logger };
 
@@ -17,12 +20,23 @@ export function scrubSecrets(text: string, secrets = secretValues()): string {
   return out.replace(/\b(xox[abprs]|xapp)-[A-Za-z0-9-]{8,}/g, '[redacted]');
 }
 
-export function createLogger(options: { level?: string; destination?: pino.DestinationStream } = {}): Logger {
+export interface LoggerOptions {
+  level?: string;
+  /** Where the lines go; stderr when unset. */
+  destination?: pino.DestinationStream;
+  /** Human-readable lines instead of JSON; default: when the destination is stderr and stderr is a terminal. */
+  pretty?: boolean;
+}
+
+export function createLogger(options: LoggerOptions = {}): Logger {
   const secrets = secretValues();
+  const readable = options.pretty ?? (!options.destination && process.stderr.isTTY === true);
+  const sink = options.destination ?? pino.destination(2);
   return pino(
     {
       level: options.level ?? process.env.LOG_LEVEL ?? 'info',
       base: { app: 'gpu-doctor' },
+      timestamp: pino.stdTimeFunctions.isoTime,
       redact: {
         paths: ['token', 'botToken', 'appToken', 'signingSecret', '*.token', '*.authorization', '*.Authorization', 'headers.authorization', 'req.headers.authorization', 'config.token', 'clientOptions.token'],
         censor: '[redacted]',
@@ -31,6 +45,7 @@ export function createLogger(options: { level?: string; destination?: pino.Desti
         streamWrite: (s: string) => scrubSecrets(s, secrets),
       },
     },
-    options.destination,
+    // The time is already ISO 8601 (UTC); pino-pretty prints it as it is.
+    readable ? pretty({ destination: sink, sync: true, translateTime: false, ignore: 'pid,hostname,app', singleLine: true }) : sink,
   );
 }

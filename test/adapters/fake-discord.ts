@@ -206,7 +206,25 @@ export class FakeDiscord {
     });
   }
 
-  /** The same command sent in a direct message with the bot (no guild, a DM channel, `user` not `member`). */
+  /**
+   * A click on a button of one of the bot's messages (a message component interaction, type 3):
+   * `customId` as the button carries it, `messageId` the message it sits on, in `channelId` (a thread).
+   */
+  button(id: string, customId: string, o: { userId?: string; roles?: string[]; channelId?: string; messageId?: string } = {}) {
+    const userId = o.userId ?? '800000000000000001';
+    const channelId = o.channelId ?? CHANNEL_ID;
+    this.send('INTERACTION_CREATE', {
+      id, application_id: APP_ID, type: 3, token: `tok-${id}`, version: 1, guild_id: GUILD_ID, channel_id: channelId,
+      channel: { id: channelId, type: channelId === CHANNEL_ID ? 0 : 11, guild_id: GUILD_ID, name: 'ml', ...(channelId === CHANNEL_ID ? {} : { parent_id: CHANNEL_ID }) },
+      member: { user: this.user(userId), roles: o.roles ?? [], permissions: '2147483647', joined_at: new Date().toISOString(), deaf: false, mute: false, flags: 0 },
+      app_permissions: '2147483647', locale: 'en-US', guild_locale: 'en-US', entitlements: [], authorizing_integration_owners: { '0': GUILD_ID }, context: 0,
+      message: { ...this.message({ content: '' }, channelId), id: o.messageId ?? String(this.nextId++) },
+      data: { custom_id: customId, component_type: 2 },
+    });
+  }
+
+  /** The same command sent in a direct message with the bot
+ (no guild, a DM channel, `user` not `member`). */
   dmInteraction(id: string, sub: string, options: { name: string; type: number; value: unknown }[] = [], userId = '800000000000000001') {
     this.send('INTERACTION_CREATE', {
       id, application_id: APP_ID, type: 2, token: `tok-${id}`, version: 1, channel_id: DM_CHANNEL_ID,

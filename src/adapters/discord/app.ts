@@ -24,6 +24,7 @@ import {
   type AttachedFile,
 } from '../common.js';
 import { renderDiscord } from './render.js';
+import { feedbackComponents, isFeedbackButton, onFeedbackButton } from './feedback.js';
 import { buildDiscordCommands, interactionLine, type DiscordRoute } from './commands.js';
 import { cutLine } from '../render-limits.js';
 import type { HostStatusResult } from '../../core/services.js';
@@ -50,7 +51,7 @@ export interface DiscordAdapter {
 }
 
 /** Commands answered within QUICK_BUDGET_MS without a deferral (no host is asked). */
-const QUICK = new Set(['help', 'diagnose']);
+const QUICK = new Set(['help', 'diagnose', 'feedback']);
 const QUICK_BUDGET_MS = 2000;
 /** Anything else that has not answered by then is deferred ("gpu-doctor is thinking...") and edited in. */
 const SLOW_BUDGET_MS = 100;
@@ -104,6 +105,8 @@ function payload(reply: Reply) {
     embeds: m.embeds,
     files: m.files.map((f) => new AttachmentBuilder(f.data, { name: f.filename })),
     allowedMentions: NO_MENTIONS,
+    // 👍 / 👎 under a diagnosis (./feedback.ts).
+    ...(reply.feedback ? { components: feedbackComponents(reply.feedback.id) } : {}),
   };
 }
 
@@ -313,6 +316,10 @@ export function createDiscordAdapter(o: DiscordAdapterOptions): DiscordAdapter {
   }
 
   client.on(Events.InteractionCreate, (i) => {
+    if (i.isButton() && isFeedbackButton(i.customId)) {
+      track(onFeedbackButton(i, o, isDiscordAdmin(o.config, i.user.id, rolesOf(i.member)))).catch((e) => log.error({ err: (e as Error).message }, 'feedback button failed'));
+      return;
+    }
     if (i.isAutocomplete() && i.commandName === 'gpu') {
       track(onAutocomplete(i)).catch((e) => log.error({ err: (e as Error).message }, 'autocomplete failed'));
       return;

@@ -2,7 +2,7 @@
 // Socket Mode when SLACK_APP_TOKEN is set, HTTP (Events API + slash command URL on /slack/events)
 // with SLACK_SIGNING_SECRET otherwise. SLACK_API_URL points the Web API (and Socket Mode's
 // apps.connections.open) somewhere else: a proxy, or the tests' fake Slack.
-import { App, HTTPReceiver, SocketModeReceiver, type Logger as BoltLogger, type LogLevel } from '@slack/bolt';
+import { App, HTTPReceiver, SocketModeReceiver, webApi, type Logger as BoltLogger, type LogLevel } from '@slack/bolt';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { WebClient } from '@slack/web-api';
@@ -75,6 +75,40 @@ function boltLogger(log: Logger): BoltLogger {
   };
 }
 
+/** How long start-up waits for Slack: the auth.test check, then the Socket Mode connection. */
+const SLACK_CONNECT_TIMEOUT_MS = 30_000;
+
+const quietLogger: BoltLogger = { debug: () => {}, info: () => {}, warn: () => {}, error: () => {}, setLevel: () => {}, getLevel: () => 'error' as LogLevel, setName: () => {} };
+
+/**
+ * Asks Slack who the bot token is (auth.test) once, without retries, before Bolt starts: an unreachable
+ * Slack or a refused token is one clear error at start-up, not Bolt's retries logging a warning each
+ * for half an hour while the bot seems to run.
+ */
+async function checkSlack(env: SlackEnv, apiUrl: string | undefined): Promise<void> {
+  const where = apiUrl ?? 'https://slack.com/api/';
+  const probe = new webApi.WebClient(env.botToken, { ...(apiUrl ? { slackApiUrl: apiUrl } : {}), retryConfig: { retries: 0 }, timeout: SLACK_CONNECT_TIMEOUT_MS, logger: quietLogger });
+  try {
+    await probe.auth.test();
+  } catch (e) {
+    const err = e as { code?: string; data?: { error?: string }; statusCode?: number; original?: { message?: string; cause?: { code?: string; message?: string } }; message?: string };
+    if (err.code === webApi.ErrorCode.PlatformError) throw new Error(`Slack refused SLACK_BOT_TOKEN (${err.data?.error ?? 'error'}): use the Bot User OAuth Token (xoxb-...) of the installed app`);
+    const reason = err.code === webApi.ErrorCode.HTTPError ? `HTTP ${err.statusCode}` : [err.original?.message, err.original?.cause?.code ?? err.original?.cause?.message].filter(Boolean).join(': ') || (err.message ?? String(e));
+    throw new Error(`cannot reach Slack at ${where} (${reason}): check the network, a proxy, or SLACK_API_URL; the bot did not start`);
+  }
+}
+
+/** `p`, or an error naming what did not happen within `ms`. */
+async function within<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`${what} within ${ms / 1000} s`)), ms)));
+  try {
+    return await Promise.race([p, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 export function createSlackAdapter(o: SlackAdapterOptions): SlackAdapter {
   const { env, logger } = o;
   const log = logger.child({ adapter: 'slack' });
@@ -86,7 +120,9 @@ export function createSlackAdapter(o: SlackAdapterOptions): SlackAdapter {
     mode === 'socket'
       ? new SocketModeReceiver({ appToken: env.appToken!, logger: blog, installerOptions: { clientOptions } as any })
       : new HTTPReceiver({ signingSecret: env.signingSecret!, logger: blog, endpoints: ['/slack/events'], unhandledRequestTimeoutMillis: 2900 });
-  const app = new App({ token: env.botToken, receiver, logger: blog, clientOptions, ignoreSelf: true });
+  // Initialised in start(), after checkSlack: constructing the App would call auth.test itself, with
+  // Bolt's retries (a warning each) and a rejection nobody awaits when Slack cannot be reached.
+  const app = new App({ token: env.botToken, receiver, logger: blog, clientOptions, ignoreSelf: true, deferInitialization: true });
   const pacer = o.pacer ?? new ChannelPacer(1000);
   const inflight = new Inflight();
   const track = inflight.track;
@@ -239,10 +275,19 @@ export function createSlackAdapter(o: SlackAdapterOptions): SlackAdapter {
     app,
     async start() {
       o.health?.set('slack', 'starting');
+      await checkSlack(env, clientOptions.slackApiUrl);
+      await within(app.init(), SLACK_CONNECT_TIMEOUT_MS, 'Slack did not answer auth.test');
       if (mode === 'http') {
         server = (await app.start(env.port ?? 3000)) as Server;
       } else {
-        await app.start();
+        const connecting = app.start();
+        try {
+          await within(connecting, SLACK_CONNECT_TIMEOUT_MS, 'Slack Socket Mode did not connect');
+        } catch (e) {
+          void connecting.catch(() => {}); // its own failure, after we gave up, is not unhandled
+          await app.stop().catch(() => {});
+          throw e;
+        }
       }
       o.health?.set('slack', 'connected');
       log.info({ mode, port: server ? (server.address() as AddressInfo).port : undefined }, 'slack adapter started');
