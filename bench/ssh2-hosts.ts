@@ -59,10 +59,9 @@ function startHost(): Promise<{ port: number; fingerprint: string; keyLine: stri
       });
     });
   });
-  return new Promise((resolve) =>
-    server.listen(0, '127.0.0.1', async () => {
-      const proxy = await startDelayProxy((server.address() as { port: number }).port, delayMs);
-      resolve({ port: proxy.port, fingerprint, keyLine });
+  return new Promise((resolve, reject) =>
+    server.listen(0, '127.0.0.1', () => {
+      startDelayProxy((server.address() as { port: number }).port, delayMs).then((proxy) => resolve({ port: proxy.port, fingerprint, keyLine }), reject);
     }),
   );
 }
