@@ -79,6 +79,11 @@ async function sshIdentities(config: string, alias: string, opts: { user?: strin
         '  IdentityFile ~/keys/%r@%h-%p',
         `  IdentityFile "${root}/ids/%u-%d-%n-%l-%L-%i-%%"`,
         'Port 2999',
+        'Host gpu-f',
+        '  User fuser',
+        // User was set above for gpu-f: Match user sees it.
+        'Match user fuser',
+        '  Port 2555',
         // User is not yet set when this line is read: the local user is what Match user sees.
         'Match host 10.9.* user ml',
         '  Port 2222',
@@ -121,6 +126,7 @@ async function sshIdentities(config: string, alias: string, opts: { user?: strin
     ['gpu-c', {}],
     ['gpu-d', {}],
     ['gpu-e', {}],
+    ['gpu-f', {}],
     ['gpu-d', { user: 'ml' }],
     ['gpu-a', { user: 'ml', port: 2300 }],
     ['jump1', {}],
@@ -144,6 +150,7 @@ async function sshIdentities(config: string, alias: string, opts: { user?: strin
     expect(await sshG(config, 'gpu-e')).toMatchObject({ hostname: 'e.internal', user: 'internal-user' });
     expect(await sshG(config, 'gpu-d', { user: 'ml' })).toMatchObject({ hostname: 'd.internal', port: 2444 });
     expect((await sshG(config, 'gpu-a')).port).toBe(2100);
+    expect(await sshG(config, 'gpu-f')).toMatchObject({ user: 'fuser', port: 2555 });
     // Host matches the alias as typed; the host name is lowercased after; Match host ignores case.
     expect(await sshG(config, 'GPU-U')).toMatchObject({ hostname: 'mixed.gpu-u.example', user: 'mixed-user' });
     expect(await sshG(config, 'gpu-u')).toMatchObject({ hostname: 'gpu-u', user: 'ml' });
