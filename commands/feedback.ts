@@ -25,6 +25,8 @@ export default defineCommand({
       days: z.coerce.number().int('days: a whole number').min(1, 'days: 1-90').max(90, 'days: 1-90').optional(),
     })
     .passthrough(),
+  // Votes are everyone's; the list (kept logs' paths, everyone's votes) is the admins'.
+  requiresAdmin: (o) => !['up', 'down'].includes(o._[0] ?? 'list'),
   run({ _: words, days }, ctx) {
     return Promise.resolve(answer(words, days, ctx));
   },
@@ -38,14 +40,8 @@ function answer(words: string[], days: number | undefined, ctx: CommandContext):
     if (days !== undefined) return textReply(`Usage: /gpu ${USAGE}`, '--days goes with feedback list', 'warning');
     return voteReply(store.vote({ id: words[1], platform: ctx.platform, userId: ctx.userId, vote: action }));
   }
-  if (!ctx.isAdmin) {
-    return {
-      title: 'That needs an admin',
-      severity: 'warning',
-      visibility: 'asker',
-      sections: [{ text: "Only the bot's admins can list feedback. You can vote on a diagnosis: `/gpu feedback up` or `/gpu feedback down` (your last one), or its buttons." }],
-    };
-  }
+  // The registry refuses non-admins before this (requiresAdmin); checked again so the list never leaks.
+  if (!ctx.isAdmin) return { title: 'That needs an admin', severity: 'warning', visibility: 'asker', sections: [{ text: "Only the bot's admins can list feedback." }] };
   return reportReply(store.report(days ?? DEFAULT_FEEDBACK_DAYS));
 }
 

@@ -105,7 +105,14 @@ export class CommandRegistry {
       return done(command.name, 'denied', {
         title: 'That needs an admin',
         severity: 'warning',
-        sections: [{ text: `Only the bot's admins can change hosts. You can use: status, mem, hosts list, hosts test, diagnose, help.` }],
+        sections: [
+          {
+            text:
+              command.name === 'hosts'
+                ? `Only the bot's admins can change hosts. You can use: status, mem, hosts list, hosts test, diagnose, help.`
+                : `Only the bot's admins can run \`/gpu ${command.name}\` that way. \`/gpu help\` shows what you can use.`,
+          },
+        ],
       });
     }
     try {

@@ -95,7 +95,10 @@ describe('Discord 👍 / 👎', () => {
 
   it('/gpu feedback list is refused to others and shown to an admin', async () => {
     fake.command('700000000000000005', ['feedback', 'list']);
-    expect(JSON.stringify((await answer('700000000000000005')).data.embeds)).toContain('needs an admin');
+    const refused = await answer('700000000000000005');
+    expect(refused.data.flags & 64).toBe(64);
+    expect(JSON.stringify(refused.data.embeds)).toContain('needs an admin');
+    expect(deps.audit.recent(1)[0]).toMatchObject({ platform: 'discord', command: 'feedback list', outcome: 'denied' });
     fake.command('700000000000000006', ['feedback', 'list'], [{ name: 'days', type: 4, value: 7 }], { userId: ADMIN });
     const body = await answer('700000000000000006');
     expect(body.data.flags & 64).toBe(64);

@@ -64,7 +64,7 @@ async function responses(count: number) {
 
 beforeAll(async () => {
   fake = await new FakeSlack().start();
-  deps = await testDeps({ channels: { slack: ['C1'] } });
+  deps = await testDeps({ admins: { slack: ['UADMIN1'] }, channels: { slack: ['C1'] } });
   store = FeedbackStore.inDataDir(deps.dataDir);
   deps.services.feedback = store;
   adapter = createSlackAdapter({ ...deps, env: { botToken: 'xoxb-test-token', signingSecret: SECRET, apiUrl: `${fake.base}/api/`, port: 0 }, pacer: new ChannelPacer(0) });
@@ -124,6 +124,22 @@ describe('Slack 👍 / 👎', () => {
     const answers = await responses(2);
     for (const a of answers) expect(a).toContain('Unknown diagnosis');
     expect(votes()).toEqual(before);
+  });
+
+  it('/gpu feedback (the list) is refused to a non-admin, privately and audited as denied; an admin sees it privately', async () => {
+    const slash = (user: string) => {
+      const body = new URLSearchParams({ token: 'x', team_id: 'T1', team_domain: 'fake', channel_id: 'C1', channel_name: 'ml', user_id: user, user_name: 'u', command: '/gpu', text: 'feedback', api_app_id: 'A1', response_url: `${fake.base}/response/1`, trigger_id: '1.2.3' }).toString();
+      return post(body, 'application/x-www-form-urlencoded');
+    };
+    const refused = JSON.parse((await slash('UUSER2')).text);
+    expect(refused.response_type).toBe('ephemeral');
+    expect(JSON.stringify(refused.blocks)).toContain('needs an admin');
+    expect(JSON.stringify(refused.blocks)).not.toContain('Votes per rule');
+    expect(deps.audit.recent(1)[0]).toMatchObject({ user: 'UUSER2', command: 'feedback', outcome: 'denied' });
+    const listed = JSON.parse((await slash('UADMIN1')).text);
+    expect(listed.response_type).toBe('ephemeral');
+    expect(JSON.stringify(listed.blocks)).toContain('Votes per rule');
+    expect(JSON.stringify(listed.blocks)).toContain('cuda-oom');
   });
 
   it('a click with a bad signature is refused before it reaches the store', async () => {
