@@ -67,7 +67,8 @@ async function sshIdentities(config: string, alias: string, opts: { user?: strin
     // Inside a Host block of its own: only gpu-c gets what the nested file says.
     writeFileSync(join(relDir, 'conf.d', '20-c.conf'), ['Host gpu-c', `  Include ${join(root, 'abs', 'nested.conf')}`, ''].join('\n'));
     writeFileSync(join(relDir, 'conf.d', 'ignored.txt'), 'Host *\n  Port 9\n');
-    writeFileSync(join(root, 'abs', 'nested.conf'), ['User nested-user', 'HostName c.internal', ''].join('\n'));
+    // Its Host * applies only when the include itself is reached from an active block (OpenSSH's NEVERMATCH).
+    writeFileSync(join(root, 'abs', 'nested.conf'), ['User nested-user', 'HostName c.internal', 'Host *', '  Port 2777', ''].join('\n'));
     writeFileSync(
       config,
       [
@@ -146,7 +147,8 @@ async function sshIdentities(config: string, alias: string, opts: { user?: strin
 
   it('the files say what this test relies on (Include, Match and tokens all took effect)', async () => {
     expect(await sshG(config, 'gpu-b')).toMatchObject({ hostname: 'b.internal', port: 2022, user: 'ml' });
-    expect(await sshG(config, 'gpu-c')).toMatchObject({ hostname: 'c.internal', user: 'nested-user' });
+    expect(await sshG(config, 'gpu-c')).toMatchObject({ hostname: 'c.internal', user: 'nested-user', port: 2777 });
+    expect((await sshG(config, 'other')).port).toBe(22);
     expect(await sshG(config, 'gpu-e')).toMatchObject({ hostname: 'e.internal', user: 'internal-user' });
     expect(await sshG(config, 'gpu-d', { user: 'ml' })).toMatchObject({ hostname: 'd.internal', port: 2444 });
     expect((await sshG(config, 'gpu-a')).port).toBe(2100);
