@@ -18,11 +18,11 @@ export default defineCommand({
   options: z
     .object({
       _: z
-        .array(z.string().max(100))
+        .array(z.string().max(100).describe('The diagnosis id from its buttons (default: your last diagnosis)'))
         .max(2, `feedback up|down [ID], or feedback list [--days N]`)
         .refine((w) => w.length === 0 || ['list', 'up', 'down'].includes(w[0]), 'feedback up|down [ID], or feedback list [--days N]')
         .refine((w) => w.length < 2 || w[0] !== 'list', 'feedback list takes no ID (--days N picks the window)'),
-      days: z.coerce.number().int('days: a whole number').min(1, 'days: 1-90').max(90, 'days: 1-90').optional(),
+      days: z.coerce.number().int('days: a whole number').min(1, 'days: 1-90').max(90, 'days: 1-90').optional().describe('How many days back (default 7)'),
     })
     .passthrough(),
   // Votes are everyone's; the list (kept logs' paths, everyone's votes) is the admins'.
