@@ -8,7 +8,7 @@ import { expertLine, scoreExpertDir, type ExpertCase } from './eval-score.js';
 
 const misses = (rows: string[]) => rows.filter((r) => !r.endsWith(': ok')).join('\n');
 const groupDir = (group: string) => new URL(`../fixtures/untuned/${group}`, import.meta.url).pathname;
-const GROUPS = ['llm', 'vision', 'mixed', 'fresh'];
+const GROUPS = ['llm', 'vision', 'mixed', 'fresh', 'holdout'];
 // The category vocabulary of /work/corpus-format.md (the same as test/fixtures/eval-dev/cases.json).
 const LABELS = new Set([
   'cuda_oom', 'fragmentation', 'replica_oom', 'host_oom_killed', 'shm_exhausted', 'growing_memory_leak',
