@@ -37,6 +37,7 @@ export async function createApp(configFile?: string): Promise<App> {
     const store = WatchStore.inDataDir(resolvePath(loaded.config.data_dir, loaded.baseDir));
     const watch = new WatchRuntime(store, hosts, services.rules, loaded.config.watch, (e) => process.stderr.write(`watch: ${(e as Error).message ?? String(e)}\n`), services.fit);
     services.watch = watch;
+    watch.setOwners(services.owners);
     await watch.start();
     closers.push(() => watch.stop());
   }

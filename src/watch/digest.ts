@@ -2,6 +2,8 @@
 // sparkline and the first fix from the knowledge rule), the CLI's JSON contract, and the "already
 // reported unless worse" dedup used by scheduled digests.
 import type { Reply, ReplyFile, ReplySection } from '../core/reply.js';
+import { Mentions } from '../core/mention.js';
+import { personOf, type OwnersService } from '../owners/directory.js';
 import type { RuleBase } from '../diagnose/rule-base.js';
 import { computeFixes } from '../diagnose/fixes/index.js';
 import { emptyReadings } from '../readings/types.js';
@@ -100,8 +102,18 @@ export interface Watched {
   processes: number;
 }
 
+/**
+ * Who the findings' unix users are: with `owners`, a digest names the person ("Alice (alice)") where a
+ * mapping exists. `link`: a platform mention that may notify them (Slack), for channels that opted in
+ * to owner messages (dm_owners); otherwise the plain name, so a digest pings no one.
+ */
+export interface DigestPeople {
+  owners?: Pick<OwnersService, 'lookup'>;
+  link?: boolean;
+}
+
 /** The digest reply: one section per host + owner, worst group first, worst finding first within. */
-export function digestReply(findings: Finding[], watched: Watched, rules?: RuleBase, title = 'Leak watch digest', chartOf?: ChartOf): Reply {
+export function digestReply(findings: Finding[], watched: Watched, rules?: RuleBase, title = 'Leak watch digest', chartOf?: ChartOf, people: DigestPeople = {}): Reply {
   const what = `${watched.hosts} host${watched.hosts === 1 ? '' : 's'}, ${watched.processes} GPU process${watched.processes === 1 ? '' : 'es'}`;
   if (!findings.length) {
     return { title, severity: 'ok', sections: [{ text: `No memory leaks or idle held memory found (watched ${what}).` }] };
@@ -115,13 +127,15 @@ export function digestReply(findings: Finding[], watched: Watched, rules?: RuleB
     g.push(f);
   }
   const sections: ReplySection[] = [];
+  const mentions = new Mentions();
   for (const g of groups.values()) {
     const { host, user } = g[0];
+    const who = personOf(mentions, people.owners, host, user, people.link);
     const rows = g.map((f) => [
       KIND_LABEL[f.kind],
       f.gpu === undefined ? '—' : String(f.gpu),
       f.pid === undefined ? '—' : String(f.pid),
-      f.user ?? '—',
+      who ?? '—',
       (f.command ?? '').slice(0, 60) || '—',
       f.kind === 'idle_held' ? '0' : String(round1(f.slopeMiBPerHour)),
       `${fmtMiB(f.currentMiB)} / ${fmtMiB(f.totalMiB)}`,
@@ -131,7 +145,7 @@ export function digestReply(findings: Finding[], watched: Watched, rules?: RuleB
     const fixes = [...new Set(g.map((f) => fixSummary(f.rule, rules, f.pattern)).filter((x): x is string => !!x))];
     const details = g.map((f) => (f.detail && f.pattern ? `${f.detail}; memory ${CREEP_PATTERN_TEXT[f.pattern]}` : f.detail)).filter((x): x is string => !!x);
     sections.push({
-      heading: `${host}${user ? ` · ${user}` : ''}`,
+      heading: `${host}${who ? ` · ${who}` : ''}`,
       table: { columns: ['finding', 'GPU', 'pid', 'user', 'command', 'MiB/h', 'current / total', 'full in', 'series'], rows },
       ...(details.length || fixes.length
         ? { text: [...details, ...fixes.map((x) => `Fix: ${x}`)].join('\n') }
@@ -149,6 +163,7 @@ export function digestReply(findings: Finding[], watched: Watched, rules?: RuleB
     severity,
     sections: [{ text: `${findings.length} finding${findings.length === 1 ? '' : 's'} (watched ${what}).` }, ...sections],
     ...(files ? { files } : {}),
+    ...(mentions.size ? { mentions: mentions.table() } : {}),
   };
 }
 

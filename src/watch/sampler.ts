@@ -4,7 +4,16 @@ import type { HostsService, HostStatusResult } from '../core/services.js';
 import type { WatchStore } from './store.js';
 import type { Sample } from './types.js';
 
-export async function sampleOnce(hosts: HostsService, store: WatchStore, now = Date.now()): Promise<{ ok: number; failed: number; samples: number; status: HostStatusResult[] }> {
+/** A process nvidia-smi listed whose pid the host's ps does not know (a container's pid namespace). */
+export interface HiddenProcess {
+  gpu: number;
+  pid: number;
+  memoryMiB: number | null;
+}
+
+export async function sampleOnce(
+  hosts: HostsService, store: WatchStore, now = Date.now(),
+): Promise<{ ok: number; failed: number; samples: number; status: HostStatusResult[]; hidden: Map<string, HiddenProcess[]> }> {
   const names = (await hosts.list()).map((h) => h.name);
   // One exec per host: the status command carries `free -b` too. At background priority where the
   // service has one, so a poll stuck on dead hosts never makes a chat request wait.
@@ -13,12 +22,14 @@ export async function sampleOnce(hosts: HostsService, store: WatchStore, now = D
   const out: Sample[] = [];
   let ok = 0;
   let failed = 0;
+  const hidden = new Map<string, HiddenProcess[]>();
   for (const st of status) {
     if (!st.ok) {
       failed++;
       continue;
     }
     ok++;
+    hidden.set(st.name, st.processes.filter((p) => p.user === null && p.gpuIndex !== null).map((p) => ({ gpu: p.gpuIndex!, pid: p.pid, memoryMiB: p.memoryMiB })));
     const withProcs = new Set<number>();
     for (const p of st.processes) {
       const g = st.gpus.find((x) => x.index === p.gpuIndex);
@@ -41,7 +52,7 @@ export async function sampleOnce(hosts: HostsService, store: WatchStore, now = D
       out.push({ ts, host: st.name, kind: 'host', memTotalBytes: st.memory.totalBytes, memAvailableBytes: st.memory.availableBytes });
   }
   await store.insertPaced(out);
-  return { ok, failed, samples: out.length, status };
+  return { ok, failed, samples: out.length, status, hidden };
 }
 
 /** Polls every intervalSec; a poll still running when the next is due is skipped, never overlapped. */
@@ -50,6 +61,12 @@ export class Sampler {
   private running = false;
   /** Runs after each completed round with its readings (the `/gpu notify` check), before the next can start. */
   afterRound: ((status: HostStatusResult[], now: number) => Promise<unknown>) | null = null;
+  /**
+   * Per host, the processes of its last answered round that ps did not know. Not stored with the
+   * samples (they have no start time to name them by): `/gpu watch` uses it to say what a GPU-level
+   * series holds, as `status` does.
+   */
+  readonly hidden = new Map<string, HiddenProcess[]>();
   constructor(private hosts: HostsService, private store: WatchStore, private intervalSec: number, private onError: (e: unknown) => void = () => {}) {}
 
   start(): void {
@@ -65,6 +82,7 @@ export class Sampler {
     this.running = true;
     try {
       const round = await sampleOnce(this.hosts, this.store, now);
+      for (const [host, procs] of round.hidden) this.hidden.set(host, procs);
       await this.afterRound?.(round.status, now);
     } catch (e) {
       this.onError(e);

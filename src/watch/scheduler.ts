@@ -3,7 +3,7 @@
 import { Cron } from 'croner';
 import type { Reply } from '../core/reply.js';
 import type { RuleBase } from '../diagnose/rule-base.js';
-import { dedupFindings, digestReply, type ChartOf } from './digest.js';
+import { dedupFindings, digestReply, type ChartOf, type DigestPeople } from './digest.js';
 import { findingsFromStore, findingsOffThread, type FindingsResult } from './findings.js';
 import type { WatchStore } from './store.js';
 import type { DetectorOptions } from './types.js';
@@ -14,6 +14,8 @@ export interface DigestConfig {
   channel: string;
   cron: string;
   timezone: string;
+  /** Also message each new or worse finding's owner directly (config `dm_owners`, opt-in per digest). */
+  dm_owners?: boolean;
 }
 
 export type PostDigest = (digest: DigestConfig, reply: Reply) => Promise<void>;
@@ -35,18 +37,31 @@ export const offThread = (store: WatchStore): FindingsSource =>
 /** One scheduled digest: new or worse findings only (state in the store), then the last run recorded. */
 export async function scheduledDigest(
   store: WatchStore, digest: DigestConfig, rules: RuleBase | undefined, options: Partial<DetectorOptions>, now = Date.now(), source: FindingsSource = inThread(store), chartOf?: ChartOf,
+  people: DigestPeople = {},
 ): Promise<Reply> {
+  return (await scheduledDigestRun(store, digest, rules, options, now, source, chartOf, people)).reply;
+}
+
+/** The same, with the findings it reports (new or worse) and what was watched: the owner messages follow them. */
+export async function scheduledDigestRun(
+  store: WatchStore, digest: DigestConfig, rules: RuleBase | undefined, options: Partial<DetectorOptions>, now = Date.now(), source: FindingsSource = inThread(store), chartOf?: ChartOf,
+  people: DigestPeople = {},
+): Promise<{ reply: Reply; posted: Finding[]; watched: FindingsResult['watched'] }> {
   const { findings, watched } = await source(options, now);
   const { post, update } = dedupFindings(findings, store.reported(digest.name), now);
   store.saveReported(digest.name, update);
-  const reply = digestReply(post, watched, rules, `Leak watch digest (${digest.name})`, chartOf);
+  const reply = digestReply(post, watched, rules, `Leak watch digest (${digest.name})`, chartOf, people);
   if (!post.length && findings.length) reply.sections[0].text = `No new or worse findings since the last digest (${findings.length} already reported; watched ${watched.hosts} hosts, ${watched.processes} GPU processes).`;
-  return reply;
+  return { reply, posted: post, watched };
 }
 
 export class DigestScheduler {
   private jobs: Cron[] = [];
   private inFlight = new Set<string>();
+  /** Who the unix users are: digests name them, and `dm_owners` digests message them. */
+  owners?: Pick<OwnersService, 'lookup'>;
+  /** Where owner messages go (kind 'dm'); none set: no owner message is sent. */
+  sendDirect?: PostMessage;
 
   constructor(
     private store: WatchStore,
@@ -86,7 +101,17 @@ export class DigestScheduler {
     this.inFlight.add(d.name);
     try {
       this.store.setLastRun(d.name, now); // before posting: a crash mid-post never posts twice
-      await this.post(d, await scheduledDigest(this.store, d, this.rules, this.options, now, this.source, this.charts?.(d, now)));
+      const chartOf = this.charts?.(d, now);
+      // Names, not pids; a platform mention (which may notify on Slack) only where the channel opted in to owner messages.
+      const run = await scheduledDigestRun(this.store, d, this.rules, this.options, now, this.source, chartOf, { owners: this.owners, link: d.dm_owners === true });
+      // The findings are recorded as reported already: a channel that cannot be posted to does not
+      // keep their owners from hearing of them.
+      const posted = this.post(d, run.reply);
+      if (d.dm_owners && this.owners && this.sendDirect) {
+        await posted.catch(() => undefined);
+        await messageOwners(d, run.posted, run.watched, this.owners, this.sendDirect, this.rules, chartOf, this.onError);
+      }
+      await posted;
       return true;
     } catch (e) {
       this.onError(e);
@@ -105,6 +130,12 @@ export class DigestScheduler {
 // ---- the WatchService the commands use (wired in src/app.ts when watch.enabled) ----
 
 import type { ChartRequestOptions, FitConfig, HostsService, PostTarget, WatchService } from '../core/services.js';
+import { messageOwners } from '../owners/owner-message.js';
+import type { OwnersService } from '../owners/directory.js';
+import type { Finding } from './types.js';
+import { Mentions } from '../core/mention.js';
+import { personOf } from '../owners/directory.js';
+import { HIDDEN_PID_TEXT } from '../hosts/parse.js';
 import { DEFAULT_FIT_SETTINGS, type GpuGrowth } from '../fleet/fit.js';
 import { Notifier } from '../fleet/notify.js';
 import { sparkline } from './digest.js';
@@ -130,6 +161,13 @@ export class WatchRuntime implements WatchService {
     this.post = post;
     this.notify.setPoster(post);
   }
+
+  /** Who the unix users are (config owners and approved `/gpu whoami` claims): digests, owner messages and `/gpu watch` name them. */
+  private owners?: Pick<OwnersService, 'lookup'>;
+  setOwners(owners: Pick<OwnersService, 'lookup'> | undefined): void {
+    this.owners = owners;
+    this.scheduler.owners = owners;
+  }
   private options: Partial<DetectorOptions>;
   private source: FindingsSource;
   /** `/gpu notify` subscriptions, checked after every sampler round. */
@@ -147,6 +185,7 @@ export class WatchRuntime implements WatchService {
     this.source = offThread(store);
     const charts = (d: DigestConfig, now: number) => findingChartFromStore(store, { timeZone: d.timezone, sampleIntervalSec: cfg.sample_interval_s }, now);
     this.scheduler = new DigestScheduler(store, cfg.digests, (d, r) => this.post(d, r), rules, this.options, onError, this.source, charts);
+    this.scheduler.sendDirect = (target, reply) => this.post(target, reply);
   }
 
   /** The time zone of the digest posted to this channel, else of the first digest, else the bot's own. */
@@ -167,7 +206,7 @@ export class WatchRuntime implements WatchService {
     const now = Date.now();
     const { findings, watched } = await this.source(this.options, now);
     const chartOf = findingChartFromStore(this.store, { timeZone: this.timeZoneFor(), sampleIntervalSec: this.cfg.sample_interval_s }, now);
-    return digestReply(findings, watched, this.rules, undefined, chartOf);
+    return digestReply(findings, watched, this.rules, undefined, chartOf, { owners: this.owners });
   }
 
   private growthCache: { at: number; value: Promise<GpuGrowth[]> } | null = null;
@@ -207,10 +246,17 @@ export class WatchRuntime implements WatchService {
     const since = Date.now() - 6 * HOUR;
     const series = new Map<string, number[]>();
     const ram: number[] = [];
+    const people = new Mentions();
+    // A GPU-level series stands for processes ps did not know (the last round saw them) or for none.
+    const hidden = this.sampler?.hidden.get(name) ?? [];
+    const gpuLabel = (gpu: number) => {
+      const pids = hidden.filter((p) => p.gpu === gpu).map((p) => p.pid);
+      return pids.length ? `GPU ${gpu} · pid ${pids.join(',')} · ${HIDDEN_PID_TEXT}` : `GPU ${gpu} (no processes)`;
+    };
     for (const s of this.store.samplesSince(since, name)) {
       if (isHostSample(s)) ram.push((s.memTotalBytes - s.memAvailableBytes) / 2 ** 20);
       else {
-        const key = isProcessSample(s) ? `GPU ${s.gpu} · pid ${s.pid} · ${s.user} · ${s.command.slice(0, 40)}` : `GPU ${s.gpu} (no processes)`;
+        const key = isProcessSample(s) ? `GPU ${s.gpu} · pid ${s.pid} · ${personOf(people, this.owners, name, s.user) ?? s.user} · ${s.command.slice(0, 40)}` : gpuLabel(s.gpu);
         let a = series.get(key);
         if (!a) series.set(key, (a = []));
         a.push(isProcessSample(s) ? (s.processMiB ?? NaN) : s.gpuUsedMiB);
@@ -224,6 +270,7 @@ export class WatchRuntime implements WatchService {
       title: `Watch ${name} (last 6 h)`,
       severity: 'info',
       sections: [{ table: { columns: ['series', 'now MiB', 'max MiB', 'last 6 h'], rows } }],
+      ...(people.size ? { mentions: people.table() } : {}),
     };
   }
 

@@ -110,6 +110,9 @@ export class FakeDiscord {
       const startThread = /^\/channels\/(\d+)\/messages\/(\d+)\/threads$/.exec(path);
       if (startThread && req.method === 'POST') return json(201, this.thread(startThread[1], startThread[2], body));
       if (/\/webhooks\/\d+\/[^/]+\/messages\/(@|%40)original/.test(path) || /\/channels\/\d+\/messages$/.test(path) || /\/webhooks\/\d+\/[^/]+$/.test(path)) return json(200, this.message(body, /\/channels\/(\d+)\//.exec(path)?.[1]));
+      // A guild text channel the bot posts to (a scheduled digest: client.channels.fetch, then send).
+      const channel = /^\/channels\/(\d+)$/.exec(path);
+      if (channel && req.method === 'GET' && channel[1] !== DM_CHANNEL_ID) return json(200, { id: channel[1], type: 0, guild_id: GUILD_ID, name: 'ml', position: 0, permission_overwrites: [], nsfw: false, parent_id: null, last_message_id: null, rate_limit_per_user: 0, topic: null });
       // A direct message: the user, then the DM channel with them (POST /users/@me/channels), then its messages.
       const user = /^\/users\/(\d+)$/.exec(path);
       if (user && req.method === 'GET') return json(200, { id: user[1], username: `user${user[1].slice(-4)}`, discriminator: '0', global_name: null, avatar: null });

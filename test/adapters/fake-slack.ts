@@ -90,7 +90,8 @@ export class FakeSlack {
       case 'auth.test':
         return { ok: true, url: 'https://fake.slack.com/', team: 'Fake', user: 'gpu-doctor', team_id: 'T1', user_id: 'UBOT', bot_id: 'BBOT' };
       case 'chat.postMessage':
-        return { ok: true, channel: body.channel, ts: `${Date.now() / 1000}`, message: { text: body.text } };
+        // Posted to a user id, Slack posts in the bot's DM with them and answers with that channel's id (D…).
+        return { ok: true, channel: /^[UW][A-Z0-9]+$/.test(String(body.channel)) ? `D${String(body.channel).slice(1)}` : body.channel, ts: `${Date.now() / 1000}`, message: { text: body.text } };
       case 'files.getUploadURLExternal':
         return { ok: true, upload_url: `${this.base}/upload/F${this.calls.length}`, file_id: `F${this.calls.length}` };
       case 'files.completeUploadExternal':

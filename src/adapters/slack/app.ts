@@ -137,8 +137,10 @@ export function createSlackAdapter(o: SlackAdapterOptions): SlackAdapter {
 
   async function post(client: WebClient, channel: string, reply: Reply, threadTs?: string) {
     const msg = renderSlack(reply);
-    await pacer.run(channel, () => client.chat.postMessage({ channel, thread_ts: threadTs, text: msg.text, blocks: msg.blocks, unfurl_links: false }));
-    await uploadFiles(client, channel, msg.files, threadTs);
+    const sent = await pacer.run(channel, () => client.chat.postMessage({ channel, thread_ts: threadTs, text: msg.text, blocks: msg.blocks, unfurl_links: false }));
+    // Posted to a user id (a direct message), Slack answers with the DM's own channel id: the files go
+    // there, since a file upload takes only a conversation id.
+    await uploadFiles(client, typeof sent.channel === 'string' && sent.channel ? sent.channel : channel, msg.files, threadTs);
   }
 
   async function uploadFiles(client: WebClient, channel: string, files: SlackMessage['files'], threadTs?: string) {
