@@ -22,7 +22,7 @@ function capture(pretty = false) {
       done();
     },
   });
-  return { lines, logger: createLogger({ level: 'info', destination: destination as never, pretty }) };
+  return { lines, logger: createLogger({ level: 'info', destination, pretty }) };
 }
 
 const records = (lines: string[]) => lines.map((l) => JSON.parse(l) as { level: number; time: string; msg: string; mode?: string; why?: string });
@@ -105,7 +105,7 @@ describe('start-up logging', () => {
     const { lines, logger } = capture(true);
     logger.info({ mode: 'console chat' }, 'gpu-doctor runs as console chat');
     expect(lines).toHaveLength(1);
-    // eslint-disable-next-line no-control-regex -- colours, when the test runner's terminal has them
+    // Colours, when the test runner's terminal has them.
     const plain = lines[0].replace(/\u001b\[[0-9;]*m/g, '');
     expect(plain).toMatch(new RegExp(`^\\[${ISO.source}\\] INFO: gpu-doctor runs as console chat \\{"mode":"console chat"\\}$`));
   });

@@ -31,7 +31,6 @@ import {
 import { renderSlack, unescapeSlack, type SlackMessage } from './render.js';
 import { handleFeedbackActions } from './feedback.js';
 import type { Health } from '../../ops/health.js';
-import type { Metrics } from '../../ops/metrics.js';
 import type { Logger } from '../../ops/logger.js';
 import type { SlackEnv } from '../adapter-env.js';
 
@@ -75,6 +74,19 @@ function boltLogger(log: Logger): BoltLogger {
   };
 }
 
+/** The fields of a Slack message event (and its shared files) that this adapter reads. */
+interface SlackMessageEvent {
+  user?: string;
+  channel: string;
+  channel_type?: string;
+  text?: string;
+  ts: string;
+  thread_ts?: string;
+  bot_id?: string;
+  subtype?: string;
+  files?: { name?: string; filetype?: string; mimetype?: string; url_private?: string; url_private_download?: string; size?: number }[];
+}
+
 /** How long start-up waits for Slack: the auth.test check, then the Socket Mode connection. */
 const SLACK_CONNECT_TIMEOUT_MS = 30_000;
 
@@ -92,9 +104,9 @@ async function checkSlack(env: SlackEnv, apiUrl: string | undefined): Promise<vo
     await probe.auth.test();
   } catch (e) {
     const err = e as { code?: string; data?: { error?: string }; statusCode?: number; original?: { message?: string; cause?: { code?: string; message?: string } }; message?: string };
-    if (err.code === webApi.ErrorCode.PlatformError) throw new Error(`Slack refused SLACK_BOT_TOKEN (${err.data?.error ?? 'error'}): use the Bot User OAuth Token (xoxb-...) of the installed app`);
+    if (err.code === webApi.ErrorCode.PlatformError) throw new Error(`Slack refused SLACK_BOT_TOKEN (${err.data?.error ?? 'error'}): use the Bot User OAuth Token (xoxb-...) of the installed app`, { cause: e });
     const reason = err.code === webApi.ErrorCode.HTTPError ? `HTTP ${err.statusCode}` : [err.original?.message, err.original?.cause?.code ?? err.original?.cause?.message].filter(Boolean).join(': ') || (err.message ?? String(e));
-    throw new Error(`cannot reach Slack at ${where} (${reason}): check the network, a proxy, or SLACK_API_URL; the bot did not start`);
+    throw new Error(`cannot reach Slack at ${where} (${reason}): check the network, a proxy, or SLACK_API_URL; the bot did not start`, { cause: e });
   }
 }
 
@@ -118,7 +130,7 @@ export function createSlackAdapter(o: SlackAdapterOptions): SlackAdapter {
   let server: Server | undefined;
   const receiver =
     mode === 'socket'
-      ? new SocketModeReceiver({ appToken: env.appToken!, logger: blog, installerOptions: { clientOptions } as any })
+      ? new SocketModeReceiver({ appToken: env.appToken!, logger: blog, installerOptions: { clientOptions } })
       : new HTTPReceiver({ signingSecret: env.signingSecret!, logger: blog, endpoints: ['/slack/events'], unhandledRequestTimeoutMillis: 2900 });
   // Initialised in start(), after checkSlack: constructing the App would call auth.test itself, with
   // Bolt's retries (a warning each) and a rejection nobody awaits when Slack cannot be reached.
@@ -145,7 +157,7 @@ export function createSlackAdapter(o: SlackAdapterOptions): SlackAdapter {
 
   async function uploadFiles(client: WebClient, channel: string, files: SlackMessage['files'], threadTs?: string) {
     for (const f of files) {
-      await pacer.run(channel, () => client.files.uploadV2({ channel_id: channel, thread_ts: threadTs, file: f.data, filename: f.filename, title: f.filename } as any));
+      await pacer.run(channel, () => (threadTs ? client.files.uploadV2({ channel_id: channel, thread_ts: threadTs, file: f.data, filename: f.filename, title: f.filename }) : client.files.uploadV2({ channel_id: channel, file: f.data, filename: f.filename, title: f.filename })));
     }
   }
 
@@ -227,9 +239,10 @@ export function createSlackAdapter(o: SlackAdapterOptions): SlackAdapter {
   });
 
   app.event('message', async ({ event, client, context }) => {
-    const m = event as any;
+    const m = event as unknown as SlackMessageEvent;
     if (m.bot_id || m.subtype === 'bot_message' || (m.subtype && m.subtype !== 'file_share' && m.subtype !== 'thread_broadcast')) return;
-    if (!m.user || m.user === context.botUserId) return;
+    const user = m.user;
+    if (!user || user === context.botUserId) return;
     const threadTs = m.thread_ts ?? m.ts;
     if (!allowed(m.channel, m.channel_type)) {
       // Someone wrote to the bot directly: say why there is no answer. Other channels stay silent.
@@ -239,11 +252,11 @@ export function createSlackAdapter(o: SlackAdapterOptions): SlackAdapter {
     const text = unescapeSlack(m.text ?? '');
     if (/^\s*\/?gpu\s/i.test(text) && !looksLikeLog(text)) return; // a command typed as text (threads): not a paste
     const pasted = text.trim() !== '' && looksLikeLog(text);
-    const files = ((m.files ?? []) as any[]).filter((f) => TEXT_FILE.test(f.name ?? '') || f.filetype === 'text' || f.mimetype === 'text/plain');
+    const files = (m.files ?? []).filter((f) => TEXT_FILE.test(f.name ?? '') || f.filetype === 'text' || f.mimetype === 'text/plain');
     if (!pasted && files.length === 0) return; // chatter
     const cap = o.maxFileBytes ?? MAX_FILE_BYTES;
     const auth = { Authorization: `Bearer ${env.botToken}` };
-    const attached = files.map((f) => ({ name: String(f.name ?? 'file'), url: String(f.url_private_download ?? f.url_private ?? ''), size: Number(f.size) || 0 }));
+    const attached = files.map((f) => ({ name: f.name ?? 'file', url: f.url_private_download ?? f.url_private ?? '', size: Number(f.size) || 0 }));
     // Progress (reading the files, reading a host the log names) goes in one message in the thread,
     // which the diagnosis then replaces.
     const live = liveMessage(client, m.channel, threadTs);
@@ -256,7 +269,7 @@ export function createSlackAdapter(o: SlackAdapterOptions): SlackAdapter {
       if (bodies.length === 0) return { title: 'Nothing I could read', severity: 'warning', sections: [{ text: notes.join('\n') }] };
       const line = `/gpu diagnose ${bodies.join('\n')}`;
       bodies.length = 0; // the line holds the text now; a 16 MB body is not kept twice
-      const result = await track(runCommand(o, { platform: 'slack', userId: m.user, channelId: m.channel, isAdmin: isSlackAdmin(o.config, m.user), line, progress }));
+      const result = await track(runCommand(o, { platform: 'slack', userId: user, channelId: m.channel, isAdmin: isSlackAdmin(o.config, user), line, progress }));
       return notes.length ? { ...result.reply, sections: [{ text: notes.join('\n') }, ...result.reply.sections] } : result.reply;
     };
     // Downloads and their diagnosis hold a process-wide slot, so a burst of files cannot fill memory.
@@ -268,8 +281,9 @@ export function createSlackAdapter(o: SlackAdapterOptions): SlackAdapter {
   // 👍 / 👎 under diagnoses (block_actions).
   handleFeedbackActions(app, o, track, log);
 
-  app.error(async (e) => {
+  app.error((e) => {
     log.error({ err: e.message }, 'slack handler failed');
+    return Promise.resolve();
   });
 
   return {
@@ -280,7 +294,7 @@ export function createSlackAdapter(o: SlackAdapterOptions): SlackAdapter {
       await checkSlack(env, clientOptions.slackApiUrl);
       await within(app.init(), SLACK_CONNECT_TIMEOUT_MS, 'Slack did not answer auth.test');
       if (mode === 'http') {
-        server = (await app.start(env.port ?? 3000)) as Server;
+        server = await app.start(env.port ?? 3000);
       } else {
         const connecting = app.start();
         try {
