@@ -33,6 +33,12 @@ describe('gpu-doctor feedback list', () => {
     const text = (await run(BIN, ['feedback', 'list', '--config', config])).stdout;
     expect(text).toContain('Votes per rule');
     expect(text).toContain('knowledge new RULE-ID --from FILE');
+    // The loop closes: a kept log seeds a new rule.
+    const kept = report.items.find((i: { id: string }) => i.id === unmatched).logFile;
+    const knowledge = join(root, 'knowledge');
+    const made = await run(BIN, ['knowledge', 'new', 'config-field', '--from', kept, '--dir', knowledge]);
+    expect(made.stdout).toContain('created');
+    expect(existsSync(join(knowledge, 'config-field', 'rule.yaml'))).toBe(true);
   }, 60_000);
 
   it('a bad --days is a usage error (exit 2)', async () => {
