@@ -27,7 +27,8 @@ const RULES: [RE2, string][] = (
     // Authorization headers (after the named tokens, which keep their kind).
     [/\b(Bearer|Basic|Token)\s+[A-Za-z0-9._~+/=-]{8,}/gi, '$1 <token>'],
     // key=value / key: value where the key names a secret (password=..., HF_TOKEN=..., "api_key": "...").
-    [/\b([A-Za-z0-9_.-]{0,40}(?:password|passwd|pwd|secret|token|api[_-]?key|access[_-]?key|private[_-]?key|credentials?)[A-Za-z0-9_.-]{0,40})(["']?\s{0,3}[=:]\s{0,3}["']?)[^\s"',;&<>()[\]{}]{1,500}/gi, '$1$2<redacted>'],
+    // The key ends with the word, so `max_new_tokens=512` or `tokenizer=` stay as they are.
+    [/\b([A-Za-z0-9_.-]{0,40}(?:password|passwd|pwd|secret(?:[_-]?key)?|token|api[_-]?key|access[_-]?key(?:[_-]?id)?|private[_-]?key|credentials?))(["']?\s{0,3}[=:]\s{0,3}["']?)[^\s"',;&<>()[\]{}]{1,500}/gi, '$1$2<redacted>'],
     // Home directories: the user name is personal (and often the login on the GPU host).
     [/\/home\/[^/\s"':]{1,100}/g, '/home/<user>'],
     [/\/Users\/[^/\s"':]{1,100}/g, '/Users/<user>'],

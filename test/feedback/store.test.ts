@@ -21,6 +21,9 @@ describe('redaction of kept logs', () => {
     expect(out).toContain('<ip>');
     expect(out).toContain('<slack token>');
     expect(out).toContain('<hf token>');
+    // Training settings that merely mention tokens are not secrets.
+    expect(redactLog('max_new_tokens=512 tokenizer=bert-base tokens: 2048')).toBe('max_new_tokens=512 tokenizer=bert-base tokens: 2048');
+    expect(redactLog('{"password": "s3cr3t!", "SECRET_KEY": "abc"}')).toBe('{"password": "<redacted>", "SECRET_KEY": "<redacted>"}');
   });
 
   it('keeps only the last 256 KiB, from a line start, and stays fast on hostile input (re2)', () => {
