@@ -162,6 +162,11 @@ export class SshConfig {
         if (d.args.length !== 1) throw new SshConfigError(`ssh config: Match all must stand alone at ${where}`);
         return !negate;
       }
+      if (attr === 'canonical' || attr === 'final') {
+        // No argument; they match only in passes ssh makes after canonicalising, which this does not model.
+        if (!result) continue;
+        throw new SshConfigError(`ssh config: Match ${attr} is not supported by gpu-doctor (${where}); use Host or Match host/user`);
+      }
       const value = d.args[++i];
       if (value === undefined) throw new SshConfigError(`ssh config: Match ${attr} needs an argument at ${where}`);
       let hit: boolean;

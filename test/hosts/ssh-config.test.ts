@@ -197,5 +197,8 @@ async function sshIdentities(config: string, alias: string, opts: { user?: strin
     // A Match already false never needs its exec: resolved like ssh would.
     expect(cfg.resolve('gpu-z')).toMatchObject({ hostName: 'gpu-z' });
     expect(() => cfg.resolve('gpu-y')).toThrow(`gpu-y uses ProxyCommand (${f}:6)`);
+    const g = join(root, 'final');
+    writeFileSync(g, ['Match final host gpu-x', '  Port 1', ''].join('\n'));
+    expect(() => SshConfig.load(g).resolve('gpu-x')).toThrow(`Match final is not supported by gpu-doctor (${g}:1)`);
   });
 });
