@@ -90,17 +90,21 @@ describe('console chat in a terminal: line editing and history', () => {
   });
   afterAll(() => deps?.audit.close());
 
-  it('backspace edits the line being typed, and up-arrow brings back the last command', async () => {
+  it('backspace edits the line being typed, and up-arrow brings back the last command (not other lines)', async () => {
     const c = chat(deps, true);
     await c.until('> ');
     // "/gpu hepl", two backspaces, "lp": the line sent is "/gpu help".
     c.input.write('/gpu hepl\u007f\u007flp\r');
     await c.until('What gpu-doctor can do');
-    const answers = () => c.output().split('What gpu-doctor can do').length - 1;
-    const first = answers();
-    c.input.write('\u001b[A\r'); // up arrow, enter: the same command again
+    const count = (text: string) => c.output().split(text).length - 1;
+    const helps = count('What gpu-doctor can do');
+    // A line that is not a command is answered but kept out of the history.
+    c.input.write('hello there\r');
+    await c.until('not a command or a log');
+    c.input.write('\u001b[A\r'); // up arrow, enter: the last command again
     await c.until(/What gpu-doctor can do[\s\S]*What gpu-doctor can do/);
-    expect(answers()).toBeGreaterThan(first);
+    expect(count('What gpu-doctor can do')).toBeGreaterThan(helps);
+    expect(count('not a command or a log')).toBe(1);
     expect(c.output()).not.toContain('Unknown command');
     c.input.end();
     await c.done;

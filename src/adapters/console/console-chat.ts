@@ -66,6 +66,8 @@ export async function runConsoleChat(o: ConsoleChatOptions): Promise<void> {
     : createInterface({ input: o.input, crlfDelay: Infinity, terminal: false });
   // Ctrl-C in a terminal ends the chat as it did before readline owned the terminal.
   if (o.interactive) rl.on('SIGINT', () => rl.close());
+  // Up/down walks through commands typed, not through the lines of pasted logs.
+  if (o.interactive) rl.on('history', (lines: string[]) => lines.splice(0, lines.length, ...lines.filter((l) => /^\s*\/(?:gpu|feedback)\b/i.test(l))));
   let liveLine = false;
   const write = (s: string) => {
     if (liveLine) o.output.write(CLEAR_LINE);
