@@ -98,6 +98,7 @@ export const CONDITION_CHECKS: Record<Condition, (e: Evidence) => boolean> = {
   // The last "Caching images" progress line stopped short of 100%: the run died while caching.
   ram_cache_incomplete: ({ facts }) => facts.cacheProgressPct !== undefined && facts.cacheProgressPct < 100,
   memory_series_flat: ({ facts }) => facts.memoryShape === 'flat',
+  killed_while_loading: ({ facts }) => facts.killedWhileLoading === true,
   // Several epochs ran at the same settings before the card ran out: what fit then and not now grew.
   oom_after_epochs: ({ facts }) => facts.oomAfterEpochs !== undefined && facts.memoryShape !== 'flat',
   not_oom_after_epochs: ({ facts }) => facts.oomAfterEpochs === undefined || facts.memoryShape === 'flat',

@@ -18,6 +18,14 @@ export interface Facts {
   reservedUnallocatedMiB?: number;
   cachedMiB?: number;
   thisProcessMiB?: number;
+  /** The report says the kill came while the model was loading ("模型加载Killed", "killed while loading the model"). */
+  killedWhileLoading?: boolean;
+  /** CUDA's own "CUDA error: out of memory" (or the pre-1.0 "cuda runtime error (2)"): an allocation outside PyTorch's caching allocator, such as the context or the first tensor. */
+  runtimeOom?: boolean;
+  /** The card's memory as the report states it in words ("A100 80G", "4090 24G显存", "8gb graphics card"). */
+  statedGpuMemoryMiB?: number;
+  /** Free on the device when the process started, before it allocated anything (vLLM's start-up check). */
+  startupFreeMiB?: number;
   /** XLA's compile-time HBM report: what the program needs in all, and how much of it is arguments (parameters and inputs) and program temporaries. */
   xlaUsedMiB?: number;
   xlaArgumentsMiB?: number;
@@ -133,12 +141,14 @@ const OOM_FIELDS: [keyof Facts, RegExp][] = [
   ['allocatedMiB', new RegExp(String.raw`${NUM} memory has been allocated`, 'i')],
   ['freeMiB', new RegExp(String.raw`available memory is only ${NUM}`, 'i')],
   // JAX / XLA at run time: "RESOURCE_EXHAUSTED: Out of memory while trying to allocate 7406166528 bytes."
-  ['triedAllocMiB', new RegExp(String.raw`Out of memory while trying to allocate ${NUM}`, 'i')],
+  ['triedAllocMiB', new RegExp(String.raw`Out of memory (?:while trying to allocate|allocating) ${NUM}`, 'i')],
+  // PaddlePaddle 1.x: "Cannot malloc 49.0002 MB GPU memory."
+  ['triedAllocMiB', new RegExp(String.raw`Cannot malloc ${NUM} GPU memory`, 'i')],
   // Apple MPS: "(MPS allocated: 11.14 GB, other allocations: 6.65 GB, max allowed: 18.13 GB)"
   ['allocatedMiB', new RegExp(String.raw`MPS allocated: ${NUM}`, 'i')],
   ['totalCapacityMiB', new RegExp(String.raw`max allowed: ${NUM}`, 'i')],
 ];
-const OOM_LINE = /out of memory|OutOfMemoryError|OOM when allocating|Tried to allocate [\d.]{1,10} ?[KMGT]i?B \(GPU \d/i;
+const OOM_LINE = /out of memory|OutOfMemoryError|OOM when allocating|Tried to allocate [\d.]{1,10} ?[KMGT]i?B \(GPU \d|Cannot malloc [\d.]{1,14} ?[KMG]i?B GPU memory|Free memory on device \(/i;
 const GPU_INDEX = /\((?:GPU|device) (\d{1,3});|\bGPU (\d{1,3}) has a total capac(?:i)?ty|Out of memory error on GPU (\d{1,3})|device:GPU:(\d{1,3})/i;
 const OTHER_PROCESS = /Process (\d{1,10}) has (\d{1,9}(?:\.\d{1,4})?)\s?([KMGT]i?B) memory in use/gi;
 
@@ -218,6 +228,13 @@ export function extractOomFacts(log: LogText, lines: number[]): Facts {
     const notSelf = withoutThisProcess(others, facts);
     if (notSelf.length) facts.otherProcesses = notSelf;
     xlaHbmReport(log, lines[i], facts);
+    if (/CUDA error: out of memory|cuda runtime error \(2\)/i.test(msg)) facts.runtimeOom = true;
+    // vLLM's start-up check: what was free before this process allocated anything, of the card.
+    const startup = /Free memory on device \((\d{1,6}(?:\.\d{1,3})?)\/(\d{1,6}(?:\.\d{1,3})?) ?GiB\) on startup/.exec(msg);
+    if (startup) {
+      facts.startupFreeMiB = Number(startup[1]) * 1024;
+      facts.totalCapacityMiB ??= Number(startup[2]) * 1024;
+    }
     if (Object.keys(facts).length > 0) {
       const phase = oomPhase(log, lines[i]);
       if (phase) facts.oomPhase = phase;
@@ -227,6 +244,7 @@ export function extractOomFacts(log: LogText, lines: number[]): Facts {
   }
   // A message without figures ("CUDA out of memory.") still has the frames that say what ran.
   if (Object.keys(facts).length === 0 && lastOom !== undefined) {
+    if (/CUDA error: out of memory|cuda runtime error \(2\)/i.test(log.line(lastOom))) facts.runtimeOom = true;
     const phase = oomPhase(log, lastOom);
     if (phase) facts.oomPhase = phase;
     if (isGenerating(log, lastOom)) facts.generating = true;

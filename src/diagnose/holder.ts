@@ -43,10 +43,14 @@ const MiB = formatMiB;
 
 export function whoHoldsMemory(f: Facts): HolderVerdict | undefined {
   const tried = f.triedAllocMiB;
-  const total = f.totalCapacityMiB ?? f.gpuMemoryMiB;
+  const total = f.totalCapacityMiB ?? f.gpuMemoryMiB ?? f.statedGpuMemoryMiB;
   const idle = idleCacheMiB(f);
   const mine = thisProcessHolds(f);
   const others = (f.otherProcesses ?? []).reduce((s, p) => s + p.memoryMiB, 0);
+  // Before this process allocated anything, part of the card was already taken: that is someone else's.
+  if (f.startupFreeMiB !== undefined && total !== undefined && total - f.startupFreeMiB >= 1024) {
+    return { holder: 'other_processes', why: `only ${MiB(f.startupFreeMiB)} of ${MiB(total)} was free when the process started: about ${MiB(total - f.startupFreeMiB)} is held by other processes` };
+  }
   // Processes the message names (this one excluded) holding a material share: freeing them is the lever.
   if (total !== undefined && others >= Math.max(1024, 0.1 * total) && (tried === undefined || others >= tried)) {
     return { holder: 'other_processes', why: `other processes hold ${MiB(others)} of ${MiB(total)} (${f.otherProcesses!.map((p) => `pid ${p.pid}: ${MiB(p.memoryMiB)}`).join(', ')})${mine !== undefined ? `, this process ${MiB(mine)}` : ''}` };
@@ -61,6 +65,17 @@ export function whoHoldsMemory(f: Facts): HolderVerdict | undefined {
         return { holder: 'other_processes', why: `of ${MiB(total)}, this process holds ${MiB(mine)} and about ${MiB(elsewhere)} is held outside it${whom}` };
       }
     }
+  }
+  // CUDA's own out-of-memory (outside PyTorch's allocator) while the model is first moved to the GPU: the
+  // context or the first parameters could not be allocated, so the card was full before this job began,
+  // unless the weights named in the log are themselves too big for it.
+  const weightsTooBig = f.paramsB !== undefined && total !== undefined && weightsMiB(f.paramsB, f.dtype) >= 0.85 * total;
+  if (f.runtimeOom && f.oomPhase === 'load' && !weightsTooBig && f.triedAllocMiB === undefined) {
+    return { holder: 'other_processes', why: `CUDA itself ran out of memory (not PyTorch's allocator, which prints its figures) while the model was first moved to the GPU: the CUDA context or the first parameters could not be allocated, so the card was already full: other processes, or the wrong GPU` };
+  }
+  // A request of under a MiB with nothing free, and no figure for this process: the card had no room at all.
+  if (tried !== undefined && tried < 1 && f.freeMiB !== undefined && f.freeMiB < 1 && f.allocatedMiB === undefined && f.reservedMiB === undefined) {
+    return { holder: 'other_processes', why: `a ${MiB(tried)} request failed with ${MiB(f.freeMiB)} free and nothing allocated by this process in the message: the card was full before this job began` };
   }
   // The idle cache must cover the request and be a material share of the card (5%; 10% of what this
   // process reserved when the capacity is not printed), or the device must have the bytes too: a few

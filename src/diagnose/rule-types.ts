@@ -67,6 +67,7 @@ export const CONDITIONS = [
   'holder_unstated',
   'generating_untooled',
   'oom_after_epochs',
+  'killed_while_loading',
   'not_oom_after_epochs',
 ] as const;
 export type Condition = (typeof CONDITIONS)[number];

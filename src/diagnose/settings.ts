@@ -106,6 +106,8 @@ export function extractSettings(fullText: string, options: { commandLine?: boole
     facts.gpuName = gpu[1].trim();
     facts.gpuMemoryMiB = Math.round(Number(gpu[2]));
   }
+  const stated = statedGpuMemoryMiB(text);
+  if (stated !== undefined) facts.statedGpuMemoryMiB = stated;
   const ram = /\b(\d{1,5}(?:\.\d{1,2})?) GB RAM\b/.exec(text);
   if (ram) facts.hostRamGiB = Number(ram[1]);
   let caching: RegExpExecArray | null = null;
@@ -142,10 +144,22 @@ export function extractSettings(fullText: string, options: { commandLine?: boole
     }
   }
   if (/\bempty_cache\(\)/.test(text)) facts.emptiesCache = true;
+  if (/(?:模型加载|加载模型|loading (?:the )?(?:model|weights|checkpoint))[^\n]{0,30}(?:killed|被杀|已杀死)|killed[^\n]{0,40}(?:while|when) loading (?:the )?(?:model|weights|checkpoint)/i.test(text)) facts.killedWhileLoading = true;
   const after = epochsBeforeFailure(text);
   if (after) facts.oomAfterEpochs = after;
   for (const k of Object.keys(facts) as (keyof Facts)[]) if (facts[k] === undefined) delete facts[k];
   return facts;
+}
+
+// A card's memory stated in words: a model then its size ("A100 80G", "4090 24G显存", "3060 12GB"), or a size
+// then a GPU word ("24G显存", "8gb graphics card", "16GB VRAM"). Bounded and anchored on digits: linear.
+const GPU_MODEL_SIZE = /\b(?:A100|A800|H100|H800|H200|V100|P100|A6000|A40|A10G?|L40S?|L4|T4|RTX\s?\d{4}(?:\s?Ti)?|\d{4}\s?Ti|[1-5]0[5-9]0)\b[^\n\d]{0,4}(\d{1,3})\s?G(?:B|iB)?\b/i;
+const SIZE_GPU_WORD = /\b(\d{1,3})\s?G(?:B|iB)?\s?(?:的)?\s?(?:显存|显卡|VRAM|GPU|graphics card|video card)/i;
+
+export function statedGpuMemoryMiB(text: string): number | undefined {
+  const m = GPU_MODEL_SIZE.exec(text) ?? SIZE_GPU_WORD.exec(text);
+  const gib = m ? Number(m[1]) : NaN;
+  return gib >= 2 && gib <= 192 ? gib * 1024 : undefined;
 }
 
 // "after 21 epochs", "after several epoch", "after training some epochs", "trained 5 epochs successfully",
