@@ -42,7 +42,7 @@ describe('Slack Socket Mode', () => {
     expect(fake.of('apps.connections.open')[0].auth).toBe('Bearer xapp-1-test-token');
     fake.sockets[0].send(JSON.stringify({ envelope_id: 'env-1', type: 'slash_commands', accepts_response_payload: true, payload: { team_id: 'T1', channel_id: 'C1', user_id: 'U1', command: '/gpu', text: 'help', response_url: `${fake.base}/response/1`, trigger_id: 't', api_app_id: 'A1' } }));
     const ack = await frameFor('env-1');
-    expect(ack.payload.response_type).toBe('in_channel');
+    expect(ack.payload.response_type).toBe('ephemeral'); // help is shown to the asker only
     expect(JSON.stringify(ack.payload.blocks)).toContain('/gpu diagnose');
   });
 
