@@ -10,9 +10,9 @@ export interface Section {
   out: string;
   code: number | null;
 }
-export type Sections = Partial<Record<'gpu' | 'apps' | 'free' | 'ps', Section>>;
+export type Sections = Partial<Record<'gpu' | 'apps' | 'free' | 'ps' | 'cgroup' | 'proc', Section>>;
 
-const MARK_LINE = new RegExp(`^${SECTION_MARK} (gpu|apps|free|ps) (\\d+)$`);
+const MARK_LINE = new RegExp(`^${SECTION_MARK} (gpu|apps|free|ps|cgroup|proc) (\\d+)$`);
 
 /** Splits the combined STATUS_COMMAND / MEM_COMMAND output at its marker lines. */
 export function splitSections(output: string): Sections {
@@ -120,21 +120,71 @@ export function parsePs(text: string): Map<number, PsRow> {
  */
 export const HIDDEN_PID_TEXT = 'in a container (pid not visible on the host)';
 
+/** The same where /proc is mounted with hidepid: then it is anyone's process, hidden from the bot's account. */
+export const HIDEPID_TEXT = "not visible to the bot's account (/proc hidepid)";
+
 /** The command cell of such a process: the text above, with nvidia-smi's process name when it had one. */
-export function hiddenProcessText(processName: string | null | undefined): string {
+export function hiddenProcessText(processName: string | null | undefined, hidepid = false): string {
   const name = processName?.trim();
-  return name && name !== '[Not Found]' ? `${HIDDEN_PID_TEXT}: ${name}` : HIDDEN_PID_TEXT;
+  const why = hidepid ? HIDEPID_TEXT : HIDDEN_PID_TEXT;
+  return name && name !== '[Not Found]' ? `${why}: ${name}` : why;
 }
 
-/** Fills owner, command line and start time from ps; a pid ps does not show stays with user null. */
-export function attachPs(processes: ParsedStatus['processes'], ps: Map<number, PsRow>, now = Date.now()): GpuProcessStatus[] {
+/** A container a visible process runs in, read from its /proc/PID/cgroup line. */
+export interface ContainerRef {
+  /** docker, containerd, cri-o, podman, kubernetes, or null when the path names no runtime. */
+  runtime: string | null;
+  /** The 64-hex container id. */
+  id: string;
+}
+
+const RUNTIMES: [RegExp, string][] = [
+  [/(?:^|[/:-])docker[-/]/, 'docker'],
+  [/libpod-/, 'podman'],
+  [/crio-/, 'cri-o'],
+  [/cri-containerd-|containerd[-/]/, 'containerd'],
+];
+
+/** The STATUS_COMMAND's cgroup section: `PID <cgroup line>` for each listed pid in a container. */
+export function parseCgroups(text: string): Map<number, ContainerRef> {
+  const out = new Map<number, ContainerRef>();
+  for (const line of text.split('\n').slice(0, 4096)) {
+    const m = /^(\d{1,10}) (.{1,300})$/.exec(line.trimEnd());
+    if (!m) continue;
+    const path = m[2];
+    const id = /(?:^|[^0-9a-f])([0-9a-f]{64})(?![0-9a-f])/.exec(path)?.[1];
+    if (!id) continue;
+    const runtime = RUNTIMES.find(([re]) => re.test(path))?.[1] ?? (/kubepods/.test(path) ? 'kubernetes' : null);
+    out.set(Number(m[1]), { runtime, id });
+  }
+  return out;
+}
+
+/** Whether the proc section says /proc hides other users' processes (hidepid=2/invisible/4/ptraceable). */
+export function hidesPids(s: Section | undefined): boolean {
+  return !!s && /hidepid=(2|invisible|4|ptraceable)\b/.test(s.out);
+}
+
+/** How a process's container reads in front of its command: `[docker 3f2a9c1b2d4e]`. */
+export const containerLabel = (c: ContainerRef) => `[${c.runtime ? `${c.runtime} ` : 'container '}${c.id.slice(0, 12)}]`;
+
+/**
+ * Fills owner, command line and start time from ps; a pid ps does not show stays with user null. With the
+ * status command's cgroup and proc sections: the container a process runs in goes in front of its
+ * command, and a hidden pid is said to be hidden by hidepid rather than by a container.
+ */
+export function attachPs(
+  processes: ParsedStatus['processes'], ps: Map<number, PsRow>, now = Date.now(), host: { containers?: Map<number, ContainerRef>; hidepid?: boolean } = {},
+): GpuProcessStatus[] {
   return processes.map(({ processName, ...p }) => {
     const row = ps.get(p.pid);
-    if (!row) return { ...p, user: null, command: hiddenProcessText(processName) };
+    if (!row) return { ...p, user: null, command: hiddenProcessText(processName, host.hidepid) };
+    const container = host.containers?.get(p.pid);
+    const command = row.args || processName;
     return {
       ...p,
       user: row.user,
-      command: row.args || processName,
+      command: container ? `${containerLabel(container)} ${command ?? ''}`.trimEnd() : command,
       elapsedSeconds: row.elapsedSeconds,
       startedAt: row.elapsedSeconds === null ? null : new Date(now - row.elapsedSeconds * 1000).toISOString(),
     };

@@ -12,6 +12,8 @@ export const SMI_APPS_ARGS = [`--query-compute-apps=${SMI_APPS_QUERY_FIELDS.join
 export const FREE_ARGS = ['-b'] as const;
 export const PS_FORMAT_ARGS = ['-o', 'pid=,user=,etimes=,args='] as const;
 export const MAX_PS_PIDS = 512;
+/** What marks a cgroup line as a container's: its 64-hex id (a constant pattern, double-quoted in the script). */
+export const CGROUP_CONTAINER_ID = '[0-9a-f]{64}';
 
 /**
  * One exec per host per request: both nvidia-smi queries, `free -b`, and `ps` for the pids the
@@ -39,7 +41,14 @@ const STATUS_SCRIPT =
   `timeout ${REMOTE_SMI_TIMEOUT_S} nvidia-smi ${SMI_GPU_ARGS.join(' ')} 2>&1; echo "${SECTION_MARK} gpu $?"; ` +
   `a=$(timeout ${REMOTE_SMI_TIMEOUT_S} nvidia-smi ${SMI_APPS_ARGS.join(' ')} 2>&1); s=$?; [ -n "$a" ] && printf "%s\\n" "$a"; echo "${SECTION_MARK} apps $s"; ` +
   `free ${FREE_ARGS.join(' ')} 2>&1; echo "${SECTION_MARK} free $?"; ` +
-  `printf "%s\\n" "$a" | cut -d, -f2 | tr -d " " | grep -xE "[0-9]{1,10}" | head -n ${MAX_PS_PIDS} | paste -sd, - | xargs -r ps ${PS_FORMAT_ARGS.join(' ')} -p 2>&1; echo "${SECTION_MARK} ps $?"`;
+  `printf "%s\\n" "$a" | cut -d, -f2 | tr -d " " | grep -xE "[0-9]{1,10}" | head -n ${MAX_PS_PIDS} | paste -sd, - | xargs -r ps ${PS_FORMAT_ARGS.join(' ')} -p 2>&1; echo "${SECTION_MARK} ps $?"; ` +
+  // The container of each listed pid the host shows: the first line of /proc/PID/cgroup naming a
+  // 64-hex container id (docker, containerd, CRI-O, podman, kubepods), cut to 300 characters. The pids
+  // are the same digits-only list; a pid without a /proc entry (another pid namespace) prints nothing.
+  `printf "%s\\n" "$a" | cut -d, -f2 | tr -d " " | grep -xE "[0-9]{1,10}" | head -n ${MAX_PS_PIDS} | while read -r p; do l=$(grep -m1 -E "${CGROUP_CONTAINER_ID}" /proc/$p/cgroup 2>/dev/null | cut -c1-300); [ -n "$l" ] && echo "$p $l"; done; echo "${SECTION_MARK} cgroup 0"; ` +
+  // Whether /proc hides other users' processes from the bot's account (hidepid): then a pid ps does not
+  // show may be anyone's, not a container's.
+  `grep -E "^[^ ]+ /proc proc " /proc/mounts 2>/dev/null | grep -oE "hidepid=[a-z0-9]+" | head -n 1; echo "${SECTION_MARK} proc 0"`;
 export const STATUS_COMMAND = `sh -c '${STATUS_SCRIPT}'`;
 
 /** `mem` alone: only `free -b`. */

@@ -8,7 +8,7 @@ import type { HostAddRequest, HostInfo, HostMemResult, HostsService, HostStatusR
 import { identityProblem } from './identity.js';
 import { fingerprintOf, KnownHosts } from './known-hosts.js';
 import { localMem, localPs, localStatus } from './local.js';
-import { attachPs, parseMemSection, parsePs, parseStatusSections, splitSections, type PsRow, type Sections } from './parse.js';
+import { attachPs, hidesPids, parseCgroups, parseMemSection, parsePs, parseStatusSections, splitSections, type PsRow, type Sections } from './parse.js';
 import { FINGERPRINT, HOST_NAME, HostRegistry, type HostEntry } from './registry.js';
 import { MEM_COMMAND, STATUS_COMMAND } from './remote-commands.js';
 import { SshConfig, SshConfigError, expandHome, parseJumpChain } from './ssh-config.js';
@@ -179,7 +179,8 @@ export class SshHostsService implements HostsService {
       }
       const memory = parseMemSection(sections.free);
       return {
-        name, ok: true, elapsedMs: ms(), gpus: parsed.gpus, processes: attachPs(parsed.processes, ps),
+        name, ok: true, elapsedMs: ms(), gpus: parsed.gpus,
+        processes: attachPs(parsed.processes, ps, Date.now(), { containers: parseCgroups(sections.cgroup?.out ?? ''), hidepid: hidesPids(sections.proc) }),
         ...('error' in memory ? {} : { memory }), ...(warning ? { warning } : {}),
       };
     } catch (e) {

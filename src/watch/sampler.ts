@@ -3,12 +3,15 @@
 import type { HostsService, HostStatusResult } from '../core/services.js';
 import type { WatchStore } from './store.js';
 import type { Sample } from './types.js';
+import { HIDDEN_PID_TEXT } from '../hosts/parse.js';
 
 /** A process nvidia-smi listed whose pid the host's ps does not know (a container's pid namespace). */
 export interface HiddenProcess {
   gpu: number;
   pid: number;
   memoryMiB: number | null;
+  /** What `status` shows in its command cell for it (why it is hidden): `/gpu watch` shows the same. */
+  text: string;
 }
 
 export async function sampleOnce(
@@ -29,7 +32,7 @@ export async function sampleOnce(
       continue;
     }
     ok++;
-    hidden.set(st.name, st.processes.filter((p) => p.user === null && p.gpuIndex !== null).map((p) => ({ gpu: p.gpuIndex!, pid: p.pid, memoryMiB: p.memoryMiB })));
+    hidden.set(st.name, st.processes.filter((p) => p.user === null && p.gpuIndex !== null).map((p) => ({ gpu: p.gpuIndex!, pid: p.pid, memoryMiB: p.memoryMiB, text: p.command ?? HIDDEN_PID_TEXT })));
     const withProcs = new Set<number>();
     for (const p of st.processes) {
       const g = st.gpus.find((x) => x.index === p.gpuIndex);

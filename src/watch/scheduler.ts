@@ -135,7 +135,6 @@ import type { OwnersService } from '../owners/directory.js';
 import type { Finding } from './types.js';
 import { Mentions } from '../core/mention.js';
 import { personOf } from '../owners/directory.js';
-import { HIDDEN_PID_TEXT } from '../hosts/parse.js';
 import { DEFAULT_FIT_SETTINGS, type GpuGrowth } from '../fleet/fit.js';
 import { Notifier } from '../fleet/notify.js';
 import { sparkline } from './digest.js';
@@ -250,8 +249,8 @@ export class WatchRuntime implements WatchService {
     // A GPU-level series stands for processes ps did not know (the last round saw them) or for none.
     const hidden = this.sampler?.hidden.get(name) ?? [];
     const gpuLabel = (gpu: number) => {
-      const pids = hidden.filter((p) => p.gpu === gpu).map((p) => p.pid);
-      return pids.length ? `GPU ${gpu} · pid ${pids.join(',')} · ${HIDDEN_PID_TEXT}` : `GPU ${gpu} (no processes)`;
+      const on = hidden.filter((p) => p.gpu === gpu);
+      return on.length ? `GPU ${gpu} · pid ${on.map((p) => p.pid).join(',')} · ${[...new Set(on.map((p) => p.text))].join('; ')}` : `GPU ${gpu} (no processes)`;
     };
     for (const s of this.store.samplesSince(since, name)) {
       if (isHostSample(s)) ram.push((s.memTotalBytes - s.memAvailableBytes) / 2 ** 20);
