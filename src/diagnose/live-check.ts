@@ -61,7 +61,7 @@ export function liveSection(result: HostStatusResult, facts: Facts | undefined):
     const used = g.memoryUsedMiB;
     const total = g.memoryTotalMiB;
     const free = used !== null && total !== null ? total - used : null;
-    const holders = procs.slice(0, 3).map((p) => `${p.user ?? 'a process not visible on the host (container?)'} (pid ${p.pid}) holds ${p.memoryMiB !== null ? formatMiB(p.memoryMiB) : 'an unknown amount'}`);
+    const holders = procs.slice(0, 3).map((p) => `${p.user ?? 'a process in a container (pid not visible on the host)'} (pid ${p.pid}) holds ${p.memoryMiB !== null ? formatMiB(p.memoryMiB) : 'an unknown amount'}`);
     const head = `GPU ${g.index}: ${used !== null ? formatMiB(used) : '?'} of ${total !== null ? formatMiB(total) : '?'} used${free !== null ? `, ${formatMiB(free)} free` : ''}`;
     lines.push(holders.length ? `${head}; ${holders.join('; ')}` : `${head}; no process holds it now`);
   }

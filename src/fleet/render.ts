@@ -14,7 +14,7 @@ export function startLines(c: FitCandidate): string {
 
 export function holdersText(holders: readonly Holder[]): string {
   if (!holders.length) return 'nobody';
-  const shown = holders.slice(0, 4).map((h) => `${h.user ?? '(container?)'} (pid ${h.pid}${h.memoryMiB === null ? '' : `, ${formatMiB(h.memoryMiB)}`})`);
+  const shown = holders.slice(0, 4).map((h) => `${h.user ?? 'a container'} (pid ${h.pid}${h.memoryMiB === null ? '' : `, ${formatMiB(h.memoryMiB)}`})`);
   return shown.join(', ') + (holders.length > 4 ? ` and ${holders.length - 4} more` : '');
 }
 

@@ -101,7 +101,7 @@ describeWithSshd('fit and notify over real sshd hosts whose readings change', 't
     expect(none.reply.title).toBe('40G fits nowhere now');
     // GPU 7 of gpu-a holds the least (84282 of 143771 MiB); its process is in a container.
     expect(none.text).toContain('Closest: gpu-a GPU 7, 51.1 GiB usable');
-    expect(none.text).toContain('held by (container?) (pid 1758887, 56.7 GiB)');
+    expect(none.text).toContain('held by a container (pid 1758887, 56.7 GiB)');
     expect(none.text).toContain("8 more GPU(s) fit where someone else's process runs");
     const shared = await run('/gpu fit 40G --shared');
     expect(shared.reply.title).toBe('40G fits on 8 GPU(s)');

@@ -95,7 +95,7 @@ describe('fit ranking', () => {
     const text = renderText(fitReply(r, '100G'));
     expect(text).toContain('100G fits nowhere now');
     expect(text).toContain(`Closest: gpu-a GPU 7, ${formatMiB(143771 - 84282 - 7189)} usable, ${formatMiB(100 * G - (143771 - 84282 - 7189))} short`);
-    expect(text).toContain('held by (container?) (pid 1758887, 56.7 GiB)');
+    expect(text).toContain('held by a container (pid 1758887, 56.7 GiB)');
     expect(text).toContain('/gpu notify 100G');
     expect(text).toContain('gpu-down: connection refused');
     // Two GPUs: the free one and the next closest, with its owner named by the host's ps.
