@@ -87,3 +87,11 @@ describe('who holds the memory, from what the report says', () => {
     expect(d.fixes[0].summary).toMatch(/offload/);
   });
 });
+
+describe('growth told in words', () => {
+  it("'the memory kept growing when training, and ran out of memory after some time' (fresh/733): growth, .item() first", async () => {
+    const d = await first('733');
+    expect(d.category).toBe('growing_memory_leak');
+    expect(d.fixes[0].summary).toMatch(/loss\.item\(\)/);
+  });
+});
