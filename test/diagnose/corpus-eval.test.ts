@@ -90,4 +90,16 @@ describe('expert expectations on real logs', () => {
     expect(s.category / s.n).toBeGreaterThanOrEqual(0.93);
     expect(s.lever / s.leverOf).toBeGreaterThanOrEqual(0.76);
   });
+
+  it('untuned split (holdout/: 85 logs, 800-884, 52 tools; 22 zh, 17 confusers): no harmful first fix; floors under the measured level', { timeout: 120_000 }, async () => {
+    const s = await scoreExpertDir(groupDir('holdout'));
+    // Misses are not printed per case: nobody tunes on this split.
+    console.log(`untuned (holdout): ${expertLine(s)}`);
+    expect(s.n).toBeGreaterThanOrEqual(80);
+    expect(s.failed).toBe(0);
+    expect(s.harmful).toBe(0);
+    // measured 74/85 category, 65/85 lever, 72/85 all checks when the group was added (stop 19)
+    expect(s.category / s.n).toBeGreaterThanOrEqual(0.83);
+    expect(s.lever / s.leverOf).toBeGreaterThanOrEqual(0.72);
+  });
 });
