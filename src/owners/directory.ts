@@ -53,6 +53,8 @@ const asPlatform = (p: string): ClaimPlatform | null => (p === 'slack' || p === 
 
 export class OwnerDirectory implements OwnersService {
   private config: Map<string, Owner>;
+  /** Approved claims, read once and kept until this directory approves or rejects one (status asks per process). */
+  private activeClaims: ClaimRow[] | null = null;
 
   constructor(owners: Config['owners'], private store: ClaimStore | null) {
     this.config = new Map(
@@ -67,7 +69,8 @@ export class OwnerDirectory implements OwnersService {
   lookup(host: string, unixUser: string): Owner | null {
     if (!UNIX_USER.test(unixUser)) return null;
     const fromConfig = this.config.get(`${unixUser}@${host}`) ?? this.config.get(unixUser);
-    const claims = this.store?.active().filter((c) => c.unixUser === unixUser && (c.host === host || c.host === null)) ?? [];
+    this.activeClaims ??= this.store?.active() ?? [];
+    const claims = this.activeClaims.filter((c) => c.unixUser === unixUser && (c.host === host || c.host === null));
     // A host-scoped claim wins over an every-host one; the config wins over both, per platform.
     const claimed = (p: ClaimPlatform) => claims.find((c) => c.platform === p && c.host === host) ?? claims.find((c) => c.platform === p);
     const slack = fromConfig?.slack ?? claimed('slack')?.userId;
@@ -94,10 +97,12 @@ export class OwnerDirectory implements OwnersService {
   }
 
   approve(id: number, by: string, now = Date.now()) {
+    this.activeClaims = null;
     return this.store?.approve(id, by, now) ?? null;
   }
 
   reject(id: number, by: string, now = Date.now()) {
+    this.activeClaims = null;
     return this.store?.reject(id, by, now) ?? null;
   }
 
