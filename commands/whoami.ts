@@ -6,6 +6,7 @@ import { defineCommand, type CommandContext } from '../src/core/command.js';
 import { Mentions } from '../src/core/mention.js';
 import { textReply, type Reply } from '../src/core/reply.js';
 import type { ClaimRow } from '../src/owners/store.js';
+import { parseOwnerKey } from '../src/owners/directory.js';
 
 const USAGE = 'whoami show|claim UNIXUSER [NAME...]|approve ID|reject ID|pending';
 const ADMIN_WORDS = new Set(['approve', 'confirm', 'reject', 'pending']);
@@ -16,6 +17,7 @@ type Words =
   | { action: 'pending' }
   | { action: 'claim'; key: string; name?: string }
   | { action: 'approve' | 'reject'; id: number }
+  | { action: 'approve' | 'reject'; key: string }
   | { error: string };
 
 /**
@@ -27,8 +29,11 @@ export function parseWhoamiWords(words: readonly string[]): Words {
   if (first === undefined || (first === 'show' && second === undefined)) return { action: 'show' };
   if (first === 'pending' && second === undefined) return { action: 'pending' };
   if (first === 'approve' || first === 'confirm' || first === 'reject') {
-    if (second === undefined || rest.length || !/^\d{1,9}$/.test(second)) return { error: `${first} takes one claim ID (a number): \`/gpu whoami pending\` lists them` };
-    return { action: first === 'reject' ? 'reject' : 'approve', id: Number(second) };
+    if (second === undefined || rest.length) return { error: `${first} takes one claim ID (or the unix user claimed): \`/gpu whoami pending\` lists them` };
+    const action = first === 'reject' ? 'reject' : 'approve';
+    if (/^\d{1,9}$/.test(second)) return { action, id: Number(second) };
+    const k = parseOwnerKey(second);
+    return 'error' in k ? { error: `${first} takes a claim ID or the unix user claimed: ${k.error}` } : { action, key: second };
   }
   const claim = (key: string | undefined, name: string[]): Words =>
     key === undefined ? { error: 'claim takes your unix user name: /gpu whoami claim alice' } : { action: 'claim', key, ...(name.length ? { name: name.join(' ') } : {}) };
@@ -89,8 +94,10 @@ function whoami(args: string[], ctx: CommandContext): Reply {
         });
       }
       case 'approve': {
-        const r = owners.approve(words.id, `${ctx.platform}:${ctx.userId}`);
-        if (!r) return asker(textReply(`No claim #${words.id} waiting`, '`/gpu whoami pending` lists the claims waiting for an admin.', 'warning'));
+        const id = claimId(owners, words);
+        if (typeof id !== 'number') return id;
+        const r = owners.approve(id, `${ctx.platform}:${ctx.userId}`);
+        if (!r) return asker(textReply(`No claim #${id} waiting`, '`/gpu whoami pending` lists the claims waiting for an admin.', 'warning'));
         const m = new Mentions();
         return {
           title: `Claim #${r.claim.id} approved: ${keyOf(r.claim)}`,
@@ -100,10 +107,12 @@ function whoami(args: string[], ctx: CommandContext): Reply {
         };
       }
       case 'reject': {
-        const r = owners.reject(words.id, `${ctx.platform}:${ctx.userId}`);
+        const id = claimId(owners, words);
+        if (typeof id !== 'number') return id;
+        const r = owners.reject(id, `${ctx.platform}:${ctx.userId}`);
         return r
           ? asker(textReply(`Claim #${r.id} rejected`, `${keyOf(r)} is not mapped by that claim.`, 'ok'))
-          : asker(textReply(`No claim #${words.id} to reject`, '`/gpu whoami pending` lists the claims waiting for an admin.', 'warning'));
+          : asker(textReply(`No claim #${id} to reject`, '`/gpu whoami pending` lists the claims waiting for an admin.', 'warning'));
       }
       case 'claim': {
         const r = owners.claim(ctx.platform, ctx.userId, words.key, words.name);
@@ -117,6 +126,18 @@ function whoami(args: string[], ctx: CommandContext): Reply {
         };
       }
     }
+}
+
+/** The claim an admin means: its ID, or the one claim waiting for a unix user (several: pick by ID). */
+function claimId(owners: NonNullable<CommandContext['services']['owners']>, w: { id: number } | { key: string }): number | Reply {
+  if ('id' in w) return w.id;
+  const waiting = owners.pending().filter((c) => keyOf(c) === w.key);
+  if (waiting.length === 1) return waiting[0].id;
+  return asker(
+    waiting.length
+      ? textReply(`${waiting.length} claims for ${w.key} are waiting`, `Pick one by ID: ${waiting.map((c) => `#${c.id}`).join(', ')} (\`/gpu whoami pending\` shows who asked).`, 'warning')
+      : textReply(`No claim for ${w.key} waiting`, '`/gpu whoami pending` lists the claims waiting for an admin.', 'warning'),
+  );
 }
 
 function show(ctx: CommandContext): Reply {

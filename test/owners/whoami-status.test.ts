@@ -116,7 +116,9 @@ describeWithSshd('whoami claims and status naming people over a real sshd host',
       ['/gpu whoami aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa', /is not a unix user name/],
       ['/gpu whoami carol@bad/host', /after @ comes a host name/],
       ['/gpu whoami carol <!channel>', /"<!channel>" is not a display name/],
-      ['/gpu whoami approve abc', /approve takes one claim ID/],
+      ['/gpu whoami approve Abc', /approve takes a claim ID or the unix user claimed: "Abc" is not a unix user name/],
+      ['/gpu whoami approve abc', /No claim for abc waiting/],
+      ['/gpu whoami reject 1 2', /reject takes one claim ID/],
       ['/gpu whoami claim', /claim takes your unix user name/],
     ];
     for (const [line, want] of cases) {
@@ -128,5 +130,21 @@ describeWithSshd('whoami claims and status naming people over a real sshd host',
     // The config's mapping is the config's: a claim cannot take it over.
     expect((await run('/gpu whoami bob', BOB_DISCORD, 'discord')).text).toContain('bob is already you, in the bot');
     expect((await run('/gpu whoami bob', '323456789012345678', 'discord')).text).toContain('bob is mapped in the bot');
+  });
+
+  it('an admin may approve by the unix user when one claim waits for it; with two, by ID', async () => {
+    await run('/gpu whoami carol', 'UCAROL001');
+    const one = await run('/gpu whoami approve carol', ADMIN);
+    expect(one.reply.title).toMatch(/^Claim #\d+ approved: carol$/);
+    await run('/gpu whoami dave', 'UDAVE0001');
+    await run('/gpu whoami dave Dave', 'UMALLORY1');
+    const two = await run('/gpu whoami approve dave', ADMIN);
+    expect(two.reply.title).toBe('2 claims for dave are waiting');
+    expect(two.text).toMatch(/Pick one by ID: #\d+, #\d+/);
+    expect((await run('/gpu whoami approve dave', 'UDAVE0001')).outcome).toBe('denied');
+    const pending = app.services.owners!.pending().filter((c) => c.unixUser === 'dave');
+    expect((await run(`/gpu whoami reject ${pending[1].id}`, ADMIN)).reply.title).toBe(`Claim #${pending[1].id} rejected`);
+    expect((await run('/gpu whoami approve dave', ADMIN)).reply.title).toBe(`Claim #${pending[0].id} approved: dave`);
+    expect(app.services.owners!.lookup('gpu-a', 'dave')).toEqual({ unixUser: 'dave', host: null, slack: 'UDAVE0001' });
   });
 });
