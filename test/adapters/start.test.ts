@@ -3,6 +3,7 @@
 // and the real discord.js client in one process against the local fakes, with /metrics on.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHmac } from 'node:crypto';
+import { createRequire } from 'node:module';
 import pino from 'pino';
 import { FakeSlack } from './fake-slack.js';
 import { FakeDiscord } from './fake-discord.js';
@@ -13,7 +14,8 @@ import type { App } from '../../src/app.js';
 
 const SECRET = 'test-signing-secret-0123456789';
 const DISCORD_TOKEN = 'fake.discord.token.0123456789';
-// undici 7 (Bolt's, through @slack/socket-mode) installs its global dispatcher under this symbol.
+// undici 7 (Bolt's, through @slack/socket-mode) installs its global dispatcher under this symbol (unless
+// another undici claimed it first).
 const UNDICI7_DISPATCHER = Symbol.for('undici.globalDispatcher.2');
 
 async function appWith(hostCount: number): Promise<App & { deps: Awaited<ReturnType<typeof testDeps>> }> {
@@ -41,6 +43,15 @@ describe('Slack and Discord in one process', () => {
       silent,
     );
     slackUrl = `http://127.0.0.1:${bots!.slackPort}/slack/events`;
+    // On Node 22 the ESM import of node:http loads Node's own undici (for http.WebSocket), which claims the
+    // global dispatcher before Bolt's undici 7 can. Put undici 7's Agent there anyway, so the Discord upload
+    // below runs in the situation that broke it on every Node.
+    if (!(globalThis as Record<symbol, unknown>)[UNDICI7_DISPATCHER]) {
+      const boltRequire = createRequire(createRequire(import.meta.url).resolve('@slack/bolt'));
+      const undici7 = boltRequire('undici') as { Agent: new () => object; setGlobalDispatcher(agent: object): void };
+      expect((boltRequire('undici/package.json') as { version: string }).version).toMatch(/^7\./);
+      undici7.setGlobalDispatcher(new undici7.Agent());
+    }
     await new Promise((r) => setTimeout(r, 200)); // GUILD_CREATE into the cache
   });
   afterAll(async () => {
