@@ -29,10 +29,10 @@ const silent = pino({ level: process.env.TEST_LOG ?? 'silent' });
 const ALICE_SLACK = 'UALICE001';
 const ALICE_DISCORD = '323456789012345678';
 // The creep trace's process: alice's pid 4242 on GPU 0 of gpu-creep-50-seg20, growing 50 MiB/h.
-const trace = () => readFileSync(TRACES_PATH, 'utf8').trim().split('\n').map(decodeTrace).find((x) => x.id === 'creep-50-seg20')!;
+const trace = (id = 'creep-50-seg20') => readFileSync(TRACES_PATH, 'utf8').trim().split('\n').map(decodeTrace).find((x) => x.id === id)!;
 const lastTs = (samples: Sample[]) => Math.max(...samples.map((s) => Date.parse(String(s.ts))));
 const owners = (mapped = true) =>
-  parseConfig({ owners: mapped ? { alice: { name: 'Alice Liddell', slack: ALICE_SLACK, discord: ALICE_DISCORD } } : {} }).owners;
+  parseConfig({ owners: mapped ? { alice: { name: 'Alice Liddell', slack: ALICE_SLACK, discord: ALICE_DISCORD }, erin: { slack: 'UERIN0001' } } : {} }).owners;
 
 describe('digests name people', () => {
   it('a digest over samples of a mapped unix user names the person: Slack, Discord and console renderings', async () => {
@@ -96,9 +96,9 @@ describe('owner direct messages', () => {
   });
 
   /** A leak watch over the trace, with owners from the config and the claims table, and the digests given. */
-  async function bot(digests: DigestConfig[], env: Record<string, string>) {
+  async function bot(digests: DigestConfig[], env: Record<string, string>, traceId?: string) {
     const dir = mkdtempSync(join(tmpdir(), 'gd-owner-dm-'));
-    const t = trace();
+    const t = trace(traceId);
     const store = WatchStore.inDataDir(dir);
     store.insert(t.samples);
     const config = parseConfig({ data_dir: dir, owners: owners(), watch: { enabled: true, digests } });
@@ -147,6 +147,22 @@ describe('owner direct messages', () => {
     const plainText = unescapeSlack(JSON.stringify(to('CPLAIN')[0].body.blocks));
     expect(plainText).toContain('Alice Liddell (alice)');
     expect(plainText).not.toContain('<@');
+  });
+
+  it('Slack: idle held memory goes to its owner too, charted; the opted-in digest mentions her', async () => {
+    const slack = await new FakeSlack().start();
+    closers.push(() => slack.close());
+    const optIn: DigestConfig = { name: 'optin', platform: 'slack', channel: 'COPTIN', cron: '0 9 * * *', timezone: 'UTC', dm_owners: true };
+    const env = { SLACK_BOT_TOKEN: 'xoxb-test-token', SLACK_SIGNING_SECRET: 'test-signing-secret-0123456789', SLACK_API_URL: `${slack.base}/api/`, PORT: '0' };
+    const { runtime, now, errors } = await bot([optIn], env, 'idle-notebook');
+    expect(await runtime.scheduler.run(optIn, now)).toBe(true);
+    expect(errors).toEqual([]);
+    const dms = slack.of('chat.postMessage').filter((c) => c.body.channel === 'UERIN0001');
+    expect(dms).toHaveLength(1);
+    expect(dms[0].body.text).toContain('Your process 9900 on gpu-idle-notebook GPU 1 holds GPU memory while the GPU is idle');
+    expect(unescapeSlack(JSON.stringify(dms[0].body.blocks))).toContain('Fix: ');
+    expect(slack.of('files.completeUploadExternal').map((c) => c.body.channel_id)).toEqual(['DERIN0001']);
+    expect(unescapeSlack(JSON.stringify(slack.of('chat.postMessage').find((c) => c.body.channel === 'COPTIN')!.body.blocks))).toContain('<@UERIN0001> (erin)');
   });
 
   it('Discord: the owner gets one DM (user.send) with the chart, no mention allowed; none from a digest that did not opt in', async () => {
