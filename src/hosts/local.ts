@@ -1,8 +1,9 @@
 // The built-in `localhost` (no hosts configured): the same fixed commands, run here with execFile,
 // no shell, one command each.
 import { execFile } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
 import type { Section, Sections } from './parse.js';
-import { FREE_ARGS, pidList, PS_FORMAT_ARGS, REMOTE_SMI_TIMEOUT_S, SMI_APPS_ARGS, SMI_GPU_ARGS } from './remote-commands.js';
+import { CGROUP_CONTAINER_ID, FREE_ARGS, MAX_PS_PIDS, pidList, PS_FORMAT_ARGS, REMOTE_SMI_TIMEOUT_S, SMI_APPS_ARGS, SMI_GPU_ARGS } from './remote-commands.js';
 
 function run(file: string, args: readonly string[], timeoutMs: number): Promise<Section> {
   return new Promise((resolve) => {
@@ -29,4 +30,22 @@ export async function localMem(timeoutMs: number): Promise<Sections> {
 
 export async function localPs(pids: number[], timeoutMs: number): Promise<Section> {
   return run('ps', [...PS_FORMAT_ARGS, '-p', pidList(pids)], timeoutMs);
+}
+
+/**
+ * What the status command's cgroup and proc sections read on a remote host, read here from /proc with
+ * no process started: the first cgroup line of each pid naming a 64-hex container id, and hidepid.
+ */
+export async function localContainerSections(pids: readonly number[]): Promise<Pick<Sections, 'cgroup' | 'proc'>> {
+  const id = new RegExp(CGROUP_CONTAINER_ID);
+  const lines = await Promise.all(
+    pids.slice(0, MAX_PS_PIDS).filter((p) => Number.isSafeInteger(p) && p > 0).map(async (pid) => {
+      const text = await readFile(`/proc/${pid}/cgroup`, 'utf8').catch(() => '');
+      const line = text.split('\n').find((l) => id.test(l));
+      return line ? `${pid} ${line.slice(0, 300)}` : null;
+    }),
+  );
+  const mounts = await readFile('/proc/mounts', 'utf8').catch(() => '');
+  const hidepid = mounts.split('\n').filter((l) => /^\S+ \/proc proc /.test(l)).map((l) => /hidepid=[a-z0-9]+/.exec(l)?.[0]).find(Boolean);
+  return { cgroup: { out: lines.filter(Boolean).join('\n'), code: 0 }, proc: { out: hidepid ?? '', code: 0 } };
 }

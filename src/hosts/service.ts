@@ -7,7 +7,7 @@ import { ConfigError, resolvePath } from '../core/config.js';
 import type { HostAddRequest, HostInfo, HostMemResult, HostsService, HostStatusResult, HostTestResult, StatusProgress } from '../core/services.js';
 import { identityProblem } from './identity.js';
 import { fingerprintOf, KnownHosts } from './known-hosts.js';
-import { localMem, localPs, localStatus } from './local.js';
+import { localContainerSections, localMem, localPs, localStatus } from './local.js';
 import { attachPs, hidesPids, parseCgroups, parseMemSection, parsePs, parseStatusSections, splitSections, type PsRow, type Sections } from './parse.js';
 import { FINGERPRINT, HOST_NAME, HostRegistry, type HostEntry } from './registry.js';
 import { MEM_COMMAND, STATUS_COMMAND } from './remote-commands.js';
@@ -177,10 +177,12 @@ export class SshHostsService implements HostsService {
           warning = `process owners unavailable: ${(e as Error).message}`;
         }
       }
+      // localhost reads /proc itself; an SSH host's status command printed these sections.
+      const host = entry.origin === 'local' && pids.length ? await localContainerSections(pids) : sections;
       const memory = parseMemSection(sections.free);
       return {
         name, ok: true, elapsedMs: ms(), gpus: parsed.gpus,
-        processes: attachPs(parsed.processes, ps, Date.now(), { containers: parseCgroups(sections.cgroup?.out ?? ''), hidepid: hidesPids(sections.proc) }),
+        processes: attachPs(parsed.processes, ps, Date.now(), { containers: parseCgroups(host.cgroup?.out ?? ''), hidepid: hidesPids(host.proc) }),
         ...('error' in memory ? {} : { memory }), ...(warning ? { warning } : {}),
       };
     } catch (e) {

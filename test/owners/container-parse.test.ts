@@ -4,6 +4,8 @@
 import { describe, expect, it } from 'vitest';
 import { attachPs, containerLabel, hidesPids, HIDDEN_PID_TEXT, HIDEPID_TEXT, parseCgroups, parsePs, splitSections } from '../../src/hosts/parse.js';
 import { CGROUP_CONTAINER_ID, SECTION_MARK, STATUS_COMMAND } from '../../src/hosts/remote-commands.js';
+import { localContainerSections } from '../../src/hosts/local.js';
+import { readFileSync } from 'node:fs';
 
 const ID = '3f2a9c1b2d4e5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6b7c8d9e0f1a2b3c4';
 
@@ -62,5 +64,14 @@ describe('container of a visible GPU process', () => {
     expect(STATUS_COMMAND).toContain('grep -xE "[0-9]{1,10}" | head -n 512 | while read -r p; do l=$(grep -m1 -E "[0-9a-f]{64}" /proc/$p/cgroup');
     expect(STATUS_COMMAND).toContain('grep -E "^[^ ]+ /proc proc " /proc/mounts');
     expect(STATUS_COMMAND.slice(7, -1)).not.toContain("'");
+  });
+
+  it('localhost reads the same from /proc itself, with no process started', async () => {
+    const own = readFileSync('/proc/self/cgroup', 'utf8').split('\n').find((l) => /[0-9a-f]{64}/.test(l));
+    const mounts = readFileSync('/proc/mounts', 'utf8').split('\n').find((l) => /^\S+ \/proc proc /.test(l)) ?? '';
+    const s = await localContainerSections([process.pid, 4_000_000_000]);
+    // This test's own process: in a container where the machine is one, else nothing; a pid that does not exist: nothing.
+    expect(s.cgroup!.out).toBe(own ? `${process.pid} ${own.slice(0, 300)}` : '');
+    expect(s.proc!.out).toBe(/hidepid=[a-z0-9]+/.exec(mounts)?.[0] ?? '');
   });
 });
