@@ -7,6 +7,7 @@ import { Mentions } from '../src/core/mention.js';
 import { textReply, type Reply } from '../src/core/reply.js';
 import type { ClaimRow } from '../src/owners/store.js';
 import { parseOwnerKey } from '../src/owners/directory.js';
+import { OWNER_NAME } from '../src/core/config.js';
 
 const USAGE = 'whoami show|claim UNIXUSER [NAME...]|approve ID|reject ID|pending';
 const ADMIN_WORDS = new Set(['approve', 'confirm', 'reject', 'pending']);
@@ -63,6 +64,12 @@ export default defineCommand({
     .superRefine((o, ctx) => {
       const r = parseWhoamiWords(o._);
       if ('error' in r) ctx.addIssue({ code: 'custom', message: r.error });
+      // A name that cannot be a unix user is a usage error, answered to the asker alone.
+      else if (r.action === 'claim') {
+        const k = parseOwnerKey(r.key);
+        if ('error' in k) ctx.addIssue({ code: 'custom', message: k.error });
+        else if (r.name !== undefined && !OWNER_NAME.test(r.name)) ctx.addIssue({ code: 'custom', message: `"${r.name.replace(/[^\x20-\x7e]/g, '?').slice(0, 40)}" is not a display name: letters, digits, blanks, . ' - (max 64)` });
+      }
     }),
   requiresAdmin: (o) => ADMIN_WORDS.has(o._[0] ?? ''),
   run(o, ctx) {

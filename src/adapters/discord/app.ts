@@ -51,7 +51,7 @@ export interface DiscordAdapter {
 }
 
 /** Commands answered within QUICK_BUDGET_MS without a deferral (no host is asked). */
-const QUICK = new Set(['help', 'diagnose', 'feedback']);
+const QUICK = new Set(['help', 'diagnose', 'feedback', 'whoami']);
 const QUICK_BUDGET_MS = 2000;
 /** Anything else that has not answered by then is deferred ("gpu-doctor is thinking...") and edited in. */
 const SLOW_BUDGET_MS = 100;
