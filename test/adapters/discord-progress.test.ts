@@ -1,12 +1,14 @@
 // Progress of long commands in Discord: the real discord.js client against the local fake gateway and
 // REST, over a 24-host fleet of real sshd (ssh-fleet.ts). `/gpu status` is deferred, its progress
 // edited into the deferred reply (editReply) at most once a second, and the last edit is the full
-// answer; when edits fail, the answer still comes, as a follow-up.
-import { afterAll, beforeAll, beforeEach, expect, it } from 'vitest';
+// answer; when edits fail, the answer still comes, as a follow-up. An attached log file that takes a
+// while to download gets a "reading" message in the thread, edited into the diagnosis.
+import { readFileSync } from 'node:fs';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ChannelPacer } from '../../src/adapters/common.js';
 import { createDiscordAdapter, type DiscordAdapter } from '../../src/adapters/discord/app.js';
 import { describeWithSshd } from '../hosts/sshd-suite.js';
-import { FakeDiscord, type RestCall } from './fake-discord.js';
+import { CHANNEL_ID, FakeDiscord, type RestCall } from './fake-discord.js';
 import { testDeps } from './helpers.js';
 import { FLEET_SIZE, startSshFleet, type SshFleet } from './ssh-fleet.js';
 
@@ -79,4 +81,50 @@ describeWithSshd('Discord: progress of a long command', 'test/adapters/discord-p
     expect(followUps).toHaveLength(1);
     expect(said(followUps[0])).toContain(FINAL);
   }, 90_000);
+});
+
+describe('Discord: progress while an attached log file downloads', () => {
+  let fake: FakeDiscord;
+  let adapter: DiscordAdapter;
+  let deps: Awaited<ReturnType<typeof testDeps>>;
+  beforeAll(async () => {
+    fake = await new FakeDiscord().start();
+    deps = await testDeps();
+    adapter = createDiscordAdapter({ ...deps, env: { token: 'fake.discord.token', apiUrl: `${fake.base}/api` }, pacer: new ChannelPacer(0) });
+    await adapter.start();
+    await new Promise((r) => setTimeout(r, 200));
+  });
+  afterAll(async () => {
+    await adapter?.stop();
+    await fake?.close();
+    deps?.audit.close();
+  });
+
+  it('says it is reading the file in the thread, edits that message into the diagnosis and renames the thread for it', async () => {
+    const log = readFileSync(new URL('../fixtures/eval-dev/003-cuda_oom.log', import.meta.url));
+    fake.files.set('/files/train.log', log);
+    fake.downloadDelayMs = 1500; // a large file on a slow link
+    fake.messageCreate('400', '', [{ id: '557', filename: 'train.log', size: log.length, url: `${fake.base}/files/train.log`, proxy_url: `${fake.base}/files/train.log`, content_type: 'text/plain' }]);
+    // The thread is started on the message with the progress, which is then edited into the answer.
+    const [started] = await fake.waitFor(new RegExp(`^/channels/${CHANNEL_ID}/messages/400/threads$`), 1, 30_000, 'POST');
+    expect(started.body.name).toMatch(/^gpu-doctor: Reading train\.log \(\d+ bytes\)…$/);
+    const [progress] = await fake.waitFor(/^\/channels\/400\/messages$/, 1, 30_000, 'POST');
+    expect(said(progress)).toMatch(/Reading train\.log/);
+    const [edit] = await fake.waitFor(/^\/channels\/400\/messages\/\d+$/, 1, 30_000, 'PATCH');
+    expect(said(edit)).toContain('16 -> 8');
+    const [renamed] = await fake.waitFor(/^\/channels\/400$/, 1, 30_000, 'PATCH');
+    expect(renamed.body.name).toMatch(/^gpu-doctor: .*out of memory/i);
+    expect(fake.of(/^\/channels\/400\/messages$/, 'POST')).toHaveLength(1);
+  }, 60_000);
+  it('a slow message.txt that turns out to be chatter: the "reading" message and its thread are removed, as no answer comes', async () => {
+    fake.files.set('/files/message.txt', Buffer.from('anyone up for lunch? the usual place at noon\n'));
+    fake.downloadDelayMs = 1500;
+    fake.messageCreate('401', '', [{ id: '558', filename: 'message.txt', size: 45, url: `${fake.base}/files/message.txt`, proxy_url: `${fake.base}/files/message.txt`, content_type: 'text/plain; charset=utf-8' }]);
+    const [progress] = await fake.waitFor(/^\/channels\/401\/messages$/, 1, 30_000, 'POST');
+    expect(said(progress)).toMatch(/Reading message\.txt/);
+    // The thread started for it goes too (its messages with it).
+    await fake.waitFor(/^\/channels\/401$/, 1, 30_000, 'DELETE');
+    expect(fake.threads.has('401')).toBe(false);
+    expect(fake.of(/^\/channels\/401\/messages\/\d+$/, 'PATCH')).toEqual([]);
+  }, 60_000);
 });

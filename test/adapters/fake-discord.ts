@@ -109,6 +109,22 @@ export class FakeDiscord {
       // POST /channels/{channel.id}/messages/{message.id}/threads: a public thread started on that message.
       const startThread = /^\/channels\/(\d+)\/messages\/(\d+)\/threads$/.exec(path);
       if (startThread && req.method === 'POST') return json(201, this.thread(startThread[1], startThread[2], body));
+      // A message the bot sent, edited or deleted (PATCH/DELETE /channels/{channel.id}/messages/{message.id}).
+      const sentMessage = /^\/channels\/(\d+)\/messages\/(\d+)$/.exec(path);
+      if (sentMessage && req.method === 'PATCH') return json(200, { ...this.message(body, sentMessage[1]), id: sentMessage[2] });
+      if (sentMessage && req.method === 'DELETE') return void res.writeHead(204).end();
+      // A thread renamed (PATCH /channels/{thread.id} with a name), or deleted.
+      const threadPath = /^\/channels\/(\d+)$/.exec(path);
+      const known = threadPath ? this.threads.get(threadPath[1]) : undefined;
+      if (known && req.method === 'PATCH') {
+        known.name = body?.name ?? known.name;
+        return json(200, this.thread(known.parentId, known.messageId, { name: known.name }));
+      }
+      if (known && threadPath && req.method === 'DELETE') {
+        const gone = this.thread(known.parentId, known.messageId, { name: known.name });
+        this.threads.delete(threadPath[1]);
+        return json(200, gone);
+      }
       if (/\/webhooks\/\d+\/[^/]+\/messages\/(@|%40)original/.test(path) || /\/channels\/\d+\/messages$/.test(path) || /\/webhooks\/\d+\/[^/]+$/.test(path)) return json(200, this.message(body, /\/channels\/(\d+)\//.exec(path)?.[1]));
       // A guild text channel the bot posts to (a scheduled digest: client.channels.fetch, then send).
       const channel = /^\/channels\/(\d+)$/.exec(path);

@@ -2,7 +2,7 @@
 // attachments in channels (Message Content intent) and DMs. DISCORD_API_URL points REST (and so the
 // gateway URL from GET /gateway/bot) elsewhere: that is how the tests run the real client against fakes.
 import { createRequire } from 'node:module';
-import { AttachmentBuilder, Client, Events, GatewayIntentBits, MessageFlags, Partials, ThreadAutoArchiveDuration, type AutocompleteInteraction, type ChatInputCommandInteraction, type Message } from 'discord.js';
+import { AttachmentBuilder, Client, Events, GatewayIntentBits, MessageFlags, Partials, ThreadAutoArchiveDuration, type AutocompleteInteraction, type ChatInputCommandInteraction, type Message, type ThreadChannel } from 'discord.js';
 import { looksLikeLog } from '../../core/paste.js';
 import { readingFilesReply } from '../../core/progress.js';
 import type { Reply } from '../../core/reply.js';
@@ -275,8 +275,7 @@ export function createDiscordAdapter(o: DiscordAdapterOptions): DiscordAdapter {
    * one line per paste. In a thread already, or a DM (no threads), or where the bot may not start one
    * (missing Create Public Threads), it is a reply to the message instead.
    */
-  async function answerInThread(m: Message, reply: Reply) {
-    const body = payload(reply);
+  async function answerInThread(m: Message, reply: Reply, body: Parameters<Message['reply']>[0] & Parameters<ThreadChannel['send']>[0] = payload(reply)) {
     if (!m.guildId || m.channel.isThread() || !m.channel.isTextBased()) return m.reply(body);
     try {
       const thread = await m.startThread({ name: threadName(reply), autoArchiveDuration: ThreadAutoArchiveDuration.OneDay });
@@ -298,6 +297,24 @@ export function createDiscordAdapter(o: DiscordAdapterOptions): DiscordAdapter {
     const pasted = text.trim() !== '' && looksLikeLog(text) && !/^\s*\/gpu\s/i.test(text);
     const files = [...m.attachments.values()].filter((a) => TEXT_FILE.test(a.name) || (a.contentType ?? '').startsWith('text/plain'));
     if (!pasted && files.length === 0) return;
+    // Progress (reading the files, reading a host the log names) goes where the answer will go: a thread
+    // started on the message (named for the progress, renamed for the diagnosis) or a reply, edited into
+    // the answer. After a failed post or edit no more progress is shown.
+    let progressMessage: Message | null = null;
+    let progressBroken = false;
+    const showProgress = async (reply: Reply) => {
+      if (progressBroken) return;
+      const body = { embeds: renderDiscord(reply).embeds, allowedMentions: NO_MENTIONS };
+      try {
+        if (progressMessage) await progressMessage.edit(body);
+        else progressMessage = await pacer.run(m.channelId, () => answerInThread(m, reply, body));
+      } catch (e) {
+        progressBroken = true;
+        throw e;
+      }
+    };
+    const progress = progressPacer(o, 'discord', showProgress);
+    if (files.length) void progress.update(readingFilesReply(files.map((a) => ({ name: a.name, size: a.size }))));
     const answer = async (): Promise<Reply | null> => {
       const { bodies, notes } = await readFiles(files.map((a) => ({ name: a.name, url: a.url, size: a.size })));
       if (pasted) bodies.unshift(text);
@@ -307,12 +324,37 @@ export function createDiscordAdapter(o: DiscordAdapterOptions): DiscordAdapter {
       // An attached message.txt that is chatter (not a log) gets no reply either.
       if (!looksLikeLog(joined) && !files.some((a) => TEXT_FILE.test(a.name) && a.name !== 'message.txt')) return null;
       const isAdmin = isDiscordAdmin(o.config, m.author.id, rolesOf(m.member));
-      const result = await runCommand(o, { platform: 'discord', userId: m.author.id, channelId: m.channelId, isAdmin, line: `/gpu diagnose ${joined}` });
+      const result = await runCommand(o, { platform: 'discord', userId: m.author.id, channelId: m.channelId, isAdmin, line: `/gpu diagnose ${joined}`, progress });
       return notes.length ? { ...result.reply, sections: [{ text: notes.join('\n') }, ...result.reply.sections] } : result.reply;
     };
     // Downloads and their diagnosis hold a process-wide slot, so a burst of files cannot fill memory.
     const reply = files.length ? await downloadSlots.run(answer) : await answer();
-    if (reply) await pacer.run(m.channelId, () => answerInThread(m, reply));
+    await progress.finish(); // when no command ran, a "reading" message shown is still replaced below
+    if (progressMessage) await replaceProgress(m, progressMessage, reply);
+    else if (reply) await pacer.run(m.channelId, () => answerInThread(m, reply));
+  }
+
+  /** The answer in place of the progress message (a new message if the edit fails); the thread renamed for it. */
+  async function replaceProgress(m: Message, shown: Message, reply: Reply | null) {
+    if (!reply) {
+      // Read, and not a log after all: the progress goes (with the thread started for it), as no reply
+      // would have come.
+      const where = shown.channel;
+      const gone: Promise<unknown> = where.isThread() && where.id === m.id ? where.delete() : shown.delete();
+      await gone.catch((e: unknown) => log.warn({ err: (e as Error).message }, 'could not delete the progress message'));
+      return;
+    }
+    try {
+      await shown.edit(payload(reply));
+    } catch (e) {
+      log.warn({ err: (e as Error).message }, 'could not edit the progress message; answering in a new one');
+      const where = shown.channel;
+      await pacer.run(m.channelId, async () => void (where.isSendable() ? await where.send(payload(reply)) : await m.reply(payload(reply))));
+      return;
+    }
+    // A thread started on the message (it takes the message's id) was named for the progress.
+    const thread = shown.channel;
+    if (thread.isThread() && thread.id === m.id) await thread.setName(threadName(reply)).catch((e: unknown) => log.warn({ err: (e as Error).message }, 'could not rename the thread'));
   }
 
   client.on(Events.InteractionCreate, (i) => {
