@@ -9,7 +9,7 @@ import type { ClaimRow } from '../src/owners/store.js';
 import { parseOwnerKey } from '../src/owners/directory.js';
 import { OWNER_NAME } from '../src/core/config.js';
 
-const USAGE = 'whoami show|claim UNIXUSER [NAME...]|approve ID|reject ID|pending';
+const USAGE = 'whoami show|claim UNIXUSER [DISPLAY-NAME]|approve ID|reject ID|pending';
 const ADMIN_WORDS = new Set(['approve', 'confirm', 'reject', 'pending']);
 const WORDS = new Set(['show', 'claim', ...ADMIN_WORDS]);
 
