@@ -81,7 +81,7 @@ export class FakeDiscord {
   failingEdits = false;
 
   async start(): Promise<this> {
-    this.server = createServer(async (req, res) => {
+    this.server = createServer((req, res) => void (async () => {
       const url = new URL(req.url!, 'http://x');
       const raw = await readBody(req);
       const path = url.pathname.replace(/^\/api/, '').replace(/^\/v\d+/, '');
@@ -135,7 +135,7 @@ export class FakeDiscord {
       if (path === '/users/@me/channels' && req.method === 'POST') return json(200, { id: DM_CHANNEL_ID, type: 1, last_message_id: null, recipients: [{ id: body?.recipient_id, username: 'user', discriminator: '0', global_name: null, avatar: null }] });
       if (/\/applications\/\d+\/(guilds\/\d+\/)?commands/.test(path)) return json(200, Array.isArray(body) ? body.map((c: any, i: number) => ({ ...c, id: String(i + 1), application_id: APP_ID, version: '1' })) : []);
       json(404, { message: 'Unknown', code: 0 });
-    });
+    })());
     await new Promise<void>((r) => this.server.listen(0, '127.0.0.1', () => r()));
     this.base = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
     this.wss = new WebSocketServer({ server: this.server, path: '/gateway' });
@@ -143,7 +143,7 @@ export class FakeDiscord {
       this.sockets.push(ws);
       ws.send(JSON.stringify({ op: 10, d: { heartbeat_interval: 41250 }, s: null, t: null }));
       ws.on('message', (data) => {
-        const msg = JSON.parse(data.toString());
+        const msg = JSON.parse(Buffer.isBuffer(data) ? data.toString() : '{}');
         if (msg.op === 1) ws.send(JSON.stringify({ op: 11, d: null, s: null, t: null }));
         if (msg.op === 2) {
           this.identified++;

@@ -34,7 +34,7 @@ export class FakeSlack {
   base = '';
 
   async start(): Promise<this> {
-    this.server = createServer(async (req, res) => {
+    this.server = createServer((req, res) => void (async () => {
       const url = new URL(req.url!, 'http://x');
       const raw = await readBody(req);
       if (url.pathname.startsWith('/files/')) {
@@ -60,7 +60,7 @@ export class FakeSlack {
       }
       const method = url.pathname.replace(/^\/api\//, '');
       const type = req.headers['content-type'] ?? '';
-      let body: Record<string, any> = {};
+      let body: Record<string, any>;
       if (type.includes('json')) body = JSON.parse(raw.toString() || '{}');
       else if (type.includes('multipart')) body = { multipart: raw.length };
       else body = Object.fromEntries(new URLSearchParams(raw.toString()));
@@ -69,7 +69,7 @@ export class FakeSlack {
       const answer = this.answer(method, body);
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end(JSON.stringify(answer));
-    });
+    })());
     await new Promise<void>((r) => this.server.listen(0, '127.0.0.1', () => r()));
     this.base = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
     this.wss = new WebSocketServer({ server: this.server, path: '/socket' });
