@@ -1,6 +1,7 @@
 // The console chat's progress over a 24-host fleet of real sshd (ssh-fleet.ts): a live line rewritten
 // in place in a terminal, plain lines through a pipe, then the full table; and readline's line editing
 // and history in a terminal.
+import { readFileSync } from 'node:fs';
 import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runConsoleChat } from '../../src/adapters/console/console-chat.js';
@@ -8,6 +9,8 @@ import type { CommandContext } from '../../src/core/command.js';
 import { describeWithSshd } from '../hosts/sshd-suite.js';
 import { testDeps } from './helpers.js';
 import { FLEET_SIZE, startSshFleet, type SshFleet } from './ssh-fleet.js';
+
+const OOM = readFileSync(new URL('../fixtures/eval-dev/003-cuda_oom.log', import.meta.url), 'utf8');
 
 const CLEAR_LINE = '\r\u001b[2K';
 
@@ -80,6 +83,23 @@ describeWithSshd('console chat: progress of a long command', 'test/adapters/cons
     for (const l of live) expect(out).not.toContain(`${l}\n`);
     expect(out).toContain(`${CLEAR_LINE}[`);
     expect(out.lastIndexOf('… ')).toBeLessThan(out.indexOf(FINAL));
+  }, 90_000);
+
+  it('a pasted log naming a host: the diagnosis shows while the host is read, then the answer adds the reading', async () => {
+    const c = chat(deps, false);
+    // gpu03 is on the slowest sshd of the fleet: its reading takes about two seconds.
+    c.input.write(`/gpu diagnose host:gpu03\n${OOM}\n.\n`);
+    await c.until(/\[[!✗i✓]\] CUDA out of memory/);
+    c.input.end();
+    await c.done;
+    const out = c.output();
+    const progress = out.split('\n').find((l) => l.startsWith('… CUDA out of memory'));
+    expect(progress).toBeDefined();
+    expect(out.indexOf(progress!)).toBeLessThan(out.search(/\[[!✗i✓]\] CUDA out of memory/));
+    const answer = out.slice(out.search(/\[[!✗i✓]\] CUDA out of memory/));
+    expect(answer).toContain('16 -> 8');
+    expect(answer).toMatch(/gpu03/);
+    expect(answer).not.toContain('Reading gpu03 now…');
   }, 90_000);
 });
 
