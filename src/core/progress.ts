@@ -1,10 +1,12 @@
 // Interim replies of long work ("checking 24 hosts…", "12 of 24 answered", "reading train.log…"),
-// paced here for every adapter so that no platform gets an update storm: a command that answers within QUIET_MS shows no
-// progress at all (the quiet period starts when the pacer is made: an adapter makes it before it
-// downloads a message's files); after that the message changes at most once per INTERVAL_MS, the final answer
-// included; only the latest interim reply is shown (the ones in between are skipped). An adapter only
-// says how to show one interim reply (post, then edit the same message); a failed or hung edit is
-// reported and skipped, never holding up the final answer longer than EDIT_TIMEOUT_MS.
+// paced here, the same for every adapter, so no platform gets an update storm: work done within
+// QUIET_MS shows no progress at all (the quiet period starts when the pacer is made, which an adapter
+// does before it downloads a message's files); after that the message changes at most once per
+// INTERVAL_MS, the final answer included, and only the newest interim reply is shown (the ones in
+// between are skipped). An adapter only says how to show one interim reply (post, then edit the same
+// message); a failed or hung edit is reported and skipped, never holding up the answer longer than
+// EDIT_TIMEOUT_MS. (An edit given up on may still land later; platforms apply edits of one message in
+// the order they arrive, and it was sent first.)
 import type { Reply } from './reply.js';
 
 /** Shows one interim reply (the first one posts, later ones edit the same message). */
