@@ -5,8 +5,8 @@
 // INTERVAL_MS, the final answer included, and only the newest interim reply is shown (the ones in
 // between are skipped). An adapter only says how to show one interim reply (post, then edit the same
 // message); a failed or hung edit is reported and skipped, never holding up the answer longer than
-// EDIT_TIMEOUT_MS. (An edit given up on could still land after the answer if the network held it
-// that long; the adapters' own HTTP clients time out too.)
+// EDIT_TIMEOUT_MS. (An edit given up on could still land after the answer, if the network held it
+// that long.)
 import type { Reply } from './reply.js';
 
 /** Shows one interim reply (the first one posts, later ones edit the same message). */
