@@ -76,7 +76,7 @@ try {
   }, null, 2));
 } finally {
   bot.kill('SIGTERM');
-  const code = await new Promise((r) => bot.once('exit', (c, s) => r(c ?? s)));
+  const code = await new Promise<string | number | null>((r) => bot.once('exit', (c, s) => r(c ?? s)));
   console.log(`bot exited on SIGTERM: ${code}`);
   await slack.close();
   await discord.close();

@@ -44,8 +44,13 @@ function consoleBot() {
     new Promise<void>((resolve, reject) => {
       const t0 = Date.now();
       const poll = setInterval(() => {
-        if (out.includes(text)) (clearInterval(poll), resolve());
-        else if (Date.now() - t0 > timeoutMs) (clearInterval(poll), reject(new Error(`no "${text}" within ${timeoutMs} ms; got ${out.length} chars`)));
+        if (out.includes(text)) {
+          clearInterval(poll);
+          resolve();
+        } else if (Date.now() - t0 > timeoutMs) {
+          clearInterval(poll);
+          reject(new Error(`no "${text}" within ${timeoutMs} ms; got ${out.length} chars`));
+        }
       }, 10);
     });
   const write = (s: string) => new Promise<void>((r) => (child.stdin.write(s) ? r() : child.stdin.once('drain', () => r())));

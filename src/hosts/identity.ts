@@ -37,7 +37,8 @@ export function checkIdentityFile(file: string): IdentityCheck {
     if (/encrypted|passphrase/i.test(parsed.message)) return { ok: true, encrypted: true };
     return { ok: false, problem: `identity file ${file} is not a private key ssh2 can read (OpenSSH or PEM: ed25519, ecdsa, rsa)` };
   }
-  const key = Array.isArray(parsed) ? parsed[0] : parsed;
+  // ssh2's typings say ParsedKey | Error; older key files parse to a list of keys.
+  const key: ssh2.ParsedKey | undefined = Array.isArray(parsed) ? (parsed as ssh2.ParsedKey[])[0] : parsed;
   if (!key || key.getPrivatePEM() === null) return { ok: false, problem: `identity file ${file} holds a public key; give the private key file (without .pub)` };
   return { ok: true, encrypted: false, key: data };
 }

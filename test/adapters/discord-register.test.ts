@@ -65,10 +65,10 @@ describe('npm run discord:register', () => {
     const r = await register(['--dry-run'], cleanEnv({ DISCORD_API_URL: `${fake.base}/api` }));
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
-    const counts = expectTree(r.stdout, json as { name: string; options?: Opt[] });
+    const counts = expectTree(r.stdout, json);
     expect(counts.groups).toBeGreaterThanOrEqual(1); // hosts
     // The hosts group, nested: add's options sit under add.
-    expect(r.stdout).toMatch(/├─ hosts \(group\)[^\n]*\n│  ├─ list[^\n]*\n│  ├─ add[^\n]*\n│  │  ├─ name \(string, required\)/);
+    expect(r.stdout).toMatch(/├─ hosts \(group\)[^\n]*\n│ {2}├─ list[^\n]*\n│ {2}├─ add[^\n]*\n│ {2}│ {2}├─ name \(string, required\)/);
     expect(r.stdout).toMatch(/─ digest — /);
     expect(r.stdout).toMatch(/─ watch — [^\n]*\n[│ ]+└─ host \(string, required, autocomplete\)/);
     expect(r.stdout).toContain('Dry run: nothing was sent to Discord.');
@@ -96,7 +96,7 @@ describe('npm run discord:register', () => {
     expect(r.code).toBe(0);
     const [put] = fake.of(new RegExp(`^/applications/${APP_ID}/guilds/${GUILD_ID}/commands$`), 'PUT');
     expect(put.body).toEqual([json]);
-    expectTree(r.stdout, json as { name: string; options?: Opt[] });
+    expectTree(r.stdout, json);
     expect(r.stdout).toContain(`Registered in guild ${GUILD_ID}.`);
   }, 60_000);
 });

@@ -48,7 +48,7 @@ describe('ops', () => {
     const prev = process.env.SLACK_BOT_TOKEN;
     process.env.SLACK_BOT_TOKEN = 'xoxb-1234567890-abcdefghij';
     const lines: string[] = [];
-    const log = createLogger({ level: 'info', destination: new Writable({ write(c, _e, cb) { lines.push(c.toString()); cb(); } }) as any });
+    const log = createLogger({ level: 'info', destination: new Writable({ write(c, _e, cb) { lines.push(c.toString()); cb(); } }) });
     log.info({ token: 'anything' }, 'a');
     log.error({ err: 'request failed with xoxb-1234567890-abcdefghij' }, 'b');
     log.info({ headers: { authorization: 'Bearer zzz' } }, 'c');

@@ -56,7 +56,10 @@ function slackForms(c: Command<any>): SlackForm[] {
   const [name, ...rest] = usageTokens(c.usage);
   expect(name).toBe(c.name);
   const alternatives: string[][] = [[]];
-  for (const t of rest) t === '|' ? alternatives.push([]) : alternatives[alternatives.length - 1].push(t);
+  for (const t of rest) {
+    if (t === '|') alternatives.push([]);
+    else alternatives[alternatives.length - 1].push(t);
+  }
   const split = alternatives.length > 1;
   const forms = alternatives.map((alt): SlackForm => {
     const word = split ? alt[0] : null;
@@ -307,7 +310,7 @@ describe('Slack and Discord parity', () => {
       }
       expect(depth).toBeLessThanOrEqual(2);
     };
-    walk((set.json.options ?? []) as Opt[], 0);
+    walk((set.json.options ?? []), 0);
     expect(JSON.stringify(set.json).length).toBeLessThan(8000);
   });
 });

@@ -16,7 +16,7 @@ const frames: any[] = [];
 
 beforeAll(async () => {
   fake = await new FakeSlack().start();
-  fake.wss!.on('connection', (ws) => ws.on('message', (d) => frames.push(JSON.parse(d.toString()))));
+  fake.wss!.on('connection', (ws) => ws.on('message', (d: Buffer) => frames.push(JSON.parse(d.toString()))));
   deps = await testDeps();
   adapter = createSlackAdapter({ ...deps, env: { botToken: 'xoxb-test-token', appToken: 'xapp-1-test-token', apiUrl: `${fake.base}/api/` }, pacer: new ChannelPacer(0) });
   await adapter.start();

@@ -71,10 +71,10 @@ describeWithSshd('fault injection through a TCP proxy', 'test/hosts/faults.test.
         const r = by[n];
         expect(r.ok, `${round} ${n}`).toBe(true);
         // The fast hosts finish on their own time: well before the slow one, by at least one of its round trips.
-        expect(r.elapsedMs!, `${round} ${n}: ${r.elapsedMs} ms vs slow ${slow.elapsedMs} ms`).toBeLessThan(slow.elapsedMs! - 2 * SLOW_MS);
+        expect(r.elapsedMs!, `${round} ${n}: ${r.elapsedMs} ms vs slow ${slow.elapsedMs} ms`).toBeLessThan(slow.elapsedMs - 2 * SLOW_MS);
       }
       // The whole answer takes the slow host's own time, not the sum.
-      expect(wall).toBeLessThan(slow.elapsedMs! + 500);
+      expect(wall).toBeLessThan(slow.elapsedMs + 500);
     }
   });
 

@@ -188,7 +188,7 @@ describeWithSshd('hosts over real sshd', 'test/hosts/ssh.test.ts', () => {
     const dataDir = join(root, 'killed');
     const script = join(import.meta.dirname, 'add-loop.ts');
     const child = spawn(process.execPath, ['--import', 'tsx', script, dataDir], { stdio: ['ignore', 'pipe', 'inherit'] });
-    await new Promise<void>((res) => child.stdout!.once('data', () => res()));
+    await new Promise<void>((res) => child.stdout.once('data', () => res()));
     await new Promise((r) => setTimeout(r, 150));
     child.kill('SIGKILL');
     await new Promise((r) => child.once('exit', r));
