@@ -79,6 +79,8 @@ export class FakeDiscord {
   private nextId = 1000n;
   /** Answer every message edit (PATCH) with 403 Missing Access. */
   failingEdits = false;
+  /** Accept IDENTIFY but never send READY (a gateway that hangs during login). */
+  withholdReady = false;
 
   async start(): Promise<this> {
     this.server = createServer((req, res) => void (async () => {
@@ -147,6 +149,7 @@ export class FakeDiscord {
         if (msg.op === 1) ws.send(JSON.stringify({ op: 11, d: null, s: null, t: null }));
         if (msg.op === 2) {
           this.identified++;
+          if (this.withholdReady) return;
           this.send('READY', {
             v: 10,
             user: { id: BOT_ID, username: 'gpu-doctor', discriminator: '0', global_name: null, avatar: null, bot: true, flags: 0 },

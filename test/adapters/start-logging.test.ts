@@ -1,6 +1,6 @@
 // What the bot logs at start (issue 13 §5): one line naming the mode it runs in and why, ISO times,
-// pino-pretty lines when asked for a terminal; and an unreachable Slack is one clear error at start,
-// with no stream of retry warnings.
+// pino-pretty lines when asked for a terminal; an unreachable Slack is one clear error at start, with no
+// stream of retry warnings; a Discord gateway that never sends READY is an error, not a hang.
 import { createServer } from 'node:net';
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -8,6 +8,8 @@ import { startChatAdapters } from '../../src/adapters/start.js';
 import { parseConfig } from '../../src/core/config.js';
 import { createLogger } from '../../src/ops/logger.js';
 import type { App } from '../../src/app.js';
+import { createDiscordAdapter } from '../../src/adapters/discord/app.js';
+import { FakeDiscord } from './fake-discord.js';
 import { FakeSlack } from './fake-slack.js';
 import { testDeps } from './helpers.js';
 
@@ -98,6 +100,23 @@ describe('start-up logging', () => {
       await expect(startChatAdapters(bot, { SLACK_BOT_TOKEN: 'xoxb-test-token', SLACK_APP_TOKEN: 'xapp-1-test-token', SLACK_API_URL: `${fake.base}/api/` }, logger)).rejects.toThrow(/^Slack refused SLACK_BOT_TOKEN \(invalid_auth\)/);
     } finally {
       fake.failing.clear();
+    }
+  });
+
+  it('Discord says so too; a gateway that never sends READY fails start-up instead of hanging', async () => {
+    const discord = await new FakeDiscord().start();
+    try {
+      const { lines, logger } = capture();
+      const bots = await startChatAdapters(bot, { DISCORD_TOKEN: 'fake.discord.token.0123456789', DISCORD_API_URL: `${discord.base}/api` }, logger);
+      await bots?.stop();
+      expect(records(lines).filter((r) => r.msg.startsWith('gpu-doctor runs as'))).toEqual([expect.objectContaining({ mode: 'Discord', why: 'DISCORD_TOKEN is set' })]);
+      discord.withholdReady = true;
+      const deps = await testDeps();
+      const adapter = createDiscordAdapter({ ...deps, env: { token: 'fake.discord.token', apiUrl: `${discord.base}/api` }, readyTimeoutMs: 500 });
+      await expect(adapter.start()).rejects.toThrow('Discord did not send READY within 0.5 s of login');
+      deps.audit.close();
+    } finally {
+      await discord.close();
     }
   });
 

@@ -38,6 +38,8 @@ export interface DiscordAdapterOptions extends AdapterDeps {
   health?: Health;
   maxFileBytes?: number;
   pacer?: ChannelPacer;
+  /** How long start-up waits for READY after login (DISCORD_READY_TIMEOUT_MS unless set). */
+  readyTimeoutMs?: number;
 }
 
 export interface DiscordAdapter {
@@ -55,6 +57,8 @@ const QUICK = new Set(['help', 'diagnose', 'feedback', 'whoami']);
 const QUICK_BUDGET_MS = 2000;
 /** Anything else that has not answered by then is deferred ("gpu-doctor is thinking...") and edited in. */
 const SLOW_BUDGET_MS = 100;
+/** How long start-up waits for the gateway's READY after logging in. */
+const DISCORD_READY_TIMEOUT_MS = 30_000;
 /** Discord drops an autocomplete answer after 3 s; the lookup gets 2 s of that. */
 const AUTOCOMPLETE_DEADLINE_MS = 2000;
 const AUTOCOMPLETE_MAX = 25;
@@ -380,9 +384,23 @@ export function createDiscordAdapter(o: DiscordAdapterOptions): DiscordAdapter {
     client,
     async start() {
       o.health?.set('discord', 'starting');
-      const ready = new Promise<void>((r) => client.once(Events.ClientReady, () => r()));
-      await client.login(o.env.token);
-      await ready;
+      // Start-up waits for READY, but not for ever: a gateway that never sends it is one clear error.
+      let timer: NodeJS.Timeout | undefined;
+      const readyMs = o.readyTimeoutMs ?? DISCORD_READY_TIMEOUT_MS;
+      const ready = new Promise<void>((resolve, reject) => {
+        client.once(Events.ClientReady, () => resolve());
+        timer = setTimeout(() => reject(new Error(`Discord did not send READY within ${readyMs / 1000} s of login`)), readyMs);
+      });
+      try {
+        // login itself waits for the gateway: whichever fails first (REST, or no READY in time) is thrown.
+        await Promise.all([client.login(o.env.token), ready]);
+      } catch (e) {
+        // Not awaited: a client still waiting for READY does not finish destroying (discord.js).
+        void client.destroy().catch(() => {});
+        throw e;
+      } finally {
+        clearTimeout(timer);
+      }
       o.health?.set('discord', 'connected');
       log.info({ user: client.user?.id }, 'discord adapter started');
     },
