@@ -71,7 +71,10 @@ export async function startChatAdapters(app: App, env: NodeJS.ProcessEnv = proce
     }
     if (discordEnv) {
       const { createDiscordAdapter } = await import('./discord/app.js');
-      const discord = createDiscordAdapter({ ...deps, env: discordEnv });
+      // DISCORD_READY_TIMEOUT_MS (100 ms .. 10 min) shortens or lengthens the wait for READY; tests use it.
+      const readyMs = Number(env.DISCORD_READY_TIMEOUT_MS);
+      const readyTimeoutMs = Number.isInteger(readyMs) && readyMs >= 100 && readyMs <= 600_000 ? readyMs : undefined;
+      const discord = createDiscordAdapter({ ...deps, env: discordEnv, readyTimeoutMs });
       await discord.start();
       stops.push(() => discord.stop());
       names.push('discord');

@@ -100,5 +100,8 @@ main(process.argv.slice(2)).then(
       process.stderr.write(`gpu-doctor: ${stripTerminalControls((e as Error).message ?? String(e))}\n`);
       process.exitCode = 1;
     }
+    // A failed start can leave a library's timers behind (discord.js keeps retrying a login that never got
+    // READY): the error is the end, so the process ends too, whatever is still scheduled.
+    setTimeout(() => process.exit(), 1000).unref();
   },
 );

@@ -1,7 +1,11 @@
 // What the bot logs at start (issue 13 §5): one line naming the mode it runs in and why, ISO times,
 // pino-pretty lines when asked for a terminal; an unreachable Slack is one clear error at start, with no
 // stream of retry warnings; a Discord gateway that never sends READY is an error, not a hang.
+import { spawn } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startChatAdapters } from '../../src/adapters/start.js';
@@ -128,4 +132,36 @@ describe('start-up logging', () => {
     const plain = lines[0].replace(/\u001b\[[0-9;]*m/g, '');
     expect(plain).toMatch(new RegExp(`^\\[${ISO.source}\\] INFO: gpu-doctor runs as console chat \\{"mode":"console chat"\\}$`));
   });
+});
+
+describe('a bot that cannot start ends', () => {
+  it('`gpu-doctor bot` against a Discord gateway that never sends READY prints one error and exits 1 (no hang on discord.js timers)', async () => {
+    const discord = await new FakeDiscord().start();
+    discord.withholdReady = true;
+    try {
+      const dir = mkdtempSync(join(tmpdir(), 'gd-noready-'));
+      const child = spawn(process.execPath, [new URL('../../bin/gpu-doctor', import.meta.url).pathname, 'bot'], {
+        env: { ...process.env, SLACK_BOT_TOKEN: '', DISCORD_TOKEN: 'fake.discord.token.0123456789', DISCORD_API_URL: `${discord.base}/api`, DISCORD_READY_TIMEOUT_MS: '500', HEALTH_PORT: '0' },
+        // its data directory (./data by default) lands in a temporary folder, not the repository
+        cwd: dir,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let stderr = '';
+      child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+      const code = await new Promise<number | string | null>((resolve) => {
+        const t = setTimeout(() => {
+          child.kill('SIGKILL');
+          resolve('still running after 20 s');
+        }, 20_000);
+        child.on('exit', (c) => {
+          clearTimeout(t);
+          resolve(c);
+        });
+      });
+      expect(code).toBe(1);
+      expect(stderr).toContain('Discord did not send READY within 0.5 s of login');
+    } finally {
+      await discord.close();
+    }
+  }, 30_000);
 });
