@@ -7,10 +7,11 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { ApplicationCommandOptionType as T } from 'discord.js';
 import { allCommands } from '../../commands/index.js';
-import { defineCommand, type Command } from '../../src/core/command.js';
+import { defineCommand } from '../../src/core/command.js';
 import { buildDiscordCommands, interactionLine, type DiscordCommandSet, type GpuCommandJson } from '../../src/adapters/discord/commands.js';
 import { CommandRegistry } from '../../src/core/registry.js';
 import { testDeps } from './helpers.js';
+import type { AnyCommand } from '../../src/core/registry.js';
 
 type JsonSchema = { type?: string; properties?: Record<string, JsonSchema>; items?: JsonSchema; prefixItems?: JsonSchema[]; enum?: unknown[]; const?: unknown; minimum?: number; maximum?: number; default?: unknown; anyOf?: JsonSchema[] };
 type Opt = { type: number; name: string; required?: boolean; choices?: { value: unknown }[]; min_value?: number; max_value?: number; options?: Opt[] };
@@ -45,11 +46,11 @@ function usageTokens(usage: string): string[] {
   return out;
 }
 
-function schemaOf(c: Command<any>): JsonSchema {
+function schemaOf(c: AnyCommand): JsonSchema {
   return z.toJSONSchema(c.options, { io: 'input', unrepresentable: 'any' }) as JsonSchema;
 }
 
-function slackForms(c: Command<any>): SlackForm[] {
+function slackForms(c: AnyCommand): SlackForm[] {
   const schema = schemaOf(c);
   const props = schema.properties ?? {};
   const positional = (i: number) => props._?.prefixItems?.[i] ?? props._?.items;
@@ -95,7 +96,7 @@ function shapeOf(o: Opt) {
 }
 
 /** Everything on one platform and not the other; empty when they match. */
-function parityProblems(commands: Command<any>[], json: GpuCommandJson): string[] {
+function parityProblems(commands: AnyCommand[], json: GpuCommandJson): string[] {
   const problems: string[] = [];
   const discord = new Map<string, Opt>();
   for (const top of (json.options ?? []) as Opt[]) {

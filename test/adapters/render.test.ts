@@ -59,7 +59,7 @@ describe('renderers stay within platform limits', () => {
     const reply = cases['500-row table'];
     const { rows: lines } = tableLines(reply.sections[0].table!);
     const s = renderSlack(reply);
-    const shown = s.blocks.filter((b) => b.type === 'section' && b.text.text.startsWith('```')).flatMap((b) => b.text.text.replace(/```/g, '').split('\n').slice(2));
+    const shown = s.blocks.filter((b) => b.type === 'section' && b.text?.text.startsWith('```')).flatMap((b) => (b.text?.text ?? '').replace(/```/g, '').split('\n').slice(2));
     for (const l of shown) expect(lines).toContain(l);
     expect(JSON.stringify(s.blocks)).toMatch(/Showing 40 of 500 rows; the full table is in the attached table-1\.txt/);
     expect(s.files[0].data.toString().trim().split('\n')).toHaveLength(502);

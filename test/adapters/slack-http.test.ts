@@ -52,7 +52,7 @@ afterAll(async () => {
   await adapter?.stop();
   await fake?.close();
   deps?.audit.close();
-  deps?.services.watch && (deps.services.watch as unknown as { stop(): void }).stop();
+  if (deps?.services.watch) (deps.services.watch as unknown as { stop(): void }).stop();
 });
 
 const escapeSlack = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');

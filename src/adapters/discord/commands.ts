@@ -11,8 +11,8 @@ import {
   type APIApplicationCommandOption,
   type RESTPostAPIChatInputApplicationCommandsJSONBody,
 } from 'discord.js';
-import type { Command } from '../../core/command.js';
 import { usageForms, type UsageArg, type UsageForm } from './usage.js';
+import type { AnyCommand } from '../../core/registry.js';
 
 export type GpuCommandJson = RESTPostAPIChatInputApplicationCommandsJSONBody;
 
@@ -88,7 +88,7 @@ function optionJson(a: DiscordArg): APIApplicationCommandBasicOption {
       const type = v.type === 'integer' ? T.Integer : T.Number;
       const range = { ...(v.min !== undefined ? { min_value: v.min } : {}), ...(v.max !== undefined ? { max_value: v.max } : {}) };
       if (choices) return { ...common, type, choices: choices.map((c) => ({ name: String(c), value: Number(c) })) } as APIApplicationCommandBasicOption;
-      return { ...common, type, ...range, ...auto } as APIApplicationCommandBasicOption;
+      return { ...common, type, ...range, ...auto };
     }
     default: {
       if (choices) return { ...common, type: T.String, choices: choices.map((c) => ({ name: String(c), value: String(c) })) };
@@ -96,12 +96,12 @@ function optionJson(a: DiscordArg): APIApplicationCommandBasicOption {
         ...(v.minLength !== undefined && v.minLength <= STRING_MAX ? { min_length: v.minLength } : {}),
         ...(v.maxLength !== undefined && v.maxLength <= STRING_MAX ? { max_length: v.maxLength } : {}),
       };
-      return { ...common, type: T.String, ...lengths, ...auto } as APIApplicationCommandBasicOption;
+      return { ...common, type: T.String, ...lengths, ...auto };
     }
   }
 }
 
-function routeOf(command: Command<any>, form: UsageForm, split: boolean): DiscordRoute {
+function routeOf(command: AnyCommand, form: UsageForm, split: boolean): DiscordRoute {
   // Kept in the usage's order: that is the order positional words take in the line.
   const args = form.args.map((a) => ({ ...a, ...(completionOf(form, a) ? { completion: completionOf(form, a) } : {}) }));
   const hasText = args.some((a) => a.kind === 'text');
@@ -116,7 +116,7 @@ function subcommandJson(route: DiscordRoute, description: string): APIApplicatio
 }
 
 /** The /gpu command for these definitions, and how each of its subcommands maps back to a line. */
-export function buildDiscordCommands(commands: Command<any>[]): DiscordCommandSet {
+export function buildDiscordCommands(commands: AnyCommand[]): DiscordCommandSet {
   const routes: DiscordRoute[] = [];
   const options: APIApplicationCommandOption[] = [];
   for (const command of commands) {
@@ -149,7 +149,7 @@ export function buildDiscordCommands(commands: Command<any>[]): DiscordCommandSe
   return { json, routes, route: (group, sub) => byKey.get(`${group ?? ''}/${sub ?? ''}`) };
 }
 
-function safeRequiresAdmin(command: Command<any>, words: string[]): boolean {
+function safeRequiresAdmin(command: AnyCommand, words: string[]): boolean {
   try {
     return Boolean(command.requiresAdmin?.({ _: words, text: words.join(' ') }));
   } catch {
@@ -194,7 +194,7 @@ export function interactionLine(route: DiscordRoute, get: (name: string) => Opti
   return { line: text ? `${line} ${text}` : line };
 }
 
-type TreeOption = { type: number; name: string; description?: string; required?: boolean; autocomplete?: boolean; choices?: { name: string }[]; min_value?: number; max_value?: number; options?: TreeOption[] };
+type TreeOption = { type: T; name: string; description?: string; required?: boolean; autocomplete?: boolean; choices?: { name: string }[]; min_value?: number; max_value?: number; options?: TreeOption[] };
 
 const TYPE_NAMES: Record<number, string> = { [T.String]: 'string', [T.Integer]: 'integer', [T.Number]: 'number', [T.Boolean]: 'boolean', [T.Attachment]: 'attachment', [T.User]: 'user', [T.Channel]: 'channel', [T.Role]: 'role', [T.Mentionable]: 'mentionable' };
 

@@ -57,7 +57,7 @@ export function renderDiscord(given: Reply): DiscordMessage {
     fieldBudget -= field.name.length + field.value.length;
     fields.push(field);
   }
-  let budget = L.total - title.length - (footerText?.length ?? 0) - fields.reduce((n, f) => n + f.name.length + f.value.length, 0) - NOTE_ROOM;
+  const budget = L.total - title.length - (footerText?.length ?? 0) - fields.reduce((n, f) => n + f.name.length + f.value.length, 0) - NOTE_ROOM;
   const descMax = Math.min(L.description - NOTE_ROOM, budget);
   const parts: string[] = [];
   let used = 0;
@@ -110,7 +110,6 @@ export function renderDiscord(given: Reply): DiscordMessage {
     notes.push(`The reply is longer than one Discord message; all of it is in ${full.filename}.`);
   }
   if (notes.length) parts.push(`*${cutLine(notes.join(' '), NOTE_ROOM - 4)}*`);
-  budget -= used;
   const embed: DiscordEmbed = { title, color: COLOR[reply.severity] };
   if (parts.length) embed.description = parts.join('\n\n');
   if (fields.length) embed.fields = fields;

@@ -3,7 +3,7 @@
 // positional arguments, flags and free text, and what type each value has. The Discord command JSON is
 // generated from this, so a command added to commands/ reaches Discord without Discord-specific code.
 // Usage strings are written by us, not users; still, everything here is linear string scanning.
-import type { Command } from '../../core/command.js';
+import type { AnyCommand } from '../../core/registry.js';
 
 export type ValueType = 'string' | 'integer' | 'number' | 'boolean';
 
@@ -97,7 +97,27 @@ function parseArg(token: string): Omit<UsageArg, 'value'> {
   return { kind: 'positional', placeholder: t, name: optionName(word), required, ...(variadic ? { variadic: true } : {}) };
 }
 
-type ZodLike = { _zod?: { def: Record<string, any> }; shape?: Record<string, unknown>; description?: string } & Record<string, any>;
+/** The parts of a zod 4 schema's internals this reads (the definition and a leaf's bounds). */
+interface ZodDef {
+  type: string;
+  innerType?: unknown;
+  in?: unknown;
+  entries?: Record<string, string | number>;
+  values?: unknown[];
+  element?: unknown;
+  items?: unknown[];
+  rest?: unknown;
+}
+interface ZodLike {
+  _zod?: { def: ZodDef };
+  shape?: Record<string, unknown>;
+  description?: string;
+  isInt?: boolean;
+  minValue?: unknown;
+  maxValue?: unknown;
+  minLength?: unknown;
+  maxLength?: unknown;
+}
 
 const WRAPPERS = new Set(['optional', 'default', 'nullable', 'prefault', 'readonly', 'catch', 'nonoptional']);
 
@@ -106,8 +126,8 @@ function unwrap(schema: unknown): ZodLike | undefined {
   let cur = schema as ZodLike | undefined;
   for (let i = 0; i < 10 && cur?._zod; i++) {
     const def = cur._zod.def;
-    if (WRAPPERS.has(def.type)) cur = def.innerType;
-    else if (def.type === 'pipe') cur = def.in;
+    if (WRAPPERS.has(def.type)) cur = def.innerType as ZodLike | undefined;
+    else if (def.type === 'pipe') cur = def.in as ZodLike | undefined;
     else return cur;
   }
   return cur;
@@ -123,12 +143,15 @@ export function valueShape(schema: unknown): ValueShape {
   const def = s?._zod?.def;
   if (!s || !def) return { type: 'string', ...base };
   switch (def.type) {
-    case 'number':
-      return { type: s.isInt ? 'integer' : 'number', ...base, ...(finite(s.minValue) !== undefined ? { min: s.minValue } : {}), ...(finite(s.maxValue) !== undefined ? { max: s.maxValue } : {}) };
+    case 'number': {
+      const min = finite(s.minValue);
+      const max = finite(s.maxValue);
+      return { type: s.isInt ? 'integer' : 'number', ...base, ...(min !== undefined ? { min } : {}), ...(max !== undefined ? { max } : {}) };
+    }
     case 'boolean':
       return { type: 'boolean', ...base };
     case 'enum': {
-      const choices = Object.values(def.entries ?? {}) as (string | number)[];
+      const choices = Object.values(def.entries ?? {});
       const numeric = choices.every((c) => typeof c === 'number');
       return { type: numeric ? (choices.every(Number.isInteger) ? 'integer' : 'number') : 'string', choices, ...base };
     }
@@ -136,15 +159,18 @@ export function valueShape(schema: unknown): ValueShape {
       const choices = (def.values ?? []) as (string | number)[];
       return { type: choices.every((c) => typeof c === 'number') ? 'number' : 'string', choices, ...base };
     }
-    case 'string':
-      return { type: 'string', ...base, ...(finite(s.minLength) ? { minLength: s.minLength } : {}), ...(finite(s.maxLength) !== undefined ? { maxLength: s.maxLength } : {}) };
+    case 'string': {
+      const minLength = finite(s.minLength);
+      const maxLength = finite(s.maxLength);
+      return { type: 'string', ...base, ...(minLength ? { minLength } : {}), ...(maxLength !== undefined ? { maxLength } : {}) };
+    }
     default:
       return { type: 'string', ...base };
   }
 }
 
 /** The zod object behind a command's options, if it is one. */
-export function optionShape(command: Command<any>): Record<string, unknown> | undefined {
+export function optionShape(command: AnyCommand): Record<string, unknown> | undefined {
   const s = unwrap(command.options);
   return s?.shape && typeof s.shape === 'object' ? s.shape : undefined;
 }
@@ -160,7 +186,7 @@ function positionalSchema(shape: Record<string, unknown> | undefined, index: num
 }
 
 /** The forms of a command, as its usage declares them, typed from its zod options. */
-export function usageForms(command: Command<any>): UsageForm[] {
+export function usageForms(command: AnyCommand): UsageForm[] {
   const all = tokens(command.usage);
   const body = all[0] === command.name ? all.slice(1) : all;
   const alternatives: string[][] = [[]];

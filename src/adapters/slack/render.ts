@@ -7,7 +7,20 @@ import { feedbackBlock } from './feedback.js';
 import { linkMentions, resolveMentions, type MentionStyle } from '../../core/mention.js';
 import { SLACK_LIMITS as L, INLINE_TABLE_ROWS, chunkLines, chunkTable, cutLine, replyAsFile, tableAsFile } from '../render-limits.js';
 
-export type Block = { type: string; [k: string]: any };
+/** A Block Kit text object. */
+export interface TextObject {
+  type: 'mrkdwn' | 'plain_text';
+  text: string;
+  emoji?: boolean;
+}
+/** A Block Kit block: the parts the limits concern are typed, the rest (buttons, accessories) passes through. */
+export interface Block {
+  type: string;
+  text?: TextObject;
+  fields?: TextObject[];
+  elements?: Record<string, unknown>[];
+  [k: string]: unknown;
+}
 
 export interface SlackMessage {
   text: string;
@@ -81,7 +94,7 @@ export function blockKitProblems(blocks: Block[]): string[] {
   const p: string[] = [];
   if (blocks.length > L.blocks) p.push(`${blocks.length} blocks > ${L.blocks}`);
   blocks.forEach((b, i) => {
-    if (b.type === 'header' && b.text.text.length > L.headerText) p.push(`block ${i}: header ${b.text.text.length} chars`);
+    if (b.type === 'header' && (b.text?.text.length ?? 0) > L.headerText) p.push(`block ${i}: header ${b.text?.text.length} chars`);
     if (b.type === 'section') {
       if (b.text && b.text.text.length > L.sectionText) p.push(`block ${i}: section ${b.text.text.length} chars`);
       if (b.fields && b.fields.length > L.fieldsPerSection) p.push(`block ${i}: ${b.fields.length} fields`);
@@ -89,7 +102,9 @@ export function blockKitProblems(blocks: Block[]): string[] {
       if (!b.text && !b.fields) p.push(`block ${i}: empty section`);
       if (b.text && b.text.text.length === 0) p.push(`block ${i}: empty text`);
     }
-    if (b.type === 'context') for (const e of b.elements) if (e.text.length > L.contextText) p.push(`block ${i}: context ${e.text.length}`);
+    if (b.type === 'context') {
+      for (const e of b.elements ?? []) if (typeof e.text === 'string' && e.text.length > L.contextText) p.push(`block ${i}: context ${e.text.length}`);
+    }
   });
   return p;
 }
