@@ -13,14 +13,17 @@ const dir = mkdtempSync(join(tmpdir(), 'gd-bench-'));
 const evalDir = new URL('../../shared/eval/tracebacks/', import.meta.url).pathname;
 
 // A realistic training log: progress lines and warnings, with real error logs spread through it.
-const realLogs = readdirSync(evalDir).filter((f) => f.endsWith('.log')).map((f) => readFileSync(join(evalDir, f), 'utf8'));
+const realLogs = readdirSync(evalDir)
+  .filter((f) => f.endsWith('.log'))
+  .map((f) => readFileSync(join(evalDir, f), 'utf8'));
 function makeLog(bytes: number): string {
   const parts: string[] = [];
   let size = 0;
   for (let i = 0; size < bytes; i++) {
-    const line = i % 500 === 499
-      ? realLogs[(i / 500) % realLogs.length | 0]
-      : `      ${1 + (i % 300)}/300      ${(10 + (i % 7) / 10).toFixed(2)}G      1.${i % 997}      0.${i % 89}      1.${i % 13}        ${100 + (i % 50)}        640:  ${i % 100}%|███▌      | ${i % 430}/430 [00:41<04:59,  1.26it/s]`;
+    const line =
+      i % 500 === 499
+        ? realLogs[((i / 500) % realLogs.length) | 0]
+        : `      ${1 + (i % 300)}/300      ${(10 + (i % 7) / 10).toFixed(2)}G      1.${i % 997}      0.${i % 89}      1.${i % 13}        ${100 + (i % 50)}        640:  ${i % 100}%|███▌      | ${i % 430}/430 [00:41<04:59,  1.26it/s]`;
     parts.push(line);
     size += line.length + 1;
   }
@@ -29,7 +32,21 @@ function makeLog(bytes: number): string {
 
 // GNU grep has no re2 syntax for (?:...) — translate to plain groups, which ERE accepts.
 const patternsFile = join(dir, 'patterns.txt');
-writeFileSync(patternsFile, base.patterns.map((p) => p.source.replace(/\(\?:/g, '(').replace(/\\d/g, '[0-9]').replace(/\\s/g, '[[:space:]]').replace(/\\S/g, '[^[:space:]]').replace(/\\w/g, '[[:alnum:]_]').replace(/\\W/g, '[^[:alnum:]_]').replace(/\\b/g, '\\b')).join('\n') + '\n');
+writeFileSync(
+  patternsFile,
+  base.patterns
+    .map((p) =>
+      p.source
+        .replace(/\(\?:/g, '(')
+        .replace(/\\d/g, '[0-9]')
+        .replace(/\\s/g, '[[:space:]]')
+        .replace(/\\S/g, '[^[:space:]]')
+        .replace(/\\w/g, '[[:alnum:]_]')
+        .replace(/\\W/g, '[^[:alnum:]_]')
+        .replace(/\\b/g, '\\b'),
+    )
+    .join('\n') + '\n',
+);
 const empty = join(dir, 'empty.log');
 writeFileSync(empty, '');
 

@@ -24,12 +24,14 @@ const t0 = Date.parse('2026-11-20T00:00:00Z');
 const start = new Date(t0 - 3600_000).toISOString();
 const total = 81559;
 
-console.log(`bench:digest  ${HOSTS} hosts x ${GPUS} GPUs x ${PROCS} procs x ${MINUTES} min = ${(HOSTS * GPUS * PROCS * MINUTES).toLocaleString()} process samples` +
-  (HOSTS * GPUS * PROCS * MINUTES < FULL ? ` (scaled down from the issue's ${FULL.toLocaleString()}; BENCH_HOSTS=1000 for full)` : ''));
+console.log(
+  `bench:digest  ${HOSTS} hosts x ${GPUS} GPUs x ${PROCS} procs x ${MINUTES} min = ${(HOSTS * GPUS * PROCS * MINUTES).toLocaleString()} process samples` +
+    (HOSTS * GPUS * PROCS * MINUTES < FULL ? ` (scaled down from the issue's ${FULL.toLocaleString()}; BENCH_HOSTS=1000 for full)` : ''),
+);
 
 // 1 process in 50 leaks ~60 MiB/h in 20 MiB steps; the rest plateau with a validation saw-tooth.
 let rs = 12345;
-const rnd = () => ((rs = (rs * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff);
+const rnd = () => (rs = (rs * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff;
 let inserted = 0;
 // The sampler writes each poll with insertPaced (host-aligned chunks, yielding between them); the
 // event loop's longest stall while writing is what a chat reply could wait behind a poll's writes.
@@ -49,10 +51,22 @@ for (let m = 0; m < (reuse ? 0 : MINUTES); m++) {
         const id = (h * GPUS + g) * PROCS + p;
         const leaks = id % 50 === 7;
         let mib = 18000 + (id % 7) * 1000 + (m % 60 >= 50 ? 1200 : 0);
-        if (leaks && m > 120) mib += Math.floor(((m - 120) / 60) * 60 / 20) * 20;
+        if (leaks && m > 120) mib += Math.floor((((m - 120) / 60) * 60) / 20) * 20;
         mib += Math.round(rnd() * 4);
         used += mib;
-        procs.push({ ts, host, gpu: g, gpuTotalMiB: total, gpuUsedMiB: 0, utilizationPct: 95, pid: 10000 + id, processStart: start, user: `user${id % 13}`, command: 'python train.py --cfg x.yaml', processMiB: mib });
+        procs.push({
+          ts,
+          host,
+          gpu: g,
+          gpuTotalMiB: total,
+          gpuUsedMiB: 0,
+          utilizationPct: 95,
+          pid: 10000 + id,
+          processStart: start,
+          user: `user${id % 13}`,
+          command: 'python train.py --cfg x.yaml',
+          processMiB: mib,
+        });
       }
       for (const p of procs) (p as { gpuUsedMiB: number }).gpuUsedMiB = used;
       poll.push(...procs);
@@ -100,12 +114,21 @@ if (off.findings.length !== findings.length) throw new Error(`worker found ${off
 const fmt = (n: number) => n.toLocaleString('en-US', { maximumFractionDigits: 1 });
 if (reuse) console.log(`insert:        skipped: the store in ${dir} was written by an earlier run (${fmt(rows)} rows)`);
 else console.log(`insert:        ${fmt(inserted / insS)} process samples/s (${fmt(insS)} s; ${fmt(rows)} rows incl. GPU and host RAM rows)`);
-if (!reuse) console.log(`writes vs chat: the longest event-loop stall while writing was ${fmt(loopDelay.max / 1e6)} ms (p99 ${fmt(loopDelay.percentile(99) / 1e6)} ms); one poll of ${fmt(HOSTS * (GPUS * PROCS + 1))} samples took up to ${fmt(onePollMs)} ms in all, paced`);
+if (!reuse)
+  console.log(
+    `writes vs chat: the longest event-loop stall while writing was ${fmt(loopDelay.max / 1e6)} ms (p99 ${fmt(loopDelay.percentile(99) / 1e6)} ms); one poll of ${fmt(HOSTS * (GPUS * PROCS + 1))} samples took up to ${fmt(onePollMs)} ms in all, paced`,
+  );
 console.log(`on disk:       ${fmt(bytes / 2 ** 20)} MiB, ${fmt(bytes / inserted)} bytes per process sample (${fmt(bytes / rows)} per row)`);
 console.log(`scan floor:    ${fmt(scanMs)} ms  (SELECT count(*), max(mib) FROM samples -> ${JSON.stringify(floor)})`);
-console.log(`digest:        ${fmt(digestMs)} ms  (${findings.length} findings, ${leaks} leaks; expected ${Math.floor((HOSTS * GPUS * PROCS + 42) / 50)}), ${fmt(digestMs / scanMs)}x the scan floor`);
+console.log(
+  `digest:        ${fmt(digestMs)} ms  (${findings.length} findings, ${leaks} leaks; expected ${Math.floor((HOSTS * GPUS * PROCS + 42) / 50)}), ${fmt(digestMs / scanMs)}x the scan floor`,
+);
 console.log(`digest, worker: ${fmt(offMs)} ms (as the bot runs it; same findings), longest event-loop stall meanwhile ${fmt(offDelay.max / 1e6)} ms`);
-console.log(`peak RSS:      ${fmt(peakAsBot / 2 ** 20)} MiB as the bot runs (writes, then the worker digest; RSS after the writes ${fmt(rssAfterWrites / 2 ** 20)} MiB)`);
-console.log(`               ${fmt(process.resourceUsage().maxRSS / 1024)} MiB after the in-thread digest too (RSS ${fmt(rssBeforeDigest / 2 ** 20)} -> ${fmt(rssAfterDigest / 2 ** 20)} MiB across it)`);
+console.log(
+  `peak RSS:      ${fmt(peakAsBot / 2 ** 20)} MiB as the bot runs (writes, then the worker digest; RSS after the writes ${fmt(rssAfterWrites / 2 ** 20)} MiB)`,
+);
+console.log(
+  `               ${fmt(process.resourceUsage().maxRSS / 1024)} MiB after the in-thread digest too (RSS ${fmt(rssBeforeDigest / 2 ** 20)} -> ${fmt(rssAfterDigest / 2 ** 20)} MiB across it)`,
+);
 store.close();
 if (!keep) rmSync(dir, { recursive: true, force: true });

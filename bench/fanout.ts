@@ -32,7 +32,10 @@ const DELAY = Number(process.env.FANOUT_DELAY_MS ?? 25);
 // Async children: the proxies run in this process's event loop, so nothing here may block it.
 const execFileP = promisify(execFile);
 const execP = promisify(exec);
-const load = () => loadavg().map((l) => l.toFixed(2)).join(' ');
+const load = () =>
+  loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' ');
 const root = mkdtempSync(join(tmpdir(), 'gpu-doctor-bench-'));
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const key = makeClientKey(join(root, 'client'));
@@ -49,7 +52,9 @@ async function sshdHosts(skipShellRc: boolean): Promise<Hosts> {
   const t0 = performance.now();
   for (let i = 0; i < N; i += 8) {
     try {
-      instances.push(...(await Promise.all(Array.from({ length: Math.min(8, N - i) }, (_, j) => startSshd(join(root, `h${i + j}`), key.pub, { skipShellRc })))));
+      instances.push(
+        ...(await Promise.all(Array.from({ length: Math.min(8, N - i) }, (_, j) => startSshd(join(root, `h${i + j}`), key.pub, { skipShellRc })))),
+      );
     } catch (e) {
       console.log(`could only start ${instances.length} of ${N} sshd instances: ${(e as Error).message.split('\n')[0]}`);
       break;
@@ -57,7 +62,9 @@ async function sshdHosts(skipShellRc: boolean): Promise<Hosts> {
   }
   if (instances.length === 0) throw new Error('no sshd instance started');
   for (const s of instances) proxies.push(await startDelayProxy(s.port, DELAY));
-  console.log(`${instances.length} sshd instances up in ${Math.round(performance.now() - t0)} ms, each behind a proxy (in this process) adding ${DELAY} ms each way`);
+  console.log(
+    `${instances.length} sshd instances up in ${Math.round(performance.now() - t0)} ms, each behind a proxy (in this process) adding ${DELAY} ms each way`,
+  );
   return {
     hosts: instances.map((s, i) => ({ port: proxies[i].port, fingerprint: s.fingerprint, keyLine: s.publicKeyLine.split(' ').slice(0, 2).join(' ') })),
     async close() {
@@ -69,15 +76,21 @@ async function sshdHosts(skipShellRc: boolean): Promise<Hosts> {
 
 async function ssh2Hosts(): Promise<Hosts> {
   const t0 = performance.now();
-  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, 'ssh2-hosts.ts'), String(N), String(DELAY), key.keyFile + '.pub'], {
-    stdio: ['pipe', 'pipe', 'inherit'],
-  });
+  const child: ChildProcess = spawn(
+    process.execPath,
+    ['--import', 'tsx', join(import.meta.dirname, 'ssh2-hosts.ts'), String(N), String(DELAY), key.keyFile + '.pub'],
+    {
+      stdio: ['pipe', 'pipe', 'inherit'],
+    },
+  );
   const line = await new Promise<string>((resolve, reject) => {
     createInterface({ input: child.stdout! }).once('line', resolve);
     child.once('exit', (code) => reject(new Error(`ssh2 hosts exited with ${code}`)));
   });
   const { hosts } = JSON.parse(line) as { hosts: Hosts['hosts'] };
-  console.log(`${hosts.length} ssh2 servers up in ${Math.round(performance.now() - t0)} ms (one child process), each behind a proxy adding ${DELAY} ms each way`);
+  console.log(
+    `${hosts.length} ssh2 servers up in ${Math.round(performance.now() - t0)} ms (one child process), each behind a proxy adding ${DELAY} ms each way`,
+  );
   return {
     hosts,
     async close() {
@@ -111,7 +124,19 @@ async function measure(hosts: Hosts['hosts']): Promise<void> {
     hosts: hosts.map((h, i) => ({ name: `gpu${i}`, host: '127.0.0.1', port: h.port, host_key: h.fingerprint })),
   });
   const user = userInfo().username;
-  const sshArgs = (port: number) => ['-o', 'BatchMode=yes', '-o', 'StrictHostKeyChecking=yes', '-o', `UserKnownHostsFile=${kh}`, '-i', key.keyFile, '-p', String(port), `${user}@127.0.0.1`];
+  const sshArgs = (port: number) => [
+    '-o',
+    'BatchMode=yes',
+    '-o',
+    'StrictHostKeyChecking=yes',
+    '-o',
+    `UserKnownHostsFile=${kh}`,
+    '-i',
+    key.keyFile,
+    '-p',
+    String(port),
+    `${user}@127.0.0.1`,
+  ];
   const remote = `nvidia-smi ${SMI_GPU_ARGS.join(' ')}`;
 
   const colds: number[] = [];
@@ -135,7 +160,10 @@ async function measure(hosts: Hosts['hosts']): Promise<void> {
     const first = r[0];
     const target = svc.target(svc.registry.get(first.name)!);
     for (let k = 0; k < 5; k++) {
-      for (const [label, cmd] of [['status', STATUS_COMMAND], ['mem', MEM_COMMAND]] as const) {
+      for (const [label, cmd] of [
+        ['status', STATUS_COMMAND],
+        ['mem', MEM_COMMAND],
+      ] as const) {
         const e = await svc.pool.exec(target, cmd);
         breakdown[label].push(e.ms);
       }
@@ -164,8 +192,15 @@ async function measure(hosts: Hosts['hosts']): Promise<void> {
     [`xargs -P ${H} ssh ..., ${H} hosts`, median(xargsRuns)],
   ] as const;
   console.log('\n' + rows.map(([l, ms]) => `${l.padEnd(48)} ${ms.toFixed(0).padStart(7)} ms   ${(ms / one).toFixed(2)}x one ssh`).join('\n'));
-  console.log(`\nwarm path, one pooled host, median ms per exec: ${Object.entries(breakdown).filter(([, v]) => v.length).map(([k, v]) => `${k} ${median(v)}`).join(', ')}`);
-  console.log(`(link: ${DELAY} ms each way = ${2 * DELAY} ms round trip; samples: cold ${colds.map((x) => x.toFixed(0)).join('/')}, warm ${warms.map((x) => x.toFixed(0)).join('/')}, one ssh ${ones.map((x) => x.toFixed(0)).join('/')})`);
+  console.log(
+    `\nwarm path, one pooled host, median ms per exec: ${Object.entries(breakdown)
+      .filter(([, v]) => v.length)
+      .map(([k, v]) => `${k} ${median(v)}`)
+      .join(', ')}`,
+  );
+  console.log(
+    `(link: ${DELAY} ms each way = ${2 * DELAY} ms round trip; samples: cold ${colds.map((x) => x.toFixed(0)).join('/')}, warm ${warms.map((x) => x.toFixed(0)).join('/')}, one ssh ${ones.map((x) => x.toFixed(0)).join('/')})`,
+  );
   console.log(`load average at end: ${load()} (${(await import('node:os')).cpus().length} CPUs)`);
   console.log(`\nwarm / one ssh = ${(median(warms) / one).toFixed(2)} (goal <= 0.5)   cold / one ssh = ${(median(colds) / one).toFixed(2)} (goal <= 1.5)`);
 }

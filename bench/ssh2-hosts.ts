@@ -34,7 +34,12 @@ function startHost(): Promise<{ port: number; fingerprint: string; keyLine: stri
   let key = utils.generateKeyPairSync('ed25519');
   for (let tries = 0; utils.parseKey(key.private) instanceof Error && tries < 20; tries++) key = utils.generateKeyPairSync('ed25519');
   const keyLine = key.public.split(' ').slice(0, 2).join(' ');
-  const fingerprint = 'SHA256:' + createHash('sha256').update(Buffer.from(keyLine.split(' ')[1], 'base64')).digest('base64').replace(/=+$/, '');
+  const fingerprint =
+    'SHA256:' +
+    createHash('sha256')
+      .update(Buffer.from(keyLine.split(' ')[1], 'base64'))
+      .digest('base64')
+      .replace(/=+$/, '');
   const server = new Server({ hostKeys: [key.private] }, (client) => {
     client.on('error', () => undefined);
     client.on('authentication', (ctx) => {

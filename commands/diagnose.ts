@@ -38,7 +38,10 @@ export default defineCommand({
 });
 
 async function addLiveReading(reply: Reply, result: DiagnoseResult, text: string, hosts: HostsService, progress?: ProgressReporter): Promise<void> {
-  const named = hostsNamedIn(text, (await hosts.list()).map((h) => h.name));
+  const named = hostsNamedIn(
+    text,
+    (await hosts.list()).map((h) => h.name),
+  );
   if (!named.length) return;
   // The diagnosis is ready: shown while the host is read (up to LIVE_TIMEOUT_MS), completed after.
   void progress?.({ ...reply, sections: [...reply.sections, { text: `Reading ${named.join(', ')} now…` }] });

@@ -41,20 +41,34 @@ function answer(words: string[], days: number | undefined, ctx: CommandContext):
     return voteReply(store.vote({ id: words[1], platform: ctx.platform, userId: ctx.userId, vote: action }));
   }
   // The registry refuses non-admins before this (requiresAdmin); checked again so the list never leaks.
-  if (!ctx.isAdmin) return { title: 'That needs an admin', severity: 'warning', visibility: 'asker', sections: [{ text: "Only the bot's admins can list feedback." }] };
+  if (!ctx.isAdmin)
+    return { title: 'That needs an admin', severity: 'warning', visibility: 'asker', sections: [{ text: "Only the bot's admins can list feedback." }] };
   return reportReply(store.report(days ?? DEFAULT_FEEDBACK_DAYS));
 }
 
 function voteReply(r: VoteResult): Reply {
   if (!r.ok) {
     return r.reason === 'none'
-      ? { title: 'No diagnosis to vote on', severity: 'warning', visibility: 'asker', sections: [{ text: 'You have no diagnosis here yet: paste a training log first, then vote with its buttons or `/gpu feedback up|down`.' }] }
-      : { title: 'Unknown diagnosis', severity: 'warning', visibility: 'asker', sections: [{ text: 'I have no diagnosis with that id (it may be older than the feedback kept, or from elsewhere). Nothing was recorded.' }] };
+      ? {
+          title: 'No diagnosis to vote on',
+          severity: 'warning',
+          visibility: 'asker',
+          sections: [{ text: 'You have no diagnosis here yet: paste a training log first, then vote with its buttons or `/gpu feedback up|down`.' }],
+        }
+      : {
+          title: 'Unknown diagnosis',
+          severity: 'warning',
+          visibility: 'asker',
+          sections: [{ text: 'I have no diagnosis with that id (it may be older than the feedback kept, or from elsewhere). Nothing was recorded.' }],
+        };
   }
   const what = r.rule ? `rule ${r.rule}` : 'a log no rule matched';
   const changed = r.previous && r.previous !== r.vote ? ` (changed from ${r.previous === 'up' ? '👍' : '👎'})` : r.previous ? ' (already recorded)' : '';
-  const sections: ReplySection[] = [{ text: `Recorded ${r.vote === 'up' ? '👍' : '👎'} for ${what}${changed}. One vote per person: voting again replaces it.` }];
-  if (r.vote === 'down') sections.push({ text: r.keptLog ? 'The log was kept (redacted) for the admins to improve the rules.' : "The admins see it in this week's feedback list." });
+  const sections: ReplySection[] = [
+    { text: `Recorded ${r.vote === 'up' ? '👍' : '👎'} for ${what}${changed}. One vote per person: voting again replaces it.` },
+  ];
+  if (r.vote === 'down')
+    sections.push({ text: r.keptLog ? 'The log was kept (redacted) for the admins to improve the rules.' : "The admins see it in this week's feedback list." });
   return { title: 'Thanks for the feedback', severity: 'ok', visibility: 'asker', sections };
 }
 
@@ -63,13 +77,21 @@ const when = (ms: number) => new Date(ms).toISOString().slice(0, 16).replace('T'
 export function reportReply(r: FeedbackReport): Reply {
   const sections: ReplySection[] = [];
   const total = r.rules.reduce((n, x) => n + x.diagnoses, 0);
-  if (total === 0) return { title: `Feedback, last ${r.days} days`, severity: 'info', visibility: 'asker', sections: [{ text: 'No diagnoses in this window.' }] };
+  if (total === 0)
+    return { title: `Feedback, last ${r.days} days`, severity: 'info', visibility: 'asker', sections: [{ text: 'No diagnoses in this window.' }] };
   sections.push({
     heading: 'Votes per rule',
     table: { columns: ['Rule', 'Diagnoses', '👍', '👎'], rows: r.rules.map((x) => [x.rule ?? '(no rule)', String(x.diagnoses), String(x.up), String(x.down)]) },
   });
   if (r.items.length) {
-    const rows = r.items.slice(0, MAX_ROWS).map((i) => [when(i.ts), i.rule ?? '(no rule)', i.rule ? `${i.up}/${i.down}` : i.down || i.up ? `${i.up}/${i.down}` : '-', i.logFile ?? (r.keepLogs ? 'not kept' : 'off')]);
+    const rows = r.items
+      .slice(0, MAX_ROWS)
+      .map((i) => [
+        when(i.ts),
+        i.rule ?? '(no rule)',
+        i.rule ? `${i.up}/${i.down}` : i.down || i.up ? `${i.up}/${i.down}` : '-',
+        i.logFile ?? (r.keepLogs ? 'not kept' : 'off'),
+      ]);
     sections.push({ heading: `👎 and unmatched (${r.items.length})`, table: { columns: ['When (UTC)', 'Rule', '👍/👎', 'Kept log'], rows } });
     if (r.items.length > MAX_ROWS) sections.push({ text: `${r.items.length - MAX_ROWS} more not shown; \`gpu-doctor feedback list --json\` lists them all.` });
   } else sections.push({ text: 'No 👎 and no unmatched logs in this window.' });

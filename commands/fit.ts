@@ -19,11 +19,19 @@ export default defineCommand({
   options: z
     .object({
       _: z.tuple([
-        z.string().max(32).superRefine((s, ctx) => {
-          const r = parseSize(s);
-          if ('error' in r) ctx.addIssue({ code: 'custom', message: r.error });
-        }),
-        z.coerce.number().int(`count: a whole number of GPUs, 1-${MAX_COUNT}`).min(1, `count: 1-${MAX_COUNT} GPUs on one host`).max(MAX_COUNT, `count: 1-${MAX_COUNT} GPUs on one host`).optional(),
+        z
+          .string()
+          .max(32)
+          .superRefine((s, ctx) => {
+            const r = parseSize(s);
+            if ('error' in r) ctx.addIssue({ code: 'custom', message: r.error });
+          }),
+        z.coerce
+          .number()
+          .int(`count: a whole number of GPUs, 1-${MAX_COUNT}`)
+          .min(1, `count: 1-${MAX_COUNT} GPUs on one host`)
+          .max(MAX_COUNT, `count: 1-${MAX_COUNT} GPUs on one host`)
+          .optional(),
         z.coerce.number().min(1, `hours: 1-${MAX_HOURS}`).max(MAX_HOURS, `hours: 1-${MAX_HOURS} (a week)`).optional(),
       ]),
       shared: z.boolean().optional(),
@@ -45,7 +53,8 @@ export default defineCommand({
       (h) => targets.get(h) ?? null,
     );
     const reply = fitReply(result, size);
-    if (growth === null && ctx.services.watch) reply.footer = `${reply.footer ?? ''} The leak watch's growth rates did not come within ${GROWTH_TIMEOUT_MS / 1000} s and are not counted.`.trim();
+    if (growth === null && ctx.services.watch)
+      reply.footer = `${reply.footer ?? ''} The leak watch's growth rates did not come within ${GROWTH_TIMEOUT_MS / 1000} s and are not counted.`.trim();
     return reply;
   },
 });

@@ -16,7 +16,9 @@ const options = z
     trust: z.string().regex(FINGERPRINT, 'the fingerprint read on the host: --trust SHA256:...').optional(),
   })
   .passthrough()
-  .refine((o) => ['list', 'add', 'remove', 'test', 'trust'].includes(o._[0] ?? 'list'), { message: 'hosts list|add NAME user@host[:port] [--key PATH] [--trust SHA256:...]|remove NAME|test NAME|trust NAME [SHA256:...]' });
+  .refine((o) => ['list', 'add', 'remove', 'test', 'trust'].includes(o._[0] ?? 'list'), {
+    message: 'hosts list|add NAME user@host[:port] [--key PATH] [--trust SHA256:...]|remove NAME|test NAME|trust NAME [SHA256:...]',
+  });
 
 export default defineCommand({
   name: 'hosts',
@@ -32,15 +34,30 @@ export default defineCommand({
     if (!name) return textReply(`hosts ${sub} needs a host name`, `Usage: /gpu hosts ${sub} NAME`, 'warning');
     if (!HOST_NAME.test(name)) return textReply('Unknown host', 'unknown host', 'warning');
     if (sub === 'test') return testReply(await svc.test(name));
-    if (sub === 'remove') return (await svc.remove(name)) ? textReply(`Removed ${name}`, `${name} is no longer queried.`, 'ok') : textReply('Unknown host', 'unknown host', 'warning');
+    if (sub === 'remove')
+      return (await svc.remove(name))
+        ? textReply(`Removed ${name}`, `${name} is no longer queried.`, 'ok')
+        : textReply('Unknown host', 'unknown host', 'warning');
     if (sub === 'trust') {
       // `hosts trust NAME` shows the key; `hosts trust NAME SHA256:...` trusts exactly that key.
       const t = await svc.trust(name, target);
       return t.trusted === false ? textReply(`Not trusted yet: ${name}`, t.message, 'warning') : textReply(`Trusted ${name}`, t.message, 'ok');
     }
     const parsed = target ? parseUserHostPort(target) : null;
-    if (!parsed || !parsed.user) return textReply('Usage: /gpu hosts add NAME user@host[:port] [--key PATH] [--trust SHA256:...]', 'the target must look like user@host or user@host:port', 'warning');
-    const r = await svc.add({ name, user: parsed.user, host: parsed.host, port: parsed.port ?? 22, ...(o.key ? { identityFile: o.key } : {}), ...(o.trust ? { trust: o.trust } : {}) });
+    if (!parsed || !parsed.user)
+      return textReply(
+        'Usage: /gpu hosts add NAME user@host[:port] [--key PATH] [--trust SHA256:...]',
+        'the target must look like user@host or user@host:port',
+        'warning',
+      );
+    const r = await svc.add({
+      name,
+      user: parsed.user,
+      host: parsed.host,
+      port: parsed.port ?? 22,
+      ...(o.key ? { identityFile: o.key } : {}),
+      ...(o.trust ? { trust: o.trust } : {}),
+    });
     return { title: `Added ${name} (${r.host.target})`, severity: 'ok', sections: [{ text: r.message }] };
   },
 });

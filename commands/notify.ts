@@ -40,13 +40,25 @@ export default defineCommand({
         ? textReply(`Cancelled notify #${words.id}`, 'No message will come for it.', 'ok')
         : textReply(`No open subscription #${words.id} of yours`, '`/gpu notify list` shows yours.', 'warning');
     }
-    const r = await notify.subscribe({ platform: ctx.platform, userId: ctx.userId, sizeMiB: words.sizeMiB, size: words.size, count: words.count, shared: o.shared === true, hours: words.hours });
+    const r = await notify.subscribe({
+      platform: ctx.platform,
+      userId: ctx.userId,
+      sizeMiB: words.sizeMiB,
+      size: words.size,
+      count: words.count,
+      shared: o.shared === true,
+      hours: words.hours,
+    });
     if (!r.ok) return { title: 'Not added', severity: 'warning', sections: [{ text: r.reason }, subscriptionTable(r.open)] };
     const s = r.subscription;
     const reply: Reply = {
       title: `Notify #${s.id}: ${describe(s)}`,
       severity: 'ok',
-      sections: [{ text: `You get one direct message when it fits (with the line to start it), or one at ${new Date(s.expiresMs).toISOString().slice(0, 16).replace('T', ' ')} UTC if it never does. Checked after every leak-watch round.` }],
+      sections: [
+        {
+          text: `You get one direct message when it fits (with the line to start it), or one at ${new Date(s.expiresMs).toISOString().slice(0, 16).replace('T', ' ')} UTC if it never does. Checked after every leak-watch round.`,
+        },
+      ],
       footer: `\`/gpu notify cancel ${s.id}\` stops it.`,
     };
     return reply;

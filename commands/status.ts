@@ -12,7 +12,9 @@ export default defineCommand({
   async run({ _: hosts }, ctx) {
     if (!ctx.services.hosts) return { title: 'No hosts service', severity: 'error', sections: [{ text: 'Host commands are not configured.' }] };
     const progress = ctx.progress;
-    const onProgress = progress ? (answered: Parameters<typeof statusProgressReply>[0], asked: readonly string[]) => void progress(statusProgressReply(answered, asked)) : undefined;
+    const onProgress = progress
+      ? (answered: Parameters<typeof statusProgressReply>[0], asked: readonly string[]) => void progress(statusProgressReply(answered, asked))
+      : undefined;
     return statusReply(await ctx.services.hosts.status(hosts, onProgress), ctx.services.owners);
   },
 });

@@ -37,7 +37,9 @@ export function parseWhoamiWords(words: readonly string[]): Words {
     return 'error' in k ? { error: `${first} takes a claim ID or the unix user claimed: ${k.error}` } : { action, key: second };
   }
   const claim = (key: string | undefined, name: string[]): Words =>
-    key === undefined ? { error: 'claim takes your unix user name: /gpu whoami claim alice' } : { action: 'claim', key, ...(name.length ? { name: name.join(' ') } : {}) };
+    key === undefined
+      ? { error: 'claim takes your unix user name: /gpu whoami claim alice' }
+      : { action: 'claim', key, ...(name.length ? { name: name.join(' ') } : {}) };
   if (first === 'claim') return claim(second, rest);
   if (WORDS.has(first)) return { error: `usage: /gpu ${USAGE}` };
   return claim(first, second === undefined ? [] : [second, ...rest]);
@@ -51,7 +53,12 @@ const keyOf = (c: { unixUser: string; host: string | null }) => (c.host ? `${c.u
 function claimant(m: Mentions, c: ClaimRow, link = false): string {
   const id = c.userId;
   const who = c.name ?? (c.platform === 'console' ? id : `${c.platform} user ${id}`);
-  return m.of({ name: `${who} (${c.unixUser})`, after: ` (${c.unixUser})`, ...(c.platform === 'slack' ? { slack: id } : c.platform === 'discord' ? { discord: id } : {}), ...(link ? { link: true } : {}) });
+  return m.of({
+    name: `${who} (${c.unixUser})`,
+    after: ` (${c.unixUser})`,
+    ...(c.platform === 'slack' ? { slack: id } : c.platform === 'discord' ? { discord: id } : {}),
+    ...(link ? { link: true } : {}),
+  });
 }
 
 export default defineCommand({
@@ -68,7 +75,11 @@ export default defineCommand({
       else if (r.action === 'claim') {
         const k = parseOwnerKey(r.key);
         if ('error' in k) ctx.addIssue({ code: 'custom', message: k.error });
-        else if (r.name !== undefined && !OWNER_NAME.test(r.name)) ctx.addIssue({ code: 'custom', message: `"${r.name.replace(/[^\x20-\x7e]/g, '?').slice(0, 40)}" is not a display name: letters, digits, blanks, . ' - (max 64)` });
+        else if (r.name !== undefined && !OWNER_NAME.test(r.name))
+          ctx.addIssue({
+            code: 'custom',
+            message: `"${r.name.replace(/[^\x20-\x7e]/g, '?').slice(0, 40)}" is not a display name: letters, digits, blanks, . ' - (max 64)`,
+          });
       }
     }),
   requiresAdmin: (o) => ADMIN_WORDS.has(o._[0] ?? ''),
@@ -78,61 +89,67 @@ export default defineCommand({
 });
 
 function whoami(args: string[], ctx: CommandContext): Reply {
-    const owners = ctx.services.owners;
-    if (!owners) return asker(textReply('whoami', 'Owner mappings are not available here.', 'info'));
-    const words = parseWhoamiWords(args);
-    if ('error' in words) return asker(textReply(`Usage: /gpu ${USAGE}`, words.error, 'warning'));
-    switch (words.action) {
-      case 'show':
-        return show(ctx);
-      case 'pending': {
-        const open = owners.pending();
-        if (!open.length) return asker(textReply('No claims waiting', 'Nobody has asked for a unix user name.', 'info'));
-        const m = new Mentions();
-        return asker({
-          title: `${open.length} claim(s) waiting for an admin`,
-          severity: 'info',
-          sections: [
-            { table: { columns: ['ID', 'Unix user', 'Platform', 'Asked (UTC)'], rows: open.map((c) => [String(c.id), keyOf(c), c.platform, when(c.createdMs)]) } },
-            { text: open.map((c) => `#${c.id}: ${claimant(m, c)}`).join('\n') },
-          ],
-          footer: '`/gpu whoami approve ID` makes one active; `/gpu whoami reject ID` drops it.',
-          mentions: m.table(),
-        });
-      }
-      case 'approve': {
-        const id = claimId(owners, words);
-        if (typeof id !== 'number') return id;
-        const r = owners.approve(id, `${ctx.platform}:${ctx.userId}`);
-        if (!r) return asker(textReply(`No claim #${id} waiting`, '`/gpu whoami pending` lists the claims waiting for an admin.', 'warning'));
-        const m = new Mentions();
-        return {
-          title: `Claim #${r.claim.id} approved: ${keyOf(r.claim)}`,
-          severity: 'ok',
-          sections: [{ text: `${keyOf(r.claim)} on ${r.claim.host ?? 'every host'} is now ${claimant(m, r.claim, true)}: status and leak digests name them.${r.replaced ? ` It replaces #${r.replaced.id}.` : ''}` }],
-          mentions: m.table(),
-        };
-      }
-      case 'reject': {
-        const id = claimId(owners, words);
-        if (typeof id !== 'number') return id;
-        const r = owners.reject(id, `${ctx.platform}:${ctx.userId}`);
-        return r
-          ? asker(textReply(`Claim #${r.id} rejected`, `${keyOf(r)} is not mapped by that claim.`, 'ok'))
-          : asker(textReply(`No claim #${id} to reject`, '`/gpu whoami pending` lists the claims waiting for an admin.', 'warning'));
-      }
-      case 'claim': {
-        const r = owners.claim(ctx.platform, ctx.userId, words.key, words.name);
-        if (!r.ok) return asker(textReply('Not claimed', r.reason, 'warning'));
-        const c = r.claim;
-        if (c.state === 'active') return asker(textReply(`${keyOf(c)} is already you`, `Approved as claim #${c.id}.`, 'ok'));
-        return {
-          title: `Claim #${c.id}: ${keyOf(c)} is me${c.name ? ` (${c.name})` : ''}${r.existed ? ', already asked' : ''}`,
-          severity: 'info',
-          sections: [{ text: `Waiting for an admin to approve it: \`/gpu whoami approve ${c.id}\`. Until then status and digests show the unix user name.` }],
-        };
-      }
+  const owners = ctx.services.owners;
+  if (!owners) return asker(textReply('whoami', 'Owner mappings are not available here.', 'info'));
+  const words = parseWhoamiWords(args);
+  if ('error' in words) return asker(textReply(`Usage: /gpu ${USAGE}`, words.error, 'warning'));
+  switch (words.action) {
+    case 'show':
+      return show(ctx);
+    case 'pending': {
+      const open = owners.pending();
+      if (!open.length) return asker(textReply('No claims waiting', 'Nobody has asked for a unix user name.', 'info'));
+      const m = new Mentions();
+      return asker({
+        title: `${open.length} claim(s) waiting for an admin`,
+        severity: 'info',
+        sections: [
+          {
+            table: { columns: ['ID', 'Unix user', 'Platform', 'Asked (UTC)'], rows: open.map((c) => [String(c.id), keyOf(c), c.platform, when(c.createdMs)]) },
+          },
+          { text: open.map((c) => `#${c.id}: ${claimant(m, c)}`).join('\n') },
+        ],
+        footer: '`/gpu whoami approve ID` makes one active; `/gpu whoami reject ID` drops it.',
+        mentions: m.table(),
+      });
     }
+    case 'approve': {
+      const id = claimId(owners, words);
+      if (typeof id !== 'number') return id;
+      const r = owners.approve(id, `${ctx.platform}:${ctx.userId}`);
+      if (!r) return asker(textReply(`No claim #${id} waiting`, '`/gpu whoami pending` lists the claims waiting for an admin.', 'warning'));
+      const m = new Mentions();
+      return {
+        title: `Claim #${r.claim.id} approved: ${keyOf(r.claim)}`,
+        severity: 'ok',
+        sections: [
+          {
+            text: `${keyOf(r.claim)} on ${r.claim.host ?? 'every host'} is now ${claimant(m, r.claim, true)}: status and leak digests name them.${r.replaced ? ` It replaces #${r.replaced.id}.` : ''}`,
+          },
+        ],
+        mentions: m.table(),
+      };
+    }
+    case 'reject': {
+      const id = claimId(owners, words);
+      if (typeof id !== 'number') return id;
+      const r = owners.reject(id, `${ctx.platform}:${ctx.userId}`);
+      return r
+        ? asker(textReply(`Claim #${r.id} rejected`, `${keyOf(r)} is not mapped by that claim.`, 'ok'))
+        : asker(textReply(`No claim #${id} to reject`, '`/gpu whoami pending` lists the claims waiting for an admin.', 'warning'));
+    }
+    case 'claim': {
+      const r = owners.claim(ctx.platform, ctx.userId, words.key, words.name);
+      if (!r.ok) return asker(textReply('Not claimed', r.reason, 'warning'));
+      const c = r.claim;
+      if (c.state === 'active') return asker(textReply(`${keyOf(c)} is already you`, `Approved as claim #${c.id}.`, 'ok'));
+      return {
+        title: `Claim #${c.id}: ${keyOf(c)} is me${c.name ? ` (${c.name})` : ''}${r.existed ? ', already asked' : ''}`,
+        severity: 'info',
+        sections: [{ text: `Waiting for an admin to approve it: \`/gpu whoami approve ${c.id}\`. Until then status and digests show the unix user name.` }],
+      };
+    }
+  }
 }
 
 /** The claim an admin means: its ID, or the one claim waiting for a unix user (several: pick by ID). */
@@ -142,7 +159,11 @@ function claimId(owners: NonNullable<CommandContext['services']['owners']>, w: {
   if (waiting.length === 1) return waiting[0].id;
   return asker(
     waiting.length
-      ? textReply(`${waiting.length} claims for ${w.key} are waiting`, `Pick one by ID: ${waiting.map((c) => `#${c.id}`).join(', ')} (\`/gpu whoami pending\` shows who asked).`, 'warning')
+      ? textReply(
+          `${waiting.length} claims for ${w.key} are waiting`,
+          `Pick one by ID: ${waiting.map((c) => `#${c.id}`).join(', ')} (\`/gpu whoami pending\` shows who asked).`,
+          'warning',
+        )
       : textReply(`No claim for ${w.key} waiting`, '`/gpu whoami pending` lists the claims waiting for an admin.', 'warning'),
   );
 }

@@ -23,7 +23,9 @@ async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
   }
   const missing = ['DISCORD_TOKEN', 'DISCORD_APPLICATION_ID'].filter((k) => !env[k]);
   if (missing.length) {
-    console.error(`${missing.join(' and ')} ${missing.length > 1 ? 'are' : 'is'} not set: set ${missing.length > 1 ? 'them' : 'it'} (and DISCORD_GUILD_ID for a guild-only registration), or use --dry-run to see the commands. ${USAGE}`);
+    console.error(
+      `${missing.join(' and ')} ${missing.length > 1 ? 'are' : 'is'} not set: set ${missing.length > 1 ? 'them' : 'it'} (and DISCORD_GUILD_ID for a guild-only registration), or use --dry-run to see the commands. ${USAGE}`,
+    );
     return 2;
   }
   const guild = env.DISCORD_GUILD_ID;

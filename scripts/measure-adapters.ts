@@ -24,13 +24,26 @@ writeFileSync(join(dir, 'config.yaml'), `data_dir: ${dir}/data\nhosts:\n  - { na
 const appPort = 3900 + Math.floor(Math.random() * 50);
 const healthPort = appPort + 100;
 const bot = spawn(process.execPath, ['bin/gpu-doctor', 'bot', '--config', join(dir, 'config.yaml')], {
-  env: { ...process.env, LOG_LEVEL: 'warn', SLACK_BOT_TOKEN: 'xoxb-test-token', SLACK_SIGNING_SECRET: SECRET, SLACK_API_URL: `${slack.base}/api/`, PORT: String(appPort), DISCORD_TOKEN: 'fake.discord.token', DISCORD_API_URL: `${discord.base}/api`, HEALTH_PORT: String(healthPort) },
+  env: {
+    ...process.env,
+    LOG_LEVEL: 'warn',
+    SLACK_BOT_TOKEN: 'xoxb-test-token',
+    SLACK_SIGNING_SECRET: SECRET,
+    SLACK_API_URL: `${slack.base}/api/`,
+    PORT: String(appPort),
+    DISCORD_TOKEN: 'fake.discord.token',
+    DISCORD_API_URL: `${discord.base}/api`,
+    HEALTH_PORT: String(healthPort),
+  },
   stdio: ['ignore', 'inherit', 'inherit'],
 });
 try {
   const t0 = Date.now();
   for (;;) {
-    const ok = await fetch(`http://127.0.0.1:${healthPort}/healthz`).then((r) => r.ok, () => false);
+    const ok = await fetch(`http://127.0.0.1:${healthPort}/healthz`).then(
+      (r) => r.ok,
+      () => false,
+    );
     if (ok) break;
     if (Date.now() - t0 > 30000) throw new Error('bot did not become healthy');
     await sleep(100);
@@ -41,11 +54,23 @@ try {
 
   const url = `http://127.0.0.1:${appPort}/slack/events`;
   const slash = async (text: string) => {
-    const body = new URLSearchParams({ team_id: 'T1', channel_id: 'C1', user_id: 'U1', command: '/gpu', text, response_url: `${slack.base}/response/1`, trigger_id: 't' }).toString();
+    const body = new URLSearchParams({
+      team_id: 'T1',
+      channel_id: 'C1',
+      user_id: 'U1',
+      command: '/gpu',
+      text,
+      response_url: `${slack.base}/response/1`,
+      trigger_id: 't',
+    }).toString();
     const ts = Math.floor(Date.now() / 1000);
     const sig = 'v0=' + createHmac('sha256', SECRET).update(`v0:${ts}:${body}`).digest('hex');
     const s = performance.now();
-    const r = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-slack-signature': sig, 'x-slack-request-timestamp': String(ts) }, body });
+    const r = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-slack-signature': sig, 'x-slack-request-timestamp': String(ts) },
+      body,
+    });
     await r.text();
     return performance.now() - s;
   };
@@ -67,13 +92,19 @@ try {
     discordMs.push(performance.now() - s);
   }
   const busy = rssMiB(bot.pid!);
-  console.log(JSON.stringify({
-    slack_ack_ms: { n: slackMs.length, p50: +pct(slackMs, 50).toFixed(1), p99: +pct(slackMs, 99).toFixed(1), max: +Math.max(...slackMs).toFixed(1) },
-    slack_ack_slow_status_ms: { n: slowMs.length, p50: +pct(slowMs, 50).toFixed(1), p99: +pct(slowMs, 99).toFixed(1) },
-    discord_ack_ms: { n: discordMs.length, p50: +pct(discordMs, 50).toFixed(1), p99: +pct(discordMs, 99).toFixed(1) },
-    idle_rss_mib: +idle.toFixed(1),
-    rss_after_load_mib: +busy.toFixed(1),
-  }, null, 2));
+  console.log(
+    JSON.stringify(
+      {
+        slack_ack_ms: { n: slackMs.length, p50: +pct(slackMs, 50).toFixed(1), p99: +pct(slackMs, 99).toFixed(1), max: +Math.max(...slackMs).toFixed(1) },
+        slack_ack_slow_status_ms: { n: slowMs.length, p50: +pct(slowMs, 50).toFixed(1), p99: +pct(slowMs, 99).toFixed(1) },
+        discord_ack_ms: { n: discordMs.length, p50: +pct(discordMs, 50).toFixed(1), p99: +pct(discordMs, 99).toFixed(1) },
+        idle_rss_mib: +idle.toFixed(1),
+        rss_after_load_mib: +busy.toFixed(1),
+      },
+      null,
+      2,
+    ),
+  );
 } finally {
   bot.kill('SIGTERM');
   const code = await new Promise<string | number | null>((r) => bot.once('exit', (c, s) => r(c ?? s)));

@@ -13,4 +13,5 @@ for (const [path, { mutants }] of Object.entries(report.files)) {
   const noCov = counted.filter((m) => m.status === 'NoCoverage').length;
   rows.push({ path, score: counted.length ? (100 * detected) / counted.length : 100, detected, survived, noCov, total: counted.length });
 }
-for (const r of rows) console.log(`${r.score.toFixed(1).padStart(5)}%  ${r.detected}/${r.total} killed, ${r.survived} survived, ${r.noCov} no coverage  ${r.path}`);
+for (const r of rows)
+  console.log(`${r.score.toFixed(1).padStart(5)}%  ${r.detected}/${r.total} killed, ${r.survived} survived, ${r.noCov} no coverage  ${r.path}`);

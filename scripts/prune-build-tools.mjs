@@ -52,7 +52,8 @@ for (const [name, keep] of Object.entries(NATIVE)) {
   const root = join('node_modules', name);
   if (!existsSync(root)) continue;
   for (const k of keep) if (!existsSync(join(root, k))) throw new Error(`prune-build-tools: ${name} has no ${k}`);
-  for (const dir of ['vendor', 'deps', 'src', 'build/Release/obj', 'build/Release/obj.target', 'build/Release/.deps', 'build/deps']) rmSync(join(root, dir), { recursive: true, force: true });
+  for (const dir of ['vendor', 'deps', 'src', 'build/Release/obj', 'build/Release/obj.target', 'build/Release/.deps', 'build/deps'])
+    rmSync(join(root, dir), { recursive: true, force: true });
   rmSync(join(root, 'build/Release/sqlite3.a'), { force: true });
   rmSync(join(root, 'build/Release/test_extension.node'), { force: true });
 }

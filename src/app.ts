@@ -27,7 +27,10 @@ export async function createApp(configFile?: string): Promise<App> {
   closers.push(owners.close);
   // 👍 / 👎 on diagnoses, in data_dir/feedback.sqlite (and, opted in, redacted logs in data_dir/feedback-logs).
   const { FeedbackStore } = await import('./feedback/store.js');
-  const feedback = FeedbackStore.inDataDir(resolveDataPath(loaded.config.data_dir, loaded.baseDir), { keepLogs: loaded.config.feedback.keep_logs, retentionDays: loaded.config.feedback.retention_days });
+  const feedback = FeedbackStore.inDataDir(resolveDataPath(loaded.config.data_dir, loaded.baseDir), {
+    keepLogs: loaded.config.feedback.keep_logs,
+    retentionDays: loaded.config.feedback.retention_days,
+  });
   services.feedback = feedback;
   closers.push(() => feedback.close());
   if (loaded.config.watch.enabled) {
@@ -35,7 +38,14 @@ export async function createApp(configFile?: string): Promise<App> {
     const { WatchStore } = await import('./watch/store.js');
     const { WatchRuntime } = await import('./watch/scheduler.js');
     const store = WatchStore.inDataDir(resolvePath(loaded.config.data_dir, loaded.baseDir));
-    const watch = new WatchRuntime(store, hosts, services.rules, loaded.config.watch, (e) => process.stderr.write(`watch: ${(e as Error).message ?? String(e)}\n`), services.fit);
+    const watch = new WatchRuntime(
+      store,
+      hosts,
+      services.rules,
+      loaded.config.watch,
+      (e) => process.stderr.write(`watch: ${(e as Error).message ?? String(e)}\n`),
+      services.fit,
+    );
     services.watch = watch;
     watch.setOwners(services.owners);
     await watch.start();

@@ -63,7 +63,23 @@ describe('config errors that help (issue 13, item 5)', () => {
   };
 
   it('a typo inside a host or digest entry is an error with its path, the nearest valid key and the YAML line; a bad cron or time zone is named by the schema', () => {
-    const r = runWith(['hosts:', '  - name: gpu1', '    host: 10.0.0.5', '    usr: ml', 'watch:', '  enabled: true', '  digets: []', '  digests:', '    - platform: slack', '      channel: C1', '      cron: "0 25 * * *"', '      timezone: Europe/Berln', ''].join('\n'));
+    const r = runWith(
+      [
+        'hosts:',
+        '  - name: gpu1',
+        '    host: 10.0.0.5',
+        '    usr: ml',
+        'watch:',
+        '  enabled: true',
+        '  digets: []',
+        '  digests:',
+        '    - platform: slack',
+        '      channel: C1',
+        '      cron: "0 25 * * *"',
+        '      timezone: Europe/Berln',
+        '',
+      ].join('\n'),
+    );
     expect(r.status).not.toBe(0);
     expect(r.stderr).toContain('hosts.0: unknown key "usr" (did you mean "user"?) (line 4)');
     expect(r.stderr).toContain('watch: unknown key "digets" (did you mean "digests"?) (line 7)');
@@ -78,6 +94,8 @@ describe('config errors that help (issue 13, item 5)', () => {
   });
 
   it('a valid cron and time zone pass', () => {
-    expect(parseConfig({ watch: { digests: [{ platform: 'console', channel: 'x', cron: '0 9 * * 1-5', timezone: 'Europe/Berlin' }] } }).watch.digests[0].timezone).toBe('Europe/Berlin');
+    expect(
+      parseConfig({ watch: { digests: [{ platform: 'console', channel: 'x', cron: '0 9 * * 1-5', timezone: 'Europe/Berlin' }] } }).watch.digests[0].timezone,
+    ).toBe('Europe/Berlin');
   });
 });

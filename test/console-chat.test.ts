@@ -5,7 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
-const run = (input: string) => execFileSync('bin/gpu-doctor', ['bot'], { input, encoding: 'utf8', timeout: 60_000, env: { ...process.env, SLACK_BOT_TOKEN: '', DISCORD_TOKEN: '' } });
+const run = (input: string) =>
+  execFileSync('bin/gpu-doctor', ['bot'], { input, encoding: 'utf8', timeout: 60_000, env: { ...process.env, SLACK_BOT_TOKEN: '', DISCORD_TOKEN: '' } });
 const oom = readFileSync(new URL('../knowledge/cuda-oom/match/yolov5-issue-2510.log', import.meta.url), 'utf8');
 
 describe('console chat over a pipe', () => {
@@ -115,7 +116,11 @@ describe('CLI: terminal control sequences', () => {
   it('an error message naming a hostile file name prints no control sequence', () => {
     let stderr = '';
     try {
-      execFileSync('bin/gpu-doctor', ['diagnose', '/nonexistent/\u001b]0;pwned\u0007\u009b2J.log'], { encoding: 'utf8', timeout: 60_000, stdio: ['ignore', 'pipe', 'pipe'] });
+      execFileSync('bin/gpu-doctor', ['diagnose', '/nonexistent/\u001b]0;pwned\u0007\u009b2J.log'], {
+        encoding: 'utf8',
+        timeout: 60_000,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
     } catch (e) {
       stderr = (e as { stderr: string }).stderr;
     }

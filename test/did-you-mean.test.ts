@@ -4,7 +4,13 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { didYouMean, editDistance } from '../src/core/did-you-mean.js';
 
-const consoleChat = (input: string) => execFileSync(process.execPath, ['bin/gpu-doctor', 'bot'], { input, encoding: 'utf8', timeout: 60_000, env: { ...process.env, SLACK_BOT_TOKEN: '', DISCORD_TOKEN: '' } });
+const consoleChat = (input: string) =>
+  execFileSync(process.execPath, ['bin/gpu-doctor', 'bot'], {
+    input,
+    encoding: 'utf8',
+    timeout: 60_000,
+    env: { ...process.env, SLACK_BOT_TOKEN: '', DISCORD_TOKEN: '' },
+  });
 
 describe('did you mean', () => {
   it('chat: /gpu statsu suggests /gpu status; /gpu banana suggests nothing', () => {

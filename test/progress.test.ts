@@ -40,7 +40,9 @@ describe('progress pacing', () => {
   it('shows only the newest interim reply of each interval, in order', async () => {
     const shown: string[] = [];
     // 20 steps 20 ms apart, an interval of 150 ms: far fewer edits than steps, each a later step.
-    const out = await registry.dispatch('/gpu work 20 20', ctx, { progress: new ProgressPacer(async (r) => void shown.push(r.title), { quietMs: 0, intervalMs: 150 }) });
+    const out = await registry.dispatch('/gpu work 20 20', ctx, {
+      progress: new ProgressPacer(async (r) => void shown.push(r.title), { quietMs: 0, intervalMs: 150 }),
+    });
     expect(out.reply.title).toBe('done');
     expect(shown.length).toBeGreaterThanOrEqual(1);
     expect(shown.length).toBeLessThan(20);
@@ -51,7 +53,12 @@ describe('progress pacing', () => {
 
   it('an edit that never finishes is given up on: the answer comes, and the failure is reported', async () => {
     const errors: string[] = [];
-    const hung = new ProgressPacer(() => new Promise<void>(() => {}), { quietMs: 0, intervalMs: 50, editTimeoutMs: 300, onError: (e) => errors.push((e as Error).message) });
+    const hung = new ProgressPacer(() => new Promise<void>(() => {}), {
+      quietMs: 0,
+      intervalMs: 50,
+      editTimeoutMs: 300,
+      onError: (e) => errors.push((e as Error).message),
+    });
     const out = await registry.dispatch('/gpu work 2 20', ctx, { progress: hung });
     expect(out.reply.title).toBe('done');
     expect(errors).toEqual(['progress edit took over 0.3 s; skipped']);

@@ -11,7 +11,8 @@ export interface SlackEnv {
 
 export function slackEnvFrom(env: NodeJS.ProcessEnv): SlackEnv | null {
   if (!env.SLACK_BOT_TOKEN) return null;
-  if (!env.SLACK_APP_TOKEN && !env.SLACK_SIGNING_SECRET) throw new Error('SLACK_BOT_TOKEN is set but neither SLACK_APP_TOKEN (Socket Mode) nor SLACK_SIGNING_SECRET (HTTP mode) is');
+  if (!env.SLACK_APP_TOKEN && !env.SLACK_SIGNING_SECRET)
+    throw new Error('SLACK_BOT_TOKEN is set but neither SLACK_APP_TOKEN (Socket Mode) nor SLACK_SIGNING_SECRET (HTTP mode) is');
   return {
     botToken: env.SLACK_BOT_TOKEN,
     appToken: env.SLACK_APP_TOKEN || undefined,
@@ -31,7 +32,6 @@ export function discordEnvFrom(env: NodeJS.ProcessEnv): DiscordEnv | null {
   if (!env.DISCORD_TOKEN) return null;
   return { token: env.DISCORD_TOKEN, applicationId: env.DISCORD_APPLICATION_ID || undefined, apiUrl: env.DISCORD_API_URL || undefined };
 }
-
 
 /** Which chat the bot runs and why, from the environment alone: the one line it logs at start. */
 export function chatModeOf(env: NodeJS.ProcessEnv): { mode: string; why: string } {

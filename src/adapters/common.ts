@@ -56,7 +56,15 @@ export async function runCommand(deps: AdapterDeps, inv: Invocation): Promise<Di
   for (const s of result.reply.sections) if (s.text) s.text = scrubSecrets(s.text);
   const summary = commandSummary(inv.line, result.command);
   try {
-    deps.audit?.record({ ts: Date.now(), platform: inv.platform, user: inv.userId, channel: inv.channelId ?? null, command: summary, outcome: result.outcome, ms: Math.round(result.ms * 10) / 10 });
+    deps.audit?.record({
+      ts: Date.now(),
+      platform: inv.platform,
+      user: inv.userId,
+      channel: inv.channelId ?? null,
+      command: summary,
+      outcome: result.outcome,
+      ms: Math.round(result.ms * 10) / 10,
+    });
   } catch (e) {
     deps.logger.error({ err: (e as Error).message }, 'audit write failed');
   }
@@ -66,8 +74,12 @@ export async function runCommand(deps: AdapterDeps, inv: Invocation): Promise<Di
   deps.metrics?.commands.inc({ platform: inv.platform, command, outcome: result.outcome });
   deps.metrics?.commandSeconds.observe({ platform: inv.platform, command }, result.ms / 1000);
   const rule = /^rule (\S+)/.exec(result.reply.footer ?? '');
-  if (rule && result.command === 'diagnose') deps.metrics?.ruleHits.inc({ rule: deps.services.rules.rules.some((r) => r.id === rule[1]) ? rule[1] : 'unknown' });
-  deps.logger.info({ platform: inv.platform, user: inv.userId, channel: inv.channelId, command: summary, outcome: result.outcome, ms: Math.round(result.ms) }, 'command');
+  if (rule && result.command === 'diagnose')
+    deps.metrics?.ruleHits.inc({ rule: deps.services.rules.rules.some((r) => r.id === rule[1]) ? rule[1] : 'unknown' });
+  deps.logger.info(
+    { platform: inv.platform, user: inv.userId, channel: inv.channelId, command: summary, outcome: result.outcome, ms: Math.round(result.ms) },
+    'command',
+  );
   return result;
 }
 
@@ -91,7 +103,10 @@ export function metricCommandLabel(registry: CommandRegistry, name: string): str
 /** What goes in logs and the audit table: the command and its first-line arguments, never a whole paste. */
 export function commandSummary(line: string, command: string): string {
   if (command === 'diagnose') return `diagnose (${line.length} chars)`;
-  return line.split('\n', 1)[0].replace(/^\s*\/?gpu\s*/i, '').slice(0, 200);
+  return line
+    .split('\n', 1)[0]
+    .replace(/^\s*\/?gpu\s*/i, '')
+    .slice(0, 200);
 }
 
 export function isSlackAdmin(config: Config, userId: string): boolean {
@@ -116,7 +131,7 @@ export function channelAllowed(allowed: string[] | undefined, ...ids: (string | 
  * that platform has no channel allow-list (a list means "only there", and a DM is not there).
  */
 export function directMessagesAllowed(config: Config, platform: 'slack' | 'discord'): boolean {
-  return config.channels.allow_dms ?? !(config.channels[platform]?.length);
+  return config.channels.allow_dms ?? !config.channels[platform]?.length;
 }
 
 export const DM_REFUSAL =
@@ -204,7 +219,13 @@ function get(url: URL, headers: Record<string, string>, signal: AbortSignal): Pr
  * followed by hand, at most MAX_REDIRECTS: with `allowed`, every hop's URL is checked before anything
  * (the Authorization header among it) is sent there, and a hop outside it ends the download.
  */
-export async function downloadCapped(url: string, headers: Record<string, string>, maxBytes = MAX_FILE_BYTES, declaredSize?: number, allowed?: { test: (url: URL) => boolean; name: string }): Promise<Download> {
+export async function downloadCapped(
+  url: string,
+  headers: Record<string, string>,
+  maxBytes = MAX_FILE_BYTES,
+  declaredSize?: number,
+  allowed?: { test: (url: URL) => boolean; name: string },
+): Promise<Download> {
   const signal = AbortSignal.timeout(DOWNLOAD_TIMEOUT_MS);
   let current: URL;
   try {
@@ -213,7 +234,8 @@ export async function downloadCapped(url: string, headers: Record<string, string
     throw new DownloadRefused('the file has no valid URL');
   }
   for (let hop = 0; ; hop++) {
-    if (allowed && !allowed.test(current)) throw new DownloadRefused(`${current.protocol}//${current.host} is not ${allowed.name}, so I did not download from it`);
+    if (allowed && !allowed.test(current))
+      throw new DownloadRefused(`${current.protocol}//${current.host} is not ${allowed.name}, so I did not download from it`);
     const res = await get(current, headers, signal);
     const status = res.statusCode ?? 0;
     if (status >= 300 && status < 400 && res.headers.location) {
@@ -265,7 +287,11 @@ export interface AttachedFile {
  * all of them together. Returns their texts and the notes the reply starts with (what was read,
  * truncated, refused or skipped). Call it inside downloadSlots.run, with the diagnosis.
  */
-export async function readAttachedFiles(files: AttachedFile[], download: (f: AttachedFile, maxBytes: number) => Promise<Download>, budget = MAX_FILE_BYTES): Promise<{ bodies: string[]; notes: string[] }> {
+export async function readAttachedFiles(
+  files: AttachedFile[],
+  download: (f: AttachedFile, maxBytes: number) => Promise<Download>,
+  budget = MAX_FILE_BYTES,
+): Promise<{ bodies: string[]; notes: string[] }> {
   const bodies: string[] = [];
   const notes: string[] = [];
   let left = budget;
@@ -286,7 +312,11 @@ export async function readAttachedFiles(files: AttachedFile[], download: (f: Att
         continue;
       }
       left -= got.data.length;
-      notes.push(got.truncated ? `${f.name} is ${fmtBytes(got.totalBytes)}, over the ${fmtBytes(room)} I read; I diagnosed its first ${fmtBytes(got.data.length)}.` : `Read ${f.name} (${fmtBytes(got.data.length)}).`);
+      notes.push(
+        got.truncated
+          ? `${f.name} is ${fmtBytes(got.totalBytes)}, over the ${fmtBytes(room)} I read; I diagnosed its first ${fmtBytes(got.data.length)}.`
+          : `Read ${f.name} (${fmtBytes(got.data.length)}).`,
+      );
       bodies.push(got.data.toString('utf8'));
     } catch (e) {
       notes.push(`I could not download ${f.name}: ${(e as Error).message}.`);

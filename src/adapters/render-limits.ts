@@ -3,8 +3,25 @@
 import type { Reply, ReplyTable } from '../core/reply.js';
 import { renderTable, renderText } from './console/render.js';
 
-export const SLACK_LIMITS = { sectionText: 3000, blocks: 50, headerText: 150, fieldText: 2000, fieldsPerSection: 10, contextText: 3000, fallbackText: 4000 } as const;
-export const DISCORD_LIMITS = { content: 2000, title: 256, description: 4096, fields: 25, fieldName: 256, fieldValue: 1024, footer: 2048, total: 6000 } as const;
+export const SLACK_LIMITS = {
+  sectionText: 3000,
+  blocks: 50,
+  headerText: 150,
+  fieldText: 2000,
+  fieldsPerSection: 10,
+  contextText: 3000,
+  fallbackText: 4000,
+} as const;
+export const DISCORD_LIMITS = {
+  content: 2000,
+  title: 256,
+  description: 4096,
+  fields: 25,
+  fieldName: 256,
+  fieldValue: 1024,
+  footer: 2048,
+  total: 6000,
+} as const;
 
 /** Rows of a table beyond this go to an attached file (chat tables stay readable). */
 export const INLINE_TABLE_ROWS = 40;

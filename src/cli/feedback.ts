@@ -30,7 +30,10 @@ export async function feedbackCli(args: string[]): Promise<number> {
   const dataDir = resolvePath(config.data_dir, baseDir);
   if (!existsSync(join(dataDir, 'feedback.sqlite'))) {
     // Nothing recorded yet: nothing is created just to say so.
-    if (flags.json) process.stdout.write(terminalSafeJson({ days, sinceMs: Date.now() - days * 86_400_000, keepLogs: config.feedback.keep_logs, rules: [], items: [] }, 2) + '\n');
+    if (flags.json)
+      process.stdout.write(
+        terminalSafeJson({ days, sinceMs: Date.now() - days * 86_400_000, keepLogs: config.feedback.keep_logs, rules: [], items: [] }, 2) + '\n',
+      );
     else process.stdout.write(`No feedback recorded yet (no ${stripTerminalControls(join(dataDir, 'feedback.sqlite'))}).\n`);
     return 0;
   }

@@ -76,7 +76,14 @@ export async function hostsCli(args: string[]): Promise<number> {
       case 'add': {
         const parsed = target ? parseUserHostPort(target) : null;
         if (!name || !parsed?.user) throw new UsageError('hosts add NAME user@host[:port] [--key PATH] [--trust SHA256:...]');
-        const r = await s.add({ name, user: parsed.user, host: parsed.host, port: parsed.port ?? 22, ...(flags.key ? { identityFile: flags.key } : {}), ...(flags.trust ? { trust: flags.trust } : {}) });
+        const r = await s.add({
+          name,
+          user: parsed.user,
+          host: parsed.host,
+          port: parsed.port ?? 22,
+          ...(flags.key ? { identityFile: flags.key } : {}),
+          ...(flags.trust ? { trust: flags.trust } : {}),
+        });
         if (flags.json) out(r);
         else process.stdout.write(stripTerminalControls(r.message) + '\n');
         return 0;

@@ -59,7 +59,9 @@ function usageErrorFor(e: unknown, args: string[], options: Options): UsageError
     if (known.type === 'string') {
       if (t.value === undefined) return new UsageError(`--${t.name} needs a value`);
       if (!t.inlineValue && t.value.startsWith('-') && t.value !== '-')
-        return new UsageError(`--${t.name} needs a value, not the option ${t.value.slice(0, 40)} (write --${t.name}=${t.value.slice(0, 40)} if that is the value)`);
+        return new UsageError(
+          `--${t.name} needs a value, not the option ${t.value.slice(0, 40)} (write --${t.name}=${t.value.slice(0, 40)} if that is the value)`,
+        );
     }
   }
   return fallback;

@@ -10,17 +10,27 @@ import { didYouMean } from './did-you-mean.js';
 
 const hostName = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$/, 'letters, digits, . _ - (max 63)');
 
-export const hostSchema = z.object({
-  name: hostName,
-  host: z.string().regex(/^[A-Za-z0-9._:-]{1,253}$/, 'a host name, IP address or ssh config alias'),
-  port: z.number().int().min(1).max(65535).optional(),
-  user: z.string().regex(/^[a-z_][a-z0-9_.-]{0,31}$/i, 'a Unix user name').optional(),
-  identity_file: z.string().optional(),
-  host_key: z.string().regex(/^SHA256:[A-Za-z0-9+/]{43}=?$/, 'a fingerprint as `ssh-keygen -lf` prints it: SHA256:...').optional(),
-}).strict();
+export const hostSchema = z
+  .object({
+    name: hostName,
+    host: z.string().regex(/^[A-Za-z0-9._:-]{1,253}$/, 'a host name, IP address or ssh config alias'),
+    port: z.number().int().min(1).max(65535).optional(),
+    user: z
+      .string()
+      .regex(/^[a-z_][a-z0-9_.-]{0,31}$/i, 'a Unix user name')
+      .optional(),
+    identity_file: z.string().optional(),
+    host_key: z
+      .string()
+      .regex(/^SHA256:[A-Za-z0-9+/]{43}=?$/, 'a fingerprint as `ssh-keygen -lf` prints it: SHA256:...')
+      .optional(),
+  })
+  .strict();
 
 /** An address to listen on: an IPv4/IPv6 address or a host name (0.0.0.0 and :: mean every interface). */
-export const listenHost = z.string().regex(/^[A-Za-z0-9._:-]{1,253}$/, 'an address to listen on: 127.0.0.1 (this machine only), 0.0.0.0 or :: (every interface)');
+export const listenHost = z
+  .string()
+  .regex(/^[A-Za-z0-9._:-]{1,253}$/, 'an address to listen on: 127.0.0.1 (this machine only), 0.0.0.0 or :: (every interface)');
 
 /** croner's own parser decides (5 or 6 fields, ranges, names); a bad expression never reaches the scheduler. */
 function isCron(expr: string): boolean {
@@ -41,16 +51,18 @@ function isTimeZone(tz: string): boolean {
   }
 }
 
-export const digestSchema = z.object({
-  name: z.string().default('daily'),
-  platform: z.enum(['slack', 'discord', 'console']),
-  channel: z.string().min(1),
-  cron: z.string().max(200).refine(isCron, 'a cron expression (5 or 6 fields), e.g. "0 9 * * 1-5"'),
-  timezone: z.string().max(100).refine(isTimeZone, 'an IANA time zone such as "Europe/Berlin" or "UTC"').default('UTC'),
-  // Opt-in: the owner of a new or worse finding (from `owners:` or an approved `/gpu whoami`) also gets
-  // it as a direct message, with the chart and the fix, once per finding until it gets worse.
-  dm_owners: z.boolean().optional(),
-}).strict();
+export const digestSchema = z
+  .object({
+    name: z.string().default('daily'),
+    platform: z.enum(['slack', 'discord', 'console']),
+    channel: z.string().min(1),
+    cron: z.string().max(200).refine(isCron, 'a cron expression (5 or 6 fields), e.g. "0 9 * * 1-5"'),
+    timezone: z.string().max(100).refine(isTimeZone, 'an IANA time zone such as "Europe/Berlin" or "UTC"').default('UTC'),
+    // Opt-in: the owner of a new or worse finding (from `owners:` or an approved `/gpu whoami`) also gets
+    // it as a direct message, with the chart and the fix, once per finding until it gets worse.
+    dm_owners: z.boolean().optional(),
+  })
+  .strict();
 
 /** A unix user on the hosts, POSIX-ish (what `ps -o user=` shows for a named account). */
 export const UNIX_USER = /^[a-z_][a-z0-9_-]{0,31}$/;
@@ -60,12 +72,20 @@ export const OWNER_KEY = /^[a-z_][a-z0-9_-]{0,31}(@[A-Za-z0-9][A-Za-z0-9._-]{0,6
 /** A person's display name in `owners:` or a claim: no chat markup can ride in it. */
 export const OWNER_NAME = /^[\p{L}\p{N}][\p{L}\p{N} .'-]{0,63}$/u;
 
-export const ownerSchema = z.object({
-  slack: z.string().regex(/^[UW][A-Z0-9]{2,20}$/, 'a Slack user ID like U012ABCDEF').optional(),
-  discord: z.string().regex(/^\d{5,25}$/, 'a Discord user ID (a snowflake like 123456789012345678)').optional(),
-  // Shown in digests and status; letters, digits, blanks and . ' - only, so it carries no chat markup.
-  name: z.string().regex(OWNER_NAME, "a display name: letters, digits, blanks, . ' - (max 64)").optional(),
-}).strict();
+export const ownerSchema = z
+  .object({
+    slack: z
+      .string()
+      .regex(/^[UW][A-Z0-9]{2,20}$/, 'a Slack user ID like U012ABCDEF')
+      .optional(),
+    discord: z
+      .string()
+      .regex(/^\d{5,25}$/, 'a Discord user ID (a snowflake like 123456789012345678)')
+      .optional(),
+    // Shown in digests and status; letters, digits, blanks and . ' - only, so it carries no chat markup.
+    name: z.string().regex(OWNER_NAME, "a display name: letters, digits, blanks, . ' - (max 64)").optional(),
+  })
+  .strict();
 
 export const configSchema = z
   .object({
@@ -114,14 +134,24 @@ export const configSchema = z
     // `/gpu fit` keeps max(margin_mib, margin_pct % of the card) free on every GPU on top of the job.
     fit: z
       .object({
-        margin_mib: z.number().int('a whole number of MiB').min(0, 'MiB kept free on every GPU: 0-65536').max(65536, 'MiB kept free on every GPU: 0-65536').default(1024),
+        margin_mib: z
+          .number()
+          .int('a whole number of MiB')
+          .min(0, 'MiB kept free on every GPU: 0-65536')
+          .max(65536, 'MiB kept free on every GPU: 0-65536')
+          .default(1024),
         margin_pct: z.number().min(0, 'percent of the card kept free: 0-50').max(50, 'percent of the card kept free: 0-50').default(5),
       })
       .strict()
       .default({ margin_mib: 1024, margin_pct: 5 }),
     notify: z
       .object({
-        max_per_user: z.number().int('a whole number').min(1, 'open `/gpu notify` subscriptions per user: 1-100').max(100, 'open `/gpu notify` subscriptions per user: 1-100').default(3),
+        max_per_user: z
+          .number()
+          .int('a whole number')
+          .min(1, 'open `/gpu notify` subscriptions per user: 1-100')
+          .max(100, 'open `/gpu notify` subscriptions per user: 1-100')
+          .default(3),
       })
       .strict()
       .default({ max_per_user: 3 }),
@@ -205,7 +235,9 @@ function describeIssues(issues: z.core.$ZodIssue[], lineOf?: (path: PropertyKey[
       const known = keysAt(i.path);
       for (const key of i.keys) {
         const meant = didYouMean(key, known);
-        out.push(`  ${where}: unknown key "${key.slice(0, 60)}"${meant ? ` (did you mean "${meant}"?)` : known.length ? ` (valid: ${known.join(', ')})` : ''}${at([...i.path, key])}`);
+        out.push(
+          `  ${where}: unknown key "${key.slice(0, 60)}"${meant ? ` (did you mean "${meant}"?)` : known.length ? ` (valid: ${known.join(', ')})` : ''}${at([...i.path, key])}`,
+        );
       }
     } else if (i.code === 'invalid_key') {
       // A record key (an `owners:` entry): name the key and what a key must be.

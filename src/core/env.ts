@@ -10,7 +10,7 @@ export const envSchema = z
   .object({
     SLACK_BOT_TOKEN: blankIsUnset(z.string().regex(/^xoxb-/, 'a bot token starting with xoxb-')),
     SLACK_APP_TOKEN: blankIsUnset(z.string().regex(/^xapp-/, 'an app-level token starting with xapp-')),
-    SLACK_SIGNING_SECRET: blankIsUnset(z.string().regex(/^[A-Za-z0-9-]{16,}$/, 'the signing secret from the app\'s Basic Information page')),
+    SLACK_SIGNING_SECRET: blankIsUnset(z.string().regex(/^[A-Za-z0-9-]{16,}$/, "the signing secret from the app's Basic Information page")),
     SLACK_API_URL: blankIsUnset(z.string().url('a URL such as https://slack.com/api/')),
     PORT: blankIsUnset(port),
     DISCORD_TOKEN: blankIsUnset(z.string().min(20, 'a bot token')),
@@ -23,7 +23,11 @@ export const envSchema = z
   })
   .superRefine((env, ctx) => {
     if (env.SLACK_BOT_TOKEN && !env.SLACK_APP_TOKEN && !env.SLACK_SIGNING_SECRET) {
-      ctx.addIssue({ code: 'custom', path: ['SLACK_APP_TOKEN'], message: 'SLACK_BOT_TOKEN is set: also set SLACK_APP_TOKEN (Socket Mode) or SLACK_SIGNING_SECRET (HTTP mode)' });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['SLACK_APP_TOKEN'],
+        message: 'SLACK_BOT_TOKEN is set: also set SLACK_APP_TOKEN (Socket Mode) or SLACK_SIGNING_SECRET (HTTP mode)',
+      });
     }
   });
 

@@ -94,12 +94,14 @@ export function resolveMentions(reply: Reply, style?: MentionStyle): Reply {
 export function linkMentions(s: string, reply: Reply, style: MentionStyle): string {
   if (!s.includes(OPEN)) return s;
   const people = reply.mentions ?? {};
-  return s.replace(TOKEN, (_, id: string) => {
-    const m = people[id];
-    if (!m) return '';
-    const linked = style(m);
-    return linked === null ? m.name : linked;
-  }).replace(STRAY, '');
+  return s
+    .replace(TOKEN, (_, id: string) => {
+      const m = people[id];
+      if (!m) return '';
+      const linked = style(m);
+      return linked === null ? m.name : linked;
+    })
+    .replace(STRAY, '');
 }
 
 /** The reply with every person as a plain name (the console, files, logs). */

@@ -68,10 +68,13 @@ export class ProgressPacer {
   private schedule(): void {
     if (this.timer || this.inFlight || this.finished || !this.pending) return;
     const notBefore = Math.max(this.startedAt + this.quietMs, this.lastShownAt + this.intervalMs);
-    this.timer = setTimeout(() => {
-      this.timer = undefined;
-      this.deliver();
-    }, Math.max(0, notBefore - performance.now()));
+    this.timer = setTimeout(
+      () => {
+        this.timer = undefined;
+        this.deliver();
+      },
+      Math.max(0, notBefore - performance.now()),
+    );
   }
 
   private deliver(): void {
@@ -82,7 +85,10 @@ export class ProgressPacer {
     if (!reply || this.finished) return waiters.forEach((w) => w());
     this.lastShownAt = performance.now();
     this.shown++;
-    this.inFlight = withTimeout(Promise.resolve().then(() => this.sink(reply)), this.editTimeoutMs)
+    this.inFlight = withTimeout(
+      Promise.resolve().then(() => this.sink(reply)),
+      this.editTimeoutMs,
+    )
       .catch((e: unknown) => this.onError(e))
       .finally(() => {
         this.inFlight = null;
@@ -107,7 +113,8 @@ export class ProgressPacer {
   }
 }
 
-const size = (bytes: number) => (bytes >= 1024 * 1024 ? `${(bytes / 1024 / 1024).toFixed(1)} MB` : bytes >= 1024 ? `${(bytes / 1024).toFixed(1)} KB` : `${bytes} bytes`);
+const size = (bytes: number) =>
+  bytes >= 1024 * 1024 ? `${(bytes / 1024 / 1024).toFixed(1)} MB` : bytes >= 1024 ? `${(bytes / 1024).toFixed(1)} KB` : `${bytes} bytes`;
 
 /** The interim reply while an adapter downloads a message's log files, before they are diagnosed. */
 export function readingFilesReply(files: { name: string; size: number }[]): Reply {

@@ -76,7 +76,11 @@ export class CommandRegistry {
       const shown = parsed.name.length > 40 ? parsed.name.slice(0, 40) + '…' : parsed.name;
       const meant = didYouMean(parsed.name, this.commands.keys());
       const hint = meant ? `Did you mean \`/gpu ${meant}\`? ` : '';
-      return done(parsed.name, 'unknown', { title: `Unknown command "${shown}"`, severity: 'warning', sections: [{ text: `${hint}Commands: ${names}. Try \`/gpu help\`.` }] });
+      return done(parsed.name, 'unknown', {
+        title: `Unknown command "${shown}"`,
+        severity: 'warning',
+        sections: [{ text: `${hint}Commands: ${names}. Try \`/gpu help\`.` }],
+      });
     }
     // An unknown --option is a typo, not something to ignore; commands that take free text (a pasted log
     // whose first line carries the training command's own flags) are left alone.
@@ -84,7 +88,10 @@ export class CommandRegistry {
     if (known && !known.includes('text')) {
       for (const key of Object.keys(parsed.raw)) {
         if (key === '_' || key === 'text' || known.includes(key)) continue;
-        const meant = didYouMean(key, known.filter((k) => k !== '_'));
+        const meant = didYouMean(
+          key,
+          known.filter((k) => k !== '_'),
+        );
         return done(command.name, 'usage', {
           title: `Usage: /gpu ${command.usage}`,
           severity: 'warning',
@@ -118,7 +125,11 @@ export class CommandRegistry {
     try {
       return done(command.name, 'ok', await command.run(options.data, ctx));
     } catch (e) {
-      return done(command.name, 'error', { title: `${command.name} failed`, severity: 'error', sections: [{ text: (e as Error).message.split('\n')[0].slice(0, 500) }] });
+      return done(command.name, 'error', {
+        title: `${command.name} failed`,
+        severity: 'error',
+        sections: [{ text: (e as Error).message.split('\n')[0].slice(0, 500) }],
+      });
     }
   }
 }

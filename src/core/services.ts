@@ -36,9 +36,7 @@ export interface HostMemory {
   swapUsedBytes: number | null;
 }
 
-export type HostMemResult =
-  | { name: string; ok: true; elapsedMs: number; memory: HostMemory }
-  | { name: string; ok: false; elapsedMs?: number; error: string };
+export type HostMemResult = { name: string; ok: true; elapsedMs: number; memory: HostMemory } | { name: string; ok: false; elapsedMs?: number; error: string };
 
 export interface HostInfo {
   name: string;
@@ -122,8 +120,10 @@ export interface NotifySubscription {
 }
 
 export interface NotifyService {
-  subscribe(request: { platform: string; userId: string; sizeMiB: number; size: string; count: number; shared: boolean; hours: number }, now?: number):
-    Promise<{ ok: true; subscription: NotifySubscription } | { ok: false; reason: string; open: NotifySubscription[] }>;
+  subscribe(
+    request: { platform: string; userId: string; sizeMiB: number; size: string; count: number; shared: boolean; hours: number },
+    now?: number,
+  ): Promise<{ ok: true; subscription: NotifySubscription } | { ok: false; reason: string; open: NotifySubscription[] }>;
   list(platform: string, userId: string): Promise<NotifySubscription[]>;
   /** Only the owner's own open subscription; false for anything else. */
   cancel(platform: string, userId: string, id: number): Promise<boolean>;

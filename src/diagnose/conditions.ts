@@ -66,7 +66,11 @@ export const CONDITION_CHECKS: Record<Condition, (e: Evidence) => boolean> = {
   batch_unknown: ({ facts }) => facts.batch === undefined,
   // Mixed precision changes nothing for a run already in half precision or quantized.
   amp_would_help: ({ facts }) =>
-    !facts.inference && !facts.generating && facts.amp !== true && !(facts.ampDefaultOn && facts.amp !== false) && !(facts.dtype !== undefined && HALF_OR_LESS.has(facts.dtype)),
+    !facts.inference &&
+    !facts.generating &&
+    facts.amp !== true &&
+    !(facts.ampDefaultOn && facts.amp !== false) &&
+    !(facts.dtype !== undefined && HALF_OR_LESS.has(facts.dtype)),
   inference_tool: ({ facts }) => facts.inference === true,
   // Generation or a diffusion pipeline ran out, and no serving tool with its own knobs was recognised.
   generating_untooled: ({ facts }) => facts.generating === true && facts.inference !== true,
@@ -89,8 +93,7 @@ export const CONDITION_CHECKS: Record<Condition, (e: Evidence) => boolean> = {
   // The level the series never goes below again keeps rising (a creep, or saw-tooth on a rising floor).
   memory_series_grows: ({ facts }) => facts.memoryShape === 'growth' || facts.memoryShape === 'sawtooth_rising',
   // Rising inside epochs (or steadily, with no epochs printed): references kept across iterations.
-  leak_grows_per_iteration: ({ facts }) =>
-    facts.memoryGrowsAt === 'per_iteration' || (facts.memoryGrowsAt === undefined && facts.memoryShape === 'growth'),
+  leak_grows_per_iteration: ({ facts }) => facts.memoryGrowsAt === 'per_iteration' || (facts.memoryGrowsAt === undefined && facts.memoryShape === 'growth'),
   // Rising between epochs, or peaks that come back down to a higher level: what validation leaves behind.
   leak_grows_between_epochs: ({ facts }) => facts.memoryGrowsAt === 'between_epochs' || facts.memoryShape === 'sawtooth_rising',
   cache_not_emptied: ({ facts }) => facts.emptiesCache !== true,

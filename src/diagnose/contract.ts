@@ -11,14 +11,31 @@ export function toJsonContract(result: DiagnoseResult, input?: LogInput) {
       title: d.title,
       evidence: d.evidence,
       facts: d.facts,
-      fixes: d.fixes.map((f) => ({ summary: f.summary, changes: f.changes, ...(f.env ? { env: f.env } : {}), ...(f.command ? { command: f.command } : {}), ...(f.code ? { code: f.code } : {}) })),
+      fixes: d.fixes.map((f) => ({
+        summary: f.summary,
+        changes: f.changes,
+        ...(f.env ? { env: f.env } : {}),
+        ...(f.command ? { command: f.command } : {}),
+        ...(f.code ? { code: f.code } : {}),
+      })),
       source: d.source,
     })),
     readings: {
-      gpus: r.gpus.map((g) => ({ index: g.index, name: g.name, memoryUsedMiB: g.memoryUsedMiB, memoryTotalMiB: g.memoryTotalMiB, utilizationPct: g.utilizationPct })),
+      gpus: r.gpus.map((g) => ({
+        index: g.index,
+        name: g.name,
+        memoryUsedMiB: g.memoryUsedMiB,
+        memoryTotalMiB: g.memoryTotalMiB,
+        utilizationPct: g.utilizationPct,
+      })),
       processes: r.processes.map((p) => ({ gpuIndex: p.gpuIndex, pid: p.pid, name: p.name, memoryMiB: p.memoryMiB })),
       hostMemory: r.hostMemory
-        ? { totalBytes: r.hostMemory.totalBytes, availableBytes: r.hostMemory.availableBytes, usedBytes: r.hostMemory.usedBytes, swapTotalBytes: r.hostMemory.swapTotalBytes }
+        ? {
+            totalBytes: r.hostMemory.totalBytes,
+            availableBytes: r.hostMemory.availableBytes,
+            usedBytes: r.hostMemory.usedBytes,
+            swapTotalBytes: r.hostMemory.swapTotalBytes,
+          }
         : null,
       ...(r.notes?.length ? { notes: r.notes } : {}),
     },

@@ -45,7 +45,7 @@ export interface DiagnoseResult {
  */
 function withToolKnobs(facts: Facts, tool: ToolInfo | undefined, knobs: string[] | undefined): void {
   facts.batchFlag = tool?.batch_flag ?? 'your batch-size setting';
-  facts.ampHow = tool?.amp ?? 'AMP: torch.autocast + GradScaler, or your tool\'s --amp / --fp16 / --bf16';
+  facts.ampHow = tool?.amp ?? "AMP: torch.autocast + GradScaler, or your tool's --amp / --fp16 / --bf16";
   facts.weightsSplitHow = tool?.weights_split ?? 'split it over several GPUs (device_map="auto", tensor parallel)';
   if (!tool) return;
   facts.tool = tool.id;
@@ -61,7 +61,15 @@ function withToolKnobs(facts: Facts, tool: ToolInfo | undefined, knobs: string[]
 }
 
 /** Categories that say "memory": dropped when the run ends in an unrelated exception. */
-const MEMORY_CATEGORIES = new Set<Category>(['cuda_oom', 'fragmentation', 'replica_oom', 'host_oom_killed', 'shm_exhausted', 'growing_memory_leak', 'cudnn_cublas_alloc']);
+const MEMORY_CATEGORIES = new Set<Category>([
+  'cuda_oom',
+  'fragmentation',
+  'replica_oom',
+  'host_oom_killed',
+  'shm_exhausted',
+  'growing_memory_leak',
+  'cudnn_cublas_alloc',
+]);
 
 /** Categories where the device ran out: the reply says who holds the memory. */
 const MEMORY_HOLDER_CATEGORIES = new Set<Category>(['cuda_oom', 'fragmentation', 'replica_oom', 'cudnn_cublas_alloc']);

@@ -105,7 +105,18 @@ export interface Facts {
   cacheProgressPct?: number;
 }
 
-const UNIT_MIB: Record<string, number> = { b: 1 / 1048576, bytes: 1 / 1048576, kib: 1 / 1024, kb: 1 / 1024, mib: 1, mb: 1, gib: 1024, gb: 1024, tib: 1048576, tb: 1048576 };
+const UNIT_MIB: Record<string, number> = {
+  b: 1 / 1048576,
+  bytes: 1 / 1048576,
+  kib: 1 / 1024,
+  kb: 1 / 1024,
+  mib: 1,
+  mb: 1,
+  gib: 1024,
+  gb: 1024,
+  tib: 1048576,
+  tb: 1048576,
+};
 
 export function toMiB(value: string, unit: string): number | undefined {
   const n = Number(value.replace(/,/g, ''));
@@ -148,7 +159,8 @@ const OOM_FIELDS: [keyof Facts, RegExp][] = [
   ['allocatedMiB', new RegExp(String.raw`MPS allocated: ${NUM}`, 'i')],
   ['totalCapacityMiB', new RegExp(String.raw`max allowed: ${NUM}`, 'i')],
 ];
-const OOM_LINE = /out of memory|OutOfMemoryError|OOM when allocating|Tried to allocate [\d.]{1,10} ?[KMGT]i?B \(GPU \d|Cannot malloc [\d.]{1,14} ?[KMG]i?B GPU memory|Free memory on device \(/i;
+const OOM_LINE =
+  /out of memory|OutOfMemoryError|OOM when allocating|Tried to allocate [\d.]{1,10} ?[KMGT]i?B \(GPU \d|Cannot malloc [\d.]{1,14} ?[KMG]i?B GPU memory|Free memory on device \(/i;
 const GPU_INDEX = /\((?:GPU|device) (\d{1,3});|\bGPU (\d{1,3}) has a total capac(?:i)?ty|Out of memory error on GPU (\d{1,3})|device:GPU:(\d{1,3})/i;
 const OTHER_PROCESS = /Process (\d{1,10}) has (\d{1,9}(?:\.\d{1,4})?)\s?([KMGT]i?B) memory in use/gi;
 
@@ -277,7 +289,8 @@ function xlaHbmReport(log: LogText, line: number, facts: Facts): void {
 // moving or loading the model (module.py `_apply`/`convert`, `from_pretrained`, `load_state_dict`)
 // happens before any batch, so the weights are what does not fit.
 const FRAME = /^\s{0,8}File "([^"\n]{1,400})", line \d{1,7}, in ([\w<>.]{1,80})/;
-const LOAD_FRAMES = /^(?:_apply|convert|from_pretrained|load_state_dict|_load_from_state_dict|load_checkpoint|load_model|dispatch_model|_load_state_dict_into_meta_model|set_module_tensor_to_device|load_checkpoint_and_dispatch|to_empty)$/;
+const LOAD_FRAMES =
+  /^(?:_apply|convert|from_pretrained|load_state_dict|_load_from_state_dict|load_checkpoint|load_model|dispatch_model|_load_state_dict_into_meta_model|set_module_tensor_to_device|load_checkpoint_and_dispatch|to_empty)$/;
 const OPTIMIZER_FRAMES = /^(?:_single_tensor_adamw?|_multi_tensor_adamw?|_fused_adamw?|adamw?|_init_group|step)$/;
 
 function oomPhase(log: LogText, oomLine: number): Facts['oomPhase'] {
@@ -298,8 +311,10 @@ function oomPhase(log: LogText, oomLine: number): Facts['oomPhase'] {
 
 // Frames of text generation (transformers' generate and its search loops, chat helpers) and of image
 // diffusion (diffusers pipelines, the web UIs' processing and k-diffusion samplers).
-const GENERATION_FILE = /diffusers[\\/]pipelines[\\/]|transformers[\\/]generation[\\/]|generation_utils\.py$|modules[\\/]processing\.py$|k_diffusion[\\/]sampling\.py$|ldm[\\/]models[\\/]diffusion[\\/]|comfy[\\/](?:samplers|sample)\.py$/;
-const GENERATION_FN = /^(?:generate|_?sample|greedy_search|beam_search|_beam_search|contrastive_search|chat|stream_chat|txt2img|img2img|process_images|process_images_inner|sample_[a-z0-9_]{1,30})$/;
+const GENERATION_FILE =
+  /diffusers[\\/]pipelines[\\/]|transformers[\\/]generation[\\/]|generation_utils\.py$|modules[\\/]processing\.py$|k_diffusion[\\/]sampling\.py$|ldm[\\/]models[\\/]diffusion[\\/]|comfy[\\/](?:samplers|sample)\.py$/;
+const GENERATION_FN =
+  /^(?:generate|_?sample|greedy_search|beam_search|_beam_search|contrastive_search|chat|stream_chat|txt2img|img2img|process_images|process_images_inner|sample_[a-z0-9_]{1,30})$/;
 const TRAINING_FN = /^(?:backward|step|training_step|train_step|_inner_training_loop|train|fit|run_backward)$/;
 
 /** The OOM's traceback (above or below its message) runs through inference and no training step. */

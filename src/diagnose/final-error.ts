@@ -15,11 +15,33 @@ export interface FinalError {
 
 /** Exceptions that never mean "out of memory" (OSError and RuntimeError can: errno 12, CUDA OOM). */
 export const NOT_MEMORY_EXCEPTIONS = new Set([
-  'KeyError', 'IndexError', 'ValueError', 'TypeError', 'AttributeError', 'NameError', 'UnboundLocalError',
-  'FileNotFoundError', 'IsADirectoryError', 'NotADirectoryError', 'PermissionError', 'FileExistsError',
-  'ModuleNotFoundError', 'ImportError', 'SyntaxError', 'IndentationError', 'AssertionError',
-  'NotImplementedError', 'ZeroDivisionError', 'UnicodeDecodeError', 'UnicodeEncodeError', 'JSONDecodeError',
-  'RecursionError', 'StopIteration', 'HFValidationError', 'EntryNotFoundError', 'RepositoryNotFoundError',
+  'KeyError',
+  'IndexError',
+  'ValueError',
+  'TypeError',
+  'AttributeError',
+  'NameError',
+  'UnboundLocalError',
+  'FileNotFoundError',
+  'IsADirectoryError',
+  'NotADirectoryError',
+  'PermissionError',
+  'FileExistsError',
+  'ModuleNotFoundError',
+  'ImportError',
+  'SyntaxError',
+  'IndentationError',
+  'AssertionError',
+  'NotImplementedError',
+  'ZeroDivisionError',
+  'UnicodeDecodeError',
+  'UnicodeEncodeError',
+  'JSONDecodeError',
+  'RecursionError',
+  'StopIteration',
+  'HFValidationError',
+  'EntryNotFoundError',
+  'RepositoryNotFoundError',
 ]);
 
 // Bounded and run in re2: applied to untrusted lines.

@@ -49,11 +49,17 @@ export function whoHoldsMemory(f: Facts): HolderVerdict | undefined {
   const others = (f.otherProcesses ?? []).reduce((s, p) => s + p.memoryMiB, 0);
   // Before this process allocated anything, part of the card was already taken: that is someone else's.
   if (f.startupFreeMiB !== undefined && total !== undefined && total - f.startupFreeMiB >= 1024) {
-    return { holder: 'other_processes', why: `only ${MiB(f.startupFreeMiB)} of ${MiB(total)} was free when the process started: about ${MiB(total - f.startupFreeMiB)} is held by other processes` };
+    return {
+      holder: 'other_processes',
+      why: `only ${MiB(f.startupFreeMiB)} of ${MiB(total)} was free when the process started: about ${MiB(total - f.startupFreeMiB)} is held by other processes`,
+    };
   }
   // Processes the message names (this one excluded) holding a material share: freeing them is the lever.
   if (total !== undefined && others >= Math.max(1024, 0.1 * total) && (tried === undefined || others >= tried)) {
-    return { holder: 'other_processes', why: `other processes hold ${MiB(others)} of ${MiB(total)} (${f.otherProcesses!.map((p) => `pid ${p.pid}: ${MiB(p.memoryMiB)}`).join(', ')})${mine !== undefined ? `, this process ${MiB(mine)}` : ''}` };
+    return {
+      holder: 'other_processes',
+      why: `other processes hold ${MiB(others)} of ${MiB(total)} (${f.otherProcesses!.map((p) => `pid ${p.pid}: ${MiB(p.memoryMiB)}`).join(', ')})${mine !== undefined ? `, this process ${MiB(mine)}` : ''}`,
+    };
   }
   if (total !== undefined && mine !== undefined) {
     const elsewhere = Math.max(others, total - (f.freeMiB ?? 0) - mine);
@@ -71,11 +77,17 @@ export function whoHoldsMemory(f: Facts): HolderVerdict | undefined {
   // unless the weights named in the log are themselves too big for it.
   const weightsTooBig = f.paramsB !== undefined && total !== undefined && weightsMiB(f.paramsB, f.dtype) >= 0.85 * total;
   if (f.runtimeOom && f.oomPhase === 'load' && !weightsTooBig && f.triedAllocMiB === undefined) {
-    return { holder: 'other_processes', why: `CUDA itself ran out of memory (not PyTorch's allocator, which prints its figures) while the model was first moved to the GPU: the CUDA context or the first parameters could not be allocated, so the card was already full: other processes, or the wrong GPU` };
+    return {
+      holder: 'other_processes',
+      why: `CUDA itself ran out of memory (not PyTorch's allocator, which prints its figures) while the model was first moved to the GPU: the CUDA context or the first parameters could not be allocated, so the card was already full: other processes, or the wrong GPU`,
+    };
   }
   // A request of under a MiB with nothing free, and no figure for this process: the card had no room at all.
   if (tried !== undefined && tried < 1 && f.freeMiB !== undefined && f.freeMiB < 1 && f.allocatedMiB === undefined && f.reservedMiB === undefined) {
-    return { holder: 'other_processes', why: `a ${MiB(tried)} request failed with ${MiB(f.freeMiB)} free and nothing allocated by this process in the message: the card was full before this job began` };
+    return {
+      holder: 'other_processes',
+      why: `a ${MiB(tried)} request failed with ${MiB(f.freeMiB)} free and nothing allocated by this process in the message: the card was full before this job began`,
+    };
   }
   // The idle cache must cover the request and be a material share of the card (5%; 10% of what this
   // process reserved when the capacity is not printed), or the device must have the bytes too: a few
@@ -87,9 +99,10 @@ export function whoHoldsMemory(f: Facts): HolderVerdict | undefined {
   // A cache of a GiB or more that is many times the request is fragmentation whatever the card's size.
   const largeCache = idle !== undefined && tried !== undefined && idle >= 1024 && idle >= 8 * tried;
   if (tried !== undefined && idle !== undefined && idle >= tried && (idle >= material || deviceHasIt || largeCache)) {
-    const how = f.reservedUnallocatedMiB !== undefined
-      ? `${MiB(idle)} is reserved by PyTorch but unallocated`
-      : `reserved ${MiB(f.reservedMiB!)} − allocated ${MiB(f.allocatedMiB!)} = ${MiB(idle)} idle in PyTorch's cache`;
+    const how =
+      f.reservedUnallocatedMiB !== undefined
+        ? `${MiB(idle)} is reserved by PyTorch but unallocated`
+        : `reserved ${MiB(f.reservedMiB!)} − allocated ${MiB(f.allocatedMiB!)} = ${MiB(idle)} idle in PyTorch's cache`;
     return { holder: 'allocator_cache', why: `${how} ≥ the ${MiB(tried)} request: the memory exists but not in one block` };
   }
   // Clearly more free than asked: equal printed figures ("1.50 GiB free", "Tried to allocate 1.50 GiB")
@@ -102,47 +115,74 @@ export function whoHoldsMemory(f: Facts): HolderVerdict | undefined {
   if (f.xlaUsedMiB !== undefined && total !== undefined && f.xlaUsedMiB > total) {
     const args = f.xlaArgumentsMiB;
     if (args !== undefined && args >= 0.8 * total) {
-      return { holder: 'weights', why: `XLA counts ${MiB(args)} of arguments (the parameters and inputs) against ${MiB(total)} of device memory, before any temporary: the weights alone do not fit one device` };
+      return {
+        holder: 'weights',
+        why: `XLA counts ${MiB(args)} of arguments (the parameters and inputs) against ${MiB(total)} of device memory, before any temporary: the weights alone do not fit one device`,
+      };
     }
     if (f.xlaProgramMiB !== undefined && f.xlaProgramMiB >= (args ?? 0)) {
       const besides = args ? ` besides ${MiB(args)} of arguments` : '';
-      return { holder: 'activations', why: `XLA's program needs ${MiB(f.xlaProgramMiB)} of temporaries (activations)${besides}, ${MiB(f.xlaUsedMiB)} in all on a ${MiB(total)} device` };
+      return {
+        holder: 'activations',
+        why: `XLA's program needs ${MiB(f.xlaProgramMiB)} of temporaries (activations)${besides}, ${MiB(f.xlaUsedMiB)} in all on a ${MiB(total)} device`,
+      };
     }
   }
   if (f.oomPhase === 'load') {
     const size = f.paramsB !== undefined ? ` (${f.paramsB}B parameters ≈ ${MiB(weightsMiB(f.paramsB, f.dtype))} in ${f.dtype ?? 'fp16'})` : '';
-    return { holder: 'weights', why: `the allocation failed while the model was being loaded or moved to the GPU, before any batch ran${size}${total !== undefined ? `, on a ${MiB(total)} card` : ''}` };
+    return {
+      holder: 'weights',
+      why: `the allocation failed while the model was being loaded or moved to the GPU, before any batch ran${size}${total !== undefined ? `, on a ${MiB(total)} card` : ''}`,
+    };
   }
   if (f.oomPhase === 'optimizer') {
-    return { holder: 'optimizer_state', why: `the allocation failed in the optimizer's step, which creates its state (Adam: two fp32 tensors per parameter) on first use${total !== undefined ? `, on a ${MiB(total)} card` : ''}` };
+    return {
+      holder: 'optimizer_state',
+      why: `the allocation failed in the optimizer's step, which creates its state (Adam: two fp32 tensors per parameter) on first use${total !== undefined ? `, on a ${MiB(total)} card` : ''}`,
+    };
   }
   if ((f.oomPhase === 'backward' || f.oomPhase === 'forward') && (mine === undefined || total === undefined)) {
-    return { holder: 'activations', why: `the allocation failed in the ${f.oomPhase} pass, which holds the batch's activations${f.oomPhase === 'backward' ? ' and their gradients' : ''} (the message gives no memory figures)` };
+    return {
+      holder: 'activations',
+      why: `the allocation failed in the ${f.oomPhase} pass, which holds the batch's activations${f.oomPhase === 'backward' ? ' and their gradients' : ''} (the message gives no memory figures)`,
+    };
   }
   if (f.paramsB !== undefined && total !== undefined) {
     const w = weightsMiB(f.paramsB, f.dtype);
     if (w >= 0.85 * total) {
       const dtype = f.dtype ?? 'fp16 (assumed: the log does not say)';
-      return { holder: 'weights', why: `${f.paramsB}B parameters × ${BYTES_PER_PARAM[f.dtype ?? 'fp16'] ?? 2} bytes (${dtype}) ≈ ${MiB(w)} of weights against ${MiB(total)} on the card` };
+      return {
+        holder: 'weights',
+        why: `${f.paramsB}B parameters × ${BYTES_PER_PARAM[f.dtype ?? 'fp16'] ?? 2} bytes (${dtype}) ≈ ${MiB(w)} of weights against ${MiB(total)} on the card`,
+      };
     }
   }
   // Full fine-tuning with Adam in mixed precision keeps ~16 bytes per parameter (fp16 weights and
   // gradients, fp32 master weights and two moments); LoRA/PEFT trains a tiny fraction of them.
   if (f.paramsB !== undefined && total !== undefined && f.training && !f.adapterTraining) {
-    const state = f.paramsB * 1e9 * 16 / 2 ** 20;
+    const state = (f.paramsB * 1e9 * 16) / 2 ** 20;
     if (state >= total) {
-      return { holder: 'optimizer_state', why: `full fine-tuning of ${f.paramsB}B parameters with Adam keeps about 16 bytes per parameter (weights, gradients, fp32 master copy and two moments) ≈ ${MiB(state)}, more than the ${MiB(total)} card` };
+      return {
+        holder: 'optimizer_state',
+        why: `full fine-tuning of ${f.paramsB}B parameters with Adam keeps about 16 bytes per parameter (weights, gradients, fp32 master copy and two moments) ≈ ${MiB(state)}, more than the ${MiB(total)} card`,
+      };
     }
   }
   if (mine !== undefined && total !== undefined) {
-    return { holder: 'activations', why: `this process holds ${MiB(mine)} of ${MiB(total)}${tried !== undefined ? ` and needed ${MiB(tried)} more` : ''}: its own tensors fill the card` };
+    return {
+      holder: 'activations',
+      why: `this process holds ${MiB(mine)} of ${MiB(total)}${tried !== undefined ? ` and needed ${MiB(tried)} more` : ''}: its own tensors fill the card`,
+    };
   }
   if (tried !== undefined && f.freeMiB !== undefined) {
     return { holder: 'activations', why: `${MiB(f.freeMiB)} free < the ${MiB(tried)} request` };
   }
   // TensorFlow named the tensor: 3+ dimensions led by the batch are an activation of this step.
   if (f.batchFromShape !== undefined) {
-    return { holder: 'activations', why: `TensorFlow could not allocate the activation tensor ${f.batchFromShape}; its leading dimension ${f.batch} is the batch, so the step's activations fill the card` };
+    return {
+      holder: 'activations',
+      why: `TensorFlow could not allocate the activation tensor ${f.batchFromShape}; its leading dimension ${f.batch} is the batch, so the step's activations fill the card`,
+    };
   }
   return undefined;
 }

@@ -13,7 +13,12 @@ export interface CheckProblem {
   problem: string;
 }
 
-const logs = (dir: string) => (existsSync(dir) ? readdirSync(dir).filter((f) => f.endsWith('.log')).sort() : []);
+const logs = (dir: string) =>
+  existsSync(dir)
+    ? readdirSync(dir)
+        .filter((f) => f.endsWith('.log'))
+        .sort()
+    : [];
 
 /** Every problem of the rule base in `dir`; an empty list means every rule is complete and every example holds. */
 export async function checkKnowledge(dir: string): Promise<{ rules: number; examples: number; problems: CheckProblem[] }> {
@@ -64,7 +69,9 @@ export function suggestPattern(text: string): string | undefined {
   const at = line.search(/\b[A-Za-z_.]{0,60}(?:Error|Exception)\b:?/);
   const core = line.slice(Math.max(0, at)).trim().slice(0, 120);
   if (core.length < 3) return undefined;
-  const escaped = core.replace(/[\\^$.*+?()[\]{}|/]/g, (c) => `\\${c}`).replace(/\d+(?:\\\.\d+)?/g, (m) => (m.includes('.') ? '\\d{1,12}(?:\\.\\d{1,6})?' : '\\d{1,12}'));
+  const escaped = core
+    .replace(/[\\^$.*+?()[\]{}|/]/g, (c) => `\\${c}`)
+    .replace(/\d+(?:\\\.\d+)?/g, (m) => (m.includes('.') ? '\\d{1,12}(?:\\.\\d{1,6})?' : '\\d{1,12}'));
   return escaped;
 }
 
@@ -79,7 +86,9 @@ export function scaffoldRule(dir: string, id: string, logFile: string): { ruleDi
   const pattern = suggestPattern(text);
   mkdirSync(join(ruleDir, 'match'), { recursive: true });
   mkdirSync(join(ruleDir, 'no-match'), { recursive: true });
-  const example = basename(logFile).replace(/[^\w.-]/g, '_').replace(/(?:\.log)?$/, '.log');
+  const example = basename(logFile)
+    .replace(/[^\w.-]/g, '_')
+    .replace(/(?:\.log)?$/, '.log');
   writeFileSync(join(ruleDir, 'match', example), text);
   const yamlString = (s: string) => `'${s.replace(/'/g, "''")}'`;
   writeFileSync(
@@ -97,7 +106,7 @@ export function scaffoldRule(dir: string, id: string, logFile: string): { ruleDi
       `  - ${yamlString(pattern ?? 'TODO a line of the log')}`,
       'fixes:',
       '  - kind: advice',
-      `    text: ${yamlString('TODO: the fix an experienced engineer would give, with the tool\'s own flag names')}`,
+      `    text: ${yamlString("TODO: the fix an experienced engineer would give, with the tool's own flag names")}`,
       'source:',
       `  note: ${yamlString(`scaffolded from ${basename(logFile)}; name the public issue it came from`)}`,
       '',

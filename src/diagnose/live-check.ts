@@ -61,11 +61,17 @@ export function liveSection(result: HostStatusResult, facts: Facts | undefined):
     const used = g.memoryUsedMiB;
     const total = g.memoryTotalMiB;
     const free = used !== null && total !== null ? total - used : null;
-    const holders = procs.slice(0, 3).map((p) => `${p.user ?? 'a process in a container (pid not visible on the host)'} (pid ${p.pid}) holds ${p.memoryMiB !== null ? formatMiB(p.memoryMiB) : 'an unknown amount'}`);
+    const holders = procs
+      .slice(0, 3)
+      .map(
+        (p) =>
+          `${p.user ?? 'a process in a container (pid not visible on the host)'} (pid ${p.pid}) holds ${p.memoryMiB !== null ? formatMiB(p.memoryMiB) : 'an unknown amount'}`,
+      );
     const head = `GPU ${g.index}: ${used !== null ? formatMiB(used) : '?'} of ${total !== null ? formatMiB(total) : '?'} used${free !== null ? `, ${formatMiB(free)} free` : ''}`;
     lines.push(holders.length ? `${head}; ${holders.join('; ')}` : `${head}; no process holds it now`);
   }
-  const said = gpuIndex !== undefined && facts?.freeMiB !== undefined ? `The log says ${formatMiB(facts.freeMiB)} was free on GPU ${gpuIndex} when it failed.\n` : '';
+  const said =
+    gpuIndex !== undefined && facts?.freeMiB !== undefined ? `The log says ${formatMiB(facts.freeMiB)} was free on GPU ${gpuIndex} when it failed.\n` : '';
   const others = result.gpus.filter((g) => g.memoryUsedMiB !== null && g.memoryTotalMiB !== null && (gpuIndex === undefined || g.index !== gpuIndex));
   const emptiest = others.sort((a, b) => b.memoryTotalMiB! - b.memoryUsedMiB! - (a.memoryTotalMiB! - a.memoryUsedMiB!))[0];
   const move =

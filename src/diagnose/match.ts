@@ -72,7 +72,7 @@ interface Chunk {
 function splitChunks(log: LogText): Chunk[] {
   const chunks: Chunk[] = [];
   const total = log.buf.length;
-  for (let from = 0; from < total || chunks.length === 0; ) {
+  for (let from = 0; from < total || chunks.length === 0;) {
     let to = Math.min(total, from + CHUNK_BYTES);
     if (to < total) {
       const nl = log.buf.indexOf(10, to);

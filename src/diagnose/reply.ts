@@ -53,13 +53,19 @@ export function diagnosisReply(result: DiagnoseResult, input?: Pick<LogInput, 'n
   if (!best && result.notMemory) {
     const { type, message } = result.notMemory;
     const sections: ReplySection[] = [
-      { text: `Not a memory problem: the run ended with ${type}${message ? `: ${message.slice(0, 200)}` : ''}. No batch, worker or memory setting will change that; fix the error itself (the last traceback shows where it was raised).` },
+      {
+        text: `Not a memory problem: the run ended with ${type}${message ? `: ${message.slice(0, 200)}` : ''}. No batch, worker or memory setting will change that; fix the error itself (the last traceback shows where it was raised).`,
+      },
     ];
     if (notes.length) sections.push({ text: notes.join(' ') });
     return { title: `Not a memory problem (${type})`, severity: 'info', sections };
   }
   if (!best) {
-    const sections: ReplySection[] = [{ text: 'No GPU or host memory problem recognised in this log (checked: CUDA/HIP out of memory, fragmentation, DataParallel replicas, host OOM kills, shared memory, growing memory, cuBLAS/cuDNN allocation, NCCL, driver/nvidia-smi, device-side asserts).' }];
+    const sections: ReplySection[] = [
+      {
+        text: 'No GPU or host memory problem recognised in this log (checked: CUDA/HIP out of memory, fragmentation, DataParallel replicas, host OOM kills, shared memory, growing memory, cuBLAS/cuDNN allocation, NCCL, driver/nvidia-smi, device-side asserts).',
+      },
+    ];
     if (notes.length) sections.push({ text: notes.join(' ') });
     return { title: 'No diagnosis', severity: 'info', sections };
   }
@@ -74,19 +80,40 @@ export function diagnosisReply(result: DiagnoseResult, input?: Pick<LogInput, 'n
   }));
   const series = best.facts.memorySeriesMiB;
   if (series && series.length >= 2 && best.facts.memoryShape) {
-    fields.push({ label: 'Memory over the run', value: `${formatMiB(series[0])} -> ${formatMiB(series[series.length - 1])} over ${series.length} readings (${SHAPE_WORDS[best.facts.memoryShape]})` });
+    fields.push({
+      label: 'Memory over the run',
+      value: `${formatMiB(series[0])} -> ${formatMiB(series[series.length - 1])} over ${series.length} readings (${SHAPE_WORDS[best.facts.memoryShape]})`,
+    });
   }
   if (fields.length) sections.push({ heading: 'From the log', fields });
-  if (best.facts.holderWhy) sections.push({ heading: 'Who holds the memory', text: `${best.facts.holder ? HOLDER_NAMES[best.facts.holder] ?? best.facts.holder : 'Not stated'}: ${best.facts.holderWhy}` });
+  if (best.facts.holderWhy)
+    sections.push({
+      heading: 'Who holds the memory',
+      text: `${best.facts.holder ? (HOLDER_NAMES[best.facts.holder] ?? best.facts.holder) : 'Not stated'}: ${best.facts.holderWhy}`,
+    });
   best.fixes.forEach((fix, i) => {
     const section: ReplySection = { heading: i === 0 ? 'Fix' : undefined, text: `${i + 1}. ${fix.summary}` };
-    const code = [fix.env && Object.entries(fix.env).map(([k, v]) => `export ${k}=${v}`).join('\n'), fix.code, fix.command].filter(Boolean).join('\n');
+    const code = [
+      fix.env &&
+        Object.entries(fix.env)
+          .map(([k, v]) => `export ${k}=${v}`)
+          .join('\n'),
+      fix.code,
+      fix.command,
+    ]
+      .filter(Boolean)
+      .join('\n');
     if (code) section.code = code;
     sections.push(section);
   });
   if (best.evidence.length) sections.push({ heading: 'Evidence', code: best.evidence.join('\n') });
-  if (others.length) sections.push({ text: `Also matched: ${others.slice(0, 3).map((d) => `${d.title} (${d.category})`).join('; ')}` });
+  if (others.length)
+    sections.push({
+      text: `Also matched: ${others
+        .slice(0, 3)
+        .map((d) => `${d.title} (${d.category})`)
+        .join('; ')}`,
+    });
   if (notes.length) sections.push({ text: notes.join(' ') });
   return { title: `${best.title} [${best.category}]`, severity, sections, footer: `rule ${best.rule}` };
 }
-

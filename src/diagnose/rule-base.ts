@@ -85,7 +85,8 @@ function cachedRules(files: RuleFile[], cacheFile: string): Rule[] | null {
   if (!existsSync(cacheFile)) return null;
   try {
     const cache = JSON.parse(readFileSync(cacheFile, 'utf8')) as RuleCache;
-    const same = cache.files.length === files.length &&
+    const same =
+      cache.files.length === files.length &&
       cache.files.every((c, i) => c.file === files[i].file && c.size === files[i].size && c.mtimeMs === files[i].mtimeMs);
     return same ? cache.rules : null;
   } catch {
@@ -123,7 +124,10 @@ export function compileRuleBase(files: { dir: string; file: string }[], rules: R
     }
   });
   if (rules.length === 0) throw new RuleLoadError(`no rules found`);
-  const set = new RE2.Set(patterns.map((p) => p.source), FLAGS);
+  const set = new RE2.Set(
+    patterns.map((p) => p.source),
+    FLAGS,
+  );
   return { rules, dirs: files.map((f) => f.dir), patterns, set };
 }
 

@@ -10,38 +10,47 @@ const pattern = z
   .max(500)
   .refine((p) => !/^\.\*|\.\*$/.test(p), 'a pattern must not start or end with .* (it is searched, not anchored)');
 
-export const fixSchema = z.object({
-  kind: z.enum(FIX_KINDS),
-  /** Sentence for people; {fact} placeholders are filled from the facts. Required for `advice`. */
-  text: z.string().min(1).optional(),
-  /** Only offer this fix when these conditions hold. */
-  when: z.array(z.enum(CONDITIONS)).optional(),
-  /** Setting changes for `advice` fixes, e.g. {cache: false}. */
-  changes: z.record(z.string(), z.union([z.number(), z.string(), z.boolean()])).optional(),
-}).refine((f) => f.kind !== 'advice' || f.text, { message: 'an advice fix needs text', path: ['text'] });
+export const fixSchema = z
+  .object({
+    kind: z.enum(FIX_KINDS),
+    /** Sentence for people; {fact} placeholders are filled from the facts. Required for `advice`. */
+    text: z.string().min(1).optional(),
+    /** Only offer this fix when these conditions hold. */
+    when: z.array(z.enum(CONDITIONS)).optional(),
+    /** Setting changes for `advice` fixes, e.g. {cache: false}. */
+    changes: z.record(z.string(), z.union([z.number(), z.string(), z.boolean()])).optional(),
+  })
+  .refine((f) => f.kind !== 'advice' || f.text, { message: 'an advice fix needs text', path: ['text'] });
 
 /** One tool of knowledge/tools.yaml. */
-export const toolSchema = z.object({
-  id: z.string().regex(/^[a-z0-9]+(-[a-z0-9]+)*$/, 'lower-case words joined by -'),
-  name: z.string().min(2).max(80),
-  detect: z.array(pattern).min(1),
-  inference: z.boolean().optional(),
-  batch_flag: z.string().min(2).max(200).optional(),
-  batch_default: z.number().int().positive().optional(),
-  /** How to add the batch to a command line that does not set it: the flag and separator, e.g. "--batch-size ", "batch=". */
-  batch_arg: z.string().min(2).max(80).regex(/^[\w.+-]+(?:[ =]|\s[\w.+-]+[ =])$/, 'a flag followed by a space or =').optional(),
-  amp: z.string().min(2).max(200).optional(),
-  amp_default_on: z.boolean().optional(),
-  /** How this tool splits weights that do not fit one device over several (the weights fix quotes it). */
-  weights_split: z.string().min(2).max(200).optional(),
-  knobs: z.array(z.string().min(2).max(200)).optional(),
-  /**
-   * Knobs for a log that already turned the first ones: when `present` (re2) matches the log, these come
-   * first (a web UI already on --medvram is told --lowvram, not --medvram again).
-   */
-  escalate: z.array(z.object({ present: pattern, knobs: z.array(z.string().min(2).max(200)).min(1) }).strict()).optional(),
-  source: z.string().url(),
-}).strict();
+export const toolSchema = z
+  .object({
+    id: z.string().regex(/^[a-z0-9]+(-[a-z0-9]+)*$/, 'lower-case words joined by -'),
+    name: z.string().min(2).max(80),
+    detect: z.array(pattern).min(1),
+    inference: z.boolean().optional(),
+    batch_flag: z.string().min(2).max(200).optional(),
+    batch_default: z.number().int().positive().optional(),
+    /** How to add the batch to a command line that does not set it: the flag and separator, e.g. "--batch-size ", "batch=". */
+    batch_arg: z
+      .string()
+      .min(2)
+      .max(80)
+      .regex(/^[\w.+-]+(?:[ =]|\s[\w.+-]+[ =])$/, 'a flag followed by a space or =')
+      .optional(),
+    amp: z.string().min(2).max(200).optional(),
+    amp_default_on: z.boolean().optional(),
+    /** How this tool splits weights that do not fit one device over several (the weights fix quotes it). */
+    weights_split: z.string().min(2).max(200).optional(),
+    knobs: z.array(z.string().min(2).max(200)).optional(),
+    /**
+     * Knobs for a log that already turned the first ones: when `present` (re2) matches the log, these come
+     * first (a web UI already on --medvram is told --lowvram, not --medvram again).
+     */
+    escalate: z.array(z.object({ present: pattern, knobs: z.array(z.string().min(2).max(200)).min(1) }).strict()).optional(),
+    source: z.string().url(),
+  })
+  .strict();
 export const toolsSchema = z.array(toolSchema).min(1);
 
 export const ruleSchema = z.object({
@@ -62,11 +71,13 @@ export const ruleSchema = z.object({
   /** Facts this rule's fixes use; documented so readers see what the rule reads from a log. */
   captures: z.array(z.string()).default([]),
   fixes: z.array(fixSchema).min(1),
-  source: z.object({
-    seed: z.string().optional(),
-    issue: z.string().url().optional(),
-    note: z.string().optional(),
-  }).refine((s) => s.seed || s.issue || s.note, 'name a seed document or a public issue'),
+  source: z
+    .object({
+      seed: z.string().optional(),
+      issue: z.string().url().optional(),
+      note: z.string().optional(),
+    })
+    .refine((s) => s.seed || s.issue || s.note, 'name a seed document or a public issue'),
 });
 // The schema and the hand-written Rule type must agree.
 export type RuleFromSchema = z.infer<typeof ruleSchema>;

@@ -72,7 +72,6 @@ export const CONDITIONS = [
 ] as const;
 export type Condition = (typeof CONDITIONS)[number];
 
-
 export interface Fix {
   kind: FixKind;
   text?: string;

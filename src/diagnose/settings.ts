@@ -9,7 +9,10 @@ const WINDOW = 512 * 1024;
 // `--name value`, `--name=value`, `name=value`, `'name': value`, `"name": value`, `name: value`.
 function keyPattern(names: string, value: string): RegExp {
   // Key and value on one line: "the model:\n--model-id x" names no model called "--model-id".
-  return new RegExp(String.raw`(?:--(?:${names})(?:=|[ \t]{1,4})|(?:^|[\s,({\u3000-\u9fff\uff00-\uffef])['"]?(?:${names})['"]?[ \t]{0,2}[=:][ \t]{0,2}['"]?)(${value})`, 'gim');
+  return new RegExp(
+    String.raw`(?:--(?:${names})(?:=|[ \t]{1,4})|(?:^|[\s,({\u3000-\u9fff\uff00-\uffef])['"]?(?:${names})['"]?[ \t]{0,2}[=:][ \t]{0,2}['"]?)(${value})`,
+    'gim',
+  );
 }
 
 const INT = String.raw`-?\d{1,6}`;
@@ -40,7 +43,8 @@ function bool(v: string | undefined): boolean | undefined {
   return !/^(false|none|no)$/i.test(v);
 }
 
-const COMMAND_START = /^[ \t$>]{0,8}((?:CUDA_VISIBLE_DEVICES=\S{1,40} |PYTORCH_CUDA_ALLOC_CONF=\S{1,80} )*(?:python3?(?:\s+-m)?|torchrun|accelerate launch|deepspeed|yolo)\s[^\n]{4,2000})$/m;
+const COMMAND_START =
+  /^[ \t$>]{0,8}((?:CUDA_VISIBLE_DEVICES=\S{1,40} |PYTORCH_CUDA_ALLOC_CONF=\S{1,80} )*(?:python3?(?:\s+-m)?|torchrun|accelerate launch|deepspeed|yolo)\s[^\n]{4,2000})$/m;
 
 /** The training command line, with `\` continuations joined. */
 export function findCommandLine(text: string): string | undefined {
@@ -55,7 +59,10 @@ export function findCommandLine(text: string): string | undefined {
     if (nl === -1) break;
     rest = rest.slice(nl + 1);
   }
-  return line.replace(/\s+/g, ' ').replace(/[_`*]+$/, '').trim();
+  return line
+    .replace(/\s+/g, ' ')
+    .replace(/[_`*]+$/, '')
+    .trim();
 }
 
 /**
@@ -96,7 +103,8 @@ export function extractSettings(fullText: string, options: { commandLine?: boole
   facts.amp = bool(lastValue(text, PATTERNS.amp));
   const model = lastValue(text, PATTERNS.model);
   // "model=model" (code) or "model: None" name no model.
-  if (model && /[a-z]/i.test(model) && !/^(model|none|null|true|false)$/i.test(model)) facts.model = model.replace(/\.(pt|pth|yaml|yml)$/, '').replace(/^.*\//, '');
+  if (model && /[a-z]/i.test(model) && !/^(model|none|null|true|false)$/i.test(model))
+    facts.model = model.replace(/\.(pt|pth|yaml|yml)$/, '').replace(/^.*\//, '');
   const paramsB = modelParamsB(text, facts.model);
   if (paramsB !== undefined) facts.paramsB = paramsB;
   const dtype = weightsDtype(text);
@@ -118,7 +126,8 @@ export function extractSettings(fullText: string, options: { commandLine?: boole
     facts.maxModelLen = Number(kv[1]);
     facts.kvCacheTokens = Number(kv[2]);
   }
-  if (/\bbackward\(|optimizer\.step|\bTrainer\b|trainer\.train\(|training_args|deepspeed|train_batch_size|finetun|fine-tun|\bsft\b/i.test(text)) facts.training = true;
+  if (/\bbackward\(|optimizer\.step|\bTrainer\b|trainer\.train\(|training_args|deepspeed|train_batch_size|finetun|fine-tun|\bsft\b/i.test(text))
+    facts.training = true;
   if (/\b(?:q?lora|peft|adapter_name|lora_r|lora_rank|finetuning_type:?\s{0,2}lora)\b/i.test(text)) facts.adapterTraining = true;
   let shards: RegExpExecArray | null = null;
   for (const m of text.matchAll(/Loading checkpoint shards:?\s{0,4}(\d{1,3})%/gi)) shards = m;
@@ -144,7 +153,12 @@ export function extractSettings(fullText: string, options: { commandLine?: boole
     }
   }
   if (/\bempty_cache\(\)/.test(text)) facts.emptiesCache = true;
-  if (/(?:模型加载|加载模型|loading (?:the )?(?:model|weights|checkpoint))[^\n]{0,30}(?:killed|被杀|已杀死)|killed[^\n]{0,40}(?:while|when) loading (?:the )?(?:model|weights|checkpoint)/i.test(text)) facts.killedWhileLoading = true;
+  if (
+    /(?:模型加载|加载模型|loading (?:the )?(?:model|weights|checkpoint))[^\n]{0,30}(?:killed|被杀|已杀死)|killed[^\n]{0,40}(?:while|when) loading (?:the )?(?:model|weights|checkpoint)/i.test(
+      text,
+    )
+  )
+    facts.killedWhileLoading = true;
   const after = epochsBeforeFailure(text);
   if (after) facts.oomAfterEpochs = after;
   for (const k of Object.keys(facts) as (keyof Facts)[]) if (facts[k] === undefined) delete facts[k];
@@ -153,7 +167,8 @@ export function extractSettings(fullText: string, options: { commandLine?: boole
 
 // A card's memory stated in words: a model then its size ("A100 80G", "4090 24G显存", "3060 12GB"), or a size
 // then a GPU word ("24G显存", "8gb graphics card", "16GB VRAM"). Bounded and anchored on digits: linear.
-const GPU_MODEL_SIZE = /\b(?:A100|A800|H100|H800|H200|V100|P100|A6000|A40|A10G?|L40S?|L4|T4|RTX\s?\d{4}(?:\s?Ti)?|\d{4}\s?Ti|[1-5]0[5-9]0)\b[^\n\d]{0,4}(\d{1,3})\s?G(?:B|iB)?\b/i;
+const GPU_MODEL_SIZE =
+  /\b(?:A100|A800|H100|H800|H200|V100|P100|A6000|A40|A10G?|L40S?|L4|T4|RTX\s?\d{4}(?:\s?Ti)?|\d{4}\s?Ti|[1-5]0[5-9]0)\b[^\n\d]{0,4}(\d{1,3})\s?G(?:B|iB)?\b/i;
 const SIZE_GPU_WORD = /\b(\d{1,3})\s?G(?:B|iB)?\s?(?:的)?\s?(?:显存|显卡|VRAM|GPU|graphics card|video card)/i;
 
 export function statedGpuMemoryMiB(text: string): number | undefined {
@@ -168,7 +183,10 @@ export function statedGpuMemoryMiB(text: string): number | undefined {
 // be the first validation's peak, so they do not count. Bounded repetitions only: linear.
 const MANY = String.raw`(?:[4-9]|[1-9]\d{1,4})`;
 const EPOCHS_BEFORE: RegExp[] = [
-  new RegExp(String.raw`\bafter\s{1,3}(?:training\s{1,3}(?:for\s{1,3})?)?((?:the\s{1,3})?${MANY}(?:st|nd|rd|th)?|several|many|a few|some|multiple)\s{1,3}epochs?\b`, 'i'),
+  new RegExp(
+    String.raw`\bafter\s{1,3}(?:training\s{1,3}(?:for\s{1,3})?)?((?:the\s{1,3})?${MANY}(?:st|nd|rd|th)?|several|many|a few|some|multiple)\s{1,3}epochs?\b`,
+    'i',
+  ),
   new RegExp(String.raw`\btrained\s{1,3}(?:for\s{1,3})?(${MANY})\s{1,3}epochs?\s{1,3}(?:successfully|fine|without)`, 'i'),
   new RegExp(String.raw`\b(?:on|in|at|during)\s{1,3}(?:the\s{1,3})?(epoch\s{1,3}(?:number\s{1,3})?${MANY}\b|${MANY}(?:st|nd|rd|th)\s{1,3}epoch)`, 'i'),
   new RegExp(String.raw`(?:训练|跑)(?:了|到)?\s?((?:第\s?)?(?:${MANY}|几|多|若干)\s?个?\s?(?:epoch|轮))`, 'i'),
@@ -204,8 +222,14 @@ export function modelParamsB(text: string, model: string | undefined): number | 
 const DTYPES: [RegExp, 'fp32' | 'fp16' | 'bf16' | 'int8' | 'int4'][] = [
   [/load_in_4bit\s{0,2}[=:]\s{0,2}True|--load[-_]in[-_]4bit\b|\bnf4\b|bnb_4bit|quantization[^\n]{0,20}\b(?:awq|gptq|int4)\b/i, 'int4'],
   [/load_in_8bit\s{0,2}[=:]\s{0,2}True|--load[-_]in[-_]8bit\b|\bint8\b/i, 'int8'],
-  [/torch_dtype\s{0,2}[=:]\s{0,2}['"]?(?:torch\.)?bfloat16|--bf16\b|\bbf16\s{0,2}[=:]\s{0,2}True|dtype\s{0,2}[=:]\s{0,2}['"]?(?:torch\.)?bfloat16|mixed_precision\s{0,2}[=:]\s{0,2}['"]?bf16/i, 'bf16'],
-  [/torch_dtype\s{0,2}[=:]\s{0,2}['"]?(?:torch\.)?(?:float16|half)|--fp16\b|\bfp16\s{0,2}[=:]\s{0,2}True|dtype\s{0,2}[=:]\s{0,2}['"]?(?:torch\.)?(?:float16|half)\b|--half\b|\.half\(\)|mixed_precision\s{0,2}[=:]\s{0,2}['"]?fp16|precision\s{0,2}[=:]\s{0,2}['"]?16/i, 'fp16'],
+  [
+    /torch_dtype\s{0,2}[=:]\s{0,2}['"]?(?:torch\.)?bfloat16|--bf16\b|\bbf16\s{0,2}[=:]\s{0,2}True|dtype\s{0,2}[=:]\s{0,2}['"]?(?:torch\.)?bfloat16|mixed_precision\s{0,2}[=:]\s{0,2}['"]?bf16/i,
+    'bf16',
+  ],
+  [
+    /torch_dtype\s{0,2}[=:]\s{0,2}['"]?(?:torch\.)?(?:float16|half)|--fp16\b|\bfp16\s{0,2}[=:]\s{0,2}True|dtype\s{0,2}[=:]\s{0,2}['"]?(?:torch\.)?(?:float16|half)\b|--half\b|\.half\(\)|mixed_precision\s{0,2}[=:]\s{0,2}['"]?fp16|precision\s{0,2}[=:]\s{0,2}['"]?16/i,
+    'fp16',
+  ],
 ];
 
 /** The dtype the log says the weights or compute use (quantized first: it decides the weights' size). */
@@ -214,4 +238,3 @@ export function weightsDtype(text: string): 'fp32' | 'fp16' | 'bf16' | 'int8' | 
   for (const [re, dtype] of DTYPES) if (re.test(head)) return dtype;
   return undefined;
 }
-

@@ -28,7 +28,10 @@ const RULES: [RE2, string][] = (
     [/\b(Bearer|Basic|Token)\s+[A-Za-z0-9._~+/=-]{8,}/gi, '$1 <token>'],
     // key=value / key: value where the key names a secret (password=..., HF_TOKEN=..., "api_key": "...").
     // The key ends with the word, so `max_new_tokens=512` or `tokenizer=` stay as they are.
-    [/\b([A-Za-z0-9_.-]{0,40}(?:password|passwd|pwd|secret(?:[_-]?key)?|token|api[_-]?key|access[_-]?key(?:[_-]?id)?|private[_-]?key|credentials?))(["']?\s{0,3}[=:]\s{0,3}["']?)[^\s"',;&<>()[\]{}]{1,500}/gi, '$1$2<redacted>'],
+    [
+      /\b([A-Za-z0-9_.-]{0,40}(?:password|passwd|pwd|secret(?:[_-]?key)?|token|api[_-]?key|access[_-]?key(?:[_-]?id)?|private[_-]?key|credentials?))(["']?\s{0,3}[=:]\s{0,3}["']?)[^\s"',;&<>()[\]{}]{1,500}/gi,
+      '$1$2<redacted>',
+    ],
     // Home directories: the user name is personal (and often the login on the GPU host).
     [/\/home\/[^/\s"':]{1,100}/g, '/home/<user>'],
     [/\/Users\/[^/\s"':]{1,100}/g, '/Users/<user>'],

@@ -8,7 +8,16 @@ import Database from 'better-sqlite3';
 import { createHmac, randomBytes } from 'node:crypto';
 import { unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { FEEDBACK_ID, type DiagnosisRecordInput, type FeedbackReport, type FeedbackReportItem, type FeedbackReportRule, type FeedbackService, type Vote, type VoteResult } from '../core/feedback.js';
+import {
+  FEEDBACK_ID,
+  type DiagnosisRecordInput,
+  type FeedbackReport,
+  type FeedbackReportItem,
+  type FeedbackReportRule,
+  type FeedbackService,
+  type Vote,
+  type VoteResult,
+} from '../core/feedback.js';
 import { ensurePrivateDir, ensurePrivateFile, PRIVATE_FILE_MODE } from '../core/private-files.js';
 import { redactLog } from './redact.js';
 
@@ -90,8 +99,21 @@ export class FeedbackStore implements FeedbackService {
     // A matched log waits in its row for a 👎; one no rule matched is what admins want to see at once.
     const logFile = redacted !== null && !matched ? this.writeLog(id, d.rule, redacted, now) : null;
     this.db
-      .prepare('INSERT INTO diagnoses (id, ts, platform, channel, user_hash, rule, category, matched, log_text, log_file) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)')
-      .run(id, now, d.platform, d.channelId ?? null, this.userHash(d.platform, d.userId), d.rule, d.category, matched ? 1 : 0, logFile ? null : redacted, logFile);
+      .prepare(
+        'INSERT INTO diagnoses (id, ts, platform, channel, user_hash, rule, category, matched, log_text, log_file) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+      )
+      .run(
+        id,
+        now,
+        d.platform,
+        d.channelId ?? null,
+        this.userHash(d.platform, d.userId),
+        d.rule,
+        d.category,
+        matched ? 1 : 0,
+        logFile ? null : redacted,
+        logFile,
+      );
     return id;
   }
 
@@ -99,7 +121,8 @@ export class FeedbackStore implements FeedbackService {
     const voter = this.userHash(r.platform, r.userId);
     let row: DiagnosisRow | undefined;
     if (r.id === undefined) {
-      row = this.db.prepare('SELECT * FROM diagnoses WHERE platform = ? AND user_hash = ? ORDER BY ts DESC, rowid DESC LIMIT 1').get(r.platform, voter) as DiagnosisRow | undefined;
+      row = this.db.prepare('SELECT * FROM diagnoses WHERE platform = ? AND user_hash = ? ORDER BY ts DESC, rowid DESC LIMIT 1').get(r.platform, voter) as
+        DiagnosisRow | undefined;
       if (!row) return { ok: false, reason: 'none' };
     } else {
       // Ids come from button values anyone can forge: shape first, then a lookup on the same platform.
@@ -112,14 +135,25 @@ export class FeedbackStore implements FeedbackService {
     const result = this.db.transaction((): VoteResult => {
       const before = this.db.prepare('SELECT vote FROM votes WHERE diagnosis_id = ? AND voter_hash = ?').get(found.id, voter) as { vote: number } | undefined;
       this.db
-        .prepare('INSERT INTO votes (diagnosis_id, voter_hash, vote, ts) VALUES (?, ?, ?, ?) ON CONFLICT (diagnosis_id, voter_hash) DO UPDATE SET vote = excluded.vote, ts = excluded.ts')
+        .prepare(
+          'INSERT INTO votes (diagnosis_id, voter_hash, vote, ts) VALUES (?, ?, ?, ?) ON CONFLICT (diagnosis_id, voter_hash) DO UPDATE SET vote = excluded.vote, ts = excluded.ts',
+        )
         .run(found.id, voter, value, now);
       let keptLog = found.log_file;
       if (value < 0 && !keptLog && found.log_text !== null) {
         keptLog = this.writeLog(found.id, found.rule, found.log_text, found.ts);
         this.db.prepare('UPDATE diagnoses SET log_file = ?, log_text = NULL WHERE id = ?').run(keptLog, found.id);
       }
-      return { ok: true, id: found.id, vote: r.vote, previous: before ? voteOf(before.vote) : null, rule: found.rule, category: found.category, ts: found.ts, keptLog };
+      return {
+        ok: true,
+        id: found.id,
+        vote: r.vote,
+        previous: before ? voteOf(before.vote) : null,
+        rule: found.rule,
+        category: found.category,
+        ts: found.ts,
+        keptLog,
+      };
     })();
     return result;
   }
@@ -135,13 +169,13 @@ export class FeedbackStore implements FeedbackService {
       )
       .all(since) as FeedbackReportRule[];
     const items = this.db
-        .prepare(
-          `SELECT d.id, d.ts, d.platform, d.rule, d.category, d.log_file AS logFile,
+      .prepare(
+        `SELECT d.id, d.ts, d.platform, d.rule, d.category, d.log_file AS logFile,
                   COALESCE(v.up, 0) AS up, COALESCE(v.down, 0) AS down
            FROM diagnoses d LEFT JOIN (SELECT diagnosis_id, SUM(vote = 1) AS up, SUM(vote = -1) AS down FROM votes GROUP BY diagnosis_id) v ON v.diagnosis_id = d.id
            WHERE d.ts >= ? AND (d.matched = 0 OR COALESCE(v.down, 0) > 0) ORDER BY d.ts DESC, d.rowid DESC LIMIT ?`,
-        )
-        .all(since, MAX_ITEMS) as FeedbackReportItem[];
+      )
+      .all(since, MAX_ITEMS) as FeedbackReportItem[];
     return { days, sinceMs: since, keepLogs: this.keepLogs, rules, items };
   }
 

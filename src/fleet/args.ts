@@ -42,9 +42,7 @@ export function formatMiB(mib: number): string {
 }
 
 export type NotifyWords =
-  | { action: 'add'; sizeMiB: number; size: string; count: number; hours: number }
-  | { action: 'list' }
-  | { action: 'cancel'; id: number };
+  { action: 'add'; sizeMiB: number; size: string; count: number; hours: number } | { action: 'list' } | { action: 'cancel'; id: number };
 
 /**
  * `notify [add] SIZE [count] [[for] 12h]`, `notify list`, `notify cancel ID`. The count is a bare whole

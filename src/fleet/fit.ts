@@ -93,7 +93,12 @@ export function marginFor(totalMiB: number, s: FitSettings): number {
 }
 
 /** The GPUs of the readings with what a job can count on, and the lines saying which could not be judged. */
-export function fitGpus(results: readonly HostStatusResult[], req: FitRequest, settings: FitSettings, growth: readonly GpuGrowth[]): { gpus: FitGpu[]; skipped: string[] } {
+export function fitGpus(
+  results: readonly HostStatusResult[],
+  req: FitRequest,
+  settings: FitSettings,
+  growth: readonly GpuGrowth[],
+): { gpus: FitGpu[]; skipped: string[] } {
   const own = new Set(req.ownUsers ?? []);
   const gpus: FitGpu[] = [];
   const skipped: string[] = [];

@@ -18,7 +18,15 @@ export function ownUsersOf(platform: string, userId: string): string[] {
   return platform === 'console' || platform === 'cli' ? [userId] : [];
 }
 
-const view = (r: SubscriptionRow): NotifySubscription => ({ id: r.id, sizeMiB: r.sizeMiB, size: r.size, count: r.count, shared: r.shared, createdMs: r.createdMs, expiresMs: r.expiresMs });
+const view = (r: SubscriptionRow): NotifySubscription => ({
+  id: r.id,
+  sizeMiB: r.sizeMiB,
+  size: r.size,
+  count: r.count,
+  shared: r.shared,
+  createdMs: r.createdMs,
+  expiresMs: r.expiresMs,
+});
 
 export class Notifier implements NotifyService {
   private post: DirectPoster | null = null;
@@ -45,9 +53,21 @@ export class Notifier implements NotifyService {
     const owner = { platform: req.platform, userId: req.userId };
     const open = this.store.openSubscriptions(owner);
     if (open.length >= this.settings.maxNotifyPerUser)
-      return Promise.resolve({ ok: false, reason: `you already have ${open.length} open (at most ${this.settings.maxNotifyPerUser}): cancel one with \`/gpu notify cancel ID\``, open: open.map(view) });
+      return Promise.resolve({
+        ok: false,
+        reason: `you already have ${open.length} open (at most ${this.settings.maxNotifyPerUser}): cancel one with \`/gpu notify cancel ID\``,
+        open: open.map(view),
+      });
     const hours = Math.min(Math.max(req.hours, 1), MAX_HOURS);
-    const row = this.store.addSubscription({ ...owner, sizeMiB: req.sizeMiB, size: req.size, count: req.count, shared: req.shared, createdMs: now, expiresMs: now + hours * HOUR });
+    const row = this.store.addSubscription({
+      ...owner,
+      sizeMiB: req.sizeMiB,
+      size: req.size,
+      count: req.count,
+      shared: req.shared,
+      createdMs: now,
+      expiresMs: now + hours * HOUR,
+    });
     return Promise.resolve({ ok: true, subscription: view(row) });
   }
 
@@ -73,10 +93,16 @@ export class Notifier implements NotifyService {
       this.onError(e);
       return [] as GpuGrowth[];
     });
-    const targets = new Map((await this.hosts?.list().catch(() => []) ?? []).map((h) => [h.name, sshHint(h.target)]));
+    const targets = new Map(((await this.hosts?.list().catch(() => [])) ?? []).map((h) => [h.name, sshHint(h.target)]));
     const sshOf = (host: string) => targets.get(host) ?? null;
     for (const s of open) {
-      const result = rankFits(status, { sizeMiB: s.sizeMiB, count: s.count, hours: 1, shared: s.shared, ownUsers: ownUsersOf(s.platform, s.userId) }, this.settings, growth, sshOf);
+      const result = rankFits(
+        status,
+        { sizeMiB: s.sizeMiB, count: s.count, hours: 1, shared: s.shared, ownUsers: ownUsersOf(s.platform, s.userId) },
+        this.settings,
+        growth,
+        sshOf,
+      );
       const best = result.fits[0];
       if (best) {
         // Closed first: a crash or a failed send after this never leads to a second message.
@@ -105,14 +131,20 @@ export class Notifier implements NotifyService {
 
 function fitMessage(s: SubscriptionRow, result: FitResult): Reply {
   const best = result.fits[0];
-  const gpus = best.gpus.map((g) => `GPU ${g.index}: ${formatMiB(g.usableMiB)} usable of ${formatMiB(g.totalMiB)}${g.holders.length ? `, shared with ${holdersText(g.holders)}` : ''}`).join('\n');
+  const gpus = best.gpus
+    .map(
+      (g) => `GPU ${g.index}: ${formatMiB(g.usableMiB)} usable of ${formatMiB(g.totalMiB)}${g.holders.length ? `, shared with ${holdersText(g.holders)}` : ''}`,
+    )
+    .join('\n');
   return {
     title: `${requestText(result.request, s.size)} fits now on ${best.host} GPU ${best.gpus.map((g) => g.index).join(',')}`,
     severity: 'ok',
     sections: [
       { heading: 'Start with', code: startLines(best) },
       { text: gpus },
-      ...(result.fits.length > 1 ? [{ text: `${result.fits.length - 1} other place(s) fit too: \`/gpu fit ${s.size}${s.count > 1 ? ` ${s.count}` : ''}\` lists them.` }] : []),
+      ...(result.fits.length > 1
+        ? [{ text: `${result.fits.length - 1} other place(s) fit too: \`/gpu fit ${s.size}${s.count > 1 ? ` ${s.count}` : ''}\` lists them.` }]
+        : []),
     ],
     footer: `Your /gpu notify #${s.id} is done (one message per subscription). Nothing is reserved: someone may take it first.`,
   };

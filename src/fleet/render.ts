@@ -36,20 +36,23 @@ export function fitReply(result: FitResult, size: string): Reply {
     sections.push({
       table: {
         columns: ['Host', 'GPUs', 'Usable (min)', 'Held by', 'Start with'],
-        rows: result.fits.slice(0, MAX_ROWS).map((c) => [
-          c.host,
-          c.gpus.map((g) => g.index).join(','),
-          formatMiB(c.minUsableMiB),
-          c.othersHere ? holdersText(c.gpus.flatMap((g) => g.holders)) : 'nobody else',
-          c.env,
-        ]),
+        rows: result.fits
+          .slice(0, MAX_ROWS)
+          .map((c) => [
+            c.host,
+            c.gpus.map((g) => g.index).join(','),
+            formatMiB(c.minUsableMiB),
+            c.othersHere ? holdersText(c.gpus.flatMap((g) => g.holders)) : 'nobody else',
+            c.env,
+          ]),
       },
     });
     if (result.fits.length > MAX_ROWS) sections.push({ text: `and ${result.fits.length - MAX_ROWS} more` });
   } else {
     const c = result.closest;
     // Short of memory, or enough memory on GPUs someone else uses (then it is theirs to ask, or --shared).
-    const why = c && c.minUsableMiB >= r.sizeMiB ? "enough memory, but someone else's process runs there" : c ? `${formatMiB(r.sizeMiB - c.minUsableMiB)} short` : '';
+    const why =
+      c && c.minUsableMiB >= r.sizeMiB ? "enough memory, but someone else's process runs there" : c ? `${formatMiB(r.sizeMiB - c.minUsableMiB)} short` : '';
     const text = c
       ? `Closest: ${c.host} GPU ${c.gpus.map((g) => g.index).join(',')}, ${formatMiB(Math.max(0, c.minUsableMiB))} usable, ${why}.\n` +
         c.gpus.map((g) => `${gpuLine(g, r.hours)}; held by ${holdersText(g.holders)}`).join('\n')
@@ -61,11 +64,16 @@ export function fitReply(result: FitResult, size: string): Reply {
   }
   if (result.sharedFits && !r.shared)
     sections.push({ text: `${result.sharedFits} more ${r.count > 1 ? 'host(s)' : 'GPU(s)'} fit where someone else's process runs: add --shared to see them.` });
-  const notes = [`Counted: free memory minus max(margin, % of the card)${r.hours > 1 ? ` minus the leak watch's growth over ${r.hours} h` : ", minus the leak watch's growth"}.`];
+  const notes = [
+    `Counted: free memory minus max(margin, % of the card)${r.hours > 1 ? ` minus the leak watch's growth over ${r.hours} h` : ", minus the leak watch's growth"}.`,
+  ];
   if (result.growthApplied) notes.push(`${result.growthApplied} GPU(s) have a growing process; their growth is counted.`);
-  if (result.skipped.length) notes.push(`Not judged: ${result.skipped.slice(0, 5).join('; ')}${result.skipped.length > 5 ? `; and ${result.skipped.length - 5} more` : ''}`);
+  if (result.skipped.length)
+    notes.push(`Not judged: ${result.skipped.slice(0, 5).join('; ')}${result.skipped.length > 5 ? `; and ${result.skipped.length - 5} more` : ''}`);
   return {
-    title: result.fits.length ? `${requestText(r, size)} fits on ${result.fits.length} ${r.count > 1 ? 'host(s)' : 'GPU(s)'}` : `${requestText(r, size)} fits nowhere now`,
+    title: result.fits.length
+      ? `${requestText(r, size)} fits on ${result.fits.length} ${r.count > 1 ? 'host(s)' : 'GPU(s)'}`
+      : `${requestText(r, size)} fits nowhere now`,
     severity: result.fits.length ? 'ok' : 'warning',
     sections,
     footer: notes.join(' '),

@@ -10,10 +10,7 @@ const { utils } = ssh2;
 /** Larger than any OpenSSH private key (an RSA 16384 key is ~12 KB): not a key, not read whole. */
 const MAX_KEY_BYTES = 64 * 1024;
 
-export type IdentityCheck =
-  | { ok: true; encrypted: false; key: Buffer }
-  | { ok: true; encrypted: true }
-  | { ok: false; problem: string };
+export type IdentityCheck = { ok: true; encrypted: false; key: Buffer } | { ok: true; encrypted: true } | { ok: false; problem: string };
 
 /** Reads and parses one identity file. `encrypted` keys are usable only through an ssh agent. */
 export function checkIdentityFile(file: string): IdentityCheck {

@@ -71,7 +71,17 @@ function hostMatches(field: string, name: string): boolean {
   for (const p of field.split(',')) {
     const negate = p.startsWith('!');
     const pat = negate ? p.slice(1) : p;
-    const re = new RegExp('^' + pat.replace(/[.+^${}()|\\]/g, '\\$&').replace(/\[/g, '\\[').replace(/\]/g, '\\]').replace(/\*/g, '.*').replace(/\?/g, '.') + '$', 'i');
+    const re = new RegExp(
+      '^' +
+        pat
+          .replace(/[.+^${}()|\\]/g, '\\$&')
+          .replace(/\[/g, '\\[')
+          .replace(/\]/g, '\\]')
+          .replace(/\*/g, '.*')
+          .replace(/\?/g, '.') +
+        '$',
+      'i',
+    );
     if (re.test(name)) {
       if (negate) return false;
       hit = true;

@@ -39,13 +39,20 @@ export async function localPs(pids: number[], timeoutMs: number): Promise<Sectio
 export async function localContainerSections(pids: readonly number[]): Promise<Pick<Sections, 'cgroup' | 'proc'>> {
   const id = new RegExp(CGROUP_CONTAINER_ID);
   const lines = await Promise.all(
-    pids.slice(0, MAX_PS_PIDS).filter((p) => Number.isSafeInteger(p) && p > 0).map(async (pid) => {
-      const text = await readFile(`/proc/${pid}/cgroup`, 'utf8').catch(() => '');
-      const line = text.split('\n').find((l) => id.test(l));
-      return line ? `${pid} ${line.slice(0, 300)}` : null;
-    }),
+    pids
+      .slice(0, MAX_PS_PIDS)
+      .filter((p) => Number.isSafeInteger(p) && p > 0)
+      .map(async (pid) => {
+        const text = await readFile(`/proc/${pid}/cgroup`, 'utf8').catch(() => '');
+        const line = text.split('\n').find((l) => id.test(l));
+        return line ? `${pid} ${line.slice(0, 300)}` : null;
+      }),
   );
   const mounts = await readFile('/proc/mounts', 'utf8').catch(() => '');
-  const hidepid = mounts.split('\n').filter((l) => /^\S+ \/proc proc /.test(l)).map((l) => /hidepid=[a-z0-9]+/.exec(l)?.[0]).find(Boolean);
+  const hidepid = mounts
+    .split('\n')
+    .filter((l) => /^\S+ \/proc proc /.test(l))
+    .map((l) => /hidepid=[a-z0-9]+/.exec(l)?.[0])
+    .find(Boolean);
   return { cgroup: { out: lines.filter(Boolean).join('\n'), code: 0 }, proc: { out: hidepid ?? '', code: 0 } };
 }

@@ -33,17 +33,21 @@ export function smiFailure(s: Section | undefined): string | null {
   if (!s) return 'no output from nvidia-smi';
   if (s.code === 0) return null;
   const text = s.out;
-  if (s.code === 127 || /command not found|No such file or directory|not found/i.test(text) && !/No devices were found/.test(text)) {
+  if (s.code === 127 || (/command not found|No such file or directory|not found/i.test(text) && !/No devices were found/.test(text))) {
     if (s.code === 127 || /nvidia-smi/.test(text)) return 'nvidia-smi not found';
   }
   if (s.code === 124 || s.code === 137) return 'nvidia-smi timed out (hung GPU or driver?)';
   const errors = findSmiErrors(text);
   if (errors.length) {
     const e = errors[0];
-    if (/couldn't communicate with the NVIDIA driver|Failed to initialize NVML|version mismatch|NVML library version/i.test(e)) return `driver not loaded: ${short(e)}`;
+    if (/couldn't communicate with the NVIDIA driver|Failed to initialize NVML|version mismatch|NVML library version/i.test(e))
+      return `driver not loaded: ${short(e)}`;
     return short(e);
   }
-  const first = text.split('\n').map((l) => l.trim()).find((l) => l !== '');
+  const first = text
+    .split('\n')
+    .map((l) => l.trim())
+    .find((l) => l !== '');
   return `nvidia-smi failed (exit ${s.code})${first ? `: ${short(first)}` : ''}`;
 }
 
@@ -174,7 +178,10 @@ export const containerLabel = (c: ContainerRef) => `[${c.runtime ? `${c.runtime}
  * command, and a hidden pid is said to be hidden by hidepid rather than by a container.
  */
 export function attachPs(
-  processes: ParsedStatus['processes'], ps: Map<number, PsRow>, now = Date.now(), host: { containers?: Map<number, ContainerRef>; hidepid?: boolean } = {},
+  processes: ParsedStatus['processes'],
+  ps: Map<number, PsRow>,
+  now = Date.now(),
+  host: { containers?: Map<number, ContainerRef>; hidepid?: boolean } = {},
 ): GpuProcessStatus[] {
   return processes.map(({ processName, ...p }) => {
     const row = ps.get(p.pid);
@@ -196,5 +203,11 @@ export function parseMemSection(s: Section | undefined): HostMemory | { error: s
   if (s.code === 127) return { error: 'free not found' };
   const r = parseFree(s.out, { unitBytes: 1 });
   if (!r) return { error: `could not read free output${s.code ? ` (exit ${s.code})` : ''}` };
-  return { totalBytes: r.totalBytes, usedBytes: r.usedBytes, availableBytes: r.availableBytes, swapTotalBytes: r.swapTotalBytes, swapUsedBytes: r.swapUsedBytes };
+  return {
+    totalBytes: r.totalBytes,
+    usedBytes: r.usedBytes,
+    availableBytes: r.availableBytes,
+    swapTotalBytes: r.swapTotalBytes,
+    swapUsedBytes: r.swapUsedBytes,
+  };
 }

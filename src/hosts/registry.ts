@@ -58,7 +58,9 @@ export class HostRegistry {
   }
 
   list(): HostEntry[] {
-    const keys = new Map((this.db.prepare('SELECT name, fingerprint FROM host_keys').all() as { name: string; fingerprint: string }[]).map((r) => [r.name, r.fingerprint]));
+    const keys = new Map(
+      (this.db.prepare('SELECT name, fingerprint FROM host_keys').all() as { name: string; fingerprint: string }[]).map((r) => [r.name, r.fingerprint]),
+    );
     const out: HostEntry[] = [...this.configHosts.values()].map((h) => withConfigPin(h, keys.get(h.name)));
     for (const row of this.db.prepare('SELECT * FROM hosts ORDER BY name').all() as Row[]) {
       if (!this.configHosts.has(row.name)) out.push(toEntry(row, keys.get(row.name)));
@@ -84,7 +86,8 @@ export class HostRegistry {
       this.db
         .prepare('INSERT INTO hosts (name, host, port, user, identity_file, added_at) VALUES (?, ?, ?, ?, ?, ?)')
         .run(entry.name, entry.host, entry.port ?? null, entry.user ?? null, entry.identityFile ?? null, now);
-      if (entry.hostKey) this.db.prepare('INSERT OR REPLACE INTO host_keys (name, fingerprint, trusted_at) VALUES (?, ?, ?)').run(entry.name, entry.hostKey, now);
+      if (entry.hostKey)
+        this.db.prepare('INSERT OR REPLACE INTO host_keys (name, fingerprint, trusted_at) VALUES (?, ?, ?)').run(entry.name, entry.hostKey, now);
     })();
     return this.get(entry.name)!;
   }

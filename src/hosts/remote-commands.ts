@@ -62,10 +62,7 @@ export function pidList(pids: readonly number[]): string {
 }
 
 /** Every command string the SSH layer may send, for the audit test. */
-export const FIXED_COMMAND_PATTERNS: RegExp[] = [
-  new RegExp(`^${escape(STATUS_COMMAND)}$`),
-  new RegExp(`^${escape(MEM_COMMAND)}$`),
-];
+export const FIXED_COMMAND_PATTERNS: RegExp[] = [new RegExp(`^${escape(STATUS_COMMAND)}$`), new RegExp(`^${escape(MEM_COMMAND)}$`)];
 
 function escape(s: string): string {
   return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');

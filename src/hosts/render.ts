@@ -42,7 +42,13 @@ export function statusReply(results: HostStatusResult[], owners?: Pick<OwnersSer
         table: {
           columns: ['GPU', 'User', 'PID', 'GPU mem', 'Command'],
           // A pid ps does not know has no user: its command cell says why (HIDDEN_PID_TEXT, as /gpu watch shows it).
-          rows: r.processes.map((p) => [fmt(p.gpuIndex), personOf(people, owners, r.name, p.user) ?? '—', String(p.pid), fmt(p.memoryMiB, ' MiB'), shortCommand(p.command)]),
+          rows: r.processes.map((p) => [
+            fmt(p.gpuIndex),
+            personOf(people, owners, r.name, p.user) ?? '—',
+            String(p.pid),
+            fmt(p.memoryMiB, ' MiB'),
+            shortCommand(p.command),
+          ]),
         },
       });
     else sections.push({ text: 'No GPU processes.' });
@@ -61,7 +67,8 @@ export function statusReply(results: HostStatusResult[], owners?: Pick<OwnersSer
 /** Names shown in a progress line before "and N more". */
 const PROGRESS_NAMES = 12;
 
-const someNames = (names: string[]) => (names.length > PROGRESS_NAMES ? `${names.slice(0, PROGRESS_NAMES).join(', ')} and ${names.length - PROGRESS_NAMES} more` : names.join(', '));
+const someNames = (names: string[]) =>
+  names.length > PROGRESS_NAMES ? `${names.slice(0, PROGRESS_NAMES).join(', ')} and ${names.length - PROGRESS_NAMES} more` : names.join(', ');
 
 /**
  * The interim reply of a status fan-out: how many hosts answered, which failed, which are still awaited.
@@ -69,7 +76,8 @@ const someNames = (names: string[]) => (names.length > PROGRESS_NAMES ? `${names
  */
 export function statusProgressReply(answered: readonly HostStatusResult[], all: readonly string[]): Reply {
   const total = all.length;
-  if (answered.length === 0) return { title: `Checking ${total} host${total === 1 ? '' : 's'}…`, severity: 'info', sections: [{ text: `Asking ${someNames([...all])}.` }] };
+  if (answered.length === 0)
+    return { title: `Checking ${total} host${total === 1 ? '' : 's'}…`, severity: 'info', sections: [{ text: `Asking ${someNames([...all])}.` }] };
   const done = new Set(answered.map((r) => r.name));
   const failed = answered.filter((r) => !r.ok);
   const waiting = all.filter((n) => !done.has(n));
@@ -89,9 +97,17 @@ export function memReply(results: HostMemResult[]): Reply {
       continue;
     }
     const m = r.memory;
-    rows.push([r.name, gib(m.totalBytes), gib(m.usedBytes), gib(m.availableBytes), m.swapTotalBytes === null ? 'n/a' : `${gib(m.swapUsedBytes)} / ${gib(m.swapTotalBytes)}`]);
+    rows.push([
+      r.name,
+      gib(m.totalBytes),
+      gib(m.usedBytes),
+      gib(m.availableBytes),
+      m.swapTotalBytes === null ? 'n/a' : `${gib(m.swapUsedBytes)} / ${gib(m.swapTotalBytes)}`,
+    ]);
     if (m.availableBytes !== null && m.availableBytes < 0.1 * m.totalBytes)
-      warnings.push(`⚠ ${r.name}: only ${gib(m.availableBytes)} available (${((100 * m.availableBytes) / m.totalBytes).toFixed(1)}% of RAM): the OOM killer is near`);
+      warnings.push(
+        `⚠ ${r.name}: only ${gib(m.availableBytes)} available (${((100 * m.availableBytes) / m.totalBytes).toFixed(1)}% of RAM): the OOM killer is near`,
+      );
   }
   const sections: ReplySection[] = [];
   if (rows.length) sections.push({ table: { columns: ['Host', 'Total', 'Used', 'Available', 'Swap used/total'], rows } });
@@ -104,7 +120,9 @@ export function listReply(hosts: HostInfo[]): Reply {
   return {
     title: `${hosts.length} host(s)`,
     severity: 'info',
-    sections: [{ table: { columns: ['Name', 'Target', 'From', 'Host key'], rows: hosts.map((h) => [h.name, h.target, h.origin, h.hostKey ?? '(known_hosts)']) } }],
+    sections: [
+      { table: { columns: ['Name', 'Target', 'From', 'Host key'], rows: hosts.map((h) => [h.name, h.target, h.origin, h.hostKey ?? '(known_hosts)']) } },
+    ],
   };
 }
 

@@ -181,9 +181,13 @@ export class SshHostsService implements HostsService {
       const host = entry.origin === 'local' && pids.length ? await localContainerSections(pids) : sections;
       const memory = parseMemSection(sections.free);
       return {
-        name, ok: true, elapsedMs: ms(), gpus: parsed.gpus,
+        name,
+        ok: true,
+        elapsedMs: ms(),
+        gpus: parsed.gpus,
         processes: attachPs(parsed.processes, ps, Date.now(), { containers: parseCgroups(host.cgroup?.out ?? ''), hidepid: hidesPids(host.proc) }),
-        ...('error' in memory ? {} : { memory }), ...(warning ? { warning } : {}),
+        ...('error' in memory ? {} : { memory }),
+        ...(warning ? { warning } : {}),
       };
     } catch (e) {
       return { name, ok: false, elapsedMs: ms(), error: errorLine(e) };
@@ -282,9 +286,17 @@ export class SshHostsService implements HostsService {
       // Trust exactly the key the admin read on the host, never whatever is presented right now.
       if (!FINGERPRINT.test(req.trust)) throw new Error('not added: --trust takes the fingerprint read on the host (SHA256:...)');
       fingerprint = await this.pool.fetchFingerprint(this.target(draft));
-      if (fingerprint !== req.trust) throw new Error(`not added: ${req.name} presents host key ${fingerprint}, not ${req.trust}. Check the host before trusting anything`);
+      if (fingerprint !== req.trust)
+        throw new Error(`not added: ${req.name} presents host key ${fingerprint}, not ${req.trust}. Check the host before trusting anything`);
     }
-    const saved = this.registry.add({ name: req.name, host: req.host, port: req.port, user: req.user, ...(identityFile ? { identityFile } : {}), hostKey: fingerprint });
+    const saved = this.registry.add({
+      name: req.name,
+      host: req.host,
+      port: req.port,
+      user: req.user,
+      ...(identityFile ? { identityFile } : {}),
+      hostKey: fingerprint,
+    });
     if (!fingerprint) {
       try {
         fingerprint = await this.pool.fetchFingerprint(this.target(saved));
@@ -330,16 +342,28 @@ export class SshHostsService implements HostsService {
     if (entry.origin !== 'local') {
       // A connection of its own: the pooled one may be carrying other people's requests.
       const target = this.target(entry);
-      const c = await step('connect', () => this.pool.probe(target), (r) => `host key ${r.fingerprint}`);
+      const c = await step(
+        'connect',
+        () => this.pool.probe(target),
+        (r) => `host key ${r.fingerprint}`,
+      );
       if (!c) return { name: entry.name, ok: false, fingerprint, steps };
       fingerprint = c.fingerprint;
     }
-    const s = await step('nvidia-smi', () => this.statusOne(entry.name, entry), (r) => (r.ok ? `${r.gpus.length} GPU(s), ${r.processes.length} process(es)` : undefined));
+    const s = await step(
+      'nvidia-smi',
+      () => this.statusOne(entry.name, entry),
+      (r) => (r.ok ? `${r.gpus.length} GPU(s), ${r.processes.length} process(es)` : undefined),
+    );
     if (s && !s.ok) {
       steps[steps.length - 1].ok = false;
       steps[steps.length - 1].detail = s.error;
     }
-    const m = await step('free', () => this.memOne(entry.name, entry), (r) => (r.ok ? `${Math.round(r.memory.totalBytes / 2 ** 30)} GiB RAM` : undefined));
+    const m = await step(
+      'free',
+      () => this.memOne(entry.name, entry),
+      (r) => (r.ok ? `${Math.round(r.memory.totalBytes / 2 ** 30)} GiB RAM` : undefined),
+    );
     if (m && !m.ok) {
       steps[steps.length - 1].ok = false;
       steps[steps.length - 1].detail = m.error;
@@ -356,9 +380,12 @@ export class SshHostsService implements HostsService {
     const entry = this.lookup(name);
     if (!entry) throw new Error('unknown host');
     if (entry.origin === 'local') throw new Error('localhost is run without SSH; nothing to trust');
-    if (expected !== undefined && !FINGERPRINT.test(expected)) throw new Error('the fingerprint must look like SHA256:... (43 characters of base64), as `ssh-keygen -lf` prints it');
+    if (expected !== undefined && !FINGERPRINT.test(expected))
+      throw new Error('the fingerprint must look like SHA256:... (43 characters of base64), as `ssh-keygen -lf` prints it');
     if (entry.pinnedBy === 'config')
-      throw new Error(`${entry.name}'s host key is pinned in the config file (host_key ${entry.hostKey}); a pin there wins over chat: change it in the config file`);
+      throw new Error(
+        `${entry.name}'s host key is pinned in the config file (host_key ${entry.hostKey}); a pin there wins over chat: change it in the config file`,
+      );
     const target = this.target({ ...entry, hostKey: undefined });
     const fingerprint = await this.pool.fetchFingerprint(target);
     const disagreement = this.knownHostsDisagreement(target, fingerprint);
@@ -371,7 +398,9 @@ export class SshHostsService implements HostsService {
           `then confirm with \`hosts trust ${entry.name} ${fingerprint}\`${disagreement.note}`,
       };
     if (fingerprint !== expected)
-      throw new Error(`refused: ${entry.name} now presents ${fingerprint}, not ${expected}. The key changed since it was read (or something is in the middle): check the host before trusting anything`);
+      throw new Error(
+        `refused: ${entry.name} now presents ${fingerprint}, not ${expected}. The key changed since it was read (or something is in the middle): check the host before trusting anything`,
+      );
     if (disagreement.revoked) throw new Error(`refused: ${fingerprint} is marked @revoked in known_hosts for ${target.host}:${target.port}`);
     const previous = entry.hostKey;
     this.registry.trust(entry.name, fingerprint);
@@ -391,7 +420,10 @@ export class SshHostsService implements HostsService {
     if (fps(true).includes(fingerprint)) return { note: `; known_hosts marks ${fingerprint} @revoked for ${where}`, revoked: true };
     const listed = fps(false);
     if (listed.length && !listed.includes(fingerprint))
-      return { note: `; note: known_hosts disagrees: it lists ${listed.join(', ')} for ${where} (the pin made here is what gpu-doctor checks for ${target.name})`, revoked: false };
+      return {
+        note: `; note: known_hosts disagrees: it lists ${listed.join(', ')} for ${where} (the pin made here is what gpu-doctor checks for ${target.name})`,
+        revoked: false,
+      };
     return { note: '', revoked: false };
   }
 }

@@ -63,8 +63,18 @@ export class SshError extends Error {
   constructor(
     message: string,
     readonly kind:
-      | 'refused' | 'timeout' | 'auth' | 'hostkey-unknown' | 'hostkey-changed' | 'dns' | 'unreachable' | 'dropped' | 'exec-timeout'
-      | 'channel-refused' | 'output-cap' | 'other',
+      | 'refused'
+      | 'timeout'
+      | 'auth'
+      | 'hostkey-unknown'
+      | 'hostkey-changed'
+      | 'dns'
+      | 'unreachable'
+      | 'dropped'
+      | 'exec-timeout'
+      | 'channel-refused'
+      | 'output-cap'
+      | 'other',
     readonly fingerprint?: string,
   ) {
     super(message);
@@ -110,7 +120,10 @@ class ConnectTicket {
   changed: Promise<void>;
   private finished = false;
   private wake!: () => void;
-  constructor(private budget: ConnectBudget, public priority: Priority) {
+  constructor(
+    private budget: ConnectBudget,
+    public priority: Priority,
+  ) {
     this.interactiveSince = priority === 'interactive' ? performance.now() : null;
     this.changed = this.nextChange();
   }
@@ -161,7 +174,7 @@ class ConnectBudget {
     return t;
   }
   pump(): void {
-    for (let i = 0; i < this.waiting.length; ) {
+    for (let i = 0; i < this.waiting.length;) {
       const t = this.waiting[i];
       if (this.used[t.priority] < this.perPriority) {
         this.used[t.priority]++;
@@ -234,11 +247,14 @@ class ChannelSlots {
           reject(e);
         },
       };
-      const timer = setTimeout(() => {
-        const i = this.waiting.indexOf(w);
-        if (i >= 0) this.waiting.splice(i, 1);
-        reject(timeoutError());
-      }, Math.max(0, deadline - performance.now()));
+      const timer = setTimeout(
+        () => {
+          const i = this.waiting.indexOf(w);
+          if (i >= 0) this.waiting.splice(i, 1);
+          reject(timeoutError());
+        },
+        Math.max(0, deadline - performance.now()),
+      );
       // Order: chat before sampler; within each, refused-once first; otherwise first come, first served.
       const rank = (x: { priority: Priority; first: boolean }) => (x.priority === 'interactive' ? 0 : 2) + (x.first ? 0 : 1);
       const at = this.waiting.findIndex((x) => rank(x) > rank(w));
@@ -341,7 +357,14 @@ export class SshPool {
       const r = await this.runOn(conn, target, command, performance.now() + timeoutMs, timeoutMs, priority);
       return { ...r, fingerprint: conn.fingerprint, connectMs: fresh ? conn.connectMs : null };
     } catch (e) {
-      throw e instanceof SshError ? e : new SshError(`ssh error (${addr(target)}): ${String((e as Error)?.message ?? e).split('\n')[0].slice(0, 160)}`, 'other');
+      throw e instanceof SshError
+        ? e
+        : new SshError(
+            `ssh error (${addr(target)}): ${String((e as Error)?.message ?? e)
+              .split('\n')[0]
+              .slice(0, 160)}`,
+            'other',
+          );
     }
   }
 
@@ -378,7 +401,10 @@ export class SshPool {
     const entry = this.conns.get(key);
     if (!entry) return;
     this.conns.delete(key);
-    entry.conn.then((c) => c.ssh.dispose(), () => undefined);
+    entry.conn.then(
+      (c) => c.ssh.dispose(),
+      () => undefined,
+    );
   }
 
   async close(): Promise<void> {
@@ -386,7 +412,14 @@ export class SshPool {
     this.budget.shutdown(new SshError('pool closed', 'other'));
     const all = [...this.conns.values()];
     this.conns.clear();
-    await Promise.all(all.map((e) => e.conn.then((c) => c.ssh.dispose(), () => undefined)));
+    await Promise.all(
+      all.map((e) =>
+        e.conn.then(
+          (c) => c.ssh.dispose(),
+          () => undefined,
+        ),
+      ),
+    );
   }
 
   private connection(target: SshTarget, priority: Priority): Promise<Conn> {
@@ -426,7 +459,10 @@ export class SshPool {
     const known = this.opts.knownHosts?.lookup(target.host, target.port) ?? [];
     // @revoked wins wherever its line stands, and over a pin too (as in OpenSSH).
     if (known.some((k) => k.revoked && k.blob.equals(blob)))
-      return { ok: false, error: new SshError(`host key revoked for ${target.name} (${addr(target)}): ${fp} is marked @revoked in known_hosts; refused`, 'hostkey-changed', fp) };
+      return {
+        ok: false,
+        error: new SshError(`host key revoked for ${target.name} (${addr(target)}): ${fp} is marked @revoked in known_hosts; refused`, 'hostkey-changed', fp),
+      };
     if (target.hostKey) {
       if (fp === target.hostKey) return { ok: true };
       const how =
@@ -481,7 +517,12 @@ export class SshPool {
       try {
         return await jump.ssh.forwardOut('127.0.0.1', 0, target.host, target.port);
       } catch (e) {
-        throw new SshError(`cannot reach ${addr(target)} through ${target.proxyJump.name}: ${String((e as Error)?.message ?? e).split('\n')[0].slice(0, 160)}`, 'unreachable');
+        throw new SshError(
+          `cannot reach ${addr(target)} through ${target.proxyJump.name}: ${String((e as Error)?.message ?? e)
+            .split('\n')[0]
+            .slice(0, 160)}`,
+          'unreachable',
+        );
       }
     }
     const sock = netConnect({ host: target.host, port: target.port });
@@ -523,7 +564,14 @@ export class SshPool {
     }
   }
 
-  private handshake(target: SshTarget, priority: Priority, deadline: number, started: number, timedOut: () => SshError, verifier?: (fp: string) => boolean): Promise<Conn> {
+  private handshake(
+    target: SshTarget,
+    priority: Priority,
+    deadline: number,
+    started: number,
+    timedOut: () => SshError,
+    verifier?: (fp: string) => boolean,
+  ): Promise<Conn> {
     let sock: Duplex | undefined;
     const ssh = new NodeSSH();
     let client: Client | null = null;
@@ -547,7 +595,9 @@ export class SshPool {
         if (hostKeyError) return fail(hostKeyError);
         if (sockError || err.level || (err.code && err.code !== 'ERR_ASSERTION')) return fail(describe(sockError ?? err, target, authNote));
         // Thrown by ssh2 or node-ssh before anything was sent (a key it cannot use): this host's error line.
-        const msg = String(err?.message ?? err).split('\n')[0].slice(0, 160);
+        const msg = String(err?.message ?? err)
+          .split('\n')[0]
+          .slice(0, 160);
         fail(new SshError(`cannot connect to ${target.name}: ${msg}`, /key/i.test(msg) ? 'auth' : 'other'));
       };
       const start = (s: Duplex) => {
@@ -587,22 +637,25 @@ export class SshPool {
             else fail(new SshError(`connection closed by ${addr(target)} during handshake`, 'dropped'));
           });
         }
-        connecting.then(
-          () => {
-            const c = ssh.connection ?? client;
-            if (settled || !c) {
-              ssh.dispose();
-              return fail(new SshError(`connection closed by ${addr(target)} during handshake`, 'dropped'));
-            }
-            settled = true;
-            clearTimeout(timer);
-            resolve({
-              ssh, client: c, channels: new ChannelSlots(this.opts.maxChannelsPerConnection ?? 8), fingerprint, closed: false,
-              connectMs: Math.round(performance.now() - started), onClose: new Set(), lastChannelClose: -Infinity,
-            });
-          },
-          failWith,
-        );
+        connecting.then(() => {
+          const c = ssh.connection ?? client;
+          if (settled || !c) {
+            ssh.dispose();
+            return fail(new SshError(`connection closed by ${addr(target)} during handshake`, 'dropped'));
+          }
+          settled = true;
+          clearTimeout(timer);
+          resolve({
+            ssh,
+            client: c,
+            channels: new ChannelSlots(this.opts.maxChannelsPerConnection ?? 8),
+            fingerprint,
+            closed: false,
+            connectMs: Math.round(performance.now() - started),
+            onClose: new Set(),
+            lastChannelClose: -Infinity,
+          });
+        }, failWith);
       };
       this.socketFor(target, priority)
         .then(start, (e: Error) => fail(e instanceof SshError ? e : describe(e, target)))
@@ -630,7 +683,12 @@ export class SshPool {
       else if (key.ok && key.encrypted) {
         // The bot never asks for passphrases: such a key works only through the agent holding it.
         if (!agent)
-          return { error: new SshError(`auth failed (${target.user}@${addr(target)}): identity file ${keyFile} is passphrase-protected and no ssh agent is set (SSH_AUTH_SOCK)`, 'auth') };
+          return {
+            error: new SshError(
+              `auth failed (${target.user}@${addr(target)}): identity file ${keyFile} is passphrase-protected and no ssh agent is set (SSH_AUTH_SOCK)`,
+              'auth',
+            ),
+          };
         authNote = ` (identity file ${keyFile} is passphrase-protected: only the ssh agent's keys were offered)`;
       } else if (!agent) return { error: new SshError(`auth failed (${target.user}@${addr(target)}): ${key.problem}`, 'auth') };
       else authNote = ` (${key.problem}: only the ssh agent's keys were offered)`;
@@ -712,7 +770,13 @@ export class SshPool {
           // Given up (timeout, cap, error): close the channel so its session on the host ends too.
           closeChannel(channel);
           reject(e);
-        } else resolve({ stdout: Buffer.concat(out).toString('utf8'), stderr: Buffer.concat(err).toString('utf8'), code, ms: Math.round(performance.now() - started) });
+        } else
+          resolve({
+            stdout: Buffer.concat(out).toString('utf8'),
+            stderr: Buffer.concat(err).toString('utf8'),
+            code,
+            ms: Math.round(performance.now() - started),
+          });
       };
       const onClose = () => finish(new SshError(`connection to ${addr(target)} dropped during the command`, 'dropped'));
       const timer = setTimeout(
@@ -766,7 +830,10 @@ export class SshPool {
             finish(
               broken
                 ? new SshError(`connection to ${addr(target)} is broken: ${e.message}`, 'dropped')
-                : new SshError(`${opening ? 'the host refused a channel' : 'the host refused the command'} on ${addr(target)}: ${e.message.replace(/^\(SSH\) /, '')}`, opening ? 'channel-refused' : 'other'),
+                : new SshError(
+                    `${opening ? 'the host refused a channel' : 'the host refused the command'} on ${addr(target)}: ${e.message.replace(/^\(SSH\) /, '')}`,
+                    opening ? 'channel-refused' : 'other',
+                  ),
             );
           },
         );

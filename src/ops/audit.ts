@@ -23,7 +23,9 @@ export class AuditStore {
     this.db.exec(`CREATE TABLE IF NOT EXISTS audit (
       ts INTEGER NOT NULL, platform TEXT NOT NULL, user TEXT NOT NULL, channel TEXT,
       command TEXT NOT NULL, outcome TEXT NOT NULL, ms REAL NOT NULL)`);
-    this.insert = this.db.prepare('INSERT INTO audit (ts, platform, user, channel, command, outcome, ms) VALUES (@ts, @platform, @user, @channel, @command, @outcome, @ms)');
+    this.insert = this.db.prepare(
+      'INSERT INTO audit (ts, platform, user, channel, command, outcome, ms) VALUES (@ts, @platform, @user, @channel, @command, @outcome, @ms)',
+    );
   }
 
   static inDataDir(dataDir: string): AuditStore {

@@ -23,7 +23,12 @@ export class Health {
   }
 }
 
-export async function startHealthServer(o: { port: number; host: string; health: Health; metrics: Metrics }): Promise<{ server: Server; port: number; close: () => Promise<void> }> {
+export async function startHealthServer(o: {
+  port: number;
+  host: string;
+  health: Health;
+  metrics: Metrics;
+}): Promise<{ server: Server; port: number; close: () => Promise<void> }> {
   const server = createServer((req, res) => {
     const path = (req.url ?? '/').split('?')[0];
     if (path === '/healthz') {

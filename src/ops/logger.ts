@@ -38,7 +38,19 @@ export function createLogger(options: LoggerOptions = {}): Logger {
       base: { app: 'gpu-doctor' },
       timestamp: pino.stdTimeFunctions.isoTime,
       redact: {
-        paths: ['token', 'botToken', 'appToken', 'signingSecret', '*.token', '*.authorization', '*.Authorization', 'headers.authorization', 'req.headers.authorization', 'config.token', 'clientOptions.token'],
+        paths: [
+          'token',
+          'botToken',
+          'appToken',
+          'signingSecret',
+          '*.token',
+          '*.authorization',
+          '*.Authorization',
+          'headers.authorization',
+          'req.headers.authorization',
+          'config.token',
+          'clientOptions.token',
+        ],
         censor: '[redacted]',
       },
       hooks: {

@@ -30,9 +30,7 @@ export function parseOwnerKey(key: string): { unixUser: string; host: string | n
   return { unixUser: user, host };
 }
 
-export type ClaimResult =
-  | { ok: true; claim: ClaimRow; existed: boolean }
-  | { ok: false; reason: string };
+export type ClaimResult = { ok: true; claim: ClaimRow; existed: boolean } | { ok: false; reason: string };
 
 /** The `/gpu whoami` side and the lookups, as commands and the watch use them. */
 export interface OwnersService {
@@ -56,7 +54,10 @@ export class OwnerDirectory implements OwnersService {
   /** Approved claims, read once and kept until this directory approves or rejects one (status asks per process). */
   private activeClaims: ClaimRow[] | null = null;
 
-  constructor(owners: Config['owners'], private store: ClaimStore | null) {
+  constructor(
+    owners: Config['owners'],
+    private store: ClaimStore | null,
+  ) {
     this.config = new Map(
       Object.entries(owners).map(([key, v]) => {
         const at = key.indexOf('@');
@@ -85,14 +86,16 @@ export class OwnerDirectory implements OwnersService {
     if (!p || !this.store) return { ok: false, reason: 'claims are kept only for Slack and Discord users.' };
     const k = parseOwnerKey(key);
     if ('error' in k) return { ok: false, reason: k.error };
-    if (name !== undefined && !OWNER_NAME.test(name)) return { ok: false, reason: `"${name.replace(/[^\x20-\x7e]/g, '?').slice(0, 40)}" is not a display name: letters, digits, blanks, . ' - (max 64)` };
+    if (name !== undefined && !OWNER_NAME.test(name))
+      return { ok: false, reason: `"${name.replace(/[^\x20-\x7e]/g, '?').slice(0, 40)}" is not a display name: letters, digits, blanks, . ' - (max 64)` };
     const configured = this.config.get(k.host ? `${k.unixUser}@${k.host}` : k.unixUser);
     if (configured && p !== 'console' && configured[p]) {
       return configured[p] === userId
         ? { ok: false, reason: `${key} is already you, in the bot's config file.` }
         : { ok: false, reason: `${key} is mapped in the bot's config file (owners:); an admin changes it there.` };
     }
-    if (this.store.pendingOf(p, userId).length >= MAX_PENDING_CLAIMS) return { ok: false, reason: `you already have ${MAX_PENDING_CLAIMS} claims waiting for an admin.` };
+    if (this.store.pendingOf(p, userId).length >= MAX_PENDING_CLAIMS)
+      return { ok: false, reason: `you already have ${MAX_PENDING_CLAIMS} claims waiting for an admin.` };
     return { ok: true, ...this.store.addPending({ unixUser: k.unixUser, host: k.host, platform: p, userId, name: name ?? null }, now) };
   }
 
@@ -129,7 +132,13 @@ export function ownerMention(o: Owner, link = false): Mention {
 }
 
 /** A unix user as text in a reply: the person's token where a mapping exists, else the user name. */
-export function personOf(mentions: Mentions, owners: Pick<OwnersService, 'lookup'> | undefined, host: string, unixUser: string | null | undefined, link = false): string | null {
+export function personOf(
+  mentions: Mentions,
+  owners: Pick<OwnersService, 'lookup'> | undefined,
+  host: string,
+  unixUser: string | null | undefined,
+  link = false,
+): string | null {
   if (!unixUser) return null;
   const o = owners?.lookup(host, unixUser);
   return o ? mentions.of(ownerMention(o, link)) : unixUser;

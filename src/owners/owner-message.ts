@@ -26,7 +26,8 @@ const WHAT: Record<Finding['kind'], string> = {
 export function ownerMessage(f: Finding, owner: Owner, digest: DigestRef, watched: Watched, rules?: RuleBase, chartOf?: ChartOf): Reply {
   const where = `${f.host}${f.gpu === undefined ? '' : ` GPU ${f.gpu}`}`;
   const proc = f.pid === undefined ? 'Your job' : `Your process ${f.pid}`;
-  const growth = f.kind === 'idle_held' ? '' : ` (${Math.round(f.slopeMiBPerHour)} MiB/h${f.hoursToFull === null ? '' : `, full in ${formatHours(f.hoursToFull)}`})`;
+  const growth =
+    f.kind === 'idle_held' ? '' : ` (${Math.round(f.slopeMiBPerHour)} MiB/h${f.hoursToFull === null ? '' : `, full in ${formatHours(f.hoursToFull)}`})`;
   const title = `${proc} on ${where} ${WHAT[f.kind]}${growth}`;
   const r = digestReply([f], watched, rules, title, chartOf, { owners: { lookup: () => owner } });
   r.sections[0] = { text: `The leak watch found this on ${f.host} for ${f.user ?? 'your job'}${f.command ? `: ${f.command.slice(0, 120)}` : ''}.` };
@@ -45,8 +46,14 @@ export function ownerMessage(f: Finding, owner: Owner, digest: DigestRef, watche
  * digest. Returns how many messages went out.
  */
 export async function messageOwners(
-  digest: DigestRef, posted: readonly Finding[], watched: Watched, owners: Pick<OwnersService, 'lookup'>,
-  send: (target: PostTarget, reply: Reply) => Promise<void>, rules?: RuleBase, chartOf?: ChartOf, onError: (e: unknown) => void = () => {},
+  digest: DigestRef,
+  posted: readonly Finding[],
+  watched: Watched,
+  owners: Pick<OwnersService, 'lookup'>,
+  send: (target: PostTarget, reply: Reply) => Promise<void>,
+  rules?: RuleBase,
+  chartOf?: ChartOf,
+  onError: (e: unknown) => void = () => {},
 ): Promise<number> {
   let sent = 0;
   for (const f of posted) {
@@ -56,7 +63,10 @@ export async function messageOwners(
     const to = digest.platform === 'console' ? owner.unixUser : owner[digest.platform];
     if (!to) continue;
     try {
-      await send({ platform: digest.platform, channel: to, name: `owner message from digest ${digest.name}`, kind: 'dm' }, ownerMessage(f, owner, digest, watched, rules, chartOf));
+      await send(
+        { platform: digest.platform, channel: to, name: `owner message from digest ${digest.name}`, kind: 'dm' },
+        ownerMessage(f, owner, digest, watched, rules, chartOf),
+      );
       sent++;
     } catch (e) {
       onError(e);

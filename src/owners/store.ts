@@ -84,10 +84,15 @@ export class ClaimStore {
   }
 
   /** A pending claim; the same person claiming the same name again gets the one they have. */
-  addPending(c: { unixUser: string; host: string | null; platform: ClaimPlatform; userId: string; name?: string | null }, now = Date.now()): { claim: ClaimRow; existed: boolean } {
+  addPending(
+    c: { unixUser: string; host: string | null; platform: ClaimPlatform; userId: string; name?: string | null },
+    now = Date.now(),
+  ): { claim: ClaimRow; existed: boolean } {
     return this.db.transaction(() => {
       const same = this.db
-        .prepare("SELECT * FROM owner_claims WHERE state IN ('pending', 'active') AND unix_user = ? AND host IS ? AND platform = ? AND user_id = ? ORDER BY id DESC LIMIT 1")
+        .prepare(
+          "SELECT * FROM owner_claims WHERE state IN ('pending', 'active') AND unix_user = ? AND host IS ? AND platform = ? AND user_id = ? ORDER BY id DESC LIMIT 1",
+        )
         .get(c.unixUser, c.host, c.platform, c.userId) as Raw | undefined;
       if (same && (same.state === 'active' || !c.name || c.name === same.display_name)) return { claim: row(same), existed: true };
       // Asked again with another name: the pending claim takes it (an admin has not seen the old one yet).
@@ -104,7 +109,9 @@ export class ClaimStore {
 
   /** Pending claims of one chat user (to cap them). */
   pendingOf(platform: ClaimPlatform, userId: string): ClaimRow[] {
-    return (this.db.prepare("SELECT * FROM owner_claims WHERE state = 'pending' AND platform = ? AND user_id = ? ORDER BY id").all(platform, userId) as Raw[]).map(row);
+    return (
+      this.db.prepare("SELECT * FROM owner_claims WHERE state = 'pending' AND platform = ? AND user_id = ? ORDER BY id").all(platform, userId) as Raw[]
+    ).map(row);
   }
 
   pending(): ClaimRow[] {
@@ -117,7 +124,11 @@ export class ClaimStore {
 
   /** Claims (pending or active) of one chat user. */
   of(platform: ClaimPlatform, userId: string): ClaimRow[] {
-    return (this.db.prepare("SELECT * FROM owner_claims WHERE state IN ('pending', 'active') AND platform = ? AND user_id = ? ORDER BY id").all(platform, userId) as Raw[]).map(row);
+    return (
+      this.db
+        .prepare("SELECT * FROM owner_claims WHERE state IN ('pending', 'active') AND platform = ? AND user_id = ? ORDER BY id")
+        .all(platform, userId) as Raw[]
+    ).map(row);
   }
 
   /**
@@ -139,7 +150,9 @@ export class ClaimStore {
 
   /** Rejects a pending claim (or ends an active one). Null when the id is neither. */
   reject(id: number, by: string, now = Date.now()): ClaimRow | null {
-    const n = this.db.prepare("UPDATE owner_claims SET state = 'rejected', decided_ms = ?, decided_by = ? WHERE id = ? AND state IN ('pending', 'active')").run(now, by, id).changes;
+    const n = this.db
+      .prepare("UPDATE owner_claims SET state = 'rejected', decided_ms = ?, decided_by = ? WHERE id = ? AND state IN ('pending', 'active')")
+      .run(now, by, id).changes;
     return n ? this.get(id) : null;
   }
 }

@@ -114,7 +114,7 @@ function headerColumns(line: string): Column[] | null | undefined {
   const words = tokens(line);
   if (words.length < 3 || words.length > 7 || line.includes(':') || words.some((w) => w.length > 20 || /\d/.test(w))) return undefined;
   const columns = words.map((w) => HEADER_WORDS[w.toLowerCase()]);
-  return columns.every((c) => c !== undefined) ? (columns) : null;
+  return columns.every((c) => c !== undefined) ? columns : null;
 }
 
 function toReading(block: Block): HostMemoryReading | null {
@@ -130,11 +130,7 @@ function toReading(block: Block): HostMemoryReading | null {
   const total = mem.get('total');
   if (total === undefined) return null;
   const get = (c: Column) => mem.get(c) ?? null;
-  const buffCache = mem.has('buffcache')
-    ? get('buffcache')
-    : mem.has('buffers') || mem.has('cache')
-      ? (get('buffers') ?? 0) + (get('cache') ?? 0)
-      : null;
+  const buffCache = mem.has('buffcache') ? get('buffcache') : mem.has('buffers') || mem.has('cache') ? (get('buffers') ?? 0) + (get('cache') ?? 0) : null;
   let available = get('available');
   if (available === null && block.buffersCacheRow) {
     // Old layout: "-/+ buffers/cache:  used  free" - its free column is what is available.
@@ -142,8 +138,8 @@ function toReading(block: Block): HostMemoryReading | null {
   }
   // Old layout without a "-/+" row (free -o, busybox): free + buffers + cached.
   if (available === null && !layout.includes('available') && buffCache !== null) available = (get('free') ?? 0) + buffCache;
-  const swapTotal = block.swap ? toBytes(block.swap.values[0], units)?.bytes ?? null : null;
-  const swapUsed = block.swap && block.swap.values[1] ? toBytes(block.swap.values[1], units)?.bytes ?? null : null;
+  const swapTotal = block.swap ? (toBytes(block.swap.values[0], units)?.bytes ?? null) : null;
+  const swapUsed = block.swap && block.swap.values[1] ? (toBytes(block.swap.values[1], units)?.bytes ?? null) : null;
   const reading: HostMemoryReading = {
     totalBytes: total,
     usedBytes: get('used'),

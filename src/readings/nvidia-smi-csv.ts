@@ -236,7 +236,16 @@ function rowReader(result: SmiCsvResult, kind: SmiCsvKind, fields: string[]): Ro
     };
   }
   const [indexAt, nameAt, uuidAt, busAt, usedAt, totalAt, freeAt, reservedAt, utilAt, tempAt] = [
-    'index', 'name', 'uuid', 'pci.bus_id', 'memory.used', 'memory.total', 'memory.free', 'memory.reserved', 'utilization.gpu', 'temperature.gpu',
+    'index',
+    'name',
+    'uuid',
+    'pci.bus_id',
+    'memory.used',
+    'memory.total',
+    'memory.free',
+    'memory.reserved',
+    'utilization.gpu',
+    'temperature.gpu',
   ].map(col);
   const numberAts = [usedAt, totalAt, freeAt, reservedAt, utilAt, tempAt];
   const mib = (cells: string[], at: number) => parseMiBCell(cells[at]);

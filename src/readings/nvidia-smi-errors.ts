@@ -13,7 +13,9 @@ const SMI_ERROR = new RegExp(
     'No devices were found',
     'Unable to determine the device handle for GPU', // ": Unknown Error", ": GPU is lost"
     'Unable to query number of CUDA devices',
-  ].map((p) => p.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')).join('|'),
+  ]
+    .map((p) => p.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&'))
+    .join('|'),
 );
 /** A matched line longer than this (a JSON log line, say) is returned as an excerpt from the match. */
 const MAX_RETURNED = 300;

@@ -14,14 +14,16 @@ export function parseSmiXml(xml: string): SmiXmlResult {
   const result: SmiXmlResult = { gpus: [], processes: [] };
   if (xml.indexOf('<nvidia_smi_log') === -1) return result;
   const log = findElement(parseXml(xml), 'nvidia_smi_log');
-  childrenNamed(log, 'gpu').slice(0, MAX_GPUS).forEach((el, index) => {
-    const gpu = readGpu(el, index);
-    result.gpus.push(gpu);
-    for (const p of childrenNamed(child(el, 'processes'), 'process_info')) {
-      const proc = readProcess(p, gpu);
-      if (proc && result.processes.length < MAX_PROCESSES) result.processes.push(proc);
-    }
-  });
+  childrenNamed(log, 'gpu')
+    .slice(0, MAX_GPUS)
+    .forEach((el, index) => {
+      const gpu = readGpu(el, index);
+      result.gpus.push(gpu);
+      for (const p of childrenNamed(child(el, 'processes'), 'process_info')) {
+        const proc = readProcess(p, gpu);
+        if (proc && result.processes.length < MAX_PROCESSES) result.processes.push(proc);
+      }
+    });
   return result;
 }
 
@@ -41,7 +43,12 @@ function readGpu(el: XmlElement, index: number): GpuReading {
   const util = textAt(el, 'utilization', 'gpu_util');
   const temp = textAt(el, 'temperature', 'gpu_temp');
   const name = textAt(el, 'product_name');
-  const fields: [string, string | undefined][] = [['name', name], ['memory', used], ['utilization', util], ['temperature', temp]];
+  const fields: [string, string | undefined][] = [
+    ['name', name],
+    ['memory', used],
+    ['utilization', util],
+    ['temperature', temp],
+  ];
   const errorFields = fields.filter(([, v]) => errorMarker(v) !== null).map(([f]) => f);
   const gpu: GpuReading = {
     index,

@@ -225,16 +225,14 @@ export function findingChartSpec(f: Finding, data: GpuSeries | HostRamSeries, o:
     subtitle: details.join(' · ') || undefined,
     timeZone: o.timeZone,
     theme: o.theme,
-    ...(isGpu
-      ? lines(data, o)
-      : { processes: [], total: { name: 'host RAM used', points: chartPoints(data.used, gapOf(o)) } }),
+    ...(isGpu ? lines(data, o) : { processes: [], total: { name: 'host RAM used', points: chartPoints(data.used, gapOf(o)) } }),
     capacity: capacityOf(capacityMiB, isGpu ? `GPU ${data.gpu}` : 'host RAM'),
   };
   if (Number.isFinite(sinceMs) && f.slopeMiBPerHour > 0) {
     spec.window = { fromMs: Math.max(startMs, sinceMs), toMs: endMs, name: `growth since ${clockText(Math.max(startMs, sinceMs), o.timeZone, endMs)}` };
     // Through (full time, capacity) at the finding's slope: at endMs it stands at what the GPU used then.
     const fullMs = f.hoursToFull !== null ? endMs + f.hoursToFull * HOUR : endMs;
-    const fullMiB = f.hoursToFull !== null ? capacityMiB : (data as GpuSeries).total?.at(-1)?.[1] ?? f.currentMiB;
+    const fullMiB = f.hoursToFull !== null ? capacityMiB : ((data as GpuSeries).total?.at(-1)?.[1] ?? f.currentMiB);
     const at = (ms: number) => fullMiB - (f.slopeMiBPerHour * (fullMs - ms)) / HOUR;
     const horizonMs = endMs + Math.max((endMs - startMs) / 2, 2 * HOUR);
     const toMs = Math.min(fullMs, horizonMs);

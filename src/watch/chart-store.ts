@@ -50,7 +50,12 @@ const sizeText = (mib: number) => (memoryUnit(mib).name === 'GiB' ? `${(mib / 10
  * unknown host be told from a known one without samples.
  */
 export function gpuChartReply(
-  store: WatchStore, req: ChartRequest, style: ChartStyle, detector: Partial<DetectorOptions>, knownHosts: string[] | undefined, nowMs = Date.now(),
+  store: WatchStore,
+  req: ChartRequest,
+  style: ChartStyle,
+  detector: Partial<DetectorOptions>,
+  knownHosts: string[] | undefined,
+  nowMs = Date.now(),
 ): Reply {
   const title = `Chart ${req.host}`;
   const fromMs = nowMs - req.hours * HOUR;
@@ -61,8 +66,24 @@ export function gpuChartReply(
   const recent = samples.filter((s) => !isHostSample(s) && (typeof s.ts === 'number' ? s.ts : Date.parse(s.ts)) >= fromMs);
   if (!recent.length) {
     if (knownHosts && !knownHosts.includes(req.host) && !samples.length)
-      return { title, severity: 'warning', sections: [{ text: `Unknown host "${req.host}": it is not registered and the leak watch has no samples of it. Known hosts: ${knownHosts.join(', ') || 'none'}.` }] };
-    return { title, severity: 'info', sections: [{ text: `No GPU samples for ${req.host} in the last ${req.hours} h${samples.length ? ' (older ones exist: ask for more hours)' : ''}. The leak watch samples each host every poll; check that it is reachable (/gpu status ${req.host}).` }] };
+      return {
+        title,
+        severity: 'warning',
+        sections: [
+          {
+            text: `Unknown host "${req.host}": it is not registered and the leak watch has no samples of it. Known hosts: ${knownHosts.join(', ') || 'none'}.`,
+          },
+        ],
+      };
+    return {
+      title,
+      severity: 'info',
+      sections: [
+        {
+          text: `No GPU samples for ${req.host} in the last ${req.hours} h${samples.length ? ' (older ones exist: ask for more hours)' : ''}. The leak watch samples each host every poll; check that it is reachable (/gpu status ${req.host}).`,
+        },
+      ],
+    };
   }
   const gpus = [...new Set(recent.map((s) => (s as { gpu: number }).gpu))].sort((a, b) => a - b);
   d.addAll(samples);
@@ -70,7 +91,11 @@ export function gpuChartReply(
   // No GPU named: the one with a creep, else the one holding the most now.
   const gpu = req.gpu ?? growth[0]?.gpu ?? busiest(recent as { gpu: number; gpuUsedMiB: number; ts: string | number }[]);
   if (!gpus.includes(gpu))
-    return { title, severity: 'info', sections: [{ text: `No samples for GPU ${gpu} of ${req.host} in the last ${req.hours} h. GPUs with samples: ${gpus.join(', ')}.` }] };
+    return {
+      title,
+      severity: 'info',
+      sections: [{ text: `No samples for GPU ${gpu} of ${req.host} in the last ${req.hours} h. GPUs with samples: ${gpus.join(', ')}.` }],
+    };
   const data = gpuSeries(recent, req.host, gpu, fromMs, nowMs)!;
   const finding = growth.find((f) => f.gpu === gpu);
   const { png: image } = renderChart(gpuChartSpec(data, { ...style, theme: req.theme ?? style.theme, hours: req.hours, finding }));
@@ -84,7 +109,8 @@ export function gpuChartReply(
       ? `${finding.user ?? '?'} pid ${finding.pid} grows +${finding.slopeMiBPerHour} MiB/h${finding.hoursToFull !== null ? `, full in ${formatHours(finding.hoursToFull)}` : ''} (dashed: the fitted creep and its forecast; shaded: the growth it is fitted on).`
       : 'No memory creep found on this GPU.',
   ];
-  if (req.gpu === undefined && gpus.length > 1) lines.push(`Other GPUs with samples: ${gpus.filter((g) => g !== gpu).join(', ')} (/gpu chart ${req.host} GPU).`);
+  if (req.gpu === undefined && gpus.length > 1)
+    lines.push(`Other GPUs with samples: ${gpus.filter((g) => g !== gpu).join(', ')} (/gpu chart ${req.host} GPU).`);
   return {
     title: `Chart ${req.host} · GPU ${gpu} (last ${req.hours} h)`,
     severity: finding ? 'warning' : 'info',

@@ -62,8 +62,28 @@ export const PIXEL_RATIO = 2;
 
 // Grafana's light and dark panel colours; process lines take the palette in order.
 const THEMES = {
-  light: { bg: '#ffffff', text: '#1f2328', muted: '#5b6470', grid: '#e3e6ea', total: '#1f2328', capacity: '#d7263d', fit: '#e8590c', band: 'rgba(250, 176, 5, 0.16)', bandText: '#8a5a00' },
-  dark: { bg: '#181b1f', text: '#d8d9da', muted: '#9fa7b3', grid: '#2c3235', total: '#f0f0f0', capacity: '#f2495c', fit: '#ff9830', band: 'rgba(250, 176, 5, 0.14)', bandText: '#fade2a' },
+  light: {
+    bg: '#ffffff',
+    text: '#1f2328',
+    muted: '#5b6470',
+    grid: '#e3e6ea',
+    total: '#1f2328',
+    capacity: '#d7263d',
+    fit: '#e8590c',
+    band: 'rgba(250, 176, 5, 0.16)',
+    bandText: '#8a5a00',
+  },
+  dark: {
+    bg: '#181b1f',
+    text: '#d8d9da',
+    muted: '#9fa7b3',
+    grid: '#2c3235',
+    total: '#f0f0f0',
+    capacity: '#f2495c',
+    fit: '#ff9830',
+    band: 'rgba(250, 176, 5, 0.14)',
+    bandText: '#fade2a',
+  },
 } as const;
 const PALETTE = {
   light: ['#1f77b4', '#2ca02c', '#9467bd', '#17becf', '#8c564b', '#e377c2', '#7f7f7f', '#bcbd22'],
@@ -85,7 +105,16 @@ export function memoryUnit(maxMiB: number): { name: 'GiB' | 'MiB'; div: number }
 
 /** The zone's UTC offset (ms) at `ms`, from Intl (no tz database of our own). */
 export function zoneOffsetMs(timeZone: string, ms: number): number {
-  const parts = new Intl.DateTimeFormat('en-US', { timeZone, hourCycle: 'h23', year: 'numeric', month: 'numeric', day: 'numeric', hour: 'numeric', minute: 'numeric', second: 'numeric' }).formatToParts(new Date(ms));
+  const parts = new Intl.DateTimeFormat('en-US', {
+    timeZone,
+    hourCycle: 'h23',
+    year: 'numeric',
+    month: 'numeric',
+    day: 'numeric',
+    hour: 'numeric',
+    minute: 'numeric',
+    second: 'numeric',
+  }).formatToParts(new Date(ms));
   const get = (t: string) => Number(parts.find((p) => p.type === t)?.value);
   const wall = Date.UTC(get('year'), get('month') - 1, get('day'), get('hour'), get('minute'), get('second'));
   return wall - Math.floor(ms / 1000) * 1000;
@@ -103,7 +132,9 @@ function wallLabel(shifted: number): string {
 
 /** The zone's short name at `ms` (CET, GMT+2, UTC), for the axis title. */
 export function zoneAbbreviation(timeZone: string, ms: number): string {
-  return new Intl.DateTimeFormat('en-GB', { timeZone, timeZoneName: 'short' }).formatToParts(new Date(ms)).find((p) => p.type === 'timeZoneName')?.value ?? timeZone;
+  return (
+    new Intl.DateTimeFormat('en-GB', { timeZone, timeZoneName: 'short' }).formatToParts(new Date(ms)).find((p) => p.type === 'timeZoneName')?.value ?? timeZone
+  );
 }
 
 type Fit = NonNullable<MemoryChartSpec['fit']>;
@@ -226,7 +257,10 @@ export function chartOption(spec: MemoryChartSpec): echarts.EChartsOption {
     series.push({
       type: 'line',
       name: spec.capacity.name,
-      data: [[x(t0), y(spec.capacity.mib)], [x(t1), y(spec.capacity.mib)]],
+      data: [
+        [x(t0), y(spec.capacity.mib)],
+        [x(t1), y(spec.capacity.mib)],
+      ],
       showSymbol: false,
       lineStyle: { width: 2, color: theme.capacity },
       itemStyle: { color: theme.capacity },
@@ -235,7 +269,10 @@ export function chartOption(spec: MemoryChartSpec): echarts.EChartsOption {
   const fitSeries = (fit: Fit, f = y, axis = 0): echarts.SeriesOption => ({
     type: 'line',
     name: fit.name,
-    data: [[x(fit.from[0]), f(fit.from[1])], [x(fit.to[0]), f(fit.to[1])]],
+    data: [
+      [x(fit.from[0]), f(fit.from[1])],
+      [x(fit.to[0]), f(fit.to[1])],
+    ],
     showSymbol: false,
     lineStyle: { width: 2.2, type: 'dashed', color: theme.fit },
     itemStyle: { color: theme.fit },
@@ -261,13 +298,20 @@ export function chartOption(spec: MemoryChartSpec): echarts.EChartsOption {
     gridIndex,
     min: x(t0),
     max: x(t1),
-    ...(labelled ? { name: `time (${spec.timeZone}, ${zoneAbbreviation(spec.timeZone, t1)})`, nameLocation: 'middle' as const, nameGap: 28, nameTextStyle: nameText } : {}),
+    ...(labelled
+      ? { name: `time (${spec.timeZone}, ${zoneAbbreviation(spec.timeZone, t1)})`, nameLocation: 'middle' as const, nameGap: 28, nameTextStyle: nameText }
+      : {}),
     axisLine: { lineStyle: { color: theme.muted } },
     axisTick: { lineStyle: { color: theme.muted } },
     axisLabel: { ...axisText, show: labelled, hideOverlap: true, formatter: (v: number) => wallLabel(v) },
     splitLine: { show: true, lineStyle: { color: theme.grid } },
   });
-  const memoryAxis = (gridIndex: number, name: string, unitName: string, range?: { min: number; max: number; interval: number }): echarts.YAXisComponentOption => ({
+  const memoryAxis = (
+    gridIndex: number,
+    name: string,
+    unitName: string,
+    range?: { min: number; max: number; interval: number },
+  ): echarts.YAXisComponentOption => ({
     type: 'value',
     gridIndex,
     ...(range ?? { min: 0, splitNumber: 4 }),

@@ -50,8 +50,7 @@ export function findingsOf(index: SeriesIndex, o: DetectorOptions): Finding[] {
       if (idle) out.push(idle);
     }
     const rank0 = asymmetricRanks(live);
-    for (const { ps, g } of live)
-      if (g.growing) out.push(growthFinding(h, ps, g, rank0.has(ps) ? 'rank0_growth' : 'leak', o));
+    for (const { ps, g } of live) if (g.growing) out.push(growthFinding(h, ps, g, rank0.has(ps) ? 'rank0_growth' : 'leak', o));
     // Host RAM is only reported where DataLoader jobs run (without them it is not a training problem).
     const loaders = live.filter(({ ps }) => o.isDataLoaderJob(ps.command)).map(({ ps }) => ps);
     if (h.ram && loaders.length) {
@@ -73,9 +72,7 @@ function asymmetricRanks(list: { ps: ProcessSeries; g: Growth }[]): Set<ProcessS
   for (const a of list) {
     if (seen.has(a.ps)) continue;
     const job = list.filter(
-      (b) =>
-        b.ps.user === a.ps.user &&
-        (b.ps.command === a.ps.command || Math.abs(b.ps.processStartMs - a.ps.processStartMs) <= SAME_JOB_START_MS),
+      (b) => b.ps.user === a.ps.user && (b.ps.command === a.ps.command || Math.abs(b.ps.processStartMs - a.ps.processStartMs) <= SAME_JOB_START_MS),
     );
     for (const b of job) seen.add(b.ps);
     if (new Set(job.map((b) => b.ps.gpu)).size < 2) continue;
@@ -92,8 +89,7 @@ function asymmetricRanks(list: { ps: ProcessSeries; g: Growth }[]): Set<ProcessS
  * Severity of growth (leak, rank-0, host RAM creep): 40..100 by hours left, 100 when full now, 70 at
  * 12 h, ~50 at 2.5 days. Idle memory scores 5..40, so waste ranks below anything that will run out.
  */
-const urgency = (hoursToFull: number | null): number =>
-  hoursToFull === null ? 40 : 40 + Math.round((60 * 12) / (12 + Math.max(0, hoursToFull)));
+const urgency = (hoursToFull: number | null): number => (hoursToFull === null ? 40 : 40 + Math.round((60 * 12) / (12 + Math.max(0, hoursToFull))));
 
 function gpuOf(h: HostState, ps: ProcessSeries): { usedMiB: number; totalMiB: number } {
   return h.gpus.get(ps.gpu) ?? { usedMiB: ps.lastMiB, totalMiB: ps.lastMiB };
@@ -172,8 +168,7 @@ function hostRamFinding(hs: HostSeries, o: DetectorOptions, loaders: ProcessSeri
     const a = theilSen(tH.slice(0, mid), used.slice(0, mid));
     const b = theilSen(tH.slice(mid), used.slice(mid));
     const hoursLeft = slope > 0 ? hs.availableMiB / slope : Infinity;
-    creep =
-      slope >= o.minRamSlopeMiBPerHour && a > 0.3 * slope && b > 0.3 * slope && hoursLeft <= o.ramFullWithinHours;
+    creep = slope >= o.minRamSlopeMiBPerHour && a > 0.3 * slope && b > 0.3 * slope && hoursLeft <= o.ramFullWithinHours;
   }
   if (!pressure && !creep) return null;
   const hoursToFull = slope > 0 ? hs.availableMiB / slope : null;

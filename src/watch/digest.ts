@@ -113,7 +113,14 @@ export interface DigestPeople {
 }
 
 /** The digest reply: one section per host + owner, worst group first, worst finding first within. */
-export function digestReply(findings: Finding[], watched: Watched, rules?: RuleBase, title = 'Leak watch digest', chartOf?: ChartOf, people: DigestPeople = {}): Reply {
+export function digestReply(
+  findings: Finding[],
+  watched: Watched,
+  rules?: RuleBase,
+  title = 'Leak watch digest',
+  chartOf?: ChartOf,
+  people: DigestPeople = {},
+): Reply {
   const what = `${watched.hosts} host${watched.hosts === 1 ? '' : 's'}, ${watched.processes} GPU process${watched.processes === 1 ? '' : 'es'}`;
   if (!findings.length) {
     return { title, severity: 'ok', sections: [{ text: `No memory leaks or idle held memory found (watched ${what}).` }] };
@@ -147,13 +154,12 @@ export function digestReply(findings: Finding[], watched: Watched, rules?: RuleB
     sections.push({
       heading: `${host}${who ? ` · ${who}` : ''}`,
       table: { columns: ['finding', 'GPU', 'pid', 'user', 'command', 'MiB/h', 'current / total', 'full in', 'series'], rows },
-      ...(details.length || fixes.length
-        ? { text: [...details, ...fixes.map((x) => `Fix: ${x}`)].join('\n') }
-        : {}),
+      ...(details.length || fixes.length ? { text: [...details, ...fixes.map((x) => `Fix: ${x}`)].join('\n') } : {}),
     });
   }
   const worst = sorted[0];
-  const severity = worst.severity >= 40 && worst.kind !== 'idle_held' ? (worst.hoursToFull !== null && worst.hoursToFull < 12 ? 'error' : 'warning') : 'warning';
+  const severity =
+    worst.severity >= 40 && worst.kind !== 'idle_held' ? (worst.hoursToFull !== null && worst.hoursToFull < 12 ? 'error' : 'warning') : 'warning';
   // A chart of the worst growing finding, attached as a PNG, where its samples are at hand.
   const charted = chartOf && sorted.find((f) => f.kind !== 'idle_held' && f.series.length >= 2);
   const chart = charted ? chartOf(charted) : undefined;
@@ -186,11 +192,7 @@ export function gotWorse(f: Finding, prev: ReportedState): boolean {
 }
 
 /** Splits findings into those to post (new or worse) and returns the updated reported state. */
-export function dedupFindings(
-  findings: Finding[],
-  reported: Map<string, ReportedState>,
-  now: number,
-): { post: Finding[]; update: Map<string, ReportedState> } {
+export function dedupFindings(findings: Finding[], reported: Map<string, ReportedState>, now: number): { post: Finding[]; update: Map<string, ReportedState> } {
   const post: Finding[] = [];
   const update = new Map<string, ReportedState>();
   for (const f of findings) {

@@ -33,7 +33,12 @@ export const FINDINGS_TIMEOUT_MS = 5 * 60_000;
  * The same findings computed in a worker thread with its own connection to the store's file. Runs from
  * the TypeScript sources (tsx in the worker) or from the bundle (dist/findings-worker.mjs beside it).
  */
-export function findingsOffThread(file: string, options: Partial<DetectorOptions> = {}, now = Date.now(), timeoutMs = FINDINGS_TIMEOUT_MS): Promise<FindingsResult> {
+export function findingsOffThread(
+  file: string,
+  options: Partial<DetectorOptions> = {},
+  now = Date.now(),
+  timeoutMs = FINDINGS_TIMEOUT_MS,
+): Promise<FindingsResult> {
   return new Promise((resolve, reject) => {
     const worker = workerThread({ file, options, now });
     let settled = false;

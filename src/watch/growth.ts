@@ -31,10 +31,7 @@ export interface Growth {
   totalRiseMiB: number;
 }
 
-type GrowthOptions = Pick<
-  DetectorOptions,
-  'minSlopeMiBPerHour' | 'minDurationHours' | 'warmupMinutes' | 'minSteps' | 'maxStepGapHours' | 'windowMinutes'
->;
+type GrowthOptions = Pick<DetectorOptions, 'minSlopeMiBPerHour' | 'minDurationHours' | 'warmupMinutes' | 'minSteps' | 'maxStepGapHours' | 'windowMinutes'>;
 
 const none = (reason: string, totalRiseMiB = 0): Growth => ({
   growing: false,

@@ -15,7 +15,9 @@ export interface HiddenProcess {
 }
 
 export async function sampleOnce(
-  hosts: HostsService, store: WatchStore, now = Date.now(),
+  hosts: HostsService,
+  store: WatchStore,
+  now = Date.now(),
 ): Promise<{ ok: number; failed: number; samples: number; status: HostStatusResult[]; hidden: Map<string, HiddenProcess[]> }> {
   const names = (await hosts.list()).map((h) => h.name);
   // One exec per host: the status command carries `free -b` too. At background priority where the
@@ -32,7 +34,12 @@ export async function sampleOnce(
       continue;
     }
     ok++;
-    hidden.set(st.name, st.processes.filter((p) => p.user === null && p.gpuIndex !== null).map((p) => ({ gpu: p.gpuIndex!, pid: p.pid, memoryMiB: p.memoryMiB, text: p.command ?? HIDDEN_PID_TEXT })));
+    hidden.set(
+      st.name,
+      st.processes
+        .filter((p) => p.user === null && p.gpuIndex !== null)
+        .map((p) => ({ gpu: p.gpuIndex!, pid: p.pid, memoryMiB: p.memoryMiB, text: p.command ?? HIDDEN_PID_TEXT })),
+    );
     const withProcs = new Set<number>();
     for (const p of st.processes) {
       const g = st.gpus.find((x) => x.index === p.gpuIndex);
@@ -44,8 +51,17 @@ export async function sampleOnce(
       if (!start) continue;
       withProcs.add(g.index);
       out.push({
-        ts, host: st.name, gpu: g.index, gpuTotalMiB: g.memoryTotalMiB, gpuUsedMiB: g.memoryUsedMiB, utilizationPct: g.utilizationPct,
-        pid: p.pid, processStart: start, user: p.user ?? '?', command: p.command ?? '', processMiB: p.memoryMiB,
+        ts,
+        host: st.name,
+        gpu: g.index,
+        gpuTotalMiB: g.memoryTotalMiB,
+        gpuUsedMiB: g.memoryUsedMiB,
+        utilizationPct: g.utilizationPct,
+        pid: p.pid,
+        processStart: start,
+        user: p.user ?? '?',
+        command: p.command ?? '',
+        processMiB: p.memoryMiB,
       });
     }
     for (const g of st.gpus)
@@ -70,7 +86,12 @@ export class Sampler {
    * series holds, as `status` does.
    */
   readonly hidden = new Map<string, HiddenProcess[]>();
-  constructor(private hosts: HostsService, private store: WatchStore, private intervalSec: number, private onError: (e: unknown) => void = () => {}) {}
+  constructor(
+    private hosts: HostsService,
+    private store: WatchStore,
+    private intervalSec: number,
+    private onError: (e: unknown) => void = () => {},
+  ) {}
 
   start(): void {
     if (this.timer) return;

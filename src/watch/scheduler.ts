@@ -28,7 +28,10 @@ const HOUR = 3_600_000;
 export type FindingsSource = (options: Partial<DetectorOptions>, now: number) => Promise<FindingsResult>;
 
 // A promise that rejects (not a synchronous throw) when the store read fails, like the worker's.
-export const inThread = (store: WatchStore): FindingsSource => (options, now) => new Promise((resolve) => resolve(findingsFromStore(store, options, now)));
+export const inThread =
+  (store: WatchStore): FindingsSource =>
+  (options, now) =>
+    new Promise((resolve) => resolve(findingsFromStore(store, options, now)));
 
 /** A worker thread over the store's file; an in-memory store has no file to share, so it stays here. */
 export const offThread = (store: WatchStore): FindingsSource =>
@@ -36,7 +39,13 @@ export const offThread = (store: WatchStore): FindingsSource =>
 
 /** One scheduled digest: new or worse findings only (state in the store), then the last run recorded. */
 export async function scheduledDigest(
-  store: WatchStore, digest: DigestConfig, rules: RuleBase | undefined, options: Partial<DetectorOptions>, now = Date.now(), source: FindingsSource = inThread(store), chartOf?: ChartOf,
+  store: WatchStore,
+  digest: DigestConfig,
+  rules: RuleBase | undefined,
+  options: Partial<DetectorOptions>,
+  now = Date.now(),
+  source: FindingsSource = inThread(store),
+  chartOf?: ChartOf,
   people: DigestPeople = {},
 ): Promise<Reply> {
   return (await scheduledDigestRun(store, digest, rules, options, now, source, chartOf, people)).reply;
@@ -44,14 +53,21 @@ export async function scheduledDigest(
 
 /** The same, with the findings it reports (new or worse) and what was watched: the owner messages follow them. */
 export async function scheduledDigestRun(
-  store: WatchStore, digest: DigestConfig, rules: RuleBase | undefined, options: Partial<DetectorOptions>, now = Date.now(), source: FindingsSource = inThread(store), chartOf?: ChartOf,
+  store: WatchStore,
+  digest: DigestConfig,
+  rules: RuleBase | undefined,
+  options: Partial<DetectorOptions>,
+  now = Date.now(),
+  source: FindingsSource = inThread(store),
+  chartOf?: ChartOf,
   people: DigestPeople = {},
 ): Promise<{ reply: Reply; posted: Finding[]; watched: FindingsResult['watched'] }> {
   const { findings, watched } = await source(options, now);
   const { post, update } = dedupFindings(findings, store.reported(digest.name), now);
   store.saveReported(digest.name, update);
   const reply = digestReply(post, watched, rules, `Leak watch digest (${digest.name})`, chartOf, people);
-  if (!post.length && findings.length) reply.sections[0].text = `No new or worse findings since the last digest (${findings.length} already reported; watched ${watched.hosts} hosts, ${watched.processes} GPU processes).`;
+  if (!post.length && findings.length)
+    reply.sections[0].text = `No new or worse findings since the last digest (${findings.length} already reported; watched ${watched.hosts} hosts, ${watched.processes} GPU processes).`;
   return { reply, posted: post, watched };
 }
 
@@ -80,7 +96,8 @@ export class DigestScheduler {
     const caught: string[] = [];
     for (const d of this.digests) {
       const last = this.store.lastRun(d.name);
-      if (last === null) this.store.setLastRun(d.name, now); // first start: nothing was missed
+      if (last === null)
+        this.store.setLastRun(d.name, now); // first start: nothing was missed
       else {
         const due = new Cron(d.cron, { timezone: d.timezone, paused: true }).nextRun(new Date(last));
         if (due && due.getTime() <= now) {
@@ -103,7 +120,10 @@ export class DigestScheduler {
       this.store.setLastRun(d.name, now); // before posting: a crash mid-post never posts twice
       const chartOf = this.charts?.(d, now);
       // Names, not pids; a platform mention (which may notify on Slack) only where the channel opted in to owner messages.
-      const run = await scheduledDigestRun(this.store, d, this.rules, this.options, now, this.source, chartOf, { owners: this.owners, link: d.dm_owners === true });
+      const run = await scheduledDigestRun(this.store, d, this.rules, this.options, now, this.source, chartOf, {
+        owners: this.owners,
+        link: d.dm_owners === true,
+      });
       // The findings are recorded as reported already: a channel that cannot be posted to does not
       // keep their owners from hearing of them.
       const posted = this.post(d, run.reply);
@@ -173,7 +193,11 @@ export class WatchRuntime implements WatchService {
   readonly notify: Notifier;
 
   constructor(
-    readonly store: WatchStore, private hosts: HostsService | undefined, private rules: RuleBase | undefined, private cfg: WatchRuntimeConfig, onError: (e: unknown) => void = () => {},
+    readonly store: WatchStore,
+    private hosts: HostsService | undefined,
+    private rules: RuleBase | undefined,
+    private cfg: WatchRuntimeConfig,
+    onError: (e: unknown) => void = () => {},
     fit: FitConfig = { ...DEFAULT_FIT_SETTINGS, maxNotifyPerUser: 3 },
   ) {
     this.options = { minSlopeMiBPerHour: cfg.min_slope_mib_per_hour, sampleIntervalSec: cfg.sample_interval_s };
@@ -219,7 +243,13 @@ export class WatchRuntime implements WatchService {
     const value = this.source(this.options, now).then(({ findings }) =>
       findings
         .filter((f) => (f.kind === 'leak' || f.kind === 'rank0_growth') && f.gpu !== undefined && f.slopeMiBPerHour > 0)
-        .map((f) => ({ host: f.host, gpu: f.gpu!, mibPerHour: f.slopeMiBPerHour, ...(f.pid !== undefined ? { pid: f.pid } : {}), ...(f.user ? { user: f.user } : {}) })),
+        .map((f) => ({
+          host: f.host,
+          gpu: f.gpu!,
+          mibPerHour: f.slopeMiBPerHour,
+          ...(f.pid !== undefined ? { pid: f.pid } : {}),
+          ...(f.user ? { user: f.user } : {}),
+        })),
     );
     this.growthCache = { at: now, value };
     // A failed computation is not kept: the next ask tries again.
@@ -255,15 +285,21 @@ export class WatchRuntime implements WatchService {
     for (const s of this.store.samplesSince(since, name)) {
       if (isHostSample(s)) ram.push((s.memTotalBytes - s.memAvailableBytes) / 2 ** 20);
       else {
-        const key = isProcessSample(s) ? `GPU ${s.gpu} · pid ${s.pid} · ${personOf(people, this.owners, name, s.user) ?? s.user} · ${s.command.slice(0, 40)}` : gpuLabel(s.gpu);
+        const key = isProcessSample(s)
+          ? `GPU ${s.gpu} · pid ${s.pid} · ${personOf(people, this.owners, name, s.user) ?? s.user} · ${s.command.slice(0, 40)}`
+          : gpuLabel(s.gpu);
         let a = series.get(key);
         if (!a) series.set(key, (a = []));
         a.push(isProcessSample(s) ? (s.processMiB ?? NaN) : s.gpuUsedMiB);
       }
     }
-    if (!series.size && !ram.length)
-      return { title: `Watch ${name}`, severity: 'info', sections: [{ text: `No samples for ${name} in the last 6 hours.` }] };
-    const rows = [...series].map(([k, v]) => [k, String(Math.round(v[v.length - 1])), String(Math.round(Math.max(...v.filter(Number.isFinite)))), sparkline(v, 36)]);
+    if (!series.size && !ram.length) return { title: `Watch ${name}`, severity: 'info', sections: [{ text: `No samples for ${name} in the last 6 hours.` }] };
+    const rows = [...series].map(([k, v]) => [
+      k,
+      String(Math.round(v[v.length - 1])),
+      String(Math.round(Math.max(...v.filter(Number.isFinite)))),
+      sparkline(v, 36),
+    ]);
     if (ram.length) rows.push(['host RAM used (MiB)', String(Math.round(ram[ram.length - 1])), String(Math.round(Math.max(...ram))), sparkline(ram, 36)]);
     return {
       title: `Watch ${name} (last 6 h)`,

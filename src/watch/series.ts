@@ -6,15 +6,7 @@
 // - The same job restarted (same host, user, command, gpu) is linked to its earlier run.
 // - No sample for more than 3x the sampling interval is a gap: recorded, never filled in, so a
 //   missing stretch is unknown rather than "memory freed".
-import {
-  DEFAULT_OPTIONS,
-  isHostSample,
-  type DetectorOptions,
-  type HostRamSample,
-  type ProcessSample,
-  type Sample,
-  type Timestamp,
-} from './types.js';
+import { DEFAULT_OPTIONS, isHostSample, type DetectorOptions, type HostRamSample, type ProcessSample, type Sample, type Timestamp } from './types.js';
 
 const MiB = 1024 * 1024;
 const MAX_GAPS_KEPT = 32;
@@ -34,7 +26,10 @@ export class Windows {
   length = 0;
 
   /** capacity: windows to allocate up front, when the caller knows how many will come (no regrowth). */
-  constructor(private readonly maxWindows: number, capacity = 0) {
+  constructor(
+    private readonly maxWindows: number,
+    capacity = 0,
+  ) {
     if (capacity > 0) this.grow(Math.min(capacity, maxWindows));
   }
 
@@ -208,7 +203,11 @@ export class HostSeries {
   lastMs = -Infinity;
   firstMs = Infinity;
 
-  constructor(readonly host: string, maxWindows: number, windows?: Windows) {
+  constructor(
+    readonly host: string,
+    maxWindows: number,
+    windows?: Windows,
+  ) {
     this.windows = windows ?? new Windows(maxWindows);
   }
 
@@ -240,8 +239,7 @@ export interface SeriesConfig {
   idleMaxUtilPct: number;
 }
 
-export const jobKeyOf = (host: string, user: string, command: string, gpu: number): string =>
-  `${host}\u0000${user}\u0000${command}\u0000${gpu}`;
+export const jobKeyOf = (host: string, user: string, command: string, gpu: number): string => `${host}\u0000${user}\u0000${command}\u0000${gpu}`;
 
 /** Everything known about one host; samples of a poll come host by host, so it is looked up once per run. */
 export interface HostState {
@@ -376,10 +374,7 @@ export function toMs(ts: Timestamp): number {
   const yoe = y - era * 400;
   const doy = Math.floor((153 * ((mo + 9) % 12) + 2) / 5) + digits(ts, 8, 2) - 1;
   const days = era * 146097 + yoe * 365 + Math.floor(yoe / 4) - Math.floor(yoe / 100) + doy - 719468;
-  const ms =
-    ((days * 24 + digits(ts, 11, 2)) * 60 + digits(ts, 14, 2)) * 60_000 +
-    digits(ts, 17, 2) * 1000 +
-    (n === 24 ? digits(ts, 20, 3) : 0);
+  const ms = ((days * 24 + digits(ts, 11, 2)) * 60 + digits(ts, 14, 2)) * 60_000 + digits(ts, 17, 2) * 1000 + (n === 24 ? digits(ts, 20, 3) : 0);
   return Number.isNaN(ms) ? Date.parse(ts) : ms;
 }
 

@@ -103,7 +103,24 @@ CREATE TABLE wsum (
 const BUSY_UTIL = 1e9;
 
 /** A window summary as JS keeps it (wsum stores sid for host_id..start): w, host_id, gpu, pid, start, first_ts, last_ts, n, lo, lo2, hi, sum, umax, mib_ts, last_mib, aux. */
-export type WindowRow = [number, number, number, number, number, number, number, number, number | null, number | null, number | null, number, number | null, number | null, number | null, number | null];
+export type WindowRow = [
+  number,
+  number,
+  number,
+  number,
+  number,
+  number,
+  number,
+  number,
+  number | null,
+  number | null,
+  number | null,
+  number,
+  number | null,
+  number | null,
+  number | null,
+  number | null,
+];
 
 const UPSERT_WSUM = `INSERT INTO wsum VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 ON CONFLICT (w, sid) DO UPDATE SET
@@ -121,16 +138,52 @@ ON CONFLICT (w, sid) DO UPDATE SET
   mib_ts = CASE WHEN excluded.mib_ts IS NOT NULL AND (mib_ts IS NULL OR excluded.mib_ts >= mib_ts) THEN excluded.mib_ts ELSE mib_ts END`;
 
 /** gd_wsum_take(sid, w, first_ts, last_ts, n, lo, lo2, hi, sum, umax, mib_ts, last_mib, aux): one wsum row. */
-type WindowFn = (sid: number, w: number, firstTs: number, lastTs: number, n: number, lo: number | null, lo2: number | null, hi: number | null, sum: number, umax: number | null, mibTs: number | null, lastMib: number | null, aux: number | null) => null;
+type WindowFn = (
+  sid: number,
+  w: number,
+  firstTs: number,
+  lastTs: number,
+  n: number,
+  lo: number | null,
+  lo2: number | null,
+  hi: number | null,
+  sum: number,
+  umax: number | null,
+  mibTs: number | null,
+  lastMib: number | null,
+  aux: number | null,
+) => null;
 
 /** One sample as a wsum row (what UPSERT_WSUM merges). value: MiB (null: unknown); util: process samples only. */
-function windowRow(ts: number, h: number, gpu: number, pid: number, start: number, value: number | null, util: number | null, aux: number | null, countValue: boolean): WindowRow {
+function windowRow(
+  ts: number,
+  h: number,
+  gpu: number,
+  pid: number,
+  start: number,
+  value: number | null,
+  util: number | null,
+  aux: number | null,
+  countValue: boolean,
+): WindowRow {
   const known = value !== null && countValue;
   return [
-    Math.floor(ts / SUMMARY_WINDOW_S), h, gpu, pid, start, ts, ts,
-    known ? 1 : 0, known ? value : null, null, known ? value : null, known ? value : 0,
+    Math.floor(ts / SUMMARY_WINDOW_S),
+    h,
+    gpu,
+    pid,
+    start,
+    ts,
+    ts,
+    known ? 1 : 0,
+    known ? value : null,
+    null,
+    known ? value : null,
+    known ? value : 0,
     known && pid > 0 ? (util ?? BUSY_UTIL) : null,
-    value !== null ? ts : null, value, aux,
+    value !== null ? ts : null,
+    value,
+    aux,
   ];
 }
 
@@ -225,9 +278,7 @@ export class WatchStore {
     }
     this.migrateSubscriptions();
     this.upsertWsum = this.db.prepare(UPSERT_WSUM);
-    this.nearStart = this.db
-      .prepare('SELECT start FROM procs WHERE host_id = ? AND pid = ? AND start BETWEEN ? AND ? ORDER BY abs(start - ?) LIMIT 1')
-      .pluck();
+    this.nearStart = this.db.prepare('SELECT start FROM procs WHERE host_id = ? AND pid = ? AND start BETWEEN ? AND ? ORDER BY abs(start - ?) LIMIT 1').pluck();
   }
 
   /** The wseries id of a series, created on first use. */
@@ -257,7 +308,17 @@ export class WatchStore {
   }
 
   /** Adds a sample row and its window summary; a row already there is replaced and its window rebuilt. */
-  private addRow(ts: number, h: number, gpu: number, pid: number, start: number, mib: number | null, util: number | null, summaryUtil: number | null, aux: number | null): void {
+  private addRow(
+    ts: number,
+    h: number,
+    gpu: number,
+    pid: number,
+    start: number,
+    mib: number | null,
+    util: number | null,
+    summaryUtil: number | null,
+    aux: number | null,
+  ): void {
     if (this.insSampleNew.run(ts, h, gpu, pid, start, mib, util).changes === 0) {
       this.insSample.run(ts, h, gpu, pid, start, mib, util);
       this.dirtyWindows.add(Math.floor(ts / SUMMARY_WINDOW_S));
@@ -307,7 +368,9 @@ export class WatchStore {
     };
     type Row = [number, number, number, number, number, number | null, number | null];
     let gpu: Row | null = null;
-    const rows = this.db.prepare('SELECT ts, host_id, gpu, pid, start, mib, util FROM samples WHERE ts >= ? AND ts < ? ORDER BY ts, host_id, gpu, pid, start').raw(true);
+    const rows = this.db
+      .prepare('SELECT ts, host_id, gpu, pid, start, mib, util FROM samples WHERE ts >= ? AND ts < ? ORDER BY ts, host_id, gpu, pid, start')
+      .raw(true);
     for (const r of rows.iterate(fromS, toS) as Iterable<Row>) {
       const [ts, h, g, pid, start, mib] = r;
       if (pid === 0) {
@@ -408,7 +471,11 @@ export class WatchStore {
   *samplesSince(sinceMs = 0, host?: string): Generator<Sample> {
     const procs = new Map<string, { user: string; command: string }>();
     for (const r of this.db.prepare('SELECT host_id, pid, start, user, command FROM procs').iterate() as Iterable<{
-      host_id: number; pid: number; start: number; user: string; command: string;
+      host_id: number;
+      pid: number;
+      start: number;
+      user: string;
+      command: string;
     }>)
       procs.set(`${r.host_id}|${r.pid}|${r.start}`, { user: r.user, command: r.command });
     const hostId = host === undefined ? undefined : this.hostIds.get(host);
@@ -478,10 +545,20 @@ export class WatchStore {
 
     /** One series as its windows come in (window order); identity and series objects are filled in after. */
     interface Seen {
-      sid: number; first: number; last: number; mibTs: number; lastMib: number; aux: number; busyW: number;
+      sid: number;
+      first: number;
+      last: number;
+      mibTs: number;
+      lastMib: number;
+      aux: number;
+      busyW: number;
       windows: Windows | null;
-      h: number; gpu: number; pid: number; start: number;
-      ps?: ProcessSeries; ram?: HostSeries;
+      h: number;
+      gpu: number;
+      pid: number;
+      start: number;
+      ps?: ProcessSeries;
+      ram?: HostSeries;
     }
     const bySid = new Map<number, Seen>();
     const seen: Seen[] = [];
@@ -512,7 +589,8 @@ export class WatchStore {
     };
     // A first window that starts before `since`: from its rows.
     if (sinceS % W !== 0)
-      for (const r of this.summariseRange(sinceS, (w0 + 1) * W).values()) take(this.sidOf(r[1], r[2], r[3], r[4]), r[0], r[5], r[6], r[7], r[8], r[9], r[10], r[11], r[12], r[13], r[14], r[15]);
+      for (const r of this.summariseRange(sinceS, (w0 + 1) * W).values())
+        take(this.sidOf(r[1], r[2], r[3], r[4]), r[0], r[5], r[6], r[7], r[8], r[9], r[10], r[11], r[12], r[13], r[14], r[15]);
     // The rest: every wsum row in key order (w, sid), handed to take() by SQLite, no row objects.
     this.onWindow = take;
     try {
@@ -575,8 +653,15 @@ export class WatchStore {
   }
 
   /** Idle state of a few series from their rows since their last window with a busy sample. */
-  private replayIdle(list: { h: number; gpu: number; pid: number; start: number; busyW: number; ps?: ProcessSeries }[], cfg: SeriesIndex['config'], sinceS: number, W: number): void {
-    this.db.exec('CREATE TEMP TABLE IF NOT EXISTS idle_cand (host_id INTEGER, gpu INTEGER, pid INTEGER, start INTEGER, from_ts INTEGER, PRIMARY KEY (host_id, gpu, pid, start)) WITHOUT ROWID; DELETE FROM idle_cand;');
+  private replayIdle(
+    list: { h: number; gpu: number; pid: number; start: number; busyW: number; ps?: ProcessSeries }[],
+    cfg: SeriesIndex['config'],
+    sinceS: number,
+    W: number,
+  ): void {
+    this.db.exec(
+      'CREATE TEMP TABLE IF NOT EXISTS idle_cand (host_id INTEGER, gpu INTEGER, pid INTEGER, start INTEGER, from_ts INTEGER, PRIMARY KEY (host_id, gpu, pid, start)) WITHOUT ROWID; DELETE FROM idle_cand;',
+    );
     const ins = this.db.prepare('INSERT INTO idle_cand VALUES (?, ?, ?, ?, ?)');
     const byKey = new Map<string, { ps: ProcessSeries; prev: number }>();
     let minFrom = Infinity;
@@ -594,7 +679,9 @@ export class WatchStore {
          WHERE s.ts >= ? AND s.pid > 0 AND s.ts >= c.from_ts ORDER BY s.ts, s.host_id, s.gpu, s.pid, s.start`,
       )
       .raw(true);
-    for (const [ts, h, gpu, pid, start, mib, util] of rows.iterate(minFrom) as Iterable<[number, number, number, number, number, number | null, number | null]>) {
+    for (const [ts, h, gpu, pid, start, mib, util] of rows.iterate(minFrom) as Iterable<
+      [number, number, number, number, number, number | null, number | null]
+    >) {
       const c = byKey.get(`${h}|${gpu}|${pid}|${start}`)!;
       const t = ts * 1000;
       if (mib !== null) c.ps.idleStep(t, t - c.prev, mib, util, cfg);
@@ -607,7 +694,9 @@ export class WatchStore {
   watched(sinceMs: number): { hosts: number; processes: number } {
     const s = Math.floor(sinceMs / 1000);
     const r = this.db
-      .prepare('SELECT count(DISTINCT host_id) AS hosts, count(DISTINCT CASE WHEN pid > 0 THEN host_id || \'|\' || pid || \'|\' || start END) AS processes FROM samples WHERE ts >= ?')
+      .prepare(
+        "SELECT count(DISTINCT host_id) AS hosts, count(DISTINCT CASE WHEN pid > 0 THEN host_id || '|' || pid || '|' || start END) AS processes FROM samples WHERE ts >= ?",
+      )
       .get(s) as { hosts: number; processes: number };
     return r;
   }
@@ -659,7 +748,10 @@ export class WatchStore {
   reported(digest: string): Map<string, ReportedState> {
     const out = new Map<string, ReportedState>();
     for (const r of this.db.prepare('SELECT key, slope, hours_to_full, reported_at_ms FROM digest_reported WHERE name = ?').all(digest) as {
-      key: string; slope: number; hours_to_full: number | null; reported_at_ms: number;
+      key: string;
+      slope: number;
+      hours_to_full: number | null;
+      reported_at_ms: number;
     }[])
       out.set(r.key, { slopeMiBPerHour: r.slope, hoursToFull: r.hours_to_full, reportedAt: r.reported_at_ms });
     return out;
@@ -694,7 +786,9 @@ export class WatchStore {
   openSubscriptions(owner?: { platform: string; userId: string }): SubscriptionRow[] {
     const rows = (
       owner
-        ? this.db.prepare("SELECT * FROM notify_subscriptions WHERE state = 'open' AND platform = ? AND user_id = ? ORDER BY id").all(owner.platform, owner.userId)
+        ? this.db
+            .prepare("SELECT * FROM notify_subscriptions WHERE state = 'open' AND platform = ? AND user_id = ? ORDER BY id")
+            .all(owner.platform, owner.userId)
         : this.db.prepare("SELECT * FROM notify_subscriptions WHERE state = 'open' ORDER BY id").all()
     ) as Record<string, unknown>[];
     return rows.map(subscriptionRow);
@@ -709,7 +803,13 @@ export class WatchStore {
    * Closes an open subscription (only its owner's, when `owner` is given). True when this call closed
    * it: the one caller that may then send its message.
    */
-  closeSubscription(id: number, state: Exclude<SubscriptionState, 'open'>, nowMs: number, note: string | null = null, owner?: { platform: string; userId: string }): boolean {
+  closeSubscription(
+    id: number,
+    state: Exclude<SubscriptionState, 'open'>,
+    nowMs: number,
+    note: string | null = null,
+    owner?: { platform: string; userId: string },
+  ): boolean {
     const r = owner
       ? this.db
           .prepare("UPDATE notify_subscriptions SET state = ?, closed_ms = ?, note = ? WHERE id = ? AND state = 'open' AND platform = ? AND user_id = ?")

@@ -27,7 +27,12 @@ describeWithSshd('Discord: progress of a long command', 'test/adapters/discord-p
     const mine = () => fake.calls.filter((c) => c.path.includes(`/tok-${id}`));
     const t0 = Date.now();
     while (!mine().some((c) => by.includes(c.method) && said(c).includes(FINAL))) {
-      if (Date.now() - t0 > timeoutMs) throw new Error(`no answer within ${timeoutMs} ms; calls: ${mine().map((c) => `${c.method} ${c.path}`).join(', ')}`);
+      if (Date.now() - t0 > timeoutMs)
+        throw new Error(
+          `no answer within ${timeoutMs} ms; calls: ${mine()
+            .map((c) => `${c.method} ${c.path}`)
+            .join(', ')}`,
+        );
       await new Promise((r) => setTimeout(r, 20));
     }
     return mine();
@@ -104,7 +109,16 @@ describe('Discord: progress while an attached log file downloads', () => {
     const log = readFileSync(new URL('../fixtures/eval-dev/003-cuda_oom.log', import.meta.url));
     fake.files.set('/files/train.log', log);
     fake.downloadDelayMs = 1500; // a large file on a slow link
-    fake.messageCreate('400', '', [{ id: '557', filename: 'train.log', size: log.length, url: `${fake.base}/files/train.log`, proxy_url: `${fake.base}/files/train.log`, content_type: 'text/plain' }]);
+    fake.messageCreate('400', '', [
+      {
+        id: '557',
+        filename: 'train.log',
+        size: log.length,
+        url: `${fake.base}/files/train.log`,
+        proxy_url: `${fake.base}/files/train.log`,
+        content_type: 'text/plain',
+      },
+    ]);
     // The thread is started on the message with the progress, which is then edited into the answer.
     const [started] = await fake.waitFor(new RegExp(`^/channels/${CHANNEL_ID}/messages/400/threads$`), 1, 30_000, 'POST');
     expect(started.body.name).toMatch(/^gpu-doctor: Reading train\.log \(\d+ bytes\)…$/);
@@ -119,7 +133,16 @@ describe('Discord: progress while an attached log file downloads', () => {
   it('a slow message.txt that turns out to be chatter: the "reading" message and its thread are removed, as no answer comes', async () => {
     fake.files.set('/files/message.txt', Buffer.from('anyone up for lunch? the usual place at noon\n'));
     fake.downloadDelayMs = 1500;
-    fake.messageCreate('401', '', [{ id: '558', filename: 'message.txt', size: 45, url: `${fake.base}/files/message.txt`, proxy_url: `${fake.base}/files/message.txt`, content_type: 'text/plain; charset=utf-8' }]);
+    fake.messageCreate('401', '', [
+      {
+        id: '558',
+        filename: 'message.txt',
+        size: 45,
+        url: `${fake.base}/files/message.txt`,
+        proxy_url: `${fake.base}/files/message.txt`,
+        content_type: 'text/plain; charset=utf-8',
+      },
+    ]);
     const [progress] = await fake.waitFor(/^\/channels\/401\/messages$/, 1, 30_000, 'POST');
     expect(said(progress)).toMatch(/Reading message\.txt/);
     // The thread started for it goes too (its messages with it).

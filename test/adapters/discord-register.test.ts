@@ -39,7 +39,7 @@ function expectTree(out: string, command: { name: string; options?: Opt[] }) {
       groups++;
       expect(out).toMatch(new RegExp(`[├└]─ ${top.name} \\(group\\) — `));
     }
-    for (const sub of top.type === T.SubcommandGroup ? top.options ?? [] : [top]) {
+    for (const sub of top.type === T.SubcommandGroup ? (top.options ?? []) : [top]) {
       subs++;
       expect(out).toMatch(new RegExp(`[├└]─ ${sub.name} — `));
       for (const o of sub.options ?? []) {
@@ -91,7 +91,10 @@ describe('npm run discord:register', () => {
   }, 60_000);
 
   it('registers the generated /gpu command in the guild and prints what Discord answered', async () => {
-    const r = await register([], cleanEnv({ DISCORD_TOKEN: 'fake.discord.token', DISCORD_APPLICATION_ID: APP_ID, DISCORD_GUILD_ID: GUILD_ID, DISCORD_API_URL: `${fake.base}/api` }));
+    const r = await register(
+      [],
+      cleanEnv({ DISCORD_TOKEN: 'fake.discord.token', DISCORD_APPLICATION_ID: APP_ID, DISCORD_GUILD_ID: GUILD_ID, DISCORD_API_URL: `${fake.base}/api` }),
+    );
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
     const [put] = fake.of(new RegExp(`^/applications/${APP_ID}/guilds/${GUILD_ID}/commands$`), 'PUT');

@@ -62,7 +62,12 @@ beforeAll(async () => {
   fake = await new FakeDiscord().start();
   deps = await testDeps({ admins: { discord: [ADMIN_ROLE] }, hostsDelayMs: 300, watch: true });
   deps.services.hosts = recordingHosts(deps.services.hosts!);
-  adapter = createDiscordAdapter({ ...deps, env: { token: 'fake.discord.token', apiUrl: `${fake.base}/api` }, pacer: new ChannelPacer(0), maxFileBytes: 1024 * 1024 });
+  adapter = createDiscordAdapter({
+    ...deps,
+    env: { token: 'fake.discord.token', apiUrl: `${fake.base}/api` },
+    pacer: new ChannelPacer(0),
+    maxFileBytes: 1024 * 1024,
+  });
   await adapter.start();
   // Let the GUILD_CREATE that follows READY land in the cache.
   await new Promise((r) => setTimeout(r, 200));
@@ -102,7 +107,10 @@ describe('Discord adapter', () => {
   });
 
   it('refuses a non-admin hosts add privately (flags 64, not the deprecated ephemeral); an admin role is let through', async () => {
-    const add = [{ name: 'name', type: 3, value: 'gpu9' }, { name: 'target', type: 3, value: 'ml@10.0.0.9:22' }];
+    const add = [
+      { name: 'name', type: 3, value: 'gpu9' },
+      { name: 'target', type: 3, value: 'ml@10.0.0.9:22' },
+    ];
     fake.command('102', ['hosts', 'add'], add);
     const refused = await answerTo('102');
     expect(refused.deferred).toBe(false);
@@ -138,7 +146,14 @@ describe('Discord adapter', () => {
 
   it('diagnoses an attachment given to /gpu diagnose', async () => {
     fake.files.set('/files/train.log', Buffer.from(OOM));
-    const att = { id: '555', filename: 'train.log', size: OOM.length, url: `${fake.base}/files/train.log`, proxy_url: `${fake.base}/files/train.log`, content_type: 'text/plain' };
+    const att = {
+      id: '555',
+      filename: 'train.log',
+      size: OOM.length,
+      url: `${fake.base}/files/train.log`,
+      proxy_url: `${fake.base}/files/train.log`,
+      content_type: 'text/plain',
+    };
     fake.interaction('104', 'diagnose', [{ name: 'file', type: 11, value: '555' }], undefined, [], { attachments: { '555': att } });
     const { body } = await answerTo('104');
     expect(embedText(body)).toContain('16 -> 8');
@@ -181,13 +196,31 @@ describe('Discord adapter', () => {
 
   it('reads a message.txt attachment, and says when one is too large', async () => {
     fake.files.set('/files/message.txt', Buffer.from(OOM));
-    fake.messageCreate('203', '', [{ id: '556', filename: 'message.txt', size: OOM.length, url: `${fake.base}/files/message.txt`, proxy_url: `${fake.base}/files/message.txt`, content_type: 'text/plain; charset=utf-8' }]);
+    fake.messageCreate('203', '', [
+      {
+        id: '556',
+        filename: 'message.txt',
+        size: OOM.length,
+        url: `${fake.base}/files/message.txt`,
+        proxy_url: `${fake.base}/files/message.txt`,
+        content_type: 'text/plain; charset=utf-8',
+      },
+    ]);
     let [post] = await fake.waitFor(/\/channels\/\d+\/messages$/);
     expect(embedText(post.body)).toContain('16 -> 8');
     fake.calls.length = 0;
     const big = Buffer.concat([Buffer.from(OOM), Buffer.alloc(20 * 1024 * 1024, 'x\n')]);
     fake.files.set('/files/big.log', big);
-    fake.messageCreate('204', '', [{ id: '557', filename: 'big.log', size: big.length, url: `${fake.base}/files/big.log`, proxy_url: `${fake.base}/files/big.log`, content_type: 'text/plain' }]);
+    fake.messageCreate('204', '', [
+      {
+        id: '557',
+        filename: 'big.log',
+        size: big.length,
+        url: `${fake.base}/files/big.log`,
+        proxy_url: `${fake.base}/files/big.log`,
+        content_type: 'text/plain',
+      },
+    ]);
     [post] = await fake.waitFor(/\/channels\/\d+\/messages$/);
     expect(embedText(post.body)).toMatch(/big\.log is 20\.\d MB, over the 1\.0 MB I read/);
   });
@@ -218,14 +251,33 @@ describe('Discord: every command, as on Slack and the console', () => {
       { path: ['hosts', 'list'], options: [], line: '/gpu hosts list' },
       {
         path: ['hosts', 'add'],
-        options: [{ name: 'name', type: 3, value: 'gpu9' }, { name: 'target', type: 3, value: 'ml@10.0.0.9:2222' }, { name: 'key', type: 3, value: './keys/gpu 9' }, { name: 'trust', type: 3, value: FINGERPRINT }],
+        options: [
+          { name: 'name', type: 3, value: 'gpu9' },
+          { name: 'target', type: 3, value: 'ml@10.0.0.9:2222' },
+          { name: 'key', type: 3, value: './keys/gpu 9' },
+          { name: 'trust', type: 3, value: FINGERPRINT },
+        ],
         line: `/gpu hosts add gpu9 ml@10.0.0.9:2222 --key "./keys/gpu 9" --trust ${FINGERPRINT}`,
       },
-      { path: ['hosts', 'add'], options: [{ name: 'name', type: 3, value: 'gpu8' }, { name: 'target', type: 3, value: 'ml@gpu8' }], line: '/gpu hosts add gpu8 ml@gpu8' },
+      {
+        path: ['hosts', 'add'],
+        options: [
+          { name: 'name', type: 3, value: 'gpu8' },
+          { name: 'target', type: 3, value: 'ml@gpu8' },
+        ],
+        line: '/gpu hosts add gpu8 ml@gpu8',
+      },
       { path: ['hosts', 'remove'], options: [{ name: 'name', type: 3, value: 'gpu9' }], line: '/gpu hosts remove gpu9' },
       { path: ['hosts', 'test'], options: [{ name: 'name', type: 3, value: 'gpu2' }], line: '/gpu hosts test gpu2' },
       { path: ['hosts', 'trust'], options: [{ name: 'name', type: 3, value: 'gpu2' }], line: '/gpu hosts trust gpu2' },
-      { path: ['hosts', 'trust'], options: [{ name: 'name', type: 3, value: 'gpu2' }, { name: 'fingerprint', type: 3, value: FINGERPRINT }], line: `/gpu hosts trust gpu2 ${FINGERPRINT}` },
+      {
+        path: ['hosts', 'trust'],
+        options: [
+          { name: 'name', type: 3, value: 'gpu2' },
+          { name: 'fingerprint', type: 3, value: FINGERPRINT },
+        ],
+        line: `/gpu hosts trust gpu2 ${FINGERPRINT}`,
+      },
     ];
     for (const [n, c] of cases.entries()) {
       const id = String(130 + n);
@@ -294,11 +346,20 @@ const peek = defineCommand({
   name: 'peek',
   summary: 'A GPU memory picture (test command)',
   usage: 'peek HOST [GPU] [hours]',
-  options: z.object({ _: z.tuple([z.string().regex(/^[a-z0-9-]+$/), z.coerce.number().int().min(0).max(15).optional(), z.coerce.number().int().min(1).max(168).optional()]) }).passthrough(),
+  options: z
+    .object({
+      _: z.tuple([z.string().regex(/^[a-z0-9-]+$/), z.coerce.number().int().min(0).max(15).optional(), z.coerce.number().int().min(1).max(168).optional()]),
+    })
+    .passthrough(),
   async run({ _: [host, gpu, hours] }) {
     const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="64" height="32"><rect width="64" height="32" fill="#3b82f6"/></svg>`;
     const png = Buffer.from(new Resvg(svg).render().asPng());
-    return { title: `peek ${host} gpu ${gpu ?? 'all'} ${hours ?? 6}h`, severity: 'info', sections: [{ text: 'memory picture attached' }], files: [{ filename: 'peek.png', contentType: 'image/png', data: png }] };
+    return {
+      title: `peek ${host} gpu ${gpu ?? 'all'} ${hours ?? 6}h`,
+      severity: 'info',
+      sections: [{ text: 'memory picture attached' }],
+      files: [{ filename: 'peek.png', contentType: 'image/png', data: png }],
+    };
   },
 });
 
@@ -331,26 +392,57 @@ describe('Discord: a command added to the definitions', () => {
   });
 
   it('is invoked with its positional options in usage order, and its PNG is shown in the embed', async () => {
-    f.command('600', ['peek'], [{ name: 'host', type: 3, value: 'gpu1' }, { name: 'hours', type: 4, value: 24 }, { name: 'gpu', type: 4, value: 1 }]);
+    f.command(
+      '600',
+      ['peek'],
+      [
+        { name: 'host', type: 3, value: 'gpu1' },
+        { name: 'hours', type: 4, value: 24 },
+        { name: 'gpu', type: 4, value: 1 },
+      ],
+    );
     const { body, files } = await answerTo('600', f);
     expect(body.embeds[0].title).toBe('peek gpu1 gpu 1 24h');
     expect(files).toEqual(['peek.png']);
     expect(body.embeds[0].image).toEqual({ url: 'attachment://peek.png' });
     // hours without gpu cannot be said positionally: a private note, not a wrong chart.
-    f.command('601', ['peek'], [{ name: 'host', type: 3, value: 'gpu1' }, { name: 'hours', type: 4, value: 24 }]);
+    f.command(
+      '601',
+      ['peek'],
+      [
+        { name: 'host', type: 3, value: 'gpu1' },
+        { name: 'hours', type: 4, value: 24 },
+      ],
+    );
     const [cb] = await f.waitFor(/\/interactions\/601\/tok-601\/callback/);
     expect(cb.body.data.flags).toBe(64);
     expect(cb.body.data.content).toMatch(/Set `gpu` as well when you set `hours`/);
   });
 
   it('autocompletes GPU indexes of the chosen host by prefix, and answers in time when the host is slow', async () => {
-    f.command('610', ['peek'], [{ name: 'host', type: 3, value: 'gpu1' }, { name: 'gpu', type: 4, value: '1', focused: true }], { type: 4 });
+    f.command(
+      '610',
+      ['peek'],
+      [
+        { name: 'host', type: 3, value: 'gpu1' },
+        { name: 'gpu', type: 4, value: '1', focused: true },
+      ],
+      { type: 4 },
+    );
     let [cb] = await f.waitFor(/\/interactions\/610\/tok-610\/callback/);
     expect(cb.body.type).toBe(8);
     expect(cb.body.data.choices.map((c: { value: unknown }) => c.value)).toEqual([1, 10, 11]);
     expect(cb.body.data.choices[0].name).toMatch(/^1: H100/);
     const t0 = performance.now();
-    f.command('611', ['peek'], [{ name: 'host', type: 3, value: 'slowhost' }, { name: 'gpu', type: 4, value: '', focused: true }], { type: 4 });
+    f.command(
+      '611',
+      ['peek'],
+      [
+        { name: 'host', type: 3, value: 'slowhost' },
+        { name: 'gpu', type: 4, value: '', focused: true },
+      ],
+      { type: 4 },
+    );
     [cb] = await f.waitFor(/\/interactions\/611\/tok-611\/callback/, 1, 5000);
     expect(performance.now() - t0).toBeLessThan(3000);
     expect(cb.body.data.choices).toEqual([]);
@@ -360,7 +452,14 @@ describe('Discord: a command added to the definitions', () => {
 describe('Discord: hostile input', () => {
   const BLANKS = '\n'.repeat(1024 * 1024);
   const SPACED = ' \n'.repeat(512 * 1024);
-  const attachment = (id: string, name: string, size: number) => ({ id, filename: name, size, url: `${fake.base}/files/${name}`, proxy_url: `${fake.base}/files/${name}`, content_type: 'text/plain; charset=utf-8' });
+  const attachment = (id: string, name: string, size: number) => ({
+    id,
+    filename: name,
+    size,
+    url: `${fake.base}/files/${name}`,
+    proxy_url: `${fake.base}/files/${name}`,
+    content_type: 'text/plain; charset=utf-8',
+  });
 
   it('a 1 MB message of blank lines before a log, and such a message.txt, are answered at once', async () => {
     let t0 = performance.now();
@@ -404,8 +503,15 @@ describe('Discord: hostile input', () => {
       for (let m = 0; m < 8; m++) fake.messageCreate(`41${m}`, '', atts);
       // A message queued for the download slot long enough shows "Reading part1.log…" first, and that
       // message is edited into its answer: an answer is a post or an edit that names the skipped file.
-      const answers = () => fake.calls.filter((c) => (c.method === 'POST' || c.method === 'PATCH') && /\/channels\/\d+\/messages(\/\d+)?$/.test(c.path) && /part4\.log was not read/.test(embedText(c.body)));
-      for (const t0 = Date.now(); answers().length < 8; await new Promise((r) => setTimeout(r, 20))) if (Date.now() - t0 > 30_000) throw new Error(`${answers().length} of 8 answers within 30 s`);
+      const answers = () =>
+        fake.calls.filter(
+          (c) =>
+            (c.method === 'POST' || c.method === 'PATCH') &&
+            /\/channels\/\d+\/messages(\/\d+)?$/.test(c.path) &&
+            /part4\.log was not read/.test(embedText(c.body)),
+        );
+      for (const t0 = Date.now(); answers().length < 8; await new Promise((r) => setTimeout(r, 20)))
+        if (Date.now() - t0 > 30_000) throw new Error(`${answers().length} of 8 answers within 30 s`);
       const posts = answers();
       expect(posts).toHaveLength(8);
       expect(fake.maxActiveDownloads).toBeLessThanOrEqual(MAX_CONCURRENT_DOWNLOADS);

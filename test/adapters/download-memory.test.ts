@@ -26,7 +26,13 @@ async function freePort(): Promise<number> {
 /** Peak and current resident memory of a process, in MB, from /proc. */
 function memoryMB(pid: number): { peak: number; now: number } {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  const kb = (key: string) => Number(status.split('\n').find((l) => l.startsWith(key + ':'))?.split(/\s+/)[1] ?? NaN);
+  const kb = (key: string) =>
+    Number(
+      status
+        .split('\n')
+        .find((l) => l.startsWith(key + ':'))
+        ?.split(/\s+/)[1] ?? NaN,
+    );
   return { peak: kb('VmHWM') / 1024, now: kb('VmRSS') / 1024 };
 }
 
@@ -53,15 +59,37 @@ beforeAll(async () => {
   const port = await freePort();
   url = `http://127.0.0.1:${port}/slack/events`;
   bot = spawn('bin/gpu-doctor', ['bot'], {
-    env: { ...process.env, GPU_DOCTOR_CONFIG: join(dir, 'config.yaml'), SLACK_BOT_TOKEN: 'xoxb-test-token', SLACK_SIGNING_SECRET: SECRET, SLACK_API_URL: `${fake.base}/api/`, PORT: String(port), DISCORD_TOKEN: '', SLACK_APP_TOKEN: '', LOG_LEVEL: 'warn' },
+    env: {
+      ...process.env,
+      GPU_DOCTOR_CONFIG: join(dir, 'config.yaml'),
+      SLACK_BOT_TOKEN: 'xoxb-test-token',
+      SLACK_SIGNING_SECRET: SECRET,
+      SLACK_API_URL: `${fake.base}/api/`,
+      PORT: String(port),
+      DISCORD_TOKEN: '',
+      SLACK_APP_TOKEN: '',
+      LOG_LEVEL: 'warn',
+    },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   bot.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr += d));
   // Ready once a signed /gpu help is answered.
   const t0 = Date.now();
   for (;;) {
-    const body = new URLSearchParams({ team_id: 'T1', channel_id: 'C1', channel_name: 'ml', user_id: 'U1', command: '/gpu', text: 'help', response_url: `${fake.base}/response/1`, trigger_id: '1' }).toString();
-    const ok = await signedPost(body, 'application/x-www-form-urlencoded').then((r) => r.ok, () => false);
+    const body = new URLSearchParams({
+      team_id: 'T1',
+      channel_id: 'C1',
+      channel_name: 'ml',
+      user_id: 'U1',
+      command: '/gpu',
+      text: 'help',
+      response_url: `${fake.base}/response/1`,
+      trigger_id: '1',
+    }).toString();
+    const ok = await signedPost(body, 'application/x-www-form-urlencoded').then(
+      (r) => r.ok,
+      () => false,
+    );
     if (ok) break;
     if (Date.now() - t0 > 60_000 || bot.exitCode !== null) throw new Error(`the bot did not start: ${stderr.slice(-2000)}`);
     await new Promise((r) => setTimeout(r, 200));
@@ -81,18 +109,35 @@ afterAll(async () => {
 
 describe.runIf(onLinux)('file downloads under load', () => {
   it('8 messages x 4 files x 16 MB: every message answered, peak RSS under 400 MB', async () => {
-    const files = [1, 2, 3, 4].map((f) => ({ id: `FB${f}`, name: `big${f}.log`, size: FILE_BYTES, mimetype: 'text/plain', url_private: `${fake.base}/files/big${f}.log` }));
+    const files = [1, 2, 3, 4].map((f) => ({
+      id: `FB${f}`,
+      name: `big${f}.log`,
+      size: FILE_BYTES,
+      mimetype: 'text/plain',
+      url_private: `${fake.base}/files/big${f}.log`,
+    }));
     const sent = await Promise.all(
       Array.from({ length: 8 }, (_, m) => {
-        const body = JSON.stringify({ team_id: 'T1', api_app_id: 'A1', type: 'event_callback', event_id: `EvM${m}`, event_time: 1, event: { type: 'message', subtype: 'file_share', channel: 'C1', channel_type: 'channel', user: 'UUSER1', text: '', ts: `10.${m + 1}`, files } });
+        const body = JSON.stringify({
+          team_id: 'T1',
+          api_app_id: 'A1',
+          type: 'event_callback',
+          event_id: `EvM${m}`,
+          event_time: 1,
+          event: { type: 'message', subtype: 'file_share', channel: 'C1', channel_type: 'channel', user: 'UUSER1', text: '', ts: `10.${m + 1}`, files },
+        });
         return signedPost(body, 'application/json').then((r) => r.status);
       }),
     );
     expect(sent).toEqual(Array(8).fill(200));
     // A message waiting for the download slot shows "Reading big1.log…" first and has it edited into its
     // answer: an answer is a post or an edit that names the file not read.
-    const answers = () => fake.calls.filter((c) => (c.method === 'chat.postMessage' || c.method === 'chat.update') && /big4\.log.*not read/.test(JSON.stringify(c.body.blocks ?? [])));
-    for (const t0 = Date.now(); answers().length < 8; await new Promise((r) => setTimeout(r, 50))) if (Date.now() - t0 > 120_000) throw new Error(`${answers().length} of 8 answers within 120 s`);
+    const answers = () =>
+      fake.calls.filter(
+        (c) => (c.method === 'chat.postMessage' || c.method === 'chat.update') && /big4\.log.*not read/.test(JSON.stringify(c.body.blocks ?? [])),
+      );
+    for (const t0 = Date.now(); answers().length < 8; await new Promise((r) => setTimeout(r, 50)))
+      if (Date.now() - t0 > 120_000) throw new Error(`${answers().length} of 8 answers within 120 s`);
     const posts = answers();
     expect(posts).toHaveLength(8);
     const { peak } = memoryMB(bot.pid!);

@@ -34,48 +34,58 @@ export class FakeSlack {
   base = '';
 
   async start(): Promise<this> {
-    this.server = createServer((req, res) => void (async () => {
-      const url = new URL(req.url!, 'http://x');
-      const raw = await readBody(req);
-      if (url.pathname.startsWith('/files/')) {
-        this.downloads.push({ path: url.pathname, auth: req.headers.authorization });
-        const location = this.redirects.get(url.pathname);
-        if (location) return void res.writeHead(302, { location }).end();
-        this.activeDownloads++;
-        this.maxActiveDownloads = Math.max(this.maxActiveDownloads, this.activeDownloads);
-        res.once('close', () => this.activeDownloads--);
-        if (this.downloadDelayMs) await new Promise((r) => setTimeout(r, this.downloadDelayMs));
-        const f = this.files.get(url.pathname);
-        if (!f || req.headers.authorization !== 'Bearer xoxb-test-token') return void res.writeHead(404).end();
-        res.writeHead(200, { 'content-type': 'text/plain', 'content-length': f.length });
-        return void res.end(f);
-      }
-      if (url.pathname.startsWith('/upload/')) {
-        this.calls.push({ method: 'upload', body: { bytes: raw.length, path: url.pathname, text: raw.toString('utf8') } });
-        return void res.writeHead(200).end('OK - ' + raw.length);
-      }
-      if (url.pathname.startsWith('/response/')) {
-        this.calls.push({ method: 'response_url', body: JSON.parse(raw.toString() || '{}') });
-        return void res.writeHead(200).end('ok');
-      }
-      const method = url.pathname.replace(/^\/api\//, '');
-      const type = req.headers['content-type'] ?? '';
-      let body: Record<string, any>;
-      if (type.includes('json')) body = JSON.parse(raw.toString() || '{}');
-      else if (type.includes('multipart')) body = { multipart: raw.length };
-      else body = Object.fromEntries(new URLSearchParams(raw.toString()));
-      for (const k of ['blocks', 'files', 'attachments']) if (typeof body[k] === 'string') body[k] = JSON.parse(body[k]);
-      this.calls.push({ method, body, auth: req.headers.authorization });
-      const answer = this.answer(method, body);
-      res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(JSON.stringify(answer));
-    })());
+    this.server = createServer(
+      (req, res) =>
+        void (async () => {
+          const url = new URL(req.url!, 'http://x');
+          const raw = await readBody(req);
+          if (url.pathname.startsWith('/files/')) {
+            this.downloads.push({ path: url.pathname, auth: req.headers.authorization });
+            const location = this.redirects.get(url.pathname);
+            if (location) return void res.writeHead(302, { location }).end();
+            this.activeDownloads++;
+            this.maxActiveDownloads = Math.max(this.maxActiveDownloads, this.activeDownloads);
+            res.once('close', () => this.activeDownloads--);
+            if (this.downloadDelayMs) await new Promise((r) => setTimeout(r, this.downloadDelayMs));
+            const f = this.files.get(url.pathname);
+            if (!f || req.headers.authorization !== 'Bearer xoxb-test-token') return void res.writeHead(404).end();
+            res.writeHead(200, { 'content-type': 'text/plain', 'content-length': f.length });
+            return void res.end(f);
+          }
+          if (url.pathname.startsWith('/upload/')) {
+            this.calls.push({ method: 'upload', body: { bytes: raw.length, path: url.pathname, text: raw.toString('utf8') } });
+            return void res.writeHead(200).end('OK - ' + raw.length);
+          }
+          if (url.pathname.startsWith('/response/')) {
+            this.calls.push({ method: 'response_url', body: JSON.parse(raw.toString() || '{}') });
+            return void res.writeHead(200).end('ok');
+          }
+          const method = url.pathname.replace(/^\/api\//, '');
+          const type = req.headers['content-type'] ?? '';
+          let body: Record<string, any>;
+          if (type.includes('json')) body = JSON.parse(raw.toString() || '{}');
+          else if (type.includes('multipart')) body = { multipart: raw.length };
+          else body = Object.fromEntries(new URLSearchParams(raw.toString()));
+          for (const k of ['blocks', 'files', 'attachments']) if (typeof body[k] === 'string') body[k] = JSON.parse(body[k]);
+          this.calls.push({ method, body, auth: req.headers.authorization });
+          const answer = this.answer(method, body);
+          res.writeHead(200, { 'content-type': 'application/json' });
+          res.end(JSON.stringify(answer));
+        })(),
+    );
     await new Promise<void>((r) => this.server.listen(0, '127.0.0.1', () => r()));
     this.base = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
     this.wss = new WebSocketServer({ server: this.server, path: '/socket' });
     this.wss.on('connection', (ws) => {
       this.sockets.push(ws);
-      ws.send(JSON.stringify({ type: 'hello', num_connections: 1, debug_info: { host: 'fake', approximate_connection_time: 18060 }, connection_info: { app_id: 'A1' } }));
+      ws.send(
+        JSON.stringify({
+          type: 'hello',
+          num_connections: 1,
+          debug_info: { host: 'fake', approximate_connection_time: 18060 },
+          connection_info: { app_id: 'A1' },
+        }),
+      );
     });
     return this;
   }
@@ -91,7 +101,12 @@ export class FakeSlack {
         return { ok: true, url: 'https://fake.slack.com/', team: 'Fake', user: 'gpu-doctor', team_id: 'T1', user_id: 'UBOT', bot_id: 'BBOT' };
       case 'chat.postMessage':
         // Posted to a user id, Slack posts in the bot's DM with them and answers with that channel's id (D…).
-        return { ok: true, channel: /^[UW][A-Z0-9]+$/.test(String(body.channel)) ? `D${String(body.channel).slice(1)}` : body.channel, ts: `${Date.now() / 1000}`, message: { text: body.text } };
+        return {
+          ok: true,
+          channel: /^[UW][A-Z0-9]+$/.test(String(body.channel)) ? `D${String(body.channel).slice(1)}` : body.channel,
+          ts: `${Date.now() / 1000}`,
+          message: { text: body.text },
+        };
       case 'files.getUploadURLExternal':
         return { ok: true, upload_url: `${this.base}/upload/F${this.calls.length}`, file_id: `F${this.calls.length}` };
       case 'files.completeUploadExternal':

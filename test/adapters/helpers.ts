@@ -45,14 +45,32 @@ const stubStatus = defineCommand({
 export const fakeHosts = (delayMs = 0, hostCount = 1): HostsService => ({
   async status(names) {
     await new Promise((r) => setTimeout(r, delayMs));
-    return (names.length ? names : Array.from({ length: hostCount }, (_, i) => `gpu${i + 1}`)).map((name) => ({ name, ok: true as const, elapsedMs: delayMs, gpus: [{ index: 0, uuid: 'GPU-1', name: 'H100', memoryUsedMiB: 1000, memoryTotalMiB: 80000, utilizationPct: 5, temperatureC: 40 }], processes: [] }));
+    return (names.length ? names : Array.from({ length: hostCount }, (_, i) => `gpu${i + 1}`)).map((name) => ({
+      name,
+      ok: true as const,
+      elapsedMs: delayMs,
+      gpus: [{ index: 0, uuid: 'GPU-1', name: 'H100', memoryUsedMiB: 1000, memoryTotalMiB: 80000, utilizationPct: 5, temperatureC: 40 }],
+      processes: [],
+    }));
   },
-  async mem() { return []; },
-  async list() { return [{ name: 'gpu1', target: 'ml@10.0.0.5:22', origin: 'config' as const }]; },
-  async add(r) { return { host: { name: r.name, target: `${r.user}@${r.host}:${r.port}`, origin: 'runtime' as const }, fingerprint: null, message: 'added' }; },
-  async remove() { return true; },
-  async test(name) { return { name, ok: true, steps: [] }; },
-  async trust() { return { fingerprint: 'SHA256:x', message: 'trusted' }; },
+  async mem() {
+    return [];
+  },
+  async list() {
+    return [{ name: 'gpu1', target: 'ml@10.0.0.5:22', origin: 'config' as const }];
+  },
+  async add(r) {
+    return { host: { name: r.name, target: `${r.user}@${r.host}:${r.port}`, origin: 'runtime' as const }, fingerprint: null, message: 'added' };
+  },
+  async remove() {
+    return true;
+  },
+  async test(name) {
+    return { name, ok: true, steps: [] };
+  },
+  async trust() {
+    return { fingerprint: 'SHA256:x', message: 'trusted' };
+  },
 });
 
 export interface TestDepsOptions {
@@ -66,7 +84,11 @@ export interface TestDepsOptions {
 
 export async function testDeps(extra: TestDepsOptions = {}): Promise<AdapterDeps & { audit: AuditStore; metrics: Metrics; dataDir: string }> {
   const dataDir = mkdtempSync(join(tmpdir(), 'gpu-doctor-adapter-'));
-  const config = parseConfig({ data_dir: dataDir, admins: { slack: extra.admins?.slack ?? [], discord: extra.admins?.discord ?? [] }, channels: extra.channels ?? {} });
+  const config = parseConfig({
+    data_dir: dataDir,
+    admins: { slack: extra.admins?.slack ?? [], discord: extra.admins?.discord ?? [] },
+    channels: extra.channels ?? {},
+  });
   const commands = allCommands();
   if (!commands.some((c) => c.name === 'hosts')) commands.push(stubHosts);
   if (!commands.some((c) => c.name === 'status')) commands.push(stubStatus);

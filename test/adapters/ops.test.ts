@@ -11,7 +11,13 @@ import { testDeps } from './helpers.js';
 describe('ops', () => {
   it('records every command in the audit table without the paste', async () => {
     const deps = await testDeps();
-    await runCommand(deps, { platform: 'slack', userId: 'U1', channelId: 'C1', isAdmin: false, line: '/gpu diagnose RuntimeError: CUDA out of memory secret-ish paste' });
+    await runCommand(deps, {
+      platform: 'slack',
+      userId: 'U1',
+      channelId: 'C1',
+      isAdmin: false,
+      line: '/gpu diagnose RuntimeError: CUDA out of memory secret-ish paste',
+    });
     await runCommand(deps, { platform: 'discord', userId: '123456', isAdmin: false, line: '/gpu nope' });
     const rows = deps.audit.recent();
     expect(rows[0]).toMatchObject({ platform: 'discord', user: '123456', channel: null, command: 'nope', outcome: 'unknown' });
@@ -48,7 +54,15 @@ describe('ops', () => {
     const prev = process.env.SLACK_BOT_TOKEN;
     process.env.SLACK_BOT_TOKEN = 'xoxb-1234567890-abcdefghij';
     const lines: string[] = [];
-    const log = createLogger({ level: 'info', destination: new Writable({ write(c, _e, cb) { lines.push(c.toString()); cb(); } }) });
+    const log = createLogger({
+      level: 'info',
+      destination: new Writable({
+        write(c, _e, cb) {
+          lines.push(c.toString());
+          cb();
+        },
+      }),
+    });
     log.info({ token: 'anything' }, 'a');
     log.error({ err: 'request failed with xoxb-1234567890-abcdefghij' }, 'b');
     log.info({ headers: { authorization: 'Bearer zzz' } }, 'c');

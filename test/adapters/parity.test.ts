@@ -13,7 +13,18 @@ import { CommandRegistry } from '../../src/core/registry.js';
 import { testDeps } from './helpers.js';
 import type { AnyCommand } from '../../src/core/registry.js';
 
-type JsonSchema = { type?: string; properties?: Record<string, JsonSchema>; items?: JsonSchema; prefixItems?: JsonSchema[]; enum?: unknown[]; const?: unknown; minimum?: number; maximum?: number; default?: unknown; anyOf?: JsonSchema[] };
+type JsonSchema = {
+  type?: string;
+  properties?: Record<string, JsonSchema>;
+  items?: JsonSchema;
+  prefixItems?: JsonSchema[];
+  enum?: unknown[];
+  const?: unknown;
+  minimum?: number;
+  maximum?: number;
+  default?: unknown;
+  anyOf?: JsonSchema[];
+};
 type Opt = { type: number; name: string; required?: boolean; choices?: { value: unknown }[]; min_value?: number; max_value?: number; options?: Opt[] };
 
 /** One form of a command as the text grammar takes it (`hosts add NAME user@host[:port] [--key PATH] ...`). */
@@ -88,11 +99,21 @@ function expectedShape(s: JsonSchema | undefined): { type: number; min?: number;
   const v = s?.anyOf?.find((x) => x.type !== 'null') ?? s ?? {};
   const choices = v.enum ?? (v.const !== undefined ? [v.const] : undefined);
   const type = v.type === 'integer' ? T.Integer : v.type === 'number' ? T.Number : v.type === 'boolean' ? T.Boolean : T.String;
-  return { type, ...(v.minimum !== undefined ? { min: v.minimum } : {}), ...(v.maximum !== undefined ? { max: v.maximum } : {}), ...(choices ? { choices } : {}) };
+  return {
+    type,
+    ...(v.minimum !== undefined ? { min: v.minimum } : {}),
+    ...(v.maximum !== undefined ? { max: v.maximum } : {}),
+    ...(choices ? { choices } : {}),
+  };
 }
 
 function shapeOf(o: Opt) {
-  return { type: o.type, ...(o.min_value !== undefined ? { min: o.min_value } : {}), ...(o.max_value !== undefined ? { max: o.max_value } : {}), ...(o.choices ? { choices: o.choices.map((c) => c.value) } : {}) };
+  return {
+    type: o.type,
+    ...(o.min_value !== undefined ? { min: o.min_value } : {}),
+    ...(o.max_value !== undefined ? { max: o.max_value } : {}),
+    ...(o.choices ? { choices: o.choices.map((c) => c.value) } : {}),
+  };
 }
 
 /** Everything on one platform and not the other; empty when they match. */
@@ -128,23 +149,30 @@ function parityProblems(commands: AnyCommand[], json: GpuCommandJson): string[] 
         if (Boolean(o.required) !== flag.required) problems.push(`/gpu ${path} --${flag.key}: required on one platform only`);
         // A bare [--switch] in the usage is a boolean; a flag with a value has its key's type.
         const want = flag.bare ? { type: T.Boolean } : expectedShape(flag.schema);
-        if (JSON.stringify(shapeOf(o)) !== JSON.stringify(want)) problems.push(`/gpu ${path} --${flag.key}: ${JSON.stringify(shapeOf(o))} on Discord, ${JSON.stringify(want)} on Slack`);
+        if (JSON.stringify(shapeOf(o)) !== JSON.stringify(want))
+          problems.push(`/gpu ${path} --${flag.key}: ${JSON.stringify(shapeOf(o))} on Discord, ${JSON.stringify(want)} on Slack`);
       }
       // Options that are not flags stand for the positional words, in order, then the free text.
       const rest = opts.filter((o) => !keys.has(o.name) && o.type !== T.Attachment && !(f.freeText && o.name === 'text'));
-      if (rest.length !== f.positionals.length) problems.push(`/gpu ${path}: ${f.positionals.length} positional arguments on Slack (${f.positionals.map((p) => p.placeholder).join(' ')}), ${rest.length} on Discord (${rest.map((o) => o.name).join(' ')})`);
+      if (rest.length !== f.positionals.length)
+        problems.push(
+          `/gpu ${path}: ${f.positionals.length} positional arguments on Slack (${f.positionals.map((p) => p.placeholder).join(' ')}), ${rest.length} on Discord (${rest.map((o) => o.name).join(' ')})`,
+        );
       const requiredOnDiscord = rest.filter((o) => o.required).length;
       const requiredOnSlack = f.positionals.filter((p) => p.required).length;
-      if (requiredOnDiscord !== requiredOnSlack) problems.push(`/gpu ${path}: ${requiredOnSlack} required positional arguments on Slack, ${requiredOnDiscord} on Discord`);
+      if (requiredOnDiscord !== requiredOnSlack)
+        problems.push(`/gpu ${path}: ${requiredOnSlack} required positional arguments on Slack, ${requiredOnDiscord} on Discord`);
       const restInOrder = [...rest.filter((o) => o.required), ...rest.filter((o) => !o.required)];
       f.positionals.forEach((p, i) => {
         const o = restInOrder[i];
-        if (o && JSON.stringify(shapeOf(o)) !== JSON.stringify(expectedShape(p.schema))) problems.push(`/gpu ${path} ${p.placeholder}: ${JSON.stringify(shapeOf(o))} on Discord, ${JSON.stringify(expectedShape(p.schema))} on Slack`);
+        if (o && JSON.stringify(shapeOf(o)) !== JSON.stringify(expectedShape(p.schema)))
+          problems.push(`/gpu ${path} ${p.placeholder}: ${JSON.stringify(shapeOf(o))} on Discord, ${JSON.stringify(expectedShape(p.schema))} on Slack`);
       });
       if (f.freeText && !byName.has('text')) problems.push(`/gpu ${path} <text>: on Slack, not on Discord`);
       // The one Discord-only option: an attachment where Slack reads a shared file instead of pasted text.
       for (const o of opts) if (o.type === T.Attachment && !f.freeText) problems.push(`/gpu ${path} ${o.name}: an attachment where Slack takes no file`);
-      if (f.freeText && !opts.some((o) => o.type === T.Attachment)) problems.push(`/gpu ${path}: Slack reads a shared log file, Discord has no attachment option`);
+      if (f.freeText && !opts.some((o) => o.type === T.Attachment))
+        problems.push(`/gpu ${path}: Slack reads a shared log file, Discord has no attachment option`);
     }
     for (const key of keys) if (!flagsOnDiscord.has(key)) problems.push(`/gpu ${c.name} --${key}: accepted on Slack, on no Discord subcommand`);
   }
@@ -192,7 +220,12 @@ describe('Slack and Discord parity', () => {
     const top = (set.json.options ?? []) as Opt[];
     expect(top.map((o) => o.name).sort()).toEqual(commands.map((c) => c.name).sort());
     expect(top.find((o) => o.name === 'hosts')).toMatchObject({ type: T.SubcommandGroup });
-    expect(top.find((o) => o.name === 'hosts')!.options!.map((o) => o.name).sort()).toEqual(['add', 'list', 'remove', 'test', 'trust']);
+    expect(
+      top
+        .find((o) => o.name === 'hosts')!
+        .options!.map((o) => o.name)
+        .sort(),
+    ).toEqual(['add', 'list', 'remove', 'test', 'trust']);
   });
 
   it('every Discord subcommand, with all its options or only the required ones, is a line the text grammar accepts', async () => {
@@ -231,7 +264,7 @@ describe('Slack and Discord parity', () => {
         removals++;
       };
       drop((j) => j.options.splice(ti, 1), `/gpu ${top.name}`);
-      const subs = top.type === T.SubcommandGroup ? top.options ?? [] : [top];
+      const subs = top.type === T.SubcommandGroup ? (top.options ?? []) : [top];
       subs.forEach((sub, si) => {
         const subAt = (j: { options: Opt[] }) => (top.type === T.SubcommandGroup ? j.options[ti].options![si] : j.options[ti]);
         if (top.type === T.SubcommandGroup) drop((j) => j.options[ti].options!.splice(si, 1), `/gpu ${top.name} ${sub.name}`);
@@ -262,7 +295,11 @@ describe('Slack and Discord parity', () => {
       usage: 'plot HOST [GPU] [hours] [--theme NAME] [--scale N] [--raw]',
       options: z
         .object({
-          _: z.tuple([z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$/), z.coerce.number().int().min(0).max(63).optional(), z.coerce.number().int().min(1).max(168).optional()]),
+          _: z.tuple([
+            z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$/),
+            z.coerce.number().int().min(0).max(63).optional(),
+            z.coerce.number().int().min(1).max(168).optional(),
+          ]),
           theme: z.enum(['light', 'dark']).optional(),
           scale: z.coerce.number().min(0.5).max(4).optional(),
           raw: z.boolean().optional(),
@@ -281,7 +318,14 @@ describe('Slack and Discord parity', () => {
       expect.objectContaining({ name: 'host', type: T.String, required: true, autocomplete: true }),
       expect.objectContaining({ name: 'gpu', type: T.Integer, required: false, min_value: 0, max_value: 63, autocomplete: true }),
       expect.objectContaining({ name: 'hours', type: T.Integer, required: false, min_value: 1, max_value: 168 }),
-      expect.objectContaining({ name: 'theme', type: T.String, choices: [{ name: 'light', value: 'light' }, { name: 'dark', value: 'dark' }] }),
+      expect.objectContaining({
+        name: 'theme',
+        type: T.String,
+        choices: [
+          { name: 'light', value: 'light' },
+          { name: 'dark', value: 'dark' },
+        ],
+      }),
       expect.objectContaining({ name: 'scale', type: T.Number, min_value: 0.5, max_value: 4 }),
       expect.objectContaining({ name: 'raw', type: T.Boolean }),
     ]);
@@ -311,7 +355,7 @@ describe('Slack and Discord parity', () => {
       }
       expect(depth).toBeLessThanOrEqual(2);
     };
-    walk((set.json.options ?? []), 0);
+    walk(set.json.options ?? [], 0);
     expect(JSON.stringify(set.json).length).toBeLessThan(8000);
   });
 });

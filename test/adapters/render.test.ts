@@ -16,14 +16,45 @@ const rows = (n: number, w = 3) => Array.from({ length: n }, (_, i) => Array.fro
 const big = 'word '.repeat(8000);
 
 const cases: Record<string, Reply> = {
-  'tiny': { title: 'ok', severity: 'ok', sections: [{ text: 'fine' }] },
+  tiny: { title: 'ok', severity: 'ok', sections: [{ text: 'fine' }] },
   '500-row table': { title: 'GPU status', severity: 'info', sections: [{ table: { columns: ['host', 'gpu', 'user'], rows: rows(500) } }] },
-  'wide table': { title: 'wide', severity: 'info', sections: [{ table: { columns: ['a', 'b'], rows: [['x'.repeat(5000), 'y'], ['z', 'w']] } }] },
+  'wide table': {
+    title: 'wide',
+    severity: 'info',
+    sections: [
+      {
+        table: {
+          columns: ['a', 'b'],
+          rows: [
+            ['x'.repeat(5000), 'y'],
+            ['z', 'w'],
+          ],
+        },
+      },
+    ],
+  },
   '40k text': { title: 'long text', severity: 'warning', sections: [{ text: big }] },
   'one huge line': { title: 'line', severity: 'error', sections: [{ text: 'y'.repeat(20000) }] },
-  '60 fields': { title: 'fields', severity: 'info', sections: [{ fields: Array.from({ length: 60 }, (_, i) => ({ label: `label ${i} ${'l'.repeat(300)}`, value: 'v'.repeat(3000) })) }] },
-  'long code': { title: 'code', severity: 'info', sections: [{ code: Array.from({ length: 2000 }, (_, i) => `line ${i} \`\`\` ${'c'.repeat(i % 80)}`).join('\n') }] },
-  '100 sections': { title: 'T'.repeat(400), severity: 'info', footer: 'f'.repeat(5000), sections: Array.from({ length: 100 }, (_, i) => ({ heading: `h${i}`, text: `text ${i} <@U123> & *bold*`, table: { columns: ['k', 'v'], rows: rows(3, 2) } })) },
+  '60 fields': {
+    title: 'fields',
+    severity: 'info',
+    sections: [{ fields: Array.from({ length: 60 }, (_, i) => ({ label: `label ${i} ${'l'.repeat(300)}`, value: 'v'.repeat(3000) })) }],
+  },
+  'long code': {
+    title: 'code',
+    severity: 'info',
+    sections: [{ code: Array.from({ length: 2000 }, (_, i) => `line ${i} \`\`\` ${'c'.repeat(i % 80)}`).join('\n') }],
+  },
+  '100 sections': {
+    title: 'T'.repeat(400),
+    severity: 'info',
+    footer: 'f'.repeat(5000),
+    sections: Array.from({ length: 100 }, (_, i) => ({
+      heading: `h${i}`,
+      text: `text ${i} <@U123> & *bold*`,
+      table: { columns: ['k', 'v'], rows: rows(3, 2) },
+    })),
+  },
   'empty sections': { title: 'empty', severity: 'info', sections: [{}, { text: '' }, { table: { columns: ['a'], rows: [] } }] },
 };
 
@@ -59,7 +90,9 @@ describe('renderers stay within platform limits', () => {
     const reply = cases['500-row table'];
     const { rows: lines } = tableLines(reply.sections[0].table!);
     const s = renderSlack(reply);
-    const shown = s.blocks.filter((b) => b.type === 'section' && b.text?.text.startsWith('```')).flatMap((b) => (b.text?.text ?? '').replace(/```/g, '').split('\n').slice(2));
+    const shown = s.blocks
+      .filter((b) => b.type === 'section' && b.text?.text.startsWith('```'))
+      .flatMap((b) => (b.text?.text ?? '').replace(/```/g, '').split('\n').slice(2));
     for (const l of shown) expect(lines).toContain(l);
     expect(JSON.stringify(s.blocks)).toMatch(/Showing 40 of 500 rows; the full table is in the attached table-1\.txt/);
     expect(s.files[0].data.toString().trim().split('\n')).toHaveLength(502);

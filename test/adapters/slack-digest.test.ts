@@ -21,7 +21,11 @@ let deps: Awaited<ReturnType<typeof testDeps>>;
 beforeAll(async () => {
   fake = await new FakeSlack().start();
   deps = await testDeps();
-  adapter = createSlackAdapter({ ...deps, env: { botToken: 'xoxb-test-token', signingSecret: 'test-signing-secret-0123456789', apiUrl: `${fake.base}/api/`, port: 0 }, pacer: new ChannelPacer(0) });
+  adapter = createSlackAdapter({
+    ...deps,
+    env: { botToken: 'xoxb-test-token', signingSecret: 'test-signing-secret-0123456789', apiUrl: `${fake.base}/api/`, port: 0 },
+    pacer: new ChannelPacer(0),
+  });
   await adapter.start();
 });
 afterAll(async () => {
@@ -32,7 +36,11 @@ afterAll(async () => {
 
 describe('scheduled digest to Slack', () => {
   it('a digest missed while the bot was down is posted once to its channel', async () => {
-    const trace = readFileSync(TRACES_PATH, 'utf8').trim().split('\n').map(decodeTrace).find((x) => x.id === 'creep-50-seg20')!;
+    const trace = readFileSync(TRACES_PATH, 'utf8')
+      .trim()
+      .split('\n')
+      .map(decodeTrace)
+      .find((x) => x.id === 'creep-50-seg20')!;
     const store = WatchStore.inDataDir(mkdtempSync(join(tmpdir(), 'gd-digest-')));
     store.insert(trace.samples);
     const lastTs = Math.max(...trace.samples.map((s) => Date.parse(String(s.ts))));

@@ -26,14 +26,34 @@ function sign(body: string, ts = Math.floor(Date.now() / 1000), secret = SECRET)
 }
 
 async function slash(text: string, user = 'UUSER1', headers?: Record<string, string>, where = { channel_id: 'C1', channel_name: 'ml' }, to = url) {
-  const body = new URLSearchParams({ token: 'x', team_id: 'T1', team_domain: 'fake', ...where, user_id: user, user_name: 'u', command: '/gpu', text, api_app_id: 'A1', response_url: `${fake.base}/response/1`, trigger_id: '1.2.3' }).toString();
+  const body = new URLSearchParams({
+    token: 'x',
+    team_id: 'T1',
+    team_domain: 'fake',
+    ...where,
+    user_id: user,
+    user_name: 'u',
+    command: '/gpu',
+    text,
+    api_app_id: 'A1',
+    response_url: `${fake.base}/response/1`,
+    trigger_id: '1.2.3',
+  }).toString();
   const res = await fetch(to, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', ...(headers ?? sign(body)) }, body });
   const raw = await res.text();
   return { status: res.status, body: raw && raw.startsWith('{') ? JSON.parse(raw) : raw };
 }
 
 async function event(ev: Record<string, unknown>, headers?: Record<string, string>, to = url) {
-  const body = JSON.stringify({ token: 'x', team_id: 'T1', api_app_id: 'A1', type: 'event_callback', event_id: `Ev${Math.random()}`, event_time: Math.floor(Date.now() / 1000), event: ev });
+  const body = JSON.stringify({
+    token: 'x',
+    team_id: 'T1',
+    api_app_id: 'A1',
+    type: 'event_callback',
+    event_id: `Ev${Math.random()}`,
+    event_time: Math.floor(Date.now() / 1000),
+    event: ev,
+  });
   const res = await fetch(to, { method: 'POST', headers: { 'content-type': 'application/json', ...(headers ?? sign(body)) }, body });
   return res.status;
 }
@@ -44,7 +64,12 @@ beforeAll(async () => {
   fake = await new FakeSlack().start();
   // C1 is the one allowed channel, so direct messages are off unless channels.allow_dms says otherwise.
   deps = await testDeps({ admins: { slack: ['UADMIN1'] }, hostsDelayMs: 1500, channels: { slack: ['C1'] }, watch: true });
-  adapter = createSlackAdapter({ ...deps, env: { botToken: 'xoxb-test-token', signingSecret: SECRET, apiUrl: `${fake.base}/api/`, port: 0 }, pacer: new ChannelPacer(0), maxFileBytes: 1024 * 1024 });
+  adapter = createSlackAdapter({
+    ...deps,
+    env: { botToken: 'xoxb-test-token', signingSecret: SECRET, apiUrl: `${fake.base}/api/`, port: 0 },
+    pacer: new ChannelPacer(0),
+    maxFileBytes: 1024 * 1024,
+  });
   await adapter.start();
   url = `http://127.0.0.1:${adapter.port()}/slack/events`;
 });
@@ -108,7 +133,16 @@ describe('Slack HTTP mode', () => {
   });
 
   it('replies in a thread to a pasted OOM log with the concrete fix', async () => {
-    expect(await event({ type: 'message', channel: 'C1', channel_type: 'channel', user: 'UUSER1', text: OOM.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;'), ts: '1700000000.000100' })).toBe(200);
+    expect(
+      await event({
+        type: 'message',
+        channel: 'C1',
+        channel_type: 'channel',
+        user: 'UUSER1',
+        text: OOM.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;'),
+        ts: '1700000000.000100',
+      }),
+    ).toBe(200);
     const [post] = await fake.waitFor('chat.postMessage');
     expect(post.body.thread_ts).toBe('1700000000.000100');
     expect(post.body.channel).toBe('C1');
@@ -118,9 +152,18 @@ describe('Slack HTTP mode', () => {
   });
 
   // Issue 12, item 5: a message with prose before and after a fenced log is answered as the log.
-  it('replies to prose with a fenced log inside it with the log\'s fix', async () => {
+  it("replies to prose with a fenced log inside it with the log's fix", async () => {
     const text = `my run died last night, log below:\n\`\`\`\n${OOM}\n\`\`\`\nany idea what to change?`;
-    expect(await event({ type: 'message', channel: 'C1', channel_type: 'channel', user: 'UUSER1', text: text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;'), ts: '1700000000.000150' })).toBe(200);
+    expect(
+      await event({
+        type: 'message',
+        channel: 'C1',
+        channel_type: 'channel',
+        user: 'UUSER1',
+        text: text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;'),
+        ts: '1700000000.000150',
+      }),
+    ).toBe(200);
     const [post] = await fake.waitFor('chat.postMessage');
     expect(post.body.thread_ts).toBe('1700000000.000150');
     expect(blocksText(post.body.blocks)).toContain('CUDA out of memory');
@@ -141,7 +184,17 @@ describe('Slack HTTP mode', () => {
     fake.files.set('/files/oom.log', Buffer.from(OOM));
     fake.files.set('/files/big.log', Buffer.concat([Buffer.from(OOM), Buffer.alloc(2 * 1024 * 1024, 'x\n')]));
     fake.files.set('/files/weights.txt', Buffer.from([0, 1, 2, 3, 0, 255, 0, 7]));
-    const share = (name: string, size: number, ts: string) => event({ type: 'message', subtype: 'file_share', channel: 'C1', channel_type: 'channel', user: 'UUSER1', text: '', ts, files: [{ id: 'F' + ts, name, size, filetype: 'text', mimetype: 'text/plain', url_private: `${fake.base}/files/${name}` }] });
+    const share = (name: string, size: number, ts: string) =>
+      event({
+        type: 'message',
+        subtype: 'file_share',
+        channel: 'C1',
+        channel_type: 'channel',
+        user: 'UUSER1',
+        text: '',
+        ts,
+        files: [{ id: 'F' + ts, name, size, filetype: 'text', mimetype: 'text/plain', url_private: `${fake.base}/files/${name}` }],
+      });
     await share('oom.log', OOM.length, '2.1');
     let [post] = await fake.waitFor('chat.postMessage');
     expect(fake.downloads.every((d) => d.auth === 'Bearer xoxb-test-token')).toBe(true);
@@ -164,11 +217,22 @@ describe('Slack HTTP mode', () => {
     const body = new URLSearchParams({ command: '/gpu', text: 'hosts add x a@b:22', user_id: 'UADMIN1', channel_id: 'C1', team_id: 'T1' }).toString();
     const bad = await slash('hosts add x a@b:22', 'UADMIN1', sign(body, undefined, 'wrong-secret'));
     expect(bad.status).toBe(401);
-    const stale = await event({ type: 'message', channel: 'C1', user: 'UUSER1', text: OOM, ts: '3.1' }, sign('{"x":1}', Math.floor(Date.now() / 1000) - 6 * 60));
+    const stale = await event(
+      { type: 'message', channel: 'C1', user: 'UUSER1', text: OOM, ts: '3.1' },
+      sign('{"x":1}', Math.floor(Date.now() / 1000) - 6 * 60),
+    );
     expect(stale).toBe(401);
     // A correctly signed but 6-minute-old replay of a real body.
-    const replayBody = JSON.stringify({ type: 'event_callback', team_id: 'T1', event: { type: 'message', channel: 'C1', user: 'UUSER1', text: OOM, ts: '3.2' } });
-    const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...sign(replayBody, Math.floor(Date.now() / 1000) - 6 * 60) }, body: replayBody });
+    const replayBody = JSON.stringify({
+      type: 'event_callback',
+      team_id: 'T1',
+      event: { type: 'message', channel: 'C1', user: 'UUSER1', text: OOM, ts: '3.2' },
+    });
+    const res = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...sign(replayBody, Math.floor(Date.now() / 1000) - 6 * 60) },
+      body: replayBody,
+    });
     expect(res.status).toBe(401);
     await new Promise((r) => setTimeout(r, 300));
     expect(fake.of('chat.postMessage')).toHaveLength(0);
@@ -200,7 +264,16 @@ describe('Slack: hostile input', () => {
     const file = SPACED.slice(0, 512 * 1024) + OOM; // under the test adapter's 1 MB cap
     fake.files.set('/files/message.txt', Buffer.from(file));
     const t0 = performance.now();
-    await event({ type: 'message', subtype: 'file_share', channel: 'C1', channel_type: 'channel', user: 'UUSER1', text: BLANKS + 'the log is attached', ts: '5.2', files: [{ id: 'F52', name: 'message.txt', size: file.length, mimetype: 'text/plain', url_private: `${fake.base}/files/message.txt` }] });
+    await event({
+      type: 'message',
+      subtype: 'file_share',
+      channel: 'C1',
+      channel_type: 'channel',
+      user: 'UUSER1',
+      text: BLANKS + 'the log is attached',
+      ts: '5.2',
+      files: [{ id: 'F52', name: 'message.txt', size: file.length, mimetype: 'text/plain', url_private: `${fake.base}/files/message.txt` }],
+    });
     const { post, ms } = await postedWithin(t0);
     expect(blocksText(post.body.blocks)).toContain('Read message.txt');
     expect(blocksText(post.body.blocks)).toContain('16 -> 8');
@@ -217,7 +290,17 @@ describe('Slack: hostile input', () => {
     const internalBase = `http://127.0.0.1:${(internal.address() as AddressInfo).port}`;
     try {
       fake.redirects.set('/files/hop.log', `${internalBase}/latest/meta-data/iam`);
-      const share = (ts: string, file: Record<string, unknown>) => event({ type: 'message', subtype: 'file_share', channel: 'C1', channel_type: 'channel', user: 'UUSER1', text: '', ts, files: [{ id: 'F' + ts, size: 100, mimetype: 'text/plain', ...file }] });
+      const share = (ts: string, file: Record<string, unknown>) =>
+        event({
+          type: 'message',
+          subtype: 'file_share',
+          channel: 'C1',
+          channel_type: 'channel',
+          user: 'UUSER1',
+          text: '',
+          ts,
+          files: [{ id: 'F' + ts, size: 100, mimetype: 'text/plain', ...file }],
+        });
       await share('6.1', { name: 'a.log', url_private: `${internalBase}/files/a.log` });
       await share('6.2', { name: 'b.log', url_private: `${fake.base}/files/x`, url_private_download: `${internalBase}/files/b.log` });
       await share('6.3', { name: 'hop.log', url_private: `${fake.base}/files/hop.log` });
@@ -265,12 +348,26 @@ describe('Slack: hostile input', () => {
     fake.maxActiveDownloads = 0;
     try {
       for (let f = 1; f <= 4; f++) fake.files.set(`/files/part${f}.log`, Buffer.from(OOM));
-      const files = [1, 2, 3, 4].map((f) => ({ id: `FP${f}`, name: `part${f}.log`, size: OOM.length, mimetype: 'text/plain', url_private: `${fake.base}/files/part${f}.log` }));
-      await Promise.all(Array.from({ length: 8 }, (_, m) => event({ type: 'message', subtype: 'file_share', channel: 'C1', channel_type: 'channel', user: 'UUSER1', text: '', ts: `8.${m + 1}`, files })));
+      const files = [1, 2, 3, 4].map((f) => ({
+        id: `FP${f}`,
+        name: `part${f}.log`,
+        size: OOM.length,
+        mimetype: 'text/plain',
+        url_private: `${fake.base}/files/part${f}.log`,
+      }));
+      await Promise.all(
+        Array.from({ length: 8 }, (_, m) =>
+          event({ type: 'message', subtype: 'file_share', channel: 'C1', channel_type: 'channel', user: 'UUSER1', text: '', ts: `8.${m + 1}`, files }),
+        ),
+      );
       // A message queued for the download slot long enough shows "Reading part1.log…" first, and that
       // message is edited into its answer: an answer is a post or an edit that names the skipped file.
-      const answers = () => fake.calls.filter((c) => (c.method === 'chat.postMessage' || c.method === 'chat.update') && /part4\.log was not read/.test(blocksText(c.body.blocks ?? [])));
-      for (const t0 = Date.now(); answers().length < 8; await new Promise((r) => setTimeout(r, 20))) if (Date.now() - t0 > 30_000) throw new Error(`${answers().length} of 8 answers within 30 s`);
+      const answers = () =>
+        fake.calls.filter(
+          (c) => (c.method === 'chat.postMessage' || c.method === 'chat.update') && /part4\.log was not read/.test(blocksText(c.body.blocks ?? [])),
+        );
+      for (const t0 = Date.now(); answers().length < 8; await new Promise((r) => setTimeout(r, 20)))
+        if (Date.now() - t0 > 30_000) throw new Error(`${answers().length} of 8 answers within 30 s`);
       const posts = answers();
       expect(posts).toHaveLength(8);
       expect(fake.maxActiveDownloads).toBeLessThanOrEqual(MAX_CONCURRENT_DOWNLOADS);
@@ -292,7 +389,11 @@ describe('Slack: direct messages allowed by channels.allow_dms', () => {
   beforeAll(async () => {
     dmFake = await new FakeSlack().start();
     dmDeps = await testDeps({ channels: { slack: ['C1'], allow_dms: true } });
-    dmAdapter = createSlackAdapter({ ...dmDeps, env: { botToken: 'xoxb-test-token', signingSecret: SECRET, apiUrl: `${dmFake.base}/api/`, port: 0 }, pacer: new ChannelPacer(0) });
+    dmAdapter = createSlackAdapter({
+      ...dmDeps,
+      env: { botToken: 'xoxb-test-token', signingSecret: SECRET, apiUrl: `${dmFake.base}/api/`, port: 0 },
+      pacer: new ChannelPacer(0),
+    });
     await dmAdapter.start();
   });
   afterAll(async () => {
@@ -303,7 +404,9 @@ describe('Slack: direct messages allowed by channels.allow_dms', () => {
 
   it('answers a DM paste and a DM command, and still refuses a channel off the list', async () => {
     const dmUrl = `http://127.0.0.1:${dmAdapter.port()}/slack/events`;
-    expect(await event({ type: 'message', channel: 'D0FRIEND', channel_type: 'im', user: 'UFRIEND', text: escapeSlack(OOM), ts: '9.1' }, undefined, dmUrl)).toBe(200);
+    expect(
+      await event({ type: 'message', channel: 'D0FRIEND', channel_type: 'im', user: 'UFRIEND', text: escapeSlack(OOM), ts: '9.1' }, undefined, dmUrl),
+    ).toBe(200);
     const [post] = await dmFake.waitFor('chat.postMessage');
     expect(post.body.channel).toBe('D0FRIEND');
     expect(blocksText(post.body.blocks)).toContain('16 -> 8');

@@ -27,10 +27,27 @@ describeWithSshd('Slack: progress of a long command', 'test/adapters/slack-progr
   let url: string;
 
   async function slash(text: string) {
-    const body = new URLSearchParams({ token: 'x', team_id: 'T1', team_domain: 'fake', channel_id: 'C1', channel_name: 'ml', user_id: 'UUSER1', user_name: 'u', command: '/gpu', text, api_app_id: 'A1', response_url: `${fake.base}/response/1`, trigger_id: '1.2.3' }).toString();
+    const body = new URLSearchParams({
+      token: 'x',
+      team_id: 'T1',
+      team_domain: 'fake',
+      channel_id: 'C1',
+      channel_name: 'ml',
+      user_id: 'UUSER1',
+      user_name: 'u',
+      command: '/gpu',
+      text,
+      api_app_id: 'A1',
+      response_url: `${fake.base}/response/1`,
+      trigger_id: '1.2.3',
+    }).toString();
     const ts = Math.floor(Date.now() / 1000);
     const sig = 'v0=' + createHmac('sha256', SECRET).update(`v0:${ts}:${body}`).digest('hex');
-    const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-slack-signature': sig, 'x-slack-request-timestamp': String(ts) }, body });
+    const res = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-slack-signature': sig, 'x-slack-request-timestamp': String(ts) },
+      body,
+    });
     return (await res.json()) as { response_type: string; text: string };
   }
 
@@ -50,7 +67,11 @@ describeWithSshd('Slack: progress of a long command', 'test/adapters/slack-progr
     fake = await new FakeSlack().start();
     deps = await testDeps();
     deps.services.hosts = fleet.hosts;
-    adapter = createSlackAdapter({ ...deps, env: { botToken: 'xoxb-test-token', signingSecret: SECRET, apiUrl: `${fake.base}/api/`, port: 0 }, pacer: new ChannelPacer(0) });
+    adapter = createSlackAdapter({
+      ...deps,
+      env: { botToken: 'xoxb-test-token', signingSecret: SECRET, apiUrl: `${fake.base}/api/`, port: 0 },
+      pacer: new ChannelPacer(0),
+    });
     await adapter.start();
     url = `http://127.0.0.1:${adapter.port()}/slack/events`;
   }, 60_000);
@@ -108,7 +129,11 @@ describe('Slack: progress while a shared log file downloads', () => {
   beforeAll(async () => {
     fake = await new FakeSlack().start();
     deps = await testDeps();
-    adapter = createSlackAdapter({ ...deps, env: { botToken: 'xoxb-test-token', signingSecret: SECRET, apiUrl: `${fake.base}/api/`, port: 0 }, pacer: new ChannelPacer(0) });
+    adapter = createSlackAdapter({
+      ...deps,
+      env: { botToken: 'xoxb-test-token', signingSecret: SECRET, apiUrl: `${fake.base}/api/`, port: 0 },
+      pacer: new ChannelPacer(0),
+    });
     await adapter.start();
   });
   afterAll(async () => {
@@ -121,10 +146,31 @@ describe('Slack: progress while a shared log file downloads', () => {
     const log = readFileSync(new URL('../fixtures/eval-dev/003-cuda_oom.log', import.meta.url));
     fake.files.set('/files/train.log', log);
     fake.downloadDelayMs = 1500; // a large file on a slow link
-    const body = JSON.stringify({ token: 'x', team_id: 'T1', api_app_id: 'A1', type: 'event_callback', event_id: 'EvP1', event_time: Math.floor(Date.now() / 1000), event: { type: 'message', subtype: 'file_share', channel: 'C1', channel_type: 'channel', user: 'UUSER1', text: '', ts: '1700.9', files: [{ id: 'FP1', name: 'train.log', size: log.length, mimetype: 'text/plain', url_private: `${fake.base}/files/train.log` }] } });
+    const body = JSON.stringify({
+      token: 'x',
+      team_id: 'T1',
+      api_app_id: 'A1',
+      type: 'event_callback',
+      event_id: 'EvP1',
+      event_time: Math.floor(Date.now() / 1000),
+      event: {
+        type: 'message',
+        subtype: 'file_share',
+        channel: 'C1',
+        channel_type: 'channel',
+        user: 'UUSER1',
+        text: '',
+        ts: '1700.9',
+        files: [{ id: 'FP1', name: 'train.log', size: log.length, mimetype: 'text/plain', url_private: `${fake.base}/files/train.log` }],
+      },
+    });
     const ts = Math.floor(Date.now() / 1000);
     const sig = 'v0=' + createHmac('sha256', SECRET).update(`v0:${ts}:${body}`).digest('hex');
-    const res = await fetch(`http://127.0.0.1:${adapter.port()}/slack/events`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-slack-signature': sig, 'x-slack-request-timestamp': String(ts) }, body });
+    const res = await fetch(`http://127.0.0.1:${adapter.port()}/slack/events`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-slack-signature': sig, 'x-slack-request-timestamp': String(ts) },
+      body,
+    });
     expect(res.status).toBe(200);
     const [update] = await fake.waitFor('chat.update', 1, 30_000);
     const [post] = fake.of('chat.postMessage');

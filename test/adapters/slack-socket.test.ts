@@ -18,7 +18,11 @@ beforeAll(async () => {
   fake = await new FakeSlack().start();
   fake.wss!.on('connection', (ws) => ws.on('message', (d: Buffer) => frames.push(JSON.parse(d.toString()))));
   deps = await testDeps();
-  adapter = createSlackAdapter({ ...deps, env: { botToken: 'xoxb-test-token', appToken: 'xapp-1-test-token', apiUrl: `${fake.base}/api/` }, pacer: new ChannelPacer(0) });
+  adapter = createSlackAdapter({
+    ...deps,
+    env: { botToken: 'xoxb-test-token', appToken: 'xapp-1-test-token', apiUrl: `${fake.base}/api/` },
+    pacer: new ChannelPacer(0),
+  });
   await adapter.start();
 });
 afterAll(async () => {
@@ -40,14 +44,44 @@ describe('Slack Socket Mode', () => {
   it('opens the connection with the app token and acks a slash command with the reply', async () => {
     expect(adapter.mode).toBe('socket');
     expect(fake.of('apps.connections.open')[0].auth).toBe('Bearer xapp-1-test-token');
-    fake.sockets[0].send(JSON.stringify({ envelope_id: 'env-1', type: 'slash_commands', accepts_response_payload: true, payload: { team_id: 'T1', channel_id: 'C1', user_id: 'U1', command: '/gpu', text: 'help', response_url: `${fake.base}/response/1`, trigger_id: 't', api_app_id: 'A1' } }));
+    fake.sockets[0].send(
+      JSON.stringify({
+        envelope_id: 'env-1',
+        type: 'slash_commands',
+        accepts_response_payload: true,
+        payload: {
+          team_id: 'T1',
+          channel_id: 'C1',
+          user_id: 'U1',
+          command: '/gpu',
+          text: 'help',
+          response_url: `${fake.base}/response/1`,
+          trigger_id: 't',
+          api_app_id: 'A1',
+        },
+      }),
+    );
     const ack = await frameFor('env-1');
     expect(ack.payload.response_type).toBe('ephemeral'); // help is shown to the asker only
     expect(JSON.stringify(ack.payload.blocks)).toContain('/gpu diagnose');
   });
 
   it('acks an events_api envelope and replies in a thread to a pasted log', async () => {
-    fake.sockets[0].send(JSON.stringify({ envelope_id: 'env-2', type: 'events_api', accepts_response_payload: false, payload: { team_id: 'T1', api_app_id: 'A1', type: 'event_callback', event_id: 'Ev1', event_time: 1, event: { type: 'message', channel: 'C1', channel_type: 'channel', user: 'U1', text: OOM, ts: '1700.1' } } }));
+    fake.sockets[0].send(
+      JSON.stringify({
+        envelope_id: 'env-2',
+        type: 'events_api',
+        accepts_response_payload: false,
+        payload: {
+          team_id: 'T1',
+          api_app_id: 'A1',
+          type: 'event_callback',
+          event_id: 'Ev1',
+          event_time: 1,
+          event: { type: 'message', channel: 'C1', channel_type: 'channel', user: 'U1', text: OOM, ts: '1700.1' },
+        },
+      }),
+    );
     await frameFor('env-2');
     const [post] = await fake.waitFor('chat.postMessage');
     expect(post.body.thread_ts).toBe('1700.1');

@@ -21,7 +21,9 @@ export interface SshFleet {
 export async function startSshFleet(): Promise<SshFleet> {
   const root = mkdtempSync(join(tmpdir(), 'gpu-doctor-fleet-'));
   const key = makeClientKey(join(root, 'client'));
-  const instances: SshdInstance[] = await Promise.all(SMI_DELAYS.map((_, i) => startSshd(join(root, `sshd${i}`), key.pub, { skipShellRc: true, data: 'h100' })));
+  const instances: SshdInstance[] = await Promise.all(
+    SMI_DELAYS.map((_, i) => startSshd(join(root, `sshd${i}`), key.pub, { skipShellRc: true, data: 'h100' })),
+  );
   SMI_DELAYS.forEach((delay, i) => writeFileSync(join(instances[i].dir, 'smi-delay'), delay));
   const names = Array.from({ length: FLEET_SIZE }, (_, i) => `gpu${String(i + 1).padStart(2, '0')}`);
   const config = parseConfig({

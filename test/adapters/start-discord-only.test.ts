@@ -25,10 +25,14 @@ describe('only the configured adapters are loaded', () => {
     fake = await new FakeDiscord().start();
     const deps = await testDeps();
     closeDeps = () => deps.audit.close();
-    const app = { loaded: { config: parseConfig({ data_dir: deps.dataDir }), file: null, baseDir: deps.dataDir }, services: deps.services, registry: deps.registry, async close() {} };
+    const app = {
+      loaded: { config: parseConfig({ data_dir: deps.dataDir }), file: null, baseDir: deps.dataDir },
+      services: deps.services,
+      registry: deps.registry,
+      async close() {},
+    };
     bots = await startChatAdapters(app, { DISCORD_TOKEN, DISCORD_API_URL: `${fake.base}/api` }, silent);
     expect(bots?.adapters).toEqual(['discord']);
     expect((globalThis as Record<symbol, unknown>)[UNDICI7_DISPATCHER]).toBeUndefined();
   });
 });
-

@@ -36,7 +36,14 @@ const records = (lines: string[]) => lines.map((l) => JSON.parse(l) as { level: 
 async function app(): Promise<App & { close(): Promise<void> }> {
   const deps = await testDeps();
   const config = parseConfig({ data_dir: deps.dataDir });
-  return { loaded: { config, file: null, baseDir: deps.dataDir }, services: deps.services, registry: deps.registry, async close() { deps.audit.close(); } };
+  return {
+    loaded: { config, file: null, baseDir: deps.dataDir },
+    services: deps.services,
+    registry: deps.registry,
+    async close() {
+      deps.audit.close();
+    },
+  };
 }
 
 /** A port nothing listens on (a Slack that cannot be reached). */
@@ -72,10 +79,18 @@ describe('start-up logging', () => {
 
   it('Slack Socket Mode and HTTP mode each say so, naming the variables that chose them', async () => {
     const socket = capture();
-    const s = await startChatAdapters(bot, { SLACK_BOT_TOKEN: 'xoxb-test-token', SLACK_APP_TOKEN: 'xapp-1-test-token', SLACK_API_URL: `${fake.base}/api/` }, socket.logger);
+    const s = await startChatAdapters(
+      bot,
+      { SLACK_BOT_TOKEN: 'xoxb-test-token', SLACK_APP_TOKEN: 'xapp-1-test-token', SLACK_API_URL: `${fake.base}/api/` },
+      socket.logger,
+    );
     await s?.stop();
     const http = capture();
-    const h = await startChatAdapters(bot, { SLACK_BOT_TOKEN: 'xoxb-test-token', SLACK_SIGNING_SECRET: 'test-signing-secret-0123456789', SLACK_API_URL: `${fake.base}/api/`, PORT: '0' }, http.logger);
+    const h = await startChatAdapters(
+      bot,
+      { SLACK_BOT_TOKEN: 'xoxb-test-token', SLACK_SIGNING_SECRET: 'test-signing-secret-0123456789', SLACK_API_URL: `${fake.base}/api/`, PORT: '0' },
+      http.logger,
+    );
     await h?.stop();
     const modeLine = (lines: string[]) => records(lines).filter((r) => r.msg.startsWith('gpu-doctor runs as'));
     expect(modeLine(socket.lines)).toHaveLength(1);
@@ -92,7 +107,9 @@ describe('start-up logging', () => {
       { SLACK_BOT_TOKEN: 'xoxb-test-token', SLACK_SIGNING_SECRET: 'test-signing-secret-0123456789', SLACK_API_URL: `http://127.0.0.1:${port}/api/`, PORT: '0' },
     ]) {
       const { lines, logger } = capture();
-      await expect(startChatAdapters(bot, env, logger)).rejects.toThrow(new RegExp(`^cannot reach Slack at http://127\\.0\\.0\\.1:${port}/api/ \\(.*ECONNREFUSED\\): check the network`));
+      await expect(startChatAdapters(bot, env, logger)).rejects.toThrow(
+        new RegExp(`^cannot reach Slack at http://127\\.0\\.0\\.1:${port}/api/ \\(.*ECONNREFUSED\\): check the network`),
+      );
       expect(records(lines).filter((r) => r.level >= 40)).toEqual([]);
     }
   });
@@ -101,7 +118,9 @@ describe('start-up logging', () => {
     fake.failing.set('auth.test', 'invalid_auth');
     try {
       const { logger } = capture();
-      await expect(startChatAdapters(bot, { SLACK_BOT_TOKEN: 'xoxb-test-token', SLACK_APP_TOKEN: 'xapp-1-test-token', SLACK_API_URL: `${fake.base}/api/` }, logger)).rejects.toThrow(/^Slack refused SLACK_BOT_TOKEN \(invalid_auth\)/);
+      await expect(
+        startChatAdapters(bot, { SLACK_BOT_TOKEN: 'xoxb-test-token', SLACK_APP_TOKEN: 'xapp-1-test-token', SLACK_API_URL: `${fake.base}/api/` }, logger),
+      ).rejects.toThrow(/^Slack refused SLACK_BOT_TOKEN \(invalid_auth\)/);
     } finally {
       fake.failing.clear();
     }
@@ -113,7 +132,9 @@ describe('start-up logging', () => {
       const { lines, logger } = capture();
       const bots = await startChatAdapters(bot, { DISCORD_TOKEN: 'fake.discord.token.0123456789', DISCORD_API_URL: `${discord.base}/api` }, logger);
       await bots?.stop();
-      expect(records(lines).filter((r) => r.msg.startsWith('gpu-doctor runs as'))).toEqual([expect.objectContaining({ mode: 'Discord', why: 'DISCORD_TOKEN is set' })]);
+      expect(records(lines).filter((r) => r.msg.startsWith('gpu-doctor runs as'))).toEqual([
+        expect.objectContaining({ mode: 'Discord', why: 'DISCORD_TOKEN is set' }),
+      ]);
       discord.withholdReady = true;
       const deps = await testDeps();
       const adapter = createDiscordAdapter({ ...deps, env: { token: 'fake.discord.token', apiUrl: `${discord.base}/api` }, readyTimeoutMs: 500 });
@@ -141,7 +162,14 @@ describe('a bot that cannot start ends', () => {
     try {
       const dir = mkdtempSync(join(tmpdir(), 'gd-noready-'));
       const child = spawn(process.execPath, [new URL('../../bin/gpu-doctor', import.meta.url).pathname, 'bot'], {
-        env: { ...process.env, SLACK_BOT_TOKEN: '', DISCORD_TOKEN: 'fake.discord.token.0123456789', DISCORD_API_URL: `${discord.base}/api`, DISCORD_READY_TIMEOUT_MS: '500', HEALTH_PORT: '0' },
+        env: {
+          ...process.env,
+          SLACK_BOT_TOKEN: '',
+          DISCORD_TOKEN: 'fake.discord.token.0123456789',
+          DISCORD_API_URL: `${discord.base}/api`,
+          DISCORD_READY_TIMEOUT_MS: '500',
+          HEALTH_PORT: '0',
+        },
         // its data directory (./data by default) lands in a temporary folder, not the repository
         cwd: dir,
         stdio: ['ignore', 'pipe', 'pipe'],

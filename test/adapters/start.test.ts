@@ -21,7 +21,15 @@ const UNDICI7_DISPATCHER = Symbol.for('undici.globalDispatcher.2');
 async function appWith(hostCount: number): Promise<App & { deps: Awaited<ReturnType<typeof testDeps>> }> {
   const deps = await testDeps({ hostCount });
   const config = parseConfig({ data_dir: deps.dataDir, http: { port: 0 } });
-  return { loaded: { config, file: null, baseDir: deps.dataDir }, services: deps.services, registry: deps.registry, deps, async close() { deps.audit.close(); } };
+  return {
+    loaded: { config, file: null, baseDir: deps.dataDir },
+    services: deps.services,
+    registry: deps.registry,
+    deps,
+    async close() {
+      deps.audit.close();
+    },
+  };
 }
 
 const silent = pino({ level: process.env.TEST_LOG ?? 'silent' });
@@ -39,7 +47,14 @@ describe('Slack and Discord in one process', () => {
     app = await appWith(30);
     bots = await startChatAdapters(
       app,
-      { SLACK_BOT_TOKEN: 'xoxb-test-token', SLACK_SIGNING_SECRET: SECRET, SLACK_API_URL: `${slack.base}/api/`, PORT: '0', DISCORD_TOKEN, DISCORD_API_URL: `${discord.base}/api` },
+      {
+        SLACK_BOT_TOKEN: 'xoxb-test-token',
+        SLACK_SIGNING_SECRET: SECRET,
+        SLACK_API_URL: `${slack.base}/api/`,
+        PORT: '0',
+        DISCORD_TOKEN,
+        DISCORD_API_URL: `${discord.base}/api`,
+      },
       silent,
     );
     slackUrl = `http://127.0.0.1:${bots!.slackPort}/slack/events`;
@@ -79,10 +94,25 @@ describe('Slack and Discord in one process', () => {
   it('/metrics keeps a fixed set of label values: 300 made-up commands add no series', async () => {
     const metricsUrl = `http://127.0.0.1:${bots!.healthPort}/metrics`;
     const slash = async (text: string) => {
-      const body = new URLSearchParams({ token: 'x', team_id: 'T1', channel_id: 'C1', channel_name: 'ml', user_id: 'UUSER1', command: '/gpu', text, api_app_id: 'A1', response_url: `${slack.base}/response/1`, trigger_id: '1' }).toString();
+      const body = new URLSearchParams({
+        token: 'x',
+        team_id: 'T1',
+        channel_id: 'C1',
+        channel_name: 'ml',
+        user_id: 'UUSER1',
+        command: '/gpu',
+        text,
+        api_app_id: 'A1',
+        response_url: `${slack.base}/response/1`,
+        trigger_id: '1',
+      }).toString();
       const ts = Math.floor(Date.now() / 1000);
       const sig = 'v0=' + createHmac('sha256', SECRET).update(`v0:${ts}:${body}`).digest('hex');
-      const res = await fetch(slackUrl, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-slack-signature': sig, 'x-slack-request-timestamp': String(ts) }, body });
+      const res = await fetch(slackUrl, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-slack-signature': sig, 'x-slack-request-timestamp': String(ts) },
+        body,
+      });
       expect(res.status).toBe(200);
       await res.text();
     };
@@ -96,7 +126,13 @@ describe('Slack and Discord in one process', () => {
     expect(after).toMatch(/gpu_doctor_commands_total\{platform="slack",command="unknown",outcome="unknown"\} 301/);
     // Counters and histogram sums change digits; the series themselves stay (a slow machine may add a
     // few from the fixed sets, e.g. another latency bucket or outcome, never one per made-up name).
-    const series = (text: string) => new Set(text.split('\n').filter((l) => l && !l.startsWith('#')).map((l) => l.slice(0, l.lastIndexOf(' '))));
+    const series = (text: string) =>
+      new Set(
+        text
+          .split('\n')
+          .filter((l) => l && !l.startsWith('#'))
+          .map((l) => l.slice(0, l.lastIndexOf(' '))),
+      );
     const before_ = series(before);
     const added = [...series(after)].filter((k) => !before_.has(k));
     expect(added.length).toBeLessThan(10);

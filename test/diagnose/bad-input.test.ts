@@ -16,7 +16,8 @@ const timed = <T>(f: () => T) => {
 };
 // Bounds catch hangs and backtracking blow-ups (seconds to minutes), not speed: speed is `npm run bench`.
 const HANG_BOUND_MS = 20_000;
-const OOM = 'RuntimeError: CUDA out of memory. Tried to allocate 2.00 GiB (GPU 0; 23.69 GiB total capacity; 20.10 GiB already allocated; 1.02 GiB free; 21.00 GiB reserved in total by PyTorch)';
+const OOM =
+  'RuntimeError: CUDA out of memory. Tried to allocate 2.00 GiB (GPU 0; 23.69 GiB total capacity; 20.10 GiB already allocated; 1.02 GiB free; 21.00 GiB reserved in total by PyTorch)';
 
 describe('hostile and odd input', () => {
   it('empty input: no diagnosis', () => {
@@ -24,7 +25,14 @@ describe('hostile and odd input', () => {
   });
 
   it('catastrophic-backtracking shapes finish within a bound', () => {
-    const shapes = ['a'.repeat(200_000) + '!', '('.repeat(100_000), 'CUDA out of memory. Tried to allocate ' + '9'.repeat(500_000), '--batch-size ' + ' '.repeat(300_000) + 'x', 'memory: '.repeat(100_000), '\\'.repeat(200_000)];
+    const shapes = [
+      'a'.repeat(200_000) + '!',
+      '('.repeat(100_000),
+      'CUDA out of memory. Tried to allocate ' + '9'.repeat(500_000),
+      '--batch-size ' + ' '.repeat(300_000) + 'x',
+      'memory: '.repeat(100_000),
+      '\\'.repeat(200_000),
+    ];
     for (const s of shapes) {
       const { ms } = timed(() => diagnose(s, base));
       expect(ms).toBeLessThan(HANG_BOUND_MS);
@@ -97,7 +105,8 @@ describe('what chat and launchers do to logs', () => {
   });
 
   it('HTML entities and a hard-wrapped number', () => {
-    const log = 'RuntimeError: CUDA out of memory. Tried to allocate 2.0\n0 GiB (GPU 0; 10.76 GiB total capacity; 9.49 GiB already allocated; 13.44 MiB free; 9.63 GiB reserved in total by PyTorch) If reserved memory is &gt;&gt; allocated memory';
+    const log =
+      'RuntimeError: CUDA out of memory. Tried to allocate 2.0\n0 GiB (GPU 0; 10.76 GiB total capacity; 9.49 GiB already allocated; 13.44 MiB free; 9.63 GiB reserved in total by PyTorch) If reserved memory is &gt;&gt; allocated memory';
     const [d] = diagnose(log, base).diagnoses;
     expect(d.facts.triedAllocMiB).toBe(2048);
     expect(d.facts.reservedMiB).toBeCloseTo(9861.12, 1);
@@ -109,7 +118,11 @@ describe('what chat and launchers do to logs', () => {
   });
 
   it('the last error weighs most: an NCCL timeout after an old OOM retry', () => {
-    const log = [OOM, ...Array(200).fill('step ok'), '[E ProcessGroupNCCL.cpp:458] [Rank 0] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=9, OpType=ALLREDUCE, Timeout(ms)=1800000) ran for 1800012 milliseconds before timing out.'].join('\n');
+    const log = [
+      OOM,
+      ...Array(200).fill('step ok'),
+      '[E ProcessGroupNCCL.cpp:458] [Rank 0] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=9, OpType=ALLREDUCE, Timeout(ms)=1800000) ran for 1800012 milliseconds before timing out.',
+    ].join('\n');
     expect(diagnose(log, base).diagnoses[0]?.category).toBe('nccl_or_distributed');
   });
 });

@@ -28,15 +28,21 @@ describe('rewriteCommandLine: flag styles', () => {
     expect(rewriteCommandLine('python tools/train_net.py --config-file c.yaml SOLVER.IMS_PER_BATCH 16 SOLVER.BASE_LR 0.02', { batch: 8 })).toBe(
       'python tools/train_net.py --config-file c.yaml SOLVER.IMS_PER_BATCH 8 SOLVER.BASE_LR 0.02',
     );
-    expect(rewriteCommandLine('python train_net.py --num-gpus 1 DATALOADER.NUM_WORKERS 16', { workers: 4 })).toBe('python train_net.py --num-gpus 1 DATALOADER.NUM_WORKERS 4');
+    expect(rewriteCommandLine('python train_net.py --num-gpus 1 DATALOADER.NUM_WORKERS 16', { workers: 4 })).toBe(
+      'python train_net.py --num-gpus 1 DATALOADER.NUM_WORKERS 4',
+    );
   });
 
-  it('a batch the command does not set is added in the tool\'s syntax when the tool is known', () => {
-    expect(rewriteCommandLine('yolo detect train data=coco.yaml imgsz=1280', { batch: 8 }, { batch: 'batch=' })).toBe('yolo detect train data=coco.yaml imgsz=1280 batch=8');
-    expect(rewriteCommandLine('python train.py --img 1280 --data x.yaml', { batch: 8 }, { batch: '--batch-size ' })).toBe('python train.py --img 1280 --data x.yaml --batch-size 8');
-    expect(rewriteCommandLine('python tools/train.py c.py --cfg-options a=1 --work-dir w', { batch: 2 }, { batch: '--cfg-options train_dataloader.batch_size=' })).toBe(
-      'python tools/train.py c.py --cfg-options train_dataloader.batch_size=2 a=1 --work-dir w',
+  it("a batch the command does not set is added in the tool's syntax when the tool is known", () => {
+    expect(rewriteCommandLine('yolo detect train data=coco.yaml imgsz=1280', { batch: 8 }, { batch: 'batch=' })).toBe(
+      'yolo detect train data=coco.yaml imgsz=1280 batch=8',
     );
+    expect(rewriteCommandLine('python train.py --img 1280 --data x.yaml', { batch: 8 }, { batch: '--batch-size ' })).toBe(
+      'python train.py --img 1280 --data x.yaml --batch-size 8',
+    );
+    expect(
+      rewriteCommandLine('python tools/train.py c.py --cfg-options a=1 --work-dir w', { batch: 2 }, { batch: '--cfg-options train_dataloader.batch_size=' }),
+    ).toBe('python tools/train.py c.py --cfg-options train_dataloader.batch_size=2 a=1 --work-dir w');
     // Without the tool's syntax nothing is guessed.
     expect(rewriteCommandLine('python train.py --img 1280', { batch: 8 })).toBeUndefined();
   });
@@ -48,7 +54,9 @@ describe('rewriteCommandLine: flag styles', () => {
   });
 
   it('`--name=value` and a flag at the end of the line', () => {
-    expect(rewriteCommandLine('python train.py --batch-size=16 --img-size=640', { batch: 8, imgsz: 512 })).toBe('python train.py --batch-size 8 --img-size 512');
+    expect(rewriteCommandLine('python train.py --batch-size=16 --img-size=640', { batch: 8, imgsz: 512 })).toBe(
+      'python train.py --batch-size 8 --img-size 512',
+    );
     expect(rewriteCommandLine('python train.py --data x.yaml --batch-size 16', { batch: 8 })).toBe('python train.py --data x.yaml --batch-size 8');
   });
 
@@ -67,7 +75,7 @@ describe('rewriteCommandLine: flag styles', () => {
     expect(rewriteCommandLine('python train.py --img-size 640 --img 640', { imgsz: 512 })).toBe('python train.py --img-size 512 --img 640');
   });
 
-  it('a negative value is the flag\'s value (YOLOv5 AutoBatch --batch-size -1), the next flag is not', () => {
+  it("a negative value is the flag's value (YOLOv5 AutoBatch --batch-size -1), the next flag is not", () => {
     expect(rewriteCommandLine('python train.py --batch-size -1 --data x.yaml', { batch: 16 })).toBe('python train.py --batch-size 16 --data x.yaml');
     expect(rewriteCommandLine('python train.py --batch-size --data x.yaml', { batch: 16 })).toBe('python train.py --batch-size 16 --data x.yaml');
   });

@@ -11,15 +11,26 @@ const groupDir = (group: string) => new URL(`../fixtures/untuned/${group}`, impo
 const GROUPS = ['llm', 'vision', 'mixed', 'fresh', 'holdout'];
 // The category vocabulary of /work/corpus-format.md (the same as test/fixtures/eval-dev/cases.json).
 const LABELS = new Set([
-  'cuda_oom', 'fragmentation', 'replica_oom', 'host_oom_killed', 'shm_exhausted', 'growing_memory_leak',
-  'cudnn_cublas_alloc', 'nccl_or_distributed', 'driver_or_smi', 'device_assert_not_memory', 'unrelated',
+  'cuda_oom',
+  'fragmentation',
+  'replica_oom',
+  'host_oom_killed',
+  'shm_exhausted',
+  'growing_memory_leak',
+  'cudnn_cublas_alloc',
+  'nccl_or_distributed',
+  'driver_or_smi',
+  'device_assert_not_memory',
+  'unrelated',
 ]);
 
 describe('corpus files: every log has one case and every case a real public source', () => {
   it.each(GROUPS)('%s/: logs and cases.json agree, labels in the vocabulary, one GitHub thread each', (group) => {
     const dir = groupDir(group);
     const cases = JSON.parse(readFileSync(join(dir, 'cases.json'), 'utf8')) as (ExpertCase & { language?: string })[];
-    const logs = readdirSync(dir).filter((f) => f.endsWith('.log')).sort();
+    const logs = readdirSync(dir)
+      .filter((f) => f.endsWith('.log'))
+      .sort();
     expect(cases.map((c) => c.file).sort()).toEqual(logs);
     for (const c of cases) {
       const where = `${group}/${c.file}`;
@@ -91,15 +102,19 @@ describe('expert expectations on real logs', () => {
     expect(s.lever / s.leverOf).toBeGreaterThanOrEqual(0.76);
   });
 
-  it('untuned split (holdout/: 85 logs, 800-884, 52 tools; 22 zh, 17 confusers): no harmful first fix; floors under the measured level', { timeout: 120_000 }, async () => {
-    const s = await scoreExpertDir(groupDir('holdout'));
-    // Misses are not printed per case: nobody tunes on this split.
-    console.log(`untuned (holdout): ${expertLine(s)}`);
-    expect(s.n).toBeGreaterThanOrEqual(80);
-    expect(s.failed).toBe(0);
-    expect(s.harmful).toBe(0);
-    // measured 74/85 category, 65/85 lever, 72/85 all checks when the group was added (stop 19)
-    expect(s.category / s.n).toBeGreaterThanOrEqual(0.83);
-    expect(s.lever / s.leverOf).toBeGreaterThanOrEqual(0.72);
-  });
+  it(
+    'untuned split (holdout/: 85 logs, 800-884, 52 tools; 22 zh, 17 confusers): no harmful first fix; floors under the measured level',
+    { timeout: 120_000 },
+    async () => {
+      const s = await scoreExpertDir(groupDir('holdout'));
+      // Misses are not printed per case: nobody tunes on this split.
+      console.log(`untuned (holdout): ${expertLine(s)}`);
+      expect(s.n).toBeGreaterThanOrEqual(80);
+      expect(s.failed).toBe(0);
+      expect(s.harmful).toBe(0);
+      // measured 74/85 category, 65/85 lever, 72/85 all checks when the group was added (stop 19)
+      expect(s.category / s.n).toBeGreaterThanOrEqual(0.83);
+      expect(s.lever / s.leverOf).toBeGreaterThanOrEqual(0.72);
+    },
+  );
 });

@@ -75,7 +75,7 @@ export async function scoreDir(dir: string, concurrency = 4): Promise<EvalScore>
     if (harm) s.harmful++;
     const text = readFileSync(join(dir, c.file), 'utf8');
     const batch = c.facts?.batch;
-    const workers = (c.facts?.workers ?? c.facts?.num_workers);
+    const workers = c.facts?.workers ?? c.facts?.num_workers;
     let conc = '';
     const firstChange = (key: string) => first?.fixes?.find((f) => typeof f.changes?.[key] === 'number')?.changes?.[key] as number | undefined;
     if (['cuda_oom', 'replica_oom'].includes(c.labels[0]) && Number.isInteger(batch) && (batch as number) > 1 && states(text, 'batch', batch as number)) {
@@ -91,12 +91,15 @@ export async function scoreDir(dir: string, concurrency = 4): Promise<EvalScore>
       if (good) s.concrete++;
       conc = ` workers ${String(workers)}->${got ?? '?'}${good ? '' : ' (not concrete)'}`;
     }
-    s.rows.push(`${c.file}: ${ok ? 'ok ' : 'MISS'} want ${c.labels.join('|')} got ${first ? `${first.category} (${first.rule})` : 'none'}${harm ? ' HARMFUL' : ''}${conc}`);
+    s.rows.push(
+      `${c.file}: ${ok ? 'ok ' : 'MISS'} want ${c.labels.join('|')} got ${first ? `${first.category} (${first.rule})` : 'none'}${harm ? ' HARMFUL' : ''}${conc}`,
+    );
   });
   return s;
 }
 
-export const scoreLine = (s: EvalScore) => `top1 ${s.top1}/${s.n} (${Math.round((100 * s.top1) / s.n)}%), harmful ${s.harmful}, concrete ${s.concrete}/${s.concreteOf}, failed ${s.failed}`;
+export const scoreLine = (s: EvalScore) =>
+  `top1 ${s.top1}/${s.n} (${Math.round((100 * s.top1) / s.n)}%), harmful ${s.harmful}, concrete ${s.concrete}/${s.concreteOf}, failed ${s.failed}`;
 
 // ---- Expert expectations per log (the untuned corpus): category, harm, lever, and score-fixes checks.
 
@@ -137,7 +140,9 @@ const LEVERS: Record<string, (fix: FullFix | undefined, category: string | undef
   batch: (f) => typeof f?.changes?.batch === 'number' || typeof f?.changes?.per_device_train_batch_size === 'number' || /\bbatch\b/i.test(f?.summary ?? ''),
   batch_accumulate: (f) => typeof f?.changes?.batch === 'number' || /\bbatch\b[^.]{0,80}accumulat/i.test(f?.summary ?? ''),
   // "input size": image size for vision, sequence length / context for text (cutoff_len, max_length, vLLM's --max-model-len)
-  imgsz: (f) => typeof f?.changes?.imgsz === 'number' || /image size|imgsz|resolution|max[-_ ]model[-_ ]len|max_length|cutoff_len|sequence length|seq len|context length/i.test(f?.summary ?? ''),
+  imgsz: (f) =>
+    typeof f?.changes?.imgsz === 'number' ||
+    /image size|imgsz|resolution|max[-_ ]model[-_ ]len|max_length|cutoff_len|sequence length|seq len|context length/i.test(f?.summary ?? ''),
   cache_off: (f) => f?.changes?.cache === false || /cache=False|--cache disk|caching images|RAM cache/i.test(f?.summary ?? ''),
   expandable_segments: (f) => /expandable_segments|max_split_size/i.test(JSON.stringify(f ?? {})),
   free_or_move_gpu: (f) => /another process|other process|CUDA_VISIBLE_DEVICES|held outside/i.test(f?.summary ?? ''),
@@ -154,7 +159,9 @@ const LEVERS: Record<string, (fix: FullFix | undefined, category: string | undef
   // Not a memory problem, or a memory error whose first fix says it is not capacity (free >= request,
   // an absurd request): either way no batch, worker or memory setting is offered first.
   not_memory: (f, cat) =>
-    cat === undefined || !MEMORY.has(cat) || (/not a full card|not capacity|is not the capacity|not a batch that is a little too big/i.test(f?.summary ?? '') && f?.changes?.batch === undefined),
+    cat === undefined ||
+    !MEMORY.has(cat) ||
+    (/not a full card|not capacity|is not the capacity|not a batch that is a little too big/i.test(f?.summary ?? '') && f?.changes?.batch === undefined),
 };
 
 export interface ExpertScore {

@@ -60,7 +60,7 @@ describe('gpu-doctor diagnose --json: fix numbers from real logs', () => {
     expect(fix.command).toBeUndefined();
   });
 
-  it('Ultralytics trainer dump, workers=8 on 15.3 GB RAM, batch=-1: workers -> the 16 GB band\'s low end (2), AutoBatch -> the default 16, cache off', async () => {
+  it("Ultralytics trainer dump, workers=8 on 15.3 GB RAM, batch=-1: workers -> the 16 GB band's low end (2), AutoBatch -> the default 16, cache off", async () => {
     const d = await diagnoseFile('test/fixtures/eval-dev/064-host_oom_killed.log');
     expect(d.facts).toMatchObject({ workers: 8, hostRamGiB: 15.3, batch: -1 });
     expect(d.facts.autobatch).toBeUndefined();

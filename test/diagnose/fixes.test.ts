@@ -54,14 +54,20 @@ describe('workers and imgsz arithmetic (seed 002 and 001)', () => {
 
 describe('command line rewriting', () => {
   it('rewrites argparse flags in place', () => {
-    expect(rewriteCommandLine('python train.py --img 1280 --batch-size 16 --data x.yaml', { batch: 8, accumulate: 2 })).toBe('python train.py --img 1280 --batch-size 8 --data x.yaml');
+    expect(rewriteCommandLine('python train.py --img 1280 --batch-size 16 --data x.yaml', { batch: 8, accumulate: 2 })).toBe(
+      'python train.py --img 1280 --batch-size 8 --data x.yaml',
+    );
   });
   it('rewrites yolo key=value arguments and appends workers', () => {
-    expect(rewriteCommandLine('yolo detect train data=data.yaml batch=-1 workers=12 single_cls=true', { workers: 4 })).toBe('yolo detect train data=data.yaml batch=-1 workers=4 single_cls=true');
+    expect(rewriteCommandLine('yolo detect train data=data.yaml batch=-1 workers=12 single_cls=true', { workers: 4 })).toBe(
+      'yolo detect train data=data.yaml batch=-1 workers=4 single_cls=true',
+    );
     expect(rewriteCommandLine('yolo detect train data=data.yaml imgsz=640', { workers: 4 })).toBe('yolo detect train data=data.yaml imgsz=640 workers=4');
   });
   it('adds gradient accumulation for the HF Trainer', () => {
-    expect(rewriteCommandLine('python run.py --per_device_train_batch_size 16', { batch: 8, accumulate: 2 })).toBe('python run.py --per_device_train_batch_size 8 --gradient_accumulation_steps 2');
+    expect(rewriteCommandLine('python run.py --per_device_train_batch_size 16', { batch: 8, accumulate: 2 })).toBe(
+      'python run.py --per_device_train_batch_size 8 --gradient_accumulation_steps 2',
+    );
   });
 });
 
@@ -82,9 +88,11 @@ describe('fixes computed from real logs', () => {
     expect(d.fixes.some((f) => 'batch' in f.changes)).toBe(false);
   });
   it('a 16 EiB request and PyTorch 2.1\'s "total capacty" typo are still read as absurd', () => {
-    const huge = 'RuntimeError: CUDA out of memory. Tried to allocate 17179869183.95 GiB (GPU 0; 11.17 GiB total capacity; 2.15 GiB already allocated; 7.62 GiB free; 3.02 GiB reserved in total by PyTorch)';
+    const huge =
+      'RuntimeError: CUDA out of memory. Tried to allocate 17179869183.95 GiB (GPU 0; 11.17 GiB total capacity; 2.15 GiB already allocated; 7.62 GiB free; 3.02 GiB reserved in total by PyTorch)';
     expect(diagnose(huge, base).diagnoses[0].rule).toBe('cuda-oom-absurd-request');
-    const typo = 'torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 55.00 GiB. GPU 0 has a total capacty of 11.76 GiB of which 9.21 GiB is free.';
+    const typo =
+      'torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 55.00 GiB. GPU 0 has a total capacty of 11.76 GiB of which 9.21 GiB is free.';
     expect(diagnose(typo, base).diagnoses[0].rule).toBe('cuda-oom-absurd-request');
   });
   it('an NCCL watchdog timeout names the rank that fell behind, from the SeqNums', () => {

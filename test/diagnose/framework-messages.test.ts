@@ -16,7 +16,7 @@ async function best(file: string) {
   return JSON.parse(stdout).diagnoses[0] as { category: string; facts: Record<string, unknown>; fixes: { summary: string }[] };
 }
 
-describe('other frameworks\' OOM messages', () => {
+describe("other frameworks' OOM messages", () => {
   it('TensorFlow 1.x "OOM when allocating tensor ... device:GPU:0": a CUDA OOM on GPU 0, answered with Keras\'s own batch knob', async () => {
     const d = await best('tf-models-7142-oom-allocating-tensor.log');
     expect(d.category).toBe('cuda_oom');
@@ -28,7 +28,9 @@ describe('other frameworks\' OOM messages', () => {
   });
 
   it('a 2-D tensor (a weight or its Adam slot, shape[123008,500]) is not read as a batch', async () => {
-    const { stdout } = await run(process.execPath, [BIN, 'diagnose', '--json', resolve(import.meta.dirname, '../eval-extra/010-cuda_oom.log')], { maxBuffer: 16 << 20 });
+    const { stdout } = await run(process.execPath, [BIN, 'diagnose', '--json', resolve(import.meta.dirname, '../eval-extra/010-cuda_oom.log')], {
+      maxBuffer: 16 << 20,
+    });
     const d = JSON.parse(stdout).diagnoses[0];
     expect(d.facts.batchFromShape).toBeUndefined();
   });

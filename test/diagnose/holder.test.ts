@@ -28,7 +28,9 @@ const batchChanges = (fixes: Fix[]) => fixes.filter((f) => typeof f.changes.batc
 
 describe('who holds the memory decides the first fix', () => {
   it('other processes: 12.40 of 23.54 GiB reserved here, 572 MiB free, so ~10.6 GiB is held elsewhere (CARLA on the same GPU)', async () => {
-    const { diagnoses: [d] } = await diagnoseFile('test/fixtures/eval-dev/073-cuda_oom.log');
+    const {
+      diagnoses: [d],
+    } = await diagnoseFile('test/fixtures/eval-dev/073-cuda_oom.log');
     expect(d.facts.holder).toBe('other_processes');
     // 23.54 GiB − 572.5 MiB free − 12.40 GiB reserved, in GiB with two decimals
     const elsewhere = ((23.54 * 1024 - 572.5 - 12.4 * 1024) / 1024).toFixed(2);
@@ -38,29 +40,37 @@ describe('who holds the memory decides the first fix', () => {
   });
 
   it('named other process: pid 43872 holds 4.97 GiB of the L4 and is the lever; the failing process is not listed as "other"', async () => {
-    const { diagnoses: [d] } = await diagnoseFile('test/eval-extra/019-cuda_oom.log');
+    const {
+      diagnoses: [d],
+    } = await diagnoseFile('test/eval-extra/019-cuda_oom.log');
     expect(d.facts.holder).toBe('other_processes');
     expect(d.facts.otherProcesses.map((p: { pid: number }) => p.pid)).toEqual([43872]);
     expect(d.facts.holderWhy).toContain('pid 43872');
     expect(d.fixes[0].summary).toMatch(/^Another process holds GPU memory/);
   });
 
-  it("allocator cache: reserved 19.69 − allocated 12.04 GiB idle covers the 2.93 GiB request: expandable_segments first", async () => {
-    const { diagnoses: [d] } = await diagnoseFile('test/fixtures/eval-dev/007-fragmentation.log');
+  it('allocator cache: reserved 19.69 − allocated 12.04 GiB idle covers the 2.93 GiB request: expandable_segments first', async () => {
+    const {
+      diagnoses: [d],
+    } = await diagnoseFile('test/fixtures/eval-dev/007-fragmentation.log');
     expect(d.category).toBe('fragmentation');
     expect(d.facts.holder).toBe('allocator_cache');
     expect(d.fixes[0].env).toEqual({ PYTORCH_CUDA_ALLOC_CONF: 'expandable_segments:True' });
   });
 
   it('a few MiB of idle cache on a full card is a full card: yolov5l at batch 16 gets batch 16 -> 8 first', async () => {
-    const { diagnoses: [d] } = await diagnoseFile('test/fixtures/eval-dev/003-cuda_oom.log');
+    const {
+      diagnoses: [d],
+    } = await diagnoseFile('test/fixtures/eval-dev/003-cuda_oom.log');
     expect(d.category).toBe('cuda_oom');
     expect(d.facts.holder).toBe('activations');
     expect(d.fixes[0].changes.batch).toBe(8);
   });
 
   it('weights: an OOM inside module._apply/convert (moving the model to the GPU) is not a batch problem', async () => {
-    const { diagnoses: [d] } = await diagnoseFile('test/eval-extra/003-cuda_oom.log');
+    const {
+      diagnoses: [d],
+    } = await diagnoseFile('test/eval-extra/003-cuda_oom.log');
     expect(d.facts.oomPhase).toBe('load');
     expect(d.facts.holder).toBe('weights');
     expect(d.fixes[0].summary).toMatch(/quantized/);
@@ -111,13 +121,20 @@ describe('every OOM reply states who holds the memory and why', () => {
     expect(text).toMatch(/does not say who holds the memory/);
   });
 
-  it('every GPU-memory diagnosis of the real logs in the repo carries the holder\'s why, and the text reply shows it', async () => {
+  it("every GPU-memory diagnosis of the real logs in the repo carries the holder's why, and the text reply shows it", async () => {
     const { readdirSync, readFileSync } = await import('node:fs');
     const { diagnose } = await import('../../src/diagnose/diagnose.js');
     const { diagnosisReply } = await import('../../src/diagnose/reply.js');
     const { loadRuleBase } = await import('../../src/diagnose/rule-base.js');
     const base = await loadRuleBase();
-    const dirs = ['test/fixtures/eval-dev', 'test/eval-extra', 'test/fixtures/untuned/llm', 'knowledge/cuda-oom/match', 'knowledge/cuda-oom-fragmentation/match', 'knowledge/dataparallel-replica-oom/match'];
+    const dirs = [
+      'test/fixtures/eval-dev',
+      'test/eval-extra',
+      'test/fixtures/untuned/llm',
+      'knowledge/cuda-oom/match',
+      'knowledge/cuda-oom-fragmentation/match',
+      'knowledge/dataparallel-replica-oom/match',
+    ];
     let checked = 0;
     for (const dir of dirs) {
       for (const file of readdirSync(resolve(root, dir)).filter((f) => f.endsWith('.log'))) {

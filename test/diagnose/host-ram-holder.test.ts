@@ -36,7 +36,10 @@ describe('host RAM: who holds it decides the first fix', () => {
   });
 
   it('a launcher that lost a rank after a Python traceback is not a host kill (the exception is the cause)', async () => {
-    for (const f of ['knowledge/deepspeed-launcher-killed/no-match/nccl-watchdog-then-killing-subprocess.log', 'knowledge/deepspeed-launcher-killed/no-match/cuda-oom-then-return-code-1.log']) {
+    for (const f of [
+      'knowledge/deepspeed-launcher-killed/no-match/nccl-watchdog-then-killing-subprocess.log',
+      'knowledge/deepspeed-launcher-killed/no-match/cuda-oom-then-return-code-1.log',
+    ]) {
       const d = await first(f);
       expect(d.rule).not.toBe('deepspeed-launcher-killed');
       expect(d.category).not.toBe('host_oom_killed');

@@ -40,13 +40,17 @@ describe('knowledge lint', () => {
   };
 
   it('a broken rule fails loudly, naming the file and the field', async () => {
-    const root = brokenBase('id: bad-rule\ntitle: Broken rule here\ncategory: not_a_category\npriority: 5\npatterns: [abc]\nfixes: [{kind: reduce_batch}]\nsource: {note: x}\n');
+    const root = brokenBase(
+      'id: bad-rule\ntitle: Broken rule here\ncategory: not_a_category\npriority: 5\npatterns: [abc]\nfixes: [{kind: reduce_batch}]\nsource: {note: x}\n',
+    );
     await expect(loadRuleBase(root)).rejects.toThrow(RuleLoadError);
     await expect(loadRuleBase(root)).rejects.toThrow(/bad-rule[/\\]rule\.yaml: category/);
   });
 
   it('a pattern re2 cannot compile (backreference) is rejected with its field', async () => {
-    const root = brokenBase('id: bad-rule\ntitle: Broken rule here\ncategory: cuda_oom\npriority: 5\npatterns: ["(a+)\\\\1"]\nfixes: [{kind: reduce_batch}]\nsource: {note: x}\n');
+    const root = brokenBase(
+      'id: bad-rule\ntitle: Broken rule here\ncategory: cuda_oom\npriority: 5\npatterns: ["(a+)\\\\1"]\nfixes: [{kind: reduce_batch}]\nsource: {note: x}\n',
+    );
     await expect(loadRuleBase(root)).rejects.toThrow(/rule\.yaml: patterns\.0: not a valid re2 pattern/);
   });
 });

@@ -36,7 +36,11 @@ function expectFixesFollowFromFacts(d: Diagnosis): void {
       const before = facts.batch! * (facts.accumulate ?? 1);
       expect((c.batch as number) * (c.accumulate as number)).toBeGreaterThanOrEqual(before);
       expect((c.batch as number) * ((c.accumulate as number) - 1)).toBeLessThan(before);
-      const stated = facts.batchDefaultOf ? ` (${facts.batchDefaultOf}'s default)` : facts.batchFromShape ? ` (the leading dimension of the tensor that did not fit, ${facts.batchFromShape})` : '';
+      const stated = facts.batchDefaultOf
+        ? ` (${facts.batchDefaultOf}'s default)`
+        : facts.batchFromShape
+          ? ` (the leading dimension of the tensor that did not fit, ${facts.batchFromShape})`
+          : '';
       expect(fix.summary).toContain(`${facts.batch}${stated} -> ${c.batch}`);
     }
     if (fix.kind === 'reduce_workers' && c.workers !== undefined) {

@@ -48,7 +48,7 @@ describeWithSshd('diagnose adds what the named host holds right now', 'test/diag
     rmSync(root, { recursive: true, force: true });
   });
 
-  it('a prompt naming the host: the log\'s free figure next to who holds that GPU now', async () => {
+  it("a prompt naming the host: the log's free figure next to who holds that GPU now", async () => {
     const out = await registry.dispatch(`/gpu diagnose (yolo) alice@gpu-a:~/yolov5$ tail train.log\n${LOG}`, ctx);
     const text = renderText(out.reply);
     const section = out.reply.sections.find((s) => s.heading === 'Right now on gpu-a');

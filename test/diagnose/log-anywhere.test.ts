@@ -13,7 +13,8 @@ const run = promisify(execFile);
 const BIN = resolve(import.meta.dirname, '../../bin/gpu-doctor');
 const ultralytics = readFileSync(resolve(import.meta.dirname, '../eval-extra/022-cuda_oom.log'), 'utf8');
 const yolov5 = readFileSync(resolve(import.meta.dirname, '../fixtures/eval-dev/003-cuda_oom.log'), 'utf8');
-const consoleChat = (input: string) => execFileSync(process.execPath, [BIN, 'bot'], { input, encoding: 'utf8', timeout: 60_000, env: { ...process.env, SLACK_BOT_TOKEN: '', DISCORD_TOKEN: '' } });
+const consoleChat = (input: string) =>
+  execFileSync(process.execPath, [BIN, 'bot'], { input, encoding: 'utf8', timeout: 60_000, env: { ...process.env, SLACK_BOT_TOKEN: '', DISCORD_TOKEN: '' } });
 const diagnoseText = async (text: string) => {
   const file = join(mkdtempSync(join(tmpdir(), 'gd-flat-')), 'paste.log');
   writeFileSync(file, text);
@@ -42,7 +43,9 @@ describe('a log anywhere in a message', () => {
 
 describe('launcher line tags', () => {
   it("Open MPI's --tag-output ([1,19]<stderr>:), at line starts and mid-line, is stripped: the NCCL abort is read as a timeout", async () => {
-    const out = await diagnoseText(readFileSync(resolve(import.meta.dirname, '../../knowledge/nccl-collective-timeout/match/mpirun-tagged-communicator-aborted.log'), 'utf8'));
+    const out = await diagnoseText(
+      readFileSync(resolve(import.meta.dirname, '../../knowledge/nccl-collective-timeout/match/mpirun-tagged-communicator-aborted.log'), 'utf8'),
+    );
     expect(out.diagnoses[0].category).toBe('nccl_or_distributed');
     expect(out.diagnoses[0].evidence).toContain('RuntimeError: NCCL communicator was aborted on rank 19.');
   });

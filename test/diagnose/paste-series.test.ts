@@ -40,12 +40,15 @@ describe('a memory series in the paste decides leak or not, and which leak fix c
     expect(d.fixes[1].summary).toMatch(/validation DataLoader afresh/);
   });
 
-  it.each(['mmdet-1956-memory-flat.log', 'mmdet-5096-memory-flat.log'])('%s: memory: flat on every line, so the growth people see is host RAM, not a GPU leak', async (file) => {
-    const [d, ...rest] = await diagnoseFile(`${DIR}/${file}`);
-    expect(d.facts.memoryShape).toBe('flat');
-    expect(d.rule).toBe('host-ram-growth-gpu-flat');
-    expect([d, ...rest].map((x) => x.rule)).not.toContain('growing-memory-leak');
-  });
+  it.each(['mmdet-1956-memory-flat.log', 'mmdet-5096-memory-flat.log'])(
+    '%s: memory: flat on every line, so the growth people see is host RAM, not a GPU leak',
+    async (file) => {
+      const [d, ...rest] = await diagnoseFile(`${DIR}/${file}`);
+      expect(d.facts.memoryShape).toBe('flat');
+      expect(d.rule).toBe('host-ram-growth-gpu-flat');
+      expect([d, ...rest].map((x) => x.rule)).not.toContain('growing-memory-leak');
+    },
+  );
 
   it.each([
     ['ultralytics-1654-gpu-mem-per-epoch-up-and-down.log', [16.1, 19.8, 18]],

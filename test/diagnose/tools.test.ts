@@ -40,7 +40,7 @@ describe('tool detection on real logs', () => {
 describe("fixes in the tool's own terms (CLI)", () => {
   const diagnoseJson = async (rel: string) => JSON.parse((await run(process.execPath, [BIN, 'diagnose', '--json', join(testDir, rel)])).stdout);
 
-  it("Ultralytics with no batch in the log: its default batch=16 -> 8, said to be the default; no AMP offer (on by default)", async () => {
+  it('Ultralytics with no batch in the log: its default batch=16 -> 8, said to be the default; no AMP offer (on by default)', async () => {
     const [d] = (await diagnoseJson('eval-extra/021-cuda_oom.log')).diagnoses;
     expect(d.facts).toMatchObject({ tool: 'ultralytics', batch: 16, batchDefaultOf: 'Ultralytics YOLO' });
     expect(d.fixes[0].changes.batch).toBe(8);
@@ -49,7 +49,7 @@ describe("fixes in the tool's own terms (CLI)", () => {
     expect(text).toContain("batch: 16 (Ultralytics YOLO's default; the log does not state it)");
   });
 
-  it("Keras: mixed precision the Keras way, the stated batch_size halved", async () => {
+  it('Keras: mixed precision the Keras way, the stated batch_size halved', async () => {
     const [d] = (await diagnoseJson('eval-extra/010-cuda_oom.log')).diagnoses;
     expect(d.facts.tool).toBe('keras');
     expect(d.facts.batchDefaultOf).toBeUndefined();
@@ -109,7 +109,9 @@ describe('tools.yaml is checked when it loads', () => {
     await expect(loadRuleBase(root)).rejects.toThrow(/tools\.yaml: x-tool: detect\.0: not a valid re2 pattern/);
   });
   it('an escalate pattern re2 cannot compile is rejected, naming the tool and the entry', async () => {
-    const root = brokenTools('- id: x-tool\n  name: X Tool\n  detect: [xtool]\n  knobs: [--low]\n  escalate:\n    - present: "(a+)\\\\1"\n      knobs: [--lower]\n  source: https://example.org/x\n');
+    const root = brokenTools(
+      '- id: x-tool\n  name: X Tool\n  detect: [xtool]\n  knobs: [--low]\n  escalate:\n    - present: "(a+)\\\\1"\n      knobs: [--lower]\n  source: https://example.org/x\n',
+    );
     await expect(loadRuleBase(root)).rejects.toThrow(/tools\.yaml: x-tool: escalate\.0\.present: not a valid re2 pattern/);
   });
   it('every tool names its source and how to shrink memory', () => {

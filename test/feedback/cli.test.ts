@@ -11,7 +11,7 @@ const run = promisify(execFile);
 const BIN = resolve(import.meta.dirname, '../../bin/gpu-doctor');
 
 describe('gpu-doctor feedback list', () => {
-  it('lists the window\'s 👎 and unmatched diagnoses with their kept logs, as JSON and as text', async () => {
+  it("lists the window's 👎 and unmatched diagnoses with their kept logs, as JSON and as text", async () => {
     const root = mkdtempSync(join(tmpdir(), 'gd-fb-cli-'));
     const data = join(root, 'data');
     const config = join(root, 'gpu-doctor.yaml');

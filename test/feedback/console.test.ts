@@ -16,7 +16,12 @@ import { SECRET_LINES, SECRETS } from './secrets.js';
 
 const OOM = readFileSync(new URL('../fixtures/eval-dev/003-cuda_oom.log', import.meta.url), 'utf8');
 /** A log no rule matches (a plain exception), carrying secrets and a home path. */
-const UNMATCHED = ['Traceback (most recent call last):', '  File "/home/alice/proj/train.py", line 10, in <module>', ...SECRET_LINES.map((l) => `    # ${l}`), 'ValueError: the config has no field "lr_sched"'].join('\n');
+const UNMATCHED = [
+  'Traceback (most recent call last):',
+  '  File "/home/alice/proj/train.py", line 10, in <module>',
+  ...SECRET_LINES.map((l) => `    # ${l}`),
+  'ValueError: the config has no field "lr_sched"',
+].join('\n');
 const rules = await loadRuleBase();
 
 async function chat(input: string, store: FeedbackStore, o: { isAdmin?: boolean; userId?: string } = {}): Promise<string> {
@@ -110,7 +115,10 @@ describe('feedback through `gpu-doctor bot` (createApp wiring, the config opt-in
     const data = join(root, 'data');
     const config = join(root, 'gpu-doctor.yaml');
     writeFileSync(config, `data_dir: ${data}\nfeedback:\n  keep_logs: true\n`);
-    const child = execFile(resolve(import.meta.dirname, '../../bin/gpu-doctor'), ['bot', '--config', config], { env: { ...process.env, SLACK_BOT_TOKEN: '', DISCORD_TOKEN: '' }, timeout: 60_000 });
+    const child = execFile(resolve(import.meta.dirname, '../../bin/gpu-doctor'), ['bot', '--config', config], {
+      env: { ...process.env, SLACK_BOT_TOKEN: '', DISCORD_TOKEN: '' },
+      timeout: 60_000,
+    });
     child.stdin!.end(`${SECRET_LINES.join('\n')}\n${OOM}\n.\n/feedback down\n`);
     let out = '';
     child.stdout!.on('data', (c: Buffer) => (out += c.toString('utf8')));

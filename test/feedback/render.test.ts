@@ -6,7 +6,13 @@ import { feedbackComponents } from '../../src/adapters/discord/feedback.js';
 import { renderText } from '../../src/adapters/console/render.js';
 
 const ID = 'AbCdEfGhIjKlMnOp';
-const long: Reply = { title: 'CUDA out of memory [cuda_oom]', severity: 'error', sections: Array.from({ length: 80 }, (_, i) => ({ text: `line ${i}` })), footer: 'rule cuda-oom', feedback: { id: ID } };
+const long: Reply = {
+  title: 'CUDA out of memory [cuda_oom]',
+  severity: 'error',
+  sections: Array.from({ length: 80 }, (_, i) => ({ text: `line ${i}` })),
+  footer: 'rule cuda-oom',
+  feedback: { id: ID },
+};
 
 describe('feedback rendering', () => {
   it('Slack: the buttons are the last block, also when the reply overflows 50 blocks', () => {
@@ -15,7 +21,13 @@ describe('feedback rendering', () => {
       expect(blocks.length).toBeLessThanOrEqual(50);
       expect(blockKitProblems(blocks)).toEqual([]);
       const last = blocks[blocks.length - 1];
-      expect(last).toMatchObject({ type: 'actions', elements: [{ action_id: 'feedback_up', value: ID }, { action_id: 'feedback_down', value: ID }] });
+      expect(last).toMatchObject({
+        type: 'actions',
+        elements: [
+          { action_id: 'feedback_up', value: ID },
+          { action_id: 'feedback_down', value: ID },
+        ],
+      });
     }
     expect(renderSlack({ ...long, feedback: undefined }).blocks.some((b) => b.type === 'actions')).toBe(false);
   });

@@ -12,4 +12,15 @@ export const SECRET_LINES = [
   'wandb: logged in as alice.smith@example.com',
   'NCCL INFO NET/Socket : Using [0]eth0:10.1.2.3<0> [1]eth1:fe80::42:acff:fe11:2%eth1<0>',
 ];
-export const SECRETS = ['xoxb-1234567890', 'ghp_A1b2C3d4', 'hf_AbCdEfGh', 'AKIAIOSFODNN7EXAMPLE', 'eyJhbGciOiJIUzI1NiJ9', 'hunter2', '0123456789abcdef0123', 'alice', '10.1.2.3', 'fe80::42'];
+export const SECRETS = [
+  'xoxb-1234567890',
+  'ghp_A1b2C3d4',
+  'hf_AbCdEfGh',
+  'AKIAIOSFODNN7EXAMPLE',
+  'eyJhbGciOiJIUzI1NiJ9',
+  'hunter2',
+  '0123456789abcdef0123',
+  'alice',
+  '10.1.2.3',
+  'fe80::42',
+];

@@ -44,7 +44,16 @@ function click(actionId: string, value: string, user = 'UUSER2', responsePath = 
     channel: { id: 'C1', name: 'ml' },
     message: { type: 'message', ts: '1700000001.000200', text: 'diagnosis', user: 'UBOT' },
     response_url: `${fake.base}${responsePath}`,
-    actions: [{ type: 'button', action_id: actionId, block_id: 'gpu_doctor_feedback', text: { type: 'plain_text', text: 'x' }, value, action_ts: `${Date.now() / 1000}` }],
+    actions: [
+      {
+        type: 'button',
+        action_id: actionId,
+        block_id: 'gpu_doctor_feedback',
+        text: { type: 'plain_text', text: 'x' },
+        value,
+        action_ts: `${Date.now() / 1000}`,
+      },
+    ],
   };
   return post(new URLSearchParams({ payload: JSON.stringify(payload) }).toString(), 'application/x-www-form-urlencoded');
 }
@@ -67,7 +76,11 @@ beforeAll(async () => {
   deps = await testDeps({ admins: { slack: ['UADMIN1'] }, channels: { slack: ['C1'] } });
   store = FeedbackStore.inDataDir(deps.dataDir);
   deps.services.feedback = store;
-  adapter = createSlackAdapter({ ...deps, env: { botToken: 'xoxb-test-token', signingSecret: SECRET, apiUrl: `${fake.base}/api/`, port: 0 }, pacer: new ChannelPacer(0) });
+  adapter = createSlackAdapter({
+    ...deps,
+    env: { botToken: 'xoxb-test-token', signingSecret: SECRET, apiUrl: `${fake.base}/api/`, port: 0 },
+    pacer: new ChannelPacer(0),
+  });
   await adapter.start();
   url = `http://127.0.0.1:${adapter.port()}/slack/events`;
 });
@@ -85,7 +98,15 @@ describe('Slack 👍 / 👎', () => {
   let id = '';
 
   it('a pasted log gets its diagnosis with two buttons carrying an opaque id', async () => {
-    const body = JSON.stringify({ token: 'x', team_id: 'T1', api_app_id: 'A1', type: 'event_callback', event_id: 'EvFb1', event_time: Math.floor(Date.now() / 1000), event: { type: 'message', channel: 'C1', channel_type: 'channel', user: 'UUSER1', text: escapeSlack(OOM), ts: '1700000001.000100' } });
+    const body = JSON.stringify({
+      token: 'x',
+      team_id: 'T1',
+      api_app_id: 'A1',
+      type: 'event_callback',
+      event_id: 'EvFb1',
+      event_time: Math.floor(Date.now() / 1000),
+      event: { type: 'message', channel: 'C1', channel_type: 'channel', user: 'UUSER1', text: escapeSlack(OOM), ts: '1700000001.000100' },
+    });
     expect((await post(body, 'application/json')).status).toBe(200);
     const [msg] = await fake.waitFor('chat.postMessage');
     const actions = (msg.body.blocks as any[]).find((b) => b.type === 'actions');
@@ -114,7 +135,10 @@ describe('Slack 👍 / 👎', () => {
     await click('feedback_up', id, 'UUSER3');
     const answers = await responses(2);
     expect(answers.some((a) => a.includes('changed from'))).toBe(true);
-    expect(votes()).toEqual([{ rule: 'cuda-oom', vote: 1 }, { rule: 'cuda-oom', vote: 1 }]);
+    expect(votes()).toEqual([
+      { rule: 'cuda-oom', vote: 1 },
+      { rule: 'cuda-oom', vote: 1 },
+    ]);
   });
 
   it('a forged or unknown id is answered, and nothing is stored', async () => {
@@ -128,7 +152,20 @@ describe('Slack 👍 / 👎', () => {
 
   it('/gpu feedback (the list) is refused to a non-admin, privately and audited as denied; an admin sees it privately', async () => {
     const slash = (user: string) => {
-      const body = new URLSearchParams({ token: 'x', team_id: 'T1', team_domain: 'fake', channel_id: 'C1', channel_name: 'ml', user_id: user, user_name: 'u', command: '/gpu', text: 'feedback', api_app_id: 'A1', response_url: `${fake.base}/response/1`, trigger_id: '1.2.3' }).toString();
+      const body = new URLSearchParams({
+        token: 'x',
+        team_id: 'T1',
+        team_domain: 'fake',
+        channel_id: 'C1',
+        channel_name: 'ml',
+        user_id: user,
+        user_name: 'u',
+        command: '/gpu',
+        text: 'feedback',
+        api_app_id: 'A1',
+        response_url: `${fake.base}/response/1`,
+        trigger_id: '1.2.3',
+      }).toString();
       return post(body, 'application/x-www-form-urlencoded');
     };
     const refused = JSON.parse((await slash('UUSER2')).text);
@@ -144,8 +181,13 @@ describe('Slack 👍 / 👎', () => {
 
   it('a click with a bad signature is refused before it reaches the store', async () => {
     const before = votes();
-    const body = new URLSearchParams({ payload: JSON.stringify({ type: 'block_actions', user: { id: 'UEVIL' }, actions: [{ type: 'button', action_id: 'feedback_down', value: id }] }) }).toString();
-    const r = await post(body, 'application/x-www-form-urlencoded', { 'x-slack-signature': 'v0=' + '0'.repeat(64), 'x-slack-request-timestamp': String(Math.floor(Date.now() / 1000)) });
+    const body = new URLSearchParams({
+      payload: JSON.stringify({ type: 'block_actions', user: { id: 'UEVIL' }, actions: [{ type: 'button', action_id: 'feedback_down', value: id }] }),
+    }).toString();
+    const r = await post(body, 'application/x-www-form-urlencoded', {
+      'x-slack-signature': 'v0=' + '0'.repeat(64),
+      'x-slack-request-timestamp': String(Math.floor(Date.now() / 1000)),
+    });
     expect(r.status).toBe(401);
     await new Promise((res) => setTimeout(res, 200));
     expect(votes()).toEqual(before);

@@ -43,13 +43,22 @@ describe('feedback store', () => {
     const store = FeedbackStore.inDataDir(dir);
     const id = store.record({ platform: 'slack', userId: 'U1', channelId: 'C1', rule: 'cuda-oom', category: 'cuda_oom', log: SECRET_LINES.join('\n') });
     expect(id).toMatch(/^[A-Za-z0-9_-]{16}$/);
-    expect(store.vote({ id, platform: 'slack', userId: 'U2', vote: 'down' })).toMatchObject({ ok: true, vote: 'down', previous: null, rule: 'cuda-oom', keptLog: null });
+    expect(store.vote({ id, platform: 'slack', userId: 'U2', vote: 'down' })).toMatchObject({
+      ok: true,
+      vote: 'down',
+      previous: null,
+      rule: 'cuda-oom',
+      keptLog: null,
+    });
     expect(store.vote({ id, platform: 'slack', userId: 'U2', vote: 'up' })).toMatchObject({ ok: true, vote: 'up', previous: 'down' });
     expect(store.vote({ id, platform: 'slack', userId: 'U3', vote: 'down' })).toMatchObject({ ok: true });
     store.close();
     const db = new Database(join(dir, 'feedback.sqlite'), { readonly: true });
     const votes = db.prepare('SELECT v.vote, d.rule FROM votes v JOIN diagnoses d ON d.id = v.diagnosis_id ORDER BY v.vote').all();
-    expect(votes).toEqual([{ vote: -1, rule: 'cuda-oom' }, { vote: 1, rule: 'cuda-oom' }]);
+    expect(votes).toEqual([
+      { vote: -1, rule: 'cuda-oom' },
+      { vote: 1, rule: 'cuda-oom' },
+    ]);
     // Nobody is named: the user column is a keyed hash, and nothing of the log is stored.
     const row = db.prepare('SELECT * FROM diagnoses').get() as Record<string, unknown>;
     expect(JSON.stringify(row)).not.toContain('U1');
@@ -63,7 +72,8 @@ describe('feedback store', () => {
     const dir = tempDir();
     const store = FeedbackStore.inDataDir(dir);
     const id = store.record({ platform: 'discord', userId: '1', rule: 'cuda-oom', category: 'cuda_oom', log: 'x' });
-    for (const bad of ['AAAAAAAAAAAAAAAA', "x' OR 1=1 --", '', id + 'x']) expect(store.vote({ id: bad, platform: 'discord', userId: '1', vote: 'up' })).toEqual({ ok: false, reason: 'unknown' });
+    for (const bad of ['AAAAAAAAAAAAAAAA', "x' OR 1=1 --", '', id + 'x'])
+      expect(store.vote({ id: bad, platform: 'discord', userId: '1', vote: 'up' })).toEqual({ ok: false, reason: 'unknown' });
     expect(store.vote({ id, platform: 'slack', userId: '1', vote: 'up' })).toEqual({ ok: false, reason: 'unknown' });
     expect(store.vote({ platform: 'console', userId: 'nobody', vote: 'up' })).toEqual({ ok: false, reason: 'none' });
     expect(store.report(7).rules).toEqual([{ rule: 'cuda-oom', category: 'cuda_oom', diagnoses: 1, up: 0, down: 0 }]);
@@ -98,7 +108,8 @@ describe('feedback store', () => {
     expect(report.rules.find((r) => r.rule === 'nccl-timeout')).toMatchObject({ up: 1, down: 0 });
     expect(report.rules.find((r) => r.rule === null)).toMatchObject({ diagnoses: 1 });
     // The text of a 👍'd log waits in the database only until retention ends; nothing else is on disk.
-    for (const f of ['feedback.sqlite', 'feedback.sqlite-wal']) if (existsSync(join(dir, f))) expect(readFileSync(join(dir, f)).includes('hunter2')).toBe(false);
+    for (const f of ['feedback.sqlite', 'feedback.sqlite-wal'])
+      if (existsSync(join(dir, f))) expect(readFileSync(join(dir, f)).includes('hunter2')).toBe(false);
     store.close();
     expect((statSync(join(dir, 'feedback.sqlite')).mode & 0o777).toString(8)).toBe('600');
   });

@@ -18,7 +18,11 @@ const problems = (doc: unknown): string => {
 describe('fit and notify settings', () => {
   it('default to a 1 GiB / 5% margin and 3 open subscriptions per user', () => {
     expect(fitConfigOf(parseConfig({}))).toEqual({ marginMiB: 1024, marginPct: 5, maxNotifyPerUser: 3 });
-    expect(fitConfigOf(parseConfig({ fit: { margin_mib: 0, margin_pct: 10 }, notify: { max_per_user: 1 } }))).toEqual({ marginMiB: 0, marginPct: 10, maxNotifyPerUser: 1 });
+    expect(fitConfigOf(parseConfig({ fit: { margin_mib: 0, margin_pct: 10 }, notify: { max_per_user: 1 } }))).toEqual({
+      marginMiB: 0,
+      marginPct: 10,
+      maxNotifyPerUser: 1,
+    });
   });
 
   it('out-of-range values are named with what is expected', () => {

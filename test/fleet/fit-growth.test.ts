@@ -36,7 +36,19 @@ function creep(): Sample[] {
   const out: Sample[] = [];
   for (let t = now - 6 * HOUR; t <= now; t += 60_000) {
     const mib = Math.round(60_000 + (600 * (t - start)) / HOUR);
-    out.push({ ts: t, host: 'gpu-a', gpu: 5, gpuTotalMiB: 143771, gpuUsedMiB: mib + 10, utilizationPct: 90, pid: 1425260, processStart: start, user: 'bob', command: 'python3 -m vllm.entrypoints.openai.api_server --tp 8', processMiB: mib });
+    out.push({
+      ts: t,
+      host: 'gpu-a',
+      gpu: 5,
+      gpuTotalMiB: 143771,
+      gpuUsedMiB: mib + 10,
+      utilizationPct: 90,
+      pid: 1425260,
+      processStart: start,
+      user: 'bob',
+      command: 'python3 -m vllm.entrypoints.openai.api_server --tp 8',
+      processMiB: mib,
+    });
   }
   return out;
 }

@@ -50,7 +50,11 @@ describeWithSshd('fit and notify over real sshd hosts whose readings change', 't
   async function boot() {
     app = await createApp(configFile);
     // The real Slack adapter (HTTP mode, fake Web API) sets the watch's poster, as `gpu-doctor bot` does.
-    bots = await startChatAdapters(app, { SLACK_BOT_TOKEN: 'xoxb-test-token', SLACK_SIGNING_SECRET: SECRET, SLACK_API_URL: `${slack.base}/api/`, PORT: '0' }, silent);
+    bots = await startChatAdapters(
+      app,
+      { SLACK_BOT_TOKEN: 'xoxb-test-token', SLACK_SIGNING_SECRET: SECRET, SLACK_API_URL: `${slack.base}/api/`, PORT: '0' },
+      silent,
+    );
   }
   async function shutdown() {
     await bots?.stop();

@@ -67,10 +67,13 @@ describe('fit ranking', () => {
     expect(renderText(fitReply(three, '40G'))).toContain("Closest: gpu-a GPU 3,5,7, 51.1 GiB usable, enough memory, but someone else's process runs there.");
     // With sharing, gpu-a's third GPU is the one with the most room (7), gpu-b's set ranks after.
     const threeShared = rankFits([two, other], req({ count: 3, shared: true }), settings);
-    expect(threeShared.fits.map((c) => [c.host, c.env])).toEqual([['gpu-a', 'CUDA_VISIBLE_DEVICES=3,5,7'], ['gpu-b', 'CUDA_VISIBLE_DEVICES=0,1,7']]);
+    expect(threeShared.fits.map((c) => [c.host, c.env])).toEqual([
+      ['gpu-a', 'CUDA_VISIBLE_DEVICES=3,5,7'],
+      ['gpu-b', 'CUDA_VISIBLE_DEVICES=0,1,7'],
+    ]);
   });
 
-  it("a GPU whose process grows X MiB/h is not free for N hours: free - margin - X*N must still fit", () => {
+  it('a GPU whose process grows X MiB/h is not free for N hours: free - margin - X*N must still fit', () => {
     const growth = [{ host: 'gpu-a', gpu: 7, mibPerHour: 2000, pid: 1758887 }];
     const usable7 = 143771 - 84282 - 7189; // 52300 MiB
     const oneHour = rankFits([captured], req({ shared: true }), settings, growth);
@@ -125,8 +128,7 @@ describe('fit and notify words', () => {
     expect(parseSize('7.5GiB')).toEqual({ mib: 7680 });
     expect(parseSize('24000M')).toEqual({ mib: 24000 });
     expect(parseSize('24000mib')).toEqual({ mib: 24000 });
-    for (const bad of ['999999999T', 'abc', '40', '-4G', '40 G', '1e3G', '0M', '2048G', '40GB'])
-      expect(parseSize(bad), bad).toHaveProperty('error');
+    for (const bad of ['999999999T', 'abc', '40', '-4G', '40 G', '1e3G', '0M', '2048G', '40GB']) expect(parseSize(bad), bad).toHaveProperty('error');
     expect((parseSize('40') as { error: string }).error).toContain('did you mean 40G?');
     expect((parseSize('2048G') as { error: string }).error).toContain('at most 1024 GiB');
     expect(parseHours('12h')).toEqual({ hours: 12 });
@@ -142,7 +144,17 @@ describe('fit and notify words', () => {
     expect(parseNotifyWords(['add', '40G', '1', '6'])).toMatchObject({ count: 1, hours: 6 });
     expect(parseNotifyWords(['list'])).toEqual({ action: 'list' });
     expect(parseNotifyWords(['cancel', '#3'])).toEqual({ action: 'cancel', id: 3 });
-    for (const bad of [['cancel'], ['cancel', 'x'], ['40G', '0'], ['40G', '17'], ['40G', 'for'], ['40G', 'for', '9d'], ['abc'], ['40G', '2', '3', '4'], ['list', 'all']])
+    for (const bad of [
+      ['cancel'],
+      ['cancel', 'x'],
+      ['40G', '0'],
+      ['40G', '17'],
+      ['40G', 'for'],
+      ['40G', 'for', '9d'],
+      ['abc'],
+      ['40G', '2', '3', '4'],
+      ['list', 'all'],
+    ])
       expect(parseNotifyWords(bad), bad.join(' ')).toHaveProperty('error');
   });
 });

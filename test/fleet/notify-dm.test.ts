@@ -35,7 +35,12 @@ describe('notify direct messages', () => {
     fake = await new FakeDiscord().start();
     const deps = await testDeps({ watch: true });
     closers.push(() => deps.audit.close());
-    const app = { loaded: { config: parseConfig({ data_dir: deps.dataDir }), file: null, baseDir: deps.dataDir }, services: deps.services, registry: deps.registry, async close() {} };
+    const app = {
+      loaded: { config: parseConfig({ data_dir: deps.dataDir }), file: null, baseDir: deps.dataDir },
+      services: deps.services,
+      registry: deps.registry,
+      async close() {},
+    };
     bots = await startChatAdapters(app, { DISCORD_TOKEN: 'fake.discord.token.0123456789', DISCORD_API_URL: `${fake.base}/api` }, silent);
     const notify = (deps.services.watch as WatchRuntime).notify;
     const sub = await notify.subscribe(want);
@@ -91,6 +96,9 @@ describe('notify direct messages', () => {
     await runtime.notify.afterRound(freed);
     expect(calls).toBe(1);
     expect(errors).toHaveLength(1);
-    expect(store.subscription(sub.ok ? sub.subscription.id : -1)).toMatchObject({ state: 'notified', note: 'message not sent: Cannot send messages to this user' });
+    expect(store.subscription(sub.ok ? sub.subscription.id : -1)).toMatchObject({
+      state: 'notified',
+      note: 'message not sent: Cannot send messages to this user',
+    });
   });
 });

@@ -21,12 +21,31 @@ describeWithSshd('@cert-authority host certificates', 'test/hosts/cert-authority
   let host: SshdInstance;
   let key: { keyFile: string; pub: string };
   let svc: SshHostsService;
-  const caLine = (ca: string, port: number) => `@cert-authority [127.0.0.1]:${port} ${readFileSync(ca + '.pub', 'utf8').split(' ').slice(0, 2).join(' ')}\n`;
+  const caLine = (ca: string, port: number) =>
+    `@cert-authority [127.0.0.1]:${port} ${readFileSync(ca + '.pub', 'utf8')
+      .split(' ')
+      .slice(0, 2)
+      .join(' ')}\n`;
   const openssh = (knownHosts: string) =>
     execFileP(
       'ssh',
-      ['-o', 'BatchMode=yes', '-o', 'StrictHostKeyChecking=yes', '-o', `UserKnownHostsFile=${knownHosts}`, '-o', 'GlobalKnownHostsFile=/dev/null',
-        '-i', key.keyFile, '-p', String(host.port), `${userInfo().username}@127.0.0.1`, 'nvidia-smi', ...SMI_GPU_ARGS],
+      [
+        '-o',
+        'BatchMode=yes',
+        '-o',
+        'StrictHostKeyChecking=yes',
+        '-o',
+        `UserKnownHostsFile=${knownHosts}`,
+        '-o',
+        'GlobalKnownHostsFile=/dev/null',
+        '-i',
+        key.keyFile,
+        '-p',
+        String(host.port),
+        `${userInfo().username}@127.0.0.1`,
+        'nvidia-smi',
+        ...SMI_GPU_ARGS,
+      ],
       { timeout: 15_000 },
     );
 

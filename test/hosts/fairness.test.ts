@@ -67,7 +67,13 @@ describeWithSshd('fairness under load (issue 11, attack 9)', 'test/hosts/fairnes
     const pinned = (name: string, i: SshdInstance, port = i.port) => ({ name, host: '127.0.0.1', port, host_key: i.fingerprint });
     const config = parseConfig({
       data_dir: join(root, 'data'),
-      ssh: { identity_file: key.keyFile, known_hosts: join(root, 'known_hosts'), connect_timeout_ms: 6000, exec_timeout_ms: EXEC_TIMEOUT_MS, max_concurrent_connects: 2 },
+      ssh: {
+        identity_file: key.keyFile,
+        known_hosts: join(root, 'known_hosts'),
+        connect_timeout_ms: 6000,
+        exec_timeout_ms: EXEC_TIMEOUT_MS,
+        max_concurrent_connects: 2,
+      },
       hosts: [
         // The sampler polls these first: each holds a connect slot for the whole connect timeout.
         ...Array.from({ length: DEAD_HOSTS }, (_, i) => pinned(`dead-${i}`, inst.a, silent.port)),
@@ -189,7 +195,7 @@ describeWithSshd('fairness under load (issue 11, attack 9)', 'test/hosts/fairnes
     expect(warm.ok).toBe(true);
     expect(cutProxy.accepted).toBe(2); // one new connection, pooled and kept
   }, 30_000);
-  it('dead hosts in the sampler never make a healthy host\'s `status` wait for a connect slot', async () => {
+  it("dead hosts in the sampler never make a healthy host's `status` wait for a connect slot", async () => {
     const store = new WatchStore(':memory:');
     const sampler = new Sampler(svc, store, 3600);
     // The poll opens the dead hosts first: 24 silent hosts, 2 connect slots, 6 s connect timeout each.

@@ -7,9 +7,13 @@ import { parseConfig } from '../../src/core/config.js';
 import { createHostsService } from '../../src/hosts/service.js';
 
 describe('host state for /healthz and /metrics', () => {
-  it('records each known host\'s last outcome; unknown names are not recorded', async () => {
+  it("records each known host's last outcome; unknown names are not recorded", async () => {
     const dir = mkdtempSync(join(tmpdir(), 'gd-state-'));
-    const config = parseConfig({ data_dir: dir, ssh: { known_hosts: join(dir, 'known_hosts'), connect_timeout_ms: 2000 }, hosts: [{ name: 'down', host: '127.0.0.1', port: 1, user: 'ml' }] });
+    const config = parseConfig({
+      data_dir: dir,
+      ssh: { known_hosts: join(dir, 'known_hosts'), connect_timeout_ms: 2000 },
+      hosts: [{ name: 'down', host: '127.0.0.1', port: 1, user: 'ml' }],
+    });
     const hosts = createHostsService(config, dir);
     const seen: [string, boolean][] = [];
     hosts.onResult = (h, _s, ok) => seen.push([h, ok]);

@@ -35,7 +35,10 @@ describeWithSshd('identity files ssh2 cannot use (issue 11, attack 1)', 'test/ho
   const env = (extra: Record<string, string> = {}) => ({ ...process.env, SSH_AUTH_SOCK: '', ...extra });
   const writeConfig = (name: string, hosts: string[], ssh: string[] = [`  identity_file: ${key.keyFile}`]) => {
     const file = join(root, `${name}.yaml`);
-    writeFileSync(file, [`data_dir: ${join(root, `data-${name}`)}`, 'ssh:', ...ssh, '  connect_timeout_ms: 6000', hosts.length ? 'hosts:' : 'hosts: []', ...hosts, ''].join('\n'));
+    writeFileSync(
+      file,
+      [`data_dir: ${join(root, `data-${name}`)}`, 'ssh:', ...ssh, '  connect_timeout_ms: 6000', hosts.length ? 'hosts:' : 'hosts: []', ...hosts, ''].join('\n'),
+    );
     return file;
   };
 
@@ -76,7 +79,9 @@ describeWithSshd('identity files ssh2 cannot use (issue 11, attack 1)', 'test/ho
     expect(bad.code).toBe(1);
     expect(bad.stderr).toContain(`not added: identity file ${notAKey} is not a private key`);
     expect(bad.stderr + bad.stdout).not.toContain(SECRET);
-    const pub = await run(BIN, ['hosts', 'add', 'gpu-x', `root@127.0.0.1:${inst.port}`, '--key', key.keyFile + '.pub', '--config', config], { env: env() }).catch((e) => e);
+    const pub = await run(BIN, ['hosts', 'add', 'gpu-x', `root@127.0.0.1:${inst.port}`, '--key', key.keyFile + '.pub', '--config', config], {
+      env: env(),
+    }).catch((e) => e);
     expect(pub.stderr).toContain('holds a public key; give the private key file (without .pub)');
     const list = await run(BIN, ['hosts', 'list', '--json', '--config', config], { env: env() });
     expect(JSON.parse(list.stdout).hosts.map((h: { name: string }) => h.name)).not.toContain('gpu-x');
@@ -124,7 +129,10 @@ describeWithSshd('identity files ssh2 cannot use (issue 11, attack 1)', 'test/ho
     const askpass = join(root, 'askpass.sh');
     writeFileSync(askpass, `#!/bin/sh\necho '${PASSPHRASE}'\n`);
     chmodSync(askpass, 0o700);
-    execFileSync('ssh-add', [encKey], { env: env({ SSH_AUTH_SOCK: agentSock, SSH_ASKPASS: askpass, SSH_ASKPASS_REQUIRE: 'force', DISPLAY: ':0' }), stdio: ['ignore', 'ignore', 'pipe'] });
+    execFileSync('ssh-add', [encKey], {
+      env: env({ SSH_AUTH_SOCK: agentSock, SSH_ASKPASS: askpass, SSH_ASKPASS_REQUIRE: 'force', DISPLAY: ':0' }),
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
     const ok = await run(BIN, ['status', 'enc', '--json', '--config', config], { env: env({ SSH_AUTH_SOCK: agentSock, HOME: root }) });
     const [r] = JSON.parse(ok.stdout).hosts;
     expect(r.ok, JSON.stringify(r)).toBe(true);

@@ -73,7 +73,10 @@ describeWithSshd('endless stderr from a host (issue 11, attack 3)', 'test/hosts/
     expect(pids.length).toBeGreaterThan(0);
     const deadline = Date.now() + 2000;
     while (pids.some((p) => existsSync(`/proc/${p}`)) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
-    expect(pids.filter((p) => existsSync(`/proc/${p}`)), 'writers still running on the host').toEqual([]);
+    expect(
+      pids.filter((p) => existsSync(`/proc/${p}`)),
+      'writers still running on the host',
+    ).toEqual([]);
 
     // And the bot goes on answering, on the same connection.
     const again = await registry.dispatch('/gpu status good', ctx);

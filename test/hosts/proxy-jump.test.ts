@@ -26,16 +26,32 @@ describeWithSshd('ProxyJump a,b over real sshd', 'test/hosts/proxy-jump.test.ts'
     writeFileSync(
       sshConfig,
       [
-        'Host hop1', '  HostName 127.0.0.1', `  Port ${p1.port}`,
-        'Host hop2', '  HostName 127.0.0.1', `  Port ${p2.port}`,
-        'Host hop-dead', '  HostName 127.0.0.1', `  Port ${dead}`,
-        'Host gpu-behind', '  HostName 127.0.0.1', `  Port ${p3.port}`, '  ProxyJump hop1,hop2',
-        'Host gpu-broken-chain', '  HostName 127.0.0.1', `  Port ${p3.port}`, '  ProxyJump hop-dead,hop2',
+        'Host hop1',
+        '  HostName 127.0.0.1',
+        `  Port ${p1.port}`,
+        'Host hop2',
+        '  HostName 127.0.0.1',
+        `  Port ${p2.port}`,
+        'Host hop-dead',
+        '  HostName 127.0.0.1',
+        `  Port ${dead}`,
+        'Host gpu-behind',
+        '  HostName 127.0.0.1',
+        `  Port ${p3.port}`,
+        '  ProxyJump hop1,hop2',
+        'Host gpu-broken-chain',
+        '  HostName 127.0.0.1',
+        `  Port ${p3.port}`,
+        '  ProxyJump hop-dead,hop2',
         '',
       ].join('\n'),
     );
     const knownHosts = join(root, 'known_hosts');
-    const pairs: [DelayProxy, SshdInstance][] = [[p1, hop1], [p2, hop2], [p3, gpu]];
+    const pairs: [DelayProxy, SshdInstance][] = [
+      [p1, hop1],
+      [p2, hop2],
+      [p3, gpu],
+    ];
     writeFileSync(knownHosts, pairs.map(([p, s]) => `[127.0.0.1]:${p.port} ${s.publicKeyLine}`).join('\n') + '\n');
     svc = new SshHostsService({
       config: parseConfig({
@@ -71,7 +87,7 @@ describeWithSshd('ProxyJump a,b over real sshd', 'test/hosts/proxy-jump.test.ts'
     expect([p1.accepted, p2.accepted, p3.accepted]).toEqual([1, 1, 1]);
   });
 
-  it('a dead first hop fails the host with that hop\'s error; nothing reaches the GPU host', async () => {
+  it("a dead first hop fails the host with that hop's error; nothing reaches the GPU host", async () => {
     const before = p3.accepted;
     const [r] = await svc.status(['broken']);
     expect(r.ok).toBe(false);

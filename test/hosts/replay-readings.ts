@@ -22,33 +22,46 @@ export function h200After(gpus: number[] = []): Reading {
   const table = parseSmiTable(readFileSync(join(fixturesDir, 'nvidia-smi/13-8x-h200-8procs-570.txt'), 'utf8'));
   const gone = new Set(gpus);
   const uuidOf = new Map<string, number>();
-  const gpuLines = base.gpuCsv.trim().split('\n').map((line) => {
-    const cells = line.split(', ');
-    const index = Number(cells[0]);
-    uuidOf.set(cells[1], index);
-    if (gone.has(index)) {
-      const proc = table.processes.find((p) => p.gpuIndex === index)!;
-      cells[3] = String(Number(cells[3]) - proc.memoryMiB!);
-    }
-    return cells.join(', ');
-  });
+  const gpuLines = base.gpuCsv
+    .trim()
+    .split('\n')
+    .map((line) => {
+      const cells = line.split(', ');
+      const index = Number(cells[0]);
+      uuidOf.set(cells[1], index);
+      if (gone.has(index)) {
+        const proc = table.processes.find((p) => p.gpuIndex === index)!;
+        cells[3] = String(Number(cells[3]) - proc.memoryMiB!);
+      }
+      return cells.join(', ');
+    });
   const endedPids = new Set<string>();
-  const appsLines = base.appsCsv.trim().split('\n').filter((line) => {
-    const [uuid, pid] = line.split(', ');
-    if (gone.has(uuidOf.get(uuid)!)) {
-      endedPids.add(pid);
-      return false;
-    }
-    return true;
-  });
-  const psLines = base.psTxt.trim().split('\n').filter((line) => !endedPids.has(line.trim().split(/\s+/)[0]));
+  const appsLines = base.appsCsv
+    .trim()
+    .split('\n')
+    .filter((line) => {
+      const [uuid, pid] = line.split(', ');
+      if (gone.has(uuidOf.get(uuid)!)) {
+        endedPids.add(pid);
+        return false;
+      }
+      return true;
+    });
+  const psLines = base.psTxt
+    .trim()
+    .split('\n')
+    .filter((line) => !endedPids.has(line.trim().split(/\s+/)[0]));
   const text = (lines: string[]) => (lines.length ? lines.join('\n') + '\n' : '');
   return { gpuCsv: text(gpuLines), appsCsv: text(appsLines), psTxt: text(psLines) };
 }
 
 /** Replaces what the host's fake nvidia-smi and ps answer from now on (each file swapped whole). */
 export function replay(hostDir: string, r: Reading): void {
-  for (const [file, body] of [['gpu.csv', r.gpuCsv], ['apps.csv', r.appsCsv], ['ps.txt', r.psTxt]] as const) {
+  for (const [file, body] of [
+    ['gpu.csv', r.gpuCsv],
+    ['apps.csv', r.appsCsv],
+    ['ps.txt', r.psTxt],
+  ] as const) {
     writeFileSync(join(hostDir, `${file}.next`), body);
     renameSync(join(hostDir, `${file}.next`), join(hostDir, file));
   }

@@ -28,13 +28,30 @@ interface Seen {
 async function sshG(config: string, alias: string, opts: { user?: string; port?: number } = {}): Promise<Seen> {
   const argv = ['-G', '-F', config, ...(opts.user ? ['-l', opts.user] : []), ...(opts.port ? ['-p', String(opts.port)] : []), '--', alias];
   const { stdout } = await execFileP(SSH!, argv, { timeout: 10_000 });
-  const get = (k: string) => stdout.split('\n').find((l) => l.startsWith(k + ' '))?.slice(k.length + 1) ?? null;
+  const get = (k: string) =>
+    stdout
+      .split('\n')
+      .find((l) => l.startsWith(k + ' '))
+      ?.slice(k.length + 1) ?? null;
   return { hostname: get('hostname')!, user: get('user')!, port: Number(get('port')), proxyjump: get('proxyjump') };
 }
 
 /** The identity files ssh itself would offer, from `ssh -v` (a ProxyCommand that exits: nothing is reached). */
 async function sshIdentities(config: string, alias: string, opts: { user?: string; port?: number } = {}): Promise<string[]> {
-  const argv = ['-v', '-F', config, '-o', 'BatchMode=yes', '-o', 'ProxyCommand=true', ...(opts.user ? ['-l', opts.user] : []), ...(opts.port ? ['-p', String(opts.port)] : []), '--', alias, 'true'];
+  const argv = [
+    '-v',
+    '-F',
+    config,
+    '-o',
+    'BatchMode=yes',
+    '-o',
+    'ProxyCommand=true',
+    ...(opts.user ? ['-l', opts.user] : []),
+    ...(opts.port ? ['-p', String(opts.port)] : []),
+    '--',
+    alias,
+    'true',
+  ];
   const r = await execFileP(SSH!, argv, { timeout: 10_000 }).then(
     (x) => x.stderr,
     (e: { stderr?: string }) => e.stderr ?? '',
@@ -174,12 +191,9 @@ async function sshIdentities(config: string, alias: string, opts: { user?: strin
       for (let h: SshTarget | undefined = t; h; h = h.proxyJump) chain.push(h);
       // gpu-a through jump2 (carol, port 2202 from the ProxyJump spec), jump2 through jump1, jump1 through its own ProxyJump jump0.
       expect(chain.map((h) => `${h.user}@${h.host}:${h.port}`)).toEqual(
-        await Promise.all([
-          sshG(config, 'gpu-a'),
-          sshG(config, 'jump2', { user: 'carol', port: 2202 }),
-          sshG(config, 'jump1'),
-          sshG(config, 'jump0'),
-        ]).then((xs) => xs.map((x) => `${x.user}@${x.hostname}:${x.port}`)),
+        await Promise.all([sshG(config, 'gpu-a'), sshG(config, 'jump2', { user: 'carol', port: 2202 }), sshG(config, 'jump1'), sshG(config, 'jump0')]).then(
+          (xs) => xs.map((x) => `${x.user}@${x.hostname}:${x.port}`),
+        ),
       );
       expect(chain.map((h) => h.host)).toEqual(['10.9.8.7', 'j2.example', 'j1.example', 'j0.example']);
       expect((await sshG(config, 'jump1')).proxyjump).toBe('jump0');
@@ -190,7 +204,12 @@ async function sshIdentities(config: string, alias: string, opts: { user?: strin
 
   it('refuses what it cannot follow, naming file and line, instead of connecting elsewhere', () => {
     const f = join(root, 'unsupported');
-    writeFileSync(f, ['Match host gpu-x exec "true"', '  HostName elsewhere', 'Match host nomatch exec "true"', '  Port 1', 'Host gpu-y', '  ProxyCommand nc %h %p', ''].join('\n'));
+    writeFileSync(
+      f,
+      ['Match host gpu-x exec "true"', '  HostName elsewhere', 'Match host nomatch exec "true"', '  Port 1', 'Host gpu-y', '  ProxyCommand nc %h %p', ''].join(
+        '\n',
+      ),
+    );
     const cfg = SshConfig.load(f);
     expect(() => cfg.resolve('gpu-x')).toThrow(SshConfigError);
     expect(() => cfg.resolve('gpu-x')).toThrow(`Match exec is not supported by gpu-doctor (${f}:1)`);

@@ -125,7 +125,10 @@ describeWithSshd('hosts over real sshd', 'test/hosts/ssh.test.ts', () => {
     expect(first.connectMs).not.toBeNull(); // new connection
     expect(second.connectMs).toBeNull(); // pooled: no TCP, key exchange or auth
     const [m] = await svc.mem(['gpu-a']);
-    expect(m).toMatchObject({ ok: true, memory: { totalBytes: 6249144320, usedBytes: 393076736, availableBytes: 5561253888, swapTotalBytes: 2147479552, swapUsedBytes: 0 } });
+    expect(m).toMatchObject({
+      ok: true,
+      memory: { totalBytes: 6249144320, usedBytes: 393076736, availableBytes: 5561253888, swapTotalBytes: 2147479552, swapUsedBytes: 0 },
+    });
   });
 
   it('trusting an unknown host is explicit, and then it works', async () => {
@@ -164,7 +167,10 @@ describeWithSshd('hosts over real sshd', 'test/hosts/ssh.test.ts', () => {
       for (const line of readFileSync(i.auditLog, 'utf8').split('\n')) {
         if (line === '') continue;
         lines++;
-        expect(FIXED_COMMAND_PATTERNS.some((p) => p.test(line)), line).toBe(true);
+        expect(
+          FIXED_COMMAND_PATTERNS.some((p) => p.test(line)),
+          line,
+        ).toBe(true);
       }
     }
     expect(lines).toBeGreaterThan(5);

@@ -50,7 +50,10 @@ export function fixtureData(kind: 'h200' | 'h100'): { gpuCsv: string; appsCsv: s
     // The last process (pid 1758887, "[Not Found]") is in a container: ps does not see it.
     const psTxt = apps
       .slice(0, -1)
-      .map((a, i) => `${String(a.pid).padStart(8)} ${i % 2 ? 'bob' : 'alice'} ${String(3600 * (i + 1)).padStart(10)} ${a.name} -m vllm.entrypoints.openai.api_server --tp 8`)
+      .map(
+        (a, i) =>
+          `${String(a.pid).padStart(8)} ${i % 2 ? 'bob' : 'alice'} ${String(3600 * (i + 1)).padStart(10)} ${a.name} -m vllm.entrypoints.openai.api_server --tp 8`,
+      )
       .join('\n');
     return { gpuCsv: gpuCsv + '\n', appsCsv: appsCsv + '\n', psTxt: psTxt + '\n' };
   }
@@ -99,7 +102,10 @@ export async function startSshd(dir: string, clientPub: string, opts: SshdOption
   if (!existsSync(hostKey)) execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-f', hostKey, '-C', 'host']);
   const publicKeyLine = readFileSync(hostKey + '.pub', 'utf8').trim();
   const fingerprint = execFileSync('ssh-keygen', ['-lf', hostKey + '.pub'], { encoding: 'utf8' }).split(/\s+/)[1];
-  if (opts.hostCertificateCa) execFileSync('ssh-keygen', ['-q', '-s', opts.hostCertificateCa, '-I', 'gpu-doctor-test-host', '-h', '-n', '127.0.0.1', '-V', '-5m:+1h', hostKey + '.pub'], { stdio: 'ignore' });
+  if (opts.hostCertificateCa)
+    execFileSync('ssh-keygen', ['-q', '-s', opts.hostCertificateCa, '-I', 'gpu-doctor-test-host', '-h', '-n', '127.0.0.1', '-V', '-5m:+1h', hostKey + '.pub'], {
+      stdio: 'ignore',
+    });
   writeFileSync(join(dir, 'authorized_keys'), clientPub);
   const data = fixtureData(opts.data ?? 'h200');
   writeFileSync(join(dir, 'gpu.csv'), data.gpuCsv);

@@ -58,8 +58,19 @@ describe('the /healthz and /metrics listen address', () => {
 
     async function started(env: Record<string, string>) {
       const deps = await testDeps();
-      const app: App = { loaded: { config: parseConfig({ data_dir: deps.dataDir }), file: null, baseDir: deps.dataDir }, services: deps.services, registry: deps.registry, async close() { deps.audit.close(); } };
-      const bots = await startChatAdapters(app, { SLACK_BOT_TOKEN: 'xoxb-test-token', SLACK_SIGNING_SECRET: SECRET, SLACK_API_URL: `${slack.base}/api/`, PORT: '0', HEALTH_PORT: '0', ...env }, silent);
+      const app: App = {
+        loaded: { config: parseConfig({ data_dir: deps.dataDir }), file: null, baseDir: deps.dataDir },
+        services: deps.services,
+        registry: deps.registry,
+        async close() {
+          deps.audit.close();
+        },
+      };
+      const bots = await startChatAdapters(
+        app,
+        { SLACK_BOT_TOKEN: 'xoxb-test-token', SLACK_SIGNING_SECRET: SECRET, SLACK_API_URL: `${slack.base}/api/`, PORT: '0', HEALTH_PORT: '0', ...env },
+        silent,
+      );
       return { bots: bots!, app };
     }
 

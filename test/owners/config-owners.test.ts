@@ -44,7 +44,9 @@ describe('owners in the config', () => {
   });
 
   it('a host-scoped entry wins on its host; the plain one everywhere else', () => {
-    const config = parseConfig({ owners: { alice: { name: 'Alice', slack: 'U012ABCDEF' }, 'alice@gpu3': { name: 'Other Alice', discord: '123456789012345678' } } });
+    const config = parseConfig({
+      owners: { alice: { name: 'Alice', slack: 'U012ABCDEF' }, 'alice@gpu3': { name: 'Other Alice', discord: '123456789012345678' } },
+    });
     const d = new OwnerDirectory(config.owners, null);
     expect(d.lookup('gpu1', 'alice')).toEqual({ unixUser: 'alice', host: null, name: 'Alice', slack: 'U012ABCDEF' });
     expect(d.lookup('gpu3', 'alice')).toEqual({ unixUser: 'alice', host: 'gpu3', name: 'Other Alice', discord: '123456789012345678' });

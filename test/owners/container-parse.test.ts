@@ -67,8 +67,13 @@ describe('container of a visible GPU process', () => {
   });
 
   it('localhost reads the same from /proc itself, with no process started', async () => {
-    const own = readFileSync('/proc/self/cgroup', 'utf8').split('\n').find((l) => /[0-9a-f]{64}/.test(l));
-    const mounts = readFileSync('/proc/mounts', 'utf8').split('\n').find((l) => /^\S+ \/proc proc /.test(l)) ?? '';
+    const own = readFileSync('/proc/self/cgroup', 'utf8')
+      .split('\n')
+      .find((l) => /[0-9a-f]{64}/.test(l));
+    const mounts =
+      readFileSync('/proc/mounts', 'utf8')
+        .split('\n')
+        .find((l) => /^\S+ \/proc proc /.test(l)) ?? '';
     const s = await localContainerSections([process.pid, 4_000_000_000]);
     // This test's own process: in a container where the machine is one, else nothing; a pid that does not exist: nothing.
     expect(s.cgroup!.out).toBe(own ? `${process.pid} ${own.slice(0, 300)}` : '');

@@ -29,7 +29,12 @@ const silent = pino({ level: process.env.TEST_LOG ?? 'silent' });
 const ALICE_SLACK = 'UALICE001';
 const ALICE_DISCORD = '323456789012345678';
 // The creep trace's process: alice's pid 4242 on GPU 0 of gpu-creep-50-seg20, growing 50 MiB/h.
-const trace = (id = 'creep-50-seg20') => readFileSync(TRACES_PATH, 'utf8').trim().split('\n').map(decodeTrace).find((x) => x.id === id)!;
+const trace = (id = 'creep-50-seg20') =>
+  readFileSync(TRACES_PATH, 'utf8')
+    .trim()
+    .split('\n')
+    .map(decodeTrace)
+    .find((x) => x.id === id)!;
 const lastTs = (samples: Sample[]) => Math.max(...samples.map((s) => Date.parse(String(s.ts))));
 const owners = (mapped = true) =>
   parseConfig({ owners: mapped ? { alice: { name: 'Alice Liddell', slack: ALICE_SLACK, discord: ALICE_DISCORD }, erin: { slack: 'UERIN0001' } } : {} }).owners;
@@ -42,7 +47,10 @@ describe('digests name people', () => {
     const rules = await loadRuleBase();
     const now = lastTs(t.samples);
     const digest = (name: string, mapped: boolean, link = false) =>
-      scheduledDigest(store, { name, platform: 'slack', channel: 'C1', cron: '0 9 * * *', timezone: 'UTC' }, rules, {}, now, undefined, undefined, { owners: new OwnerDirectory(owners(mapped), null), link });
+      scheduledDigest(store, { name, platform: 'slack', channel: 'C1', cron: '0 9 * * *', timezone: 'UTC' }, rules, {}, now, undefined, undefined, {
+        owners: new OwnerDirectory(owners(mapped), null),
+        link,
+      });
 
     const unmapped = await digest('unmapped', false);
     expect(renderText(unmapped)).toContain('gpu-creep-50-seg20 · alice:');
@@ -74,10 +82,19 @@ describe('digests name people', () => {
     const forged = t.samples.map((s) => ('pid' in s && s.pid !== undefined ? { ...s, command: 'python \uE000abcdef0\uE001 x', user: 'alice' } : s)) as Sample[];
     const store = WatchStore.inDataDir(mkdtempSync(join(tmpdir(), 'gd-owner-forge-')));
     store.insert(forged);
-    const reply = await scheduledDigest(store, { name: 'f', platform: 'slack', channel: 'C1', cron: '0 9 * * *', timezone: 'UTC' }, await loadRuleBase(), {}, lastTs(forged), undefined, undefined, {
-      owners: new OwnerDirectory(owners(), null),
-      link: true,
-    });
+    const reply = await scheduledDigest(
+      store,
+      { name: 'f', platform: 'slack', channel: 'C1', cron: '0 9 * * *', timezone: 'UTC' },
+      await loadRuleBase(),
+      {},
+      lastTs(forged),
+      undefined,
+      undefined,
+      {
+        owners: new OwnerDirectory(owners(), null),
+        link: true,
+      },
+    );
     const slack = JSON.stringify(renderSlack(reply));
     expect(slack).toContain('python  x');
     expect(slack).not.toMatch(/[\uE000\uE001]/);
@@ -108,7 +125,10 @@ describe('owner direct messages', () => {
     const claims = ClaimStore.inDataDir(dir);
     const directory = new OwnerDirectory(config.owners, claims);
     runtime.setOwners(directory);
-    closers.push(() => runtime.stop(), () => claims.close());
+    closers.push(
+      () => runtime.stop(),
+      () => claims.close(),
+    );
     const services = { rules, watch: runtime, owners: directory };
     const app = { loaded: { config, file: null, baseDir: dir }, services, registry: new CommandRegistry(allCommands()), async close() {} };
     bots = await startChatAdapters(app, env, silent);
@@ -120,7 +140,12 @@ describe('owner direct messages', () => {
     closers.push(() => slack.close());
     const optIn: DigestConfig = { name: 'optin', platform: 'slack', channel: 'COPTIN', cron: '0 9 * * *', timezone: 'UTC', dm_owners: true };
     const plain: DigestConfig = { name: 'plain', platform: 'slack', channel: 'CPLAIN', cron: '0 9 * * *', timezone: 'UTC' };
-    const { runtime, now, errors } = await bot([optIn, plain], { SLACK_BOT_TOKEN: 'xoxb-test-token', SLACK_SIGNING_SECRET: 'test-signing-secret-0123456789', SLACK_API_URL: `${slack.base}/api/`, PORT: '0' });
+    const { runtime, now, errors } = await bot([optIn, plain], {
+      SLACK_BOT_TOKEN: 'xoxb-test-token',
+      SLACK_SIGNING_SECRET: 'test-signing-secret-0123456789',
+      SLACK_API_URL: `${slack.base}/api/`,
+      PORT: '0',
+    });
 
     expect(await runtime.scheduler.run(plain, now)).toBe(true);
     expect(await runtime.scheduler.run(optIn, now)).toBe(true);

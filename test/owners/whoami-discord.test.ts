@@ -42,7 +42,14 @@ async function answerTo(id: string): Promise<{ body: any }> {
 const text = (b: any) => JSON.stringify(b?.embeds ?? []);
 
 it('claim -> a member cannot approve -> an admin role approves; the reply mentions the claimant without a ping', async () => {
-  fake.command('901', ['whoami', 'claim'], [{ name: 'unixuser', type: 3, value: 'alice' }, { name: 'display-name', type: 3, value: 'Alice Liddell' }]);
+  fake.command(
+    '901',
+    ['whoami', 'claim'],
+    [
+      { name: 'unixuser', type: 3, value: 'alice' },
+      { name: 'display-name', type: 3, value: 'Alice Liddell' },
+    ],
+  );
   const claimed = await answerTo('901');
   expect(text(claimed.body)).toMatch(/Claim #(\d+): alice is me \(Alice Liddell\)/);
   const id = claims.pending()[0].id;

@@ -111,7 +111,7 @@ describeWithSshd('whoami claims and status naming people over a real sshd host',
     const cases: [string, RegExp][] = [
       ['/gpu whoami Alice', /"Alice" is not a unix user name.*lower case: alice\?/],
       ['/gpu whoami 9lives', /"9lives" is not a unix user name/],
-      ["/gpu whoami a;rm${IFS}-rf", /is not a unix user name/],
+      ['/gpu whoami a;rm${IFS}-rf', /is not a unix user name/],
       ['/gpu whoami $(id)', /"\$\(id\)" is not a unix user name/],
       ['/gpu whoami aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa', /is not a unix user name/],
       ['/gpu whoami carol@bad/host', /after @ comes a host name/],

@@ -27,9 +27,12 @@ describe('which lines are headers', () => {
     expect(r.processes).toEqual([]);
   });
 
-  it.each(['max_memory_usage [MiB]', 'is_running', 'gpu_utilization [%]', 'mem_utilization [%]'])('an accounted-apps header with %s lists no current holder (synthetic row)', (field) => {
-    expect(parseSmiCsv(`pid, ${field}\n4242, 1\n`).processes).toEqual([]);
-  });
+  it.each(['max_memory_usage [MiB]', 'is_running', 'gpu_utilization [%]', 'mem_utilization [%]'])(
+    'an accounted-apps header with %s lists no current holder (synthetic row)',
+    (field) => {
+      expect(parseSmiCsv(`pid, ${field}\n4242, 1\n`).processes).toEqual([]);
+    },
+  );
 
   it('a header line over 64 KiB is not read', () => {
     expect(parseSmiCsv(`${'memory.used, '.repeat(6000)}memory.used\n`).tables).toEqual([]);
@@ -87,13 +90,29 @@ describe('cells', () => {
   it('a GPU row has exactly the fields its query asked for', () => {
     const [header, row] = A100();
     expect(parseSmiCsv(`${header}\n${row}`).gpus).toEqual([
-      { index: 0, name: 'NVIDIA A100-SXM4-80GB', uuid: null, busId: null, memoryUsedMiB: 932, memoryTotalMiB: null, utilizationPct: 66, temperatureC: null, error: null },
+      {
+        index: 0,
+        name: 'NVIDIA A100-SXM4-80GB',
+        uuid: null,
+        busId: null,
+        memoryUsedMiB: 932,
+        memoryTotalMiB: null,
+        utilizationPct: 66,
+        temperatureC: null,
+        error: null,
+      },
     ]);
   });
 
   it('memory.free and memory.reserved read in any column, the first included (synthetic rows)', () => {
-    expect(parseSmiCsv('memory.free [MiB], memory.reserved [MiB]\n16280 MiB, 103 MiB\n').gpus[0]).toMatchObject({ memoryFreeMiB: 16280, memoryReservedMiB: 103 });
-    expect(parseSmiCsv('memory.reserved [MiB], memory.free [MiB]\n103 MiB, 16280 MiB\n').gpus[0]).toMatchObject({ memoryFreeMiB: 16280, memoryReservedMiB: 103 });
+    expect(parseSmiCsv('memory.free [MiB], memory.reserved [MiB]\n16280 MiB, 103 MiB\n').gpus[0]).toMatchObject({
+      memoryFreeMiB: 16280,
+      memoryReservedMiB: 103,
+    });
+    expect(parseSmiCsv('memory.reserved [MiB], memory.free [MiB]\n103 MiB, 16280 MiB\n').gpus[0]).toMatchObject({
+      memoryFreeMiB: 16280,
+      memoryReservedMiB: 103,
+    });
   });
 
   it('ERR! in a clock alone is not a failed GPU (synthetic row)', () => {

@@ -41,7 +41,9 @@ describe('GPUs not listed from 0', () => {
     const r = parseSmiCsv([header, ...broken].join('\n'));
     expect(r.gpus.map((g) => g.index)).toEqual([0, 1, 2, 4, 5, 6, 7]);
     expect(r.tables[0]).toMatchObject({ rows: 7, skipped: 1 });
-    expect(r.notes).toEqual(['Skipped 1 row of an nvidia-smi GPU CSV table that did not fit its 4-column header (first: data row 4); the other 7 rows were read.']);
+    expect(r.notes).toEqual([
+      'Skipped 1 row of an nvidia-smi GPU CSV table that did not fit its 4-column header (first: data row 4); the other 7 rows were read.',
+    ]);
   });
 
   it('text in a number column is not a GPU (a log line with the same number of commas)', () => {
@@ -59,7 +61,9 @@ describe('what the note says', () => {
     const cut = (row: string) => row.slice(0, row.indexOf(', ', row.indexOf(', ') + 1));
     const r = parseSmiCsv([header, cut(rows[0]), rows[1], cut(rows[2])].join('\n'));
     expect(r.gpus.map((g) => g.index)).toEqual([1]);
-    expect(r.notes).toEqual(['Skipped 2 rows of an nvidia-smi GPU CSV table that did not fit its 4-column header (first: data row 1); the other 1 row was read.']);
+    expect(r.notes).toEqual([
+      'Skipped 2 rows of an nvidia-smi GPU CSV table that did not fit its 4-column header (first: data row 1); the other 1 row was read.',
+    ]);
   });
 
   it('one note per table, in the order of the tables', () => {
@@ -121,7 +125,10 @@ describe('not rows (in-process twins of the CLI tests in malformed-readings.test
   };
 
   it('the query-gpu field list, one name per line, is no GPU', () => {
-    const list = sectionOf(capture('windows-x86_64__nvidia-geforce-rtx-2080-super__610.62.txt'), 'capabilities :: query-gpu field list (derived, used for query-gpu above)');
+    const list = sectionOf(
+      capture('windows-x86_64__nvidia-geforce-rtx-2080-super__610.62.txt'),
+      'capabilities :: query-gpu field list (derived, used for query-gpu above)',
+    );
     const r = parseSmiCsv(list);
     expect(r.gpus).toEqual([]);
     expect(r.tables.every((t) => t.rows === 0 && t.skipped === 0)).toBe(true);

@@ -34,7 +34,15 @@ describe('old layout without the "-/+ buffers/cache" row', () => {
 
   it('free -om three times in one post: the last output, in MiB as the command says', () => {
     const m = parseReadings(fixture('27-free-om-three-outputs-tmpfs.txt')).hostMemory;
-    expect(m).toMatchObject({ totalBytes: 2024 * MiB, usedBytes: 818 * MiB, freeBytes: 1206 * MiB, buffCacheBytes: (57 + 495) * MiB, availableBytes: (1206 + 57 + 495) * MiB, swapTotalBytes: 6000 * MiB, swapUsedBytes: 0 });
+    expect(m).toMatchObject({
+      totalBytes: 2024 * MiB,
+      usedBytes: 818 * MiB,
+      freeBytes: 1206 * MiB,
+      buffCacheBytes: (57 + 495) * MiB,
+      availableBytes: (1206 + 57 + 495) * MiB,
+      swapTotalBytes: 6000 * MiB,
+      swapUsedBytes: 0,
+    });
     expect(m?.unitInferred).toBeUndefined();
   });
 });
@@ -69,21 +77,44 @@ describe('units', () => {
     // Real output (fixture 01) with its header line left out, as when only the rows are copied.
     const [, ...rows] = fixture('01-centos6-free-m-old-format.txt').split('\n');
     const m = parseFree(rows.join('\n'));
-    expect(m).toMatchObject({ totalBytes: 1877 * MiB, freeBytes: 1017 * MiB, buffCacheBytes: (70 + 557) * MiB, availableBytes: 1645 * MiB, unitInferred: true });
+    expect(m).toMatchObject({
+      totalBytes: 1877 * MiB,
+      freeBytes: 1017 * MiB,
+      buffCacheBytes: (70 + 557) * MiB,
+      availableBytes: 1645 * MiB,
+      unitInferred: true,
+    });
   });
 });
 
 describe('rows pasted without their header: the number of values decides the layout', () => {
-  const rowsOf = (file: string) => fixture(file).split('\n').filter((l) => l.includes(':')).join('\n');
+  const rowsOf = (file: string) =>
+    fixture(file)
+      .split('\n')
+      .filter((l) => l.includes(':'))
+      .join('\n');
 
   it('seven values are the wide layout (free -w, fixture 09)', () => {
     const m = parseFree(rowsOf('09-free-w-kib-wide.txt'));
-    expect(m).toMatchObject({ totalBytes: 8070604 * KiB, sharedBytes: 1162676 * KiB, buffCacheBytes: (104156 + 4542508) * KiB, availableBytes: 3624840 * KiB, swapTotalBytes: 8127484 * KiB });
+    expect(m).toMatchObject({
+      totalBytes: 8070604 * KiB,
+      sharedBytes: 1162676 * KiB,
+      buffCacheBytes: (104156 + 4542508) * KiB,
+      availableBytes: 3624840 * KiB,
+      swapTotalBytes: 8127484 * KiB,
+    });
   });
 
   it('six values are the modern layout (fixture 05)', () => {
     const m = parseFree(rowsOf('05-free-kib-modern-available.txt'));
-    expect(m).toMatchObject({ totalBytes: 8011164 * KiB, usedBytes: 3767900 * KiB, freeBytes: 735364 * KiB, sharedBytes: 8804 * KiB, buffCacheBytes: 3507900 * KiB, availableBytes: 3898568 * KiB });
+    expect(m).toMatchObject({
+      totalBytes: 8011164 * KiB,
+      usedBytes: 3767900 * KiB,
+      freeBytes: 735364 * KiB,
+      sharedBytes: 8804 * KiB,
+      buffCacheBytes: 3507900 * KiB,
+      availableBytes: 3898568 * KiB,
+    });
   });
 
   it('five values are BusyBox: available is free + buffers', () => {
@@ -101,7 +132,12 @@ describe('what is not a free row', () => {
   const [header, mem, swap] = fixture('13-ubuntu-128g-free-m.txt').split('\n');
 
   it('the real output is read', () => {
-    expect(parseFree(`$ free -m\n${header}\n${mem}\n${swap}`)).toMatchObject({ totalBytes: 128665 * MiB, availableBytes: 95806 * MiB, swapTotalBytes: 2047 * MiB, swapUsedBytes: 91 * MiB });
+    expect(parseFree(`$ free -m\n${header}\n${mem}\n${swap}`)).toMatchObject({
+      totalBytes: 128665 * MiB,
+      availableBytes: 95806 * MiB,
+      swapTotalBytes: 2047 * MiB,
+      swapUsedBytes: 91 * MiB,
+    });
   });
 
   it.each([

@@ -85,7 +85,12 @@ describe('a short or broken CSV row is skipped and said, the rows after it are r
     expect(table).toHaveLength(22);
     const r = await readingsOf(`${table.join('\n')}\n`);
     expect(r.processes.map((p) => p.pid)).toEqual(table.slice(1).map((row) => Number(row.split(', ')[5])));
-    expect(r.processes[6]).toEqual({ gpuIndex: null, pid: 16760, name: 'C:\\Windows\\SystemApps\\ShellExperienceHost_cw5n1h2txyewy\\ShellExperienceHost.exe', memoryMiB: null });
+    expect(r.processes[6]).toEqual({
+      gpuIndex: null,
+      pid: 16760,
+      name: 'C:\\Windows\\SystemApps\\ShellExperienceHost_cw5n1h2txyewy\\ShellExperienceHost.exe',
+      memoryMiB: null,
+    });
     expect(r.notes).toBeUndefined();
   });
 
@@ -117,7 +122,9 @@ describe('a short or broken CSV row is skipped and said, the rows after it are r
     const table = apps();
     const r = await readingsOf(`${table[0]}\n${table[1].slice(0, table[1].lastIndexOf(','))}\n`);
     expect(r.processes).toEqual([]);
-    expect(r.notes).toEqual(['Skipped 1 row of an nvidia-smi compute-apps CSV table that did not fit its 8-column header (first: data row 1); the other 0 rows were read.']);
+    expect(r.notes).toEqual([
+      'Skipped 1 row of an nvidia-smi compute-apps CSV table that did not fit its 8-column header (first: data row 1); the other 0 rows were read.',
+    ]);
   });
 
   it('two GPU rows run together: the good rows around them are read', async () => {
@@ -126,7 +133,9 @@ describe('a short or broken CSV row is skipped and said, the rows after it are r
     const [header, row] = section(WINDOWS_2080, 'load :: query-gpu (csv, what the exporter parses)');
     const r = await readingsOf(`${header}\n${row}\n${row}${row}\n${row}\n`);
     expect(r.gpus.map((g) => g.index)).toEqual([0]); // every copy of the row is GPU 0
-    expect(r.notes?.[0]).toMatch(/^Skipped 1 row of an nvidia-smi GPU CSV table that did not fit its \d+-column header \(first: data row 2\); the other 2 rows were read\.$/);
+    expect(r.notes?.[0]).toMatch(
+      /^Skipped 1 row of an nvidia-smi GPU CSV table that did not fit its \d+-column header \(first: data row 2\); the other 2 rows were read\.$/,
+    );
   });
 
   it('a log line with commas right after the table is not taken for a broken row', async () => {

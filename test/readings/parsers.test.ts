@@ -27,14 +27,11 @@ const MiB = KiB ** 2;
 const GiB = KiB ** 3;
 
 describe('values that are not values are null, never 0', () => {
-  it.each(['[N/A]', 'N/A', '[Not Supported]', 'Not Supported', '[Unknown Error]', 'ERR!', '[GPU requires reset]', '[Not Found]', '', '  '])(
-    '%j',
-    (cell) => {
-      expect(isMissing(cell)).toBe(true);
-      expect(parseMiBCell(cell)).toBeNull();
-      expect(parseNumberCell(cell)).toBeNull();
-    },
-  );
+  it.each(['[N/A]', 'N/A', '[Not Supported]', 'Not Supported', '[Unknown Error]', 'ERR!', '[GPU requires reset]', '[Not Found]', '', '  '])('%j', (cell) => {
+    expect(isMissing(cell)).toBe(true);
+    expect(parseMiBCell(cell)).toBeNull();
+    expect(parseNumberCell(cell)).toBeNull();
+  });
 
   it('reads real values, including a real 0', () => {
     expect(parseMiBCell('0 MiB')).toBe(0);
@@ -54,14 +51,24 @@ describe('values that are not values are null, never 0', () => {
 
   it('CSV: [GPU requires reset] cells are null and mark the GPU', () => {
     // Real: Slurm incident report, same source as fixture nvidia-smi/27 (search-index file id 58061924347).
-    const r = parseReadings('$ srun --jobid=1016 nvidia-smi\nindex, temperature.gpu, utilization.gpu [%], memory.used [MiB]\n0, [GPU requires reset], [GPU requires reset], 0 MiB\n');
+    const r = parseReadings(
+      '$ srun --jobid=1016 nvidia-smi\nindex, temperature.gpu, utilization.gpu [%], memory.used [MiB]\n0, [GPU requires reset], [GPU requires reset], 0 MiB\n',
+    );
     expect(r.gpus).toHaveLength(1);
     expect(r.gpus[0]).toMatchObject({ index: 0, temperatureC: null, utilizationPct: null, memoryUsedMiB: 0, error: '[GPU requires reset]' });
   });
 
   it('CSV: every marker in a noheader,nounits row gives null (synthetic row)', () => {
     const { gpus } = parseSmiCsvWithFields('0, GPU-1111, [N/A], [Not Supported], , ERR!, [Unknown Error]\n', SMI_GPU_QUERY_FIELDS);
-    expect(gpus[0]).toMatchObject({ index: 0, uuid: 'GPU-1111', name: null, memoryUsedMiB: null, memoryTotalMiB: null, utilizationPct: null, temperatureC: null });
+    expect(gpus[0]).toMatchObject({
+      index: 0,
+      uuid: 'GPU-1111',
+      name: null,
+      memoryUsedMiB: null,
+      memoryTotalMiB: null,
+      utilizationPct: null,
+      temperatureC: null,
+    });
     expect(gpus[0].error).toBe('[Unknown Error]'); // the more severe of ERR! and [Unknown Error]
   });
 
@@ -163,7 +170,13 @@ describe('outputs inside a longer paste', () => {
 
   it('merges a table, a compute-apps CSV and free output from one paste', () => {
     const r = parseReadings(
-      [table(), '$ nvidia-smi --query-compute-apps=pid,process_name,used_memory --format=csv', fixture('nvidia-smi/29-gb10-query-compute-apps-ollama-580.csv'), '$ free -m', fixture('free/13-ubuntu-128g-free-m.txt')].join('\n'),
+      [
+        table(),
+        '$ nvidia-smi --query-compute-apps=pid,process_name,used_memory --format=csv',
+        fixture('nvidia-smi/29-gb10-query-compute-apps-ollama-580.csv'),
+        '$ free -m',
+        fixture('free/13-ubuntu-128g-free-m.txt'),
+      ].join('\n'),
     );
     expect(r.gpus).toHaveLength(8);
     expect(r.processes).toHaveLength(9);
@@ -213,8 +226,16 @@ describe('CSV with and without header', () => {
   });
 
   it('maps header aliases: gpu_name is printed as "name", used_memory as "used_gpu_memory"', () => {
-    expect(parseSmiCsvWithFields('NVIDIA A30, 24576\n', ['gpu_name', 'memory.total']).gpus[0]).toMatchObject({ index: 0, name: 'NVIDIA A30', memoryTotalMiB: 24576 });
-    expect(parseSmiCsvWithFields('4242, python, 512\n', ['pid', 'name', 'used_memory']).processes[0]).toMatchObject({ pid: 4242, name: 'python', memoryMiB: 512 });
+    expect(parseSmiCsvWithFields('NVIDIA A30, 24576\n', ['gpu_name', 'memory.total']).gpus[0]).toMatchObject({
+      index: 0,
+      name: 'NVIDIA A30',
+      memoryTotalMiB: 24576,
+    });
+    expect(parseSmiCsvWithFields('4242, python, 512\n', ['pid', 'name', 'used_memory']).processes[0]).toMatchObject({
+      pid: 4242,
+      name: 'python',
+      memoryMiB: 512,
+    });
     expect(kindOfFields(['pid', 'used_memory'])).toBe('apps');
     expect(kindOfFields(['index', 'memory.used [MiB]'])).toBe('gpu');
   });
@@ -233,7 +254,9 @@ describe('CSV with and without header', () => {
 describe('headerless field-list API (what the SSH layer runs)', () => {
   // Synthetic noheader,nounits outputs of the two queries the SSH layer runs.
   const gpuCsv = ['0, GPU-aaaa-0, NVIDIA H100 80GB HBM3, 80620, 81559, 100, 74', '1, GPU-bbbb-1, NVIDIA H100 80GB HBM3, 0, 81559, 0, 31', ''].join('\n');
-  const appsCsv = ['GPU-aaaa-0, 4242, 80600, /usr/bin/python3', 'GPU-cccc-9, 777, [N/A], [Not Found]', 'GPU-aaaa-0, 4243, 12, python, with comma', ''].join('\n');
+  const appsCsv = ['GPU-aaaa-0, 4242, 80600, /usr/bin/python3', 'GPU-cccc-9, 777, [N/A], [Not Found]', 'GPU-aaaa-0, 4243, 12, python, with comma', ''].join(
+    '\n',
+  );
 
   it('parses both and joins processes to GPUs by UUID', () => {
     const r = readingsFromSmiQueries(gpuCsv, appsCsv);
@@ -288,7 +311,15 @@ describe('nvidia-smi -q -x', () => {
 
   it('reads GPUs, MIG devices and processes', () => {
     const r = parseSmiXml(xml);
-    expect(r.gpus[0]).toMatchObject({ index: 0, uuid: 'GPU-aaaa', memoryUsedMiB: 59, memoryTotalMiB: 81559, memoryReservedMiB: 327, utilizationPct: null, temperatureC: 42 });
+    expect(r.gpus[0]).toMatchObject({
+      index: 0,
+      uuid: 'GPU-aaaa',
+      memoryUsedMiB: 59,
+      memoryTotalMiB: 81559,
+      memoryReservedMiB: 327,
+      utilizationPct: null,
+      temperatureC: 42,
+    });
     expect(r.gpus[0].mig).toEqual([{ gi: 2, ci: 0, migIndex: 0, memoryUsedMiB: 26, memoryTotalMiB: 40448 }]);
     expect(r.processes).toEqual([
       expect.objectContaining({ gpuIndex: 0, gpuUuid: 'GPU-aaaa', pid: 21180, gi: 2, memoryMiB: 2296 }),
@@ -297,19 +328,35 @@ describe('nvidia-smi -q -x', () => {
   });
 
   it('is found inside a paste, quoted', () => {
-    const quoted = xml.split('\n').map((l) => `> ${l}`).join('\n');
+    const quoted = xml
+      .split('\n')
+      .map((l) => `> ${l}`)
+      .join('\n');
     expect(parseReadings(`look:\n${quoted}\nthanks`).processes).toHaveLength(2);
   });
 });
 
 describe('free', () => {
   it('old layout: available is the free column of "-/+ buffers/cache" (real, fixture 01)', () => {
-    const text = ['             total       used       free     shared    buffers     cached', 'Mem:          1877        859       1017          0         70        557', '-/+ buffers/cache:        231       1645', 'Swap:         4031          0       4031'].join('\n');
-    expect(parseFree(text)).toMatchObject({ totalBytes: 1877 * MiB, usedBytes: 859 * MiB, freeBytes: 1017 * MiB, availableBytes: 1645 * MiB, buffCacheBytes: 627 * MiB, swapTotalBytes: 4031 * MiB });
+    const text = [
+      '             total       used       free     shared    buffers     cached',
+      'Mem:          1877        859       1017          0         70        557',
+      '-/+ buffers/cache:        231       1645',
+      'Swap:         4031          0       4031',
+    ].join('\n');
+    expect(parseFree(text)).toMatchObject({
+      totalBytes: 1877 * MiB,
+      usedBytes: 859 * MiB,
+      freeBytes: 1017 * MiB,
+      availableBytes: 1645 * MiB,
+      buffCacheBytes: 627 * MiB,
+      swapTotalBytes: 4031 * MiB,
+    });
   });
 
   it('the command line, when pasted, decides the unit of bare numbers', () => {
-    const out = '              total        used        free      shared  buff/cache   available\nMem:         515792      501372       14420        1200       54784      240360\n'; // synthetic
+    const out =
+      '              total        used        free      shared  buff/cache   available\nMem:         515792      501372       14420        1200       54784      240360\n'; // synthetic
     expect(parseFree(`$ free -m\n${out}`)?.totalBytes).toBe(515792 * MiB);
     expect(parseFree(`root@gpu01:~# free -g\n${out}`)?.totalBytes).toBe(515792 * GiB);
     expect(parseFree(`$ free\n${out}`)?.totalBytes).toBe(515792 * KiB);
@@ -403,7 +450,15 @@ describe('nvidia-smi error texts', () => {
 
 describe('line cleaning', () => {
   it('strips ANSI codes, quote markers and CRs, and collapses blank runs', () => {
-    expect(toCleanLines('a\r\nb\rc\n\n   \n\n> > |x|\n\x1b[1;32mMem:\x1b[0m 1\n\x1b]8;;http://x\x07link\x1b]8;;\x1b\\')).toEqual(['a', 'b', 'c', '', '|x|', 'Mem: 1', 'link']);
+    expect(toCleanLines('a\r\nb\rc\n\n   \n\n> > |x|\n\x1b[1;32mMem:\x1b[0m 1\n\x1b]8;;http://x\x07link\x1b]8;;\x1b\\')).toEqual([
+      'a',
+      'b',
+      'c',
+      '',
+      '|x|',
+      'Mem: 1',
+      'link',
+    ]);
   });
 });
 

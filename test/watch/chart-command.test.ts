@@ -21,7 +21,11 @@ let filesDir: string;
 
 /** The trace's samples shifted so its last one was taken at `endMs`. */
 function endingAt(id: string, endMs: number): Sample[] {
-  const trace = readFileSync(TRACES_PATH, 'utf8').trim().split('\n').map(decodeTrace).find((t) => t.id === id)!;
+  const trace = readFileSync(TRACES_PATH, 'utf8')
+    .trim()
+    .split('\n')
+    .map(decodeTrace)
+    .find((t) => t.id === id)!;
   const ms = (ts: string | number) => (typeof ts === 'number' ? ts : Date.parse(ts));
   const shift = endMs - Math.max(...trace.samples.map((s) => ms(s.ts)));
   return trace.samples.map((s) => ({

@@ -68,7 +68,9 @@ describe('a digest chart of a steady creep on a shared GPU (trace creep-shared-g
   });
 
   it('has a legend entry per process (user and pid), the total, the capacity and the fit', () => {
-    const legend = texts(svg).filter((t) => t.y === Math.max(...texts(svg).map((u) => u.y)) || /pid|used|capacity|fitted/.test(t.text)).map((t) => t.text);
+    const legend = texts(svg)
+      .filter((t) => t.y === Math.max(...texts(svg).map((u) => u.y)) || /pid|used|capacity|fitted/.test(t.text))
+      .map((t) => t.text);
     expect(legend).toEqual(expect.arrayContaining(['alice · pid 4242', 'bob · pid 6100', 'GPU 0 used (all processes)', 'GPU 0 capacity 79.6 GiB']));
     expect(legend).toContainEqual(expect.stringMatching(/^fitted creep \+[\d.]+ MiB\/h → full Dec \d+ \d\d:\d\d CET$/));
   });
@@ -153,7 +155,15 @@ describe('time axis', () => {
   const spec = (timeZone: string): MemoryChartSpec => ({
     title: 't',
     timeZone,
-    processes: [{ name: 'alice · pid 1', points: [[Date.parse('2026-11-20T08:00:00Z'), 1000], [Date.parse('2026-11-20T11:00:00Z'), 1200]] }],
+    processes: [
+      {
+        name: 'alice · pid 1',
+        points: [
+          [Date.parse('2026-11-20T08:00:00Z'), 1000],
+          [Date.parse('2026-11-20T11:00:00Z'), 1200],
+        ],
+      },
+    ],
   });
   const timeLabels = (svg: string) => texts(svg).filter((t) => /^\d\d:\d\d$/.test(t.text));
 
@@ -171,8 +181,20 @@ describe('time axis', () => {
 
 describe('chart points', () => {
   it('breaks a line where samples stop for longer than the gap (unknown, not zero)', () => {
-    const pts = chartPoints([[0, 1], [60_000, 2], [900_000, 3]], 180_000);
-    expect(pts).toEqual([[0, 1], [60_000, 2], [480_000, null], [900_000, 3]]);
+    const pts = chartPoints(
+      [
+        [0, 1],
+        [60_000, 2],
+        [900_000, 3],
+      ],
+      180_000,
+    );
+    expect(pts).toEqual([
+      [0, 1],
+      [60_000, 2],
+      [480_000, null],
+      [900_000, 3],
+    ]);
   });
 
   it("keeps every bucket's lowest and highest sample when a long series is decimated", () => {
@@ -203,7 +225,13 @@ describe('digest', () => {
   it('attaches the chart its caller draws for the worst growing finding, and none without one', () => {
     const { finding } = traceFinding('creep-shared-gpu');
     const drawn: Finding[] = [];
-    const reply = digestReply([finding], { hosts: 1, processes: 2 }, undefined, 'Leak watch digest', (f) => (drawn.push(f), { filename: 'x.png', contentType: 'image/png', data: Buffer.from('png') }));
+    const reply = digestReply(
+      [finding],
+      { hosts: 1, processes: 2 },
+      undefined,
+      'Leak watch digest',
+      (f) => (drawn.push(f), { filename: 'x.png', contentType: 'image/png', data: Buffer.from('png') }),
+    );
     expect(drawn).toEqual([finding]);
     expect(reply.files).toEqual([{ filename: 'x.png', contentType: 'image/png', data: Buffer.from('png') }]);
     expect(digestReply([finding], { hosts: 1, processes: 2 }).files).toBeUndefined();
@@ -215,7 +243,7 @@ describe('scheduled digest', () => {
     const trace = traces.find((t) => t.id === 'creep-shared-gpu')!;
     const store = new WatchStore(':memory:');
     store.insert(trace.samples);
-    const now = Math.max(...trace.samples.map((s) => (typeof s.ts === "number" ? s.ts : Date.parse(s.ts)))) + 60_000;
+    const now = Math.max(...trace.samples.map((s) => (typeof s.ts === 'number' ? s.ts : Date.parse(s.ts)))) + 60_000;
     const digest = { name: 'daily', platform: 'console' as const, channel: 'c', cron: '0 9 * * *', timezone: 'Asia/Tokyo' };
     const runtime = new WatchRuntime(store, undefined, undefined, { sample_interval_s: 60, retention_days: 7, min_slope_mib_per_hour: 10, digests: [digest] });
     const posted: Reply[] = [];

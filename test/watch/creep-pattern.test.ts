@@ -14,7 +14,12 @@ import { decodeTrace } from './generator.js';
 const run = promisify(execFile);
 const BIN = resolve(__dirname, '../../bin/gpu-doctor');
 
-interface Row { host: string; kind: string; pattern: string | null; fix: string | null }
+interface Row {
+  host: string;
+  kind: string;
+  pattern: string | null;
+  fix: string | null;
+}
 const byHost = new Map<string, Row[]>();
 
 // Labelled traces (test/watch/trace-scenarios.ts): creeps with no validation, and creeps under a
@@ -53,7 +58,13 @@ describe('leak digest: the creep pattern picks the first fix', () => {
     const dir = mkdtempSync(join(tmpdir(), 'gd-pattern-text-'));
     const traces = readFileSync(TRACES_PATH, 'utf8').trim().split('\n').map(decodeTrace);
     const file = join(dir, 'samples.jsonl');
-    writeFileSync(file, traces.find((t) => t.id === 'creep-50-seg20-sawtooth')!.samples.map((s) => JSON.stringify(s)).join('\n') + '\n');
+    writeFileSync(
+      file,
+      traces
+        .find((t) => t.id === 'creep-50-seg20-sawtooth')!
+        .samples.map((s) => JSON.stringify(s))
+        .join('\n') + '\n',
+    );
     const { stdout } = await run(process.execPath, [BIN, 'digest', '--samples', file], { maxBuffer: 64 << 20, timeout: 60_000 });
     expect(stdout).toMatch(/already empties its cache/);
     expect(stdout).toMatch(/Fix: Do not keep the previous step's loss alive/);

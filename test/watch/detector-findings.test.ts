@@ -17,11 +17,22 @@ function job(rnd: () => number, spec: JobSpec): ProcModel {
   const { startH = 0, endH = 1e3, gpu = 0, pid = 4242, user = 'alice', command = 'python train.py', ...s } = spec;
   return trainingProcess({ gpu, pid, user, command, toMs: T0 + endH * H }, { ...s, startMs: T0 + startH * H }, rnd);
 }
-function trace(hours: number, procs: (rnd: () => number) => ProcModel[], o: { gpuTotalMiB?: number; ram?: (rnd: () => number) => (t: number) => number; seed?: number } = {}): Sample[] {
+function trace(
+  hours: number,
+  procs: (rnd: () => number) => ProcModel[],
+  o: { gpuTotalMiB?: number; ram?: (rnd: () => number) => (t: number) => number; seed?: number } = {},
+): Sample[] {
   // 512 GiB of host RAM when the trace has a host RAM model.
   const rnd = prng(o.seed ?? 11);
   return buildSamples(
-    { host: 'gpu1', t0: T0, hours, gpuTotalMiB: o.gpuTotalMiB ?? TOTAL, procs: procs(rnd), hostRam: o.ram ? { totalBytes: 512 * GiB, usedBytes: o.ram(rnd) } : undefined },
+    {
+      host: 'gpu1',
+      t0: T0,
+      hours,
+      gpuTotalMiB: o.gpuTotalMiB ?? TOTAL,
+      procs: procs(rnd),
+      hostRam: o.ram ? { totalBytes: 512 * GiB, usedBytes: o.ram(rnd) } : undefined,
+    },
     rnd,
   );
 }
@@ -30,11 +41,13 @@ const kinds = (fs: Finding[]) => fs.map((f) => `${f.kind}@${f.gpu ?? '-'}`).sort
 
 describe('ranks of one job', () => {
   it('two ranks, rank 0 grows, rank 1 flat: half the job growing is still rank-0 growth', () => {
-    const samples = trace(10, (r) => [0, 1].map((g) => job(r, { baseMiB: 40000, gpu: g, pid: 100 + g, command: DDP, leak: g === 0 ? leak(150, 1, 100) : undefined })));
+    const samples = trace(10, (r) =>
+      [0, 1].map((g) => job(r, { baseMiB: 40000, gpu: g, pid: 100 + g, command: DDP, leak: g === 0 ? leak(150, 1, 100) : undefined })),
+    );
     expect(kinds(detectLeaks(samples))).toEqual(['rank0_growth@0']);
   });
 
-  it('another user\'s flat job started at the same time on the other GPU is not a peer: a leak', () => {
+  it("another user's flat job started at the same time on the other GPU is not a peer: a leak", () => {
     const samples = trace(10, (r) => [
       job(r, { baseMiB: 40000, gpu: 0, pid: 100, command: DDP, leak: leak(150, 1, 100) }),
       job(r, { baseMiB: 40000, gpu: 1, pid: 101, command: DDP, user: 'bob' }),
@@ -91,7 +104,8 @@ describe('ranks of one job', () => {
 
 describe('severity: worst first', () => {
   // The same 200 MiB/h creep on GPUs of different size: the less is free, the sooner it is full.
-  const creepOn = (gpuTotalMiB: number) => detectLeaks(trace(10, (r) => [job(r, { baseMiB: 40000, leak: leak(200, 1, 20) })], { gpuTotalMiB })).find((f) => f.kind === 'leak')!;
+  const creepOn = (gpuTotalMiB: number) =>
+    detectLeaks(trace(10, (r) => [job(r, { baseMiB: 40000, leak: leak(200, 1, 20) })], { gpuTotalMiB })).find((f) => f.kind === 'leak')!;
 
   it('100 when the GPU is full now, ~70 with 12 h left, 40 when it will not fill for weeks; fewer hours, higher', () => {
     const probe = creepOn(TOTAL);
@@ -173,22 +187,41 @@ describe('host RAM', () => {
     expect(hostRam(2.5, (h) => 300 + 40 * h)).toHaveLength(1);
   });
 
-  it('names the single DataLoader job\'s user, every job in the detail; a non-Python GPU process is no DataLoader job', () => {
+  it("names the single DataLoader job's user, every job in the detail; a non-Python GPU process is no DataLoader job", () => {
     const [one] = hostRam(4, () => 490);
     expect(one).toMatchObject({ user: 'alice', totalMiB: 512 * 1024 });
     expect(one.detail).toMatch(/DataLoader jobs: alice: python train\.py$/);
-    const [two] = hostRam(4, () => 490, (r) => [job(r, { baseMiB: 20000 }), job(r, { gpu: 1, pid: 5, baseMiB: 20000, user: 'bob', command: 'python b.py' })]);
+    const [two] = hostRam(
+      4,
+      () => 490,
+      (r) => [job(r, { baseMiB: 20000 }), job(r, { gpu: 1, pid: 5, baseMiB: 20000, user: 'bob', command: 'python b.py' })],
+    );
     expect(two.user).toBeUndefined();
     expect(two.detail).toMatch(/DataLoader jobs: alice: python train\.py; bob: python b\.py$/);
     const four = (r: () => number) => ['a', 'b', 'c', 'd'].map((u, g) => job(r, { gpu: g, pid: 10 + g, baseMiB: 20000, user: u, command: 'python t.py' }));
     expect(hostRam(4, () => 490, four)[0].detail).toMatch(/DataLoader jobs: a: python t\.py; b: python t\.py; c: python t\.py$/); // the first three
-    expect(hostRam(4, () => 490, (_r) => [idleProcess({ gpu: 0, pid: 9, user: 'u', command: './cuda_app --serve', startMs: T0, toMs: T0 + 9 * H }, 20000)])).toEqual([]);
+    expect(
+      hostRam(
+        4,
+        () => 490,
+        (_r) => [idleProcess({ gpu: 0, pid: 9, user: 'u', command: './cuda_app --serve', startMs: T0, toMs: T0 + 9 * H }, 20000)],
+      ),
+    ).toEqual([]);
   });
 });
 
 describe('idle memory', () => {
   it('a process that sat idle for 3 h and then trained again is not idle', () => {
-    const paused = { gpu: 0, pid: 31, user: 'u', command: 'python train.py', startMs: T0, toMs: T0 + 9 * H, mib: () => 20000, util: (t: number) => (t >= T0 + H && t < T0 + 4 * H ? 0 : 90) };
+    const paused = {
+      gpu: 0,
+      pid: 31,
+      user: 'u',
+      command: 'python train.py',
+      startMs: T0,
+      toMs: T0 + 9 * H,
+      mib: () => 20000,
+      util: (t: number) => (t >= T0 + H && t < T0 + 4 * H ? 0 : 90),
+    };
     expect(detectLeaks(trace(6, () => [paused]))).toEqual([]);
     expect(detectLeaks(trace(3.5, () => [paused])).map((f) => f.kind)).toEqual(['idle_held']);
   });
@@ -196,7 +229,10 @@ describe('idle memory', () => {
 
 describe('exited processes', () => {
   it('a leak in a run that has exited is reported only with includeEnded', () => {
-    const samples = trace(12, (r) => [job(r, { baseMiB: 30000, endH: 8, leak: leak(100, 1, 20) }), job(r, { baseMiB: 30000, startH: 8.1, pid: 999, command: 'python other.py' })]);
+    const samples = trace(12, (r) => [
+      job(r, { baseMiB: 30000, endH: 8, leak: leak(100, 1, 20) }),
+      job(r, { baseMiB: 30000, startH: 8.1, pid: 999, command: 'python other.py' }),
+    ]);
     expect(detectLeaks(samples)).toEqual([]);
     expect(detectLeaks(samples, { includeEnded: true }).map((f) => [f.kind, f.pid])).toEqual([['leak', 4242]]);
   });

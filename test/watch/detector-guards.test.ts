@@ -62,7 +62,7 @@ describe('guards against non-leaks, each where it alone decides', () => {
     // a previous run of steps before a gap is not part of this creep's rate
     [11, 'random-creep-5', 0],
     [30, 'random-creep-5', 0],
-  ])('seed %i %s (first %i h, 0 = all): the creep\'s slope within 30 percent of the label', (seed, id, hours) => {
+  ])("seed %i %s (first %i h, 0 = all): the creep's slope within 30 percent of the label", (seed, id, hours) => {
     const t = trace(seed, id);
     const [f, ...rest] = growth(hours ? upTo(t, hours) : t.samples);
     expect(rest).toEqual([]);

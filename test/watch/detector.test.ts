@@ -9,12 +9,19 @@ const T0 = Date.parse('2026-11-20T08:00:00Z');
 const H = 3_600_000;
 const TOTAL = 81559;
 
-function job(rnd: () => number, spec: Omit<TrainSpec, 'startMs'> & { startH?: number; endH?: number; gpu?: number; pid?: number; command?: string }): ProcModel {
+function job(
+  rnd: () => number,
+  spec: Omit<TrainSpec, 'startMs'> & { startH?: number; endH?: number; gpu?: number; pid?: number; command?: string },
+): ProcModel {
   const { startH = 0, endH = 1e3, gpu = 0, pid = 4242, command = 'python train.py', ...s } = spec;
   return trainingProcess({ gpu, pid, user: 'alice', command, toMs: T0 + endH * H }, { ...s, startMs: T0 + startH * H }, rnd);
 }
 
-function trace(hours: number, procs: (rnd: () => number) => ProcModel[], extra: { gaps?: [number, number][]; ram?: number; ramCreep?: number; seed?: number } = {}): Sample[] {
+function trace(
+  hours: number,
+  procs: (rnd: () => number) => ProcModel[],
+  extra: { gaps?: [number, number][]; ram?: number; ramCreep?: number; seed?: number } = {},
+): Sample[] {
   const rnd = prng(extra.seed ?? 7);
   return buildSamples(
     {
@@ -43,7 +50,16 @@ describe('detectLeaks: not leaks', () => {
 
   it('a first validation that stays cached, and dynamic-shape records that stop', () => {
     const samples = trace(12, (r) => [
-      job(r, { baseMiB: 40000, validation: { ...saw, emptyCache: false }, ratchet: [[30, 800], [70, 400], [150, 200], [300, 90]] }),
+      job(r, {
+        baseMiB: 40000,
+        validation: { ...saw, emptyCache: false },
+        ratchet: [
+          [30, 800],
+          [70, 400],
+          [150, 200],
+          [300, 90],
+        ],
+      }),
     ]);
     expect(detectLeaks(samples)).toEqual([]);
   });
@@ -51,9 +67,7 @@ describe('detectLeaks: not leaks', () => {
 
 describe('detectLeaks: creep', () => {
   it('50 MiB/h hidden under 20 MiB allocator steps: slope within 30%, hours to full from free memory', () => {
-    const samples = trace(12, (r) => [
-      job(r, { baseMiB: 40000, validation: saw, leak: { slopeMiBPerHour: 50, startMs: T0 + 2 * H, blockMiB: 20 } }),
-    ]);
+    const samples = trace(12, (r) => [job(r, { baseMiB: 40000, validation: saw, leak: { slopeMiBPerHour: 50, startMs: T0 + 2 * H, blockMiB: 20 } })]);
     const [f, ...rest] = detectLeaks(samples);
     expect(rest).toEqual([]);
     expect(f).toMatchObject({ kind: 'leak', host: 'gpu1', gpu: 0, pid: 4242, user: 'alice', rule: WATCH_RULES.leak, totalMiB: TOTAL });
@@ -93,7 +107,11 @@ describe('detectLeaks: creep', () => {
     const samples = trace(8, (r) =>
       [0, 1, 2].map((g) => job(r, { baseMiB: 30000, gpu: g, pid: 100 + g, leak: { slopeMiBPerHour: 40, startMs: T0 + H, blockMiB: 20 } })),
     );
-    expect(detectLeaks(samples).map((f) => `${f.kind}@${f.gpu}`).sort()).toEqual(['leak@0', 'leak@1', 'leak@2']);
+    expect(
+      detectLeaks(samples)
+        .map((f) => `${f.kind}@${f.gpu}`)
+        .sort(),
+    ).toEqual(['leak@0', 'leak@1', 'leak@2']);
   });
 });
 
@@ -131,9 +149,7 @@ describe('series', () => {
   });
 
   it('a sample whose memory the driver did not report ([N/A]) is unknown, not 0', () => {
-    const samples = trace(10, (r) => [job(r, { baseMiB: 30000 })]).map((s, i) =>
-      i % 7 === 0 && 'pid' in s ? { ...s, processMiB: null } : s,
-    );
+    const samples = trace(10, (r) => [job(r, { baseMiB: 30000 })]).map((s, i) => (i % 7 === 0 && 'pid' in s ? { ...s, processMiB: null } : s));
     expect(detectLeaks(samples)).toEqual([]);
   });
 
@@ -172,7 +188,10 @@ describe('idle and host RAM', () => {
 
   it('host RAM pressure without any GPU job on the host is not reported', () => {
     const rnd = prng(3);
-    const samples = buildSamples({ host: 'h', t0: T0, hours: 3, gpuTotalMiB: TOTAL, procs: [], hostRam: { totalBytes: 512 * 1024 ** 3, usedBytes: hostRamModel(rnd, T0, 490, 0) } }, rnd);
+    const samples = buildSamples(
+      { host: 'h', t0: T0, hours: 3, gpuTotalMiB: TOTAL, procs: [], hostRam: { totalBytes: 512 * 1024 ** 3, usedBytes: hostRamModel(rnd, T0, 490, 0) } },
+      rnd,
+    );
     expect(detectLeaks(samples)).toEqual([]);
   });
 });

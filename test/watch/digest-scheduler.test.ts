@@ -12,8 +12,19 @@ import type { Finding } from '../../src/watch/types.js';
 
 const daily: DigestConfig = { name: 'daily', platform: 'console', channel: 'c', cron: '0 9 * * *', timezone: 'Europe/Berlin' };
 const f = (slope: number, hours: number | null): Finding => ({
-  kind: 'leak', host: 'gpu1', gpu: 0, pid: 1, user: 'alice', command: 'python train.py', slopeMiBPerHour: slope, hoursToFull: hours,
-  currentMiB: 1000, totalMiB: 80000, series: [1, 2, 3, 4], rule: 'growing-memory-leak', severity: 60,
+  kind: 'leak',
+  host: 'gpu1',
+  gpu: 0,
+  pid: 1,
+  user: 'alice',
+  command: 'python train.py',
+  slopeMiBPerHour: slope,
+  hoursToFull: hours,
+  currentMiB: 1000,
+  totalMiB: 80000,
+  series: [1, 2, 3, 4],
+  rule: 'growing-memory-leak',
+  severity: 60,
 });
 
 describe('digest scheduling', () => {
@@ -52,7 +63,10 @@ describe('digest scheduling', () => {
   });
 
   it('digest reply: grouped, sparkline, fix from the rule base; empty says what was watched', () => {
-    const r = digestReply([f(50, 20), { ...f(0, null), kind: 'idle_held', user: 'bob', pid: 2, rule: 'idle-gpu-memory-held', severity: 10 }], { hosts: 2, processes: 5 });
+    const r = digestReply([f(50, 20), { ...f(0, null), kind: 'idle_held', user: 'bob', pid: 2, rule: 'idle-gpu-memory-held', severity: 10 }], {
+      hosts: 2,
+      processes: 5,
+    });
     expect(r.sections.map((s) => s.heading).filter(Boolean)).toEqual(['gpu1 · alice', 'gpu1 · bob']);
     expect(r.sections[1].table!.rows[0]).toContain('▁▃▆█');
     expect(sparkline([5, 5, 5])).toBe('▁▁▁');
@@ -62,7 +76,11 @@ describe('digest scheduling', () => {
   });
 
   it('a scheduled digest over the store reports a stored leak once', async () => {
-    const t = readFileSync(TRACES_PATH, 'utf8').trim().split('\n').map(decodeTrace).find((x) => x.id === 'creep-50-seg20')!;
+    const t = readFileSync(TRACES_PATH, 'utf8')
+      .trim()
+      .split('\n')
+      .map(decodeTrace)
+      .find((x) => x.id === 'creep-50-seg20')!;
     const s = WatchStore.inDataDir(mkdtempSync(join(tmpdir(), 'gd-sched-')));
     s.insert(t.samples);
     const end = Date.parse(String(t.samples[t.samples.length - 1].ts));

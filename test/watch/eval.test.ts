@@ -9,7 +9,16 @@ import { renderTraces, TRACES_PATH } from './generate-traces.js';
 import { decodeTrace, type LabelledTrace } from './generator.js';
 import { toMs } from '../../src/watch/series.js';
 import { generateTraces } from './trace-scenarios.js';
-import { DEFAULT_OPTIONS, isHostSample, isProcessSample, WATCH_RULES, type Finding, type FindingKind, type HostRamSample, type ProcessSample } from '../../src/watch/types.js';
+import {
+  DEFAULT_OPTIONS,
+  isHostSample,
+  isProcessSample,
+  WATCH_RULES,
+  type Finding,
+  type FindingKind,
+  type HostRamSample,
+  type ProcessSample,
+} from '../../src/watch/types.js';
 
 const H = 3_600_000;
 const KINDS: FindingKind[] = ['leak', 'rank0_growth', 'host_ram', 'idle_held'];
@@ -19,8 +28,7 @@ const KINDS: FindingKind[] = ['leak', 'rank0_growth', 'host_ram', 'idle_held'];
  * two shows fewer than minSteps steps in 3 h and is indistinguishable from a warm-up step, so it gets
  * the time those steps take (minSteps + 0.5 block intervals) plus 30 min of confirmation.
  */
-const deadlineHours = (l: NonNullable<LabelledTrace['leak']>) =>
-  Math.max(3, ((DEFAULT_OPTIONS.minSteps + 0.5) * l.stepMiB) / l.slopeMiBPerHour + 0.5);
+const deadlineHours = (l: NonNullable<LabelledTrace['leak']>) => Math.max(3, ((DEFAULT_OPTIONS.minSteps + 0.5) * l.stepMiB) / l.slopeMiBPerHour + 0.5);
 
 interface Result {
   trace: LabelledTrace;
@@ -119,8 +127,7 @@ function runningAt(trace: LabelledTrace, procs: ProcessSample[]): ProcessSample[
 /** The utilisation of a process's GPU: since when has it stayed at 0 while the process held memory? */
 function idleSince(trace: LabelledTrace, pid: number): number | undefined {
   let since: number | undefined;
-  for (const s of trace.samples)
-    if (isProcessSample(s) && s.pid === pid) since = s.utilizationPct === 0 ? (since ?? toMs(s.ts)) : undefined;
+  for (const s of trace.samples) if (isProcessSample(s) && s.pid === pid) since = s.utilizationPct === 0 ? (since ?? toMs(s.ts)) : undefined;
   return since;
 }
 
@@ -193,7 +200,10 @@ function checkFindings(trace: LabelledTrace, findings: Finding[]): void {
       const since = idleSince(trace, p.pid);
       return since !== undefined && end - since >= DEFAULT_OPTIONS.idleHours * H && p.processMiB! >= DEFAULT_OPTIONS.idleMinMiB;
     });
-    expect(idle.map((f) => `${f.gpu}/${f.pid}`), `${id}: which series idle`).toEqual(holders.map((p) => `${p.gpu}/${p.pid}`));
+    expect(
+      idle.map((f) => `${f.gpu}/${f.pid}`),
+      `${id}: which series idle`,
+    ).toEqual(holders.map((p) => `${p.gpu}/${p.pid}`));
     for (const f of idle) {
       expect([f.slopeMiBPerHour, f.hoursToFull], `${id}: idle is waste, not growth`).toEqual([0, null]);
       const since = idleSince(trace, f.pid!)!;

@@ -55,11 +55,7 @@ export interface ProcModel {
 }
 
 /** A training process as nvidia-smi sees it. Must be called in time order (draws from rnd). */
-export function trainingProcess(
-  p: { gpu: number; pid: number; user: string; command: string; toMs: number },
-  s: TrainSpec,
-  rnd: () => number,
-): ProcModel {
+export function trainingProcess(p: { gpu: number; pid: number; user: string; command: string; toMs: number }, s: TrainSpec, rnd: () => number): ProcModel {
   const context = 500 + Math.floor(rnd() * 100);
   const warm = [0.5, 1.5, 3, 6].map((m, i) => [s.startMs + m * MIN * (0.5 + rnd()), [0.3, 0.7, 0.9, 1][i]] as const);
   const phase = s.leak ? rnd() * s.leak.blockMiB : 0;
@@ -94,7 +90,8 @@ export function trainingProcess(
       let m = level(t);
       const val = valAt(t);
       if (v && val.k >= 0) {
-        if (!v.emptyCache) m += v.peakMiB; // the first validation's peak stays reserved
+        if (!v.emptyCache)
+          m += v.peakMiB; // the first validation's peak stays reserved
         else if (val.inVal) m += v.peakMiB;
         else if (val.justEnded && hash01(dipSeed, val.k) < (v.dipProb ?? 0)) m -= v.dipMiB ?? 0;
       }

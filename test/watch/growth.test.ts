@@ -78,7 +78,13 @@ describe('floorEnvelope', () => {
 
 describe('analyzeGrowth', () => {
   it('a creep of 10 MiB every 30 min: 20 MiB/h, every step counted, onset within a step of the first', () => {
-    const g = growth(stairs(60, 1000, every(6, 3, 17, () => 10)));
+    const g = growth(
+      stairs(
+        60,
+        1000,
+        every(6, 3, 17, () => 10),
+      ),
+    );
     expect(g).toMatchObject({ growing: true, reason: 'creep', steps: 17, riseMiB: 170, totalRiseMiB: 170 });
     expect(g.slopeMiBPerHour).toBeCloseTo(20, 6);
     // First step in window 6 + 6 (the offset of these windows): the onset is within a window of it.
@@ -90,31 +96,81 @@ describe('analyzeGrowth', () => {
       flat: stairs(60, 1000, []),
       'too few steps': stairs(60, 1000, [[20, 100]]),
       // 8 steps in the first 4 h, then flat for 5 h
-      'growth stopped': stairs(60, 1000, every(3, 3, 8, () => 10)),
+      'growth stopped': stairs(
+        60,
+        1000,
+        every(3, 3, 8, () => 10),
+      ),
       // 4 steps in the last hour
-      'run too short': stairs(60, 1000, every(54, 1, 4, () => 10)),
+      'run too short': stairs(
+        60,
+        1000,
+        every(54, 1, 4, () => 10),
+      ),
       // 2 MiB every 30 min for 8.5 h: 34 MiB in all, 4 MiB/h
-      'rise within noise': stairs(60, 1000, every(6, 3, 17, () => 2)),
+      'rise within noise': stairs(
+        60,
+        1000,
+        every(6, 3, 17, () => 2),
+      ),
       // 10, 35, 10: the middle step is over half the rise
-      'one step dominates': stairs(30, 1000, [[10, 10], [16, 35], [22, 10]]),
+      'one step dominates': stairs(30, 1000, [
+        [10, 10],
+        [16, 35],
+        [22, 10],
+      ]),
       // steps every hour, shrinking: a warm-up ratchet
-      'decelerating (warm-up ratchet)': stairs(60, 1000, every(6, 6, 8, (k) => [40, 30, 24, 18, 6, 3, 2, 1][k])),
+      'decelerating (warm-up ratchet)': stairs(
+        60,
+        1000,
+        every(6, 6, 8, (k) => [40, 30, 24, 18, 6, 3, 2, 1][k]),
+      ),
       // 5 MiB an hour for 9 h
-      'slope below threshold': stairs(60, 1000, every(6, 6, 9, () => 5)),
+      'slope below threshold': stairs(
+        60,
+        1000,
+        every(6, 6, 9, () => 5),
+      ),
     };
     for (const [reason, levels] of Object.entries(reasons)) expect(growth(levels), reason).toMatchObject({ growing: false, reason });
     // A rise in the last two windows is not confirmed yet: still flat, and a third step there does not count.
     expect(growth(stairs(60, 1000, [[59, 100]]))).toMatchObject({ reason: 'flat', totalRiseMiB: 0 });
-    expect(growth(stairs(60, 1000, [[40, 10], [46, 10], [58, 10]]))).toMatchObject({ reason: 'too few steps', totalRiseMiB: 20 });
+    expect(
+      growth(
+        stairs(60, 1000, [
+          [40, 10],
+          [46, 10],
+          [58, 10],
+        ]),
+      ),
+    ).toMatchObject({ reason: 'too few steps', totalRiseMiB: 20 });
     // Three steps long ago, more than maxStepGapHours (4 h = 24 windows) before the last two.
-    expect(growth(stairs(60, 1000, [[3, 10], [6, 10], [9, 10], [40, 10], [46, 10]]))).toMatchObject({ growing: false, reason: 'too few steps in the latest run' });
+    expect(
+      growth(
+        stairs(60, 1000, [
+          [3, 10],
+          [6, 10],
+          [9, 10],
+          [40, 10],
+          [46, 10],
+        ]),
+      ),
+    ).toMatchObject({ growing: false, reason: 'too few steps in the latest run' });
     // Three steps, one of them a one-off record (over 4x the typical step): two are left, too few.
-    expect(growth(stairs(40, 1000, [[20, 10], [26, 100], [32, 10]]))).toMatchObject({ growing: false, reason: 'too few steps' });
+    expect(
+      growth(
+        stairs(40, 1000, [
+          [20, 10],
+          [26, 100],
+          [32, 10],
+        ]),
+      ),
+    ).toMatchObject({ growing: false, reason: 'too few steps' });
     expect(growth(reasons['too few steps']).totalRiseMiB).toBe(100);
     expect(growth(reasons['growth stopped']).totalRiseMiB).toBe(80);
   });
 
-  it('a flat start before the creep is trimmed off: the rate and onset are the creep\'s own', () => {
+  it("a flat start before the creep is trimmed off: the rate and onset are the creep's own", () => {
     // One 10 MiB step at window 6, 4 h flat, then 12 MiB every 30 min from window 30.
     const g = growth(stairs(60, 1000, [[6, 10], ...every(30, 3, 9, () => 12)]));
     expect(g).toMatchObject({ growing: true, steps: 9, riseMiB: 9 * 12, totalRiseMiB: 10 + 9 * 12 });
@@ -132,7 +188,11 @@ describe('analyzeGrowth', () => {
   });
 
   it('a creep across a sampling gap is measured across it', () => {
-    const levels = stairs(60, 1000, every(6, 3, 17, () => 10));
+    const levels = stairs(
+      60,
+      1000,
+      every(6, 3, 17, () => 10),
+    );
     const w = new Windows(1000);
     levels.forEach((v, i) => {
       if (i >= 24 && i < 36) return; // 2 h without samples

@@ -87,8 +87,17 @@ describe('paced inserts', () => {
         for (let g = 0; g < 8; g++)
           for (let p = 0; p < 2; p++)
             poll.push({
-              ts: '2026-11-22T09:00:00Z', host: `n${h}`, gpu: g, gpuTotalMiB: 81559, gpuUsedMiB: 30000, utilizationPct: 90,
-              pid: 1000 + g * 2 + p, processStart: '2026-11-22T08:00:00Z', user: 'u', command: 'python t.py', processMiB: 14000 + p,
+              ts: '2026-11-22T09:00:00Z',
+              host: `n${h}`,
+              gpu: g,
+              gpuTotalMiB: 81559,
+              gpuUsedMiB: 30000,
+              utilizationPct: 90,
+              pid: 1000 + g * 2 + p,
+              processStart: '2026-11-22T08:00:00Z',
+              user: 'u',
+              command: 'python t.py',
+              processMiB: 14000 + p,
             });
       const one = new WatchStore(join(dir, 'one.sqlite'));
       const paced = new WatchStore(join(dir, 'paced.sqlite'));

@@ -14,8 +14,17 @@ import { readFileSync } from 'node:fs';
 const dir = () => mkdtempSync(join(tmpdir(), 'gd-store-'));
 const T0 = Date.parse('2026-11-20T08:00:00Z');
 const proc = (min: number, mib: number | null, pid = 4242): Sample => ({
-  ts: new Date(T0 + min * 60_000).toISOString(), host: 'gpu1', gpu: 0, gpuTotalMiB: 81559, gpuUsedMiB: (mib ?? 0) + 500,
-  utilizationPct: 97, pid, processStart: '2026-11-20T07:59:00Z', user: 'alice', command: 'python train.py', processMiB: mib,
+  ts: new Date(T0 + min * 60_000).toISOString(),
+  host: 'gpu1',
+  gpu: 0,
+  gpuTotalMiB: 81559,
+  gpuUsedMiB: (mib ?? 0) + 500,
+  utilizationPct: 97,
+  pid,
+  processStart: '2026-11-20T07:59:00Z',
+  user: 'alice',
+  command: 'python train.py',
+  processMiB: mib,
 });
 
 describe('WatchStore', () => {
@@ -30,7 +39,17 @@ describe('WatchStore', () => {
     const back = [...s.samplesSince(0)];
     expect(back).toHaveLength(4);
     const p = back.filter(isProcessSample);
-    expect(p[0]).toMatchObject({ host: 'gpu1', gpu: 0, pid: 4242, user: 'alice', command: 'python train.py', processMiB: 1000, gpuUsedMiB: 1500, gpuTotalMiB: 81559, utilizationPct: 97 });
+    expect(p[0]).toMatchObject({
+      host: 'gpu1',
+      gpu: 0,
+      pid: 4242,
+      user: 'alice',
+      command: 'python train.py',
+      processMiB: 1000,
+      gpuUsedMiB: 1500,
+      gpuTotalMiB: 81559,
+      utilizationPct: 97,
+    });
     expect(p[1]).toMatchObject({ processMiB: null });
     expect(back.find((x) => x.kind === 'host')).toMatchObject({ memTotalBytes: 512 * 2 ** 30, memAvailableBytes: 100 * 2 ** 30 });
     expect(back.find((x) => x.kind !== 'host' && !isProcessSample(x))).toMatchObject({ gpu: 1, gpuUsedMiB: 300 });
@@ -39,7 +58,11 @@ describe('WatchStore', () => {
   });
 
   it('round-trips a labelled trace with the same findings', () => {
-    const t = readFileSync(TRACES_PATH, 'utf8').trim().split('\n').map(decodeTrace).find((x) => x.id === 'creep-50-seg20')!;
+    const t = readFileSync(TRACES_PATH, 'utf8')
+      .trim()
+      .split('\n')
+      .map(decodeTrace)
+      .find((x) => x.id === 'creep-50-seg20')!;
     const s = WatchStore.inDataDir(dir());
     s.insert(t.samples);
     const kinds = detectLeaks(s.samplesSince(0)).map((f) => f.kind);

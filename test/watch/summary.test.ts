@@ -75,7 +75,10 @@ describe('window summaries (wsum)', () => {
       s.insert(t.samples);
       const end = toMs(t.samples[t.samples.length - 1].ts);
       const want = detectLeaks(t.samples).map((f) => [f.kind, f.host, f.gpu, f.pid]);
-      expect(findingsFromStore(s, {}, end).findings.map((f) => [f.kind, f.host, f.gpu, f.pid]), t.id).toEqual(want);
+      expect(
+        findingsFromStore(s, {}, end).findings.map((f) => [f.kind, f.host, f.gpu, f.pid]),
+        t.id,
+      ).toEqual(want);
       s.close();
     }
   });

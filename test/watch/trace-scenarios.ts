@@ -31,7 +31,10 @@ interface Scenario extends Omit<TraceLabel, 'leak'> {
 }
 
 /** One training process on GPU 0 from T0 + startH (negative startH: started before sampling). */
-function proc(rnd: () => number, spec: Omit<TrainSpec, 'startMs'> & { startH?: number; endH?: number; gpu?: number; pid?: number; user?: string; command?: string }): ProcModel {
+function proc(
+  rnd: () => number,
+  spec: Omit<TrainSpec, 'startMs'> & { startH?: number; endH?: number; gpu?: number; pid?: number; user?: string; command?: string },
+): ProcModel {
   const { startH = 0, endH = 1e3, gpu = 0, pid = 4242, user = 'alice', command = TRAIN, ...s } = spec;
   return trainingProcess({ gpu, pid, user, command, toMs: T0 + endH * H }, { ...s, startMs: T0 + startH * H }, rnd);
 }
@@ -78,19 +81,58 @@ const none = (id: string, description: string, build: Build): Scenario => ({ id,
 export const SCENARIOS: Scenario[] = [
   // ---- negatives: nothing to report ----
   none('plateau-8h', 'warm-up steps then flat, 10 GiB', (r) => ({ hours: 8, gpuTotalMiB: A100, procs: [proc(r, { baseMiB: 10000 })] })),
-  none('plateau-24h-70g', 'warm-up then flat at 70 GiB, small jitter', (r) => ({ hours: 24, gpuTotalMiB: H100, procs: [proc(r, { baseMiB: 70000, jitterMiB: 3 })] })),
-  none('sawtooth-empty-cache', 'validation every hour, +6 GiB, empty_cache after (dips)', (r) => ({ hours: 24, gpuTotalMiB: H100, procs: [proc(r, { baseMiB: 40000, validation: saw(true) })] })),
-  none('sawtooth-long-validation', 'validation 25 min every 90 min, +10 GiB, empty_cache', (r) => ({ hours: 12, gpuTotalMiB: H100, procs: [proc(r, { baseMiB: 50000, validation: saw(true, 90, 25, 10000) })] })),
-  none('first-validation-step', 'validation peak stays cached: one step at 1 h, flat after', (r) => ({ hours: 24, gpuTotalMiB: H100, procs: [proc(r, { baseMiB: 30000, validation: saw(false) })] })),
+  none('plateau-24h-70g', 'warm-up then flat at 70 GiB, small jitter', (r) => ({
+    hours: 24,
+    gpuTotalMiB: H100,
+    procs: [proc(r, { baseMiB: 70000, jitterMiB: 3 })],
+  })),
+  none('sawtooth-empty-cache', 'validation every hour, +6 GiB, empty_cache after (dips)', (r) => ({
+    hours: 24,
+    gpuTotalMiB: H100,
+    procs: [proc(r, { baseMiB: 40000, validation: saw(true) })],
+  })),
+  none('sawtooth-long-validation', 'validation 25 min every 90 min, +10 GiB, empty_cache', (r) => ({
+    hours: 12,
+    gpuTotalMiB: H100,
+    procs: [proc(r, { baseMiB: 50000, validation: saw(true, 90, 25, 10000) })],
+  })),
+  none('first-validation-step', 'validation peak stays cached: one step at 1 h, flat after', (r) => ({
+    hours: 24,
+    gpuTotalMiB: H100,
+    procs: [proc(r, { baseMiB: 30000, validation: saw(false) })],
+  })),
   none('dynamic-shape-ratchet', 'variable sequence lengths: records at 15 m..6 h, shrinking, then none', (r) => ({
     hours: 24,
     gpuTotalMiB: H100,
-    procs: [proc(r, { baseMiB: 45000, ratchet: [[15, 900], [35, 500], [70, 300], [140, 160], [260, 90], [380, 40]] })],
+    procs: [
+      proc(r, {
+        baseMiB: 45000,
+        ratchet: [
+          [15, 900],
+          [35, 500],
+          [70, 300],
+          [140, 160],
+          [260, 90],
+          [380, 40],
+        ],
+      }),
+    ],
   })),
   none('dynamic-shape-ratchet-8h', 'as above, trace ends 2 h after the last record', (r) => ({
     hours: 8,
     gpuTotalMiB: H100,
-    procs: [proc(r, { baseMiB: 20000, ratchet: [[25, 700], [50, 420], [95, 260], [180, 130], [360, 60]] })],
+    procs: [
+      proc(r, {
+        baseMiB: 20000,
+        ratchet: [
+          [25, 700],
+          [50, 420],
+          [95, 260],
+          [180, 130],
+          [360, 60],
+        ],
+      }),
+    ],
   })),
   none('noisy-plateau', 'jitter +-8 MiB and 2% one-sample workspace blips up to 400 MiB', (r) => ({
     hours: 24,
@@ -119,7 +161,10 @@ export const SCENARIOS: Scenario[] = [
   none('gaps', 'flat with a 2 h and a 30 min collector outage', (r) => ({
     hours: 24,
     gpuTotalMiB: H100,
-    gaps: [[6, 8], [14, 14.5]],
+    gaps: [
+      [6, 8],
+      [14, 14.5],
+    ],
     procs: [proc(r, { baseMiB: 30000, validation: saw(true, 60, 8, 3000) })],
   })),
   none('ddp-8-flat', '8 ranks, saw-tooth on all, none grows', (r) => ({
@@ -178,7 +223,22 @@ export const SCENARIOS: Scenario[] = [
   creep('creep-50-noisy', 50, 20, 2, 12, { jitterMiB: 8, blip: [0.02, 400] }),
   creep('creep-200-seg128', 200, 128, 2, 10, {}, '200 MiB/h leaking 128 MiB tensors'),
   creep('creep-200-seg20-step', 200, 20, 5, 12, { validation: saw(false) }),
-  creep('creep-20-dynamic-shapes', 20, 2, 3, 16, { ratchet: [[15, 900], [35, 500], [70, 300], [140, 160]] }, '20 MiB/h under a dynamic-shape warm-up ratchet'),
+  creep(
+    'creep-20-dynamic-shapes',
+    20,
+    2,
+    3,
+    16,
+    {
+      ratchet: [
+        [15, 900],
+        [35, 500],
+        [70, 300],
+        [140, 160],
+      ],
+    },
+    '20 MiB/h under a dynamic-shape warm-up ratchet',
+  ),
   {
     id: 'creep-50-gap',
     description: '50 MiB/h in 2 MiB blocks with a 2 h collector outage in the middle',
@@ -208,10 +268,7 @@ export const SCENARIOS: Scenario[] = [
         hours: 18,
         gpuTotalMiB: A100,
         leak,
-        procs: [
-          proc(r, { baseMiB: 25000, endH: 9, leak: leakSpec(first) }),
-          proc(r, { baseMiB: 25000, startH: 9.05, pid: 4377, leak: leakSpec(leak) }),
-        ],
+        procs: [proc(r, { baseMiB: 25000, endH: 9, leak: leakSpec(first) }), proc(r, { baseMiB: 25000, startH: 9.05, pid: 4377, leak: leakSpec(leak) })],
       };
     },
   },
@@ -309,7 +366,9 @@ export const SCENARIOS: Scenario[] = [
     build: () => ({
       hours: 6,
       gpuTotalMiB: A100,
-      procs: [idleProcess({ gpu: 1, pid: 9900, user: 'erin', command: 'python -m ipykernel_launcher -f kernel.json', startMs: T0 - H, toMs: T0 + 7 * H }, 8192)],
+      procs: [
+        idleProcess({ gpu: 1, pid: 9900, user: 'erin', command: 'python -m ipykernel_launcher -f kernel.json', startMs: T0 - H, toMs: T0 + 7 * H }, 8192),
+      ],
     }),
   },
 
@@ -318,7 +377,12 @@ export const SCENARIOS: Scenario[] = [
     id: 'host-ram-creep',
     description: 'DataLoader workers grow host RAM 8 GiB/h from 60% used',
     expected: ['host_ram'],
-    build: (r) => ({ hours: 12, gpuTotalMiB: H100, procs: [proc(r, { baseMiB: 30000 })], hostRam: { totalBytes: RAM, usedBytes: hostRamModel(r, T0, 307, 8) } }),
+    build: (r) => ({
+      hours: 12,
+      gpuTotalMiB: H100,
+      procs: [proc(r, { baseMiB: 30000 })],
+      hostRam: { totalBytes: RAM, usedBytes: hostRamModel(r, T0, 307, 8) },
+    }),
   },
   {
     id: 'host-ram-pressure',
@@ -338,7 +402,7 @@ function randomScenario(i: number, positive: boolean): Scenario {
     description: '',
     expected: positive ? ['leak'] : [],
     build: (r) => {
-      const pick = <T,>(xs: T[]): T => xs[Math.floor(r() * xs.length)];
+      const pick = <T>(xs: T[]): T => xs[Math.floor(r() * xs.length)];
       const between = (a: number, b: number) => a + r() * (b - a);
       const hours = Math.round(between(positive ? 9 : 6, 24));
       const gpuTotalMiB = pick([H100, A100]);

@@ -40,9 +40,16 @@ export interface ConsoleChatOptions {
 export function saveReplyFiles(reply: Reply, dir: string, now = new Date()): string[] {
   if (!reply.files?.length) return [];
   mkdirSync(dir, { recursive: true, mode: 0o700 });
-  const stamp = now.toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
+  const stamp = now
+    .toISOString()
+    .replace(/[-:]/g, '')
+    .replace(/\.\d+Z$/, 'Z');
   return reply.files.map((f, i) => {
-    const name = f.filename.replace(/[^A-Za-z0-9._-]/g, '_').replace(/^\.+/, '').slice(0, 120) || `file-${i}`;
+    const name =
+      f.filename
+        .replace(/[^A-Za-z0-9._-]/g, '_')
+        .replace(/^\.+/, '')
+        .slice(0, 120) || `file-${i}`;
     const path = join(dir, `${stamp}-${i}-${name}`);
     writeFileSync(path, f.data, { mode: 0o600 });
     return path;

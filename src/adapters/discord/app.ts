@@ -2,7 +2,19 @@
 // attachments in channels (Message Content intent) and DMs. DISCORD_API_URL points REST (and so the
 // gateway URL from GET /gateway/bot) elsewhere: that is how the tests run the real client against fakes.
 import { createRequire } from 'node:module';
-import { AttachmentBuilder, Client, Events, GatewayIntentBits, MessageFlags, Partials, ThreadAutoArchiveDuration, type AutocompleteInteraction, type ChatInputCommandInteraction, type Message, type ThreadChannel } from 'discord.js';
+import {
+  AttachmentBuilder,
+  Client,
+  Events,
+  GatewayIntentBits,
+  MessageFlags,
+  Partials,
+  ThreadAutoArchiveDuration,
+  type AutocompleteInteraction,
+  type ChatInputCommandInteraction,
+  type Message,
+  type ThreadChannel,
+} from 'discord.js';
 import { looksLikeLog } from '../../core/paste.js';
 import { readingFilesReply } from '../../core/progress.js';
 import type { Reply } from '../../core/reply.js';
@@ -84,7 +96,16 @@ class GpuIndexCache {
     const hit = this.entries.get(host);
     if (hit && Date.now() - hit.at < GPU_CACHE_MS) return hit.gpus;
     const gpus = status().then((res) =>
-      res.flatMap((h) => (h.ok ? h.gpus.map((g) => ({ index: g.index, label: [g.name, g.memoryUsedMiB != null && g.memoryTotalMiB != null ? `${g.memoryUsedMiB}/${g.memoryTotalMiB} MiB` : null].filter(Boolean).join(', ') })) : [])),
+      res.flatMap((h) =>
+        h.ok
+          ? h.gpus.map((g) => ({
+              index: g.index,
+              label: [g.name, g.memoryUsedMiB != null && g.memoryTotalMiB != null ? `${g.memoryUsedMiB}/${g.memoryTotalMiB} MiB` : null]
+                .filter(Boolean)
+                .join(', '),
+            }))
+          : [],
+      ),
     );
     // A failed lookup is not cached: the next keystroke asks again.
     void gpus.catch(() => this.entries.delete(host));
@@ -163,7 +184,11 @@ export function createDiscordAdapter(o: DiscordAdapterOptions): DiscordAdapter {
     const route = commandSet.route(i.options.getSubcommandGroup(false), i.options.getSubcommand(false));
     if (!route) {
       // Discord still shows a subcommand this version no longer has: the registration is out of date.
-      await i.reply({ content: 'This /gpu command is not one I know any more. Ask an admin to run `npm run discord:register`.', flags: MessageFlags.Ephemeral, allowedMentions: NO_MENTIONS });
+      await i.reply({
+        content: 'This /gpu command is not one I know any more. Ask an admin to run `npm run discord:register`.',
+        flags: MessageFlags.Ephemeral,
+        allowedMentions: NO_MENTIONS,
+      });
       return;
     }
     const built = interactionLine(route, (n) => i.options.get(n)?.value);
@@ -234,7 +259,11 @@ export function createDiscordAdapter(o: DiscordAdapterOptions): DiscordAdapter {
   }
 
   /** Host names from the host registry, or GPU indexes of the host already chosen; at most 25, by prefix. */
-  async function completions(route: DiscordRoute, focused: { name: string; value: string }, get: (name: string) => unknown): Promise<{ name: string; value: string | number }[]> {
+  async function completions(
+    route: DiscordRoute,
+    focused: { name: string; value: string },
+    get: (name: string) => unknown,
+  ): Promise<{ name: string; value: string | number }[]> {
     const arg = route.args.find((a) => a.name === focused.name);
     const hosts = o.services.hosts;
     if (!arg?.completion || !hosts) return [];
@@ -265,7 +294,11 @@ export function createDiscordAdapter(o: DiscordAdapterOptions): DiscordAdapter {
       const route = commandSet.route(i.options.getSubcommandGroup(false), i.options.getSubcommand(false));
       const focused = i.options.getFocused(true);
       if (route && allowed(i.guildId, i.channelId)) {
-        choices = await withDeadline(completions(route, { name: focused.name, value: String(focused.value) }, (n) => i.options.get(n)?.value), AUTOCOMPLETE_DEADLINE_MS, []);
+        choices = await withDeadline(
+          completions(route, { name: focused.name, value: String(focused.value) }, (n) => i.options.get(n)?.value),
+          AUTOCOMPLETE_DEADLINE_MS,
+          [],
+        );
       }
     } catch (e) {
       // An unknown or missing focused option, a host registry error: answer with no choices, never crash.
@@ -328,7 +361,14 @@ export function createDiscordAdapter(o: DiscordAdapterOptions): DiscordAdapter {
       // An attached message.txt that is chatter (not a log) gets no reply either.
       if (!looksLikeLog(joined) && !files.some((a) => TEXT_FILE.test(a.name) && a.name !== 'message.txt')) return null;
       const isAdmin = isDiscordAdmin(o.config, m.author.id, rolesOf(m.member));
-      const result = await runCommand(o, { platform: 'discord', userId: m.author.id, channelId: m.channelId, isAdmin, line: `/gpu diagnose ${joined}`, progress });
+      const result = await runCommand(o, {
+        platform: 'discord',
+        userId: m.author.id,
+        channelId: m.channelId,
+        isAdmin,
+        line: `/gpu diagnose ${joined}`,
+        progress,
+      });
       return notes.length ? { ...result.reply, sections: [{ text: notes.join('\n') }, ...result.reply.sections] } : result.reply;
     };
     // Downloads and their diagnosis hold a process-wide slot, so a burst of files cannot fill memory.
@@ -358,12 +398,15 @@ export function createDiscordAdapter(o: DiscordAdapterOptions): DiscordAdapter {
     }
     // A thread started on the message (it takes the message's id) was named for the progress.
     const thread = shown.channel;
-    if (thread.isThread() && thread.id === m.id) await thread.setName(threadName(reply)).catch((e: unknown) => log.warn({ err: (e as Error).message }, 'could not rename the thread'));
+    if (thread.isThread() && thread.id === m.id)
+      await thread.setName(threadName(reply)).catch((e: unknown) => log.warn({ err: (e as Error).message }, 'could not rename the thread'));
   }
 
   client.on(Events.InteractionCreate, (i) => {
     if (i.isButton() && isFeedbackButton(i.customId)) {
-      track(onFeedbackButton(i, o, isDiscordAdmin(o.config, i.user.id, rolesOf(i.member)))).catch((e) => log.error({ err: (e as Error).message }, 'feedback button failed'));
+      track(onFeedbackButton(i, o, isDiscordAdmin(o.config, i.user.id, rolesOf(i.member)))).catch((e) =>
+        log.error({ err: (e as Error).message }, 'feedback button failed'),
+      );
       return;
     }
     if (i.isAutocomplete() && i.commandName === 'gpu') {

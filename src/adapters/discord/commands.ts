@@ -105,7 +105,14 @@ function routeOf(command: AnyCommand, form: UsageForm, split: boolean): DiscordR
   // Kept in the usage's order: that is the order positional words take in the line.
   const args = form.args.map((a) => ({ ...a, ...(completionOf(form, a) ? { completion: completionOf(form, a) } : {}) }));
   const hasText = args.some((a) => a.kind === 'text');
-  return { command: command.name, group: split ? command.name : null, sub: split ? form.words[0] : command.name, words: form.words, args, ...(hasText ? { file: 'file' } : {}) };
+  return {
+    command: command.name,
+    group: split ? command.name : null,
+    sub: split ? form.words[0] : command.name,
+    words: form.words,
+    args,
+    ...(hasText ? { file: 'file' } : {}),
+  };
 }
 
 function subcommandJson(route: DiscordRoute, description: string): APIApplicationCommandOption {
@@ -184,7 +191,12 @@ export function interactionLine(route: DiscordRoute, get: (name: string) => Opti
     } else if (!present) {
       missing ??= a.name;
     } else if (missing) {
-      return { problem: `Set \`${missing}\` as well when you set \`${a.name}\`: /gpu ${route.command} takes them in the order ${route.args.filter((x) => x.kind === 'positional').map((x) => x.name).join(', ')}.` };
+      return {
+        problem: `Set \`${missing}\` as well when you set \`${a.name}\`: /gpu ${route.command} takes them in the order ${route.args
+          .filter((x) => x.kind === 'positional')
+          .map((x) => x.name)
+          .join(', ')}.`,
+      };
     } else {
       const s = String(v);
       positional.push(...(a.variadic ? s.split(/\s+/).filter(Boolean) : [s]).map(quote));
@@ -194,9 +206,29 @@ export function interactionLine(route: DiscordRoute, get: (name: string) => Opti
   return { line: text ? `${line} ${text}` : line };
 }
 
-type TreeOption = { type: T; name: string; description?: string; required?: boolean; autocomplete?: boolean; choices?: { name: string }[]; min_value?: number; max_value?: number; options?: TreeOption[] };
+type TreeOption = {
+  type: T;
+  name: string;
+  description?: string;
+  required?: boolean;
+  autocomplete?: boolean;
+  choices?: { name: string }[];
+  min_value?: number;
+  max_value?: number;
+  options?: TreeOption[];
+};
 
-const TYPE_NAMES: Record<number, string> = { [T.String]: 'string', [T.Integer]: 'integer', [T.Number]: 'number', [T.Boolean]: 'boolean', [T.Attachment]: 'attachment', [T.User]: 'user', [T.Channel]: 'channel', [T.Role]: 'role', [T.Mentionable]: 'mentionable' };
+const TYPE_NAMES: Record<number, string> = {
+  [T.String]: 'string',
+  [T.Integer]: 'integer',
+  [T.Number]: 'number',
+  [T.Boolean]: 'boolean',
+  [T.Attachment]: 'attachment',
+  [T.User]: 'user',
+  [T.Channel]: 'channel',
+  [T.Role]: 'role',
+  [T.Mentionable]: 'mentionable',
+};
 
 /**
  * The commands as a readable tree (command, subcommand groups, subcommands, options with their type and
@@ -235,6 +267,8 @@ export function commandTree(commands: { name: string; description?: string; opti
     walk(c.options ?? [], '');
   }
   const n = (k: number, one: string, many: string) => `${k} ${k === 1 ? one : many}`;
-  lines.push(`${n(counts.commands, 'command', 'commands')}, ${n(counts.groups, 'subcommand group', 'subcommand groups')}, ${n(counts.subcommands, 'subcommand', 'subcommands')}, ${n(counts.options, 'option', 'options')}`);
+  lines.push(
+    `${n(counts.commands, 'command', 'commands')}, ${n(counts.groups, 'subcommand group', 'subcommand groups')}, ${n(counts.subcommands, 'subcommand', 'subcommands')}, ${n(counts.options, 'option', 'options')}`,
+  );
   return lines.join('\n');
 }

@@ -11,7 +11,13 @@ const CUSTOM_ID = /^fb:(up|down):/;
 
 /** The button row under a diagnosis. */
 export function feedbackComponents(id: string): APIActionRowComponent<APIButtonComponent>[] {
-  const button = (vote: 'up' | 'down', label: string, emoji: string): APIButtonComponent => ({ type: ComponentType.Button, style: ButtonStyle.Secondary, custom_id: `fb:${vote}:${id}`, label, emoji: { name: emoji } });
+  const button = (vote: 'up' | 'down', label: string, emoji: string): APIButtonComponent => ({
+    type: ComponentType.Button,
+    style: ButtonStyle.Secondary,
+    custom_id: `fb:${vote}:${id}`,
+    label,
+    emoji: { name: emoji },
+  });
   return [{ type: ComponentType.ActionRow, components: [button('up', 'Helpful', '👍'), button('down', 'Not right', '👎')] }];
 }
 

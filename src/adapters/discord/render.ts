@@ -73,12 +73,18 @@ export function renderDiscord(given: Reply): DiscordMessage {
     if (overflow) break;
     if (s.heading) {
       const h = link(`**${cutLine(escapeMd(s.heading), 250)}**`);
-      if (h.length > room()) { overflow = true; break; }
+      if (h.length > room()) {
+        overflow = true;
+        break;
+      }
       add(h);
     }
     if (s.text) {
       for (const c of chunkLines(escapeMd(s.text), 1000).map(link)) {
-        if (c.length > room()) { overflow = true; break; }
+        if (c.length > room()) {
+          overflow = true;
+          break;
+        }
         add(c);
       }
     }
@@ -98,7 +104,10 @@ export function renderDiscord(given: Reply): DiscordMessage {
     }
     if (s.code) {
       for (const c of chunkLines(s.code.replace(/```/g, "'''"), 1500)) {
-        if (c.length + FENCE > room()) { overflow = true; break; }
+        if (c.length + FENCE > room()) {
+          overflow = true;
+          break;
+        }
         add('```\n' + c + '\n```');
       }
     }
@@ -122,5 +131,7 @@ export function renderDiscord(given: Reply): DiscordMessage {
 }
 
 export function embedLength(e: DiscordEmbed): number {
-  return e.title.length + (e.description?.length ?? 0) + (e.footer?.text.length ?? 0) + (e.fields ?? []).reduce((n, f) => n + f.name.length + f.value.length, 0);
+  return (
+    e.title.length + (e.description?.length ?? 0) + (e.footer?.text.length ?? 0) + (e.fields ?? []).reduce((n, f) => n + f.name.length + f.value.length, 0)
+  );
 }

@@ -34,7 +34,6 @@ import type { Health } from '../../ops/health.js';
 import type { Logger } from '../../ops/logger.js';
 import type { SlackEnv } from '../adapter-env.js';
 
-
 export { slackEnvFrom, type SlackEnv } from '../adapter-env.js';
 
 export interface SlackAdapterOptions extends AdapterDeps {
@@ -90,7 +89,15 @@ interface SlackMessageEvent {
 /** How long start-up waits for Slack: the auth.test check, then the Socket Mode connection. */
 const SLACK_CONNECT_TIMEOUT_MS = 30_000;
 
-const quietLogger: BoltLogger = { debug: () => {}, info: () => {}, warn: () => {}, error: () => {}, setLevel: () => {}, getLevel: () => 'error' as LogLevel, setName: () => {} };
+const quietLogger: BoltLogger = {
+  debug: () => {},
+  info: () => {},
+  warn: () => {},
+  error: () => {},
+  setLevel: () => {},
+  getLevel: () => 'error' as LogLevel,
+  setName: () => {},
+};
 
 /**
  * Asks Slack who the bot token is (auth.test) once, without retries, before Bolt starts: an unreachable
@@ -99,13 +106,30 @@ const quietLogger: BoltLogger = { debug: () => {}, info: () => {}, warn: () => {
  */
 async function checkSlack(env: SlackEnv, apiUrl: string | undefined): Promise<void> {
   const where = apiUrl ?? 'https://slack.com/api/';
-  const probe = new webApi.WebClient(env.botToken, { ...(apiUrl ? { slackApiUrl: apiUrl } : {}), retryConfig: { retries: 0 }, timeout: SLACK_CONNECT_TIMEOUT_MS, logger: quietLogger });
+  const probe = new webApi.WebClient(env.botToken, {
+    ...(apiUrl ? { slackApiUrl: apiUrl } : {}),
+    retryConfig: { retries: 0 },
+    timeout: SLACK_CONNECT_TIMEOUT_MS,
+    logger: quietLogger,
+  });
   try {
     await probe.auth.test();
   } catch (e) {
-    const err = e as { code?: string; data?: { error?: string }; statusCode?: number; original?: { message?: string; cause?: { code?: string; message?: string } }; message?: string };
-    if (err.code === webApi.ErrorCode.PlatformError) throw new Error(`Slack refused SLACK_BOT_TOKEN (${err.data?.error ?? 'error'}): use the Bot User OAuth Token (xoxb-...) of the installed app`, { cause: e });
-    const reason = err.code === webApi.ErrorCode.HTTPError ? `HTTP ${err.statusCode}` : [err.original?.message, err.original?.cause?.code ?? err.original?.cause?.message].filter(Boolean).join(': ') || (err.message ?? String(e));
+    const err = e as {
+      code?: string;
+      data?: { error?: string };
+      statusCode?: number;
+      original?: { message?: string; cause?: { code?: string; message?: string } };
+      message?: string;
+    };
+    if (err.code === webApi.ErrorCode.PlatformError)
+      throw new Error(`Slack refused SLACK_BOT_TOKEN (${err.data?.error ?? 'error'}): use the Bot User OAuth Token (xoxb-...) of the installed app`, {
+        cause: e,
+      });
+    const reason =
+      err.code === webApi.ErrorCode.HTTPError
+        ? `HTTP ${err.statusCode}`
+        : [err.original?.message, err.original?.cause?.code ?? err.original?.cause?.message].filter(Boolean).join(': ') || (err.message ?? String(e));
     throw new Error(`cannot reach Slack at ${where} (${reason}): check the network, a proxy, or SLACK_API_URL; the bot did not start`, { cause: e });
   }
 }
@@ -149,7 +173,9 @@ export function createSlackAdapter(o: SlackAdapterOptions): SlackAdapter {
 
   async function post(client: WebClient, channel: string, reply: Reply, threadTs?: string) {
     const msg = renderSlack(reply);
-    const sent = await pacer.run(channel, () => client.chat.postMessage({ channel, thread_ts: threadTs, text: msg.text, blocks: msg.blocks, unfurl_links: false }));
+    const sent = await pacer.run(channel, () =>
+      client.chat.postMessage({ channel, thread_ts: threadTs, text: msg.text, blocks: msg.blocks, unfurl_links: false }),
+    );
     // Posted to a user id (a direct message), Slack answers with the DM's own channel id: the files go
     // there, since a file upload takes only a conversation id.
     await uploadFiles(client, typeof sent.channel === 'string' && sent.channel ? sent.channel : channel, msg.files, threadTs);
@@ -157,7 +183,11 @@ export function createSlackAdapter(o: SlackAdapterOptions): SlackAdapter {
 
   async function uploadFiles(client: WebClient, channel: string, files: SlackMessage['files'], threadTs?: string) {
     for (const f of files) {
-      await pacer.run(channel, () => (threadTs ? client.files.uploadV2({ channel_id: channel, thread_ts: threadTs, file: f.data, filename: f.filename, title: f.filename }) : client.files.uploadV2({ channel_id: channel, file: f.data, filename: f.filename, title: f.filename })));
+      await pacer.run(channel, () =>
+        threadTs
+          ? client.files.uploadV2({ channel_id: channel, thread_ts: threadTs, file: f.data, filename: f.filename, title: f.filename })
+          : client.files.uploadV2({ channel_id: channel, file: f.data, filename: f.filename, title: f.filename }),
+      );
     }
   }
 
@@ -178,7 +208,10 @@ export function createSlackAdapter(o: SlackAdapterOptions): SlackAdapter {
         const msg = renderSlack(reply);
         try {
           if (ts) await client.chat.update({ channel, ts, text: msg.text, blocks: msg.blocks });
-          else ts = (await pacer.run(channel, () => client.chat.postMessage({ channel, thread_ts: threadTs, text: msg.text, blocks: msg.blocks, unfurl_links: false }))).ts;
+          else
+            ts = (
+              await pacer.run(channel, () => client.chat.postMessage({ channel, thread_ts: threadTs, text: msg.text, blocks: msg.blocks, unfurl_links: false }))
+            ).ts;
         } catch (e) {
           broken = true;
           throw e;
@@ -204,7 +237,9 @@ export function createSlackAdapter(o: SlackAdapterOptions): SlackAdapter {
     const acked = (p: Promise<void>) => p.finally(() => o.metrics?.ackSeconds.observe({ platform: 'slack' }, (performance.now() - arrived) / 1000));
     const channelType = command.channel_name === 'directmessage' ? 'im' : undefined;
     if (!allowed(command.channel_id, channelType)) {
-      const why = isDirect(command.channel_id, channelType) ? DM_REFUSAL : `I don't answer commands in this channel. Ask an admin to add it to the bot's \`channels.slack\` list${dmsAllowed ? ', or DM me' : ''}.`;
+      const why = isDirect(command.channel_id, channelType)
+        ? DM_REFUSAL
+        : `I don't answer commands in this channel. Ask an admin to add it to the bot's \`channels.slack\` list${dmsAllowed ? ', or DM me' : ''}.`;
       await acked(ack({ response_type: 'ephemeral', text: why }));
       return;
     }
@@ -212,7 +247,16 @@ export function createSlackAdapter(o: SlackAdapterOptions): SlackAdapter {
     const name = parseCommandLine(line)?.name ?? '';
     // A long command's progress goes in one public message, posted once the ack said "working on it".
     const live = liveMessage(client, command.channel_id, undefined);
-    const work = track(runCommand(o, { platform: 'slack', userId: command.user_id, channelId: command.channel_id, isAdmin: isSlackAdmin(o.config, command.user_id), line, progress: progressPacer(o, 'slack', live.show) }));
+    const work = track(
+      runCommand(o, {
+        platform: 'slack',
+        userId: command.user_id,
+        channelId: command.channel_id,
+        isAdmin: isSlackAdmin(o.config, command.user_id),
+        line,
+        progress: progressPacer(o, 'slack', live.show),
+      }),
+    );
     // Refusals, usage errors and fast commands come back in a few ms and go in the ack itself;
     // anything still running after the budget is acked with "working on it" and posted when done.
     const budget = FAST_COMMANDS.has(name) ? 2000 : SLOW.has(name) ? Math.min(o.ackBudgetMs ?? 100, 100) : (o.ackBudgetMs ?? 150);
@@ -246,7 +290,8 @@ export function createSlackAdapter(o: SlackAdapterOptions): SlackAdapter {
     const threadTs = m.thread_ts ?? m.ts;
     if (!allowed(m.channel, m.channel_type)) {
       // Someone wrote to the bot directly: say why there is no answer. Other channels stay silent.
-      if (isDirect(m.channel, m.channel_type)) await track(post(client, m.channel, { title: 'Direct messages are off', severity: 'warning', sections: [{ text: DM_REFUSAL }] }));
+      if (isDirect(m.channel, m.channel_type))
+        await track(post(client, m.channel, { title: 'Direct messages are off', severity: 'warning', sections: [{ text: DM_REFUSAL }] }));
       return;
     }
     const text = unescapeSlack(m.text ?? '');
@@ -269,7 +314,9 @@ export function createSlackAdapter(o: SlackAdapterOptions): SlackAdapter {
       if (bodies.length === 0) return { title: 'Nothing I could read', severity: 'warning', sections: [{ text: notes.join('\n') }] };
       const line = `/gpu diagnose ${bodies.join('\n')}`;
       bodies.length = 0; // the line holds the text now; a 16 MB body is not kept twice
-      const result = await track(runCommand(o, { platform: 'slack', userId: user, channelId: m.channel, isAdmin: isSlackAdmin(o.config, user), line, progress }));
+      const result = await track(
+        runCommand(o, { platform: 'slack', userId: user, channelId: m.channel, isAdmin: isSlackAdmin(o.config, user), line, progress }),
+      );
       return notes.length ? { ...result.reply, sections: [{ text: notes.join('\n') }, ...result.reply.sections] } : result.reply;
     };
     // Downloads and their diagnosis hold a process-wide slot, so a burst of files cannot fill memory.

@@ -14,7 +14,12 @@ export const FEEDBACK_ACTIONS = { up: 'feedback_up', down: 'feedback_down' } as 
 
 /** The buttons under a diagnosis. */
 export function feedbackBlock(id: string): Block {
-  const button = (vote: 'up' | 'down', text: string) => ({ type: 'button', action_id: FEEDBACK_ACTIONS[vote], text: { type: 'plain_text', text, emoji: true }, value: id });
+  const button = (vote: 'up' | 'down', text: string) => ({
+    type: 'button',
+    action_id: FEEDBACK_ACTIONS[vote],
+    text: { type: 'plain_text', text, emoji: true },
+    value: id,
+  });
   return { type: 'actions', block_id: FEEDBACK_BLOCK_ID, elements: [button('up', '👍 Helpful'), button('down', '👎 Not right')] };
 }
 
@@ -25,7 +30,15 @@ export function handleFeedbackActions(app: App, deps: AdapterDeps, track: <T>(p:
     const vote = action.action_id === FEEDBACK_ACTIONS.up ? 'up' : 'down';
     const user = String(body.user.id);
     const channel = (body.channel?.id ?? body.container?.channel_id) as string | undefined;
-    const result = await track(runCommand(deps, { platform: 'slack', userId: user, channelId: channel, isAdmin: isSlackAdmin(deps.config, user), line: feedbackLine(vote, action.value) }));
+    const result = await track(
+      runCommand(deps, {
+        platform: 'slack',
+        userId: user,
+        channelId: channel,
+        isAdmin: isSlackAdmin(deps.config, user),
+        line: feedbackLine(vote, action.value),
+      }),
+    );
     const msg = renderSlack(result.reply);
     const blocks = msg.blocks as KnownBlock[];
     try {

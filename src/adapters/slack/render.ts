@@ -56,14 +56,20 @@ export function renderSlack(given: Reply): SlackMessage {
       for (let i = 0; i < s.fields.length; i += L.fieldsPerSection) {
         blocks.push({
           type: 'section',
-          fields: s.fields.slice(i, i + L.fieldsPerSection).map((f) => ({ type: 'mrkdwn', text: link(cutLine(`*${escapeMrkdwn(f.label)}*\n${escapeMrkdwn(f.value)}`, L.fieldText)) })),
+          fields: s.fields
+            .slice(i, i + L.fieldsPerSection)
+            .map((f) => ({ type: 'mrkdwn', text: link(cutLine(`*${escapeMrkdwn(f.label)}*\n${escapeMrkdwn(f.value)}`, L.fieldText)) })),
         });
       }
     }
     if (s.table) {
       tableNo++;
       const total = s.table.rows.length;
-      const { chunks, rowsShown } = chunkTable({ columns: s.table.columns, rows: s.table.rows.map((r) => r.map(escapeMrkdwn)) }, L.sectionText - FENCE, INLINE_TABLE_ROWS);
+      const { chunks, rowsShown } = chunkTable(
+        { columns: s.table.columns, rows: s.table.rows.map((r) => r.map(escapeMrkdwn)) },
+        L.sectionText - FENCE,
+        INLINE_TABLE_ROWS,
+      );
       for (const c of chunks) blocks.push(section('```' + c + '```'));
       if (rowsShown < total) {
         const name = `table-${tableNo}.txt`;

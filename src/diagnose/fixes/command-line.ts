@@ -64,7 +64,7 @@ export function rewriteCommandLine(commandLine: string, changes: Changes, append
         break;
       }
     }
-    for (const name of found ? [] : SPACED_NAMES[key] ?? []) {
+    for (const name of found ? [] : (SPACED_NAMES[key] ?? [])) {
       const m = spacedArg(name).exec(out);
       if (!m) continue;
       found = true;

@@ -20,8 +20,7 @@ export interface ComputedFix {
 type Made = Omit<ComputedFix, 'kind'>;
 type Maker = (e: Evidence, spec: FixSpec) => Made | null;
 
-const hostRamGiB = ({ facts, readings }: Evidence) =>
-  facts.hostRamGiB ?? (readings.hostMemory ? readings.hostMemory.totalBytes / 1024 ** 3 : undefined);
+const hostRamGiB = ({ facts, readings }: Evidence) => facts.hostRamGiB ?? (readings.hostMemory ? readings.hostMemory.totalBytes / 1024 ** 3 : undefined);
 
 const MAKERS: Record<FixKind, Maker> = {
   reduce_batch: ({ facts }): Made | null => {
@@ -34,9 +33,16 @@ const MAKERS: Record<FixKind, Maker> = {
         const adapters = facts.adapterTraining
           ? 'load the base model in 4-bit (QLoRA) and keep LoRA on fewer target modules'
           : 'train LoRA adapters instead of all weights, or shard with ZeRO-3 / FSDP and offload the optimizer state (DeepSpeed offload_optimizer), or an 8-bit optimizer (bitsandbytes AdamW8bit)';
-        return { summary: `The batch is already 1: turn on gradient checkpointing, shorten the sequence (max_seq_length / cutoff_len), and ${adapters}`, changes: {} };
+        return {
+          summary: `The batch is already 1: turn on gradient checkpointing, shorten the sequence (max_seq_length / cutoff_len), and ${adapters}`,
+          changes: {},
+        };
       }
-      return { summary: 'The batch is already 1: lower the input size (imgsz / sequence length), enable mixed precision (AMP) or gradient checkpointing, or use a GPU with more memory', changes: {} };
+      return {
+        summary:
+          'The batch is already 1: lower the input size (imgsz / sequence length), enable mixed precision (AMP) or gradient checkpointing, or use a GPU with more memory',
+        changes: {},
+      };
     }
     const next = smallerBatch(batch, facts);
     const accumulate = accumulationFor(batch, next, facts.accumulate ?? 1);
@@ -54,7 +60,10 @@ const MAKERS: Record<FixKind, Maker> = {
     if (facts.batch !== -1 && facts.autobatch === undefined) return null;
     const fixed = fixedBatchForAutobatch(facts.autobatch);
     const picked = facts.autobatch !== undefined ? ` (it picked ${facts.autobatch})` : '';
-    return { summary: `Replace AutoBatch (batch=-1)${picked} with a fixed batch=${fixed}, or a lower GPU-memory fraction such as batch=0.5`, changes: { batch: fixed } };
+    return {
+      summary: `Replace AutoBatch (batch=-1)${picked} with a fixed batch=${fixed}, or a lower GPU-memory fraction such as batch=0.5`,
+      changes: { batch: fixed },
+    };
   },
   reduce_workers: (e): Made => {
     const { facts } = e;
@@ -62,23 +71,33 @@ const MAKERS: Record<FixKind, Maker> = {
     const next = fewerWorkers(facts.workers, ram);
     const ramText = ram !== undefined ? ` for ${ram.toFixed(ram < 100 ? 1 : 0)} GB of host RAM` : '';
     if (next === undefined) {
-      return { summary: 'Lower the DataLoader workers: each worker holds its own copy of the dataset state (16 GB RAM: 2-4 workers, 32 GB: 4-8, 64 GB+: 8-12)', changes: {} };
+      return {
+        summary: 'Lower the DataLoader workers: each worker holds its own copy of the dataset state (16 GB RAM: 2-4 workers, 32 GB: 4-8, 64 GB+: 8-12)',
+        changes: {},
+      };
     }
     const from = facts.workers !== undefined ? `${facts.workers} -> ${next}` : `${next}`;
-    return { summary: `Lower the DataLoader workers: workers=${from}${ramText}; each worker holds its own copy of the dataset state`, changes: { workers: next } };
+    return {
+      summary: `Lower the DataLoader workers: workers=${from}${ramText}; each worker holds its own copy of the dataset state`,
+      changes: { workers: next },
+    };
   },
   reduce_imgsz: ({ facts }) => {
     // Below 800 px a smaller image costs accuracy faster than it saves memory; the batch is the lever there.
     if (facts.imgsz === undefined || facts.imgsz < 800) return null;
     const next = smallerImgsz(facts.imgsz);
     if (next === undefined) return null;
-    return { summary: `Step the image size down: imgsz ${facts.imgsz} -> ${next} (activation memory grows with the square of the size)`, changes: { imgsz: next } };
+    return {
+      summary: `Step the image size down: imgsz ${facts.imgsz} -> ${next} (activation memory grows with the square of the size)`,
+      changes: { imgsz: next },
+    };
   },
   expandable_segments: ({ facts }) => {
     const unused = cachedUnusedMiB(facts);
-    const why = unused !== undefined && facts.triedAllocMiB !== undefined
-      ? `PyTorch holds ${formatMiB(unused)} reserved but unallocated, yet a ${formatMiB(facts.triedAllocMiB)} block could not be placed: the cache is fragmented. `
-      : '';
+    const why =
+      unused !== undefined && facts.triedAllocMiB !== undefined
+        ? `PyTorch holds ${formatMiB(unused)} reserved but unallocated, yet a ${formatMiB(facts.triedAllocMiB)} block could not be placed: the cache is fragmented. `
+        : '';
     return {
       summary: `${why}Set PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True before starting Python (PyTorch < 2.1: max_split_size_mb:128)`,
       changes: {},
@@ -88,30 +107,44 @@ const MAKERS: Record<FixKind, Maker> = {
   free_other_processes: ({ facts, readings }) => {
     const held = heldElsewhereMiB(facts);
     const gpu = facts.gpuIndex ?? 0;
-    const pids = [...(facts.otherProcesses ?? []).map((p) => `${p.pid} (${formatMiB(p.memoryMiB)})`),
-      ...readings.processes.filter((p) => p.gpuIndex === gpu && p.memoryMiB).map((p) => `${p.pid} ${p.name ?? ''} (${formatMiB(p.memoryMiB!)})`.replace('  ', ' '))];
-    const amount = held !== undefined && facts.totalCapacityMiB !== undefined
-      ? `about ${formatMiB(held)} of GPU ${gpu}'s ${formatMiB(facts.totalCapacityMiB)} is held outside this process's allocator. `
-      : '';
+    const pids = [
+      ...(facts.otherProcesses ?? []).map((p) => `${p.pid} (${formatMiB(p.memoryMiB)})`),
+      ...readings.processes
+        .filter((p) => p.gpuIndex === gpu && p.memoryMiB)
+        .map((p) => `${p.pid} ${p.name ?? ''} (${formatMiB(p.memoryMiB!)})`.replace('  ', ' ')),
+    ];
+    const amount =
+      held !== undefined && facts.totalCapacityMiB !== undefined
+        ? `about ${formatMiB(held)} of GPU ${gpu}'s ${formatMiB(facts.totalCapacityMiB)} is held outside this process's allocator. `
+        : '';
     const who = pids.length ? `Processes on it: ${[...new Set(pids)].join(', ')}. ` : '';
-    return { summary: `Another process holds GPU memory: ${amount}${who}Check \`/gpu status\` or nvidia-smi, stop what is not yours to keep, or pick a free GPU with CUDA_VISIBLE_DEVICES`, changes: {} };
+    return {
+      summary: `Another process holds GPU memory: ${amount}${who}Check \`/gpu status\` or nvidia-smi, stop what is not yours to keep, or pick a free GPU with CUDA_VISIBLE_DEVICES`,
+      changes: {},
+    };
   },
   empty_cache_after_validation: () => ({
-    summary: 'Release cached blocks after each validation: call torch.cuda.empty_cache() and gc.collect() once validation ends (and after deleting its outputs)',
+    summary:
+      'Release cached blocks after each validation: call torch.cuda.empty_cache() and gc.collect() once validation ends (and after deleting its outputs)',
     changes: {},
     code: 'del preds, outputs  # drop references to validation tensors\ngc.collect()\ntorch.cuda.empty_cache()',
   }),
   release_graph_references: () => ({
-    summary: 'Do not keep the previous step\'s loss alive: log loss.item() instead of the tensor and set loss = None (and any retval holding outputs) before the next forward pass',
+    summary:
+      "Do not keep the previous step's loss alive: log loss.item() instead of the tensor and set loss = None (and any retval holding outputs) before the next forward pass",
     changes: {},
     code: 'total_loss += loss.item()  # a float, not the graph\nloss = None\nretval = None',
   }),
   drop_ram_cache: ({ facts }) => {
     if (facts.cache === false || facts.cache === undefined || facts.cache === 'disk') return null;
-    return { summary: 'Stop caching images in host RAM: cache=False (or cache=disk); with the cache on, RAM use grows with dataset size x imgsz^2', changes: { cache: false } };
+    return {
+      summary: 'Stop caching images in host RAM: cache=False (or cache=disk); with the cache on, RAM use grows with dataset size x imgsz^2',
+      changes: { cache: false },
+    };
   },
   shm_size: () => ({
-    summary: 'DataLoader workers pass batches through /dev/shm, which is too small here (Docker defaults to 64 MB): start the container with --shm-size=8g or --ipc=host (Kubernetes: mount an emptyDir with medium: Memory at /dev/shm); workers=0 is the fallback',
+    summary:
+      'DataLoader workers pass batches through /dev/shm, which is too small here (Docker defaults to 64 MB): start the container with --shm-size=8g or --ipc=host (Kubernetes: mount an emptyDir with medium: Memory at /dev/shm); workers=0 is the fallback',
     changes: {},
     command: 'docker run --shm-size=8g ...',
   }),
