@@ -8,7 +8,7 @@ import { expertLine, scoreExpertDir, type ExpertCase } from './eval-score.js';
 
 const misses = (rows: string[]) => rows.filter((r) => !r.endsWith(': ok')).join('\n');
 const groupDir = (group: string) => new URL(`../fixtures/untuned/${group}`, import.meta.url).pathname;
-const GROUPS = ['llm', 'vision', 'mixed', 'fresh', 'holdout'];
+const GROUPS = ['llm', 'vision', 'mixed', 'fresh', 'holdout', 'sealed'];
 // The category vocabulary of /work/corpus-format.md (the same as test/fixtures/eval-dev/cases.json).
 const LABELS = new Set([
   'cuda_oom',
