@@ -89,7 +89,7 @@ export function diagnose(raw: string, base: RuleBase): DiagnoseResult {
   const hits = matchRules(log, base);
   const settings = hits.length ? extractSettings(text, { commandLine: !isFlattened(raw) }) : {};
   const tool = hits.length ? detectTool(log, base.tools) : undefined;
-  const knobs = tool ? knobsFor(log, base.tools, tool) : undefined;
+  const knobs = tool ? knobsFor(log, base.tools, tool, settings.commandLine) : undefined;
   const totalLines = Math.max(1, log.lineCount - 1);
   const stray = hits.length ? strayContexts(readings) : {};
   const diagnoses: Diagnosis[] = [];

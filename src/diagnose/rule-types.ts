@@ -68,6 +68,7 @@ export const CONDITIONS = [
   'generating_untooled',
   'oom_after_epochs',
   'killed_while_loading',
+  'weights_loading_killed',
   'not_oom_after_epochs',
 ] as const;
 export type Condition = (typeof CONDITIONS)[number];

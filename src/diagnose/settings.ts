@@ -154,7 +154,7 @@ export function extractSettings(fullText: string, options: { commandLine?: boole
   }
   if (/\bempty_cache\(\)/.test(text)) facts.emptiesCache = true;
   if (
-    /(?:模型加载|加载模型|loading (?:the )?(?:model|weights|checkpoint))[^\n]{0,30}(?:killed|被杀|已杀死)|killed[^\n]{0,40}(?:while|when) loading (?:the )?(?:model|weights|checkpoint)/i.test(
+    /(?:模型加载|加载模型|loading (?:the )?(?:model|weights|checkpoint))[^\n]{0,30}(?:killed|被杀|已杀死|被kill)|killed[^\n]{0,40}(?:while|when) loading (?:the )?(?:model|weights|checkpoint)/i.test(
       text,
     )
   )

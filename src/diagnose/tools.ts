@@ -67,16 +67,34 @@ export function detectTool(log: LogText, compiled: CompiledTools | undefined): T
   return best === undefined ? undefined : compiled.tools[best];
 }
 
+// A line that starts a program (python ..., webui.sh, launch.py, COMMANDLINE_ARGS=...) or lists its
+// arguments (a sysinfo JSON's "--medvram" entries), in backticks or not.
+const INVOCATION =
+  /(?:^|[\s`"'$>])(?:python[\d.]{0,4}\s|\.\/webui\.sh|webui(?:-user)?\.(?:sh|bat)|launch\.py|(?:set |export )?COMMANDLINE_ARGS)|^\s{0,12}"--[\w-]{1,40}"/;
+const MAX_SCANNED_LINES = 20_000;
+
+/** The log's invocation lines joined, or undefined when it has none (then the whole log is read). */
+function invocationLines(log: LogText): string | undefined {
+  const found: string[] = [];
+  for (let i = 0; i < log.lineCount && i < MAX_SCANNED_LINES; i++) {
+    const line = log.line(i);
+    if (line.length <= 2000 && INVOCATION.test(line)) found.push(line);
+  }
+  return found.length ? found.join('\n') : undefined;
+}
+
 /**
  * The tool's knobs for this log: an escalation whose `present` pattern matches (the log already turned
- * the usual knob) puts its knobs first; otherwise the tool's own list.
+ * the usual knob) puts its knobs first; otherwise the tool's own list. Where the paste has a command line,
+ * only that line counts ("--medvram is not like the old --lowvram" in prose turns nothing).
  */
-export function knobsFor(log: LogText, compiled: CompiledTools | undefined, tool: ToolInfo): string[] | undefined {
+export function knobsFor(log: LogText, compiled: CompiledTools | undefined, tool: ToolInfo, commandLine?: string): string[] | undefined {
   const i = compiled?.tools.indexOf(tool) ?? -1;
   const res = i >= 0 ? compiled!.escalations[i] : undefined;
   if (res && tool.escalate) {
+    const where = commandLine ?? invocationLines(log);
     for (let j = 0; j < res.length; j++) {
-      if (res[j].test(log.buf)) return [...tool.escalate[j].knobs, ...(tool.knobs ?? []).filter((k) => !tool.escalate![j].knobs.includes(k))];
+      if (res[j].test(where ?? log.buf)) return [...tool.escalate[j].knobs, ...(tool.knobs ?? []).filter((k) => !tool.escalate![j].knobs.includes(k))];
     }
   }
   return tool.knobs;
