@@ -67,3 +67,17 @@ describe('other failures in their own words', () => {
     expect(d?.fixes[0].summary).not.toMatch(/\{shardsLoadedPct\}/);
   });
 });
+
+describe('numbers that say what is wrong', () => {
+  it('a 243 GiB request on a 16 GiB card (MusePose video, holdout/884): not a batch, lower resolution or frames', async () => {
+    const d = await first('884');
+    expect(d?.fixes[0].summary).toMatch(/not a batch that is a little too big/);
+    expect(d?.fixes[0].summary).toMatch(/lower the resolution, frames or length/);
+  });
+
+  it("'为什么我在训练的时候显存会一直增加到爆了' (holdout/861): growth, .item() first", async () => {
+    const d = await first('861');
+    expect(d?.category).toBe('growing_memory_leak');
+    expect(d?.fixes[0].summary).toMatch(/loss\.item\(\)/);
+  });
+});

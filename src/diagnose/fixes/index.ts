@@ -152,7 +152,7 @@ const MAKERS: Record<FixKind, Maker> = {
     const tried = facts.triedAllocMiB !== undefined ? formatMiB(facts.triedAllocMiB) : 'the requested block';
     const cap = facts.totalCapacityMiB !== undefined ? ` on a ${formatMiB(facts.totalCapacityMiB)} GPU` : '';
     return {
-      summary: `A ${tried} request${cap} is not a batch that is a little too big: a tensor shape blew up (corrupt or huge labels, an overflowing size, a wrong reshape). Inspect the data of the failing batch and update the framework; a smaller batch will not fix this`,
+      summary: `A ${tried} request${cap} is not a batch that is a little too big: a tensor shape blew up (corrupt or huge labels, an overflowing size, a wrong reshape), or one input is far larger than the model can take at once (attention over every pixel and frame grows with the square of resolution × frames, or of the sequence length: lower the resolution, frames or length). Inspect the data of the failing batch and update the framework; a smaller batch will not fix this`,
       changes: {},
     };
   },
