@@ -1,0 +1,201 @@
+// The pure half of the Prometheus source: real exporter output (test/fixtures/prometheus, see its
+// README) as instant-query results -> the status / mem shapes, range results -> watch samples, and the
+// PromQL text (escaping, host matchers, the step under 11,000 points).
+import { describe, expect, it } from 'vitest';
+import {
+  chooseStep,
+  gpuQuery,
+  gpusOf,
+  groupByHost,
+  historySamples,
+  hostKeyOf,
+  memoryOf,
+  nodeQuery,
+  perProcessWarning,
+  promString,
+  regexLiteral,
+  type PromMatrixSeries,
+} from '../../src/sources/prometheus/parse.js';
+import { exposition, fixtureText } from './exposition.js';
+
+const join = { gpuLabel: 'instance', nodeLabel: 'instance', stripPort: true };
+const dcgm = () => exposition(fixtureText('dcgm-exporter-a100.prom'), { instance: '10.0.0.5:9400', job: 'dcgm' });
+const nvgpu = () => exposition(fixtureText('nvidia-gpu-exporter-h100.prom'), { instance: '10.0.0.6:9835', job: 'nvgpu' });
+const node = (instance: string) => exposition(fixtureText('node-exporter-e2e-memory.prom'), { instance, job: 'node' });
+const values = (s: ReturnType<typeof dcgm>) => s.map((x) => ({ metric: x.metric, v: Number(x.value[1]) }));
+
+describe('dcgm-exporter (NVIDIA docs sample, A100)', () => {
+  it('reads FB_USED / FB_FREE in MiB per gpu with UUID, and says it has no per-process data', () => {
+    const r = gpusOf(values(dcgm()));
+    expect(r.exporter).toBe('dcgm');
+    expect(r.gpus).toEqual([
+      {
+        index: 0,
+        uuid: 'GPU-34319582-d595-d1c7-d1d2-179bcfa61660',
+        name: null,
+        memoryUsedMiB: 4845,
+        memoryTotalMiB: 4845 + 35690,
+        utilizationPct: null,
+        temperatureC: 61,
+        error: null,
+      },
+    ]);
+    expect(r.processes).toEqual([]);
+    expect(perProcessWarning(r)).toMatch(/no per-process data: dcgm-exporter/);
+  });
+
+  it('counts FB_RESERVED into the total as nvidia-smi does, and takes modelName', () => {
+    const s: { metric: Record<string, string>; v: number }[] = values(dcgm()).map((x) => ({
+      ...x,
+      metric: { ...x.metric, modelName: 'NVIDIA A100-SXM4-40GB' },
+    }));
+    s.push({ metric: { __name__: 'DCGM_FI_DEV_FB_RESERVED', gpu: '0', UUID: 'GPU-34319582-d595-d1c7-d1d2-179bcfa61660', instance: '10.0.0.5:9400' }, v: 429 });
+    const g = gpusOf(s).gpus[0];
+    expect(g.memoryTotalMiB).toBe(4845 + 35690 + 429);
+    expect(g.name).toBe('NVIDIA A100-SXM4-40GB');
+  });
+
+  it('joins on Hostname, and on hostname (newer releases) the same way', () => {
+    const byHostname = groupByHost(dcgm(), [{ name: 'a100', match: 'ub20-a100-k8s' }], 'Hostname', false);
+    expect(byHostname.get('a100')?.length).toBe(17);
+    const renamed = dcgm().map((s) => {
+      const { Hostname, ...rest } = s.metric;
+      return { ...s, metric: { ...rest, hostname: Hostname } };
+    });
+    expect(groupByHost(renamed, [{ name: 'a100', match: 'ub20-a100-k8s' }], 'Hostname', false).get('a100')?.length).toBe(17);
+    expect(gpuQuery([{ name: 'a100', match: 'ub20-a100-k8s' }], { ...join, gpuLabel: 'Hostname' })).toContain(' or ');
+  });
+});
+
+describe('nvidia_gpu_exporter (its H100 integration testdata, with compute apps)', () => {
+  it('reads bytes as MiB, index and name from nvidia_smi_gpu_info, utilisation ratio as percent', () => {
+    const r = gpusOf(values(nvgpu()));
+    expect(r.exporter).toBe('nvidia_gpu_exporter');
+    expect(r.gpus).toEqual([
+      {
+        index: 0,
+        uuid: '00000000-0000-0000-0000-000000000000',
+        name: 'NVIDIA H100 80GB HBM3',
+        memoryUsedMiB: 19818,
+        memoryTotalMiB: 81559,
+        utilizationPct: 100,
+        temperatureC: 59,
+        error: null,
+      },
+    ]);
+    expect(perProcessWarning(r)).toBeUndefined();
+  });
+
+  it('reads per-process memory joined to the GPU by uuid', () => {
+    const r = gpusOf(values(nvgpu()));
+    expect(r.processes.map((p) => [p.gpuIndex, p.pid, p.memoryMiB, p.processName])).toEqual([
+      [0, 11327, 2566, '/root/tools/memhog'],
+      [0, 11328, 1542, '/root/tools/memhog'],
+      [0, 11345, 15690, './gpu_burn'],
+    ]);
+    expect(r.processes.every((p) => p.user === null)).toBe(true);
+  });
+
+  it('without --collect.compute-apps it says so and stays device-level', () => {
+    const s = values(nvgpu()).filter((x) => !/compute_app/.test(x.metric.__name__));
+    const r = gpusOf(s);
+    expect(r.processes).toEqual([]);
+    expect(perProcessWarning(r)).toMatch(/--collect\.compute-apps/);
+  });
+});
+
+describe('node_exporter (its e2e fixture)', () => {
+  it('reads MemTotal, free-style used and swap; no MemAvailable means available unknown, not 0', () => {
+    const m = memoryOf(values(node('10.0.0.5:9100')));
+    expect(m).toEqual({
+      totalBytes: 3831959552,
+      usedBytes: 3831959552 - 230883328 - 22568960 - 953229312,
+      availableBytes: null,
+      swapTotalBytes: 4294963200,
+      swapUsedBytes: 4294963200 - 3231088640,
+    });
+  });
+
+  it('with MemAvailable, available is read', () => {
+    const s = values(node('10.0.0.5:9100'));
+    s.push({ metric: { __name__: 'node_memory_MemAvailable_bytes', instance: '10.0.0.5:9100' }, v: 1.2e9 });
+    expect(memoryOf(s)?.availableBytes).toBe(1.2e9);
+  });
+});
+
+describe('the label join', () => {
+  it('exporters on different ports of one host join on instance without the port', () => {
+    const all = [...dcgm(), ...node('10.0.0.5:9100'), ...node('10.0.0.6:9100'), ...nvgpu()];
+    const hosts = [
+      { name: 'gpu5', match: '10.0.0.5' },
+      { name: 'gpu6', match: '10.0.0.6' },
+    ];
+    const g = groupByHost(all, hosts, 'instance', true);
+    expect(gpusOf(g.get('gpu5')!).exporter).toBe('dcgm');
+    expect(gpusOf(g.get('gpu6')!).exporter).toBe('nvidia_gpu_exporter');
+    expect(memoryOf(g.get('gpu6')!)?.totalBytes).toBe(3831959552);
+    // With strip_port off the values must match exactly.
+    expect(groupByHost(all, hosts, 'instance', false).size).toBe(0);
+  });
+
+  it('cuts the port off host:port and [v6]:port, not off a bare IPv6 address', () => {
+    expect(hostKeyOf({ instance: 'gpu5.lab:9100' }, 'instance', true)).toBe('gpu5.lab');
+    expect(hostKeyOf({ instance: '[fd00::5]:9400' }, 'instance', true)).toBe('fd00::5');
+    expect(hostKeyOf({ instance: 'fd00::5' }, 'instance', true)).toBe('fd00::5');
+    expect(hostKeyOf({ job: 'x' }, 'instance', true)).toBeNull();
+  });
+});
+
+describe('PromQL text', () => {
+  it('escapes string literals and regex metacharacters', () => {
+    expect(promString('a"b\\c\nd')).toBe('"a\\"b\\\\c\\nd"');
+    expect(regexLiteral('10.0.0.5')).toBe('10\\.0\\.0\\.5');
+    expect(regexLiteral('a|b(c)*')).toBe('a\\|b\\(c\\)\\*');
+  });
+
+  it('puts only validated, escaped host values in the matcher', () => {
+    const q = nodeQuery([{ name: 'gpu5', match: '10.0.0.5' }], join);
+    expect(q).toBe(
+      '{__name__=~"node_memory_(MemTotal|MemAvailable|MemFree|Buffers|Cached|SwapTotal|SwapFree)_bytes",instance=~"(10\\\\.0\\\\.0\\\\.5)(:[0-9]{1,5})?"}',
+    );
+    expect(() => nodeQuery([{ name: 'x', match: 'a"} or vector(1) #' }], join)).toThrow(/not a host match value/);
+    expect(() => gpuQuery([{ name: 'x', match: 'ok' }], { ...join, gpuLabel: 'in stance' })).toThrow(/not a label name/);
+  });
+
+  it('chooses a step that keeps every series under 11,000 points', () => {
+    expect(chooseStep(0, 72 * 3600, 60)).toBe(60);
+    expect(chooseStep(0, 30 * 86400, 15)).toBe(236);
+    expect((30 * 86400) / chooseStep(0, 30 * 86400, 15)).toBeLessThanOrEqual(11_000);
+    expect(chooseStep(0, 0, 0)).toBe(1);
+  });
+});
+
+describe('history (query_range) -> watch samples', () => {
+  const matrix = (samples: ReturnType<typeof dcgm>, steps: number[], grow = 0): PromMatrixSeries[] =>
+    samples.map((s) => ({
+      metric: s.metric,
+      values: steps.map((t, i) => [t, String(Number(s.value[1]) + (/used/i.test(s.metric.__name__) ? grow * i : 0))] as [number, string]),
+    }));
+
+  it('gives GPU samples for dcgm, process samples for nvidia_gpu_exporter, host RAM only with MemAvailable', () => {
+    const steps = [1000, 1060, 1120];
+    const nodeSamples = node('10.0.0.5:9100');
+    nodeSamples.push({ metric: { __name__: 'node_memory_MemAvailable_bytes', instance: '10.0.0.5:9100', job: 'node' }, value: [0, '1200000000'] });
+    const samples = historySamples(
+      [...matrix(dcgm(), steps, 10), ...matrix(nvgpu(), steps)],
+      [...matrix(nodeSamples, steps), ...matrix(node('10.0.0.6:9100'), steps)],
+      [
+        { name: 'gpu5', match: '10.0.0.5' },
+        { name: 'gpu6', match: '10.0.0.6' },
+      ],
+      join,
+    );
+    const gpu5 = samples.filter((s) => s.host === 'gpu5' && s.kind !== 'host');
+    expect(gpu5.map((s) => (s.kind === 'host' ? 0 : s.gpuUsedMiB))).toEqual([4845, 4855, 4865]);
+    const procs = samples.filter((s) => s.host === 'gpu6' && 'pid' in s && s.pid !== undefined);
+    expect(procs.length).toBe(9);
+    expect(new Set(procs.map((p) => ('processStart' in p ? p.processStart : '')))).toEqual(new Set([new Date(1_000_000).toISOString()]));
+    const ram = samples.filter((s) => s.kind === 'host');
+    expect(ram.map((s) => s.host)).toEqual(['gpu5', 'gpu5', 'gpu5']);
+  });
+});
