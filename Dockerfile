@@ -35,6 +35,7 @@ COPY --from=build /app/bin ./bin
 COPY --from=build /app/dist ./dist
 COPY --from=build /app/knowledge ./knowledge
 COPY assets/fonts ./assets/fonts
+COPY locales ./locales
 COPY --from=build /app/node_modules ./node_modules
 RUN mkdir -p /app/data && chown node:node /app/data && chmod 700 /app/data
 USER node

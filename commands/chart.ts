@@ -2,13 +2,14 @@
 // fitted creep when the detector finds one), without waiting for a digest.
 import { z } from 'zod';
 import { defineCommand } from '../src/core/command.js';
+import { t } from '../src/core/i18n.js';
 import { HOST_NAME } from '../src/hosts/registry.js';
 
 export const DEFAULT_CHART_HOURS = 6;
 
 export default defineCommand({
   name: 'chart',
-  summary: 'Memory chart of one GPU over the last hours (per process, capacity, creep forecast)',
+  summary: t('en', 'cmd.chart.summary'),
   usage: 'chart HOST [GPU] [hours] [--theme light|dark]',
   options: z
     .object({
@@ -22,7 +23,8 @@ export default defineCommand({
     })
     .passthrough(),
   async run({ _: [host, gpu, hours], theme }, ctx) {
-    if (!ctx.services.watch) return { title: 'Leak watch', severity: 'info', sections: [{ text: 'leak watch is not enabled in the config' }] };
+    if (!ctx.services.watch)
+      return { title: t(ctx.locale, 'common.noWatch.title'), severity: 'info', sections: [{ text: t(ctx.locale, 'common.noWatch.text') }] };
     return ctx.services.watch.chartHost({ host, gpu, hours: hours ?? DEFAULT_CHART_HOURS, theme, platform: ctx.platform, channel: ctx.channelId });
   },
 });

@@ -3,6 +3,7 @@
 // the reply adds what that host's GPU holds right now (read-only, time-boxed).
 import { z } from 'zod';
 import { defineCommand } from '../src/core/command.js';
+import { t, type Locale } from '../src/core/i18n.js';
 import { recordDiagnosis } from '../src/core/feedback.js';
 import type { ProgressReporter } from '../src/core/progress.js';
 import type { Reply } from '../src/core/reply.js';
@@ -17,13 +18,13 @@ const LIVE_TIMEOUT_MS = 15_000;
 
 export default defineCommand({
   name: 'diagnose',
-  summary: 'Diagnose a pasted training log: CUDA OOM, host OOM kills, shared memory, NCCL, drivers...',
+  summary: t('en', 'cmd.diagnose.summary'),
   usage: 'diagnose [host:NAME] <paste a log or traceback>',
   options: z.object({ text: z.string() }),
   async run({ text }, ctx) {
     // /\S/ rather than trim(): a 16 MB paste is not copied just to see that it holds something.
     if (!/\S/.test(text)) {
-      return { title: 'Nothing to diagnose', severity: 'warning', sections: [{ text: 'Paste the log after `/gpu diagnose` (or attach a .log/.txt file).' }] };
+      return { title: t(ctx.locale, 'diagnose.empty.title'), severity: 'warning', sections: [{ text: t(ctx.locale, 'diagnose.empty.text') }] };
     }
     const input = decodeLog(Buffer.from(text, 'utf8'));
     const result = diagnose(input.text, ctx.services.rules);
@@ -32,22 +33,32 @@ export default defineCommand({
     const best = result.diagnoses[0];
     const feedbackId = recordDiagnosis(ctx, { rule: best?.rule ?? null, category: best?.category ?? (result.notMemory ? 'not_memory' : null) }, input.text);
     if (feedbackId) reply.feedback = { id: feedbackId };
-    if (ctx.services.hosts && result.diagnoses.length) await addLiveReading(reply, result, input.text, ctx.services.hosts, ctx.progress);
+    if (ctx.services.hosts && result.diagnoses.length) await addLiveReading(reply, result, input.text, ctx.services.hosts, ctx.progress, ctx.locale);
     return reply;
   },
 });
 
-async function addLiveReading(reply: Reply, result: DiagnoseResult, text: string, hosts: HostsService, progress?: ProgressReporter): Promise<void> {
+async function addLiveReading(
+  reply: Reply,
+  result: DiagnoseResult,
+  text: string,
+  hosts: HostsService,
+  progress?: ProgressReporter,
+  locale?: Locale,
+): Promise<void> {
   const named = hostsNamedIn(
     text,
     (await hosts.list()).map((h) => h.name),
   );
   if (!named.length) return;
   // The diagnosis is ready: shown while the host is read (up to LIVE_TIMEOUT_MS), completed after.
-  void progress?.({ ...reply, sections: [...reply.sections, { text: `Reading ${named.join(', ')} now…` }] });
+  void progress?.({ ...reply, sections: [...reply.sections, { text: t(locale, 'diagnose.reading', { hosts: named.join(', ') }) }] });
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<HostStatusResult[]>((resolve) => {
-    timer = setTimeout(() => resolve(named.map((name) => ({ name, ok: false, error: `no answer within ${LIVE_TIMEOUT_MS / 1000} s` }))), LIVE_TIMEOUT_MS);
+    timer = setTimeout(
+      () => resolve(named.map((name) => ({ name, ok: false, error: t(locale, 'diagnose.noAnswer', { s: LIVE_TIMEOUT_MS / 1000 }) }))),
+      LIVE_TIMEOUT_MS,
+    );
   });
   const live = await Promise.race([
     hosts.status(named).catch((e: unknown) => named.map((name): HostStatusResult => ({ name, ok: false, error: e instanceof Error ? e.message : String(e) }))),

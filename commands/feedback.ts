@@ -4,6 +4,7 @@
 import { z } from 'zod';
 import { defineCommand, type CommandContext } from '../src/core/command.js';
 import type { FeedbackReport, VoteResult } from '../src/core/feedback.js';
+import { t, type Locale } from '../src/core/i18n.js';
 import { textReply, type Reply, type ReplySection } from '../src/core/reply.js';
 
 export const DEFAULT_FEEDBACK_DAYS = 7;
@@ -13,7 +14,7 @@ const MAX_ROWS = 40;
 
 export default defineCommand({
   name: 'feedback',
-  summary: '👍 / 👎 on a diagnosis (your last one without ID); admins: list the 👎 and unmatched logs',
+  summary: t('en', 'cmd.feedback.summary'),
   usage: USAGE,
   options: z
     .object({
@@ -35,70 +36,82 @@ export default defineCommand({
 function answer(words: string[], days: number | undefined, ctx: CommandContext): Reply {
   const store = ctx.services.feedback;
   const action = words[0] ?? 'list';
-  if (!store) return textReply('Feedback is off', 'This bot keeps no feedback store (it runs without a data directory).', 'info');
+  const loc = ctx.locale;
+  if (!store) return textReply(t(loc, 'feedback.off.title'), t(loc, 'feedback.off.text'), 'info');
   if (action === 'up' || action === 'down') {
-    if (days !== undefined) return textReply(`Usage: /gpu ${USAGE}`, '--days goes with feedback list', 'warning');
-    return voteReply(store.vote({ id: words[1], platform: ctx.platform, userId: ctx.userId, vote: action }));
+    if (days !== undefined) return textReply(t(loc, 'registry.usage.title', { usage: USAGE }), t(loc, 'feedback.daysWithList'), 'warning');
+    return voteReply(store.vote({ id: words[1], platform: ctx.platform, userId: ctx.userId, vote: action }), loc);
   }
   // The registry refuses non-admins before this (requiresAdmin); checked again so the list never leaks.
   if (!ctx.isAdmin)
-    return { title: 'That needs an admin', severity: 'warning', visibility: 'asker', sections: [{ text: "Only the bot's admins can list feedback." }] };
-  return reportReply(store.report(days ?? DEFAULT_FEEDBACK_DAYS));
+    return { title: t(loc, 'registry.denied.title'), severity: 'warning', visibility: 'asker', sections: [{ text: t(loc, 'feedback.denied.text') }] };
+  return reportReply(store.report(days ?? DEFAULT_FEEDBACK_DAYS), loc);
 }
 
-function voteReply(r: VoteResult): Reply {
+function voteReply(r: VoteResult, loc: Locale | undefined): Reply {
   if (!r.ok) {
     return r.reason === 'none'
       ? {
-          title: 'No diagnosis to vote on',
+          title: t(loc, 'feedback.none.title'),
           severity: 'warning',
           visibility: 'asker',
-          sections: [{ text: 'You have no diagnosis here yet: paste a training log first, then vote with its buttons or `/gpu feedback up|down`.' }],
+          sections: [{ text: t(loc, 'feedback.none.text') }],
         }
       : {
-          title: 'Unknown diagnosis',
+          title: t(loc, 'feedback.unknown.title'),
           severity: 'warning',
           visibility: 'asker',
-          sections: [{ text: 'I have no diagnosis with that id (it may be older than the feedback kept, or from elsewhere). Nothing was recorded.' }],
+          sections: [{ text: t(loc, 'feedback.unknown.text') }],
         };
   }
-  const what = r.rule ? `rule ${r.rule}` : 'a log no rule matched';
-  const changed = r.previous && r.previous !== r.vote ? ` (changed from ${r.previous === 'up' ? '👍' : '👎'})` : r.previous ? ' (already recorded)' : '';
-  const sections: ReplySection[] = [
-    { text: `Recorded ${r.vote === 'up' ? '👍' : '👎'} for ${what}${changed}. One vote per person: voting again replaces it.` },
-  ];
-  if (r.vote === 'down')
-    sections.push({ text: r.keptLog ? 'The log was kept (redacted) for the admins to improve the rules.' : "The admins see it in this week's feedback list." });
-  return { title: 'Thanks for the feedback', severity: 'ok', visibility: 'asker', sections };
+  const what = r.rule ? t(loc, 'feedback.what.rule', { rule: r.rule }) : t(loc, 'feedback.what.noRule');
+  const changed =
+    r.previous && r.previous !== r.vote
+      ? t(loc, 'feedback.changed', { vote: r.previous === 'up' ? '👍' : '👎' })
+      : r.previous
+        ? t(loc, 'feedback.already')
+        : '';
+  const sections: ReplySection[] = [{ text: t(loc, 'feedback.recorded', { vote: r.vote === 'up' ? '👍' : '👎', what, changed }) }];
+  if (r.vote === 'down') sections.push({ text: r.keptLog ? t(loc, 'feedback.keptLog') : t(loc, 'feedback.notKept') });
+  return { title: t(loc, 'feedback.thanks'), severity: 'ok', visibility: 'asker', sections };
 }
 
 const when = (ms: number) => new Date(ms).toISOString().slice(0, 16).replace('T', ' ');
 
-export function reportReply(r: FeedbackReport): Reply {
+export function reportReply(r: FeedbackReport, loc?: Locale): Reply {
   const sections: ReplySection[] = [];
   const total = r.rules.reduce((n, x) => n + x.diagnoses, 0);
   if (total === 0)
-    return { title: `Feedback, last ${r.days} days`, severity: 'info', visibility: 'asker', sections: [{ text: 'No diagnoses in this window.' }] };
+    return {
+      title: t(loc, 'feedback.report.title', { days: r.days }),
+      severity: 'info',
+      visibility: 'asker',
+      sections: [{ text: t(loc, 'feedback.report.empty') }],
+    };
   sections.push({
-    heading: 'Votes per rule',
-    table: { columns: ['Rule', 'Diagnoses', '👍', '👎'], rows: r.rules.map((x) => [x.rule ?? '(no rule)', String(x.diagnoses), String(x.up), String(x.down)]) },
+    heading: t(loc, 'feedback.report.votes'),
+    table: {
+      columns: [t(loc, 'feedback.report.col.rule'), t(loc, 'feedback.report.col.diagnoses'), '👍', '👎'],
+      rows: r.rules.map((x) => [x.rule ?? t(loc, 'feedback.report.noRule'), String(x.diagnoses), String(x.up), String(x.down)]),
+    },
   });
   if (r.items.length) {
     const rows = r.items
       .slice(0, MAX_ROWS)
       .map((i) => [
         when(i.ts),
-        i.rule ?? '(no rule)',
+        i.rule ?? t(loc, 'feedback.report.noRule'),
         i.rule ? `${i.up}/${i.down}` : i.down || i.up ? `${i.up}/${i.down}` : '-',
-        i.logFile ?? (r.keepLogs ? 'not kept' : 'off'),
+        i.logFile ?? (r.keepLogs ? t(loc, 'feedback.report.notKept') : t(loc, 'feedback.report.off')),
       ]);
-    sections.push({ heading: `👎 and unmatched (${r.items.length})`, table: { columns: ['When (UTC)', 'Rule', '👍/👎', 'Kept log'], rows } });
-    if (r.items.length > MAX_ROWS) sections.push({ text: `${r.items.length - MAX_ROWS} more not shown; \`gpu-doctor feedback list --json\` lists them all.` });
-  } else sections.push({ text: 'No 👎 and no unmatched logs in this window.' });
+    sections.push({
+      heading: t(loc, 'feedback.report.items', { n: r.items.length }),
+      table: { columns: [t(loc, 'feedback.report.col.when'), t(loc, 'feedback.report.col.rule'), '👍/👎', t(loc, 'feedback.report.col.kept')], rows },
+    });
+    if (r.items.length > MAX_ROWS) sections.push({ text: t(loc, 'feedback.report.more', { n: r.items.length - MAX_ROWS }) });
+  } else sections.push({ text: t(loc, 'feedback.report.noItems') });
   sections.push({
-    text: r.keepLogs
-      ? 'Turn a kept log into a rule: `gpu-doctor knowledge new RULE-ID --from FILE`.'
-      : 'Logs are not kept (`feedback.keep_logs: false`): set it to true to keep unmatched and 👎 logs, redacted.',
+    text: r.keepLogs ? t(loc, 'feedback.report.keepHint') : t(loc, 'feedback.report.offHint'),
   });
-  return { title: `Feedback, last ${r.days} days`, severity: 'info', visibility: 'asker', sections };
+  return { title: t(loc, 'feedback.report.title', { days: r.days }), severity: 'info', visibility: 'asker', sections };
 }

@@ -3,6 +3,7 @@
 // live status as /gpu status (read-only, the service's timeouts) and the leak watch's growth rates.
 import { z } from 'zod';
 import { defineCommand } from '../src/core/command.js';
+import { t } from '../src/core/i18n.js';
 import { textReply } from '../src/core/reply.js';
 import { MAX_COUNT, MAX_HOURS, parseSize } from '../src/fleet/args.js';
 import { DEFAULT_FIT_SETTINGS, rankFits, sshHint, type GpuGrowth } from '../src/fleet/fit.js';
@@ -14,7 +15,7 @@ const GROWTH_TIMEOUT_MS = 10_000;
 
 export default defineCommand({
   name: 'fit',
-  summary: 'Where a job needing SIZE of GPU memory fits now (count GPUs on one host, for hours), with the line to start it',
+  summary: t('en', 'cmd.fit.summary'),
   usage: 'fit SIZE [count] [hours] [--shared]',
   options: z
     .object({
@@ -39,9 +40,9 @@ export default defineCommand({
     .passthrough(),
   async run({ _: [size, count, hours], shared }, ctx) {
     const hosts = ctx.services.hosts;
-    if (!hosts) return textReply('No hosts service', 'Host commands are not configured.', 'error');
+    if (!hosts) return textReply(t(ctx.locale, 'common.noHosts.title'), t(ctx.locale, 'common.noHosts.text'), 'error');
     const parsed = parseSize(size);
-    if ('error' in parsed) return textReply(`Usage: /gpu fit SIZE [count] [hours]`, parsed.error, 'warning');
+    if ('error' in parsed) return textReply(t(ctx.locale, 'registry.usage.title', { usage: 'fit SIZE [count] [hours]' }), parsed.error, 'warning');
     const settings = ctx.services.fit ?? { ...DEFAULT_FIT_SETTINGS, maxNotifyPerUser: 3 };
     const [status, list, growth] = await Promise.all([hosts.status([]), hosts.list(), growthWithin(ctx.services.watch?.gpuGrowth?.())]);
     const targets = new Map(list.map((h) => [h.name, sshHint(h.target)]));
@@ -54,7 +55,7 @@ export default defineCommand({
     );
     const reply = fitReply(result, size);
     if (growth === null && ctx.services.watch)
-      reply.footer = `${reply.footer ?? ''} The leak watch's growth rates did not come within ${GROWTH_TIMEOUT_MS / 1000} s and are not counted.`.trim();
+      reply.footer = `${reply.footer ?? ''} ${t(ctx.locale, 'fit.growthLate', { s: GROWTH_TIMEOUT_MS / 1000 })}`.trim();
     return reply;
   },
 });

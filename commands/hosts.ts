@@ -1,6 +1,7 @@
 // /gpu hosts list|add|remove|test|trust: the host registry. add, remove and trust are admin-only.
 import { z } from 'zod';
 import { defineCommand } from '../src/core/command.js';
+import { t } from '../src/core/i18n.js';
 import { textReply } from '../src/core/reply.js';
 import { listReply, testReply } from '../src/hosts/render.js';
 import { FINGERPRINT, HOST_NAME } from '../src/hosts/registry.js';
@@ -22,32 +23,35 @@ const options = z
 
 export default defineCommand({
   name: 'hosts',
-  summary: 'List, add, remove, test or trust GPU hosts (add/remove/trust: admins only)',
+  summary: t('en', 'cmd.hosts.summary'),
   usage: 'hosts list|add NAME user@host[:port] [--key PATH] [--trust SHA256:...]|remove NAME|test NAME|trust NAME [SHA256:...]',
   options,
   requiresAdmin: (o) => ADMIN.has(o._[0] ?? 'list'),
   async run(o, ctx) {
     const svc = ctx.services.hosts;
-    if (!svc) return textReply('No hosts service', 'Host commands are not configured.', 'error');
+    if (!svc) return textReply(t(ctx.locale, 'common.noHosts.title'), t(ctx.locale, 'common.noHosts.text'), 'error');
     const [sub = 'list', name, target] = o._;
     if (sub === 'list') return listReply(await svc.list());
-    if (!name) return textReply(`hosts ${sub} needs a host name`, `Usage: /gpu hosts ${sub} NAME`, 'warning');
-    if (!HOST_NAME.test(name)) return textReply('Unknown host', 'unknown host', 'warning');
+    if (!name) return textReply(t(ctx.locale, 'hosts.needsName.title', { sub }), t(ctx.locale, 'hosts.needsName.text', { sub }), 'warning');
+    const unknown = () => textReply(t(ctx.locale, 'hosts.unknown.title'), t(ctx.locale, 'hosts.unknown.text'), 'warning');
+    if (!HOST_NAME.test(name)) return unknown();
     if (sub === 'test') return testReply(await svc.test(name));
     if (sub === 'remove')
       return (await svc.remove(name))
-        ? textReply(`Removed ${name}`, `${name} is no longer queried.`, 'ok')
-        : textReply('Unknown host', 'unknown host', 'warning');
+        ? textReply(t(ctx.locale, 'hosts.removed.title', { name }), t(ctx.locale, 'hosts.removed.text', { name }), 'ok')
+        : unknown();
     if (sub === 'trust') {
       // `hosts trust NAME` shows the key; `hosts trust NAME SHA256:...` trusts exactly that key.
-      const t = await svc.trust(name, target);
-      return t.trusted === false ? textReply(`Not trusted yet: ${name}`, t.message, 'warning') : textReply(`Trusted ${name}`, t.message, 'ok');
+      const tr = await svc.trust(name, target);
+      return tr.trusted === false
+        ? textReply(t(ctx.locale, 'hosts.notTrusted.title', { name }), tr.message, 'warning')
+        : textReply(t(ctx.locale, 'hosts.trusted.title', { name }), tr.message, 'ok');
     }
     const parsed = target ? parseUserHostPort(target) : null;
     if (!parsed || !parsed.user)
       return textReply(
-        'Usage: /gpu hosts add NAME user@host[:port] [--key PATH] [--trust SHA256:...]',
-        'the target must look like user@host or user@host:port',
+        t(ctx.locale, 'registry.usage.title', { usage: 'hosts add NAME user@host[:port] [--key PATH] [--trust SHA256:...]' }),
+        t(ctx.locale, 'hosts.badTarget'),
         'warning',
       );
     const r = await svc.add({
@@ -58,6 +62,6 @@ export default defineCommand({
       ...(o.key ? { identityFile: o.key } : {}),
       ...(o.trust ? { trust: o.trust } : {}),
     });
-    return { title: `Added ${name} (${r.host.target})`, severity: 'ok', sections: [{ text: r.message }] };
+    return { title: t(ctx.locale, 'hosts.added.title', { name, target: r.host.target }), severity: 'ok', sections: [{ text: r.message }] };
   },
 });

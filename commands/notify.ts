@@ -3,6 +3,7 @@
 // Kept in the leak watch's store and checked after each of its sampler rounds, so it needs the watch.
 import { z } from 'zod';
 import { defineCommand } from '../src/core/command.js';
+import { t, type Locale } from '../src/core/i18n.js';
 import { textReply, type Reply } from '../src/core/reply.js';
 import type { NotifySubscription } from '../src/core/services.js';
 import { formatMiB, parseNotifyWords } from '../src/fleet/args.js';
@@ -11,7 +12,7 @@ const USAGE = 'notify add SIZE [count] [hours] [--shared]|list|cancel ID';
 
 export default defineCommand({
   name: 'notify',
-  summary: 'One direct message when a job needing SIZE of GPU memory fits (notify 40G 2 for 12h), or when the wait ends',
+  summary: t('en', 'cmd.notify.summary'),
   usage: USAGE,
   options: z
     .object({
@@ -26,19 +27,20 @@ export default defineCommand({
       else if (o.shared && r.action !== 'add') ctx.addIssue({ code: 'custom', message: '--shared goes with notify SIZE' });
     }),
   async run(o, ctx) {
+    const loc = ctx.locale;
     const notify = ctx.services.watch?.notify;
-    if (!notify) return textReply('Leak watch', 'notify needs the leak watch (watch.enabled in the config): it checks after each of its rounds.', 'info');
+    if (!notify) return textReply(t(loc, 'common.noWatch.title'), t(loc, 'notify.noWatch'), 'info');
     const words = parseNotifyWords(o._);
-    if ('error' in words) return textReply(`Usage: /gpu ${USAGE}`, words.error, 'warning');
+    if ('error' in words) return textReply(t(loc, 'registry.usage.title', { usage: USAGE }), words.error, 'warning');
     if (words.action === 'list') {
       const open = await notify.list(ctx.platform, ctx.userId);
-      if (!open.length) return textReply('No open notify subscriptions', 'Start one with `/gpu notify 40G [count] [for 12h]`.', 'info');
-      return { title: `${open.length} open notify subscription(s)`, severity: 'info', sections: [subscriptionTable(open)] };
+      if (!open.length) return textReply(t(loc, 'notify.none.title'), t(loc, 'notify.none.text'), 'info');
+      return { title: t(loc, 'notify.list.title', { n: open.length }), severity: 'info', sections: [subscriptionTable(open, loc)] };
     }
     if (words.action === 'cancel') {
       return (await notify.cancel(ctx.platform, ctx.userId, words.id))
-        ? textReply(`Cancelled notify #${words.id}`, 'No message will come for it.', 'ok')
-        : textReply(`No open subscription #${words.id} of yours`, '`/gpu notify list` shows yours.', 'warning');
+        ? textReply(t(loc, 'notify.cancelled.title', { id: words.id }), t(loc, 'notify.cancelled.text'), 'ok')
+        : textReply(t(loc, 'notify.noSuch.title', { id: words.id }), t(loc, 'notify.noSuch.text'), 'warning');
     }
     const r = await notify.subscribe({
       platform: ctx.platform,
@@ -49,31 +51,32 @@ export default defineCommand({
       shared: o.shared === true,
       hours: words.hours,
     });
-    if (!r.ok) return { title: 'Not added', severity: 'warning', sections: [{ text: r.reason }, subscriptionTable(r.open)] };
+    if (!r.ok) return { title: t(loc, 'notify.notAdded.title'), severity: 'warning', sections: [{ text: r.reason }, subscriptionTable(r.open, loc)] };
     const s = r.subscription;
     const reply: Reply = {
-      title: `Notify #${s.id}: ${describe(s)}`,
+      title: t(loc, 'notify.added.title', { id: s.id, what: describe(s, loc) }),
       severity: 'ok',
       sections: [
         {
-          text: `You get one direct message when it fits (with the line to start it), or one at ${new Date(s.expiresMs).toISOString().slice(0, 16).replace('T', ' ')} UTC if it never does. Checked after every leak-watch round.`,
+          text: t(loc, 'notify.added.text', { until: new Date(s.expiresMs).toISOString().slice(0, 16).replace('T', ' ') }),
         },
       ],
-      footer: `\`/gpu notify cancel ${s.id}\` stops it.`,
+      footer: t(loc, 'notify.added.footer', { id: s.id }),
     };
     return reply;
   },
 });
 
-function describe(s: NotifySubscription): string {
-  return `${s.size} (${formatMiB(s.sizeMiB)})${s.count > 1 ? ` on each of ${s.count} GPUs of one host` : ''}${s.shared ? ', shared GPUs too' : ''}`;
+function describe(s: NotifySubscription, loc: Locale | undefined): string {
+  const count = s.count > 1 ? t(loc, 'notify.describe.count', { n: s.count }) : '';
+  return `${s.size} (${formatMiB(s.sizeMiB)})${count}${s.shared ? t(loc, 'notify.describe.shared') : ''}`;
 }
 
-function subscriptionTable(open: NotifySubscription[]) {
+function subscriptionTable(open: NotifySubscription[], loc: Locale | undefined) {
   return {
     table: {
-      columns: ['ID', 'Wants', 'Until (UTC)'],
-      rows: open.map((s) => [String(s.id), describe(s), new Date(s.expiresMs).toISOString().slice(0, 16).replace('T', ' ')]),
+      columns: [t(loc, 'notify.col.id'), t(loc, 'notify.col.wants'), t(loc, 'notify.col.until')],
+      rows: open.map((s) => [String(s.id), describe(s, loc), new Date(s.expiresMs).toISOString().slice(0, 16).replace('T', ' ')]),
     },
   };
 }

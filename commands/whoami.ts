@@ -3,6 +3,7 @@
 // for an admin: `/gpu whoami approve ID` (or `reject ID`); `/gpu whoami pending` lists them.
 import { z } from 'zod';
 import { defineCommand, type CommandContext } from '../src/core/command.js';
+import { t, type Locale } from '../src/core/i18n.js';
 import { Mentions } from '../src/core/mention.js';
 import { textReply, type Reply } from '../src/core/reply.js';
 import type { ClaimRow } from '../src/owners/store.js';
@@ -50,9 +51,9 @@ const when = (ms: number) => new Date(ms).toISOString().slice(0, 16).replace('T'
 const keyOf = (c: { unixUser: string; host: string | null }) => (c.host ? `${c.unixUser}@${c.host}` : c.unixUser);
 
 /** The chat user behind a claim: "Alice Liddell (alice)"; a Discord mention, a Slack one where `link`. */
-function claimant(m: Mentions, c: ClaimRow, link = false): string {
+function claimant(m: Mentions, c: ClaimRow, loc: Locale | undefined, link = false): string {
   const id = c.userId;
-  const who = c.name ?? (c.platform === 'console' ? id : `${c.platform} user ${id}`);
+  const who = c.name ?? (c.platform === 'console' ? id : t(loc, 'whoami.platformUser', { platform: c.platform, id }));
   return m.of({
     name: `${who} (${c.unixUser})`,
     after: ` (${c.unixUser})`,
@@ -63,7 +64,7 @@ function claimant(m: Mentions, c: ClaimRow, link = false): string {
 
 export default defineCommand({
   name: 'whoami',
-  summary: 'Which unix user on the hosts is you (whoami alice), so status and digests name you; an admin approves',
+  summary: t('en', 'cmd.whoami.summary'),
   usage: USAGE,
   options: z
     .object({ _: z.array(z.string().max(100)).max(10) })
@@ -90,90 +91,111 @@ export default defineCommand({
 
 function whoami(args: string[], ctx: CommandContext): Reply {
   const owners = ctx.services.owners;
-  if (!owners) return asker(textReply('whoami', 'Owner mappings are not available here.', 'info'));
+  const loc = ctx.locale;
+  if (!owners) return asker(textReply('whoami', t(loc, 'whoami.unavailable'), 'info'));
   const words = parseWhoamiWords(args);
-  if ('error' in words) return asker(textReply(`Usage: /gpu ${USAGE}`, words.error, 'warning'));
+  if ('error' in words) return asker(textReply(t(loc, 'registry.usage.title', { usage: USAGE }), words.error, 'warning'));
+  const pendingHint = t(loc, 'whoami.pendingHint');
   switch (words.action) {
     case 'show':
       return show(ctx);
     case 'pending': {
       const open = owners.pending();
-      if (!open.length) return asker(textReply('No claims waiting', 'Nobody has asked for a unix user name.', 'info'));
+      if (!open.length) return asker(textReply(t(loc, 'whoami.noClaims.title'), t(loc, 'whoami.noClaims.text'), 'info'));
       const m = new Mentions();
       return asker({
-        title: `${open.length} claim(s) waiting for an admin`,
+        title: t(loc, 'whoami.pending.title', { n: open.length }),
         severity: 'info',
         sections: [
           {
-            table: { columns: ['ID', 'Unix user', 'Platform', 'Asked (UTC)'], rows: open.map((c) => [String(c.id), keyOf(c), c.platform, when(c.createdMs)]) },
+            table: {
+              columns: [t(loc, 'whoami.col.id'), t(loc, 'whoami.col.unixUser'), t(loc, 'whoami.col.platform'), t(loc, 'whoami.col.asked')],
+              rows: open.map((c) => [String(c.id), keyOf(c), c.platform, when(c.createdMs)]),
+            },
           },
-          { text: open.map((c) => `#${c.id}: ${claimant(m, c)}`).join('\n') },
+          { text: open.map((c) => `#${c.id}: ${claimant(m, c, loc)}`).join('\n') },
         ],
-        footer: '`/gpu whoami approve ID` makes one active; `/gpu whoami reject ID` drops it.',
+        footer: t(loc, 'whoami.pending.footer'),
         mentions: m.table(),
       });
     }
     case 'approve': {
-      const id = claimId(owners, words);
+      const id = claimId(owners, words, loc);
       if (typeof id !== 'number') return id;
       const r = owners.approve(id, `${ctx.platform}:${ctx.userId}`);
-      if (!r) return asker(textReply(`No claim #${id} waiting`, '`/gpu whoami pending` lists the claims waiting for an admin.', 'warning'));
+      if (!r) return asker(textReply(t(loc, 'whoami.noClaim.title', { id }), pendingHint, 'warning'));
       const m = new Mentions();
       return {
-        title: `Claim #${r.claim.id} approved: ${keyOf(r.claim)}`,
+        title: t(loc, 'whoami.approved.title', { id: r.claim.id, key: keyOf(r.claim) }),
         severity: 'ok',
         sections: [
           {
-            text: `${keyOf(r.claim)} on ${r.claim.host ?? 'every host'} is now ${claimant(m, r.claim, true)}: status and leak digests name them.${r.replaced ? ` It replaces #${r.replaced.id}.` : ''}`,
+            text: t(loc, 'whoami.approved.text', {
+              key: keyOf(r.claim),
+              host: r.claim.host ?? t(loc, 'whoami.everyHost'),
+              who: claimant(m, r.claim, loc, true),
+              replaces: r.replaced ? t(loc, 'whoami.replaces', { id: r.replaced.id }) : '',
+            }),
           },
         ],
         mentions: m.table(),
       };
     }
     case 'reject': {
-      const id = claimId(owners, words);
+      const id = claimId(owners, words, loc);
       if (typeof id !== 'number') return id;
       const r = owners.reject(id, `${ctx.platform}:${ctx.userId}`);
       return r
-        ? asker(textReply(`Claim #${r.id} rejected`, `${keyOf(r)} is not mapped by that claim.`, 'ok'))
-        : asker(textReply(`No claim #${id} to reject`, '`/gpu whoami pending` lists the claims waiting for an admin.', 'warning'));
+        ? asker(textReply(t(loc, 'whoami.rejected.title', { id: r.id }), t(loc, 'whoami.rejected.text', { key: keyOf(r) }), 'ok'))
+        : asker(textReply(t(loc, 'whoami.noReject.title', { id }), pendingHint, 'warning'));
     }
     case 'claim': {
       const r = owners.claim(ctx.platform, ctx.userId, words.key, words.name);
-      if (!r.ok) return asker(textReply('Not claimed', r.reason, 'warning'));
+      if (!r.ok) return asker(textReply(t(loc, 'whoami.notClaimed'), r.reason, 'warning'));
       const c = r.claim;
-      if (c.state === 'active') return asker(textReply(`${keyOf(c)} is already you`, `Approved as claim #${c.id}.`, 'ok'));
+      if (c.state === 'active') return asker(textReply(t(loc, 'whoami.already.title', { key: keyOf(c) }), t(loc, 'whoami.already.text', { id: c.id }), 'ok'));
       return {
-        title: `Claim #${c.id}: ${keyOf(c)} is me${c.name ? ` (${c.name})` : ''}${r.existed ? ', already asked' : ''}`,
+        title: t(loc, 'whoami.claim.title', {
+          id: c.id,
+          key: keyOf(c),
+          name: c.name ? t(loc, 'whoami.claim.name', { name: c.name }) : '',
+          existed: r.existed ? t(loc, 'whoami.claim.existed') : '',
+        }),
         severity: 'info',
-        sections: [{ text: `Waiting for an admin to approve it: \`/gpu whoami approve ${c.id}\`. Until then status and digests show the unix user name.` }],
+        sections: [{ text: t(loc, 'whoami.claim.text', { id: c.id }) }],
       };
     }
   }
 }
 
 /** The claim an admin means: its ID, or the one claim waiting for a unix user (several: pick by ID). */
-function claimId(owners: NonNullable<CommandContext['services']['owners']>, w: { id: number } | { key: string }): number | Reply {
+function claimId(owners: NonNullable<CommandContext['services']['owners']>, w: { id: number } | { key: string }, loc: Locale | undefined): number | Reply {
   if ('id' in w) return w.id;
   const waiting = owners.pending().filter((c) => keyOf(c) === w.key);
   if (waiting.length === 1) return waiting[0].id;
   return asker(
     waiting.length
       ? textReply(
-          `${waiting.length} claims for ${w.key} are waiting`,
-          `Pick one by ID: ${waiting.map((c) => `#${c.id}`).join(', ')} (\`/gpu whoami pending\` shows who asked).`,
+          t(loc, 'whoami.several.title', { n: waiting.length, key: w.key }),
+          t(loc, 'whoami.several.text', { ids: waiting.map((c) => `#${c.id}`).join(', ') }),
           'warning',
         )
-      : textReply(`No claim for ${w.key} waiting`, '`/gpu whoami pending` lists the claims waiting for an admin.', 'warning'),
+      : textReply(t(loc, 'whoami.noneFor.title', { key: w.key }), t(loc, 'whoami.pendingHint'), 'warning'),
   );
 }
 
 function show(ctx: CommandContext): Reply {
   const { config, claims } = ctx.services.owners!.mine(ctx.platform, ctx.userId);
+  const loc = ctx.locale;
+  const every = t(loc, 'whoami.everyHost');
   const rows = [
-    ...config.map((o) => [keyOf(o), o.host ?? 'every host', 'config file']),
-    ...claims.map((c) => [keyOf(c), c.host ?? 'every host', c.state === 'active' ? `approved (#${c.id})` : `waiting for an admin (#${c.id})`]),
+    ...config.map((o) => [keyOf(o), o.host ?? every, t(loc, 'whoami.configFile')]),
+    ...claims.map((c) => [keyOf(c), c.host ?? every, t(loc, c.state === 'active' ? 'whoami.approvedRow' : 'whoami.waitingRow', { id: c.id })]),
   ];
-  if (!rows.length) return asker(textReply('No unix user is mapped to you', 'Say which one is yours: `/gpu whoami alice` (an admin approves it).', 'info'));
-  return asker({ title: 'Your unix users on the GPU hosts', severity: 'info', sections: [{ table: { columns: ['Unix user', 'Hosts', 'From'], rows } }] });
+  if (!rows.length) return asker(textReply(t(loc, 'whoami.unmapped.title'), t(loc, 'whoami.unmapped.text'), 'info'));
+  return asker({
+    title: t(loc, 'whoami.mine.title'),
+    severity: 'info',
+    sections: [{ table: { columns: [t(loc, 'whoami.col.unixUser'), t(loc, 'whoami.col.hosts'), t(loc, 'whoami.col.from')], rows } }],
+  });
 }

@@ -1,6 +1,7 @@
 // What a chat command is: a name, a zod schema for its options, and a handler that returns a Reply.
 // Commands know nothing of Slack, Discord or SSH: they get what they need through `ctx.services`.
 import { z } from 'zod';
+import type { Locale } from './i18n.js';
 import type { ProgressReporter } from './progress.js';
 import type { Reply } from './reply.js';
 import type { Services } from './services.js';
@@ -13,6 +14,8 @@ export interface CommandContext {
   /** Resolved by the adapter from the config's admin lists; the console's local user is admin. */
   isAdmin: boolean;
   channelId?: string;
+  /** The reply's language (resolveLocale in i18n.ts: channel, user, config default); English when unset. */
+  locale?: Locale;
   services: Services;
   /**
    * Shows an interim reply while a long command works ("checking 24 hosts…"); set by the registry when

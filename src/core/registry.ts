@@ -2,6 +2,7 @@
 // command's zod schema, enforce admin-only actions, turn any failure into a clear reply.
 import { commandShape, type Command, type CommandContext } from './command.js';
 import { didYouMean } from './did-you-mean.js';
+import { t } from './i18n.js';
 import { parseCommandLine } from './invocation.js';
 import type { ProgressPacer } from './progress.js';
 import type { Reply } from './reply.js';
@@ -68,18 +69,19 @@ export class CommandRegistry {
     });
     const parsed = parseCommandLine(line);
     const names = [...this.commands.keys()].join(', ');
+    const loc = ctx.locale;
     if (!parsed || parsed.name === '') {
-      return done('', 'usage', { title: 'Which command?', severity: 'warning', sections: [{ text: `Try \`/gpu help\`. Commands: ${names}.` }] });
+      return done('', 'usage', { title: t(loc, 'registry.which.title'), severity: 'warning', sections: [{ text: t(loc, 'registry.which.text', { names }) }] });
     }
     const command = this.commands.get(parsed.name);
     if (!command) {
       const shown = parsed.name.length > 40 ? parsed.name.slice(0, 40) + '…' : parsed.name;
       const meant = didYouMean(parsed.name, this.commands.keys());
-      const hint = meant ? `Did you mean \`/gpu ${meant}\`? ` : '';
+      const hint = meant ? t(loc, 'registry.unknown.didYouMean', { name: meant }) : '';
       return done(parsed.name, 'unknown', {
-        title: `Unknown command "${shown}"`,
+        title: t(loc, 'registry.unknown.title', { name: shown }),
         severity: 'warning',
-        sections: [{ text: `${hint}Commands: ${names}. Try \`/gpu help\`.` }],
+        sections: [{ text: t(loc, 'registry.unknown.text', { hint, names }) }],
       });
     }
     // An unknown --option is a typo, not something to ignore; commands that take free text (a pasted log
@@ -93,9 +95,16 @@ export class CommandRegistry {
           known.filter((k) => k !== '_'),
         );
         return done(command.name, 'usage', {
-          title: `Usage: /gpu ${command.usage}`,
+          title: t(loc, 'registry.usage.title', { usage: command.usage }),
           severity: 'warning',
-          sections: [{ text: `unknown option --${key.slice(0, 40)}${meant ? ` (did you mean --${meant}?)` : ''}` }],
+          sections: [
+            {
+              text: t(loc, 'registry.usage.unknownOption', {
+                key: key.slice(0, 40),
+                hint: meant ? t(loc, 'registry.usage.didYouMeanOption', { name: meant }) : '',
+              }),
+            },
+          ],
         });
       }
     }
@@ -103,30 +112,23 @@ export class CommandRegistry {
     if (!options.success) {
       const problems = options.error.issues.map((i) => (i.path.length ? `${i.path.join('.')}: ${i.message}` : i.message));
       return done(command.name, 'usage', {
-        title: `Usage: /gpu ${command.usage}`,
+        title: t(loc, 'registry.usage.title', { usage: command.usage }),
         severity: 'warning',
         sections: [{ text: problems.join('\n') }],
       });
     }
     if (command.requiresAdmin?.(options.data) && !ctx.isAdmin) {
       return done(command.name, 'denied', {
-        title: 'That needs an admin',
+        title: t(loc, 'registry.denied.title'),
         severity: 'warning',
-        sections: [
-          {
-            text:
-              command.name === 'hosts'
-                ? `Only the bot's admins can change hosts. You can use: status, mem, hosts list, hosts test, diagnose, help.`
-                : `Only the bot's admins can run \`/gpu ${command.name}\` that way. \`/gpu help\` shows what you can use.`,
-          },
-        ],
+        sections: [{ text: command.name === 'hosts' ? t(loc, 'registry.denied.hosts') : t(loc, 'registry.denied.other', { name: command.name }) }],
       });
     }
     try {
       return done(command.name, 'ok', await command.run(options.data, ctx));
     } catch (e) {
       return done(command.name, 'error', {
-        title: `${command.name} failed`,
+        title: t(loc, 'registry.failed.title', { name: command.name }),
         severity: 'error',
         sections: [{ text: (e as Error).message.split('\n')[0].slice(0, 500) }],
       });

@@ -1,0 +1,95 @@
+// The users' language: message catalogues in locales/en.json and locales/zh.json (flat keys, `{name}`
+// placeholders), read once from the project root, and `t(locale, key, vars)`. A tiny typed function
+// rather than i18next: the keys are checked by the compiler against en.json (a typo does not build),
+// there is no plural or ICU machinery the replies need, and no runtime dependency to bundle.
+// A key missing from a catalogue, or a placeholder without a value, falls back (English, then the key)
+// so a chat user still gets an answer, and is recorded in `missingKeys()` for the tests to fail on.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type enCatalogue from '../../locales/en.json';
+import { PROJECT_ROOT } from './paths.js';
+
+export const LOCALES = ['en', 'zh'] as const;
+export type Locale = (typeof LOCALES)[number];
+export const DEFAULT_LOCALE: Locale = 'en';
+
+/** Every key of the English catalogue; zh must have the same set (test/i18n.test.ts). */
+export type MessageKey = keyof typeof enCatalogue;
+
+export type Vars = Record<string, string | number>;
+
+const catalogues = new Map<Locale, Record<string, string>>();
+const missing = new Set<string>();
+
+/** One catalogue as its file holds it (cached). */
+export function catalogue(locale: Locale): Record<string, string> {
+  let c = catalogues.get(locale);
+  if (!c) {
+    c = JSON.parse(readFileSync(join(PROJECT_ROOT, 'locales', `${locale}.json`), 'utf8')) as Record<string, string>;
+    catalogues.set(locale, c);
+  }
+  return c;
+}
+
+/** The message `key` in `locale` (English when none is given) with `{name}` filled from `vars`. */
+export function t(locale: Locale | undefined, key: MessageKey, vars: Vars = {}): string {
+  const loc = locale ?? DEFAULT_LOCALE;
+  let template = catalogue(loc)[key];
+  if (template === undefined) {
+    missing.add(`${loc}:${key}`);
+    template = catalogue(DEFAULT_LOCALE)[key] ?? key;
+  }
+  return template.replace(/\{(\w+)\}/g, (whole, name: string) => {
+    const v = vars[name];
+    if (v === undefined) {
+      missing.add(`${loc}:${key}:{${name}}`);
+      return whole;
+    }
+    return String(v);
+  });
+}
+
+/** Keys (and placeholders) asked for but absent since the last reset: `zh:help.intro`, `en:x:{n}`. */
+export function missingKeys(): string[] {
+  return [...missing].sort();
+}
+
+export function resetMissingKeys(): void {
+  missing.clear();
+}
+
+/**
+ * A language tag or POSIX locale as platforms send it (Discord `zh-CN`, Slack `zh-CN`, `LANG=zh_CN.UTF-8`,
+ * `en_US`) as one of ours; undefined for anything else (`C`, `POSIX`, `fr-FR`), so the next source decides.
+ */
+export function localeFromTag(tag: string | undefined | null): Locale | undefined {
+  if (!tag) return undefined;
+  const lang = /^([a-z]{2,3})(?:[-_.@]|$)/i.exec(tag.trim())?.[1]?.toLowerCase();
+  return lang === 'zh' ? 'zh' : lang === 'en' ? 'en' : undefined;
+}
+
+/** The console's and CLI's language: LC_ALL, then LC_MESSAGES, then LANG (POSIX precedence). */
+export function localeFromEnv(env: NodeJS.ProcessEnv = process.env): Locale | undefined {
+  for (const name of ['LC_ALL', 'LC_MESSAGES', 'LANG']) {
+    const v = env[name];
+    if (v) return localeFromTag(v);
+  }
+  return undefined;
+}
+
+export interface LocaleSettings {
+  /** The config's `locale.default` (en when unset). */
+  default?: Locale;
+  /** The config's `locale.channels`: channel ID -> language, for every user in that channel. */
+  channels?: Record<string, Locale>;
+}
+
+/**
+ * The one place a reply's language is chosen: the channel's language from the config, else the user's
+ * (from the adapter: Discord's interaction locale, Slack's user locale, LANG in the console), else the
+ * config's default, else English.
+ */
+export function resolveLocale(settings: LocaleSettings | undefined, channelId: string | undefined, userLocale: Locale | undefined): Locale {
+  const channel = channelId !== undefined && settings?.channels ? settings.channels[channelId] : undefined;
+  return channel ?? userLocale ?? settings?.default ?? DEFAULT_LOCALE;
+}
