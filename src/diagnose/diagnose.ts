@@ -22,7 +22,8 @@ export interface Diagnosis {
   evidence: string[];
   facts: Facts;
   fixes: ComputedFix[];
-  source: { seed?: string; issue?: string; note?: string };
+  /** Where the diagnosis comes from: the rule's source, or for a GPU OOM the docs of the tool's own settings. */
+  source: { seed?: string; issue?: string; note?: string; docs?: string };
   /** Ranking score: priority plus a bonus for how late in the log the evidence is. */
   score: number;
   /** First and last log lines the rule matched. */
@@ -58,6 +59,19 @@ function withToolKnobs(facts: Facts, tool: ToolInfo | undefined, knobs: string[]
     facts.batchDefaultOf = tool.name;
     if (tool.batch_arg) facts.batchArg = tool.batch_arg;
   }
+}
+
+// PyTorch's own page on how its CUDA allocator reports and caches memory: the reference for an OOM's figures.
+const PYTORCH_MEMORY_DOCS = 'https://pytorch.org/docs/stable/notes/cuda.html#memory-management';
+
+/**
+ * A GPU OOM cites what its fixes come from: the detected tool's documentation of the settings it quotes,
+ * else PyTorch's memory-management notes; not the one issue the generic rule was first written from.
+ */
+function sourceFor(category: Category, ruleSource: Diagnosis['source'], tool: ToolInfo | undefined): Diagnosis['source'] {
+  if (category !== 'cuda_oom' && category !== 'fragmentation' && category !== 'replica_oom') return ruleSource;
+  if (tool) return { docs: tool.source, note: `${tool.name}: its own memory settings` };
+  return { docs: PYTORCH_MEMORY_DOCS, note: "PyTorch's CUDA memory management (what the OOM message's figures mean)" };
 }
 
 /** Categories that say "memory": dropped when the run ends in an unrelated exception. */
@@ -126,7 +140,7 @@ export function diagnose(raw: string, base: RuleBase): DiagnoseResult {
       evidence: shown,
       facts,
       fixes,
-      source: rule.source,
+      source: sourceFor(rule.category, rule.source, tool),
       score: rule.priority + (RECENCY_BONUS * hit.lastLine) / totalLines,
       firstLine: hit.lines[0] ?? 0,
       lastLine: hit.lastLine,

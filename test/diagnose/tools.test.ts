@@ -91,6 +91,21 @@ describe('serving tools: their own offload flags, escalated past what the log al
   });
 });
 
+describe('what a GPU OOM cites (issue 12: not the same YOLOv5 issue for every OOM)', () => {
+  const sourceOf = async (rel: string) =>
+    (JSON.parse((await run(process.execPath, [BIN, 'diagnose', '--json', join(testDir, rel)])).stdout) as { diagnoses: { source: Record<string, string> }[] })
+      .diagnoses[0].source;
+
+  it("an Ultralytics OOM cites the Ultralytics train settings; a toolless one PyTorch's memory notes; a shm error keeps its rule's source", async () => {
+    expect(await sourceOf('eval-extra/021-cuda_oom.log')).toEqual({
+      docs: 'https://docs.ultralytics.com/modes/train/#train-settings',
+      note: 'Ultralytics YOLO: its own memory settings',
+    });
+    expect((await sourceOf('eval-extra/003-cuda_oom.log')).docs).toBe('https://pytorch.org/docs/stable/notes/cuda.html#memory-management');
+    expect((await sourceOf('fixtures/eval-dev/012-shm_exhausted.log')).docs).toBeUndefined();
+  });
+});
+
 describe('tools.yaml is checked when it loads', () => {
   const brokenTools = (yaml: string) => {
     const root = mkdtempSync(join(tmpdir(), 'kb-tools-'));
