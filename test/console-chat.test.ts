@@ -4,9 +4,15 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { displayWidth } from '../commands/help.js';
 
-const run = (input: string) =>
-  execFileSync('bin/gpu-doctor', ['bot'], { input, encoding: 'utf8', timeout: 60_000, env: { ...process.env, SLACK_BOT_TOKEN: '', DISCORD_TOKEN: '' } });
+const run = (input: string, lang = 'C.UTF-8') =>
+  execFileSync('bin/gpu-doctor', ['bot'], {
+    input,
+    encoding: 'utf8',
+    timeout: 60_000,
+    env: { ...process.env, SLACK_BOT_TOKEN: '', DISCORD_TOKEN: '', LC_ALL: '', LC_MESSAGES: '', LANG: lang },
+  });
 const oom = readFileSync(new URL('../knowledge/cuda-oom/match/yolov5-issue-2510.log', import.meta.url), 'utf8');
 
 describe('console chat over a pipe', () => {
@@ -29,6 +35,20 @@ describe('console chat over a pipe', () => {
     const out = run(`/gpu diagnose\n${oom}\n/gpu nosuchthing\n`);
     expect(out).toContain('16 -> 8');
     expect(out).toContain('Unknown command "nosuchthing"');
+  });
+
+  it('with LANG=zh_CN.UTF-8 it answers in Chinese, /gpu help in lines of at most 100 display columns', () => {
+    const out = run('/gpu help\n/gpu nosuchthing\n', 'zh_CN.UTF-8');
+    expect(out).toContain('贴上训练日志或报错堆栈');
+    expect(out).toContain('诊断贴上的训练日志');
+    expect(out).toContain('未知命令“nosuchthing”');
+    expect(out).not.toContain('Paste a training log');
+    // CJK characters take two columns in a terminal.
+    const help = out.slice(0, out.indexOf('未知命令'));
+    expect(help).toContain('/gpu whoami');
+    const wide = help.split('\n').filter((l) => displayWidth(l) > 100);
+    expect(wide).toEqual([]);
+    expect(displayWidth('诊断 ab')).toBe(7);
   });
 
   it('an empty /gpu gets a clear answer', () => {

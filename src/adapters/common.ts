@@ -8,6 +8,7 @@ import { ProgressPacer, type ProgressSink } from '../core/progress.js';
 import type { CommandRegistry, DispatchOutcome } from '../core/registry.js';
 import type { Services } from '../core/services.js';
 import type { Config } from '../core/config.js';
+import { resolveLocale, type Locale } from '../core/i18n.js';
 import type { AuditStore } from '../ops/audit.js';
 import type { Metrics } from '../ops/metrics.js';
 import type { Logger } from '../ops/logger.js';
@@ -44,13 +45,22 @@ export interface Invocation {
   channelId?: string;
   isAdmin: boolean;
   line: string;
+  /** The asker's language as the platform tells it (Discord's interaction locale, Slack's user locale). */
+  userLocale?: Locale;
   /** Where a long command's interim replies go (see progressPacer). */
   progress?: ProgressPacer;
 }
 
 /** Dispatches one command line and records it (audit row, metrics, a log line without the paste). */
 export async function runCommand(deps: AdapterDeps, inv: Invocation): Promise<DispatchOutcome> {
-  const ctx: CommandContext = { platform: inv.platform, userId: inv.userId, isAdmin: inv.isAdmin, channelId: inv.channelId, services: deps.services };
+  const ctx: CommandContext = {
+    platform: inv.platform,
+    userId: inv.userId,
+    isAdmin: inv.isAdmin,
+    channelId: inv.channelId,
+    locale: resolveLocale(deps.config.locale, inv.channelId, inv.userLocale),
+    services: deps.services,
+  };
   const result = await deps.registry.dispatch(inv.line, ctx, { progress: inv.progress });
   // Never echo a secret back, even if a command error carried one.
   for (const s of result.reply.sections) if (s.text) s.text = scrubSecrets(s.text);

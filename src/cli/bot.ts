@@ -1,4 +1,5 @@
 // `gpu-doctor bot` (npm start): Slack and/or Discord when their tokens are set, else the console chat.
+import { localeFromEnv, resolveLocale } from '../core/i18n.js';
 import { userInfo } from 'node:os';
 import { createApp } from '../app.js';
 import { runConsoleChat } from '../adapters/console/console-chat.js';
@@ -53,7 +54,14 @@ export async function botCli(args: string[]): Promise<number> {
       output: process.stdout,
       registry: app.registry,
       // The person at the terminal owns this process, so they are the admin.
-      context: { platform: 'console', userId: userInfo().username, isAdmin: true, services: app.services },
+      context: {
+        platform: 'console',
+        userId: userInfo().username,
+        isAdmin: true,
+        // The terminal's language: LC_ALL / LC_MESSAGES / LANG (zh_CN.UTF-8 answers in Chinese), else the config's default.
+        locale: resolveLocale(app.loaded.config.locale, undefined, localeFromEnv()),
+        services: app.services,
+      },
       interactive: process.stdin.isTTY === true,
     });
   } finally {

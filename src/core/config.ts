@@ -7,6 +7,7 @@ import { Cron } from 'croner';
 import { LineCounter, parseDocument } from 'yaml';
 import { z } from 'zod';
 import { didYouMean } from './did-you-mean.js';
+import { LOCALES } from './i18n.js';
 
 const hostName = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$/, 'letters, digits, . _ - (max 63)');
 
@@ -121,6 +122,17 @@ export const configSchema = z
       })
       .strict()
       .default({}),
+    // The replies' language (en or zh): a channel listed here answers in its language whoever asks; elsewhere
+    // the asker's own (Discord's client locale, Slack's user locale, LANG in the console), else `default`.
+    locale: z
+      .object({
+        default: z.enum(LOCALES, 'a language: en or zh').default('en'),
+        channels: z
+          .record(z.string().regex(/^[A-Za-z0-9_-]{1,40}$/, 'a channel ID (Slack C0123ABCD, Discord 1234567890)'), z.enum(LOCALES, 'a language: en or zh'))
+          .default({}),
+      })
+      .strict()
+      .default({ default: 'en', channels: {} }),
     watch: z
       .object({
         enabled: z.boolean().default(false),

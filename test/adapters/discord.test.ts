@@ -90,6 +90,20 @@ describe('Discord adapter', () => {
     expect(adapter.client.user?.id).toBe('900000000000000001');
   });
 
+  it('answers in Chinese an interaction whose locale is zh-CN (zh-TW too), in English one in en-US', async () => {
+    fake.interaction('190', 'help', [], undefined, [], undefined, 'zh-CN');
+    const [cb] = await fake.waitFor(/\/interactions\/190\/tok-190\/callback/);
+    expect(embedText(cb.body)).toContain('贴上训练日志或报错堆栈');
+    expect(embedText(cb.body)).toContain('/gpu diagnose');
+    expect(embedText(cb.body)).not.toContain('Paste a training log');
+    fake.interaction('191', 'watch', [{ name: 'host', type: 3, value: 'bad!name' }], undefined, [], undefined, 'zh-TW');
+    const [usage] = await fake.waitFor(/\/interactions\/191\/tok-191\/callback/);
+    expect(embedText(usage.body)).toContain('用法：/gpu watch HOST');
+    fake.interaction('192', 'help', [], undefined, [], undefined, 'en-US');
+    const [en] = await fake.waitFor(/\/interactions\/192\/tok-192\/callback/);
+    expect(embedText(en.body)).toContain('Paste a training log');
+  });
+
   it('answers /gpu help with an interaction callback, to the asker only (flags 64)', async () => {
     fake.interaction('100', 'help');
     const [cb] = await fake.waitFor(/\/interactions\/100\/tok-100\/callback/);

@@ -294,6 +294,8 @@ export class FakeDiscord {
     userId = '800000000000000001',
     roles: string[] = [],
     resolved?: unknown,
+    /** The asker's client language (Discord sends `zh-CN`, `zh-TW`, `en-US`, ...). */
+    locale = 'en-US',
   ) {
     this.send('INTERACTION_CREATE', {
       id,
@@ -306,7 +308,7 @@ export class FakeDiscord {
       channel: { id: CHANNEL_ID, type: 0, guild_id: GUILD_ID, name: 'ml' },
       member: { user: this.user(userId), roles, permissions: '2147483647', joined_at: new Date().toISOString(), deaf: false, mute: false, flags: 0 },
       app_permissions: '2147483647',
-      locale: 'en-US',
+      locale,
       guild_locale: 'en-US',
       entitlements: [],
       authorizing_integration_owners: { '0': GUILD_ID },

@@ -93,10 +93,18 @@ export class FakeSlack {
   /** Web API methods answered with {ok:false, error} (as Slack does for a message it cannot edit). */
   failing = new Map<string, string>();
 
+  /** users.info's `locale` per user id, sent only when asked with include_locale (as Slack does). */
+  userLocales = new Map<string, string>();
+
   answer(method: string, body: Record<string, any>): Record<string, any> {
     const error = this.failing.get(method);
     if (error) return { ok: false, error };
     switch (method) {
+      case 'users.info': {
+        const id = String(body.user);
+        const locale = String(body.include_locale) === 'true' ? this.userLocales.get(id) : undefined;
+        return { ok: true, user: { id, name: `user-${id}`, ...(locale ? { locale } : {}) } };
+      }
       case 'auth.test':
         return { ok: true, url: 'https://fake.slack.com/', team: 'Fake', user: 'gpu-doctor', team_id: 'T1', user_id: 'UBOT', bot_id: 'BBOT' };
       case 'chat.postMessage':

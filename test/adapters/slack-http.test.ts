@@ -101,6 +101,26 @@ describe('Slack HTTP mode', () => {
     expect(fake.of('chat.postMessage')).toHaveLength(0);
   });
 
+  it("answers in the user's language (users.info include_locale, asked once per user), the default when Slack does not say", async () => {
+    fake.userLocales.set('UZH1', 'zh-CN');
+    const zh = await slash('help', 'UZH1');
+    expect(blocksText(zh.body.blocks)).toContain('贴上训练日志或报错堆栈');
+    const again = await slash('nosuchthing', 'UZH1');
+    expect(blocksText(again.body.blocks)).toContain('未知命令');
+    const asked = fake.of('users.info');
+    expect(asked).toHaveLength(1);
+    expect(asked[0].body).toMatchObject({ user: 'UZH1', include_locale: 'true' });
+    // No users:read scope: the lookup fails, the reply comes in English all the same.
+    fake.failing.set('users.info', 'missing_scope');
+    try {
+      const en = await slash('help', 'UNOSCOPE1');
+      expect(en.status).toBe(200);
+      expect(blocksText(en.body.blocks)).toContain('Paste a training log');
+    } finally {
+      fake.failing.delete('users.info');
+    }
+  });
+
   it('acks a slow command at once and posts the result after', async () => {
     const t0 = performance.now();
     const r = await slash('status gpu1');

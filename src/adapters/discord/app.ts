@@ -15,6 +15,7 @@ import {
   type Message,
   type ThreadChannel,
 } from 'discord.js';
+import { localeFromTag } from '../../core/i18n.js';
 import { looksLikeLog } from '../../core/paste.js';
 import { readingFilesReply } from '../../core/progress.js';
 import type { Reply } from '../../core/reply.js';
@@ -219,7 +220,15 @@ export function createDiscordAdapter(o: DiscordAdapterOptions): DiscordAdapter {
       const read = file ? await readFiles([{ name: file.name, url: file.url, size: file.size }]) : { bodies: [], notes: [] };
       if (read.bodies.length) line += '\n' + read.bodies[0];
       const isAdmin = isDiscordAdmin(o.config, i.user.id, rolesOf(i.member));
-      const result = await runCommand(o, { platform: 'discord', userId: i.user.id, channelId: i.channelId, isAdmin, line, progress });
+      const result = await runCommand(o, {
+        platform: 'discord',
+        userId: i.user.id,
+        channelId: i.channelId,
+        isAdmin,
+        line,
+        progress,
+        userLocale: localeFromTag(i.locale),
+      });
       const reply = read.notes.length ? { ...result.reply, sections: [{ text: read.notes.join('\n') }, ...result.reply.sections] } : result.reply;
       return { reply, ok: result.outcome === 'ok' };
     };
@@ -368,6 +377,8 @@ export function createDiscordAdapter(o: DiscordAdapterOptions): DiscordAdapter {
         isAdmin,
         line: `/gpu diagnose ${joined}`,
         progress,
+        // A message carries no locale of its author: the server's language stands in for it.
+        userLocale: localeFromTag(m.guild?.preferredLocale),
       });
       return notes.length ? { ...result.reply, sections: [{ text: notes.join('\n') }, ...result.reply.sections] } : result.reply;
     };

@@ -3,6 +3,7 @@
 // like any command; the store looks the id up, never trusting the custom_id) and answered to the
 // clicker alone (flags 64), well within Discord's 3 s.
 import { ButtonStyle, ComponentType, MessageFlags, type APIActionRowComponent, type APIButtonComponent, type ButtonInteraction } from 'discord.js';
+import { localeFromTag } from '../../core/i18n.js';
 import { feedbackLine } from '../../core/feedback.js';
 import { type AdapterDeps, runCommand } from '../common.js';
 import { renderDiscord } from './render.js';
@@ -27,6 +28,13 @@ export const isFeedbackButton = (customId: string): boolean => CUSTOM_ID.test(cu
 export async function onFeedbackButton(i: ButtonInteraction, deps: AdapterDeps, isAdmin: boolean): Promise<void> {
   const vote = i.customId.startsWith('fb:up:') ? 'up' : 'down';
   const id = i.customId.slice(`fb:${vote}:`.length);
-  const result = await runCommand(deps, { platform: 'discord', userId: i.user.id, channelId: i.channelId, isAdmin, line: feedbackLine(vote, id) });
+  const result = await runCommand(deps, {
+    platform: 'discord',
+    userId: i.user.id,
+    channelId: i.channelId,
+    isAdmin,
+    line: feedbackLine(vote, id),
+    userLocale: localeFromTag(i.locale),
+  });
   await i.reply({ embeds: renderDiscord(result.reply).embeds, flags: MessageFlags.Ephemeral, allowedMentions: { parse: [], repliedUser: false } });
 }

@@ -30,6 +30,7 @@ import {
 } from '../common.js';
 import { renderSlack, unescapeSlack, type SlackMessage } from './render.js';
 import { handleFeedbackActions } from './feedback.js';
+import { slackUserLocales } from './locale.js';
 import type { Health } from '../../ops/health.js';
 import type { Logger } from '../../ops/logger.js';
 import type { SlackEnv } from '../adapter-env.js';
@@ -232,6 +233,9 @@ export function createSlackAdapter(o: SlackAdapterOptions): SlackAdapter {
     };
   }
 
+  // The asker's language (users.info include_locale), looked up once per user and cached.
+  const userLocale = slackUserLocales();
+
   app.command('/gpu', async ({ command, ack, client, respond }) => {
     const arrived = performance.now();
     const acked = (p: Promise<void>) => p.finally(() => o.metrics?.ackSeconds.observe({ platform: 'slack' }, (performance.now() - arrived) / 1000));
@@ -248,14 +252,17 @@ export function createSlackAdapter(o: SlackAdapterOptions): SlackAdapter {
     // A long command's progress goes in one public message, posted once the ack said "working on it".
     const live = liveMessage(client, command.channel_id, undefined);
     const work = track(
-      runCommand(o, {
-        platform: 'slack',
-        userId: command.user_id,
-        channelId: command.channel_id,
-        isAdmin: isSlackAdmin(o.config, command.user_id),
-        line,
-        progress: progressPacer(o, 'slack', live.show),
-      }),
+      userLocale(client, command.user_id).then((locale) =>
+        runCommand(o, {
+          platform: 'slack',
+          userId: command.user_id,
+          channelId: command.channel_id,
+          isAdmin: isSlackAdmin(o.config, command.user_id),
+          line,
+          progress: progressPacer(o, 'slack', live.show),
+          userLocale: locale,
+        }),
+      ),
     );
     // Refusals, usage errors and fast commands come back in a few ms and go in the ack itself;
     // anything still running after the budget is acked with "working on it" and posted when done.
@@ -315,7 +322,15 @@ export function createSlackAdapter(o: SlackAdapterOptions): SlackAdapter {
       const line = `/gpu diagnose ${bodies.join('\n')}`;
       bodies.length = 0; // the line holds the text now; a 16 MB body is not kept twice
       const result = await track(
-        runCommand(o, { platform: 'slack', userId: user, channelId: m.channel, isAdmin: isSlackAdmin(o.config, user), line, progress }),
+        runCommand(o, {
+          platform: 'slack',
+          userId: user,
+          channelId: m.channel,
+          isAdmin: isSlackAdmin(o.config, user),
+          line,
+          progress,
+          userLocale: await userLocale(client, user),
+        }),
       );
       return notes.length ? { ...result.reply, sections: [{ text: notes.join('\n') }, ...result.reply.sections] } : result.reply;
     };
@@ -326,7 +341,7 @@ export function createSlackAdapter(o: SlackAdapterOptions): SlackAdapter {
   });
 
   // 👍 / 👎 under diagnoses (block_actions).
-  handleFeedbackActions(app, o, track, log);
+  handleFeedbackActions(app, o, track, log, userLocale);
 
   app.error((e) => {
     log.error({ err: e.message }, 'slack handler failed');

@@ -2,6 +2,7 @@
 // diagnosis id), and a click (block_actions) is acked at once, then run as `/gpu feedback up|down ID`
 // (audited like any command; the store looks the id up, never trusting the value) and answered to the
 // clicker alone through the action's response_url (chat.postEphemeral when that fails).
+import type { Locale } from '../../core/i18n.js';
 import type { App, BlockAction, ButtonAction } from '@slack/bolt';
 import type { KnownBlock } from '@slack/types';
 import { feedbackLine } from '../../core/feedback.js';
@@ -24,7 +25,13 @@ export function feedbackBlock(id: string): Block {
 }
 
 /** Handles the buttons' clicks on the Bolt app. */
-export function handleFeedbackActions(app: App, deps: AdapterDeps, track: <T>(p: Promise<T>) => Promise<T>, log: Logger): void {
+export function handleFeedbackActions(
+  app: App,
+  deps: AdapterDeps,
+  track: <T>(p: Promise<T>) => Promise<T>,
+  log: Logger,
+  userLocale?: (client: App['client'], userId: string) => Promise<Locale | undefined>,
+): void {
   app.action<BlockAction<ButtonAction>>({ type: 'block_actions', action_id: /^feedback_(up|down)$/ }, async ({ ack, body, action, respond, client }) => {
     await ack(); // within Slack's 3 s, before anything else
     const vote = action.action_id === FEEDBACK_ACTIONS.up ? 'up' : 'down';
@@ -37,6 +44,7 @@ export function handleFeedbackActions(app: App, deps: AdapterDeps, track: <T>(p:
         channelId: channel,
         isAdmin: isSlackAdmin(deps.config, user),
         line: feedbackLine(vote, action.value),
+        userLocale: await userLocale?.(client, user),
       }),
     );
     const msg = renderSlack(result.reply);
