@@ -8,6 +8,7 @@ import { LineCounter, parseDocument } from 'yaml';
 import { z } from 'zod';
 import { didYouMean } from './did-you-mean.js';
 import { LOCALES } from './i18n.js';
+import { prometheusGroupSchema } from '../sources/prometheus/config.js';
 
 const hostName = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$/, 'letters, digits, . _ - (max 63)');
 
@@ -27,6 +28,15 @@ export const hostSchema = z
       .optional(),
   })
   .strict();
+
+/**
+ * `host_groups:` entries. `source: ssh` holds SSH hosts exactly like `hosts:`; `source: prometheus` reads
+ * its hosts from a Prometheus server (src/sources/prometheus/config.ts has its keys).
+ */
+export const hostGroupSchema = z.discriminatedUnion('source', [
+  z.object({ name: hostName, source: z.literal('ssh'), hosts: z.array(hostSchema).default([]) }).strict(),
+  prometheusGroupSchema,
+]);
 
 /** An address to listen on: an IPv4/IPv6 address or a host name (0.0.0.0 and :: mean every interface). */
 export const listenHost = z
@@ -103,6 +113,7 @@ export const configSchema = z
       .strict()
       .default({ connect_timeout_ms: 8000, exec_timeout_ms: 15000, max_concurrent_connects: 16 }),
     hosts: z.array(hostSchema).default([]),
+    host_groups: z.array(hostGroupSchema).default([]),
     admins: z
       .object({
         slack: z.array(z.string().regex(/^[UW][A-Z0-9]{2,20}$/, 'a Slack user ID like U012ABCDEF')).default([]),
@@ -189,6 +200,11 @@ export type Config = z.infer<typeof configSchema>;
 
 export class ConfigError extends Error {}
 
+/** Every SSH host of the config: `hosts:` and the hosts of `source: ssh` groups. */
+export function sshHostsOf(config: Config): z.infer<typeof hostSchema>[] {
+  return [...config.hosts, ...config.host_groups.flatMap((g) => (g.source === 'ssh' ? g.hosts : []))];
+}
+
 /** The `fit` and `notify` sections as the commands use them. */
 export function fitConfigOf(config: Config): { marginMiB: number; marginPct: number; maxNotifyPerUser: number } {
   return { marginMiB: config.fit.margin_mib, marginPct: config.fit.margin_pct, maxNotifyPerUser: config.notify.max_per_user };
@@ -269,9 +285,10 @@ export function parseConfig(doc: unknown, origin = 'config', lineOf?: (path: Pro
     throw new ConfigError(`${origin} is not valid:\n${describeIssues(parsed.error.issues, lineOf).join('\n')}`);
   }
   const names = new Set<string>();
-  for (const h of parsed.data.hosts) {
-    if (names.has(h.name)) throw new ConfigError(`${origin} is not valid:\n  hosts: "${h.name}" is listed twice`);
-    names.add(h.name);
+  const groupHosts = parsed.data.host_groups.flatMap((g) => g.hosts.map((h) => h.name));
+  for (const name of [...parsed.data.hosts.map((h) => h.name), ...groupHosts]) {
+    if (names.has(name)) throw new ConfigError(`${origin} is not valid:\n  hosts: "${name}" is listed twice`);
+    names.add(name);
   }
   return parsed.data;
 }

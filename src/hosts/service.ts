@@ -3,7 +3,9 @@
 import { existsSync } from 'node:fs';
 import { userInfo } from 'node:os';
 import type { Config } from '../core/config.js';
-import { ConfigError, resolvePath } from '../core/config.js';
+import { ConfigError, resolvePath, sshHostsOf } from '../core/config.js';
+import { PrometheusHosts } from '../sources/prometheus/hosts.js';
+import type { Sample } from '../watch/types.js';
 import type { HostAddRequest, HostInfo, HostMemResult, HostsService, HostStatusResult, HostTestResult, StatusProgress } from '../core/services.js';
 import { identityProblem } from './identity.js';
 import { fingerprintOf, KnownHosts } from './known-hosts.js';
@@ -42,6 +44,8 @@ export class SshHostsService implements HostsService {
   private baseDir: string;
   private knownHosts: KnownHosts;
   private hasAgent: boolean;
+  /** Hosts of `source: prometheus` groups: read from Prometheus, never over SSH. */
+  readonly prometheus: PrometheusHosts | null;
 
   constructor(opts: HostsServiceOptions) {
     const { config, baseDir } = opts;
@@ -50,9 +54,14 @@ export class SshHostsService implements HostsService {
     const agent = opts.agent === undefined ? process.env.SSH_AUTH_SOCK : opts.agent;
     this.hasAgent = Boolean(agent);
     checkConfiguredKeys(config, baseDir, this.hasAgent);
+    try {
+      this.prometheus = PrometheusHosts.fromConfig(config.host_groups.flatMap((g) => (g.source === 'prometheus' ? [g] : [])));
+    } catch (e) {
+      throw new ConfigError(`config is not valid:\n  ${(e as Error).message}`);
+    }
     this.registry = new HostRegistry(
       resolvePath(config.data_dir, baseDir),
-      config.hosts.map((h) => ({
+      sshHostsOf(config).map((h) => ({
         name: h.name,
         host: h.host,
         ...(h.port ? { port: h.port } : {}),
@@ -80,15 +89,28 @@ export class SshHostsService implements HostsService {
   }
 
   private allHosts(): HostEntry[] {
-    const hosts = this.registry.list();
+    const hosts = [...this.registry.list(), ...(this.prometheus?.names() ?? []).map(promEntry)];
     return hosts.length ? hosts : [LOCAL_HOST];
   }
 
   private lookup(name: string): HostEntry | null {
     if (typeof name !== 'string' || !HOST_NAME.test(name)) return null;
+    if (this.prometheus?.has(name)) return promEntry(name);
     const all = this.registry.list();
-    if (all.length === 0 && name === 'localhost') return LOCAL_HOST;
+    if (all.length === 0 && !this.prometheus && name === 'localhost') return LOCAL_HOST;
     return this.registry.get(name);
+  }
+
+  private isProm(entry: HostEntry): boolean {
+    return entry.origin === 'config' && this.prometheus?.has(entry.name) === true;
+  }
+
+  /**
+   * History of the Prometheus hosts over [startMs, endMs] as watch samples (query_range), for the leak
+   * watch to start with what Prometheus already holds. Empty without Prometheus groups.
+   */
+  async history(startMs: number, endMs: number): Promise<{ samples: Sample[]; warnings: string[] }> {
+    return this.prometheus ? this.prometheus.history(startMs, endMs) : { samples: [], warnings: [] };
   }
 
   /** The hosts named (deduplicated, unknown ones as null), or every host. */
@@ -161,6 +183,7 @@ export class SshHostsService implements HostsService {
 
   private async statusOne(name: string, entry: HostEntry | null, priority: Priority = 'interactive'): Promise<HostStatusResult> {
     if (!entry) return { name, ok: false, error: 'unknown host' };
+    if (this.isProm(entry)) return this.prometheus!.status(entry.name);
     const started = performance.now();
     const ms = () => Math.round(performance.now() - started);
     try {
@@ -196,6 +219,7 @@ export class SshHostsService implements HostsService {
 
   private async memOne(name: string, entry: HostEntry | null): Promise<HostMemResult> {
     if (!entry) return { name, ok: false, error: 'unknown host' };
+    if (this.isProm(entry)) return this.prometheus!.mem(entry.name);
     const started = performance.now();
     const ms = () => Math.round(performance.now() - started);
     try {
@@ -265,6 +289,7 @@ export class SshHostsService implements HostsService {
   /** A host as listed; one the ssh config cannot resolve says why instead of failing the list. */
   private infoOf(e: HostEntry): HostInfo {
     if (e.origin === 'local') return info(e, null);
+    if (this.isProm(e)) return { ...info(e, null), target: this.prometheus!.describe(e.name) };
     try {
       return info(e, this.target(e));
     } catch (err) {
@@ -274,7 +299,7 @@ export class SshHostsService implements HostsService {
 
   async add(req: HostAddRequest): Promise<{ host: HostInfo; fingerprint: string | null; message: string }> {
     if (!HOST_NAME.test(req.name)) throw new Error('invalid host name (letters, digits, . _ -, max 63)');
-    if (this.registry.get(req.name)) throw new Error(`${req.name} already exists`);
+    if (this.registry.get(req.name) || this.prometheus?.has(req.name)) throw new Error(`${req.name} already exists`);
     const identityFile = req.identityFile ? resolvePath(req.identityFile, process.cwd()) : undefined;
     if (identityFile) {
       const problem = identityProblem(identityFile, this.hasAgent);
@@ -339,7 +364,7 @@ export class SshHostsService implements HostsService {
         return null;
       }
     };
-    if (entry.origin !== 'local') {
+    if (entry.origin !== 'local' && !this.isProm(entry)) {
       // A connection of its own: the pooled one may be carrying other people's requests.
       const target = this.target(entry);
       const c = await step(
@@ -380,6 +405,7 @@ export class SshHostsService implements HostsService {
     const entry = this.lookup(name);
     if (!entry) throw new Error('unknown host');
     if (entry.origin === 'local') throw new Error('localhost is run without SSH; nothing to trust');
+    if (this.isProm(entry)) throw new Error(`${entry.name} is read from Prometheus, not over SSH; nothing to trust`);
     if (expected !== undefined && !FINGERPRINT.test(expected))
       throw new Error('the fingerprint must look like SHA256:... (43 characters of base64), as `ssh-keygen -lf` prints it');
     if (entry.pinnedBy === 'config')
@@ -428,6 +454,9 @@ export class SshHostsService implements HostsService {
   }
 }
 
+/** A Prometheus host as a registry-shaped entry (its name is all the rest of the service uses). */
+const promEntry = (name: string): HostEntry => ({ name, host: name, origin: 'config' });
+
 function info(e: HostEntry, t: SshTarget | null): HostInfo {
   return { name: e.name, target: t ? `${t.user}@${t.host}:${t.port}` : 'local', origin: e.origin, hostKey: e.hostKey ?? null };
 }
@@ -448,7 +477,7 @@ function checkConfiguredKeys(config: Config, baseDir: string, hasAgent: boolean)
     const p = identityProblem(resolvePath(config.ssh.identity_file, baseDir), hasAgent);
     if (p) problems.push(`  ssh.identity_file: ${p}`);
   }
-  for (const h of config.hosts) {
+  for (const h of sshHostsOf(config)) {
     if (!h.identity_file) continue;
     const p = identityProblem(resolvePath(h.identity_file, baseDir), hasAgent);
     if (p) problems.push(`  hosts.${h.name}.identity_file: ${p}`);

@@ -74,7 +74,7 @@ describe('nvidia_gpu_exporter (its H100 integration testdata, with compute apps)
     expect(r.gpus).toEqual([
       {
         index: 0,
-        uuid: '00000000-0000-0000-0000-000000000000',
+        uuid: 'GPU-00000000-0000-0000-0000-000000000000',
         name: 'NVIDIA H100 80GB HBM3',
         memoryUsedMiB: 19818,
         memoryTotalMiB: 81559,

@@ -76,10 +76,10 @@ export class PromClient {
         redirect: 'error',
       });
     } catch (e) {
-      const err = e as Error & { cause?: { code?: string } };
+      const err = e as Error & { cause?: { code?: string; message?: string } };
       if (err.name === 'TimeoutError' || err.name === 'AbortError')
         throw new PrometheusError(`Prometheus at ${this.where} timed out after ${this.opts.timeoutMs} ms`);
-      const code = err.cause?.code;
+      const code = err.cause?.code ?? (err.cause?.message ? clean(err.cause.message, 80) : undefined);
       throw new PrometheusError(`Prometheus at ${this.where} unreachable${code ? ` (${code})` : `: ${clean(err.message, 120)}`}`);
     }
     let text: string;

@@ -137,6 +137,12 @@ const num = (s: string | undefined): number | null => {
 };
 const MiB = 2 ** 20;
 
+/**
+ * nvidia_gpu_exporter labels a GPU by its UUID lowercased without the `GPU-` prefix; nvidia-smi (and so
+ * the SSH path and dcgm-exporter) prints `GPU-...`: the prefix is put back so both name a GPU alike.
+ */
+export const smiUuid = (u: string): string => (/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/.test(u) ? `GPU-${u}` : u);
+
 /** A series' metric name. */
 const nameOf = (m: Record<string, string>) => m.__name__ ?? '';
 
@@ -208,7 +214,7 @@ export function gpusOf(series: readonly { metric: Record<string, string>; v: num
       if (!m.uuid) continue;
       let g = nv.get(m.uuid);
       if (!g) nv.set(m.uuid, (g = emptyAcc()));
-      g.uuid = m.uuid;
+      g.uuid = smiUuid(m.uuid);
       const mib = v === null ? null : Math.round(v / MiB);
       if (n === 'nvidia_smi_gpu_info') {
         g.index = num(m.index);
@@ -241,6 +247,7 @@ export function gpusOf(series: readonly { metric: Record<string, string>; v: num
     })
     .sort((a, b) => a.index - b.index);
   const byUuid = new Map(gpus.filter((g) => g.uuid).map((g) => [g.uuid!, g.index]));
+  for (const p of procs) p.uuid = smiUuid(p.uuid);
   const processes = useNv
     ? procs
         .map((p) => ({

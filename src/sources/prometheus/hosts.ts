@@ -1,0 +1,208 @@
+// The hosts of `source: prometheus` groups, answered from the group's Prometheus: `status`, `mem` (and
+// with them fit, notify and the leak-watch sampler) from /api/v1/query, history from
+// /api/v1/query_range. Requests for hosts of one group made in the same tick are answered by one
+// query per exporter family (two round trips for a whole fleet), never one per host.
+import type { HostMemResult, HostStatusResult } from '../../core/services.js';
+import type { Sample } from '../../watch/types.js';
+import { PromClient, PrometheusError } from './client.js';
+import { groupSettings, type PromGroupSettings, type PrometheusGroupConfig } from './config.js';
+import {
+  chooseStep,
+  gpuQuery,
+  gpusOf,
+  groupByHost,
+  historySamples,
+  memoryOf,
+  nodeQuery,
+  perProcessWarning,
+  type PromHost,
+  type PromVectorSample,
+} from './parse.js';
+
+const errorLine = (e: unknown): string => (e instanceof Error ? e.message : String(e)).split('\n')[0].slice(0, 300);
+
+type Outcome<T> = { ok: true; value: T } | { ok: false; error: string };
+const settle = <T>(p: Promise<T>): Promise<Outcome<T>> =>
+  p.then(
+    (value) => ({ ok: true as const, value }),
+    (e: unknown) => ({ ok: false as const, error: errorLine(e) }),
+  );
+
+interface Snapshot {
+  gpu: Outcome<{ result: PromVectorSample[]; warnings: string[] }>;
+  node: Outcome<{ result: PromVectorSample[]; warnings: string[] }>;
+}
+
+/** One group: its client, its hosts, and the per-tick batching of requests. */
+export class PrometheusGroup {
+  readonly client: PromClient;
+  private pending: { hosts: Map<string, PromHost>; waiters: ((s: Snapshot) => void)[] } | null = null;
+
+  constructor(
+    readonly settings: PromGroupSettings,
+    fetchImpl?: typeof fetch,
+  ) {
+    this.client = new PromClient({
+      url: settings.url,
+      timeoutMs: settings.timeoutMs,
+      ...(settings.auth ? { auth: settings.auth } : {}),
+      ...(fetchImpl ? { fetch: fetchImpl } : {}),
+    });
+  }
+
+  host(name: string): PromHost | undefined {
+    return this.settings.hosts.find((h) => h.name === name);
+  }
+
+  /** The current GPU and node series of this host, fetched together with every other host asked in the same tick. */
+  private snapshot(host: PromHost): Promise<Snapshot> {
+    if (!this.pending) {
+      const batch = { hosts: new Map<string, PromHost>(), waiters: [] as ((s: Snapshot) => void)[] };
+      this.pending = batch;
+      setImmediate(() => {
+        if (this.pending === batch) this.pending = null;
+        const hosts = [...batch.hosts.values()];
+        void Promise.all([
+          settle(this.client.query(gpuQuery(hosts, this.settings.join))),
+          settle(this.client.query(nodeQuery(hosts, this.settings.join))),
+        ]).then(([gpu, node]) => {
+          for (const w of batch.waiters) w({ gpu, node });
+        });
+      });
+    }
+    const batch = this.pending;
+    batch.hosts.set(host.name, host);
+    return new Promise((resolve) => batch.waiters.push(resolve));
+  }
+
+  private where(host: PromHost): string {
+    return `Prometheus at ${this.client.where} (${this.settings.join.gpuLabel}=${host.match})`;
+  }
+
+  async status(name: string): Promise<HostStatusResult> {
+    const host = this.host(name);
+    if (!host) return { name, ok: false, error: 'unknown host' };
+    const started = performance.now();
+    const s = await this.snapshot(host);
+    const elapsedMs = Math.round(performance.now() - started);
+    if (!s.gpu.ok) return { name, ok: false, elapsedMs, error: s.gpu.error };
+    const { join } = this.settings;
+    const gpuSeries = groupByHost(s.gpu.value.result, [host], join.gpuLabel, join.stripPort).get(name) ?? [];
+    const nodeSeries = s.node.ok ? (groupByHost(s.node.value.result, [host], join.nodeLabel, join.stripPort).get(name) ?? []) : [];
+    const reading = gpusOf(gpuSeries);
+    const memory = memoryOf(nodeSeries);
+    if (!reading.gpus.length && !memory)
+      return {
+        name,
+        ok: false,
+        elapsedMs,
+        error: `no dcgm-exporter, nvidia_gpu_exporter or node_exporter series for ${host.match} in ${this.where(host)}: is it scraped, and does the join label match?`,
+      };
+    const warnings: string[] = [];
+    if (!reading.gpus.length) warnings.push(`no GPU exporter series (dcgm-exporter or nvidia_gpu_exporter) for ${host.match}`);
+    const pp = perProcessWarning(reading);
+    if (pp) warnings.push(pp);
+    if (!s.node.ok) warnings.push(`host RAM unavailable: ${s.node.error}`);
+    else if (!memory) warnings.push(`no node_exporter memory series for ${host.match} (${join.nodeLabel})`);
+    const apiWarnings = [...s.gpu.value.warnings, ...(s.node.ok ? s.node.value.warnings : [])];
+    if (apiWarnings.length) warnings.push(`Prometheus warns (data may be partial): ${[...new Set(apiWarnings)].join('; ')}`);
+    return {
+      name,
+      ok: true,
+      elapsedMs,
+      gpus: reading.gpus,
+      processes: reading.processes.map(({ processName, ...p }) => ({ ...p, command: processName })),
+      ...(memory ? { memory } : {}),
+      ...(warnings.length ? { warning: warnings.join('; ') } : {}),
+    };
+  }
+
+  async mem(name: string): Promise<HostMemResult> {
+    const host = this.host(name);
+    if (!host) return { name, ok: false, error: 'unknown host' };
+    const started = performance.now();
+    const s = await this.snapshot(host);
+    const elapsedMs = Math.round(performance.now() - started);
+    if (!s.node.ok) return { name, ok: false, elapsedMs, error: s.node.error };
+    const { join } = this.settings;
+    const memory = memoryOf(groupByHost(s.node.value.result, [host], join.nodeLabel, join.stripPort).get(name) ?? []);
+    if (!memory)
+      return {
+        name,
+        ok: false,
+        elapsedMs,
+        error: `no node_exporter memory series for ${host.match} in Prometheus at ${this.client.where} (${join.nodeLabel})`,
+      };
+    return { name, ok: true, elapsedMs, memory };
+  }
+
+  /**
+   * The hosts' history over [startMs, endMs] as watch samples, read with query_range at a step of at
+   * least history_step_s that keeps every series under 11,000 points.
+   */
+  async history(startMs: number, endMs: number, names?: readonly string[]): Promise<{ samples: Sample[]; warnings: string[]; stepS: number }> {
+    const hosts = names ? this.settings.hosts.filter((h) => names.includes(h.name)) : this.settings.hosts;
+    const startS = Math.floor(startMs / 1000);
+    const endS = Math.floor(endMs / 1000);
+    const stepS = chooseStep(startS, endS, this.settings.historyStepS);
+    if (!hosts.length || endS <= startS) return { samples: [], warnings: [], stepS };
+    const { join } = this.settings;
+    const [gpu, node] = await Promise.all([
+      this.client.queryRange(gpuQuery(hosts, join), startS, endS, stepS),
+      settle(this.client.queryRange(nodeQuery(hosts, join), startS, endS, stepS)),
+    ]);
+    const warnings = [...gpu.warnings, ...(node.ok ? node.value.warnings : [`host RAM history unavailable: ${node.error}`])];
+    return { samples: historySamples(gpu.result, node.ok ? node.value.result : [], hosts, join, Math.max(600, 3 * stepS)), warnings, stepS };
+  }
+}
+
+/** Every `source: prometheus` group of the config. */
+export class PrometheusHosts {
+  private byHost = new Map<string, PrometheusGroup>();
+  constructor(readonly groups: PrometheusGroup[]) {
+    for (const g of groups) for (const h of g.settings.hosts) this.byHost.set(h.name, g);
+  }
+
+  static fromConfig(groups: readonly PrometheusGroupConfig[], env: NodeJS.ProcessEnv = process.env): PrometheusHosts | null {
+    if (!groups.length) return null;
+    return new PrometheusHosts(groups.map((g) => new PrometheusGroup(groupSettings(g, env))));
+  }
+
+  has(name: string): boolean {
+    return this.byHost.has(name);
+  }
+
+  names(): string[] {
+    return [...this.byHost.keys()];
+  }
+
+  /** `prometheus URL (label=value)`: what `hosts list` shows as the target. */
+  describe(name: string): string {
+    const g = this.byHost.get(name);
+    const h = g?.host(name);
+    return g && h ? `prometheus ${g.client.where} (${g.settings.join.gpuLabel}=${h.match})` : 'unknown';
+  }
+
+  status(name: string): Promise<HostStatusResult> {
+    const g = this.byHost.get(name);
+    return g ? g.status(name) : Promise.resolve({ name, ok: false, error: 'unknown host' });
+  }
+
+  mem(name: string): Promise<HostMemResult> {
+    const g = this.byHost.get(name);
+    return g ? g.mem(name) : Promise.resolve({ name, ok: false, error: 'unknown host' });
+  }
+
+  /** History of every Prometheus host (or the named ones), group by group; a failing group is one warning line. */
+  async history(startMs: number, endMs: number, names?: readonly string[]): Promise<{ samples: Sample[]; warnings: string[] }> {
+    const parts = await Promise.all(
+      this.groups.map((g) =>
+        g.history(startMs, endMs, names).catch((e: unknown) => ({
+          samples: [] as Sample[],
+          warnings: [`${g.settings.name}: ${e instanceof PrometheusError ? e.message : errorLine(e)}`],
+        })),
+      ),
+    );
+    return { samples: parts.flatMap((p) => p.samples), warnings: parts.flatMap((p) => p.warnings) };
+  }
+}
