@@ -48,6 +48,12 @@ export async function createApp(configFile?: string): Promise<App> {
     );
     services.watch = watch;
     watch.setOwners(services.owners);
+    if (hosts.prometheus) {
+      // Prometheus hosts: what their server holds since the last stored sample, before the first digest.
+      const { backfillFromPrometheus } = await import('./sources/prometheus/backfill.js');
+      const filled = await backfillFromPrometheus(hosts, store).catch((e: unknown) => ({ warnings: [(e as Error).message ?? String(e)] }));
+      for (const w of filled.warnings) process.stderr.write(`watch: Prometheus history: ${w}\n`);
+    }
     await watch.start();
     closers.push(() => watch.stop());
   }

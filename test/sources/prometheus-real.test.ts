@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { renderText } from '../../src/adapters/console/render.js';
 import { loadConfig } from '../../src/core/config.js';
+import { backfillFromPrometheus } from '../../src/sources/prometheus/backfill.js';
 import type { HostStatusResult } from '../../src/core/services.js';
 import { memReply, statusReply } from '../../src/hosts/render.js';
 import { SshHostsService } from '../../src/hosts/service.js';
@@ -180,6 +181,22 @@ describeWithPrometheus('Prometheus and SSH host groups in one config', 'test/sou
       expect(watched.hosts).toBe(3);
       const text = renderText(digestReply(findings, watched));
       expect(text).toMatch(/3 hosts/);
+    } finally {
+      store.close();
+    }
+  });
+
+  it('at watch start the store is filled from Prometheus since its last sample, once', async () => {
+    const store = new WatchStore(':memory:');
+    try {
+      const now = Date.now();
+      const first = await backfillFromPrometheus(svc, store, now);
+      expect(first.warnings).toEqual([]);
+      expect(first.samples).toBeGreaterThan(0);
+      expect(store.watched(now - 60_000).hosts).toBe(2);
+      // Nothing is read twice: the next start reads from the last stored sample on.
+      const again = await backfillFromPrometheus(svc, store, (store.latestTsMs() ?? now) + 500);
+      expect(again.samples).toBe(0);
     } finally {
       store.close();
     }

@@ -19,6 +19,9 @@ import {
   type PromVectorSample,
 } from './parse.js';
 
+/** Hosts per query_range request of a history read. */
+const HISTORY_HOSTS_PER_QUERY = 8;
+
 const errorLine = (e: unknown): string => (e instanceof Error ? e.message : String(e)).split('\n')[0].slice(0, 300);
 
 type Outcome<T> = { ok: true; value: T } | { ok: false; error: string };
@@ -147,12 +150,20 @@ export class PrometheusGroup {
     const stepS = chooseStep(startS, endS, this.settings.historyStepS);
     if (!hosts.length || endS <= startS) return { samples: [], warnings: [], stepS };
     const { join } = this.settings;
-    const [gpu, node] = await Promise.all([
-      this.client.queryRange(gpuQuery(hosts, join), startS, endS, stepS),
-      settle(this.client.queryRange(nodeQuery(hosts, join), startS, endS, stepS)),
-    ]);
-    const warnings = [...gpu.warnings, ...(node.ok ? node.value.warnings : [`host RAM history unavailable: ${node.error}`])];
-    return { samples: historySamples(gpu.result, node.ok ? node.value.result : [], hosts, join, Math.max(600, 3 * stepS)), warnings, stepS };
+    const samples: Sample[] = [];
+    const warnings: string[] = [];
+    // A few hosts per request, one request after the other: days of a whole fleet in one answer would
+    // be hundreds of MB (the client refuses answers over 64 MiB).
+    for (let i = 0; i < hosts.length; i += HISTORY_HOSTS_PER_QUERY) {
+      const part = hosts.slice(i, i + HISTORY_HOSTS_PER_QUERY);
+      const [gpu, node] = await Promise.all([
+        this.client.queryRange(gpuQuery(part, join), startS, endS, stepS),
+        settle(this.client.queryRange(nodeQuery(part, join), startS, endS, stepS)),
+      ]);
+      warnings.push(...gpu.warnings, ...(node.ok ? node.value.warnings : [`host RAM history unavailable: ${node.error}`]));
+      samples.push(...historySamples(gpu.result, node.ok ? node.value.result : [], part, join, Math.max(600, 3 * stepS)));
+    }
+    return { samples, warnings: [...new Set(warnings)], stepS };
   }
 }
 
