@@ -69,7 +69,7 @@ export interface FitCandidate {
   /** The smallest usable figure of the set: what each GPU of the job can count on. */
   minUsableMiB: number;
   othersHere: boolean;
-  /** `ssh ...` to reach the host, null when it is this machine. */
+  /** `ssh ...` to reach the host, null when it is this machine or its login address is not known (Prometheus). */
   ssh: string | null;
   /** CUDA_VISIBLE_DEVICES=2,3 */
   env: string;
@@ -232,10 +232,11 @@ function gpusByHost(gpus: FitGpu[]): Map<string, FitGpu[]> {
 
 /**
  * `ssh HOST` for a host as the registry lists it (`user@host:port`, the bot's own login), without the
- * bot's user: people log in as themselves. null for the local host (no SSH).
+ * bot's user: people log in as themselves. null for the local host (no SSH) and for a host read from
+ * Prometheus (`prometheus ...`: its address for logging in is not known).
  */
 export function sshHint(target: string): string | null {
-  if (target === 'local') return null;
+  if (target === 'local' || target.startsWith('prometheus ')) return null;
   const at = target.lastIndexOf('@');
   const hostPort = at >= 0 ? target.slice(at + 1) : target;
   const m = /^(.*):(\d{1,5})$/.exec(hostPort);

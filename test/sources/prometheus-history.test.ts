@@ -11,6 +11,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { parseConfig } from '../../src/core/config.js';
 import { SshHostsService } from '../../src/hosts/service.js';
+import { PromClient } from '../../src/sources/prometheus/client.js';
+import { chooseStep } from '../../src/sources/prometheus/parse.js';
 import { findingsFromStore } from '../../src/watch/findings.js';
 import { WatchStore } from '../../src/watch/store.js';
 import { toMs } from '../../src/watch/series.js';
@@ -93,6 +95,18 @@ describeWithPrometheus('leak detector on Prometheus history', 'test/sources/prom
     await svc?.close();
     await prom?.stop();
     rmSync(root, { recursive: true, force: true });
+  });
+
+  it('a real 400 envelope: a step past 11,000 points is refused by Prometheus, the chosen step is not', async () => {
+    const client = new PromClient({ url: prom.url, timeoutMs: 10000 });
+    const [from, to] = [Math.floor(t0 / 1000), Math.floor(end / 1000)];
+    const msg = await client.queryRange('nvidia_smi_memory_used_bytes', from, to, 1).then(
+      () => '',
+      (e: Error) => e.message,
+    );
+    expect(msg).toMatch(/answered 400 bad_data: .*11,?000 points/);
+    const ok = await client.queryRange('nvidia_smi_memory_used_bytes', from, to, chooseStep(from, to, 1));
+    expect(ok.result).toHaveLength(1);
   });
 
   it('query_range history of a creeping job gives the same leak finding as the sampled store would', async () => {

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { renderText } from '../../src/adapters/console/render.js';
 import { loadConfig } from '../../src/core/config.js';
+import { DEFAULT_FIT_SETTINGS, rankFits, sshHint } from '../../src/fleet/fit.js';
 import { backfillFromPrometheus } from '../../src/sources/prometheus/backfill.js';
 import type { HostStatusResult } from '../../src/core/services.js';
 import { memReply, statusReply } from '../../src/hosts/render.js';
@@ -155,6 +156,15 @@ describeWithPrometheus('Prometheus and SSH host groups in one config', 'test/sou
     const text = renderText(memReply(all));
     expect(text).toContain('a100-prom');
     expect(text).toContain('h100-ssh');
+  });
+
+  it('fit ranks the GPUs of both groups; a Prometheus host gets no ssh line (its login address is not known)', async () => {
+    const [status, list] = await Promise.all([svc.status([]), svc.list()]);
+    const targets = new Map(list.map((h) => [h.name, sshHint(h.target)]));
+    const r = rankFits(status, { sizeMiB: 30 * 1024, count: 1, hours: 1, shared: true, ownUsers: [] }, DEFAULT_FIT_SETTINGS, [], (h) => targets.get(h) ?? null);
+    expect(r.fits.map((f) => f.host).sort()).toEqual(['a100-prom', 'h100-prom', 'h100-ssh']);
+    expect(r.fits.find((f) => f.host === 'h100-prom')?.ssh).toBeNull();
+    expect(r.fits.find((f) => f.host === 'h100-ssh')?.ssh).toBe(`ssh -p ${sshd.port} 127.0.0.1`);
   });
 
   it('hosts list shows where each host is read from', async () => {
