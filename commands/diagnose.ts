@@ -28,7 +28,7 @@ export default defineCommand({
     }
     const input = decodeLog(Buffer.from(text, 'utf8'));
     const result = diagnose(input.text, ctx.services.rules);
-    const reply = diagnosisReply(result, input);
+    const reply = diagnosisReply(result, input, ctx.locale);
     // 👍 / 👎: the diagnosis is stored (rule, category; the redacted log only when the config opts in).
     const best = result.diagnoses[0];
     const feedbackId = recordDiagnosis(ctx, { rule: best?.rule ?? null, category: best?.category ?? (result.notMemory ? 'not_memory' : null) }, input.text);
@@ -65,7 +65,7 @@ async function addLiveReading(
     timeout,
   ]).finally(() => clearTimeout(timer));
   // After "Who holds the memory" (or the facts): the live reading answers the same question for now.
-  const at = reply.sections.findIndex((s) => s.heading === 'Who holds the memory');
+  const at = reply.sections.findIndex((s) => s.heading === t(locale, 'diag.heading.holder'));
   const insertAt = at >= 0 ? at + 1 : Math.min(1, reply.sections.length);
-  reply.sections.splice(insertAt, 0, ...live.map((r) => liveSection(r, result.diagnoses[0]?.facts)));
+  reply.sections.splice(insertAt, 0, ...live.map((r) => liveSection(r, result.diagnoses[0]?.facts, locale)));
 }

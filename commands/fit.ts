@@ -53,7 +53,7 @@ export default defineCommand({
       growth ?? [],
       (h) => targets.get(h) ?? null,
     );
-    const reply = fitReply(result, size);
+    const reply = fitReply(result, size, ctx.locale);
     if (growth === null && ctx.services.watch)
       reply.footer = `${reply.footer ?? ''} ${t(ctx.locale, 'fit.growthLate', { s: GROWTH_TIMEOUT_MS / 1000 })}`.trim();
     return reply;

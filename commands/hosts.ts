@@ -31,11 +31,11 @@ export default defineCommand({
     const svc = ctx.services.hosts;
     if (!svc) return textReply(t(ctx.locale, 'common.noHosts.title'), t(ctx.locale, 'common.noHosts.text'), 'error');
     const [sub = 'list', name, target] = o._;
-    if (sub === 'list') return listReply(await svc.list());
+    if (sub === 'list') return listReply(await svc.list(), ctx.locale);
     if (!name) return textReply(t(ctx.locale, 'hosts.needsName.title', { sub }), t(ctx.locale, 'hosts.needsName.text', { sub }), 'warning');
     const unknown = () => textReply(t(ctx.locale, 'hosts.unknown.title'), t(ctx.locale, 'hosts.unknown.text'), 'warning');
     if (!HOST_NAME.test(name)) return unknown();
-    if (sub === 'test') return testReply(await svc.test(name));
+    if (sub === 'test') return testReply(await svc.test(name), ctx.locale);
     if (sub === 'remove')
       return (await svc.remove(name))
         ? textReply(t(ctx.locale, 'hosts.removed.title', { name }), t(ctx.locale, 'hosts.removed.text', { name }), 'ok')

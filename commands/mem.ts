@@ -12,6 +12,6 @@ export default defineCommand({
   async run({ _: hosts }, ctx) {
     if (!ctx.services.hosts)
       return { title: t(ctx.locale, 'common.noHosts.title'), severity: 'error', sections: [{ text: t(ctx.locale, 'common.noHosts.text') }] };
-    return memReply(await ctx.services.hosts.mem(hosts));
+    return memReply(await ctx.services.hosts.mem(hosts), ctx.locale);
   },
 });

@@ -15,8 +15,8 @@ export default defineCommand({
       return { title: t(ctx.locale, 'common.noHosts.title'), severity: 'error', sections: [{ text: t(ctx.locale, 'common.noHosts.text') }] };
     const progress = ctx.progress;
     const onProgress = progress
-      ? (answered: Parameters<typeof statusProgressReply>[0], asked: readonly string[]) => void progress(statusProgressReply(answered, asked))
+      ? (answered: Parameters<typeof statusProgressReply>[0], asked: readonly string[]) => void progress(statusProgressReply(answered, asked, ctx.locale))
       : undefined;
-    return statusReply(await ctx.services.hosts.status(hosts, onProgress), ctx.services.owners);
+    return statusReply(await ctx.services.hosts.status(hosts, onProgress), ctx.services.owners, ctx.locale);
   },
 });

@@ -83,7 +83,8 @@ export async function runCommand(deps: AdapterDeps, inv: Invocation): Promise<Di
   const command = metricCommandLabel(deps.registry, result.command);
   deps.metrics?.commands.inc({ platform: inv.platform, command, outcome: result.outcome });
   deps.metrics?.commandSeconds.observe({ platform: inv.platform, command }, result.ms / 1000);
-  const rule = /^rule (\S+)/.exec(result.reply.footer ?? '');
+  // The diagnosis footer names its rule (`rule ID`, in zh `规则 ID`: locales/*.json diag.footer).
+  const rule = /^(?:rule|规则) (\S+)/.exec(result.reply.footer ?? '');
   if (rule && result.command === 'diagnose')
     deps.metrics?.ruleHits.inc({ rule: deps.services.rules.rules.some((r) => r.id === rule[1]) ? rule[1] : 'unknown' });
   deps.logger.info(

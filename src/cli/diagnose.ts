@@ -5,6 +5,7 @@ import { diagnose } from '../diagnose/diagnose.js';
 import { readLogFile, readLogStream } from '../diagnose/input.js';
 import { toJsonContract } from '../diagnose/contract.js';
 import { diagnosisReply } from '../diagnose/reply.js';
+import { localeFromEnv } from '../core/i18n.js';
 import { renderText } from '../adapters/console/render.js';
 import { parseArgs, UsageError } from './usage.js';
 import { terminalSafeJson } from './json.js';
@@ -18,6 +19,7 @@ export async function diagnoseCli(args: string[]): Promise<number> {
   const input = file === '-' ? await readLogStream(process.stdin) : await readLogFile(file);
   const result = diagnose(input.text, rules);
   if (flags.json) process.stdout.write(terminalSafeJson(toJsonContract(result, input)) + '\n');
-  else process.stdout.write(renderText(diagnosisReply(result, input)) + '\n');
+  // The text in the terminal's language (LC_ALL / LC_MESSAGES / LANG); --json is a contract and stays as it is.
+  else process.stdout.write(renderText(diagnosisReply(result, input, localeFromEnv())) + '\n');
   return 0;
 }

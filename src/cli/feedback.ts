@@ -1,6 +1,7 @@
 // `gpu-doctor feedback list [--days 7] [--json] [--config FILE]`: what `/gpu feedback` shows admins (the
 // last days' 👎 and unmatched logs, votes per rule, kept log files), read from data_dir/feedback.sqlite.
 // The person at the terminal can read the data directory, so they are the admin here.
+import { localeFromEnv } from '../core/i18n.js';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadConfig, resolvePath } from '../core/config.js';
@@ -45,7 +46,7 @@ export async function feedbackCli(args: string[]): Promise<number> {
     if (flags.json) process.stdout.write(terminalSafeJson(report, 2) + '\n');
     else {
       const [{ reportReply }, { renderText }] = await Promise.all([import('../../commands/feedback.js'), import('../adapters/console/render.js')]);
-      process.stdout.write(renderText(reportReply(report)) + '\n');
+      process.stdout.write(renderText(reportReply(report, localeFromEnv())) + '\n');
     }
   } finally {
     store.close();

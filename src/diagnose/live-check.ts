@@ -3,6 +3,7 @@
 // the reply adds what that GPU holds right now and who holds it. "The log says 1.2 GiB free on GPU 0;
 // right now bob's pid 4121 holds 21 GiB there" turns "halve your batch" into "ask bob or move".
 // Pure: the caller reads the host (read-only, with the hosts service's own timeouts).
+import { t, type Locale } from '../core/i18n.js';
 import type { ReplySection } from '../core/reply.js';
 import type { HostStatusResult } from '../core/services.js';
 import type { Facts } from './facts.js';
@@ -49,34 +50,43 @@ export function hostsNamedIn(text: string, registered: readonly string[]): strin
 }
 
 /** "Right now on gpu3": the GPU the log names (else every GPU), with who holds it. */
-export function liveSection(result: HostStatusResult, facts: Facts | undefined): ReplySection {
-  const heading = `Right now on ${result.name}`;
-  if (!result.ok) return { heading, text: `Could not read ${result.name} now (${result.error}); the diagnosis above is from the log alone.` };
+export function liveSection(result: HostStatusResult, facts: Facts | undefined, loc?: Locale): ReplySection {
+  const heading = t(loc, 'live.heading', { host: result.name });
+  if (!result.ok) return { heading, text: t(loc, 'live.unreadable', { host: result.name, error: result.error }) };
   const gpuIndex = facts?.gpuIndex;
   const gpus = gpuIndex !== undefined ? result.gpus.filter((g) => g.index === gpuIndex) : result.gpus;
-  if (!gpus.length) return { heading, text: `${result.name} has no GPU ${gpuIndex} now (it has ${result.gpus.map((g) => g.index).join(', ') || 'none'}).` };
+  if (!gpus.length)
+    return {
+      heading,
+      text: t(loc, 'live.noSuchGpu', { host: result.name, gpu: String(gpuIndex), has: result.gpus.map((g) => g.index).join(', ') || t(loc, 'live.none') }),
+    };
   const lines: string[] = [];
   for (const g of gpus.slice(0, 8)) {
     const procs = result.processes.filter((p) => p.gpuIndex === g.index).sort((a, b) => (b.memoryMiB ?? 0) - (a.memoryMiB ?? 0));
     const used = g.memoryUsedMiB;
     const total = g.memoryTotalMiB;
     const free = used !== null && total !== null ? total - used : null;
-    const holders = procs
-      .slice(0, 3)
-      .map(
-        (p) =>
-          `${p.user ?? 'a process in a container (pid not visible on the host)'} (pid ${p.pid}) holds ${p.memoryMiB !== null ? formatMiB(p.memoryMiB) : 'an unknown amount'}`,
-      );
-    const head = `GPU ${g.index}: ${used !== null ? formatMiB(used) : '?'} of ${total !== null ? formatMiB(total) : '?'} used${free !== null ? `, ${formatMiB(free)} free` : ''}`;
-    lines.push(holders.length ? `${head}; ${holders.join('; ')}` : `${head}; no process holds it now`);
+    const holders = procs.slice(0, 3).map((p) =>
+      t(loc, 'live.holds', {
+        user: p.user ?? t(loc, 'live.containerProcess'),
+        pid: p.pid,
+        amount: p.memoryMiB !== null ? formatMiB(p.memoryMiB) : t(loc, 'live.unknownAmount'),
+      }),
+    );
+    const head = t(loc, 'live.gpu', {
+      gpu: g.index,
+      used: used !== null ? formatMiB(used) : '?',
+      total: total !== null ? formatMiB(total) : '?',
+      free: free !== null ? t(loc, 'live.free', { free: formatMiB(free) }) : '',
+    });
+    lines.push(`${head}; ${holders.length ? holders.join('; ') : t(loc, 'live.nobody')}`);
   }
-  const said =
-    gpuIndex !== undefined && facts?.freeMiB !== undefined ? `The log says ${formatMiB(facts.freeMiB)} was free on GPU ${gpuIndex} when it failed.\n` : '';
+  const said = gpuIndex !== undefined && facts?.freeMiB !== undefined ? t(loc, 'live.logSaid', { free: formatMiB(facts.freeMiB), gpu: gpuIndex }) + '\n' : '';
   const others = result.gpus.filter((g) => g.memoryUsedMiB !== null && g.memoryTotalMiB !== null && (gpuIndex === undefined || g.index !== gpuIndex));
   const emptiest = others.sort((a, b) => b.memoryTotalMiB! - b.memoryUsedMiB! - (a.memoryTotalMiB! - a.memoryUsedMiB!))[0];
   const move =
     gpuIndex !== undefined && emptiest && emptiest.memoryTotalMiB! - emptiest.memoryUsedMiB! > Math.max(2 * (free(gpus[0]) ?? 0), (free(gpus[0]) ?? 0) + 4096)
-      ? `\nGPU ${emptiest.index} has ${formatMiB(emptiest.memoryTotalMiB! - emptiest.memoryUsedMiB!)} free: CUDA_VISIBLE_DEVICES=${emptiest.index}.`
+      ? '\n' + t(loc, 'live.move', { gpu: emptiest.index, free: formatMiB(emptiest.memoryTotalMiB! - emptiest.memoryUsedMiB!) })
       : '';
   return { heading, text: `${said}${lines.join('\n')}${move}` };
 }

@@ -1,98 +1,104 @@
 // Turns a diagnosis into the platform-neutral Reply (used by /gpu diagnose, pasted logs and the CLI).
+import { t, type Locale, type MessageKey } from '../core/i18n.js';
 import type { Reply, ReplySection } from '../core/reply.js';
 import type { DiagnoseResult } from './diagnose.js';
 import type { LogInput } from './input.js';
 import { formatMiB } from './fixes/arithmetic.js';
 
 // Each formatter receives the fact stored under its key (a number or a string, by the Facts type).
-const FACT_LABELS: [string, string, (v: never) => string][] = [
-  ['triedAllocMiB', 'Tried to allocate', formatMiB],
-  ['totalCapacityMiB', 'GPU capacity', formatMiB],
-  ['freeMiB', 'Free on GPU', formatMiB],
-  ['allocatedMiB', 'Allocated by PyTorch', formatMiB],
-  ['reservedMiB', 'Reserved by PyTorch', formatMiB],
-  ['reservedUnallocatedMiB', 'Reserved, unallocated', formatMiB],
-  ['xlaUsedMiB', 'XLA program needs', formatMiB],
-  ['xlaArgumentsMiB', 'of which arguments', formatMiB],
-  ['xlaProgramMiB', 'of which temporaries', formatMiB],
-  ['gpuIndex', 'GPU', String],
-  ['gpuName', 'GPU model', String],
-  ['toolName', 'Tool', String],
-  ['batch', 'batch', String],
-  ['workers', 'workers', String],
-  ['imgsz', 'imgsz', String],
-  ['cache', 'cache', String],
-  ['model', 'model', String],
-  ['paramsB', 'parameters', (v: number) => `${v}B`],
-  ['dtype', 'dtype', String],
-  ['hostRamGiB', 'Host RAM', (v: number) => `${v} GB`],
+const FACT_LABELS: [string, MessageKey, (v: never) => string][] = [
+  ['triedAllocMiB', 'diag.fact.triedAllocMiB', formatMiB],
+  ['totalCapacityMiB', 'diag.fact.totalCapacityMiB', formatMiB],
+  ['freeMiB', 'diag.fact.freeMiB', formatMiB],
+  ['allocatedMiB', 'diag.fact.allocatedMiB', formatMiB],
+  ['reservedMiB', 'diag.fact.reservedMiB', formatMiB],
+  ['reservedUnallocatedMiB', 'diag.fact.reservedUnallocatedMiB', formatMiB],
+  ['xlaUsedMiB', 'diag.fact.xlaUsedMiB', formatMiB],
+  ['xlaArgumentsMiB', 'diag.fact.xlaArgumentsMiB', formatMiB],
+  ['xlaProgramMiB', 'diag.fact.xlaProgramMiB', formatMiB],
+  ['gpuIndex', 'diag.fact.gpuIndex', String],
+  ['gpuName', 'diag.fact.gpuName', String],
+  ['toolName', 'diag.fact.toolName', String],
+  ['batch', 'diag.fact.batch', String],
+  ['workers', 'diag.fact.workers', String],
+  ['imgsz', 'diag.fact.imgsz', String],
+  ['cache', 'diag.fact.cache', String],
+  ['model', 'diag.fact.model', String],
+  ['paramsB', 'diag.fact.paramsB', (v: number) => `${v}B`],
+  ['dtype', 'diag.fact.dtype', String],
+  ['hostRamGiB', 'diag.fact.hostRamGiB', (v: number) => `${v} GB`],
 ];
 
-const SHAPE_WORDS: Record<string, string> = {
-  flat: 'flat',
-  growth: 'keeps rising',
-  sawtooth_rising: 'peaks come back down, to a rising level',
-  sawtooth: 'up and down, no trend',
-  warmup: 'rose at the start, level since',
-  step: 'one jump',
-  irregular: 'irregular',
+const SHAPE_WORDS: Record<string, MessageKey> = {
+  flat: 'diag.shape.flat',
+  growth: 'diag.shape.growth',
+  sawtooth_rising: 'diag.shape.sawtooth_rising',
+  sawtooth: 'diag.shape.sawtooth',
+  warmup: 'diag.shape.warmup',
+  step: 'diag.shape.step',
+  irregular: 'diag.shape.irregular',
 };
 
-const HOLDER_NAMES: Record<string, string> = {
-  other_processes: 'Other processes',
-  allocator_cache: "PyTorch's allocator cache",
-  not_capacity: 'Not capacity',
-  weights: 'The model weights',
-  optimizer_state: "The optimizer's state",
-  activations: 'This process (activations)',
+const HOLDER_NAMES: Record<string, MessageKey> = {
+  other_processes: 'diag.holder.other_processes',
+  allocator_cache: 'diag.holder.allocator_cache',
+  not_capacity: 'diag.holder.not_capacity',
+  weights: 'diag.holder.weights',
+  optimizer_state: 'diag.holder.optimizer_state',
+  activations: 'diag.holder.activations',
 };
 
-export function diagnosisReply(result: DiagnoseResult, input?: Pick<LogInput, 'notes'>): Reply {
+export function diagnosisReply(result: DiagnoseResult, input?: Pick<LogInput, 'notes'>, loc?: Locale): Reply {
   const notes = [...(input?.notes ?? []), ...(result.readings.notes ?? [])];
   const [best, ...others] = result.diagnoses;
   if (!best && result.notMemory) {
     const { type, message } = result.notMemory;
     const sections: ReplySection[] = [
       {
-        text: `Not a memory problem: the run ended with ${type}${message ? `: ${message.slice(0, 200)}` : ''}. No batch, worker or memory setting will change that; fix the error itself (the last traceback shows where it was raised).`,
+        text: t(loc, 'diag.notMemory.text', { error: `${type}${message ? `: ${message.slice(0, 200)}` : ''}` }),
       },
     ];
     if (notes.length) sections.push({ text: notes.join(' ') });
-    return { title: `Not a memory problem (${type})`, severity: 'info', sections };
+    return { title: t(loc, 'diag.notMemory.title', { type }), severity: 'info', sections };
   }
   if (!best) {
     const sections: ReplySection[] = [
       {
-        text: 'No GPU or host memory problem recognised in this log (checked: CUDA/HIP out of memory, fragmentation, DataParallel replicas, host OOM kills, shared memory, growing memory, cuBLAS/cuDNN allocation, NCCL, driver/nvidia-smi, device-side asserts).',
+        text: t(loc, 'diag.none.text'),
       },
     ];
     if (notes.length) sections.push({ text: notes.join(' ') });
-    return { title: 'No diagnosis', severity: 'info', sections };
+    return { title: t(loc, 'diag.none.title'), severity: 'info', sections };
   }
   const severity = ['device_assert_not_memory', 'nccl_or_distributed', 'driver_or_smi'].includes(best.category) ? 'warning' : 'error';
   const sections: ReplySection[] = [];
   const fields = FACT_LABELS.filter(([k]) => (best.facts as Record<string, unknown>)[k] !== undefined).map(([k, label, fmt]) => ({
-    label,
+    label: t(loc, label),
     value:
       fmt((best.facts as Record<string, unknown>)[k] as never) +
-      (k === 'batch' && best.facts.batchDefaultOf ? ` (${best.facts.batchDefaultOf}'s default; the log does not state it)` : '') +
-      (k === 'batch' && best.facts.batchFromShape ? ` (read from the failing tensor's ${best.facts.batchFromShape})` : ''),
+      (k === 'batch' && best.facts.batchDefaultOf ? t(loc, 'diag.fact.batchDefaultOf', { tool: best.facts.batchDefaultOf }) : '') +
+      (k === 'batch' && best.facts.batchFromShape ? t(loc, 'diag.fact.batchFromShape', { shape: best.facts.batchFromShape }) : ''),
   }));
   const series = best.facts.memorySeriesMiB;
   if (series && series.length >= 2 && best.facts.memoryShape) {
     fields.push({
-      label: 'Memory over the run',
-      value: `${formatMiB(series[0])} -> ${formatMiB(series[series.length - 1])} over ${series.length} readings (${SHAPE_WORDS[best.facts.memoryShape]})`,
+      label: t(loc, 'diag.series.label'),
+      value: t(loc, 'diag.series.value', {
+        from: formatMiB(series[0]),
+        to: formatMiB(series[series.length - 1]),
+        n: series.length,
+        shape: SHAPE_WORDS[best.facts.memoryShape] ? t(loc, SHAPE_WORDS[best.facts.memoryShape]) : best.facts.memoryShape,
+      }),
     });
   }
-  if (fields.length) sections.push({ heading: 'From the log', fields });
+  if (fields.length) sections.push({ heading: t(loc, 'diag.heading.fromLog'), fields });
   if (best.facts.holderWhy)
     sections.push({
-      heading: 'Who holds the memory',
-      text: `${best.facts.holder ? (HOLDER_NAMES[best.facts.holder] ?? best.facts.holder) : 'Not stated'}: ${best.facts.holderWhy}`,
+      heading: t(loc, 'diag.heading.holder'),
+      text: `${best.facts.holder ? (HOLDER_NAMES[best.facts.holder] ? t(loc, HOLDER_NAMES[best.facts.holder]) : best.facts.holder) : t(loc, 'diag.holder.notStated')}: ${best.facts.holderWhy}`,
     });
   best.fixes.forEach((fix, i) => {
-    const section: ReplySection = { heading: i === 0 ? 'Fix' : undefined, text: `${i + 1}. ${fix.summary}` };
+    const section: ReplySection = { heading: i === 0 ? t(loc, 'diag.heading.fix') : undefined, text: `${i + 1}. ${fix.summary}` };
     const code = [
       fix.env &&
         Object.entries(fix.env)
@@ -106,14 +112,16 @@ export function diagnosisReply(result: DiagnoseResult, input?: Pick<LogInput, 'n
     if (code) section.code = code;
     sections.push(section);
   });
-  if (best.evidence.length) sections.push({ heading: 'Evidence', code: best.evidence.join('\n') });
+  if (best.evidence.length) sections.push({ heading: t(loc, 'diag.heading.evidence'), code: best.evidence.join('\n') });
   if (others.length)
     sections.push({
-      text: `Also matched: ${others
-        .slice(0, 3)
-        .map((d) => `${d.title} (${d.category})`)
-        .join('; ')}`,
+      text: t(loc, 'diag.alsoMatched', {
+        list: others
+          .slice(0, 3)
+          .map((d) => `${d.title} (${d.category})`)
+          .join('; '),
+      }),
     });
   if (notes.length) sections.push({ text: notes.join(' ') });
-  return { title: `${best.title} [${best.category}]`, severity, sections, footer: `rule ${best.rule}` };
+  return { title: `${best.title} [${best.category}]`, severity, sections, footer: t(loc, 'diag.footer', { rule: best.rule }) };
 }

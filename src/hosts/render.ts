@@ -1,4 +1,5 @@
 // Platform-neutral replies for status / mem / hosts results.
+import { t, type Locale } from '../core/i18n.js';
 import type { Reply, ReplySection } from '../core/reply.js';
 import type { HostInfo, HostMemResult, HostStatusResult, HostTestResult } from '../core/services.js';
 import { Mentions } from '../core/mention.js';
@@ -22,7 +23,7 @@ function shortCommand(c: string | null, n = 60): string {
 }
 
 /** `owners`: unix users are shown as the people they map to ("Alice (alice)"), where a mapping exists. */
-export function statusReply(results: HostStatusResult[], owners?: Pick<OwnersService, 'lookup'>): Reply {
+export function statusReply(results: HostStatusResult[], owners?: Pick<OwnersService, 'lookup'>, loc?: Locale): Reply {
   const sections: ReplySection[] = [];
   const people = new Mentions();
   const failed = results.filter((r): r is Extract<HostStatusResult, { ok: false }> => !r.ok);
@@ -36,11 +37,24 @@ export function statusReply(results: HostStatusResult[], owners?: Pick<OwnersSer
       fmt(g.temperatureC, '°C'),
       g.error ?? '',
     ]);
-    sections.push({ heading: `${r.name} (${r.elapsedMs} ms)`, table: { columns: ['GPU', 'Name', 'Memory', 'Util', 'Temp', 'Error'], rows } });
+    sections.push({
+      heading: `${r.name} (${r.elapsedMs} ms)`,
+      table: {
+        columns: [
+          t(loc, 'status.col.gpu'),
+          t(loc, 'status.col.name'),
+          t(loc, 'status.col.memory'),
+          t(loc, 'status.col.util'),
+          t(loc, 'status.col.temp'),
+          t(loc, 'status.col.error'),
+        ],
+        rows,
+      },
+    });
     if (r.processes.length)
       sections.push({
         table: {
-          columns: ['GPU', 'User', 'PID', 'GPU mem', 'Command'],
+          columns: [t(loc, 'status.col.gpu'), t(loc, 'status.col.user'), 'PID', t(loc, 'status.col.gpuMem'), t(loc, 'status.col.command')],
           // A pid ps does not know has no user: its command cell says why (HIDDEN_PID_TEXT, as /gpu watch shows it).
           rows: r.processes.map((p) => [
             fmt(p.gpuIndex),
@@ -51,13 +65,13 @@ export function statusReply(results: HostStatusResult[], owners?: Pick<OwnersSer
           ]),
         },
       });
-    else sections.push({ text: 'No GPU processes.' });
+    else sections.push({ text: t(loc, 'status.noProcesses') });
     if (r.warning) sections.push({ text: `⚠ ${r.warning}` });
   }
-  if (failed.length) sections.push({ heading: 'Unreachable or failing', text: failed.map((f) => `${f.name}: ${f.error}`).join('\n') });
+  if (failed.length) sections.push({ heading: t(loc, 'hostsRender.unreachable'), text: failed.map((f) => `${f.name}: ${f.error}`).join('\n') });
   const ok = results.length - failed.length;
   return {
-    title: `GPU status: ${ok}/${results.length} host(s) answered`,
+    title: t(loc, 'status.title', { ok, n: results.length }),
     severity: failed.length ? (ok ? 'warning' : 'error') : 'ok',
     sections,
     ...(people.size ? { mentions: people.table() } : {}),
@@ -67,27 +81,41 @@ export function statusReply(results: HostStatusResult[], owners?: Pick<OwnersSer
 /** Names shown in a progress line before "and N more". */
 const PROGRESS_NAMES = 12;
 
-const someNames = (names: string[]) =>
-  names.length > PROGRESS_NAMES ? `${names.slice(0, PROGRESS_NAMES).join(', ')} and ${names.length - PROGRESS_NAMES} more` : names.join(', ');
+const someNames = (names: string[], loc: Locale | undefined) =>
+  names.length > PROGRESS_NAMES
+    ? t(loc, 'status.progress.andMore', { names: names.slice(0, PROGRESS_NAMES).join(', '), n: names.length - PROGRESS_NAMES })
+    : names.join(', ');
 
 /**
  * The interim reply of a status fan-out: how many hosts answered, which failed, which are still awaited.
  * `all` is every host asked, in order; the final reply (statusReply) carries the tables.
  */
-export function statusProgressReply(answered: readonly HostStatusResult[], all: readonly string[]): Reply {
+export function statusProgressReply(answered: readonly HostStatusResult[], all: readonly string[], loc?: Locale): Reply {
   const total = all.length;
   if (answered.length === 0)
-    return { title: `Checking ${total} host${total === 1 ? '' : 's'}…`, severity: 'info', sections: [{ text: `Asking ${someNames([...all])}.` }] };
+    return {
+      title: t(loc, total === 1 ? 'status.progress.checkingOne' : 'status.progress.checking', { n: total }),
+      severity: 'info',
+      sections: [{ text: t(loc, 'status.progress.asking', { names: someNames([...all], loc) }) }],
+    };
   const done = new Set(answered.map((r) => r.name));
   const failed = answered.filter((r) => !r.ok);
   const waiting = all.filter((n) => !done.has(n));
   const sections: ReplySection[] = [];
-  if (waiting.length) sections.push({ text: `Waiting for ${someNames(waiting)}.` });
-  if (failed.length) sections.push({ text: `Not answering so far: ${someNames(failed.map((f) => f.name))}.` });
-  return { title: `GPU status: ${answered.length} of ${total} hosts answered…`, severity: 'info', sections };
+  if (waiting.length) sections.push({ text: t(loc, 'status.progress.waiting', { names: someNames(waiting, loc) }) });
+  if (failed.length)
+    sections.push({
+      text: t(loc, 'status.progress.failing', {
+        names: someNames(
+          failed.map((f) => f.name),
+          loc,
+        ),
+      }),
+    });
+  return { title: t(loc, 'status.progress.title', { answered: answered.length, n: total }), severity: 'info', sections };
 }
 
-export function memReply(results: HostMemResult[]): Reply {
+export function memReply(results: HostMemResult[], loc?: Locale): Reply {
   const rows: string[][] = [];
   const warnings: string[] = [];
   const failed: string[] = [];
@@ -105,34 +133,45 @@ export function memReply(results: HostMemResult[]): Reply {
       m.swapTotalBytes === null ? 'n/a' : `${gib(m.swapUsedBytes)} / ${gib(m.swapTotalBytes)}`,
     ]);
     if (m.availableBytes !== null && m.availableBytes < 0.1 * m.totalBytes)
-      warnings.push(
-        `⚠ ${r.name}: only ${gib(m.availableBytes)} available (${((100 * m.availableBytes) / m.totalBytes).toFixed(1)}% of RAM): the OOM killer is near`,
-      );
+      warnings.push(`⚠ ${t(loc, 'mem.low', { host: r.name, available: gib(m.availableBytes), pct: ((100 * m.availableBytes) / m.totalBytes).toFixed(1) })}`);
   }
   const sections: ReplySection[] = [];
-  if (rows.length) sections.push({ table: { columns: ['Host', 'Total', 'Used', 'Available', 'Swap used/total'], rows } });
+  if (rows.length)
+    sections.push({
+      table: { columns: [t(loc, 'mem.col.host'), t(loc, 'mem.col.total'), t(loc, 'mem.col.used'), t(loc, 'mem.col.available'), t(loc, 'mem.col.swap')], rows },
+    });
   if (warnings.length) sections.push({ text: warnings.join('\n') });
-  if (failed.length) sections.push({ heading: 'Unreachable or failing', text: failed.join('\n') });
-  return { title: 'Host memory', severity: failed.length && !rows.length ? 'error' : warnings.length || failed.length ? 'warning' : 'ok', sections };
+  if (failed.length) sections.push({ heading: t(loc, 'hostsRender.unreachable'), text: failed.join('\n') });
+  return { title: t(loc, 'mem.title'), severity: failed.length && !rows.length ? 'error' : warnings.length || failed.length ? 'warning' : 'ok', sections };
 }
 
-export function listReply(hosts: HostInfo[]): Reply {
+export function listReply(hosts: HostInfo[], loc?: Locale): Reply {
   return {
-    title: `${hosts.length} host(s)`,
+    title: t(loc, 'hostsRender.list.title', { n: hosts.length }),
     severity: 'info',
     sections: [
-      { table: { columns: ['Name', 'Target', 'From', 'Host key'], rows: hosts.map((h) => [h.name, h.target, h.origin, h.hostKey ?? '(known_hosts)']) } },
+      {
+        table: {
+          columns: [t(loc, 'hostsRender.col.name'), t(loc, 'hostsRender.col.target'), t(loc, 'hostsRender.col.from'), t(loc, 'hostsRender.col.hostKey')],
+          rows: hosts.map((h) => [h.name, h.target, h.origin, h.hostKey ?? '(known_hosts)']),
+        },
+      },
     ],
   };
 }
 
-export function testReply(t: HostTestResult): Reply {
+export function testReply(r: HostTestResult, loc?: Locale): Reply {
   return {
-    title: `hosts test ${t.name}: ${t.ok ? 'ok' : 'failed'}`,
-    severity: t.ok ? 'ok' : 'error',
+    title: t(loc, r.ok ? 'hostsRender.test.ok' : 'hostsRender.test.failed', { name: r.name }),
+    severity: r.ok ? 'ok' : 'error',
     sections: [
-      ...(t.fingerprint ? [{ fields: [{ label: 'Host key', value: t.fingerprint }] }] : []),
-      { table: { columns: ['Step', 'Result', 'Time', 'Detail'], rows: t.steps.map((s) => [s.step, s.ok ? 'ok' : 'FAILED', `${s.ms} ms`, s.detail ?? '']) } },
+      ...(r.fingerprint ? [{ fields: [{ label: t(loc, 'hostsRender.col.hostKey'), value: r.fingerprint }] }] : []),
+      {
+        table: {
+          columns: [t(loc, 'hostsRender.col.step'), t(loc, 'hostsRender.col.result'), t(loc, 'hostsRender.col.time'), t(loc, 'hostsRender.col.detail')],
+          rows: r.steps.map((s) => [s.step, s.ok ? 'ok' : t(loc, 'hostsRender.stepFailed'), `${s.ms} ms`, s.detail ?? '']),
+        },
+      },
     ],
   };
 }

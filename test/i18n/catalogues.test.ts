@@ -48,7 +48,7 @@ describe('message catalogues', () => {
     for (const file of [...sources('src'), ...sources('commands')]) {
       const text = readFileSync(join(PROJECT_ROOT, file), 'utf8');
       if (!/import \{[^}]*\bt\b[^}]*\} from '[^']*\/i18n\.js'/.test(text)) continue;
-      for (const m of text.matchAll(/'([a-z][a-zA-Z0-9]*)((?:\.[a-zA-Z0-9]+)+)'/g)) if (namespaces.has(m[1])) used.add(m[1] + m[2]);
+      for (const m of text.matchAll(/'([a-z][a-zA-Z0-9]*)((?:\.[a-zA-Z0-9_]+)+)'/g)) if (namespaces.has(m[1])) used.add(m[1] + m[2]);
     }
     // `/gpu help` asks for each command's summary by its name.
     for (const c of allCommands()) used.add(`cmd.${c.name}.summary`);
@@ -71,11 +71,11 @@ describe('message catalogues', () => {
   });
 });
 
-/** Every string a reply shows. */
-function shown(r: Reply): string {
+/** Every string a reply shows; without `code` blocks (the log's own lines quoted as evidence, commands) when `prose`. */
+function shown(r: Reply, prose = false): string {
   const parts = [r.title, r.footer ?? ''];
   for (const s of r.sections) {
-    parts.push(s.heading ?? '', s.text ?? '', s.code ?? '');
+    parts.push(s.heading ?? '', s.text ?? '', prose ? '' : (s.code ?? ''));
     for (const f of s.fields ?? []) parts.push(f.label, f.value);
     if (s.table) parts.push(...s.table.columns, ...s.table.rows.flat());
   }
@@ -192,10 +192,11 @@ describe.each(LOCALES)('every command asked in %s', (locale: Locale) => {
       };
       const { command, reply } = await deps.registry.dispatch(line, ctx);
       asked.add(command);
-      const text = shown(reply);
+      const text = shown(reply, locale === 'zh');
       if (locale === 'zh' && !(UNCONVERTED.has(command) && !bare)) {
         const leaked = englishFragments.filter(({ f }) => text.includes(f)).map(({ key, f }) => `${key}: "${f}"`);
         expect(leaked, `${line.slice(0, 40)} -> ${reply.title}`).toEqual([]);
+        expect(text, `${line.slice(0, 40)} -> ${reply.title}`).toMatch(/[\u4e00-\u9fff]/);
       } else expect(text).not.toMatch(/[\u4e00-\u9fff]/);
     }
     expect(missingKeys()).toEqual([]);
