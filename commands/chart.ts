@@ -15,9 +15,13 @@ export default defineCommand({
     .object({
       _: z.tuple([
         // The name is echoed in the reply and the file name: the registry's syntax and nothing else.
-        z.string().regex(HOST_NAME, 'a host name: letters, digits, . _ - (max 63)'),
-        z.coerce.number().int('a GPU index: a whole number 0-63').min(0, 'a GPU index: 0-63').max(63, 'a GPU index: 0-63').optional(),
-        z.coerce.number().min(1, 'hours: 1-168').max(168, 'hours: 1-168 (a week)').optional(),
+        z.string().regex(HOST_NAME, t('en', 'usage.hostName')),
+        z.coerce.number().int(t('en', 'usage.gpuIndex.int')).min(0, t('en', 'usage.gpuIndex.range')).max(63, t('en', 'usage.gpuIndex.range')).optional(),
+        z.coerce
+          .number()
+          .min(1, t('en', 'usage.hours.range', { max: 168 }))
+          .max(168, t('en', 'usage.hours.week', { max: 168 }))
+          .optional(),
       ]),
       theme: z.enum(['light', 'dark']).optional(),
     })

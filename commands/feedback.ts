@@ -20,10 +20,16 @@ export default defineCommand({
     .object({
       _: z
         .array(z.string().max(100).describe('The diagnosis id from its buttons (default: your last diagnosis)'))
-        .max(2, `feedback up|down [ID], or feedback list [--days N]`)
-        .refine((w) => w.length === 0 || ['list', 'up', 'down'].includes(w[0]), 'feedback up|down [ID], or feedback list [--days N]')
-        .refine((w) => w.length < 2 || w[0] !== 'list', 'feedback list takes no ID (--days N picks the window)'),
-      days: z.coerce.number().int('days: a whole number').min(1, 'days: 1-90').max(90, 'days: 1-90').optional().describe('How many days back (default 7)'),
+        .max(2, t('en', 'usage.feedback.words'))
+        .refine((w) => w.length === 0 || ['list', 'up', 'down'].includes(w[0]), t('en', 'usage.feedback.words'))
+        .refine((w) => w.length < 2 || w[0] !== 'list', t('en', 'usage.feedback.listNoId')),
+      days: z.coerce
+        .number()
+        .int(t('en', 'usage.days.int'))
+        .min(1, t('en', 'usage.days.range'))
+        .max(90, t('en', 'usage.days.range'))
+        .optional()
+        .describe('How many days back (default 7)'),
     })
     .passthrough(),
   // Votes are everyone's; the list (kept logs' paths, everyone's votes) is the admins'.

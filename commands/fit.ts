@@ -3,7 +3,7 @@
 // live status as /gpu status (read-only, the service's timeouts) and the leak watch's growth rates.
 import { z } from 'zod';
 import { defineCommand } from '../src/core/command.js';
-import { t } from '../src/core/i18n.js';
+import { localize, t } from '../src/core/i18n.js';
 import { textReply } from '../src/core/reply.js';
 import { MAX_COUNT, MAX_HOURS, parseSize } from '../src/fleet/args.js';
 import { DEFAULT_FIT_SETTINGS, rankFits, sshHint, type GpuGrowth } from '../src/fleet/fit.js';
@@ -29,11 +29,15 @@ export default defineCommand({
           }),
         z.coerce
           .number()
-          .int(`count: a whole number of GPUs, 1-${MAX_COUNT}`)
-          .min(1, `count: 1-${MAX_COUNT} GPUs on one host`)
-          .max(MAX_COUNT, `count: 1-${MAX_COUNT} GPUs on one host`)
+          .int(t('en', 'usage.count.int', { max: MAX_COUNT }))
+          .min(1, t('en', 'usage.count.range', { max: MAX_COUNT }))
+          .max(MAX_COUNT, t('en', 'usage.count.range', { max: MAX_COUNT }))
           .optional(),
-        z.coerce.number().min(1, `hours: 1-${MAX_HOURS}`).max(MAX_HOURS, `hours: 1-${MAX_HOURS} (a week)`).optional(),
+        z.coerce
+          .number()
+          .min(1, t('en', 'usage.hours.range', { max: MAX_HOURS }))
+          .max(MAX_HOURS, t('en', 'usage.hours.week', { max: MAX_HOURS }))
+          .optional(),
       ]),
       shared: z.boolean().optional(),
     })
@@ -42,7 +46,8 @@ export default defineCommand({
     const hosts = ctx.services.hosts;
     if (!hosts) return textReply(t(ctx.locale, 'common.noHosts.title'), t(ctx.locale, 'common.noHosts.text'), 'error');
     const parsed = parseSize(size);
-    if ('error' in parsed) return textReply(t(ctx.locale, 'registry.usage.title', { usage: 'fit SIZE [count] [hours]' }), parsed.error, 'warning');
+    if ('error' in parsed)
+      return textReply(t(ctx.locale, 'registry.usage.title', { usage: 'fit SIZE [count] [hours]' }), localize(ctx.locale, parsed.error), 'warning');
     const settings = ctx.services.fit ?? { ...DEFAULT_FIT_SETTINGS, maxNotifyPerUser: 3 };
     const [status, list, growth] = await Promise.all([hosts.status([]), hosts.list(), growthWithin(ctx.services.watch?.gpuGrowth?.())]);
     const targets = new Map(list.map((h) => [h.name, sshHint(h.target)]));

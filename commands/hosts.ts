@@ -14,7 +14,7 @@ const options = z
     _: z.array(z.string()).max(8).default([]),
     key: z.string().max(4096).optional(),
     // The fingerprint the admin read on the host (`ssh-keygen -lf`): never whatever the host presents now.
-    trust: z.string().regex(FINGERPRINT, 'the fingerprint read on the host: --trust SHA256:...').optional(),
+    trust: z.string().regex(FINGERPRINT, t('en', 'usage.hosts.trust')).optional(),
   })
   .passthrough()
   .refine((o) => ['list', 'add', 'remove', 'test', 'trust'].includes(o._[0] ?? 'list'), {

@@ -10,7 +10,7 @@ export default defineCommand({
   usage: 'watch HOST',
   // A host name in the registry's syntax, nothing else: the name is echoed in the reply, so chat markup
   // such as <!channel> must never get that far.
-  options: z.object({ _: z.array(z.string().regex(HOST_NAME, 'a host name: letters, digits, . _ - (max 63)')).length(1) }).passthrough(),
+  options: z.object({ _: z.array(z.string().regex(HOST_NAME, t('en', 'usage.hostName'))).length(1) }).passthrough(),
   async run({ _: [host] }, ctx) {
     if (!ctx.services.watch)
       return { title: t(ctx.locale, 'common.noWatch.title'), severity: 'info', sections: [{ text: t(ctx.locale, 'common.noWatch.text') }] };

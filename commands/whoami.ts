@@ -3,7 +3,7 @@
 // for an admin: `/gpu whoami approve ID` (or `reject ID`); `/gpu whoami pending` lists them.
 import { z } from 'zod';
 import { defineCommand, type CommandContext } from '../src/core/command.js';
-import { t, type Locale } from '../src/core/i18n.js';
+import { localize, t, type Locale } from '../src/core/i18n.js';
 import { Mentions } from '../src/core/mention.js';
 import { textReply, type Reply } from '../src/core/reply.js';
 import type { ClaimRow } from '../src/owners/store.js';
@@ -31,18 +31,16 @@ export function parseWhoamiWords(words: readonly string[]): Words {
   if (first === undefined || (first === 'show' && second === undefined)) return { action: 'show' };
   if (first === 'pending' && second === undefined) return { action: 'pending' };
   if (first === 'approve' || first === 'confirm' || first === 'reject') {
-    if (second === undefined || rest.length) return { error: `${first} takes one claim ID (or the unix user claimed): \`/gpu whoami pending\` lists them` };
+    if (second === undefined || rest.length) return { error: t('en', 'usage.whoami.oneId', { word: first }) };
     const action = first === 'reject' ? 'reject' : 'approve';
     if (/^\d{1,9}$/.test(second)) return { action, id: Number(second) };
     const k = parseOwnerKey(second);
-    return 'error' in k ? { error: `${first} takes a claim ID or the unix user claimed: ${k.error}` } : { action, key: second };
+    return 'error' in k ? { error: t('en', 'usage.whoami.idOrUser', { word: first, error: k.error }) } : { action, key: second };
   }
   const claim = (key: string | undefined, name: string[]): Words =>
-    key === undefined
-      ? { error: 'claim takes your unix user name: /gpu whoami claim alice' }
-      : { action: 'claim', key, ...(name.length ? { name: name.join(' ') } : {}) };
+    key === undefined ? { error: t('en', 'usage.whoami.claim') } : { action: 'claim', key, ...(name.length ? { name: name.join(' ') } : {}) };
   if (first === 'claim') return claim(second, rest);
-  if (WORDS.has(first)) return { error: `usage: /gpu ${USAGE}` };
+  if (WORDS.has(first)) return { error: t('en', 'usage.whoami.usage', { usage: USAGE }) };
   return claim(first, second === undefined ? [] : [second, ...rest]);
 }
 
@@ -79,7 +77,7 @@ export default defineCommand({
         else if (r.name !== undefined && !OWNER_NAME.test(r.name))
           ctx.addIssue({
             code: 'custom',
-            message: `"${r.name.replace(/[^\x20-\x7e]/g, '?').slice(0, 40)}" is not a display name: letters, digits, blanks, . ' - (max 64)`,
+            message: t('en', 'usage.whoami.displayName', { name: r.name.replace(/[^\x20-\x7e]/g, '?').slice(0, 40) }),
           });
       }
     }),
@@ -94,7 +92,7 @@ function whoami(args: string[], ctx: CommandContext): Reply {
   const loc = ctx.locale;
   if (!owners) return asker(textReply('whoami', t(loc, 'whoami.unavailable'), 'info'));
   const words = parseWhoamiWords(args);
-  if ('error' in words) return asker(textReply(t(loc, 'registry.usage.title', { usage: USAGE }), words.error, 'warning'));
+  if ('error' in words) return asker(textReply(t(loc, 'registry.usage.title', { usage: USAGE }), localize(loc, words.error), 'warning'));
   const pendingHint = t(loc, 'whoami.pendingHint');
   switch (words.action) {
     case 'show':

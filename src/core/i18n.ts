@@ -49,6 +49,37 @@ export function t(locale: Locale | undefined, key: MessageKey, vars: Vars = {}):
   });
 }
 
+let patterns: { key: MessageKey; re: RegExp; names: string[] }[] | undefined;
+
+/**
+ * A usage message made in English with `t('en', 'usage.*', vars)` (zod's issue messages and the words
+ * parsers' errors are made when the schema is, before anyone's language is known) in `locale`: matched
+ * against the English templates, its values (themselves such messages, nested) put in the other language.
+ * Any other text comes back as it is.
+ */
+export function localize(locale: Locale | undefined, message: string, depth = 0): string {
+  if (!locale || locale === DEFAULT_LOCALE || depth > 3) return message;
+  patterns ??= Object.entries(catalogue(DEFAULT_LOCALE))
+    .filter(([key]) => key.startsWith('usage.'))
+    .map(([key, text]) => ({
+      key: key as MessageKey,
+      names: [...text.matchAll(/\{(\w+)\}/g)].map((m) => m[1]),
+      re: new RegExp(
+        `^${text
+          .split(/\{\w+\}/)
+          .map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))
+          .join('([\\s\\S]*?)')}$`,
+      ),
+    }))
+    // The most specific template first: the one with the most fixed text.
+    .sort((a, b) => b.re.source.length - a.re.source.length);
+  for (const { key, re, names } of patterns) {
+    const m = re.exec(message);
+    if (m) return t(locale, key, Object.fromEntries(names.map((n, i) => [n, localize(locale, m[i + 1], depth + 1)])));
+  }
+  return message;
+}
+
 /** Keys (and placeholders) asked for but absent since the last reset: `zh:help.intro`, `en:x:{n}`. */
 export function missingKeys(): string[] {
   return [...missing].sort();

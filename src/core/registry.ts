@@ -2,7 +2,7 @@
 // command's zod schema, enforce admin-only actions, turn any failure into a clear reply.
 import { commandShape, type Command, type CommandContext } from './command.js';
 import { didYouMean } from './did-you-mean.js';
-import { t } from './i18n.js';
+import { localize, t } from './i18n.js';
 import { parseCommandLine } from './invocation.js';
 import type { ProgressPacer } from './progress.js';
 import type { Reply } from './reply.js';
@@ -110,7 +110,7 @@ export class CommandRegistry {
     }
     const options = command.options.safeParse(parsed.raw);
     if (!options.success) {
-      const problems = options.error.issues.map((i) => (i.path.length ? `${i.path.join('.')}: ${i.message}` : i.message));
+      const problems = options.error.issues.map((i) => (i.path.length ? `${i.path.join('.')}: ${localize(loc, i.message)}` : localize(loc, i.message)));
       return done(command.name, 'usage', {
         title: t(loc, 'registry.usage.title', { usage: command.usage }),
         severity: 'warning',

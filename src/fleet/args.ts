@@ -1,5 +1,6 @@
 // The words of `/gpu fit` and `/gpu notify`, read strictly. Every pattern is anchored with bounded
 // repetition (linear on any input); the words are already capped by the command-line tokenizer.
+import { t } from '../core/i18n.js';
 
 /** Largest memory one GPU offers today is under 300 GB; a request over 1 TiB per GPU is a typo. */
 export const MAX_SIZE_MiB = 1024 * 1024;
@@ -8,7 +9,7 @@ export const MAX_HOURS = 168;
 /** How long a `notify` subscription waits when the user gives no `for`. */
 export const DEFAULT_NOTIFY_HOURS = 12;
 
-export const SIZE_HINT = 'SIZE: a number with G, GiB, M or MiB, e.g. 40G, 7.5GiB or 24000M';
+export const SIZE_HINT = t('en', 'usage.size.hint');
 const SIZE = /^(\d{1,7}(?:\.\d{1,3})?)(G|GiB|M|MiB)$/i;
 
 /** `40G`, `7.5GiB`, `24000M`, `24000MiB` as MiB; an error line for anything else. */
@@ -16,13 +17,13 @@ export function parseSize(word: string): { mib: number } | { error: string } {
   const m = SIZE.exec(word);
   if (!m) {
     const shown = word.length > 20 ? word.slice(0, 20) + '…' : word;
-    if (/^\d{1,7}(?:\.\d{1,3})?$/.test(word)) return { error: `${SIZE_HINT} (did you mean ${word}G?)` };
-    return { error: `${SIZE_HINT}; "${shown}" is not one` };
+    if (/^\d{1,7}(?:\.\d{1,3})?$/.test(word)) return { error: t('en', 'usage.size.didYouMean', { hint: SIZE_HINT, word }) };
+    return { error: t('en', 'usage.size.notOne', { hint: SIZE_HINT, word: shown }) };
   }
   const n = Number(m[1]);
   const mib = Math.ceil(m[2].toUpperCase().startsWith('G') ? n * 1024 : n);
-  if (mib < 1) return { error: 'SIZE: more than 0' };
-  if (mib > MAX_SIZE_MiB) return { error: `SIZE: at most 1024 GiB per GPU (${word} asked)` };
+  if (mib < 1) return { error: t('en', 'usage.size.positive') };
+  if (mib > MAX_SIZE_MiB) return { error: t('en', 'usage.size.max', { word }) };
   return { mib };
 }
 
@@ -31,9 +32,9 @@ const DURATION = /^(\d{1,4})(h|d)?$/i;
 /** `12h`, `12`, `2d` as hours, 1..168. */
 export function parseHours(word: string): { hours: number } | { error: string } {
   const m = DURATION.exec(word);
-  if (!m) return { error: 'a duration: hours (12h or 12) or days (2d), up to 168h' };
+  if (!m) return { error: t('en', 'usage.duration.format') };
   const hours = Number(m[1]) * (m[2]?.toLowerCase() === 'd' ? 24 : 1);
-  if (hours < 1 || hours > MAX_HOURS) return { error: `a duration of 1-${MAX_HOURS} hours (a week)` };
+  if (hours < 1 || hours > MAX_HOURS) return { error: t('en', 'usage.duration.range', { max: MAX_HOURS }) };
   return { hours };
 }
 
@@ -50,15 +51,15 @@ export type NotifyWords =
  */
 export function parseNotifyWords(words: readonly string[]): NotifyWords | { error: string } {
   const [first, ...rest] = words;
-  if (first === undefined) return { error: 'notify SIZE [count] [for 12h], notify list or notify cancel ID' };
+  if (first === undefined) return { error: t('en', 'usage.notify.what') };
   const verb = first.toLowerCase();
-  if (verb === 'list') return rest.length ? { error: 'notify list takes nothing after it' } : { action: 'list' };
+  if (verb === 'list') return rest.length ? { error: t('en', 'usage.notify.listAlone') } : { action: 'list' };
   if (verb === 'cancel') {
-    if (rest.length !== 1 || !/^#?\d{1,9}$/.test(rest[0])) return { error: 'ID: the number `/gpu notify list` shows, e.g. notify cancel 3' };
+    if (rest.length !== 1 || !/^#?\d{1,9}$/.test(rest[0])) return { error: t('en', 'usage.notify.id') };
     return { action: 'cancel', id: Number(rest[0].replace('#', '')) };
   }
   const args = verb === 'add' ? rest : words;
-  if (!args.length) return { error: 'notify add needs a SIZE, e.g. notify 40G' };
+  if (!args.length) return { error: t('en', 'usage.notify.needsSize') };
   const size = parseSize(args[0]);
   if ('error' in size) return size;
   let count = 1;
@@ -66,16 +67,16 @@ export function parseNotifyWords(words: readonly string[]): NotifyWords | { erro
   let i = 1;
   if (i < args.length && /^\d{1,3}$/.test(args[i])) {
     count = Number(args[i]);
-    if (count < 1 || count > MAX_COUNT) return { error: `count: 1-${MAX_COUNT} GPUs on one host` };
+    if (count < 1 || count > MAX_COUNT) return { error: t('en', 'usage.count.range', { max: MAX_COUNT }) };
     i++;
   }
   if (i < args.length && args[i].toLowerCase() === 'for') i++;
   if (i < args.length) {
     const h = parseHours(args[i]);
-    if ('error' in h) return { error: `for: ${h.error}` };
+    if ('error' in h) return { error: t('en', 'usage.notify.for', { error: h.error }) };
     hours = h.hours;
     i++;
-  } else if (args[i - 1]?.toLowerCase() === 'for') return { error: 'for: how long to wait, e.g. for 12h' };
-  if (i < args.length) return { error: `unexpected "${args[i].slice(0, 20)}": notify SIZE [count] [for 12h]` };
+  } else if (args[i - 1]?.toLowerCase() === 'for') return { error: t('en', 'usage.notify.forWhat') };
+  if (i < args.length) return { error: t('en', 'usage.notify.unexpected', { word: args[i].slice(0, 20) }) };
   return { action: 'add', sizeMiB: size.mib, size: args[0], count, hours };
 }
