@@ -8,7 +8,7 @@ import { ProgressPacer, type ProgressSink } from '../core/progress.js';
 import type { CommandRegistry, DispatchOutcome } from '../core/registry.js';
 import type { Services } from '../core/services.js';
 import type { Config } from '../core/config.js';
-import { resolveLocale, type Locale } from '../core/i18n.js';
+import { resolveLocale, t, type Locale } from '../core/i18n.js';
 import type { AuditStore } from '../ops/audit.js';
 import type { Metrics } from '../ops/metrics.js';
 import type { Logger } from '../ops/logger.js';
@@ -145,8 +145,14 @@ export function directMessagesAllowed(config: Config, platform: 'slack' | 'disco
   return config.channels.allow_dms ?? !config.channels[platform]?.length;
 }
 
-export const DM_REFUSAL =
-  "I don't answer direct messages here: this bot only answers in its team channels. Ask me there, or ask an admin to set `channels.allow_dms: true` in the bot's config.";
+export const DM_REFUSAL = t('en', 'adapter.dmRefusal');
+
+/** The answer to a direct message where DMs are off, in the asker's language. */
+export const dmRefusal = (loc: Locale | undefined): string => t(loc, 'adapter.dmRefusal');
+
+/** The answer to a command in a channel outside `channels.<platform>` (`dm`: whether to suggest a DM). */
+export const channelRefusal = (loc: Locale | undefined, list: string, dm: boolean): string =>
+  t(loc, 'adapter.channelRefusal', { list, dm: dm ? t(loc, 'adapter.orDm') : '' });
 
 /** About one message per second per channel (Slack's chat.postMessage guidance); Discord shares it. */
 export class ChannelPacer {

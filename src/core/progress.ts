@@ -7,6 +7,7 @@
 // message); a failed or hung edit is reported and skipped, never holding up the answer longer than
 // EDIT_TIMEOUT_MS. (An edit given up on could still land after the answer, if the network held it
 // that long.)
+import { t, type Locale } from './i18n.js';
 import type { Reply } from './reply.js';
 
 /** Shows one interim reply (the first one posts, later ones edit the same message). */
@@ -117,9 +118,9 @@ const size = (bytes: number) =>
   bytes >= 1024 * 1024 ? `${(bytes / 1024 / 1024).toFixed(1)} MB` : bytes >= 1024 ? `${(bytes / 1024).toFixed(1)} KB` : `${bytes} bytes`;
 
 /** The interim reply while an adapter downloads a message's log files, before they are diagnosed. */
-export function readingFilesReply(files: { name: string; size: number }[]): Reply {
+export function readingFilesReply(files: { name: string; size: number }[], loc?: Locale): Reply {
   const names = files.map((f) => (f.size > 0 ? `${f.name} (${size(f.size)})` : f.name));
-  return { title: `Reading ${names.join(', ')}…`, severity: 'info', sections: [{ text: 'The diagnosis replaces this message.' }] };
+  return { title: t(loc, 'progress.reading.title', { names: names.join(', ') }), severity: 'info', sections: [{ text: t(loc, 'progress.reading.text') }] };
 }
 
 function withTimeout(p: Promise<void>, ms: number): Promise<void> {

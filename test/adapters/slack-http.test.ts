@@ -107,6 +107,9 @@ describe('Slack HTTP mode', () => {
     expect(blocksText(zh.body.blocks)).toContain('贴上训练日志或报错堆栈');
     const again = await slash('nosuchthing', 'UZH1');
     expect(blocksText(again.body.blocks)).toContain('未知命令');
+    // Refused outside the bot's channels, in the asker's language too.
+    const refused = await slash('help', 'UZH1', undefined, { channel_id: 'C2', channel_name: 'random' });
+    expect(JSON.stringify(refused.body)).toContain('我不在这个频道里回答命令');
     const asked = fake.of('users.info');
     expect(asked).toHaveLength(1);
     expect(asked[0].body).toMatchObject({ user: 'UZH1', include_locale: 'true' });

@@ -15,14 +15,15 @@ import {
   type Message,
   type ThreadChannel,
 } from 'discord.js';
-import { localeFromTag } from '../../core/i18n.js';
+import { localeFromTag, resolveLocale, t } from '../../core/i18n.js';
 import { looksLikeLog } from '../../core/paste.js';
 import { readingFilesReply } from '../../core/progress.js';
 import type { Reply } from '../../core/reply.js';
 import {
   type AdapterDeps,
   ChannelPacer,
-  DM_REFUSAL,
+  channelRefusal,
+  dmRefusal,
   MAX_FILE_BYTES,
   TEXT_FILE,
   channelAllowed,
@@ -178,7 +179,8 @@ export function createDiscordAdapter(o: DiscordAdapterOptions): DiscordAdapter {
 
   async function onCommand(i: ChatInputCommandInteraction) {
     if (!allowed(i.guildId, i.channelId)) {
-      const why = i.guildId ? "I don't answer commands in this channel. Ask an admin to add it to the bot's `channels.discord` list." : DM_REFUSAL;
+      const loc = resolveLocale(o.config.locale, i.channelId, localeFromTag(i.locale));
+      const why = i.guildId ? channelRefusal(loc, 'channels.discord', false) : dmRefusal(loc);
       await i.reply({ content: why, flags: MessageFlags.Ephemeral, allowedMentions: NO_MENTIONS });
       return;
     }
@@ -214,7 +216,8 @@ export function createDiscordAdapter(o: DiscordAdapterOptions): DiscordAdapter {
       }
     };
     const progress = progressPacer(o, 'discord', showProgress);
-    if (file) void progress.update(readingFilesReply([{ name: file.name, size: file.size }]));
+    if (file)
+      void progress.update(readingFilesReply([{ name: file.name, size: file.size }], resolveLocale(o.config.locale, i.channelId, localeFromTag(i.locale))));
     const answer = async (): Promise<{ reply: Reply; ok: boolean }> => {
       let line = built.line;
       const read = file ? await readFiles([{ name: file.name, url: file.url, size: file.size }]) : { bodies: [], notes: [] };
@@ -336,7 +339,10 @@ export function createDiscordAdapter(o: DiscordAdapterOptions): DiscordAdapter {
     if (m.author.bot || m.author.id === client.user?.id || m.webhookId) return;
     if (!allowed(m.guildId, m.channelId)) {
       // Someone wrote to the bot directly: say why there is no answer. Other channels stay silent.
-      if (!m.guildId) await pacer.run(m.channelId, () => m.reply({ content: DM_REFUSAL, allowedMentions: NO_MENTIONS }));
+      if (!m.guildId)
+        await pacer.run(m.channelId, () =>
+          m.reply({ content: dmRefusal(resolveLocale(o.config.locale, m.channelId, undefined)), allowedMentions: NO_MENTIONS }),
+        );
       return;
     }
     const text = m.content ?? '';
@@ -360,11 +366,19 @@ export function createDiscordAdapter(o: DiscordAdapterOptions): DiscordAdapter {
       }
     };
     const progress = progressPacer(o, 'discord', showProgress);
-    if (files.length) void progress.update(readingFilesReply(files.map((a) => ({ name: a.name, size: a.size }))));
+    // A message carries no locale of its author: the channel's (config) or the server's language stands in for it.
+    const loc = resolveLocale(o.config.locale, m.channelId, localeFromTag(m.guild?.preferredLocale));
+    if (files.length)
+      void progress.update(
+        readingFilesReply(
+          files.map((a) => ({ name: a.name, size: a.size })),
+          loc,
+        ),
+      );
     const answer = async (): Promise<Reply | null> => {
       const { bodies, notes } = await readFiles(files.map((a) => ({ name: a.name, url: a.url, size: a.size })));
       if (pasted) bodies.unshift(text);
-      if (bodies.length === 0) return { title: 'Nothing I could read', severity: 'warning', sections: [{ text: notes.join('\n') }] };
+      if (bodies.length === 0) return { title: t(loc, 'adapter.nothingRead.title'), severity: 'warning', sections: [{ text: notes.join('\n') }] };
       const joined = bodies.join('\n');
       bodies.length = 0; // `joined` holds the text now; a 16 MB body is not kept twice
       // An attached message.txt that is chatter (not a log) gets no reply either.

@@ -13,7 +13,8 @@ import { readingFilesReply } from '../../core/progress.js';
 import {
   type AdapterDeps,
   ChannelPacer,
-  DM_REFUSAL,
+  channelRefusal,
+  dmRefusal,
   FAST_COMMANDS,
   MAX_FILE_BYTES,
   TEXT_FILE,
@@ -31,6 +32,7 @@ import {
 import { renderSlack, unescapeSlack, type SlackMessage } from './render.js';
 import { handleFeedbackActions } from './feedback.js';
 import { slackUserLocales } from './locale.js';
+import { resolveLocale, t } from '../../core/i18n.js';
 import type { Health } from '../../ops/health.js';
 import type { Logger } from '../../ops/logger.js';
 import type { SlackEnv } from '../adapter-env.js';
@@ -240,10 +242,12 @@ export function createSlackAdapter(o: SlackAdapterOptions): SlackAdapter {
     const arrived = performance.now();
     const acked = (p: Promise<void>) => p.finally(() => o.metrics?.ackSeconds.observe({ platform: 'slack' }, (performance.now() - arrived) / 1000));
     const channelType = command.channel_name === 'directmessage' ? 'im' : undefined;
+    // The asker's language, asked of Slack at once (cached; at most the lookup's timeout).
+    const askerLocale = userLocale(client, command.user_id);
+    const replyLocale = async () => resolveLocale(o.config.locale, command.channel_id, await askerLocale);
     if (!allowed(command.channel_id, channelType)) {
-      const why = isDirect(command.channel_id, channelType)
-        ? DM_REFUSAL
-        : `I don't answer commands in this channel. Ask an admin to add it to the bot's \`channels.slack\` list${dmsAllowed ? ', or DM me' : ''}.`;
+      const loc = await replyLocale();
+      const why = isDirect(command.channel_id, channelType) ? dmRefusal(loc) : channelRefusal(loc, 'channels.slack', dmsAllowed);
       await acked(ack({ response_type: 'ephemeral', text: why }));
       return;
     }
@@ -252,7 +256,7 @@ export function createSlackAdapter(o: SlackAdapterOptions): SlackAdapter {
     // A long command's progress goes in one public message, posted once the ack said "working on it".
     const live = liveMessage(client, command.channel_id, undefined);
     const work = track(
-      userLocale(client, command.user_id).then((locale) =>
+      askerLocale.then((locale) =>
         runCommand(o, {
           platform: 'slack',
           userId: command.user_id,
@@ -276,7 +280,7 @@ export function createSlackAdapter(o: SlackAdapterOptions): SlackAdapter {
         return;
       }
     }
-    await acked(ack({ response_type: 'ephemeral', text: `:hourglass_flowing_sand: Working on \`/gpu ${name}\`…` }));
+    await acked(ack({ response_type: 'ephemeral', text: `:hourglass_flowing_sand: ${t(await replyLocale(), 'adapter.working', { name })}` }));
     live.open();
     const result = await work;
     try {
@@ -298,7 +302,12 @@ export function createSlackAdapter(o: SlackAdapterOptions): SlackAdapter {
     if (!allowed(m.channel, m.channel_type)) {
       // Someone wrote to the bot directly: say why there is no answer. Other channels stay silent.
       if (isDirect(m.channel, m.channel_type))
-        await track(post(client, m.channel, { title: 'Direct messages are off', severity: 'warning', sections: [{ text: DM_REFUSAL }] }));
+        await track(
+          userLocale(client, user).then((locale) => {
+            const loc = resolveLocale(o.config.locale, m.channel, locale);
+            return post(client, m.channel, { title: t(loc, 'adapter.dmOff.title'), severity: 'warning', sections: [{ text: dmRefusal(loc) }] });
+          }),
+        );
       return;
     }
     const text = unescapeSlack(m.text ?? '');
@@ -314,11 +323,17 @@ export function createSlackAdapter(o: SlackAdapterOptions): SlackAdapter {
     const live = liveMessage(client, m.channel, threadTs);
     live.open();
     const progress = progressPacer(o, 'slack', live.show);
-    if (attached.length) void progress.update(readingFilesReply(attached));
+    // Shown at once: in the channel's language (config) or the default; the asker's own is looked up meanwhile.
+    if (attached.length) void progress.update(readingFilesReply(attached, resolveLocale(o.config.locale, m.channel, undefined)));
     const answer = async (): Promise<Reply> => {
       const { bodies, notes } = await readAttachedFiles(attached, (f, maxBytes) => downloadCapped(f.url, auth, maxBytes, f.size, fileHosts), cap);
       if (pasted) bodies.unshift(text);
-      if (bodies.length === 0) return { title: 'Nothing I could read', severity: 'warning', sections: [{ text: notes.join('\n') }] };
+      if (bodies.length === 0)
+        return {
+          title: t(resolveLocale(o.config.locale, m.channel, await userLocale(client, user)), 'adapter.nothingRead.title'),
+          severity: 'warning',
+          sections: [{ text: notes.join('\n') }],
+        };
       const line = `/gpu diagnose ${bodies.join('\n')}`;
       bodies.length = 0; // the line holds the text now; a 16 MB body is not kept twice
       const result = await track(
