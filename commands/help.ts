@@ -8,12 +8,12 @@ import { allCommands } from './index.js';
 export const HELP_WIDTH = 100;
 
 const WIDE_CHARS =
-  '\\u1100-\\u115f\\u2e80-\\u303e\\u3041-\\u33ff\\u3400-\\u4dbf\\u4e00-\\u9fff\\ua000-\\ua4cf\\uac00-\\ud7a3\\uf900-\\ufaff\\ufe30-\\ufe4f\\uff00-\\uff60\\uffe0-\\uffe6';
+  '\\u1100-\\u115f\\u2e80-\\u303e\\u3041-\\u33ff\\u3400-\\u4dbf\\u4e00-\\u9fff\\ua000-\\ua4cf\\uac00-\\ud7a3\\uf900-\\ufaff\\ufe30-\\ufe4f\\uff00-\\uff60\\uffe0-\\uffe6\\u{1f300}-\\u{1faff}';
 const WIDE = new RegExp(`[${WIDE_CHARS}]`, 'u');
 /** One wide character (with the closing punctuation that must not start a line), or a run of narrow ones. */
 const PIECES = new RegExp(`[${WIDE_CHARS}][，。：；、）！？」』]*|[^${WIDE_CHARS}]+`, 'gu');
 
-/** Columns `s` takes in a terminal: CJK characters and fullwidth forms take two, everything else one. */
+/** Columns `s` takes in a terminal: CJK characters, fullwidth forms and emoji take two, everything else one. */
 export function displayWidth(s: string): number {
   let w = 0;
   for (const ch of s) w += WIDE.test(ch) ? 2 : 1;

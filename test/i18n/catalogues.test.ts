@@ -5,6 +5,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { allCommands } from '../../commands/index.js';
+import { displayWidth } from '../../commands/help.js';
 import type { CommandContext } from '../../src/core/command.js';
 import { catalogue, LOCALES, localize, missingKeys, resetMissingKeys, t, type Locale } from '../../src/core/i18n.js';
 import { PROJECT_ROOT } from '../../src/core/paths.js';
@@ -237,6 +238,11 @@ describe.each(LOCALES)('every command asked in %s', (locale: Locale) => {
       }
     }
     expect(missingKeys()).toEqual([]);
+    // /gpu help fits 100 terminal columns (CJK and emoji take two; code lines get a 4-column indent).
+    const help = (await deps.registry.dispatch('help', { platform: 'console', userId: 'me', isAdmin: true, locale, services })).reply;
+    const lines = help.sections.flatMap((s) => [...(s.text ?? '').split('\n'), ...(s.code ?? '').split('\n').map((l) => '    ' + l)]);
+    expect(lines.filter((l) => displayWidth(l) > 100)).toEqual([]);
+    expect(lines.length).toBeGreaterThan(24);
     // Every command the bot has was asked.
     expect(
       allCommands()
