@@ -11,6 +11,6 @@ export default defineCommand({
   async run(_opts, ctx) {
     if (!ctx.services.watch)
       return { title: t(ctx.locale, 'common.noWatch.title'), severity: 'info', sections: [{ text: t(ctx.locale, 'common.noWatch.text') }] };
-    return ctx.services.watch.digestNow();
+    return ctx.services.watch.digestNow(ctx.locale);
   },
 });

@@ -14,6 +14,6 @@ export default defineCommand({
   async run({ _: [host] }, ctx) {
     if (!ctx.services.watch)
       return { title: t(ctx.locale, 'common.noWatch.title'), severity: 'info', sections: [{ text: t(ctx.locale, 'common.noWatch.text') }] };
-    return ctx.services.watch.watchHost(host);
+    return ctx.services.watch.watchHost(host, ctx.locale);
   },
 });

@@ -1,5 +1,6 @@
 // `gpu-doctor digest --samples FILE [--json]`: leak findings from recorded samples (JSON lines, one
 // sample per line: process, GPU-level or host RAM samples as src/watch/types.ts documents).
+import { localeFromEnv } from '../core/i18n.js';
 import { createReadStream, existsSync, statSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { loadRuleBase } from '../diagnose/rule-base.js';
@@ -61,6 +62,9 @@ export async function digestCli(args: string[]): Promise<number> {
   const rules = await loadRuleBase();
   const findings = detector.findings();
   if (flags.json) process.stdout.write(terminalSafeJson(findingsJson(findings, rules)) + '\n');
-  else process.stdout.write(renderText(digestReply(findings, { hosts: hosts.size, processes: procs.size }, rules)) + '\n');
+  else
+    process.stdout.write(
+      renderText(digestReply(findings, { hosts: hosts.size, processes: procs.size }, rules, undefined, undefined, {}, localeFromEnv())) + '\n',
+    );
   return 0;
 }

@@ -141,8 +141,9 @@ export interface ChartRequestOptions {
 }
 
 export interface WatchService {
-  digestNow(): Promise<import('./reply.js').Reply>;
-  watchHost(name: string): Promise<import('./reply.js').Reply>;
+  /** `locale`: the reply's language (English when unset). */
+  digestNow(locale?: import('./i18n.js').Locale): Promise<import('./reply.js').Reply>;
+  watchHost(name: string, locale?: import('./i18n.js').Locale): Promise<import('./reply.js').Reply>;
   /** A PNG chart of one GPU's recent memory (`/gpu chart`). */
   chartHost(request: ChartRequestOptions): Promise<import('./reply.js').Reply>;
   /** Where scheduled digests go; the chat adapters set it once they are connected. */

@@ -1,6 +1,7 @@
 // Leak digest: findings -> a platform-neutral Reply (grouped by host and owner, worst first, with a
 // sparkline and the first fix from the knowledge rule), the CLI's JSON contract, and the "already
 // reported unless worse" dedup used by scheduled digests.
+import { t, type Locale, type MessageKey } from '../core/i18n.js';
 import type { Reply, ReplyFile, ReplySection } from '../core/reply.js';
 import { Mentions } from '../core/mention.js';
 import { personOf, type OwnersService } from '../owners/directory.js';
@@ -81,11 +82,11 @@ export function findingsJson(findings: Finding[], rules?: RuleBase): { findings:
 export const sortWorstFirst = (findings: Finding[]): Finding[] =>
   [...findings].sort((a, b) => b.severity - a.severity || (a.hoursToFull ?? Infinity) - (b.hoursToFull ?? Infinity));
 
-const KIND_LABEL: Record<Finding['kind'], string> = {
-  leak: 'GPU memory creep',
-  rank0_growth: 'one rank growing (rank-0 growth)',
-  host_ram: 'host RAM',
-  idle_held: 'idle GPU memory held',
+const KIND_LABEL: Record<Finding['kind'], MessageKey> = {
+  leak: 'digest.kind.leak',
+  rank0_growth: 'digest.kind.rank0',
+  host_ram: 'digest.kind.hostRam',
+  idle_held: 'digest.kind.idleHeld',
 };
 
 export function formatHours(h: number | null): string {
@@ -117,13 +118,15 @@ export function digestReply(
   findings: Finding[],
   watched: Watched,
   rules?: RuleBase,
-  title = 'Leak watch digest',
+  titleGiven?: string,
   chartOf?: ChartOf,
   people: DigestPeople = {},
+  loc?: Locale,
 ): Reply {
-  const what = `${watched.hosts} host${watched.hosts === 1 ? '' : 's'}, ${watched.processes} GPU process${watched.processes === 1 ? '' : 'es'}`;
+  const title = titleGiven ?? t(loc, 'digest.title');
+  const what = `${t(loc, watched.hosts === 1 ? 'digest.hosts.one' : 'digest.hosts', { n: watched.hosts })}, ${t(loc, watched.processes === 1 ? 'digest.processes.one' : 'digest.processes', { n: watched.processes })}`;
   if (!findings.length) {
-    return { title, severity: 'ok', sections: [{ text: `No memory leaks or idle held memory found (watched ${what}).` }] };
+    return { title, severity: 'ok', sections: [{ text: t(loc, 'digest.none', { what }) }] };
   }
   const sorted = sortWorstFirst(findings);
   const groups = new Map<string, Finding[]>();
@@ -139,7 +142,7 @@ export function digestReply(
     const { host, user } = g[0];
     const who = personOf(mentions, people.owners, host, user, people.link);
     const rows = g.map((f) => [
-      KIND_LABEL[f.kind],
+      t(loc, KIND_LABEL[f.kind]),
       f.gpu === undefined ? '—' : String(f.gpu),
       f.pid === undefined ? '—' : String(f.pid),
       who ?? '—',
@@ -153,8 +156,21 @@ export function digestReply(
     const details = g.map((f) => (f.detail && f.pattern ? `${f.detail}; memory ${CREEP_PATTERN_TEXT[f.pattern]}` : f.detail)).filter((x): x is string => !!x);
     sections.push({
       heading: `${host}${who ? ` · ${who}` : ''}`,
-      table: { columns: ['finding', 'GPU', 'pid', 'user', 'command', 'MiB/h', 'current / total', 'full in', 'series'], rows },
-      ...(details.length || fixes.length ? { text: [...details, ...fixes.map((x) => `Fix: ${x}`)].join('\n') } : {}),
+      table: {
+        columns: [
+          t(loc, 'digest.col.finding'),
+          'GPU',
+          'pid',
+          t(loc, 'digest.col.user'),
+          t(loc, 'digest.col.command'),
+          'MiB/h',
+          t(loc, 'digest.col.current'),
+          t(loc, 'digest.col.fullIn'),
+          t(loc, 'digest.col.series'),
+        ],
+        rows,
+      },
+      ...(details.length || fixes.length ? { text: [...details, ...fixes.map((x) => t(loc, 'digest.fix', { fix: x }))].join('\n') } : {}),
     });
   }
   const worst = sorted[0];
@@ -167,7 +183,7 @@ export function digestReply(
   return {
     title,
     severity,
-    sections: [{ text: `${findings.length} finding${findings.length === 1 ? '' : 's'} (watched ${what}).` }, ...sections],
+    sections: [{ text: t(loc, findings.length === 1 ? 'digest.count.one' : 'digest.count', { n: findings.length, what }) }, ...sections],
     ...(files ? { files } : {}),
     ...(mentions.size ? { mentions: mentions.table() } : {}),
   };

@@ -1,5 +1,6 @@
 // Scheduled digests (croner: cron + time zone per configured digest) with the last run persisted in the
 // store: a restart never posts a duplicate, and a digest missed while the bot was down posts once on start.
+import { t, type Locale } from '../core/i18n.js';
 import { Cron } from 'croner';
 import type { Reply } from '../core/reply.js';
 import type { RuleBase } from '../diagnose/rule-base.js';
@@ -225,11 +226,11 @@ export class WatchRuntime implements WatchService {
     await this.scheduler.start();
   }
 
-  async digestNow(): Promise<Reply> {
+  async digestNow(locale?: Locale): Promise<Reply> {
     const now = Date.now();
     const { findings, watched } = await this.source(this.options, now);
     const chartOf = findingChartFromStore(this.store, { timeZone: this.timeZoneFor(), sampleIntervalSec: this.cfg.sample_interval_s }, now);
-    return digestReply(findings, watched, this.rules, undefined, chartOf, { owners: this.owners });
+    return digestReply(findings, watched, this.rules, undefined, chartOf, { owners: this.owners }, locale);
   }
 
   private growthCache: { at: number; value: Promise<GpuGrowth[]> } | null = null;
@@ -266,12 +267,12 @@ export class WatchRuntime implements WatchService {
     return gpuChartReply(this.store, req, style, this.options, known);
   }
 
-  watchHost(name: string): Promise<Reply> {
+  watchHost(name: string, locale?: Locale): Promise<Reply> {
     // Synchronous over the store; a promise for the command interface, rejecting (not throwing) on a store error.
-    return new Promise((resolve) => resolve(this.watchHostNow(name)));
+    return new Promise((resolve) => resolve(this.watchHostNow(name, locale)));
   }
 
-  private watchHostNow(name: string): Reply {
+  private watchHostNow(name: string, loc?: Locale): Reply {
     const since = Date.now() - 6 * HOUR;
     const series = new Map<string, number[]>();
     const ram: number[] = [];
@@ -280,7 +281,9 @@ export class WatchRuntime implements WatchService {
     const hidden = this.sampler?.hidden.get(name) ?? [];
     const gpuLabel = (gpu: number) => {
       const on = hidden.filter((p) => p.gpu === gpu);
-      return on.length ? `GPU ${gpu} · pid ${on.map((p) => p.pid).join(',')} · ${[...new Set(on.map((p) => p.text))].join('; ')}` : `GPU ${gpu} (no processes)`;
+      return on.length
+        ? `GPU ${gpu} · pid ${on.map((p) => p.pid).join(',')} · ${[...new Set(on.map((p) => p.text))].join('; ')}`
+        : t(loc, 'watch.noProcesses', { gpu });
     };
     for (const s of this.store.samplesSince(since, name)) {
       if (isHostSample(s)) ram.push((s.memTotalBytes - s.memAvailableBytes) / 2 ** 20);
@@ -293,18 +296,19 @@ export class WatchRuntime implements WatchService {
         a.push(isProcessSample(s) ? (s.processMiB ?? NaN) : s.gpuUsedMiB);
       }
     }
-    if (!series.size && !ram.length) return { title: `Watch ${name}`, severity: 'info', sections: [{ text: `No samples for ${name} in the last 6 hours.` }] };
+    if (!series.size && !ram.length)
+      return { title: t(loc, 'watch.title', { host: name }), severity: 'info', sections: [{ text: t(loc, 'watch.noSamples', { host: name }) }] };
     const rows = [...series].map(([k, v]) => [
       k,
       String(Math.round(v[v.length - 1])),
       String(Math.round(Math.max(...v.filter(Number.isFinite)))),
       sparkline(v, 36),
     ]);
-    if (ram.length) rows.push(['host RAM used (MiB)', String(Math.round(ram[ram.length - 1])), String(Math.round(Math.max(...ram))), sparkline(ram, 36)]);
+    if (ram.length) rows.push([t(loc, 'watch.hostRam'), String(Math.round(ram[ram.length - 1])), String(Math.round(Math.max(...ram))), sparkline(ram, 36)]);
     return {
-      title: `Watch ${name} (last 6 h)`,
+      title: t(loc, 'watch.title6h', { host: name }),
       severity: 'info',
-      sections: [{ table: { columns: ['series', 'now MiB', 'max MiB', 'last 6 h'], rows } }],
+      sections: [{ table: { columns: [t(loc, 'watch.col.series'), t(loc, 'watch.col.now'), t(loc, 'watch.col.max'), t(loc, 'watch.col.last6h')], rows } }],
       ...(people.size ? { mentions: people.table() } : {}),
     };
   }

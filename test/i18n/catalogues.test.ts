@@ -103,9 +103,9 @@ const englishFragments = Object.entries(en).flatMap(([key, text]) =>
 
 /**
  * Commands whose answers come from the services' own renderers, not converted yet (their English is
- * not in the catalogue, so only the command's own frame is checked): the leak watch's digest / watch.
+ * not in the catalogue, so only the command's own frame is checked): the leak watch's chart.
  */
-const UNCONVERTED = new Set(['digest', 'watch', 'chart']);
+const UNCONVERTED = new Set(['chart']);
 
 const oom = readFileSync(join(PROJECT_ROOT, 'knowledge/cuda-oom/match/yolov5-issue-2510.log'), 'utf8');
 
