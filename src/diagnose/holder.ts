@@ -40,11 +40,15 @@ function thisProcessHolds(f: Facts): number | undefined {
 }
 
 const MiB = formatMiB;
+/** Weights that take this share of the card leave no room for anything else: they are the holder. */
+const WEIGHTS_FILL = 0.85;
 
 export function whoHoldsMemory(f: Facts): HolderVerdict | undefined {
   const tried = f.triedAllocMiB;
   const total = f.totalCapacityMiB ?? f.gpuMemoryMiB ?? f.statedGpuMemoryMiB;
   const idle = idleCacheMiB(f);
+  // The model's weights as the log sizes them (parameters × bytes per dtype), when it names a size.
+  const weights = f.paramsB !== undefined ? weightsMiB(f.paramsB, f.dtype) : undefined;
   const mine = thisProcessHolds(f);
   const others = (f.otherProcesses ?? []).reduce((s, p) => s + p.memoryMiB, 0);
   // Before this process allocated anything, part of the card was already taken: that is someone else's.
@@ -75,7 +79,7 @@ export function whoHoldsMemory(f: Facts): HolderVerdict | undefined {
   // CUDA's own out-of-memory (outside PyTorch's allocator) while the model is first moved to the GPU: the
   // context or the first parameters could not be allocated, so the card was full before this job began,
   // unless the weights named in the log are themselves too big for it.
-  const weightsTooBig = f.paramsB !== undefined && total !== undefined && weightsMiB(f.paramsB, f.dtype) >= 0.85 * total;
+  const weightsTooBig = weights !== undefined && total !== undefined && weights >= WEIGHTS_FILL * total;
   if (f.runtimeOom && f.oomPhase === 'load' && !weightsTooBig && f.triedAllocMiB === undefined) {
     return {
       holder: 'other_processes',
@@ -147,13 +151,12 @@ export function whoHoldsMemory(f: Facts): HolderVerdict | undefined {
       why: `the allocation failed in the ${f.oomPhase} pass, which holds the batch's activations${f.oomPhase === 'backward' ? ' and their gradients' : ''} (the message gives no memory figures)`,
     };
   }
-  if (f.paramsB !== undefined && total !== undefined) {
-    const w = weightsMiB(f.paramsB, f.dtype);
-    if (w >= 0.85 * total) {
+  if (f.paramsB !== undefined && weights !== undefined && total !== undefined) {
+    if (weights >= WEIGHTS_FILL * total) {
       const dtype = f.dtype ?? 'fp16 (assumed: the log does not say)';
       return {
         holder: 'weights',
-        why: `${f.paramsB}B parameters × ${BYTES_PER_PARAM[f.dtype ?? 'fp16'] ?? 2} bytes (${dtype}) ≈ ${MiB(w)} of weights against ${MiB(total)} on the card`,
+        why: `${f.paramsB}B parameters × ${BYTES_PER_PARAM[f.dtype ?? 'fp16'] ?? 2} bytes (${dtype}) ≈ ${MiB(weights)} of weights against ${MiB(total)} on the card`,
       };
     }
   }
