@@ -306,7 +306,7 @@ export class FakeDiscord {
       guild_id: GUILD_ID,
       channel_id: CHANNEL_ID,
       channel: { id: CHANNEL_ID, type: 0, guild_id: GUILD_ID, name: 'ml' },
-      member: { user: this.user(userId), roles, permissions: '2147483647', joined_at: new Date().toISOString(), deaf: false, mute: false, flags: 0 },
+      member: this.member(userId, roles),
       app_permissions: '2147483647',
       locale,
       guild_locale: 'en-US',
@@ -340,15 +340,7 @@ export class FakeDiscord {
       guild_id: GUILD_ID,
       channel_id: CHANNEL_ID,
       channel: { id: CHANNEL_ID, type: 0, guild_id: GUILD_ID, name: 'ml' },
-      member: {
-        user: this.user(userId),
-        roles: o.roles ?? [],
-        permissions: '2147483647',
-        joined_at: new Date().toISOString(),
-        deaf: false,
-        mute: false,
-        flags: 0,
-      },
+      member: this.member(userId, o.roles ?? []),
       app_permissions: '2147483647',
       locale: 'en-US',
       guild_locale: 'en-US',
@@ -357,6 +349,11 @@ export class FakeDiscord {
       context: 0,
       data: { id: '1', name: 'gpu', type: 1, options: [top] },
     });
+  }
+
+  /** A guild member with every permission (interactions carry one). */
+  private member(userId: string, roles: string[]) {
+    return { user: this.user(userId), roles, permissions: '2147483647', joined_at: new Date().toISOString(), deaf: false, mute: false, flags: 0 };
   }
 
   /**
@@ -381,15 +378,7 @@ export class FakeDiscord {
         name: 'ml',
         ...(channelId === CHANNEL_ID ? {} : { parent_id: CHANNEL_ID }),
       },
-      member: {
-        user: this.user(userId),
-        roles: o.roles ?? [],
-        permissions: '2147483647',
-        joined_at: new Date().toISOString(),
-        deaf: false,
-        mute: false,
-        flags: 0,
-      },
+      member: this.member(userId, o.roles ?? []),
       app_permissions: '2147483647',
       locale: 'en-US',
       guild_locale: 'en-US',
