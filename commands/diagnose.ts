@@ -27,7 +27,7 @@ export default defineCommand({
       return { title: t(ctx.locale, 'diagnose.empty.title'), severity: 'warning', sections: [{ text: t(ctx.locale, 'diagnose.empty.text') }] };
     }
     const input = decodeLog(Buffer.from(text, 'utf8'));
-    const result = diagnose(input.text, ctx.services.rules);
+    const result = diagnose(input.text, ctx.services.rules, ctx.locale);
     const reply = diagnosisReply(result, input, ctx.locale);
     // 👍 / 👎: the diagnosis is stored (rule, category; the redacted log only when the config opts in).
     const best = result.diagnoses[0];

@@ -17,9 +17,10 @@ export async function diagnoseCli(args: string[]): Promise<number> {
   if (file !== '-' && (!existsSync(file) || !statSync(file).isFile())) throw new UsageError(`no such file: ${file.slice(0, 200)}`);
   const rules = await loadRuleBase();
   const input = file === '-' ? await readLogStream(process.stdin) : await readLogFile(file);
-  const result = diagnose(input.text, rules);
+  // The text in the terminal's language (LC_ALL / LC_MESSAGES / LANG); --json is a contract and stays in English.
+  const locale = flags.json ? undefined : localeFromEnv();
+  const result = diagnose(input.text, rules, locale);
   if (flags.json) process.stdout.write(terminalSafeJson(toJsonContract(result, input)) + '\n');
-  // The text in the terminal's language (LC_ALL / LC_MESSAGES / LANG); --json is a contract and stays as it is.
-  else process.stdout.write(renderText(diagnosisReply(result, input, localeFromEnv())) + '\n');
+  else process.stdout.write(renderText(diagnosisReply(result, input, locale)) + '\n');
   return 0;
 }

@@ -13,6 +13,7 @@ import { finalError, NOT_MEMORY_EXCEPTIONS, type FinalError } from './final-erro
 import { detectTool, knobsFor, type ToolInfo } from './tools.js';
 import { computeFixes, type ComputedFix } from './fixes/index.js';
 import { parseReadings } from '../readings/index.js';
+import { t, type Locale } from '../core/i18n.js';
 import type { Readings } from '../readings/types.js';
 
 export interface Diagnosis {
@@ -44,10 +45,10 @@ export interface DiagnoseResult {
  * The tool's own knobs, for the fixes to quote: its batch flag, how it turns on mixed precision, and
  * its default batch when the log states none (the reply says it is the default).
  */
-function withToolKnobs(facts: Facts, tool: ToolInfo | undefined, knobs: string[] | undefined): void {
-  facts.batchFlag = tool?.batch_flag ?? 'your batch-size setting';
-  facts.ampHow = tool?.amp ?? "AMP: torch.autocast + GradScaler, or your tool's --amp / --fp16 / --bf16";
-  facts.weightsSplitHow = tool?.weights_split ?? 'split it over several GPUs (device_map="auto", tensor parallel)';
+function withToolKnobs(facts: Facts, tool: ToolInfo | undefined, knobs: string[] | undefined, loc: Locale | undefined): void {
+  facts.batchFlag = tool?.batch_flag ?? t(loc, 'diag.default.batchFlag');
+  facts.ampHow = tool?.amp ?? t(loc, 'diag.default.ampHow');
+  facts.weightsSplitHow = tool?.weights_split ?? t(loc, 'diag.default.weightsSplitHow');
   if (!tool) return;
   facts.tool = tool.id;
   facts.toolName = tool.name;
@@ -88,15 +89,13 @@ const MEMORY_CATEGORIES = new Set<Category>([
 /** Categories where the device ran out: the reply says who holds the memory. */
 const MEMORY_HOLDER_CATEGORIES = new Set<Category>(['cuda_oom', 'fragmentation', 'replica_oom', 'cudnn_cublas_alloc']);
 
-const UNSTATED_HOLDER =
-  'the log gives no memory figures (allocated, reserved, free) and no frame that says what ran; paste the whole error message (PyTorch prints them), or watch `nvidia-smi` / `/gpu status` while the job runs';
-
 /** How many priority points the position of the last match is worth (end of log = full bonus). */
 const RECENCY_BONUS = 30;
 const MAX_EVIDENCE = 5;
 const MAX_EVIDENCE_CHARS = 400;
 
-export function diagnose(raw: string, base: RuleBase): DiagnoseResult {
+/** The diagnosis of a log, its texts (titles, who holds the memory, fixes) in `loc` (English when none is given). */
+export function diagnose(raw: string, base: RuleBase, loc?: Locale): DiagnoseResult {
   const text = normalizeLog(raw);
   const readings = parseReadings(text);
   const log = new LogText(text);
@@ -111,23 +110,23 @@ export function diagnose(raw: string, base: RuleBase): DiagnoseResult {
     const rule = base.rules[hit.rule];
     const facts: Facts = { ...settings, ...stray, ...extractOomFacts(log, hit.lines) };
     if (MEMORY_HOLDER_CATEGORIES.has(rule.category)) {
-      withToolKnobs(facts, tool, knobs);
-      const verdict = whoHoldsMemory(facts);
+      withToolKnobs(facts, tool, knobs, loc);
+      const verdict = whoHoldsMemory(facts, loc);
       if (verdict) {
         facts.holder = verdict.holder;
         facts.holderWhy = verdict.why;
       } else {
         // Every OOM reply says who holds the memory, and when the log cannot tell, says so and how to find out.
-        facts.holderWhy = UNSTATED_HOLDER;
+        facts.holderWhy = t(loc, 'diag.holder.unstated');
       }
       // A flat series up to the failure: the step needs more than the card has; nothing accumulated.
       if (facts.memoryShape === 'flat' && facts.memorySeriesMiB) {
-        facts.holderWhy += `; the log's own memory figure stayed flat over ${facts.memorySeriesMiB.length} readings until the failure, so this is capacity for this step, not a leak`;
+        facts.holderWhy += t(loc, 'diag.holder.flat', { n: facts.memorySeriesMiB.length });
       }
     }
     const evidence = { facts, readings };
     if (!holds(rule.when, evidence)) continue;
-    const fixes = computeFixes(rule.fixes, evidence);
+    const fixes = computeFixes(rule.fixes, evidence, loc);
     if (fixes.length === 0) continue;
     const shown = hit.lines.slice(-MAX_EVIDENCE).map((l) => {
       const line = log.line(l).trim();
@@ -136,7 +135,7 @@ export function diagnose(raw: string, base: RuleBase): DiagnoseResult {
     diagnoses.push({
       rule: rule.id,
       category: rule.category,
-      title: rule.title,
+      title: (loc === 'zh' && rule.zh?.title) || rule.title,
       evidence: shown,
       facts,
       fixes,

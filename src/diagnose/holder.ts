@@ -10,12 +10,13 @@
 //   activations      this process holds the card: batch × input size is the lever
 import type { Facts } from './facts.js';
 import { formatMiB } from './fixes/arithmetic.js';
+import { t, type Locale } from '../core/i18n.js';
 
 export type Holder = 'allocator_cache' | 'not_capacity' | 'other_processes' | 'weights' | 'optimizer_state' | 'activations';
 
 export interface HolderVerdict {
   holder: Holder;
-  /** The arithmetic behind the verdict, in words and numbers from the log. */
+  /** The arithmetic behind the verdict, in words and numbers from the log (in the asker's language). */
   why: string;
 }
 
@@ -43,7 +44,7 @@ const MiB = formatMiB;
 /** Weights that take this share of the card leave no room for anything else: they are the holder. */
 const WEIGHTS_FILL = 0.85;
 
-export function whoHoldsMemory(f: Facts): HolderVerdict | undefined {
+export function whoHoldsMemory(f: Facts, loc?: Locale): HolderVerdict | undefined {
   const tried = f.triedAllocMiB;
   const total = f.totalCapacityMiB ?? f.gpuMemoryMiB ?? f.statedGpuMemoryMiB;
   const idle = idleCacheMiB(f);
@@ -55,14 +56,19 @@ export function whoHoldsMemory(f: Facts): HolderVerdict | undefined {
   if (f.startupFreeMiB !== undefined && total !== undefined && total - f.startupFreeMiB >= 1024) {
     return {
       holder: 'other_processes',
-      why: `only ${MiB(f.startupFreeMiB)} of ${MiB(total)} was free when the process started: about ${MiB(total - f.startupFreeMiB)} is held by other processes`,
+      why: t(loc, 'holder.why.startupFree', { free: MiB(f.startupFreeMiB), total: MiB(total), held: MiB(total - f.startupFreeMiB) }),
     };
   }
   // Processes the message names (this one excluded) holding a material share: freeing them is the lever.
   if (total !== undefined && others >= Math.max(1024, 0.1 * total) && (tried === undefined || others >= tried)) {
     return {
       holder: 'other_processes',
-      why: `other processes hold ${MiB(others)} of ${MiB(total)} (${f.otherProcesses!.map((p) => `pid ${p.pid}: ${MiB(p.memoryMiB)}`).join(', ')})${mine !== undefined ? `, this process ${MiB(mine)}` : ''}`,
+      why: t(loc, 'holder.why.others', {
+        others: MiB(others),
+        total: MiB(total),
+        list: f.otherProcesses!.map((p) => `pid ${p.pid}: ${MiB(p.memoryMiB)}`).join(', '),
+        mine: mine !== undefined ? t(loc, 'holder.why.othersMine', { mine: MiB(mine) }) : '',
+      }),
     };
   }
   if (total !== undefined && mine !== undefined) {
@@ -71,8 +77,10 @@ export function whoHoldsMemory(f: Facts): HolderVerdict | undefined {
       // Others hold over a quarter of the card, and this process little of it or they nearly a third:
       // freeing theirs would let this job fit, whatever its own layout.
       if (elsewhere > Math.max(2048, 0.25 * total) && (mine < 0.5 * total || elsewhere >= 0.3 * total)) {
-        const whom = f.otherProcesses?.length ? ` (${f.otherProcesses.map((p) => `pid ${p.pid}: ${MiB(p.memoryMiB)}`).join(', ')})` : '';
-        return { holder: 'other_processes', why: `of ${MiB(total)}, this process holds ${MiB(mine)} and about ${MiB(elsewhere)} is held outside it${whom}` };
+        const whom = f.otherProcesses?.length
+          ? t(loc, 'holder.why.whom', { list: f.otherProcesses.map((p) => `pid ${p.pid}: ${MiB(p.memoryMiB)}`).join(', ') })
+          : '';
+        return { holder: 'other_processes', why: t(loc, 'holder.why.elsewhere', { total: MiB(total), mine: MiB(mine), elsewhere: MiB(elsewhere), whom }) };
       }
     }
   }
@@ -83,14 +91,14 @@ export function whoHoldsMemory(f: Facts): HolderVerdict | undefined {
   if (f.runtimeOom && f.oomPhase === 'load' && !weightsTooBig && f.triedAllocMiB === undefined) {
     return {
       holder: 'other_processes',
-      why: `CUDA itself ran out of memory (not PyTorch's allocator, which prints its figures) while the model was first moved to the GPU: the CUDA context or the first parameters could not be allocated, so the card was already full: other processes, or the wrong GPU`,
+      why: t(loc, 'holder.why.runtimeLoad'),
     };
   }
   // A request of under a MiB with nothing free, and no figure for this process: the card had no room at all.
   if (tried !== undefined && tried < 1 && f.freeMiB !== undefined && f.freeMiB < 1 && f.allocatedMiB === undefined && f.reservedMiB === undefined) {
     return {
       holder: 'other_processes',
-      why: `a ${MiB(tried)} request failed with ${MiB(f.freeMiB)} free and nothing allocated by this process in the message: the card was full before this job began`,
+      why: t(loc, 'holder.why.fullBefore', { tried: MiB(tried), free: MiB(f.freeMiB) }),
     };
   }
   // The idle cache must cover the request and be a material share of the card (5%; 10% of what this
@@ -105,14 +113,14 @@ export function whoHoldsMemory(f: Facts): HolderVerdict | undefined {
   if (tried !== undefined && idle !== undefined && idle >= tried && (idle >= material || deviceHasIt || largeCache)) {
     const how =
       f.reservedUnallocatedMiB !== undefined
-        ? `${MiB(idle)} is reserved by PyTorch but unallocated`
-        : `reserved ${MiB(f.reservedMiB!)} − allocated ${MiB(f.allocatedMiB!)} = ${MiB(idle)} idle in PyTorch's cache`;
-    return { holder: 'allocator_cache', why: `${how} ≥ the ${MiB(tried)} request: the memory exists but not in one block` };
+        ? t(loc, 'holder.why.cacheUnallocated', { idle: MiB(idle) })
+        : t(loc, 'holder.why.cacheIdle', { reserved: MiB(f.reservedMiB!), allocated: MiB(f.allocatedMiB!), idle: MiB(idle) });
+    return { holder: 'allocator_cache', why: t(loc, 'holder.why.fragmented', { how, tried: MiB(tried) }) };
   }
   // Clearly more free than asked: equal printed figures ("1.50 GiB free", "Tried to allocate 1.50 GiB")
   // are rounding, not spare memory.
   if (tried !== undefined && f.freeMiB !== undefined && f.freeMiB >= 1.25 * tried && f.freeMiB - tried >= 64) {
-    return { holder: 'not_capacity', why: `the device reports ${MiB(f.freeMiB)} free ≥ the ${MiB(tried)} request: this is not the card being full` };
+    return { holder: 'not_capacity', why: t(loc, 'holder.why.notCapacity', { free: MiB(f.freeMiB), tried: MiB(tried) }) };
   }
   // XLA sized the whole program: arguments (parameters and inputs) that alone nearly fill the device are
   // the weights; otherwise the program's temporaries (activations) are what does not fit.
@@ -121,42 +129,51 @@ export function whoHoldsMemory(f: Facts): HolderVerdict | undefined {
     if (args !== undefined && args >= 0.8 * total) {
       return {
         holder: 'weights',
-        why: `XLA counts ${MiB(args)} of arguments (the parameters and inputs) against ${MiB(total)} of device memory, before any temporary: the weights alone do not fit one device`,
+        why: t(loc, 'holder.why.xlaWeights', { args: MiB(args), total: MiB(total) }),
       };
     }
     if (f.xlaProgramMiB !== undefined && f.xlaProgramMiB >= (args ?? 0)) {
-      const besides = args ? ` besides ${MiB(args)} of arguments` : '';
+      const besides = args ? t(loc, 'holder.why.xlaBesides', { args: MiB(args) }) : '';
       return {
         holder: 'activations',
-        why: `XLA's program needs ${MiB(f.xlaProgramMiB)} of temporaries (activations)${besides}, ${MiB(f.xlaUsedMiB)} in all on a ${MiB(total)} device`,
+        why: t(loc, 'holder.why.xlaProgram', { program: MiB(f.xlaProgramMiB), besides, used: MiB(f.xlaUsedMiB), total: MiB(total) }),
       };
     }
   }
   if (f.oomPhase === 'load') {
-    const size = f.paramsB !== undefined ? ` (${f.paramsB}B parameters ≈ ${MiB(weightsMiB(f.paramsB, f.dtype))} in ${f.dtype ?? 'fp16'})` : '';
+    const size =
+      f.paramsB !== undefined
+        ? t(loc, 'holder.why.loadSize', { params: f.paramsB, weights: MiB(weightsMiB(f.paramsB, f.dtype)), dtype: f.dtype ?? 'fp16' })
+        : '';
     return {
       holder: 'weights',
-      why: `the allocation failed while the model was being loaded or moved to the GPU, before any batch ran${size}${total !== undefined ? `, on a ${MiB(total)} card` : ''}`,
+      why: t(loc, 'holder.why.load', { size, card: total !== undefined ? t(loc, 'holder.why.card', { total: MiB(total) }) : '' }),
     };
   }
   if (f.oomPhase === 'optimizer') {
     return {
       holder: 'optimizer_state',
-      why: `the allocation failed in the optimizer's step, which creates its state (Adam: two fp32 tensors per parameter) on first use${total !== undefined ? `, on a ${MiB(total)} card` : ''}`,
+      why: t(loc, 'holder.why.optimizer', { card: total !== undefined ? t(loc, 'holder.why.card', { total: MiB(total) }) : '' }),
     };
   }
   if ((f.oomPhase === 'backward' || f.oomPhase === 'forward') && (mine === undefined || total === undefined)) {
     return {
       holder: 'activations',
-      why: `the allocation failed in the ${f.oomPhase} pass, which holds the batch's activations${f.oomPhase === 'backward' ? ' and their gradients' : ''} (the message gives no memory figures)`,
+      why: t(loc, f.oomPhase === 'backward' ? 'holder.why.backward' : 'holder.why.forward'),
     };
   }
   if (f.paramsB !== undefined && weights !== undefined && total !== undefined) {
     if (weights >= WEIGHTS_FILL * total) {
-      const dtype = f.dtype ?? 'fp16 (assumed: the log does not say)';
+      const dtype = f.dtype ?? t(loc, 'holder.why.dtypeAssumed');
       return {
         holder: 'weights',
-        why: `${f.paramsB}B parameters × ${BYTES_PER_PARAM[f.dtype ?? 'fp16'] ?? 2} bytes (${dtype}) ≈ ${MiB(weights)} of weights against ${MiB(total)} on the card`,
+        why: t(loc, 'holder.why.weights', {
+          params: f.paramsB,
+          bytes: BYTES_PER_PARAM[f.dtype ?? 'fp16'] ?? 2,
+          dtype,
+          weights: MiB(weights),
+          total: MiB(total),
+        }),
       };
     }
   }
@@ -167,24 +184,28 @@ export function whoHoldsMemory(f: Facts): HolderVerdict | undefined {
     if (state >= total) {
       return {
         holder: 'optimizer_state',
-        why: `full fine-tuning of ${f.paramsB}B parameters with Adam keeps about 16 bytes per parameter (weights, gradients, fp32 master copy and two moments) ≈ ${MiB(state)}, more than the ${MiB(total)} card`,
+        why: t(loc, 'holder.why.fullFinetune', { params: f.paramsB, state: MiB(state), total: MiB(total) }),
       };
     }
   }
   if (mine !== undefined && total !== undefined) {
     return {
       holder: 'activations',
-      why: `this process holds ${MiB(mine)} of ${MiB(total)}${tried !== undefined ? ` and needed ${MiB(tried)} more` : ''}: its own tensors fill the card`,
+      why: t(loc, 'holder.why.own', {
+        mine: MiB(mine),
+        total: MiB(total),
+        more: tried !== undefined ? t(loc, 'holder.why.ownMore', { tried: MiB(tried) }) : '',
+      }),
     };
   }
   if (tried !== undefined && f.freeMiB !== undefined) {
-    return { holder: 'activations', why: `${MiB(f.freeMiB)} free < the ${MiB(tried)} request` };
+    return { holder: 'activations', why: t(loc, 'holder.why.freeLess', { free: MiB(f.freeMiB), tried: MiB(tried) }) };
   }
   // TensorFlow named the tensor: 3+ dimensions led by the batch are an activation of this step.
   if (f.batchFromShape !== undefined) {
     return {
       holder: 'activations',
-      why: `TensorFlow could not allocate the activation tensor ${f.batchFromShape}; its leading dimension ${f.batch} is the batch, so the step's activations fill the card`,
+      why: t(loc, 'holder.why.tfShape', { shape: f.batchFromShape, batch: String(f.batch) }),
     };
   }
   return undefined;

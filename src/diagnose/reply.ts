@@ -95,7 +95,14 @@ export function diagnosisReply(result: DiagnoseResult, input?: Pick<LogInput, 'n
   if (best.facts.holderWhy)
     sections.push({
       heading: t(loc, 'diag.heading.holder'),
-      text: `${best.facts.holder ? (HOLDER_NAMES[best.facts.holder] ? t(loc, HOLDER_NAMES[best.facts.holder]) : best.facts.holder) : t(loc, 'diag.holder.notStated')}: ${best.facts.holderWhy}`,
+      text: t(loc, 'diag.holder.line', {
+        holder: best.facts.holder
+          ? HOLDER_NAMES[best.facts.holder]
+            ? t(loc, HOLDER_NAMES[best.facts.holder])
+            : best.facts.holder
+          : t(loc, 'diag.holder.notStated'),
+        why: best.facts.holderWhy,
+      }),
     });
   best.fixes.forEach((fix, i) => {
     const section: ReplySection = { heading: i === 0 ? t(loc, 'diag.heading.fix') : undefined, text: `${i + 1}. ${fix.summary}` };

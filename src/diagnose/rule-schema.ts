@@ -4,6 +4,10 @@ import { z } from 'zod';
 import { CATEGORIES, CONDITIONS, FIX_KINDS, type Rule } from './rule-types.js';
 
 export { CATEGORIES, CONDITIONS, FIX_KINDS };
+/** The {fact} placeholders of a text, sorted: a translation fills the same ones. */
+export const placeholdersOf = (text: string): string[] => [...text.matchAll(/\{(\w{1,40})\}/g)].map((m) => m[1]).sort();
+const samePlaceholders = (a: string, b: string) => placeholdersOf(a).join() === placeholdersOf(b).join();
+
 const pattern = z
   .string()
   .min(3)
@@ -17,10 +21,19 @@ export const fixSchema = z
     text: z.string().min(1).optional(),
     /** Only offer this fix when these conditions hold. */
     when: z.array(z.enum(CONDITIONS)).optional(),
+    /** The text in Simplified Chinese, with the same {fact} placeholders (issue 14 §6). */
+    zh: z
+      .object({ text: z.string().min(1) })
+      .strict()
+      .optional(),
     /** Setting changes for `advice` fixes, e.g. {cache: false}. */
     changes: z.record(z.string(), z.union([z.number(), z.string(), z.boolean()])).optional(),
   })
-  .refine((f) => f.kind !== 'advice' || f.text, { message: 'an advice fix needs text', path: ['text'] });
+  .refine((f) => f.kind !== 'advice' || f.text, { message: 'an advice fix needs text', path: ['text'] })
+  .refine((f) => !f.zh || (f.text !== undefined && samePlaceholders(f.text, f.zh.text)), {
+    message: 'zh.text must translate text, with the same {placeholders}',
+    path: ['zh', 'text'],
+  });
 
 /** One tool of knowledge/tools.yaml. */
 export const toolSchema = z
@@ -56,6 +69,11 @@ export const toolsSchema = z.array(toolSchema).min(1);
 export const ruleSchema = z.object({
   id: z.string().regex(/^[a-z0-9]+(-[a-z0-9]+)*$/, 'lower-case words joined by -'),
   title: z.string().min(5).max(120),
+  /** The rule's texts in Simplified Chinese (issue 14 §6); each fix's own is its zh.text. */
+  zh: z
+    .object({ title: z.string().min(2).max(120) })
+    .strict()
+    .optional(),
   category: z.enum(CATEGORIES),
   /** Higher wins when several rules match; the later match breaks ties. */
   priority: z.number().int().min(0).max(1000),

@@ -76,6 +76,8 @@ export type Condition = (typeof CONDITIONS)[number];
 export interface Fix {
   kind: FixKind;
   text?: string;
+  /** The text in Simplified Chinese (same placeholders); a zh reply falls back to `text` without it. */
+  zh?: { text: string };
   when?: Condition[];
   changes?: Record<string, number | string | boolean>;
 }
@@ -83,6 +85,8 @@ export interface Fix {
 export interface Rule {
   id: string;
   title: string;
+  /** The title in Simplified Chinese; a zh reply falls back to `title` without it. */
+  zh?: { title: string };
   category: Category;
   priority: number;
   description?: string;
