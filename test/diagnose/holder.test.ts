@@ -158,3 +158,23 @@ describe('the failing process is not among the "other" processes', () => {
     expect(pids).toEqual([19069, 19060, 19063]);
   });
 });
+
+describe('an idle cache that is ordinary slack is not fragmentation', () => {
+  it('287 MiB idle on a 4 GiB card (Pose2Seg, 128 MiB request): under half a GiB, so the activations, and the batch comes first', async () => {
+    const [d] = (await diagnoseFile('test/fixtures/untuned/sealed/900-cuda_oom.log')).diagnoses;
+    expect(d.category).toBe('cuda_oom');
+    expect(d.facts.holder).not.toBe('allocator_cache');
+    expect(batchChanges(d.fixes.slice(0, 1)).length + (/batch/i.test(d.fixes[0].summary) ? 1 : 0)).toBeGreaterThan(0);
+  });
+  it('551 MiB "cached" against a 512 MiB request (PyTorch 1.x, GTX 1070): a cache that only just covers the request is not fragmentation', async () => {
+    const [d] = (await diagnoseFile('test/fixtures/untuned/sealed/901-cuda_oom.log')).diagnoses;
+    expect(d.facts.holder).not.toBe('allocator_cache');
+    expect(d.fixes[0].env?.PYTORCH_CUDA_ALLOC_CONF).toBeUndefined();
+  });
+  it('a GiB-scale cache just over the request stays fragmentation (9.46 − 8.53 GiB idle vs 314 MiB; 7.6 GiB vs 7 GiB)', async () => {
+    for (const f of ['test/fixtures/untuned/vision/116-fragmentation.log', 'test/fixtures/untuned/vision/119-fragmentation.log']) {
+      const [d] = (await diagnoseFile(f)).diagnoses;
+      expect(d.facts.holder, f).toBe('allocator_cache');
+    }
+  });
+});
