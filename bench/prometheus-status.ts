@@ -33,6 +33,8 @@ const GPUS = 8;
 const TARGETS = Math.min(Number(process.env.BENCH_TARGETS ?? 10), HOSTS);
 const RUNS = Number(process.env.BENCH_RUNS ?? 7);
 const SCRAPE_S = Number(process.env.BENCH_SCRAPE_S ?? 15);
+// Extra node flags for the bot's child process, e.g. BENCH_CHILD_NODE_ARGS=--cpu-prof to see where its time goes.
+const childArgs = (process.env.BENCH_CHILD_NODE_ARGS ?? '').split(' ').filter(Boolean);
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const hostName = (i: number) => `gpu-node-${String(i + 1).padStart(4, '0')}`;
 
@@ -225,7 +227,9 @@ async function main(): Promise<void> {
 
     // The bot, in a child process of its own (its RSS is the bot's).
     const out = await new Promise<string>((resolve, reject) => {
-      const c = spawn(process.execPath, ['--import', 'tsx', import.meta.filename, '--child', cfg, String(RUNS)], { stdio: ['ignore', 'pipe', 'inherit'] });
+      const c = spawn(process.execPath, [...childArgs, '--import', 'tsx', import.meta.filename, '--child', cfg, String(RUNS)], {
+        stdio: ['ignore', 'pipe', 'inherit'],
+      });
       let s = '';
       c.stdout.on('data', (d: Buffer) => (s += d.toString()));
       c.once('exit', (code) => (code === 0 ? resolve(s) : reject(new Error(`child exited with ${code}`))));

@@ -1,0 +1,81 @@
+// A `source: prometheus` group (PrometheusGroup) over a fake fetch that answers /api/v1/query with the
+// real exporter output of test/fixtures/prometheus, labelled per host: many hosts asked at once share
+// the group's two queries and each gets its own series (the answer is grouped by host once per batch,
+// bench/prometheus-status.ts measures it at 1,000 hosts).
+import { describe, expect, it } from 'vitest';
+import type { PromGroupSettings } from '../../src/sources/prometheus/config.js';
+import { PrometheusGroup } from '../../src/sources/prometheus/hosts.js';
+import { DEFAULT_JOIN, type PromVectorSample } from '../../src/sources/prometheus/parse.js';
+import { exposition, fixtureText } from './exposition.js';
+
+/** The dcgm-exporter sample and node_exporter meminfo of host i, each on its exporter's port; host i's GPU 0 uses 1000 + i MiB. */
+function fleet(n: number): { gpu: PromVectorSample[]; node: PromVectorSample[] } {
+  const gpu: PromVectorSample[] = [];
+  const node: PromVectorSample[] = [];
+  for (let i = 0; i < n; i++) {
+    for (const s of exposition(fixtureText('dcgm-exporter-a100.prom'), { instance: `10.0.${i >> 8}.${i & 255}:9400`, job: 'dcgm' }))
+      gpu.push(s.metric.__name__ === 'DCGM_FI_DEV_FB_USED' ? { ...s, value: [s.value[0], String(1000 + i)] } : s);
+    node.push(...exposition(fixtureText('node-exporter-e2e-memory.prom'), { instance: `10.0.${i >> 8}.${i & 255}:9100`, job: 'node' }));
+  }
+  return { gpu, node };
+}
+
+/** A fetch answering the group's GPU query with `gpu` and its node query with `node`, counting requests. */
+function fakeFetch(answers: { gpu: PromVectorSample[]; node: PromVectorSample[] }, extra: { warnings?: string[] } = {}) {
+  const seen: string[] = [];
+  const impl = (async (_url: URL | RequestInfo, init?: RequestInit) => {
+    const query = new URLSearchParams(init?.body as URLSearchParams).get('query') ?? '';
+    seen.push(query);
+    const result = query.includes('node_memory_') ? answers.node : answers.gpu;
+    return new Response(JSON.stringify({ status: 'success', data: { resultType: 'vector', result }, ...extra }), { status: 200 });
+  }) as typeof fetch;
+  return { impl, seen };
+}
+
+const settings = (hosts: PromGroupSettings['hosts']): PromGroupSettings => ({
+  name: 'fleet',
+  url: 'http://prometheus.test:9090',
+  timeoutMs: 2000,
+  historyStepS: 60,
+  join: DEFAULT_JOIN,
+  hosts,
+});
+
+describe('a Prometheus host group', () => {
+  it('answers 300 hosts asked at once with two queries, each host with its own series', async () => {
+    const n = 300;
+    const hosts = Array.from({ length: n }, (_, i) => ({ name: `gpu${i}`, match: `10.0.${i >> 8}.${i & 255}` }));
+    // A second name for host 7 (the same machine under two names): both read its series.
+    hosts.push({ name: 'alias7', match: '10.0.0.7' });
+    const f = fakeFetch(fleet(n));
+    const g = new PrometheusGroup(settings(hosts), f.impl);
+    const all = await Promise.all(hosts.map((h) => g.status(h.name)));
+    expect(f.seen).toHaveLength(2);
+    for (const [i, r] of all.entries()) {
+      if (!r.ok) throw new Error(`${r.name}: ${r.error}`);
+      expect(r.gpus).toHaveLength(1);
+      expect(r.gpus[0].memoryUsedMiB).toBe(1000 + (i < n ? i : 7));
+      expect(r.memory?.totalBytes).toBe(3831959552);
+    }
+    const mem = await Promise.all(hosts.slice(0, 5).map((h) => g.mem(h.name)));
+    expect(mem.every((m) => m.ok)).toBe(true);
+    expect(f.seen).toHaveLength(4);
+  });
+
+  it('a host with no series in a shared answer gets its own line, the others their readings', async () => {
+    const f = fakeFetch(fleet(2));
+    const g = new PrometheusGroup(
+      settings([
+        { name: 'a', match: '10.0.0.0' },
+        { name: 'gone', match: '10.9.9.9' },
+      ]),
+      f.impl,
+    );
+    const [a, gone] = await Promise.all([g.status('a'), g.status('gone')]);
+    expect(a.ok).toBe(true);
+    expect(gone).toMatchObject({
+      ok: false,
+      error: expect.stringMatching(/no dcgm-exporter, nvidia_gpu_exporter or node_exporter series for 10\.9\.9\.9/) as unknown,
+    });
+  });
+});
