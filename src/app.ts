@@ -1,5 +1,6 @@
 // Wires the pieces together: config, rule base, services, command registry. Adapters get the result.
 import { fitConfigOf, loadConfig, resolvePath as resolveDataPath, type LoadedConfig } from './core/config.js';
+import { resolveLocale } from './core/i18n.js';
 import { CommandRegistry } from './core/registry.js';
 import type { Services } from './core/services.js';
 import { loadRuleBase } from './diagnose/rule-base.js';
@@ -33,6 +34,18 @@ export async function createApp(configFile?: string): Promise<App> {
   });
   services.feedback = feedback;
   closers.push(() => feedback.close());
+  // The weekly feedback list for the admins' channel: one more schedule of the digests' scheduler.
+  const weeklyCfg = loaded.config.feedback.weekly;
+  const weekly = weeklyCfg
+    ? (await import('./feedback/weekly.js')).feedbackWeeklyPost(feedback, weeklyCfg, resolveLocale(loaded.config.locale, weeklyCfg.channel, undefined))
+    : undefined;
+  const onScheduleError = (e: unknown) => process.stderr.write(`schedule: ${(e as Error).message ?? String(e)}\n`);
+  if (weekly && !loaded.config.watch.enabled) {
+    const [{ WatchStore }, { FeedbackWeeklySchedule }] = await Promise.all([import('./watch/store.js'), import('./feedback/weekly.js')]);
+    const schedule = new FeedbackWeeklySchedule(WatchStore.inDataDir(resolveDataPath(loaded.config.data_dir, loaded.baseDir)), weekly, onScheduleError);
+    services.schedules = schedule;
+    closers.push(() => schedule.stop());
+  }
   if (loaded.config.watch.enabled) {
     const { resolvePath } = await import('./core/config.js');
     const { WatchStore } = await import('./watch/store.js');
@@ -47,6 +60,7 @@ export async function createApp(configFile?: string): Promise<App> {
       services.fit,
     );
     services.watch = watch;
+    if (weekly) watch.scheduler.add(weekly);
     watch.setOwners(services.owners);
     if (hosts.prometheus) {
       // Prometheus hosts: what their server holds since the last stored sample, before the first digest.

@@ -7,6 +7,7 @@ import { httpEndpointOf, resolvePath } from '../core/config.js';
 import { parseEnv } from '../core/env.js';
 import type { App } from '../app.js';
 import type { Reply } from '../core/reply.js';
+import type { PostTarget } from '../core/services.js';
 import { AuditStore } from '../ops/audit.js';
 import { Metrics } from '../ops/metrics.js';
 import { Health, startHealthServer } from '../ops/health.js';
@@ -81,12 +82,14 @@ export async function startChatAdapters(app: App, env: NodeJS.ProcessEnv = proce
       posters.discord = (channel, reply) => discord.postToChannel(channel, reply);
       dmPosters.discord = (userId, reply) => discord.postToUser(userId, reply);
     }
-    // Scheduled leak digests go to the channel each digest names, through the adapter of its platform.
-    app.services.watch?.setPoster?.(async (target, reply) => {
+    // Scheduled leak digests (and the weekly feedback list) go to the channel each names, through the adapter of its platform.
+    const postTo = async (target: PostTarget, reply: Reply) => {
       const post = target.platform === 'console' ? undefined : (target.kind === 'dm' ? dmPosters : posters)[target.platform];
       if (!post) throw new Error(`${target.kind === 'dm' ? target.name : `digest "${target.name}"`} is for ${target.platform}, which is not connected`);
       await post(target.channel, reply);
-    });
+    };
+    app.services.watch?.setPoster?.(postTo);
+    app.services.schedules?.setPoster(postTo);
   } catch (e) {
     for (const s of stops.reverse()) await s().catch(() => {});
     audit.close();

@@ -7,6 +7,8 @@ import { renderText } from '../adapters/console/render.js';
 import { startChatAdapters } from '../adapters/start.js';
 import { createLogger, scrubSecrets } from '../ops/logger.js';
 import { parseArgs } from './usage.js';
+import type { Reply } from '../core/reply.js';
+import type { PostTarget } from '../core/services.js';
 
 export async function botCli(args: string[]): Promise<number> {
   const { flags } = parseArgs(args, { values: ['config'] });
@@ -43,11 +45,13 @@ export async function botCli(args: string[]): Promise<number> {
     });
     return 0;
   }
-  // Without chat tokens, scheduled digests print in the console.
-  app.services.watch?.setPoster?.((target, reply) => {
+  // Without chat tokens, scheduled digests (and the weekly feedback list) print in the console.
+  const print = (target: PostTarget, reply: Reply) => {
     process.stdout.write(`\n[${target.kind === 'dm' ? `message for ${target.channel} (${target.name})` : `digest ${target.name}`}]\n${renderText(reply)}\n`);
     return Promise.resolve();
-  });
+  };
+  app.services.watch?.setPoster?.(print);
+  app.services.schedules?.setPoster(print);
   try {
     await runConsoleChat({
       input: process.stdin,

@@ -75,6 +75,22 @@ export const digestSchema = z
   })
   .strict();
 
+/**
+ * `feedback.weekly`: where and when the week's 👍 / 👎 and kept logs are posted. One channel of the admins
+ * (not a DM to each admin: `admins.discord` may hold role ids, which cannot be messaged), on the digests' clock.
+ */
+export const feedbackWeeklySchema = z
+  .object({
+    platform: z.enum(['slack', 'discord', 'console']),
+    channel: z.string().min(1),
+    cron: z.string().max(200).refine(isCron, 'a cron expression (5 or 6 fields), e.g. "0 9 * * 1"').default('0 9 * * 1'),
+    timezone: z.string().max(100).refine(isTimeZone, 'an IANA time zone such as "Europe/Berlin" or "UTC"').default('UTC'),
+  })
+  .strict();
+
+/** The weekly feedback list's name in the digests' last-run record (no digest may take it). */
+export const FEEDBACK_WEEKLY_NAME = 'feedback-weekly';
+
 /** A unix user on the hosts, POSIX-ish (what `ps -o user=` shows for a named account). */
 export const UNIX_USER = /^[a-z_][a-z0-9_-]{0,31}$/;
 /** An `owners:` key: `alice` (every host) or `alice@gpu3` (that host only; it wins over `alice` there). */
@@ -184,6 +200,8 @@ export const configSchema = z
       .object({
         keep_logs: z.boolean().default(false),
         retention_days: z.number().int('a whole number of days').min(1, 'days kept: 1-365').max(365, 'days kept: 1-365').default(30),
+        // The week's votes and kept logs (ids, rule, a redacted line), posted to the admins' channel.
+        weekly: feedbackWeeklySchema.optional(),
       })
       .strict()
       .default({ keep_logs: false, retention_days: 30 }),
@@ -290,6 +308,19 @@ export function parseConfig(doc: unknown, origin = 'config', lineOf?: (path: Pro
     if (names.has(name)) throw new ConfigError(`${origin} is not valid:\n  hosts: "${name}" is listed twice`);
     names.add(name);
   }
+  // The weekly feedback list quotes kept logs: never in a channel a digest posts to for everyone.
+  const weekly = parsed.data.feedback.weekly;
+  const line = (path: PropertyKey[]) => (lineOf?.(path) ? ` (line ${lineOf(path)})` : '');
+  parsed.data.watch.digests.forEach((d, i) => {
+    if (d.name === FEEDBACK_WEEKLY_NAME)
+      throw new ConfigError(
+        `${origin} is not valid:\n  watch.digests.${i}.name: "${FEEDBACK_WEEKLY_NAME}" is the weekly feedback list's name${line(['watch', 'digests', i, 'name'])}`,
+      );
+    if (weekly && d.platform === weekly.platform && d.channel === weekly.channel)
+      throw new ConfigError(
+        `${origin} is not valid:\n  feedback.weekly.channel: also watch.digests.${i}'s channel; the weekly list quotes kept logs: give it the admins' own channel${line(['feedback', 'weekly', 'channel'])}`,
+      );
+  });
   return parsed.data;
 }
 

@@ -90,6 +90,8 @@ export interface Services {
   owners?: import('../owners/directory.js').OwnersService;
   /** 👍 / 👎 on diagnoses and the logs kept for admins (src/feedback/store.ts). */
   feedback?: import('./feedback.js').FeedbackService;
+  /** Scheduled posts outside the leak watch (`feedback.weekly` with watch off): the adapters give it their poster. */
+  schedules?: { setPoster(post: (target: PostTarget, reply: import('./reply.js').Reply) => Promise<void>): unknown };
 }
 
 /** The config's `fit` and `notify` sections, as the commands and the notify check use them. */

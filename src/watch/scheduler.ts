@@ -19,6 +19,14 @@ export interface DigestConfig {
   dm_owners?: boolean;
 }
 
+/**
+ * A post on the digests' clock that is not a leak digest (the weekly feedback list, src/feedback/weekly.ts):
+ * its own reply, the same catch-up and the same last-run record (`name` in digest_runs).
+ */
+export interface ScheduledPost extends DigestConfig {
+  compose(now: number): Reply | Promise<Reply>;
+}
+
 export type PostDigest = (digest: DigestConfig, reply: Reply) => Promise<void>;
 /** What the adapters give the watch: a digest to its channel, or (kind 'dm') a direct message to the user id in `channel`. */
 export type PostMessage = (target: PostTarget, reply: Reply) => Promise<void>;
@@ -75,6 +83,7 @@ export async function scheduledDigestRun(
 export class DigestScheduler {
   private jobs: Cron[] = [];
   private inFlight = new Set<string>();
+  private posts: ScheduledPost[] = [];
   /** Who the unix users are: digests name them, and `dm_owners` digests message them. */
   owners?: Pick<OwnersService, 'lookup'>;
   /** Where owner messages go (kind 'dm'); none set: no owner message is sent. */
@@ -92,10 +101,15 @@ export class DigestScheduler {
     private charts?: (d: DigestConfig, now: number) => ChartOf,
   ) {}
 
+  /** One more schedule, before start(): posted through the same `post`, caught up and recorded like a digest. */
+  add(post: ScheduledPost): void {
+    this.posts.push(post);
+  }
+
   /** Starts the cron jobs; posts each digest missed while down once. Returns the names caught up. */
   async start(now = Date.now()): Promise<string[]> {
     const caught: string[] = [];
-    for (const d of this.digests) {
+    for (const d of [...this.digests, ...this.posts]) {
       const last = this.store.lastRun(d.name);
       if (last === null)
         this.store.setLastRun(d.name, now); // first start: nothing was missed
@@ -112,13 +126,17 @@ export class DigestScheduler {
   }
 
   /** Runs one digest unless it already ran for this slot (persisted last run guards duplicates). */
-  async run(d: DigestConfig, now: number): Promise<boolean> {
+  async run(d: DigestConfig | ScheduledPost, now: number): Promise<boolean> {
     if (this.inFlight.has(d.name)) return false;
     const last = this.store.lastRun(d.name);
     if (last !== null && now - last < 30_000) return false;
     this.inFlight.add(d.name);
     try {
       this.store.setLastRun(d.name, now); // before posting: a crash mid-post never posts twice
+      if ('compose' in d) {
+        await this.post(d, await d.compose(now));
+        return true;
+      }
       const chartOf = this.charts?.(d, now);
       // Names, not pids; a platform mention (which may notify on Slack) only where the channel opted in to owner messages.
       const run = await scheduledDigestRun(this.store, d, this.rules, this.options, now, this.source, chartOf, {
@@ -174,12 +192,26 @@ export class WatchRuntime implements WatchService {
   readonly sampler: Sampler | null;
   readonly scheduler: DigestScheduler;
   private retentionTimer: NodeJS.Timeout | null = null;
-  /** Set by the chat adapters; digests are dropped (logged) until one is. */
+  /** Set by the chat adapters; the schedules start once one is (so a digest missed while down has somewhere to go). */
   post: PostMessage = async () => {};
+  private posterSet = false;
+  private started = false;
+  private scheduled: Promise<string[]> | null = null;
 
   setPoster(post: PostMessage): void {
     this.post = post;
     this.notify.setPoster(post);
+    this.posterSet = true;
+    void this.startSchedules();
+  }
+
+  /** The scheduler, once both start() ran and something can post: catch-up first, then the cron jobs. */
+  private startSchedules(): Promise<string[]> {
+    if (!this.started || !this.posterSet) return Promise.resolve([]);
+    return (this.scheduled ??= this.scheduler.start().catch((e: unknown) => {
+      this.onError(e);
+      return [];
+    }));
   }
 
   /** Who the unix users are (config owners and approved `/gpu whoami` claims): digests, owner messages and `/gpu watch` name them. */
@@ -190,6 +222,7 @@ export class WatchRuntime implements WatchService {
   }
   private options: Partial<DetectorOptions>;
   private source: FindingsSource;
+  private onError: (e: unknown) => void;
   /** `/gpu notify` subscriptions, checked after every sampler round. */
   readonly notify: Notifier;
 
@@ -201,6 +234,7 @@ export class WatchRuntime implements WatchService {
     onError: (e: unknown) => void = () => {},
     fit: FitConfig = { ...DEFAULT_FIT_SETTINGS, maxNotifyPerUser: 3 },
   ) {
+    this.onError = onError;
     this.options = { minSlopeMiBPerHour: cfg.min_slope_mib_per_hour, sampleIntervalSec: cfg.sample_interval_s };
     this.sampler = hosts ? new Sampler(hosts, store, cfg.sample_interval_s, onError) : null;
     this.notify = new Notifier(store, fit, hosts, (now) => this.gpuGrowth(now), onError);
@@ -223,7 +257,8 @@ export class WatchRuntime implements WatchService {
     this.store.applyRetention(this.cfg.retention_days);
     this.retentionTimer = setInterval(() => this.store.applyRetention(this.cfg.retention_days), 3_600_000);
     this.retentionTimer.unref();
-    await this.scheduler.start();
+    this.started = true;
+    await this.startSchedules();
   }
 
   async digestNow(locale?: Locale): Promise<Reply> {
