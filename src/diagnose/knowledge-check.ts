@@ -39,6 +39,12 @@ export async function checkKnowledge(dir: string): Promise<{ rules: number; exam
     const noMatch = logs(join(ruleDir, 'no-match'));
     if (!match.length) add('no match/*.log example (a real log the rule must win on)');
     if (!noMatch.length) add('no no-match/*.log example (a near miss the rule must not win on)');
+    // Replies are in English and Simplified Chinese (issue 14 §6): a rule without its zh texts still
+    // loads (a zh reply shows the English), but is not complete.
+    if (!rule.zh) add('no zh: title (the title in Simplified Chinese)');
+    rule.fixes.forEach((fix, j) => {
+      if (fix.text !== undefined && !fix.zh) add(`fixes[${j}] (${fix.kind}): no zh: text (the text in Simplified Chinese)`);
+    });
     for (const f of match) {
       examples++;
       const got = diagnose(readFileSync(join(ruleDir, 'match', f), 'utf8'), base).diagnoses[0]?.rule;
@@ -96,6 +102,8 @@ export function scaffoldRule(dir: string, id: string, logFile: string): { ruleDi
     [
       `id: ${id}`,
       `title: ${yamlString(`TODO: what went wrong, in one line (${id})`)}`,
+      'zh:',
+      `  title: ${yamlString(`TODO: 同一句话的中文 (${id})`)}`,
       '# one of: cuda_oom, replica_oom, fragmentation, host_oom_killed, shm_exhausted, growing_memory_leak,',
       '# cudnn_cublas_alloc, nccl_or_distributed, driver_or_smi, device_assert_not_memory',
       'category: cuda_oom',
@@ -107,6 +115,8 @@ export function scaffoldRule(dir: string, id: string, logFile: string): { ruleDi
       'fixes:',
       '  - kind: advice',
       `    text: ${yamlString("TODO: the fix an experienced engineer would give, with the tool's own flag names")}`,
+      '    zh:',
+      `      text: ${yamlString('TODO: 同一条修复建议的中文（参数名照原样保留）')}`,
       'source:',
       `  note: ${yamlString(`scaffolded from ${basename(logFile)}; name the public issue it came from`)}`,
       '',
