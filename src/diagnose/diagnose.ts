@@ -153,8 +153,11 @@ export function diagnose(raw: string, base: RuleBase, loc?: Locale): DiagnoseRes
   const last = finalError(log);
   if (last && NOT_MEMORY_EXCEPTIONS.has(last.type)) {
     // Kept: evidence before that traceback, rules that read context, or the final exception line itself
-    // being the memory error (vLLM raises ValueError for a KV cache that does not fit).
-    const kept = diagnoses.filter((d) => !MEMORY_CATEGORIES.has(d.category) || d.contextual || d.firstLine < last.tracebackStart || d.lastLine === last.line);
+    // being the memory error (vLLM raises ValueError for a KV cache that does not fit), also when the
+    // rule's evidence goes on past it (vLLM's '# GPU blocks: 0' pasted below the exception).
+    const kept = diagnoses.filter(
+      (d) => !MEMORY_CATEGORIES.has(d.category) || d.contextual || d.firstLine < last.tracebackStart || (d.firstLine <= last.line && last.line <= d.lastLine),
+    );
     if (kept.length === 0) return { diagnoses: kept, readings, notMemory: last };
     return { diagnoses: kept, readings };
   }
