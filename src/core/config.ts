@@ -9,6 +9,7 @@ import { z } from 'zod';
 import { didYouMean } from './did-you-mean.js';
 import { LOCALES } from './i18n.js';
 import { prometheusGroupSchema } from '../sources/prometheus/config.js';
+import { storageSchema } from '../storage/config.js';
 
 const hostName = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$/, 'letters, digits, . _ - (max 63)');
 
@@ -117,6 +118,8 @@ export const ownerSchema = z
 export const configSchema = z
   .object({
     data_dir: z.string().default('./data'),
+    // Where the shared state lives: sqlite (files in data_dir, one bot) or Postgres shared by replicas (src/storage/config.ts).
+    storage: storageSchema.default('sqlite'),
     ssh: z
       .object({
         config_file: z.string().optional(),

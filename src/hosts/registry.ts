@@ -23,7 +23,34 @@ export interface HostEntry {
   origin: 'config' | 'runtime' | 'local';
 }
 
-export class HostRegistry {
+/**
+ * What the hosts service needs of a registry: this SQLite one, or the Postgres one shared by replicas
+ * (src/storage/postgres/registry.ts), whose reads come from a snapshot that `refresh` reloads and whose
+ * writes return promises.
+ */
+export interface RegistryStore {
+  get(name: string): HostEntry | null;
+  list(): HostEntry[];
+  isConfigHost(name: string): boolean;
+  add(entry: { name: string; host: string; port?: number; user?: string; identityFile?: string; hostKey?: string | null }): HostEntry | Promise<HostEntry>;
+  remove(name: string): boolean | Promise<boolean>;
+  trust(name: string, fingerprint: string): void | Promise<void>;
+  /** Reloads what other replicas wrote (Postgres); absent for SQLite, which is read directly. */
+  refresh?(): Promise<void>;
+  close(): void | Promise<void>;
+}
+
+/** Checks an entry to add, as both registries do (throws with the reason). */
+export function checkNewEntry(entry: { name: string; host: string; port?: number; user?: string; hostKey?: string | null }, isConfigHost: boolean): void {
+  if (!HOST_NAME.test(entry.name)) throw new Error('invalid host name (letters, digits, . _ -, max 63)');
+  if (!HOST_ADDR.test(entry.host)) throw new Error('invalid host address');
+  if (entry.user !== undefined && !USER_NAME.test(entry.user)) throw new Error('invalid user name');
+  if (entry.port !== undefined && !(Number.isInteger(entry.port) && entry.port >= 1 && entry.port <= 65535)) throw new Error('invalid port');
+  if (entry.hostKey && !FINGERPRINT.test(entry.hostKey)) throw new Error('invalid host key fingerprint');
+  if (isConfigHost) throw new Error(`${entry.name} is defined in the config file`);
+}
+
+export class HostRegistry implements RegistryStore {
   private db: Database.Database;
   private configHosts: Map<string, HostEntry>;
 
@@ -73,12 +100,7 @@ export class HostRegistry {
   }
 
   add(entry: { name: string; host: string; port?: number; user?: string; identityFile?: string; hostKey?: string | null }): HostEntry {
-    if (!HOST_NAME.test(entry.name)) throw new Error('invalid host name (letters, digits, . _ -, max 63)');
-    if (!HOST_ADDR.test(entry.host)) throw new Error('invalid host address');
-    if (entry.user !== undefined && !USER_NAME.test(entry.user)) throw new Error('invalid user name');
-    if (entry.port !== undefined && !(Number.isInteger(entry.port) && entry.port >= 1 && entry.port <= 65535)) throw new Error('invalid port');
-    if (entry.hostKey && !FINGERPRINT.test(entry.hostKey)) throw new Error('invalid host key fingerprint');
-    if (this.configHosts.has(entry.name)) throw new Error(`${entry.name} is defined in the config file`);
+    checkNewEntry(entry, this.configHosts.has(entry.name));
     const now = new Date().toISOString();
     this.db.transaction(() => {
       const exists = this.db.prepare('SELECT 1 FROM hosts WHERE name = ?').get(entry.name);
@@ -112,7 +134,7 @@ export class HostRegistry {
   }
 }
 
-interface Row {
+export interface Row {
   name: string;
   host: string;
   port: number | null;
@@ -120,7 +142,7 @@ interface Row {
   identity_file: string | null;
 }
 
-function toEntry(row: Row, hostKey?: string): HostEntry {
+export function toEntry(row: Row, hostKey?: string): HostEntry {
   return {
     name: row.name,
     host: row.host,
@@ -133,7 +155,7 @@ function toEntry(row: Row, hostKey?: string): HostEntry {
 }
 
 /** A config host with its pin: host_key from the config file wins; a chat trust fills in only without one. */
-function withConfigPin(h: HostEntry, trusted: string | undefined): HostEntry {
+export function withConfigPin(h: HostEntry, trusted: string | undefined): HostEntry {
   if (h.hostKey) return { ...h, pinnedBy: 'config' };
   return trusted ? { ...h, hostKey: trusted, pinnedBy: 'trust' } : { ...h };
 }

@@ -1,0 +1,107 @@
+// A real PostgreSQL server for the storage tests (Debian's `postgresql` package): initdb into a temp
+// folder, postgres listening on a free 127.0.0.1 port with its socket in that folder, stopped (immediate
+// shutdown) and removed by stop(). initdb refuses to run as root: as root the folder is given to the
+// `postgres` user and both run through runuser. Kept out of vitest's imports so the benchmark can use it.
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { chownSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { freePort } from '../hosts/sshd-harness.js';
+
+const candidates = ['/usr/lib/postgresql/17/bin', '/usr/lib/postgresql/16/bin', '/usr/lib/postgresql/15/bin', '/usr/lib/postgresql/14/bin', '/usr/local/bin', '/usr/bin'];
+/** The folder holding initdb and postgres, or null where PostgreSQL is not installed. */
+export const PG_BIN = candidates.find((d) => existsSync(join(d, 'initdb')) && existsSync(join(d, 'postgres'))) ?? null;
+
+export interface PgInstance {
+  /** postgres://gd@127.0.0.1:PORT/postgres (trust auth: no password). */
+  url: string;
+  port: number;
+  dir: string;
+  /** A fresh database on this server (each test file or case its own). */
+  createDatabase(name: string): Promise<string>;
+  stop(): Promise<void>;
+}
+
+function asPostgres(): { prefix: string[]; uid?: number; gid?: number } {
+  if (process.getuid?.() !== 0) return { prefix: [] };
+  const uid = Number(execFileSync('id', ['-u', 'postgres'], { encoding: 'utf8' }).trim());
+  const gid = Number(execFileSync('id', ['-g', 'postgres'], { encoding: 'utf8' }).trim());
+  return { prefix: ['runuser', '-u', 'postgres', '--'], uid, gid };
+}
+
+export async function startPostgres(o: { settings?: Record<string, string> } = {}): Promise<PgInstance> {
+  if (!PG_BIN) throw new Error('PostgreSQL is not installed (apt-get install -y postgresql)');
+  const dir = mkdtempSync(join(tmpdir(), 'gd-pg-'));
+  const who = asPostgres();
+  if (who.uid !== undefined) chownSync(dir, who.uid, who.gid!);
+  const data = join(dir, 'data');
+  const run = (bin: string, args: string[]) => {
+    const [cmd, ...rest] = [...who.prefix, join(PG_BIN!, bin), ...args];
+    return execFileSync(cmd, rest, { stdio: ['ignore', 'pipe', 'pipe'], timeout: 120_000 });
+  };
+  run('initdb', ['-D', data, '-U', 'gd', '-A', 'trust', '--no-sync', '-E', 'UTF8', '--locale=C']);
+  const port = await freePort();
+  const settings = {
+    listen_addresses: '127.0.0.1',
+    unix_socket_directories: dir,
+    fsync: 'off',
+    synchronous_commit: 'off',
+    full_page_writes: 'off',
+    max_connections: '100',
+    shared_buffers: '128MB',
+    ...o.settings,
+  };
+  const args = ['-D', data, '-p', String(port), ...Object.entries(settings).flatMap(([k, v]) => ['-c', `${k}=${v}`])];
+  const [cmd, ...rest] = [...who.prefix, join(PG_BIN, 'postgres'), ...args];
+  const proc: ChildProcess = spawn(cmd, rest, { stdio: ['ignore', 'ignore', 'pipe'] });
+  let log = '';
+  proc.stderr!.on('data', (d: Buffer) => (log = (log + d.toString()).slice(-4000)));
+  const exited = new Promise<void>((r) => proc.once('exit', () => r()));
+  const url = `postgres://gd@127.0.0.1:${port}/postgres`;
+  const t0 = Date.now();
+  for (;;) {
+    const c = new pg.Client({ connectionString: url, connectionTimeoutMillis: 2000 });
+    try {
+      await c.connect();
+      await c.end();
+      break;
+    } catch {
+      await c.end().catch(() => undefined);
+      if (proc.exitCode !== null || Date.now() - t0 > 30_000) {
+        proc.kill('SIGKILL');
+        rmSync(dir, { recursive: true, force: true });
+        throw new Error(`postgres did not start: ${log.slice(-1000)}`);
+      }
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+  return {
+    url,
+    port,
+    dir,
+    async createDatabase(name) {
+      const c = new pg.Client({ connectionString: url });
+      await c.connect();
+      try {
+        await c.query(`CREATE DATABASE "${name.replace(/[^a-z0-9_]/g, '_')}"`);
+      } finally {
+        await c.end();
+      }
+      return `postgres://gd@127.0.0.1:${port}/${name.replace(/[^a-z0-9_]/g, '_')}`;
+    },
+    async stop() {
+      // Immediate shutdown (SIGQUIT to the postmaster), then the folder goes.
+      try {
+        const pid = Number(readFileSync(join(data, 'postmaster.pid'), 'utf8').split('\n')[0]);
+        if (pid > 0) process.kill(pid, 'SIGQUIT');
+      } catch {
+        proc.kill('SIGQUIT');
+      }
+      const timer = setTimeout(() => proc.kill('SIGKILL'), 10_000);
+      await exited;
+      clearTimeout(timer);
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
