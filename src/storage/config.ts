@@ -8,9 +8,7 @@ const PG_URL = /^postgres(ql)?:\/\/\S+$/;
 const ENV_NAME = /^[A-Z_][A-Z0-9_]{0,63}$/;
 
 export const storageSchema = z.union([
-  z
-    .string()
-    .refine((s) => s === 'sqlite' || s === 'postgres' || PG_URL.test(s), 'sqlite, postgres (URL from GPU_DOCTOR_DATABASE_URL) or a postgres://... URL'),
+  z.string().refine((s) => s === 'sqlite' || s === 'postgres' || PG_URL.test(s), 'sqlite, postgres (URL from GPU_DOCTOR_DATABASE_URL) or a postgres://... URL'),
   z
     .object({
       url: z.string().regex(PG_URL, 'a postgres://user@host:5432/db URL').optional(),

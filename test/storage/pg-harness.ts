@@ -9,7 +9,14 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { freePort } from '../hosts/sshd-harness.js';
 
-const candidates = ['/usr/lib/postgresql/17/bin', '/usr/lib/postgresql/16/bin', '/usr/lib/postgresql/15/bin', '/usr/lib/postgresql/14/bin', '/usr/local/bin', '/usr/bin'];
+const candidates = [
+  '/usr/lib/postgresql/17/bin',
+  '/usr/lib/postgresql/16/bin',
+  '/usr/lib/postgresql/15/bin',
+  '/usr/lib/postgresql/14/bin',
+  '/usr/local/bin',
+  '/usr/bin',
+];
 /** The folder holding initdb and postgres, or null where PostgreSQL is not installed. */
 export const PG_BIN = candidates.find((d) => existsSync(join(d, 'initdb')) && existsSync(join(d, 'postgres'))) ?? null;
 
@@ -34,10 +41,10 @@ export async function startPostgres(o: { settings?: Record<string, string> } = {
   if (!PG_BIN) throw new Error('PostgreSQL is not installed (apt-get install -y postgresql)');
   const dir = mkdtempSync(join(tmpdir(), 'gd-pg-'));
   const who = asPostgres();
-  if (who.uid !== undefined) chownSync(dir, who.uid, who.gid!);
+  if (who.uid !== undefined) chownSync(dir, who.uid, who.gid ?? who.uid);
   const data = join(dir, 'data');
   const run = (bin: string, args: string[]) => {
-    const [cmd, ...rest] = [...who.prefix, join(PG_BIN!, bin), ...args];
+    const [cmd, ...rest] = [...who.prefix, join(PG_BIN, bin), ...args];
     return execFileSync(cmd, rest, { stdio: ['ignore', 'pipe', 'pipe'], timeout: 120_000 });
   };
   run('initdb', ['-D', data, '-U', 'gd', '-A', 'trust', '--no-sync', '-E', 'UTF8', '--locale=C']);

@@ -192,7 +192,9 @@ describeWithPostgres('Postgres stores', 'test/storage/pg-stores.test.ts', () => 
   it('config: storage defaults to sqlite; a URL from the config or the environment; errors never carry the password', () => {
     expect(storageOf(parseConfig({}).storage)).toEqual({ kind: 'sqlite' });
     expect(storageOf(parseConfig({ storage: 'postgres://gd@db/x' }).storage)).toMatchObject({ kind: 'postgres', url: 'postgres://gd@db/x', leaseMs: 30_000 });
-    expect(storageOf(parseConfig({ storage: 'postgres' }).storage, { GPU_DOCTOR_DATABASE_URL: 'postgresql://u@h/d' })).toMatchObject({ url: 'postgresql://u@h/d' });
+    expect(storageOf(parseConfig({ storage: 'postgres' }).storage, { GPU_DOCTOR_DATABASE_URL: 'postgresql://u@h/d' })).toMatchObject({
+      url: 'postgresql://u@h/d',
+    });
     expect(storageOf(parseConfig({ storage: { url_env: 'DB', lease_s: 5 } }).storage, { DB: 'postgres://u@h/d' })).toMatchObject({ leaseMs: 5000 });
     expect(() => storageOf(parseConfig({ storage: 'postgres' }).storage, {})).toThrow(/GPU_DOCTOR_DATABASE_URL is not set/);
     expect(() => parseConfig({ storage: 'mysql://x' })).toThrow(/storage/);

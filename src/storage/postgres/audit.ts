@@ -41,7 +41,16 @@ export class PgAuditStore {
       ms: number;
       replica: string | null;
     }>('SELECT ts, platform, username, channel, command, outcome, ms, replica FROM audit ORDER BY ts DESC, id DESC LIMIT $1', [limit]);
-    return r.rows.map((x) => ({ ts: x.ts, platform: x.platform, user: x.username, channel: x.channel, command: x.command, outcome: x.outcome, ms: x.ms, replica: x.replica }));
+    return r.rows.map((x) => ({
+      ts: x.ts,
+      platform: x.platform,
+      user: x.username,
+      channel: x.channel,
+      command: x.command,
+      outcome: x.outcome,
+      ms: x.ms,
+      replica: x.replica,
+    }));
   }
 
   /** Waits for the writes in flight (at close). */

@@ -6,9 +6,10 @@ import pg from 'pg';
 
 /** int8 (bigint, count(*)) as a JS number: ids, epoch seconds and epoch ms all fit in 2^53. */
 const INT8 = 20;
+const builtin = pg.types.getTypeParser as (oid: number, format?: 'text' | 'binary') => (v: string) => unknown;
 const types = {
   getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
-    oid === INT8 && format !== 'binary' ? (v: string) => Number(v) : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
+    oid === INT8 && format !== 'binary' ? (v: string) => Number(v) : builtin(oid, format)) as typeof pg.types.getTypeParser,
 };
 
 /** postgres://user:secret@db/x -> postgres://user:***@db/x (also any password= query parameter). */

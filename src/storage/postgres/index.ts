@@ -33,7 +33,9 @@ export async function openSharedStorage(o: { url: string; leaseMs: number; poolM
     await migrate(pool);
   } catch (e) {
     await pool.end().catch(() => undefined);
-    throw new Error(`storage: Postgres: ${pgErrorLine(e)}`, { cause: undefined });
+    // The cause is left off on purpose: a pg error can quote the connection string; only the redacted line goes on.
+    // eslint-disable-next-line preserve-caught-error
+    throw new Error(`storage: Postgres: ${pgErrorLine(e)}`);
   }
   const watch = new PgWatchState(pool, { replica, leaseMs: o.leaseMs });
   let closed = false;

@@ -69,7 +69,9 @@ CREATE TABLE sample_leases (host text PRIMARY KEY, holder text NOT NULL, expires
 export async function migrate(pool: Pool, migrations: Migration[] = MIGRATIONS): Promise<number[]> {
   return inTransaction(pool, async (c) => {
     await c.query("SELECT pg_advisory_xact_lock(hashtext('gpu-doctor schema_migrations'))");
-    await c.query('CREATE TABLE IF NOT EXISTS schema_migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())');
+    await c.query(
+      'CREATE TABLE IF NOT EXISTS schema_migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())',
+    );
     const done = new Set((await c.query<{ version: number }>('SELECT version FROM schema_migrations')).rows.map((r) => r.version));
     const applied: number[] = [];
     for (const m of [...migrations].sort((a, b) => a.version - b.version)) {

@@ -402,7 +402,12 @@ export class PgWatchState implements DigestSlots {
           "UPDATE notify_subscriptions SET state = $1, closed_ms = $2, note = $3 WHERE id = $4 AND state = 'open' AND platform = $5 AND user_id = $6",
           [state, nowMs, note, id, owner.platform, owner.userId],
         )
-      : await this.pool.query("UPDATE notify_subscriptions SET state = $1, closed_ms = $2, note = $3 WHERE id = $4 AND state = 'open'", [state, nowMs, note, id]);
+      : await this.pool.query("UPDATE notify_subscriptions SET state = $1, closed_ms = $2, note = $3 WHERE id = $4 AND state = 'open'", [
+          state,
+          nowMs,
+          note,
+          id,
+        ]);
     return r.rowCount === 1;
   }
 
