@@ -51,7 +51,8 @@ export default defineCommand({
       shared: o.shared === true,
       hours: words.hours,
     });
-    if (!r.ok) return { title: t(loc, 'notify.notAdded.title'), severity: 'warning', sections: [{ text: r.reason }, subscriptionTable(r.open, loc)] };
+    if (!r.ok)
+      return { title: t(loc, 'notify.notAdded.title'), severity: 'warning', sections: [{ text: localize(loc, r.reason) }, subscriptionTable(r.open, loc)] };
     const s = r.subscription;
     const reply: Reply = {
       title: t(loc, 'notify.added.title', { id: s.id, what: describe(s, loc) }),

@@ -149,7 +149,7 @@ function whoami(args: string[], ctx: CommandContext): Reply {
     }
     case 'claim': {
       const r = owners.claim(ctx.platform, ctx.userId, words.key, words.name);
-      if (!r.ok) return asker(textReply(t(loc, 'whoami.notClaimed'), r.reason, 'warning'));
+      if (!r.ok) return asker(textReply(t(loc, 'whoami.notClaimed'), localize(loc, r.reason), 'warning'));
       const c = r.claim;
       if (c.state === 'active') return asker(textReply(t(loc, 'whoami.already.title', { key: keyOf(c) }), t(loc, 'whoami.already.text', { id: c.id }), 'ok'));
       return {

@@ -1,6 +1,6 @@
 // Wires the pieces together: config, rule base, services, command registry. Adapters get the result.
 import { fitConfigOf, loadConfig, resolvePath as resolveDataPath, type LoadedConfig } from './core/config.js';
-import { resolveLocale } from './core/i18n.js';
+import { configureLocales, resolveLocale } from './core/i18n.js';
 import { CommandRegistry } from './core/registry.js';
 import type { Services } from './core/services.js';
 import { loadRuleBase } from './diagnose/rule-base.js';
@@ -15,6 +15,8 @@ export interface App {
 
 export async function createApp(configFile?: string): Promise<App> {
   const loaded = loadConfig(configFile);
+  // What the bot sends unasked (scheduled digests, direct messages) speaks the config's locale: too.
+  configureLocales(loaded.config.locale);
   const services: Services = { rules: await loadRuleBase(), fit: fitConfigOf(loaded.config) };
   const closers: (() => Promise<void> | void)[] = [];
   const { createHostsService } = await import('./hosts/service.js');

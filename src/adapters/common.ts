@@ -8,7 +8,7 @@ import { ProgressPacer, type ProgressSink } from '../core/progress.js';
 import type { CommandRegistry, DispatchOutcome } from '../core/registry.js';
 import type { Services } from '../core/services.js';
 import type { Config } from '../core/config.js';
-import { resolveLocale, t, type Locale } from '../core/i18n.js';
+import { rememberUserLocale, resolveLocale, t, type Locale } from '../core/i18n.js';
 import type { AuditStore } from '../ops/audit.js';
 import type { Metrics } from '../ops/metrics.js';
 import type { Logger } from '../ops/logger.js';
@@ -61,6 +61,8 @@ export async function runCommand(deps: AdapterDeps, inv: Invocation): Promise<Di
     locale: resolveLocale(deps.config.locale, inv.channelId, inv.userLocale),
     services: deps.services,
   };
+  // Direct messages sent later (owner messages, notify) use the language this user was last seen with.
+  rememberUserLocale(inv.platform, inv.userId, inv.userLocale);
   const result = await deps.registry.dispatch(inv.line, ctx, { progress: inv.progress });
   // Never echo a secret back, even if a command error carried one.
   for (const s of result.reply.sections) if (s.text) s.text = scrubSecrets(s.text);

@@ -53,14 +53,15 @@ let patterns: { key: MessageKey; re: RegExp; names: string[] }[] | undefined;
 
 /**
  * A usage message made in English with `t('en', 'usage.*', vars)` (zod's issue messages and the words
- * parsers' errors are made when the schema is, before anyone's language is known) in `locale`: matched
+ * parsers' errors are made when the schema is, before anyone's language is known), or a service's
+ * refusal made with `t('en', 'reason.*', vars)` (services answer every asker alike), in `locale`: matched
  * against the English templates, its values (themselves such messages, nested) put in the other language.
  * Any other text comes back as it is.
  */
 export function localize(locale: Locale | undefined, message: string, depth = 0): string {
   if (!locale || locale === DEFAULT_LOCALE || depth > 3) return message;
   patterns ??= Object.entries(catalogue(DEFAULT_LOCALE))
-    .filter(([key]) => key.startsWith('usage.'))
+    .filter(([key]) => key.startsWith('usage.') || key.startsWith('reason.'))
     .map(([key, text]) => ({
       key: key as MessageKey,
       names: [...text.matchAll(/\{(\w+)\}/g)].map((m) => m[1]),
@@ -123,4 +124,35 @@ export interface LocaleSettings {
 export function resolveLocale(settings: LocaleSettings | undefined, channelId: string | undefined, userLocale: Locale | undefined): Locale {
   const channel = channelId !== undefined && settings?.channels ? settings.channels[channelId] : undefined;
   return channel ?? userLocale ?? settings?.default ?? DEFAULT_LOCALE;
+}
+
+// The language of what the bot sends on its own (scheduled digests, owner and notify direct messages),
+// where no asker's context gives it: the config's locale settings, set once at start-up, and the
+// languages users were last seen with (an adapter records each asker's platform locale).
+let configured: LocaleSettings | undefined;
+const seen = new Map<string, Locale>();
+const MAX_SEEN = 10_000;
+
+/** The config's `locale:` for what is sent unasked (createApp calls it once; tests may call it again). */
+export function configureLocales(settings: LocaleSettings | undefined): void {
+  configured = settings;
+}
+
+/** A user's language as their platform last told it (Discord interaction locale, Slack users.info); kept in memory. */
+export function rememberUserLocale(platform: string, userId: string, locale: Locale | undefined): void {
+  if (!locale) return;
+  const key = `${platform}:${userId}`;
+  seen.delete(key);
+  seen.set(key, locale);
+  if (seen.size > MAX_SEEN) seen.delete(seen.keys().next().value!);
+}
+
+/** The language of a post to a channel: the config's language for that channel, else its default. */
+export function channelLocale(channelId: string | undefined): Locale {
+  return resolveLocale(configured, channelId, undefined);
+}
+
+/** The language of a direct message to a user: theirs where it was seen, else the config's default. */
+export function recipientLocale(platform: string, userId: string): Locale {
+  return resolveLocale(configured, undefined, seen.get(`${platform}:${userId}`));
 }

@@ -2,6 +2,7 @@
 // same ranking as `/gpu fit`. Each subscription sends exactly one direct message, when a fit appears
 // (with the line to start it) or when it expires, and is closed by that; closing comes before sending,
 // guarded in SQL, so a restart or an overlapping check never sends a second one.
+import { recipientLocale, t } from '../core/i18n.js';
 import type { Reply } from '../core/reply.js';
 import type { FitConfig, HostStatusResult, HostsService, NotifyService, NotifySubscription, PostTarget } from '../core/services.js';
 import type { SubscriptionRow, WatchStore } from '../watch/store.js';
@@ -55,7 +56,8 @@ export class Notifier implements NotifyService {
     if (open.length >= this.settings.maxNotifyPerUser)
       return Promise.resolve({
         ok: false,
-        reason: `you already have ${open.length} open (at most ${this.settings.maxNotifyPerUser}): cancel one with \`/gpu notify cancel ID\``,
+        // In English, as services make reasons; the command shows it in the asker's language (localize()).
+        reason: t('en', 'reason.notify.tooMany', { n: open.length, max: this.settings.maxNotifyPerUser }),
         open: open.map(view),
       });
     const hours = Math.min(Math.max(req.hours, 1), MAX_HOURS);
@@ -129,40 +131,55 @@ export class Notifier implements NotifyService {
   }
 }
 
+/** The direct message when it fits, in the subscriber's language where it was seen, else the config's default. */
 function fitMessage(s: SubscriptionRow, result: FitResult): Reply {
+  const loc = recipientLocale(s.platform, s.userId);
   const best = result.fits[0];
   const gpus = best.gpus
-    .map(
-      (g) => `GPU ${g.index}: ${formatMiB(g.usableMiB)} usable of ${formatMiB(g.totalMiB)}${g.holders.length ? `, shared with ${holdersText(g.holders)}` : ''}`,
+    .map((g) =>
+      t(loc, 'notify.dm.gpu', {
+        gpu: g.index,
+        usable: formatMiB(g.usableMiB),
+        total: formatMiB(g.totalMiB),
+        shared: g.holders.length ? t(loc, 'notify.dm.sharedWith', { holders: holdersText(g.holders, loc) }) : '',
+      }),
     )
     .join('\n');
+  const line = `/gpu fit ${s.size}${s.count > 1 ? ` ${s.count}` : ''}`;
   return {
-    title: `${requestText(result.request, s.size)} fits now on ${best.host} GPU ${best.gpus.map((g) => g.index).join(',')}`,
+    title: t(loc, 'notify.dm.fits', { what: requestText(result.request, s.size, loc), host: best.host, gpus: best.gpus.map((g) => g.index).join(',') }),
     severity: 'ok',
     sections: [
-      { heading: 'Start with', code: startLines(best) },
+      { heading: t(loc, 'fit.col.start'), code: startLines(best, loc) },
       { text: gpus },
-      ...(result.fits.length > 1
-        ? [{ text: `${result.fits.length - 1} other place(s) fit too: \`/gpu fit ${s.size}${s.count > 1 ? ` ${s.count}` : ''}\` lists them.` }]
-        : []),
+      ...(result.fits.length > 1 ? [{ text: t(loc, 'notify.dm.others', { n: result.fits.length - 1, line }) }] : []),
     ],
-    footer: `Your /gpu notify #${s.id} is done (one message per subscription). Nothing is reserved: someone may take it first.`,
+    footer: t(loc, 'notify.dm.done', { id: s.id }),
   };
 }
 
 function expiredMessage(s: SubscriptionRow, result: FitResult): Reply {
+  const loc = recipientLocale(s.platform, s.userId);
   const c = result.closest;
   const hours = Math.round((s.expiresMs - s.createdMs) / HOUR);
   return {
-    title: `${requestText(result.request, s.size)} did not fit within ${hours} h`,
+    title: t(loc, 'notify.dm.expiredTitle', { what: requestText(result.request, s.size, loc), hours }),
     severity: 'info',
     sections: [
       {
         text: c
-          ? `Closest now: ${c.host} GPU ${c.gpus.map((g) => g.index).join(',')}, ${formatMiB(Math.max(0, c.minUsableMiB))} usable; held by ${holdersText(c.gpus.flatMap((g) => g.holders))}.`
-          : 'No host answered with its GPU memory in the last round.',
+          ? t(loc, 'notify.dm.closest', {
+              host: c.host,
+              gpus: c.gpus.map((g) => g.index).join(','),
+              usable: formatMiB(Math.max(0, c.minUsableMiB)),
+              holders: holdersText(
+                c.gpus.flatMap((g) => g.holders),
+                loc,
+              ),
+            })
+          : t(loc, 'notify.dm.noAnswer'),
       },
     ],
-    footer: `Your /gpu notify #${s.id} has expired. \`/gpu notify ${s.size}${s.count > 1 ? ` ${s.count}` : ''}\` starts a new one.`,
+    footer: t(loc, 'notify.dm.expired', { id: s.id, line: `/gpu notify ${s.size}${s.count > 1 ? ` ${s.count}` : ''}` }),
   };
 }

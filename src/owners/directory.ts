@@ -2,6 +2,7 @@
 // approved `/gpu whoami` claims for what the config leaves open. Lookups are synchronous (SQLite) so the
 // status table, digests and owner messages name people without another round trip.
 import { OWNER_NAME, UNIX_USER, type Config } from '../core/config.js';
+import { t } from '../core/i18n.js';
 import { Mentions, type Mention } from '../core/mention.js';
 import { HOST_NAME } from '../hosts/registry.js';
 import type { ClaimPlatform, ClaimRow, ClaimStore } from './store.js';
@@ -15,18 +16,21 @@ export interface Owner {
   discord?: string;
 }
 
-/** What a claim names: `alice` or `alice@gpu3`, checked before it goes anywhere (never near a shell). */
+/**
+ * What a claim names: `alice` or `alice@gpu3`, checked before it goes anywhere (never near a shell). Errors
+ * and refusals here are made in English (reason.*); commands show them in the asker's language (localize()).
+ */
 export function parseOwnerKey(key: string): { unixUser: string; host: string | null } | { error: string } {
-  if (typeof key !== 'string' || key.length > 100) return { error: 'a unix user name is at most 32 characters' };
+  if (typeof key !== 'string' || key.length > 100) return { error: t('en', 'reason.owner.tooLong') };
   const at = key.indexOf('@');
   const user = at < 0 ? key : key.slice(0, at);
   const host = at < 0 ? null : key.slice(at + 1);
   if (!UNIX_USER.test(user)) {
     const shown = user.replace(/[^\x20-\x7e]/g, '?').slice(0, 40);
-    const why = /[A-Z]/.test(user) && UNIX_USER.test(user.toLowerCase()) ? ` (unix user names are lower case: ${user.toLowerCase()}?)` : '';
-    return { error: `"${shown}" is not a unix user name: a lower-case letter or _, then up to 31 of a-z 0-9 _ -${why}` };
+    const why = /[A-Z]/.test(user) && UNIX_USER.test(user.toLowerCase()) ? t('en', 'reason.owner.lowerCase', { user: user.toLowerCase() }) : '';
+    return { error: t('en', 'reason.owner.notUnixUser', { user: shown, why }) };
   }
-  if (host !== null && !HOST_NAME.test(host)) return { error: 'after @ comes a host name: letters, digits, . _ - (max 63)' };
+  if (host !== null && !HOST_NAME.test(host)) return { error: t('en', 'reason.owner.badHost') };
   return { unixUser: user, host };
 }
 
@@ -83,19 +87,18 @@ export class OwnerDirectory implements OwnersService {
 
   claim(platform: string, userId: string, key: string, name?: string, now = Date.now()): ClaimResult {
     const p = asPlatform(platform);
-    if (!p || !this.store) return { ok: false, reason: 'claims are kept only for Slack and Discord users.' };
+    if (!p || !this.store) return { ok: false, reason: t('en', 'reason.claim.platform') };
     const k = parseOwnerKey(key);
     if ('error' in k) return { ok: false, reason: k.error };
     if (name !== undefined && !OWNER_NAME.test(name))
-      return { ok: false, reason: `"${name.replace(/[^\x20-\x7e]/g, '?').slice(0, 40)}" is not a display name: letters, digits, blanks, . ' - (max 64)` };
+      return { ok: false, reason: t('en', 'usage.whoami.displayName', { name: name.replace(/[^\x20-\x7e]/g, '?').slice(0, 40) }) };
     const configured = this.config.get(k.host ? `${k.unixUser}@${k.host}` : k.unixUser);
     if (configured && p !== 'console' && configured[p]) {
       return configured[p] === userId
-        ? { ok: false, reason: `${key} is already you, in the bot's config file.` }
-        : { ok: false, reason: `${key} is mapped in the bot's config file (owners:); an admin changes it there.` };
+        ? { ok: false, reason: t('en', 'reason.claim.alreadyYou', { key }) }
+        : { ok: false, reason: t('en', 'reason.claim.mapped', { key }) };
     }
-    if (this.store.pendingOf(p, userId).length >= MAX_PENDING_CLAIMS)
-      return { ok: false, reason: `you already have ${MAX_PENDING_CLAIMS} claims waiting for an admin.` };
+    if (this.store.pendingOf(p, userId).length >= MAX_PENDING_CLAIMS) return { ok: false, reason: t('en', 'reason.claim.tooMany', { n: MAX_PENDING_CLAIMS }) };
     return { ok: true, ...this.store.addPending({ unixUser: k.unixUser, host: k.host, platform: p, userId, name: name ?? null }, now) };
   }
 

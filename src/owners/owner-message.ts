@@ -2,6 +2,7 @@
 // when it was last reported: the digest's own dedup) also goes to its owner as a direct message, with
 // the chart and the fix. One message per finding per digest run; the digest has already recorded the
 // finding as reported before anything is sent, so a crash or a failed send never leads to a second one.
+import { recipientLocale, t, type Locale, type MessageKey } from '../core/i18n.js';
 import type { Reply } from '../core/reply.js';
 import type { PostTarget } from '../core/services.js';
 import type { RuleBase } from '../diagnose/rule-base.js';
@@ -15,28 +16,29 @@ interface DigestRef {
   channel: string;
 }
 
-const WHAT: Record<Finding['kind'], string> = {
-  leak: 'is growing GPU memory',
-  rank0_growth: 'has one rank growing GPU memory',
-  host_ram: 'is filling host RAM',
-  idle_held: 'holds GPU memory while the GPU is idle',
+const WHAT: Record<Finding['kind'], MessageKey> = {
+  leak: 'owner.what.leak',
+  rank0_growth: 'owner.what.rank0',
+  host_ram: 'owner.what.hostRam',
+  idle_held: 'owner.what.idleHeld',
 };
 
-/** The message for one finding: the digest's own table row, detail, fix and chart, addressed to its owner. */
-export function ownerMessage(f: Finding, owner: Owner, digest: DigestRef, watched: Watched, rules?: RuleBase, chartOf?: ChartOf): Reply {
+/** The message for one finding: the digest's own table row, detail, fix and chart, addressed to its owner (in `loc`). */
+export function ownerMessage(f: Finding, owner: Owner, digest: DigestRef, watched: Watched, rules?: RuleBase, chartOf?: ChartOf, loc?: Locale): Reply {
   const where = `${f.host}${f.gpu === undefined ? '' : ` GPU ${f.gpu}`}`;
-  const proc = f.pid === undefined ? 'Your job' : `Your process ${f.pid}`;
-  const growth =
-    f.kind === 'idle_held' ? '' : ` (${Math.round(f.slopeMiBPerHour)} MiB/h${f.hoursToFull === null ? '' : `, full in ${formatHours(f.hoursToFull)}`})`;
-  const title = `${proc} on ${where} ${WHAT[f.kind]}${growth}`;
-  const r = digestReply([f], watched, rules, title, chartOf, { owners: { lookup: () => owner } });
-  r.sections[0] = { text: `The leak watch found this on ${f.host} for ${f.user ?? 'your job'}${f.command ? `: ${f.command.slice(0, 120)}` : ''}.` };
+  const proc = f.pid === undefined ? t(loc, 'owner.proc.job') : t(loc, 'owner.proc.pid', { pid: f.pid });
+  const full = f.hoursToFull === null ? '' : t(loc, 'owner.full', { when: formatHours(f.hoursToFull) });
+  const growth = f.kind === 'idle_held' ? '' : t(loc, 'owner.growth', { rate: Math.round(f.slopeMiBPerHour), full });
+  const title = t(loc, 'owner.title', { proc, where, what: t(loc, WHAT[f.kind]), growth });
+  const r = digestReply([f], watched, rules, title, chartOf, { owners: { lookup: () => owner } }, loc);
+  const command = f.command ? t(loc, 'owner.command', { command: f.command.slice(0, 120) }) : '';
+  r.sections[0] = { text: t(loc, 'owner.found', { host: f.host, who: f.user ?? t(loc, 'owner.yourJob'), command }) };
   // The digest charts growth only; the owner gets idle held memory drawn too, where its samples are at hand.
   if (!r.files?.length && chartOf && f.series.length >= 2) {
     const chart = chartOf(f);
     if (chart) r.files = [chart];
   }
-  r.footer = `From the leak digest "${digest.name}", whose channel asked for owner messages. One message per finding; another only if it gets worse.`;
+  r.footer = t(loc, 'owner.footer', { name: digest.name });
   return r;
 }
 
@@ -65,7 +67,8 @@ export async function messageOwners(
     try {
       await send(
         { platform: digest.platform, channel: to, name: `owner message from digest ${digest.name}`, kind: 'dm' },
-        ownerMessage(f, owner, digest, watched, rules, chartOf),
+        // In the owner's language where the platform told it, else the config's default.
+        ownerMessage(f, owner, digest, watched, rules, chartOf, recipientLocale(digest.platform, to)),
       );
       sent++;
     } catch (e) {

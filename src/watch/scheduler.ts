@@ -1,6 +1,6 @@
 // Scheduled digests (croner: cron + time zone per configured digest) with the last run persisted in the
 // store: a restart never posts a duplicate, and a digest missed while the bot was down posts once on start.
-import { t, type Locale } from '../core/i18n.js';
+import { channelLocale, t, type Locale } from '../core/i18n.js';
 import { Cron } from 'croner';
 import type { Reply } from '../core/reply.js';
 import type { RuleBase } from '../diagnose/rule-base.js';
@@ -74,9 +74,11 @@ export async function scheduledDigestRun(
   const { findings, watched } = await source(options, now);
   const { post, update } = dedupFindings(findings, store.reported(digest.name), now);
   store.saveReported(digest.name, update);
-  const reply = digestReply(post, watched, rules, `Leak watch digest (${digest.name})`, chartOf, people);
+  // In the channel's language (the config's locale.channels, else locale.default).
+  const loc = channelLocale(digest.channel);
+  const reply = digestReply(post, watched, rules, t(loc, 'digest.scheduled.title', { name: digest.name }), chartOf, people, loc);
   if (!post.length && findings.length)
-    reply.sections[0].text = `No new or worse findings since the last digest (${findings.length} already reported; watched ${watched.hosts} hosts, ${watched.processes} GPU processes).`;
+    reply.sections[0].text = t(loc, 'digest.scheduled.noneNew', { n: findings.length, hosts: watched.hosts, processes: watched.processes });
   return { reply, posted: post, watched };
 }
 
