@@ -135,7 +135,7 @@ describe('expert expectations on real logs', () => {
   );
 
   it(
-    'untuned split (blind/: 76 logs, 1000-1075, stop 20; 24 zh, 14 confusers): no harmful first fix; floors under the measured level',
+    'untuned split (blind/: 76 logs, 1000-1075, stop 20; 25 zh, 14 confusers): no harmful first fix; floors under the measured level',
     { timeout: 120_000 },
     async () => {
       const s = await scoreExpertDir(groupDir('blind'));
