@@ -36,7 +36,8 @@ export interface HostMemory {
   swapUsedBytes: number | null;
 }
 
-export type HostMemResult = { name: string; ok: true; elapsedMs: number; memory: HostMemory } | { name: string; ok: false; elapsedMs?: number; error: string };
+export type HostMemResult =
+  { name: string; ok: true; elapsedMs: number; memory: HostMemory; warning?: string } | { name: string; ok: false; elapsedMs?: number; error: string };
 
 export interface HostInfo {
   name: string;

@@ -132,6 +132,7 @@ export function memReply(results: HostMemResult[], loc?: Locale): Reply {
       gib(m.availableBytes),
       m.swapTotalBytes === null ? 'n/a' : `${gib(m.swapUsedBytes)} / ${gib(m.swapTotalBytes)}`,
     ]);
+    if (r.warning) warnings.push(`⚠ ${r.name}: ${r.warning}`);
     if (m.availableBytes !== null && m.availableBytes < 0.1 * m.totalBytes)
       warnings.push(`⚠ ${t(loc, 'mem.low', { host: r.name, available: gib(m.availableBytes), pct: ((100 * m.availableBytes) / m.totalBytes).toFixed(1) })}`);
   }

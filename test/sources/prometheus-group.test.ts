@@ -3,6 +3,8 @@
 // the group's two queries and each gets its own series (the answer is grouped by host once per batch,
 // bench/prometheus-status.ts measures it at 1,000 hosts).
 import { describe, expect, it } from 'vitest';
+import { renderText } from '../../src/adapters/console/render.js';
+import { memReply } from '../../src/hosts/render.js';
 import type { PromGroupSettings } from '../../src/sources/prometheus/config.js';
 import { PrometheusGroup } from '../../src/sources/prometheus/hosts.js';
 import { DEFAULT_JOIN, type PromVectorSample } from '../../src/sources/prometheus/parse.js';
@@ -77,5 +79,22 @@ describe('a Prometheus host group', () => {
       ok: false,
       error: expect.stringMatching(/no dcgm-exporter, nvidia_gpu_exporter or node_exporter series for 10\.9\.9\.9/) as unknown,
     });
+  });
+
+  it("mem shows the API's warnings (partial data) with the figures, as status does", async () => {
+    const warning = 'remote read of store eu-1 failed: partial data';
+    const f = fakeFetch(fleet(1), { warnings: [warning] });
+    const g = new PrometheusGroup(settings([{ name: 'a', match: '10.0.0.0' }]), f.impl);
+    const [mem, status] = await Promise.all([g.mem('a'), g.status('a')]);
+    expect(mem).toMatchObject({ ok: true, warning: `Prometheus warns (data may be partial): ${warning}` });
+    expect(status.ok && status.warning).toContain(`Prometheus warns (data may be partial): ${warning}`);
+    const reply = memReply([mem]);
+    expect(reply.severity).toBe('warning');
+    expect(renderText(reply)).toContain(`⚠ a: Prometheus warns (data may be partial): ${warning}`);
+    // Without warnings, nothing is added.
+    const quiet = new PrometheusGroup(settings([{ name: 'a', match: '10.0.0.0' }]), fakeFetch(fleet(1)).impl);
+    const m2 = await quiet.mem('a');
+    expect(m2.ok && m2.warning).toBeUndefined();
+    expect(memReply([m2]).severity).toBe('ok');
   });
 });

@@ -150,7 +150,15 @@ export class PrometheusGroup {
         elapsedMs,
         error: `no node_exporter memory series for ${host.match} in Prometheus at ${this.client.where} (${join.nodeLabel})`,
       };
-    return { name, ok: true, elapsedMs, memory };
+    // The API's warnings (partial data from a federated or remote-read source) come with the figures, as in status.
+    const apiWarnings = [...new Set(s.node.value.warnings)];
+    return {
+      name,
+      ok: true,
+      elapsedMs,
+      memory,
+      ...(apiWarnings.length ? { warning: `Prometheus warns (data may be partial): ${apiWarnings.join('; ')}` } : {}),
+    };
   }
 
   /**
