@@ -14,14 +14,17 @@
 //
 // The bot side runs in a child process (its peak RSS is the bot's): the config file loaded by
 // loadConfig, the real SshHostsService with its `source: prometheus` group, the real CommandRegistry
-// with every command, `/gpu status` dispatched with a progress pacer as the chat adapters do, and the
-// reply rendered for Slack (Block Kit), Discord (embeds) and the console. Reference: `curl -s` of the
+// with every command, `/gpu status` dispatched, and the reply rendered for Slack (Block Kit), Discord
+// (embeds) and the console. Then the same with a progress pacer as the chat adapters give it: an answer
+// later than 0.5 s shows "N of M hosts answered" first and the final edit comes at most once a second
+// after it, so there the asker waits for the pacing too (reported apart: it is not work). Reference: `curl -s` of the
 // two queries the bot sends (GPU exporters, node_exporter), one after the other and in parallel.
 // Prints medians of BENCH_RUNS (default 7) runs each and the ratios. Never asserts a time.
 import { execFile, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createInterface } from 'node:readline';
 import { promisify } from 'node:util';
 import { PromClient } from '../src/sources/prometheus/client.js';
 import { gpuQuery, nodeQuery, DEFAULT_JOIN } from '../src/sources/prometheus/parse.js';
@@ -210,11 +213,25 @@ async function main(): Promise<void> {
       if (code !== 200) throw new Error(`curl: HTTP ${code}`);
       return { ms: performance.now() - t, size };
     };
+    // The bot, in a child process of its own (its RSS is the bot's), driven a run at a time so its runs
+    // and curl's alternate: the load of this shared machine then weighs on both alike.
+    const c = spawn(process.execPath, [...childArgs, '--import', 'tsx', import.meta.filename, '--child', cfg], { stdio: ['pipe', 'pipe', 'inherit'] });
+    const answers = createInterface({ input: c.stdout })[Symbol.asyncIterator]();
+    const ask = async <T>(cmd: string): Promise<T> => {
+      c.stdin.write(cmd + '\n');
+      const line = await answers.next();
+      if (line.done) throw new Error(`the bot's process ended (${c.exitCode})`);
+      return JSON.parse(line.value) as T;
+    };
     const curlGpu: number[] = [];
     const curlBoth: number[] = [];
     const curlPar: number[] = [];
+    const bot: RunResult[] = [];
+    const paced: PacedResult[] = [];
     let answerBytes = 0;
-    for (let k = 0; k < RUNS; k++) {
+    for (let k = 0; k <= RUNS; k++) {
+      bot.push(await ask<RunResult>('run'));
+      if (k === 0) continue; // the first is the cold one
       const a = await curl(0);
       const b = await curl(1);
       curlGpu.push(a.ms);
@@ -223,18 +240,20 @@ async function main(): Promise<void> {
       const t = performance.now();
       await Promise.all([curl(0), curl(1)]);
       curlPar.push(performance.now() - t);
+      paced.push(await ask<PacedResult>('paced'));
     }
-
-    // The bot, in a child process of its own (its RSS is the bot's).
-    const out = await new Promise<string>((resolve, reject) => {
-      const c = spawn(process.execPath, [...childArgs, '--import', 'tsx', import.meta.filename, '--child', cfg, String(RUNS)], {
-        stdio: ['ignore', 'pipe', 'inherit'],
-      });
-      let s = '';
-      c.stdout.on('data', (d: Buffer) => (s += d.toString()));
-      c.once('exit', (code) => (code === 0 ? resolve(s) : reject(new Error(`child exited with ${code}`))));
-    });
-    const r = JSON.parse(out.trim().split('\n').pop()!) as ChildResult;
+    const end = await ask<EndResult>('end');
+    const [first, ...warm] = bot;
+    const r = {
+      ...first,
+      ...end,
+      first: first.total,
+      dispatch: warm.map((x) => x.dispatch),
+      render: warm.map((x) => x.render),
+      total: warm.map((x) => x.total),
+      paced: paced.map((x) => x.ms),
+      interims: paced.map((x) => x.interims),
+    };
 
     const ref = median(curlPar);
     const rows: [string, number, string][] = [
@@ -249,13 +268,14 @@ async function main(): Promise<void> {
         `${r.blocks} Slack blocks, ${r.embeds} Discord embeds, ${(r.textBytes / 1024).toFixed(0)} KiB text`,
       ],
       ['/gpu status, dispatch + render (warm median)', median(r.total), ''],
+      ['  with the chat progress pacer', median(r.paced), `interim replies ${r.interims.join('/')} (pacing: not work)`],
     ];
     console.log(`\n${'what'.padEnd(48)} ${'median'.padStart(9)} ${'x curl'.padStart(7)}`);
     for (const [what, ms, note] of rows) console.log(`${what.padEnd(48)} ${ms.toFixed(0).padStart(6)} ms ${(ms / ref).toFixed(2).padStart(6)}x  ${note}`);
     console.log(
       `\nanswers: ${(answerBytes / 2 ** 20).toFixed(1)} MiB of JSON for both queries; reply: ${r.title}` +
-        `\nbot process RSS: ${r.rssBaseMiB.toFixed(0)} MiB after loading (tsx), peak ${r.maxRssMiB.toFixed(0)} MiB (VmHWM ${r.vmHwmMiB.toFixed(0)} MiB) over ${RUNS + 1} runs` +
-        `\nsamples (ms): curl parallel ${curlPar.map((x) => x.toFixed(0)).join('/')}, dispatch ${r.dispatch.map((x) => x.toFixed(0)).join('/')}, total ${r.total.map((x) => x.toFixed(0)).join('/')}` +
+        `\nbot process RSS: ${r.rssBaseMiB.toFixed(0)} MiB after loading (tsx), peak ${r.maxRssMiB.toFixed(0)} MiB (VmHWM ${r.vmHwmMiB.toFixed(0)} MiB) over ${2 * RUNS + 1} runs` +
+        `\nsamples (ms): curl parallel ${curlPar.map((x) => x.toFixed(0)).join('/')}, dispatch ${r.dispatch.map((x) => x.toFixed(0)).join('/')}, total ${r.total.map((x) => x.toFixed(0)).join('/')}, paced ${r.paced.map((x) => x.toFixed(0)).join('/')}` +
         `\nload average at end: ${loadavg()
           .map((l) => l.toFixed(2))
           .join(' ')} (${cpus().length} CPUs, shared machine: the figures are noisy)`,
@@ -268,21 +288,28 @@ async function main(): Promise<void> {
 
 // ---- the child: the bot's code path ----
 
-interface ChildResult {
-  first: number;
-  dispatch: number[];
-  render: number[];
-  total: number[];
+interface RunResult {
+  dispatch: number;
+  render: number;
+  total: number;
   title: string;
   blocks: number;
   embeds: number;
   textBytes: number;
+}
+/** dispatch + Slack render with a progress pacer, and how many interim replies it showed. */
+interface PacedResult {
+  ms: number;
+  interims: number;
+}
+interface EndResult {
   rssBaseMiB: number;
   maxRssMiB: number;
   vmHwmMiB: number;
 }
 
-async function child(cfgFile: string, runs: number): Promise<void> {
+/** Answers `run`, `paced` and `end` on stdin, one JSON line each on stdout. */
+async function child(cfgFile: string): Promise<void> {
   const [{ loadConfig }, { SshHostsService }, { CommandRegistry }, { allCommands }, { ProgressPacer }, slack, discord, consoleRender] = await Promise.all([
     import('../src/core/config.js'),
     import('../src/hosts/service.js'),
@@ -297,49 +324,46 @@ async function child(cfgFile: string, runs: number): Promise<void> {
   const svc = new SshHostsService({ config: loaded.config, baseDir: loaded.baseDir, agent: null });
   const registry = new CommandRegistry(allCommands());
   const services = { hosts: svc } as unknown as Parameters<typeof registry.dispatch>[1]['services'];
-  const rssBase = process.memoryUsage().rss;
-  const res: ChildResult = {
-    first: 0,
-    dispatch: [],
-    render: [],
-    total: [],
-    title: '',
-    blocks: 0,
-    embeds: 0,
-    textBytes: 0,
-    rssBaseMiB: rssBase / 2 ** 20,
-    maxRssMiB: 0,
-    vmHwmMiB: 0,
-  };
-  for (let k = 0; k <= runs; k++) {
-    const t0 = performance.now();
-    // As an adapter does: a pacer whose sink would post / edit the interim reply.
-    const pacer = new ProgressPacer(() => Promise.resolve());
-    const out = await registry.dispatch('/gpu status', { platform: 'slack', userId: 'U0BENCH01', isAdmin: false, services }, { progress: pacer });
-    const t1 = performance.now();
-    if (out.outcome !== 'ok') throw new Error(`status: ${out.outcome}: ${out.reply.title}`);
-    const s = slack.renderSlack(out.reply);
-    const d = discord.renderDiscord(out.reply);
-    const text = consoleRender.renderText(out.reply);
-    const t2 = performance.now();
-    if (k === 0) res.first = t2 - t0;
-    else {
-      res.dispatch.push(t1 - t0);
-      res.render.push(t2 - t1);
-      res.total.push(t2 - t0);
+  const ctx = { platform: 'slack' as const, userId: 'U0BENCH01', isAdmin: false, services };
+  const rssBaseMiB = process.memoryUsage().rss / 2 ** 20;
+  const say = (o: RunResult | PacedResult | EndResult) => process.stdout.write(JSON.stringify(o) + '\n');
+  for await (const line of createInterface({ input: process.stdin })) {
+    if (line === 'run') {
+      const t0 = performance.now();
+      const out = await registry.dispatch('/gpu status', ctx);
+      const t1 = performance.now();
+      if (out.outcome !== 'ok') throw new Error(`status: ${out.outcome}: ${out.reply.title}`);
+      const s = slack.renderSlack(out.reply);
+      const d = discord.renderDiscord(out.reply);
+      const text = consoleRender.renderText(out.reply);
+      const t2 = performance.now();
+      say({
+        dispatch: t1 - t0,
+        render: t2 - t1,
+        total: t2 - t0,
+        title: out.reply.title,
+        blocks: s.blocks.length,
+        embeds: d.embeds.length,
+        textBytes: Buffer.byteLength(text),
+      });
+    } else if (line === 'paced') {
+      // As an adapter does: a pacer whose sink would post / edit the interim reply.
+      let interims = 0;
+      const pacer = new ProgressPacer(() => Promise.resolve(void interims++));
+      const t0 = performance.now();
+      const out = await registry.dispatch('/gpu status', ctx, { progress: pacer });
+      slack.renderSlack(out.reply);
+      say({ ms: performance.now() - t0, interims });
+    } else {
+      await svc.close();
+      const hwm = /VmHWM:\s+(\d+) kB/.exec(readFileSync('/proc/self/status', 'utf8'));
+      say({ rssBaseMiB, maxRssMiB: process.resourceUsage().maxRSS / 1024, vmHwmMiB: hwm ? Number(hwm[1]) / 1024 : NaN });
+      break;
     }
-    res.title = out.reply.title;
-    res.blocks = s.blocks.length;
-    res.embeds = d.embeds.length;
-    res.textBytes = Buffer.byteLength(text);
   }
-  await svc.close();
-  res.maxRssMiB = process.resourceUsage().maxRSS / 1024;
-  const hwm = /VmHWM:\s+(\d+) kB/.exec(readFileSync('/proc/self/status', 'utf8'));
-  res.vmHwmMiB = hwm ? Number(hwm[1]) / 1024 : NaN;
-  process.stdout.write(JSON.stringify(res) + '\n');
+  process.exit(0);
 }
 
 // Last, so every const above is initialised.
-if (process.argv[2] === '--child') await child(process.argv[3], Number(process.argv[4]));
+if (process.argv[2] === '--child') await child(process.argv[3]);
 else await main();
