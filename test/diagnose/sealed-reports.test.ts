@@ -58,3 +58,12 @@ describe('NCCL told in Chinese prose', () => {
     expect((await first('sealed', '916'))?.category).toBe('nccl_or_distributed');
   });
 });
+
+describe('cuBLAS / cuDNN without memory for its workspace', () => {
+  it.each(['929', '930'])('sealed/%s: no other process in the log, so the batch comes first (the check of other holders follows)', async (n) => {
+    const d = await first('sealed', n);
+    expect(d?.category).toBe('cudnn_cublas_alloc');
+    expect(d?.fixes[0].summary).toMatch(/Halve the batch|batch: \d+ -> \d+/);
+    expect(d?.fixes.some((f) => /what else holds/.test(f.summary))).toBe(true);
+  });
+});
