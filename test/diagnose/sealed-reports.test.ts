@@ -67,3 +67,15 @@ describe('cuBLAS / cuDNN without memory for its workspace', () => {
     expect(d?.fixes.some((f) => /what else holds/.test(f.summary))).toBe(true);
   });
 });
+
+describe('batch 1 and no memory figure', () => {
+  it('sealed/903 (yolor_p6, --batch-size 1 --img 416, "batch_size=1依然会出现"): something else on the GPU is checked first, then the input size', async () => {
+    const d = await first('sealed', '903');
+    expect(d?.fixes[0].summary).toMatch(/^The batch is already 1 and the log shows no memory figures: first check that nothing else holds this GPU/);
+    expect(d?.fixes[0].summary).toMatch(/lower the input size/);
+  });
+  it('with the figures printed (llm/395: a 320 MiB request at batch 1), the input size stays first', async () => {
+    const d = await first('llm', '395');
+    expect(d?.fixes[0].summary).toMatch(/^The batch is already 1: /);
+  });
+});

@@ -34,6 +34,10 @@ const MAKERS: Record<FixKind, Maker> = {
         const adapters = t(loc, facts.adapterTraining ? 'fix.reduceBatch.oneLlmAdapters' : 'fix.reduceBatch.oneLlmFull');
         return { summary: t(loc, 'fix.reduceBatch.oneLlm', { adapters }), changes: {} };
       }
+      // No figure at all: at batch 1 the first suspect is memory this process never saw (another job,
+      // a hung earlier run), which nvidia-smi shows in seconds.
+      const figures = [facts.triedAllocMiB, facts.freeMiB, facts.allocatedMiB, facts.reservedMiB, facts.totalCapacityMiB, facts.thisProcessMiB];
+      if (figures.every((v) => v === undefined)) return { summary: t(loc, 'fix.reduceBatch.oneNoFigures'), changes: {} };
       return { summary: t(loc, 'fix.reduceBatch.one'), changes: {} };
     }
     const next = smallerBatch(batch, facts);
