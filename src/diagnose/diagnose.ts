@@ -10,7 +10,7 @@ import { holds } from './conditions.js';
 import { whoHoldsMemory } from './holder.js';
 import { strayContexts } from './rank-contexts.js';
 import { finalError, NOT_MEMORY_EXCEPTIONS, type FinalError } from './final-error.js';
-import { detectTool, knobsFor, type ToolInfo } from './tools.js';
+import { detectTool, knobInZh, knobsFor, type ToolInfo } from './tools.js';
 import { computeFixes, type ComputedFix } from './fixes/index.js';
 import { parseReadings } from '../readings/index.js';
 import { t, type Locale } from '../core/i18n.js';
@@ -46,15 +46,17 @@ export interface DiagnoseResult {
  * its default batch when the log states none (the reply says it is the default).
  */
 function withToolKnobs(facts: Facts, tool: ToolInfo | undefined, knobs: string[] | undefined, loc: Locale | undefined): void {
-  facts.batchFlag = tool?.batch_flag ?? t(loc, 'diag.default.batchFlag');
-  facts.ampHow = tool?.amp ?? t(loc, 'diag.default.ampHow');
-  facts.weightsSplitHow = tool?.weights_split ?? t(loc, 'diag.default.weightsSplitHow');
+  // tools.yaml's Chinese where the reply is in zh and the tool gives it (flags alone need none).
+  const zh = loc === 'zh' ? tool?.zh : undefined;
+  facts.batchFlag = zh?.batch_flag ?? tool?.batch_flag ?? t(loc, 'diag.default.batchFlag');
+  facts.ampHow = zh?.amp ?? tool?.amp ?? t(loc, 'diag.default.ampHow');
+  facts.weightsSplitHow = zh?.weights_split ?? tool?.weights_split ?? t(loc, 'diag.default.weightsSplitHow');
   if (!tool) return;
   facts.tool = tool.id;
   facts.toolName = tool.name;
   if (tool.inference) facts.inference = true;
   if (tool.amp_default_on) facts.ampDefaultOn = true;
-  if (knobs?.length) facts.toolKnobs = knobs.join('; ');
+  if (knobs?.length) facts.toolKnobs = (loc === 'zh' ? knobs.map((k) => knobInZh(tool, k)) : knobs).join(loc === 'zh' ? '；' : '; ');
   if (facts.batch === undefined && facts.autobatch === undefined && tool.batch_default !== undefined) {
     facts.batch = tool.batch_default;
     facts.batchDefaultOf = tool.name;

@@ -61,9 +61,25 @@ export const toolSchema = z
      * first (a web UI already on --medvram is told --lowvram, not --medvram again).
      */
     escalate: z.array(z.object({ present: pattern, knobs: z.array(z.string().min(2).max(200)).min(1) }).strict()).optional(),
+    /** The texts above in Simplified Chinese where they hold words, not only flags (issue 14 §6); knobs item by item. */
+    zh: z
+      .object({
+        batch_flag: z.string().min(2).max(200).optional(),
+        amp: z.string().min(2).max(200).optional(),
+        weights_split: z.string().min(2).max(200).optional(),
+        knobs: z.array(z.string().min(2).max(200)).optional(),
+        escalate: z.array(z.array(z.string().min(2).max(200))).optional(),
+      })
+      .strict()
+      .optional(),
     source: z.string().url(),
   })
-  .strict();
+  .strict()
+  .refine((t) => !t.zh?.knobs || t.zh.knobs.length === (t.knobs?.length ?? 0), { message: 'zh.knobs: one per knob, in order', path: ['zh', 'knobs'] })
+  .refine(
+    (t) => !t.zh?.escalate || (t.zh.escalate.length === (t.escalate?.length ?? 0) && t.zh.escalate.every((k, i) => k.length === t.escalate![i].knobs.length)),
+    { message: 'zh.escalate: one list per escalation, one text per knob', path: ['zh', 'escalate'] },
+  );
 export const toolsSchema = z.array(toolSchema).min(1);
 
 export const ruleSchema = z.object({

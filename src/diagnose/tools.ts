@@ -22,7 +22,20 @@ export interface ToolInfo {
   knobs?: string[];
   /** Knobs that come first when `present` matches the log (the first ones are already turned). */
   escalate?: { present: string; knobs: string[] }[];
+  /** The texts in Simplified Chinese (knobs and escalation knobs item by item); English where absent. */
+  zh?: { batch_flag?: string; amp?: string; weights_split?: string; knobs?: string[]; escalate?: string[][] };
   source: string;
+}
+
+/** A tool knob (as knobsFor gives it) in Simplified Chinese where tools.yaml gives one, else as written. */
+export function knobInZh(tool: ToolInfo, knob: string): string {
+  const i = tool.knobs?.indexOf(knob) ?? -1;
+  if (i >= 0) return tool.zh?.knobs?.[i] ?? knob;
+  for (const [j, e] of (tool.escalate ?? []).entries()) {
+    const k = e.knobs.indexOf(knob);
+    if (k >= 0) return tool.zh?.escalate?.[j]?.[k] ?? knob;
+  }
+  return knob;
 }
 
 export interface CompiledTools {

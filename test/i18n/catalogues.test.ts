@@ -14,6 +14,7 @@ import type { Services } from '../../src/core/services.js';
 import { FeedbackStore } from '../../src/feedback/store.js';
 import { ownersFromConfig } from '../../src/owners/wire.js';
 import { testDeps } from '../adapters/helpers.js';
+import { englishRuns } from './english-runs.js';
 
 const placeholders = (s: string) => [...s.matchAll(/\{(\w+)\}/g)].map((m) => m[1]).sort();
 const en = catalogue('en');
@@ -109,6 +110,15 @@ const UNCONVERTED = new Set(['chart']);
 
 const oom = readFileSync(join(PROJECT_ROOT, 'knowledge/cuda-oom/match/yolov5-issue-2510.log'), 'utf8');
 
+/** Real logs of the knowledge base (one per rule, the Chinese-language OOM reports too): their diagnoses in zh are zh. */
+const REAL_LOGS = [
+  ...readdirSync(join(PROJECT_ROOT, 'knowledge'))
+    .filter((id) => statSync(join(PROJECT_ROOT, 'knowledge', id)).isDirectory())
+    .map((id) => `knowledge/${id}/match/${readdirSync(join(PROJECT_ROOT, 'knowledge', id, 'match')).sort()[0]}`),
+  'knowledge/cuda-oom/match/irra-43-batch4-zh.log',
+  'knowledge/cuda-oom/match/paddledetection-3949-batch2-zh.log',
+];
+
 /** Command lines that walk every command's replies: usage errors, refusals, the happy paths. */
 const LINES: { line: string; admin?: boolean; bare?: boolean }[] = [
   { line: '/gpu' },
@@ -184,6 +194,7 @@ const LINES: { line: string; admin?: boolean; bare?: boolean }[] = [
   { line: 'whoami show x' },
   { line: 'whoami alice B@d!' },
   { line: 'hosts add gpu3 ml@h --trust bad', admin: true },
+  ...REAL_LOGS.map((file) => ({ line: `diagnose ${readFileSync(join(PROJECT_ROOT, file), 'utf8')}` })),
   { line: 'help', bare: true },
   { line: 'status', bare: true },
   { line: 'mem', bare: true },
@@ -216,6 +227,9 @@ describe.each(LOCALES)('every command asked in %s', (locale: Locale) => {
   it('answers from the catalogue, no key missing, no English sentence of it in zh', { timeout: 60_000 }, async () => {
     resetMissingKeys();
     const asked = new Set<string>();
+    const prose: string[] = [];
+    // Names are names in every language: the commands' and the tools' (OpenMMLab 2.x (mmdetection / ... on mmcv)).
+    const commandNames = [...allCommands().map((c) => c.name), ...(services.rules.tools?.tools ?? []).map((tool) => tool.name)];
     for (const { line, admin, bare } of LINES) {
       const ctx: CommandContext = {
         platform: 'slack',
@@ -230,14 +244,17 @@ describe.each(LOCALES)('every command asked in %s', (locale: Locale) => {
       const text = shown(reply, locale === 'zh');
       // The leak watch's own answers are not converted; its commands' usage errors and refusals are.
       const converted = !(UNCONVERTED.has(command) && !bare && outcome === 'ok');
-      if (locale === 'en') expect(text).not.toMatch(/[\u4e00-\u9fff]/);
+      // English replies show no Chinese of ours (a Chinese log's own lines, quoted as evidence, aside).
+      if (locale === 'en') expect(shown(reply, true), line.slice(0, 40)).not.toMatch(/[\u4e00-\u9fff]/);
       else if (converted) {
         const leaked = englishFragments.filter(({ f }) => text.includes(f)).map(({ key, f }) => `${key}: "${f}"`);
         expect(leaked, `${line.slice(0, 40)} -> ${reply.title}`).toEqual([]);
         expect(text, `${line.slice(0, 40)} -> ${reply.title}`).toMatch(/[\u4e00-\u9fff]/);
+        for (const run of englishRuns(text, commandNames)) prose.push(`${line.slice(0, 40)} -> ${run}`);
       }
     }
     expect(missingKeys()).toEqual([]);
+    expect(prose).toEqual([]);
     // /gpu help fits 100 terminal columns (CJK and emoji take two; code lines get a 4-column indent).
     const help = (await deps.registry.dispatch('help', { platform: 'console', userId: 'me', isAdmin: true, locale, services })).reply;
     const lines = help.sections.flatMap((s) => [...(s.text ?? '').split('\n'), ...(s.code ?? '').split('\n').map((l) => '    ' + l)]);
