@@ -4,7 +4,7 @@
 // bench/prometheus-status.ts measures it at 1,000 hosts).
 import { describe, expect, it } from 'vitest';
 import { renderText } from '../../src/adapters/console/render.js';
-import { memReply } from '../../src/hosts/render.js';
+import { memReply, statusReply } from '../../src/hosts/render.js';
 import type { PromGroupSettings } from '../../src/sources/prometheus/config.js';
 import { PrometheusGroup } from '../../src/sources/prometheus/hosts.js';
 import { DEFAULT_JOIN, type PromVectorSample } from '../../src/sources/prometheus/parse.js';
@@ -96,5 +96,55 @@ describe('a Prometheus host group', () => {
     const m2 = await quiet.mem('a');
     expect(m2.ok && m2.warning).toBeUndefined();
     expect(memReply([m2]).severity).toBe('ok');
+  });
+
+  it("names the Kubernetes pods holding the GPUs from dcgm-exporter's pod mapping labels (pod, namespace, container; the old names; exported_* behind Kubernetes SD)", async () => {
+    // The NVIDIA docs sample as served from a GPU node's dcgm-exporter with pod mapping: the label names are
+    // dcgm-exporter's (pkg/dcgmexporter: podAttribute "pod", namespaceAttribute "namespace", containerAttribute
+    // "container"; with --kubernetes-use-old-namespace "pod_name", "pod_namespace", "container_name").
+    const base = exposition(fixtureText('dcgm-exporter-a100.prom'), { instance: '10.0.0.1:9400', job: 'dcgm' });
+    const gpu1 = base.map((s) => ({ ...s, metric: { ...s.metric, gpu: '1', UUID: 'GPU-00000000-0000-0000-0000-000000000001', device: 'nvidia1' } }));
+    const labelled = (series: PromVectorSample[], labels: Record<string, string>) => series.map((s) => ({ ...s, metric: { ...s.metric, ...labels } }));
+    const node = exposition(fixtureText('node-exporter-e2e-memory.prom'), { instance: '10.0.0.1:9100', job: 'node' });
+    const read = async (gpuSeries: PromVectorSample[]) => {
+      const g = new PrometheusGroup(settings([{ name: 'k8s-a100', match: '10.0.0.1' }]), fakeFetch({ gpu: gpuSeries, node }).impl);
+      const r = await g.status('k8s-a100');
+      if (!r.ok) throw new Error(r.error);
+      return r;
+    };
+    // GPU 0 held by a training pod, GPU 1 shared by two pods (time-slicing: the same series once per pod).
+    const current = await read([
+      ...labelled(base, { pod: 'llm-train-7f9c-0', namespace: 'research', container: 'trainer' }),
+      ...labelled(gpu1, { pod: 'notebook-alice', namespace: 'jupyter', container: 'notebook' }),
+      ...labelled(gpu1, { pod: 'notebook-bob', namespace: 'jupyter', container: 'notebook' }),
+    ]);
+    expect(current.gpus.map((g) => [g.index, g.memoryUsedMiB])).toEqual([
+      [0, 4845],
+      [1, 4845],
+    ]);
+    expect(current.warning).toBe(
+      'no per-process data (dcgm-exporter); the pods holding the GPUs: GPU 0 research/llm-train-7f9c-0 (container trainer), ' +
+        'GPU 1 jupyter/notebook-alice (container notebook), GPU 1 jupyter/notebook-bob (container notebook)',
+    );
+    const old = await read(labelled(base, { pod_name: 'llm-train-7f9c-0', pod_namespace: 'research', container_name: 'trainer' }));
+    expect(old.warning).toContain('GPU 0 research/llm-train-7f9c-0 (container trainer)');
+    // Scraped by Kubernetes SD: Prometheus' target labels name the exporter's own pod; the workload's are exported_*.
+    const sd = await read(
+      labelled(base, {
+        pod: 'nvidia-dcgm-exporter-x7k2p',
+        namespace: 'gpu-operator',
+        container: 'nvidia-dcgm-exporter',
+        exported_pod: 'llm-train-7f9c-0',
+        exported_namespace: 'research',
+        exported_container: 'trainer',
+      }),
+    );
+    expect(sd.warning).toContain('GPU 0 research/llm-train-7f9c-0 (container trainer)');
+    expect(sd.warning).not.toContain('dcgm-exporter-x7k2p');
+    // No workload mapped: only the exporter's own pod in the target labels, which holds nothing.
+    const idle = await read(labelled(base, { pod: 'nvidia-dcgm-exporter-x7k2p', namespace: 'gpu-operator', container: 'nvidia-dcgm-exporter' }));
+    expect(idle.warning).toMatch(/^no per-process data: dcgm-exporter reports whole GPUs only/);
+    const text = renderText(statusReply([current]));
+    expect(text).toContain('research/llm-train-7f9c-0 (container trainer)');
   });
 });

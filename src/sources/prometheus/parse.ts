@@ -155,6 +155,40 @@ export interface HostGpuReading {
   processes: (GpuProcessStatus & { processName: string | null })[];
   /** Whether the exporter reports processes at all (nvidia_gpu_exporter with --collect.compute-apps). */
   perProcess: boolean;
+  /** Kubernetes pods holding the GPUs, from dcgm-exporter's pod mapping labels (see podOf); empty elsewhere. */
+  pods: PodHolder[];
+}
+
+/** A pod that holds a GPU, as dcgm-exporter labels the GPU's series when it maps devices to pods. */
+export interface PodHolder {
+  gpu: number;
+  namespace: string | null;
+  pod: string;
+  container: string | null;
+}
+
+/**
+ * dcgm-exporter on Kubernetes (its pod mapping, on by default in the GPU Operator) labels a GPU's series
+ * with the pod using it: `pod`, `namespace`, `container` (`pod_name`, `pod_namespace`, `container_name`
+ * with --kubernetes-use-old-namespace). Scraped through Kubernetes service discovery, Prometheus' own
+ * target labels of the same names (the exporter's pod) win and the exporter's become `exported_pod`,
+ * `exported_namespace`, `exported_container`: those are read first. A pod that is the exporter itself
+ * (its container or pod named dcgm-exporter, what Prometheus' target labels say when no workload is
+ * mapped) holds nothing.
+ */
+export function podOf(m: Record<string, string>): Omit<PodHolder, 'gpu'> | null {
+  for (const [p, ns, c] of [
+    ['exported_pod', 'exported_namespace', 'exported_container'],
+    ['pod', 'namespace', 'container'],
+    ['pod_name', 'pod_namespace', 'container_name'],
+  ]) {
+    const pod = m[p];
+    if (!pod) continue;
+    const container = m[c] || null;
+    if (/dcgm-exporter/.test(pod) || (container && /dcgm-exporter/.test(container))) continue;
+    return { namespace: m[ns] || null, pod, container };
+  }
+  return null;
 }
 
 interface GpuAcc {
@@ -182,6 +216,7 @@ export function gpusOf(series: readonly { metric: Record<string, string>; v: num
   const nv = new Map<string, GpuAcc>();
   const procs: { uuid: string; pid: number; mib: number | null; name: string | null }[] = [];
   let perProcess = false;
+  const podsByKey = new Map<string, Map<string, Omit<PodHolder, 'gpu'>>>();
   for (const { metric: m, v } of series) {
     const n = nameOf(m);
     if (n.startsWith('DCGM_FI_DEV_')) {
@@ -192,6 +227,12 @@ export function gpusOf(series: readonly { metric: Record<string, string>; v: num
       g.index ??= num(m.gpu);
       g.uuid ??= m.UUID ?? m.uuid ?? null;
       g.name ??= m.modelName ?? null;
+      const pod = podOf(m);
+      if (pod) {
+        let held = podsByKey.get(key);
+        if (!held) podsByKey.set(key, (held = new Map<string, Omit<PodHolder, 'gpu'>>()));
+        held.set(`${pod.namespace}/${pod.pod}/${pod.container}`, pod);
+      }
       const field = n.slice('DCGM_FI_DEV_'.length);
       if (field === 'FB_USED') g.used = v;
       else if (field === 'FB_FREE') g.free = v;
@@ -230,6 +271,10 @@ export function gpusOf(series: readonly { metric: Record<string, string>; v: num
   // nvidia_gpu_exporter wins where both run (it has processes); dcgm-exporter otherwise.
   const useNv = nv.size > 0;
   const accs = [...(useNv ? nv : dcgm).values()];
+  const pods: PodHolder[] = useNv
+    ? []
+    : [...dcgm.entries()].flatMap(([key, g], i) => [...(podsByKey.get(key)?.values() ?? [])].map((p) => ({ gpu: g.index ?? i, ...p })));
+  pods.sort((a, b) => a.gpu - b.gpu || `${a.namespace}/${a.pod}`.localeCompare(`${b.namespace}/${b.pod}`));
   const gpus: GpuStatus[] = accs
     .map((g, i) => {
       // nvidia-smi's memory.total is used + free + reserved (drivers >= 510); dcgm-exporter has no total by default.
@@ -260,7 +305,7 @@ export function gpusOf(series: readonly { metric: Record<string, string>; v: num
         }))
         .sort((a, b) => (a.gpuIndex ?? -1) - (b.gpuIndex ?? -1) || a.pid - b.pid)
     : [];
-  return { exporter: useNv ? 'nvidia_gpu_exporter' : dcgm.size ? 'dcgm' : null, gpus, processes, perProcess: useNv && perProcess };
+  return { exporter: useNv ? 'nvidia_gpu_exporter' : dcgm.size ? 'dcgm' : null, gpus, processes, perProcess: useNv && perProcess, pods };
 }
 
 /** node_exporter's meminfo series of ONE host at one instant as host memory, or null without MemTotal. */
@@ -291,6 +336,10 @@ export function memoryOf(series: readonly { metric: Record<string, string>; v: n
 
 /** The line a host's status carries when its exporters give no per-process data. */
 export function perProcessWarning(r: HostGpuReading): string | undefined {
+  if (r.exporter === 'dcgm' && r.pods.length)
+    return `no per-process data (dcgm-exporter); the pods holding the GPUs: ${r.pods
+      .map((p) => `GPU ${p.gpu} ${p.namespace ? `${p.namespace}/` : ''}${p.pod}${p.container ? ` (container ${p.container})` : ''}`)
+      .join(', ')}`;
   if (r.exporter === 'dcgm')
     return 'no per-process data: dcgm-exporter reports whole GPUs only (on bare metal it has no process or pod labels); findings are per GPU';
   if (r.exporter === 'nvidia_gpu_exporter' && !r.perProcess)
