@@ -306,8 +306,11 @@ function oomPhase(log: LogText, oomLine: number): Facts['oomPhase'] {
     const m = FRAME.exec(log.line(l).slice(0, 600));
     if (m) after.push({ file: m[1], fn: m[2] });
   }
-  return phaseOf(frames) ?? phaseOf(after.reverse()) ?? codeLinePhase(log, oomLine);
+  return phaseOf(frames) ?? phaseOf(after.reverse()) ?? codeLinePhase(log, oomLine) ?? (PROSE_LOAD.test(log.line(oomLine).slice(0, 600)) ? 'load' : undefined);
 }
+
+/** The message's own line says it failed while the model was built or moved: "`CUDA error: out of memory` on model instantiation". */
+const PROSE_LOAD = /\b(?:on|during|at) model (?:instantiation|creation|initiali[sz]ation|loading)\b|\b(?:when|while) (?:loading|moving|instantiating) the model\b/i;
 
 // Frames of text generation (transformers' generate and its search loops, chat helpers) and of image
 // diffusion (diffusers pipelines, the web UIs' processing and k-diffusion samplers).

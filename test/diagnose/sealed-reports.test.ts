@@ -79,3 +79,12 @@ describe('batch 1 and no memory figure', () => {
     expect(d?.fixes[0].summary).toMatch(/^The batch is already 1: /);
   });
 });
+
+describe("CUDA's own out-of-memory while the model is built", () => {
+  it('sealed/951: "`RuntimeError: CUDA error: out of memory` on model instantiation" (Lightning DDP on a cluster): the card was taken before the job began', async () => {
+    const d = await first('sealed', '951');
+    expect(d?.facts.oomPhase).toBe('load');
+    expect(d?.facts.holder).toBe('other_processes');
+    expect(d?.fixes[0].summary).toMatch(/^Another process holds GPU memory/);
+  });
+});
