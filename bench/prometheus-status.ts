@@ -19,7 +19,8 @@
 // later than 0.5 s shows "N of M hosts answered" first and the final edit comes at most once a second
 // after it, so there the asker waits for the pacing too (reported apart: it is not work). Reference: `curl -s` of the
 // two queries the bot sends (GPU exporters, node_exporter), one after the other and in parallel.
-// Prints medians of BENCH_RUNS (default 7) runs each and the ratios. Never asserts a time.
+// Prints medians and minima of BENCH_RUNS (default 11) runs each, the ratios, and the ratio of each bot
+// run to the curl run next to it (they alternate). Never asserts a time.
 import { execFile, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
@@ -34,7 +35,7 @@ import { PROMETHEUS, serveMetrics, startPrometheus } from '../test/sources/prome
 const HOSTS = Number(process.env.BENCH_HOSTS ?? 1000);
 const GPUS = 8;
 const TARGETS = Math.min(Number(process.env.BENCH_TARGETS ?? 10), HOSTS);
-const RUNS = Number(process.env.BENCH_RUNS ?? 7);
+const RUNS = Number(process.env.BENCH_RUNS ?? 11);
 const SCRAPE_S = Number(process.env.BENCH_SCRAPE_S ?? 15);
 // Extra node flags for the bot's child process, e.g. BENCH_CHILD_NODE_ARGS=--cpu-prof to see where its time goes.
 const childArgs = (process.env.BENCH_CHILD_NODE_ARGS ?? '').split(' ').filter(Boolean);
@@ -256,22 +257,30 @@ async function main(): Promise<void> {
     };
 
     const ref = median(curlPar);
-    const rows: [string, number, string][] = [
-      ['curl -s, GPU query (1 request)', median(curlGpu), ''],
-      ['curl -s, both queries one after the other', median(curlBoth), ''],
-      ['curl -s, both queries in parallel (reference)', ref, ''],
-      ['/gpu status, first (cold process)', r.first, ''],
-      ['/gpu status, dispatch (warm median)', median(r.dispatch), `queries + parse + ${HOSTS} host replies + Reply`],
-      [
-        '  render Slack + Discord + console',
-        median(r.render),
-        `${r.blocks} Slack blocks, ${r.embeds} Discord embeds, ${(r.textBytes / 1024).toFixed(0)} KiB text`,
-      ],
-      ['/gpu status, dispatch + render (warm median)', median(r.total), ''],
-      ['  with the chat progress pacer', median(r.paced), `interim replies ${r.interims.join('/')} (pacing: not work)`],
+    const refMin = Math.min(...curlPar);
+    const rows: [string, number[], string][] = [
+      ['curl -s, GPU query (1 request)', curlGpu, ''],
+      ['curl -s, both queries one after the other', curlBoth, ''],
+      ['curl -s, both queries in parallel (reference)', curlPar, ''],
+      ['/gpu status, first (cold process)', [r.first], ''],
+      ['/gpu status, dispatch (warm)', r.dispatch, `queries + parse + ${HOSTS} host replies + Reply`],
+      ['  render Slack + Discord + console', r.render, `${r.blocks} Slack blocks, ${r.embeds} Discord embeds, ${(r.textBytes / 1024).toFixed(0)} KiB text`],
+      ['/gpu status, dispatch + render (warm)', r.total, ''],
+      ['  with the chat progress pacer', r.paced, `interim replies ${r.interims.join('/')} (pacing: not work)`],
     ];
-    console.log(`\n${'what'.padEnd(48)} ${'median'.padStart(9)} ${'x curl'.padStart(7)}`);
-    for (const [what, ms, note] of rows) console.log(`${what.padEnd(48)} ${ms.toFixed(0).padStart(6)} ms ${(ms / ref).toFixed(2).padStart(6)}x  ${note}`);
+    console.log(`\n${'what'.padEnd(48)} ${'median'.padStart(9)} ${'x curl'.padStart(7)} ${'min'.padStart(9)} ${'x curl'.padStart(7)}`);
+    for (const [what, xs, note] of rows) {
+      const m = median(xs);
+      const lo = Math.min(...xs);
+      console.log(
+        `${what.padEnd(48)} ${m.toFixed(0).padStart(6)} ms ${(m / ref).toFixed(2).padStart(6)}x ${lo.toFixed(0).padStart(6)} ms ${(lo / refMin).toFixed(2).padStart(6)}x  ${note}`,
+      );
+    }
+    // Runs alternate, so each bot run has a curl run next to it under about the same load.
+    const paired = r.total.map((x, i) => x / curlPar[i]);
+    console.log(
+      `\npaired (each warm dispatch + render / the curl pair right after it): median ${median(paired).toFixed(2)}x, range ${Math.min(...paired).toFixed(2)}-${Math.max(...paired).toFixed(2)}x`,
+    );
     console.log(
       `\nanswers: ${(answerBytes / 2 ** 20).toFixed(1)} MiB of JSON for both queries; reply: ${r.title}` +
         `\nbot process RSS: ${r.rssBaseMiB.toFixed(0)} MiB after loading (tsx), peak ${r.maxRssMiB.toFixed(0)} MiB (VmHWM ${r.vmHwmMiB.toFixed(0)} MiB) over ${2 * RUNS + 1} runs` +
