@@ -8,6 +8,8 @@ import { allCommands } from '../commands/index.js';
 
 export interface App {
   loaded: LoadedConfig;
+  /** Postgres shared by replicas, when the config's `storage:` names it (else everything is SQLite in data_dir). */
+  storage?: import('./storage/postgres/index.js').SharedStorage;
   services: Services;
   registry: CommandRegistry;
   close(): Promise<void>;
@@ -19,8 +21,13 @@ export async function createApp(configFile?: string): Promise<App> {
   configureLocales(loaded.config.locale);
   const services: Services = { rules: await loadRuleBase(), fit: fitConfigOf(loaded.config) };
   const closers: (() => Promise<void> | void)[] = [];
+  // `storage:` Postgres: migrations applied now; the registry, leak watch and audit trail are then shared by replicas.
+  const { storageOf } = await import('./storage/config.js');
+  const choice = storageOf(loaded.config.storage);
+  const storage = choice.kind === 'postgres' ? await (await import('./storage/postgres/index.js')).openSharedStorage(choice) : undefined;
+  if (storage) closers.push(() => storage.close());
   const { createHostsService } = await import('./hosts/service.js');
-  const hosts = createHostsService(loaded.config, loaded.baseDir);
+  const hosts = createHostsService(loaded.config, loaded.baseDir, storage ? (configHosts) => storage.registry(configHosts) : undefined);
   services.hosts = hosts;
   closers.push(() => hosts.close());
   // unix user -> person: the config's owners and approved `/gpu whoami` claims (the registry's database).
@@ -52,7 +59,8 @@ export async function createApp(configFile?: string): Promise<App> {
     const { resolvePath } = await import('./core/config.js');
     const { WatchStore } = await import('./watch/store.js');
     const { WatchRuntime } = await import('./watch/scheduler.js');
-    const store = WatchStore.inDataDir(resolvePath(loaded.config.data_dir, loaded.baseDir));
+    // With Postgres the samples live there; the SQLite store is an empty stand-in the runtime never fills.
+    const store = storage ? new WatchStore(':memory:') : WatchStore.inDataDir(resolvePath(loaded.config.data_dir, loaded.baseDir));
     const watch = new WatchRuntime(
       store,
       hosts,
@@ -60,22 +68,27 @@ export async function createApp(configFile?: string): Promise<App> {
       loaded.config.watch,
       (e) => process.stderr.write(`watch: ${(e as Error).message ?? String(e)}\n`),
       services.fit,
+      storage?.watch,
     );
     services.watch = watch;
     if (weekly) watch.scheduler.add(weekly);
     watch.setOwners(services.owners);
-    if (hosts.prometheus) {
+    if (hosts.prometheus && !storage) {
       // Prometheus hosts: what their server holds since the last stored sample, before the first digest.
       const { backfillFromPrometheus } = await import('./sources/prometheus/backfill.js');
       const filled = await backfillFromPrometheus(hosts, store).catch((e: unknown) => ({ warnings: [(e as Error).message ?? String(e)] }));
       for (const w of filled.warnings) process.stderr.write(`watch: Prometheus history: ${w}\n`);
     }
     await watch.start();
-    closers.push(() => watch.stop());
+    closers.push(async () => {
+      await watch.release().catch(() => undefined);
+      watch.stop();
+    });
   }
   const registry = new CommandRegistry(allCommands());
   return {
     loaded,
+    ...(storage ? { storage } : {}),
     services,
     registry,
     async close() {

@@ -35,7 +35,8 @@ export interface AdapterDeps {
   services: Services;
   config: Config;
   logger: Logger;
-  audit?: AuditStore;
+  /** The audit trail: SQLite in data_dir, or Postgres shared by replicas. */
+  audit?: Pick<AuditStore, 'record'>;
   metrics?: Metrics;
 }
 

@@ -31,7 +31,9 @@ export async function startChatAdapters(app: App, env: NodeJS.ProcessEnv = proce
   logger.info({ mode, why }, `gpu-doctor runs as ${mode}: ${why}`);
   if (!slackEnv && !discordEnv) return null;
   const { config, baseDir } = app.loaded;
-  const audit = AuditStore.inDataDir(resolvePath(config.data_dir, baseDir));
+  const audit: Pick<AuditStore, 'record' | 'close'> = app.storage
+    ? app.storage.audit((e) => logger.error({ err: scrubSecrets((e as Error).message ?? String(e)) }, 'audit write failed'))
+    : AuditStore.inDataDir(resolvePath(config.data_dir, baseDir));
   const metrics = new Metrics(true);
   const health = new Health(metrics);
   // Per-host pool state in /healthz, and per-host SSH latency and errors in /metrics.

@@ -5,7 +5,7 @@
 import { recipientLocale, t } from '../core/i18n.js';
 import type { Reply } from '../core/reply.js';
 import type { FitConfig, HostStatusResult, HostsService, NotifyService, NotifySubscription, PostTarget } from '../core/services.js';
-import type { SubscriptionRow, WatchStore } from '../watch/store.js';
+import type { SubscriptionRow, SubscriptionState } from '../watch/store.js';
 import { formatMiB, MAX_HOURS } from './args.js';
 import { rankFits, sshHint, type FitResult, type GpuGrowth } from './fit.js';
 import { holdersText, requestText, startLines } from './render.js';
@@ -29,11 +29,25 @@ const view = (r: SubscriptionRow): NotifySubscription => ({
   expiresMs: r.expiresMs,
 });
 
+/** Where subscriptions live: the SQLite watch store (answers at once) or Postgres shared by replicas (promises). */
+export interface SubscriptionStore {
+  openSubscriptions(owner?: { platform: string; userId: string }): SubscriptionRow[] | Promise<SubscriptionRow[]>;
+  addSubscription(s: Omit<SubscriptionRow, 'id' | 'state' | 'closedMs' | 'note'>): SubscriptionRow | Promise<SubscriptionRow>;
+  closeSubscription(
+    id: number,
+    state: Exclude<SubscriptionState, 'open'>,
+    nowMs: number,
+    note?: string | null,
+    owner?: { platform: string; userId: string },
+  ): boolean | Promise<boolean>;
+  noteSubscription(id: number, note: string): void | Promise<void>;
+}
+
 export class Notifier implements NotifyService {
   private post: DirectPoster | null = null;
 
   constructor(
-    private store: WatchStore,
+    private store: SubscriptionStore,
     private settings: FitConfig,
     private hosts: HostsService | undefined,
     /** The leak watch's growth rates; a failure counts as none known. */
@@ -46,22 +60,21 @@ export class Notifier implements NotifyService {
     this.post = post;
   }
 
-  // SQLite answers synchronously; the service interface is async for stores that do not.
-  subscribe(
+  async subscribe(
     req: { platform: string; userId: string; sizeMiB: number; size: string; count: number; shared: boolean; hours: number },
     now = Date.now(),
   ): Promise<{ ok: true; subscription: NotifySubscription } | { ok: false; reason: string; open: NotifySubscription[] }> {
     const owner = { platform: req.platform, userId: req.userId };
-    const open = this.store.openSubscriptions(owner);
+    const open = await this.store.openSubscriptions(owner);
     if (open.length >= this.settings.maxNotifyPerUser)
-      return Promise.resolve({
+      return {
         ok: false,
         // In English, as services make reasons; the command shows it in the asker's language (localize()).
         reason: t('en', 'reason.notify.tooMany', { n: open.length, max: this.settings.maxNotifyPerUser }),
         open: open.map(view),
-      });
+      };
     const hours = Math.min(Math.max(req.hours, 1), MAX_HOURS);
-    const row = this.store.addSubscription({
+    const row = await this.store.addSubscription({
       ...owner,
       sizeMiB: req.sizeMiB,
       size: req.size,
@@ -70,15 +83,15 @@ export class Notifier implements NotifyService {
       createdMs: now,
       expiresMs: now + hours * HOUR,
     });
-    return Promise.resolve({ ok: true, subscription: view(row) });
+    return { ok: true, subscription: view(row) };
   }
 
-  list(platform: string, userId: string): Promise<NotifySubscription[]> {
-    return Promise.resolve(this.store.openSubscriptions({ platform, userId }).map(view));
+  async list(platform: string, userId: string): Promise<NotifySubscription[]> {
+    return (await this.store.openSubscriptions({ platform, userId })).map(view);
   }
 
-  cancel(platform: string, userId: string, id: number): Promise<boolean> {
-    return Promise.resolve(this.store.closeSubscription(id, 'cancelled', Date.now(), null, { platform, userId }));
+  async cancel(platform: string, userId: string, id: number): Promise<boolean> {
+    return this.store.closeSubscription(id, 'cancelled', Date.now(), null, { platform, userId });
   }
 
   /**
@@ -89,7 +102,7 @@ export class Notifier implements NotifyService {
     const done = { notified: [] as number[], expired: [] as number[] };
     const post = this.post;
     if (!post) return done;
-    const open = this.store.openSubscriptions();
+    const open = await this.store.openSubscriptions();
     if (!open.length) return done;
     const growth = await this.growth(now).catch((e: unknown) => {
       this.onError(e);
@@ -108,11 +121,11 @@ export class Notifier implements NotifyService {
       const best = result.fits[0];
       if (best) {
         // Closed first: a crash or a failed send after this never leads to a second message.
-        if (!this.store.closeSubscription(s.id, 'notified', now, `${best.host} ${best.env}`)) continue;
+        if (!(await this.store.closeSubscription(s.id, 'notified', now, `${best.host} ${best.env}`))) continue;
         done.notified.push(s.id);
         await this.send(post, s, fitMessage(s, result));
       } else if (now >= s.expiresMs) {
-        if (!this.store.closeSubscription(s.id, 'expired', now)) continue;
+        if (!(await this.store.closeSubscription(s.id, 'expired', now))) continue;
         done.expired.push(s.id);
         await this.send(post, s, expiredMessage(s, result));
       }
@@ -125,7 +138,7 @@ export class Notifier implements NotifyService {
     try {
       await post({ platform, channel: s.userId, name: `notify #${s.id}`, kind: 'dm' }, reply);
     } catch (e) {
-      this.store.noteSubscription(s.id, `message not sent: ${(e as Error).message ?? String(e)}`);
+      await Promise.resolve(this.store.noteSubscription(s.id, `message not sent: ${(e as Error).message ?? String(e)}`)).catch(() => undefined);
       this.onError(e);
     }
   }

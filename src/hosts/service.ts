@@ -11,7 +11,7 @@ import { identityProblem } from './identity.js';
 import { fingerprintOf, KnownHosts } from './known-hosts.js';
 import { localContainerSections, localMem, localPs, localStatus } from './local.js';
 import { attachPs, hidesPids, parseCgroups, parseMemSection, parsePs, parseStatusSections, splitSections, type PsRow, type Sections } from './parse.js';
-import { FINGERPRINT, HOST_NAME, HostRegistry, type HostEntry } from './registry.js';
+import { FINGERPRINT, HOST_NAME, HostRegistry, type HostEntry, type RegistryStore } from './registry.js';
 import { MEM_COMMAND, STATUS_COMMAND } from './remote-commands.js';
 import { SshConfig, SshConfigError, expandHome, parseJumpChain } from './ssh-config.js';
 import { SshError, SshPool, type Priority, type SshTarget } from './ssh-pool.js';
@@ -26,6 +26,8 @@ export interface HostsServiceOptions {
   baseDir: string;
   /** Override for tests: SSH_AUTH_SOCK by default. */
   agent?: string | null;
+  /** The registry's store when it is not SQLite in data_dir (Postgres shared by replicas): built from the config hosts. */
+  registry?: (configHosts: HostEntry[]) => RegistryStore;
 }
 
 /** A host name as shown back: valid names as they are; anything else cut short and made printable. */
@@ -37,7 +39,12 @@ export function displayName(name: unknown): string {
 }
 
 export class SshHostsService implements HostsService {
-  readonly registry: HostRegistry;
+  /** The registry's store: SQLite in data_dir, or Postgres (see HostsServiceOptions.registry). */
+  private readonly reg: RegistryStore;
+  /** The SQLite registry (what tests reach into); with Postgres storage, the Postgres one, whose writes return promises. */
+  get registry(): HostRegistry {
+    return this.reg as HostRegistry;
+  }
   readonly pool: SshPool;
   private sshConfig: SshConfig;
   private config: Config;
@@ -59,18 +66,16 @@ export class SshHostsService implements HostsService {
     } catch (e) {
       throw new ConfigError(`config is not valid:\n  ${(e as Error).message}`);
     }
-    this.registry = new HostRegistry(
-      resolvePath(config.data_dir, baseDir),
-      sshHostsOf(config).map((h) => ({
-        name: h.name,
-        host: h.host,
-        ...(h.port ? { port: h.port } : {}),
-        ...(h.user ? { user: h.user } : {}),
-        ...(h.identity_file ? { identityFile: resolvePath(h.identity_file, baseDir) } : {}),
-        ...(h.host_key ? { hostKey: h.host_key } : {}),
-        origin: 'config' as const,
-      })),
-    );
+    const configHosts = sshHostsOf(config).map((h): HostEntry => ({
+      name: h.name,
+      host: h.host,
+      ...(h.port ? { port: h.port } : {}),
+      ...(h.user ? { user: h.user } : {}),
+      ...(h.identity_file ? { identityFile: resolvePath(h.identity_file, baseDir) } : {}),
+      ...(h.host_key ? { hostKey: h.host_key } : {}),
+      origin: 'config' as const,
+    }));
+    this.reg = opts.registry ? opts.registry(configHosts) : new HostRegistry(resolvePath(config.data_dir, baseDir), configHosts);
     this.sshConfig = SshConfig.load(config.ssh.config_file ? resolvePath(config.ssh.config_file, baseDir) : undefined);
     this.knownHosts = KnownHosts.load(resolvePath(config.ssh.known_hosts ?? '~/.ssh/known_hosts', baseDir));
     this.pool = new SshPool({
@@ -85,20 +90,20 @@ export class SshHostsService implements HostsService {
 
   async close(): Promise<void> {
     await this.pool.close();
-    this.registry.close();
+    await this.reg.close();
   }
 
   private allHosts(): HostEntry[] {
-    const hosts = [...this.registry.list(), ...(this.prometheus?.names() ?? []).map(promEntry)];
+    const hosts = [...this.reg.list(), ...(this.prometheus?.names() ?? []).map(promEntry)];
     return hosts.length ? hosts : [LOCAL_HOST];
   }
 
   private lookup(name: string): HostEntry | null {
     if (typeof name !== 'string' || !HOST_NAME.test(name)) return null;
     if (this.prometheus?.has(name)) return promEntry(name);
-    const all = this.registry.list();
+    const all = this.reg.list();
     if (all.length === 0 && !this.prometheus && name === 'localhost') return LOCAL_HOST;
-    return this.registry.get(name);
+    return this.reg.get(name);
   }
 
   private isProm(entry: HostEntry): boolean {
@@ -247,7 +252,16 @@ export class SshHostsService implements HostsService {
     return Object.fromEntries(this.allHosts().map((e) => [e.name, this.lastState.get(e.name) ?? 'not queried yet']));
   }
 
+  /** Runs `f` once the registry holds what other replicas wrote (at once for SQLite, read directly). */
+  private fresh<T>(f: () => Promise<T>): Promise<T> {
+    return this.reg.refresh ? this.reg.refresh().then(f) : f();
+  }
+
   status(names: string[], onProgress?: StatusProgress): Promise<HostStatusResult[]> {
+    return this.fresh(() => this.statusNow(names, onProgress));
+  }
+
+  private statusNow(names: string[], onProgress?: StatusProgress): Promise<HostStatusResult[]> {
     const picked = this.pick(names);
     const asked = picked.map((p) => p.name);
     const answered: HostStatusResult[] = [];
@@ -275,15 +289,23 @@ export class SshHostsService implements HostsService {
    * budget, channels after chat requests), so chat requests never queue behind it.
    */
   statusInBackground(names: string[]): Promise<HostStatusResult[]> {
+    return this.fresh(() => this.statusInBackgroundNow(names));
+  }
+
+  private statusInBackgroundNow(names: string[]): Promise<HostStatusResult[]> {
     return Promise.all(this.pick(names).map(async ({ name, entry }) => this.record(await this.statusOne(name, entry, 'background'), entry !== null)));
   }
 
   mem(names: string[]): Promise<HostMemResult[]> {
+    return this.fresh(() => this.memNow(names));
+  }
+
+  private memNow(names: string[]): Promise<HostMemResult[]> {
     return Promise.all(this.pick(names).map(async ({ name, entry }) => this.record(await this.memOne(name, entry), entry !== null)));
   }
 
   list(): Promise<HostInfo[]> {
-    return Promise.resolve(this.allHosts().map((e) => this.infoOf(e)));
+    return this.fresh(() => Promise.resolve(this.allHosts().map((e) => this.infoOf(e))));
   }
 
   /** A host as listed; one the ssh config cannot resolve says why instead of failing the list. */
@@ -299,7 +321,8 @@ export class SshHostsService implements HostsService {
 
   async add(req: HostAddRequest): Promise<{ host: HostInfo; fingerprint: string | null; message: string }> {
     if (!HOST_NAME.test(req.name)) throw new Error('invalid host name (letters, digits, . _ -, max 63)');
-    if (this.registry.get(req.name) || this.prometheus?.has(req.name)) throw new Error(`${req.name} already exists`);
+    await this.reg.refresh?.();
+    if (this.reg.get(req.name) || this.prometheus?.has(req.name)) throw new Error(`${req.name} already exists`);
     const identityFile = req.identityFile ? resolvePath(req.identityFile, process.cwd()) : undefined;
     if (identityFile) {
       const problem = identityProblem(identityFile, this.hasAgent);
@@ -314,7 +337,7 @@ export class SshHostsService implements HostsService {
       if (fingerprint !== req.trust)
         throw new Error(`not added: ${req.name} presents host key ${fingerprint}, not ${req.trust}. Check the host before trusting anything`);
     }
-    const saved = this.registry.add({
+    const saved = await this.reg.add({
       name: req.name,
       host: req.host,
       port: req.port,
@@ -336,6 +359,10 @@ export class SshHostsService implements HostsService {
   }
 
   remove(name: string): Promise<boolean> {
+    return this.fresh(() => this.removeNow(name));
+  }
+
+  private removeNow(name: string): Promise<boolean> {
     const entry = this.lookup(name);
     if (!entry) return Promise.resolve(false);
     try {
@@ -343,10 +370,11 @@ export class SshHostsService implements HostsService {
     } catch {
       /* an ssh config it cannot follow: nothing was pooled for it */
     }
-    return Promise.resolve(this.registry.remove(name));
+    return Promise.resolve(this.reg.remove(name));
   }
 
   async test(name: string): Promise<HostTestResult> {
+    await this.reg.refresh?.();
     const entry = this.lookup(name);
     if (!entry) return { name: displayName(name), ok: false, steps: [{ step: 'lookup', ok: false, ms: 0, detail: 'unknown host' }] };
     const steps: HostTestResult['steps'] = [];
@@ -402,6 +430,7 @@ export class SshHostsService implements HostsService {
    * the presented fingerprint and how to confirm it. A key that changed since is refused.
    */
   async trust(name: string, expected?: string): Promise<{ fingerprint: string; message: string; trusted: boolean }> {
+    await this.reg.refresh?.();
     const entry = this.lookup(name);
     if (!entry) throw new Error('unknown host');
     if (entry.origin === 'local') throw new Error('localhost is run without SSH; nothing to trust');
@@ -429,7 +458,7 @@ export class SshHostsService implements HostsService {
       );
     if (disagreement.revoked) throw new Error(`refused: ${fingerprint} is marked @revoked in known_hosts for ${target.host}:${target.port}`);
     const previous = entry.hostKey;
-    this.registry.trust(entry.name, fingerprint);
+    await this.reg.trust(entry.name, fingerprint);
     this.pool.drop(this.target(entry));
     const message =
       (previous && previous !== fingerprint
@@ -485,6 +514,6 @@ function checkConfiguredKeys(config: Config, baseDir: string, hasAgent: boolean)
   if (problems.length) throw new ConfigError(`config is not valid:\n${problems.join('\n')}`);
 }
 
-export function createHostsService(config: Config, baseDir: string): SshHostsService {
-  return new SshHostsService({ config, baseDir });
+export function createHostsService(config: Config, baseDir: string, registry?: HostsServiceOptions['registry']): SshHostsService {
+  return new SshHostsService({ config, baseDir, ...(registry ? { registry } : {}) });
 }

@@ -14,12 +14,22 @@ export interface HiddenProcess {
   text: string;
 }
 
+/** Where a round's samples go: the SQLite store, or Postgres shared by replicas. */
+export type SampleSink = Pick<WatchStore, 'insertPaced'>;
+
+/** Which of the registered hosts this process samples (all of them, unless replicas share the fleet by leases). */
+export type HostPicker = (names: string[]) => Promise<string[]> | string[];
+
 export async function sampleOnce(
   hosts: HostsService,
-  store: WatchStore,
+  store: SampleSink,
   now = Date.now(),
+  pick?: HostPicker,
 ): Promise<{ ok: number; failed: number; samples: number; status: HostStatusResult[]; hidden: Map<string, HiddenProcess[]> }> {
-  const names = (await hosts.list()).map((h) => h.name);
+  const all = (await hosts.list()).map((h) => h.name);
+  const names = pick ? await pick(all) : all;
+  // Another replica holds every host's lease: nothing to sample this round (an empty list would mean "all").
+  if (!names.length) return { ok: 0, failed: 0, samples: 0, status: [], hidden: new Map() };
   // One exec per host: the status command carries `free -b` too. At background priority where the
   // service has one, so a poll stuck on dead hosts never makes a chat request wait.
   const status = await (hosts.statusInBackground ? hosts.statusInBackground(names) : hosts.status(names));
@@ -86,9 +96,11 @@ export class Sampler {
    * series holds, as `status` does.
    */
   readonly hidden = new Map<string, HiddenProcess[]>();
+  /** Set when replicas share the hosts (sampling leases): only the hosts it returns are sampled. */
+  pick?: HostPicker;
   constructor(
     private hosts: HostsService,
-    private store: WatchStore,
+    private store: SampleSink,
     private intervalSec: number,
     private onError: (e: unknown) => void = () => {},
   ) {}
@@ -105,7 +117,7 @@ export class Sampler {
     if (this.running) return false;
     this.running = true;
     try {
-      const round = await sampleOnce(this.hosts, this.store, now);
+      const round = await sampleOnce(this.hosts, this.store, now, this.pick);
       for (const [host, procs] of round.hidden) this.hidden.set(host, procs);
       await this.afterRound?.(round.status, now);
     } catch (e) {

@@ -72,18 +72,47 @@ export async function scheduledDigestRun(
   people: DigestPeople = {},
 ): Promise<{ reply: Reply; posted: Finding[]; watched: FindingsResult['watched'] }> {
   const { findings, watched } = await source(options, now);
-  const { post, update } = dedupFindings(findings, store.reported(digest.name), now);
-  store.saveReported(digest.name, update);
+  const run = digestOf(findings, watched, store.reported(digest.name), digest, rules, now, chartOf, people);
+  store.saveReported(digest.name, run.update);
+  return run;
+}
+
+/** A digest of these findings: the new or worse ones against what was reported, and what to record as reported. */
+function digestOf(
+  findings: Finding[],
+  watched: FindingsResult['watched'],
+  reported: Map<string, ReportedState>,
+  digest: DigestConfig,
+  rules: RuleBase | undefined,
+  now: number,
+  chartOf?: ChartOf,
+  people: DigestPeople = {},
+): { reply: Reply; posted: Finding[]; watched: FindingsResult['watched']; update: Map<string, ReportedState> } {
+  const { post, update } = dedupFindings(findings, reported, now);
   // In the channel's language (the config's locale.channels, else locale.default).
   const loc = channelLocale(digest.channel);
   const reply = digestReply(post, watched, rules, t(loc, 'digest.scheduled.title', { name: digest.name }), chartOf, people, loc);
   if (!post.length && findings.length)
     reply.sections[0].text = t(loc, 'digest.scheduled.noneNew', { n: findings.length, hosts: watched.hosts, processes: watched.processes });
-  return { reply, posted: post, watched };
+  return { reply, posted: post, watched, update };
+}
+
+/** The slot a digest is due for at `now`: its latest scheduled time (ms), with a quarter second for a timer that fires early. */
+export function latestSlot(d: Pick<DigestConfig, 'cron' | 'timezone'>, now: number): number | null {
+  const job = new Cron(d.cron, { timezone: d.timezone, paused: true });
+  const prev = job.previousRuns(1, new Date(now + 250))[0];
+  job.stop();
+  return prev ? prev.getTime() : null;
 }
 
 export class DigestScheduler {
   private jobs: Cron[] = [];
+  private sweeper: NodeJS.Timeout | null = null;
+  /**
+   * Digest slots shared by replicas (Postgres), set before start(): each slot is claimed by one replica
+   * and posted by it; a slot whose holder died is taken over when its claim expires.
+   */
+  slots?: DigestSlots;
   private inFlight = new Set<string>();
   private posts: ScheduledPost[] = [];
   /** Who the unix users are: digests name them, and `dm_owners` digests message them. */
@@ -110,6 +139,7 @@ export class DigestScheduler {
 
   /** Starts the cron jobs; posts each digest missed while down once. Returns the names caught up. */
   async start(now = Date.now()): Promise<string[]> {
+    if (this.slots) return this.startShared(this.slots, now);
     const caught: string[] = [];
     for (const d of [...this.digests, ...this.posts]) {
       const last = this.store.lastRun(d.name);
@@ -162,9 +192,93 @@ export class DigestScheduler {
     }
   }
 
+  /** start() with shared slots: every cron tick, and every third of a claim's life, claims what is due. */
+  private async startShared(slots: DigestSlots, now: number): Promise<string[]> {
+    const all = [...this.digests, ...this.posts];
+    for (const d of all) {
+      const slot = latestSlot(d, now);
+      if (slot !== null) await slots.seed(d.name, slot);
+      this.jobs.push(new Cron(d.cron, { timezone: d.timezone, protect: true }, () => void this.sweep(d)));
+    }
+    const caught: string[] = [];
+    for (const d of all) if (await this.sweep(d, now)) caught.push(d.name);
+    this.sweeper = setInterval(
+      () => {
+        for (const d of all) void this.sweep(d);
+      },
+      Math.max(500, Math.floor(slots.claimTtlMs / 3)),
+    );
+    this.sweeper.unref();
+    return caught;
+  }
+
+  /**
+   * Posts what this replica can claim of `d`: slots abandoned by a replica that died holding them, then
+   * the latest due slot. True when one was posted here. Errors go to onError (a sweep never throws).
+   */
+  async sweep(d: DigestConfig | ScheduledPost, now = Date.now()): Promise<boolean> {
+    const slots = this.slots;
+    if (!slots || this.inFlight.has(d.name)) return false;
+    this.inFlight.add(d.name);
+    try {
+      let ran = false;
+      for (const slot of await slots.abandoned(d.name)) if (await slots.claim(d.name, slot)) ran = (await this.runClaimed(slots, d, slot, Date.now())) || ran;
+      const latest = latestSlot(d, now);
+      if (latest !== null && (await slots.claim(d.name, latest))) ran = (await this.runClaimed(slots, d, latest, now)) || ran;
+      return ran;
+    } catch (e) {
+      this.onError(e);
+      return false;
+    } finally {
+      this.inFlight.delete(d.name);
+    }
+  }
+
+  /**
+   * Runs a slot this replica claimed: the claim is renewed while the digest is computed, checked once
+   * more just before posting (a replica that stalled past its claim leaves the post to the one that took
+   * over), and marked posted after. What was reported is saved only after the post, so a replica that
+   * dies mid-digest leaves the retry the same findings to report.
+   */
+  private async runClaimed(slots: DigestSlots, d: DigestConfig | ScheduledPost, slot: number, now: number): Promise<boolean> {
+    const renewal = setInterval(() => void slots.renew(d.name, slot).catch((e: unknown) => this.onError(e)), Math.max(200, Math.floor(slots.claimTtlMs / 3)));
+    try {
+      if ('compose' in d) {
+        const reply = await d.compose(now);
+        if (!(await slots.renew(d.name, slot))) return false;
+        await this.post(d, reply);
+        await slots.done(d.name, slot, 'posted');
+        return true;
+      }
+      const chartOf = this.charts?.(d, now);
+      const { findings, watched } = await this.source(this.options, now);
+      const run = digestOf(findings, watched, await slots.reported(d.name), d, this.rules, now, chartOf, { owners: this.owners, link: d.dm_owners === true });
+      if (!(await slots.renew(d.name, slot))) return false;
+      const posted = this.post(d, run.reply);
+      if (d.dm_owners && this.owners && this.sendDirect) {
+        await posted.catch(() => undefined);
+        await messageOwners(d, run.posted, run.watched, this.owners, this.sendDirect, this.rules, chartOf, this.onError);
+      }
+      await posted;
+      await slots.saveReported(d.name, run.update);
+      await slots.done(d.name, slot, 'posted');
+      return true;
+    } catch (e) {
+      // Not retried (as with SQLite): a channel that cannot be posted to would fail again. Only a replica
+      // that dies holding the slot leaves it to be taken over.
+      await slots.done(d.name, slot, 'failed', (e as Error).message ?? String(e)).catch(() => undefined);
+      this.onError(e);
+      return false;
+    } finally {
+      clearInterval(renewal);
+    }
+  }
+
   stop(): void {
     for (const j of this.jobs) j.stop();
     this.jobs = [];
+    if (this.sweeper) clearInterval(this.sweeper);
+    this.sweeper = null;
   }
 }
 
@@ -174,6 +288,8 @@ import type { ChartRequestOptions, FitConfig, HostsService, PostTarget, WatchSer
 import { messageOwners } from '../owners/owner-message.js';
 import type { OwnersService } from '../owners/directory.js';
 import type { Finding } from './types.js';
+import type { ReportedState } from './digest.js';
+import type { DigestSlots, PgWatchState } from '../storage/postgres/watch.js';
 import { Mentions } from '../core/mention.js';
 import { personOf } from '../owners/directory.js';
 import { DEFAULT_FIT_SETTINGS, type GpuGrowth } from '../fleet/fit.js';
@@ -181,7 +297,7 @@ import { Notifier } from '../fleet/notify.js';
 import { sparkline } from './digest.js';
 import { findingChartFromStore, gpuChartReply } from './chart-store.js';
 import { Sampler } from './sampler.js';
-import { isHostSample, isProcessSample } from './types.js';
+import { isHostSample, isProcessSample, type Sample } from './types.js';
 
 export interface WatchRuntimeConfig {
   sample_interval_s: number;
@@ -235,17 +351,44 @@ export class WatchRuntime implements WatchService {
     private cfg: WatchRuntimeConfig,
     onError: (e: unknown) => void = () => {},
     fit: FitConfig = { ...DEFAULT_FIT_SETTINGS, maxNotifyPerUser: 3 },
+    /**
+     * Postgres shared by replicas (config `storage:`): samples, subscriptions, digest slots and sampling
+     * leases live there instead of `store`, and this replica samples only the hosts whose lease it holds.
+     */
+    private shared?: PgWatchState,
   ) {
     this.onError = onError;
     this.options = { minSlopeMiBPerHour: cfg.min_slope_mib_per_hour, sampleIntervalSec: cfg.sample_interval_s };
-    this.sampler = hosts ? new Sampler(hosts, store, cfg.sample_interval_s, onError) : null;
-    this.notify = new Notifier(store, fit, hosts, (now) => this.gpuGrowth(now), onError);
+    this.sampler = hosts ? new Sampler(hosts, shared ? { insertPaced: (s) => shared.insert(s) } : store, cfg.sample_interval_s, onError) : null;
+    if (this.sampler && shared) this.sampler.pick = (names) => (Date.now() < this.heldUntil ? names.filter((n) => this.held.has(n)) : []);
+    this.notify = new Notifier(shared ?? store, fit, hosts, (now) => this.gpuGrowth(now), onError);
     if (this.sampler) this.sampler.afterRound = (status, now) => this.notify.afterRound(status, now);
     // Digests read the store in a worker thread: seconds of work at 1000 hosts never delay a chat reply.
-    this.source = offThread(store);
-    const charts = (d: DigestConfig, now: number) => findingChartFromStore(store, { timeZone: d.timezone, sampleIntervalSec: cfg.sample_interval_s }, now);
+    // From Postgres they are read in batches of rows, each batch a yield to the event loop.
+    this.source = shared ? (o, now) => shared.findings(o, now) : offThread(store);
+    const charts = shared
+      ? undefined
+      : (d: DigestConfig, now: number) => findingChartFromStore(store, { timeZone: d.timezone, sampleIntervalSec: cfg.sample_interval_s }, now);
     this.scheduler = new DigestScheduler(store, cfg.digests, (d, r) => this.post(d, r), rules, this.options, onError, this.source, charts);
+    if (shared) this.scheduler.slots = shared;
     this.scheduler.sendDirect = (target, reply) => this.post(target, reply);
+  }
+
+  private leaseTimer: NodeJS.Timeout | null = null;
+  /** Hosts whose sampling lease this replica holds, and until when (its own clock) it surely holds them. */
+  private held = new Set<string>();
+  private heldUntil = 0;
+
+  /** Takes or renews the sampling leases of every registered host it can; a host newly held is sampled at once. */
+  private async renewLeases(): Promise<void> {
+    const shared = this.shared;
+    if (!shared || !this.hosts) return;
+    const t0 = Date.now();
+    const held = await shared.leaseHosts((await this.hosts.list()).map((h) => h.name));
+    const gained = [...held].some((h) => !this.held.has(h));
+    this.held = held;
+    this.heldUntil = t0 + shared.claimTtlMs;
+    if (gained && this.started) void this.sampler?.tick();
   }
 
   /** The time zone of the digest posted to this channel, else of the first digest, else the bot's own. */
@@ -255,9 +398,18 @@ export class WatchRuntime implements WatchService {
   }
 
   async start(): Promise<void> {
+    const shared = this.shared;
+    if (shared) {
+      // Leases first, renewed every third of their life: a replica that stops renewing loses its hosts to another within one lease.
+      await this.renewLeases().catch((e: unknown) => this.onError(e));
+      this.leaseTimer = setInterval(() => void this.renewLeases().catch((e: unknown) => this.onError(e)), Math.max(200, Math.floor(shared.claimTtlMs / 3)));
+      this.leaseTimer.unref();
+    }
     this.sampler?.start();
-    this.store.applyRetention(this.cfg.retention_days);
-    this.retentionTimer = setInterval(() => this.store.applyRetention(this.cfg.retention_days), 3_600_000);
+    const retention = () =>
+      shared ? void shared.applyRetention(this.cfg.retention_days).catch((e: unknown) => this.onError(e)) : this.store.applyRetention(this.cfg.retention_days);
+    retention();
+    this.retentionTimer = setInterval(retention, 3_600_000);
     this.retentionTimer.unref();
     this.started = true;
     await this.startSchedules();
@@ -266,7 +418,9 @@ export class WatchRuntime implements WatchService {
   async digestNow(locale?: Locale): Promise<Reply> {
     const now = Date.now();
     const { findings, watched } = await this.source(this.options, now);
-    const chartOf = findingChartFromStore(this.store, { timeZone: this.timeZoneFor(), sampleIntervalSec: this.cfg.sample_interval_s }, now);
+    const chartOf = this.shared
+      ? undefined
+      : findingChartFromStore(this.store, { timeZone: this.timeZoneFor(), sampleIntervalSec: this.cfg.sample_interval_s }, now);
     return digestReply(findings, watched, this.rules, undefined, chartOf, { owners: this.owners }, locale);
   }
 
@@ -301,16 +455,30 @@ export class WatchRuntime implements WatchService {
   async chartHost(req: ChartRequestOptions): Promise<Reply> {
     const known = this.hosts ? (await this.hosts.list()).map((h) => h.name) : undefined;
     const style = { timeZone: this.timeZoneFor(req.platform, req.channel), sampleIntervalSec: this.cfg.sample_interval_s };
+    if (this.shared) {
+      // The chart reads the detector's history (72 h by default) of one host: read from Postgres first.
+      const now = Date.now();
+      const samples = await this.shared.samplesSince(now - Math.max(req.hours, 72) * HOUR, req.host);
+      return gpuChartReply({ samplesSince: () => samples.values() }, req, style, this.options, known, now);
+    }
     return gpuChartReply(this.store, req, style, this.options, known);
   }
 
-  watchHost(name: string, locale?: Locale): Promise<Reply> {
-    // Synchronous over the store; a promise for the command interface, rejecting (not throwing) on a store error.
-    return new Promise((resolve) => resolve(this.watchHostNow(name, locale)));
+  async watchHost(name: string, locale?: Locale): Promise<Reply> {
+    const since = Date.now() - 6 * HOUR;
+    if (this.shared) return this.watchHostNow(name, await this.shared.samplesSince(since, name), locale);
+    return this.watchHostNow(name, this.store.samplesSince(since, name), locale);
   }
 
-  private watchHostNow(name: string, loc?: Locale): Reply {
-    const since = Date.now() - 6 * HOUR;
+  /** A clean stop with Postgres: this replica's sampling leases are given back, so another takes its hosts over at once. */
+  async release(): Promise<void> {
+    if (this.leaseTimer) clearInterval(this.leaseTimer);
+    this.leaseTimer = null;
+    this.heldUntil = 0;
+    await this.shared?.releaseLeases();
+  }
+
+  private watchHostNow(name: string, samples: Iterable<Sample>, loc?: Locale): Reply {
     const series = new Map<string, number[]>();
     const ram: number[] = [];
     const people = new Mentions();
@@ -322,7 +490,7 @@ export class WatchRuntime implements WatchService {
         ? `GPU ${gpu} · pid ${on.map((p) => p.pid).join(',')} · ${[...new Set(on.map((p) => p.text))].join('; ')}`
         : t(loc, 'watch.noProcesses', { gpu });
     };
-    for (const s of this.store.samplesSince(since, name)) {
+    for (const s of samples) {
       if (isHostSample(s)) ram.push((s.memTotalBytes - s.memAvailableBytes) / 2 ** 20);
       else {
         const key = isProcessSample(s)
@@ -351,6 +519,7 @@ export class WatchRuntime implements WatchService {
   }
 
   stop(): void {
+    if (this.leaseTimer) clearInterval(this.leaseTimer);
     this.sampler?.stop();
     this.scheduler.stop();
     if (this.retentionTimer) clearInterval(this.retentionTimer);
