@@ -29,6 +29,14 @@ export default defineCommand({
   async run({ _: [host, gpu, hours], theme }, ctx) {
     if (!ctx.services.watch)
       return { title: t(ctx.locale, 'common.noWatch.title'), severity: 'info', sections: [{ text: t(ctx.locale, 'common.noWatch.text') }] };
-    return ctx.services.watch.chartHost({ host, gpu, hours: hours ?? DEFAULT_CHART_HOURS, theme, platform: ctx.platform, channel: ctx.channelId });
+    return ctx.services.watch.chartHost({
+      host,
+      gpu,
+      hours: hours ?? DEFAULT_CHART_HOURS,
+      theme,
+      platform: ctx.platform,
+      channel: ctx.channelId,
+      locale: ctx.locale,
+    });
   },
 });

@@ -141,6 +141,8 @@ export interface ChartRequestOptions {
   /** Where the chart is asked for: its digest's time zone labels the time axis. */
   platform?: string;
   channel?: string;
+  /** The reply's language (the chart image's labels stay English). */
+  locale?: import('./i18n.js').Locale;
 }
 
 export interface WatchService {

@@ -1,4 +1,5 @@
 // Charts from the leak watch's store: the digest's chart of a finding and `/gpu chart HOST [GPU] [hours]`.
+import { t, type Locale } from '../core/i18n.js';
 import type { Reply, ReplyFile } from '../core/reply.js';
 import { renderChart, memoryUnit, type ChartTheme } from './chart.js';
 import { findingChartSpec, gpuChartSpec, gpuSeries, hostRamSeries, processLabel, type ChartStyle } from './chart-data.js';
@@ -40,6 +41,8 @@ export interface ChartRequest {
   gpu?: number;
   hours: number;
   theme?: ChartTheme;
+  /** The reply's language (English when unset). */
+  locale?: Locale;
 }
 
 const sizeText = (mib: number) => (memoryUnit(mib).name === 'GiB' ? `${(mib / 1024).toFixed(1)} GiB` : `${Math.round(mib)} MiB`);
@@ -57,7 +60,9 @@ export function gpuChartReply(
   knownHosts: string[] | undefined,
   nowMs = Date.now(),
 ): Reply {
-  const title = `Chart ${req.host}`;
+  // The reply in the asker's language; the PNG's own labels stay English (DejaVu Sans, the font shipped for charts, has no CJK glyphs).
+  const loc = req.locale;
+  const title = t(loc, 'chart.title', { host: req.host });
   const fromMs = nowMs - req.hours * HOUR;
   const d = new LeakDetector(detector);
   // The detector reads its own history (72 h by default) so the chart's finding is the digest's.
@@ -71,7 +76,7 @@ export function gpuChartReply(
         severity: 'warning',
         sections: [
           {
-            text: `Unknown host "${req.host}": it is not registered and the leak watch has no samples of it. Known hosts: ${knownHosts.join(', ') || 'none'}.`,
+            text: t(loc, 'chart.unknownHost', { host: req.host, known: knownHosts.join(', ') || t(loc, 'chart.none') }),
           },
         ],
       };
@@ -80,7 +85,7 @@ export function gpuChartReply(
       severity: 'info',
       sections: [
         {
-          text: `No GPU samples for ${req.host} in the last ${req.hours} h${samples.length ? ' (older ones exist: ask for more hours)' : ''}. The leak watch samples each host every poll; check that it is reachable (/gpu status ${req.host}).`,
+          text: t(loc, 'chart.noSamples', { host: req.host, hours: req.hours, older: samples.length ? t(loc, 'chart.olderExist') : '' }),
         },
       ],
     };
@@ -94,7 +99,7 @@ export function gpuChartReply(
     return {
       title,
       severity: 'info',
-      sections: [{ text: `No samples for GPU ${gpu} of ${req.host} in the last ${req.hours} h. GPUs with samples: ${gpus.join(', ')}.` }],
+      sections: [{ text: t(loc, 'chart.noGpuSamples', { gpu, host: req.host, hours: req.hours, gpus: gpus.join(', ') }) }],
     };
   const data = gpuSeries(recent, req.host, gpu, fromMs, nowMs)!;
   const finding = growth.find((f) => f.gpu === gpu);
@@ -102,17 +107,34 @@ export function gpuChartReply(
   const usedNow = data.total.at(-1)?.[1];
   const peak = Math.max(...data.total.map((p) => p[1] ?? 0));
   const lines = [
-    `GPU ${gpu} of ${req.host}, last ${req.hours} h (times in ${style.timeZone}): ${data.processes.length} process${data.processes.length === 1 ? '' : 'es'}` +
-      (data.processes.length ? ` (${data.processes.map(processLabel).join(', ')})` : '') +
-      (usedNow != null ? `; ${sizeText(usedNow)}${data.capacityMiB ? ` of ${sizeText(data.capacityMiB)}` : ''} used now, peak ${sizeText(peak)}.` : '.'),
+    t(loc, 'chart.summary', {
+      gpu,
+      host: req.host,
+      hours: req.hours,
+      zone: style.timeZone,
+      processes: t(loc, data.processes.length === 1 ? 'chart.processes.one' : 'chart.processes', { n: data.processes.length }),
+      list: data.processes.length ? ` (${data.processes.map(processLabel).join(', ')})` : '',
+      used:
+        usedNow != null
+          ? t(loc, 'chart.usedNow', {
+              used: sizeText(usedNow),
+              of: data.capacityMiB ? t(loc, 'chart.of', { total: sizeText(data.capacityMiB) }) : '',
+              peak: sizeText(peak),
+            })
+          : '',
+    }),
     finding
-      ? `${finding.user ?? '?'} pid ${finding.pid} grows +${finding.slopeMiBPerHour} MiB/h${finding.hoursToFull !== null ? `, full in ${formatHours(finding.hoursToFull)}` : ''} (dashed: the fitted creep and its forecast; shaded: the growth it is fitted on).`
-      : 'No memory creep found on this GPU.',
+      ? t(loc, 'chart.grows', {
+          user: finding.user ?? '?',
+          pid: String(finding.pid),
+          rate: finding.slopeMiBPerHour,
+          full: finding.hoursToFull !== null ? t(loc, 'owner.full', { when: formatHours(finding.hoursToFull) }) : '',
+        })
+      : t(loc, 'chart.noCreep'),
   ];
-  if (req.gpu === undefined && gpus.length > 1)
-    lines.push(`Other GPUs with samples: ${gpus.filter((g) => g !== gpu).join(', ')} (/gpu chart ${req.host} GPU).`);
+  if (req.gpu === undefined && gpus.length > 1) lines.push(t(loc, 'chart.otherGpus', { gpus: gpus.filter((g) => g !== gpu).join(', '), host: req.host }));
   return {
-    title: `Chart ${req.host} · GPU ${gpu} (last ${req.hours} h)`,
+    title: t(loc, 'chart.titleGpu', { host: req.host, gpu, hours: req.hours }),
     severity: finding ? 'warning' : 'info',
     sections: [{ text: lines.join('\n') }],
     files: [png(`${safe(req.host)}-gpu${gpu}-${req.hours}h.png`, image)],

@@ -52,9 +52,3 @@ export function creepFacts(pattern: CreepPattern | undefined): Facts {
       return {};
   }
 }
-
-export const CREEP_PATTERN_TEXT: Record<CreepPattern, string> = {
-  steady: 'rises steadily between samples (references kept across iterations)',
-  validation_steps: 'rises in a few large steps (a phase such as validation leaves its cache behind)',
-  despite_empty_cache: 'drops back after peaks (the job already empties its cache) but the level it returns to keeps rising (live tensors kept)',
-};

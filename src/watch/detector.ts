@@ -6,6 +6,10 @@ import { creepPattern } from './creep-shape.js';
 import { HostSeries, SeriesIndex, type HostState, type ProcessSeries } from './series.js';
 import { downsampleMax, theilSen } from './stats.js';
 import { DEFAULT_OPTIONS, WATCH_RULES, type DetectorOptions, type Finding, type Sample } from './types.js';
+import { t, type MessageKey, type Vars } from '../core/i18n.js';
+
+/** A finding's line of why: in English for the JSON and logs, and as its message for a digest in another language. */
+const why = (key: MessageKey, vars: Vars): Pick<Finding, 'detail' | 'why'> => ({ detail: t('en', key, vars), why: { key, vars } });
 
 const HOUR = 3_600_000;
 /** Ranks of one job start within this of each other (torchrun / mp.spawn). */
@@ -118,7 +122,7 @@ function growthFinding(h: HostState, ps: ProcessSeries, g: Growth, kind: 'leak' 
     since: new Date(g.onsetMs).toISOString(),
     runs: ps.run,
     pattern,
-    detail: `+${Math.round(g.riseMiB)} MiB in ${hours.toFixed(1)} h over ${g.steps} steps, ${Math.round(free)} MiB free`,
+    ...why('finding.growth', { rise: Math.round(g.riseMiB), hours: hours.toFixed(1), steps: g.steps, free: Math.round(free) }),
   };
 }
 
@@ -144,7 +148,7 @@ function idleFinding(h: HostState, ps: ProcessSeries, o: DetectorOptions): Findi
     severity: Math.min(40, Math.round(5 + (heldGiB * hours) / 10)),
     since: new Date(ps.idleSinceMs).toISOString(),
     runs: ps.run,
-    detail: `${heldGiB.toFixed(1)} GiB held at 0% utilisation for ${hours.toFixed(1)} h`,
+    ...why('finding.idle', { held: heldGiB.toFixed(1), hours: hours.toFixed(1) }),
   };
 }
 
@@ -184,7 +188,9 @@ function hostRamFinding(hs: HostSeries, o: DetectorOptions, loaders: ProcessSeri
     rule: WATCH_RULES.host_ram,
     severity: pressure ? Math.max(90, urgency(hoursToFull)) : urgency(hoursToFull),
     user: loaders.length === 1 ? loaders[0].user : undefined,
-    detail: `${((100 * hs.availableMiB) / total).toFixed(1)}% RAM available${creep ? `, used rising ${Math.round(slope)} MiB/h` : ''}; DataLoader jobs: ${jobs}`,
+    ...(creep
+      ? why('finding.hostRamRising', { pct: ((100 * hs.availableMiB) / total).toFixed(1), rate: Math.round(slope), jobs })
+      : why('finding.hostRam', { pct: ((100 * hs.availableMiB) / total).toFixed(1), jobs })),
   };
 }
 

@@ -9,16 +9,28 @@ import type { RuleBase } from '../diagnose/rule-base.js';
 import { computeFixes } from '../diagnose/fixes/index.js';
 import { emptyReadings } from '../readings/types.js';
 import type { Finding } from './types.js';
-import { CREEP_PATTERN_TEXT, creepFacts, type CreepPattern } from './creep-shape.js';
+import { creepFacts, type CreepPattern } from './creep-shape.js';
 
 /** A chart of one finding over its stored samples (src/watch/chart-store.ts), or none. */
 export type ChartOf = (f: Finding) => ReplyFile | undefined;
 
 /** The first fix of the finding's knowledge rule, computed by the same code the diagnosis uses. */
-export function fixSummary(rule: string, rules?: RuleBase, pattern?: CreepPattern): string | undefined {
+export function fixSummary(rule: string, rules?: RuleBase, pattern?: CreepPattern, loc?: Locale): string | undefined {
   const r = rules?.rules.find((x) => x.id === rule);
   if (!r) return undefined;
-  return computeFixes(r.fixes, { facts: creepFacts(pattern), readings: emptyReadings() })[0]?.summary;
+  return computeFixes(r.fixes, { facts: creepFacts(pattern), readings: emptyReadings() }, loc)[0]?.summary;
+}
+
+const CREEP_WORDS: Record<CreepPattern, MessageKey> = {
+  steady: 'creep.steady',
+  validation_steps: 'creep.validation_steps',
+  despite_empty_cache: 'creep.despite_empty_cache',
+};
+
+/** A finding's one line of why, in `loc` where the detector gave its words (`why`), and how its memory grows. */
+export function findingDetail(f: Finding, loc?: Locale): string | undefined {
+  const detail = f.why ? t(loc, f.why.key, f.why.vars) : f.detail;
+  return detail && f.pattern ? t(loc, 'digest.detail.pattern', { detail, pattern: t(loc, CREEP_WORDS[f.pattern]) }) : detail;
 }
 
 const BARS = '▁▂▃▄▅▆▇█';
@@ -152,8 +164,8 @@ export function digestReply(
       formatHours(f.hoursToFull),
       sparkline(f.series),
     ]);
-    const fixes = [...new Set(g.map((f) => fixSummary(f.rule, rules, f.pattern)).filter((x): x is string => !!x))];
-    const details = g.map((f) => (f.detail && f.pattern ? `${f.detail}; memory ${CREEP_PATTERN_TEXT[f.pattern]}` : f.detail)).filter((x): x is string => !!x);
+    const fixes = [...new Set(g.map((f) => fixSummary(f.rule, rules, f.pattern, loc)).filter((x): x is string => !!x))];
+    const details = g.map((f) => findingDetail(f, loc)).filter((x): x is string => !!x);
     sections.push({
       heading: `${host}${who ? ` · ${who}` : ''}`,
       table: {

@@ -1,4 +1,5 @@
 // Shapes for the memory watch: what the sampler records every ~60 s and what the detector reports.
+import type { MessageKey, Vars } from '../core/i18n.js';
 import type { CreepPattern } from './creep-shape.js';
 
 /** Timestamps are ISO-8601 strings (as sampled) or epoch milliseconds (cheaper to parse in bulk). */
@@ -83,8 +84,10 @@ export interface Finding {
   since?: string;
   /** Runs of the same job seen on this host+GPU (1 = no restart seen). */
   runs?: number;
-  /** One line saying why, for the digest. */
+  /** One line saying why, for the digest (English). */
   detail?: string;
+  /** The same line as a catalogue message, so a digest shows it in its reader's language. */
+  why?: { key: MessageKey; vars: Vars };
   /** How a GPU creep grows (src/watch/creep-shape.ts): it picks the first fix. */
   pattern?: CreepPattern;
 }

@@ -14,6 +14,10 @@ import type { Services } from '../../src/core/services.js';
 import { FeedbackStore } from '../../src/feedback/store.js';
 import { ownersFromConfig } from '../../src/owners/wire.js';
 import { testDeps } from '../adapters/helpers.js';
+import { TRACES_PATH } from '../watch/generate-traces.js';
+import { decodeTrace } from '../watch/generator.js';
+import type { WatchRuntime } from '../../src/watch/scheduler.js';
+import type { Sample } from '../../src/watch/types.js';
 import { englishRuns } from './english-runs.js';
 
 const placeholders = (s: string) => [...s.matchAll(/\{(\w+)\}/g)].map((m) => m[1]).sort();
@@ -82,6 +86,22 @@ describe('message catalogues', () => {
   });
 });
 
+/** A labelled trace's samples shifted so its last one was taken at `endMs` (as test/watch/chart-command.test.ts). */
+function endingAt(id: string, endMs: number): Sample[] {
+  const trace = readFileSync(TRACES_PATH, 'utf8')
+    .trim()
+    .split('\n')
+    .map(decodeTrace)
+    .find((tr) => tr.id === id)!;
+  const ms = (ts: string | number) => (typeof ts === 'number' ? ts : Date.parse(ts));
+  const shift = endMs - Math.max(...trace.samples.map((x) => ms(x.ts)));
+  return trace.samples.map((x) => ({
+    ...x,
+    ts: ms(x.ts) + shift,
+    ...('processStart' in x && x.processStart !== undefined ? { processStart: ms(x.processStart) + shift } : {}),
+  }));
+}
+
 /** Every string a reply shows; without `code` blocks (the log's own lines quoted as evidence, commands) when `prose`. */
 function shown(r: Reply, prose = false): string {
   const parts = [r.title, r.footer ?? ''];
@@ -101,12 +121,6 @@ const englishFragments = Object.entries(en).flatMap(([key, text]) =>
     .filter((f) => f.length >= 10 && /[a-z]{3} [a-z]/i.test(f) && !zh[key].includes(f))
     .map((f) => ({ key, f })),
 );
-
-/**
- * Commands whose answers come from the services' own renderers, not converted yet (their English is
- * not in the catalogue, so only the command's own frame is checked): the leak watch's chart.
- */
-const UNCONVERTED = new Set(['chart']);
 
 const oom = readFileSync(join(PROJECT_ROOT, 'knowledge/cuda-oom/match/yolov5-issue-2510.log'), 'utf8');
 
@@ -144,6 +158,13 @@ const LINES: { line: string; admin?: boolean; bare?: boolean }[] = [
   { line: 'digest' },
   { line: 'watch gpu1' },
   { line: 'chart gpu1' },
+  // The leak watch with samples (labelled traces ending a minute ago): a creep, a flat 8-GPU run, an unknown host.
+  { line: 'digest' },
+  { line: 'watch gpu-creep-shared-gpu' },
+  { line: 'chart gpu-creep-shared-gpu' },
+  { line: 'chart gpu-creep-shared-gpu 0 12' },
+  { line: 'chart gpu-ddp-8-flat 7' },
+  { line: 'chart nosuchhost' },
   { line: 'fit 40G' },
   { line: 'fit 2000G' },
   { line: 'notify list' },
@@ -214,6 +235,8 @@ describe.each(LOCALES)('every command asked in %s', (locale: Locale) => {
   let close: () => void;
   beforeAll(async () => {
     deps = await testDeps({ watch: true });
+    const now = Date.now() - 60_000;
+    (deps.services.watch as WatchRuntime).store.insert([...endingAt('creep-shared-gpu', now), ...endingAt('ddp-8-flat', now)]);
     const owners = ownersFromConfig(deps.config, deps.dataDir);
     const feedback = FeedbackStore.inDataDir(deps.dataDir);
     services = { ...deps.services, owners: owners.service, feedback };
@@ -239,14 +262,12 @@ describe.each(LOCALES)('every command asked in %s', (locale: Locale) => {
         locale,
         services: bare ? { rules: services.rules } : services,
       };
-      const { command, outcome, reply } = await deps.registry.dispatch(line, ctx);
+      const { command, reply } = await deps.registry.dispatch(line, ctx);
       asked.add(command);
       const text = shown(reply, locale === 'zh');
-      // The leak watch's own answers are not converted; its commands' usage errors and refusals are.
-      const converted = !(UNCONVERTED.has(command) && !bare && outcome === 'ok');
       // English replies show no Chinese of ours (a Chinese log's own lines, quoted as evidence, aside).
       if (locale === 'en') expect(shown(reply, true), line.slice(0, 40)).not.toMatch(/[\u4e00-\u9fff]/);
-      else if (converted) {
+      else {
         const leaked = englishFragments.filter(({ f }) => text.includes(f)).map(({ key, f }) => `${key}: "${f}"`);
         expect(leaked, `${line.slice(0, 40)} -> ${reply.title}`).toEqual([]);
         expect(text, `${line.slice(0, 40)} -> ${reply.title}`).toMatch(/[\u4e00-\u9fff]/);

@@ -18,9 +18,9 @@ export function englishRuns(text: string, names: readonly string[] = []): string
     .replace(/[\w.-]+(?:=|: )\S+/g, ' ')
     .replace(/\b[\w]+(?:\.[\w]+)+(?:\([^)]*\))?|\b\w+\([^)]*\)/g, ' ')
     .replace(/\b[A-Z0-9_]{2,}\b/g, ' ')
-    .replace(/\b\d[\d.,:%]*\s?(?:[KMGT]i?B|MB|GB|h|min|d|s|ms|px|B)?\b/g, ' ')
     .replace(/\b[a-z0-9]+(?:-[a-z0-9]+){2,}\b/g, ' ')
+    .replace(/\b\d[\d.,:%]*\s?(?:[KMGT]i?B|MB|GB|h|min|d|s|ms|px|B)?\b/g, ' ')
     .replace(/\b(?:gpu\d+|alice|bob|ml|UALICE|UADMIN)\b/gi, ' ')
-    .replace(/\s+/g, ' ');
+    .replace(/[ \t]+/g, ' ');
   return [...stripped.matchAll(/[A-Za-z][A-Za-z']*(?:[ ,/-]+[A-Za-z][A-Za-z']*){3,}/g)].map((m) => m[0]);
 }
