@@ -9,6 +9,7 @@ import { migrate, MIGRATIONS } from '../../src/storage/postgres/migrations.js';
 import { PgHostRegistry } from '../../src/storage/postgres/registry.js';
 import { PgWatchState } from '../../src/storage/postgres/watch.js';
 import { PgAuditStore } from '../../src/storage/postgres/audit.js';
+import { openSharedStorage } from '../../src/storage/postgres/index.js';
 import { storageOf } from '../../src/storage/config.js';
 import { parseConfig } from '../../src/core/config.js';
 import { findingsFromStore } from '../../src/watch/findings.js';
@@ -202,5 +203,15 @@ describeWithPostgres('Postgres stores', 'test/storage/pg-stores.test.ts', () => 
       'connect postgres://gd:***@db:5432/x failed; postgresql://u:***@h/d?password=***',
     );
     expect(pgErrorLine(new Error('password authentication failed for postgres://gd:hunter2@db/x\nmore'))).not.toContain('hunter2');
+  });
+
+  it('a database that cannot be reached fails start-up in one line without the password', async () => {
+    const bad = `postgres://gd:hunter2@127.0.0.1:${server.port}/no_such_db`;
+    const e = (await openSharedStorage({ url: bad, leaseMs: 1000, poolMax: 1 }).then(
+      () => null,
+      (err: unknown) => err,
+    )) as Error | null;
+    expect(e?.message).toMatch(/^storage: Postgres: .*no_such_db.* does not exist/);
+    expect(e?.message).not.toContain('hunter2');
   });
 });
