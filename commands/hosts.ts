@@ -1,7 +1,7 @@
 // /gpu hosts list|add|remove|test|trust: the host registry. add, remove and trust are admin-only.
 import { z } from 'zod';
 import { defineCommand } from '../src/core/command.js';
-import { t } from '../src/core/i18n.js';
+import { localize, t } from '../src/core/i18n.js';
 import { textReply } from '../src/core/reply.js';
 import { listReply, testReply } from '../src/hosts/render.js';
 import { FINGERPRINT, HOST_NAME } from '../src/hosts/registry.js';
@@ -44,8 +44,8 @@ export default defineCommand({
       // `hosts trust NAME` shows the key; `hosts trust NAME SHA256:...` trusts exactly that key.
       const tr = await svc.trust(name, target);
       return tr.trusted === false
-        ? textReply(t(ctx.locale, 'hosts.notTrusted.title', { name }), tr.message, 'warning')
-        : textReply(t(ctx.locale, 'hosts.trusted.title', { name }), tr.message, 'ok');
+        ? textReply(t(ctx.locale, 'hosts.notTrusted.title', { name }), localize(ctx.locale, tr.message), 'warning')
+        : textReply(t(ctx.locale, 'hosts.trusted.title', { name }), localize(ctx.locale, tr.message), 'ok');
     }
     const parsed = target ? parseUserHostPort(target) : null;
     if (!parsed || !parsed.user)
@@ -62,6 +62,10 @@ export default defineCommand({
       ...(o.key ? { identityFile: o.key } : {}),
       ...(o.trust ? { trust: o.trust } : {}),
     });
-    return { title: t(ctx.locale, 'hosts.added.title', { name, target: r.host.target }), severity: 'ok', sections: [{ text: r.message }] };
+    return {
+      title: t(ctx.locale, 'hosts.added.title', { name, target: r.host.target }),
+      severity: 'ok',
+      sections: [{ text: localize(ctx.locale, r.message) }],
+    };
   },
 });

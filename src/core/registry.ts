@@ -130,7 +130,8 @@ export class CommandRegistry {
       return done(command.name, 'error', {
         title: t(loc, 'registry.failed.title', { name: command.name }),
         severity: 'error',
-        sections: [{ text: (e as Error).message.split('\n')[0].slice(0, 500) }],
+        // A service's refusal, made in English (reason.*), in the asker's language.
+        sections: [{ text: localize(loc, (e as Error).message.split('\n')[0].slice(0, 500)) }],
       });
     }
   }

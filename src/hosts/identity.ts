@@ -2,6 +2,7 @@
 // cannot parse, and a throw there once ended the whole bot. Messages name the file and the problem,
 // never anything read from it.
 import ssh2 from 'ssh2';
+import { t } from '../core/i18n.js';
 import { readFileSync, statSync } from 'node:fs';
 
 // ssh2 is CommonJS: Node's ESM loader does not see `utils` as a named export.
@@ -17,11 +18,11 @@ export function checkIdentityFile(file: string): IdentityCheck {
   let data: Buffer;
   try {
     const st = statSync(file);
-    if (!st.isFile()) return { ok: false, problem: `identity file ${file} is not a regular file` };
-    if (st.size > MAX_KEY_BYTES) return { ok: false, problem: `identity file ${file} is not a private key (${st.size} bytes)` };
+    if (!st.isFile()) return { ok: false, problem: t('en', 'reason.identity.notFile', { file }) };
+    if (st.size > MAX_KEY_BYTES) return { ok: false, problem: t('en', 'reason.identity.tooBig', { file, bytes: st.size }) };
     data = readFileSync(file);
   } catch (e) {
-    return { ok: false, problem: `cannot read identity file ${file}: ${(e as NodeJS.ErrnoException).code ?? 'unreadable'}` };
+    return { ok: false, problem: t('en', 'reason.identity.unreadable', { file, code: (e as NodeJS.ErrnoException).code ?? 'unreadable' }) };
   }
   let parsed: ReturnType<typeof utils.parseKey>;
   try {
@@ -32,11 +33,11 @@ export function checkIdentityFile(file: string): IdentityCheck {
   if (parsed instanceof Error) {
     // ssh2's own wording for both OpenSSH-format and PEM keys with a passphrase.
     if (/encrypted|passphrase/i.test(parsed.message)) return { ok: true, encrypted: true };
-    return { ok: false, problem: `identity file ${file} is not a private key ssh2 can read (OpenSSH or PEM: ed25519, ecdsa, rsa)` };
+    return { ok: false, problem: t('en', 'reason.identity.notKey', { file }) };
   }
   // ssh2's typings say ParsedKey | Error; older key files parse to a list of keys.
   const key: ssh2.ParsedKey | undefined = Array.isArray(parsed) ? (parsed as ssh2.ParsedKey[])[0] : parsed;
-  if (!key || key.getPrivatePEM() === null) return { ok: false, problem: `identity file ${file} holds a public key; give the private key file (without .pub)` };
+  if (!key || key.getPrivatePEM() === null) return { ok: false, problem: t('en', 'reason.identity.publicKey', { file }) };
   return { ok: true, encrypted: false, key: data };
 }
 
@@ -47,7 +48,6 @@ export function checkIdentityFile(file: string): IdentityCheck {
 export function identityProblem(file: string, hasAgent: boolean): string | null {
   const c = checkIdentityFile(file);
   if (!c.ok) return c.problem;
-  if (c.encrypted && !hasAgent)
-    return `identity file ${file} is passphrase-protected and no ssh agent is set (SSH_AUTH_SOCK): add the key to an agent (ssh-add) or use a key without a passphrase`;
+  if (c.encrypted && !hasAgent) return t('en', 'reason.identity.passphrase', { file });
   return null;
 }

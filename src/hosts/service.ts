@@ -1,5 +1,6 @@
 // HostsService: the registry, the SSH pool and the parsers together. Fan-out is parallel; each host
 // is bounded by its own connect + exec timeouts, so a dead host never holds up the others.
+import { t } from '../core/i18n.js';
 import { existsSync } from 'node:fs';
 import { userInfo } from 'node:os';
 import type { Config } from '../core/config.js';
@@ -320,22 +321,22 @@ export class SshHostsService implements HostsService {
   }
 
   async add(req: HostAddRequest): Promise<{ host: HostInfo; fingerprint: string | null; message: string }> {
-    if (!HOST_NAME.test(req.name)) throw new Error('invalid host name (letters, digits, . _ -, max 63)');
+    if (!HOST_NAME.test(req.name)) throw new Error(t('en', 'reason.hosts.badName'));
     await this.reg.refresh?.();
-    if (this.reg.get(req.name) || this.prometheus?.has(req.name)) throw new Error(`${req.name} already exists`);
+    if (this.reg.get(req.name) || this.prometheus?.has(req.name)) throw new Error(t('en', 'reason.hosts.exists', { name: req.name }));
     const identityFile = req.identityFile ? resolvePath(req.identityFile, process.cwd()) : undefined;
     if (identityFile) {
       const problem = identityProblem(identityFile, this.hasAgent);
-      if (problem) throw new Error(`not added: ${problem}`);
+      if (problem) throw new Error(t('en', 'reason.hosts.notAdded', { problem }));
     }
     const draft: HostEntry = { name: req.name, host: req.host, port: req.port, user: req.user, ...(identityFile ? { identityFile } : {}), origin: 'runtime' };
     let fingerprint: string | null = null;
     if (req.trust) {
       // Trust exactly the key the admin read on the host, never whatever is presented right now.
-      if (!FINGERPRINT.test(req.trust)) throw new Error('not added: --trust takes the fingerprint read on the host (SHA256:...)');
+      if (!FINGERPRINT.test(req.trust)) throw new Error(t('en', 'reason.hosts.notAdded', { problem: t('en', 'reason.hosts.trustFormat') }));
       fingerprint = await this.pool.fetchFingerprint(this.target(draft));
       if (fingerprint !== req.trust)
-        throw new Error(`not added: ${req.name} presents host key ${fingerprint}, not ${req.trust}. Check the host before trusting anything`);
+        throw new Error(t('en', 'reason.hosts.notAdded', { problem: t('en', 'reason.hosts.otherKey', { name: req.name, fingerprint, expected: req.trust }) }));
     }
     const saved = await this.reg.add({
       name: req.name,
@@ -352,9 +353,12 @@ export class SshHostsService implements HostsService {
         fingerprint = null;
       }
     }
+    // Messages and refusals are made in English (reason.*); /gpu hosts shows them in the asker's language.
     const message = req.trust
-      ? `added ${req.name} and trusted its host key ${fingerprint}`
-      : `added ${req.name}${fingerprint ? `; its host key ${fingerprint} is not trusted yet unless known_hosts has it (check it on the host, then an admin can run \`hosts trust ${req.name} ${fingerprint}\`)` : ''}`;
+      ? t('en', 'reason.hosts.addedTrusted', { name: req.name, fingerprint: String(fingerprint) })
+      : fingerprint
+        ? t('en', 'reason.hosts.addedUntrusted', { name: req.name, fingerprint })
+        : t('en', 'reason.hosts.added', { name: req.name });
     return { host: this.infoOf(saved), fingerprint, message };
   }
 
@@ -432,15 +436,11 @@ export class SshHostsService implements HostsService {
   async trust(name: string, expected?: string): Promise<{ fingerprint: string; message: string; trusted: boolean }> {
     await this.reg.refresh?.();
     const entry = this.lookup(name);
-    if (!entry) throw new Error('unknown host');
-    if (entry.origin === 'local') throw new Error('localhost is run without SSH; nothing to trust');
-    if (this.isProm(entry)) throw new Error(`${entry.name} is read from Prometheus, not over SSH; nothing to trust`);
-    if (expected !== undefined && !FINGERPRINT.test(expected))
-      throw new Error('the fingerprint must look like SHA256:... (43 characters of base64), as `ssh-keygen -lf` prints it');
-    if (entry.pinnedBy === 'config')
-      throw new Error(
-        `${entry.name}'s host key is pinned in the config file (host_key ${entry.hostKey}); a pin there wins over chat: change it in the config file`,
-      );
+    if (!entry) throw new Error(t('en', 'reason.hosts.unknown'));
+    if (entry.origin === 'local') throw new Error(t('en', 'reason.hosts.localTrust'));
+    if (this.isProm(entry)) throw new Error(t('en', 'reason.hosts.promTrust', { name: entry.name }));
+    if (expected !== undefined && !FINGERPRINT.test(expected)) throw new Error(t('en', 'reason.hosts.fingerprintFormat'));
+    if (entry.pinnedBy === 'config') throw new Error(t('en', 'reason.hosts.pinnedInConfig', { name: entry.name, key: String(entry.hostKey) }));
     const target = this.target({ ...entry, hostKey: undefined });
     const fingerprint = await this.pool.fetchFingerprint(target);
     const disagreement = this.knownHostsDisagreement(target, fingerprint);
@@ -448,35 +448,38 @@ export class SshHostsService implements HostsService {
       return {
         fingerprint,
         trusted: false,
-        message:
-          `${entry.name} presents host key ${fingerprint}. Nothing was trusted: compare it with \`ssh-keygen -lf /etc/ssh/ssh_host_ed25519_key.pub\` on the host, ` +
-          `then confirm with \`hosts trust ${entry.name} ${fingerprint}\`${disagreement.note}`,
+        message: disagreement.note
+          ? t('en', 'reason.hosts.presentsNote', { name: entry.name, fingerprint, note: disagreement.note })
+          : t('en', 'reason.hosts.presents', { name: entry.name, fingerprint }),
       };
-    if (fingerprint !== expected)
-      throw new Error(
-        `refused: ${entry.name} now presents ${fingerprint}, not ${expected}. The key changed since it was read (or something is in the middle): check the host before trusting anything`,
-      );
-    if (disagreement.revoked) throw new Error(`refused: ${fingerprint} is marked @revoked in known_hosts for ${target.host}:${target.port}`);
+    if (fingerprint !== expected) throw new Error(t('en', 'reason.hosts.keyChanged', { name: entry.name, fingerprint, expected }));
+    if (disagreement.revoked) throw new Error(t('en', 'reason.hosts.revoked', { fingerprint, where: `${target.host}:${target.port}` }));
     const previous = entry.hostKey;
     await this.reg.trust(entry.name, fingerprint);
     this.pool.drop(this.target(entry));
     const message =
-      (previous && previous !== fingerprint
-        ? `trusted the NEW host key of ${entry.name}: ${fingerprint} (replaces ${previous})`
-        : `trusted the host key of ${entry.name}: ${fingerprint}`) + disagreement.note;
+      previous && previous !== fingerprint
+        ? t('en', disagreement.note ? 'reason.hosts.trustedNewNote' : 'reason.hosts.trustedNew', {
+            name: entry.name,
+            fingerprint,
+            previous,
+            note: disagreement.note,
+          })
+        : t('en', disagreement.note ? 'reason.hosts.trustedNote' : 'reason.hosts.trusted', { name: entry.name, fingerprint, note: disagreement.note });
     return { fingerprint, message, trusted: true };
   }
 
   /** What known_hosts says about this host when it does not list exactly this key. */
+  /** What known_hosts says against this key (`note`, empty when nothing; the messages put it after a semicolon). */
   private knownHostsDisagreement(target: SshTarget, fingerprint: string): { note: string; revoked: boolean } {
     const known = this.knownHosts.lookup(target.host, target.port);
     const where = target.port === 22 ? target.host : `[${target.host}]:${target.port}`;
     const fps = (revoked: boolean) => [...new Set(known.filter((k) => k.revoked === revoked).map((k) => fingerprintOf(k.blob)))];
-    if (fps(true).includes(fingerprint)) return { note: `; known_hosts marks ${fingerprint} @revoked for ${where}`, revoked: true };
+    if (fps(true).includes(fingerprint)) return { note: t('en', 'reason.hosts.noteRevoked', { fingerprint, where }), revoked: true };
     const listed = fps(false);
     if (listed.length && !listed.includes(fingerprint))
       return {
-        note: `; note: known_hosts disagrees: it lists ${listed.join(', ')} for ${where} (the pin made here is what gpu-doctor checks for ${target.name})`,
+        note: t('en', 'reason.hosts.noteDisagrees', { listed: listed.join(', '), where, name: target.name }),
         revoked: false,
       };
     return { note: '', revoked: false };

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { allCommands } from '../../commands/index.js';
 import { displayWidth } from '../../commands/help.js';
 import type { CommandContext } from '../../src/core/command.js';
-import { catalogue, LOCALES, localize, missingKeys, resetMissingKeys, t, type Locale } from '../../src/core/i18n.js';
+import { catalogue, LOCALES, localize, missingKeys, resetMissingKeys, t, type Locale, type MessageKey } from '../../src/core/i18n.js';
 import { PROJECT_ROOT } from '../../src/core/paths.js';
 import type { Reply } from '../../src/core/reply.js';
 import type { Services } from '../../src/core/services.js';
@@ -73,6 +73,25 @@ describe('message catalogues', () => {
     expect(localize('en', en)).toBe(en);
     expect(localize('zh', t('en', 'usage.size.didYouMean', { hint: t('en', 'usage.size.hint'), word: '40' }))).toContain('你是想写 40G 吗');
     expect(localize('zh', 'Invalid input: expected string')).toBe('Invalid input: expected string');
+  });
+
+  it('every service refusal (reason.*) made in English comes back in zh through localize(), as the commands show it', () => {
+    // A message with another nested in it, as the hosts service makes them.
+    const note = t('en', 'reason.hosts.noteDisagrees', { listed: 'SHA256:a', where: 'h:22', name: 'gpu2' });
+    expect(localize('zh', t('en', 'reason.hosts.trustedNote', { name: 'gpu2', fingerprint: 'SHA256:b', note }))).toBe(
+      t('zh', 'reason.hosts.trustedNote', {
+        name: 'gpu2',
+        fingerprint: 'SHA256:b',
+        note: t('zh', 'reason.hosts.noteDisagrees', { listed: 'SHA256:a', where: 'h:22', name: 'gpu2' }),
+      }),
+    );
+    for (const key of Object.keys(en).filter((k) => k.startsWith('reason.')) as MessageKey[]) {
+      // Two placeholders side by side could not be told apart when the English is read back.
+      expect(en[key], key).not.toMatch(/\}\{/);
+      // Values that no template's fixed text contains, so each placeholder is matched as a value.
+      const vars = Object.fromEntries(placeholders(en[key]).map((name, i) => [name, `v${i}x`]));
+      expect(localize('zh', t('en', key, vars)), key).toBe(t('zh', key, vars));
+    }
   });
 
   it('t() fills placeholders, falls back to English and records a missing key or value', () => {
