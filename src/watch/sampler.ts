@@ -14,6 +14,9 @@ export interface HiddenProcess {
   text: string;
 }
 
+/** Names per status call: SshHostsService takes the first 256 of a list (the cap on what a chat request may name). */
+export const MAX_NAMES_PER_CALL = 256;
+
 /** Where a round's samples go: the SQLite store, or Postgres shared by replicas. */
 export type SampleSink = Pick<WatchStore, 'insertPaced'>;
 
@@ -32,7 +35,11 @@ export async function sampleOnce(
   if (!names.length) return { ok: 0, failed: 0, samples: 0, status: [], hidden: new Map() };
   // One exec per host: the status command carries `free -b` too. At background priority where the
   // service has one, so a poll stuck on dead hosts never makes a chat request wait.
-  const status = await (hosts.statusInBackground ? hosts.statusInBackground(names) : hosts.status(names));
+  // The hosts service answers at most 256 named hosts a call (a chat request's cap): a bigger fleet is
+  // asked in slices, all at once (hosts of one Prometheus group still share one query).
+  const slices: string[][] = [];
+  for (let i = 0; i < names.length; i += MAX_NAMES_PER_CALL) slices.push(names.slice(i, i + MAX_NAMES_PER_CALL));
+  const status = (await Promise.all(slices.map((s) => (hosts.statusInBackground ? hosts.statusInBackground(s) : hosts.status(s))))).flat();
   const ts = new Date(now).toISOString();
   const out: Sample[] = [];
   let ok = 0;
