@@ -5,7 +5,6 @@ import { renderChart, memoryUnit, type ChartTheme } from './chart.js';
 import { findingChartSpec, gpuChartSpec, gpuSeries, hostRamSeries, processLabel, type ChartStyle } from './chart-data.js';
 import { LeakDetector } from './detector.js';
 import { formatHours, type ChartOf } from './digest.js';
-import type { WatchStore } from './store.js';
 import { isHostSample, type DetectorOptions, type Finding, type Sample } from './types.js';
 
 const HOUR = 3_600_000;
@@ -25,7 +24,11 @@ export function findingRange(f: Finding, nowMs: number, historyHours = 72): { fr
 }
 
 /** The digest's chart of a finding, drawn from the stored samples of its host (and GPU). */
-export function findingChartFromStore(store: WatchStore, style: ChartStyle, nowMs = Date.now()): ChartOf {
+export function findingChartFromStore(
+  store: { samplesSince(sinceMs: number, host: string): Iterable<Sample> },
+  style: ChartStyle,
+  nowMs = Date.now(),
+): ChartOf {
   return (f) => {
     const { fromMs, toMs } = findingRange(f, nowMs);
     const samples = [...store.samplesSince(fromMs, f.host)];

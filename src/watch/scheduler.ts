@@ -113,6 +113,11 @@ export class DigestScheduler {
    * and posted by it; a slot whose holder died is taken over when its claim expires.
    */
   slots?: DigestSlots;
+  /**
+   * Charts whose samples must be read first (Postgres): given the findings a digest will chart, the chart
+   * source for them. Used instead of `charts` when set.
+   */
+  chartsFor?: (d: DigestConfig, now: number, charted: Finding[]) => Promise<ChartOf | undefined>;
   private inFlight = new Set<string>();
   private posts: ScheduledPost[] = [];
   /** Who the unix users are: digests name them, and `dm_owners` digests message them. */
@@ -250,9 +255,17 @@ export class DigestScheduler {
         await slots.done(d.name, slot, 'posted');
         return true;
       }
-      const chartOf = this.charts?.(d, now);
       const { findings, watched } = await this.source(this.options, now);
-      const run = digestOf(findings, watched, await slots.reported(d.name), d, this.rules, now, chartOf, { owners: this.owners, link: d.dm_owners === true });
+      const reported = await slots.reported(d.name);
+      const people = { owners: this.owners, link: d.dm_owners === true };
+      let chartOf = this.charts?.(d, now);
+      if (this.chartsFor) {
+        // Which findings the digest (and the owner messages) will chart, then their hosts' samples, then the digest.
+        const charted: Finding[] = [];
+        const dry = digestOf(findings, watched, reported, d, this.rules, now, (f) => void charted.push(f), people);
+        chartOf = await this.chartsFor(d, now, d.dm_owners ? [...charted, ...dry.posted.slice(0, 20)] : charted);
+      }
+      const run = digestOf(findings, watched, reported, d, this.rules, now, chartOf, people);
       if (!(await slots.renew(d.name, slot))) return false;
       const posted = this.post(d, run.reply);
       if (d.dm_owners && this.owners && this.sendDirect) {
@@ -370,7 +383,10 @@ export class WatchRuntime implements WatchService {
       ? undefined
       : (d: DigestConfig, now: number) => findingChartFromStore(store, { timeZone: d.timezone, sampleIntervalSec: cfg.sample_interval_s }, now);
     this.scheduler = new DigestScheduler(store, cfg.digests, (d, r) => this.post(d, r), rules, this.options, onError, this.source, charts);
-    if (shared) this.scheduler.slots = shared;
+    if (shared) {
+      this.scheduler.slots = shared;
+      this.scheduler.chartsFor = (d, now, charted) => this.chartsFromShared(charted, { timeZone: d.timezone, sampleIntervalSec: cfg.sample_interval_s }, now);
+    }
     this.scheduler.sendDirect = (target, reply) => this.post(target, reply);
   }
 
@@ -418,10 +434,21 @@ export class WatchRuntime implements WatchService {
   async digestNow(locale?: Locale): Promise<Reply> {
     const now = Date.now();
     const { findings, watched } = await this.source(this.options, now);
-    const chartOf = this.shared
-      ? undefined
-      : findingChartFromStore(this.store, { timeZone: this.timeZoneFor(), sampleIntervalSec: this.cfg.sample_interval_s }, now);
+    const style = { timeZone: this.timeZoneFor(), sampleIntervalSec: this.cfg.sample_interval_s };
+    let chartOf = this.shared ? undefined : findingChartFromStore(this.store, style, now);
+    if (this.shared) {
+      const charted: Finding[] = [];
+      digestReply(findings, watched, this.rules, undefined, (f) => void charted.push(f), { owners: this.owners }, locale);
+      chartOf = await this.chartsFromShared(charted, style, now);
+    }
     return digestReply(findings, watched, this.rules, undefined, chartOf, { owners: this.owners }, locale);
+  }
+
+  /** Charts of these findings from Postgres: their hosts' samples (the detector's 72 h at most, 20 hosts at most) read first. */
+  private async chartsFromShared(charted: Finding[], style: { timeZone: string; sampleIntervalSec: number }, now: number): Promise<ChartOf | undefined> {
+    if (!this.shared || !charted.length) return undefined;
+    const hosts = [...new Set(charted.map((f) => f.host))].slice(0, 20);
+    return findingChartFromStore(await this.shared.samplesOf(hosts, now - 72 * HOUR), style, now);
   }
 
   private growthCache: { at: number; value: Promise<GpuGrowth[]> } | null = null;

@@ -13,6 +13,7 @@ import { openSharedStorage } from '../../src/storage/postgres/index.js';
 import { storageOf } from '../../src/storage/config.js';
 import { parseConfig } from '../../src/core/config.js';
 import { findingsFromStore } from '../../src/watch/findings.js';
+import { findingChartFromStore } from '../../src/watch/chart-store.js';
 import { toMs } from '../../src/watch/series.js';
 import { WatchStore } from '../../src/watch/store.js';
 import type { Sample } from '../../src/watch/types.js';
@@ -85,6 +86,7 @@ describeWithPostgres('Postgres stores', 'test/storage/pg-stores.test.ts', () => 
   it('samples: every stored trace gives the same findings and samples from Postgres as from the SQLite store', async () => {
     const traces = readFileSync(TRACES_PATH, 'utf8').trim().split('\n').map(decodeTrace);
     let compared = 0;
+    let charts = 0;
     for (const t of traces) {
       await a.query('TRUNCATE watch_samples, watch_procs, watch_hosts RESTART IDENTITY');
       const pg = new PgWatchState(a, { replica: 'a', leaseMs: 5000 });
@@ -113,10 +115,20 @@ describeWithPostgres('Postgres stores', 'test/storage/pg-stores.test.ts', () => 
       for (const now of [end, end + 7 * 60_000]) expect(await other.findings({}, now), `${t.id} now=${now}`).toEqual(findingsFromStore(s, {}, now));
       const host = t.samples[0].host;
       expect(await other.samplesSince(end - 6 * 3_600_000, host), t.id).toEqual([...s.samplesSince(end - 6 * 3_600_000, host)]);
+      // A digest's chart of a finding: the same PNG from the samples read first from Postgres.
+      const f = findingsFromStore(s, {}, end).findings.find((x) => x.kind === 'leak');
+      if (f && charts < 3) {
+        const style = { timeZone: 'UTC', sampleIntervalSec: 60 };
+        const want = findingChartFromStore(s, style, end)(f);
+        expect(want, t.id).toBeDefined();
+        expect(findingChartFromStore(await other.samplesOf([f.host], end - 72 * 3_600_000), style, end)(f), t.id).toEqual(want);
+        charts++;
+      }
       s.close();
       compared++;
     }
     expect(compared).toBe(traces.length);
+    expect(charts).toBe(3);
   }, 120_000);
 
   it('digest slots: one claim per slot across replicas; an expired claim is taken over; posted is final', async () => {

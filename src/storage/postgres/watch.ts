@@ -241,6 +241,19 @@ export class PgWatchState implements DigestSlots {
     return out;
   }
 
+  /**
+   * The samples of a few hosts since `sinceMs`, read now, for charts drawn afterwards (a digest's chart is
+   * drawn synchronously): the same samplesSince(from, host) the SQLite store has, over what was read.
+   */
+  async samplesOf(hosts: string[], sinceMs: number): Promise<{ samplesSince(fromMs: number, host: string): Iterable<Sample> }> {
+    const byHost = new Map<string, Sample[]>();
+    for (const h of new Set(hosts)) byHost.set(h, await this.samplesSince(sinceMs, h));
+    return {
+      samplesSince: (fromMs, host) =>
+        (byHost.get(host) ?? []).filter((s) => (typeof s.ts === 'number' ? s.ts : Date.parse(s.ts)) >= Math.floor(fromMs / 1000) * 1000),
+    };
+  }
+
   /** The digest's findings over the detector's history window, read from Postgres in batches. */
   async findings(options: Partial<DetectorOptions> = {}, now = Date.now()): Promise<FindingsResult> {
     const d = new LeakDetector(options);
