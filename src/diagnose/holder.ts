@@ -43,6 +43,8 @@ function thisProcessHolds(f: Facts): number | undefined {
 const MiB = formatMiB;
 /** Weights that take this share of the card leave no room for anything else: they are the holder. */
 const WEIGHTS_FILL = 0.85;
+/** LoRA training needs room for activations beside the frozen base: a base over 70% of the card leaves too little. */
+const ADAPTER_BASE_FILL = 0.7;
 
 export function whoHoldsMemory(f: Facts, loc?: Locale): HolderVerdict | undefined {
   const tried = f.triedAllocMiB;

@@ -102,8 +102,8 @@ export function extractSettings(fullText: string, options: { commandLine?: boole
   facts.resume = bool(lastValue(text, PATTERNS.resume)) ?? (/--resume\b/.test(text) ? true : undefined);
   facts.amp = bool(lastValue(text, PATTERNS.amp));
   const model = lastValue(text, PATTERNS.model);
-  // "model=model" (code) or "model: None" name no model.
-  if (model && /[a-z]/i.test(model) && !/^(model|none|null|true|false)$/i.test(model))
+  // "model=model", "model = cls(...)" (code) or "model: None" name no model.
+  if (model && /[a-z]/i.test(model) && !/^(model|none|null|true|false|cls|self|args|opt|config|cfg|net|module)$/i.test(model))
     facts.model = model.replace(/\.(pt|pth|yaml|yml)$/, '').replace(/^.*\//, '');
   const paramsB = modelParamsB(text, facts.model);
   if (paramsB !== undefined) facts.paramsB = paramsB;

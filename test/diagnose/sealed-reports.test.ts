@@ -88,3 +88,27 @@ describe("CUDA's own out-of-memory while the model is built", () => {
     expect(d?.fixes[0].summary).toMatch(/^Another process holds GPU memory/);
   });
 });
+
+describe('an OOM message cut short', () => {
+  it.each([
+    ['406', 'ComfyUI: "!!! Exception during processing !!! Allocation on device" and nothing after'],
+    ['319', 'a screenshot run together by OCR: "torch.cuda.0utOfMemoryError: CUDA outof memory"'],
+  ])('llm/%s: %s', async (n) => {
+    expect((await first('llm', n))?.category).toBe('cuda_oom');
+  });
+});
+
+describe('LoRA keeps the whole base model on the card', () => {
+  it('llm/319 (Qwen-14B LoRA on 32 GB cards): 26 GiB of fp16 base on a 32 GiB card, so a 4-bit base (not the batch) first; "model = cls(...)" is code, not a model name', async () => {
+    const d = await first('llm', '319');
+    expect(d?.facts.holder).toBe('weights');
+    expect(d?.facts.holderWhy).toMatch(
+      /LoRA trains a few adapter weights but keeps the whole base model on the card: 14B parameters in fp16 ≈ 26\.08 GiB of the 32\.00 GiB card/,
+    );
+    expect(d?.fixes[0].summary).toMatch(/quantized/);
+    expect(d?.facts.model).toBeUndefined();
+  });
+  it('llm/309 (13B LoRA, fp16 base at 61% of the card): the batch stays the lever', async () => {
+    expect((await first('llm', '309'))?.facts.holder).not.toBe('weights');
+  });
+});
