@@ -183,6 +183,14 @@ export function whoHoldsMemory(f: Facts, loc?: Locale): HolderVerdict | undefine
       };
     }
   }
+  // LoRA/PEFT training keeps the whole base model on the card: when it takes most of it, the weights are
+  // what to shrink (a 4-bit base, QLoRA), not the batch.
+  if (f.paramsB !== undefined && weights !== undefined && total !== undefined && f.training && f.adapterTraining && weights >= ADAPTER_BASE_FILL * total) {
+    return {
+      holder: 'weights',
+      why: t(loc, 'holder.why.adapterBase', { params: f.paramsB, dtype: f.dtype ?? 'fp16', weights: MiB(weights), total: MiB(total) }),
+    };
+  }
   // Full fine-tuning with Adam in mixed precision keeps ~16 bytes per parameter (fp16 weights and
   // gradients, fp32 master weights and two moments); LoRA/PEFT trains a tiny fraction of them.
   if (f.paramsB !== undefined && total !== undefined && f.training && !f.adapterTraining) {
