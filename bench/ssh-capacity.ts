@@ -141,6 +141,7 @@ async function main(): Promise<void> {
         String(Math.floor((INTERVAL_S * 1000) / (warmCpu / n))),
         String(Math.floor((n * INTERVAL_S * 1000) / warmWall)),
         r.maxRssMiB.toFixed(0),
+        String(Math.min(...r.rounds.map((x) => x.ok))),
         `${failed}${cold.firstError ? ` (${cold.firstError.slice(0, 60)})` : ''}`,
         `${load0.toFixed(1)}`,
       ]);
@@ -163,12 +164,13 @@ async function main(): Promise<void> {
       'fit (CPU)',
       'fit (wall)',
       'RSS MiB',
+      'sampled',
       'failed',
       'load',
     ];
     const widths = head.map((h, i) => Math.max(h.length, ...table.map((r) => r[i].length)));
     console.log(`\nsampling rounds (medians of ${ROUNDS} warm rounds; OpenSSH: median of 2 runs of xargs -P ${PARALLEL}, a new connection per host):`);
-    for (const row of [head, ...table]) console.log(row.map((c, i) => (i === 13 ? c : c.padStart(widths[i]))).join('  '));
+    for (const row of [head, ...table]) console.log(row.map((c, i) => (i === 14 ? c : c.padStart(widths[i]))).join('  '));
     console.log(
       `\nfit (CPU): hosts whose warm sampling the bot's CPU time allows in one ${INTERVAL_S} s interval on one core (the event loop is one thread): ${INTERVAL_S} s / (warm CPU / N).` +
         `\nfit (wall): N x ${INTERVAL_S} s / warm round, the rate measured here with every sshd, shell and fake nvidia-smi on the same ${cpus().length} CPUs as the bot (pessimistic).` +
