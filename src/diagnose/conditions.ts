@@ -80,6 +80,11 @@ export const CONDITION_CHECKS: Record<Condition, (e: Evidence) => boolean> = {
   // DeepSpeed's last announced step was building the optimizer states (CPU offload puts them in RAM).
   deepspeed_optimizer_init: ({ facts }) => /^Before initializing optimizer states/.test(facts.deepspeedPhase ?? ''),
   // The run died while from_pretrained was still reading shards: no batch had been loaded yet.
+  // vLLM's own profile: the weights alone over its budget, or a higher utilization that leaves the cache room.
+  vllm_weights_exceed_budget: ({ facts }) => facts.vllmProfile !== undefined && facts.vllmProfile.weightsGiB >= facts.vllmProfile.budgetGiB,
+  vllm_util_would_fit: ({ facts }) => facts.vllmUtilNeeded !== undefined,
+  vllm_util_would_not_fit: ({ facts }) =>
+    facts.vllmProfile !== undefined && facts.vllmUtilNeeded === undefined && facts.vllmProfile.weightsGiB < facts.vllmProfile.budgetGiB,
   kv_cache_numbers: ({ facts }) => facts.maxModelLen !== undefined && facts.kvCacheTokens !== undefined,
   weights_loading_incomplete: ({ facts }) => facts.shardsLoadedPct !== undefined && facts.shardsLoadedPct < 100,
   tool_known: ({ facts }) => facts.toolKnobs !== undefined,

@@ -99,6 +99,17 @@ export interface Facts {
   /** vLLM: the model's max seq len and the tokens its KV cache can hold. */
   maxModelLen?: number;
   kvCacheTokens?: number;
+  /** vLLM's memory profile (v0.6+): its budget (util × card), what the weights, the profiled activation peak and
+   *  memory outside PyTorch take of it, and what is left for the KV cache; all GiB. */
+  vllmProfile?: { totalGiB: number; util: number; budgetGiB: number; weightsGiB: number; nonTorchGiB: number; peakGiB: number; kvGiB: number };
+  /** The same, as the reply shows them ("0.70 × 8.00 GiB = 5.60 GiB", "5.20 GiB"). */
+  vllmBudget?: string;
+  vllmWeights?: string;
+  vllmPeak?: string;
+  vllmNonTorch?: string;
+  vllmKv?: string;
+  /** The --gpu-memory-utilization that would leave the KV cache 10% of the card, when one up to 0.95 does. */
+  vllmUtilNeeded?: string;
   /** Percent shown on the last "Loading checkpoint shards" progress line (Hugging Face from_pretrained). */
   shardsLoadedPct?: number;
   /** Percent shown on the last YOLO "Caching images (N GB)" progress line. */
@@ -310,7 +321,8 @@ function oomPhase(log: LogText, oomLine: number): Facts['oomPhase'] {
 }
 
 /** The message's own line says it failed while the model was built or moved: "`CUDA error: out of memory` on model instantiation". */
-const PROSE_LOAD = /\b(?:on|during|at) model (?:instantiation|creation|initiali[sz]ation|loading)\b|\b(?:when|while) (?:loading|moving|instantiating) the model\b/i;
+const PROSE_LOAD =
+  /\b(?:on|during|at) model (?:instantiation|creation|initiali[sz]ation|loading)\b|\b(?:when|while) (?:loading|moving|instantiating) the model\b/i;
 
 // Frames of text generation (transformers' generate and its search loops, chat helpers) and of image
 // diffusion (diffusers pipelines, the web UIs' processing and k-diffusion samplers).

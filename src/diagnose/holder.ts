@@ -146,6 +146,15 @@ export function whoHoldsMemory(f: Facts, loc?: Locale): HolderVerdict | undefine
       };
     }
   }
+  // vLLM sized its own budget: the weights against it, else what the profiled step and the cache need.
+  if (f.vllmProfile) {
+    const p = f.vllmProfile;
+    const g = (v: number) => `${v.toFixed(2)} GiB`;
+    const vars = { budget: g(p.budgetGiB), weights: g(p.weightsGiB), peak: g(p.peakGiB), kv: g(p.kvGiB) };
+    return p.weightsGiB >= p.budgetGiB
+      ? { holder: 'weights', why: t(loc, 'holder.why.vllmWeights', vars) }
+      : { holder: 'activations', why: t(loc, 'holder.why.vllmPeak', vars) };
+  }
   if (f.oomPhase === 'load') {
     const size =
       f.paramsB !== undefined

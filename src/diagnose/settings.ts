@@ -126,6 +126,7 @@ export function extractSettings(fullText: string, options: { commandLine?: boole
     facts.maxModelLen = Number(kv[1]);
     facts.kvCacheTokens = Number(kv[2]);
   }
+  vllmProfile(text, facts);
   if (/\bbackward\(|optimizer\.step|\bTrainer\b|trainer\.train\(|training_args|deepspeed|train_batch_size|finetun|fine-tun|\bsft\b/i.test(text))
     facts.training = true;
   if (/\b(?:q?lora|peft|adapter_name|lora_r|lora_rank|finetuning_type:?\s{0,2}lora)\b/i.test(text)) facts.adapterTraining = true;
@@ -237,4 +238,30 @@ export function weightsDtype(text: string): 'fp32' | 'fp16' | 'bf16' | 'int8' | 
   const head = text.length > 65536 ? text.slice(0, 32768) + text.slice(-32768) : text;
   for (const [re, dtype] of DTYPES) if (re.test(head)) return dtype;
   return undefined;
+}
+
+// vLLM 0.6-0.8 print their memory profile before the KV cache is sized: "the current vLLM instance can use
+// total_gpu_memory (8.00GiB) x gpu_memory_utilization (0.70) = 5.60GiB" and "model weights take 5.20GiB;
+// non_torch_memory takes 0.03GiB; PyTorch activation peak memory takes 1.42GiB; the rest of the memory
+// reserved for KV Cache is -1.05GiB." Bounded, linear.
+const VLLM_BUDGET = /total_gpu_memory \((\d{1,4}(?:\.\d{1,3})?)GiB\) x gpu_memory_utilization \((\d(?:\.\d{1,3})?)\) = (\d{1,4}(?:\.\d{1,3})?)GiB/;
+const VLLM_SPLIT =
+  /model weights take (\d{1,4}(?:\.\d{1,3})?)GiB; non_torch_memory takes (-?\d{1,4}(?:\.\d{1,3})?)GiB; PyTorch activation peak memory takes (\d{1,4}(?:\.\d{1,3})?)GiB; the rest of the memory reserved for KV Cache is (-?\d{1,4}(?:\.\d{1,3})?)GiB/;
+
+function vllmProfile(text: string, facts: Facts): void {
+  const b = VLLM_BUDGET.exec(text);
+  const s = VLLM_SPLIT.exec(text);
+  if (!b || !s) return;
+  const [totalGiB, util, budgetGiB] = [Number(b[1]), Number(b[2]), Number(b[3])];
+  const [weightsGiB, nonTorchGiB, peakGiB, kvGiB] = [Number(s[1]), Number(s[2]), Number(s[3]), Number(s[4])];
+  facts.vllmProfile = { totalGiB, util, budgetGiB, weightsGiB, nonTorchGiB, peakGiB, kvGiB };
+  const g = (v: number) => `${v.toFixed(2)} GiB`;
+  facts.vllmBudget = `${util.toFixed(2)} × ${g(totalGiB)} = ${g(budgetGiB)}`;
+  facts.vllmWeights = g(weightsGiB);
+  facts.vllmPeak = g(peakGiB);
+  facts.vllmNonTorch = g(Math.max(0, nonTorchGiB));
+  facts.vllmKv = g(kvGiB);
+  // What the model needs, plus a KV cache of a tenth of the card, as a share of the card (rounded up to 0.05).
+  const needed = Math.ceil(((weightsGiB + peakGiB + Math.max(0, nonTorchGiB) + 0.1 * totalGiB) / totalGiB) * 20) / 20;
+  if (totalGiB > 0 && needed > util && needed <= 0.95) facts.vllmUtilNeeded = needed.toFixed(2);
 }

@@ -112,3 +112,15 @@ describe('LoRA keeps the whole base model on the card', () => {
     expect((await first('llm', '309'))?.facts.holder).not.toBe('weights');
   });
 });
+
+describe("vLLM's own memory profile decides the knob", () => {
+  it('sealed/910 (RTX 4060 8 GB, 0.70): 5.20 GiB weights + 1.42 GiB peak leave -1.05 GiB: a utilization that leaves the cache a tenth of the card (0.95), a shorter context', async () => {
+    const d = await first('sealed', '910');
+    expect(d?.facts.vllmBudget).toBe('0.70 × 8.00 GiB = 5.60 GiB');
+    expect(d?.facts.holder).toBe('activations');
+    expect(d?.facts.holderWhy).toMatch(/of its 5\.60 GiB budget, the weights take 5\.20 GiB and the profiled activation peak 1\.42 GiB, leaving -1\.05 GiB/);
+    // (5.20 + 1.42 + 0.03 + 0.80) / 8.00 = 0.93, rounded up to 0.95
+    expect(d?.fixes[0].summary).toMatch(/--gpu-memory-utilization 0\.95 if nothing else uses this GPU, and a smaller --max-model-len/);
+    expect(d?.fixes.some((f) => /even 0\.95 of the card/.test(f.summary))).toBe(false);
+  });
+});
