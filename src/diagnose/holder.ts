@@ -204,7 +204,7 @@ export function whoHoldsMemory(f: Facts, loc?: Locale): HolderVerdict | undefine
   // gradients, fp32 master weights and two moments); LoRA/PEFT trains a tiny fraction of them.
   if (f.paramsB !== undefined && total !== undefined && f.training && !f.adapterTraining) {
     const state = (f.paramsB * 1e9 * 16) / 2 ** 20;
-    if (state >= total) {
+    if (state >= WEIGHTS_FILL * total) {
       return {
         holder: 'optimizer_state',
         why: t(loc, 'holder.why.fullFinetune', { params: f.paramsB, state: MiB(state), total: MiB(total) }),

@@ -1,6 +1,10 @@
 // Training settings stated anywhere in a paste: command lines, `engine/trainer:` dumps,
 // Namespace(...), dict dumps, HF TrainingArguments. Only the head and tail of a big log are read,
 // where launchers print them, so the cost stays bounded whatever the paste's size.
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import RE2 from 're2';
+import { PROJECT_ROOT } from '../core/paths.js';
 import type { Facts } from './facts.js';
 import { classifyShape, extractMemorySeries } from './memory-series.js';
 
@@ -170,10 +174,12 @@ export function extractSettings(fullText: string, options: { commandLine?: boole
 // then a GPU word ("24G显存", "8gb graphics card", "16GB VRAM"). Bounded and anchored on digits: linear.
 const GPU_MODEL_SIZE =
   /\b(?:A100|A800|H100|H800|H200|V100|P100|A6000|A40|A10G?|L40S?|L4|T4|RTX\s?\d{4}(?:\s?Ti)?|\d{4}\s?Ti|[1-5]0[5-9]0)\b[^\n\d]{0,4}(\d{1,3})\s?G(?:B|iB)?\b/i;
+// "a GPU with 24gb of ram", "graphics card with 8 GB"
+const GPU_WITH_SIZE = /\b(?:GPU|graphics card|video card)s? with (\d{1,3})\s?G(?:B|iB)?\b/i;
 const SIZE_GPU_WORD = /\b(\d{1,3})\s?G(?:B|iB)?\s?(?:的)?\s?(?:显存|显卡|VRAM|GPU|graphics card|video card)/i;
 
 export function statedGpuMemoryMiB(text: string): number | undefined {
-  const m = GPU_MODEL_SIZE.exec(text) ?? SIZE_GPU_WORD.exec(text);
+  const m = GPU_MODEL_SIZE.exec(text) ?? SIZE_GPU_WORD.exec(text) ?? GPU_WITH_SIZE.exec(text);
   const gib = m ? Number(m[1]) : NaN;
   return gib >= 2 && gib <= 192 ? gib * 1024 : undefined;
 }
@@ -217,7 +223,7 @@ export function modelParamsB(text: string, model: string | undefined): number | 
     return v !== undefined && v > 0 && v <= 2000 ? v : undefined;
   };
   const body = text.length > 65536 ? text.slice(0, 32768) + text.slice(-32768) : text;
-  return (model ? last(' ' + model, PARAMS_IN_NAME) : undefined) ?? last(body, PARAMS_IN_NAME) ?? last(body, PARAMS_IN_PROSE);
+  return (model ? last(' ' + model, PARAMS_IN_NAME) : undefined) ?? last(body, PARAMS_IN_NAME) ?? last(body, PARAMS_IN_PROSE) ?? knownModelParamsB(body);
 }
 
 const DTYPES: [RegExp, 'fp32' | 'fp16' | 'bf16' | 'int8' | 'int4'][] = [
@@ -264,4 +270,29 @@ function vllmProfile(text: string, facts: Facts): void {
   // What the model needs, plus a KV cache of a tenth of the card, as a share of the card (rounded up to 0.05).
   const needed = Math.ceil(((weightsGiB + peakGiB + Math.max(0, nonTorchGiB) + 0.1 * totalGiB) / totalGiB) * 20) / 20;
   if (totalGiB > 0 && needed > util && needed <= 0.95) facts.vllmUtilNeeded = needed.toFixed(2);
+}
+
+interface KnownModel {
+  name: string;
+  pattern: string;
+  params_b: number;
+  source: string;
+}
+let knownModels: { name: string; re: RE2; paramsB: number }[] | undefined;
+
+/** knowledge/models.json: models whose names carry no size ("whisper large", "FLUX.1-dev"), each with its count. */
+export function loadKnownModels(file = join(PROJECT_ROOT, 'knowledge', 'models.json')): { name: string; re: RE2; paramsB: number }[] {
+  if (!existsSync(file)) return [];
+  const doc = JSON.parse(readFileSync(file, 'utf8')) as { models?: KnownModel[] };
+  return (doc.models ?? []).map((m, i) => {
+    if (typeof m.name !== 'string' || typeof m.pattern !== 'string' || !(m.params_b > 0) || !/^https?:\/\//.test(m.source ?? ''))
+      throw new Error(`${file}: models.${i}: needs name, pattern, params_b > 0 and a source URL`);
+    return { name: m.name, re: new RE2(m.pattern, 'i'), paramsB: m.params_b };
+  });
+}
+
+/** Billions of parameters of the first known model (file order: specific names first) the log names. */
+export function knownModelParamsB(text: string): number | undefined {
+  knownModels ??= loadKnownModels();
+  return knownModels.find((m) => m.re.test(text))?.paramsB;
 }

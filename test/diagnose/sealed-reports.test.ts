@@ -124,3 +124,13 @@ describe("vLLM's own memory profile decides the knob", () => {
     expect(d?.fixes.some((f) => /even 0\.95 of the card/.test(f.summary))).toBe(false);
   });
 });
+
+describe('a model named without its size (knowledge/models.json)', () => {
+  it('sealed/967: "fine-tune whisper large on a GPU with 24gb of ram": 1.55B parameters, full fine-tuning ≈ 23 GiB of Adam state on a 24 GiB card: shard or offload it', async () => {
+    const d = await first('sealed', '967');
+    expect(d?.facts.paramsB).toBe(1.55);
+    expect(d?.facts.statedGpuMemoryMiB).toBe(24 * 1024);
+    expect(d?.facts.holder).toBe('optimizer_state');
+    expect(d?.fixes[0].summary).toMatch(/ZeRO-2\/3/);
+  });
+});

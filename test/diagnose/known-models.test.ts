@@ -1,0 +1,48 @@
+// knowledge/models.json: the parameter counts of models whose names carry no size. Every entry is
+// sourced and compiles in re2; a name with its size in it wins over the table.
+import { readFileSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { knownModelParamsB, loadKnownModels, modelParamsB } from '../../src/diagnose/settings.js';
+
+const FILE = resolve(import.meta.dirname, '../../knowledge/models.json');
+
+describe('knowledge/models.json', () => {
+  it('every entry has a name, a re2 pattern, a positive count and a source URL', () => {
+    const doc = JSON.parse(readFileSync(FILE, 'utf8')) as { models: { source: string }[] };
+    expect(loadKnownModels(FILE)).toHaveLength(doc.models.length);
+    for (const m of doc.models) expect(m.source).toMatch(/^https:\/\//);
+  });
+
+  it('a broken entry is refused, naming it', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'gd-models-'));
+    const file = join(dir, 'models.json');
+    writeFileSync(
+      file,
+      JSON.stringify({
+        models: [
+          { name: 'x', pattern: 'x', params_b: 1, source: 'https://x' },
+          { name: 'y', pattern: 'y', params_b: 0 },
+        ],
+      }),
+    );
+    expect(() => loadKnownModels(file)).toThrow(/models\.1: needs name, pattern, params_b > 0 and a source URL/);
+  });
+
+  it.each([
+    ['fine-tune whisper large on a GPU with 24gb', 1.55],
+    ['openai/whisper-large-v3-turbo', 0.809],
+    ['whisper_medium.pt', 0.769],
+    ['pipe = FluxPipeline.from_pretrained("black-forest-labs/FLUX.1-dev")', 12],
+    ['mistralai/Mixtral-8x7B-Instruct-v0.1', 46.7],
+  ])('%s -> %sB', (text, b) => {
+    expect(knownModelParamsB(text)).toBe(b);
+  });
+
+  it('a size in the name or in prose wins over the table; an unknown model gives none', () => {
+    expect(modelParamsB('whisper large, the 7B model', undefined)).toBe(7);
+    expect(modelParamsB('Qwen-VL-Chat-Int4-3B', undefined)).toBe(3);
+    expect(knownModelParamsB('resnet50 on imagenet')).toBeUndefined();
+  });
+});
