@@ -3,7 +3,7 @@
 // shutdown) and removed by stop(). initdb refuses to run as root: as root the folder is given to the
 // `postgres` user and both run through runuser. Kept out of vitest's imports so the benchmark can use it.
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { chownSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { chownSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
@@ -106,6 +106,82 @@ export async function startPostgres(o: { settings?: Record<string, string> } = {
         proc.kill('SIGQUIT');
       }
       const timer = setTimeout(() => proc.kill('SIGKILL'), 10_000);
+      await exited;
+      clearTimeout(timer);
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** pgbouncer's binary, or null where it is not installed. */
+export const PGBOUNCER = ['/usr/sbin/pgbouncer', '/usr/bin/pgbouncer', '/usr/local/bin/pgbouncer'].find((p) => existsSync(p)) ?? null;
+
+/**
+ * PgBouncer in front of a test server, in transaction pooling (a server connection is a client's only for
+ * one transaction): what the stores must work behind. Runs as the postgres user when we are root (it
+ * refuses root too). Startup parameters pg sends that PgBouncer does not track are ignored.
+ */
+export async function startPgBouncer(server: PgInstance, o: { poolSize?: number } = {}): Promise<{ url(db: string): string; stop(): Promise<void> }> {
+  if (!PGBOUNCER) throw new Error('pgbouncer is not installed (apt-get install -y pgbouncer)');
+  const dir = mkdtempSync(join(tmpdir(), 'gd-pgb-'));
+  const who = asPostgres();
+  const port = await freePort();
+  writeFileSync(join(dir, 'userlist.txt'), '"gd" ""\n');
+  writeFileSync(
+    join(dir, 'pgbouncer.ini'),
+    [
+      '[databases]',
+      `* = host=127.0.0.1 port=${server.port}`,
+      '[pgbouncer]',
+      'listen_addr = 127.0.0.1',
+      `listen_port = ${port}`,
+      'unix_socket_dir =',
+      'auth_type = trust',
+      `auth_file = ${join(dir, 'userlist.txt')}`,
+      'pool_mode = transaction',
+      `default_pool_size = ${o.poolSize ?? 2}`,
+      'max_client_conn = 200',
+      'ignore_startup_parameters = extra_float_digits,statement_timeout,options',
+      `logfile = ${join(dir, 'pgbouncer.log')}`,
+      `pidfile = ${join(dir, 'pgbouncer.pid')}`,
+      '',
+    ].join('\n'),
+  );
+  if (who.uid !== undefined) for (const f of ['', 'userlist.txt', 'pgbouncer.ini']) chownSync(join(dir, f), who.uid, who.gid ?? who.uid);
+  const [cmd, ...rest] = [...who.prefix, PGBOUNCER, join(dir, 'pgbouncer.ini')];
+  const proc = spawn(cmd, rest, { stdio: ['ignore', 'ignore', 'pipe'] });
+  let log = '';
+  proc.stderr.on('data', (d: Buffer) => (log = (log + d.toString()).slice(-4000)));
+  const exited = new Promise<void>((r) => proc.once('exit', () => r()));
+  const url = (db: string) => `postgres://gd@127.0.0.1:${port}/${db}`;
+  const t0 = Date.now();
+  for (;;) {
+    const c = new pg.Client({ connectionString: url('postgres'), connectionTimeoutMillis: 2000 });
+    try {
+      await c.connect();
+      await c.query('SELECT 1');
+      await c.end();
+      break;
+    } catch {
+      await c.end().catch(() => undefined);
+      if (proc.exitCode !== null || Date.now() - t0 > 20_000) {
+        proc.kill('SIGKILL');
+        rmSync(dir, { recursive: true, force: true });
+        throw new Error(`pgbouncer did not start: ${log.slice(-1000)}`);
+      }
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+  return {
+    url,
+    async stop() {
+      // SIGINT to pgbouncer itself (runuser, when root, does not pass it on), then the folder goes.
+      try {
+        process.kill(Number(readFileSync(join(dir, 'pgbouncer.pid'), 'utf8').trim()), 'SIGINT');
+      } catch {
+        proc.kill('SIGINT');
+      }
+      const timer = setTimeout(() => proc.kill('SIGKILL'), 5000);
       await exited;
       clearTimeout(timer);
       rmSync(dir, { recursive: true, force: true });
