@@ -19,7 +19,7 @@ export default defineCommand({
   options: z
     .object({
       _: z
-        .array(z.string().max(100).describe('The diagnosis id from its buttons (default: your last diagnosis)'))
+        .array(z.string().max(100).describe(t('en', 'slash.arg.feedbackId')))
         .max(2, t('en', 'usage.feedback.words'))
         .refine((w) => w.length === 0 || ['list', 'up', 'down'].includes(w[0]), t('en', 'usage.feedback.words'))
         .refine((w) => w.length < 2 || w[0] !== 'list', t('en', 'usage.feedback.listNoId')),
@@ -29,7 +29,7 @@ export default defineCommand({
         .min(1, t('en', 'usage.days.range'))
         .max(90, t('en', 'usage.days.range'))
         .optional()
-        .describe('How many days back (default 7)'),
+        .describe(t('en', 'slash.arg.days')),
     })
     .passthrough(),
   // Votes are everyone's; the list (kept logs' paths, everyone's votes) is the admins'.

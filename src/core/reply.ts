@@ -1,6 +1,8 @@
 // The platform-neutral reply every command returns. Adapters (console, Slack, Discord) render it;
 // no command formats for a platform itself.
 
+import type { Locale } from './i18n.js';
+
 export type Severity = 'info' | 'ok' | 'warning' | 'error';
 
 export interface ReplyTable {
@@ -37,7 +39,7 @@ export interface Reply {
    * buttons, Discord a button row, the console a `/feedback up|down` hint; a click is
    * `/gpu feedback up|down ID`.
    */
-  feedback?: { id: string };
+  feedback?: { id: string; /** The language of the buttons or hint (the reply's). */ locale?: Locale };
   /** The people the text names through `Mentions` tokens (src/core/mention.ts); adapters render them. */
   mentions?: Record<string, import('./mention.js').Mention>;
 }

@@ -19,6 +19,15 @@ import { decodeTrace } from '../watch/generator.js';
 import type { WatchRuntime } from '../../src/watch/scheduler.js';
 import type { Sample } from '../../src/watch/types.js';
 import { englishRuns } from './english-runs.js';
+import { buildDiscordCommands } from '../../src/adapters/discord/commands.js';
+import { feedbackComponents } from '../../src/adapters/discord/feedback.js';
+import { feedbackBlock } from '../../src/adapters/slack/feedback.js';
+
+interface DescribedOption {
+  name: string;
+  description_localizations?: Record<string, string>;
+  options?: DescribedOption[];
+}
 
 const placeholders = (s: string) => [...s.matchAll(/\{(\w+)\}/g)].map((m) => m[1]).sort();
 const en = catalogue('en');
@@ -92,6 +101,22 @@ describe('message catalogues', () => {
       const vars = Object.fromEntries(placeholders(en[key]).map((name, i) => [name, `v${i}x`]));
       expect(localize('zh', t('en', key, vars)), key).toBe(t('zh', key, vars));
     }
+  });
+
+  it("the platforms' own labels: Discord's /gpu descriptions have a zh-CN localization in Chinese, the 👍 / 👎 buttons and console hints are in zh", () => {
+    const json = buildDiscordCommands(allCommands()).json as unknown as DescribedOption;
+    const names = allCommands().map((c) => c.name);
+    // A subcommand described by its own syntax (/gpu hosts list) reads the same in every language.
+    const zhOk = (zh: string | undefined) => !!zh && (/^\/gpu [^\u4e00-\u9fff]*$/.test(zh) || (/[\u4e00-\u9fff]/.test(zh) && !englishRuns(zh, names).length));
+    const walk = (o: DescribedOption, path: string): string[] => [
+      ...(zhOk(o.description_localizations?.['zh-CN']) ? [] : [`${path}: ${o.description_localizations?.['zh-CN'] ?? '(none)'}`]),
+      ...(o.options ?? []).flatMap((c) => walk(c, `${path} ${c.name}`)),
+    ];
+    expect(walk(json, '/gpu')).toEqual([]);
+    const labels = [feedbackBlock('abc', 'zh'), ...feedbackComponents('abc', 'zh')].map((b) => JSON.stringify(b)).join('\n');
+    expect(labels).toContain(t('zh', 'feedback.button.up'));
+    expect(labels).toContain(t('zh', 'feedback.button.down'));
+    expect(JSON.stringify(feedbackBlock('abc'))).toContain('Helpful');
   });
 
   it('t() fills placeholders, falls back to English and records a missing key or value', () => {

@@ -18,6 +18,7 @@ import type { Reply } from '../../core/reply.js';
 import { ProgressPacer, type ProgressSink } from '../../core/progress.js';
 import { renderText, stripTerminalControls } from './render.js';
 import { looksLikeLog } from '../../core/paste.js';
+import { t } from '../../core/i18n.js';
 
 export interface ConsoleChatOptions {
   input: Readable;
@@ -118,7 +119,7 @@ export async function runConsoleChat(o: ConsoleChatOptions): Promise<void> {
       const { reply } = await o.registry.dispatch(`/gpu diagnose ${block}`, o.context, { progress: new ProgressPacer(showProgress) });
       answer(reply);
     } else {
-      write('(not a command or a log: type /gpu help, or paste a training log)');
+      write(t(o.context.locale, 'console.notACommand'));
     }
     if (o.interactive) rl.prompt();
   };

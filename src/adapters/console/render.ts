@@ -1,5 +1,6 @@
 // Renders a Reply as plain terminal text: the console chat and the CLI's human output.
 import type { Reply, ReplyTable } from '../../core/reply.js';
+import { t } from '../../core/i18n.js';
 import { plainMentions } from '../../core/mention.js';
 
 /**
@@ -47,6 +48,6 @@ function renderUnsafeText(reply: Reply): string {
   }
   if (reply.files?.length) out.push('', ...reply.files.map((f) => `(attached: ${f.filename}, ${f.data.length} bytes)`));
   if (reply.footer) out.push('', `— ${reply.footer}`);
-  if (reply.feedback) out.push(...(reply.footer ? [] : ['']), 'Was this right? /feedback up or /feedback down');
+  if (reply.feedback) out.push(...(reply.footer ? [] : ['']), t(reply.feedback.locale, 'console.feedbackHint'));
   return out.join('\n');
 }

@@ -133,7 +133,7 @@ function payload(reply: Reply) {
     files: m.files.map((f) => new AttachmentBuilder(f.data, { name: f.filename })),
     allowedMentions: NO_MENTIONS,
     // 👍 / 👎 under a diagnosis (./feedback.ts).
-    ...(reply.feedback ? { components: feedbackComponents(reply.feedback.id) } : {}),
+    ...(reply.feedback ? { components: feedbackComponents(reply.feedback.id, reply.feedback.locale) } : {}),
   };
 }
 

@@ -13,6 +13,7 @@ import {
 } from 'discord.js';
 import { usageForms, type UsageArg, type UsageForm } from './usage.js';
 import type { AnyCommand } from '../../core/registry.js';
+import { catalogue, t, type MessageKey } from '../../core/i18n.js';
 
 export type GpuCommandJson = RESTPostAPIChatInputApplicationCommandsJSONBody;
 
@@ -51,21 +52,54 @@ const CREATING = new Set(['add']);
 const cut = (s: string, max = DESCRIPTION_MAX) => (s.length <= max ? s : s.slice(0, max - 1) + '…');
 
 /** Readable descriptions for the placeholders the commands use; any other shows its placeholder. */
-const DESCRIPTIONS: Record<string, string> = {
-  host: 'Host name',
-  name: 'Host name',
-  target: 'user@host or user@host:port',
-  key: 'Identity file path on the bot host',
-  trust: 'The host key fingerprint read on the host (SHA256:...)',
-  fingerprint: 'The host key fingerprint read on the host (SHA256:...); without it, shows the key',
-  gpu: 'GPU index',
-  text: 'Pasted log text',
+const DESCRIPTIONS: Record<string, MessageKey> = {
+  host: 'slash.arg.host',
+  name: 'slash.arg.host',
+  target: 'slash.arg.target',
+  key: 'slash.arg.key',
+  trust: 'slash.arg.trust',
+  fingerprint: 'slash.arg.fingerprint',
+  gpu: 'slash.arg.gpu',
+  text: 'slash.arg.text',
+  'host-name': 'slash.arg.hostName',
+  size: 'slash.arg.size',
+  count: 'slash.arg.count',
+  hours: 'slash.arg.hours',
+  shared: 'slash.arg.shared',
+  theme: 'slash.arg.theme',
+  id: 'slash.arg.id',
+  unixuser: 'slash.arg.unixuser',
+  'display-name': 'slash.arg.displayName',
 };
 
-function describe(a: UsageArg): string {
-  const base = a.value.description ?? DESCRIPTIONS[a.name] ?? a.placeholder.replace(/^--/, '');
-  return cut(a.variadic ? `${base}s, space-separated${a.required ? '' : ' (default: all)'}` : base);
+/** The language Discord shows Simplified Chinese users (Discord's own locale name). */
+const ZH = 'zh-CN';
+
+/** The zh text of an English catalogue message (a schema's .describe() is made in English), else the text itself. */
+function inZh(english: string): string {
+  const en = catalogue('en');
+  const key = Object.keys(en).find((k) => en[k] === english) as MessageKey | undefined;
+  return key ? t('zh', key) : english;
 }
+
+/** An option's description, and its zh-CN localization. */
+function describe(a: UsageArg): { description: string; description_localizations: Record<string, string> } {
+  const of = (loc: 'en' | 'zh') => {
+    const known = DESCRIPTIONS[a.name];
+    const base = a.value.description
+      ? loc === 'en'
+        ? a.value.description
+        : inZh(a.value.description)
+      : known
+        ? t(loc, known)
+        : a.placeholder.replace(/^--/, '');
+    return cut(a.variadic ? t(loc, a.required ? 'slash.arg.variadic' : 'slash.arg.variadicAll', { base }) : base);
+  };
+  return { description: of('en'), description_localizations: { [ZH]: of('zh') } };
+}
+
+/** A description and its zh-CN localization. */
+const described = (en: string, zh: string) => ({ description: cut(en), description_localizations: { [ZH]: cut(zh) } });
 
 function completionOf(form: UsageForm, a: UsageArg): Completion | undefined {
   if (a.kind !== 'positional' && a.kind !== 'flag') return undefined;
@@ -76,7 +110,7 @@ function completionOf(form: UsageForm, a: UsageArg): Completion | undefined {
 }
 
 function optionJson(a: DiscordArg): APIApplicationCommandBasicOption {
-  const common = { name: a.name, description: describe(a), required: a.required };
+  const common = { name: a.name, ...describe(a), required: a.required };
   const v = a.value;
   const choices = v.choices && v.choices.length <= CHOICES_MAX ? v.choices : undefined;
   const auto = a.completion ? { autocomplete: true as const } : {};
@@ -115,11 +149,14 @@ function routeOf(command: AnyCommand, form: UsageForm, split: boolean): DiscordR
   };
 }
 
-function subcommandJson(route: DiscordRoute, description: string): APIApplicationCommandOption {
+function subcommandJson(
+  route: DiscordRoute,
+  description: { description: string; description_localizations: Record<string, string> },
+): APIApplicationCommandOption {
   // Discord wants required options before optional ones; the line is built by name, so order is free here.
   const options: APIApplicationCommandBasicOption[] = [...route.args].sort((x, y) => Number(y.required) - Number(x.required)).map(optionJson);
-  if (route.file) options.push({ type: T.Attachment, name: route.file, description: 'A .log or .txt file', required: false });
-  return { type: T.Subcommand, name: route.sub, description: cut(description), ...(options.length ? { options } : {}) };
+  if (route.file) options.push({ type: T.Attachment, name: route.file, ...described(t('en', 'slash.arg.file'), t('zh', 'slash.arg.file')), required: false });
+  return { type: T.Subcommand, name: route.sub, ...description, ...(options.length ? { options } : {}) };
 }
 
 /** The /gpu command for these definitions, and how each of its subcommands maps back to a line. */
@@ -132,21 +169,25 @@ export function buildDiscordCommands(commands: AnyCommand[]): DiscordCommandSet 
     if (!split) {
       const r = routeOf(command, forms[0], false);
       routes.push(r);
-      options.push(subcommandJson(r, command.summary));
+      options.push(subcommandJson(r, summaryOf(command)));
       continue;
     }
     const subs = forms.map((form) => {
       const r = routeOf(command, form, true);
       routes.push(r);
-      const admin = safeRequiresAdmin(command, form.words) ? ' (admins only)' : '';
-      return subcommandJson(r, `/gpu ${form.text}`.slice(0, DESCRIPTION_MAX - admin.length) + admin);
+      const admin = safeRequiresAdmin(command, form.words);
+      const line = (loc: 'en' | 'zh') => {
+        const suffix = admin ? t(loc, 'slash.adminsOnly') : '';
+        return `/gpu ${form.text}`.slice(0, DESCRIPTION_MAX - suffix.length) + suffix;
+      };
+      return subcommandJson(r, described(line('en'), line('zh')));
     });
-    options.push({ type: T.SubcommandGroup, name: command.name, description: cut(command.summary), options: subs as never });
+    options.push({ type: T.SubcommandGroup, name: command.name, ...summaryOf(command), options: subs as never });
   }
   const json: GpuCommandJson = {
     type: ApplicationCommandType.ChatInput,
     name: 'gpu',
-    description: 'gpu-doctor: GPU status, host memory, hosts, leak watch, log diagnosis',
+    ...described(t('en', 'slash.gpu'), t('zh', 'slash.gpu')),
     // Where /gpu may be used (replaces the deprecated dm_permission): servers and DMs with the bot.
     contexts: [InteractionContextType.Guild, InteractionContextType.BotDM],
     integration_types: [ApplicationIntegrationType.GuildInstall],
@@ -154,6 +195,12 @@ export function buildDiscordCommands(commands: AnyCommand[]): DiscordCommandSet 
   };
   const byKey = new Map(routes.map((r) => [`${r.group ?? ''}/${r.sub}`, r]));
   return { json, routes, route: (group, sub) => byKey.get(`${group ?? ''}/${sub ?? ''}`) };
+}
+
+/** A command's summary (help's line) and its zh-CN localization. */
+function summaryOf(command: AnyCommand) {
+  const key = `cmd.${command.name}.summary`;
+  return described(command.summary, key in catalogue('zh') ? t('zh', key as MessageKey) : command.summary);
 }
 
 function safeRequiresAdmin(command: AnyCommand, words: string[]): boolean {

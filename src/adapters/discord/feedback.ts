@@ -3,7 +3,7 @@
 // like any command; the store looks the id up, never trusting the custom_id) and answered to the
 // clicker alone (flags 64), well within Discord's 3 s.
 import { ButtonStyle, ComponentType, MessageFlags, type APIActionRowComponent, type APIButtonComponent, type ButtonInteraction } from 'discord.js';
-import { localeFromTag } from '../../core/i18n.js';
+import { localeFromTag, t, type Locale } from '../../core/i18n.js';
 import { feedbackLine } from '../../core/feedback.js';
 import { type AdapterDeps, runCommand } from '../common.js';
 import { renderDiscord } from './render.js';
@@ -11,7 +11,7 @@ import { renderDiscord } from './render.js';
 const CUSTOM_ID = /^fb:(up|down):/;
 
 /** The button row under a diagnosis. */
-export function feedbackComponents(id: string): APIActionRowComponent<APIButtonComponent>[] {
+export function feedbackComponents(id: string, loc?: Locale): APIActionRowComponent<APIButtonComponent>[] {
   const button = (vote: 'up' | 'down', label: string, emoji: string): APIButtonComponent => ({
     type: ComponentType.Button,
     style: ButtonStyle.Secondary,
@@ -19,7 +19,9 @@ export function feedbackComponents(id: string): APIActionRowComponent<APIButtonC
     label,
     emoji: { name: emoji },
   });
-  return [{ type: ComponentType.ActionRow, components: [button('up', 'Helpful', '👍'), button('down', 'Not right', '👎')] }];
+  return [
+    { type: ComponentType.ActionRow, components: [button('up', t(loc, 'feedback.button.up'), '👍'), button('down', t(loc, 'feedback.button.down'), '👎')] },
+  ];
 }
 
 export const isFeedbackButton = (customId: string): boolean => CUSTOM_ID.test(customId);

@@ -2,7 +2,7 @@
 // diagnosis id), and a click (block_actions) is acked at once, then run as `/gpu feedback up|down ID`
 // (audited like any command; the store looks the id up, never trusting the value) and answered to the
 // clicker alone through the action's response_url (chat.postEphemeral when that fails).
-import type { Locale } from '../../core/i18n.js';
+import { t, type Locale } from '../../core/i18n.js';
 import type { App, BlockAction, ButtonAction } from '@slack/bolt';
 import type { KnownBlock } from '@slack/types';
 import { feedbackLine } from '../../core/feedback.js';
@@ -13,15 +13,19 @@ import { renderSlack, type Block } from './render.js';
 export const FEEDBACK_BLOCK_ID = 'gpu_doctor_feedback';
 export const FEEDBACK_ACTIONS = { up: 'feedback_up', down: 'feedback_down' } as const;
 
-/** The buttons under a diagnosis. */
-export function feedbackBlock(id: string): Block {
+/** The buttons under a diagnosis, labelled in the reply's language. */
+export function feedbackBlock(id: string, loc?: Locale): Block {
   const button = (vote: 'up' | 'down', text: string) => ({
     type: 'button',
     action_id: FEEDBACK_ACTIONS[vote],
     text: { type: 'plain_text', text, emoji: true },
     value: id,
   });
-  return { type: 'actions', block_id: FEEDBACK_BLOCK_ID, elements: [button('up', '👍 Helpful'), button('down', '👎 Not right')] };
+  return {
+    type: 'actions',
+    block_id: FEEDBACK_BLOCK_ID,
+    elements: [button('up', `👍 ${t(loc, 'feedback.button.up')}`), button('down', `👎 ${t(loc, 'feedback.button.down')}`)],
+  };
 }
 
 /** Handles the buttons' clicks on the Bolt app. */

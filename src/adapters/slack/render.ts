@@ -88,7 +88,7 @@ export function renderSlack(given: Reply): SlackMessage {
     files.push(full);
     blocks.push(context(`The reply is longer than one Slack message; all of it is in the attached ${full.filename}.`));
   }
-  if (reply.feedback) blocks.push(feedbackBlock(reply.feedback.id));
+  if (reply.feedback) blocks.push(feedbackBlock(reply.feedback.id, reply.feedback.locale));
   // The fallback text is mrkdwn too (notifications, clients without blocks): escaped like the blocks,
   // so a title never carries a <!channel> or <@U...> mention.
   const text = cutLine(`${ICON[reply.severity]} ${escapeMrkdwn(reply.title)}`, L.fallbackText);
