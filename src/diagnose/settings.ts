@@ -89,7 +89,10 @@ export function extractSettings(fullText: string, options: { commandLine?: boole
   if (facts.batch === undefined) {
     let shape: RegExpExecArray | null = null;
     for (const m of text.matchAll(/OOM when allocating tensor with shape\[(\d{1,6})((?:, ?\d{1,7}){2,6})\]/g)) shape = m;
-    if (shape && Number(shape[1]) >= 1 && Number(shape[1]) <= 4096) {
+    // A 3-D tensor ending in 1-4 channels is one image (H, W, C: "shape[800,1280,3]", a decoded JPEG), not a batch.
+    const dims = shape ? shape[2].split(',').slice(1).map(Number) : [];
+    const oneImage = dims.length === 2 && dims[1] <= 4;
+    if (shape && !oneImage && Number(shape[1]) >= 1 && Number(shape[1]) <= 4096) {
       facts.batch = Number(shape[1]);
       facts.batchFromShape = `shape[${shape[1]}${shape[2]}]`;
     }

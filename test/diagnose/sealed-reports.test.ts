@@ -134,3 +134,12 @@ describe('a model named without its size (knowledge/models.json)', () => {
     expect(d?.fixes[0].summary).toMatch(/ZeRO-2\/3/);
   });
 });
+
+describe('several TensorFlow processes on one GPU', () => {
+  it('sealed/971: gunicorn workers and a 12 MB image tensor ("shape[800,1280,3]", one H×W×C image, not a batch of 800): memory growth per process, not a smaller batch', async () => {
+    const d = await first('sealed', '971');
+    expect(d?.rule).toBe('tensorflow-processes-share-gpu');
+    expect(d?.fixes[0].summary).toMatch(/set_memory_growth/);
+    expect(d?.facts.batch).toBeUndefined();
+  });
+});
