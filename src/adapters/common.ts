@@ -311,35 +311,36 @@ export async function readAttachedFiles(
   files: AttachedFile[],
   download: (f: AttachedFile, maxBytes: number) => Promise<Download>,
   budget = MAX_FILE_BYTES,
+  loc?: Locale,
 ): Promise<{ bodies: string[]; notes: string[] }> {
   const bodies: string[] = [];
   const notes: string[] = [];
   let left = budget;
   for (const [i, f] of files.entries()) {
     if (i >= MAX_FILES_PER_MESSAGE) {
-      notes.push(`${f.name} was not read: I read at most ${MAX_FILES_PER_MESSAGE} files per message.`);
+      notes.push(t(loc, 'note.file.tooMany', { name: f.name, max: MAX_FILES_PER_MESSAGE }));
       continue;
     }
     if (left <= 0) {
-      notes.push(`${f.name} was not read: the files before it used up the ${fmtBytes(budget)} I read per message.`);
+      notes.push(t(loc, 'note.file.budget', { name: f.name, budget: fmtBytes(budget) }));
       continue;
     }
     try {
       const room = left;
       const got = await download(f, room);
       if (looksBinary(got.data)) {
-        notes.push(`${f.name} is not a text file (binary content), so I did not read it. Share the training log as .log or .txt text.`);
+        notes.push(t(loc, 'note.file.binary', { name: f.name }));
         continue;
       }
       left -= got.data.length;
       notes.push(
         got.truncated
-          ? `${f.name} is ${fmtBytes(got.totalBytes)}, over the ${fmtBytes(room)} I read; I diagnosed its first ${fmtBytes(got.data.length)}.`
-          : `Read ${f.name} (${fmtBytes(got.data.length)}).`,
+          ? t(loc, 'note.file.truncated', { name: f.name, total: fmtBytes(got.totalBytes), room: fmtBytes(room), read: fmtBytes(got.data.length) })
+          : t(loc, 'note.file.read', { name: f.name, size: fmtBytes(got.data.length) }),
       );
       bodies.push(got.data.toString('utf8'));
     } catch (e) {
-      notes.push(`I could not download ${f.name}: ${(e as Error).message}.`);
+      notes.push(t(loc, 'note.file.download', { name: f.name, error: (e as Error).message }));
     }
   }
   return { bodies, notes };

@@ -54,14 +54,15 @@ let patterns: { key: MessageKey; re: RegExp; names: string[] }[] | undefined;
 /**
  * A usage message made in English with `t('en', 'usage.*', vars)` (zod's issue messages and the words
  * parsers' errors are made when the schema is, before anyone's language is known), or a service's
- * refusal made with `t('en', 'reason.*', vars)` (services answer every asker alike), in `locale`: matched
+ * refusal made with `t('en', 'reason.*', vars)` (services answer every asker alike), or a note on the
+ * input (`note.*`, made as the log is read), in `locale`: matched
  * against the English templates, its values (themselves such messages, nested) put in the other language.
  * Any other text comes back as it is.
  */
 export function localize(locale: Locale | undefined, message: string, depth = 0): string {
   if (!locale || locale === DEFAULT_LOCALE || depth > 3) return message;
   patterns ??= Object.entries(catalogue(DEFAULT_LOCALE))
-    .filter(([key]) => key.startsWith('usage.') || key.startsWith('reason.'))
+    .filter(([key]) => key.startsWith('usage.') || key.startsWith('reason.') || key.startsWith('note.'))
     .map(([key, text]) => ({
       key: key as MessageKey,
       names: [...text.matchAll(/\{(\w+)\}/g)].map((m) => m[1]),

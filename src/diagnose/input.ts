@@ -2,6 +2,7 @@
 // its tail (the last error is what matters), binary data and invalid UTF-8 are named, not crashed on.
 import { createReadStream } from 'node:fs';
 import type { Readable } from 'node:stream';
+import { t } from '../core/i18n.js';
 
 export const MAX_LOG_BYTES = 16 * 1024 * 1024;
 
@@ -23,7 +24,7 @@ export function decodeLog(buf: Buffer, bytesTotal = buf.length, maxBytes = MAX_L
   if (bytesTotal > bytes.length) {
     const nl = bytes.indexOf(10);
     if (nl !== -1 && nl < 64 * 1024) bytes = bytes.subarray(nl + 1);
-    notes.push(`The log is ${MB(bytesTotal)}; read its last ${MB(bytes.length)}.`);
+    notes.push(t('en', 'note.log.cut', { total: MB(bytesTotal), read: MB(bytes.length) }));
   }
   // Binary data: NUL bytes or many control bytes in the first 64 KB.
   const sample = bytes.subarray(0, 65536);
@@ -34,9 +35,9 @@ export function decodeLog(buf: Buffer, bytesTotal = buf.length, maxBytes = MAX_L
     else if (b < 9 || (b > 13 && b < 27) || (b > 27 && b < 32)) control++;
   }
   const binary = sample.length > 0 && (nul > 0 || control / sample.length > 0.1);
-  if (binary) notes.push('This looks like binary data, not a text log; read the text parts of it.');
+  if (binary) notes.push(t('en', 'note.log.binary'));
   const text = new TextDecoder('utf-8', { fatal: false }).decode(bytes);
-  if (text.includes('\uFFFD') && !binary) notes.push('The log is not valid UTF-8; unreadable bytes were replaced.');
+  if (text.includes('\uFFFD') && !binary) notes.push(t('en', 'note.log.utf8'));
   return { text: binary ? text.replace(/\0/g, '') : text, bytesTotal, bytesRead: bytes.length, notes, binary };
 }
 

@@ -1,5 +1,5 @@
 // Turns a diagnosis into the platform-neutral Reply (used by /gpu diagnose, pasted logs and the CLI).
-import { t, type Locale, type MessageKey } from '../core/i18n.js';
+import { localize, t, type Locale, type MessageKey } from '../core/i18n.js';
 import type { Reply, ReplySection } from '../core/reply.js';
 import type { DiagnoseResult } from './diagnose.js';
 import type { LogInput } from './input.js';
@@ -49,7 +49,8 @@ const HOLDER_NAMES: Record<string, MessageKey> = {
 };
 
 export function diagnosisReply(result: DiagnoseResult, input?: Pick<LogInput, 'notes'>, loc?: Locale): Reply {
-  const notes = [...(input?.notes ?? []), ...(result.readings.notes ?? [])];
+  // Notes are made in English (note.*) before the language is known; shown in the reply's.
+  const notes = [...(input?.notes ?? []), ...(result.readings.notes ?? [])].map((n) => localize(loc, n));
   const [best, ...others] = result.diagnoses;
   if (!best && result.notMemory) {
     const { type, message } = result.notMemory;

@@ -4,6 +4,7 @@
 // A cell that is not a value ([N/A], N/A, [Not Supported], ERR!, [GPU requires reset], "") is null.
 import type { GpuReading, ProcessReading, Readings } from './types.js';
 import { toCleanLines } from './lines.js';
+import { t } from '../core/i18n.js';
 import { MAX_GPUS, MAX_PROCESSES } from './limits.js';
 import { errorMarker, worstErrorMarker, isMissing, normalizeBusId, parseIntCell, parseMiBCell, parseNumberCell } from './cells.js';
 
@@ -136,9 +137,8 @@ export function parseSmiCsvLines(lines: string[]): SmiCsvResult {
     result.tables.push({ kind, fields, rows, skipped });
     if (skipped) {
       const what = kind === 'apps' ? 'compute-apps' : 'GPU';
-      result.notes.push(
-        `Skipped ${skipped} row${skipped === 1 ? '' : 's'} of an nvidia-smi ${what} CSV table that did not fit its ${fields.length}-column header (first: data row ${firstSkipped}); the other ${rows} row${rows === 1 ? ' was' : 's were'} read.`,
-      );
+      const key = skipped === 1 ? (rows === 1 ? 'note.smi.skippedOneOne' : 'note.smi.skippedOne') : rows === 1 ? 'note.smi.skippedManyOne' : 'note.smi.skipped';
+      result.notes.push(t('en', key, { skipped, what, columns: fields.length, first: firstSkipped, rows }));
     }
   }
   return result;

@@ -84,7 +84,7 @@ describe('message catalogues', () => {
     expect(localize('zh', 'Invalid input: expected string')).toBe('Invalid input: expected string');
   });
 
-  it('every service refusal (reason.*) made in English comes back in zh through localize(), as the commands show it', () => {
+  it('every service refusal (reason.*) and input note (note.*) made in English comes back in zh through localize()', () => {
     // A message with another nested in it, as the hosts service makes them.
     const note = t('en', 'reason.hosts.noteDisagrees', { listed: 'SHA256:a', where: 'h:22', name: 'gpu2' });
     expect(localize('zh', t('en', 'reason.hosts.trustedNote', { name: 'gpu2', fingerprint: 'SHA256:b', note }))).toBe(
@@ -94,7 +94,7 @@ describe('message catalogues', () => {
         note: t('zh', 'reason.hosts.noteDisagrees', { listed: 'SHA256:a', where: 'h:22', name: 'gpu2' }),
       }),
     );
-    for (const key of Object.keys(en).filter((k) => k.startsWith('reason.')) as MessageKey[]) {
+    for (const key of Object.keys(en).filter((k) => k.startsWith('reason.') || k.startsWith('note.')) as MessageKey[]) {
       // Two placeholders side by side could not be told apart when the English is read back.
       expect(en[key], key).not.toMatch(/\}\{/);
       // Values that no template's fixed text contains, so each placeholder is matched as a value.

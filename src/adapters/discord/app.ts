@@ -15,7 +15,7 @@ import {
   type Message,
   type ThreadChannel,
 } from 'discord.js';
-import { localeFromTag, resolveLocale, t } from '../../core/i18n.js';
+import { localeFromTag, resolveLocale, t, type Locale } from '../../core/i18n.js';
 import { looksLikeLog } from '../../core/paste.js';
 import { readingFilesReply } from '../../core/progress.js';
 import type { Reply } from '../../core/reply.js';
@@ -175,7 +175,7 @@ export function createDiscordAdapter(o: DiscordAdapterOptions): DiscordAdapter {
   const commandSet = buildDiscordCommands(o.registry.list());
   const gpuIndexes = new GpuIndexCache();
 
-  const readFiles = (files: AttachedFile[]) => readAttachedFiles(files, (f, maxBytes) => downloadCapped(f.url, {}, maxBytes, f.size), cap);
+  const readFiles = (files: AttachedFile[], loc?: Locale) => readAttachedFiles(files, (f, maxBytes) => downloadCapped(f.url, {}, maxBytes, f.size), cap, loc);
 
   async function onCommand(i: ChatInputCommandInteraction) {
     if (!allowed(i.guildId, i.channelId)) {
@@ -220,7 +220,9 @@ export function createDiscordAdapter(o: DiscordAdapterOptions): DiscordAdapter {
       void progress.update(readingFilesReply([{ name: file.name, size: file.size }], resolveLocale(o.config.locale, i.channelId, localeFromTag(i.locale))));
     const answer = async (): Promise<{ reply: Reply; ok: boolean }> => {
       let line = built.line;
-      const read = file ? await readFiles([{ name: file.name, url: file.url, size: file.size }]) : { bodies: [], notes: [] };
+      const read = file
+        ? await readFiles([{ name: file.name, url: file.url, size: file.size }], resolveLocale(o.config.locale, i.channelId, localeFromTag(i.locale)))
+        : { bodies: [], notes: [] };
       if (read.bodies.length) line += '\n' + read.bodies[0];
       const isAdmin = isDiscordAdmin(o.config, i.user.id, rolesOf(i.member));
       const result = await runCommand(o, {
@@ -376,7 +378,10 @@ export function createDiscordAdapter(o: DiscordAdapterOptions): DiscordAdapter {
         ),
       );
     const answer = async (): Promise<Reply | null> => {
-      const { bodies, notes } = await readFiles(files.map((a) => ({ name: a.name, url: a.url, size: a.size })));
+      const { bodies, notes } = await readFiles(
+        files.map((a) => ({ name: a.name, url: a.url, size: a.size })),
+        loc,
+      );
       if (pasted) bodies.unshift(text);
       if (bodies.length === 0) return { title: t(loc, 'adapter.nothingRead.title'), severity: 'warning', sections: [{ text: notes.join('\n') }] };
       const joined = bodies.join('\n');

@@ -326,11 +326,12 @@ export function createSlackAdapter(o: SlackAdapterOptions): SlackAdapter {
     // Shown at once: in the channel's language (config) or the default; the asker's own is looked up meanwhile.
     if (attached.length) void progress.update(readingFilesReply(attached, resolveLocale(o.config.locale, m.channel, undefined)));
     const answer = async (): Promise<Reply> => {
-      const { bodies, notes } = await readAttachedFiles(attached, (f, maxBytes) => downloadCapped(f.url, auth, maxBytes, f.size, fileHosts), cap);
+      const loc = resolveLocale(o.config.locale, m.channel, await userLocale(client, user));
+      const { bodies, notes } = await readAttachedFiles(attached, (f, maxBytes) => downloadCapped(f.url, auth, maxBytes, f.size, fileHosts), cap, loc);
       if (pasted) bodies.unshift(text);
       if (bodies.length === 0)
         return {
-          title: t(resolveLocale(o.config.locale, m.channel, await userLocale(client, user)), 'adapter.nothingRead.title'),
+          title: t(loc, 'adapter.nothingRead.title'),
           severity: 'warning',
           sections: [{ text: notes.join('\n') }],
         };
