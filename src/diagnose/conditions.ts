@@ -48,6 +48,8 @@ export const CONDITION_CHECKS: Record<Condition, (e: Evidence) => boolean> = {
   holder_not_capacity: ({ facts }) => holder(facts) === 'not_capacity',
   holder_weights: ({ facts }) => holder(facts) === 'weights',
   holder_optimizer_state: ({ facts }) => holder(facts) === 'optimizer_state',
+  zero_below_3: ({ facts }) => facts.zeroStage !== undefined && facts.zeroStage < 3,
+  not_zero_below_3: ({ facts }) => !(facts.zeroStage !== undefined && facts.zeroStage < 3),
   // Whether the log's figures or frames said who holds the memory at all.
   holder_stated: ({ facts }) => holder(facts) !== undefined,
   holder_unstated: ({ facts }) => holder(facts) === undefined,

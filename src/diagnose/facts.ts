@@ -99,6 +99,8 @@ export interface Facts {
   /** vLLM: the model's max seq len and the tokens its KV cache can hold. */
   maxModelLen?: number;
   kvCacheTokens?: number;
+  /** DeepSpeed ZeRO stage the run's config or command states (the config's "stage" wins over prose). */
+  zeroStage?: number;
   /** vLLM's memory profile (v0.6+): its budget (util × card), what the weights, the profiled activation peak and
    *  memory outside PyTorch take of it, and what is left for the KV cache; all GiB. */
   vllmProfile?: { totalGiB: number; util: number; budgetGiB: number; weightsGiB: number; nonTorchGiB: number; peakGiB: number; kvGiB: number };

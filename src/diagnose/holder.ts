@@ -200,6 +200,14 @@ export function whoHoldsMemory(f: Facts, loc?: Locale): HolderVerdict | undefine
       why: t(loc, 'holder.why.adapterBase', { params: f.paramsB, dtype: f.dtype ?? 'fp16', weights: MiB(weights), total: MiB(total) }),
     };
   }
+  // ZeRO-0/1/2 shard the optimizer state (and gradients) but not the weights: a full fine-tune of a large
+  // model keeps all of them, in fp16 plus what stage 1/2 leave, on every GPU. ZeRO-3 shards those too.
+  if (f.paramsB !== undefined && f.paramsB >= 7 && f.training && !f.adapterTraining && f.zeroStage !== undefined && f.zeroStage < 3) {
+    return {
+      holder: 'optimizer_state',
+      why: t(loc, 'holder.why.zeroReplicated', { stage: f.zeroStage, params: f.paramsB, weights: MiB(weightsMiB(f.paramsB, 'fp16')) }),
+    };
+  }
   // Full fine-tuning with Adam in mixed precision keeps ~16 bytes per parameter (fp16 weights and
   // gradients, fp32 master weights and two moments); LoRA/PEFT trains a tiny fraction of them.
   if (f.paramsB !== undefined && total !== undefined && f.training && !f.adapterTraining) {

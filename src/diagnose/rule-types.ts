@@ -52,6 +52,8 @@ export const CONDITIONS = [
   'holder_not_capacity',
   'holder_weights',
   'holder_optimizer_state',
+  'zero_below_3',
+  'not_zero_below_3',
   'batch_is_the_lever',
   'batch_helps',
   'batch_unknown',

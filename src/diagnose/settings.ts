@@ -134,6 +134,8 @@ export function extractSettings(fullText: string, options: { commandLine?: boole
     facts.kvCacheTokens = Number(kv[2]);
   }
   vllmProfile(text, facts);
+  const zero = zeroStage(text);
+  if (zero !== undefined) facts.zeroStage = zero;
   if (/\bbackward\(|optimizer\.step|\bTrainer\b|trainer\.train\(|training_args|deepspeed|train_batch_size|finetun|fine-tun|\bsft\b/i.test(text))
     facts.training = true;
   if (/\b(?:q?lora|peft|adapter_name|lora_r|lora_rank|finetuning_type:?\s{0,2}lora)\b/i.test(text)) facts.adapterTraining = true;
@@ -211,8 +213,8 @@ export function epochsBeforeFailure(text: string): string | undefined {
 }
 
 // A parameter count inside a model name: "Llama-2-7b-hf", "chatglm-6b", "Qwen1.5-14B-Chat", "opt-1.3b".
-// Dashes inside the name too ("llama-2-7b"); bounded, so a long line stays linear.
-const PARAMS_IN_NAME = /(?:^|[/\s'"=:])[A-Za-z][\w.-]{0,40}[-_](\d{1,3}(?:\.\d{1,2})?)[bB](?![\w.])/g;
+// Dashes inside the name too ("llama-2-7b"), and right after Chinese text ("DPO全参训练qwen-14b-chat"); bounded, so a long line stays linear.
+const PARAMS_IN_NAME = /(?:^|[/\s'"=:]|[^\x00-\x7F])[A-Za-z][\w.-]{0,40}[-_](\d{1,3}(?:\.\d{1,2})?)[bB](?![\w.])/g;
 
 // The same count told in prose: "the 13B model", "a 7b LLM", "1.5B parameters", "6B模型" (no model name).
 const PARAMS_IN_PROSE = /(?:^|[^\w.])(\d{1,3}(?:\.\d{1,2})?)\s?[bB]\s?(?:models?\b|parameters?\b|params\b|LLM|模型|参数)/g;
@@ -298,4 +300,17 @@ export function loadKnownModels(file = join(PROJECT_ROOT, 'knowledge', 'models.j
 export function knownModelParamsB(text: string): number | undefined {
   knownModels ??= loadKnownModels();
   return knownModels.find((m) => m.re.test(text))?.paramsB;
+}
+
+// DeepSpeed's ZeRO stage: the pasted config's "zero_optimization": { "stage": 2 } first, else the last
+// mention in a file name, flag or prose ("ds_config_zero2.json", "--zero_stage 3", "ZeRO-2", "zero3").
+const ZERO_CONFIG = /"zero_optimization"\s{0,4}:\s{0,4}\{[^}]{0,400}?"stage"\s{0,4}:\s{0,4}([0-3])\b/;
+const ZERO_MENTION = /(?:\bds_z|zero[-_ ]?stage[\s=:"]{0,4}|\bzero[-_]?)([0-3])(?![\d.])/gi;
+
+export function zeroStage(text: string): number | undefined {
+  const c = ZERO_CONFIG.exec(text);
+  if (c) return Number(c[1]);
+  let last: number | undefined;
+  for (const m of text.matchAll(ZERO_MENTION)) last = Number(m[1]);
+  return last;
 }

@@ -4,7 +4,7 @@ import { readFileSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { knownModelParamsB, loadKnownModels, modelParamsB } from '../../src/diagnose/settings.js';
+import { knownModelParamsB, loadKnownModels, modelParamsB, zeroStage } from '../../src/diagnose/settings.js';
 
 const FILE = resolve(import.meta.dirname, '../../knowledge/models.json');
 
@@ -44,5 +44,20 @@ describe('knowledge/models.json', () => {
     expect(modelParamsB('whisper large, the 7B model', undefined)).toBe(7);
     expect(modelParamsB('Qwen-VL-Chat-Int4-3B', undefined)).toBe(3);
     expect(knownModelParamsB('resnet50 on imagenet')).toBeUndefined();
+  });
+});
+
+describe('the ZeRO stage a paste states', () => {
+  it.each([
+    ['"zero_optimization": {\n  "stage": 2,\n  "offload_optimizer": {"device": "none"}\n}\nzero3 was tried before', 2],
+    ['deepspeed --num_gpus 8 train.py --deepspeed ds_z3_config.json', 3],
+    ['--zero_stage 1', 1],
+    ['使用Deepspeed ZeRO3配置会出现报错，后面改用Deepspeed ZeRO2', 2],
+    ['zero_stage: 0', 0],
+  ])('%s -> %s', (text, stage) => {
+    expect(zeroStage(text)).toBe(stage);
+  });
+  it('none stated: none; a version number is not a stage', () => {
+    expect(zeroStage('deepspeed==0.12.3, zero redundancy optimizer')).toBeUndefined();
   });
 });

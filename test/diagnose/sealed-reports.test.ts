@@ -143,3 +143,17 @@ describe('several TensorFlow processes on one GPU', () => {
     expect(d?.facts.batch).toBeUndefined();
   });
 });
+
+describe('full fine-tuning on ZeRO-2 keeps every weight on every GPU', () => {
+  it('sealed/966 (DPO全参训练qwen-14b-chat, ds_config_zero2.json with "stage": 2): ZeRO-3 first, not the batch', async () => {
+    const d = await first('sealed', '966');
+    expect(d?.facts.paramsB).toBe(14);
+    expect(d?.facts.zeroStage).toBe(2);
+    expect(d?.facts.holder).toBe('optimizer_state');
+    expect(d?.fixes[0].summary).toMatch(/^Already on ZeRO-2, which does not shard the weights.*Move to ZeRO-3/);
+    expect(d?.fixes.some((f) => /ZeRO-2\/3/.test(f.summary))).toBe(false);
+  });
+  it('holdout/824 (LoRA on ZeRO-2): LoRA does not replicate trainable weights, so no ZeRO-3 verdict', async () => {
+    expect((await first('holdout', '824'))?.facts.holder).not.toBe('optimizer_state');
+  });
+});
