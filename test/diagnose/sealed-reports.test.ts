@@ -157,3 +157,11 @@ describe('full fine-tuning on ZeRO-2 keeps every weight on every GPU', () => {
     expect((await first('holdout', '824'))?.facts.holder).not.toBe('optimizer_state');
   });
 });
+
+describe('growth told as a noun', () => {
+  it('sealed/936: "Tracking the GPU memory consumption a slow and steady increase is visible" before the OOM: the leak fix first', async () => {
+    const d = await first('sealed', '936');
+    expect(d?.category).toBe('growing_memory_leak');
+    expect(d?.fixes[0].summary).toMatch(/loss\.item\(\)/);
+  });
+});
