@@ -48,6 +48,9 @@ export const CONDITION_CHECKS: Record<Condition, (e: Evidence) => boolean> = {
   holder_not_capacity: ({ facts }) => holder(facts) === 'not_capacity',
   holder_weights: ({ facts }) => holder(facts) === 'weights',
   holder_optimizer_state: ({ facts }) => holder(facts) === 'optimizer_state',
+  tool_tensorflow: ({ facts }) => facts.tool === 'tensorflow' || facts.tool === 'keras',
+  batch_change_no_help: ({ facts }) => facts.batchChangeNoHelp === true,
+  not_batch_change_no_help: ({ facts }) => facts.batchChangeNoHelp !== true,
   zero_below_3: ({ facts }) => facts.zeroStage !== undefined && facts.zeroStage < 3,
   not_zero_below_3: ({ facts }) => !(facts.zeroStage !== undefined && facts.zeroStage < 3),
   // Whether the log's figures or frames said who holds the memory at all.

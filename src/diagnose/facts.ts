@@ -99,6 +99,8 @@ export interface Facts {
   /** vLLM: the model's max seq len and the tokens its KV cache can hold. */
   maxModelLen?: number;
   kvCacheTokens?: number;
+  /** The report says a changed (smaller) batch did not help: "try to change the batch_size, this error still occured". */
+  batchChangeNoHelp?: boolean;
   /** DeepSpeed ZeRO stage the run's config or command states (the config's "stage" wins over prose). */
   zeroStage?: number;
   /** vLLM's memory profile (v0.6+): its budget (util × card), what the weights, the profiled activation peak and

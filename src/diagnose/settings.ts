@@ -21,6 +21,12 @@ function keyPattern(names: string, value: string): RegExp {
 
 const INT = String.raw`-?\d{1,6}`;
 // CJK text has no spaces around it: "将batchsize改小为4", "batch_size为4仍然".
+// The reporter changed the batch and the error stayed: "try to change the batch_size，this error still
+// occured", "even with batch size 1 the same error", "改了batch_size还是报错". Bounded, linear.
+const BATCH_NO_HELP = [
+  /\b(?:chang|lower|reduc|decreas|shrink|tri)\w{0,4}\s{1,3}(?:the\s{1,3})?batch[-_ ]?size\b[^\n]{0,60}?\b(?:still|same error|doesn'?t help|didn'?t help|does not help|did not help|no difference|not help)/i,
+  /batch[-_ ]?size[^\n]{0,30}?(?:还是|依然|仍然|照样)(?:报错|出现|不行|会)/,
+];
 const PROSE_BATCH = /(?:^|[\s,(\u3000-\u9fff\uff00-\uffef])batch[-_ ]?size[ \t]{0,2}(?:of|[为是＝：改小设置修成到]{1,4})?[ \t]{0,2}(\d{1,5})(?!\w|\.\d)/gim;
 const PATTERNS = {
   batch: keyPattern('per_device_train_batch_size|train_batch_size|batch[-_]size|batch|bs|IMS_PER_BATCH|SOLVER\\.IMS_PER_BATCH', INT),
@@ -134,6 +140,7 @@ export function extractSettings(fullText: string, options: { commandLine?: boole
     facts.kvCacheTokens = Number(kv[2]);
   }
   vllmProfile(text, facts);
+  if (BATCH_NO_HELP.some((re) => re.test(text))) facts.batchChangeNoHelp = true;
   const zero = zeroStage(text);
   if (zero !== undefined) facts.zeroStage = zero;
   if (/\bbackward\(|optimizer\.step|\bTrainer\b|trainer\.train\(|training_args|deepspeed|train_batch_size|finetun|fine-tun|\bsft\b/i.test(text))

