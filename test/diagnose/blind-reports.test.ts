@@ -37,3 +37,13 @@ describe('cuBLAS / cuDNN handle failures: whose memory', () => {
     expect((await first('sealed', '929'))?.fixes[0].summary).toMatch(/Halve the batch/);
   });
 });
+
+describe('the failure in its own format', () => {
+  it.each([
+    ['1005', 'host_oom_killed', 'DataLoader worker (pid 8102) is killed by signal: Terminated.'],
+    ['1049', 'device_assert_not_memory', "Assertion `cur_target >= 0 && cur_target < n_classes' failed (closed with an apostrophe)"],
+    ['1065', 'cuda_oom', "TensorFlow's BFC allocator dump ('Sum Total of in-use chunks: 9.83GiB') under a bare ResourceExhaustedError"],
+  ])('blind/%s: %s (%s)', async (n, category) => {
+    expect((await first('blind', n))?.category).toBe(category);
+  });
+});
