@@ -2,9 +2,13 @@
 // Commands know nothing of Slack, Discord or SSH: they get what they need through `ctx.services`.
 import { z } from 'zod';
 import type { Locale } from './i18n.js';
+import { useCatalogueForZod } from './zod-messages.js';
 import type { ProgressReporter } from './progress.js';
 import type { Reply } from './reply.js';
 import type { Services } from './services.js';
+
+// Options' usage errors in the asker's language: zod's messages from the catalogue (src/core/zod-messages.ts).
+useCatalogueForZod();
 
 export type Platform = 'console' | 'cli' | 'slack' | 'discord';
 

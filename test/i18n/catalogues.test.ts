@@ -81,7 +81,7 @@ describe('message catalogues', () => {
     expect(localize('zh', en)).toBe('for：时长 1-168 小时（一周）');
     expect(localize('en', en)).toBe(en);
     expect(localize('zh', t('en', 'usage.size.didYouMean', { hint: t('en', 'usage.size.hint'), word: '40' }))).toContain('你是想写 40G 吗');
-    expect(localize('zh', 'Invalid input: expected string')).toBe('Invalid input: expected string');
+    expect(localize('zh', 'Something else entirely: 42')).toBe('Something else entirely: 42');
   });
 
   it('every service refusal (reason.*) and input note (note.*) made in English comes back in zh through localize()', () => {
@@ -253,6 +253,14 @@ const LINES: { line: string; admin?: boolean; bare?: boolean }[] = [
   { line: 'feedback list x' },
   { line: 'feedback sideways' },
   { line: 'feedback up --days 0' },
+  // zod's own messages (a word where a number goes, too many words, a value not among the choices).
+  { line: 'chart gpu1 abc' },
+  { line: 'chart gpu1 --theme blue' },
+  { line: 'watch' },
+  { line: 'watch gpu1 gpu2' },
+  { line: 'digest x' },
+  { line: 'feedback up --days abc' },
+  { line: 'hosts add gpu3 ml@h --key', admin: true },
   { line: 'whoami approve', admin: true },
   { line: 'whoami reject bad!user', admin: true },
   { line: 'whoami claim' },
