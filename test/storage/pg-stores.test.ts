@@ -131,6 +131,30 @@ describeWithPostgres('Postgres stores', 'test/storage/pg-stores.test.ts', () => 
     expect(charts).toBe(3);
   }, 120_000);
 
+  it('retention: rows past retention_days become their per-hour max, as in the SQLite store; one replica does it', async () => {
+    const t = readFileSync(TRACES_PATH, 'utf8')
+      .trim()
+      .split('\n')
+      .map(decodeTrace)
+      .find((x) => x.expected.length > 0)!;
+    await a.query('TRUNCATE watch_samples, watch_procs, watch_hosts, watch_meta RESTART IDENTITY');
+    const pa = new PgWatchState(a, { replica: 'a', leaseMs: 5000 });
+    const pb = new PgWatchState(b, { replica: 'b', leaseMs: 5000 });
+    const s = new WatchStore(':memory:');
+    s.insert(t.samples);
+    await pa.insert(t.samples);
+    const first = toMs(t.samples[0].ts);
+    // "now" such that the first 5 hours of the trace are past a 1-day retention.
+    const now = first + 86_400_000 + 5 * 3_600_000;
+    s.applyRetention(1, now);
+    const [ra, rb] = await Promise.all([pa.applyRetention(1, now), pb.applyRetention(1, now)]);
+    expect([ra, rb].filter((r) => r.after > 0)).toHaveLength(1);
+    const host = t.samples[0].host;
+    expect(await pb.samplesSince(0, host)).toEqual([...s.samplesSince(0, host)]);
+    expect(await pa.applyRetention(1, now)).toEqual({ before: 0, after: 0 });
+    s.close();
+  });
+
   it('digest slots: one claim per slot across replicas; an expired claim is taken over; posted is final', async () => {
     const sa = new PgWatchState(a, { replica: 'a', leaseMs: 400 });
     const sb = new PgWatchState(b, { replica: 'b', leaseMs: 400 });
