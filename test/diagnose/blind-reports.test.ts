@@ -47,3 +47,15 @@ describe('the failure in its own format', () => {
     expect((await first('blind', n))?.category).toBe(category);
   });
 });
+
+describe('host RAM growth told in prose', () => {
+  it.each([
+    ['1069', 'Used RAM memory gradually increases killing the process'],
+    ['1070', 'My CPU RAM (not GPU) usage is increasing continuously as training progresses'],
+  ])('blind/%s: %s: what is kept across steps, not the batch', async (n) => {
+    const d = await first('blind', n);
+    expect(d?.rule).toBe('host-ram-growth-reported');
+    expect(d?.fixes[0].summary).toMatch(/^Host RAM grows step after step/);
+    expect(d?.fixes[0].changes.batch).toBeUndefined();
+  });
+});
