@@ -1,5 +1,5 @@
 // Platform-neutral replies for status / mem / hosts results.
-import { t, type Locale } from '../core/i18n.js';
+import { localize, t, type Locale } from '../core/i18n.js';
 import type { Reply, ReplySection } from '../core/reply.js';
 import type { HostInfo, HostMemResult, HostStatusResult, HostTestResult } from '../core/services.js';
 import { Mentions } from '../core/mention.js';
@@ -66,9 +66,9 @@ export function statusReply(results: HostStatusResult[], owners?: Pick<OwnersSer
         },
       });
     else sections.push({ text: t(loc, 'status.noProcesses') });
-    if (r.warning) sections.push({ text: `⚠ ${r.warning}` });
+    if (r.warning) sections.push({ text: `⚠ ${inLocale(loc, r.warning)}` });
   }
-  if (failed.length) sections.push({ heading: t(loc, 'hostsRender.unreachable'), text: failed.map((f) => `${f.name}: ${f.error}`).join('\n') });
+  if (failed.length) sections.push({ heading: t(loc, 'hostsRender.unreachable'), text: failed.map((f) => `${f.name}: ${inLocale(loc, f.error)}`).join('\n') });
   const ok = results.length - failed.length;
   return {
     title: t(loc, 'status.title', { ok, n: results.length }),
@@ -115,13 +115,25 @@ export function statusProgressReply(answered: readonly HostStatusResult[], all: 
   return { title: t(loc, 'status.progress.title', { answered: answered.length, n: total }), severity: 'info', sections };
 }
 
+/**
+ * A host's error or warnings as a source made them: in English (reason.*), several joined by '; '; each
+ * shown in the reply's language (an SSH or exporter's own text stays as it came).
+ */
+function inLocale(loc: Locale | undefined, text: string): string {
+  if (!loc || loc === 'en') return text;
+  return text
+    .split('; ')
+    .map((part) => localize(loc, part))
+    .join('；');
+}
+
 export function memReply(results: HostMemResult[], loc?: Locale): Reply {
   const rows: string[][] = [];
   const warnings: string[] = [];
   const failed: string[] = [];
   for (const r of results) {
     if (!r.ok) {
-      failed.push(`${r.name}: ${r.error}`);
+      failed.push(`${r.name}: ${inLocale(loc, r.error)}`);
       continue;
     }
     const m = r.memory;
@@ -132,7 +144,7 @@ export function memReply(results: HostMemResult[], loc?: Locale): Reply {
       gib(m.availableBytes),
       m.swapTotalBytes === null ? 'n/a' : `${gib(m.swapUsedBytes)} / ${gib(m.swapTotalBytes)}`,
     ]);
-    if (r.warning) warnings.push(`⚠ ${r.name}: ${r.warning}`);
+    if (r.warning) warnings.push(`⚠ ${r.name}: ${inLocale(loc, r.warning)}`);
     if (m.availableBytes !== null && m.availableBytes < 0.1 * m.totalBytes)
       warnings.push(`⚠ ${t(loc, 'mem.low', { host: r.name, available: gib(m.availableBytes), pct: ((100 * m.availableBytes) / m.totalBytes).toFixed(1) })}`);
   }

@@ -188,7 +188,7 @@ export class SshHostsService implements HostsService {
   }
 
   private async statusOne(name: string, entry: HostEntry | null, priority: Priority = 'interactive'): Promise<HostStatusResult> {
-    if (!entry) return { name, ok: false, error: 'unknown host' };
+    if (!entry) return { name, ok: false, error: t('en', 'reason.hosts.unknown') };
     if (this.isProm(entry)) return this.prometheus!.status(entry.name);
     const started = performance.now();
     const ms = () => Math.round(performance.now() - started);
@@ -224,7 +224,7 @@ export class SshHostsService implements HostsService {
   }
 
   private async memOne(name: string, entry: HostEntry | null): Promise<HostMemResult> {
-    if (!entry) return { name, ok: false, error: 'unknown host' };
+    if (!entry) return { name, ok: false, error: t('en', 'reason.hosts.unknown') };
     if (this.isProm(entry)) return this.prometheus!.mem(entry.name);
     const started = performance.now();
     const ms = () => Math.round(performance.now() - started);

@@ -2,6 +2,7 @@
 // with them fit, notify and the leak-watch sampler) from /api/v1/query, history from
 // /api/v1/query_range. Requests for hosts of one group made in the same tick are answered by one
 // query per exporter family (two round trips for a whole fleet), never one per host.
+import { t } from '../../core/i18n.js';
 import type { HostMemResult, HostStatusResult } from '../../core/services.js';
 import type { Sample } from '../../watch/types.js';
 import { PromClient, PrometheusError } from './client.js';
@@ -98,7 +99,7 @@ export class PrometheusGroup {
 
   async status(name: string): Promise<HostStatusResult> {
     const host = this.host(name);
-    if (!host) return { name, ok: false, error: 'unknown host' };
+    if (!host) return { name, ok: false, error: t('en', 'reason.hosts.unknown') };
     const started = performance.now();
     const s = await this.snapshot(host);
     const elapsedMs = Math.round(performance.now() - started);
@@ -113,16 +114,17 @@ export class PrometheusGroup {
         name,
         ok: false,
         elapsedMs,
-        error: `no dcgm-exporter, nvidia_gpu_exporter or node_exporter series for ${host.match} in ${this.where(host)}: is it scraped, and does the join label match?`,
+        error: t('en', 'reason.prom.noSeries', { match: host.match, where: this.where(host) }),
       };
     const warnings: string[] = [];
-    if (!reading.gpus.length) warnings.push(`no GPU exporter series (dcgm-exporter or nvidia_gpu_exporter) for ${host.match}`);
+    // Each made in English (reason.*); the status reply shows each in the asker's language.
+    if (!reading.gpus.length) warnings.push(t('en', 'reason.prom.noGpu', { match: host.match }));
     const pp = perProcessWarning(reading);
     if (pp) warnings.push(pp);
-    if (!s.node.ok) warnings.push(`host RAM unavailable: ${s.node.error}`);
-    else if (!memory) warnings.push(`no node_exporter memory series for ${host.match} (${join.nodeLabel})`);
+    if (!s.node.ok) warnings.push(t('en', 'reason.prom.noRam', { error: s.node.error }));
+    else if (!memory) warnings.push(t('en', 'reason.prom.noNodeMemory', { match: host.match, label: join.nodeLabel }));
     const apiWarnings = [...s.gpu.value.warnings, ...(s.node.ok ? s.node.value.warnings : [])];
-    if (apiWarnings.length) warnings.push(`Prometheus warns (data may be partial): ${[...new Set(apiWarnings)].join('; ')}`);
+    if (apiWarnings.length) warnings.push(t('en', 'reason.prom.partial', { list: [...new Set(apiWarnings)].join('; ') }));
     return {
       name,
       ok: true,
@@ -136,7 +138,7 @@ export class PrometheusGroup {
 
   async mem(name: string): Promise<HostMemResult> {
     const host = this.host(name);
-    if (!host) return { name, ok: false, error: 'unknown host' };
+    if (!host) return { name, ok: false, error: t('en', 'reason.hosts.unknown') };
     const started = performance.now();
     const s = await this.snapshot(host);
     const elapsedMs = Math.round(performance.now() - started);
@@ -148,7 +150,7 @@ export class PrometheusGroup {
         name,
         ok: false,
         elapsedMs,
-        error: `no node_exporter memory series for ${host.match} in Prometheus at ${this.client.where} (${join.nodeLabel})`,
+        error: t('en', 'reason.prom.noNodeMemoryAt', { match: host.match, where: this.client.where, label: join.nodeLabel }),
       };
     // The API's warnings (partial data from a federated or remote-read source) come with the figures, as in status.
     const apiWarnings = [...new Set(s.node.value.warnings)];
@@ -157,7 +159,7 @@ export class PrometheusGroup {
       ok: true,
       elapsedMs,
       memory,
-      ...(apiWarnings.length ? { warning: `Prometheus warns (data may be partial): ${apiWarnings.join('; ')}` } : {}),
+      ...(apiWarnings.length ? { warning: t('en', 'reason.prom.partial', { list: apiWarnings.join('; ') }) } : {}),
     };
   }
 

@@ -10,6 +10,7 @@
 // `instance` for both by default) whose value, with the `:port` cut off when `join.strip_port` is on
 // (the default), equals the host's `match` (its name unless set). dcgm-exporter's own `Hostname` label
 // (`hostname` in newer releases) works as gpu_label too: both spellings are read.
+import { t } from '../../core/i18n.js';
 import type { GpuProcessStatus, GpuStatus, HostMemory } from '../../core/services.js';
 import type { GpuSample, HostRamSample, ProcessSample, Sample } from '../../watch/types.js';
 
@@ -337,13 +338,11 @@ export function memoryOf(series: readonly { metric: Record<string, string>; v: n
 /** The line a host's status carries when its exporters give no per-process data. */
 export function perProcessWarning(r: HostGpuReading): string | undefined {
   if (r.exporter === 'dcgm' && r.pods.length)
-    return `no per-process data (dcgm-exporter); the pods holding the GPUs: ${r.pods
-      .map((p) => `GPU ${p.gpu} ${p.namespace ? `${p.namespace}/` : ''}${p.pod}${p.container ? ` (container ${p.container})` : ''}`)
-      .join(', ')}`;
-  if (r.exporter === 'dcgm')
-    return 'no per-process data: dcgm-exporter reports whole GPUs only (on bare metal it has no process or pod labels); findings are per GPU';
-  if (r.exporter === 'nvidia_gpu_exporter' && !r.perProcess)
-    return 'no per-process data: nvidia_gpu_exporter runs without --collect.compute-apps; findings are per GPU';
+    return t('en', 'reason.prom.pods', {
+      pods: r.pods.map((p) => `GPU ${p.gpu} ${p.namespace ? `${p.namespace}/` : ''}${p.pod}${p.container ? ` (container ${p.container})` : ''}`).join(', '),
+    });
+  if (r.exporter === 'dcgm') return t('en', 'reason.prom.dcgmWhole');
+  if (r.exporter === 'nvidia_gpu_exporter' && !r.perProcess) return t('en', 'reason.prom.noComputeApps');
   return undefined;
 }
 
