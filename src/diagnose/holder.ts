@@ -103,6 +103,12 @@ export function whoHoldsMemory(f: Facts, loc?: Locale): HolderVerdict | undefine
       why: t(loc, 'holder.why.fullBefore', { tried: MiB(tried), free: MiB(f.freeMiB) }),
     };
   }
+  // Clearly more free than asked (checked before the cache: with the bytes free on the device the allocator
+  // would have taken a new segment, so its cache's layout is not what failed): equal printed figures ("1.50 GiB free", "Tried to allocate 1.50 GiB")
+  // are rounding, not spare memory.
+  if (tried !== undefined && f.freeMiB !== undefined && f.freeMiB >= 1.25 * tried && f.freeMiB - tried >= 64) {
+    return { holder: 'not_capacity', why: t(loc, 'holder.why.notCapacity', { free: MiB(f.freeMiB), tried: MiB(tried) }) };
+  }
   // The idle cache must cover the request and be a material share of the card (5%; 10% of what this
   // process reserved when the capacity is not printed), or the device must have the bytes too: a few
   // MiB of slack on a full card is a full card.
@@ -122,11 +128,6 @@ export function whoHoldsMemory(f: Facts, loc?: Locale): HolderVerdict | undefine
         ? t(loc, 'holder.why.cacheUnallocated', { idle: MiB(idle) })
         : t(loc, 'holder.why.cacheIdle', { reserved: MiB(f.reservedMiB!), allocated: MiB(f.allocatedMiB!), idle: MiB(idle) });
     return { holder: 'allocator_cache', why: t(loc, 'holder.why.fragmented', { how, tried: MiB(tried) }) };
-  }
-  // Clearly more free than asked: equal printed figures ("1.50 GiB free", "Tried to allocate 1.50 GiB")
-  // are rounding, not spare memory.
-  if (tried !== undefined && f.freeMiB !== undefined && f.freeMiB >= 1.25 * tried && f.freeMiB - tried >= 64) {
-    return { holder: 'not_capacity', why: t(loc, 'holder.why.notCapacity', { free: MiB(f.freeMiB), tried: MiB(tried) }) };
   }
   // XLA sized the whole program: arguments (parameters and inputs) that alone nearly fill the device are
   // the weights; otherwise the program's temporaries (activations) are what does not fit.

@@ -59,3 +59,15 @@ describe('host RAM growth told in prose', () => {
     expect(d?.fixes[0].changes.batch).toBeUndefined();
   });
 });
+
+describe('free memory on the device outranks the idle cache', () => {
+  it.each([
+    ['blind', '1057', '4.48 GiB free against a 60 MiB request (284 MiB idle in the cache)'],
+    ['fresh', '750', '4.65 GiB free against a 14 MiB request (154 MiB idle)'],
+  ])('%s/%s: %s: not capacity, and no batch or allocator setting first', async (group, n) => {
+    const d = await first(group, n);
+    expect(d?.facts.holder).toBe('not_capacity');
+    expect(d?.fixes[0].summary).toMatch(/^Not a full card/);
+    expect(d?.fixes[0].env).toBeUndefined();
+  });
+});

@@ -109,9 +109,16 @@ describe('fixes computed from real logs', () => {
     expect(d.fixes[0].kind).toBe('wrong_device');
     expect(d.fixes[0].summary).toMatch(/9\.77 GiB total capacity but the log names a GPU with 79\.35 GiB/);
   });
-  it('fragmentation gets expandable_segments first', () => {
-    const [d] = diagnose(evalLog('071-fragmentation.log'), base).diagnoses;
+  it('fragmentation gets expandable_segments first (mlverse/torch#1222: a GiB-scale idle cache, nothing free on the device)', () => {
+    const log = readFileSync(new URL('../../knowledge/cuda-oom-fragmentation/match/mlverse-torch-1222.log', import.meta.url), 'utf8');
+    const [d] = diagnose(log, base).diagnoses;
     expect(d.fixes[0].env).toEqual({ PYTORCH_CUDA_ALLOC_CONF: 'expandable_segments:True' });
+  });
+  it('2.35 GiB free on the device against a 20 MiB request is not capacity, not fragmentation: no batch, no allocator setting first', () => {
+    const [d] = diagnose(evalLog('071-fragmentation.log'), base).diagnoses;
+    expect(d.facts.holder).toBe('not_capacity');
+    expect(d.fixes[0].summary).toMatch(/^Not a full card: the device reports 2\.35 GiB free/);
+    expect(d.fixes[0].changes.batch).toBeUndefined();
   });
   it('the Ultralytics dump with workers=8 on 15.3 GB RAM gets workers 8 -> 2 and cache=False', () => {
     const [d] = diagnose(evalLog('064-host_oom_killed.log'), base).diagnoses;
