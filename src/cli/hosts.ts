@@ -11,11 +11,19 @@ import { stripTerminalControls } from '../adapters/console/render.js';
 
 async function withService<T>(configFile: string | undefined, f: (s: SshHostsService) => Promise<T>): Promise<T> {
   const loaded = loadConfig(configFile);
-  const svc = createHostsService(loaded.config, loaded.baseDir);
+  // With `storage:` Postgres the registry is the replicas' shared one: a host added here is the bots' too.
+  const { storageOf } = await import('../storage/config.js');
+  const choice = storageOf(loaded.config.storage);
+  const storage = choice.kind === 'postgres' ? await (await import('../storage/postgres/index.js')).openSharedStorage(choice) : undefined;
   try {
-    return await f(svc);
+    const svc = createHostsService(loaded.config, loaded.baseDir, storage ? (configHosts) => storage.registry(configHosts) : undefined);
+    try {
+      return await f(svc);
+    } finally {
+      await svc.close();
+    }
   } finally {
-    await svc.close();
+    await storage?.close();
   }
 }
 

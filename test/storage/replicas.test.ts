@@ -3,7 +3,7 @@
 // both; a replica killed with SIGKILL mid-digest leaves its slot to the other, which posts it once its
 // claim expires; sampling moves to the survivor within one lease; a host added and trusted and a `/gpu
 // notify` subscription made through one replica are seen by the other and survive the kill.
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -145,6 +145,14 @@ describeWithSshd('two replicas on one Postgres', 'test/storage/replicas.test.ts'
       expect(await b.ask('/gpu hosts list', /late/)).toContain('late');
       await b.ask(`/gpu hosts trust late ${sshd.fingerprint}`, /trusted the host key of late/);
       await a.ask('/gpu status late', /H100/);
+      // The CLI on a replica's machine reads and writes the same registry.
+      const cli = (...args: string[]) =>
+        execFileSync(join(ROOT, 'bin/gpu-doctor'), [...args, '--config', configFile('A')], { cwd: ROOT, encoding: 'utf8', timeout: 60_000 });
+      expect(cli('hosts', 'list')).toContain(sshd.fingerprint);
+      cli('hosts', 'add', 'by-cli', `root@127.0.0.1:${sshd.port}`);
+      await b.ask('/gpu hosts list', /by-cli/);
+      await b.ask('/gpu hosts remove by-cli', /removed|Removed/);
+      expect(cli('hosts', 'list')).not.toContain('by-cli');
       await a.ask('/gpu notify 500G', /Notify #\d+/);
       expect(await b.ask('/gpu notify list', /500G/)).toMatch(/500G/);
     }, 120_000);
