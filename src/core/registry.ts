@@ -64,7 +64,7 @@ export class CommandRegistry {
     const done = (command: string, outcome: DispatchOutcome['outcome'], reply: Reply): DispatchOutcome => ({
       command,
       outcome,
-      reply,
+      reply: ctx.locale && !reply.locale ? { ...reply, locale: ctx.locale } : reply,
       ms: performance.now() - started,
     });
     const parsed = parseCommandLine(line);

@@ -40,6 +40,8 @@ export interface Reply {
    * `/gpu feedback up|down ID`.
    */
   feedback?: { id: string; /** The language of the buttons or hint (the reply's). */ locale?: Locale };
+  /** The language the reply is written in (the registry sets the asker's): a renderer's own notes use it. */
+  locale?: Locale;
   /** The people the text names through `Mentions` tokens (src/core/mention.ts); adapters render them. */
   mentions?: Record<string, import('./mention.js').Mention>;
 }

@@ -347,15 +347,30 @@ describe('Slack and Discord parity', () => {
       // Required options come first (Discord rejects a command otherwise).
       const firstOptional = opts.findIndex((o) => o.type > T.SubcommandGroup && !o.required);
       if (firstOptional >= 0) expect(opts.slice(firstOptional).every((o) => !o.required)).toBe(true);
-      for (const o of opts as (Opt & { description: string })[]) {
+      for (const o of opts as (Opt & { description: string; description_localizations?: Record<string, string> })[]) {
         expect(o.name).toMatch(/^[-_a-z0-9]{1,32}$/);
         expect(o.description.length).toBeGreaterThan(0);
         expect(o.description.length).toBeLessThanOrEqual(100);
+        for (const l of Object.values(o.description_localizations ?? {})) expect(l.length).toBeLessThanOrEqual(100);
         if (o.options) walk(o.options, depth + 1);
       }
       expect(depth).toBeLessThanOrEqual(2);
     };
     walk(set.json.options ?? [], 0);
-    expect(JSON.stringify(set.json).length).toBeLessThan(8000);
+    // Discord's 8000 characters: names, descriptions and choices of the command and all its options,
+    // each localized field counted once, at its longest localization.
+    type Sized = {
+      name: string;
+      description?: string;
+      description_localizations?: Record<string, string>;
+      options?: Sized[];
+      choices?: { name: string; value: unknown }[];
+    };
+    const size = (o: Sized): number =>
+      o.name.length +
+      Math.max(o.description?.length ?? 0, ...Object.values(o.description_localizations ?? {}).map((l) => l.length)) +
+      (o.choices ?? []).reduce((n, c) => n + c.name.length + String(c.value).length, 0) +
+      (o.options ?? []).reduce((n, c) => n + size(c), 0);
+    expect(size(set.json as unknown as Sized)).toBeLessThan(8000);
   });
 });

@@ -22,6 +22,8 @@ import { englishRuns } from './english-runs.js';
 import { buildDiscordCommands } from '../../src/adapters/discord/commands.js';
 import { feedbackComponents } from '../../src/adapters/discord/feedback.js';
 import { feedbackBlock } from '../../src/adapters/slack/feedback.js';
+import { renderSlack } from '../../src/adapters/slack/render.js';
+import { renderDiscord } from '../../src/adapters/discord/render.js';
 
 interface DescribedOption {
   name: string;
@@ -117,6 +119,15 @@ describe('message catalogues', () => {
     expect(labels).toContain(t('zh', 'feedback.button.up'));
     expect(labels).toContain(t('zh', 'feedback.button.down'));
     expect(JSON.stringify(feedbackBlock('abc'))).toContain('Helpful');
+    // A renderer's own notes (a table cut to fit one message) follow the reply's language.
+    const big: Reply = {
+      title: 't',
+      severity: 'info',
+      locale: 'zh',
+      sections: [{ table: { columns: ['a'], rows: Array.from({ length: 500 }, (_, i) => [String(i)]) } }],
+    };
+    expect(JSON.stringify(renderSlack(big).blocks)).toContain('完整表格在附件 table-1.txt 中');
+    expect(JSON.stringify(renderDiscord(big))).toContain('完整表格在 table-1.txt 中');
   });
 
   it('t() fills placeholders, falls back to English and records a missing key or value', () => {

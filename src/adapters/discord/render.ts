@@ -2,6 +2,7 @@
 // 25 fields (256/1024), 6000 characters in all. Tables and code go in ``` blocks; when something no
 // longer fits (or a table is longer than INLINE_TABLE_ROWS), the rows that fit are shown, the message
 // says how many, and the full text is attached as a file.
+import { t } from '../../core/i18n.js';
 import type { Reply, ReplyFile } from '../../core/reply.js';
 import { linkMentions, resolveMentions, type MentionStyle } from '../../core/mention.js';
 import { DISCORD_LIMITS as L, INLINE_TABLE_ROWS, chunkLines, chunkTable, cutLine, replyAsFile, tableAsFile } from '../render-limits.js';
@@ -98,7 +99,7 @@ export function renderDiscord(given: Reply): DiscordMessage {
       if (shown < total) {
         const name = `table-${tableNo}.txt`;
         files.push(tableAsFile(s.table, name));
-        notes.push(`Showing ${shown} of ${total} rows; the full table is in ${name}.`);
+        notes.push(t(reply.locale, 'render.tableCut', { shown, total, name }));
       }
       void rowsShown;
     }
@@ -116,7 +117,7 @@ export function renderDiscord(given: Reply): DiscordMessage {
   if (overflow) {
     const full = replyAsFile(reply);
     files.push(full);
-    notes.push(`The reply is longer than one Discord message; all of it is in ${full.filename}.`);
+    notes.push(t(reply.locale, 'render.discordLong', { name: full.filename }));
   }
   if (notes.length) parts.push(`*${cutLine(notes.join(' '), NOTE_ROOM - 4)}*`);
   const embed: DiscordEmbed = { title, color: COLOR[reply.severity] };

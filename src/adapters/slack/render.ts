@@ -2,6 +2,7 @@
 // 150 per header, 10 fields of 2000. Long tables are split by rows (header repeated); beyond
 // INLINE_TABLE_ROWS rows, or when the blocks run out, the full text goes as an attached file and the
 // message says so.
+import { t } from '../../core/i18n.js';
 import type { Reply, ReplyFile } from '../../core/reply.js';
 import { feedbackBlock } from './feedback.js';
 import { linkMentions, resolveMentions, type MentionStyle } from '../../core/mention.js';
@@ -74,7 +75,7 @@ export function renderSlack(given: Reply): SlackMessage {
       if (rowsShown < total) {
         const name = `table-${tableNo}.txt`;
         files.push(tableAsFile(s.table, name));
-        blocks.push(context(`Showing ${rowsShown} of ${total} rows; the full table is in the attached ${name}.`));
+        blocks.push(context(t(reply.locale, 'render.tableCutAttached', { shown: rowsShown, total, name })));
       }
     }
     if (s.code) for (const c of chunkLines(escapeMrkdwn(s.code), L.sectionText - FENCE)) blocks.push(section('```' + c + '```'));
@@ -86,7 +87,7 @@ export function renderSlack(given: Reply): SlackMessage {
     blocks.length = room - 1;
     const full = replyAsFile(reply);
     files.push(full);
-    blocks.push(context(`The reply is longer than one Slack message; all of it is in the attached ${full.filename}.`));
+    blocks.push(context(t(reply.locale, 'render.slackLong', { name: full.filename })));
   }
   if (reply.feedback) blocks.push(feedbackBlock(reply.feedback.id, reply.feedback.locale));
   // The fallback text is mrkdwn too (notifications, clients without blocks): escaped like the blocks,
