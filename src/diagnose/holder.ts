@@ -43,7 +43,7 @@ function thisProcessHolds(f: Facts): number | undefined {
 const MiB = formatMiB;
 /** Weights that take this share of the card leave no room for anything else: they are the holder. */
 const WEIGHTS_FILL = 0.85;
-/** LoRA training needs room for activations beside the frozen base: a base over 70% of the card leaves too little. */
+/** Training needs room for activations (and, without LoRA, gradients and optimizer state) beside the weights: weights over 70% of the card leave too little. */
 const ADAPTER_BASE_FILL = 0.7;
 
 export function whoHoldsMemory(f: Facts, loc?: Locale): HolderVerdict | undefined {
@@ -193,12 +193,17 @@ export function whoHoldsMemory(f: Facts, loc?: Locale): HolderVerdict | undefine
       };
     }
   }
-  // LoRA/PEFT training keeps the whole base model on the card: when it takes most of it, the weights are
-  // what to shrink (a 4-bit base, QLoRA), not the batch.
-  if (f.paramsB !== undefined && weights !== undefined && total !== undefined && f.training && f.adapterTraining && weights >= ADAPTER_BASE_FILL * total) {
+  // Training keeps the whole model on the card (LoRA/PEFT its frozen base): when the weights take most of
+  // it, they are what to shrink (a 4-bit base, QLoRA), not the batch.
+  if (f.paramsB !== undefined && weights !== undefined && total !== undefined && f.training && weights >= ADAPTER_BASE_FILL * total) {
     return {
       holder: 'weights',
-      why: t(loc, 'holder.why.adapterBase', { params: f.paramsB, dtype: f.dtype ?? 'fp16', weights: MiB(weights), total: MiB(total) }),
+      why: t(loc, f.adapterTraining ? 'holder.why.adapterBase' : 'holder.why.trainBase', {
+        params: f.paramsB,
+        dtype: f.dtype ?? 'fp16',
+        weights: MiB(weights),
+        total: MiB(total),
+      }),
     };
   }
   // ZeRO-0/1/2 shard the optimizer state (and gradients) but not the weights: a full fine-tune of a large

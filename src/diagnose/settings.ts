@@ -143,7 +143,7 @@ export function extractSettings(fullText: string, options: { commandLine?: boole
   if (BATCH_NO_HELP.some((re) => re.test(text))) facts.batchChangeNoHelp = true;
   const zero = zeroStage(text);
   if (zero !== undefined) facts.zeroStage = zero;
-  if (/\bbackward\(|optimizer\.step|\bTrainer\b|trainer\.train\(|training_args|deepspeed|train_batch_size|finetun|fine-tun|\bsft\b/i.test(text))
+  if (/\bbackward\(|optimizer\.step|\bTrainer\b|trainer\.train\(|training_args|deepspeed|train_batch_size|finetun|fine-tun|\bsft\b|训练|微调/i.test(text))
     facts.training = true;
   if (/\b(?:q?lora|peft|adapter_name|lora_r|lora_rank|finetuning_type:?\s{0,2}lora)\b/i.test(text)) facts.adapterTraining = true;
   let shards: RegExpExecArray | null = null;

@@ -71,3 +71,19 @@ describe('free memory on the device outranks the idle cache', () => {
     expect(d?.fixes[0].env).toBeUndefined();
   });
 });
+
+describe('the weights take most of the card while training', () => {
+  it('blind/1027 (chatglm3 单卡训练 on a T4: 6.2B ≈ 11.5 GiB of 14.56 GiB): a quantized base first, not the batch', async () => {
+    const d = await first('blind', '1027');
+    expect(d?.facts.paramsB).toBe(6.2);
+    expect(d?.facts.holder).toBe('weights');
+    expect(d?.facts.holderWhy).toMatch(/^training keeps all the weights on the card: 6\.2B parameters in fp16/);
+    expect(d?.fixes[0].summary).toMatch(/quantized/);
+  });
+});
+
+describe('a serving tool named by its own knobs', () => {
+  it('blind/1045 (TGI warmup): --max-input-length / --max-total-tokens are the context length per request', async () => {
+    expect((await first('blind', '1045'))?.fixes[0].summary).toMatch(/--max-batch-prefill-tokens.*a shorter context length per request/);
+  });
+});
