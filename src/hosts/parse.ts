@@ -1,5 +1,6 @@
 // Turns what the fixed remote commands printed into the status / mem result shapes, with the
 // readings parsers. Failures become one plain line.
+import { t } from '../core/i18n.js';
 import type { GpuProcessStatus, GpuStatus, HostMemory } from '../core/services.js';
 import { parseFree } from '../readings/free.js';
 import { joinProcessesToGpus, parseSmiCsvWithFields, SMI_APPS_QUERY_FIELDS, SMI_GPU_QUERY_FIELDS } from '../readings/nvidia-smi-csv.js';
@@ -30,18 +31,18 @@ export function splitSections(output: string): Sections {
 
 /** The one-line reason an nvidia-smi section failed, or null when it worked. */
 export function smiFailure(s: Section | undefined): string | null {
-  if (!s) return 'no output from nvidia-smi';
+  if (!s) return t('en', 'reason.parse.noSmiOutput');
   if (s.code === 0) return null;
   const text = s.out;
   if (s.code === 127 || (/command not found|No such file or directory|not found/i.test(text) && !/No devices were found/.test(text))) {
-    if (s.code === 127 || /nvidia-smi/.test(text)) return 'nvidia-smi not found';
+    if (s.code === 127 || /nvidia-smi/.test(text)) return t('en', 'reason.parse.noSmi');
   }
-  if (s.code === 124 || s.code === 137) return 'nvidia-smi timed out (hung GPU or driver?)';
+  if (s.code === 124 || s.code === 137) return t('en', 'reason.parse.smiTimeout');
   const errors = findSmiErrors(text);
   if (errors.length) {
     const e = errors[0];
     if (/couldn't communicate with the NVIDIA driver|Failed to initialize NVML|version mismatch|NVML library version/i.test(e))
-      return `driver not loaded: ${short(e)}`;
+      return t('en', 'reason.parse.driver', { error: short(e) });
     return short(e);
   }
   const first = text
@@ -199,10 +200,10 @@ export function attachPs(
 }
 
 export function parseMemSection(s: Section | undefined): HostMemory | { error: string } {
-  if (!s) return { error: 'no output from free' };
-  if (s.code === 127) return { error: 'free not found' };
+  if (!s) return { error: t('en', 'reason.parse.noFreeOutput') };
+  if (s.code === 127) return { error: t('en', 'reason.parse.noFree') };
   const r = parseFree(s.out, { unitBytes: 1 });
-  if (!r) return { error: `could not read free output${s.code ? ` (exit ${s.code})` : ''}` };
+  if (!r) return { error: s.code ? t('en', 'reason.parse.badFreeExit', { code: s.code }) : t('en', 'reason.parse.badFree') };
   return {
     totalBytes: r.totalBytes,
     usedBytes: r.usedBytes,

@@ -121,10 +121,25 @@ export function statusProgressReply(answered: readonly HostStatusResult[], all: 
  */
 function inLocale(loc: Locale | undefined, text: string): string {
   if (!loc || loc === 'en') return text;
-  return text
-    .split('; ')
-    .map((part) => localize(loc, part))
-    .join('；');
+  const parts = text.split('; ');
+  const out: string[] = [];
+  // Each message is the fewest parts that make one (a message may hold '; ' itself); others stay as they came.
+  for (let i = 0; i < parts.length; i++) {
+    let j = i;
+    let shown = parts[i];
+    for (; j < parts.length; j++) {
+      const joined = parts.slice(i, j + 1).join('; ');
+      const localized = localize(loc, joined);
+      if (localized !== joined) {
+        shown = localized;
+        break;
+      }
+    }
+    if (j === parts.length) j = i;
+    out.push(shown);
+    i = j;
+  }
+  return out.join('；');
 }
 
 export function memReply(results: HostMemResult[], loc?: Locale): Reply {

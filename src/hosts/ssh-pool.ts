@@ -11,6 +11,7 @@
 // - every channel the bot gives up on is closed, even one that opens after the bot gave up;
 // - stdout and stderr are capped separately; at a cap the channel is closed.
 // Nothing thrown inside ssh2's callbacks escapes: every failure is an SshError for that request.
+import { t } from '../core/i18n.js';
 import { NodeSSH, type Config as NodeSshConfig } from 'node-ssh';
 import type { Client, ClientChannel } from 'ssh2';
 import { connect as netConnect } from 'node:net';
@@ -461,21 +462,15 @@ export class SshPool {
     if (known.some((k) => k.revoked && k.blob.equals(blob)))
       return {
         ok: false,
-        error: new SshError(`host key revoked for ${target.name} (${addr(target)}): ${fp} is marked @revoked in known_hosts; refused`, 'hostkey-changed', fp),
+        error: new SshError(t('en', 'reason.ssh.revoked', { name: target.name, addr: addr(target), fingerprint: fp }), 'hostkey-changed', fp),
       };
     if (target.hostKey) {
       if (fp === target.hostKey) return { ok: true };
-      const how =
-        target.pinnedBy === 'config'
-          ? 'check the host, then change host_key in the config file'
-          : `check the host, then an admin can run \`hosts trust ${target.name} ${fp}\``;
+      // Made in English (reason.*); /gpu status and hosts test show them in the asker's language.
+      const vars = { name: target.name, addr: addr(target), expected: target.hostKey, fingerprint: fp };
       return {
         ok: false,
-        error: new SshError(
-          `HOST KEY CHANGED for ${target.name} (${addr(target)}): expected ${target.hostKey}, got ${fp}. Refusing to connect (possible man-in-the-middle); if the host was reinstalled, ${how}`,
-          'hostkey-changed',
-          fp,
-        ),
+        error: new SshError(t('en', target.pinnedBy === 'config' ? 'reason.ssh.changedPinned' : 'reason.ssh.changed', vars), 'hostkey-changed', fp),
       };
     }
     const valid = known.filter((k) => !k.revoked);
@@ -483,30 +478,21 @@ export class SshPool {
     if (valid.length > 0)
       return {
         ok: false,
-        error: new SshError(
-          `HOST KEY CHANGED for ${target.name} (${addr(target)}): known_hosts has a different key, host presented ${fp}. Refusing to connect (possible man-in-the-middle)`,
-          'hostkey-changed',
-          fp,
-        ),
+        error: new SshError(t('en', 'reason.ssh.changedKnownHosts', { name: target.name, addr: addr(target), fingerprint: fp }), 'hostkey-changed', fp),
       };
     if (this.opts.knownHosts?.certAuthorities(target.host, target.port).length)
       return {
         ok: false,
         error: new SshError(
           // Kept under the 300 characters of an error line: `hosts trust NAME` shows the key again and how to confirm it.
-          `host key unknown for ${target.name} (${addr(target)}): ${fp}; refused: known_hosts has only a @cert-authority for it and ssh2 ` +
-            `cannot check host certificates (no *-cert-v01 algorithms); check the key on the host, then \`hosts trust ${target.name}\``,
+          t('en', 'reason.ssh.certAuthority', { name: target.name, addr: addr(target), fingerprint: fp }),
           'hostkey-unknown',
           fp,
         ),
       };
     return {
       ok: false,
-      error: new SshError(
-        `host key unknown for ${target.name} (${addr(target)}): ${fp}; refused (check it on the host, then an admin can run \`hosts trust ${target.name} ${fp}\`)`,
-        'hostkey-unknown',
-        fp,
-      ),
+      error: new SshError(t('en', 'reason.ssh.unknown', { name: target.name, addr: addr(target), fingerprint: fp }), 'hostkey-unknown', fp),
     };
   }
 

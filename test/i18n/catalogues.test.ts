@@ -10,7 +10,7 @@ import type { CommandContext } from '../../src/core/command.js';
 import { catalogue, LOCALES, localize, missingKeys, resetMissingKeys, t, type Locale, type MessageKey } from '../../src/core/i18n.js';
 import { PROJECT_ROOT } from '../../src/core/paths.js';
 import type { Reply } from '../../src/core/reply.js';
-import type { Services } from '../../src/core/services.js';
+import type { HostStatusResult, Services } from '../../src/core/services.js';
 import { FeedbackStore } from '../../src/feedback/store.js';
 import { ownersFromConfig } from '../../src/owners/wire.js';
 import { testDeps } from '../adapters/helpers.js';
@@ -24,6 +24,7 @@ import { feedbackComponents } from '../../src/adapters/discord/feedback.js';
 import { feedbackBlock } from '../../src/adapters/slack/feedback.js';
 import { renderSlack } from '../../src/adapters/slack/render.js';
 import { renderDiscord } from '../../src/adapters/discord/render.js';
+import { statusReply } from '../../src/hosts/render.js';
 
 interface DescribedOption {
   name: string;
@@ -128,6 +129,19 @@ describe('message catalogues', () => {
     };
     expect(JSON.stringify(renderSlack(big).blocks)).toContain('完整表格在附件 table-1.txt 中');
     expect(JSON.stringify(renderDiscord(big))).toContain('完整表格在 table-1.txt 中');
+  });
+
+  it("a host's error and its several warnings, made in English by a source, are shown each in zh (a message holding '; ' too)", () => {
+    const unknown = { name: 'gpu1', addr: '10.0.0.5:22', fingerprint: 'SHA256:abc' };
+    const warning = [t('en', 'reason.prom.noGpu', { match: 'gpu2' }), t('en', 'reason.prom.partial', { list: 'query timed out' })].join('; ');
+    const results: HostStatusResult[] = [
+      { name: 'gpu1', ok: false, error: t('en', 'reason.ssh.unknown', unknown) },
+      { name: 'gpu2', ok: true, elapsedMs: 5, gpus: [], processes: [], warning },
+    ];
+    const text = shown(statusReply(results, undefined, 'zh'));
+    expect(text).toContain(t('zh', 'reason.ssh.unknown', unknown));
+    expect(text).toContain(`${t('zh', 'reason.prom.noGpu', { match: 'gpu2' })}；${t('zh', 'reason.prom.partial', { list: 'query timed out' })}`);
+    expect(shown(statusReply(results, undefined, 'en'))).toContain(warning);
   });
 
   it('t() fills placeholders, falls back to English and records a missing key or value', () => {
