@@ -1,5 +1,5 @@
 // The corpus of real logs with expert expectations (test/fixtures/untuned): the tuned splits (llm/, vision/,
-// mixed/, fresh/, holdout/, sealed/ since stop 20) and the untuned split (blind/, from stop 20), scored with the CLI's own code in process (readLogFile, diagnose,
+// mixed/, fresh/, holdout/, sealed/ since stop 20, blind/ since late stop 20) and the untuned split (unseen/, from late stop 20), scored with the CLI's own code in process (readLogFile, diagnose,
 // toJsonContract: same JSON as `gpu-doctor diagnose --json`). Figures are printed; floors catch regressions.
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -8,7 +8,7 @@ import { expertLine, scoreExpertDir, type ExpertCase } from './eval-score.js';
 
 const misses = (rows: string[]) => rows.filter((r) => !r.endsWith(': ok')).join('\n');
 const groupDir = (group: string) => new URL(`../fixtures/untuned/${group}`, import.meta.url).pathname;
-const GROUPS = ['llm', 'vision', 'mixed', 'fresh', 'holdout', 'sealed', 'blind'];
+const GROUPS = ['llm', 'vision', 'mixed', 'fresh', 'holdout', 'sealed', 'blind', 'unseen'];
 // The category vocabulary of /work/corpus-format.md (the same as test/fixtures/eval-dev/cases.json).
 const LABELS = new Set([
   'cuda_oom',
@@ -134,18 +134,34 @@ describe('expert expectations on real logs', () => {
   );
 
   it(
-    'untuned split (blind/: 76 logs, 1000-1075, stop 20; 25 zh, 14 confusers): no harmful first fix; floors under the measured level',
+    'blind/ (76 logs, 1000-1075; tuned since late stop 20: its misses were read): no harmful first fix; floors under the measured level',
     { timeout: 120_000 },
     async () => {
       const s = await scoreExpertDir(groupDir('blind'));
+      console.log(`tuned (blind): ${expertLine(s)}`);
+      expect(s.n).toBeGreaterThanOrEqual(70);
+      expect(s.failed, misses(s.rows)).toBe(0);
+      expect(s.harmful, misses(s.rows)).toBe(0);
+      // measured 66/76 category, 59/76 lever, 65/76 all checks when the group was added (stop 20, untuned); its misses
+      // were read by the lead late in stop 20
+      expect(s.category / s.n).toBeGreaterThanOrEqual(0.84);
+      expect(s.lever / s.leverOf).toBeGreaterThanOrEqual(0.74);
+    },
+  );
+
+  it(
+    'untuned split (unseen/: 74 logs, 1100-1173, late stop 20; 24 zh, 14 confusers): no harmful first fix; floors under the measured level',
+    { timeout: 120_000 },
+    async () => {
+      const s = await scoreExpertDir(groupDir('unseen'));
       // Misses are not printed per case: nobody tunes on this split.
-      console.log(`untuned (blind): ${expertLine(s)}`);
+      console.log(`untuned (unseen): ${expertLine(s)}`);
       expect(s.n).toBeGreaterThanOrEqual(70);
       expect(s.failed).toBe(0);
       expect(s.harmful).toBe(0);
-      // measured 66/76 category, 59/76 lever, 65/76 all checks when the group was added (stop 20)
-      expect(s.category / s.n).toBeGreaterThanOrEqual(0.84);
-      expect(s.lever / s.leverOf).toBeGreaterThanOrEqual(0.74);
+      // measured 55/74 category, 47/74 lever, 52/74 all checks when the group was added (late stop 20)
+      expect(s.category / s.n).toBeGreaterThanOrEqual(0.72);
+      expect(s.lever / s.leverOf).toBeGreaterThanOrEqual(0.61);
     },
   );
 });
