@@ -51,6 +51,7 @@ export const CONDITION_CHECKS: Record<Condition, (e: Evidence) => boolean> = {
   tool_tensorflow: ({ facts }) => facts.tool === 'tensorflow' || facts.tool === 'keras',
   batch_change_no_help: ({ facts }) => facts.batchChangeNoHelp === true,
   not_batch_change_no_help: ({ facts }) => facts.batchChangeNoHelp !== true,
+  ggml_buffer_numbers: ({ facts }) => facts.ggmlBuffer !== undefined,
   zero_below_3: ({ facts }) => facts.zeroStage !== undefined && facts.zeroStage < 3,
   not_zero_below_3: ({ facts }) => !(facts.zeroStage !== undefined && facts.zeroStage < 3),
   // Whether the log's figures or frames said who holds the memory at all.

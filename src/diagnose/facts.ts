@@ -101,6 +101,8 @@ export interface Facts {
   kvCacheTokens?: number;
   /** The report says a changed (smaller) batch did not help: "try to change the batch_size, this error still occured". */
   batchChangeNoHelp?: boolean;
+  /** The host-RAM buffer ggml (llama.cpp) failed to allocate, as the reply shows it ("128.00 GiB"). */
+  ggmlBuffer?: string;
   /** DeepSpeed ZeRO stage the run's config or command states (the config's "stage" wins over prose). */
   zeroStage?: number;
   /** vLLM's memory profile (v0.6+): its budget (util × card), what the weights, the profiled activation peak and

@@ -53,6 +53,7 @@ export const CONDITIONS = [
   'holder_weights',
   'holder_optimizer_state',
   'zero_below_3',
+  'ggml_buffer_numbers',
   'tool_tensorflow',
   'batch_change_no_help',
   'not_batch_change_no_help',

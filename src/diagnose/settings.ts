@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import RE2 from 're2';
 import { PROJECT_ROOT } from '../core/paths.js';
 import type { Facts } from './facts.js';
+import { formatMiB } from './fixes/arithmetic.js';
 import { classifyShape, extractMemorySeries } from './memory-series.js';
 
 const WINDOW = 512 * 1024;
@@ -141,6 +142,11 @@ export function extractSettings(fullText: string, options: { commandLine?: boole
   }
   vllmProfile(text, facts);
   if (BATCH_NO_HELP.some((re) => re.test(text))) facts.batchChangeNoHelp = true;
+  // ggml's CPU buffer that could not be allocated: "failed to allocate buffer of size 137438953504" (bytes).
+  let ggml = 0;
+  for (const m of text.matchAll(/(?:_cpu_buffer_type_alloc_buffer: failed to allocate buffer of size|failed to allocate CPU buffer of size) (\d{4,15})\b/g))
+    ggml = Math.max(ggml, Number(m[1]));
+  if (ggml > 0) facts.ggmlBuffer = formatMiB(ggml / 2 ** 20);
   const zero = zeroStage(text);
   if (zero !== undefined) facts.zeroStage = zero;
   if (/\bbackward\(|optimizer\.step|\bTrainer\b|trainer\.train\(|training_args|deepspeed|train_batch_size|finetun|fine-tun|\bsft\b|训练|微调/i.test(text))

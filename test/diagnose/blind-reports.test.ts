@@ -87,3 +87,13 @@ describe('a serving tool named by its own knobs', () => {
     expect((await first('blind', '1045'))?.fixes[0].summary).toMatch(/--max-batch-prefill-tokens.*a shorter context length per request/);
   });
 });
+
+describe('llama.cpp / ggml host buffers', () => {
+  it('blind/1067 (n_ctx = 1048576 in each of 10 processes): the 128 GiB buffer is named, the context length and the process count are the levers', async () => {
+    const d = await first('blind', '1067');
+    expect(d?.rule).toBe('ggml-host-buffer-alloc');
+    expect(d?.category).toBe('host_oom_killed');
+    expect(d?.facts.ggmlBuffer).toBe('128.00 GiB');
+    expect(d?.fixes[0].summary).toMatch(/^ggml asked for one 128\.00 GiB buffer in host RAM.*context length.*fewer model processes/);
+  });
+});
