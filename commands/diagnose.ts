@@ -31,7 +31,11 @@ export default defineCommand({
     const reply = diagnosisReply(result, input, ctx.locale);
     // 👍 / 👎: the diagnosis is stored (rule, category; the redacted log only when the config opts in).
     const best = result.diagnoses[0];
-    const feedbackId = recordDiagnosis(ctx, { rule: best?.rule ?? null, category: best?.category ?? (result.notMemory ? 'not_memory' : null) }, input.text);
+    const feedbackId = await recordDiagnosis(
+      ctx,
+      { rule: best?.rule ?? null, category: best?.category ?? (result.notMemory ? 'not_memory' : null) },
+      input.text,
+    );
     if (feedbackId) reply.feedback = { id: feedbackId, locale: ctx.locale };
     if (ctx.services.hosts && result.diagnoses.length) await addLiveReading(reply, result, input.text, ctx.services.hosts, ctx.progress, ctx.locale);
     return reply;

@@ -35,23 +35,23 @@ export default defineCommand({
   // Votes are everyone's; the list (kept logs' paths, everyone's votes) is the admins'.
   requiresAdmin: (o) => !['up', 'down'].includes(o._[0] ?? 'list'),
   run({ _: words, days }, ctx) {
-    return Promise.resolve(answer(words, days, ctx));
+    return answer(words, days, ctx);
   },
 });
 
-function answer(words: string[], days: number | undefined, ctx: CommandContext): Reply {
+async function answer(words: string[], days: number | undefined, ctx: CommandContext): Promise<Reply> {
   const store = ctx.services.feedback;
   const action = words[0] ?? 'list';
   const loc = ctx.locale;
   if (!store) return textReply(t(loc, 'feedback.off.title'), t(loc, 'feedback.off.text'), 'info');
   if (action === 'up' || action === 'down') {
     if (days !== undefined) return textReply(t(loc, 'registry.usage.title', { usage: USAGE }), t(loc, 'feedback.daysWithList'), 'warning');
-    return voteReply(store.vote({ id: words[1], platform: ctx.platform, userId: ctx.userId, vote: action }), loc);
+    return voteReply(await store.vote({ id: words[1], platform: ctx.platform, userId: ctx.userId, vote: action }), loc);
   }
   // The registry refuses non-admins before this (requiresAdmin); checked again so the list never leaks.
   if (!ctx.isAdmin)
     return { title: t(loc, 'registry.denied.title'), severity: 'warning', visibility: 'asker', sections: [{ text: t(loc, 'feedback.denied.text') }] };
-  return reportReply(store.report(days ?? DEFAULT_FEEDBACK_DAYS), loc);
+  return reportReply(await store.report(days ?? DEFAULT_FEEDBACK_DAYS), loc);
 }
 
 function voteReply(r: VoteResult, loc: Locale | undefined): Reply {

@@ -83,11 +83,11 @@ export default defineCommand({
     }),
   requiresAdmin: (o) => ADMIN_WORDS.has(o._[0] ?? ''),
   run(o, ctx) {
-    return Promise.resolve(whoami(o._, ctx));
+    return whoami(o._, ctx);
   },
 });
 
-function whoami(args: string[], ctx: CommandContext): Reply {
+async function whoami(args: string[], ctx: CommandContext): Promise<Reply> {
   const owners = ctx.services.owners;
   const loc = ctx.locale;
   if (!owners) return asker(textReply('whoami', t(loc, 'whoami.unavailable'), 'info'));
@@ -98,7 +98,7 @@ function whoami(args: string[], ctx: CommandContext): Reply {
     case 'show':
       return show(ctx);
     case 'pending': {
-      const open = owners.pending();
+      const open = await owners.pending();
       if (!open.length) return asker(textReply(t(loc, 'whoami.noClaims.title'), t(loc, 'whoami.noClaims.text'), 'info'));
       const m = new Mentions();
       return asker({
@@ -118,9 +118,9 @@ function whoami(args: string[], ctx: CommandContext): Reply {
       });
     }
     case 'approve': {
-      const id = claimId(owners, words, loc);
+      const id = await claimId(owners, words, loc);
       if (typeof id !== 'number') return id;
-      const r = owners.approve(id, `${ctx.platform}:${ctx.userId}`);
+      const r = await owners.approve(id, `${ctx.platform}:${ctx.userId}`);
       if (!r) return asker(textReply(t(loc, 'whoami.noClaim.title', { id }), pendingHint, 'warning'));
       const m = new Mentions();
       return {
@@ -140,15 +140,15 @@ function whoami(args: string[], ctx: CommandContext): Reply {
       };
     }
     case 'reject': {
-      const id = claimId(owners, words, loc);
+      const id = await claimId(owners, words, loc);
       if (typeof id !== 'number') return id;
-      const r = owners.reject(id, `${ctx.platform}:${ctx.userId}`);
+      const r = await owners.reject(id, `${ctx.platform}:${ctx.userId}`);
       return r
         ? asker(textReply(t(loc, 'whoami.rejected.title', { id: r.id }), t(loc, 'whoami.rejected.text', { key: keyOf(r) }), 'ok'))
         : asker(textReply(t(loc, 'whoami.noReject.title', { id }), pendingHint, 'warning'));
     }
     case 'claim': {
-      const r = owners.claim(ctx.platform, ctx.userId, words.key, words.name);
+      const r = await owners.claim(ctx.platform, ctx.userId, words.key, words.name);
       if (!r.ok) return asker(textReply(t(loc, 'whoami.notClaimed'), localize(loc, r.reason), 'warning'));
       const c = r.claim;
       if (c.state === 'active') return asker(textReply(t(loc, 'whoami.already.title', { key: keyOf(c) }), t(loc, 'whoami.already.text', { id: c.id }), 'ok'));
@@ -167,9 +167,13 @@ function whoami(args: string[], ctx: CommandContext): Reply {
 }
 
 /** The claim an admin means: its ID, or the one claim waiting for a unix user (several: pick by ID). */
-function claimId(owners: NonNullable<CommandContext['services']['owners']>, w: { id: number } | { key: string }, loc: Locale | undefined): number | Reply {
+async function claimId(
+  owners: NonNullable<CommandContext['services']['owners']>,
+  w: { id: number } | { key: string },
+  loc: Locale | undefined,
+): Promise<number | Reply> {
   if ('id' in w) return w.id;
-  const waiting = owners.pending().filter((c) => keyOf(c) === w.key);
+  const waiting = (await owners.pending()).filter((c) => keyOf(c) === w.key);
   if (waiting.length === 1) return waiting[0].id;
   return asker(
     waiting.length
@@ -182,8 +186,8 @@ function claimId(owners: NonNullable<CommandContext['services']['owners']>, w: {
   );
 }
 
-function show(ctx: CommandContext): Reply {
-  const { config, claims } = ctx.services.owners!.mine(ctx.platform, ctx.userId);
+async function show(ctx: CommandContext): Promise<Reply> {
+  const { config, claims } = await ctx.services.owners!.mine(ctx.platform, ctx.userId);
   const loc = ctx.locale;
   const every = t(loc, 'whoami.everyHost');
   const rows = [

@@ -30,17 +30,20 @@ export async function createApp(configFile?: string): Promise<App> {
   const hosts = createHostsService(loaded.config, loaded.baseDir, storage ? (configHosts) => storage.registry(configHosts) : undefined);
   services.hosts = hosts;
   closers.push(() => hosts.close());
-  // unix user -> person: the config's owners and approved `/gpu whoami` claims (the registry's database).
+  // unix user -> person: the config's owners and approved `/gpu whoami` claims (the registry's database, or Postgres).
   const { ownersFromConfig } = await import('./owners/wire.js');
-  const owners = ownersFromConfig(loaded.config, loaded.baseDir);
+  const owners = ownersFromConfig(loaded.config, loaded.baseDir, storage?.claims());
   services.owners = owners.service;
   closers.push(owners.close);
-  // 👍 / 👎 on diagnoses, in data_dir/feedback.sqlite (and, opted in, redacted logs in data_dir/feedback-logs).
+  // The approved claims before the first digest or command names anyone (a failed read is tried again at the next).
+  await owners.service.refresh?.().catch((e: unknown) => process.stderr.write(`owners: ${(e as Error).message ?? String(e)}\n`));
+  // 👍 / 👎 on diagnoses, in data_dir/feedback.sqlite or Postgres (and, opted in, redacted logs in data_dir/feedback-logs).
+  const dataDir = resolveDataPath(loaded.config.data_dir, loaded.baseDir);
+  const feedbackOptions = { keepLogs: loaded.config.feedback.keep_logs, retentionDays: loaded.config.feedback.retention_days };
   const { FeedbackStore } = await import('./feedback/store.js');
-  const feedback = FeedbackStore.inDataDir(resolveDataPath(loaded.config.data_dir, loaded.baseDir), {
-    keepLogs: loaded.config.feedback.keep_logs,
-    retentionDays: loaded.config.feedback.retention_days,
-  });
+  const feedback = storage
+    ? storage.feedback({ ...feedbackOptions, logsDir: (await import('node:path')).join(dataDir, 'feedback-logs') })
+    : FeedbackStore.inDataDir(dataDir, feedbackOptions);
   services.feedback = feedback;
   closers.push(() => feedback.close());
   // The weekly feedback list for the admins' channel: one more schedule of the digests' scheduler.
@@ -51,7 +54,10 @@ export async function createApp(configFile?: string): Promise<App> {
   const onScheduleError = (e: unknown) => process.stderr.write(`schedule: ${(e as Error).message ?? String(e)}\n`);
   if (weekly && !loaded.config.watch.enabled) {
     const [{ WatchStore }, { FeedbackWeeklySchedule }] = await Promise.all([import('./watch/store.js'), import('./feedback/weekly.js')]);
-    const schedule = new FeedbackWeeklySchedule(WatchStore.inDataDir(resolveDataPath(loaded.config.data_dir, loaded.baseDir)), weekly, onScheduleError);
+    // With Postgres the week's slot is claimed in the shared digest_runs (posted once by two replicas); the SQLite store is a stand-in.
+    const schedule = storage
+      ? new FeedbackWeeklySchedule(new WatchStore(':memory:'), weekly, onScheduleError, storage.watch)
+      : new FeedbackWeeklySchedule(WatchStore.inDataDir(dataDir), weekly, onScheduleError);
     services.schedules = schedule;
     closers.push(() => schedule.stop());
   }

@@ -1,5 +1,6 @@
 // `gpu-doctor feedback list [--days 7] [--json] [--config FILE]`: what `/gpu feedback` shows admins (the
-// last days' 👎 and unmatched logs, votes per rule, kept log files), read from data_dir/feedback.sqlite.
+// last days' 👎 and unmatched logs, votes per rule, kept log files), read from data_dir/feedback.sqlite,
+// or from Postgres when the config's `storage:` names it (the votes of every replica).
 // The person at the terminal can read the data directory, so they are the admin here.
 import { localeFromEnv } from '../core/i18n.js';
 import { existsSync } from 'node:fs';
@@ -8,6 +9,7 @@ import { loadConfig, resolvePath } from '../core/config.js';
 import { stripTerminalControls } from '../adapters/console/render.js';
 import { asksForHelp, parseArgs, UsageError } from './usage.js';
 import { terminalSafeJson } from './json.js';
+import type { FeedbackReport } from '../core/feedback.js';
 
 export const FEEDBACK_USAGE = `usage: gpu-doctor feedback list [--days N] [--json] [--config FILE]
   The last N days' (7) diagnoses voted 👎 and logs no rule matched, votes per rule, and the kept logs'
@@ -29,6 +31,27 @@ export async function feedbackCli(args: string[]): Promise<number> {
   if (!Number.isInteger(days) || days < 1 || days > 365) throw new UsageError('--days: a whole number of days, 1-365');
   const { config, baseDir } = loadConfig(flags.config);
   const dataDir = resolvePath(config.data_dir, baseDir);
+  const print = async (report: FeedbackReport) => {
+    if (flags.json) process.stdout.write(terminalSafeJson(report, 2) + '\n');
+    else {
+      const [{ reportReply }, { renderText }] = await Promise.all([import('../../commands/feedback.js'), import('../adapters/console/render.js')]);
+      process.stdout.write(renderText(reportReply(report, localeFromEnv())) + '\n');
+    }
+  };
+  const options = { keepLogs: config.feedback.keep_logs, retentionDays: config.feedback.retention_days };
+  const { storageOf } = await import('../storage/config.js');
+  const choice = storageOf(config.storage);
+  if (choice.kind === 'postgres') {
+    // The votes every replica took, from the shared database (kept log files: in each replica's data_dir).
+    const { openSharedStorage } = await import('../storage/postgres/index.js');
+    const storage = await openSharedStorage({ ...choice, poolMax: 1 });
+    try {
+      await print(await storage.feedback({ ...options, logsDir: join(dataDir, 'feedback-logs') }).report(days));
+    } finally {
+      await storage.close();
+    }
+    return 0;
+  }
   if (!existsSync(join(dataDir, 'feedback.sqlite'))) {
     // Nothing recorded yet: nothing is created just to say so.
     if (flags.json)
@@ -40,14 +63,9 @@ export async function feedbackCli(args: string[]): Promise<number> {
   }
   const { FeedbackStore } = await import('../feedback/store.js');
   // Opening the store prunes what is past feedback.retention_days, as the bot itself does.
-  const store = FeedbackStore.inDataDir(dataDir, { keepLogs: config.feedback.keep_logs, retentionDays: config.feedback.retention_days });
+  const store = FeedbackStore.inDataDir(dataDir, options);
   try {
-    const report = store.report(days);
-    if (flags.json) process.stdout.write(terminalSafeJson(report, 2) + '\n');
-    else {
-      const [{ reportReply }, { renderText }] = await Promise.all([import('../../commands/feedback.js'), import('../adapters/console/render.js')]);
-      process.stdout.write(renderText(reportReply(report, localeFromEnv())) + '\n');
-    }
+    await print(store.report(days));
   } finally {
     store.close();
   }

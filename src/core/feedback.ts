@@ -56,23 +56,27 @@ export interface FeedbackReport {
   items: FeedbackReportItem[];
 }
 
+/**
+ * The SQLite store (src/feedback/store.ts) answers at once; the Postgres one that replicas share
+ * (src/storage/postgres/feedback.ts) with a promise: callers await either.
+ */
 export interface FeedbackService {
   /** Stores a diagnosis (and, when opted in, its redacted log); returns its opaque id. */
-  record(input: DiagnosisRecordInput, now?: number): string;
+  record(input: DiagnosisRecordInput, now?: number): string | Promise<string>;
   /** One vote per user per diagnosis (a second one replaces it). No id: the user's last diagnosis on that platform. */
-  vote(request: { id?: string; platform: string; userId: string; vote: Vote }, now?: number): VoteResult;
-  report(days: number, now?: number): FeedbackReport;
+  vote(request: { id?: string; platform: string; userId: string; vote: Vote }, now?: number): VoteResult | Promise<VoteResult>;
+  report(days: number, now?: number): FeedbackReport | Promise<FeedbackReport>;
 }
 
 /**
  * Records a diagnosis for 👍 / 👎 and returns the id to put on its reply, or undefined (no store, the
  * CLI, or a store error: the diagnosis is answered without buttons rather than not at all).
  */
-export function recordDiagnosis(ctx: CommandContext, d: { rule: string | null; category: string | null }, log: string): string | undefined {
+export async function recordDiagnosis(ctx: CommandContext, d: { rule: string | null; category: string | null }, log: string): Promise<string | undefined> {
   const store = ctx.services.feedback;
   if (!store || ctx.platform === 'cli') return undefined;
   try {
-    return store.record({ platform: ctx.platform, userId: ctx.userId, channelId: ctx.channelId, rule: d.rule, category: d.category, log });
+    return await store.record({ platform: ctx.platform, userId: ctx.userId, channelId: ctx.channelId, rule: d.rule, category: d.category, log });
   } catch {
     return undefined;
   }

@@ -124,6 +124,8 @@ export class CommandRegistry {
         sections: [{ text: command.name === 'hosts' ? t(loc, 'registry.denied.hosts') : t(loc, 'registry.denied.other', { name: command.name }) }],
       });
     }
+    // Owner names as any replica approved them (Postgres storage); a failed read keeps the last ones.
+    await ctx.services.owners?.refresh?.().catch(() => undefined);
     try {
       return done(command.name, 'ok', await command.run(options.data, ctx));
     } catch (e) {

@@ -45,7 +45,20 @@ interface DiagnosisRow {
   log_file: string | null;
 }
 
-const voteOf = (n: number): Vote => (n > 0 ? 'up' : 'down');
+export const voteOf = (n: number): Vote => (n > 0 ? 'up' : 'down');
+
+/** The path a kept log gets in `logsDir` (0700), written 0600 and never over another file. */
+export function keptLogPath(logsDir: string, id: string, rule: string | null, ts: number): string {
+  const day = new Date(ts).toISOString().slice(0, 10).replace(/-/g, '');
+  // The name is built from our own id and the rule id (a known rule's, or "unmatched"): nothing typed by a user.
+  return join(logsDir, `${day}-${(rule ?? 'unmatched').replace(/[^a-z0-9-]/gi, '_').slice(0, 60)}-${id}.log`);
+}
+
+export function writeKeptLog(logsDir: string, id: string, rule: string | null, text: string, ts: number, path = keptLogPath(logsDir, id, rule, ts)): string {
+  ensurePrivateDir(logsDir);
+  writeFileSync(path, text, { mode: PRIVATE_FILE_MODE, flag: 'wx' });
+  return path;
+}
 
 export class FeedbackStore implements FeedbackService {
   private db: Database.Database;
@@ -195,13 +208,7 @@ export class FeedbackStore implements FeedbackService {
   }
 
   private writeLog(id: string, rule: string | null, text: string, ts: number): string {
-    ensurePrivateDir(this.logsDir);
-    const day = new Date(ts).toISOString().slice(0, 10).replace(/-/g, '');
-    // The name is built from our own id and the rule id (a known rule's, or "unmatched"): nothing typed by a user.
-    const name = `${day}-${(rule ?? 'unmatched').replace(/[^a-z0-9-]/gi, '_').slice(0, 60)}-${id}.log`;
-    const path = join(this.logsDir, name);
-    writeFileSync(path, text, { mode: PRIVATE_FILE_MODE, flag: 'wx' });
-    return path;
+    return writeKeptLog(this.logsDir, id, rule, text, ts);
   }
 
   close(): void {

@@ -14,6 +14,7 @@ import { finalError } from '../diagnose/final-error.js';
 import { LogText, normalizeLog } from '../diagnose/normalize.js';
 import { DigestScheduler, type PostMessage, type ScheduledPost } from '../watch/scheduler.js';
 import type { WatchStore } from '../watch/store.js';
+import type { DigestSlots } from '../storage/postgres/watch.js';
 import { redactLog } from './redact.js';
 import type { z } from 'zod';
 
@@ -114,14 +115,15 @@ export function feedbackWeeklyPost(store: Pick<FeedbackService, 'report'>, cfg: 
     channel: cfg.channel,
     cron: cfg.cron,
     timezone: cfg.timezone,
-    compose: (now) => weeklyFeedbackReply(store.report(WEEK_DAYS, now), now, { locale, timeZone: cfg.timezone }),
+    compose: async (now) => weeklyFeedbackReply(await store.report(WEEK_DAYS, now), now, { locale, timeZone: cfg.timezone }),
   };
 }
 
 /**
  * The weekly list when the leak watch is off: the same DigestScheduler over the watch store's digest_runs
  * (opened for that record only), started once the chat adapters give it somewhere to post, so a week missed
- * while the bot was down is posted on start, once.
+ * while the bot was down is posted on start, once. With Postgres storage `slots` is the shared digest_runs
+ * table: each week's slot is claimed by one replica (as the digests are), so two replicas post it once.
  */
 export class FeedbackWeeklySchedule {
   readonly scheduler: DigestScheduler;
@@ -132,6 +134,7 @@ export class FeedbackWeeklySchedule {
     private store: WatchStore,
     weekly: ScheduledPost,
     private onError: (e: unknown) => void = () => {},
+    slots?: DigestSlots,
   ) {
     this.scheduler = new DigestScheduler(
       store,
@@ -141,6 +144,7 @@ export class FeedbackWeeklySchedule {
       {},
       onError,
     );
+    if (slots) this.scheduler.slots = slots;
     this.scheduler.add(weekly);
   }
 

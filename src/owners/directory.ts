@@ -1,11 +1,13 @@
 // Who a unix user on a host is in chat: the config's `owners:` (alice, or alice@gpu3 for one host), then
-// approved `/gpu whoami` claims for what the config leaves open. Lookups are synchronous (SQLite) so the
-// status table, digests and owner messages name people without another round trip.
+// approved `/gpu whoami` claims for what the config leaves open. Lookups are synchronous, from the approved
+// claims read once (SQLite) or at refresh() (Postgres shared by replicas: the command registry refreshes
+// before every command, the digests before each run), so the status table, digests and owner messages
+// name people without another round trip.
 import { OWNER_NAME, UNIX_USER, type Config } from '../core/config.js';
 import { t } from '../core/i18n.js';
 import { Mentions, type Mention } from '../core/mention.js';
 import { HOST_NAME } from '../hosts/registry.js';
-import type { ClaimPlatform, ClaimRow, ClaimStore } from './store.js';
+import type { ClaimPlatform, ClaimRow, ClaimStorage } from './store.js';
 
 export interface Owner {
   unixUser: string;
@@ -40,12 +42,14 @@ export type ClaimResult = { ok: true; claim: ClaimRow; existed: boolean } | { ok
 export interface OwnersService {
   /** The person behind a unix user on a host (host-scoped entries first), or null. */
   lookup(host: string, unixUser: string): Owner | null;
-  claim(platform: string, userId: string, key: string, name?: string, now?: number): ClaimResult;
-  approve(id: number, by: string, now?: number): { claim: ClaimRow; replaced: ClaimRow | null } | null;
-  reject(id: number, by: string, now?: number): ClaimRow | null;
-  pending(): ClaimRow[];
+  /** Reads the approved claims again (what another replica approved), for lookup(). */
+  refresh?(): Promise<void>;
+  claim(platform: string, userId: string, key: string, name?: string, now?: number): Promise<ClaimResult>;
+  approve(id: number, by: string, now?: number): Promise<{ claim: ClaimRow; replaced: ClaimRow | null } | null>;
+  reject(id: number, by: string, now?: number): Promise<ClaimRow | null>;
+  pending(): Promise<ClaimRow[]>;
   /** A chat user's mappings from the config and their claims (pending and active). */
-  mine(platform: string, userId: string): { config: Owner[]; claims: ClaimRow[] };
+  mine(platform: string, userId: string): Promise<{ config: Owner[]; claims: ClaimRow[] }>;
 }
 
 /** Pending claims one chat user may have open at once. */
@@ -55,12 +59,17 @@ const asPlatform = (p: string): ClaimPlatform | null => (p === 'slack' || p === 
 
 export class OwnerDirectory implements OwnersService {
   private config: Map<string, Owner>;
-  /** Approved claims, read once and kept until this directory approves or rejects one (status asks per process). */
+  /**
+   * Approved claims, read once and kept until this directory approves or rejects one or refresh() reads
+   * them again (status asks per process).
+   */
   private activeClaims: ClaimRow[] | null = null;
+  /** A read of them in flight (lookup() before the first refresh() with Postgres). */
+  private reading: Promise<void> | null = null;
 
   constructor(
     owners: Config['owners'],
-    private store: ClaimStore | null,
+    private store: ClaimStorage | null,
   ) {
     this.config = new Map(
       Object.entries(owners).map(([key, v]) => {
@@ -74,8 +83,7 @@ export class OwnerDirectory implements OwnersService {
   lookup(host: string, unixUser: string): Owner | null {
     if (!UNIX_USER.test(unixUser)) return null;
     const fromConfig = this.config.get(`${unixUser}@${host}`) ?? this.config.get(unixUser);
-    this.activeClaims ??= this.store?.active() ?? [];
-    const claims = this.activeClaims.filter((c) => c.unixUser === unixUser && (c.host === host || c.host === null));
+    const claims = this.approved().filter((c) => c.unixUser === unixUser && (c.host === host || c.host === null));
     // A host-scoped claim wins over an every-host one; the config wins over both, per platform.
     const claimed = (p: ClaimPlatform) => claims.find((c) => c.platform === p && c.host === host) ?? claims.find((c) => c.platform === p);
     const slack = fromConfig?.slack ?? claimed('slack')?.userId;
@@ -85,7 +93,26 @@ export class OwnerDirectory implements OwnersService {
     return { unixUser, host: fromConfig?.host ?? null, ...(name ? { name } : {}), ...(slack ? { slack } : {}), ...(discord ? { discord } : {}) };
   }
 
-  claim(platform: string, userId: string, key: string, name?: string, now = Date.now()): ClaimResult {
+  /** The approved claims as last read; a store that answers later (Postgres) fills them in when it does. */
+  private approved(): ClaimRow[] {
+    if (this.activeClaims) return this.activeClaims;
+    if (this.reading) return [];
+    const read = this.store?.active() ?? [];
+    if (Array.isArray(read)) return (this.activeClaims = read);
+    this.reading = read
+      .then(
+        (rows) => void (this.activeClaims ??= rows),
+        () => undefined,
+      )
+      .finally(() => (this.reading = null));
+    return [];
+  }
+
+  async refresh(): Promise<void> {
+    if (this.store) this.activeClaims = await this.store.active();
+  }
+
+  async claim(platform: string, userId: string, key: string, name?: string, now = Date.now()): Promise<ClaimResult> {
     const p = asPlatform(platform);
     if (!p || !this.store) return { ok: false, reason: t('en', 'reason.claim.platform') };
     const k = parseOwnerKey(key);
@@ -98,28 +125,39 @@ export class OwnerDirectory implements OwnersService {
         ? { ok: false, reason: t('en', 'reason.claim.alreadyYou', { key }) }
         : { ok: false, reason: t('en', 'reason.claim.mapped', { key }) };
     }
-    if (this.store.pendingOf(p, userId).length >= MAX_PENDING_CLAIMS) return { ok: false, reason: t('en', 'reason.claim.tooMany', { n: MAX_PENDING_CLAIMS }) };
-    return { ok: true, ...this.store.addPending({ unixUser: k.unixUser, host: k.host, platform: p, userId, name: name ?? null }, now) };
+    if ((await this.store.pendingOf(p, userId)).length >= MAX_PENDING_CLAIMS)
+      return { ok: false, reason: t('en', 'reason.claim.tooMany', { n: MAX_PENDING_CLAIMS }) };
+    return { ok: true, ...(await this.store.addPending({ unixUser: k.unixUser, host: k.host, platform: p, userId, name: name ?? null }, now)) };
   }
 
-  approve(id: number, by: string, now = Date.now()) {
+  async approve(id: number, by: string, now = Date.now()) {
+    if (!this.store) return null;
+    const r = await this.store.approve(id, by, now);
+    await this.reread();
+    return r;
+  }
+
+  async reject(id: number, by: string, now = Date.now()) {
+    if (!this.store) return null;
+    const r = await this.store.reject(id, by, now);
+    await this.reread();
+    return r;
+  }
+
+  /** After a change here: the approved claims as they are now (a failed read is retried at the next lookup). */
+  private async reread(): Promise<void> {
     this.activeClaims = null;
-    return this.store?.approve(id, by, now) ?? null;
+    await this.refresh().catch(() => undefined);
   }
 
-  reject(id: number, by: string, now = Date.now()) {
-    this.activeClaims = null;
-    return this.store?.reject(id, by, now) ?? null;
+  async pending(): Promise<ClaimRow[]> {
+    return (await this.store?.pending()) ?? [];
   }
 
-  pending(): ClaimRow[] {
-    return this.store?.pending() ?? [];
-  }
-
-  mine(platform: string, userId: string): { config: Owner[]; claims: ClaimRow[] } {
+  async mine(platform: string, userId: string): Promise<{ config: Owner[]; claims: ClaimRow[] }> {
     const p = asPlatform(platform);
     const config = p && p !== 'console' ? [...this.config.values()].filter((o) => o[p] === userId) : [];
-    return { config, claims: p ? (this.store?.of(p, userId) ?? []) : [] };
+    return { config, claims: p && this.store ? await this.store.of(p, userId) : [] };
   }
 }
 

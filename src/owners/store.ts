@@ -24,6 +24,26 @@ export interface ClaimRow {
   decidedBy: string | null;
 }
 
+type Maybe<T> = T | Promise<T>;
+
+/**
+ * Where claims are kept: this SQLite store (answers at once), or Postgres shared by replicas
+ * (src/storage/postgres/claims.ts, promises). The owner directory awaits either.
+ */
+export interface ClaimStorage {
+  addPending(
+    c: { unixUser: string; host: string | null; platform: ClaimPlatform; userId: string; name?: string | null },
+    now?: number,
+  ): Maybe<{ claim: ClaimRow; existed: boolean }>;
+  pendingOf(platform: ClaimPlatform, userId: string): Maybe<ClaimRow[]>;
+  pending(): Maybe<ClaimRow[]>;
+  active(): Maybe<ClaimRow[]>;
+  of(platform: ClaimPlatform, userId: string): Maybe<ClaimRow[]>;
+  approve(id: number, by: string, now?: number): Maybe<{ claim: ClaimRow; replaced: ClaimRow | null } | null>;
+  reject(id: number, by: string, now?: number): Maybe<ClaimRow | null>;
+  close(): void;
+}
+
 const DDL = `
 CREATE TABLE IF NOT EXISTS owner_claims (
   id INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -58,7 +78,7 @@ const row = (r: Raw): ClaimRow => ({
   decidedBy: r.decided_by,
 });
 
-export class ClaimStore {
+export class ClaimStore implements ClaimStorage {
   private db: Database.Database;
 
   constructor(readonly file: string) {

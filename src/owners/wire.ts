@@ -1,10 +1,10 @@
 // The owner directory as the app builds it: the config's `owners:` plus the claims table in the
-// registry's database under data_dir.
+// registry's database under data_dir, or in Postgres when replicas share it (config `storage:`).
 import { resolvePath, type Config } from '../core/config.js';
 import { OwnerDirectory, type OwnersService } from './directory.js';
-import { ClaimStore } from './store.js';
+import { ClaimStore, type ClaimStorage } from './store.js';
 
-export function ownersFromConfig(config: Config, baseDir: string): { service: OwnersService; close: () => void } {
-  const store = ClaimStore.inDataDir(resolvePath(config.data_dir, baseDir));
+export function ownersFromConfig(config: Config, baseDir: string, shared?: ClaimStorage): { service: OwnersService; close: () => void } {
+  const store = shared ?? ClaimStore.inDataDir(resolvePath(config.data_dir, baseDir));
   return { service: new OwnerDirectory(config.owners, store), close: () => store.close() };
 }

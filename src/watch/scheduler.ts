@@ -121,7 +121,7 @@ export class DigestScheduler {
   private inFlight = new Set<string>();
   private posts: ScheduledPost[] = [];
   /** Who the unix users are: digests name them, and `dm_owners` digests message them. */
-  owners?: Pick<OwnersService, 'lookup'>;
+  owners?: Pick<OwnersService, 'lookup' | 'refresh'>;
   /** Where owner messages go (kind 'dm'); none set: no owner message is sent. */
   sendDirect?: PostMessage;
 
@@ -174,6 +174,7 @@ export class DigestScheduler {
         await this.post(d, await d.compose(now));
         return true;
       }
+      await this.owners?.refresh?.().catch(() => undefined);
       const chartOf = this.charts?.(d, now);
       // Names, not pids; a platform mention (which may notify on Slack) only where the channel opted in to owner messages.
       const run = await scheduledDigestRun(this.store, d, this.rules, this.options, now, this.source, chartOf, {
@@ -257,6 +258,8 @@ export class DigestScheduler {
       }
       const { findings, watched } = await this.source(this.options, now);
       const reported = await slots.reported(d.name);
+      // Owner names as any replica approved them; a failed read keeps the last ones.
+      await this.owners?.refresh?.().catch(() => undefined);
       const people = { owners: this.owners, link: d.dm_owners === true };
       let chartOf = this.charts?.(d, now);
       if (this.chartsFor) {
@@ -346,8 +349,8 @@ export class WatchRuntime implements WatchService {
   }
 
   /** Who the unix users are (config owners and approved `/gpu whoami` claims): digests, owner messages and `/gpu watch` name them. */
-  private owners?: Pick<OwnersService, 'lookup'>;
-  setOwners(owners: Pick<OwnersService, 'lookup'> | undefined): void {
+  private owners?: Pick<OwnersService, 'lookup' | 'refresh'>;
+  setOwners(owners: Pick<OwnersService, 'lookup' | 'refresh'> | undefined): void {
     this.owners = owners;
     this.scheduler.owners = owners;
   }

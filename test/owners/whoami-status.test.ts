@@ -142,7 +142,7 @@ describeWithSshd('whoami claims and status naming people over a real sshd host',
     expect(two.reply.title).toBe('2 claims for dave are waiting');
     expect(two.text).toMatch(/Pick one by ID: #\d+, #\d+/);
     expect((await run('/gpu whoami approve dave', 'UDAVE0001')).outcome).toBe('denied');
-    const pending = app.services.owners!.pending().filter((c) => c.unixUser === 'dave');
+    const pending = (await app.services.owners!.pending()).filter((c) => c.unixUser === 'dave');
     expect((await run(`/gpu whoami reject ${pending[1].id}`, ADMIN)).reply.title).toBe(`Claim #${pending[1].id} rejected`);
     expect((await run('/gpu whoami approve dave', ADMIN)).reply.title).toBe(`Claim #${pending[0].id} approved: dave`);
     expect(app.services.owners!.lookup('gpu-a', 'dave')).toEqual({ unixUser: 'dave', host: null, slack: 'UDAVE0001' });

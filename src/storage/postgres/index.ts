@@ -1,10 +1,12 @@
 // Postgres storage as the app uses it: one pool, the migrations applied at start, and the stores that
-// replicas share. Opened by src/app.ts when the config's `storage:` names Postgres.
+// replicas share (registry and keys, leak watch, audit, feedback votes, whoami claims). Opened by src/app.ts when the config's `storage:` names Postgres.
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import type { HostEntry } from '../../hosts/registry.js';
 import { PgAuditStore } from './audit.js';
+import { PgClaimStore } from './claims.js';
 import { openPool, pgErrorLine, type Pool } from './connect.js';
+import { PgFeedbackStore, type PgFeedbackOptions } from './feedback.js';
 import { migrate } from './migrations.js';
 import { PgHostRegistry } from './registry.js';
 import { PgWatchState } from './watch.js';
@@ -16,6 +18,10 @@ export interface SharedStorage {
   readonly watch: PgWatchState;
   registry(configHosts: HostEntry[]): PgHostRegistry;
   audit(onError?: (e: unknown) => void): PgAuditStore;
+  /** 👍 / 👎 on diagnoses (kept log files in this replica's `logsDir`). */
+  feedback(o: PgFeedbackOptions): PgFeedbackStore;
+  /** `/gpu whoami` claims. */
+  claims(): PgClaimStore;
   close(): Promise<void>;
 }
 
@@ -45,6 +51,8 @@ export async function openSharedStorage(o: { url: string; leaseMs: number; poolM
     watch,
     registry: (configHosts) => new PgHostRegistry(pool, configHosts),
     audit: (onError) => new PgAuditStore(pool, replica, onError),
+    feedback: (fo) => new PgFeedbackStore(pool, fo),
+    claims: () => new PgClaimStore(pool),
     async close() {
       if (closed) return;
       closed = true;

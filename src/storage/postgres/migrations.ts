@@ -63,6 +63,36 @@ CREATE TABLE watch_meta (key text PRIMARY KEY, value bigint NOT NULL);
 CREATE TABLE sample_leases (host text PRIMARY KEY, holder text NOT NULL, expires_at timestamptz NOT NULL);
 `,
   },
+  {
+    version: 2,
+    name: 'feedback votes and /gpu whoami claims shared by replicas',
+    sql: `
+-- 👍 / 👎 (src/storage/postgres/feedback.ts): the same rows as the SQLite store's feedback.sqlite. The key
+-- that turns a chat user into user_hash / voter_hash is one per database, so every replica hashes alike.
+CREATE TABLE feedback_meta (key text PRIMARY KEY, value text NOT NULL);
+CREATE TABLE feedback_diagnoses (
+  id text PRIMARY KEY, seq bigserial NOT NULL, ts bigint NOT NULL, platform text NOT NULL, channel text, user_hash text NOT NULL,
+  rule text, category text, matched boolean NOT NULL, log_text text, log_file text
+);
+CREATE INDEX feedback_diagnoses_by_user ON feedback_diagnoses (platform, user_hash, ts);
+CREATE INDEX feedback_diagnoses_by_ts ON feedback_diagnoses (ts);
+CREATE TABLE feedback_votes (
+  diagnosis_id text NOT NULL REFERENCES feedback_diagnoses (id) ON DELETE CASCADE, voter_hash text NOT NULL,
+  vote smallint NOT NULL CHECK (vote IN (-1, 1)), ts bigint NOT NULL,
+  PRIMARY KEY (diagnosis_id, voter_hash)
+);
+-- /gpu whoami claims (src/storage/postgres/claims.ts): the SQLite store's owner_claims. At most one active
+-- mapping per unix user, host scope and platform, even with two admins approving on two replicas at once.
+CREATE TABLE owner_claims (
+  id bigserial PRIMARY KEY,
+  unix_user text NOT NULL, host text, platform text NOT NULL, user_id text NOT NULL, display_name text,
+  state text NOT NULL CHECK (state IN ('pending', 'active', 'rejected', 'replaced', 'withdrawn')),
+  created_ms bigint NOT NULL, decided_ms bigint, decided_by text
+);
+CREATE INDEX owner_claims_state ON owner_claims (state, unix_user);
+CREATE UNIQUE INDEX owner_claims_one_active ON owner_claims (unix_user, coalesce(host, ''), platform) WHERE state = 'active';
+`,
+  },
 ];
 
 /** Applies the migrations this database lacks; returns the versions applied now (none: up to date). */
