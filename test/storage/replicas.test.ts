@@ -2,7 +2,8 @@
 // to stdout) on one real PostgreSQL, sampling one real sshd host: each digest slot is posted once across
 // both; a replica killed with SIGKILL mid-digest leaves its slot to the other, which posts it once its
 // claim expires; sampling moves to the survivor within one lease; a host added and trusted and a `/gpu
-// notify` subscription made through one replica are seen by the other and survive the kill.
+// notify` subscription made through one replica are seen by the other and survive the kill; a 👎 and a
+// `/gpu whoami` approval answered by the other replica than the one that made the diagnosis or claim.
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -136,7 +137,7 @@ describeWithSshd('two replicas on one Postgres', 'test/storage/replicas.test.ts'
       rmSync(root, { recursive: true, force: true });
     });
 
-    it('registry, trust and subscriptions made on one replica are seen by the other', async () => {
+    it('registry, trust, subscriptions, feedback votes and whoami claims made on one replica are seen by the other', async () => {
       const a = start('A');
       const b = start('B');
       await a.ask('/gpu hosts list', /gpu-a/);
@@ -155,6 +156,14 @@ describeWithSshd('two replicas on one Postgres', 'test/storage/replicas.test.ts'
       expect(cli('hosts', 'list')).not.toContain('by-cli');
       await a.ask('/gpu notify 500G', /Notify #\d+/);
       expect(await b.ask('/gpu notify list', /500G/)).toMatch(/500G/);
+      // A diagnosis made by A gets its 👎 through B; `gpu-doctor feedback list` on A's machine counts it.
+      await a.ask('RuntimeError: CUDA out of memory. Tried to allocate 2.00 GiB\n.', /cuda_oom/);
+      await b.ask('/feedback down', /Recorded 👎 for rule cuda-oom/);
+      expect(JSON.parse(cli('feedback', 'list', '--json')).rules).toContainEqual(expect.objectContaining({ rule: 'cuda-oom', down: 1 }));
+      // A /gpu whoami claim made through A is approved through B, and A's next command sees it.
+      const claim = /Claim #(\d+): alice is me/.exec(await a.ask('/gpu whoami alice', /Claim #\d+: alice is me/))!;
+      await b.ask(`/gpu whoami approve ${claim[1]}`, /approved: alice/);
+      await a.ask('/gpu whoami', new RegExp(`approved \\(#${claim[1]}\\)`));
     }, 120_000);
 
     it('each digest slot is posted once across both replicas', async () => {
