@@ -113,6 +113,7 @@ export const CONDITION_CHECKS: Record<Condition, (e: Evidence) => boolean> = {
   ram_cache_incomplete: ({ facts }) => facts.cacheProgressPct !== undefined && facts.cacheProgressPct < 100,
   memory_series_flat: ({ facts }) => facts.memoryShape === 'flat',
   killed_while_loading: ({ facts }) => facts.killedWhileLoading === true,
+  killed_loading_data: ({ facts }) => facts.killedLoadingData === true && facts.killedWhileLoading !== true,
   // Killed while the weights were still loading: shards stopped short, or the report says so.
   weights_loading_killed: ({ facts }) => (facts.shardsLoadedPct !== undefined && facts.shardsLoadedPct < 100) || facts.killedWhileLoading === true,
   // Several epochs ran at the same settings before the card ran out: what fit then and not now grew.

@@ -20,6 +20,8 @@ export interface Facts {
   thisProcessMiB?: number;
   /** The report says the kill came while the model was loading ("模型加载Killed", "killed while loading the model"). */
   killedWhileLoading?: boolean;
+  /** Killed (host RAM) while the job loaded or prepared its data, before any training step reported a loss. */
+  killedLoadingData?: boolean;
   /** CUDA's own "CUDA error: out of memory" (or the pre-1.0 "cuda runtime error (2)"): an allocation outside PyTorch's caching allocator, such as the context or the first tensor. */
   runtimeOom?: boolean;
   /** The card's memory as the report states it in words ("A100 80G", "4090 24G显存", "8gb graphics card"). */

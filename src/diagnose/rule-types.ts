@@ -53,6 +53,7 @@ export const CONDITIONS = [
   'holder_weights',
   'holder_optimizer_state',
   'zero_below_3',
+  'killed_loading_data',
   'ggml_buffer_numbers',
   'tool_tensorflow',
   'batch_change_no_help',

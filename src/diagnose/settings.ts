@@ -182,6 +182,7 @@ export function extractSettings(fullText: string, options: { commandLine?: boole
     )
   )
     facts.killedWhileLoading = true;
+  if (killedLoadingData(text)) facts.killedLoadingData = true;
   const after = epochsBeforeFailure(text);
   if (after) facts.oomAfterEpochs = after;
   for (const k of Object.keys(facts) as (keyof Facts)[]) if (facts[k] === undefined) delete facts[k];
@@ -326,4 +327,28 @@ export function zeroStage(text: string): number | undefined {
   let last: number | undefined;
   for (const m of text.matchAll(ZERO_MENTION)) last = Number(m[1]);
   return last;
+}
+
+// Killed while the data was being loaded or prepared, before any step reported a loss: the progress lines
+// just above the kill name data ("Load the 24000 image of 25000.", "[INFO] load 6569 train frames.", a
+// float64 array of 461851 x 5 x 5 x 244), or the report says so ("加载数据killed"). Bounded, linear.
+const KILL_LINE = /^\W{0,4}(?:Killed|已杀死)\W{0,4}$|exitcode\s{0,2}:\s{0,2}-9\b|killed by signal: Killed|Out of memory: Kill/i;
+const DATA_LOADING =
+  /\b(?:load(?:s|ing|ed)?|read(?:ing)?|preload(?:ing)?|decod(?:e|ing))\b[^\n]{0,40}\b(?:images?|frames?|data(?:set)?|samples?|files?|features?|patches|annotations?)\b|--preload\s{1,3}[1-9]|加载数据|读取数据|数据加载|\bshape\s{0,2}=\s{0,2}\(\d{5,9}(?:,\s{0,2}\d{1,6}){1,5}\),\s{0,2}(?:d?type\s{0,2}=\s{0,2})?float64/i;
+const DATA_KILLED_PROSE = /(?:加载数据|读取数据|数据加载|loading (?:the )?(?:data|dataset|images))[^\n]{0,20}(?:killed|被杀|已杀死)/i;
+const TRAIN_PROGRESS = /\b(?:epoch|iter(?:ation)?s?|step)\b[^\n]{0,60}\d[^\n]{0,80}\bloss\b|\bloss\s{0,2}[=:]\s{0,2}\d/i;
+
+export function killedLoadingData(text: string): boolean {
+  const lines = text.split('\n', 20000);
+  let kill = -1;
+  for (let i = lines.length - 1; i >= 0; i--) {
+    if (KILL_LINE.test(lines[i].slice(0, 300))) {
+      kill = i;
+      break;
+    }
+  }
+  const before = kill >= 0 ? lines.slice(0, kill) : lines;
+  if (before.some((l) => TRAIN_PROGRESS.test(l.slice(0, 400)))) return false;
+  if (kill < 0) return DATA_KILLED_PROSE.test(text.slice(0, 4096));
+  return lines.slice(Math.max(0, kill - 12), kill).some((l) => DATA_LOADING.test(l.slice(0, 400)));
 }

@@ -45,3 +45,21 @@ describe('near misses that are not failures', () => {
     expect((await first('unseen', '1172'))?.category ?? 'none').not.toBe('cuda_oom');
   });
 });
+
+describe('killed while the data is loaded into RAM', () => {
+  it.each([
+    ['1157', 'a float64 array of (461851, 5, 5, 244) printed just above "Killed"'],
+    ['1158', '训练时加载数据killed with --preload 2'],
+    ['1159', '"Load the 24000 image of 25000." then "Killed"'],
+  ])('unseen/%s: %s: lazy loading and no RAM cache first, not the workers or the batch', async (n) => {
+    const d = await first('unseen', n);
+    expect(d?.category).toBe('host_oom_killed');
+    expect(d?.facts.killedLoadingData).toBe(true);
+    expect(d?.fixes[0].summary).toMatch(/^The process was killed while it loaded or prepared its data/);
+  });
+  it('a Killed after training steps reported a loss is not a data-loading kill (eval-dev/064, Ultralytics with workers=8)', async () => {
+    const { stdout } = await run(process.execPath, [BIN, 'diagnose', '--json', resolve(import.meta.dirname, '../fixtures/eval-dev/064-host_oom_killed.log')]);
+    const [d] = (JSON.parse(stdout) as { diagnoses: D[] }).diagnoses;
+    expect(d.facts.killedLoadingData).toBeUndefined();
+  });
+});
