@@ -25,8 +25,10 @@ export function heldElsewhereMiB(f: Facts): number | undefined {
   return Math.max(0, f.totalCapacityMiB - f.freeMiB - mine);
 }
 
+// Twice the card, or more than the largest single GPU made (288 GB) when the card's size was cut from the paste.
+const LARGEST_GPU_MIB = 288 * 1024;
 const isAbsurd = (f: Facts) =>
-  f.triedAllocMiB !== undefined && ((f.totalCapacityMiB !== undefined && f.triedAllocMiB > 2 * f.totalCapacityMiB) || f.triedAllocMiB > 1024 * 1024);
+  f.triedAllocMiB !== undefined && ((f.totalCapacityMiB !== undefined && f.triedAllocMiB > 2 * f.totalCapacityMiB) || f.triedAllocMiB > LARGEST_GPU_MIB);
 
 // Fragmentation is the allocator's idle cache covering the failed request (reserved − allocated, or
 // PyTorch's own "reserved but unallocated" figure, ≥ the request). Free memory on the device that

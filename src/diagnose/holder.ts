@@ -110,19 +110,17 @@ export function whoHoldsMemory(f: Facts, loc?: Locale): HolderVerdict | undefine
     return { holder: 'not_capacity', why: t(loc, 'holder.why.notCapacity', { free: MiB(f.freeMiB), tried: MiB(tried) }) };
   }
   // The idle cache must cover the request and be a material share of the card (5%; 10% of what this
-  // process reserved when the capacity is not printed), or the device must have the bytes too: a few
-  // MiB of slack on a full card is a full card.
+  // process reserved when the capacity is not printed): a few MiB of slack on a full card is a full card,
+  // and a device "free" figure within rounding of the request is no evidence either.
   const reserved = f.reservedMiB ?? (f.allocatedMiB !== undefined && idle !== undefined ? f.allocatedMiB + idle : undefined);
   // A few hundred MiB of idle cache is the allocator's ordinary slack, not a layout problem: half a GiB at least.
   const material = Math.max(512, total !== undefined ? 0.05 * total : reserved !== undefined ? 0.1 * reserved : Infinity);
   // A small cache that only just covers the request does not show fragmentation: its blocks are the
   // request's own neighbours. Below a GiB, it must exceed the request by a quarter.
   const covers = idle !== undefined && tried !== undefined && (idle >= 1024 ? idle >= tried : idle >= 1.25 * tried);
-  // Both the cache and the device have the bytes: the allocator's block layout is what failed.
-  const deviceHasIt = tried !== undefined && f.freeMiB !== undefined && f.freeMiB >= tried;
   // A cache of a GiB or more that is many times the request is fragmentation whatever the card's size.
   const largeCache = idle !== undefined && tried !== undefined && idle >= 1024 && idle >= 8 * tried;
-  if (tried !== undefined && idle !== undefined && idle >= tried && ((covers && idle >= material) || deviceHasIt || largeCache)) {
+  if (tried !== undefined && idle !== undefined && idle >= tried && ((covers && idle >= material) || largeCache)) {
     const how =
       f.reservedUnallocatedMiB !== undefined
         ? t(loc, 'holder.why.cacheUnallocated', { idle: MiB(idle) })

@@ -63,3 +63,14 @@ describe('killed while the data is loaded into RAM', () => {
     expect(d.facts.killedLoadingData).toBeUndefined();
   });
 });
+
+describe('figures within rounding are no evidence', () => {
+  it('unseen/1102: 25.56 MiB "free" against a 24 MiB request, 41 MiB idle: a full card (the batch), not fragmentation', async () => {
+    const d = await first('unseen', '1102');
+    expect(d?.category).toBe('cuda_oom');
+    expect(d?.facts.holder).not.toBe('allocator_cache');
+  });
+  it("unseen/1109: 341.70 GiB asked with the card's size cut from the paste: more than any single GPU has, so an absurd request", async () => {
+    expect((await first('unseen', '1109'))?.rule).toBe('cuda-oom-absurd-request');
+  });
+});
