@@ -103,6 +103,10 @@ export interface Facts {
   kvCacheTokens?: number;
   /** The report says a changed (smaller) batch did not help: "try to change the batch_size, this error still occured". */
   batchChangeNoHelp?: boolean;
+  /** The card's memory from its model name alone (knowledge/gpus.json: "GTX 1050 Ti" -> 4 GiB), when nothing else states it. */
+  gpuModelMemoryMiB?: number;
+  /** Weights llama.cpp / ggml placed on the GPU ("CUDA0 buffer size = 3946.35 MiB"). */
+  ggmlGpuWeightsMiB?: number;
   /** The host-RAM buffer ggml (llama.cpp) failed to allocate, as the reply shows it ("128.00 GiB"). */
   ggmlBuffer?: string;
   /** DeepSpeed ZeRO stage the run's config or command states (the config's "stage" wins over prose). */

@@ -48,7 +48,7 @@ const ADAPTER_BASE_FILL = 0.7;
 
 export function whoHoldsMemory(f: Facts, loc?: Locale): HolderVerdict | undefined {
   const tried = f.triedAllocMiB;
-  const total = f.totalCapacityMiB ?? f.gpuMemoryMiB ?? f.statedGpuMemoryMiB;
+  const total = f.totalCapacityMiB ?? f.gpuMemoryMiB ?? f.statedGpuMemoryMiB ?? f.gpuModelMemoryMiB;
   const idle = idleCacheMiB(f);
   // The model's weights as the log sizes them (parameters × bytes per dtype), when it names a size.
   const weights = f.paramsB !== undefined ? weightsMiB(f.paramsB, f.dtype) : undefined;
@@ -175,6 +175,10 @@ export function whoHoldsMemory(f: Facts, loc?: Locale): HolderVerdict | undefine
       holder: 'activations',
       why: t(loc, f.oomPhase === 'backward' ? 'holder.why.backward' : 'holder.why.forward'),
     };
+  }
+  // llama.cpp reports the weights it put on the card: most of the card leaves nothing for the KV cache.
+  if (f.ggmlGpuWeightsMiB !== undefined && total !== undefined && f.ggmlGpuWeightsMiB >= WEIGHTS_FILL * total) {
+    return { holder: 'weights', why: t(loc, 'holder.why.ggmlWeights', { weights: MiB(f.ggmlGpuWeightsMiB), total: MiB(total) }) };
   }
   if (f.paramsB !== undefined && weights !== undefined && total !== undefined) {
     if (weights >= WEIGHTS_FILL * total) {

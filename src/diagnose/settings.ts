@@ -183,6 +183,15 @@ export function extractSettings(fullText: string, options: { commandLine?: boole
   )
     facts.killedWhileLoading = true;
   if (killedLoadingData(text)) facts.killedLoadingData = true;
+  if (facts.statedGpuMemoryMiB === undefined) {
+    const gib = knownGpuMemoryGiB(text);
+    if (gib !== undefined) facts.gpuModelMemoryMiB = gib * 1024;
+  }
+  // llama.cpp's load report: "llm_load_tensors:      CUDA0 buffer size =  3946.35 MiB" (weights on GPU 0)
+  let onGpu = 0;
+  for (const m of text.matchAll(/(?:llm_load_tensors|load_tensors):\s{1,12}CUDA\d{1,2} (?:model )?buffer size\s{0,4}=\s{0,4}(\d{1,7}(?:\.\d{1,3})?) MiB/g))
+    onGpu = Math.max(onGpu, Number(m[1]));
+  if (onGpu > 0) facts.ggmlGpuWeightsMiB = onGpu;
   const after = epochsBeforeFailure(text);
   if (after) facts.oomAfterEpochs = after;
   for (const k of Object.keys(facts) as (keyof Facts)[]) if (facts[k] === undefined) delete facts[k];
@@ -351,4 +360,23 @@ export function killedLoadingData(text: string): boolean {
   if (before.some((l) => TRAIN_PROGRESS.test(l.slice(0, 400)))) return false;
   if (kill < 0) return DATA_KILLED_PROSE.test(text.slice(0, 4096));
   return lines.slice(Math.max(0, kill - 12), kill).some((l) => DATA_LOADING.test(l.slice(0, 400)));
+}
+
+let knownGpus: { re: RE2; gib: number }[] | undefined;
+
+/** knowledge/gpus.json: cards whose name fixes their memory, tried in file order. */
+export function loadKnownGpus(file = join(PROJECT_ROOT, 'knowledge', 'gpus.json')): { re: RE2; gib: number }[] {
+  if (!existsSync(file)) return [];
+  const doc = JSON.parse(readFileSync(file, 'utf8')) as { gpus?: { pattern: string; gib: number }[] };
+  return (doc.gpus ?? []).map((g, i) => {
+    if (typeof g.pattern !== 'string' || !(g.gib > 0)) throw new Error(`${file}: gpus.${i}: needs a pattern and gib > 0`);
+    return { re: new RE2(g.pattern, 'i'), gib: g.gib };
+  });
+}
+
+/** GiB of the first card (file order) the log names, when its name fixes its memory. */
+export function knownGpuMemoryGiB(text: string): number | undefined {
+  knownGpus ??= loadKnownGpus();
+  const head = text.length > 65536 ? text.slice(0, 32768) + text.slice(-32768) : text;
+  return knownGpus.find((g) => g.re.test(head))?.gib;
 }

@@ -4,7 +4,7 @@ import { readFileSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { knownModelParamsB, loadKnownModels, modelParamsB, zeroStage } from '../../src/diagnose/settings.js';
+import { knownGpuMemoryGiB, knownModelParamsB, loadKnownGpus, loadKnownModels, modelParamsB, zeroStage } from '../../src/diagnose/settings.js';
 
 const FILE = resolve(import.meta.dirname, '../../knowledge/models.json');
 
@@ -59,5 +59,19 @@ describe('the ZeRO stage a paste states', () => {
   });
   it('none stated: none; a version number is not a stage', () => {
     expect(zeroStage('deepspeed==0.12.3, zero redundancy optimizer')).toBeUndefined();
+  });
+});
+
+describe('knowledge/gpus.json: cards whose name fixes their memory', () => {
+  it('every entry compiles in re2 with a size; a Ti is tried before its plain card', () => {
+    const gpus = loadKnownGpus();
+    expect(gpus.length).toBeGreaterThan(15);
+    expect(knownGpuMemoryGiB('Device 0: NVIDIA GeForce GTX 1050 Ti, compute capability 6.1')).toBe(4);
+    expect(knownGpuMemoryGiB('GPU: GTX 1080 Ti')).toBe(11);
+    expect(knownGpuMemoryGiB('GPU: GTX 1080')).toBe(8);
+    expect(knownGpuMemoryGiB('3 x RTX 4090')).toBe(24);
+  });
+  it('a card sold in several sizes gives none (V100 16/32 GB, A100 40/80 GB)', () => {
+    expect(knownGpuMemoryGiB('8x V100, A100 nodes')).toBeUndefined();
   });
 });

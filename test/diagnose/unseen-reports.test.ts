@@ -74,3 +74,13 @@ describe('figures within rounding are no evidence', () => {
     expect((await first('unseen', '1109'))?.rule).toBe('cuda-oom-absurd-request');
   });
 });
+
+describe("llama.cpp's own load report sizes the weights on the card", () => {
+  it('unseen/1144 (TinyLlama F32 llamafile on a GTX 1050 Ti): 3946.35 MiB of weights on a 4 GiB card: the weights, so a quantized file', async () => {
+    const d = await first('unseen', '1144');
+    expect(d?.facts.ggmlGpuWeightsMiB).toBe(3946.35);
+    expect(d?.facts.gpuModelMemoryMiB).toBe(4096);
+    expect(d?.facts.holder).toBe('weights');
+    expect(d?.fixes[0].summary).toMatch(/quantized/);
+  });
+});
