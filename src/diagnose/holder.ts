@@ -62,7 +62,13 @@ export function whoHoldsMemory(f: Facts, loc?: Locale): HolderVerdict | undefine
     };
   }
   // Processes the message names (this one excluded) holding a material share: freeing them is the lever.
-  if (total !== undefined && others >= Math.max(1024, 0.1 * total) && (tried === undefined || others >= tried)) {
+  // Not when this process itself holds over four times what they do: freeing theirs would not make room.
+  if (
+    total !== undefined &&
+    others >= Math.max(1024, 0.1 * total) &&
+    (tried === undefined || others >= tried) &&
+    (mine === undefined || others >= 0.25 * mine)
+  ) {
     return {
       holder: 'other_processes',
       why: t(loc, 'holder.why.others', {

@@ -84,3 +84,14 @@ describe("llama.cpp's own load report sizes the weights on the card", () => {
     expect(d?.fixes[0].summary).toMatch(/quantized/);
   });
 });
+
+describe('other processes that hold little next to this one', () => {
+  it('unseen/1100 (InvokeAI with Flux1.Dev on a 15.70 GiB card, others 1.7 GiB, this process 13.6 GiB): the 12B weights, not the neighbours', async () => {
+    const d = await first('unseen', '1100');
+    expect(d?.facts.paramsB).toBe(12);
+    expect(d?.facts.holder).toBe('weights');
+  });
+  it('mixed/643 (a leftover process holds 5.01 GiB next to 18.63 GiB of this run): still the other process first', async () => {
+    expect((await first('mixed', '643'))?.facts.holder).toBe('other_processes');
+  });
+});
