@@ -183,6 +183,15 @@ export function extractSettings(fullText: string, options: { commandLine?: boole
   )
     facts.killedWhileLoading = true;
   if (killedLoadingData(text)) facts.killedLoadingData = true;
+  // torchrun / DeepSpeed ranks SIGKILLed before any step logged a loss, with no DataLoader workers and no
+  // data loading in sight: each rank was loading its own copy of the model into host RAM.
+  else if (
+    /(?:exitcode\s{0,2}:\s{0,2}|failed \(exitcode: )-9\b/.test(text) &&
+    /\blocal_rank\s{0,2}:\s{0,2}\d/.test(text) &&
+    !/\bworkers?\b|DataLoader/i.test(text) &&
+    !TRAIN_PROGRESS.test(text)
+  )
+    facts.killedWhileLoading = true;
   if (facts.statedGpuMemoryMiB === undefined) {
     const gib = knownGpuMemoryGiB(text);
     if (gib !== undefined) facts.gpuModelMemoryMiB = gib * 1024;

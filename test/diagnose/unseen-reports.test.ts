@@ -95,3 +95,11 @@ describe('other processes that hold little next to this one', () => {
     expect((await first('mixed', '643'))?.facts.holder).toBe('other_processes');
   });
 });
+
+describe('ranks SIGKILLed before any step', () => {
+  it('unseen/1127 (ColossalAI-Chat, local_rank 3 exits -9 right after start-up, no workers, no loss logged): each rank loading its own copy of the model', async () => {
+    const d = await first('unseen', '1127');
+    expect(d?.category).toBe('host_oom_killed');
+    expect(d?.fixes[0].summary).toMatch(/^The process was killed while the model was loading.*low_cpu_mem_usage/);
+  });
+});
