@@ -184,8 +184,10 @@ export function extractSettings(fullText: string, options: { commandLine?: boole
     facts.killedWhileLoading = true;
   if (killedLoadingData(text)) facts.killedLoadingData = true;
   // torchrun / DeepSpeed ranks SIGKILLed before any step logged a loss, with no DataLoader workers and no
-  // data loading in sight: each rank was loading its own copy of the model into host RAM.
+  // data loading in sight: each rank was loading its own copy of the model into host RAM. (With the model's
+  // size in the log, the host_ram_weights advice says it with the numbers.)
   else if (
+    facts.paramsB === undefined &&
     /(?:exitcode\s{0,2}:\s{0,2}|failed \(exitcode: )-9\b/.test(text) &&
     /\blocal_rank\s{0,2}:\s{0,2}\d/.test(text) &&
     !/\bworkers?\b|DataLoader/i.test(text) &&
