@@ -37,7 +37,9 @@ export function idleCacheMiB(f: Facts): number | undefined {
 
 /** What this process holds on the device: its own figure, else what its allocator reserved. */
 function thisProcessHolds(f: Facts): number | undefined {
-  return f.thisProcessMiB ?? f.reservedMiB ?? (f.allocatedMiB !== undefined ? f.allocatedMiB + (f.reservedUnallocatedMiB ?? 0) : undefined);
+  // "this process has 0 bytes memory in use" next to GiBs allocated: the driver cannot see it (a container), not zero.
+  const own = f.thisProcessMiB === 0 && (f.allocatedMiB ?? 0) > 0 ? undefined : f.thisProcessMiB;
+  return own ?? f.reservedMiB ?? (f.allocatedMiB !== undefined ? f.allocatedMiB + (f.reservedUnallocatedMiB ?? 0) : undefined);
 }
 
 const MiB = formatMiB;
@@ -81,7 +83,10 @@ export function whoHoldsMemory(f: Facts, loc?: Locale): HolderVerdict | undefine
   }
   if (total !== undefined && mine !== undefined) {
     const elsewhere = Math.max(others, total - (f.freeMiB ?? 0) - mine);
-    if (f.freeMiB !== undefined || others > 0) {
+    // When the driver could not see this process ("0 bytes"), "outside it" includes its own non-PyTorch
+    // memory (NCCL, CUDA graphs): only most of the card outside is evidence of other processes then.
+    const invisible = f.thisProcessMiB === 0;
+    if ((f.freeMiB !== undefined || others > 0) && (!invisible || (total !== undefined && elsewhere >= 0.5 * total))) {
       // Others hold over a quarter of the card, and this process little of it or they nearly a third:
       // freeing theirs would let this job fit, whatever its own layout.
       if (elsewhere > Math.max(2048, 0.25 * total) && (mine < 0.5 * total || elsewhere >= 0.3 * total)) {
@@ -120,7 +125,8 @@ export function whoHoldsMemory(f: Facts, loc?: Locale): HolderVerdict | undefine
   // and a device "free" figure within rounding of the request is no evidence either.
   const reserved = f.reservedMiB ?? (f.allocatedMiB !== undefined && idle !== undefined ? f.allocatedMiB + idle : undefined);
   // A few hundred MiB of idle cache is the allocator's ordinary slack, not a layout problem: half a GiB at least.
-  const material = Math.max(512, total !== undefined ? 0.05 * total : reserved !== undefined ? 0.1 * reserved : Infinity);
+  // (On a big card 5% is over 2 GiB; two GiB idle is material on any card.)
+  const material = Math.max(512, Math.min(2048, total !== undefined ? 0.05 * total : reserved !== undefined ? 0.1 * reserved : Infinity));
   // A small cache that only just covers the request does not show fragmentation: its blocks are the
   // request's own neighbours. Below a GiB, it must exceed the request by a quarter.
   const covers = idle !== undefined && tried !== undefined && (idle >= 1024 ? idle >= tried : idle >= 1.25 * tried);

@@ -30,3 +30,21 @@ describe('the failure told in words the rules did not know', () => {
     expect(await category(n)).toBe(want);
   });
 });
+
+async function firstOf(group: string, n: string): Promise<{ facts: Record<string, unknown>; fixes: { summary: string; env?: Record<string, string> }[] }> {
+  const d = resolve(import.meta.dirname, '../fixtures/untuned', group);
+  const file = readdirSync(d).find((f) => f.startsWith(`${n}-`))!;
+  const { stdout } = await run(process.execPath, [BIN, 'diagnose', '--json', resolve(d, file)]);
+  return (JSON.parse(stdout) as { diagnoses: { facts: Record<string, unknown>; fixes: { summary: string; env?: Record<string, string> }[] }[] }).diagnoses[0];
+}
+
+describe('a process the driver cannot see ("this process has 0 bytes memory in use")', () => {
+  it('novel/1200 (rank 15 in a container: 48.15 GiB allocated, 3.49 GiB idle against a 2.63 GiB request): the idle cache, not "24.86 GiB held outside"', async () => {
+    const d = await firstOf('novel', '1200');
+    expect(d.facts.holder).toBe('allocator_cache');
+    expect(d.fixes[0].env?.PYTORCH_CUDA_ALLOC_CONF).toBe('expandable_segments:True');
+  });
+  it('llm/407 (10.47 GiB allocated, 12.81 MiB free of 79.10 GiB, every process at 0 bytes): most of the card outside is still other processes', async () => {
+    expect((await firstOf('llm', '407')).facts.holder).toBe('other_processes');
+  });
+});
