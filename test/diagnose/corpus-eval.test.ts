@@ -84,7 +84,7 @@ describe('expert expectations on real logs', () => {
   it('mixed/ (tuned since stop 19: its misses were read): no harmful first fix; floors under the measured level', { timeout: 120_000 }, async () => {
     const s = await scoreExpertDir(groupDir('mixed'));
     console.log(`tuned (mixed): ${expertLine(s)}`);
-    expect(s.n).toBeGreaterThanOrEqual(57);
+    expect(s.n).toBeGreaterThanOrEqual(50);
     expect(s.failed, misses(s.rows)).toBe(0);
     expect(s.harmful, misses(s.rows)).toBe(0);
     // measured 50/50 category, 42/49 lever at stop 19 (45/50, 35/49 when it was last untuned)
