@@ -48,3 +48,14 @@ describe('a process the driver cannot see ("this process has 0 bytes memory in u
     expect((await firstOf('llm', '407')).facts.holder).toBe('other_processes');
   });
 });
+
+describe("CTranslate2's own out-of-memory (faster-whisper, WhisperX)", () => {
+  it.each([
+    ['novel', '1206', '"CUDA failed with error out of memory" with "-bs=10 or -bo=1 don\'t work"'],
+    ['blind', '1056', '--model=large-v2 in Standalone Faster-Whisper'],
+    ['fresh', '724', 'the faster_whisper engine of openai-whisper-asr-webservice'],
+  ])('%s/%s (%s): a smaller compute type or model, not the batch', async (group, n) => {
+    const d = await firstOf(group, n);
+    expect(d.fixes[0].summary).toMatch(/^CTranslate2 holds the model in its compute type on the GPU: use a smaller compute type/);
+  });
+});
