@@ -110,7 +110,7 @@ export function diagnose(raw: string, base: RuleBase, loc?: Locale): DiagnoseRes
   const diagnoses: Diagnosis[] = [];
   for (const hit of hits) {
     const rule = base.rules[hit.rule];
-    const facts: Facts = { ...settings, ...stray, ...extractOomFacts(log, hit.lines) };
+    const facts: Facts = { ...settings, ...stray, ...extractOomFacts(log, rule.category === 'replica_oom' ? withReplicaOom(log, hit.lines) : hit.lines) };
     if (MEMORY_HOLDER_CATEGORIES.has(rule.category)) {
       withToolKnobs(facts, tool, knobs, loc);
       const verdict = whoHoldsMemory(facts, loc);
@@ -164,4 +164,18 @@ export function diagnose(raw: string, base: RuleBase, loc?: Locale): DiagnoseRes
     return { diagnoses: kept, readings };
   }
   return { diagnoses, readings };
+}
+
+/** DataParallel wraps the replica's OOM: its message (with the figures) follows under "Original Traceback". */
+function withReplicaOom(log: LogText, lines: number[]): number[] {
+  const more: number[] = [];
+  for (const l of lines) {
+    for (let k = l + 1; k < log.lineCount && k <= l + 40; k++) {
+      if (/CUDA out of memory\.|OutOfMemoryError/.test(log.line(k).slice(0, 400))) {
+        more.push(k);
+        break;
+      }
+    }
+  }
+  return more.length ? [...lines, ...more].sort((a, b) => a - b) : lines;
 }
