@@ -31,7 +31,7 @@ describeWithPostgres('Postgres feedback and whoami claims, two replicas', 'test/
 
   beforeAll(async () => {
     server = await startPostgres();
-    const url = await server.createDatabase('shared');
+    const url = await server.createDatabase('two_replicas');
     a = openPool({ url, applicationName: 'replica-a' });
     b = openPool({ url, applicationName: 'replica-b' });
     await Promise.all([migrate(a), migrate(b)]);
