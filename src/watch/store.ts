@@ -24,6 +24,7 @@ import { ensurePrivateDir, ensurePrivateFile } from '../core/private-files.js';
 import { join } from 'node:path';
 import type { ReportedState } from './digest.js';
 import { HostSeries, ProcessSeries, Windows, type SeriesIndex } from './series.js';
+import { SampleRowDecoder, type SampleRow } from './sample-rows.js';
 import type { DetectorOptions, Sample } from './types.js';
 
 const HOUR = 3_600_000;
@@ -486,44 +487,12 @@ export class WatchStore {
       )
       .raw(true);
     const args = hostId === undefined ? [Math.floor(sinceMs / 1000)] : [Math.floor(sinceMs / 1000), hostId];
-    let pending: [number, number, number, number, number, number | null, number | null] | null = null;
-    let pendingUsed = false;
-    const flushGpu = function* (this: WatchStore): Generator<Sample> {
-      if (pending && !pendingUsed) {
-        const [ts, h, gpu, , total, used, util] = pending;
-        yield { ts: ts * 1000, host: this.hostNames.get(h)!, gpu, gpuTotalMiB: total, gpuUsedMiB: used ?? 0, utilizationPct: util };
-      }
-    };
-    for (const row of stmt.iterate(...args) as Iterable<[number, number, number, number, number, number | null, number | null]>) {
-      const [ts, h, gpu, pid, start, mib] = row;
-      if (pid === 0) {
-        yield* flushGpu.call(this);
-        pending = row;
-        pendingUsed = false;
-        continue;
-      }
-      if (pid === -1) {
-        yield { ts: ts * 1000, host: this.hostNames.get(h)!, kind: 'host', memTotalBytes: start * MiB, memAvailableBytes: (start - (mib ?? 0)) * MiB };
-        continue;
-      }
-      const g = pending && pending[0] === ts && pending[1] === h && pending[2] === gpu ? pending : null;
-      if (g) pendingUsed = true;
-      const meta = procs.get(`${h}|${pid}|${start}`);
-      yield {
-        ts: ts * 1000,
-        host: this.hostNames.get(h)!,
-        gpu,
-        gpuTotalMiB: g ? g[4] : 0,
-        gpuUsedMiB: g ? (g[5] ?? 0) : 0,
-        utilizationPct: g ? g[6] : null,
-        pid,
-        processStart: start * 1000,
-        user: meta?.user ?? '?',
-        command: meta?.command ?? '',
-        processMiB: mib,
-      };
-    }
-    yield* flushGpu.call(this);
+    const rows = new SampleRowDecoder(
+      (h) => this.hostNames.get(h)!,
+      (h, pid, start) => procs.get(`${h}|${pid}|${start}`),
+    );
+    for (const row of stmt.iterate(...args) as Iterable<SampleRow>) yield* rows.push(row);
+    yield* rows.end();
   }
 
   /**

@@ -9,6 +9,7 @@ import type { ReportedState } from '../../watch/digest.js';
 import { LeakDetector } from '../../watch/detector.js';
 import type { FindingsResult } from '../../watch/findings.js';
 import type { SubscriptionRow, SubscriptionState } from '../../watch/store.js';
+import { SampleRowDecoder } from '../../watch/sample-rows.js';
 import type { DetectorOptions, Sample } from '../../watch/types.js';
 import { inTransaction, type Pool } from './connect.js';
 
@@ -172,14 +173,10 @@ export class PgWatchState implements DigestSlots {
     );
     for (const r of pq.rows) procs.set(`${r.host_id}|${r.pid}|${r.start}`, { user: r.username, command: r.command });
     const names = this.hostNames;
-    let pending: Row | null = null;
-    let pendingUsed = false;
-    const flushGpu = () => {
-      if (pending && !pendingUsed) {
-        const [ts, h, gpu, , total, used, util] = pending;
-        each({ ts: ts * 1000, host: names.get(h)!, gpu, gpuTotalMiB: total, gpuUsedMiB: used ?? 0, utilizationPct: util });
-      }
-    };
+    const decoder = new SampleRowDecoder(
+      (h) => names.get(h)!,
+      (h, pid, start) => procs.get(`${h}|${pid}|${start}`),
+    );
     let after: Row | null = null;
     const since = Math.floor(sinceMs / 1000);
     for (;;) {
@@ -199,39 +196,11 @@ export class PgWatchState implements DigestSlots {
         values: params,
         rowMode: 'array',
       });
-      for (const row of r.rows) {
-        const [ts, h, gpu, pid, start, mib] = row;
-        if (pid === 0) {
-          flushGpu();
-          pending = row;
-          pendingUsed = false;
-          continue;
-        }
-        if (pid === -1) {
-          each({ ts: ts * 1000, host: names.get(h)!, kind: 'host', memTotalBytes: start * MiB, memAvailableBytes: (start - (mib ?? 0)) * MiB });
-          continue;
-        }
-        const g: Row | null = pending && pending[0] === ts && pending[1] === h && pending[2] === gpu ? pending : null;
-        if (g) pendingUsed = true;
-        const meta = procs.get(`${h}|${pid}|${start}`);
-        each({
-          ts: ts * 1000,
-          host: names.get(h)!,
-          gpu,
-          gpuTotalMiB: g ? g[4] : 0,
-          gpuUsedMiB: g ? (g[5] ?? 0) : 0,
-          utilizationPct: g ? g[6] : null,
-          pid,
-          processStart: start * 1000,
-          user: meta?.user ?? '?',
-          command: meta?.command ?? '',
-          processMiB: mib,
-        });
-      }
+      for (const row of r.rows) for (const sample of decoder.push(row)) each(sample);
       if (r.rows.length < READ_BATCH) break;
       after = r.rows[r.rows.length - 1];
     }
-    flushGpu();
+    for (const sample of decoder.end()) each(sample);
   }
 
   /** One host's samples since `sinceMs` (`/gpu watch`, charts: hours of one host). */
