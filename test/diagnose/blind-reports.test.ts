@@ -1,25 +1,7 @@
 // Structure and numbers from the blind/ split of the corpus (tuned from late stop 20: its misses were
 // read), through the CLI. Each case names the part of the log that decides it.
-import { execFile } from 'node:child_process';
-import { readdirSync } from 'node:fs';
-import { resolve } from 'node:path';
-import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-
-const run = promisify(execFile);
-const BIN = resolve(import.meta.dirname, '../../bin/gpu-doctor');
-const root = resolve(import.meta.dirname, '../fixtures/untuned');
-interface D {
-  rule: string;
-  category: string;
-  facts: Record<string, unknown>;
-  fixes: { summary: string; changes: Record<string, unknown>; env?: Record<string, string> }[];
-}
-async function first(group: string, n: string): Promise<D | undefined> {
-  const file = readdirSync(resolve(root, group)).find((f) => f.startsWith(`${n}-`))!;
-  const { stdout } = await run(process.execPath, [BIN, 'diagnose', '--json', resolve(root, group, file)]);
-  return (JSON.parse(stdout) as { diagnoses: D[] }).diagnoses[0];
-}
+import { firstOfCase as first } from './corpus-case.js';
 
 describe('cuBLAS / cuDNN handle failures: whose memory', () => {
   it('blind/1062 (Keras fit, CUBLAS_STATUS_ALLOC_FAILED): TensorFlow reserved the card for itself: memory growth, not the batch', async () => {

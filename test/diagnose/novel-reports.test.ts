@@ -1,18 +1,10 @@
 // Wordings from the novel/ split of the corpus (tuned from the end of stop 20: its misses were read),
 // through the CLI.
-import { execFile } from 'node:child_process';
-import { readdirSync } from 'node:fs';
-import { resolve } from 'node:path';
-import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
+import { firstOfCase } from './corpus-case.js';
 
-const run = promisify(execFile);
-const BIN = resolve(import.meta.dirname, '../../bin/gpu-doctor');
-const dir = resolve(import.meta.dirname, '../fixtures/untuned/novel');
 async function category(n: string): Promise<string> {
-  const file = readdirSync(dir).find((f) => f.startsWith(`${n}-`))!;
-  const { stdout } = await run(process.execPath, [BIN, 'diagnose', '--json', resolve(dir, file)]);
-  return (JSON.parse(stdout) as { diagnoses: { category: string }[] }).diagnoses[0]?.category ?? 'none';
+  return (await firstOfCase('novel', n))?.category ?? 'none';
 }
 
 describe('the failure told in words the rules did not know', () => {
@@ -31,12 +23,7 @@ describe('the failure told in words the rules did not know', () => {
   });
 });
 
-async function firstOf(group: string, n: string): Promise<{ facts: Record<string, unknown>; fixes: { summary: string; env?: Record<string, string> }[] }> {
-  const d = resolve(import.meta.dirname, '../fixtures/untuned', group);
-  const file = readdirSync(d).find((f) => f.startsWith(`${n}-`))!;
-  const { stdout } = await run(process.execPath, [BIN, 'diagnose', '--json', resolve(d, file)]);
-  return (JSON.parse(stdout) as { diagnoses: { facts: Record<string, unknown>; fixes: { summary: string; env?: Record<string, string> }[] }[] }).diagnoses[0];
-}
+const firstOf = async (group: string, n: string) => (await firstOfCase(group, n))!;
 
 describe('a process the driver cannot see ("this process has 0 bytes memory in use")', () => {
   it('novel/1200 (rank 15 in a container: 48.15 GiB allocated, 3.49 GiB idle against a 2.63 GiB request): the idle cache, not "24.86 GiB held outside"', async () => {

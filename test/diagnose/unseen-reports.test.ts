@@ -1,25 +1,8 @@
 // Wordings and formats from the unseen/ split of the corpus (tuned from late stop 20: its misses were
 // read), through the CLI, with the near misses that must stay out.
-import { execFile } from 'node:child_process';
-import { readdirSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-
-const run = promisify(execFile);
-const BIN = resolve(import.meta.dirname, '../../bin/gpu-doctor');
-const root = resolve(import.meta.dirname, '../fixtures/untuned');
-interface D {
-  rule: string;
-  category: string;
-  facts: Record<string, unknown>;
-  fixes: { summary: string; changes: Record<string, unknown> }[];
-}
-async function first(group: string, n: string): Promise<D | undefined> {
-  const file = readdirSync(resolve(root, group)).find((f) => f.startsWith(`${n}-`))!;
-  const { stdout } = await run(process.execPath, [BIN, 'diagnose', '--json', resolve(root, group, file)]);
-  return (JSON.parse(stdout) as { diagnoses: D[] }).diagnoses[0];
-}
+import { diagnoseFile, firstOfCase as first } from './corpus-case.js';
 
 describe('the failure in words the rules did not know', () => {
   it.each([
@@ -58,8 +41,7 @@ describe('killed while the data is loaded into RAM', () => {
     expect(d?.fixes[0].summary).toMatch(/^The process was killed while it loaded or prepared its data/);
   });
   it('a Killed after training steps reported a loss is not a data-loading kill (eval-dev/064, Ultralytics with workers=8)', async () => {
-    const { stdout } = await run(process.execPath, [BIN, 'diagnose', '--json', resolve(import.meta.dirname, '../fixtures/eval-dev/064-host_oom_killed.log')]);
-    const [d] = (JSON.parse(stdout) as { diagnoses: D[] }).diagnoses;
+    const d = (await diagnoseFile(resolve(import.meta.dirname, '../fixtures/eval-dev/064-host_oom_killed.log')))!;
     expect(d.facts.killedLoadingData).toBeUndefined();
   });
 });
