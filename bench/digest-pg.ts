@@ -9,7 +9,7 @@ import pg from 'pg';
 import { openPool } from '../src/storage/postgres/connect.js';
 import { migrate } from '../src/storage/postgres/migrations.js';
 import { PgWatchState } from '../src/storage/postgres/watch.js';
-import type { Sample } from '../src/watch/types.js';
+import { syntheticFleet } from './synthetic-fleet.js';
 import { startPostgres } from '../test/storage/pg-harness.js';
 
 const HOSTS = Number(process.env.BENCH_HOSTS ?? 100);
@@ -27,49 +27,14 @@ try {
   await migrate(pool);
   const store = new PgWatchState(pool, { replica: 'bench', leaseMs: 30_000 });
   const t0 = Date.parse('2026-11-20T00:00:00Z');
-  const start = new Date(t0 - 3600_000).toISOString();
-  const total = 81559;
   console.log(
     `bench:digest:pg  ${HOSTS} hosts x ${GPUS} GPUs x ${PROCS} procs x ${MINUTES} min = ${(HOSTS * GPUS * PROCS * MINUTES).toLocaleString()} process samples` +
       (HOSTS * GPUS * PROCS * MINUTES < FULL ? ` (scaled down from the issue's ${FULL.toLocaleString()}; BENCH_HOSTS=1000 for full)` : ''),
   );
-  let rs = 12345;
-  const rnd = () => (rs = (rs * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff;
+  const fleet = syntheticFleet({ hosts: HOSTS, gpus: GPUS, procs: PROCS, t0 });
   const tIns = performance.now();
   for (let m = 0; m < (reuse ? 0 : MINUTES); m++) {
-    const ts = t0 + m * 60_000;
-    const poll: Sample[] = [];
-    for (let h = 0; h < HOSTS; h++) {
-      const host = `node${String(h).padStart(4, '0')}`;
-      for (let g = 0; g < GPUS; g++) {
-        let used = 600;
-        const procs: Sample[] = [];
-        for (let p = 0; p < PROCS; p++) {
-          const id = (h * GPUS + g) * PROCS + p;
-          const leaks = id % 50 === 7;
-          let mib = 18000 + (id % 7) * 1000 + (m % 60 >= 50 ? 1200 : 0);
-          if (leaks && m > 120) mib += Math.floor((((m - 120) / 60) * 60) / 20) * 20;
-          mib += Math.round(rnd() * 4);
-          used += mib;
-          procs.push({
-            ts,
-            host,
-            gpu: g,
-            gpuTotalMiB: total,
-            gpuUsedMiB: 0,
-            utilizationPct: 95,
-            pid: 10000 + id,
-            processStart: start,
-            user: `user${id % 13}`,
-            command: 'python train.py --cfg x.yaml',
-            processMiB: mib,
-          });
-        }
-        for (const p of procs) (p as { gpuUsedMiB: number }).gpuUsedMiB = used;
-        poll.push(...procs);
-      }
-      poll.push({ ts, host, kind: 'host', memTotalBytes: 512 * 2 ** 30, memAvailableBytes: 300 * 2 ** 30 + Math.round(rnd() * 2 ** 20) });
-    }
+    const poll = fleet.poll(m);
     await store.insert(poll);
     if (m % 240 === 239) process.stderr.write(`  written ${m + 1} of ${MINUTES} polls\n`);
   }

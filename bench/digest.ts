@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { findingsFromStore, findingsOffThread } from '../src/watch/findings.js';
 import { WatchStore } from '../src/watch/store.js';
-import type { Sample } from '../src/watch/types.js';
+import { syntheticFleet } from './synthetic-fleet.js';
 
 const HOSTS = Number(process.env.BENCH_HOSTS ?? 100);
 const GPUS = 8;
@@ -21,17 +21,13 @@ const dir = keep ?? mkdtempSync(join(tmpdir(), 'gd-bench-digest-'));
 const reuse = keep !== undefined && existsSync(join(dir, 'watch.sqlite'));
 const store = WatchStore.inDataDir(dir);
 const t0 = Date.parse('2026-11-20T00:00:00Z');
-const start = new Date(t0 - 3600_000).toISOString();
-const total = 81559;
 
 console.log(
   `bench:digest  ${HOSTS} hosts x ${GPUS} GPUs x ${PROCS} procs x ${MINUTES} min = ${(HOSTS * GPUS * PROCS * MINUTES).toLocaleString()} process samples` +
     (HOSTS * GPUS * PROCS * MINUTES < FULL ? ` (scaled down from the issue's ${FULL.toLocaleString()}; BENCH_HOSTS=1000 for full)` : ''),
 );
 
-// 1 process in 50 leaks ~60 MiB/h in 20 MiB steps; the rest plateau with a validation saw-tooth.
-let rs = 12345;
-const rnd = () => (rs = (rs * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff;
+const fleet = syntheticFleet({ hosts: HOSTS, gpus: GPUS, procs: PROCS, t0 });
 let inserted = 0;
 // The sampler writes each poll with insertPaced (host-aligned chunks, yielding between them); the
 // event loop's longest stall while writing is what a chat reply could wait behind a poll's writes.
@@ -40,39 +36,7 @@ let onePollMs = 0;
 const tIns = performance.now();
 loopDelay.enable();
 for (let m = 0; m < (reuse ? 0 : MINUTES); m++) {
-  const ts = t0 + m * 60_000;
-  const poll: Sample[] = [];
-  for (let h = 0; h < HOSTS; h++) {
-    const host = `node${String(h).padStart(4, '0')}`;
-    for (let g = 0; g < GPUS; g++) {
-      let used = 600;
-      const procs: Sample[] = [];
-      for (let p = 0; p < PROCS; p++) {
-        const id = (h * GPUS + g) * PROCS + p;
-        const leaks = id % 50 === 7;
-        let mib = 18000 + (id % 7) * 1000 + (m % 60 >= 50 ? 1200 : 0);
-        if (leaks && m > 120) mib += Math.floor((((m - 120) / 60) * 60) / 20) * 20;
-        mib += Math.round(rnd() * 4);
-        used += mib;
-        procs.push({
-          ts,
-          host,
-          gpu: g,
-          gpuTotalMiB: total,
-          gpuUsedMiB: 0,
-          utilizationPct: 95,
-          pid: 10000 + id,
-          processStart: start,
-          user: `user${id % 13}`,
-          command: 'python train.py --cfg x.yaml',
-          processMiB: mib,
-        });
-      }
-      for (const p of procs) (p as { gpuUsedMiB: number }).gpuUsedMiB = used;
-      poll.push(...procs);
-    }
-    poll.push({ ts, host, kind: 'host', memTotalBytes: 512 * 2 ** 30, memAvailableBytes: 300 * 2 ** 30 + Math.round(rnd() * 2 ** 20) });
-  }
+  const poll = fleet.poll(m);
   const tPoll = performance.now();
   await store.insertPaced(poll);
   onePollMs = Math.max(onePollMs, performance.now() - tPoll);
