@@ -1,5 +1,9 @@
 // With only DISCORD_TOKEN set, startChatAdapters loads only the Discord adapter: @slack/bolt (and the
 // undici 7 it brings, which takes over undici's process-global dispatcher) is never imported.
+// Checked in Node's CommonJS module cache (Bolt, its undici and discord.js are CommonJS), not through the
+// global dispatcher symbol: Node 24's own fetch (its bundled undici 7) sets that symbol too.
+import { createRequire } from 'node:module';
+import { sep } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import pino from 'pino';
 import { FakeDiscord } from './fake-discord.js';
@@ -8,7 +12,10 @@ import { parseConfig } from '../../src/core/config.js';
 import { startChatAdapters, type RunningBots } from '../../src/adapters/start.js';
 
 const DISCORD_TOKEN = 'fake.discord.token.0123456789';
-const UNDICI7_DISPATCHER = Symbol.for('undici.globalDispatcher.2');
+/** Files Node has loaded as CommonJS modules in this process. */
+const loadedModules = () => Object.keys(createRequire(import.meta.url).cache);
+const BOLT = `${sep}node_modules${sep}@slack${sep}bolt${sep}`;
+const DISCORD_JS = `${sep}node_modules${sep}discord.js${sep}`;
 const silent = pino({ level: process.env.TEST_LOG ?? 'silent' });
 
 describe('only the configured adapters are loaded', () => {
@@ -33,6 +40,8 @@ describe('only the configured adapters are loaded', () => {
     };
     bots = await startChatAdapters(app, { DISCORD_TOKEN, DISCORD_API_URL: `${fake.base}/api` }, silent);
     expect(bots?.adapters).toEqual(['discord']);
-    expect((globalThis as Record<symbol, unknown>)[UNDICI7_DISPATCHER]).toBeUndefined();
+    // The cache does see what the adapters import: discord.js is in it.
+    expect(loadedModules().some((f) => f.includes(DISCORD_JS))).toBe(true);
+    expect(loadedModules().filter((f) => f.includes(BOLT))).toEqual([]);
   });
 });
