@@ -1,48 +1,78 @@
-// Redacts a pasted log before the bot keeps it (feedback.keep_logs): tokens and keys, passwords in
-// `key=value`, home directories (the user name in them), e-mail addresses and IP addresses become
-// placeholders, and only the last MAX_KEPT_BYTES are kept (the last error is what a rule needs).
+// Redacts a pasted log before the bot keeps it (feedback.keep_logs): tokens, keys and passwords (the shapes
+// of src/feedback/secret-rules.ts: gitleaks' and detect-secrets' rule sets, plus keyword = value, URL
+// credentials and key blocks), home directories (the user name in them), e-mail addresses and IP addresses
+// become placeholders, and only the last MAX_KEPT_BYTES are kept (the last error is what a rule needs).
 // The text is untrusted and any size: every pattern runs in re2 (linear time), after the cut.
 import RE2 from 're2';
+import { SECRET_RULES, type SecretRule } from './secret-rules.js';
 
-/** The most of a log that is kept: its last 256 KiB, from a line start. */
+/** The most of a log that is kept by default: its last 256 KiB, from a line start (config feedback.kept_logs.max_log_bytes). */
 export const MAX_KEPT_BYTES = 256 * 1024;
 
-/** [pattern, replacement]; applied in order, so keys go before the generic key=value and e-mail rules. */
-const RULES: [RE2, string][] = (
+/**
+ * Values of a secret-named key that are no secret: booleans and nothing, a variable or template reference, a
+ * mask, one of our placeholders, a tokenizer's special token (`pad_token='<pad>'`, `eos_token: </s>`).
+ */
+const NOT_A_SECRET = new RE2(
+  String.raw`^["']?(?:true|false|none|null|nil|yes|no|on|off|\*+|x{3,}|\$\{?[A-Za-z_][A-Za-z0-9_]*\}?|\{\{[^}]{0,100}\}\}|%\(?[A-Za-z_]{1,40}\)?s?|<[^<>]{0,40}>|</?s>|\[[A-Z]{2,10}\])["']?$`,
+  'i',
+);
+/** Keys of a tokenizer's special tokens: `pad_token`, `eos_token`… name a token of the vocabulary, not a credential. */
+const SPECIAL_TOKEN_KEY = new RE2(String.raw`(?:^|[_.-])(?:pad|eos|bos|unk|mask|cls|sep|start|end|special|additional_special|im_start|im_end)_token$`, 'i');
+
+type Replacer = (match: string, ...groups: (string | number)[]) => string;
+interface CompiledRule {
+  id: string;
+  re: RE2;
+  to: string | Replacer;
+}
+
+/** A small number (`max_token=40`) is a setting, unless the key names a password (`pin`-like passwords are numbers). */
+const SMALL_NUMBER = new RE2(String.raw`^["']?\d{1,6}(?:\.\d{1,6})?["']?$`);
+const PASSWORD_KEY = new RE2(String.raw`pass|pwd|secret|credential|auth`, 'i');
+
+/** A keyword rule's replacement: the key and separator kept, the value replaced unless it is no secret. */
+function keywordReplacer(to: string): Replacer {
+  return (match, key, sep, value) => {
+    const k = String(key);
+    const v = String(value);
+    if (NOT_A_SECRET.test(v) || SPECIAL_TOKEN_KEY.test(k) || (SMALL_NUMBER.test(v) && !PASSWORD_KEY.test(k))) return match;
+    // A quoted value keeps its quotes (the line stays valid JSON or YAML).
+    const quote = /^["']/.test(v) ? v[0] : '';
+    return to.replace('$1', k).replace('$2', String(sep) + quote) + quote;
+  };
+}
+
+export function compileRule(r: SecretRule): CompiledRule {
+  return { id: r.id, re: new RE2(r.pattern, `g${r.flags ?? ''}`), to: r.keyword ? keywordReplacer(r.to) : r.to };
+}
+
+const SECRETS: CompiledRule[] = SECRET_RULES.map(compileRule);
+
+/** Personal data: home directories (the user name is often the login on the GPU host), e-mail and IP addresses. */
+const PERSONAL: CompiledRule[] = (
   [
-    // PEM private keys, whole blocks.
-    [/-----BEGIN[A-Z ]{0,40}PRIVATE KEY-----[\s\S]*?-----END[A-Z ]{0,40}PRIVATE KEY-----/g, '<private key>'],
-    // Credentials in URLs: scheme://user:password@host
-    [/([A-Za-z][A-Za-z0-9+.-]{0,20}:\/\/)[^\s/:@]{1,200}:[^\s/@]{1,200}@/g, '$1<credentials>@'],
-    // Slack (xoxb-, xoxp-, xoxa-, xoxr-, xoxs-, xapp-), GitHub (ghp_, gho_, ghu_, ghs_, ghr_, github_pat_),
-    // Hugging Face (hf_), OpenAI-style (sk-), Weights & Biases v1 keys, AWS access key ids, JWTs.
-    [/\bxox[abposr]-[A-Za-z0-9-]{8,}/g, '<slack token>'],
-    [/\bxapp-[A-Za-z0-9-]{8,}/g, '<slack token>'],
-    [/\bgh[pousr]_[A-Za-z0-9]{20,}/g, '<github token>'],
-    [/\bgithub_pat_[A-Za-z0-9_]{20,}/g, '<github token>'],
-    [/\bhf_[A-Za-z0-9]{20,}/g, '<hf token>'],
-    [/\bsk-[A-Za-z0-9_-]{20,}/g, '<api key>'],
-    [/\b(?:AKIA|ASIA|AGPA|AIDA|AROA)[A-Z0-9]{16}\b/g, '<aws key id>'],
-    [/\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}/g, '<jwt>'],
-    // Authorization headers (after the named tokens, which keep their kind).
-    [/\b(Bearer|Basic|Token)\s+[A-Za-z0-9._~+/=-]{8,}/gi, '$1 <token>'],
-    // key=value / key: value where the key names a secret (password=..., HF_TOKEN=..., "api_key": "...").
-    // The key ends with the word, so `max_new_tokens=512` or `tokenizer=` stay as they are.
-    [
-      /\b([A-Za-z0-9_.-]{0,40}(?:password|passwd|pwd|secret(?:[_-]?key)?|token|api[_-]?key|access[_-]?key(?:[_-]?id)?|private[_-]?key|credentials?))(["']?\s{0,3}[=:]\s{0,3}["']?)[^\s"',;&<>()[\]{}]{1,500}/gi,
-      '$1$2<redacted>',
-    ],
-    // Home directories: the user name is personal (and often the login on the GPU host).
-    [/\/home\/[^/\s"':]{1,100}/g, '/home/<user>'],
-    [/\/Users\/[^/\s"':]{1,100}/g, '/Users/<user>'],
-    [/\b([A-Za-z]):\\{1,2}Users\\{1,2}[^\\\s"':]{1,100}/gi, '$1:\\Users\\<user>'],
+    ['home', /\/home\/[^/\s"':]{1,100}/g, '/home/<user>'],
+    ['macos-home', /\/Users\/[^/\s"':]{1,100}/g, '/Users/<user>'],
+    ['windows-home', /\b([A-Za-z]):\\{1,2}Users\\{1,2}[^\\\s"':]{1,100}/gi, '$1:\\Users\\<user>'],
     // E-mail addresses, then IP addresses (IPv4; IPv6 written out in full or ::-compressed, as NCCL prints them).
-    [/[A-Za-z0-9._%+-]{1,64}@[A-Za-z0-9-]{1,63}(?:\.[A-Za-z0-9-]{1,63}){0,8}\.[A-Za-z]{2,24}\b/g, '<email>'],
-    [/\b(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\b/g, '<ip>'],
-    [/\b(?:[0-9A-Fa-f]{1,4}:){7}[0-9A-Fa-f]{1,4}\b/g, '<ip>'],
-    [/\b(?:[0-9A-Fa-f]{1,4}:){1,6}:(?:[0-9A-Fa-f]{1,4}:){0,5}[0-9A-Fa-f]{1,4}\b/g, '<ip>'],
-  ] as [RegExp, string][]
-).map(([re, to]) => [new RE2(re), to]);
+    ['email', /[A-Za-z0-9._%+-]{1,64}@[A-Za-z0-9-]{1,63}(?:\.[A-Za-z0-9-]{1,63}){0,8}\.[A-Za-z]{2,24}\b/g, '<email>'],
+    ['ipv4', /\b(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\b/g, '<ip>'],
+    ['ipv6', /\b(?:[0-9A-Fa-f]{1,4}:){7}[0-9A-Fa-f]{1,4}\b/g, '<ip>'],
+    ['ipv6-compressed', /\b(?:[0-9A-Fa-f]{1,4}:){1,6}:(?:[0-9A-Fa-f]{1,4}:){0,5}[0-9A-Fa-f]{1,4}\b/g, '<ip>'],
+  ] as [string, RegExp, string][]
+).map(([id, re, to]) => ({ id, re: new RE2(re), to }));
+
+function apply(text: string, rules: CompiledRule[]): string {
+  let out = text;
+  for (const r of rules) out = typeof r.to === 'string' ? out.replace(r.re, r.to) : out.replace(r.re, r.to as (m: string, ...a: unknown[]) => string);
+  return out;
+}
+
+/** Tokens, keys and passwords replaced (nothing else: paths and addresses stay). */
+export function redactSecrets(text: string): string {
+  return apply(text, SECRETS);
+}
 
 /** The last `maxBytes` of the text (UTF-8), starting at a line so no token is cut in half. */
 export function lastBytes(text: string, maxBytes = MAX_KEPT_BYTES): { text: string; cut: boolean } {
@@ -57,7 +87,16 @@ export function lastBytes(text: string, maxBytes = MAX_KEPT_BYTES): { text: stri
 /** The log as it may be kept: cut to its last `maxBytes`, then every secret, path and address replaced. */
 export function redactLog(text: string, maxBytes = MAX_KEPT_BYTES): string {
   const { text: kept, cut } = lastBytes(text, maxBytes);
-  let out = kept;
-  for (const [re, to] of RULES) out = out.replace(re, to);
+  const out = apply(apply(kept, SECRETS), PERSONAL);
   return cut ? `[... earlier lines not kept; the last ${Math.round(maxBytes / 1024)} KiB follow]\n${out}` : out;
+}
+
+/**
+ * A run of 32 or more letters and digits (both) with no separator: the shape of a key or token body that no
+ * rule names (a line cut out of a key block, a bare secret). Only quotes taken out of a kept log (the weekly
+ * list's excerpt) lose these: the kept log itself keeps them, as hashes and ids in a log look alike.
+ */
+const BARE_SECRET = new RE2(String.raw`[A-Za-z0-9+/=]{32,}`, 'g');
+export function scrubBareSecrets(line: string): string {
+  return line.replace(BARE_SECRET, (run: string) => (/[0-9]/.test(run) && /[A-Za-z]/.test(run) ? '<redacted>' : run));
 }
