@@ -5,9 +5,14 @@
 // a rule. A week with no vote and no log that matched no rule posts one short line, so a silent week is
 // told apart from a bot that stopped posting. Only that channel gets it: the config refuses a weekly
 // channel that a leak digest also posts to, and nothing else posts this reply.
-import { readFileSync } from 'node:fs';
+// The rows come from a database another replica (or anyone with access to it) may have written: a kept log's
+// path is listed only when it is a name the store gives, directly in the kept-logs folder (else the row is
+// named as skipped), it is read without following a link and at most its last 256 KiB, every line quoted from
+// it is redacted again, and every value in the shell line admins paste is shell-quoted.
+import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
+import { basename, dirname, isAbsolute, resolve } from 'node:path';
 import { FEEDBACK_WEEKLY_NAME, type feedbackWeeklySchema } from '../core/config.js';
-import type { FeedbackReport, FeedbackService } from '../core/feedback.js';
+import { FEEDBACK_ID, type FeedbackReport, type FeedbackService } from '../core/feedback.js';
 import { t, type Locale } from '../core/i18n.js';
 import type { Reply, ReplySection } from '../core/reply.js';
 import { finalError } from '../diagnose/final-error.js';
@@ -15,7 +20,7 @@ import { LogText, normalizeLog } from '../diagnose/normalize.js';
 import { DigestScheduler, type PostMessage, type ScheduledPost } from '../watch/scheduler.js';
 import type { WatchStore } from '../watch/store.js';
 import type { DigestSlots } from '../storage/postgres/watch.js';
-import { redactLog } from './redact.js';
+import { redactLog, scrubBareSecrets } from './redact.js';
 import type { z } from 'zod';
 
 export type FeedbackWeeklyConfig = z.infer<typeof feedbackWeeklySchema>;
@@ -30,36 +35,79 @@ const READ_BYTES = 256 * 1024;
 
 /**
  * One line of a kept log: its last error line (the one `knowledge new` builds the pattern from), else its
- * first non-blank line; redacted again (the file was redacted when kept), control characters gone, cut.
+ * first non-blank line; redacted again, the whole text first (a key block spans lines) and then the line
+ * (the file was redacted when kept, perhaps by an older rule set), runs that look like a key body gone,
+ * control characters gone, cut.
  */
 export function excerptOf(text: string): string {
-  const log = new LogText(normalizeLog(text));
+  const log = new LogText(normalizeLog(redactLog(text, READ_BYTES)));
   const last = finalError(log);
   let line = last ? log.line(last.line) : undefined;
   // As `knowledge new` looks for it: the last line that reads like an error, else the first line.
   for (let i = log.lineCount - 1; !line?.trim() && i >= 0; i--) if (/error|killed|out of memory|failed/i.test(log.line(i))) line = log.line(i);
   for (let i = 0; !line?.trim() && i < log.lineCount; i++) if (!/^\[\.\.\. earlier lines not kept/.test(log.line(i))) line = log.line(i);
-  const clean = redactLog(line ?? '', 4096)
+  const clean = scrubBareSecrets(redactLog(line ?? '', 4096))
     .replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]+/g, ' ')
     .replace(/\s+/g, ' ')
     .trim();
   return clean.length > EXCERPT_CHARS ? clean.slice(0, EXCERPT_CHARS - 1) + '…' : clean;
 }
 
+/** The last `maxBytes` of a regular file, read without following a link; null when it is gone or not a plain file. */
+export function readTail(file: string, maxBytes = READ_BYTES): string | null {
+  let fd: number;
+  try {
+    fd = openSync(file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  } catch {
+    return null;
+  }
+  try {
+    const st = fstatSync(fd);
+    if (!st.isFile()) return null;
+    const size = Math.min(st.size, maxBytes);
+    const buf = Buffer.alloc(size);
+    let got = 0;
+    while (got < size) {
+      const n = readSync(fd, buf, got, size - got, st.size - size + got);
+      if (n === 0) break;
+      got += n;
+    }
+    return buf.subarray(0, got).toString('utf8');
+  } finally {
+    closeSync(fd);
+  }
+}
+
 /** A kept file's line, or '' when it is gone (pruned, or removed by hand). */
 function excerptOfFile(file: string): string {
-  try {
-    const buf = readFileSync(file);
-    return excerptOf(buf.subarray(Math.max(0, buf.length - READ_BYTES)).toString('utf8'));
-  } catch {
-    return '';
-  }
+  const text = readTail(file);
+  return text === null ? '' : excerptOf(text);
+}
+
+/** The names the stores give kept logs (keptLogPath): day, rule id (sanitised), diagnosis id. */
+const KEPT_LOG_NAME = /^\d{8}-[A-Za-z0-9_-]{1,60}-[A-Za-z0-9_-]{16}\.log$/;
+
+/**
+ * A kept log's path as read back from the database, if it is one the store could have written: absolute,
+ * already resolved (no `..`), directly in the kept-logs folder, named as the store names them. Else null.
+ */
+export function keptLogInside(file: unknown, keptLogsDir: string): string | null {
+  if (typeof file !== 'string' || file.length > 4096 || !isAbsolute(file)) return null;
+  if (resolve(file) !== file || dirname(file) !== resolve(keptLogsDir)) return null;
+  return KEPT_LOG_NAME.test(basename(file)) ? file : null;
+}
+
+/** A word for a POSIX shell: as it is when it holds only safe characters, else in single quotes. */
+export function shellQuote(word: string): string {
+  return /^[A-Za-z0-9_./:=@%+-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
 }
 
 /** A day in the schedule's time zone, as 2026-11-23. */
 const day = (ms: number, timeZone: string) => new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' }).format(ms);
 
 export interface WeeklyOptions {
+  /** The folder kept logs are written to (the store's logsDir): a path read back from elsewhere is not listed. */
+  keptLogsDir: string;
   locale?: Locale;
   timeZone?: string;
   /** One line of a kept log file (tests may give their own). */
@@ -67,7 +115,7 @@ export interface WeeklyOptions {
 }
 
 /** The week's report as the admins' channel gets it. */
-export function weeklyFeedbackReply(r: FeedbackReport, now: number, o: WeeklyOptions = {}): Reply {
+export function weeklyFeedbackReply(r: FeedbackReport, now: number, o: WeeklyOptions): Reply {
   const loc = o.locale;
   const tz = o.timeZone ?? 'UTC';
   const title = t(loc, 'feedback.weekly.title', { from: day(r.sinceMs, tz), to: day(now, tz) });
@@ -85,7 +133,10 @@ export function weeklyFeedbackReply(r: FeedbackReport, now: number, o: WeeklyOpt
       },
     },
   ];
-  const kept = r.items.filter((i) => i.logFile !== null);
+  const withFile = r.items.filter((i) => i.logFile !== null);
+  // A path the store could not have written (a changed row): the row is named, its path never used.
+  const kept = withFile.filter((i) => FEEDBACK_ID.test(i.id) && keptLogInside(i.logFile, o.keptLogsDir) !== null);
+  const skipped = withFile.filter((i) => !kept.includes(i)).map((i) => (FEEDBACK_ID.test(i.id) ? i.id : '?'));
   const shown = kept.slice(0, MAX_KEPT);
   if (shown.length) {
     const excerpt = o.excerpt ?? excerptOfFile;
@@ -98,24 +149,30 @@ export function weeklyFeedbackReply(r: FeedbackReport, now: number, o: WeeklyOpt
     });
     sections.push({
       text: t(loc, 'feedback.weekly.toRule'),
-      code: shown.map((i) => `gpu-doctor knowledge new RULE-ID --from ${i.logFile}`).join('\n'),
+      code: shown.map((i) => `gpu-doctor knowledge new RULE-ID --from ${shellQuote(i.logFile!)}`).join('\n'),
     });
     if (kept.length > shown.length) sections.push({ text: t(loc, 'feedback.weekly.more', { n: kept.length - shown.length }) });
   } else sections.push({ text: r.keepLogs ? t(loc, 'feedback.weekly.noKept') : t(loc, 'feedback.report.offHint') });
-  const unkept = r.items.length - kept.length;
+  if (skipped.length)
+    sections.push({ text: t(loc, 'feedback.weekly.badPath', { n: skipped.length, ids: skipped.slice(0, MAX_KEPT).join(', '), dir: o.keptLogsDir }) });
+  const unkept = r.items.length - withFile.length;
   if (unkept > 0 && r.keepLogs) sections.push({ text: t(loc, 'feedback.weekly.notKept', { n: unkept }) });
   return { title, severity: 'info', sections };
 }
 
 /** The weekly list as one more schedule of the DigestScheduler (its name is its digest_runs record). */
-export function feedbackWeeklyPost(store: Pick<FeedbackService, 'report'>, cfg: FeedbackWeeklyConfig, locale?: Locale): ScheduledPost {
+export function feedbackWeeklyPost(
+  store: Pick<FeedbackService, 'report'> & { readonly logsDir: string },
+  cfg: FeedbackWeeklyConfig,
+  locale?: Locale,
+): ScheduledPost {
   return {
     name: FEEDBACK_WEEKLY_NAME,
     platform: cfg.platform,
     channel: cfg.channel,
     cron: cfg.cron,
     timezone: cfg.timezone,
-    compose: async (now) => weeklyFeedbackReply(await store.report(WEEK_DAYS, now), now, { locale, timeZone: cfg.timezone }),
+    compose: async (now) => weeklyFeedbackReply(await store.report(WEEK_DAYS, now), now, { keptLogsDir: store.logsDir, locale, timeZone: cfg.timezone }),
   };
 }
 

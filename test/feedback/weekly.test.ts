@@ -230,7 +230,7 @@ describe('the weekly schedule', () => {
     const dir = mkdtempSync(join(tmpdir(), 'gd-fb-weekly-zh-'));
     const ids = seed(dir, now);
     const store = FeedbackStore.inDataDir(dir, { keepLogs: true });
-    const reply = weeklyFeedbackReply(store.report(7, now), now, { locale: 'zh', timeZone: 'Asia/Shanghai' });
+    const reply = weeklyFeedbackReply(store.report(7, now), now, { keptLogsDir: store.logsDir, locale: 'zh', timeZone: 'Asia/Shanghai' });
     store.close();
     const text = renderText(reply);
     expect(text).toContain('本周反馈（2026-11-16 – 2026-11-23）');
@@ -250,6 +250,7 @@ describe('the weekly schedule', () => {
     const reply = weeklyFeedbackReply(
       { days: 7, sinceMs: 0, keepLogs: true, rules: [{ rule: 'cuda-oom', category: 'cuda_oom', diagnoses: 4, up: 0, down: 0 }], items: [] },
       7 * DAY,
+      { keptLogsDir: '/nonexistent/feedback-logs' },
     );
     expect(reply.sections).toEqual([{ text: 'No feedback this week: no 👍 / 👎 and no log that matched no rule (4 diagnoses).' }]);
     expect(reply.visibility).toBeUndefined();
