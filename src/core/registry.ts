@@ -6,6 +6,7 @@ import { localize, t } from './i18n.js';
 import { parseCommandLine } from './invocation.js';
 import type { ProgressPacer } from './progress.js';
 import type { Reply } from './reply.js';
+import { scrubDeep } from './secret-scrub.js';
 
 export class CommandLoadError extends Error {}
 
@@ -52,7 +53,10 @@ export class CommandRegistry {
   async dispatch(line: string, ctx: CommandContext, progressOptions: DispatchOptions = {}): Promise<DispatchOutcome> {
     const pacer = progressOptions.progress;
     try {
-      return await this.run(line, pacer ? { ...ctx, progress: pacer.update } : ctx);
+      // No credential reaches a chat: a source's error text may echo one (a proxy quoting the Authorization
+      // header). Interim replies are made from host results, which the hosts service scrubs as they come.
+      const out = await this.run(line, pacer ? { ...ctx, progress: pacer.update } : ctx);
+      return { ...out, reply: scrubDeep(out.reply) };
     } finally {
       // On every path, refusals included: an interim reply shown before (reading a file) is not left pending.
       await pacer?.finish();

@@ -1,6 +1,7 @@
 // HostsService: the registry, the SSH pool and the parsers together. Fan-out is parallel; each host
 // is bounded by its own connect + exec timeouts, so a dead host never holds up the others.
 import { t } from '../core/i18n.js';
+import { scrub } from '../core/secret-scrub.js';
 import { existsSync } from 'node:fs';
 import { userInfo } from 'node:os';
 import type { Config } from '../core/config.js';
@@ -242,7 +243,10 @@ export class SshHostsService implements HostsService {
   /** Called after every host query (for metrics); set by the bot when it runs with /metrics. */
   onResult?: (host: string, seconds: number, ok: boolean) => void;
 
-  private record<R extends { name: string; ok: boolean; elapsedMs?: number; error?: string }>(r: R, known: boolean): R {
+  private record<R extends { name: string; ok: boolean; elapsedMs?: number; error?: string; warning?: string }>(r: R, known: boolean): R {
+    // Any source's error text may echo a credential (a proxy quoting the Authorization header): scrubbed before it is shown or logged.
+    if (r.error) r = { ...r, error: scrub(r.error) };
+    if (r.warning) r = { ...r, warning: scrub(r.warning) };
     if (!known) return r;
     this.lastState.set(r.name, r.ok ? 'ok' : (r.error ?? 'error'));
     this.onResult?.(r.name, (r.elapsedMs ?? 0) / 1000, r.ok);

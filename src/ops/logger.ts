@@ -4,20 +4,20 @@
 // time; on a terminal they are pretty-printed (pino-pretty, in-process: no worker thread to bundle).
 import pino, { type Logger } from 'pino';
 import pretty from 'pino-pretty';
+import { SECRET_ENV, scrub } from '../core/secret-scrub.js';
 
 export type { Logger };
-
-const SECRET_ENV = ['SLACK_BOT_TOKEN', 'SLACK_APP_TOKEN', 'SLACK_SIGNING_SECRET', 'DISCORD_TOKEN'];
 
 export function secretValues(env: NodeJS.ProcessEnv = process.env): string[] {
   return SECRET_ENV.map((k) => env[k]).filter((v): v is string => typeof v === 'string' && v.length >= 8);
 }
 
-/** Replaces every known secret value in a string (for errors that are shown or logged). */
-export function scrubSecrets(text: string, secrets = secretValues()): string {
-  let out = text;
-  for (const s of secrets) out = out.split(s).join('[redacted]');
-  return out.replace(/\b(xox[abprs]|xapp)-[A-Za-z0-9-]{8,}/g, '[redacted]');
+/**
+ * Replaces every credential the bot holds (src/core/secret-scrub.ts: chat tokens, Prometheus and Postgres
+ * credentials, in their base64 and escaped forms too) and `secrets` in a string, for errors that are shown or logged.
+ */
+export function scrubSecrets(text: string, secrets: readonly string[] = []): string {
+  return scrub(text, secrets);
 }
 
 export interface LoggerOptions {

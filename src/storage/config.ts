@@ -3,6 +3,7 @@
 // and the audit trail in one database that several replicas share. The password is best left out of
 // the URL (libpq's PGPASSWORD or ~/.pgpass are read), and is never logged either way.
 import { z } from 'zod';
+import { registerUrlPassword } from '../core/secret-scrub.js';
 
 const PG_URL = /^postgres(ql)?:\/\/\S+$/;
 const ENV_NAME = /^[A-Z_][A-Z0-9_]{0,63}$/;
@@ -36,6 +37,8 @@ export function storageOf(storage: StorageConfig | undefined, env: NodeJS.Proces
   const url = o.url ?? (name ? env[name] : undefined);
   if (!url) throw new Error(`storage: Postgres is configured but ${name ?? 'url'} is not set`);
   if (!PG_URL.test(url)) throw new Error(`storage: ${name ?? 'url'} is not a postgres://... URL`);
+  // Its password is known to the scrubber from now on (a driver error quoting the URL is never shown or logged with it).
+  registerUrlPassword(url);
   const leaseS = typeof storage === 'object' ? storage.lease_s : 30;
   return { kind: 'postgres', url, leaseMs: leaseS * 1000, poolMax: typeof storage === 'object' ? storage.pool_max : 5 };
 }

@@ -1,6 +1,7 @@
 // The `source: prometheus` host group of the config (a list entry of `host_groups:`), and what the
 // service needs from it: the client options with the credentials read from the environment.
 import { z } from 'zod';
+import { registerBasicAuth, registerSecret } from '../../core/secret-scrub.js';
 import type { PromAuth } from './client.js';
 import { DEFAULT_JOIN, LABEL_NAME, MATCH_VALUE, type JoinConfig, type PromHost } from './parse.js';
 
@@ -77,10 +78,13 @@ export function groupSettings(g: PrometheusGroupConfig, env: NodeJS.ProcessEnv =
     const token = env[g.bearer_token_env];
     if (!token) throw new Error(`host_groups.${g.name}.bearer_token_env: ${g.bearer_token_env} is not set`);
     auth = { kind: 'bearer', token };
+    // Known to the scrubber from now on: a proxy echoing the header in an error never gets it shown or logged.
+    registerSecret(token);
   } else if (g.basic_auth) {
     const password = env[g.basic_auth.password_env];
     if (password === undefined) throw new Error(`host_groups.${g.name}.basic_auth.password_env: ${g.basic_auth.password_env} is not set`);
     auth = { kind: 'basic', username: g.basic_auth.username, password };
+    registerBasicAuth(g.basic_auth.username, password);
   }
   return {
     name: g.name,

@@ -5,23 +5,31 @@
 import { t } from '../../core/i18n.js';
 import type { HostMemResult, HostStatusResult } from '../../core/services.js';
 import type { Sample } from '../../watch/types.js';
-import { PromClient, PrometheusError } from './client.js';
+import { PromClient, PrometheusError, type PromAnswer } from './client.js';
 import { groupSettings, type PromGroupSettings, type PrometheusGroupConfig } from './config.js';
 import {
+  checkMatrix,
+  checkVector,
   chooseStep,
   gpuQuery,
   gpusOf,
   groupByHost,
   historySamples,
+  malformedList,
   memoryOf,
   nodeQuery,
   perProcessWarning,
+  type MalformedItem,
   type PromHost,
   type PromVectorSample,
 } from './parse.js';
 
 /** Hosts per query_range request of a history read. */
 const HISTORY_HOSTS_PER_QUERY = 8;
+
+/** Series an instant answer may hold per host asked (8 GPUs x 9 series and hundreds of processes fit), and at least. */
+const SERIES_PER_HOST = 1000;
+const MIN_SERIES_CAP = 20_000;
 
 const errorLine = (e: unknown): string => (e instanceof Error ? e.message : String(e)).split('\n')[0].slice(0, 300);
 
@@ -34,17 +42,28 @@ const settle = <T>(p: Promise<T>): Promise<Outcome<T>> =>
 
 type HostSeries = { metric: Record<string, string>; v: number | null }[];
 
-interface Snapshot {
-  gpu: Outcome<{ result: PromVectorSample[]; warnings: string[] }>;
-  node: Outcome<{ result: PromVectorSample[]; warnings: string[] }>;
-  /** One host's series of an answer, the answer grouped by host once for the whole batch (not once per host: 1,000 hosts x 30,000 series). */
-  of(kind: 'gpu' | 'node', name: string): HostSeries;
+interface CheckedAnswer {
+  result: PromVectorSample[];
+  warnings: string[];
+  malformed: MalformedItem[];
 }
 
-/** One group: its client, its hosts, and the per-tick batching of requests. */
+interface Snapshot {
+  gpu: Outcome<CheckedAnswer>;
+  node: Outcome<CheckedAnswer>;
+  /** One host's series of an answer, the answer grouped by host once for the whole batch (not once per host: 1,000 hosts x 30,000 series). */
+  of(kind: 'gpu' | 'node', name: string): HostSeries;
+  /** The answer's skipped items that are this host's (or nobody's: an item without a readable join label). */
+  malformedOf(kind: 'gpu' | 'node', host: PromHost): MalformedItem[];
+}
+
+/** One group: its client, its hosts, and the batching of requests (one request per exporter family in flight at a time). */
 export class PrometheusGroup {
   readonly client: PromClient;
-  private pending: { hosts: Map<string, PromHost>; waiters: ((s: Snapshot) => void)[] } | null = null;
+  /** The request under way: asks for its hosts share its answer. */
+  private inFlight: { hosts: Set<string>; answer: Promise<Snapshot> } | null = null;
+  /** The hosts asked since: one request for all of them, once the one in flight is done (or at the next tick). */
+  private next: { hosts: Map<string, PromHost>; answer: Promise<Snapshot> } | null = null;
   private byName: Map<string, PromHost>;
 
   constructor(
@@ -64,57 +83,100 @@ export class PrometheusGroup {
     return this.byName.get(name);
   }
 
-  /** The current GPU and node series of this host, fetched together with every other host asked in the same tick. */
+  /**
+   * The current GPU and node series of this host. Single flight per group: an ask for a host whose
+   * request is under way shares that answer; other asks wait for it and then go together in one request,
+   * so however many people ask at once, one request per exporter family is in flight (and one answer in memory).
+   */
   private snapshot(host: PromHost): Promise<Snapshot> {
-    if (!this.pending) {
-      const batch = { hosts: new Map<string, PromHost>(), waiters: [] as ((s: Snapshot) => void)[] };
-      this.pending = batch;
-      setImmediate(() => {
-        if (this.pending === batch) this.pending = null;
-        const hosts = [...batch.hosts.values()];
-        void Promise.all([
-          settle(this.client.query(gpuQuery(hosts, this.settings.join))),
-          settle(this.client.query(nodeQuery(hosts, this.settings.join))),
-        ]).then(([gpu, node]) => {
-          const { join } = this.settings;
-          const grouped: { gpu?: Map<string, HostSeries>; node?: Map<string, HostSeries> } = {};
-          const of = (kind: 'gpu' | 'node', name: string): HostSeries => {
-            const answer = kind === 'gpu' ? gpu : node;
-            if (!answer.ok) return [];
-            grouped[kind] ??= groupByHost(answer.value.result, hosts, kind === 'gpu' ? join.gpuLabel : join.nodeLabel, join.stripPort);
-            return grouped[kind].get(name) ?? [];
-          };
-          for (const w of batch.waiters) w({ gpu, node, of });
-        });
-      });
+    if (this.inFlight?.hosts.has(host.name)) return this.inFlight.answer;
+    if (!this.next) {
+      const before = this.inFlight?.answer;
+      const batch: { hosts: Map<string, PromHost>; answer: Promise<Snapshot> } = { hosts: new Map(), answer: Promise.resolve(null as never) };
+      batch.answer = (async () => {
+        // Asks made while waiting (this tick, or while the request before is in flight) join this batch.
+        await (before ?? new Promise<void>((r) => setImmediate(r)));
+        if (this.next === batch) this.next = null;
+        const flight = { hosts: new Set(batch.hosts.keys()), answer: this.fetchSnapshot([...batch.hosts.values()]) };
+        this.inFlight = flight;
+        try {
+          return await flight.answer;
+        } finally {
+          if (this.inFlight === flight) this.inFlight = null;
+        }
+      })();
+      this.next = batch;
     }
-    const batch = this.pending;
-    batch.hosts.set(host.name, host);
-    return new Promise((resolve) => batch.waiters.push(resolve));
+    this.next.hosts.set(host.name, host);
+    return this.next.answer;
+  }
+
+  /** The two instant queries for these hosts, checked item by item; never rejects (a failed query is its Outcome). */
+  private async fetchSnapshot(hosts: PromHost[]): Promise<Snapshot> {
+    const { join } = this.settings;
+    const maxSeries = Math.max(MIN_SERIES_CAP, SERIES_PER_HOST * hosts.length);
+    const checked = (label: string) => (a: PromAnswer<unknown>) => {
+      const { samples, malformed } = checkVector(a.result, label, join.stripPort);
+      return { result: samples, warnings: a.warnings, malformed };
+    };
+    const [gpu, node] = await Promise.all([
+      settle(this.client.query(gpuQuery(hosts, join), undefined, { maxSeries }).then(checked(join.gpuLabel))),
+      settle(this.client.query(nodeQuery(hosts, join), undefined, { maxSeries }).then(checked(join.nodeLabel))),
+    ]);
+    const grouped: { gpu?: Map<string, HostSeries>; node?: Map<string, HostSeries> } = {};
+    return {
+      gpu,
+      node,
+      of: (kind, name) => {
+        const answer = kind === 'gpu' ? gpu : node;
+        if (!answer.ok) return [];
+        grouped[kind] ??= groupByHost(answer.value.result, hosts, kind === 'gpu' ? join.gpuLabel : join.nodeLabel, join.stripPort);
+        return grouped[kind].get(name) ?? [];
+      },
+      malformedOf: (kind, host) => {
+        const answer = kind === 'gpu' ? gpu : node;
+        return answer.ok ? answer.value.malformed.filter((m) => m.hostKey === null || m.hostKey === host.match) : [];
+      },
+    };
+  }
+
+  /** The line naming an answer's skipped items for this host, if any. */
+  private malformedLine(s: Snapshot, host: PromHost, kinds: ('gpu' | 'node')[]): string | undefined {
+    const items = kinds.flatMap((k) => s.malformedOf(k, host));
+    return items.length ? t('en', 'reason.prom.malformed', { n: items.length, list: malformedList(items) }) : undefined;
   }
 
   private where(host: PromHost): string {
     return `Prometheus at ${this.client.where} (${this.settings.join.gpuLabel}=${host.match})`;
   }
 
+  /** One host's status; whatever goes wrong with its part of the answer is its own one line, never the fleet's. */
   async status(name: string): Promise<HostStatusResult> {
     const host = this.host(name);
     if (!host) return { name, ok: false, error: t('en', 'reason.hosts.unknown') };
     const started = performance.now();
-    const s = await this.snapshot(host);
-    const elapsedMs = Math.round(performance.now() - started);
+    try {
+      return this.statusOf(host, await this.snapshot(host), Math.round(performance.now() - started));
+    } catch (e) {
+      return { name, ok: false, elapsedMs: Math.round(performance.now() - started), error: errorLine(e) };
+    }
+  }
+
+  private statusOf(host: PromHost, s: Snapshot, elapsedMs: number): HostStatusResult {
+    const name = host.name;
     if (!s.gpu.ok) return { name, ok: false, elapsedMs, error: s.gpu.error };
     const { join } = this.settings;
     const gpuSeries = s.of('gpu', name);
     const nodeSeries = s.of('node', name);
     const reading = gpusOf(gpuSeries);
     const memory = memoryOf(nodeSeries);
+    const skipped = this.malformedLine(s, host, ['gpu', 'node']);
     if (!reading.gpus.length && !memory)
       return {
         name,
         ok: false,
         elapsedMs,
-        error: t('en', 'reason.prom.noSeries', { match: host.match, where: this.where(host) }),
+        error: [t('en', 'reason.prom.noSeries', { match: host.match, where: this.where(host) }), skipped].filter(Boolean).join('; '),
       };
     const warnings: string[] = [];
     // Each made in English (reason.*); the status reply shows each in the asker's language.
@@ -123,6 +185,7 @@ export class PrometheusGroup {
     if (pp) warnings.push(pp);
     if (!s.node.ok) warnings.push(t('en', 'reason.prom.noRam', { error: s.node.error }));
     else if (!memory) warnings.push(t('en', 'reason.prom.noNodeMemory', { match: host.match, label: join.nodeLabel }));
+    if (skipped) warnings.push(skipped);
     const apiWarnings = [...s.gpu.value.warnings, ...(s.node.ok ? s.node.value.warnings : [])];
     if (apiWarnings.length) warnings.push(t('en', 'reason.prom.partial', { list: [...new Set(apiWarnings)].join('; ') }));
     return {
@@ -140,26 +203,37 @@ export class PrometheusGroup {
     const host = this.host(name);
     if (!host) return { name, ok: false, error: t('en', 'reason.hosts.unknown') };
     const started = performance.now();
-    const s = await this.snapshot(host);
-    const elapsedMs = Math.round(performance.now() - started);
+    try {
+      return this.memOf(host, await this.snapshot(host), Math.round(performance.now() - started));
+    } catch (e) {
+      return { name, ok: false, elapsedMs: Math.round(performance.now() - started), error: errorLine(e) };
+    }
+  }
+
+  private memOf(host: PromHost, s: Snapshot, elapsedMs: number): HostMemResult {
+    const name = host.name;
     if (!s.node.ok) return { name, ok: false, elapsedMs, error: s.node.error };
     const { join } = this.settings;
     const memory = memoryOf(s.of('node', name));
+    const skipped = this.malformedLine(s, host, ['node']);
     if (!memory)
       return {
         name,
         ok: false,
         elapsedMs,
-        error: t('en', 'reason.prom.noNodeMemoryAt', { match: host.match, where: this.client.where, label: join.nodeLabel }),
+        error: [t('en', 'reason.prom.noNodeMemoryAt', { match: host.match, where: this.client.where, label: join.nodeLabel }), skipped]
+          .filter(Boolean)
+          .join('; '),
       };
     // The API's warnings (partial data from a federated or remote-read source) come with the figures, as in status.
     const apiWarnings = [...new Set(s.node.value.warnings)];
+    const warnings = [skipped, apiWarnings.length ? t('en', 'reason.prom.partial', { list: apiWarnings.join('; ') }) : undefined].filter(Boolean);
     return {
       name,
       ok: true,
       elapsedMs,
       memory,
-      ...(apiWarnings.length ? { warning: t('en', 'reason.prom.partial', { list: apiWarnings.join('; ') }) } : {}),
+      ...(warnings.length ? { warning: warnings.join('; ') } : {}),
     };
   }
 
@@ -184,8 +258,14 @@ export class PrometheusGroup {
         this.client.queryRange(gpuQuery(part, join), startS, endS, stepS),
         settle(this.client.queryRange(nodeQuery(part, join), startS, endS, stepS)),
       ]);
-      warnings.push(...gpu.warnings, ...(node.ok ? node.value.warnings : [`host RAM history unavailable: ${node.error}`]));
-      samples.push(...historySamples(gpu.result, node.ok ? node.value.result : [], part, join, Math.max(600, 3 * stepS)));
+      const gpuChecked = checkMatrix(gpu.result, join.gpuLabel, join.stripPort);
+      const nodeChecked = node.ok ? checkMatrix(node.value.result, join.nodeLabel, join.stripPort) : { series: [], malformed: [] };
+      const malformed = [...gpuChecked.malformed, ...nodeChecked.malformed];
+      const partWarnings = [...gpu.warnings, ...(node.ok ? node.value.warnings : [`host RAM history unavailable: ${node.error}`])];
+      if (malformed.length) partWarnings.push(t('en', 'reason.prom.malformed', { n: malformed.length, list: malformedList(malformed) }));
+      // One by one, never push(...batch): a history of 8 hosts x 8 GPUs x 72 h is more arguments than a call takes.
+      for (const w of partWarnings) warnings.push(w);
+      for (const sample of historySamples(gpuChecked.series, nodeChecked.series, part, join, Math.max(600, 3 * stepS))) samples.push(sample);
     }
     return { samples, warnings: [...new Set(warnings)], stepS };
   }

@@ -124,11 +124,94 @@ export function hostKeyOf(metric: Record<string, string>, label: string, stripPo
   for (const l of labelSpellings(label)) if (metric[l] !== undefined && metric[l] !== '') v = metric[l];
   if (v === undefined) return null;
   if (!stripPort) return v;
-  const bracketed = /^\[(.+)\](:\d+)?$/.exec(v);
-  if (bracketed) return bracketed[1];
+  // [v6 address]:port or [v6 address] (no regex with backtracking over an untrusted label value)
+  const close = v.lastIndexOf(']');
+  if (v.startsWith('[') && close > 1 && (close === v.length - 1 || /^:\d+$/.test(v.slice(close + 1)))) return v.slice(1, close);
   // host:port, but not a bare IPv6 address (more than one colon)
   const m = /^([^:]+):\d{1,5}$/.exec(v);
   return m ? m[1] : v;
+}
+
+// ---- what the API answered, item by item: one malformed item is skipped and named, never thrown on ----
+
+/** A series of an answer that was skipped: its place in the answer, what is wrong, and its host's join value where that could be read. */
+export interface MalformedItem {
+  index: number;
+  what: string;
+  hostKey: string | null;
+}
+
+const MAX_NAMED = 3;
+
+/** What a JSON value is, in a few characters (for the line naming a skipped item). */
+const kindOf = (v: unknown): string => (v === null ? 'null' : Array.isArray(v) ? 'array' : typeof v);
+
+/** Why a label set is not one (labels are strings, every one), or null when it is. */
+function labelsProblem(m: unknown): string | null {
+  if (!m || typeof m !== 'object' || Array.isArray(m)) return `metric is ${kindOf(m)}`;
+  for (const [k, v] of Object.entries(m)) if (typeof v !== 'string') return `label ${k.slice(0, 40)} is ${kindOf(v)}`;
+  return null;
+}
+
+/** A sample value as the API gives it: [unix time, "number"]. */
+const isPoint = (p: unknown): p is [number, string] =>
+  Array.isArray(p) && p.length === 2 && typeof p[0] === 'number' && Number.isFinite(p[0]) && typeof p[1] === 'string';
+
+/** The host join value of a possibly malformed item, where its labels give one. */
+function keyOfItem(item: unknown, label: string, stripPort: boolean): string | null {
+  const m = item && typeof item === 'object' ? (item as { metric?: unknown }).metric : undefined;
+  if (!m || typeof m !== 'object') return null;
+  const safe: Record<string, string> = {};
+  for (const l of labelSpellings(label)) {
+    const v = (m as Record<string, unknown>)[l];
+    if (typeof v === 'string') safe[l] = v;
+  }
+  return hostKeyOf(safe, label, stripPort);
+}
+
+/**
+ * An instant-query answer's items as samples: an item that is not an object, whose `metric` is not a
+ * set of string labels or whose `value` is not [time, "number"] is left out and listed (with its host
+ * where its join label says it), so one bad item costs itself, not the hosts beside it.
+ */
+export function checkVector(result: readonly unknown[], label: string, stripPort: boolean): { samples: PromVectorSample[]; malformed: MalformedItem[] } {
+  const samples: PromVectorSample[] = [];
+  const malformed: MalformedItem[] = [];
+  result.forEach((item, index) => {
+    if (!item || typeof item !== 'object' || Array.isArray(item)) return malformed.push({ index, what: `item is ${kindOf(item)}`, hostKey: null });
+    const s = item as { metric?: unknown; value?: unknown };
+    const problem = labelsProblem(s.metric) ?? (isPoint(s.value) ? null : `value is ${kindOf(s.value)}`);
+    if (problem) return malformed.push({ index, what: problem, hostKey: keyOfItem(item, label, stripPort) });
+    samples.push(s as PromVectorSample);
+  });
+  return { samples, malformed };
+}
+
+/**
+ * A range-query answer's series, checked as checkVector checks items; within a good series a point
+ * that is not [time, "number"] is dropped (and counted as one malformed item of its series).
+ */
+export function checkMatrix(result: readonly unknown[], label: string, stripPort: boolean): { series: PromMatrixSeries[]; malformed: MalformedItem[] } {
+  const series: PromMatrixSeries[] = [];
+  const malformed: MalformedItem[] = [];
+  result.forEach((item, index) => {
+    if (!item || typeof item !== 'object' || Array.isArray(item)) return malformed.push({ index, what: `item is ${kindOf(item)}`, hostKey: null });
+    const s = item as { metric?: unknown; values?: unknown };
+    const problem = labelsProblem(s.metric) ?? (Array.isArray(s.values) ? null : `values is ${kindOf(s.values)}`);
+    if (problem) return malformed.push({ index, what: problem, hostKey: keyOfItem(item, label, stripPort) });
+    const values = s.values as unknown[];
+    const good = values.filter(isPoint);
+    if (good.length !== values.length)
+      malformed.push({ index, what: `${values.length - good.length} points are not [time, "value"]`, hostKey: keyOfItem(item, label, stripPort) });
+    series.push({ metric: s.metric as Record<string, string>, values: good });
+  });
+  return { series, malformed };
+}
+
+/** The items skipped, as one line's list: the first few named (`item 3: metric is null`), the rest counted. */
+export function malformedList(items: readonly MalformedItem[]): string {
+  const named = items.slice(0, MAX_NAMED).map((m) => `#${m.index}: ${m.what}`);
+  return items.length > MAX_NAMED ? `${named.join(', ')}, +${items.length - MAX_NAMED}` : named.join(', ');
 }
 
 const num = (s: string | undefined): number | null => {
