@@ -66,13 +66,14 @@ export interface ParsedStatus {
 export function parseStatusSections(sections: Sections): ParsedStatus | { error: string } {
   const failure = smiFailure(sections.gpu);
   if (failure) return { error: failure };
-  const { gpus } = parseSmiCsvWithFields(sections.gpu!.out, SMI_GPU_QUERY_FIELDS, 'gpu');
-  let warning: string | undefined;
+  const { gpus, notes } = parseSmiCsvWithFields(sections.gpu!.out, SMI_GPU_QUERY_FIELDS, 'gpu');
+  const warnings: string[] = [];
   let processes: ParsedStatus['processes'] = [];
   const appsFailure = smiFailure(sections.apps);
-  if (appsFailure) warning = `processes unavailable: ${appsFailure}`;
+  if (appsFailure) warnings.push(`processes unavailable: ${appsFailure}`);
   else {
     const parsed = parseSmiCsvWithFields(sections.apps!.out, SMI_APPS_QUERY_FIELDS, 'apps');
+    notes.push(...parsed.notes);
     processes = joinProcessesToGpus(parsed.processes, gpus).map((p) => ({
       gpuIndex: p.gpuIndex,
       pid: p.pid,
@@ -82,6 +83,10 @@ export function parseStatusSections(sections: Sections): ParsedStatus | { error:
       processName: p.name,
     }));
   }
+  // Rows left out for an impossible value (memory.used 99999999999) are named, at most three of them.
+  warnings.push(...notes.slice(0, 3));
+  if (notes.length > 3) warnings.push(`(+${notes.length - 3})`);
+  const warning = warnings.length ? warnings.join('; ') : undefined;
   return {
     gpus: gpus.map((g) => ({
       index: g.index,
@@ -202,7 +207,9 @@ export function attachPs(
 export function parseMemSection(s: Section | undefined): HostMemory | { error: string } {
   if (!s) return { error: t('en', 'reason.parse.noFreeOutput') };
   if (s.code === 127) return { error: t('en', 'reason.parse.noFree') };
-  const r = parseFree(s.out, { unitBytes: 1 });
+  const notes: string[] = [];
+  const r = parseFree(s.out, { unitBytes: 1 }, notes);
+  if (!r && notes.length) return { error: notes[0] };
   if (!r) return { error: s.code ? t('en', 'reason.parse.badFreeExit', { code: s.code }) : t('en', 'reason.parse.badFree') };
   return {
     totalBytes: r.totalBytes,

@@ -8,6 +8,7 @@
 import type { HostMemoryReading } from './types.js';
 import { tokens, toCleanLines } from './lines.js';
 import { freeCommandUnits, type FreeUnits } from './free-command.js';
+import { hostMemoryViolation, outOfRangeNote } from './ranges.js';
 
 type Column = 'total' | 'used' | 'free' | 'shared' | 'buffers' | 'cache' | 'buffcache' | 'available';
 
@@ -49,19 +50,25 @@ interface Block {
   unitsFromCommand: boolean;
 }
 
-/** The last `free` output in the text, or null. */
-export function parseFree(text: string, units?: FreeUnits): HostMemoryReading | null {
-  return parseFreeLines(toCleanLines(text), units);
+/**
+ * The last `free` output in the text, or null. A Mem row with a value out of range is left out (the
+ * output before it counts) and named in `notes`.
+ */
+export function parseFree(text: string, units?: FreeUnits, notes?: string[]): HostMemoryReading | null {
+  return parseFreeLines(toCleanLines(text), units, notes);
 }
 
-export function parseFreeLines(lines: string[], units?: FreeUnits): HostMemoryReading | null {
+export function parseFreeLines(lines: string[], units?: FreeUnits, notes?: string[]): HostMemoryReading | null {
   let reading: HostMemoryReading | null = null;
   let currentUnits: FreeUnits = units ?? {};
   let fromCommand = units?.unitBytes !== undefined;
   let block: Block | null = null;
 
   const finish = () => {
-    if (block) reading = toReading(block) ?? reading;
+    const read = block && toReading(block);
+    const bad = read && hostMemoryViolation(read);
+    if (bad) notes?.push(outOfRangeNote('free', block!.mem.label, bad));
+    else if (read) reading = read;
     block = null;
   };
 

@@ -38,7 +38,10 @@ export function parseReadings(text: string): Readings {
     attempt(() => parseSmiTableLines(lines)),
     ...attempt(() => xmlRegions(lines).map(parseSmiXml), []),
     attempt(() => parseSmiCsvLines(lines)),
-    attempt(() => ({ hostMemory: parseFreeLines(lines) })),
+    attempt(() => {
+      const notes: string[] = [];
+      return { hostMemory: parseFreeLines(lines, undefined, notes), notes };
+    }),
     attempt(() => ({ smiErrors: findSmiErrorsInLines(lines) })),
   ];
   return attempt(() => mergeReadings(parts), emptyReadings());

@@ -7,6 +7,7 @@ import { toCleanLines } from './lines.js';
 import { t } from '../core/i18n.js';
 import { MAX_GPUS, MAX_PROCESSES } from './limits.js';
 import { errorMarker, worstErrorMarker, isMissing, normalizeBusId, parseIntCell, parseMiBCell, parseNumberCell } from './cells.js';
+import { gpuRow, gpuViolation, outOfRangeNote, processRow, processViolation } from './ranges.js';
 
 export type SmiCsvKind = 'gpu' | 'apps';
 
@@ -23,7 +24,7 @@ export interface SmiCsvResult {
   gpus: GpuReading[];
   processes: ProcessReading[];
   tables: SmiCsvTable[];
-  /** One line per table that had rows not fitting its header, which were skipped. */
+  /** One line per table that had rows not fitting its header, which were skipped, and per row left out for a value out of range. */
   notes: string[];
 }
 
@@ -190,9 +191,12 @@ export function joinProcessesToGpus(processes: ProcessReading[], gpus: GpuReadin
 
 /** What the SSH layer's two noheader queries say, joined into one Readings. */
 export function readingsFromSmiQueries(gpuCsv: string, appsCsv: string): Readings {
-  const { gpus } = parseSmiCsvWithFields(gpuCsv, SMI_GPU_QUERY_FIELDS);
-  const { processes } = parseSmiCsvWithFields(appsCsv, SMI_APPS_QUERY_FIELDS);
-  return { gpus, processes: joinProcessesToGpus(processes, gpus), hostMemory: null, smiErrors: [] };
+  const { gpus, notes: gpuNotes } = parseSmiCsvWithFields(gpuCsv, SMI_GPU_QUERY_FIELDS);
+  const { processes, notes: appNotes } = parseSmiCsvWithFields(appsCsv, SMI_APPS_QUERY_FIELDS);
+  const readings: Readings = { gpus, processes: joinProcessesToGpus(processes, gpus), hostMemory: null, smiErrors: [] };
+  const notes = [...gpuNotes, ...appNotes];
+  if (notes.length) readings.notes = notes;
+  return readings;
 }
 
 /** Cells of a data row, or null when the line does not have the header's shape. */
@@ -224,14 +228,18 @@ function rowReader(result: SmiCsvResult, kind: SmiCsvKind, fields: string[]): Ro
     return (cells) => {
       const pid = parseIntCell(cells[pidAt]);
       if (pid === null || notANumber(cells, memAt) || result.processes.length >= MAX_PROCESSES) return false;
-      result.processes.push({
+      const proc: ProcessReading = {
         gpuIndex: null,
         gpuUuid: text(cells, uuidAt),
         gpuBusId: text(cells, busAt),
         pid,
         name: text(cells, nameAt),
         memoryMiB: parseMiBCell(cells[memAt]),
-      });
+      };
+      // A row of the table all the same (it fits the header), left out for its impossible value.
+      const bad = processViolation(proc);
+      if (bad) result.notes.push(outOfRangeNote('nvidia-smi', processRow(proc), bad));
+      else result.processes.push(proc);
       return true;
     };
   }
@@ -271,7 +279,9 @@ function rowReader(result: SmiCsvResult, kind: SmiCsvKind, fields: string[]): Ro
     if (freeAt >= 0) gpu.memoryFreeMiB = mib(cells, freeAt);
     if (reservedAt >= 0) gpu.memoryReservedMiB = mib(cells, reservedAt);
     if (errorFields.length) gpu.errorFields = errorFields;
-    result.gpus.push(gpu);
+    const bad = gpuViolation(gpu);
+    if (bad) result.notes.push(outOfRangeNote('nvidia-smi', gpuRow(gpu), bad));
+    else result.gpus.push(gpu);
     return true;
   };
 }

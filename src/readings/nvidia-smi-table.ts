@@ -9,10 +9,13 @@ import type { GpuReading, ProcessReading } from './types.js';
 import { MAX_GPUS, MAX_PROCESSES, MAX_ROW_CHARS } from './limits.js';
 import { firstNonSpace, lastNonSpace, tokens, toCleanLines } from './lines.js';
 import { errorMarker, isMissing, parseIntCell } from './cells.js';
+import { gpuRow, gpuViolation, migViolation, outOfRangeNote, processRow, processViolation } from './ranges.js';
 
 export interface SmiTableResult {
   gpus: GpuReading[];
   processes: ProcessReading[];
+  /** Rows left out for a value out of range (a GPU, MIG device or process), one line each. */
+  notes: string[];
 }
 
 type MigDevice = NonNullable<GpuReading['mig']>[number];
@@ -33,6 +36,7 @@ export function parseSmiTable(text: string): SmiTableResult {
 export function parseSmiTableLines(lines: string[]): SmiTableResult {
   const gpus: GpuReading[] = [];
   const processes: ProcessReading[] = [];
+  const notes: string[] = [];
   const migByGpu = new Map<number, MigDevice[]>();
   let section: 'none' | 'processes' = 'none';
   let awaitingSecondRow: GpuReading | null = null;
@@ -56,7 +60,9 @@ export function parseSmiTableLines(lines: string[]): SmiTableResult {
       else if (cell.startsWith('MIG devices:') || cell.startsWith('NVIDIA-SMI ')) section = 'none';
       else if (section === 'processes' && processes.length < MAX_PROCESSES) {
         const p = parseProcessRow(cell);
-        if (p) processes.push(p);
+        const bad = p && processViolation(p);
+        if (bad) notes.push(outOfRangeNote('nvidia-smi', processRow(p), bad));
+        else if (p) processes.push(p);
       }
       continue;
     }
@@ -73,7 +79,9 @@ export function parseSmiTableLines(lines: string[]): SmiTableResult {
       continue;
     }
     const mig = parseMigRow(cells);
-    if (mig) {
+    const badMig = mig && migViolation(mig.device);
+    if (badMig) notes.push(outOfRangeNote('nvidia-smi', `${gpuRow({ index: mig.gpuIndex })} MIG ${mig.device.migIndex ?? '?'}`, badMig));
+    else if (mig) {
       const list = migByGpu.get(mig.gpuIndex) ?? [];
       list.push(mig.device);
       migByGpu.set(mig.gpuIndex, list);
@@ -85,7 +93,13 @@ export function parseSmiTableLines(lines: string[]): SmiTableResult {
     gpu.error = gpuError(gpu);
     if (gpu.errorFields!.length === 0) delete gpu.errorFields;
   }
-  return { gpus, processes };
+  // A GPU's values come from two rows: it is checked once both are read.
+  const kept = gpus.filter((gpu) => {
+    const bad = gpuViolation(gpu);
+    if (bad) notes.push(outOfRangeNote('nvidia-smi', gpuRow(gpu), bad));
+    return !bad;
+  });
+  return { gpus: kept, processes, notes };
 }
 
 /** The table part of a line ("|...|" or "+---+"), allowing a short log prefix before it. */

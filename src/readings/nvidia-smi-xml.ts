@@ -4,24 +4,32 @@ import type { GpuReading, ProcessReading } from './types.js';
 import { errorMarker, worstErrorMarker, isMissing, parseIntCell, parseMiBCell, parseNumberCell } from './cells.js';
 import { MAX_GPUS, MAX_PROCESSES } from './limits.js';
 import { attr, child, childrenNamed, parseXml, textAt, type XmlElement } from './xml-tree.js';
+import { gpuRow, gpuViolation, migViolation, outOfRangeNote, processRow, processViolation } from './ranges.js';
 
 export interface SmiXmlResult {
   gpus: GpuReading[];
   processes: ProcessReading[];
+  /** GPUs, MIG devices and processes left out for a value out of range, one line each. */
+  notes: string[];
 }
 
 export function parseSmiXml(xml: string): SmiXmlResult {
-  const result: SmiXmlResult = { gpus: [], processes: [] };
+  const result: SmiXmlResult = { gpus: [], processes: [], notes: [] };
   if (xml.indexOf('<nvidia_smi_log') === -1) return result;
   const log = findElement(parseXml(xml), 'nvidia_smi_log');
   childrenNamed(log, 'gpu')
     .slice(0, MAX_GPUS)
     .forEach((el, index) => {
-      const gpu = readGpu(el, index);
+      const gpu = readGpu(el, index, result.notes);
+      const bad = gpuViolation(gpu);
+      // Its processes go with it: they would be joined to a GPU that is not there.
+      if (bad) return void result.notes.push(outOfRangeNote('nvidia-smi', gpuRow(gpu), bad));
       result.gpus.push(gpu);
       for (const p of childrenNamed(child(el, 'processes'), 'process_info')) {
         const proc = readProcess(p, gpu);
-        if (proc && result.processes.length < MAX_PROCESSES) result.processes.push(proc);
+        const badProc = proc && processViolation(proc);
+        if (badProc) result.notes.push(outOfRangeNote('nvidia-smi', processRow(proc), badProc));
+        else if (proc && result.processes.length < MAX_PROCESSES) result.processes.push(proc);
       }
     });
   return result;
@@ -38,7 +46,7 @@ function findElement(root: XmlElement, name: string): XmlElement | undefined {
 
 const value = (s: string | undefined): string | null => (s === undefined || isMissing(s) ? null : s);
 
-function readGpu(el: XmlElement, index: number): GpuReading {
+function readGpu(el: XmlElement, index: number, notes: string[]): GpuReading {
   const used = textAt(el, 'fb_memory_usage', 'used');
   const util = textAt(el, 'utilization', 'gpu_util');
   const temp = textAt(el, 'temperature', 'gpu_temp');
@@ -72,7 +80,12 @@ function readGpu(el: XmlElement, index: number): GpuReading {
     memoryUsedMiB: parseMiBCell(textAt(m, 'fb_memory_usage', 'used')),
     memoryTotalMiB: parseMiBCell(textAt(m, 'fb_memory_usage', 'total')),
   }));
-  if (mig.length) gpu.mig = mig;
+  const migKept = mig.filter((m) => {
+    const bad = migViolation(m);
+    if (bad) notes.push(outOfRangeNote('nvidia-smi', `${gpuRow(gpu)} MIG ${m.migIndex ?? '?'}`, bad));
+    return !bad;
+  });
+  if (migKept.length) gpu.mig = migKept;
   return gpu;
 }
 

@@ -4,6 +4,7 @@ import type { HostsService, HostStatusResult } from '../core/services.js';
 import type { WatchStore } from './store.js';
 import type { Sample } from './types.js';
 import { HIDDEN_PID_TEXT } from '../hosts/parse.js';
+import { storableSamples } from './sample-ranges.js';
 
 /** A process nvidia-smi listed whose pid the host's ps does not know (a container's pid namespace). */
 export interface HiddenProcess {
@@ -28,11 +29,19 @@ export async function sampleOnce(
   store: SampleSink,
   now = Date.now(),
   pick?: HostPicker,
-): Promise<{ ok: number; failed: number; samples: number; status: HostStatusResult[]; hidden: Map<string, HiddenProcess[]> }> {
+): Promise<{
+  ok: number;
+  failed: number;
+  samples: number;
+  status: HostStatusResult[];
+  hidden: Map<string, HiddenProcess[]>;
+  /** One line per host whose samples with values out of range were left out. */
+  leftOut: string[];
+}> {
   const all = (await hosts.list()).map((h) => h.name);
   const names = pick ? await pick(all) : all;
   // Another replica holds every host's lease: nothing to sample this round (an empty list would mean "all").
-  if (!names.length) return { ok: 0, failed: 0, samples: 0, status: [], hidden: new Map() };
+  if (!names.length) return { ok: 0, failed: 0, samples: 0, status: [], hidden: new Map(), leftOut: [] };
   // One exec per host: the status command carries `free -b` too. At background priority where the
   // service has one, so a poll stuck on dead hosts never makes a chat request wait.
   // The hosts service answers at most 256 named hosts a call (a chat request's cap): a bigger fleet is
@@ -87,8 +96,10 @@ export async function sampleOnce(
     if (st.memory && st.memory.availableBytes !== null)
       out.push({ ts, host: st.name, kind: 'host', memTotalBytes: st.memory.totalBytes, memAvailableBytes: st.memory.availableBytes });
   }
-  await store.insertPaced(out);
-  return { ok, failed, samples: out.length, status, hidden };
+  // One host's impossible value is left out rather than failing the one write that stores every host's round.
+  const { kept, leftOut } = storableSamples(out);
+  await store.insertPaced(kept);
+  return { ok, failed, samples: kept.length, status, hidden, leftOut };
 }
 
 /** Polls every intervalSec; a poll still running when the next is due is skipped, never overlapped. */
@@ -124,8 +135,16 @@ export class Sampler {
     if (this.running) return false;
     this.running = true;
     try {
-      const round = await sampleOnce(this.hosts, this.store, now, this.pick);
+      // A failed write is reported and the round goes on: the notify check reads its readings, not the store.
+      const sink: SampleSink = {
+        insertPaced: (samples) =>
+          Promise.resolve()
+            .then(() => this.store.insertPaced(samples))
+            .catch((e: unknown) => this.onError(e)),
+      };
+      const round = await sampleOnce(this.hosts, sink, now, this.pick);
       for (const [host, procs] of round.hidden) this.hidden.set(host, procs);
+      for (const line of round.leftOut) this.onError(new Error(`leak watch: ${line}`));
       await this.afterRound?.(round.status, now);
     } catch (e) {
       this.onError(e);

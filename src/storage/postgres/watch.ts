@@ -10,6 +10,7 @@ import { LeakDetector } from '../../watch/detector.js';
 import type { FindingsResult } from '../../watch/findings.js';
 import type { SubscriptionRow, SubscriptionState } from '../../watch/store.js';
 import { SampleRowDecoder } from '../../watch/sample-rows.js';
+import { sampleProblem } from '../../watch/sample-ranges.js';
 import type { DetectorOptions, Sample } from '../../watch/types.js';
 import { inTransaction, type Pool } from './connect.js';
 
@@ -116,6 +117,8 @@ export class PgWatchState implements DigestSlots {
     const procs: [number, number, number, string, string][] = [];
     const put = (r: Row) => rows.set(`${r[0]}|${r[1]}|${r[2]}|${r[3]}|${r[4]}`, r);
     for (const s of samples) {
+      // A value no column can hold would fail the whole INSERT, every host's round with it (the sampler leaves these out already).
+      if (sampleProblem(s) !== null) continue;
       const h = await this.hostId(s.host);
       const ts = sec(s.ts);
       if (s.kind === 'host') {
