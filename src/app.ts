@@ -39,7 +39,14 @@ export async function createApp(configFile?: string): Promise<App> {
   await owners.service.refresh?.().catch((e: unknown) => process.stderr.write(`owners: ${(e as Error).message ?? String(e)}\n`));
   // 👍 / 👎 on diagnoses, in data_dir/feedback.sqlite or Postgres (and, opted in, redacted logs in data_dir/feedback-logs).
   const dataDir = resolveDataPath(loaded.config.data_dir, loaded.baseDir);
-  const feedbackOptions = { keepLogs: loaded.config.feedback.keep_logs, retentionDays: loaded.config.feedback.retention_days };
+  const fb = loaded.config.feedback;
+  const feedbackOptions = {
+    keepLogs: fb.keep_logs,
+    retentionDays: fb.retention_days,
+    maxLogsPerUserPerDay: fb.max_logs_per_user_per_day,
+    maxLogBytes: fb.max_log_kib * 1024,
+    maxKeptBytes: fb.max_kept_mib * 1024 * 1024,
+  };
   const { FeedbackStore } = await import('./feedback/store.js');
   const feedback = storage
     ? storage.feedback({ ...feedbackOptions, logsDir: (await import('node:path')).join(dataDir, 'feedback-logs') })

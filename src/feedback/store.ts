@@ -4,9 +4,11 @@
 // a matched diagnosis waits in the row for a 👎, and a log that matched no rule, or got a 👎, is written
 // to data_dir/feedback-logs/ (0700 / 0600) for an admin to turn into a rule (`gpu-doctor knowledge new
 // ID --from FILE`). Rows, votes and kept logs older than retention_days are deleted.
-import Database from 'better-sqlite3';
+// Kept logs are capped (config feedback.max_logs_per_user_per_day, max_log_kib, max_kept_mib): a log over a
+// cap is not kept (its diagnosis and votes are), with a note on the bot's log; the text stored has no NUL.
+import Database from '../storage/sqlite-driver.js';
 import { createHmac, randomBytes } from 'node:crypto';
-import { unlinkSync, writeFileSync } from 'node:fs';
+import { lstatSync, readdirSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   FEEDBACK_ID,
@@ -19,15 +21,59 @@ import {
   type VoteResult,
 } from '../core/feedback.js';
 import { ensurePrivateDir, ensurePrivateFile, PRIVATE_FILE_MODE } from '../core/private-files.js';
-import { redactLog } from './redact.js';
+import { storableText } from '../storage/storable-text.js';
+import { MAX_KEPT_BYTES, redactLog } from './redact.js';
 
-export interface FeedbackStoreOptions {
+/** The caps on kept logs (config `feedback`): any one person's flood, or all of them, cannot fill the disk. */
+export interface KeptLogCaps {
+  /** Logs kept per person (platform and user) in any 24 hours. */
+  maxLogsPerUserPerDay?: number;
+  /** Of each log, its last this many bytes. */
+  maxLogBytes?: number;
+  /** All kept log text together (rows waiting for a 👎 and files), in bytes. */
+  maxKeptBytes?: number;
+  /** Where a log that is not kept is told (default: the process's stderr, the bot's log). */
+  onNote?: (note: string) => void;
+}
+
+export const KEPT_LOG_DEFAULTS = { maxLogsPerUserPerDay: 20, maxLogBytes: MAX_KEPT_BYTES, maxKeptBytes: 512 * 1024 * 1024 };
+
+export interface FeedbackStoreOptions extends KeptLogCaps {
   /** Keep redacted logs (unmatched, or voted 👎). Default false: no log text is stored at all. */
   keepLogs?: boolean;
   retentionDays?: number;
   /** Where kept logs go; default <the database's folder>/feedback-logs. */
   logsDir?: string;
 }
+
+/** Why a log was not kept, as the bot's log says it (names no user: the store holds only their hash). */
+export function keptLogRefusal(reason: 'perUser' | 'total', caps: Required<Omit<KeptLogCaps, 'onNote'>>, platform: string): string {
+  return reason === 'perUser'
+    ? `feedback: a ${platform} user's log was not kept: ${caps.maxLogsPerUserPerDay} of theirs already kept in the last 24 h (feedback.max_logs_per_user_per_day)`
+    : `feedback: a log was not kept: the kept logs hold ${Math.round(caps.maxKeptBytes / 1024 / 1024)} MiB already (feedback.max_kept_mib); older ones go after retention_days`;
+}
+
+/** Bytes of the kept log files in a folder (0 when there is none). */
+export function keptFilesBytes(logsDir: string): number {
+  let names: string[];
+  try {
+    names = readdirSync(logsDir);
+  } catch {
+    return 0;
+  }
+  let bytes = 0;
+  for (const name of names) {
+    try {
+      const st = lstatSync(join(logsDir, name));
+      if (st.isFile()) bytes += st.size;
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return bytes;
+}
+
+const defaultNote = (note: string) => void process.stderr.write(note + '\n');
 
 const DAY_MS = 86_400_000;
 const PRUNE_EVERY_MS = 3_600_000;
@@ -67,11 +113,19 @@ export class FeedbackStore implements FeedbackService {
   readonly keepLogs: boolean;
   readonly retentionDays: number;
   readonly logsDir: string;
+  readonly caps: Required<Omit<KeptLogCaps, 'onNote'>>;
+  private onNote: (note: string) => void;
 
   constructor(file: string, o: FeedbackStoreOptions = {}) {
     this.keepLogs = o.keepLogs ?? false;
     this.retentionDays = o.retentionDays ?? 30;
     this.logsDir = o.logsDir ?? join(file, '..', 'feedback-logs');
+    this.caps = {
+      maxLogsPerUserPerDay: o.maxLogsPerUserPerDay ?? KEPT_LOG_DEFAULTS.maxLogsPerUserPerDay,
+      maxLogBytes: o.maxLogBytes ?? KEPT_LOG_DEFAULTS.maxLogBytes,
+      maxKeptBytes: o.maxKeptBytes ?? KEPT_LOG_DEFAULTS.maxKeptBytes,
+    };
+    this.onNote = o.onNote ?? defaultNote;
     this.db = new Database(ensurePrivateFile(file));
     this.db.pragma('journal_mode = WAL');
     this.db.pragma('foreign_keys = ON');
@@ -108,7 +162,15 @@ export class FeedbackStore implements FeedbackService {
     if (now - this.lastPrune > PRUNE_EVERY_MS) this.prune(now);
     const id = randomBytes(12).toString('base64url');
     const matched = d.rule !== null;
-    const redacted = this.keepLogs ? redactLog(d.log) : null;
+    const userHash = this.userHash(d.platform, d.userId);
+    let redacted = this.keepLogs ? redactLog(storableText(d.log), this.caps.maxLogBytes) : null;
+    if (redacted !== null) {
+      const refused = this.overCap(d.platform, userHash, Buffer.byteLength(redacted, 'utf8'), now);
+      if (refused) {
+        this.onNote(keptLogRefusal(refused, this.caps, d.platform));
+        redacted = null;
+      }
+    }
     // A matched log waits in its row for a 👎; one no rule matched is what admins want to see at once.
     const logFile = redacted !== null && !matched ? this.writeLog(id, d.rule, redacted, now) : null;
     this.db
@@ -118,16 +180,27 @@ export class FeedbackStore implements FeedbackService {
       .run(
         id,
         now,
-        d.platform,
-        d.channelId ?? null,
-        this.userHash(d.platform, d.userId),
-        d.rule,
-        d.category,
+        storableText(d.platform),
+        storableText(d.channelId ?? null),
+        userHash,
+        storableText(d.rule),
+        storableText(d.category),
         matched ? 1 : 0,
         logFile ? null : redacted,
         logFile,
       );
     return id;
+  }
+
+  /** Which cap keeping `bytes` more of this person's log would pass, if any. */
+  private overCap(platform: string, userHash: string, bytes: number, now: number): 'perUser' | 'total' | null {
+    const { n } = this.db
+      .prepare('SELECT COUNT(*) AS n FROM diagnoses WHERE platform = ? AND user_hash = ? AND ts > ? AND (log_text IS NOT NULL OR log_file IS NOT NULL)')
+      .get(platform, userHash, now - DAY_MS) as { n: number };
+    if (n >= this.caps.maxLogsPerUserPerDay) return 'perUser';
+    // A log waits in its row (for a 👎) or in its file, never both: the two together are what is kept.
+    const { rows } = this.db.prepare('SELECT COALESCE(SUM(LENGTH(CAST(log_text AS BLOB))), 0) AS rows FROM diagnoses').get() as { rows: number };
+    return rows + keptFilesBytes(this.logsDir) + bytes > this.caps.maxKeptBytes ? 'total' : null;
   }
 
   vote(r: { id?: string; platform: string; userId: string; vote: Vote }, now = Date.now()): VoteResult {

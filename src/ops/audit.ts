@@ -1,7 +1,8 @@
 // The audit trail: every command run (who, where, what, when, outcome, how long) in SQLite under data_dir.
-import Database from 'better-sqlite3';
+import Database from '../storage/sqlite-driver.js';
 import { ensurePrivateDir, ensurePrivateFile } from '../core/private-files.js';
 import { join } from 'node:path';
+import { storableText } from '../storage/storable-text.js';
 
 export interface AuditEntry {
   ts: number;
@@ -11,6 +12,24 @@ export interface AuditEntry {
   command: string;
   outcome: string;
   ms: number;
+}
+
+/** The longest command line kept in an audit row. */
+export const AUDIT_COMMAND_CHARS = 200;
+
+/**
+ * An entry as both audit stores keep it: the command cut to AUDIT_COMMAND_CHARS, and NUL or a lone surrogate
+ * in any text replaced (a command typed with a NUL byte would otherwise lose its row in Postgres).
+ */
+export function storableEntry(e: AuditEntry): AuditEntry {
+  return {
+    ...e,
+    platform: storableText(e.platform),
+    user: storableText(e.user),
+    channel: storableText(e.channel),
+    command: storableText(e.command.slice(0, AUDIT_COMMAND_CHARS)),
+    outcome: storableText(e.outcome),
+  };
 }
 
 export class AuditStore {
@@ -34,7 +53,7 @@ export class AuditStore {
   }
 
   record(e: AuditEntry): void {
-    this.insert.run({ ...e, command: e.command.slice(0, 200) });
+    this.insert.run(storableEntry(e));
   }
 
   recent(limit = 100): AuditEntry[] {

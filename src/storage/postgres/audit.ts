@@ -1,7 +1,7 @@
 // The audit trail in Postgres: one row per command, from every replica (the replica's id in its own column).
 // record() never waits on the database (a chat reply is never held up by it); a failed write is reported
 // to onError, never thrown.
-import type { AuditEntry } from '../../ops/audit.js';
+import { storableEntry, type AuditEntry } from '../../ops/audit.js';
 import type { Pool } from './connect.js';
 
 export class PgAuditStore {
@@ -13,14 +13,15 @@ export class PgAuditStore {
     private onError: (e: unknown) => void = () => {},
   ) {}
 
-  record(e: AuditEntry): void {
+  record(entry: AuditEntry): void {
+    const e = storableEntry(entry);
     const p = this.pool
       .query('INSERT INTO audit (ts, platform, username, channel, command, outcome, ms, replica) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)', [
         e.ts,
         e.platform,
         e.user,
         e.channel,
-        e.command.slice(0, 200),
+        e.command,
         e.outcome,
         e.ms,
         this.replica,

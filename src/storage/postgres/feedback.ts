@@ -9,6 +9,11 @@
 // written, as with SQLite, to data_dir/feedback-logs of the replica that kept it (a log no rule matched:
 // the one that recorded it; a 👎: the one that took the vote). Each replica deletes its own files past
 // retention_days (by the day in the file's name).
+//
+// Kept logs are capped as with SQLite (KeptLogCaps): per person per 24 h, per log, and all rows' log text
+// together (every kept file is a copy of its row's text). Two replicas recording at the same moment may
+// each pass a cap by one log. Text goes in without NUL or lone surrogates (Postgres refuses NUL: the row
+// would be lost).
 import { createHmac, randomBytes } from 'node:crypto';
 import { readdirSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
@@ -22,11 +27,12 @@ import {
   type Vote,
   type VoteResult,
 } from '../../core/feedback.js';
-import { keptLogPath, voteOf, writeKeptLog } from '../../feedback/store.js';
+import { KEPT_LOG_DEFAULTS, keptLogPath, keptLogRefusal, voteOf, writeKeptLog, type KeptLogCaps } from '../../feedback/store.js';
 import { redactLog } from '../../feedback/redact.js';
+import { storableText } from '../storable-text.js';
 import type { Pool } from './connect.js';
 
-export interface PgFeedbackOptions {
+export interface PgFeedbackOptions extends KeptLogCaps {
   keepLogs?: boolean;
   retentionDays?: number;
   /** This replica's folder for kept logs (data_dir/feedback-logs). */
@@ -54,6 +60,8 @@ export class PgFeedbackStore implements FeedbackService {
   readonly keepLogs: boolean;
   readonly retentionDays: number;
   readonly logsDir: string;
+  readonly caps: Required<Omit<KeptLogCaps, 'onNote'>>;
+  private onNote: (note: string) => void;
 
   constructor(
     private pool: Pool,
@@ -62,6 +70,25 @@ export class PgFeedbackStore implements FeedbackService {
     this.keepLogs = o.keepLogs ?? false;
     this.retentionDays = o.retentionDays ?? 30;
     this.logsDir = o.logsDir;
+    this.caps = {
+      maxLogsPerUserPerDay: o.maxLogsPerUserPerDay ?? KEPT_LOG_DEFAULTS.maxLogsPerUserPerDay,
+      maxLogBytes: o.maxLogBytes ?? KEPT_LOG_DEFAULTS.maxLogBytes,
+      maxKeptBytes: o.maxKeptBytes ?? KEPT_LOG_DEFAULTS.maxKeptBytes,
+    };
+    this.onNote = o.onNote ?? ((note) => void process.stderr.write(note + '\n'));
+  }
+
+  /** Which cap keeping `bytes` more of this person's log would pass, if any (one statement: both counts). */
+  private async overCap(platform: string, userHash: string, bytes: number, now: number): Promise<'perUser' | 'total' | null> {
+    const r = await this.pool.query<{ n: number; kept: string }>(
+      `SELECT count(*) FILTER (WHERE platform = $1 AND user_hash = $2 AND ts > $3 AND (log_text IS NOT NULL OR log_file IS NOT NULL))::int AS n,
+              COALESCE(sum(octet_length(log_text)), 0)::text AS kept
+       FROM feedback_diagnoses`,
+      [platform, userHash, now - DAY_MS],
+    );
+    const row = r.rows[0];
+    if ((row?.n ?? 0) >= this.caps.maxLogsPerUserPerDay) return 'perUser';
+    return Number(row?.kept ?? 0) + bytes > this.caps.maxKeptBytes ? 'total' : null;
   }
 
   /** The database's hashing key: made by the first replica that needs it, read by every other. */
@@ -89,13 +116,20 @@ export class PgFeedbackStore implements FeedbackService {
     if (now - this.lastPrune > PRUNE_EVERY_MS) await this.prune(now).catch(() => undefined);
     const id = randomBytes(12).toString('base64url');
     const matched = d.rule !== null;
-    const redacted = this.keepLogs ? redactLog(d.log) : null;
+    let redacted = this.keepLogs ? redactLog(storableText(d.log), this.caps.maxLogBytes) : null;
     const hash = await this.userHash(d.platform, d.userId);
+    if (redacted !== null) {
+      const refused = await this.overCap(d.platform, hash, Buffer.byteLength(redacted, 'utf8'), now);
+      if (refused) {
+        this.onNote(keptLogRefusal(refused, this.caps, d.platform));
+        redacted = null;
+      }
+    }
     // A log no rule matched is what admins want to see at once: its file is written now; a matched one waits for a 👎.
     const logFile = redacted !== null && !matched ? keptLogPath(this.logsDir, id, d.rule, now) : null;
     await this.pool.query(
       'INSERT INTO feedback_diagnoses (id, ts, platform, channel, user_hash, rule, category, matched, log_text, log_file) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)',
-      [id, now, d.platform, d.channelId ?? null, hash, d.rule, d.category, matched, redacted, logFile],
+      [id, now, storableText(d.platform), storableText(d.channelId ?? null), hash, storableText(d.rule), storableText(d.category), matched, redacted, logFile],
     );
     if (logFile && redacted !== null) writeKeptLog(this.logsDir, id, d.rule, redacted, now, logFile);
     return id;
