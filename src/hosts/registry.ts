@@ -1,7 +1,7 @@
 // The host registry: hosts from the config file plus hosts added at run time, the latter (and any
 // trusted host keys) persisted in SQLite (WAL) under data_dir so they survive restarts. Each write
 // is one transaction: a kill -9 in the middle leaves the database as it was before or after.
-import Database from 'better-sqlite3';
+import Database from '../storage/sqlite-driver.js';
 import { ensurePrivateDir, ensurePrivateFile } from '../core/private-files.js';
 import { join } from 'node:path';
 

@@ -2,7 +2,7 @@
 // Kept in the registry's database (data_dir/gpu-doctor.sqlite: 0600 in a 0700 folder, WAL), in a table
 // of their own, so a mapping survives restarts and needs no leak watch. Every change is one statement
 // or one transaction: two admins approving at once leave one active mapping.
-import Database from 'better-sqlite3';
+import Database from '../storage/sqlite-driver.js';
 import { join } from 'node:path';
 import { ensurePrivateDir, ensurePrivateFile } from '../core/private-files.js';
 

@@ -19,7 +19,7 @@
 //   GPU (host_id, gpu, 0, 0): latest used (last_mib) and total (aux) MiB;
 //   host RAM (host_id, -1, -1, 0): like a process over used MiB, aux = total MiB at the latest sample.
 // first_ts / last_ts: first and last row of any kind in the window (series order, exited processes).
-import Database from 'better-sqlite3';
+import Database from '../storage/sqlite-driver.js';
 import { ensurePrivateDir, ensurePrivateFile } from '../core/private-files.js';
 import { join } from 'node:path';
 import type { ReportedState } from './digest.js';

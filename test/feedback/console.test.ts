@@ -5,7 +5,7 @@ import { existsSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } fro
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { PassThrough } from 'node:stream';
-import Database from 'better-sqlite3';
+import Database from '../../src/storage/sqlite-driver.js';
 import { describe, expect, it } from 'vitest';
 import { allCommands } from '../../commands/index.js';
 import { runConsoleChat } from '../../src/adapters/console/console-chat.js';

@@ -2,7 +2,7 @@
 // with a button row, and a button click (a component interaction) stores the vote in real SQLite.
 import { join } from 'node:path';
 import { readFileSync } from 'node:fs';
-import Database from 'better-sqlite3';
+import Database from '../../src/storage/sqlite-driver.js';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { CHANNEL_ID, FakeDiscord } from '../adapters/fake-discord.js';
 import { testDeps } from '../adapters/helpers.js';

@@ -3,7 +3,7 @@
 import { createHmac } from 'node:crypto';
 import { join } from 'node:path';
 import { readFileSync } from 'node:fs';
-import Database from 'better-sqlite3';
+import Database from '../../src/storage/sqlite-driver.js';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { FakeSlack } from '../adapters/fake-slack.js';
 import { testDeps } from '../adapters/helpers.js';

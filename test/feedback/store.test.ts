@@ -1,5 +1,5 @@
 // The feedback store on real SQLite files, and the redaction of kept logs.
-import Database from 'better-sqlite3';
+import Database from '../../src/storage/sqlite-driver.js';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

@@ -4,7 +4,7 @@
 // the bot as `gpu-doctor bot` runs it (config file, fake Slack Web API), the week missed while it was down.
 // Also: a kept log from before the current rule set (an unredacted redis:// password, a key block cut before
 // its END line) is never quoted as it is.
-import Database from 'better-sqlite3';
+import Database from '../../src/storage/sqlite-driver.js';
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
