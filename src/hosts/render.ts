@@ -1,5 +1,5 @@
 // Platform-neutral replies for status / mem / hosts results.
-import { localize, t, type Locale } from '../core/i18n.js';
+import { localizeJoined, t, type Locale } from '../core/i18n.js';
 import type { Reply, ReplySection } from '../core/reply.js';
 import type { HostInfo, HostMemResult, HostStatusResult, HostTestResult } from '../core/services.js';
 import { Mentions } from '../core/mention.js';
@@ -120,26 +120,8 @@ export function statusProgressReply(answered: readonly HostStatusResult[], all: 
  * shown in the reply's language (an SSH or exporter's own text stays as it came).
  */
 function inLocale(loc: Locale | undefined, text: string): string {
-  if (!loc || loc === 'en') return text;
-  const parts = text.split('; ');
-  const out: string[] = [];
-  // Each message is the fewest parts that make one (a message may hold '; ' itself); others stay as they came.
-  for (let i = 0; i < parts.length; i++) {
-    let j = i;
-    let shown = parts[i];
-    for (; j < parts.length; j++) {
-      const joined = parts.slice(i, j + 1).join('; ');
-      const localized = localize(loc, joined);
-      if (localized !== joined) {
-        shown = localized;
-        break;
-      }
-    }
-    if (j === parts.length) j = i;
-    out.push(shown);
-    i = j;
-  }
-  return out.join('；');
+  // Each message the fewest parts that make one (a message may hold '; ' itself); linear in the parts (i18n.ts).
+  return localizeJoined(loc, text, '；');
 }
 
 export function memReply(results: HostMemResult[], loc?: Locale): Reply {

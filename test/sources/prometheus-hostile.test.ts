@@ -22,6 +22,9 @@ const b64 = (s: string) => Buffer.from(s).toString('base64');
 /** What must appear nowhere: the credentials, their base64, and the base64 of the whole headers that carry them (less the first group, which mixes in the scheme's letters). */
 const LEAKS = [TOKEN, b64(TOKEN), b64(TOKEN).replace(/=+$/, ''), BASIC, PASSWORD, b64(`Basic ${BASIC}`).slice(8, -4), b64(`Bearer ${TOKEN}`).slice(8, -4)];
 
+/** Bots still running (a test that timed out): killed at the end. */
+const running = new Set<ReturnType<typeof spawn>>();
+
 /** The bot's console chat with `lines` typed; resolves with what it printed (stdout) and logged (stderr) once it answered them all and exited. */
 function chat(config: string, lines: string[], env: Record<string, string> = {}): Promise<{ out: string; log: string }> {
   const child = spawn('bin/gpu-doctor', ['bot'], {
@@ -39,6 +42,8 @@ function chat(config: string, lines: string[], env: Record<string, string> = {})
     },
     stdio: ['pipe', 'pipe', 'pipe'],
   });
+  running.add(child);
+  child.once('exit', () => running.delete(child));
   let out = '';
   let log = '';
   child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
@@ -156,6 +161,7 @@ describeWithSshd('a hostile Prometheus against the bot', 'test/sources/prometheu
   }, 240_000);
 
   afterAll(async () => {
+    for (const c of running) c.kill('SIGKILL');
     await sshd?.stop();
     await fake?.close();
     rmSync(root, { recursive: true, force: true });
@@ -199,5 +205,46 @@ describeWithSshd('a hostile Prometheus against the bot', 'test/sources/prometheu
     }
     expect(out).toMatch(/skipped 4 malformed items [^\n]*label gpu is object/);
     expect(out).not.toMatch(/went wrong|Cannot read properties/);
+  });
+});
+
+describeWithSshd('Prometheus warnings in a zh chat', 'test/sources/prometheus-hostile.test.ts', () => {
+  const root = mkdtempSync(join(tmpdir(), 'gpu-doctor-promzh-'));
+  let fake: FakePrometheus;
+
+  beforeAll(async () => {
+    fake = await startFakePrometheus();
+  });
+  afterAll(async () => {
+    for (const c of running) c.kill('SIGKILL');
+    await fake?.close();
+    rmSync(root, { recursive: true, force: true });
+  });
+
+  // Ten warnings per answer (what the client keeps), each 200 characters of `; `-separated parts: about
+  // 2,000 parts in each host's warning line, four hosts. Trying every run of parts (cubic) takes many
+  // minutes for each host here (80 s for 1,300 parts on one); a bounded try per part answers at once:
+  // the test's generous timeout is what fails the cubic code.
+  it('warning lines of about 2,000 `; `-separated parts are answered, in Chinese, the foreign parts as they came', { timeout: 300_000 }, async () => {
+    const hosts: [string, string][] = [1, 2, 3, 4].map((i) => [`w${i}`, `10.4.0.${i}`]);
+    const warning = (tag: string, i: number) => `${tag}${i}: x` + '; '.repeat(100);
+    fake.on('warns', (r, res) =>
+      json(
+        res,
+        200,
+        answerFor(
+          r,
+          hosts.map(([, ip]) => ip),
+          { warnings: Array.from({ length: 10 }, (_, i) => warning(r.query.includes('node_memory_') ? 'n' : 'g', i)) },
+        ),
+      ),
+    );
+    const cfg = join(root, 'zh.yaml');
+    writeFileSync(cfg, [`data_dir: ${join(root, 'data')}`, 'host_groups:', ...group('warns', fake.url('warns'), hosts, 'none'), ''].join('\n'));
+    const { out } = await chat(cfg, ['/gpu status'], { LANG: 'zh_CN.UTF-8' });
+    expect(out).toContain('Prometheus 警告（数据可能不完整）：g0: x；；；');
+    expect(out).toContain('；n9: x；；');
+    expect(out.split('；').length).toBeGreaterThan(4 * 1900);
+    for (const [name] of hosts) expect(out).toMatch(new RegExp(`\\n${name} \\(\\d+ ms\\):\\n.*\\n.*\\n0 +\\? +\\S+ 4845/40535 MiB`));
   });
 });
