@@ -3,6 +3,7 @@
 // addresses come in, the ranking goes out, so `/gpu fit` and the notify check after each sampler round
 // decide the same way.
 import type { GpuProcessStatus, HostStatusResult } from '../core/services.js';
+import { minOf } from '../core/extremes.js';
 
 export const MiB_PER_GiB = 1024;
 
@@ -159,7 +160,7 @@ function candidate(host: string, gpus: FitGpu[], ssh: string | null): FitCandida
   return {
     host,
     gpus,
-    minUsableMiB: Math.min(...gpus.map((g) => g.usableMiB)),
+    minUsableMiB: minOf(gpus.map((g) => g.usableMiB)),
     othersHere: gpus.some((g) => g.othersHere),
     ssh,
     env: `CUDA_VISIBLE_DEVICES=${indexes.join(',')}`,

@@ -6,6 +6,7 @@
 import * as echarts from 'echarts';
 import { Resvg } from '@resvg/resvg-js';
 import { FONT_FAMILY, fontFiles, measureText } from './chart-fonts.js';
+import { maxOf, minOf } from '../core/extremes.js';
 
 export { FONT_FAMILY };
 
@@ -145,9 +146,9 @@ function extent(spec: MemoryChartSpec): { t0: number; t1: number; top: number } 
   const times = lines.flatMap((l) => l.points.map((p) => p[0]));
   const values = lines.flatMap((l) => l.points.map((p) => p[1]).filter((v): v is number => v !== null));
   return {
-    t0: Math.min(...times, spec.window?.fromMs ?? Infinity, spec.fit?.from[0] ?? Infinity),
-    t1: Math.max(...times, spec.window?.toMs ?? -Infinity, spec.fit?.to[0] ?? -Infinity),
-    top: Math.max(1, ...values, spec.capacity?.mib ?? 0, spec.fit ? Math.max(spec.fit.from[1], spec.fit.to[1]) : 0),
+    t0: minOf(times, spec.window?.fromMs ?? Infinity, spec.fit?.from[0] ?? Infinity),
+    t1: maxOf(times, spec.window?.toMs ?? -Infinity, spec.fit?.to[0] ?? -Infinity),
+    top: maxOf(values, 1, spec.capacity?.mib ?? 0, spec.fit ? Math.max(spec.fit.from[1], spec.fit.to[1]) : 0),
   };
 }
 
@@ -163,7 +164,7 @@ function zoomPlan(spec: MemoryChartSpec): { line: MemoryLine; fit: Fit; values: 
   if (!line) return undefined;
   const values = line.points.filter((p) => p[1] !== null && p[0] >= fit.from[0]).map((p) => p[1]!);
   if (!values.length) return undefined;
-  const rise = Math.max(...values, fit.to[1]) - Math.min(...values, fit.from[1]);
+  const rise = maxOf(values, fit.to[1]) - minOf(values, fit.from[1]);
   // Under a fifth of the axis (about 50 px here) a creep reads as flat: repeat it on its own scale.
   return rise < 0.2 * top ? { line, fit, values } : undefined;
 }
@@ -327,12 +328,12 @@ export function chartOption(spec: MemoryChartSpec): echarts.EChartsOption {
   const yAxes = [memoryAxis(0, `memory (${unit.name})`, unit.name)];
   if (zoom && zoomed) {
     const vals = zoom.values;
-    const zoomUnit = memoryUnit(Math.max(...vals, zoom.fit.to[1]));
+    const zoomUnit = memoryUnit(maxOf(vals, zoom.fit.to[1]));
     const z = scaled(zoomUnit.div);
     grids.push({ left: GRID_LEFT, right: GRID_RIGHT, top: header + mainHeight + zoomGap, height: plot - mainHeight - zoomGap });
     xAxes.push(timeAxis(1, true));
-    const lo = z(Math.min(...vals, zoom.fit.from[1], zoom.fit.to[1]));
-    const hi = z(Math.max(...vals, zoom.fit.from[1], zoom.fit.to[1]));
+    const lo = z(minOf(vals, zoom.fit.from[1], zoom.fit.to[1]));
+    const hi = z(maxOf(vals, zoom.fit.from[1], zoom.fit.to[1]));
     yAxes.push(memoryAxis(1, `${zoomed.name}, zoomed (${zoomUnit.name})`, zoomUnit.name, niceRange(lo, hi, 3)));
     const color = colorOf.get(zoomed.name) ?? theme.total;
     series.push({

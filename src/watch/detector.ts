@@ -7,6 +7,7 @@ import { HostSeries, SeriesIndex, type HostState, type ProcessSeries } from './s
 import { downsampleMax, theilSen } from './stats.js';
 import { DEFAULT_OPTIONS, WATCH_RULES, type DetectorOptions, type Finding, type Sample } from './types.js';
 import { t, type MessageKey, type Vars } from '../core/i18n.js';
+import { minOf } from '../core/extremes.js';
 
 /** A finding's line of why: in English for the JSON and logs, and as its message for a digest in another language. */
 const why = (key: MessageKey, vars: Vars): Pick<Finding, 'detail' | 'why'> => ({ detail: t('en', key, vars), why: { key, vars } });
@@ -82,7 +83,7 @@ function asymmetricRanks(list: { ps: ProcessSeries; g: Growth }[]): Set<ProcessS
     if (new Set(job.map((b) => b.ps.gpu)).size < 2) continue;
     const growers = job.filter((b) => b.g.growing);
     if (!growers.length || growers.length * 2 > job.length) continue;
-    const minGrowth = Math.min(...growers.map((b) => b.g.riseMiB));
+    const minGrowth = minOf(growers.map((b) => b.g.riseMiB));
     const peersFlat = job.every((b) => b.g.growing || b.g.totalRiseMiB < 0.25 * minGrowth);
     if (peersFlat) for (const b of growers) out.add(b.ps);
   }
