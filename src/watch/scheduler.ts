@@ -314,6 +314,7 @@ import { sparkline } from './digest.js';
 import { findingChartFromStore, gpuChartReply } from './chart-store.js';
 import { Sampler } from './sampler.js';
 import { isHostSample, isProcessSample, type Sample } from './types.js';
+import { maxOf } from '../core/extremes.js';
 
 export interface WatchRuntimeConfig {
   sample_interval_s: number;
@@ -536,10 +537,10 @@ export class WatchRuntime implements WatchService {
     const rows = [...series].map(([k, v]) => [
       k,
       String(Math.round(v[v.length - 1])),
-      String(Math.round(Math.max(...v.filter(Number.isFinite)))),
+      String(Math.round(maxOf(v.filter(Number.isFinite)))),
       sparkline(v, 36),
     ]);
-    if (ram.length) rows.push([t(loc, 'watch.hostRam'), String(Math.round(ram[ram.length - 1])), String(Math.round(Math.max(...ram))), sparkline(ram, 36)]);
+    if (ram.length) rows.push([t(loc, 'watch.hostRam'), String(Math.round(ram[ram.length - 1])), String(Math.round(maxOf(ram))), sparkline(ram, 36)]);
     return {
       title: t(loc, 'watch.title6h', { host: name }),
       severity: 'info',
