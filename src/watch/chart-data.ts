@@ -1,5 +1,6 @@
 // From stored samples (and a finding) to what a chart draws: one line per process on a GPU, the GPU's
 // used total and capacity, host RAM; the fitted creep and its forecast to full; the finding's window.
+import { t } from '../core/i18n.js';
 import { formatHours } from './digest.js';
 import type { CreepPattern } from './creep-shape.js';
 import { memoryUnit, zoneAbbreviation, type ChartTheme, type MemoryChartSpec, type MemoryLine, type MemoryPoint } from './chart.js';
@@ -40,6 +41,11 @@ export interface HostRamSeries {
 
 const msOf = (ts: string | number) => (typeof ts === 'number' ? ts : Date.parse(ts));
 
+/** Above this (1 PiB) a memory figure is not one a GPU or host holds: a corrupt row, drawn as a gap. */
+export const MAX_CHART_MIB = 2 ** 30;
+/** A stored figure as a chart draws it: null (a gap) unless finite and within 0..MAX_CHART_MIB. */
+const mibOrNull = (v: number | null | undefined): number | null => (typeof v === 'number' && Number.isFinite(v) && v >= 0 && v <= MAX_CHART_MIB ? v : null);
+
 /**
  * The samples of one GPU of one host between fromMs and toMs (inclusive), grouped by process (host +
  * pid + start: a reused pid is another line). Null when there are none.
@@ -53,20 +59,23 @@ export function gpuSeries(samples: Iterable<Sample>, host: string, gpu: number, 
   for (const s of samples) {
     if (isHostSample(s) || s.host !== host || s.gpu !== gpu) continue;
     const ms = msOf(s.ts);
-    if (ms < fromMs || ms > toMs) continue;
+    if (!Number.isFinite(ms) || ms < fromMs || ms > toMs) continue;
     first = Math.min(first, ms);
     last = Math.max(last, ms);
     // A process row without its GPU row (store) reports total 0: unknown, not an empty GPU.
-    if (s.gpuTotalMiB > 0) {
-      total.set(ms, s.gpuUsedMiB);
-      if (!capacity || ms >= capacity.ms) capacity = { ms, mib: s.gpuTotalMiB };
+    const totalMiB = mibOrNull(s.gpuTotalMiB);
+    if (totalMiB) {
+      const used = mibOrNull(s.gpuUsedMiB);
+      if (used !== null) total.set(ms, used);
+      if (!capacity || ms >= capacity.ms) capacity = { ms, mib: totalMiB };
     }
     if (isProcessSample(s)) {
       const startMs = msOf(s.processStart);
       const key = `${s.pid}|${startMs}`;
       let p = procs.get(key);
-      if (!p) procs.set(key, (p = { pid: s.pid, user: s.user, command: s.command, startMs, points: [] }));
-      p.points.push([ms, s.processMiB]);
+      if (!p)
+        procs.set(key, (p = { pid: s.pid, user: String(s.user), command: String(s.command), startMs: Number.isFinite(startMs) ? startMs : 0, points: [] }));
+      p.points.push([ms, mibOrNull(s.processMiB)]);
     }
   }
   if (first === Infinity) return null;
@@ -89,9 +98,9 @@ export function hostRamSeries(samples: Iterable<Sample>, host: string, fromMs = 
   for (const s of samples) {
     if (!isHostSample(s) || s.host !== host) continue;
     const ms = msOf(s.ts);
-    if (ms < fromMs || ms > toMs) continue;
-    used.push([ms, (s.memTotalBytes - s.memAvailableBytes) / 2 ** 20]);
-    capacity = s.memTotalBytes / 2 ** 20;
+    if (!Number.isFinite(ms) || ms < fromMs || ms > toMs) continue;
+    used.push([ms, mibOrNull((s.memTotalBytes - s.memAvailableBytes) / 2 ** 20)]);
+    capacity = mibOrNull(s.memTotalBytes / 2 ** 20) ?? capacity;
   }
   if (!used.length) return null;
   used.sort((a, b) => a[0] - b[0]);
@@ -147,7 +156,10 @@ const sizeText = (mib: number) => {
   const u = memoryUnit(mib);
   return u.name === 'GiB' ? `${round1(mib / 1024)} GiB` : `${Math.round(mib)} MiB`;
 };
-export const processLabel = (p: Pick<ProcessLine, 'user' | 'pid'>) => `${p.user} · pid ${p.pid}`;
+/** Longest user name a label shows (a host's ps may report any length); longer ones end in "…". */
+const MAX_USER_CHARS = 24;
+export const processLabel = (p: Pick<ProcessLine, 'user' | 'pid'>) =>
+  `${p.user.length > MAX_USER_CHARS ? `${p.user.slice(0, MAX_USER_CHARS - 1)}…` : p.user} · pid ${p.pid}`;
 
 /** "14:20 CET" (same day) or "Nov 21 14:20 CET" in the chart's zone. */
 function clockText(ms: number, timeZone: string, refMs: number): string {
@@ -165,10 +177,56 @@ export interface ChartStyle {
 
 const gapOf = (o: ChartStyle) => 3 * (o.sampleIntervalSec ?? 60) * 1000;
 
-const lines = (data: GpuSeries, o: ChartStyle): { processes: MemoryLine[]; total: MemoryLine } => ({
-  processes: data.processes.map((p) => ({ name: processLabel(p), points: chartPoints(p.points, gapOf(o)) })),
-  total: { name: `GPU ${data.gpu} used (all processes)`, points: chartPoints(data.total, gapOf(o)) },
-});
+/**
+ * Process lines a chart draws at most: the rest are summed into one "others" line. Hundreds of lines
+ * (and their legend) leave no room for the plot, and drew resvg into a panic that aborted the bot.
+ */
+export const MAX_PROCESS_LINES = 12;
+
+/** The highest value of a line (its peak), -Infinity when it has none. */
+function peakOf(points: readonly MemoryPoint[]): number {
+  let m = -Infinity;
+  for (const p of points) if (p[1] !== null && p[1] > m) m = p[1];
+  return m;
+}
+
+/**
+ * The processes a chart draws: the `max` with the highest peak (the one a finding names always among
+ * them), in their usual order, and the others as one line of their summed memory at each sample time.
+ */
+export function boundedProcesses(
+  processes: readonly ProcessLine[],
+  max = MAX_PROCESS_LINES,
+  keepPid?: number,
+): { shown: ProcessLine[]; others: { count: number; points: MemoryPoint[] } | null } {
+  if (processes.length <= max) return { shown: [...processes], others: null };
+  const ranked = processes.map((p, i) => ({ p, i, peak: peakOf(p.points) })).sort((a, b) => b.peak - a.peak || a.i - b.i);
+  const kept = new Set(ranked.slice(0, max).map((r) => r.i));
+  const grown = keepPid === undefined ? -1 : processes.findIndex((p) => p.pid === keepPid);
+  if (grown >= 0 && !kept.has(grown)) {
+    kept.delete(ranked[max - 1].i);
+    kept.add(grown);
+  }
+  const sum = new Map<number, number>();
+  let count = 0;
+  processes.forEach((p, i) => {
+    if (kept.has(i)) return;
+    count++;
+    for (const [ms, v] of p.points) if (v !== null) sum.set(ms, (sum.get(ms) ?? 0) + v);
+  });
+  return {
+    shown: processes.filter((_, i) => kept.has(i)),
+    others: { count, points: [...sum].sort((a, b) => a[0] - b[0]) },
+  };
+}
+
+const lines = (data: GpuSeries, o: ChartStyle, keepPid?: number): { processes: MemoryLine[]; total: MemoryLine } => {
+  const { shown, others } = boundedProcesses(data.processes, MAX_PROCESS_LINES, keepPid);
+  const drawn = shown.map((p) => ({ name: processLabel(p), points: chartPoints(p.points, gapOf(o)) }));
+  // The image's labels are English like the rest of it (its font has no CJK glyphs); the text reply is localised.
+  if (others) drawn.push({ name: t('en', 'chart.others', { n: others.count }), points: chartPoints(others.points, gapOf(o)) });
+  return { processes: drawn, total: { name: `GPU ${data.gpu} used (all processes)`, points: chartPoints(data.total, gapOf(o)) } };
+};
 
 const capacityOf = (mib: number | null, what: string) => (mib ? { mib, name: `${what} capacity ${sizeText(mib)}` } : undefined);
 
@@ -225,7 +283,7 @@ export function findingChartSpec(f: Finding, data: GpuSeries | HostRamSeries, o:
     subtitle: details.join(' · ') || undefined,
     timeZone: o.timeZone,
     theme: o.theme,
-    ...(isGpu ? lines(data, o) : { processes: [], total: { name: 'host RAM used', points: chartPoints(data.used, gapOf(o)) } }),
+    ...(isGpu ? lines(data, o, f.pid) : { processes: [], total: { name: 'host RAM used', points: chartPoints(data.used, gapOf(o)) } }),
     capacity: capacityOf(capacityMiB, isGpu ? `GPU ${data.gpu}` : 'host RAM'),
   };
   if (Number.isFinite(sinceMs) && f.slopeMiBPerHour > 0) {

@@ -1,8 +1,8 @@
 // Charts from the leak watch's store: the digest's chart of a finding and `/gpu chart HOST [GPU] [hours]`.
 import { t, type Locale } from '../core/i18n.js';
 import type { Reply, ReplyFile } from '../core/reply.js';
-import { renderChart, memoryUnit, type ChartTheme } from './chart.js';
-import { findingChartSpec, gpuChartSpec, gpuSeries, hostRamSeries, processLabel, type ChartStyle } from './chart-data.js';
+import { renderChart, memoryUnit, type ChartTheme, type MemoryChartSpec } from './chart.js';
+import { boundedProcesses, findingChartSpec, gpuChartSpec, gpuSeries, hostRamSeries, MAX_PROCESS_LINES, processLabel, type ChartStyle } from './chart-data.js';
 import { LeakDetector } from './detector.js';
 import { formatHours, type ChartOf } from './digest.js';
 import { isHostSample, type DetectorOptions, type Finding, type Sample } from './types.js';
@@ -23,19 +23,35 @@ export function findingRange(f: Finding, nowMs: number, historyHours = 72): { fr
   return { fromMs: Math.max(nowMs - historyHours * HOUR, Math.min(nowMs - 6 * HOUR, lead)), toMs: nowMs };
 }
 
-/** The digest's chart of a finding, drawn from the stored samples of its host (and GPU). */
+/** What a finding's chart draws, from the stored samples of its host (and GPU), and its file name; none without samples. */
+export function findingChartPlan(
+  store: { samplesSince(sinceMs: number, host: string): Iterable<Sample> },
+  f: Finding,
+  style: ChartStyle,
+  nowMs = Date.now(),
+): { spec: MemoryChartSpec; filename: string } | undefined {
+  const { fromMs, toMs } = findingRange(f, nowMs);
+  const samples = [...store.samplesSince(fromMs, f.host)];
+  const data = f.gpu === undefined ? hostRamSeries(samples, f.host, fromMs, toMs) : gpuSeries(samples, f.host, f.gpu, fromMs, toMs);
+  if (!data) return undefined;
+  return {
+    spec: findingChartSpec(f, data, style),
+    filename: `${safe(f.host)}-${f.gpu === undefined ? 'ram' : `gpu${f.gpu}`}${f.pid === undefined ? '' : `-${f.pid}`}.png`,
+  };
+}
+
+/**
+ * The digest's chart of a finding, drawn in this process (the README's pictures, tests). The bot draws
+ * them in a child process instead (chart-render.ts), where a renderer crash cannot end it.
+ */
 export function findingChartFromStore(
   store: { samplesSince(sinceMs: number, host: string): Iterable<Sample> },
   style: ChartStyle,
   nowMs = Date.now(),
 ): ChartOf {
   return (f) => {
-    const { fromMs, toMs } = findingRange(f, nowMs);
-    const samples = [...store.samplesSince(fromMs, f.host)];
-    const data = f.gpu === undefined ? hostRamSeries(samples, f.host, fromMs, toMs) : gpuSeries(samples, f.host, f.gpu, fromMs, toMs);
-    if (!data) return undefined;
-    const { png: image } = renderChart(findingChartSpec(f, data, style));
-    return png(`${safe(f.host)}-${f.gpu === undefined ? 'ram' : `gpu${f.gpu}`}${f.pid === undefined ? '' : `-${f.pid}`}.png`, image);
+    const plan = findingChartPlan(store, f, style, nowMs);
+    return plan ? png(plan.filename, renderChart(plan.spec).png) : undefined;
   };
 }
 
@@ -48,6 +64,13 @@ export interface ChartRequest {
   locale?: Locale;
 }
 
+/** `/gpu chart`'s text reply and, where there is something to draw, the chart and its file name. */
+export interface ChartPlan {
+  reply: Reply;
+  chart?: { spec: MemoryChartSpec; filename: string };
+}
+const reply = (r: Reply): ChartPlan => ({ reply: r });
+
 const sizeText = (mib: number) => (memoryUnit(mib).name === 'GiB' ? `${(mib / 1024).toFixed(1)} GiB` : `${Math.round(mib)} MiB`);
 
 /**
@@ -55,14 +78,14 @@ const sizeText = (mib: number) => (memoryUnit(mib).name === 'GiB' ? `${(mib / 10
  * (over its usual history) drawn as a fit and a shaded window. `knownHosts` (the registry) lets an
  * unknown host be told from a known one without samples.
  */
-export function gpuChartReply(
+export function gpuChartPlan(
   store: { samplesSince(sinceMs: number, host: string): Iterable<Sample> },
   req: ChartRequest,
   style: ChartStyle,
   detector: Partial<DetectorOptions>,
   knownHosts: string[] | undefined,
   nowMs = Date.now(),
-): Reply {
+): ChartPlan {
   // The reply in the asker's language; the PNG's own labels stay English (DejaVu Sans, the font shipped for charts, has no CJK glyphs).
   const loc = req.locale;
   const title = t(loc, 'chart.title', { host: req.host });
@@ -74,7 +97,7 @@ export function gpuChartReply(
   const recent = samples.filter((s) => !isHostSample(s) && (typeof s.ts === 'number' ? s.ts : Date.parse(s.ts)) >= fromMs);
   if (!recent.length) {
     if (knownHosts && !knownHosts.includes(req.host) && !samples.length)
-      return {
+      return reply({
         title,
         severity: 'warning',
         sections: [
@@ -82,8 +105,8 @@ export function gpuChartReply(
             text: t(loc, 'chart.unknownHost', { host: req.host, known: knownHosts.join(', ') || t(loc, 'chart.none') }),
           },
         ],
-      };
-    return {
+      });
+    return reply({
       title,
       severity: 'info',
       sections: [
@@ -91,7 +114,7 @@ export function gpuChartReply(
           text: t(loc, 'chart.noSamples', { host: req.host, hours: req.hours, older: samples.length ? t(loc, 'chart.olderExist') : '' }),
         },
       ],
-    };
+    });
   }
   const gpus = [...new Set(recent.map((s) => (s as { gpu: number }).gpu))].sort((a, b) => a - b);
   d.addAll(samples);
@@ -99,16 +122,19 @@ export function gpuChartReply(
   // No GPU named: the one with a creep, else the one holding the most now.
   const gpu = req.gpu ?? growth[0]?.gpu ?? busiest(recent as { gpu: number; gpuUsedMiB: number; ts: string | number }[]);
   if (!gpus.includes(gpu))
-    return {
+    return reply({
       title,
       severity: 'info',
       sections: [{ text: t(loc, 'chart.noGpuSamples', { gpu, host: req.host, hours: req.hours, gpus: gpus.join(', ') }) }],
-    };
+    });
   const data = gpuSeries(recent, req.host, gpu, fromMs, nowMs)!;
   const finding = growth.find((f) => f.gpu === gpu);
-  const { png: image } = renderChart(gpuChartSpec(data, { ...style, theme: req.theme ?? style.theme, hours: req.hours, finding }));
+  const spec = gpuChartSpec(data, { ...style, theme: req.theme ?? style.theme, hours: req.hours, finding });
   const usedNow = data.total.at(-1)?.[1];
-  const peak = Math.max(...data.total.map((p) => p[1] ?? 0));
+  const peak = data.total.reduce((m, p) => Math.max(m, p[1] ?? 0), 0);
+  // The text names the processes the chart draws; the rest are counted.
+  const { shown, others } = boundedProcesses(data.processes, MAX_PROCESS_LINES, finding?.pid);
+  const listed = shown.map(processLabel).join(', ') + (others ? t(loc, 'chart.andOthers', { n: others.count }) : '');
   const lines = [
     t(loc, 'chart.summary', {
       gpu,
@@ -116,7 +142,7 @@ export function gpuChartReply(
       hours: req.hours,
       zone: style.timeZone,
       processes: t(loc, data.processes.length === 1 ? 'chart.processes.one' : 'chart.processes', { n: data.processes.length }),
-      list: data.processes.length ? ` (${data.processes.map(processLabel).join(', ')})` : '',
+      list: data.processes.length ? ` (${listed})` : '',
       used:
         usedNow != null
           ? t(loc, 'chart.usedNow', {
@@ -137,11 +163,19 @@ export function gpuChartReply(
   ];
   if (req.gpu === undefined && gpus.length > 1) lines.push(t(loc, 'chart.otherGpus', { gpus: gpus.filter((g) => g !== gpu).join(', '), host: req.host }));
   return {
-    title: t(loc, 'chart.titleGpu', { host: req.host, gpu, hours: req.hours }),
-    severity: finding ? 'warning' : 'info',
-    sections: [{ text: lines.join('\n') }],
-    files: [png(`${safe(req.host)}-gpu${gpu}-${req.hours}h.png`, image)],
+    reply: {
+      title: t(loc, 'chart.titleGpu', { host: req.host, gpu, hours: req.hours }),
+      severity: finding ? 'warning' : 'info',
+      sections: [{ text: lines.join('\n') }],
+    },
+    chart: { spec, filename: `${safe(req.host)}-gpu${gpu}-${req.hours}h.png` },
   };
+}
+
+/** `/gpu chart` drawn in this process (the README's pictures, tests); the bot draws in a child process (chart-render.ts). */
+export function gpuChartReply(...args: Parameters<typeof gpuChartPlan>): Reply {
+  const { reply: text, chart } = gpuChartPlan(...args);
+  return chart ? { ...text, files: [png(chart.filename, renderChart(chart.spec).png)] } : text;
 }
 
 function busiest(samples: { gpu: number; gpuUsedMiB: number; ts: string | number }[]): number {

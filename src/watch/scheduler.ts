@@ -97,6 +97,21 @@ function digestOf(
   return { reply, posted: post, watched, update };
 }
 
+/** The findings a digest (and, where it messages owners, their messages) will chart: found by composing it once without charts. */
+function chartedBy(
+  findings: Finding[],
+  watched: FindingsResult['watched'],
+  reported: Map<string, ReportedState>,
+  digest: DigestConfig,
+  rules: RuleBase | undefined,
+  now: number,
+  people: DigestPeople,
+): Finding[] {
+  const charted: Finding[] = [];
+  const dry = digestOf(findings, watched, reported, digest, rules, now, (f) => void charted.push(f), people);
+  return digest.dm_owners ? [...charted, ...dry.posted.slice(0, 20)] : charted;
+}
+
 /** The slot a digest is due for at `now`: its latest scheduled time (ms), with a quarter second for a timer that fires early. */
 export function latestSlot(d: Pick<DigestConfig, 'cron' | 'timezone'>, now: number): number | null {
   const job = new Cron(d.cron, { timezone: d.timezone, paused: true });
@@ -175,12 +190,19 @@ export class DigestScheduler {
         return true;
       }
       await this.owners?.refresh?.().catch(() => undefined);
-      const chartOf = this.charts?.(d, now);
       // Names, not pids; a platform mention (which may notify on Slack) only where the channel opted in to owner messages.
-      const run = await scheduledDigestRun(this.store, d, this.rules, this.options, now, this.source, chartOf, {
-        owners: this.owners,
-        link: d.dm_owners === true,
-      });
+      const people = { owners: this.owners, link: d.dm_owners === true };
+      let chartOf = this.charts?.(d, now);
+      let run: Awaited<ReturnType<typeof scheduledDigestRun>>;
+      if (this.chartsFor) {
+        // Charts drawn first (in a child process), for the findings the digest and its owner messages will show.
+        const { findings, watched } = await this.source(this.options, now);
+        const reported = this.store.reported(d.name);
+        chartOf = await this.chartsFor(d, now, chartedBy(findings, watched, reported, d, this.rules, now, people));
+        const composed = digestOf(findings, watched, reported, d, this.rules, now, chartOf, people);
+        this.store.saveReported(d.name, composed.update);
+        run = composed;
+      } else run = await scheduledDigestRun(this.store, d, this.rules, this.options, now, this.source, chartOf, people);
       // The findings are recorded as reported already: a channel that cannot be posted to does not
       // keep their owners from hearing of them.
       const posted = this.post(d, run.reply);
@@ -262,12 +284,8 @@ export class DigestScheduler {
       await this.owners?.refresh?.().catch(() => undefined);
       const people = { owners: this.owners, link: d.dm_owners === true };
       let chartOf = this.charts?.(d, now);
-      if (this.chartsFor) {
-        // Which findings the digest (and the owner messages) will chart, then their hosts' samples, then the digest.
-        const charted: Finding[] = [];
-        const dry = digestOf(findings, watched, reported, d, this.rules, now, (f) => void charted.push(f), people);
-        chartOf = await this.chartsFor(d, now, d.dm_owners ? [...charted, ...dry.posted.slice(0, 20)] : charted);
-      }
+      // Which findings the digest (and the owner messages) will chart, then their charts, then the digest.
+      if (this.chartsFor) chartOf = await this.chartsFor(d, now, chartedBy(findings, watched, reported, d, this.rules, now, people));
       const run = digestOf(findings, watched, reported, d, this.rules, now, chartOf, people);
       if (!(await slots.renew(d.name, slot))) return false;
       const posted = this.post(d, run.reply);
@@ -311,7 +329,7 @@ import { personOf } from '../owners/directory.js';
 import { DEFAULT_FIT_SETTINGS, type GpuGrowth } from '../fleet/fit.js';
 import { Notifier } from '../fleet/notify.js';
 import { sparkline } from './digest.js';
-import { findingChartFromStore, gpuChartReply } from './chart-store.js';
+import { DEFAULT_CHART_BUDGET, findingChartsInChild, gpuChartInChild, type ChartBudget, type SampleSource } from './chart-render.js';
 import { Sampler } from './sampler.js';
 import { isHostSample, isProcessSample, type Sample } from './types.js';
 import { maxOf } from '../core/extremes.js';
@@ -383,14 +401,10 @@ export class WatchRuntime implements WatchService {
     // Digests read the store in a worker thread: seconds of work at 1000 hosts never delay a chat reply.
     // From Postgres they are read in batches of rows, each batch a yield to the event loop.
     this.source = shared ? (o, now) => shared.findings(o, now) : offThread(store);
-    const charts = shared
-      ? undefined
-      : (d: DigestConfig, now: number) => findingChartFromStore(store, { timeZone: d.timezone, sampleIntervalSec: cfg.sample_interval_s }, now);
-    this.scheduler = new DigestScheduler(store, cfg.digests, (d, r) => this.post(d, r), rules, this.options, onError, this.source, charts);
-    if (shared) {
-      this.scheduler.slots = shared;
-      this.scheduler.chartsFor = (d, now, charted) => this.chartsFromShared(charted, { timeZone: d.timezone, sampleIntervalSec: cfg.sample_interval_s }, now);
-    }
+    this.scheduler = new DigestScheduler(store, cfg.digests, (d, r) => this.post(d, r), rules, this.options, onError, this.source);
+    if (shared) this.scheduler.slots = shared;
+    // Charts are read and drawn in a child process (chart-render.ts): never on this thread, and a renderer crash ends only the child.
+    this.scheduler.chartsFor = (d, now, charted) => this.chartsOf(charted, { timeZone: d.timezone, sampleIntervalSec: cfg.sample_interval_s }, now);
     this.scheduler.sendDirect = (target, reply) => this.post(target, reply);
   }
 
@@ -439,20 +453,36 @@ export class WatchRuntime implements WatchService {
     const now = Date.now();
     const { findings, watched } = await this.source(this.options, now);
     const style = { timeZone: this.timeZoneFor(), sampleIntervalSec: this.cfg.sample_interval_s };
-    let chartOf = this.shared ? undefined : findingChartFromStore(this.store, style, now);
-    if (this.shared) {
-      const charted: Finding[] = [];
-      digestReply(findings, watched, this.rules, undefined, (f) => void charted.push(f), { owners: this.owners }, locale);
-      chartOf = await this.chartsFromShared(charted, style, now);
-    }
+    const charted: Finding[] = [];
+    digestReply(findings, watched, this.rules, undefined, (f) => void charted.push(f), { owners: this.owners }, locale);
+    const chartOf = await this.chartsOf(charted, style, now);
     return digestReply(findings, watched, this.rules, undefined, chartOf, { owners: this.owners }, locale);
   }
 
-  /** Charts of these findings from Postgres: their hosts' samples (the detector's 72 h at most, 20 hosts at most) read first. */
-  private async chartsFromShared(charted: Finding[], style: { timeZone: string; sampleIntervalSec: number }, now: number): Promise<ChartOf | undefined> {
-    if (!this.shared || !charted.length) return undefined;
-    const hosts = [...new Set(charted.map((f) => f.host))].slice(0, 20);
-    return findingChartFromStore(await this.shared.samplesOf(hosts, now - 72 * HOUR), style, now);
+  /**
+   * Where a chart child reads samples: the SQLite file (its own connection); from Postgres or an
+   * in-memory store, these hosts' samples since `sinceMs` read here and sent to it.
+   */
+  private async sampleSource(hosts: string[], sinceMs: number): Promise<SampleSource> {
+    if (!this.shared && this.store.file !== ':memory:') return { file: this.store.file };
+    const samples: Sample[] = [];
+    for (const h of new Set(hosts))
+      for (const s of this.shared ? await this.shared.samplesSince(sinceMs, h) : this.store.samplesSince(sinceMs, h)) samples.push(s);
+    return { samples };
+  }
+
+  /** Charts of these findings, drawn in a child process (20 hosts at most, the detector's 72 h at most). */
+  private async chartsOf(charted: Finding[], style: { timeZone: string; sampleIntervalSec: number }, now: number): Promise<ChartOf | undefined> {
+    if (!charted.length) return undefined;
+    const hosts = new Set([...new Set(charted.map((f) => f.host))].slice(0, 20));
+    const source = await this.sampleSource([...hosts], now - 72 * HOUR);
+    return findingChartsInChild(
+      source,
+      charted.filter((f) => hosts.has(f.host)),
+      style,
+      now,
+      this.onError,
+    );
   }
 
   private growthCache: { at: number; value: Promise<GpuGrowth[]> } | null = null;
@@ -486,14 +516,14 @@ export class WatchRuntime implements WatchService {
   async chartHost(req: ChartRequestOptions): Promise<Reply> {
     const known = this.hosts ? (await this.hosts.list()).map((h) => h.name) : undefined;
     const style = { timeZone: this.timeZoneFor(req.platform, req.channel), sampleIntervalSec: this.cfg.sample_interval_s };
-    if (this.shared) {
-      // The chart reads the detector's history (72 h by default) of one host: read from Postgres first.
-      const now = Date.now();
-      const samples = await this.shared.samplesSince(now - Math.max(req.hours, 72) * HOUR, req.host);
-      return gpuChartReply({ samplesSince: () => samples.values() }, req, style, this.options, known, now);
-    }
-    return gpuChartReply(this.store, req, style, this.options, known);
+    // The chart reads the detector's history (72 h by default) of one host; all of it is done in a child process.
+    const now = Date.now();
+    const source = await this.sampleSource([req.host], now - Math.max(req.hours, 72) * HOUR);
+    return gpuChartInChild(source, req, style, this.options, known, now, this.chartBudget);
   }
+
+  /** Time and heap budget of each chart's child process. */
+  chartBudget: ChartBudget = DEFAULT_CHART_BUDGET;
 
   async watchHost(name: string, locale?: Locale): Promise<Reply> {
     const since = Date.now() - 6 * HOUR;
@@ -534,12 +564,7 @@ export class WatchRuntime implements WatchService {
     }
     if (!series.size && !ram.length)
       return { title: t(loc, 'watch.title', { host: name }), severity: 'info', sections: [{ text: t(loc, 'watch.noSamples', { host: name }) }] };
-    const rows = [...series].map(([k, v]) => [
-      k,
-      String(Math.round(v[v.length - 1])),
-      String(Math.round(maxOf(v.filter(Number.isFinite)))),
-      sparkline(v, 36),
-    ]);
+    const rows = [...series].map(([k, v]) => [k, String(Math.round(v[v.length - 1])), String(Math.round(maxOf(v.filter(Number.isFinite)))), sparkline(v, 36)]);
     if (ram.length) rows.push([t(loc, 'watch.hostRam'), String(Math.round(ram[ram.length - 1])), String(Math.round(maxOf(ram))), sparkline(ram, 36)]);
     return {
       title: t(loc, 'watch.title6h', { host: name }),

@@ -1,0 +1,83 @@
+// Child process entry (node, forked by chart-render.ts): computes and draws charts away from the bot.
+// It reads the store with its own SQLite connection (or the samples it is sent), runs the detector,
+// builds the chart, checks its geometry and renders it with resvg. resvg is native code: a panic there
+// aborts this process, never the bot, and the bot still has the text sent before drawing began.
+// From the bundle dist/chart-render-child.mjs is the entry; from the sources chart-render-child-dev.mjs.
+import { renderChartSvg, svgToPng, chartSize, PIXEL_RATIO, type MemoryChartSpec } from './chart.js';
+import { findingChartPlan, gpuChartPlan } from './chart-store.js';
+import { specProblem, svgProblem } from './chart-geometry.js';
+import { WatchStore } from './store.js';
+import type { ChartChildMessage, ChartJob, SampleSource } from './chart-render.js';
+import type { Sample } from './types.js';
+
+const send = (m: ChartChildMessage) => new Promise<void>((resolve, reject) => process.send!(m, (e: Error | null) => (e ? reject(e) : resolve())));
+
+/** Test-only hook (honoured only with NODE_ENV=test): GPU_DOCTOR_TEST_CHART_CRASH=abort aborts right before resvg draws, as its panic does. */
+function testCrashHook(): void {
+  if (process.env.NODE_ENV === 'test' && process.env.GPU_DOCTOR_TEST_CHART_CRASH === 'abort') process.abort();
+}
+
+/** The PNG of a spec, or why it was not drawn: the spec and the SVG are checked before resvg sees them. */
+function draw(spec: MemoryChartSpec): { png: Uint8Array } | { problem: string } {
+  const specIssue = specProblem(spec);
+  if (specIssue) return { problem: specIssue };
+  const svg = renderChartSvg(spec);
+  const svgIssue = svgProblem(svg);
+  if (svgIssue) return { problem: svgIssue };
+  testCrashHook();
+  return { png: svgToPng(svg, Math.round(chartSize(spec).width * PIXEL_RATIO)).png };
+}
+
+function openSource(source: SampleSource): { store: { samplesSince(sinceMs: number, host: string): Iterable<Sample> }; close(): void } {
+  if ('file' in source) {
+    const store = new WatchStore(source.file);
+    return { store, close: () => store.close() };
+  }
+  const msOf = (s: Sample) => (typeof s.ts === 'number' ? s.ts : Date.parse(s.ts));
+  return {
+    store: { samplesSince: (sinceMs, host) => source.samples.filter((s) => s.host === host && msOf(s) >= Math.floor(sinceMs / 1000) * 1000) },
+    close: () => {},
+  };
+}
+
+async function runJob(id: number, job: ChartJob): Promise<void> {
+  const opened = openSource(job.source);
+  const store = opened.store;
+  try {
+    if (job.kind === 'gpu') {
+      const plan = gpuChartPlan(store, job.req, job.style, job.detector, job.known, job.now);
+      // The text first: if drawing fails, or this process dies drawing, the bot answers with it.
+      await send({ type: 'reply', id, reply: plan.reply });
+      if (plan.chart) {
+        const drawn = draw(plan.chart.spec);
+        await send(
+          'png' in drawn
+            ? { type: 'png', id, index: 0, filename: plan.chart.filename, data: drawn.png }
+            : { type: 'skipped', id, index: 0, problem: drawn.problem },
+        );
+      }
+    } else {
+      for (const [index, f] of job.findings.entries()) {
+        const plan = findingChartPlan(store, f, job.style, job.now);
+        if (!plan) {
+          await send({ type: 'skipped', id, index, problem: 'no samples' });
+          continue;
+        }
+        const drawn = draw(plan.spec);
+        await send(
+          'png' in drawn ? { type: 'png', id, index, filename: plan.filename, data: drawn.png } : { type: 'skipped', id, index, problem: drawn.problem },
+        );
+      }
+    }
+    await send({ type: 'done', id, rssBytes: process.memoryUsage().rss });
+  } finally {
+    opened.close();
+  }
+}
+
+// One job at a time (the parent sends the next after 'done'); this process serves jobs until the parent
+// lets it go, so the charting libraries are loaded once, not per chart.
+process.on('message', (m: { id: number; job: ChartJob }) => {
+  runJob(m.id, m.job).catch((e: unknown) => send({ type: 'error', id: m.id, message: (e as Error)?.message ?? String(e) }).catch(() => process.exit(1)));
+});
+process.on('disconnect', () => process.exit(0));
