@@ -7,7 +7,7 @@ import { localize, t, type Locale } from '../src/core/i18n.js';
 import { Mentions } from '../src/core/mention.js';
 import { textReply, type Reply } from '../src/core/reply.js';
 import type { ClaimRow } from '../src/owners/store.js';
-import { parseOwnerKey } from '../src/owners/directory.js';
+import { parseOwnerKey, type ClaimCheck, type Owner } from '../src/owners/directory.js';
 import { OWNER_NAME } from '../src/core/config.js';
 
 const USAGE = 'whoami show|claim UNIXUSER [DISPLAY-NAME]|approve ID|reject ID|pending';
@@ -60,6 +60,56 @@ function claimant(m: Mentions, c: ClaimRow, loc: Locale | undefined, link = fals
   });
 }
 
+/**
+ * Who asked, as the platform knows them (never the name they typed): a mention where the platform can show
+ * one, and the account id in plain text.
+ */
+function account(m: Mentions, c: ClaimRow, loc: Locale | undefined): string {
+  const id = c.userId;
+  const who = m.of({
+    name: c.platform === 'console' ? id : t(loc, 'whoami.platformUser', { platform: c.platform, id }),
+    ...(c.platform === 'slack' ? { slack: id } : c.platform === 'discord' ? { discord: id } : {}),
+    link: true,
+  });
+  return c.platform === 'console' ? who : t(loc, 'whoami.pending.account', { who, platform: c.platform, id });
+}
+
+/** The config's owner of a unix user: their name, with their accounts spelled out. */
+function configOwner(m: Mentions, o: Owner): string {
+  const accounts = [...(o.slack ? [`slack ${o.slack}`] : []), ...(o.discord ? [`discord ${o.discord}`] : [])];
+  const who = m.of({ name: o.name ?? o.unixUser, ...(o.slack ? { slack: o.slack } : {}), ...(o.discord ? { discord: o.discord } : {}) });
+  return accounts.length ? `${who} (${accounts.join(', ')})` : who;
+}
+
+/** One pending claim for the admin: who asked (account, not the name typed) and how that compares with the config. */
+function pendingLine(m: Mentions, c: ClaimRow, check: ClaimCheck, loc: Locale | undefined): string {
+  const user = c.unixUser;
+  const verdict =
+    check.kind === 'matches'
+      ? t(loc, 'whoami.check.matches', { user })
+      : check.kind === 'none'
+        ? t(loc, 'whoami.check.none', { user })
+        : t(loc, check.kind === 'differs' ? 'whoami.check.differs' : 'whoami.check.unverified', {
+            user,
+            owner: configOwner(m, check.owner),
+            platform: c.platform,
+          }) + (check.sameName ? t(loc, 'whoami.check.sameName') : '');
+  return t(loc, 'whoami.pending.line', {
+    id: c.id,
+    key: keyOf(c),
+    who: account(m, c, loc),
+    name: c.name ? t(loc, 'whoami.pending.gaveName', { name: c.name }) : '',
+    check: verdict,
+  });
+}
+
+const CHECK_WORD = {
+  matches: 'whoami.match.matches',
+  differs: 'whoami.match.differs',
+  unverified: 'whoami.match.unverified',
+  none: 'whoami.match.none',
+} as const;
+
 export default defineCommand({
   name: 'whoami',
   summary: t('en', 'cmd.whoami.summary'),
@@ -101,17 +151,25 @@ async function whoami(args: string[], ctx: CommandContext): Promise<Reply> {
       const open = await owners.pending();
       if (!open.length) return asker(textReply(t(loc, 'whoami.noClaims.title'), t(loc, 'whoami.noClaims.text'), 'info'));
       const m = new Mentions();
+      const checks = open.map((c) => owners.check(c));
       return asker({
         title: t(loc, 'whoami.pending.title', { n: open.length }),
-        severity: 'info',
+        severity: checks.some((c) => c.kind === 'differs' || c.kind === 'unverified') ? 'warning' : 'info',
         sections: [
           {
             table: {
-              columns: [t(loc, 'whoami.col.id'), t(loc, 'whoami.col.unixUser'), t(loc, 'whoami.col.platform'), t(loc, 'whoami.col.asked')],
-              rows: open.map((c) => [String(c.id), keyOf(c), c.platform, when(c.createdMs)]),
+              columns: [
+                t(loc, 'whoami.col.id'),
+                t(loc, 'whoami.col.unixUser'),
+                t(loc, 'whoami.col.platform'),
+                t(loc, 'whoami.col.account'),
+                t(loc, 'whoami.col.config'),
+                t(loc, 'whoami.col.asked'),
+              ],
+              rows: open.map((c, i) => [String(c.id), keyOf(c), c.platform, c.userId, t(loc, CHECK_WORD[checks[i].kind]), when(c.createdMs)]),
             },
           },
-          { text: open.map((c) => `#${c.id}: ${claimant(m, c, loc)}`).join('\n') },
+          { text: open.map((c, i) => pendingLine(m, c, checks[i], loc)).join('\n') },
         ],
         footer: t(loc, 'whoami.pending.footer'),
         mentions: m.table(),

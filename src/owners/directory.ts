@@ -38,6 +38,18 @@ export function parseOwnerKey(key: string): { unixUser: string; host: string | n
 
 export type ClaimResult = { ok: true; claim: ClaimRow; existed: boolean } | { ok: false; reason: string };
 
+/**
+ * A claim against the config's owner of its unix user, for the admin deciding it: a display name is only
+ * what the claimant typed, the platform account is who they are.
+ * - `matches`: the config maps the unix user to this very account;
+ * - `differs`: the config maps it to another account on the claim's platform;
+ * - `unverified`: the config names an owner but no account on this platform to compare with;
+ * - `none`: the config has no owner for it.
+ * `sameName`: the name given is the configured owner's name while the account is not shown to be theirs.
+ */
+export type ClaimCheck =
+  { kind: 'matches' } | { kind: 'none' } | { kind: 'differs'; owner: Owner; sameName: boolean } | { kind: 'unverified'; owner: Owner; sameName: boolean };
+
 /** The `/gpu whoami` side and the lookups, as commands and the watch use them. */
 export interface OwnersService {
   /** The person behind a unix user on a host (host-scoped entries first), or null. */
@@ -50,6 +62,8 @@ export interface OwnersService {
   pending(): Promise<ClaimRow[]>;
   /** A chat user's mappings from the config and their claims (pending and active). */
   mine(platform: string, userId: string): Promise<{ config: Owner[]; claims: ClaimRow[] }>;
+  /** How a claim compares with the config's owner of its unix user (shown with each pending claim). */
+  check(claim: ClaimRow): ClaimCheck;
 }
 
 /** Pending claims one chat user may have open at once. */
@@ -152,6 +166,16 @@ export class OwnerDirectory implements OwnersService {
 
   async pending(): Promise<ClaimRow[]> {
     return (await this.store?.pending()) ?? [];
+  }
+
+  check(claim: ClaimRow): ClaimCheck {
+    // The entry that would name this unix user where the claim applies: its host's, else the every-host one.
+    const owner = (claim.host ? this.config.get(`${claim.unixUser}@${claim.host}`) : undefined) ?? this.config.get(claim.unixUser);
+    if (!owner) return { kind: 'none' };
+    const account = claim.platform === 'console' ? owner.unixUser : owner[claim.platform];
+    if (account === claim.userId) return { kind: 'matches' };
+    const sameName = !!owner.name && !!claim.name && owner.name.trim().toLowerCase() === claim.name.trim().toLowerCase();
+    return account ? { kind: 'differs', owner, sameName } : { kind: 'unverified', owner, sameName };
   }
 
   async mine(platform: string, userId: string): Promise<{ config: Owner[]; claims: ClaimRow[] }> {

@@ -80,7 +80,11 @@ describeWithSshd('whoami claims and status naming people over a real sshd host',
       expect(refused.outcome, line).toBe('denied');
     }
     const pending = await run('/gpu whoami pending', ADMIN);
-    expect(pending.text).toContain(`#${id}: Alice Liddell (alice)`);
+    // The claimant by account, never by the name she typed (issue 22 item 9): her Slack mention and id.
+    expect(pending.text).toContain(
+      `#${id}: alice, asked by slack user ${ALICE} (slack id ${ALICE}), who gave the name "Alice Liddell" (not checked). No owner of alice in the config`,
+    );
+    expect(JSON.stringify(renderSlack(pending.reply).blocks)).toContain(`asked by <@${ALICE}> (slack id ${ALICE})`);
 
     const approved = await run(`/gpu whoami approve ${id}`, ADMIN);
     expect(approved.outcome).toBe('ok');
