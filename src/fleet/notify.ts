@@ -33,6 +33,7 @@ const view = (r: SubscriptionRow): NotifySubscription => ({
 export interface SubscriptionStore {
   openSubscriptions(owner?: { platform: string; userId: string }): SubscriptionRow[] | Promise<SubscriptionRow[]>;
   addSubscription(s: Omit<SubscriptionRow, 'id' | 'state' | 'closedMs' | 'note'>): SubscriptionRow | Promise<SubscriptionRow>;
+  /** Closes an open one (true: this call did); the user's closed ones beyond the newest KEEP_CLOSED_SUBSCRIPTIONS are deleted then. */
   closeSubscription(
     id: number,
     state: Exclude<SubscriptionState, 'open'>,

@@ -59,6 +59,12 @@ CREATE TABLE IF NOT EXISTS digest_reported (
  * SUBSCRIPTIONS_VERSION in watch_meta differs, like wsum.
  */
 const SUBSCRIPTIONS_VERSION = 1;
+/**
+ * Closed subscriptions kept per user (the newest; their notes say why a message could not be sent), both
+ * here and in Postgres: closing one deletes that user's older closed ones, so add/cancel cycles never grow
+ * the table (the open ones are bounded by notify.max_per_user).
+ */
+export const KEEP_CLOSED_SUBSCRIPTIONS = 20;
 const SUBSCRIPTIONS_DDL = `CREATE TABLE IF NOT EXISTS notify_subscriptions (
   id INTEGER PRIMARY KEY AUTOINCREMENT,
   platform TEXT NOT NULL, user_id TEXT NOT NULL,
@@ -784,7 +790,15 @@ export class WatchStore {
           .prepare("UPDATE notify_subscriptions SET state = ?, closed_ms = ?, note = ? WHERE id = ? AND state = 'open' AND platform = ? AND user_id = ?")
           .run(state, nowMs, note, id, owner.platform, owner.userId)
       : this.db.prepare("UPDATE notify_subscriptions SET state = ?, closed_ms = ?, note = ? WHERE id = ? AND state = 'open'").run(state, nowMs, note, id);
-    return r.changes === 1;
+    if (r.changes !== 1) return false;
+    this.db
+      .prepare(
+        `DELETE FROM notify_subscriptions WHERE state <> 'open' AND (platform, user_id) = (SELECT platform, user_id FROM notify_subscriptions WHERE id = ?)
+         AND id NOT IN (SELECT c.id FROM notify_subscriptions c, notify_subscriptions s WHERE s.id = ? AND c.platform = s.platform AND c.user_id = s.user_id
+                        AND c.state <> 'open' ORDER BY c.id DESC LIMIT ?)`,
+      )
+      .run(id, id, KEEP_CLOSED_SUBSCRIPTIONS);
+    return true;
   }
 
   /** A note on a closed subscription (why its message could not be sent). */

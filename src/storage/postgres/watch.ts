@@ -8,7 +8,7 @@
 import type { ReportedState } from '../../watch/digest.js';
 import { LeakDetector } from '../../watch/detector.js';
 import type { FindingsResult } from '../../watch/findings.js';
-import type { SubscriptionRow, SubscriptionState } from '../../watch/store.js';
+import { KEEP_CLOSED_SUBSCRIPTIONS, type SubscriptionRow, type SubscriptionState } from '../../watch/store.js';
 import { SampleRowDecoder } from '../../watch/sample-rows.js';
 import { sampleProblem } from '../../watch/sample-ranges.js';
 import type { DetectorOptions, Sample } from '../../watch/types.js';
@@ -393,7 +393,16 @@ export class PgWatchState implements DigestSlots {
           note,
           id,
         ]);
-    return r.rowCount === 1;
+    if (r.rowCount !== 1) return false;
+    // As the SQLite store: the user's newest KEEP_CLOSED_SUBSCRIPTIONS closed ones are kept, older ones deleted.
+    await this.pool.query(
+      `DELETE FROM notify_subscriptions d USING notify_subscriptions s
+       WHERE s.id = $1 AND d.platform = s.platform AND d.user_id = s.user_id AND d.state <> 'open'
+         AND d.id NOT IN (SELECT c.id FROM notify_subscriptions c WHERE c.platform = s.platform AND c.user_id = s.user_id AND c.state <> 'open'
+                          ORDER BY c.id DESC LIMIT $2)`,
+      [id, KEEP_CLOSED_SUBSCRIPTIONS],
+    );
+    return true;
   }
 
   async noteSubscription(id: number, note: string): Promise<void> {
