@@ -38,7 +38,7 @@ function keywordReplacer(to: string): Replacer {
     const v = String(value);
     if (NOT_A_SECRET.test(v) || SPECIAL_TOKEN_KEY.test(k) || (SMALL_NUMBER.test(v) && !PASSWORD_KEY.test(k))) return match;
     // A quoted value keeps its quotes (the line stays valid JSON or YAML).
-    const quote = /^["']/.test(v) ? v[0] : '';
+    const quote = v[0] === '"' || v[0] === "'" ? v[0] : '';
     return to.replace('$1', k).replace('$2', String(sep) + quote) + quote;
   };
 }
@@ -65,7 +65,8 @@ const PERSONAL: CompiledRule[] = (
 
 function apply(text: string, rules: CompiledRule[]): string {
   let out = text;
-  for (const r of rules) out = typeof r.to === 'string' ? out.replace(r.re, r.to) : out.replace(r.re, r.to as (m: string, ...a: unknown[]) => string);
+  // RE2's replace takes a string or a function, as String.prototype.replace does.
+  for (const r of rules) out = out.replace(r.re, r.to as string);
   return out;
 }
 
@@ -76,12 +77,11 @@ export function redactSecrets(text: string): string {
 
 /** The last `maxBytes` of the text (UTF-8), starting at a line so no token is cut in half. */
 export function lastBytes(text: string, maxBytes = MAX_KEPT_BYTES): { text: string; cut: boolean } {
-  if (Buffer.byteLength(text, 'utf8') <= maxBytes) return { text, cut: false };
-  const tail = Buffer.from(text.slice(-maxBytes), 'utf8');
-  let s = tail.subarray(Math.max(0, tail.length - maxBytes)).toString('utf8');
-  const nl = s.indexOf('\n');
-  s = nl >= 0 ? s.slice(nl + 1) : s.slice(1); // a split character or half a line goes
-  return { text: s, cut: true };
+  if (Buffer.byteLength(text) <= maxBytes) return { text, cut: false };
+  const bytes = Buffer.from(text);
+  const s = bytes.subarray(bytes.length - maxBytes).toString();
+  // A split character or half a line goes: the text starts after the first newline (or its first character).
+  return { text: s.slice(Math.max(s.indexOf('\n'), 0) + 1), cut: true };
 }
 
 /** The log as it may be kept: cut to its last `maxBytes`, then every secret, path and address replaced. */

@@ -123,6 +123,8 @@ describe('kept-log redaction', () => {
     expect(redactLog('auth=4242')).toBe('auth=<redacted>');
     expect(redactLog('api_key=1234567')).toBe('api_key=<redacted>');
     expect(redactLog('pad_token_x=abcdefgh')).toBe('pad_token_x=abcdefgh');
+    expect(redactLog('Pad_Token=eot PAD_TOKEN=eot')).toBe('Pad_Token=eot PAD_TOKEN=eot');
+    expect(redactLog(`token="abc def" secret='ghi jkl' pass=mno`)).toBe(`token="<redacted>" secret='<redacted>' pass=<redacted>`);
     expect(redactLog('my_pad_token=abcdefgh')).toBe('my_pad_token=abcdefgh');
     expect(redactLog('notpad_token=abcdefgh')).toBe('notpad_token=<redacted>');
     expect(redactLog('access_token="$TOKEN"')).toBe('access_token="$TOKEN"');
@@ -162,6 +164,7 @@ describe('kept-log redaction', () => {
       'short Ab1Cd2Ef3 stays; /usr/lib/python3.10/site-packages stays',
     );
     expect(scrubBareSecrets('x abcdefghij0123456789abcdefghij01 y')).toBe('x <redacted> y');
+    expect(scrubBareSecrets('a MIIEvQIBADANBgkqhkiG9w0BAQEFAASC b MIIEvQIBADANBgkqhkiG9w0BAQEFAASD c')).toBe('a <redacted> b <redacted> c');
     expect(scrubBareSecrets('x abcdefghij0123456789abcdefghij0 y')).toBe('x abcdefghij0123456789abcdefghij0 y');
   });
 });
