@@ -3,6 +3,7 @@ import { fitConfigOf, loadConfig, resolvePath as resolveDataPath, type LoadedCon
 import { configureLocales, resolveLocale } from './core/i18n.js';
 import { CommandRegistry } from './core/registry.js';
 import type { Services } from './core/services.js';
+import type { Sample } from './watch/types.js';
 import { loadRuleBase } from './diagnose/rule-base.js';
 import { allCommands } from '../commands/index.js';
 
@@ -86,10 +87,12 @@ export async function createApp(configFile?: string): Promise<App> {
     services.watch = watch;
     if (weekly) watch.scheduler.add(weekly);
     watch.setOwners(services.owners);
-    if (hosts.prometheus && !storage) {
+    if (hosts.prometheus) {
       // Prometheus hosts: what their server holds since the last stored sample, before the first digest.
+      // Into Postgres too: replicas starting together write the same rows (an upsert on the row's key).
       const { backfillFromPrometheus } = await import('./sources/prometheus/backfill.js');
-      const filled = await backfillFromPrometheus(hosts, store).catch((e: unknown) => ({ warnings: [(e as Error).message ?? String(e)] }));
+      const target = storage ? { latestTsMs: () => storage.watch.latestTsMs(), insertPaced: (s: Sample[]) => storage.watch.insert(s) } : store;
+      const filled = await backfillFromPrometheus(hosts, target).catch((e: unknown) => ({ warnings: [(e as Error).message ?? String(e)] }));
       for (const w of filled.warnings) process.stderr.write(`watch: Prometheus history: ${w}\n`);
     }
     await watch.start();

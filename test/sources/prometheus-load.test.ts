@@ -12,6 +12,8 @@ import { createApp, type App } from '../../src/app.js';
 import { renderText } from '../../src/adapters/console/render.js';
 import type { CommandContext } from '../../src/core/command.js';
 import { WatchStore } from '../../src/watch/store.js';
+import { startPostgres, type PgInstance } from '../storage/pg-harness.js';
+import { describeWithPostgres } from '../storage/pg-suite.js';
 import { answerFor, json, startFakePrometheus, type FakePrometheus, type FakeRequest } from './fake-prometheus.js';
 
 const H = 3_600_000;
@@ -101,6 +103,46 @@ describe('the Prometheus history backfill at start', () => {
       expect(samples).toBeGreaterThanOrEqual(8 * 8 * 4320);
     } finally {
       store.close();
+    }
+  });
+});
+
+describeWithPostgres('the Prometheus history backfill with Postgres storage', 'test/sources/prometheus-load.test.ts', () => {
+  let server: PgInstance | undefined;
+  afterAll(async () => {
+    await server?.stop();
+  });
+
+  it("writes 72 h of a host into the replicas' database, and a restart adds no second copy", { timeout: 300_000 }, async () => {
+    server = await startPostgres();
+    const url = await server.createDatabase('backfill');
+    fake.on('pgfill', (r, res) => {
+      if (!r.path.endsWith('query_range')) return json(res, 200, answerFor(r, ['10.9.0.1']));
+      return json(res, 200, r.query.includes('node_memory_') ? { status: 'success', data: { resultType: 'matrix', result: [] } } : dcgmMatrix(r, ['10.9.0.1']));
+    });
+    const file = configFile('pgfill', [
+      `storage: { url: "${url}" }`,
+      'watch: { enabled: true, sample_interval_s: 3600 }',
+      'host_groups:',
+      ...promGroup('pgfill', [['pg1', '10.9.0.1']], ['    timeout_ms: 60000']),
+    ]);
+    const rows = async (app: App) =>
+      Number((await app.storage!.pool.query<{ n: string }>('SELECT count(*) AS n FROM watch_samples WHERE pid = 0 AND gpu >= 0')).rows[0].n);
+    const first = await createApp(file);
+    let stored: number;
+    try {
+      stored = await rows(first);
+      // Every step of 72 h at the 60 s history step, 8 GPUs (the host's own sampler round may add one more step).
+      expect(stored).toBeGreaterThanOrEqual(8 * 4320);
+      expect(await first.storage!.watch.watched(Date.now() - 73 * H)).toMatchObject({ hosts: 1 });
+    } finally {
+      await first.close();
+    }
+    const again = await createApp(file);
+    try {
+      expect(await rows(again)).toBeLessThan(stored + 8 * 10);
+    } finally {
+      await again.close();
     }
   });
 });

@@ -1,7 +1,8 @@
 // The leak watch starts with what Prometheus already holds: at start, the Prometheus hosts' history
 // since the store's last sample (at most the detector's window) is read with query_range and stored
-// as the sampler would have stored it, so a digest right after a (re)start sees the hours the bot was
-// not sampling. SSH hosts have no such history: their gap stays a gap.
+// as the sampler would have stored it (SQLite in data_dir, or the replicas' Postgres), so a digest right
+// after a (re)start sees the hours the bot was not sampling. SSH hosts have no such history: their gap
+// stays a gap.
 import type { Sample } from '../../watch/types.js';
 
 const HOUR = 3_600_000;
@@ -11,7 +12,8 @@ export interface HistorySource {
 }
 
 export interface BackfillStore {
-  latestTsMs(): number | null;
+  /** The newest stored sample's time: SQLite answers at once, Postgres with a query. */
+  latestTsMs(): number | null | Promise<number | null>;
   insertPaced(samples: Sample[]): Promise<void>;
 }
 
@@ -22,7 +24,7 @@ export async function backfillFromPrometheus(
   windowHours = 72,
 ): Promise<{ samples: number; warnings: string[]; fromMs: number | null }> {
   if (!hosts.history) return { samples: 0, warnings: [], fromMs: null };
-  const latest = store.latestTsMs();
+  const latest = await store.latestTsMs();
   const fromMs = Math.max(now - windowHours * HOUR, latest !== null ? latest + 1000 : 0);
   if (fromMs >= now) return { samples: 0, warnings: [], fromMs: null };
   const { samples, warnings } = await hosts.history(fromMs, now);

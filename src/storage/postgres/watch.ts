@@ -233,6 +233,12 @@ export class PgWatchState implements DigestSlots {
     return { findings: d.findings(), watched: await this.watched(now - 3 * d.options.sampleIntervalSec * 1000) };
   }
 
+  /** The newest sample's time (ms), or null with none: where a Prometheus history backfill starts. */
+  async latestTsMs(): Promise<number | null> {
+    const r = await this.pool.query<{ ts: string | null }>('SELECT max(ts) AS ts FROM watch_samples');
+    return r.rows[0].ts === null ? null : Number(r.rows[0].ts) * 1000;
+  }
+
   async watched(sinceMs: number): Promise<{ hosts: number; processes: number }> {
     const r = await this.pool.query<{ hosts: number; processes: number }>(
       `SELECT count(DISTINCT host_id) AS hosts, count(DISTINCT CASE WHEN pid > 0 THEN host_id || '|' || pid || '|' || start END) AS processes
