@@ -2,6 +2,7 @@
 import { fitConfigOf, loadConfig, resolvePath as resolveDataPath, type LoadedConfig } from './core/config.js';
 import { configureLocales, resolveLocale } from './core/i18n.js';
 import { CommandRegistry } from './core/registry.js';
+import { scrub } from './core/secret-scrub.js';
 import type { Services } from './core/services.js';
 import type { Sample } from './watch/types.js';
 import { loadRuleBase } from './diagnose/rule-base.js';
@@ -15,6 +16,9 @@ export interface App {
   registry: CommandRegistry;
   close(): Promise<void>;
 }
+
+/** A line on stderr, scrubbed of every credential the bot holds (an error from a source may echo one). */
+const logLine = (line: string) => process.stderr.write(`${scrub(line)}\n`);
 
 export async function createApp(configFile?: string): Promise<App> {
   const loaded = loadConfig(configFile);
@@ -37,7 +41,7 @@ export async function createApp(configFile?: string): Promise<App> {
   services.owners = owners.service;
   closers.push(owners.close);
   // The approved claims before the first digest or command names anyone (a failed read is tried again at the next).
-  await owners.service.refresh?.().catch((e: unknown) => process.stderr.write(`owners: ${(e as Error).message ?? String(e)}\n`));
+  await owners.service.refresh?.().catch((e: unknown) => logLine(`owners: ${(e as Error).message ?? String(e)}`));
   // 👍 / 👎 on diagnoses, in data_dir/feedback.sqlite or Postgres (and, opted in, redacted logs in data_dir/feedback-logs).
   const dataDir = resolveDataPath(loaded.config.data_dir, loaded.baseDir);
   const fb = loaded.config.feedback;
@@ -59,7 +63,7 @@ export async function createApp(configFile?: string): Promise<App> {
   const weekly = weeklyCfg
     ? (await import('./feedback/weekly.js')).feedbackWeeklyPost(feedback, weeklyCfg, resolveLocale(loaded.config.locale, weeklyCfg.channel, undefined))
     : undefined;
-  const onScheduleError = (e: unknown) => process.stderr.write(`schedule: ${(e as Error).message ?? String(e)}\n`);
+  const onScheduleError = (e: unknown) => logLine(`schedule: ${(e as Error).message ?? String(e)}`);
   if (weekly && !loaded.config.watch.enabled) {
     const [{ WatchStore }, { FeedbackWeeklySchedule }] = await Promise.all([import('./watch/store.js'), import('./feedback/weekly.js')]);
     // With Postgres the week's slot is claimed in the shared digest_runs (posted once by two replicas); the SQLite store is a stand-in.
@@ -80,7 +84,7 @@ export async function createApp(configFile?: string): Promise<App> {
       hosts,
       services.rules,
       loaded.config.watch,
-      (e) => process.stderr.write(`watch: ${(e as Error).message ?? String(e)}\n`),
+      (e) => logLine(`watch: ${(e as Error).message ?? String(e)}`),
       services.fit,
       storage?.watch,
     );
@@ -93,7 +97,7 @@ export async function createApp(configFile?: string): Promise<App> {
       const { backfillFromPrometheus } = await import('./sources/prometheus/backfill.js');
       const target = storage ? { latestTsMs: () => storage.watch.latestTsMs(), insertPaced: (s: Sample[]) => storage.watch.insert(s) } : store;
       const filled = await backfillFromPrometheus(hosts, target).catch((e: unknown) => ({ warnings: [(e as Error).message ?? String(e)] }));
-      for (const w of filled.warnings) process.stderr.write(`watch: Prometheus history: ${w}\n`);
+      for (const w of filled.warnings) logLine(`watch: Prometheus history: ${w}`);
     }
     await watch.start();
     closers.push(async () => {
