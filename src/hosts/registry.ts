@@ -88,11 +88,11 @@ export class HostRegistry implements RegistryStore {
     const keys = new Map(
       (this.db.prepare('SELECT name, fingerprint FROM host_keys').all() as { name: string; fingerprint: string }[]).map((r) => [r.name, r.fingerprint]),
     );
-    const out: HostEntry[] = [...this.configHosts.values()].map((h) => withConfigPin(h, keys.get(h.name)));
+    const out = [...this.configHosts.values()].map((h) => withConfigPin(h, keys.get(h.name)));
     for (const row of this.db.prepare('SELECT * FROM hosts ORDER BY name').all() as Row[]) {
       if (!this.configHosts.has(row.name)) out.push(toEntry(row, keys.get(row.name)));
     }
-    return out;
+    return out.filter((h): h is HostEntry => h !== null);
   }
 
   isConfigHost(name: string): boolean {
@@ -142,7 +142,34 @@ export interface Row {
   identity_file: string | null;
 }
 
-export function toEntry(row: Row, hostKey?: string): HostEntry {
+/** Hosts already said to be skipped (once each, not at every read). */
+const skippedRows = new Set<string>();
+function skipRow(name: unknown, why: string): null {
+  const shown = JSON.stringify(String(name).slice(0, 64));
+  if (!skippedRows.has(shown + why)) {
+    skippedRows.add(shown + why);
+    process.stderr.write(`registry: host ${shown} skipped: its stored ${why} is not one \`hosts add\` or \`hosts trust\` could have written\n`);
+  }
+  return null;
+}
+
+/** An identity file as `hosts add` stores it: an absolute path (resolved when added), no control characters. */
+const IDENTITY_FILE = /^\/[^\u0000-\u001f\u007f]{0,4095}$/;
+
+/**
+ * A registry row read back from the database (another replica, or anyone with access to it, may have written
+ * it): used only when every field is one `hosts add` accepts and its trusted key is a fingerprint; else null
+ * (the host is skipped, and the bot's log says so). A bad stored pin skips the host rather than dropping
+ * the pin: the host is never reached unpinned.
+ */
+export function toEntry(row: Row, hostKey?: string): HostEntry | null {
+  if (typeof row.name !== 'string' || !HOST_NAME.test(row.name)) return skipRow(row.name, 'name');
+  if (typeof row.host !== 'string' || !HOST_ADDR.test(row.host)) return skipRow(row.name, 'address');
+  if (row.port !== null && !(Number.isInteger(row.port) && row.port >= 1 && row.port <= 65535)) return skipRow(row.name, 'port');
+  if (row.user !== null && (typeof row.user !== 'string' || !USER_NAME.test(row.user))) return skipRow(row.name, 'user');
+  if (row.identity_file !== null && (typeof row.identity_file !== 'string' || !IDENTITY_FILE.test(row.identity_file)))
+    return skipRow(row.name, 'identity file');
+  if (hostKey !== undefined && (typeof hostKey !== 'string' || !FINGERPRINT.test(hostKey))) return skipRow(row.name, 'host key');
   return {
     name: row.name,
     host: row.host,
@@ -154,8 +181,12 @@ export function toEntry(row: Row, hostKey?: string): HostEntry {
   };
 }
 
-/** A config host with its pin: host_key from the config file wins; a chat trust fills in only without one. */
-export function withConfigPin(h: HostEntry, trusted: string | undefined): HostEntry {
+/**
+ * A config host with its pin: host_key from the config file wins; a chat trust fills in only without one. A
+ * stored trust that is no fingerprint skips the host (null), as for a registry row.
+ */
+export function withConfigPin(h: HostEntry, trusted: string | undefined): HostEntry | null {
   if (h.hostKey) return { ...h, pinnedBy: 'config' };
+  if (trusted !== undefined && (typeof trusted !== 'string' || !FINGERPRINT.test(trusted))) return skipRow(h.name, 'host key');
   return trusted ? { ...h, hostKey: trusted, pinnedBy: 'trust' } : { ...h };
 }

@@ -44,8 +44,9 @@ export class PgHostRegistry implements RegistryStore {
   }
 
   list(): HostEntry[] {
-    const out: HostEntry[] = [...this.configHosts.values()].map((h) => withConfigPin(h, this.keys.get(h.name)));
-    for (const row of this.rows.values()) if (!this.configHosts.has(row.name)) out.push(toEntry(row, this.keys.get(row.name)));
+    const all = [...this.configHosts.values()].map((h) => withConfigPin(h, this.keys.get(h.name)));
+    for (const row of this.rows.values()) if (!this.configHosts.has(row.name)) all.push(toEntry(row, this.keys.get(row.name)));
+    const out = all.filter((h): h is HostEntry => h !== null);
     return out;
   }
 
