@@ -3,7 +3,7 @@
 // `hosts add` / `hosts trust` could have written is skipped, and the bot's log names it; a bad stored pin never
 // leaves the host reachable unpinned. Through `gpu-doctor hosts list --json` (the binary, a config file, the
 // registry's SQLite database changed behind its back).
-import Database from 'better-sqlite3';
+import Database from '../../src/storage/sqlite-driver.js';
 import { execFile } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
