@@ -7,7 +7,7 @@
 import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 
-const BUILD_ONLY = new Set(['node-gyp', 'nan', 'install-artifact-from-github']);
+const BUILD_ONLY = new Set(['node-gyp', 'nan', 'node-addon-api', 'install-artifact-from-github']);
 const lock = JSON.parse(readFileSync('package-lock.json', 'utf8'));
 const pkgs = lock.packages;
 
@@ -47,7 +47,8 @@ for (const bin of ['node-gyp', 'node-which', 'nopt', 'semver', 'install-from-cac
   if (existsSync(link) || existsSync(dirname(link))) rmSync(link, { force: true });
 }
 // Native modules: keep the compiled addon, drop the C/C++ sources and object files it was built from.
-const NATIVE = { re2: ['build/Release/re2.node'], 'better-sqlite3': ['build/Release/better_sqlite3.node'] };
+// better-sqlite3-napi (13) loads its prebuilt addon for this platform from prebuilds/.
+const NATIVE = { re2: ['build/Release/re2.node'], 'better-sqlite3': ['build/Release/better_sqlite3.node'], 'better-sqlite3-napi': ['lib/binding.js'] };
 for (const [name, keep] of Object.entries(NATIVE)) {
   const root = join('node_modules', name);
   if (!existsSync(root)) continue;
