@@ -27,8 +27,19 @@ const COLOR = { info: 0x3b82f6, ok: 0x22c55e, warning: 0xf59e0b, error: 0xef4444
 const FENCE = 8; // ```\n + \n```
 const IMAGE_TYPES = /^image\/(png|jpeg|gif|webp)$/;
 
-/** Discord markdown specials outside code blocks. Linear: [ \t]* cannot run across line starts. */
-const escapeMd = (s: string) => s.replace(/([\\*_~`|])/g, '\\$1').replace(/^([ \t]*)>/gm, '$1\\>');
+/**
+ * Text from outside (a pasted log's facts and error line, command lines, file and host names) as Discord
+ * shows it literally outside code blocks: markdown specials and a masked link's brackets backslashed, `<`
+ * so no <@id>, <@&role>, <#channel> or <https://…> of its own becomes markup, headings, subtext and quotes
+ * at line starts, and @everyone / @here broken by a zero-width space (the bot also allows no mentions).
+ * Every string of a reply passes here except code, tables (fenced) and the footer (Discord shows footers
+ * without markdown). Linear: each pattern is one character class or an anchored [ \t]* run.
+ */
+const escapeMd = (s: string) =>
+  s
+    .replace(/([\\*_~`|[\]<])/g, '\\$1')
+    .replace(/^([ \t]*)(>|#{1,3}(?=[ \t])|-#(?=[ \t]))/gm, '$1\\$2')
+    .replace(/@(everyone|here)\b/g, '@\u200b$1');
 
 /**
  * A person as Discord writes them: <@id> wherever their Discord id is known, else the name. The bot
@@ -41,7 +52,7 @@ export function renderDiscord(given: Reply): DiscordMessage {
   const reply = resolveMentions(given, discordPerson);
   const link = (t: string) => linkMentions(t, reply, discordPerson);
   const files: ReplyFile[] = [...(reply.files ?? [])];
-  const title = cutLine(reply.title, L.title);
+  const title = cutLine(escapeMd(reply.title), L.title);
   const footerText = reply.footer ? cutLine(reply.footer, L.footer) : undefined;
   const fields: NonNullable<DiscordEmbed['fields']> = [];
   const allFields = reply.sections.flatMap((s) => s.fields ?? []);
@@ -50,7 +61,11 @@ export function renderDiscord(given: Reply): DiscordMessage {
   let fieldBudget = L.total - title.length - (footerText?.length ?? 0) - NOTE_ROOM - 1500;
   let fieldsDropped = false;
   for (const f of allFields.slice(0, L.fields)) {
-    const field = { name: cutLine(f.label || '-', L.fieldName), value: link(cutLine(f.value || '-', L.fieldValue)), inline: f.value.length < 40 };
+    const field = {
+      name: cutLine(escapeMd(f.label || '-'), L.fieldName),
+      value: link(cutLine(escapeMd(f.value || '-'), L.fieldValue)),
+      inline: f.value.length < 40,
+    };
     if (field.name.length + field.value.length > fieldBudget) {
       fieldsDropped = true;
       break;
