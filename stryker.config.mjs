@@ -15,6 +15,9 @@ export default {
     'src/readings/nvidia-smi-csv.ts',
     'src/watch/detector.ts',
     'src/watch/growth.ts',
+    // What a Prometheus answer may hold (one bad item must cost itself), and the credential scrubber.
+    'src/sources/prometheus/parse.ts',
+    'src/core/secret-scrub.ts',
     // What a kept log may hold once redacted (a missed shape leaks a credential to the admins' channel).
     'src/feedback/redact.ts',
   ],

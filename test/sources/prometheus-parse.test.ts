@@ -3,12 +3,15 @@
 // PromQL text (escaping, host matchers, the step under 11,000 points).
 import { describe, expect, it } from 'vitest';
 import {
+  checkMatrix,
+  checkVector,
   chooseStep,
   gpuQuery,
   gpusOf,
   groupByHost,
   historySamples,
   hostKeyOf,
+  malformedList,
   memoryOf,
   nodeQuery,
   perProcessWarning,
@@ -197,5 +200,118 @@ describe('history (query_range) -> watch samples', () => {
     expect(new Set(procs.map((p) => ('processStart' in p ? p.processStart : '')))).toEqual(new Set([new Date(1_000_000).toISOString()]));
     const ram = samples.filter((s) => s.kind === 'host');
     expect(ram.map((s) => s.host)).toEqual(['gpu5', 'gpu5', 'gpu5']);
+  });
+});
+
+describe('an answer item by item: a malformed item is skipped and named, never thrown on', () => {
+  const good = { metric: { __name__: 'DCGM_FI_DEV_FB_USED', instance: '10.0.0.5:9400', gpu: '0' }, value: [1, '42'] };
+
+  it('keeps good items and names each bad one, with its host where its join label says it', () => {
+    const { samples, malformed } = checkVector(
+      [
+        good,
+        null,
+        7,
+        [good],
+        { metric: null, value: [1, '1'] },
+        { metric: ['x'], value: [1, '1'] },
+        { metric: { instance: '10.0.0.6:9100', gpu: { x: 1 } }, value: [1, '1'] },
+        { metric: { instance: '10.0.0.7:9100' }, value: [1, 2] },
+        { metric: { instance: '10.0.0.8' }, value: ['1', '2'] },
+        { metric: { instance: 7 }, value: [1, '1'] },
+        { metric: { instance: '10.0.0.9:1' }, value: [Infinity, '1'] },
+        { metric: { instance: '10.0.0.9:1' }, value: [1, '1', '2'] },
+        { metric: { instance: '10.0.0.9:1' } },
+        { metric: {}, value: [1, 'NaN'] },
+      ],
+      'instance',
+      true,
+    );
+    expect(samples).toEqual([good, { metric: {}, value: [1, 'NaN'] }]);
+    expect(malformed).toEqual([
+      { index: 1, what: 'item is null', hostKey: null },
+      { index: 2, what: 'item is number', hostKey: null },
+      { index: 3, what: 'item is array', hostKey: null },
+      { index: 4, what: 'metric is null', hostKey: null },
+      { index: 5, what: 'metric is array', hostKey: null },
+      { index: 6, what: 'label gpu is object', hostKey: '10.0.0.6' },
+      { index: 7, what: 'value is array', hostKey: '10.0.0.7' },
+      { index: 8, what: 'value is array', hostKey: '10.0.0.8' },
+      { index: 9, what: 'label instance is number', hostKey: null },
+      { index: 10, what: 'value is array', hostKey: '10.0.0.9' },
+      { index: 11, what: 'value is array', hostKey: '10.0.0.9' },
+      { index: 12, what: 'value is undefined', hostKey: '10.0.0.9' },
+    ]);
+  });
+
+  it('reads the host of a bad item on either spelling of Hostname, port kept when strip_port is off', () => {
+    const bad = (metric: Record<string, unknown>) => checkVector([{ metric, value: null }], 'Hostname', false).malformed[0].hostKey;
+    expect(bad({ Hostname: 'node-a:9400' })).toBe('node-a:9400');
+    expect(bad({ hostname: 'node-b' })).toBe('node-b');
+    expect(bad({ Hostname: 5, hostname: 'node-c' })).toBe('node-c');
+    expect(checkVector([{ metric: { instance: 'a:1' }, value: null }], 'instance', true).malformed[0].hostKey).toBe('a');
+  });
+
+  it('a long label name is cut in the line', () => {
+    const { malformed } = checkVector([{ metric: { ['l'.repeat(100)]: 1 }, value: [1, '1'] }], 'instance', true);
+    expect(malformed[0].what).toBe(`label ${'l'.repeat(40)} is number`);
+  });
+
+  it('range answers: a bad series is skipped, a bad point dropped and counted on its series', () => {
+    const { series, malformed } = checkMatrix(
+      [
+        { metric: { instance: '10.0.0.5:9400' }, values: [[1, '1'], null, [2, 2], [3, '3']] },
+        { metric: { instance: '10.0.0.6:9400' }, values: [[1, '1']] },
+        { metric: { instance: '10.0.0.7:9400' }, values: null },
+        { metric: { instance: '10.0.0.8:9400' }, values: 'x' },
+        { metric: null, values: [] },
+        null,
+        'x',
+        [],
+      ],
+      'instance',
+      true,
+    );
+    expect(series).toEqual([
+      {
+        metric: { instance: '10.0.0.5:9400' },
+        values: [
+          [1, '1'],
+          [3, '3'],
+        ],
+      },
+      { metric: { instance: '10.0.0.6:9400' }, values: [[1, '1']] },
+    ]);
+    expect(malformed).toEqual([
+      { index: 0, what: '2 points are not [time, "value"]', hostKey: '10.0.0.5' },
+      { index: 2, what: 'values is null', hostKey: '10.0.0.7' },
+      { index: 3, what: 'values is string', hostKey: '10.0.0.8' },
+      { index: 4, what: 'metric is null', hostKey: null },
+      { index: 5, what: 'item is null', hostKey: null },
+      { index: 6, what: 'item is string', hostKey: null },
+      { index: 7, what: 'item is array', hostKey: null },
+    ]);
+  });
+
+  it('names the first three skipped items and counts the rest', () => {
+    const items = [0, 1, 2, 3, 4].map((index) => ({ index, what: `w${index}`, hostKey: null }));
+    expect(malformedList(items.slice(0, 1))).toBe('#0: w0');
+    expect(malformedList(items.slice(0, 3))).toBe('#0: w0, #1: w1, #2: w2');
+    expect(malformedList(items.slice(0, 4))).toBe('#0: w0, #1: w1, #2: w2, +1');
+    expect(malformedList(items)).toBe('#0: w0, #1: w1, #2: w2, +2');
+    expect(malformedList([])).toBe('');
+  });
+
+  it('[v6]:port and [v6] lose their brackets; a bracket that does not close the value stays', () => {
+    expect(hostKeyOf({ instance: '[fd00::5]' }, 'instance', true)).toBe('fd00::5');
+    expect(hostKeyOf({ instance: '[fd00::5]:x' }, 'instance', true)).toBe('[fd00::5]:x');
+    expect(hostKeyOf({ instance: '[]:9100' }, 'instance', true)).toBe('[]');
+    expect(hostKeyOf({ instance: '[a]b]:1' }, 'instance', true)).toBe('a]b');
+    expect(hostKeyOf({ instance: 'x[a]' }, 'instance', true)).toBe('x[a]');
+    expect(hostKeyOf({ instance: '[fd00::5]:9400' }, 'instance', false)).toBe('[fd00::5]:9400');
+    expect(hostKeyOf({ instance: '' }, 'instance', true)).toBeNull();
+    // ']' many times: one pass, no backtracking.
+    const hostile = '[' + ']'.repeat(200_000) + ':x';
+    expect(hostKeyOf({ instance: hostile }, 'instance', true)).toBe(hostile);
   });
 });
