@@ -3,6 +3,8 @@
 // HF TrainingArguments). All patterns are bounded and anchored so a hostile paste cannot make them slow.
 import type { MemoryShape } from './memory-series.js';
 import type { LogText } from './normalize.js';
+import { isGenerating, oomPhase } from './holder-phase.js';
+import { failurePhase, withPhase, type Phase } from './phase.js';
 
 export interface OtherProcess {
   pid: number;
@@ -66,6 +68,21 @@ export interface Facts {
   toolKnobs?: string;
   /** What the run was doing when the allocation failed, from the traceback's frames. */
   oomPhase?: 'load' | 'optimizer' | 'backward' | 'forward';
+  /** What the run was doing when it failed (src/diagnose/phase.ts), the frame that showed it, and for evaluation whose loop it is. */
+  phase?: Phase;
+  phaseFrame?: string;
+  evalLoop?: 'hf' | 'lightning' | 'plain';
+  /** HF Trainer was concatenating every batch's predictions on the GPU (nested_concat). */
+  gathersPredictions?: boolean;
+  /** How the dtype was inferred when the log states none ("28672 × 8192 × 4 bytes (Llama-2-70B)"), and the reply's words for it. */
+  dtypeEvidence?: string;
+  dtypeWhy?: string;
+  /** The static part against the card when it alone does not fit ("13B × 16 B/param ≈ 193.7 GiB ≥ 24.0 GiB"). */
+  staticWhy?: string;
+  /** Allocator settings (src/diagnose/alloc-conf.ts): the variable to advise, the torch version that decided it, one already set. */
+  allocConfName?: string;
+  torchVersion?: string;
+  expandableAlreadySet?: string;
   /** The traceback runs through generation or a diffusion pipeline and no training step: inference. */
   generating?: boolean;
   /** The log is a training run (optimizer, backward, a trainer), and whether it trains adapters only (LoRA/PEFT). */
@@ -238,10 +255,11 @@ export function extractOomFacts(log: LogText, lines: number[]): Facts {
   let lastOom: number | undefined;
   // The last OOM message in the log is the one that ended the run.
   for (let i = lines.length - 1; i >= 0; i--) {
-    const first = log.line(lines[i]);
-    if (!OOM_LINE.test(first)) continue;
-    lastOom ??= lines[i];
-    const msg = oomMessage(log, lines[i]);
+    // A pattern that starts at the end of a line ("(?:^|[^:\w])OutOfMemoryError" takes its newline) lands on the line above the message.
+    const at = OOM_LINE.test(log.line(lines[i])) ? lines[i] : lines[i] + 1 < log.lineCount && OOM_LINE.test(log.line(lines[i] + 1)) ? lines[i] + 1 : -1;
+    if (at === -1) continue;
+    lastOom ??= at;
+    const msg = oomMessage(log, at);
     for (const [key, re] of OOM_FIELDS) {
       if (facts[key] !== undefined) continue;
       const m = re.exec(msg);
@@ -262,7 +280,7 @@ export function extractOomFacts(log: LogText, lines: number[]): Facts {
     }
     const notSelf = withoutThisProcess(others, facts);
     if (notSelf.length) facts.otherProcesses = notSelf;
-    xlaHbmReport(log, lines[i], facts);
+    xlaHbmReport(log, at, facts);
     if (/CUDA error: out of memory|cuda runtime error \(2\)/i.test(msg)) facts.runtimeOom = true;
     // vLLM's start-up check: what was free before this process allocated anything, of the card.
     const startup = /Free memory on device \((\d{1,6}(?:\.\d{1,3})?)\/(\d{1,6}(?:\.\d{1,3})?) ?GiB\) on startup/.exec(msg);
@@ -271,9 +289,10 @@ export function extractOomFacts(log: LogText, lines: number[]): Facts {
       facts.totalCapacityMiB ??= Number(startup[2]) * 1024;
     }
     if (Object.keys(facts).length > 0) {
-      const phase = oomPhase(log, lines[i]);
+      const phase = oomPhase(log, at);
       if (phase) facts.oomPhase = phase;
-      if (isGenerating(log, lines[i])) facts.generating = true;
+      if (isGenerating(log, at)) facts.generating = true;
+      withPhase(facts, failurePhase(log, at));
       break;
     }
   }
@@ -283,6 +302,7 @@ export function extractOomFacts(log: LogText, lines: number[]): Facts {
     const phase = oomPhase(log, lastOom);
     if (phase) facts.oomPhase = phase;
     if (isGenerating(log, lastOom)) facts.generating = true;
+    withPhase(facts, failurePhase(log, lastOom));
   }
   return facts;
 }
@@ -306,90 +326,4 @@ function xlaHbmReport(log: LogText, line: number, facts: Facts): void {
     if (m[1] === 'arguments') facts.xlaArgumentsMiB ??= mib;
     else facts.xlaProgramMiB ??= mib;
   }
-}
-
-// Frames of the traceback above an OOM that say what the run was doing. Innermost frames decide:
-// moving or loading the model (module.py `_apply`/`convert`, `from_pretrained`, `load_state_dict`)
-// happens before any batch, so the weights are what does not fit.
-const FRAME = /^\s{0,8}File "([^"\n]{1,400})", line \d{1,7}, in ([\w<>.]{1,80})/;
-const LOAD_FRAMES =
-  /^(?:_apply|convert|from_pretrained|load_state_dict|_load_from_state_dict|load_checkpoint|load_model|dispatch_model|_load_state_dict_into_meta_model|set_module_tensor_to_device|load_checkpoint_and_dispatch|to_empty)$/;
-const OPTIMIZER_FRAMES = /^(?:_single_tensor_adamw?|_multi_tensor_adamw?|_fused_adamw?|adamw?|_init_group|step)$/;
-
-function oomPhase(log: LogText, oomLine: number): Facts['oomPhase'] {
-  const frames: { file: string; fn: string }[] = [];
-  for (let l = oomLine - 1; l >= 0 && l >= oomLine - 120 && frames.length < 40; l--) {
-    const m = FRAME.exec(log.line(l).slice(0, 600));
-    if (m) frames.push({ file: m[1], fn: m[2] });
-    else if (/^Traceback \(most recent call last\)/.test(log.line(l))) break;
-  }
-  // Some pastes put the message first and its traceback after it: then the last frames are innermost.
-  const after: { file: string; fn: string }[] = [];
-  for (let l = oomLine + 1; l < log.lineCount && l <= oomLine + 150 && after.length < 40; l++) {
-    const m = FRAME.exec(log.line(l).slice(0, 600));
-    if (m) after.push({ file: m[1], fn: m[2] });
-  }
-  return phaseOf(frames) ?? phaseOf(after.reverse()) ?? codeLinePhase(log, oomLine) ?? (PROSE_LOAD.test(log.line(oomLine).slice(0, 600)) ? 'load' : undefined);
-}
-
-/** The message's own line says it failed while the model was built or moved: "`CUDA error: out of memory` on model instantiation". */
-const PROSE_LOAD =
-  /\b(?:on|during|at) model (?:instantiation|creation|initiali[sz]ation|loading)\b|\b(?:when|while) (?:loading|moving|instantiating) the model\b/i;
-
-// Frames of text generation (transformers' generate and its search loops, chat helpers) and of image
-// diffusion (diffusers pipelines, the web UIs' processing and k-diffusion samplers).
-const GENERATION_FILE =
-  /diffusers[\\/]pipelines[\\/]|transformers[\\/]generation[\\/]|generation_utils\.py$|modules[\\/]processing\.py$|k_diffusion[\\/]sampling\.py$|ldm[\\/]models[\\/]diffusion[\\/]|comfy[\\/](?:samplers|sample)\.py$/;
-const GENERATION_FN =
-  /^(?:generate|_?sample|greedy_search|beam_search|_beam_search|contrastive_search|chat|stream_chat|txt2img|img2img|process_images|process_images_inner|sample_[a-z0-9_]{1,30})$/;
-const TRAINING_FN = /^(?:backward|step|training_step|train_step|_inner_training_loop|train|fit|run_backward)$/;
-
-/** The OOM's traceback (above or below its message) runs through inference and no training step. */
-function isGenerating(log: LogText, oomLine: number): boolean {
-  let generating = false;
-  const scan = (from: number, to: number, step: number) => {
-    for (let l = from, n = 0; step > 0 ? l <= to : l >= to; l += step) {
-      const m = FRAME.exec(log.line(l).slice(0, 600));
-      if (!m) continue;
-      if (TRAINING_FN.test(m[2]) || /autograd[\\/]|optim[\\/]/.test(m[1])) return false;
-      if (GENERATION_FILE.test(m[1]) || GENERATION_FN.test(m[2])) generating = true;
-      if (++n >= 60) break;
-    }
-    return true;
-  };
-  if (!scan(oomLine - 1, Math.max(0, oomLine - 150), -1)) return false;
-  if (!scan(oomLine + 1, Math.min(log.lineCount - 1, oomLine + 150), 1)) return false;
-  return generating;
-}
-
-// The source line printed under the innermost frame says what ran when the frames themselves were
-// cut from the paste: Module.to's convert, Adam's state update, autograd's backward.
-const CODE_LINE_PHASES: [RegExp, NonNullable<Facts['oomPhase']>][] = [
-  [/return t\.to\(\s?device, dtype if t\.is_floating_point\(\)|param_applied = fn\(param\)|return t\.cuda\(device\)|lambda t: t\.cuda\(device\)/, 'load'],
-  [/\bexp_avg(?:_sq)?\b|\bmax_exp_avg_sq\b|torch\._foreach_(?:mul|add|addcmul|addcdiv|sqrt|lerp)_?\(/, 'optimizer'],
-  [/Variable\._execution_engine\.run_backward\(|_engine_run_backward\(|^\s{0,12}[\w.[\]]{1,60}\.backward\(/, 'backward'],
-];
-
-function codeLinePhase(log: LogText, oomLine: number): Facts['oomPhase'] {
-  for (let l = oomLine - 1; l >= 0 && l >= oomLine - 2; l--) {
-    const line = log.line(l).slice(0, 600);
-    if (/^\s{0,8}File "/.test(line)) break;
-    for (const [re, phase] of CODE_LINE_PHASES) if (re.test(line)) return phase;
-  }
-  return undefined;
-}
-
-/** Module.to / .cuda / .half move the model's weights: a load, not a step. */
-const MODULE_FILE = /nn[\\/]modules[\\/]module\.py$/;
-const MODULE_MOVES = new Set(['to', 'cuda', 'half', 'bfloat16', 'float', 'type']);
-
-/** frames[0] is the innermost; the five innermost decide. */
-function phaseOf(frames: { file: string; fn: string }[]): Facts['oomPhase'] {
-  for (const f of frames.slice(0, 5)) {
-    if (f.fn === 'backward' || /autograd[\\/]/.test(f.file)) return 'backward';
-    if (OPTIMIZER_FRAMES.test(f.fn) && /optim/.test(f.file)) return 'optimizer';
-    if (LOAD_FRAMES.test(f.fn) || (MODULE_MOVES.has(f.fn) && MODULE_FILE.test(f.file))) return 'load';
-    if (f.fn === 'forward' || f.fn === '_call_impl' || f.fn === '_wrapped_call_impl') return 'forward';
-  }
-  return undefined;
 }

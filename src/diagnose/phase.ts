@@ -1,0 +1,181 @@
+// What the run was doing when it failed, read from the traceback's frames: each phase has its own
+// levers (issue 23). Frames are a framework's fixed format ("File "…", line N, in NAME", IPython's
+// "File …/x.py:N, in Class.name(", rich's "x.py:N in name"), so the patterns read function names and
+// module paths, never a thread's wording. Every pattern is anchored and bounded (linear).
+import type { Facts } from './facts.js';
+import type { LogText } from './normalize.js';
+
+export type Phase = 'load' | 'checkpoint' | 'forward' | 'backward' | 'optimizer' | 'eval' | 'generate' | 'data' | 'collective';
+
+export interface PhaseVerdict {
+  phase: Phase;
+  /** The frame (or log line) that showed it, as the reply quotes it: "trainer_pt_utils.py, in nested_concat". */
+  frame: string;
+  /** Evaluation only: whose loop it is. HF Trainer and Lightning run it without gradients already. */
+  evalLoop?: 'hf' | 'lightning' | 'plain';
+  /** HF Trainer was concatenating every batch's predictions on the GPU (nested_concat). */
+  gathersPredictions?: boolean;
+}
+
+export interface Frame {
+  file: string;
+  fn: string;
+}
+
+// The standard format; IPython 8 ("File /x/trainer.py:2113, in Trainer.evaluate(self, …)"); IPython 7
+// ("/x/module.py in _call_impl(self, …)"); rich ("│ /x/offload.py:105 in weighs_to_device │").
+const FRAME_STD = /^\s{0,12}File "([^"\n]{1,400})", line \d{1,7}, in ([\w<>.]{1,80})/;
+const FRAME_IPY8 = /^\s{0,12}File ([^\s,"]{1,400}\.py):\d{1,7}, in ([\w<>.]{1,80})/;
+const FRAME_IPY7 = /^\s{0,12}([^\s"]{1,400}\.py) in ([\w<>]{1,80})\(/;
+const FRAME_RICH = /^[\s│|]{0,12}([^\s│|"]{1,400}\.py):\d{1,7} in ([\w<>]{1,80})/;
+const TRACEBACK_HEAD = /^\s{0,4}(?:Traceback \(most recent call last\)|-{20,}\s*$)/;
+const MAX_LINE = 600;
+
+/** The frame a line shows (the function's last dotted part: "Trainer.evaluate" is "evaluate"). */
+export function frameOf(line: string): Frame | undefined {
+  const text = line.length > MAX_LINE ? line.slice(0, MAX_LINE) : line;
+  const m = FRAME_STD.exec(text) ?? FRAME_IPY8.exec(text) ?? FRAME_IPY7.exec(text) ?? FRAME_RICH.exec(text);
+  if (!m) return undefined;
+  const dot = m[2].lastIndexOf('.');
+  return { file: m[1], fn: dot === -1 ? m[2] : m[2].slice(dot + 1) };
+}
+
+/**
+ * The frames of the traceback that ends at `errorLine`, innermost first. A paste that puts the message
+ * before its traceback is read below it (then the last frames are the innermost).
+ */
+export function tracebackFrames(log: LogText, errorLine: number): Frame[] {
+  const above: Frame[] = [];
+  for (let l = errorLine - 1; l >= 0 && l >= errorLine - 200 && above.length < 80; l--) {
+    const line = log.line(l);
+    const f = frameOf(line);
+    if (f) above.push(f);
+    else if (TRACEBACK_HEAD.test(line.slice(0, 200))) break;
+  }
+  if (above.length) return above;
+  const below: Frame[] = [];
+  for (let l = errorLine + 1; l < log.lineCount && l <= errorLine + 200 && below.length < 80; l++) {
+    const f = frameOf(log.line(l));
+    if (f) below.push(f);
+  }
+  return below.reverse();
+}
+
+type Marker = Phase | 'eval_gather' | 'train';
+
+// HF Trainer's gathering of predictions: every batch's logits are concatenated on the device.
+const EVAL_GATHER_FN = /^(?:nested_concat|torch_pad_and_concatenate|_nested_gather|gather_function)$/;
+// Evaluation loops: HF Trainer, Lightning, Keras, and the names training scripts give their own loops.
+const EVAL_FN =
+  /^(?:evaluate|evaluation_loop|prediction_loop|prediction_step|_evaluation_loop|_evaluation_step|evaluation_step|validation_step|validation_epoch_end|on_validation_epoch_end|_run_sanity_check|test_step|predict_step|validate|validation|val_step|valid_step|eval_step|eval_epoch|val_epoch|valid_epoch|validate_epoch|validation_epoch|evaluate_epoch|run_validation|run_eval|run_evaluation|eval_one_epoch|val_one_epoch|evaluate_one_epoch)$/;
+const EVAL_FILE =
+  /(?:^|[\\/])(?:val|eval|evaluate|validate|validation|validator)\.py$|loops[\\/](?:[\w]{1,30}[\\/])?(?:evaluation_loop|evaluation_epoch_loop|prediction_loop)\.py$/;
+const GENERATE_FILE = /transformers[\\/]generation[\\/]|generation_utils\.py$|vllm[\\/](?:worker|v1[\\/]worker|engine|v1[\\/]engine|executor)[\\/]/;
+const GENERATE_FN =
+  /^(?:generate|_sample|greedy_search|beam_search|_beam_search|sample|contrastive_search|_assisted_decoding|profile_run|determine_num_available_blocks|determine_available_memory|_initialize_kv_caches|initialize_cache|_dummy_run|_dummy_sampler_run|capture_model)$/;
+const LOAD_FN =
+  /^(?:from_pretrained|_load_pretrained_model|_from_config|from_config|_load_state_dict_into_meta_model|set_module_tensor_to_device|dispatch_model|load_checkpoint_and_dispatch|load_checkpoint_in_model|to_empty|load_model|load_weights|_move_model_to_device|post_init|init_weights)$/;
+const MODULE_FILE = /nn[\\/]modules[\\/]module\.py$/;
+const MODULE_MOVES = /^(?:to|cuda|half|bfloat16|float|type|_apply|convert)$/;
+const CHECKPOINT_FILE = /torch[\\/]serialization\.py$/;
+const CHECKPOINT_FN = /^(?:load|_load|_legacy_load|persistent_load|restore_location|default_restore_location|_cuda_deserialize|load_tensor|_deserialize)$/;
+const DATA_FILE = /torch[\\/]utils[\\/]data[\\/]|torch[\\/]multiprocessing[\\/]reductions\.py$/;
+const COLLECTIVE_FN =
+  /^(?:init_process_group|barrier|all_reduce|all_gather|all_gather_into_tensor|all_gather_object|broadcast|broadcast_object_list|reduce_scatter|reduce_scatter_tensor|_verify_param_shape_across_processes|_verify_params_across_processes|_sync_module_states|_sync_params_and_buffers|new_group|_new_process_group_helper)$/;
+const DDP_FILE = /parallel[\\/]distributed\.py$/;
+const OPTIMIZER_FN = /^(?:_single_tensor_adamw?|_multi_tensor_adamw?|_fused_adamw?|adamw?|_init_group|step)$/;
+const BACKWARD_FN = /^(?:backward|_engine_run_backward|run_backward)$/;
+const FORWARD_FN = /^(?:forward|_call_impl|_wrapped_call_impl)$/;
+const TRAIN_FN = /^(?:training_step|train_step|_inner_training_loop|train_one_epoch|train_epoch|_run_train|fit_loop|optimizer_step)$/;
+
+/** What one frame says the run was doing ('forward' is the weakest: every phase runs forwards). */
+function markerOf(f: Frame): Marker | undefined {
+  if (EVAL_GATHER_FN.test(f.fn) && /trainer/.test(f.file)) return 'eval_gather';
+  if (CHECKPOINT_FILE.test(f.file) && CHECKPOINT_FN.test(f.fn)) return 'checkpoint';
+  if (f.fn === 'load_state_dict' || f.fn === '_load_from_state_dict') return 'checkpoint';
+  if (DATA_FILE.test(f.file)) return 'data';
+  if (COLLECTIVE_FN.test(f.fn) || (DDP_FILE.test(f.file) && f.fn === '__init__')) return 'collective';
+  if (BACKWARD_FN.test(f.fn) || /autograd[\\/]/.test(f.file)) return 'backward';
+  if (OPTIMIZER_FN.test(f.fn) && /optim/.test(f.file)) return 'optimizer';
+  if (LOAD_FN.test(f.fn) || (MODULE_MOVES.test(f.fn) && MODULE_FILE.test(f.file))) return 'load';
+  if (GENERATE_FN.test(f.fn) && (f.fn === 'generate' || GENERATE_FILE.test(f.file))) return 'generate';
+  if (EVAL_FN.test(f.fn) || EVAL_FILE.test(f.file)) return 'eval';
+  if (TRAIN_FN.test(f.fn)) return 'train';
+  if (FORWARD_FN.test(f.fn)) return 'forward';
+  return undefined;
+}
+
+const baseName = (file: string) => file.slice(Math.max(file.lastIndexOf('/'), file.lastIndexOf('\\')) + 1);
+const quote = (f: Frame) => `${baseName(f.file)}, in ${f.fn}`;
+
+function evalLoopOf(frames: Frame[]): PhaseVerdict['evalLoop'] {
+  if (frames.some((f) => /transformers[\\/]trainer/.test(f.file) || /^(?:evaluation_loop|prediction_step|prediction_loop)$/.test(f.fn))) return 'hf';
+  if (frames.some((f) => /(?:^|[\\/])(?:pytorch_)?lightning[\\/]/.test(f.file))) return 'lightning';
+  return 'plain';
+}
+
+/**
+ * The phase from frames, innermost first: the innermost frame that says more than "a forward ran"
+ * decides (an evaluation that calls the model is evaluation; a backward inside training is backward).
+ */
+export function phaseFromFrames(frames: Frame[]): PhaseVerdict | undefined {
+  let forward: Frame | undefined;
+  for (const f of frames) {
+    const marker = markerOf(f);
+    if (!marker) continue;
+    if (marker === 'forward') {
+      forward ??= f;
+      continue;
+    }
+    if (marker === 'train') return { phase: 'forward', frame: quote(forward ?? f) };
+    if (marker === 'eval_gather') return { phase: 'eval', frame: quote(f), evalLoop: 'hf', gathersPredictions: true };
+    if (marker === 'eval') return { phase: 'eval', frame: quote(f), evalLoop: evalLoopOf(frames) };
+    // Reading a shard inside from_pretrained is the model load (its levers are dtype and placement).
+    if (marker === 'checkpoint') {
+      const loader = frames.find((g) => markerOf(g) === 'load');
+      if (loader) return { phase: 'load', frame: quote(loader) };
+    }
+    return { phase: marker, frame: quote(f) };
+  }
+  return forward ? { phase: 'forward', frame: quote(forward) } : undefined;
+}
+
+// Lines frameworks print when a phase starts, for pastes without frames: Lightning's progress bar,
+// HF Trainer's banner, vLLM's memory profiling.
+const PHASE_LINES: [RegExp, Phase][] = [
+  [/^\s{0,4}(?:Validation|Validating|Sanity Checking)(?: DataLoader \d{1,3})?:/, 'eval'],
+  [/\*{3,} Running (?:Evaluation|Prediction) \*{3,}/, 'eval'],
+  [/Memory profiling takes [\d.]{1,10} seconds|init engine \(profile, create kv cache, warmup model\)/, 'generate'],
+];
+
+// The source line a traceback prints under its innermost frame, when a paste keeps only that line.
+const SOURCE_LINES: [RegExp, Phase][] = [
+  [/\.from_pretrained\(|\.from_config\(|\bfrom_pretrained\(/, 'load'],
+  [/\btorch\.load\(/, 'checkpoint'],
+];
+
+/** The phase of the failure whose message is at `errorLine`, from its traceback, else from the lines just before it. */
+export function failurePhase(log: LogText, errorLine: number): PhaseVerdict | undefined {
+  const fromFrames = phaseFromFrames(tracebackFrames(log, errorLine));
+  if (fromFrames) return fromFrames;
+  for (let l = errorLine - 1; l >= 0 && l >= errorLine - 2; l--) {
+    const line = log.line(l).slice(0, MAX_LINE);
+    for (const [re, phase] of SOURCE_LINES) if (re.test(line)) return { phase, frame: line.trim() };
+  }
+  for (let l = errorLine - 1; l >= 0 && l >= errorLine - 30; l--) {
+    const line = log.line(l).slice(0, 300);
+    for (const [re, phase] of PHASE_LINES) {
+      if (re.test(line)) return { phase, frame: line.trim(), ...(phase === 'eval' ? { evalLoop: /Running Evaluation/.test(line) ? 'hf' : 'lightning' } : {}) };
+    }
+  }
+  return undefined;
+}
+
+/** Copies a verdict onto the facts the rules and fixes read. */
+export function withPhase(facts: Facts, verdict: PhaseVerdict | undefined): void {
+  if (!verdict) return;
+  facts.phase = verdict.phase;
+  facts.phaseFrame = verdict.frame;
+  if (verdict.evalLoop) facts.evalLoop = verdict.evalLoop;
+  if (verdict.gathersPredictions) facts.gathersPredictions = true;
+}
