@@ -4,6 +4,7 @@ import type { Condition } from './rule-types.js';
 import type { Facts } from './facts.js';
 import type { Readings } from '../readings/types.js';
 import { whoHoldsMemory } from './holder.js';
+import { batchLever, checkpointLoad, collectiveOom, evalGathers, evalHfForward, evalLightning, evalPlain, loadWithoutHalfDtype } from './levers.js';
 
 export interface Evidence {
   facts: Facts;
@@ -59,18 +60,31 @@ export const CONDITION_CHECKS: Record<Condition, (e: Evidence) => boolean> = {
   // Whether the log's figures or frames said who holds the memory at all.
   holder_stated: ({ facts }) => holder(facts) !== undefined,
   holder_unstated: ({ facts }) => holder(facts) === undefined,
-  // The batch is the lever only when this process's own activations hold the card (or nothing says who).
+  // The batch is the lever only when this process's own activations hold the card (or nothing says who),
+  // and its preconditions hold (levers.ts): a training step, no growth, a static part that fits.
   batch_is_the_lever: ({ facts }) => {
-    if (facts.inference || facts.generating) return false;
+    if (!batchLever(facts).holds) return false;
     const h = holder(facts);
     return h === undefined || h === 'activations';
   },
   // A smaller batch helps (not always first) when activations or other processes fill the card.
   batch_helps: ({ facts }) => {
-    if (facts.inference || facts.generating) return false;
+    if (!batchLever(facts).holds) return false;
     const h = holder(facts);
     return h === undefined || h === 'activations' || h === 'other_processes';
   },
+  // Each phase's own lever (issue 23): evaluation, the model load, a checkpoint, a collective, the DataLoader.
+  phase_eval_gather: ({ facts }) => evalGathers(facts),
+  phase_eval_hf: ({ facts }) => evalHfForward(facts),
+  phase_eval_lightning: ({ facts }) => evalLightning(facts),
+  phase_eval_plain: ({ facts }) => evalPlain(facts),
+  phase_load_dtype: ({ facts }) => loadWithoutHalfDtype(facts),
+  phase_checkpoint: ({ facts }) => checkpointLoad(facts),
+  phase_collective: ({ facts }) => collectiveOom(facts),
+  phase_data: ({ facts }) => facts.phase === 'data',
+  // Why the batch is not offered, when the holder's verdict did not already say so.
+  batch_blocked_growth: ({ facts }) => batchLever(facts).blockedBy === 'growth',
+  batch_blocked_static: ({ facts }) => batchLever(facts).blockedBy === 'static_over_card' && facts.staticWhy !== undefined,
   batch_unknown: ({ facts }) => facts.batch === undefined,
   // Mixed precision changes nothing for a run already in half precision or quantized.
   amp_would_help: ({ facts }) =>

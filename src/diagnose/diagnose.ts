@@ -12,6 +12,9 @@ import { strayContexts } from './rank-contexts.js';
 import { finalError, NOT_MEMORY_EXCEPTIONS, type FinalError } from './final-error.js';
 import { detectTool, knobInZh, knobsFor, type ToolInfo } from './tools.js';
 import { computeFixes, type ComputedFix } from './fixes/index.js';
+import { inferLoadDtype } from './precision.js';
+import { allocConfFacts } from './alloc-conf.js';
+import { leverWords } from './levers.js';
 import { parseReadings } from '../readings/index.js';
 import { t, type Locale } from '../core/i18n.js';
 import type { Readings } from '../readings/types.js';
@@ -107,12 +110,21 @@ export function diagnose(raw: string, base: RuleBase, loc?: Locale): DiagnoseRes
   const knobs = tool ? knobsFor(log, base.tools, tool, settings.commandLine) : undefined;
   const totalLines = Math.max(1, log.lineCount - 1);
   const stray = hits.length ? strayContexts(readings) : {};
+  const allocConf = hits.length ? allocConfFacts(text) : {};
   const diagnoses: Diagnosis[] = [];
   for (const hit of hits) {
     const rule = base.rules[hit.rule];
-    const facts: Facts = { ...settings, ...stray, ...extractOomFacts(log, rule.category === 'replica_oom' ? withReplicaOom(log, hit.lines) : hit.lines) };
+    const facts: Facts = {
+      ...settings,
+      ...stray,
+      ...allocConf,
+      ...extractOomFacts(log, rule.category === 'replica_oom' ? withReplicaOom(log, hit.lines) : hit.lines),
+    };
     if (MEMORY_HOLDER_CATEGORIES.has(rule.category)) {
       withToolKnobs(facts, tool, knobs, loc);
+      // The phase and the budget give the levers their words: a dtype read from the failed request, the static part against the card.
+      inferLoadDtype(facts);
+      leverWords(facts, loc);
       const verdict = whoHoldsMemory(facts, loc);
       if (verdict) {
         facts.holder = verdict.holder;

@@ -80,6 +80,16 @@ export const CONDITIONS = [
   'killed_while_loading',
   'weights_loading_killed',
   'not_oom_after_epochs',
+  'phase_eval_gather',
+  'phase_eval_hf',
+  'phase_eval_lightning',
+  'phase_eval_plain',
+  'phase_load_dtype',
+  'phase_checkpoint',
+  'phase_collective',
+  'phase_data',
+  'batch_blocked_growth',
+  'batch_blocked_static',
 ] as const;
 export type Condition = (typeof CONDITIONS)[number];
 

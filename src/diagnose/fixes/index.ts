@@ -89,10 +89,14 @@ const MAKERS: Record<FixKind, Maker> = {
       unused !== undefined && facts.triedAllocMiB !== undefined
         ? t(loc, 'fix.expandable.why', { unused: formatMiB(unused), tried: formatMiB(facts.triedAllocMiB) })
         : '';
+    // Already set under either name: advising it again changes nothing (alloc-conf.ts).
+    if (facts.expandableAlreadySet) return { summary: t(loc, 'fix.expandable.already', { why, name: facts.expandableAlreadySet }), changes: {} };
+    // The variable the user's torch reads: PYTORCH_ALLOC_CONF from 2.11, the PYTORCH_CUDA_ALLOC_CONF alias before.
+    const name = facts.allocConfName ?? 'PYTORCH_CUDA_ALLOC_CONF';
     return {
-      summary: t(loc, 'fix.expandable', { why }),
+      summary: t(loc, 'fix.expandable', { why, name }),
       changes: {},
-      env: { PYTORCH_CUDA_ALLOC_CONF: 'expandable_segments:True' },
+      env: { [name]: 'expandable_segments:True' },
     };
   },
   free_other_processes: ({ facts, readings }, _spec, loc) => {

@@ -1,0 +1,95 @@
+// Levers with preconditions (issue 23): a fix is offered first only when the log holds the evidence it
+// needs. The batch is the lever of a training step's activations, so halving it needs a training
+// forward/backward, no growth that says something accumulates, and a static part (weights, and for
+// full training gradients and optimizer state) that fits the card on its own. Each phase has its own
+// lever: evaluation's gathering or graphs, the load's dtype, a checkpoint's map_location, a collective's
+// device. Pure functions over the facts; conditions.ts names them for the rules.
+import type { Facts } from './facts.js';
+import { weightsMiB } from './holder.js';
+import { formatMiB } from './fixes/arithmetic.js';
+import { t, type Locale } from '../core/i18n.js';
+
+export type BatchBlock = 'phase' | 'growth' | 'static_over_card' | 'inference';
+
+export interface BatchLever {
+  holds: boolean;
+  blockedBy?: BatchBlock;
+}
+
+/** Phases whose memory grows with the training batch; none known (no frames) is judged by the other evidence. */
+const BATCH_PHASES = new Set<Facts['phase']>([undefined, 'forward', 'backward']);
+const HALF_OR_LESS = new Set(['fp16', 'bf16', 'int8', 'int4']);
+/**
+ * Bytes per parameter of full fine-tuning with AdamW in mixed precision, before any activation: half
+ * weights and gradients, fp32 master weights and two moments (ZeRO paper's accounting; Hugging Face's
+ * "model training anatomy" gives 16-18).
+ */
+const FULL_TRAINING_BYTES_PER_PARAM = 16;
+
+/** The card's memory as the log states it (the OOM message first). */
+export function cardMiB(f: Facts): number | undefined {
+  return f.totalCapacityMiB ?? f.gpuMemoryMiB ?? f.statedGpuMemoryMiB ?? f.gpuModelMemoryMiB;
+}
+
+/**
+ * The static part of the run in MiB when the log sizes the model: the weights, plus gradients and
+ * optimizer state for full training. Unknown under ZeRO (it divides by a rank count the log may not state).
+ */
+export function staticMiB(f: Facts): number | undefined {
+  if (f.paramsB === undefined) return undefined;
+  if (!f.training || f.adapterTraining) return weightsMiB(f.paramsB, f.dtype);
+  if (f.zeroStage !== undefined && f.zeroStage > 0) return undefined;
+  return (f.paramsB * 1e9 * FULL_TRAINING_BYTES_PER_PARAM) / 2 ** 20;
+}
+
+/** The static part alone is at least the card: no batch size can fit it. */
+export function staticOverCard(f: Facts): boolean {
+  const need = staticMiB(f);
+  const card = cardMiB(f);
+  return need !== undefined && card !== undefined && need >= card;
+}
+
+const grows = (f: Facts) => f.memoryShape === 'growth' || f.memoryShape === 'sawtooth_rising';
+
+/** Whether halving the training batch is a lever this log supports, and if not, the first reason why not. */
+export function batchLever(f: Facts): BatchLever {
+  if (f.inference || f.generating) return { holds: false, blockedBy: 'inference' };
+  if (!BATCH_PHASES.has(f.phase)) return { holds: false, blockedBy: 'phase' };
+  if (grows(f)) return { holds: false, blockedBy: 'growth' };
+  if (staticOverCard(f)) return { holds: false, blockedBy: 'static_over_card' };
+  return { holds: true };
+}
+
+/** HF Trainer ran out while concatenating predictions on the GPU: eval_accumulation_steps moves them off it. */
+export const evalGathers = (f: Facts) => f.phase === 'eval' && f.gathersPredictions === true;
+/** HF Trainer's evaluation forward (it runs under no_grad): its own eval batch is the lever, not the training one. */
+export const evalHfForward = (f: Facts) => f.phase === 'eval' && f.evalLoop === 'hf' && f.gathersPredictions !== true;
+/** Lightning's validation runs without gradients too: what validation_step keeps, or the val batch. */
+export const evalLightning = (f: Facts) => f.phase === 'eval' && f.evalLoop === 'lightning';
+/** A script's own evaluation loop: without no_grad/inference_mode every forward keeps its graph. */
+export const evalPlain = (f: Facts) => f.phase === 'eval' && f.evalLoop === 'plain';
+/** The model load ran out and the weights are not loaded in half precision or quantized (or the log does not say). */
+export const loadWithoutHalfDtype = (f: Facts) =>
+  (f.phase === 'load' || (f.phase === undefined && f.oomPhase === 'load')) && !(f.dtype !== undefined && HALF_OR_LESS.has(f.dtype));
+export const checkpointLoad = (f: Facts) => f.phase === 'checkpoint';
+export const collectiveOom = (f: Facts) => f.phase === 'collective';
+/** Neither the batch nor a phase lever has evidence: the reply gives the experiment that decides. */
+export const batchUnstated = (f: Facts) => f.batch === undefined && f.autobatch === undefined;
+
+/** Bytes per parameter of the static part, as the reply states it. */
+function staticBytesPerParam(f: Facts): number {
+  if (f.training && !f.adapterTraining) return FULL_TRAINING_BYTES_PER_PARAM;
+  return { fp32: 4, fp16: 2, bf16: 2, int8: 1, int4: 0.5 }[f.dtype ?? 'fp16'] ?? 2;
+}
+
+/** The words the lever advice quotes ({dtypeWhy}, {staticWhy}), from the facts that justify it. */
+export function leverWords(f: Facts, loc: Locale | undefined): void {
+  if (loadWithoutHalfDtype(f)) {
+    f.dtypeWhy = f.dtypeEvidence
+      ? t(loc, 'lever.dtypeWhy.matrix', { matrix: f.dtypeEvidence })
+      : t(loc, f.dtype === 'fp32' ? 'lever.dtypeWhy.fp32' : 'lever.dtypeWhy.unstated');
+  }
+  if (staticOverCard(f)) {
+    f.staticWhy = `${f.paramsB}B × ${staticBytesPerParam(f)} B/param ≈ ${formatMiB(staticMiB(f)!)} ≥ ${formatMiB(cardMiB(f)!)}`;
+  }
+}

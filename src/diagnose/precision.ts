@@ -1,0 +1,60 @@
+// The dtype a model is loaded in, inferred from the allocation that failed (issue 23): while weights
+// load, PyTorch allocates one matrix at a time, so a request equal to rows × cols × 4 bytes of a known
+// layer (knowledge/weight-shapes.json) says fp32, i.e. a load without torch_dtype. 896 MiB is
+// 28672 × 8192 × 4: one MLP matrix of a Llama-70B in fp32.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { PROJECT_ROOT } from '../core/paths.js';
+import type { Facts } from './facts.js';
+
+interface Family {
+  name: string;
+  hidden: number;
+  intermediate: number;
+  vocab: number;
+}
+
+interface Matrix {
+  rows: number;
+  cols: number;
+  family: string;
+}
+
+let matrices: Matrix[] | undefined;
+
+/** Every weight matrix shape the families define: attention (hidden²), MLP (intermediate × hidden), embeddings (vocab × hidden). */
+export function knownMatrices(file = join(PROJECT_ROOT, 'knowledge', 'weight-shapes.json')): Matrix[] {
+  if (matrices) return matrices;
+  const families = (JSON.parse(readFileSync(file, 'utf8')) as { families: Family[] }).families;
+  matrices = families.flatMap((f) => [
+    { rows: f.hidden, cols: f.hidden, family: f.name },
+    { rows: f.intermediate, cols: f.hidden, family: f.name },
+    { rows: f.vocab, cols: f.hidden, family: f.name },
+  ]);
+  return matrices;
+}
+
+const MiB = 2 ** 20;
+/** PyTorch prints the request with two decimals in MiB (GiB above 1024 MiB: 0.01 GiB). */
+const tolerance = (mib: number) => (mib >= 1024 ? 5.2 : 0.006);
+
+/**
+ * "28672 × 8192 × 4 bytes (Llama-2-70B)" when `triedMiB` is exactly one known matrix in fp32 and no
+ * known matrix in half precision; otherwise undefined (the size is no evidence of a dtype).
+ */
+export function fp32MatrixOf(triedMiB: number, shapes: Matrix[] = knownMatrices()): string | undefined {
+  const near = (bytes: number) => Math.abs(bytes / MiB - triedMiB) <= tolerance(triedMiB);
+  if (shapes.some((m) => near(m.rows * m.cols * 2))) return undefined;
+  const hit = shapes.find((m) => near(m.rows * m.cols * 4));
+  return hit && `${hit.rows} × ${hit.cols} × 4 bytes (${hit.family})`;
+}
+
+/** A load that failed on one fp32 weight matrix, with no dtype stated: the weights are fp32. */
+export function inferLoadDtype(facts: Facts): void {
+  if (facts.dtype !== undefined || facts.triedAllocMiB === undefined) return;
+  if (facts.phase !== 'load' && !(facts.phase === undefined && facts.oomPhase === 'load')) return;
+  const matrix = fp32MatrixOf(facts.triedAllocMiB);
+  if (!matrix) return;
+  facts.dtype = 'fp32';
+  facts.dtypeEvidence = matrix;
+}

@@ -1,0 +1,106 @@
+// The small modules behind the levers (issue 23): the batch lever's preconditions and the static part
+// (levers.ts), the dtype read from a failed request (precision.ts), and the allocator variable's two
+// names (alloc-conf.ts). Each is checked against its principle with values from several model families.
+import { describe, expect, it } from 'vitest';
+import { batchLever, staticMiB, staticOverCard } from '../../src/diagnose/levers.js';
+import { fp32MatrixOf } from '../../src/diagnose/precision.js';
+import { allocConfFacts, torchVersion } from '../../src/diagnose/alloc-conf.js';
+import type { Facts } from '../../src/diagnose/facts.js';
+
+describe('batch lever preconditions', () => {
+  const activations: Facts = { batch: 32, totalCapacityMiB: 24_000, phase: 'forward' };
+  it('a training forward with nothing against it: the batch is a lever', () => {
+    expect(batchLever(activations)).toEqual({ holds: true });
+    expect(batchLever({ ...activations, phase: 'backward' }).holds).toBe(true);
+    expect(batchLever({ batch: 8 }).holds).toBe(true);
+  });
+  it.each([
+    ['evaluation', { phase: 'eval' }, 'phase'],
+    ['the model load', { phase: 'load' }, 'phase'],
+    ['a checkpoint read', { phase: 'checkpoint' }, 'phase'],
+    ['a collective', { phase: 'collective' }, 'phase'],
+    ['the optimizer step', { phase: 'optimizer' }, 'phase'],
+    ['generation', { generating: true }, 'inference'],
+    ['a serving tool', { inference: true }, 'inference'],
+    ['a rising series', { memoryShape: 'growth' }, 'growth'],
+    ['a saw-tooth on a rising floor', { memoryShape: 'sawtooth_rising' }, 'growth'],
+    ['a 13B full fine-tune on 24 GB', { paramsB: 13, training: true }, 'static_over_card'],
+    ['70B weights alone on an 80 GB card', { paramsB: 70, totalCapacityMiB: 81_000, dtype: 'bf16' }, 'static_over_card'],
+  ] as [string, Partial<Facts>, string][])('%s blocks it', (_name, extra, why) => {
+    expect(batchLever({ ...activations, ...extra })).toEqual({ holds: false, blockedBy: why });
+  });
+  it('a flat series does not block it', () => {
+    expect(batchLever({ ...activations, memoryShape: 'flat' }).holds).toBe(true);
+  });
+});
+
+describe('the static part: weights, and for full training gradients and optimizer state', () => {
+  it.each([
+    ['7B inference in bf16', { paramsB: 7, dtype: 'bf16' }, 7e9 * 2],
+    ['7B inference in fp32', { paramsB: 7, dtype: 'fp32' }, 7e9 * 4],
+    ['7B LoRA on a bf16 base (adapters negligible)', { paramsB: 7, dtype: 'bf16', training: true, adapterTraining: true }, 7e9 * 2],
+    ['7B full fine-tune with AdamW, mixed precision', { paramsB: 7, training: true }, 7e9 * 16],
+  ] as [string, Facts, number][])('%s', (_name, f, bytes) => {
+    expect(staticMiB(f)).toBeCloseTo(bytes / 2 ** 20, 3);
+  });
+  it('under ZeRO the rank count divides it: not claimed', () => {
+    expect(staticMiB({ paramsB: 7, training: true, zeroStage: 2 })).toBeUndefined();
+  });
+  it('over the card only when the card is known', () => {
+    expect(staticOverCard({ paramsB: 7, training: true })).toBe(false);
+    expect(staticOverCard({ paramsB: 7, training: true, gpuMemoryMiB: 81_920 })).toBe(true);
+    expect(staticOverCard({ paramsB: 7, training: true, adapterTraining: true, gpuMemoryMiB: 24_576 })).toBe(false);
+  });
+});
+
+describe('fp32 read from the failed request', () => {
+  it.each([
+    [896, /28672 × 8192 × 4 bytes/],
+    [224, /14336 × 4096 × 4 bytes/],
+    [172, /11008 × 4096 × 4 bytes/],
+    [259, /18944 × 3584 × 4 bytes/],
+    [3.91 * 1024, /128256 × 8192 × 4 bytes/],
+  ])('%s MiB is one fp32 matrix', (mib, matrix) => {
+    expect(fp32MatrixOf(mib)).toMatch(matrix);
+  });
+  it.each([448, 112, 86, 20, 1001])('%s MiB is no evidence of fp32 (a half-precision matrix, or no matrix at all)', (mib) => {
+    expect(fp32MatrixOf(mib)).toBeUndefined();
+  });
+});
+
+describe('PYTORCH_ALLOC_CONF and its alias', () => {
+  it.each([
+    ['PyTorch version: 2.11.0+cu128', [2, 11]],
+    ['torch==2.10.1', [2, 10]],
+    ['torch                     2.9.0+cu130', [2, 9]],
+    ['pytorch version: 2.9.0+cu130', [2, 9]],
+    ['torch.__version__ = "2.12.0"', [2, 12]],
+  ])('%s', (line, v) => {
+    expect(torchVersion(line)).toEqual(v);
+  });
+  it('paths and prose with the word torch are no version', () => {
+    expect(torchVersion('File "/x/torch/nn/modules/module.py", line 1, in forward\nI use torch 24 hours a day')).toBeUndefined();
+  });
+  it.each([
+    ['torch==2.11.0', 'PYTORCH_ALLOC_CONF'],
+    ['torch==2.12.1', 'PYTORCH_ALLOC_CONF'],
+    ['torch==2.10.0', 'PYTORCH_CUDA_ALLOC_CONF'],
+    ['torch==2.9.1', 'PYTORCH_CUDA_ALLOC_CONF'],
+    ['no version at all', 'PYTORCH_CUDA_ALLOC_CONF'],
+  ])('%s advises %s', (text, name) => {
+    expect(allocConfFacts(text).allocConfName).toBe(name);
+  });
+  it.each([
+    ['export PYTORCH_ALLOC_CONF=expandable_segments:True', 'PYTORCH_ALLOC_CONF'],
+    ['PYTORCH_CUDA_ALLOC_CONF="garbage_collection_threshold:0.6,expandable_segments:True" python train.py', 'PYTORCH_CUDA_ALLOC_CONF'],
+    ['os.environ["PYTORCH_CUDA_ALLOC_CONF"] = "expandable_segments:True"', 'PYTORCH_CUDA_ALLOC_CONF'],
+  ])('already set: %s', (text, name) => {
+    expect(allocConfFacts(text).expandableAlreadySet).toBe(name);
+  });
+  it("PyTorch's own hint in the OOM message is advice, not a setting", () => {
+    expect(
+      allocConfFacts('If reserved but unallocated memory is large try setting PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True to avoid fragmentation.')
+        .expandableAlreadySet,
+    ).toBeUndefined();
+  });
+});
