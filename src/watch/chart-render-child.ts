@@ -6,6 +6,7 @@
 import { renderChartSvg, svgToPng, chartSize, PIXEL_RATIO, type MemoryChartSpec } from './chart.js';
 import { findingChartPlan, gpuChartPlan } from './chart-store.js';
 import { specProblem, svgProblem } from './chart-geometry.js';
+import { packedSamplesSince } from './chart-samples.js';
 import { WatchStore } from './store.js';
 import type { ChartChildMessage, ChartJob, SampleSource } from './chart-render.js';
 import type { Sample } from './types.js';
@@ -33,11 +34,7 @@ function openSource(source: SampleSource): { store: { samplesSince(sinceMs: numb
     const store = new WatchStore(source.file);
     return { store, close: () => store.close() };
   }
-  const msOf = (s: Sample) => (typeof s.ts === 'number' ? s.ts : Date.parse(s.ts));
-  return {
-    store: { samplesSince: (sinceMs, host) => source.samples.filter((s) => s.host === host && msOf(s) >= Math.floor(sinceMs / 1000) * 1000) },
-    close: () => {},
-  };
+  return { store: { samplesSince: (sinceMs, host) => packedSamplesSince(source.packed, sinceMs, host) }, close: () => {} };
 }
 
 async function runJob(id: number, job: ChartJob): Promise<void> {

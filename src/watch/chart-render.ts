@@ -10,10 +10,11 @@ import type { Reply, ReplyFile } from '../core/reply.js';
 import type { ChartStyle } from './chart-data.js';
 import type { ChartRequest } from './chart-store.js';
 import { findingKey, type ChartOf } from './digest.js';
-import type { DetectorOptions, Finding, Sample } from './types.js';
+import type { PackedSamples } from './chart-samples.js';
+import type { DetectorOptions, Finding } from './types.js';
 
-/** Where a child reads samples from: the SQLite store's file (its own connection), or samples sent to it (Postgres, an in-memory store). */
-export type SampleSource = { file: string } | { samples: Sample[] };
+/** Where a child reads samples from: the SQLite store's file (its own connection), or samples sent to it as columns (Postgres, an in-memory store). */
+export type SampleSource = { file: string } | { packed: PackedSamples };
 
 export type ChartJob =
   | {

@@ -330,6 +330,7 @@ import { DEFAULT_FIT_SETTINGS, type GpuGrowth } from '../fleet/fit.js';
 import { Notifier } from '../fleet/notify.js';
 import { sparkline } from './digest.js';
 import { DEFAULT_CHART_BUDGET, findingChartsInChild, gpuChartInChild, type ChartBudget, type SampleSource } from './chart-render.js';
+import { packSamples } from './chart-samples.js';
 import { Sampler } from './sampler.js';
 import { isHostSample, isProcessSample, type Sample } from './types.js';
 import { maxOf } from '../core/extremes.js';
@@ -461,14 +462,14 @@ export class WatchRuntime implements WatchService {
 
   /**
    * Where a chart child reads samples: the SQLite file (its own connection); from Postgres or an
-   * in-memory store, these hosts' samples since `sinceMs` read here and sent to it.
+   * in-memory store, these hosts' samples since `sinceMs` read here and sent to it as columns.
    */
   private async sampleSource(hosts: string[], sinceMs: number): Promise<SampleSource> {
     if (!this.shared && this.store.file !== ':memory:') return { file: this.store.file };
     const samples: Sample[] = [];
     for (const h of new Set(hosts))
       for (const s of this.shared ? await this.shared.samplesSince(sinceMs, h) : this.store.samplesSince(sinceMs, h)) samples.push(s);
-    return { samples };
+    return { packed: await packSamples(samples) };
   }
 
   /** Charts of these findings, drawn in a child process (20 hosts at most, the detector's 72 h at most). */
