@@ -7,7 +7,10 @@
 // client are measured) and real OpenSSH sshd instances (every session forks sshd and the login shell on
 // this 2-CPU box, so 32 hosts mostly measure that; `sshd-norc` is the same with the account's ~/.bashrc
 // left out, which here runs `pyenv init`). Prints times, ratios to one cold ssh, a per-exec
-// breakdown of the warm path, and the load average.
+// breakdown of the warm path, and the load average. The warm reference is OpenSSH's multiplexed client:
+// one ControlMaster per host (ControlPath/ControlPersist), set up first, then the same status command on
+// all N at once through them; warm `status` (the service alone, and `/gpu status` through the console
+// chat with its progress updates, as a user sees it) is printed as a ratio to it (goal <= 1.0).
 import { execFile, exec, spawn, type ChildProcess } from 'node:child_process';
 import { promisify } from 'node:util';
 import { loadavg } from 'node:os';
@@ -15,7 +18,12 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
+import { allCommands } from '../commands/index.js';
+import { runConsoleChat } from '../src/adapters/console/console-chat.js';
 import { parseConfig } from '../src/core/config.js';
+import { CommandRegistry } from '../src/core/registry.js';
+import { loadRuleBase } from '../src/diagnose/rule-base.js';
 import { MEM_COMMAND, SMI_GPU_ARGS, STATUS_COMMAND } from '../src/hosts/remote-commands.js';
 import { SshHostsService } from '../src/hosts/service.js';
 import { startDelayProxy, type DelayProxy } from '../test/hosts/delay-proxy.js';
@@ -141,6 +149,9 @@ async function measure(hosts: Hosts['hosts']): Promise<void> {
 
   const colds: number[] = [];
   const warms: number[] = [];
+  const consoleWarms: number[] = [];
+  const registry = new CommandRegistry(allCommands());
+  const rules = await loadRuleBase();
   const breakdown: Record<string, number[]> = { status: [], mem: [] };
   for (let round = 0; round < ROUNDS; round++) {
     const svc = new SshHostsService({ config, baseDir: root, agent: null });
@@ -155,6 +166,9 @@ async function measure(hosts: Hosts['hosts']): Promise<void> {
       warms.push(performance.now() - t);
       if (w.some((x) => !x.ok)) throw new Error('warm: a host failed');
     }
+    // `/gpu status` typed in the console chat on the same warm pool: the command, its progress updates
+    // and the table, timed from the line to the table's first line.
+    for (let k = 0; k < 3; k++) consoleWarms.push(await consoleStatus(registry, svc, rules, H));
     // The warm path exec by exec, on one pooled host: the status exec (nvidia-smi x2, free, ps) and
     // the smallest fixed exec (mem) as the floor.
     const first = r[0];
@@ -184,12 +198,30 @@ async function measure(hosts: Hosts['hosts']): Promise<void> {
     await execP(`xargs -P ${H} -I{} ssh ${sshArgs(0).slice(0, -3).join(' ')} -p {} ${user}@127.0.0.1 '${remote}' < ${list} > /dev/null`);
     xargsRuns.push(performance.now() - t);
   }
+  // OpenSSH multiplexing: a master per host (authenticated once, kept by ControlPersist), then the
+  // status command on all H through them at once, as a warm pool would.
+  const controlPath = (port: number) => join(root, `cm-${port}`);
+  const mux = (port: number) => ['-o', `ControlPath=${controlPath(port)}`, '-o', 'ControlMaster=auto', '-o', 'ControlPersist=120'];
+  await Promise.all(hosts.map((h) => spawnDone('ssh', [...mux(h.port), ...sshArgs(h.port), 'true'])));
+  const muxRuns: number[] = [];
+  try {
+    for (let k = 0; k < 5; k++) {
+      const t = performance.now();
+      await Promise.all(hosts.map((h) => execFileP('ssh', [...mux(h.port), ...sshArgs(h.port), STATUS_COMMAND], { maxBuffer: 8 << 20 })));
+      muxRuns.push(performance.now() - t);
+    }
+  } finally {
+    await Promise.all(hosts.map((h) => spawnDone('ssh', ['-o', `ControlPath=${controlPath(h.port)}`, '-O', 'exit', ...sshArgs(h.port)])));
+  }
   const one = median(ones);
+  const muxMs = median(muxRuns);
   const rows = [
     [`status, ${H} hosts, cold (new connections)`, median(colds)],
     [`status, ${H} hosts, warm (pooled)`, median(warms)],
     ['ssh host nvidia-smi, 1 host (OpenSSH, cold)', one],
     [`xargs -P ${H} ssh ..., ${H} hosts`, median(xargsRuns)],
+    [`/gpu status in the console, ${H} hosts, warm`, median(consoleWarms)],
+    [`OpenSSH multiplexed (ControlMaster), ${H} hosts`, muxMs],
   ] as const;
   console.log('\n' + rows.map(([l, ms]) => `${l.padEnd(48)} ${ms.toFixed(0).padStart(7)} ms   ${(ms / one).toFixed(2)}x one ssh`).join('\n'));
   console.log(
@@ -199,8 +231,48 @@ async function measure(hosts: Hosts['hosts']): Promise<void> {
       .join(', ')}`,
   );
   console.log(
-    `(link: ${DELAY} ms each way = ${2 * DELAY} ms round trip; samples: cold ${colds.map((x) => x.toFixed(0)).join('/')}, warm ${warms.map((x) => x.toFixed(0)).join('/')}, one ssh ${ones.map((x) => x.toFixed(0)).join('/')})`,
+    `(link: ${DELAY} ms each way = ${2 * DELAY} ms round trip; samples: cold ${colds.map((x) => x.toFixed(0)).join('/')}, warm ${warms.map((x) => x.toFixed(0)).join('/')}, console warm ${consoleWarms.map((x) => x.toFixed(0)).join('/')}, multiplexed ${muxRuns.map((x) => x.toFixed(0)).join('/')}, one ssh ${ones.map((x) => x.toFixed(0)).join('/')})`,
   );
   console.log(`load average at end: ${load()} (${(await import('node:os')).cpus().length} CPUs)`);
   console.log(`\nwarm / one ssh = ${(median(warms) / one).toFixed(2)} (goal <= 0.5)   cold / one ssh = ${(median(colds) / one).toFixed(2)} (goal <= 1.5)`);
+  console.log(
+    `warm vs OpenSSH multiplexing, ${H} hosts: status ${(median(warms) / muxMs).toFixed(2)}x, /gpu status in the console ${(median(consoleWarms) / muxMs).toFixed(2)}x (goal <= 1.0)`,
+  );
+}
+
+/** Runs a command to its exit with no pipes (a ControlPersist master forks off and would hold them open). */
+function spawnDone(cmd: string, args: string[]): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(cmd, args, { stdio: 'ignore' });
+    child.once('error', reject);
+    child.once('exit', (code) => (code === 0 ? resolve() : reject(new Error(`${cmd} ${args.slice(-2).join(' ')} exited with ${code}`))));
+  });
+}
+
+/** Milliseconds from typing `/gpu status` in the console chat to its table (every host answered). */
+async function consoleStatus(registry: CommandRegistry, hosts: SshHostsService, rules: Awaited<ReturnType<typeof loadRuleBase>>, H: number): Promise<number> {
+  const input = new PassThrough();
+  const output = new PassThrough();
+  const final = `${H}/${H} host(s) answered`;
+  let out = '';
+  const t = performance.now();
+  let timer: NodeJS.Timeout | undefined;
+  const answered = new Promise<number>((resolve, reject) => {
+    timer = setTimeout(() => reject(new Error(`no "${final}" within 60 s: ${out.slice(-500)}`)), 60_000);
+    output.setEncoding('utf8').on('data', (d: string) => {
+      out += d;
+      if (out.includes(final)) resolve(performance.now() - t);
+    });
+  }).finally(() => clearTimeout(timer));
+  const done = runConsoleChat({
+    input,
+    output,
+    registry,
+    context: { platform: 'console', userId: 'bench', isAdmin: true, services: { rules, hosts } },
+    interactive: false,
+  });
+  input.end('/gpu status\n');
+  const ms = await answered;
+  await done;
+  return ms;
 }

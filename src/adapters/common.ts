@@ -4,7 +4,7 @@
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import type { CommandContext, Platform } from '../core/command.js';
-import { ProgressPacer, type ProgressSink } from '../core/progress.js';
+import { ProgressPacer, type ProgressPacerOptions, type ProgressSink } from '../core/progress.js';
 import type { CommandRegistry, DispatchOutcome } from '../core/registry.js';
 import type { Services } from '../core/services.js';
 import type { Config } from '../core/config.js';
@@ -38,6 +38,8 @@ export interface AdapterDeps {
   /** The audit trail: SQLite in data_dir, or Postgres shared by replicas. */
   audit?: Pick<AuditStore, 'record'>;
   metrics?: Metrics;
+  /** Pacing of interim replies (quiet period, interval); the defaults of core/progress.ts unless set. */
+  progressPacing?: Pick<ProgressPacerOptions, 'quietMs' | 'intervalMs' | 'editTimeoutMs'>;
 }
 
 export interface Invocation {
@@ -102,8 +104,9 @@ export async function runCommand(deps: AdapterDeps, inv: Invocation): Promise<Di
  * of secrets like final replies; a failed or hung edit is logged, and the answer comes regardless. Made
  * when the message arrives, so its quiet period covers downloading attached files too.
  */
-export function progressPacer(deps: Pick<AdapterDeps, 'logger'>, platform: Platform, show: ProgressSink): ProgressPacer {
+export function progressPacer(deps: Pick<AdapterDeps, 'logger' | 'progressPacing'>, platform: Platform, show: ProgressSink): ProgressPacer {
   return new ProgressPacer((reply) => show({ ...reply, sections: reply.sections.map((s) => (s.text ? { ...s, text: scrubSecrets(s.text) } : s)) }), {
+    ...deps.progressPacing,
     onError: (e) => deps.logger.warn({ platform, err: scrubSecrets(e instanceof Error ? e.message : String(e)) }, 'progress update failed; the answer follows'),
   });
 }

@@ -1,12 +1,13 @@
 // Interim replies of long work ("checking 24 hosts…", "12 of 24 answered", "reading train.log…"),
 // paced here, the same for every adapter, so no platform gets an update storm: work done within
 // QUIET_MS shows no progress at all (the quiet period starts when the pacer is made, which an adapter
-// does before it downloads a message's files); after that the message changes at most once per
-// INTERVAL_MS, the final answer included, and only the newest interim reply is shown (the ones in
-// between are skipped). An adapter only says how to show one interim reply (post, then edit the same
-// message); a failed or hung edit is reported and skipped, never holding up the answer longer than
-// EDIT_TIMEOUT_MS. (An edit given up on could still land after the answer, if the network held it
-// that long.)
+// does before it downloads a message's files); after that interim replies change the message at most
+// once per INTERVAL_MS, and only the newest one is shown (the ones in between are skipped). Pacing holds
+// back interim replies only: the final answer goes out the moment the work is done (finish() waits for
+// no interval, only for an edit already in flight, so the answer is not overwritten by it). An adapter
+// only says how to show one interim reply (post, then edit the same message); a failed or hung edit is
+// reported and skipped, never holding up the answer longer than EDIT_TIMEOUT_MS. (An edit given up on
+// could still land after the answer, if the network held it that long.)
 import { t, type Locale } from './i18n.js';
 import type { Reply } from './reply.js';
 
@@ -18,7 +19,7 @@ export type ProgressReporter = (reply: Reply) => Promise<void>;
 
 /** A command that answers within this shows no progress (no message that flashes and is replaced at once). */
 export const PROGRESS_QUIET_MS = 500;
-/** The least time between two changes of the message (interim and final alike). */
+/** The least time between two interim replies (the final answer is never held back by it). */
 export const PROGRESS_INTERVAL_MS = 1000;
 /** An edit that has not finished by then is given up on, so the final answer is never held up by it. */
 export const PROGRESS_EDIT_TIMEOUT_MS = 10_000;
@@ -99,8 +100,9 @@ export class ProgressPacer {
   }
 
   /**
-   * No interim reply is shown after this (calling it again is harmless). Resolves when the final answer may replace the last one:
-   * no edit in flight (or it timed out) and INTERVAL_MS since it was shown. Never rejects.
+   * No interim reply is shown after this (calling it again is harmless). Resolves as soon as the final
+   * answer may replace the last one: at once, or when the edit in flight is done (or timed out), never
+   * after a pacing interval. Never rejects.
    */
   async finish(): Promise<void> {
     this.finished = true;
@@ -109,8 +111,6 @@ export class ProgressPacer {
     this.pending = null;
     for (const w of this.waiters.splice(0)) w();
     if (this.inFlight) await this.inFlight;
-    const wait = this.lastShownAt + this.intervalMs - performance.now();
-    if (this.shown > 0 && wait > 0) await new Promise((r) => setTimeout(r, wait));
   }
 }
 

@@ -4,7 +4,7 @@
 import { readFileSync } from 'node:fs';
 import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runConsoleChat } from '../../src/adapters/console/console-chat.js';
+import { runConsoleChat, type ConsoleChatOptions } from '../../src/adapters/console/console-chat.js';
 import type { CommandContext } from '../../src/core/command.js';
 import { describeWithSshd } from '../hosts/sshd-suite.js';
 import { testDeps } from './helpers.js';
@@ -15,13 +15,13 @@ const OOM = readFileSync(new URL('../fixtures/eval-dev/003-cuda_oom.log', import
 const CLEAR_LINE = '\r\u001b[2K';
 
 /** A console chat on in-memory streams; `until` resolves once the output holds `text` (or rejects after `ms`). */
-function chat(deps: Awaited<ReturnType<typeof testDeps>>, interactive: boolean) {
+function chat(deps: Awaited<ReturnType<typeof testDeps>>, interactive: boolean, progressPacing?: ConsoleChatOptions['progressPacing']) {
   const input = new PassThrough();
   const output = new PassThrough();
   let out = '';
   output.setEncoding('utf8').on('data', (d: string) => (out += d));
   const context: CommandContext = { platform: 'console', userId: 'tester', isAdmin: true, services: deps.services };
-  const done = runConsoleChat({ input, output, registry: deps.registry, context, interactive, idleMs: 50 });
+  const done = runConsoleChat({ input, output, registry: deps.registry, context, interactive, idleMs: 50, progressPacing });
   const until = async (text: string | RegExp, ms = 60_000) => {
     const t0 = Date.now();
     const seen = () => (typeof text === 'string' ? out.includes(text) : text.test(out));
@@ -66,6 +66,22 @@ describeWithSshd('console chat: progress of a long command', 'test/adapters/cons
     for (const name of fleet.names) expect(final).toMatch(new RegExp(`${name} \\(\\d+ ms\\)`));
     expect(final).toContain('NVIDIA H100 80GB HBM3');
     expect(out).not.toContain(CLEAR_LINE);
+  }, 90_000);
+
+  it('the pacing holds back progress lines, never the answer: with an hour between updates, the table comes once the hosts answered', async () => {
+    // The first update shows at once (no quiet period); every later one would wait an hour, and so
+    // would the answer if the pacing held it (this test then fails on its timeout).
+    const c = chat(deps, false, { quietMs: 0, intervalMs: 3_600_000 });
+    c.input.write('/gpu status\n');
+    await c.until(FINAL);
+    c.input.end();
+    await c.done;
+    const out = c.output();
+    const progress = out.split('\n').filter((l) => l.startsWith('… '));
+    expect(progress).toHaveLength(1);
+    expect(progress[0]).toMatch(/^… (Checking 24 hosts…|GPU status: \d+ of 24 hosts answered…)/);
+    const final = out.slice(out.indexOf(FINAL));
+    for (const name of fleet.names) expect(final).toMatch(new RegExp(`${name} \\(\\d+ ms\\)`));
   }, 90_000);
 
   it('in a terminal: one live line rewritten in place, then cleared and replaced by the table', async () => {

@@ -77,6 +77,42 @@ describeWithSshd('Discord: progress of a long command', 'test/adapters/discord-p
     expect(calls.filter((c) => c.method === 'POST' && !c.path.endsWith('/callback'))).toEqual([]);
   }, 90_000);
 
+  it('the pacing holds back progress edits, never the answer: with an hour between updates, the answer comes once the hosts answered', async () => {
+    // The first progress edit at once, every later one an hour apart: the answer must not wait for it
+    // (this test then fails on its timeout). A gateway and client of its own, so only it answers.
+    const ownFake = await new FakeDiscord().start();
+    const paced = createDiscordAdapter({
+      ...deps,
+      env: { token: 'fake.discord.token', apiUrl: `${ownFake.base}/api` },
+      pacer: new ChannelPacer(0),
+      progressPacing: { quietMs: 0, intervalMs: 3_600_000 },
+    });
+    try {
+      await paced.start();
+      await new Promise((r) => setTimeout(r, 200));
+      ownFake.interaction('302', 'status');
+      const t0 = Date.now();
+      const mine = () => ownFake.calls.filter((c) => c.path.includes('/tok-302'));
+      while (!mine().some((c) => c.method === 'PATCH' && said(c).includes(FINAL))) {
+        if (Date.now() - t0 > 60_000)
+          throw new Error(
+            `no answer; calls: ${mine()
+              .map((c) => `${c.method} ${c.path}`)
+              .join(', ')}`,
+          );
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      const edits = mine().filter((c) => c.method === 'PATCH');
+      // One progress edit (the next would be an hour later), then the answer.
+      expect(edits).toHaveLength(2);
+      expect(said(edits[0])).toMatch(PROGRESS);
+      expect(said(edits[1])).toContain(FINAL);
+    } finally {
+      await paced.stop();
+      await ownFake.close();
+    }
+  }, 90_000);
+
   it('when the deferred reply cannot be edited, the answer comes as a follow-up', async () => {
     fake.failingEdits = true;
     fake.interaction('301', 'status');

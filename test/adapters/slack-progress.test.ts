@@ -26,7 +26,7 @@ describeWithSshd('Slack: progress of a long command', 'test/adapters/slack-progr
   let deps: Awaited<ReturnType<typeof testDeps>>;
   let url: string;
 
-  async function slash(text: string) {
+  async function slash(text: string, to = url) {
     const body = new URLSearchParams({
       token: 'x',
       team_id: 'T1',
@@ -43,7 +43,7 @@ describeWithSshd('Slack: progress of a long command', 'test/adapters/slack-progr
     }).toString();
     const ts = Math.floor(Date.now() / 1000);
     const sig = 'v0=' + createHmac('sha256', SECRET).update(`v0:${ts}:${body}`).digest('hex');
-    const res = await fetch(url, {
+    const res = await fetch(to, {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-slack-signature': sig, 'x-slack-request-timestamp': String(ts) },
       body,
@@ -108,6 +108,29 @@ describeWithSshd('Slack: progress of a long command', 'test/adapters/slack-progr
     const uploads = await fake.waitFor('upload');
     const table = said(last) + uploads.map((u) => String(u.body.text)).join('\n');
     for (const name of fleet.names) expect(table).toContain(name);
+  }, 90_000);
+
+  it('the pacing holds back progress edits, never the answer: with an hour between updates, the answer comes once the hosts answered', async () => {
+    // Progress from 300 ms (after the ack), then one update an hour: the answer must not wait for it
+    // (this test then fails on its timeout).
+    const paced = createSlackAdapter({
+      ...deps,
+      env: { botToken: 'xoxb-test-token', signingSecret: SECRET, apiUrl: `${fake.base}/api/`, port: 0 },
+      pacer: new ChannelPacer(0),
+      progressPacing: { quietMs: 300, intervalMs: 3_600_000 },
+    });
+    await paced.start();
+    try {
+      const ack = await slash('status', `http://127.0.0.1:${paced.port()}/slack/events`);
+      expect(ack.text).toMatch(/Working on `\/gpu status`/);
+      const messages = await untilAnswered();
+      // At most the one progress message; then the answer, in place of it (or posted, if none was shown).
+      expect(messages.filter((c) => PROGRESS.test(said(c)))).toHaveLength(messages.length - 1);
+      expect(messages.length).toBeLessThanOrEqual(2);
+      expect(said(messages[messages.length - 1])).toContain(FINAL);
+    } finally {
+      await paced.stop();
+    }
   }, 90_000);
 
   it('when the progress message cannot be edited, the answer is posted as a new message', async () => {

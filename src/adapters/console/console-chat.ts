@@ -15,7 +15,7 @@ import type { Readable, Writable } from 'node:stream';
 import type { CommandRegistry } from '../../core/registry.js';
 import type { CommandContext } from '../../core/command.js';
 import type { Reply } from '../../core/reply.js';
-import { ProgressPacer, type ProgressSink } from '../../core/progress.js';
+import { ProgressPacer, type ProgressPacerOptions, type ProgressSink } from '../../core/progress.js';
 import { renderText, stripTerminalControls } from './render.js';
 import { looksLikeLog } from '../../core/paste.js';
 import { t } from '../../core/i18n.js';
@@ -31,6 +31,8 @@ export interface ConsoleChatOptions {
   filesDir?: string;
   /** Lines kept for up/down in a terminal. */
   historySize?: number;
+  /** Pacing of interim replies (quiet period, interval); the defaults of core/progress.ts unless set. */
+  progressPacing?: Pick<ProgressPacerOptions, 'quietMs' | 'intervalMs'>;
 }
 
 /**
@@ -113,10 +115,10 @@ export async function runConsoleChat(o: ConsoleChatOptions): Promise<void> {
     const trimmed = block.trim();
     if (trimmed === '') return;
     if (/^\/?gpu\b/i.test(trimmed)) {
-      const { reply } = await o.registry.dispatch(block, o.context, { progress: new ProgressPacer(showProgress) });
+      const { reply } = await o.registry.dispatch(block, o.context, { progress: new ProgressPacer(showProgress, o.progressPacing) });
       answer(reply);
     } else if (looksLikeLog(block)) {
-      const { reply } = await o.registry.dispatch(`/gpu diagnose ${block}`, o.context, { progress: new ProgressPacer(showProgress) });
+      const { reply } = await o.registry.dispatch(`/gpu diagnose ${block}`, o.context, { progress: new ProgressPacer(showProgress, o.progressPacing) });
       answer(reply);
     } else {
       write(t(o.context.locale, 'console.notACommand'));
