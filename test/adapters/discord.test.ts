@@ -580,3 +580,49 @@ describe('Discord: warnings', () => {
     expect(warnings.map((w) => `${w.name}: ${w.message}`)).toEqual([]);
   });
 });
+
+describe('Discord: the response waits for no work', () => {
+  let f: FakeDiscord;
+  let a: DiscordAdapter;
+  let d: Awaited<ReturnType<typeof testDeps>>;
+  /** Lets the host reads go on: the test opens it once the interaction was answered (or 1 s passed). */
+  let open: () => void = () => {};
+  let opened = new Promise<void>((r) => (open = r));
+  beforeAll(async () => {
+    f = await new FakeDiscord().start();
+    d = await testDeps();
+    const inner = d.services.hosts!;
+    d.services.hosts = {
+      ...inner,
+      status: async (names) => {
+        await Promise.race([opened, new Promise((r) => setTimeout(r, 1000))]);
+        return inner.status(names);
+      },
+    };
+    // No interim reply (it would defer the response on its own).
+    a = createDiscordAdapter({ ...d, env: { token: 'fake.discord.token', apiUrl: `${f.base}/api` }, progressPacing: { quietMs: 3_600_000 } });
+    await a.start();
+    await new Promise((r) => setTimeout(r, 200));
+  });
+  afterAll(async () => {
+    open();
+    await a?.stop();
+    await f?.close();
+    d?.audit.close();
+  });
+
+  it('a quick command whose answer is not there at once is deferred at once, then edited into its answer', async () => {
+    // diagnose is answered in the response itself when it is there at once; naming a host makes it read
+    // that host first, which waits here until the interaction was answered: a response that waited for
+    // the work would come only after that second, with the answer (type 4) instead of the deferral.
+    opened = new Promise<void>((r) => (open = r));
+    f.interaction('700', 'diagnose', [{ name: 'text', type: 3, value: `host:gpu1 ${OOM.replace(/\n/g, ' ')}` }]);
+    const [cb] = await f.waitFor(/\/interactions\/700\/tok-700\/callback/);
+    open();
+    expect(cb.body.type).toBe(5);
+    const answer = await answerTo('700', f);
+    expect(answer.deferred).toBe(true);
+    expect(embedText(answer.body)).toContain('16 -> 8');
+    expect(embedText(answer.body)).toContain('gpu1');
+  });
+});

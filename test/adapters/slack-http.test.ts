@@ -93,8 +93,17 @@ describe('Slack HTTP mode', () => {
     fake.calls.length = 0;
   });
 
-  it('answers /gpu help in the ack itself, to the asker only (ephemeral)', async () => {
-    const r = await slash('help');
+  it('answers /gpu help to the asker only (ephemeral): the ack waits for nothing, not even for Slack to say who asks', async () => {
+    // First contact: users.info is asked for the asker's language; the ack goes out without waiting
+    // for it (empty), and the answer follows through the response_url.
+    const first = await slash('help', 'UHELP1');
+    expect(first.status).toBe(200);
+    expect(JSON.stringify(first.body)).not.toContain('/gpu diagnose');
+    const [later] = await fake.waitFor('response_url');
+    expect(later.body.response_type).toBe('ephemeral');
+    expect(blocksText(later.body.blocks)).toContain('/gpu diagnose');
+    // Known since: the answer is there at once, so it is the ack itself.
+    const r = await slash('help', 'UHELP1');
     expect(r.status).toBe(200);
     expect(r.body.response_type).toBe('ephemeral');
     expect(blocksText(r.body.blocks)).toContain('/gpu diagnose');
@@ -103,6 +112,10 @@ describe('Slack HTTP mode', () => {
 
   it("answers in the user's language (users.info include_locale, asked once per user), the default when Slack does not say", async () => {
     fake.userLocales.set('UZH1', 'zh-CN');
+    // The first answer waits for users.info (not the ack: the answer comes through the response_url).
+    await slash('help', 'UZH1');
+    const [first] = await fake.waitFor('response_url');
+    expect(blocksText(first.body.blocks)).toContain('贴上训练日志或报错堆栈');
     const zh = await slash('help', 'UZH1');
     expect(blocksText(zh.body.blocks)).toContain('贴上训练日志或报错堆栈');
     const again = await slash('nosuchthing', 'UZH1');
@@ -118,7 +131,8 @@ describe('Slack HTTP mode', () => {
     try {
       const en = await slash('help', 'UNOSCOPE1');
       expect(en.status).toBe(200);
-      expect(blocksText(en.body.blocks)).toContain('Paste a training log');
+      const answers = await fake.waitFor('response_url', 2);
+      expect(blocksText(answers[1].body.blocks)).toContain('Paste a training log');
     } finally {
       fake.failing.delete('users.info');
     }

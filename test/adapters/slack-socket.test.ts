@@ -62,8 +62,11 @@ describe('Slack Socket Mode', () => {
       }),
     );
     const ack = await frameFor('env-1');
-    expect(ack.payload.response_type).toBe('ephemeral'); // help is shown to the asker only
-    expect(JSON.stringify(ack.payload.blocks)).toContain('/gpu diagnose');
+    // U1's first command: acked at once while Slack is asked for U1's language, answered through the
+    // response_url; the answer is in the ack itself when it is there at once.
+    const answer = ack.payload?.blocks ? ack.payload : (await fake.waitFor('response_url'))[0].body;
+    expect(answer.response_type).toBe('ephemeral'); // help is shown to the asker only
+    expect(JSON.stringify(answer.blocks)).toContain('/gpu diagnose');
   });
 
   it('acks an events_api envelope and replies in a thread to a pasted log', async () => {

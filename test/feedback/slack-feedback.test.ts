@@ -168,12 +168,20 @@ describe('Slack 👍 / 👎', () => {
       }).toString();
       return post(body, 'application/x-www-form-urlencoded');
     };
-    const refused = JSON.parse((await slash('UUSER2')).text);
+    // The answer: in the ack when it is there at once, else (a user's first command, while Slack is
+    // asked for their language; the ack waits for nothing, it says "working on it") through the response_url.
+    const answer = async (user: string) => {
+      const before = fake.of('response_url').length;
+      const acked = (await slash(user)).text;
+      if (acked.includes('"blocks"')) return JSON.parse(acked);
+      return (await fake.waitFor('response_url', before + 1))[before].body;
+    };
+    const refused = await answer('UUSER2');
     expect(refused.response_type).toBe('ephemeral');
     expect(JSON.stringify(refused.blocks)).toContain('needs an admin');
     expect(JSON.stringify(refused.blocks)).not.toContain('Votes per rule');
     expect(deps.audit.recent(1)[0]).toMatchObject({ user: 'UUSER2', command: 'feedback', outcome: 'denied' });
-    const listed = JSON.parse((await slash('UADMIN1')).text);
+    const listed = await answer('UADMIN1');
     expect(listed.response_type).toBe('ephemeral');
     expect(JSON.stringify(listed.blocks)).toContain('Votes per rule');
     expect(JSON.stringify(listed.blocks)).toContain('cuda-oom');

@@ -66,11 +66,10 @@ export interface DiscordAdapter {
   postToUser(userId: string, reply: Reply): Promise<void>;
 }
 
-/** Commands answered within QUICK_BUDGET_MS without a deferral (no host is asked). */
+/** Commands whose answer, when it is there at once, is the interaction's response itself (no host is asked). */
 const QUICK = new Set(['help', 'diagnose', 'feedback', 'whoami']);
-const QUICK_BUDGET_MS = 2000;
-/** Anything else that has not answered by then is deferred ("gpu-doctor is thinking...") and edited in. */
-const SLOW_BUDGET_MS = 100;
+/** Commands that answer the asker alone: when not answered at once, their deferral is ephemeral too. */
+const ASKER_ONLY = new Set(['help', 'feedback', 'whoami']);
 /** How long start-up waits for the gateway's READY after logging in. */
 const DISCORD_READY_TIMEOUT_MS = 30_000;
 /** Discord drops an autocomplete answer after 3 s; the lookup gets 2 s of that. */
@@ -203,7 +202,8 @@ export function createDiscordAdapter(o: DiscordAdapterOptions): DiscordAdapter {
     // A long command's interim replies edit the deferred reply ("gpu-doctor is thinking…"), deferring it
     // first if that has not happened yet; after a failed edit no more progress is shown.
     let deferral: Promise<unknown> | null = null;
-    const defer = () => (deferral ??= i.deferReply());
+    const toAskerOnly = !file && ASKER_ONLY.has(route.command);
+    const defer = () => (deferral ??= toAskerOnly ? i.deferReply({ flags: MessageFlags.Ephemeral }) : i.deferReply());
     let progressBroken = false;
     const showProgress = async (reply: Reply) => {
       if (progressBroken) return;
@@ -239,11 +239,12 @@ export function createDiscordAdapter(o: DiscordAdapterOptions): DiscordAdapter {
     };
     // An attachment's download and diagnosis hold a process-wide slot (bounded memory under bursts).
     const work = track(file ? downloadSlots.run(answer) : answer());
-    // Within Discord's 3 s: refusals and usage errors (found at once) are the response itself, ephemeral
-    // so only the asker sees them, and so is a quick command's answer; everything else is deferred
-    // ("gpu-doctor is thinking...") and edited in.
+    // The response (Discord's ack, due within 3 s) waits for no work: refusals and usage errors found
+    // at once are the response itself, ephemeral so only the asker sees them, and so is a quick
+    // command's answer when it is already there; everything else is deferred ("gpu-doctor is
+    // thinking...", only for the asker when the command answers the asker alone) and edited in.
     const quick = !file && QUICK.has(route.command);
-    const early = await Promise.race([work, new Promise<null>((r) => setTimeout(() => r(null), quick ? QUICK_BUDGET_MS : SLOW_BUDGET_MS).unref())]);
+    const early = await Promise.race([work, new Promise<null>((r) => setImmediate(r, null))]);
     if (early && !deferral && (quick || !early.ok)) {
       const askerOnly = !early.ok || early.reply.visibility === 'asker';
       await i.reply({ ...payload(early.reply), ...(askerOnly ? { flags: MessageFlags.Ephemeral as const } : {}) });
@@ -251,7 +252,7 @@ export function createDiscordAdapter(o: DiscordAdapterOptions): DiscordAdapter {
     }
     await defer();
     const { reply, ok } = await work;
-    if (ok) {
+    if (toAskerOnly || (ok && reply.visibility !== 'asker')) {
       try {
         await i.editReply(payload(reply));
       } catch (e) {
@@ -261,7 +262,7 @@ export function createDiscordAdapter(o: DiscordAdapterOptions): DiscordAdapter {
       }
       return;
     }
-    // A deferred reply is public; a refusal or usage error found late goes to the asker alone.
+    // A deferred reply is public; a refusal, usage error or asker-only answer found late goes to the asker alone.
     try {
       await i.deleteReply();
     } catch (e) {

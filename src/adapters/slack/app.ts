@@ -29,6 +29,7 @@ import {
   slackFileHosts,
   Inflight,
 } from '../common.js';
+import type { DispatchOutcome } from '../../core/registry.js';
 import { renderSlack, unescapeSlack, type SlackMessage } from './render.js';
 import { handleFeedbackActions } from './feedback.js';
 import { slackUserLocales } from './locale.js';
@@ -42,8 +43,6 @@ export { slackEnvFrom, type SlackEnv } from '../adapter-env.js';
 export interface SlackAdapterOptions extends AdapterDeps {
   env: SlackEnv;
   health?: Health;
-  /** How long a command may take before the ack says "working on it" instead of carrying the answer. */
-  ackBudgetMs?: number;
   maxFileBytes?: number;
   pacer?: ChannelPacer;
 }
@@ -59,9 +58,6 @@ export interface SlackAdapter {
   /** Posts a reply to a channel on the bot's own initiative (scheduled leak digests). */
   postToChannel(channel: string, reply: Reply): Promise<void>;
 }
-
-/** Commands that may touch SSH hosts: always acked at once, answered after. */
-const SLOW = new Set(['status', 'mem', 'hosts', 'digest', 'watch']);
 
 function boltLogger(log: Logger): BoltLogger {
   let level = 'warn' as LogLevel;
@@ -206,6 +202,8 @@ export function createSlackAdapter(o: SlackAdapterOptions): SlackAdapter {
     return {
       /** From now on interim replies are shown. */
       open: () => void (shown = true),
+      /** Whether a progress message was posted (the answer then goes in its place). */
+      posted: () => ts !== undefined,
       show: async (reply: Reply) => {
         if (broken || !shown) return;
         const msg = renderSlack(reply);
@@ -242,11 +240,12 @@ export function createSlackAdapter(o: SlackAdapterOptions): SlackAdapter {
     const arrived = performance.now();
     const acked = (p: Promise<void>) => p.finally(() => o.metrics?.ackSeconds.observe({ platform: 'slack' }, (performance.now() - arrived) / 1000));
     const channelType = command.channel_name === 'directmessage' ? 'im' : undefined;
-    // The asker's language, asked of Slack at once (cached; at most the lookup's timeout).
+    // The asker's language, asked of Slack at once (cached; at most the lookup's timeout) for the
+    // answer. The ack waits for nothing: it speaks the language known by now (else the channel's).
     const askerLocale = userLocale(client, command.user_id);
-    const replyLocale = async () => resolveLocale(o.config.locale, command.channel_id, await askerLocale);
+    const ackLocale = () => resolveLocale(o.config.locale, command.channel_id, userLocale.known(command.user_id));
     if (!allowed(command.channel_id, channelType)) {
-      const loc = await replyLocale();
+      const loc = ackLocale();
       const why = isDirect(command.channel_id, channelType) ? dmRefusal(loc) : channelRefusal(loc, 'channels.slack', dmsAllowed);
       await acked(ack({ response_type: 'ephemeral', text: why }));
       return;
@@ -268,27 +267,36 @@ export function createSlackAdapter(o: SlackAdapterOptions): SlackAdapter {
         }),
       ),
     );
-    // Refusals, usage errors and fast commands come back in a few ms and go in the ack itself;
-    // anything still running after the budget is acked with "working on it" and posted when done.
-    const budget = FAST_COMMANDS.has(name) ? 2000 : SLOW.has(name) ? Math.min(o.ackBudgetMs ?? 100, 100) : (o.ackBudgetMs ?? 150);
-    const quick = await Promise.race([work, new Promise<null>((r) => setTimeout(() => r(null), budget).unref())]);
-    if (quick) {
-      const msg = renderSlack(quick.reply);
+    const inChannel = (r: DispatchOutcome) => r.outcome === 'ok' && r.reply.visibility !== 'asker';
+    // The ack waits for no work (Slack drops a command unacked within 3 s, and a busy bot must not
+    // come near that): an answer that is already there (a refusal, a usage error, help for an asker
+    // whose language is known) goes in the ack itself; anything else is acked now and answered after.
+    const ready = await Promise.race([work, new Promise<null>((r) => setImmediate(r, null))]);
+    if (ready) {
+      const msg = renderSlack(ready.reply);
       if (msg.files.length === 0) {
-        const inChannel = quick.outcome === 'ok' && quick.reply.visibility !== 'asker';
-        await acked(ack({ response_type: inChannel ? 'in_channel' : 'ephemeral', text: msg.text, blocks: msg.blocks }));
+        await acked(ack({ response_type: inChannel(ready) ? 'in_channel' : 'ephemeral', text: msg.text, blocks: msg.blocks }));
         return;
       }
     }
-    await acked(ack({ response_type: 'ephemeral', text: `:hourglass_flowing_sand: ${t(await replyLocale(), 'adapter.working', { name })}` }));
-    live.open();
+    // Commands that answer at once (help) get an empty ack and their answer through the response_url;
+    // the rest say "working on it", and post the answer (with its progress) when done.
+    if (FAST_COMMANDS.has(name)) await acked(ack());
+    else {
+      await acked(ack({ response_type: 'ephemeral', text: `:hourglass_flowing_sand: ${t(ackLocale(), 'adapter.working', { name })}` }));
+      live.open();
+    }
     const result = await work;
+    const msg = renderSlack(result.reply);
     try {
-      await track(live.answer(result.reply));
+      // A refusal or an answer meant for the asker alone, with no progress message to replace, goes
+      // to the asker only, as it would have in the ack.
+      if (msg.files.length === 0 && (FAST_COMMANDS.has(name) || (!inChannel(result) && !live.posted())))
+        await track(respond({ response_type: inChannel(result) ? 'in_channel' : 'ephemeral', text: msg.text, blocks: msg.blocks }));
+      else await track(live.answer(result.reply));
     } catch (e) {
       // Not in the channel (private channel, DM with someone else): answer through the response_url.
       log.warn({ err: (e as Error).message }, 'chat.postMessage failed; answering via response_url');
-      const msg = renderSlack(result.reply);
       await respond({ response_type: 'ephemeral', text: msg.text, blocks: msg.blocks });
     }
   });

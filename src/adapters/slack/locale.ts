@@ -17,20 +17,27 @@ export interface SlackLocaleOptions {
 type UsersInfo = Pick<WebClient['users'], 'info'>;
 
 /** `(client, userId) => locale`: cached per user; undefined when Slack does not say (in time). */
-export function slackUserLocales(o: SlackLocaleOptions = {}): (client: { users: UsersInfo }, userId: string) => Promise<Locale | undefined> {
+export interface SlackUserLocales {
+  (client: { users: UsersInfo }, userId: string): Promise<Locale | undefined>;
+  /** The user's locale if a lookup already answered, without waiting (an ack cannot wait for Slack). */
+  known(userId: string): Locale | undefined;
+}
+
+export function slackUserLocales(o: SlackLocaleOptions = {}): SlackUserLocales {
   const timeoutMs = o.timeoutMs ?? 800;
   const ttlMs = o.ttlMs ?? 6 * 3600_000;
   const maxUsers = o.maxUsers ?? 5000;
-  const cache = new Map<string, { until: number; locale: Promise<Locale | undefined> }>();
-  return async (client, userId) => {
+  const cache = new Map<string, { until: number; locale: Promise<Locale | undefined>; settled?: Locale }>();
+  const lookup = async (client: { users: UsersInfo }, userId: string) => {
     const now = Date.now();
     let hit = cache.get(userId);
     if (!hit || hit.until < now) {
-      const locale = client.users
+      const entry: { until: number; locale: Promise<Locale | undefined>; settled?: Locale } = { until: now + ttlMs, locale: Promise.resolve(undefined) };
+      entry.locale = client.users
         .info({ user: userId, include_locale: true })
-        .then((r) => localeFromTag(r.user?.locale))
+        .then((r) => (entry.settled = localeFromTag(r.user?.locale)))
         .catch(() => undefined);
-      hit = { until: now + ttlMs, locale };
+      hit = entry;
       cache.delete(userId);
       cache.set(userId, hit);
       if (cache.size > maxUsers) cache.delete(cache.keys().next().value!);
@@ -43,4 +50,10 @@ export function slackUserLocales(o: SlackLocaleOptions = {}): (client: { users: 
       clearTimeout(timer);
     }
   };
+  return Object.assign(lookup, {
+    known: (userId: string) => {
+      const hit = cache.get(userId);
+      return hit && hit.until >= Date.now() ? hit.settled : undefined;
+    },
+  });
 }

@@ -1,0 +1,374 @@
+// npm run bench:acks: how fast the Slack and Discord adapters acknowledge commands under load. The bot
+// (the real Bolt app in HTTP mode and the real discord.js client, one process, as `gpu-doctor bot` runs
+// them) runs in a child process; this process holds the fakes (test/adapters/fake-slack.ts and
+// fake-discord.ts) and sends the load, so a bot that blocks its event loop shows up as late acks
+// instead of also delaying the clock that measures them. ACKS_RATE requests/s (default 10) for
+// ACKS_SECONDS (default 20), alternating Slack (signed slash-command requests) and Discord (gateway
+// INTERACTION_CREATE), half `/gpu help`, half `/gpu status`, twice:
+//   reference: the fleet is one real sshd host;
+//   loaded:    the same fleet plus a hung host (a TCP listener that accepts and never answers), and
+//              a week-long chart (`/gpu chart node0000 0 168`, 8 GPUs x 8 processes at 60 s) asked
+//              every ACKS_CHART_EVERY_S seconds (default 5) through Slack, in place of a status.
+// An ack is Slack's HTTP response to the command and Discord's interaction callback (reply or
+// deferral); `help` is answered when its text reaches the user (in the ack, through Slack's
+// response_url, or in the edited Discord reply). Prints p50/p99/max per platform and run, and the
+// loaded/reference ratio. Goal: loaded acks p99 < 200 ms and help p99 < 1 s on both platforms.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createHmac } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+
+const RATE = Number(process.env.ACKS_RATE ?? 10);
+const SECONDS = Number(process.env.ACKS_SECONDS ?? 20);
+const CHART_EVERY_S = Number(process.env.ACKS_CHART_EVERY_S ?? 5);
+const SECRET = 'bench-signing-secret-0123456789';
+const HELP_TEXT = 'What gpu-doctor can do';
+const CHART_HOST = 'node0000';
+
+/** What the parent hands the bot child (argv[3], JSON). */
+interface BotSpec {
+  dataDir: string;
+  slackApi: string;
+  discordApi: string;
+  keyFile: string;
+  hosts: { name: string; port: number; fingerprint?: string }[];
+}
+
+/** The child: the bot's adapters over the given fleet and store; prints {"port"} once both are up, stops when stdin ends. */
+async function runBot(spec: BotSpec): Promise<void> {
+  const pino = (await import('pino')).default;
+  const { parseConfig } = await import('../src/core/config.js');
+  const { CommandRegistry } = await import('../src/core/registry.js');
+  const { allCommands } = await import('../commands/index.js');
+  const { loadRuleBase } = await import('../src/diagnose/rule-base.js');
+  const { SshHostsService } = await import('../src/hosts/service.js');
+  const { AuditStore } = await import('../src/ops/audit.js');
+  const { Metrics } = await import('../src/ops/metrics.js');
+  const { WatchRuntime } = await import('../src/watch/scheduler.js');
+  const { WatchStore } = await import('../src/watch/store.js');
+  const { createSlackAdapter } = await import('../src/adapters/slack/app.js');
+  const { createDiscordAdapter } = await import('../src/adapters/discord/app.js');
+  const config = parseConfig({
+    data_dir: spec.dataDir,
+    ssh: { identity_file: spec.keyFile, known_hosts: join(spec.dataDir, 'known_hosts'), connect_timeout_ms: 10_000, exec_timeout_ms: 20_000 },
+    hosts: spec.hosts.map((h) => ({ name: h.name, host: '127.0.0.1', port: h.port, ...(h.fingerprint ? { host_key: h.fingerprint } : {}) })),
+  });
+  const rules = await loadRuleBase();
+  const hosts = new SshHostsService({ config, baseDir: spec.dataDir, agent: null });
+  const watch = new WatchRuntime(WatchStore.inDataDir(spec.dataDir), undefined, rules, config.watch);
+  const deps = {
+    registry: new CommandRegistry(allCommands()),
+    services: { rules, hosts, watch },
+    config,
+    logger: pino({ level: 'silent' }),
+    audit: AuditStore.inDataDir(spec.dataDir),
+    metrics: new Metrics(),
+  };
+  const slack = createSlackAdapter({ ...deps, env: { botToken: 'xoxb-test-token', signingSecret: SECRET, apiUrl: spec.slackApi, port: 0 } });
+  const discord = createDiscordAdapter({ ...deps, env: { token: 'fake.discord.token', apiUrl: spec.discordApi } });
+  await slack.start();
+  await discord.start();
+  const { monitorEventLoopDelay } = await import('node:perf_hooks');
+  const loop = monitorEventLoopDelay({ resolution: 5 });
+  loop.enable();
+  const cpu0 = process.cpuUsage();
+  const t0 = performance.now();
+  console.log(JSON.stringify({ port: slack.port() }));
+  process.stdin.resume();
+  await new Promise((r) => process.stdin.once('end', r));
+  loop.disable();
+  const cpu = process.cpuUsage(cpu0);
+  // The bot's own view of its acks (handler start to ack sent), to tell its work from the transport.
+  const acks = (await deps.metrics.ackSeconds.get()).values.filter((v) => v.metricName?.endsWith('_sum') || v.metricName?.endsWith('_count'));
+  const botAck = Object.fromEntries(acks.map((v) => [`${v.labels.platform}${v.metricName!.endsWith('_sum') ? 'Sum' : 'Count'}`, v.value]));
+  // How the bot's own event loop fared: a blocked loop (long stalls) or a starved process (CPU share).
+  console.log(
+    JSON.stringify({
+      loopP50: loop.percentile(50) / 1e6,
+      loopP99: loop.percentile(99) / 1e6,
+      loopMax: loop.max / 1e6,
+      cpuShare: (cpu.user + cpu.system) / 1000 / (performance.now() - t0),
+      botAck,
+    }),
+  );
+  // Requests still waiting on the hung host are not waited for.
+  await Promise.race([Promise.all([slack.stop(), discord.stop()]), new Promise((r) => setTimeout(r, 2000))]);
+  await hosts.close();
+  process.exit(0);
+}
+
+interface Sample {
+  platform: 'slack' | 'discord';
+  command: string;
+  /** ms from sending to the ack; undefined if none came. */
+  ack?: number;
+  /** ms from sending to help's text reaching the user. */
+  answer?: number;
+  /** Reads what arrived for this request, at the end of the run. */
+  finish?: () => void;
+}
+
+async function main(): Promise<void> {
+  const { FakeSlack } = await import('../test/adapters/fake-slack.js');
+  const { FakeDiscord } = await import('../test/adapters/fake-discord.js');
+  const { makeClientKey, silentListener, startSshd } = await import('../test/hosts/sshd-harness.js');
+  const { WatchStore } = await import('../src/watch/store.js');
+  const { syntheticFleet } = await import('./synthetic-fleet.js');
+
+  const root = mkdtempSync(join(tmpdir(), 'gpu-doctor-bench-acks-'));
+  const key = makeClientKey(join(root, 'client'));
+  const sshd = await startSshd(join(root, 'sshd'), key.pub, { skipShellRc: true, data: 'h100' });
+  const hung = await silentListener();
+  const good = { name: 'gpu01', port: sshd.port, fingerprint: sshd.fingerprint };
+
+  // A week of one 8-GPU host's samples (8 processes each, every 60 s), for the chart; both runs use it.
+  const storeDir = join(root, 'store');
+  const t0 = performance.now();
+  const week = 7 * 24 * 60;
+  const fleet = syntheticFleet({ hosts: 1, gpus: 8, procs: 8, t0: Date.now() - week * 60_000 });
+  const store = WatchStore.inDataDir(storeDir);
+  for (let m = 0; m < week; m += 60) store.insert(Array.from({ length: Math.min(60, week - m) }, (_, k) => fleet.poll(m + k)).flat());
+  store.close();
+  console.log(`store: a week of ${CHART_HOST} (8 GPUs x 8 processes, 60 s) written in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+
+  const runs: { name: string; samples: Sample[] }[] = [];
+  try {
+    for (const [name, loaded] of [
+      ['reference', false],
+      ['loaded', true],
+    ] as const) {
+      const dataDir = join(root, name);
+      rmSync(dataDir, { recursive: true, force: true });
+      await copyDir(storeDir, dataDir);
+      const hosts = loaded && process.env.ACKS_HUNG !== '0' ? [good, { name: 'hung01', port: hung.port }] : [good];
+      runs.push({ name, samples: await runLoad(dataDir, hosts, loaded) });
+    }
+  } finally {
+    await hung.close();
+    await sshd.stop();
+    rmSync(root, { recursive: true, force: true });
+  }
+  report(runs);
+
+  async function runLoad(dataDir: string, hosts: BotSpec['hosts'], loaded: boolean): Promise<Sample[]> {
+    const slackFake = await new FakeSlack().start();
+    const discordFake = await new FakeDiscord().start();
+    // Arrival times of what the bot sends, recorded as it arrives (nothing here polls: this process's
+    // own event loop must stay idle to measure the bot's): Discord's callback and the first message
+    // with help's text per interaction, Slack's response_url posts with help's text per request.
+    const discordAck = new Map<string, number>();
+    const discordHelp = new Map<string, number>();
+    const slackHelp = new Map<string, number>();
+    const calls = discordFake.calls;
+    calls.push = (...items) => {
+      const at = performance.now();
+      for (const c of items) {
+        const id = /\/tok-(\d+)/.exec(c.path)?.[1];
+        if (!id) continue;
+        if (c.path.endsWith('/callback') && !discordAck.has(id)) discordAck.set(id, at);
+        if (!discordHelp.has(id) && JSON.stringify(c.body ?? '').includes(HELP_TEXT)) discordHelp.set(id, at);
+      }
+      return Array.prototype.push.apply(calls, items);
+    };
+    const responseServer = await listen((req, body) => {
+      const n = /\/response\/(-?\d+)$/.exec(req.url ?? '')?.[1];
+      if (n !== undefined && !slackHelp.has(n) && body.includes(HELP_TEXT)) slackHelp.set(n, performance.now());
+    });
+    const responseBase = `http://127.0.0.1:${(responseServer.address() as AddressInfo).port}`;
+    const spec: BotSpec = { dataDir, slackApi: `${slackFake.base}/api/`, discordApi: `${discordFake.base}/api`, keyFile: key.keyFile, hosts };
+    const bot: ChildProcess = spawn(process.execPath, ['--import', 'tsx', import.meta.filename, '--bot', JSON.stringify(spec)], {
+      stdio: ['pipe', 'pipe', 'inherit'],
+    });
+    const lines = createInterface({ input: bot.stdout! });
+    const line = await new Promise<string>((resolve, reject) => {
+      lines.once('line', resolve);
+      bot.once('exit', (code) => reject(new Error(`the bot exited with ${code}`)));
+    });
+    const botStats = new Promise<string>((resolve) => lines.once('line', resolve));
+    const slackUrl = `http://127.0.0.1:${(JSON.parse(line) as { port: number }).port}/slack/events`;
+    await new Promise((r) => setTimeout(r, 500)); // Discord's GUILD_CREATE after READY lands in the client's cache
+
+    // Warm-up, not measured: the first help and status on each platform load their modules and open
+    // the SSH connection; a bot that has run a while has done that.
+    const warm: Sample[] = [];
+    await Promise.all(
+      ['help', 'status'].flatMap((command, k) => [
+        slackCommand(-1 - k, command, (warm[2 * k] = { platform: 'slack', command })),
+        discordCommand(-1 - k, command, (warm[2 * k + 1] = { platform: 'discord', command })),
+      ]),
+    );
+    await new Promise((r) => setTimeout(r, 2000));
+
+    const samples: Sample[] = [];
+    const pending: Promise<void>[] = [];
+    const total = Math.round(RATE * SECONDS);
+    const chartEvery = Math.max(1, Math.round(CHART_EVERY_S * RATE));
+    const { monitorEventLoopDelay } = await import('node:perf_hooks');
+    const ownLoop = monitorEventLoopDelay({ resolution: 5 });
+    ownLoop.enable();
+    const start = performance.now();
+    console.log(
+      `\n${loaded ? 'loaded' : 'reference'}: ${total} requests at ${RATE}/s over hosts ${hosts.map((h) => h.name).join(', ')}${loaded ? `, a week-long chart every ${CHART_EVERY_S} s` : ''}; load average ${load()}`,
+    );
+    for (let n = 0; n < total; n++) {
+      const due = start + (n * 1000) / RATE;
+      const wait = due - performance.now();
+      if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+      const platform = n % 2 === 0 ? 'slack' : 'discord';
+      const chart = loaded && CHART_EVERY_S > 0 && n % chartEvery === 0;
+      const command = chart ? `chart ${CHART_HOST} 0 168` : Math.floor(n / 2) % 2 === 0 ? 'help' : 'status';
+      const sample: Sample = { platform: chart ? 'slack' : platform, command: command.split(' ')[0] };
+      samples.push(sample);
+      if (sample.platform === 'slack') pending.push(slackCommand(n, command, sample));
+      else pending.push(discordCommand(n, command, sample));
+    }
+    // Every Slack ack (or its 10 s timeout), then time for late answers to land.
+    await Promise.all(pending);
+    await new Promise((r) => setTimeout(r, 3000));
+    for (const s of samples) s.finish?.();
+    ownLoop.disable();
+    if (process.env.ACKS_TRACE)
+      console.log(samples.map((x, k) => `${(k / RATE).toFixed(1)}s ${x.platform[0]}:${x.command}:${x.ack === undefined ? '-' : x.ack.toFixed(0)}`).join(' '));
+    console.log(
+      `  this process's event loop (the fakes, the clock): delay p99 ${(ownLoop.percentile(99) / 1e6).toFixed(0)} ms, max ${(ownLoop.max / 1e6).toFixed(0)} ms`,
+    );
+    const exited = new Promise((r) => bot.once('exit', r));
+    bot.stdin!.end();
+    const stats = await Promise.race([botStats, new Promise<string>((r) => setTimeout(() => r('{}'), 10_000))]);
+    const st = JSON.parse(stats) as { loopP50?: number; loopP99?: number; loopMax?: number; cpuShare?: number; botAck?: Record<string, number> };
+    if (st.botAck)
+      console.log(
+        `  acks as the bot times them (handler to ack): ${['slack', 'discord']
+          .filter((p) => st.botAck![`${p}Count`])
+          .map((p) => `${p} mean ${((1000 * st.botAck![`${p}Sum`]) / st.botAck![`${p}Count`]).toFixed(0)} ms over ${st.botAck![`${p}Count`]}`)
+          .join(', ')}`,
+      );
+    if (st.loopMax !== undefined)
+      console.log(
+        `  the bot's event loop: delay p50 ${st.loopP50!.toFixed(0)} ms, p99 ${st.loopP99!.toFixed(0)} ms, max ${st.loopMax.toFixed(0)} ms; it used ${(100 * st.cpuShare!).toFixed(0)}% of a CPU; load average ${load()}`,
+      );
+    await Promise.race([exited, new Promise((r) => setTimeout(r, 10_000))]);
+    bot.kill();
+    responseServer.close();
+    await slackFake.close();
+    await discordFake.close();
+    return samples;
+
+    async function slackCommand(n: number, text: string, sample: Sample): Promise<void> {
+      const body = new URLSearchParams({
+        token: 'x',
+        team_id: 'T1',
+        team_domain: 'fake',
+        channel_id: 'C1',
+        channel_name: 'ml',
+        user_id: n < 0 ? `UWARM${-n}` : `UUSER${n % 20}`,
+        user_name: 'u',
+        command: '/gpu',
+        text,
+        api_app_id: 'A1',
+        response_url: `${responseBase}/response/${n}`,
+        trigger_id: `${n}.1.1`,
+      }).toString();
+      const ts = Math.floor(Date.now() / 1000);
+      const sig = 'v0=' + createHmac('sha256', SECRET).update(`v0:${ts}:${body}`).digest('hex');
+      const sent = performance.now();
+      sample.finish = () => {
+        const late = slackHelp.get(String(n));
+        if (sample.command === 'help' && sample.answer === undefined && late !== undefined) sample.answer = late - sent;
+      };
+      try {
+        const res = await fetch(slackUrl, {
+          method: 'POST',
+          headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-slack-signature': sig, 'x-slack-request-timestamp': String(ts) },
+          body,
+          signal: AbortSignal.timeout(10_000),
+        });
+        const acked = await res.text();
+        sample.ack = performance.now() - sent;
+        if (sample.command === 'help' && acked.includes(HELP_TEXT)) sample.answer = sample.ack;
+      } catch {
+        /* no ack within 10 s: counted as missing */
+      }
+    }
+
+    function discordCommand(n: number, text: string, sample: Sample): Promise<void> {
+      const id = String(900000 + n + 100);
+      const sent = performance.now();
+      discordFake.interaction(id, text);
+      sample.finish = () => {
+        const acked = discordAck.get(id);
+        if (acked !== undefined) sample.ack = acked - sent;
+        const helped = discordHelp.get(id);
+        if (sample.command === 'help' && helped !== undefined) sample.answer = helped - sent;
+      };
+      return Promise.resolve();
+    }
+  }
+}
+
+function listen(onRequest: (req: IncomingMessage, body: string) => void): Promise<Server> {
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      onRequest(req, Buffer.concat(chunks).toString('utf8'));
+      res.writeHead(200).end('ok');
+    });
+  });
+  return new Promise((r) => server.listen(0, '127.0.0.1', () => r(server)));
+}
+
+async function copyDir(from: string, to: string): Promise<void> {
+  const { cp } = await import('node:fs/promises');
+  await cp(from, to, { recursive: true });
+}
+
+const load = () =>
+  loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' ');
+
+function pct(xs: number[], p: number): number {
+  if (!xs.length) return NaN;
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)];
+}
+
+function report(runs: { name: string; samples: Sample[] }[]): void {
+  const fmt = (ms: number) => (Number.isFinite(ms) ? `${ms.toFixed(0)} ms` : '-').padStart(8);
+  const rows: string[] = [];
+  const p99 = new Map<string, number>();
+  for (const platform of ['slack', 'discord'] as const)
+    for (const { name, samples } of runs) {
+      const mine = samples.filter((s) => s.platform === platform && s.command !== 'chart');
+      const acks = mine.flatMap((s) => (s.ack === undefined ? [] : [s.ack]));
+      const help = mine.filter((s) => s.command === 'help').flatMap((s) => (s.answer === undefined || Number.isNaN(s.answer) ? [] : [s.answer]));
+      const missing = mine.length - acks.length;
+      p99.set(`${platform} ${name} ack`, pct(acks, 99));
+      p99.set(`${platform} ${name} help`, pct(help, 99));
+      rows.push(
+        `${platform.padEnd(8)} ${name.padEnd(10)} acks ${String(acks.length).padStart(4)} p50 ${fmt(pct(acks, 50))} p99 ${fmt(pct(acks, 99))} max ${fmt(Math.max(...acks))}${missing ? ` (${missing} never acked)` : ''}   help ${String(help.length).padStart(3)} p50 ${fmt(pct(help, 50))} p99 ${fmt(pct(help, 99))} max ${fmt(Math.max(...help))}`,
+      );
+    }
+  console.log('\n' + rows.join('\n'));
+  for (const platform of ['slack', 'discord'])
+    console.log(
+      `${platform}: loaded/reference p99 ack ${(p99.get(`${platform} loaded ack`)! / p99.get(`${platform} reference ack`)!).toFixed(2)}x, help ${(p99.get(`${platform} loaded help`)! / p99.get(`${platform} reference help`)!).toFixed(2)}x; loaded ack p99 ${p99.get(`${platform} loaded ack`)!.toFixed(0)} ms (goal < 200), help p99 ${p99.get(`${platform} loaded help`)!.toFixed(0)} ms (goal < 1000)`,
+    );
+  const charts = runs.flatMap((r) => r.samples.filter((s) => s.command === 'chart'));
+  if (charts.length)
+    console.log(
+      `charts asked: ${charts.length}, acked p99 ${pct(
+        charts.flatMap((s) => (s.ack === undefined ? [] : [s.ack])),
+        99,
+      ).toFixed(0)} ms`,
+    );
+  console.log(`load average at end: ${load()}`);
+}
+
+if (process.argv[2] === '--bot') await runBot(JSON.parse(process.argv[3]) as BotSpec);
+else await main();
