@@ -55,6 +55,23 @@ describe('the forms of a credential', () => {
     expect(left.length).toBeLessThanOrEqual(12);
   });
 
+  it('base64 without its padding; a base64 core shorter than 8 characters is no form (it would match by chance)', () => {
+    expect(b64('abcdefg')).toMatch(/==$/);
+    expect(secretForms('abcdefg')).toContain(b64('abcdefg').slice(0, -2));
+    const short = b64(Buffer.concat([Buffer.alloc(2), Buffer.from('abcdef')])).slice(3, 8);
+    expect(short).toHaveLength(5);
+    expect(secretForms('abcdef')).not.toContain(short);
+    expect(secretForms('abcdef').every((f) => f.length >= 6)).toBe(true);
+  });
+
+  it('computes the forms of a secret once, and forgets them past 256 secrets', () => {
+    const first = secretForms('first-secret');
+    expect(secretForms('first-secret')).toBe(first);
+    for (let i = 0; i < 300; i++) secretForms(`other-secret-${i}`);
+    expect(secretForms('first-secret')).not.toBe(first);
+    expect(secretForms('first-secret')).toEqual(first);
+  });
+
   it(`a value shorter than ${MIN_SECRET_LENGTH} characters has no forms of its own (it would blank ordinary words)`, () => {
     expect(secretForms('abcde')).toEqual([]);
     expect(secretForms('abcdef')).toContain('abcdef');
@@ -99,12 +116,16 @@ describe('what is known', () => {
     expect(knownSecrets({})).toEqual(['bad%zzpass']);
     forgetSecrets();
     registerUrlPassword('not a url :pw@host');
+    registerUrlPassword('see postgres://u:secretpw@h/db');
     expect(knownSecrets({})).toEqual([]);
   });
 });
 
 describe('scrubbing', () => {
   it('replaces every occurrence, the longest form first, and leaves other text alone', () => {
+    expect(SECRET_MARKER).toBe('[redacted]');
+    expect(scrub('Stryker was here')).toBe('Stryker was here');
+    expect(scrubDeep({ a: 'Stryker was here' })).toEqual({ a: 'Stryker was here' });
     registerSecret('outer-secret-inner');
     registerSecret('inner-only');
     expect(scrub('a outer-secret-inner b outer-secret-inner c inner-only')).toBe(`a ${SECRET_MARKER} b ${SECRET_MARKER} c ${SECRET_MARKER}`);
