@@ -6,7 +6,7 @@
 import RE2 from 're2';
 import { SECRET_RULES, type SecretRule } from './secret-rules.js';
 
-/** The most of a log that is kept by default: its last 256 KiB, from a line start (config feedback.kept_logs.max_log_bytes). */
+/** The most of a log that is kept by default: its last 256 KiB, from a line start (config feedback.max_log_kib). */
 export const MAX_KEPT_BYTES = 256 * 1024;
 
 /**
@@ -47,7 +47,33 @@ export function compileRule(r: SecretRule): CompiledRule {
   return { id: r.id, re: new RE2(r.pattern, `g${r.flags ?? ''}`), to: r.keyword ? keywordReplacer(r.to) : r.to };
 }
 
-const SECRETS: CompiledRule[] = SECRET_RULES.map(compileRule);
+/** A rule whose whole match becomes a fixed text (no group kept, no flag): runs of these can share a pass. */
+const isFixed = (r: SecretRule) => !r.keyword && !r.flags && !r.to.includes('$');
+
+/**
+ * The rules in their order, each run of consecutive fixed-text rules as one RE2 pass over their union (the
+ * rule that matched is found again on the match alone): a log is scanned about 20 times instead of 90.
+ */
+export function compileRules(rules: SecretRule[]): CompiledRule[] {
+  const out: CompiledRule[] = [];
+  for (let i = 0; i < rules.length;) {
+    let j = i;
+    while (j < rules.length && isFixed(rules[j])) j++;
+    if (j === i) {
+      out.push(compileRule(rules[i++]));
+      continue;
+    }
+    const run = rules.slice(i, j);
+    const whole = run.map((r) => ({ re: new RE2(`^(?:${r.pattern})$`), to: r.to }));
+    // Every match is one alternative's whole match; a miss here would be a bug, and fails closed.
+    const to = (match: string) => whole.find((w) => w.re.test(match))?.to ?? '<redacted>';
+    out.push({ id: run.map((r) => r.id).join('+'), re: new RE2(run.map((r) => `(?:${r.pattern})`).join('|'), 'g'), to });
+    i = j;
+  }
+  return out;
+}
+
+const SECRETS: CompiledRule[] = compileRules(SECRET_RULES);
 
 /** Personal data: home directories (the user name is often the login on the GPU host), e-mail and IP addresses. */
 const PERSONAL: CompiledRule[] = (

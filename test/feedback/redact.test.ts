@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import RE2 from 're2';
 import { describe, expect, it } from 'vitest';
-import { lastBytes, MAX_KEPT_BYTES, redactLog, redactSecrets, scrubBareSecrets } from '../../src/feedback/redact.js';
+import { compileRules, lastBytes, MAX_KEPT_BYTES, redactLog, redactSecrets, scrubBareSecrets } from '../../src/feedback/redact.js';
 import { SECRET_RULES } from '../../src/feedback/secret-rules.js';
 import { SECRET_SHAPES } from './secret-shapes.js';
 
@@ -84,6 +84,26 @@ describe('kept-log redaction', () => {
       expect(r.source, r.id).toMatch(/gitleaks:|detect-secrets:|format/);
       expect(() => new RE2(r.pattern, `g${r.flags ?? ''}`), r.id).not.toThrow();
     }
+  });
+
+  it('runs of fixed-text rules share one pass, in the rules’ order; each match gets its own rule’s placeholder', () => {
+    const passes = compileRules(SECRET_RULES);
+    expect(passes.flatMap((p) => p.id.split('+'))).toEqual(SECRET_RULES.map((r) => r.id));
+    expect(passes.length).toBeLessThan(SECRET_RULES.length / 2);
+    expect(passes.map((p) => p.id)).toContain(
+      'age-secret-key+slack-webhook+discord-webhook+teams-webhook+slack-config-token+slack-token+slack-app-token+github-token+github-fine-grained-pat+gitlab-token+gitlab-runner-registration',
+    );
+    const [xy, context, z] = compileRules([
+      { id: 'x', source: 'test', pattern: 'x+', to: '<x>' },
+      { id: 'y', source: 'test', pattern: 'y+', to: '<y>' },
+      { id: 'ctx', source: 'test', pattern: '(k=)v+', to: '$1<v>' },
+      { id: 'z', source: 'test', pattern: 'z+', to: '<z>' },
+    ]);
+    expect([xy.id, context.id, z.id]).toEqual(['x+y', 'ctx', 'z']);
+    expect('xx yy xx k=vv zz'.replace(xy.re, xy.to as string)).toBe('<x> <y> <x> k=vv zz');
+    expect(redactLog(`a ghp_${'A1'.repeat(18)} b hf_${'B2'.repeat(17)} c AIza${'C3'.repeat(17)}D d`)).toBe(
+      'a <github token> b <hf token> c <google api key> d',
+    );
   });
 
   it('keeps the context around a secret: the key, the separator, the scheme, the host, the lines around a key block', () => {
