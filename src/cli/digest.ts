@@ -1,7 +1,8 @@
 // `gpu-doctor digest --samples FILE [--json]`: leak findings from recorded samples (JSON lines, one
 // sample per line: process, GPU-level or host RAM samples as src/watch/types.ts documents).
 import { localeFromEnv } from '../core/i18n.js';
-import { createReadStream, existsSync, statSync } from 'node:fs';
+import { createReadStream } from 'node:fs';
+import { FileRefused, openRegularFile } from '../core/regular-file.js';
 import { createInterface } from 'node:readline';
 import { loadRuleBase } from '../diagnose/rule-base.js';
 import { renderText } from '../adapters/console/render.js';
@@ -39,11 +40,18 @@ export async function digestCli(args: string[]): Promise<number> {
   if (positionals.length) throw new UsageError('digest takes no positional arguments (use --samples FILE)');
   const file = flags.samples;
   if (typeof file !== 'string' || !file) throw new UsageError('digest needs --samples FILE');
-  if (file !== '-' && (!existsSync(file) || !statSync(file).isFile())) throw new UsageError(`no such file: ${file.slice(0, 200)}`);
+  let fd: number | null = null;
+  try {
+    // A regular file, checked on the descriptor it is read from (a FIFO or /dev/zero is refused at once).
+    if (file !== '-') fd = openRegularFile(file);
+  } catch (e) {
+    if (e instanceof FileRefused) throw new UsageError(e.message);
+    throw e;
+  }
   const detector = new LeakDetector({ includeEnded: false });
   const hosts = new Set<string>();
   const procs = new Set<string>();
-  const input = file === '-' ? process.stdin : createReadStream(file);
+  const input = fd === null ? process.stdin : createReadStream('', { fd });
   let n = 0;
   for await (const line of createInterface({ input, crlfDelay: Infinity })) {
     n++;

@@ -1,12 +1,13 @@
 // `gpu-doctor knowledge check` and `knowledge new` (issue 14 §5): a lab grows its own rule base without
 // reading the engine. check = the rule lint plus every example (match/*.log must be the rule's first
 // diagnosis, no-match/*.log must not); new = a rule folder scaffolded around one real log.
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { diagnose } from './diagnose.js';
 import { finalError } from './final-error.js';
 import { LogText, normalizeLog } from './normalize.js';
 import { loadRuleBase, RuleLoadError } from './rule-base.js';
+import { FileRefused, readRegularFileCapped } from '../core/regular-file.js';
 
 export interface CheckProblem {
   rule: string;
@@ -45,15 +46,28 @@ export async function checkKnowledge(dir: string): Promise<{ rules: number; exam
     rule.fixes.forEach((fix, j) => {
       if (fix.text !== undefined && !fix.zh) add(`fixes[${j}] (${fix.kind}): no zh: text (the text in Simplified Chinese)`);
     });
+    // An example that is no regular file (a FIFO) or over the cap is a problem of its own, never a wait.
+    const example = (folder: string, f: string): string | null => {
+      try {
+        const r = readRegularFileCapped(join(ruleDir, folder, f), MAX_LOG_BYTES);
+        if (!r.over) return r.data.toString('utf8');
+        add(`${folder}/${f}: over 1 MB`);
+      } catch (e) {
+        if (!(e instanceof FileRefused)) throw e;
+        add(`${folder}/${f}: ${e.message}`);
+      }
+      return null;
+    };
     for (const f of match) {
       examples++;
-      const got = diagnose(readFileSync(join(ruleDir, 'match', f), 'utf8'), base).diagnoses[0]?.rule;
-      if (got !== rule.id) add(`match/${f}: the first diagnosis is ${got ?? 'none'}, not ${rule.id}`);
+      const text = example('match', f);
+      const got = text === null ? undefined : diagnose(text, base).diagnoses[0]?.rule;
+      if (text !== null && got !== rule.id) add(`match/${f}: the first diagnosis is ${got ?? 'none'}, not ${rule.id}`);
     }
     for (const f of noMatch) {
       examples++;
-      const got = diagnose(readFileSync(join(ruleDir, 'no-match', f), 'utf8'), base).diagnoses[0]?.rule;
-      if (got === rule.id) add(`no-match/${f}: ${rule.id} wins on it`);
+      const text = example('no-match', f);
+      if (text !== null && diagnose(text, base).diagnoses[0]?.rule === rule.id) add(`no-match/${f}: ${rule.id} wins on it`);
     }
   });
   return { rules: base.rules.length, examples, problems };
@@ -86,9 +100,10 @@ export function scaffoldRule(dir: string, id: string, logFile: string): { ruleDi
   if (!RULE_ID.test(id)) throw new Error(`rule id "${id.slice(0, 60)}": lower-case words joined by - (e.g. my-loader-oom)`);
   const ruleDir = join(dir, id);
   if (existsSync(ruleDir)) throw new Error(`${id} already exists in ${dir}`);
-  const raw = readFileSync(logFile);
-  if (raw.length > MAX_LOG_BYTES) throw new Error(`${basename(logFile)} is over 1 MB: cut it to the lines that show the failure`);
-  const text = raw.toString('utf8');
+  // Read no further than the cap, and only from a regular file (/dev/zero, a FIFO are refused at once).
+  const raw = readRegularFileCapped(logFile, MAX_LOG_BYTES);
+  if (raw.over) throw new Error(`${basename(logFile)} is over 1 MB: cut it to the lines that show the failure`);
+  const text = raw.data.toString('utf8');
   const pattern = suggestPattern(text);
   mkdirSync(join(ruleDir, 'match'), { recursive: true });
   mkdirSync(join(ruleDir, 'no-match'), { recursive: true });
