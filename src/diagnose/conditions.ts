@@ -4,7 +4,7 @@ import type { Condition } from './rule-types.js';
 import type { Facts } from './facts.js';
 import type { Readings } from '../readings/types.js';
 import { whoHoldsMemory } from './holder.js';
-import { batchLever, checkpointLoad, collectiveOom, evalGathers, evalHfForward, evalLightning, evalPlain, loadWithoutHalfDtype } from './levers.js';
+import { batchLever, checkpointLoad, collectiveOom, evalGathers, evalHfForward, evalLightning, evalPlain, loadInFp32 } from './levers.js';
 
 export interface Evidence {
   facts: Facts;
@@ -78,7 +78,7 @@ export const CONDITION_CHECKS: Record<Condition, (e: Evidence) => boolean> = {
   phase_eval_hf: ({ facts }) => evalHfForward(facts),
   phase_eval_lightning: ({ facts }) => evalLightning(facts),
   phase_eval_plain: ({ facts }) => evalPlain(facts),
-  phase_load_dtype: ({ facts }) => loadWithoutHalfDtype(facts),
+  phase_load_dtype: ({ facts }) => loadInFp32(facts),
   phase_checkpoint: ({ facts }) => checkpointLoad(facts),
   phase_collective: ({ facts }) => collectiveOom(facts),
   phase_data: ({ facts }) => facts.phase === 'data',

@@ -101,7 +101,9 @@ export function whoHoldsMemory(f: Facts, loc?: Locale): HolderVerdict | undefine
   // context or the first parameters could not be allocated, so the card was full before this job began,
   // unless the weights named in the log are themselves too big for it.
   const weightsTooBig = weights !== undefined && total !== undefined && weights >= WEIGHTS_FILL * total;
-  if (f.runtimeOom && f.oomPhase === 'load' && !weightsTooBig && f.triedAllocMiB === undefined) {
+  // The coarse phase (five innermost frames) or the traceback's phase (phase.ts) says the model was loading.
+  const loading = f.oomPhase === 'load' || f.phase === 'load';
+  if (f.runtimeOom && loading && !weightsTooBig && f.triedAllocMiB === undefined) {
     return {
       holder: 'other_processes',
       why: t(loc, 'holder.why.runtimeLoad'),
@@ -166,7 +168,7 @@ export function whoHoldsMemory(f: Facts, loc?: Locale): HolderVerdict | undefine
       ? { holder: 'weights', why: t(loc, 'holder.why.vllmWeights', vars) }
       : { holder: 'activations', why: t(loc, 'holder.why.vllmPeak', vars) };
   }
-  if (f.oomPhase === 'load') {
+  if (loading) {
     const size =
       f.paramsB !== undefined
         ? t(loc, 'holder.why.loadSize', { params: f.paramsB, weights: MiB(weightsMiB(f.paramsB, f.dtype)), dtype: f.dtype ?? 'fp16' })

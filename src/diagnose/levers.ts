@@ -18,7 +18,6 @@ export interface BatchLever {
 
 /** Phases whose memory grows with the training batch; none known (no frames) is judged by the other evidence. */
 const BATCH_PHASES = new Set<Facts['phase']>([undefined, 'forward', 'backward']);
-const HALF_OR_LESS = new Set(['fp16', 'bf16', 'int8', 'int4']);
 /**
  * Bytes per parameter of full fine-tuning with AdamW in mixed precision, before any activation: half
  * weights and gradients, fp32 master weights and two moments (ZeRO paper's accounting; Hugging Face's
@@ -68,9 +67,12 @@ export const evalHfForward = (f: Facts) => f.phase === 'eval' && f.evalLoop === 
 export const evalLightning = (f: Facts) => f.phase === 'eval' && f.evalLoop === 'lightning';
 /** A script's own evaluation loop: without no_grad/inference_mode every forward keeps its graph. */
 export const evalPlain = (f: Facts) => f.phase === 'eval' && f.evalLoop === 'plain';
-/** The model load ran out and the weights are not loaded in half precision or quantized (or the log does not say). */
-export const loadWithoutHalfDtype = (f: Facts) =>
-  (f.phase === 'load' || (f.phase === undefined && f.oomPhase === 'load')) && !(f.dtype !== undefined && HALF_OR_LESS.has(f.dtype));
+/**
+ * The model load ran out and the log says the weights load in fp32 (stated, or read from the failed
+ * request): half precision is the first lever. An unstated dtype is no evidence: the weights lever
+ * (quantize, split, offload) answers then.
+ */
+export const loadInFp32 = (f: Facts) => (f.phase === 'load' || (f.phase === undefined && f.oomPhase === 'load')) && f.dtype === 'fp32';
 export const checkpointLoad = (f: Facts) => f.phase === 'checkpoint';
 export const collectiveOom = (f: Facts) => f.phase === 'collective';
 /** Neither the batch nor a phase lever has evidence: the reply gives the experiment that decides. */
@@ -84,11 +86,7 @@ function staticBytesPerParam(f: Facts): number {
 
 /** The words the lever advice quotes ({dtypeWhy}, {staticWhy}), from the facts that justify it. */
 export function leverWords(f: Facts, loc: Locale | undefined): void {
-  if (loadWithoutHalfDtype(f)) {
-    f.dtypeWhy = f.dtypeEvidence
-      ? t(loc, 'lever.dtypeWhy.matrix', { matrix: f.dtypeEvidence })
-      : t(loc, f.dtype === 'fp32' ? 'lever.dtypeWhy.fp32' : 'lever.dtypeWhy.unstated');
-  }
+  if (loadInFp32(f)) f.dtypeWhy = f.dtypeEvidence ? t(loc, 'lever.dtypeWhy.matrix', { matrix: f.dtypeEvidence }) : t(loc, 'lever.dtypeWhy.fp32');
   if (staticOverCard(f)) {
     f.staticWhy = `${f.paramsB}B × ${staticBytesPerParam(f)} B/param ≈ ${formatMiB(staticMiB(f)!)} ≥ ${formatMiB(cardMiB(f)!)}`;
   }

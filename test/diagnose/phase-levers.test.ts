@@ -236,10 +236,11 @@ describe('the model load -> the dtype first (a request the size of one fp32 weig
     expectBatchNotFirst(d);
   });
 
-  it('the same matrix in bf16 (448 MiB) is no evidence of fp32: the fix says the log does not name the dtype', async () => {
+  it('the same matrix in bf16 (448 MiB) is no evidence of fp32: the weights lever (quantize, split), not the dtype one', async () => {
     const d = await diagnoseText(tb(loadFrames, oom('448.00 MiB', '79.19 GiB', '212.00 MiB', '78.97 GiB', '78.50 GiB', '20.00 MiB')));
     expect(d.facts.dtype).toBeUndefined();
-    expect(first(d).summary).toMatch(/does not say which dtype/);
+    expect(first(d).summary).not.toMatch(/Load the weights in half precision/);
+    expect(first(d).summary).toMatch(/quantized/);
     expectBatchNotFirst(d);
   });
 
