@@ -131,8 +131,9 @@ describeWithSshd('a hostile Prometheus against the bot', 'test/sources/prometheu
         'ssh:',
         `  identity_file: ${key.keyFile}`,
         `  known_hosts: ${join(root, 'known_hosts')}`,
-        '  connect_timeout_ms: 5000',
-        '  exec_timeout_ms: 10000',
+        // Generous: on a loaded machine the real sshd is slow to answer, and the SSH host must be answered.
+        '  connect_timeout_ms: 30000',
+        '  exec_timeout_ms: 60000',
         // The backfill at start reads every group's history: its warnings are logged.
         'watch: { enabled: true, sample_interval_s: 3600 }',
         'host_groups:',
