@@ -55,6 +55,8 @@ export class SshHostsService implements HostsService {
   private hasAgent: boolean;
   /** Hosts of `source: prometheus` groups: read from Prometheus, never over SSH. */
   readonly prometheus: PrometheusHosts | null;
+  /** Identity files of the config the bot cannot use (resolved path -> the line naming it), checked again before each use. */
+  private refusedKeys: Map<string, string>;
 
   constructor(opts: HostsServiceOptions) {
     const { config, baseDir } = opts;
@@ -62,7 +64,9 @@ export class SshHostsService implements HostsService {
     this.baseDir = baseDir;
     const agent = opts.agent === undefined ? process.env.SSH_AUTH_SOCK : opts.agent;
     this.hasAgent = Boolean(agent);
-    checkConfiguredKeys(config, baseDir, this.hasAgent);
+    // A key the bot cannot use refuses the hosts that would use it, each with one line; the others start.
+    this.refusedKeys = checkConfiguredKeys(config, baseDir, this.hasAgent);
+    for (const problem of new Set(this.refusedKeys.values())) process.stderr.write(`hosts: ${t('en', 'reason.hosts.keyRefused', { problem })}\n`);
     try {
       this.prometheus = PrometheusHosts.fromConfig(config.host_groups.flatMap((g) => (g.source === 'prometheus' ? [g] : [])));
     } catch (e) {
@@ -177,8 +181,24 @@ export class SshHostsService implements HostsService {
   private async runSections(entry: HostEntry, command: 'status' | 'mem', priority: Priority = 'interactive'): Promise<Sections> {
     const timeout = this.config.ssh.exec_timeout_ms;
     if (entry.origin === 'local') return command === 'status' ? localStatus(timeout) : localMem(timeout);
-    const r = await this.pool.exec(this.target(entry), command === 'status' ? STATUS_COMMAND : MEM_COMMAND, { priority });
+    const target = this.target(entry);
+    const refused = this.keyRefusal(target);
+    if (refused) throw new SshError(refused, 'auth');
+    const r = await this.pool.exec(target, command === 'status' ? STATUS_COMMAND : MEM_COMMAND, { priority });
     return splitSections(r.stdout);
+  }
+
+  /** The line refusing a host whose identity file the start-up check refused, unless the file is usable by now. */
+  private keyRefusal(target: SshTarget): string | null {
+    const keyFile = target.identityFile ?? (this.config.ssh.identity_file ? resolvePath(this.config.ssh.identity_file, this.baseDir) : undefined);
+    const problem = keyFile === undefined ? undefined : this.refusedKeys.get(keyFile);
+    if (problem === undefined) return null;
+    // Fixed since (a key without its passphrase put in place, an agent): used from now on.
+    if (identityProblem(keyFile!, this.hasAgent) === null) {
+      this.refusedKeys.delete(keyFile!);
+      return null;
+    }
+    return t('en', 'reason.hosts.keyRefused', { problem });
   }
 
   /** ps output for these pids: the status exec already carries it for SSH hosts; localhost runs ps. */
@@ -504,21 +524,20 @@ export function errorLine(e: unknown): string {
 
 /**
  * The identity files named in the config, checked when the hosts service is built from it (start of
- * the bot and of every CLI command): a key ssh2 cannot use fails start-up with one line per file,
- * naming the file and the problem, never its contents.
+ * the bot and of every CLI command): each key ssh2 cannot use (passphrase-protected without an agent,
+ * not a key) is named with its problem, never its contents. The hosts that would use it are refused
+ * with that line; the bot starts with the others.
  */
-function checkConfiguredKeys(config: Config, baseDir: string, hasAgent: boolean): void {
-  const problems: string[] = [];
-  if (config.ssh.identity_file) {
-    const p = identityProblem(resolvePath(config.ssh.identity_file, baseDir), hasAgent);
-    if (p) problems.push(`  ssh.identity_file: ${p}`);
-  }
-  for (const h of sshHostsOf(config)) {
-    if (!h.identity_file) continue;
-    const p = identityProblem(resolvePath(h.identity_file, baseDir), hasAgent);
-    if (p) problems.push(`  hosts.${h.name}.identity_file: ${p}`);
-  }
-  if (problems.length) throw new ConfigError(`config is not valid:\n${problems.join('\n')}`);
+function checkConfiguredKeys(config: Config, baseDir: string, hasAgent: boolean): Map<string, string> {
+  const refused = new Map<string, string>();
+  const check = (where: string, file: string) => {
+    const path = resolvePath(file, baseDir);
+    const p = refused.has(path) ? null : identityProblem(path, hasAgent);
+    if (p) refused.set(path, `${where}: ${p}`);
+  };
+  if (config.ssh.identity_file) check('ssh.identity_file', config.ssh.identity_file);
+  for (const h of sshHostsOf(config)) if (h.identity_file) check(`hosts.${h.name}.identity_file`, h.identity_file);
+  return refused;
 }
 
 export function createHostsService(config: Config, baseDir: string, registry?: HostsServiceOptions['registry']): SshHostsService {
