@@ -7,7 +7,9 @@ import { isHostSample, isProcessSample, type Sample } from './types.js';
 
 const within = (v: unknown, min: number, max: number) => typeof v === 'number' && v >= min && v <= max;
 const whole = (v: unknown, min: number, max: number) => Number.isInteger(v) && within(v, min, max);
-const time = (v: unknown) => typeof v === 'string' && Number.isFinite(Date.parse(v));
+// A Timestamp is an ISO string (what the sources write) or epoch milliseconds (what the type allows):
+// both are storable; anything else is not.
+const time = (v: unknown) => (typeof v === 'number' ? Number.isFinite(v) && v >= 0 : typeof v === 'string' && Number.isFinite(Date.parse(v)));
 
 /** What is wrong with a sample ("gpuUsedMiB 99999999999"), or null when it can be stored. */
 export function sampleProblem(s: Sample): string | null {
