@@ -204,9 +204,19 @@ export const configSchema = z
         keep_logs: z.boolean().default(false),
         retention_days: z.number().int('a whole number of days').min(1, 'days kept: 1-365').max(365, 'days kept: 1-365').default(30),
         // Caps on kept logs: per person per 24 h, of each log its last KiB, all kept logs together (over a cap: not kept, noted in the log).
-        max_logs_per_user_per_day: z.number().int('a whole number of logs').min(1, 'logs kept per user per day: 1-10000').max(10000, 'logs kept per user per day: 1-10000').default(20),
+        max_logs_per_user_per_day: z
+          .number()
+          .int('a whole number of logs')
+          .min(1, 'logs kept per user per day: 1-10000')
+          .max(10000, 'logs kept per user per day: 1-10000')
+          .default(20),
         max_log_kib: z.number().int('a whole number of KiB').min(1, 'KiB kept of each log: 1-16384').max(16384, 'KiB kept of each log: 1-16384').default(256),
-        max_kept_mib: z.number().int('a whole number of MiB').min(1, 'MiB of kept logs in all: 1-1048576').max(1048576, 'MiB of kept logs in all: 1-1048576').default(512),
+        max_kept_mib: z
+          .number()
+          .int('a whole number of MiB')
+          .min(1, 'MiB of kept logs in all: 1-1048576')
+          .max(1048576, 'MiB of kept logs in all: 1-1048576')
+          .default(512),
         // The week's votes and kept logs (ids, rule, a redacted line), posted to the admins' channel.
         weekly: feedbackWeeklySchema.optional(),
       })
