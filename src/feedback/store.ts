@@ -9,7 +9,7 @@
 import Database from '../storage/sqlite-driver.js';
 import { createHmac, randomBytes } from 'node:crypto';
 import { lstatSync, readdirSync, unlinkSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
 import {
   FEEDBACK_ID,
   type DiagnosisRecordInput,
@@ -92,6 +92,19 @@ interface DiagnosisRow {
 }
 
 export const voteOf = (n: number): Vote => (n > 0 ? 'up' : 'down');
+
+/** The names the stores give kept logs (keptLogPath): day, rule id (sanitised), diagnosis id. */
+const KEPT_LOG_NAME = /^\d{8}-[A-Za-z0-9_-]{1,60}-[A-Za-z0-9_-]{16}\.log$/;
+
+/**
+ * A kept log's path as read back from the database, if it is one the store could have written: absolute,
+ * already resolved (no `..`), directly in the kept-logs folder, named as the store names them. Else null.
+ */
+export function keptLogInside(file: unknown, keptLogsDir: string): string | null {
+  if (typeof file !== 'string' || file.length > 4096 || !isAbsolute(file)) return null;
+  if (resolve(file) !== file || dirname(file) !== resolve(keptLogsDir)) return null;
+  return KEPT_LOG_NAME.test(basename(file)) ? file : null;
+}
 
 /** The path a kept log gets in `logsDir` (0700), written 0600 and never over another file. */
 export function keptLogPath(logsDir: string, id: string, rule: string | null, ts: number): string {
@@ -271,8 +284,12 @@ export class FeedbackStore implements FeedbackService {
     const cutoff = now - this.retentionDays * DAY_MS;
     const old = this.db.prepare('SELECT log_file FROM diagnoses WHERE ts < ? AND log_file IS NOT NULL').all(cutoff) as { log_file: string }[];
     for (const { log_file } of old) {
+      // A path read back from the database is deleted only when it is a kept log's name in the kept-logs
+      // folder: a row that names /etc/passwd or ~/.ssh/id_ed25519 must not become an unlink.
+      const kept = keptLogInside(log_file, this.logsDir);
+      if (kept === null) continue;
       try {
-        unlinkSync(log_file);
+        unlinkSync(kept);
       } catch {
         // already gone
       }

@@ -10,7 +10,6 @@
 // named as skipped), it is read without following a link and at most its last 256 KiB, every line quoted from
 // it is redacted again, and every value in the shell line admins paste is shell-quoted.
 import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
-import { basename, dirname, isAbsolute, resolve } from 'node:path';
 import { FEEDBACK_WEEKLY_NAME, type feedbackWeeklySchema } from '../core/config.js';
 import { FEEDBACK_ID, type FeedbackReport, type FeedbackService } from '../core/feedback.js';
 import { t, type Locale } from '../core/i18n.js';
@@ -21,6 +20,7 @@ import { DigestScheduler, type PostMessage, type ScheduledPost } from '../watch/
 import type { WatchStore } from '../watch/store.js';
 import type { DigestSlots } from '../storage/postgres/watch.js';
 import { redactLog, scrubBareSecrets } from './redact.js';
+import { keptLogInside } from './store.js';
 import type { z } from 'zod';
 
 export type FeedbackWeeklyConfig = z.infer<typeof feedbackWeeklySchema>;
@@ -82,19 +82,6 @@ export function readTail(file: string, maxBytes = READ_BYTES): string | null {
 function excerptOfFile(file: string): string {
   const text = readTail(file);
   return text === null ? '' : excerptOf(text);
-}
-
-/** The names the stores give kept logs (keptLogPath): day, rule id (sanitised), diagnosis id. */
-const KEPT_LOG_NAME = /^\d{8}-[A-Za-z0-9_-]{1,60}-[A-Za-z0-9_-]{16}\.log$/;
-
-/**
- * A kept log's path as read back from the database, if it is one the store could have written: absolute,
- * already resolved (no `..`), directly in the kept-logs folder, named as the store names them. Else null.
- */
-export function keptLogInside(file: unknown, keptLogsDir: string): string | null {
-  if (typeof file !== 'string' || file.length > 4096 || !isAbsolute(file)) return null;
-  if (resolve(file) !== file || dirname(file) !== resolve(keptLogsDir)) return null;
-  return KEPT_LOG_NAME.test(basename(file)) ? file : null;
 }
 
 /** A word for a POSIX shell: as it is when it holds only safe characters, else in single quotes. */

@@ -1,6 +1,6 @@
 // The feedback store on real SQLite files, and the redaction of kept logs.
 import Database from '../../src/storage/sqlite-driver.js';
-import { existsSync, mkdtempSync, readFileSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -127,5 +127,29 @@ describe('feedback store', () => {
     expect(existsSync(oldFile)).toBe(false);
     expect(store.report(60, now + 21 * 86_400_000).items).toHaveLength(1);
     store.close();
+  });
+  it('retention deletes only kept logs: a row whose log_file names a file elsewhere loses its row, never that file', () => {
+    const dir = tempDir();
+    const now = Date.UTC(2026, 10, 25, 12);
+    const store = FeedbackStore.inDataDir(dir, { keepLogs: true, retentionDays: 30 });
+    const id = store.record({ platform: 'slack', userId: 'U1', rule: null, category: null, log: 'Traceback\nValueError: x' }, now - 40 * 86_400_000);
+    const kept = store.report(60, now).items.find((i) => i.id === id)!.logFile!;
+    store.close();
+    // Rows as another writer of the database could leave them: outside files, a traversal, a kept-looking
+    // name in another folder.
+    const victims = [join(dir, 'precious.txt'), join(dir, 'feedback-logs', '..', 'precious2.txt'), join(tempDir(), '20261020-unmatched-AAAAAAAAAAAAAAAA.log')];
+    for (const v of victims) writeFileSync(v, 'keep me');
+    const db = new Database(join(dir, 'feedback.sqlite'));
+    const ins = db.prepare(
+      'INSERT INTO diagnoses (id, ts, platform, channel, user_hash, rule, category, matched, log_text, log_file) SELECT ?, ts, platform, channel, user_hash, rule, category, matched, log_text, ? FROM diagnoses WHERE id = ?',
+    );
+    victims.forEach((v, n) => ins.run(`BBBBBBBBBBBBBBB${n}`, v, id));
+    db.close();
+    const again = FeedbackStore.inDataDir(dir, { keepLogs: true, retentionDays: 30 });
+    again.prune(now); // (opening the store may already have pruned)
+    expect(again.report(60, now - 50 * 86_400_000).items).toHaveLength(0);
+    for (const v of victims) expect(readFileSync(v, 'utf8')).toBe('keep me');
+    expect(existsSync(kept)).toBe(false);
+    again.close();
   });
 });
