@@ -19,6 +19,8 @@ const include = [
   'test/sources/prometheus-parse.test.ts',
   'test/sources/prometheus-group.test.ts',
   'test/sources/secret-scrub.test.ts',
+  // Whether a chat message is a pasted log (src/core/paste.ts), through its one function.
+  'test/core/paste-mutants.test.ts',
 ];
 
 export default defineConfig({
