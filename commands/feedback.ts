@@ -108,7 +108,7 @@ export function reportReply(r: FeedbackReport, loc?: Locale): Reply {
         when(i.ts),
         i.rule ?? t(loc, 'feedback.report.noRule'),
         i.rule ? `${i.up}/${i.down}` : i.down || i.up ? `${i.up}/${i.down}` : '-',
-        i.logFile ?? (r.keepLogs ? t(loc, 'feedback.report.notKept') : t(loc, 'feedback.report.off')),
+        i.logFile ?? (i.logRefused ? t(loc, 'feedback.report.refused') : r.keepLogs ? t(loc, 'feedback.report.notKept') : t(loc, 'feedback.report.off')),
       ]);
     sections.push({
       heading: t(loc, 'feedback.report.items', { n: r.items.length }),

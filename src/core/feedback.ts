@@ -44,6 +44,8 @@ export interface FeedbackReportItem {
   down: number;
   /** The kept, redacted log (absolute path), when feedback.keep_logs was on. */
   logFile: string | null;
+  /** The stored path was not a kept log in this bot's kept-logs folder (a changed row): not shown, logFile is null. */
+  logRefused?: true;
 }
 
 export interface FeedbackReport {

@@ -106,6 +106,17 @@ export function keptLogInside(file: unknown, keptLogsDir: string): string | null
   return KEPT_LOG_NAME.test(basename(file)) ? file : null;
 }
 
+/**
+ * Report items with each stored path put through keptLogInside, as retention does before a delete: a
+ * path that is not a kept log in `keptLogsDir` is not shown (logFile null) and the item says it was refused.
+ */
+export function checkedKeptLogs(items: readonly FeedbackReportItem[], keptLogsDir: string): FeedbackReportItem[] {
+  return items.map((i) => {
+    if (i.logFile === null || i.logFile === undefined) return i;
+    return keptLogInside(i.logFile, keptLogsDir) === null ? { ...i, logFile: null, logRefused: true } : i;
+  });
+}
+
 /** The path a kept log gets in `logsDir` (0700), written 0600 and never over another file. */
 export function keptLogPath(logsDir: string, id: string, rule: string | null, ts: number): string {
   const day = new Date(ts).toISOString().slice(0, 10).replace(/-/g, '');
@@ -275,7 +286,7 @@ export class FeedbackStore implements FeedbackService {
            WHERE d.ts >= ? AND (d.matched = 0 OR COALESCE(v.down, 0) > 0) ORDER BY d.ts DESC, d.rowid DESC LIMIT ?`,
       )
       .all(since, MAX_ITEMS) as FeedbackReportItem[];
-    return { days, sinceMs: since, keepLogs: this.keepLogs, rules, items };
+    return { days, sinceMs: since, keepLogs: this.keepLogs, rules, items: checkedKeptLogs(items, this.logsDir) };
   }
 
   /** Deletes diagnoses (their votes, their kept logs) older than retention_days. */

@@ -120,7 +120,7 @@ export function weeklyFeedbackReply(r: FeedbackReport, now: number, o: WeeklyOpt
       },
     },
   ];
-  const withFile = r.items.filter((i) => i.logFile !== null);
+  const withFile = r.items.filter((i) => i.logFile !== null || i.logRefused);
   // A path the store could not have written (a changed row): the row is named, its path never used.
   const kept = withFile.filter((i) => FEEDBACK_ID.test(i.id) && keptLogInside(i.logFile, o.keptLogsDir) !== null);
   const skipped = withFile.filter((i) => !kept.includes(i)).map((i) => (FEEDBACK_ID.test(i.id) ? i.id : '?'));

@@ -85,14 +85,18 @@ describeWithPostgres('Postgres feedback and whoami claims, two replicas', 'test/
     expect(await fb.vote({ platform: 'slack', userId: 'UNOBODY', vote: 'up' })).toEqual({ ok: false, reason: 'none' });
     const unmatched = await fb.record({ platform: 'slack', userId: 'UCAROL', rule: null, category: null, log: 'Segmentation fault (core dumped)\n' });
     expect(readdirSync(logsB).some((f) => f.includes(unmatched))).toBe(true);
-    for (const r of [await fa.report(7), await fb.report(7)]) {
+    // B kept both files in its folder; A, whose kept-logs folder is another, refuses those paths (issue 22).
+    for (const [r, shown] of [
+      [await fa.report(7), false],
+      [await fb.report(7), true],
+    ] as const) {
       expect(r.rules).toEqual([
         { rule: 'cuda-oom', category: 'oom', diagnoses: 1, up: 0, down: 2 },
         { rule: null, category: null, diagnoses: 1, up: 0, down: 0 },
       ]);
-      expect(r.items.map((i) => [i.id, i.up, i.down, i.logFile !== null])).toEqual([
-        [unmatched, 0, 0, true],
-        [id, 0, 2, true],
+      expect(r.items.map((i) => [i.id, i.up, i.down, i.logFile !== null, i.logRefused === true])).toEqual([
+        [unmatched, 0, 0, shown, !shown],
+        [id, 0, 2, shown, !shown],
       ]);
     }
     // The same vote through the chat command on the other replica.

@@ -27,7 +27,7 @@ import {
   type Vote,
   type VoteResult,
 } from '../../core/feedback.js';
-import { KEPT_LOG_DEFAULTS, keptLogPath, keptLogRefusal, voteOf, writeKeptLog, type KeptLogCaps } from '../../feedback/store.js';
+import { checkedKeptLogs, KEPT_LOG_DEFAULTS, keptLogPath, keptLogRefusal, voteOf, writeKeptLog, type KeptLogCaps } from '../../feedback/store.js';
 import { redactLog } from '../../feedback/redact.js';
 import { storableText } from '../storable-text.js';
 import type { Pool } from './connect.js';
@@ -207,7 +207,16 @@ export class PgFeedbackStore implements FeedbackService {
         [since, MAX_ITEMS],
       ),
     ]);
-    return { days, sinceMs: since, keepLogs: this.keepLogs, rules: rules.rows, items: items.rows.map((i) => ({ ...i, ts: Number(i.ts) })) };
+    return {
+      days,
+      sinceMs: since,
+      keepLogs: this.keepLogs,
+      rules: rules.rows,
+      items: checkedKeptLogs(
+        items.rows.map((i) => ({ ...i, ts: Number(i.ts) })),
+        this.logsDir,
+      ),
+    };
   }
 
   /**
