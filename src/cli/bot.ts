@@ -6,13 +6,48 @@ import { runConsoleChat } from '../adapters/console/console-chat.js';
 import { renderText } from '../adapters/console/render.js';
 import { startChatAdapters } from '../adapters/start.js';
 import { createLogger, scrubSecrets } from '../ops/logger.js';
-import { parseArgs } from './usage.js';
+import { parseArgs, UsageError } from './usage.js';
+import { chatModeOf } from '../adapters/adapter-env.js';
+import { fstatSync } from 'node:fs';
 import type { Reply } from '../core/reply.js';
 import type { PostTarget } from '../core/services.js';
 
+// `npm start --config FILE` hands the bot FILE alone (npm keeps `--config` as its own setting and exports it
+// as npm_config_config), and `npm start --config=FILE` hands it nothing: either way the bot would run
+// without the config the person named. The form that reaches the bot is `npm start -- --config FILE`.
+const CONFIG_FORM = 'give the config as `npm start -- --config FILE` (or `gpu-doctor bot --config FILE`)';
+
+/** The config argument as given, refusing what the bot would otherwise ignore (stray words, npm's swallowed --config). */
+function configArgument(args: string[], env: NodeJS.ProcessEnv): string | undefined {
+  const { flags, positionals } = parseArgs(args, { values: ['config'] });
+  if (positionals.length) throw new UsageError(`bot takes no argument "${positionals[0].slice(0, 80)}": ${CONFIG_FORM}`);
+  if (flags.config === undefined && env.npm_config_config !== undefined)
+    throw new UsageError(`npm took --config for itself, so the bot got no config: ${CONFIG_FORM}`);
+  return flags.config;
+}
+
+/**
+ * Without chat tokens the bot is the console chat, which reads a terminal or piped input. A stdin that is
+ * neither (`docker run -d`, a service manager: /dev/null or closed) would end the console at once, exit 0,
+ * and a restart policy would start it again forever: the missing tokens are named instead.
+ */
+function stdinCanChat(): boolean {
+  if (process.stdin.isTTY) return true;
+  try {
+    const stat = fstatSync(0);
+    return stat.isFIFO() || stat.isSocket() || stat.isFile();
+  } catch {
+    return false; // stdin closed
+  }
+}
+
 export async function botCli(args: string[]): Promise<number> {
-  const { flags } = parseArgs(args, { values: ['config'] });
-  const app = await createApp(flags.config);
+  const config = configArgument(args, process.env);
+  if (chatModeOf(process.env).mode === 'console chat' && !stdinCanChat())
+    throw new Error(
+      'no chat token set: set SLACK_BOT_TOKEN with SLACK_APP_TOKEN (or SLACK_SIGNING_SECRET) for Slack, or DISCORD_TOKEN for Discord; without them the bot is the console chat, which needs a terminal or piped input',
+    );
+  const app = await createApp(config);
   const logger = createLogger();
   // Last line of defence: every known path awaits or handles its promises, but one request that slips
   // through must not end the bot for everyone (Node ends the process on an unhandled rejection). It is
