@@ -7,6 +7,7 @@ import { parseCommandLine } from './invocation.js';
 import type { ProgressPacer } from './progress.js';
 import type { Reply } from './reply.js';
 import { scrubDeep } from './secret-scrub.js';
+import { argumentProblem } from './zod-messages.js';
 
 export class CommandLoadError extends Error {}
 
@@ -114,7 +115,8 @@ export class CommandRegistry {
     }
     const options = command.options.safeParse(parsed.raw);
     if (!options.success) {
-      const problems = options.error.issues.map((i) => (i.path.length ? `${i.path.join('.')}: ${localize(loc, i.message)}` : localize(loc, i.message)));
+      // Each problem a sentence naming the argument as the usage line does (GPU, --theme), not zod's path.
+      const problems = options.error.issues.map((i) => argumentProblem(i, command.usage, parsed.raw, loc));
       return done(command.name, 'usage', {
         title: t(loc, 'registry.usage.title', { usage: command.usage }),
         severity: 'warning',

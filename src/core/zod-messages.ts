@@ -4,7 +4,7 @@
 // localize() shows them in the asker's language like every other usage message. Issues not listed
 // here keep zod's own text.
 import { z } from 'zod';
-import { t, type MessageKey, type Vars } from './i18n.js';
+import { localize, t, type Locale, type MessageKey, type Vars } from './i18n.js';
 
 /** zod's name for what it received (its parsedType, for the values a command line or YAML holds). */
 function received(input: unknown): string | undefined {
@@ -75,4 +75,96 @@ export function useCatalogueForZod(): void {
       return m ? t('en', m.key, m.vars) : undefined;
     },
   });
+}
+
+/**
+ * The words of a command's usage line that stand for its positional arguments, in order:
+ * `chart HOST [GPU] [hours] [--theme light|dark]` gives HOST, GPU, hours (options and their values left out).
+ * A last word ending in `...` (`status [HOST...]`) names every further argument.
+ */
+export function positionalNames(usage: string): string[] {
+  const words = usage
+    .replace(/\[--[^\]]*\]/g, ' ')
+    .split(/\s+/)
+    .slice(1)
+    .filter((w) => w && !w.startsWith('--') && !w.startsWith('<'));
+  return words.map((w) => w.replace(/[[\]]/g, ''));
+}
+
+/** The usage name of the argument at an issue's path: GPU for `_.1`, --theme for `theme`; undefined for the words as a whole. */
+function argumentName(path: readonly PropertyKey[], usage: string): string | undefined {
+  if (path[0] === '_') {
+    if (typeof path[1] !== 'number') return undefined;
+    const names = positionalNames(usage);
+    const name = names[path[1]] ?? (names.at(-1)?.endsWith('...') ? names.at(-1) : undefined);
+    return name ? name.replace(/\.\.\.$/, '') : `#${path[1] + 1}`;
+  }
+  return path.length ? `--${String(path[0])}` : undefined;
+}
+
+/** The fixed beginnings of zod's own messages (usage.zod.*, as installed above): anything else is a command's own wording. */
+const ZOD_HEADS = ['Invalid input: expected ', 'Invalid option: expected one of ', 'Too big: expected ', 'Too small: expected '];
+const zodWording = (message: string) => ZOD_HEADS.some((head) => message.startsWith(head));
+
+function hasValueAt(raw: unknown, path: readonly PropertyKey[]): boolean {
+  let cur = raw;
+  for (const key of path) cur = cur && typeof cur === 'object' ? (cur as Record<PropertyKey, unknown>)[key] : undefined;
+  return cur !== undefined;
+}
+
+/** What a person typed for an argument (the raw word before coercion), shortened for the reply. */
+function typedAt(raw: unknown, path: readonly PropertyKey[]): string | undefined {
+  let cur = raw;
+  for (const key of path) cur = cur && typeof cur === 'object' ? (cur as Record<PropertyKey, unknown>)[key] : undefined;
+  if (typeof cur !== 'string') return undefined;
+  return cur.length > 40 ? cur.slice(0, 40) + '…' : cur;
+}
+
+/**
+ * One argument's problem as a sentence naming the argument by its usage name, in the asker's language
+ * ("GPU must be a number, not \"abc\"."), instead of zod's path and wording (`_.1: Invalid input: expected
+ * number, received NaN`). A command's own message (a `.min(1, 'hours: 1-168')`) is its own wording: kept.
+ */
+export function argumentProblem(
+  issue: { code: string; path: readonly PropertyKey[]; message: string },
+  usage: string,
+  raw: unknown,
+  locale: Locale | undefined,
+): string {
+  if (!zodWording(issue.message)) return localize(locale, issue.message);
+  const name = argumentName(issue.path, usage);
+  const command = usage.split(/\s+/)[0];
+  // zod keeps no input in a finished issue: what was typed is read from the raw invocation at the path.
+  const typed = typedAt(raw, issue.path);
+  const i = issue as { code: string; expected?: string; minimum?: number | bigint; maximum?: number | bigint; origin?: string; values?: unknown[] };
+  if (name === undefined) {
+    // The positional words as a whole: too many, or too few (the first missing one named).
+    const given = (raw as { _?: unknown } | undefined)?._;
+    const words = Array.isArray(given) ? given.length : 0;
+    if (i.code === 'too_big') return t(locale, 'usage.arg.tooMany', { command, n: String(i.maximum) });
+    if (i.code === 'too_small') {
+      const missing = positionalNames(usage)[words]?.replace(/\.\.\.$/, '');
+      return missing ? t(locale, 'usage.arg.missing', { name: missing }) : t(locale, 'usage.arg.tooFew', { command, n: String(i.minimum) });
+    }
+    return localize(locale, issue.message);
+  }
+  switch (i.code) {
+    case 'invalid_type':
+      if (typed === undefined && !hasValueAt(raw, issue.path)) return t(locale, 'usage.arg.missing', { name });
+      if (i.expected === 'number' || i.expected === 'int')
+        return typed === undefined ? t(locale, 'usage.arg.number', { name }) : t(locale, 'usage.arg.numberNot', { name, word: typed });
+      return t(locale, 'usage.arg.invalid', { name });
+    case 'invalid_value':
+      return t(locale, 'usage.arg.oneOf', { name, values: (i.values ?? []).map(String).join(', '), word: typed ?? '' });
+    case 'too_big':
+      return i.origin === 'string'
+        ? t(locale, 'usage.arg.longest', { name, n: String(i.maximum) })
+        : t(locale, 'usage.arg.atMost', { name, n: String(i.maximum) });
+    case 'too_small':
+      return i.origin === 'string'
+        ? t(locale, 'usage.arg.shortest', { name, n: String(i.minimum) })
+        : t(locale, 'usage.arg.atLeast', { name, n: String(i.minimum) });
+    default:
+      return t(locale, 'usage.arg.invalid', { name });
+  }
 }
