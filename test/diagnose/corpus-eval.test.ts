@@ -207,10 +207,11 @@ describe('expert expectations on real logs', () => {
       expect(s.n).toBeGreaterThanOrEqual(86);
       expect(s.failed).toBe(0);
       expect(s.harmful).toBe(0);
-      // measured 65/86 category, 49/67 lever (19 expected levers have no LEVERS key), 56/86 all checks, harmful 0 when the
-      // group was added (engine at 3acecbb, clean export plus this group)
+      // measured 65/86 category, 49/67 lever (19 expected levers had no LEVERS key), 56/86 all checks, harmful 0 when the
+      // group was added (engine at 3acecbb, clean export plus this group); with the eval, host-RAM, leak-finding, version
+      // and XLA lever keys added: 51/86 lever, strict harm 3 (same engine)
       expect(s.category / s.n).toBeGreaterThanOrEqual(0.72);
-      expect(s.lever / s.leverOf).toBeGreaterThanOrEqual(0.69);
+      expect(s.lever / s.leverOf).toBeGreaterThanOrEqual(0.55);
     },
   );
 });

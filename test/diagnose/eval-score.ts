@@ -154,6 +154,15 @@ const LEVERS: Record<string, (fix: FullFix | undefined, category: string | undef
   shm_size: (f) => /shm/i.test(JSON.stringify(f ?? {})),
   low_cpu_mem_usage: (f) => /low_cpu_mem_usage|fewer processes|each (?:process|rank) loads|ZeRO-3 init|zero3_init|mmap/i.test(f?.summary ?? ''),
   leak_fix: (f) => /empty_cache|\.item\(\)|detach|loss = None/i.test(JSON.stringify(f ?? {})),
+  // Eval/inference without autograd: the graph of every eval batch is kept until no_grad/inference_mode.
+  no_grad: (f) => /no_grad|inference_mode|requires_grad|\.eval\(\)|torch\.no_grad/i.test(JSON.stringify(f ?? {})),
+  // Trainer's evaluation loop keeps every batch's logits on the card until eval_accumulation_steps moves them.
+  eval_accumulation: (f) => /eval_accumulation_steps|preprocess_logits_for_metrics|prediction_loss_only/i.test(JSON.stringify(f ?? {})),
+  host_ram_or_swap: (f, cat) => cat === 'host_oom_killed' && /swap|RAM|host memory|system memory|--memory|memory limit/i.test(f?.summary ?? ''),
+  find_leak: (f) => /memory_summary|_record_memory_history|memory snapshot|tracemalloc|profil|growing_memory/i.test(JSON.stringify(f ?? {})),
+  framework_version: (f) => /upgrade|update (?:to|PyTorch|torch|the)|newer (?:version|release)|downgrade|pip install -U/i.test(f?.summary ?? ''),
+  xla_mem_fraction: (f) =>
+    /XLA_PYTHON_CLIENT_(?:MEM_FRACTION|PREALLOCATE|ALLOCATOR)|allow_growth|memory_fraction|set_memory_growth/i.test(JSON.stringify(f ?? {})),
   nccl_timeout_debug: (_f, cat) => cat === 'nccl_or_distributed',
   driver_fix: (_f, cat) => cat === 'driver_or_smi',
   // Not a memory problem, or a memory error whose first fix says it is not capacity (free >= request,
@@ -164,10 +173,17 @@ const LEVERS: Record<string, (fix: FullFix | undefined, category: string | undef
     (/not a full card|not capacity|is not the capacity|not a batch that is a little too big/i.test(f?.summary ?? '') && f?.changes?.batch === undefined),
 };
 
+/** The fix's opening clause tells the user to free or leave the card (not a conditional check "if another process..."). */
+const freesFirst = (summary: string) => {
+  const opening = summary.split(/[.:;](?:\s|$)/)[0];
+  return /another process|other process|held outside|CUDA_VISIBLE_DEVICES/i.test(opening) && !/\bif\b|check|experiment/i.test(opening);
+};
+
 export interface ExpertScore {
   n: number;
   category: number;
   harmful: number;
+  harmfulStrict: number;
   lever: number;
   leverOf: number;
   checksPassed: number;
@@ -181,7 +197,7 @@ export interface ExpertScore {
  */
 export async function scoreExpertDir(dir: string, runner: 'cli' | 'inprocess' = 'inprocess', concurrency = 4): Promise<ExpertScore> {
   const cases = JSON.parse(readFileSync(join(dir, 'cases.json'), 'utf8')) as ExpertCase[];
-  const s: ExpertScore = { n: cases.length, category: 0, harmful: 0, lever: 0, leverOf: 0, checksPassed: 0, failed: 0, rows: [] };
+  const s: ExpertScore = { n: cases.length, category: 0, harmful: 0, harmfulStrict: 0, lever: 0, leverOf: 0, checksPassed: 0, failed: 0, rows: [] };
   const outs: (FullContract | Error)[] = new Array(cases.length);
   if (runner === 'inprocess') {
     const [{ loadRuleBase }, { diagnose }, { readLogFile }, { toJsonContract }] = await Promise.all([
@@ -233,6 +249,21 @@ export async function scoreExpertDir(dir: string, runner: 'cli' | 'inprocess' = 
       s.harmful++;
       misses.push('HARMFUL: first fix shrinks the batch');
     }
+    // Strict harm (issue 23): the batch changed first where the label's lever is not the batch, the card
+    // "freed" where the process holds it itself, or allocator settings first for a capacity problem.
+    const batchLever = ['batch', 'batch_accumulate'].includes(c.expected_lever ?? '');
+    const strict =
+      (shrinks && c.expected_lever !== undefined && !batchLever) ||
+      (c.holder !== undefined && c.holder !== 'other_process' && c.expected_lever !== 'free_or_move_gpu' && freesFirst(first?.summary ?? '')) ||
+      (c.expected_lever !== undefined &&
+        c.expected_lever !== 'expandable_segments' &&
+        MEMORY.has(d?.category ?? '') &&
+        !['allocator_cache', 'not_capacity', 'n/a'].includes(c.holder ?? 'n/a') &&
+        /expandable_segments|max_split_size/i.test(first?.summary ?? ''));
+    if (strict) {
+      s.harmfulStrict++;
+      misses.push('HARMFUL (strict): first fix pulls a lever the label rules out');
+    }
     if (c.expected_lever && LEVERS[c.expected_lever]) {
       s.leverOf++;
       if (LEVERS[c.expected_lever](first, d?.category)) s.lever++;
@@ -259,4 +290,4 @@ export async function scoreExpertDir(dir: string, runner: 'cli' | 'inprocess' = 
 }
 
 export const expertLine = (s: ExpertScore) =>
-  `category ${s.category}/${s.n} (${Math.round((100 * s.category) / s.n)}%), harmful ${s.harmful}, first-fix lever ${s.lever}/${s.leverOf} (${Math.round((100 * s.lever) / Math.max(1, s.leverOf))}%), all checks ${s.checksPassed}/${s.n}, failed ${s.failed}`;
+  `category ${s.category}/${s.n} (${Math.round((100 * s.category) / s.n)}%), harmful ${s.harmful} (strict ${s.harmfulStrict}), first-fix lever ${s.lever}/${s.leverOf} (${Math.round((100 * s.lever) / Math.max(1, s.leverOf))}%), all checks ${s.checksPassed}/${s.n}, failed ${s.failed}`;
