@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { compileRules, redactLog, redactSecrets } from '../../src/feedback/redact.js';
 import { SECRET_RULES, type SecretRule } from '../../src/feedback/secret-rules.js';
-import { SECRET_SHAPES } from './secret-shapes.js';
+import { fake, SECRET_SHAPES } from './secret-shapes.js';
 
 /** The placeholders in a text: `<slack token>`, `<redacted>`, `<private key>`… */
 const placeholders = (text: string) => text.match(/<[a-z0-9 ]{2,40}>/g) ?? [];
@@ -28,6 +28,50 @@ describe('secret rules', () => {
     expect(redactLog('AUTHORIZATION=Token abcdefgh12345')).toBe('AUTHORIZATION=Token <token>');
     expect(redactLog('train.py --API-KEY k1k2k3k4k5 --epochs 3')).toBe('train.py --API-KEY <redacted> --epochs 3');
     expect(redactLog('Password: hunter2hunter2')).toBe('Password: <redacted>');
+  });
+});
+
+describe('vendor formats the corpus does not hold', () => {
+  // Made up like the corpus (fake(): a fixed pseudo-random walk); each in its vendor's documented shape.
+  const hex = (n: number, seed: number) => fake(n, seed, '0123456789abcdef');
+  const upper = (n: number, seed: number) => fake(n, seed, 'ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789');
+  const b64 = (n: number, seed: number) => fake(n, seed, 'AbCdEfGhIjKlMnOpQrStUvWxYz0123456789+/');
+  const formats: [string, string, string][] = [
+    ['gitlab runner registration token', `GR1348941${fake(20, 31)}`, '<gitlab token>'],
+    ['hugging face organization token', `api_org_${fake(34, 32)}`, '<hf token>'],
+    ['stripe webhook secret', `whsec_${fake(32, 33)}`, '<stripe key>'],
+    ['aws bedrock api key', `ABSK${b64(132, 34)}==`, '<aws secret>'],
+    ['square access token', `sq0atp-${fake(22, 35)}`, '<square token>'],
+    ['doppler token', `dp.pt.${fake(43, 36)}`, '<doppler token>'],
+    ['pulumi token', `pul-${hex(40, 37)}`, '<pulumi token>'],
+    ['linear api key', `lin_api_${fake(40, 38)}`, '<linear key>'],
+    ['sentry token', `sntrys_${b64(60, 39)}`, '<sentry token>'],
+    ['1password secret key', `A3-${upper(6, 40)}-${upper(11, 41)}-${upper(5, 42)}-${upper(5, 43)}-${upper(5, 44)}`, '<1password key>'],
+    ['1password service account token', `ops_eyJ${b64(260, 45)}`, '<1password token>'],
+    ['artifactory api key', `AKCp${fake(69, 46)}`, '<artifactory token>'],
+    ['heroku api key', `HRKU-${fake(36, 47)}`, '<heroku key>'],
+    ['openshift token', `sha256~${fake(43, 48)}`, '<openshift token>'],
+    ['replicate token', `r8_${fake(37, 49)}`, '<api key>'],
+    ['groq key', `gsk_${fake(52, 50)}`, '<api key>'],
+    ['tailscale auth key', `tskey-auth-${fake(24, 51)}`, '<tailscale key>'],
+    ['postman key', `PMAK-${hex(24, 52)}-${hex(34, 53)}`, '<postman key>'],
+    ['rubygems token', `rubygems_${hex(48, 54)}`, '<rubygems token>'],
+    ['dynatrace token', `dt0c01.${upper(24, 55)}.${upper(64, 56)}`, '<dynatrace token>'],
+    ['planetscale token', `pscale_tkn_${fake(43, 57)}`, '<planetscale token>'],
+    ['prefect token', `pnu_${fake(36, 58)}`, '<prefect token>'],
+    ['brevo (sendinblue) key', `xkeysib-${hex(64, 59)}-${fake(16, 60)}`, '<sendinblue key>'],
+    ['alibaba access key id', `LTAI${fake(20, 61)}`, '<alibaba key id>'],
+    ['clickhouse cloud key', `4b1d${fake(38, 62)}`, '<clickhouse key>'],
+    ['terraform cloud token', `${fake(14, 63)}.atlasv1.${fake(67, 64)}`, '<terraform token>'],
+    ['fly.io token', `fo1_${fake(43, 65)}`, '<fly token>'],
+  ];
+  for (const [what, token, placeholder] of formats)
+    it(`${what} becomes ${placeholder}`, () => {
+      expect(redactSecrets(`using ${token} now`)).toBe(`using ${placeholder} now`);
+    });
+
+  it('a GitLab session cookie loses its value', () => {
+    expect(redactSecrets(`Cookie: _gitlab_session=${hex(32, 66)}; path=/`)).toBe('Cookie: _gitlab_session=<redacted>; path=/');
   });
 });
 
