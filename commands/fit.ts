@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { defineCommand } from '../src/core/command.js';
 import { localize, t } from '../src/core/i18n.js';
 import { textReply } from '../src/core/reply.js';
+import { joinSizeWords } from '../src/core/size.js';
 import { MAX_COUNT, MAX_HOURS, parseSize } from '../src/fleet/args.js';
 import { DEFAULT_FIT_SETTINGS, rankFits, sshHint, type GpuGrowth } from '../src/fleet/fit.js';
 import { ownUsersOf } from '../src/fleet/notify.js';
@@ -19,26 +20,30 @@ export default defineCommand({
   usage: 'fit SIZE [count] [hours] [--shared]',
   options: z
     .object({
-      _: z.tuple([
-        z
-          .string()
-          .max(32)
-          .superRefine((s, ctx) => {
-            const r = parseSize(s);
-            if ('error' in r) ctx.addIssue({ code: 'custom', message: r.error });
-          }),
-        z.coerce
-          .number()
-          .int(t('en', 'usage.count.int', { max: MAX_COUNT }))
-          .min(1, t('en', 'usage.count.range', { max: MAX_COUNT }))
-          .max(MAX_COUNT, t('en', 'usage.count.range', { max: MAX_COUNT }))
-          .optional(),
-        z.coerce
-          .number()
-          .min(1, t('en', 'usage.hours.range', { max: MAX_HOURS }))
-          .max(MAX_HOURS, t('en', 'usage.hours.week', { max: MAX_HOURS }))
-          .optional(),
-      ]),
+      // `fit 40 G 2` as `fit 40G 2`: a number and a bare unit are one size.
+      _: z.preprocess(
+        (w) => (Array.isArray(w) ? joinSizeWords(w as string[]) : w),
+        z.tuple([
+          z
+            .string()
+            .max(32)
+            .superRefine((s, ctx) => {
+              const r = parseSize(s);
+              if ('error' in r) ctx.addIssue({ code: 'custom', message: r.error });
+            }),
+          z.coerce
+            .number()
+            .int(t('en', 'usage.count.int', { max: MAX_COUNT }))
+            .min(1, t('en', 'usage.count.range', { max: MAX_COUNT }))
+            .max(MAX_COUNT, t('en', 'usage.count.range', { max: MAX_COUNT }))
+            .optional(),
+          z.coerce
+            .number()
+            .min(1, t('en', 'usage.hours.range', { max: MAX_HOURS }))
+            .max(MAX_HOURS, t('en', 'usage.hours.week', { max: MAX_HOURS }))
+            .optional(),
+        ]),
+      ),
       shared: z.boolean().optional(),
     })
     .passthrough(),

@@ -1,6 +1,7 @@
 // The words of `/gpu fit` and `/gpu notify`, read strictly. Every pattern is anchored with bounded
 // repetition (linear on any input); the words are already capped by the command-line tokenizer.
 import { t } from '../core/i18n.js';
+import { joinSizeWords, sizeMiB } from '../core/size.js';
 
 /** Largest memory one GPU offers today is under 300 GB; a request over 1 TiB per GPU is a typo. */
 export const MAX_SIZE_MiB = 1024 * 1024;
@@ -10,18 +11,14 @@ export const MAX_HOURS = 168;
 export const DEFAULT_NOTIFY_HOURS = 12;
 
 export const SIZE_HINT = t('en', 'usage.size.hint');
-const SIZE = /^(\d{1,7}(?:\.\d{1,3})?)(G|GiB|M|MiB)$/i;
-
-/** `40G`, `7.5GiB`, `24000M`, `24000MiB` as MiB; an error line for anything else. */
+/** `40G`, `40GB`, `7.5GiB`, `40 G`, `24000M` as MiB (binary units: src/core/size.ts); an error line for anything else. */
 export function parseSize(word: string): { mib: number } | { error: string } {
-  const m = SIZE.exec(word);
-  if (!m) {
+  const mib = sizeMiB(word);
+  if (mib === undefined) {
     const shown = word.length > 20 ? word.slice(0, 20) + '…' : word;
     if (/^\d{1,7}(?:\.\d{1,3})?$/.test(word)) return { error: t('en', 'usage.size.didYouMean', { hint: SIZE_HINT, word }) };
     return { error: t('en', 'usage.size.notOne', { hint: SIZE_HINT, word: shown }) };
   }
-  const n = Number(m[1]);
-  const mib = Math.ceil(m[2].toUpperCase().startsWith('G') ? n * 1024 : n);
   if (mib < 1) return { error: t('en', 'usage.size.positive') };
   if (mib > MAX_SIZE_MiB) return { error: t('en', 'usage.size.max', { word }) };
   return { mib };
@@ -49,7 +46,8 @@ export type NotifyWords =
  * `notify [add] SIZE [count] [[for] 12h]`, `notify list`, `notify cancel ID`. The count is a bare whole
  * number, the duration carries h/d or follows `for`, so `notify 40G for 12h` and `notify 40G 2 12h` both read.
  */
-export function parseNotifyWords(words: readonly string[]): NotifyWords | { error: string } {
+export function parseNotifyWords(typed: readonly string[]): NotifyWords | { error: string } {
+  const words = joinSizeWords(typed); // `notify 40 G` as `notify 40G`
   const [first, ...rest] = words;
   if (first === undefined) return { error: t('en', 'usage.notify.what') };
   const verb = first.toLowerCase();

@@ -128,7 +128,8 @@ describe('fit and notify words', () => {
     expect(parseSize('7.5GiB')).toEqual({ mib: 7680 });
     expect(parseSize('24000M')).toEqual({ mib: 24000 });
     expect(parseSize('24000mib')).toEqual({ mib: 24000 });
-    for (const bad of ['999999999T', 'abc', '40', '-4G', '40 G', '1e3G', '0M', '2048G', '40GB']) expect(parseSize(bad), bad).toHaveProperty('error');
+    for (const bad of ['999999999T', 'abc', '40', '-4G', '40  G', '1e3G', '0M', '2048G', '40GBB', '40iB', '40Gi'])
+      expect(parseSize(bad), bad).toHaveProperty('error');
     expect((parseSize('40') as { error: string }).error).toContain('did you mean 40G?');
     expect((parseSize('2048G') as { error: string }).error).toContain('at most 1024 GiB');
     expect(parseHours('12h')).toEqual({ hours: 12 });
