@@ -42,8 +42,6 @@ export interface EarlyAlertOptions {
   lookbackMinutes: number;
   /** Memory right after a process starts (context, weights, optimizer state) is not a rise. */
   warmupMinutes: number;
-  /** The sampler's interval: one window per sample. */
-  sampleIntervalSec: number;
   /** A rise of fewer steps than this is a step change, not a ramp. */
   minSteps: number;
   /** A rise smaller than this is what a caching allocator reserves and gives back on its own (a segment set). */
@@ -55,7 +53,6 @@ export const DEFAULT_EARLY_OPTIONS: EarlyAlertOptions = {
   minMinutes: 8,
   lookbackMinutes: 60,
   warmupMinutes: 3,
-  sampleIntervalSec: 60,
   minSteps: 4,
   minRiseMiB: 256,
 };
@@ -120,13 +117,19 @@ export function earlyCheck(p: RecentProcess, options: Partial<EarlyAlertOptions>
   const { t, E, noise } = f;
   const m = E.length;
   const minH = o.minMinutes / 60;
-  const intervalH = o.sampleIntervalSec / 3600;
+  // The polls' spacing as observed (the configured interval is what the sampler aims at, not what it got).
+  const spacing = new Float64Array(m - 1);
+  for (let i = 1; i < m; i++) spacing[i - 1] = t[i] - t[i - 1];
+  const intervalH = median(spacing);
   if (E[m - 1] - E[0] < o.minRiseMiB) return quiet('flat');
 
   // Headroom: the card's free memory, less what a peak of the last hour above the present level will take again.
   let peak = -Infinity;
   for (let i = from; i < n; i++) if (p.mib[i] > peak) peak = p.mib[i];
   const headroom = Math.max(0, p.gpuTotalMiB - p.gpuUsedMiB - Math.max(0, peak - p.mib[n - 1]));
+  // A steady rise of at least minMinutes is no steeper than the floor's whole rise over minMinutes (twice
+  // that, for the estimator): if even that fills the headroom later than the horizon, nothing here will.
+  if ((2 * (E[m - 1] - E[0]) * o.withinHours) / minH < headroom) return quiet('not full within the horizon');
 
   const stepMin = Math.max(1, noise);
   let reason = '';
@@ -226,14 +229,14 @@ export function earlyCheck(p: RecentProcess, options: Partial<EarlyAlertOptions>
       riseMiB: rise,
       totalRiseMiB: E[m - 1] - E[0],
     };
-    const w = windowsOf(p.times, p.mib, from, n, o.sampleIntervalSec * 1000);
+    const w = windowsOf(p.times, p.mib, from, n, intervalH * HOUR);
     const verdict = {
       slopeMiBPerHour: slope,
       hoursToFull,
       riseMinutes: (t[m - 1] - t[k]) * 60,
       riseMiB: rise,
       steps: kept.length,
-      pattern: creepPattern(w, p.processStartMs, g, p.mib[n - 1], { warmupMinutes: o.warmupMinutes, windowMinutes: o.sampleIntervalSec / 60 }),
+      pattern: creepPattern(w, p.processStartMs, g, p.mib[n - 1], { warmupMinutes: o.warmupMinutes, windowMinutes: intervalH * 60 }),
     };
     // The longest steady rise decides: a shorter one would only be a noisier estimate of the same slope.
     if (levelsBelowFull) return quiet('levels off below full', series(), { ...verdict, hoursToFull: null });
@@ -400,18 +403,44 @@ export class EarlyWatch {
 
   /** The processes sampled since the last check that are rising toward a full card, not yet alerted here. */
   check(nowMs: number): EarlyAlert[] {
+    const keys = [...this.touched];
+    this.touched.clear();
+    const out = this.checkKeys(keys);
+    this.dropIdle(nowMs);
+    return byUrgency(out);
+  }
+
+  /**
+   * The same in slices of `slice` processes with a yield to the event loop between them: after a fleet's
+   * round (thousands of processes, ~10 µs each where flat, more where a rise is analysed) no chat reply waits on it.
+   */
+  async checkYielding(nowMs: number, slice = 256): Promise<EarlyAlert[]> {
+    const keys = [...this.touched];
+    this.touched.clear();
     const out: EarlyAlert[] = [];
-    for (const key of this.touched) {
+    for (let i = 0; i < keys.length; i += slice) {
+      if (i) await new Promise((r) => setImmediate(r));
+      out.push(...this.checkKeys(keys.slice(i, i + slice)));
+    }
+    this.dropIdle(nowMs);
+    return byUrgency(out);
+  }
+
+  private checkKeys(keys: readonly string[]): EarlyAlert[] {
+    const out: EarlyAlert[] = [];
+    for (const key of keys) {
       const tr = this.tracks.get(key);
       if (!tr || this.alerted.has(key)) continue;
       const v = earlyCheck(tr, this.options);
       if (v.alert) out.push({ key, finding: findingOf(tr, v), verdict: v, sampledMinutes: (tr.times[tr.times.length - 1] - tr.firstMs) / MIN });
     }
-    this.touched.clear();
-    // Processes not seen for the lookback have exited (or their host is gone).
+    return out;
+  }
+
+  /** Processes not seen for the lookback have exited (or their host is gone). */
+  private dropIdle(nowMs: number): void {
     for (const [key, tr] of this.tracks)
       if (tr.times.length === 0 || tr.times[tr.times.length - 1] < nowMs - this.options.lookbackMinutes * MIN) this.drop(key);
-    return out.sort((a, b) => (a.finding.hoursToFull ?? Infinity) - (b.finding.hoursToFull ?? Infinity));
   }
 
   /** Recorded as reported (here; the caller keeps the persistent record): never alerted again by this watch. */
@@ -421,6 +450,9 @@ export class EarlyWatch {
 }
 
 const round1 = (x: number): number => Math.round(x * 10) / 10;
+
+/** Soonest full first. */
+const byUrgency = (alerts: EarlyAlert[]): EarlyAlert[] => alerts.sort((a, b) => (a.finding.hoursToFull ?? Infinity) - (b.finding.hoursToFull ?? Infinity));
 
 /** The finding the digest's table, detail and fix are made from (kind leak: the same knowledge rule). */
 function findingOf(tr: Track, v: EarlyVerdict): Finding {

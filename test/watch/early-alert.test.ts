@@ -166,6 +166,25 @@ describe('early alert: a 7.5 GiB/h leak', () => {
     expect(watchRounds(samples)).toEqual([]);
   });
 
+  it('checked in slices with yields between them (as after a round): the same alert at the same round', async () => {
+    const total = 40000 + 350 + LEAK;
+    const samples = samplesOf(30, total, (r) => [
+      job(r, { baseMiB: 40000, startMin: -60, leak: { slopeMiBPerHour: LEAK, startMs: T0, blockMiB: 20 } }),
+      ...[1, 2, 3].map((gpu) => job(r, { baseMiB: 30000, startMin: -60, gpu, pid: 5000 + gpu })),
+    ]);
+    const watch = new EarlyWatch();
+    const sliced: { round: number; key: string }[] = [];
+    for (const [round, r] of rounds(samples).entries()) {
+      watch.add(r.samples);
+      for (const a of await watch.checkYielding(r.ms, 1)) {
+        sliced.push({ round, key: a.key });
+        watch.markAlerted(a.key);
+      }
+    }
+    expect(sliced).toEqual(watchRounds(samples).map((f) => ({ round: f.round, key: f.alert.key })));
+    expect(sliced).toHaveLength(1);
+  });
+
   it('a reused pid with a new start time is a new process: alerted again', () => {
     const total = 40000 + 350 + LEAK;
     const samples = samplesOf(70, total, (r) => [
