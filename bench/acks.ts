@@ -48,8 +48,8 @@ async function runBot(spec: BotSpec): Promise<void> {
   const { SshHostsService } = await import('../src/hosts/service.js');
   const { AuditStore } = await import('../src/ops/audit.js');
   const { Metrics } = await import('../src/ops/metrics.js');
-  const { WatchRuntime } = await import('../src/watch/scheduler.js');
-  const { WatchStore } = await import('../src/watch/store.js');
+  const { WatchRuntime } = await import('../src/watch/runtime.js');
+  const { WatchStore } = await import('../src/storage/sqlite/watch.js');
   const { createSlackAdapter } = await import('../src/adapters/slack/app.js');
   const { createDiscordAdapter } = await import('../src/adapters/discord/app.js');
   const config = parseConfig({
@@ -116,7 +116,7 @@ async function main(): Promise<void> {
   const { FakeSlack } = await import('../test/adapters/fake-slack.js');
   const { FakeDiscord } = await import('../test/adapters/fake-discord.js');
   const { makeClientKey, silentListener, startSshd } = await import('../test/hosts/sshd-harness.js');
-  const { WatchStore } = await import('../src/watch/store.js');
+  const { WatchStore } = await import('../src/storage/sqlite/watch.js');
   const { syntheticFleet } = await import('./synthetic-fleet.js');
 
   const root = mkdtempSync(join(tmpdir(), 'gpu-doctor-bench-acks-'));

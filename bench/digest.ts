@@ -5,8 +5,9 @@ import { mkdtempSync, rmSync, statSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import { findingsFromStore, findingsOffThread } from '../src/watch/findings.js';
-import { WatchStore } from '../src/watch/store.js';
+import { findingsFromStore } from '../src/watch/findings.js';
+import { findingsOffThread } from '../src/storage/sqlite/findings-thread.js';
+import { WatchStore } from '../src/storage/sqlite/watch.js';
 import { syntheticFleet } from './synthetic-fleet.js';
 
 const HOSTS = Number(process.env.BENCH_HOSTS ?? 100);

@@ -215,7 +215,7 @@ async function child(jobFile: string): Promise<void> {
   const [{ SshHostsService }, { sampleOnce }, { WatchStore }] = await Promise.all([
     import('../src/hosts/service.js'),
     import('../src/watch/sampler.js'),
-    import('../src/watch/store.js'),
+    import('../src/storage/sqlite/watch.js'),
   ]);
   const config = parseConfig({
     data_dir: join(job.root, 'data'),

@@ -12,7 +12,7 @@ await build({
   entryPoints: {
     main: 'src/cli/main.ts',
     'rule-cache': 'scripts/rule-cache.ts',
-    'findings-worker': 'src/watch/findings-worker.ts',
+    'findings-worker': 'src/storage/sqlite/findings-worker.ts',
     'chart-render-child': 'src/watch/chart-render-child.ts',
   },
   outdir: 'dist',

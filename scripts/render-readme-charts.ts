@@ -14,7 +14,7 @@ import { digestReply } from '../src/watch/digest.js';
 import { findingsFromStore } from '../src/watch/findings.js';
 import { TRACES_PATH } from '../test/watch/generate-traces.js';
 import { decodeTrace } from '../test/watch/generator.js';
-import { WatchStore } from '../src/watch/store.js';
+import { WatchStore } from '../src/storage/sqlite/watch.js';
 import type { ReplyFile } from '../src/core/reply.js';
 
 const OUT = 'docs/images';

@@ -4,7 +4,6 @@ import { configureLocales, resolveLocale } from './core/i18n.js';
 import { CommandRegistry } from './core/registry.js';
 import { scrub } from './core/secret-scrub.js';
 import type { Services } from './core/services.js';
-import type { Sample } from './watch/types.js';
 import { loadRuleBase } from './diagnose/rule-base.js';
 import { allCommands } from '../commands/index.js';
 
@@ -64,29 +63,25 @@ export async function createApp(configFile?: string): Promise<App> {
     ? (await import('./feedback/weekly.js')).feedbackWeeklyPost(feedback, weeklyCfg, resolveLocale(loaded.config.locale, weeklyCfg.channel, undefined))
     : undefined;
   const onScheduleError = (e: unknown) => logLine(`schedule: ${(e as Error).message ?? String(e)}`);
-  if (weekly && !loaded.config.watch.enabled) {
-    const [{ WatchStore }, { FeedbackWeeklySchedule }] = await Promise.all([import('./watch/store.js'), import('./feedback/weekly.js')]);
-    // With Postgres the week's slot is claimed in the shared digest_runs (posted once by two replicas); the SQLite store is a stand-in.
-    const schedule = storage
-      ? new FeedbackWeeklySchedule(new WatchStore(':memory:'), weekly, onScheduleError, storage.watch)
-      : new FeedbackWeeklySchedule(WatchStore.inDataDir(dataDir), weekly, onScheduleError);
+  // The leak watch's state (samples, digest runs, subscriptions), where the schedules or the watch need it:
+  // Postgres shared by replicas (slots claimed, hosts leased), else data_dir/watch.sqlite. The one choice of backend.
+  const watchState =
+    weekly || loaded.config.watch.enabled ? (storage ? storage.watch : (await import('./storage/sqlite/watch.js')).WatchStore.inDataDir(dataDir)) : undefined;
+  if (weekly && watchState && !loaded.config.watch.enabled) {
+    const { FeedbackWeeklySchedule } = await import('./feedback/weekly.js');
+    const schedule = new FeedbackWeeklySchedule(watchState, weekly, onScheduleError);
     services.schedules = schedule;
     closers.push(() => schedule.stop());
   }
-  if (loaded.config.watch.enabled) {
-    const { resolvePath } = await import('./core/config.js');
-    const { WatchStore } = await import('./watch/store.js');
-    const { WatchRuntime } = await import('./watch/scheduler.js');
-    // With Postgres the samples live there; the SQLite store is an empty stand-in the runtime never fills.
-    const store = storage ? new WatchStore(':memory:') : WatchStore.inDataDir(resolvePath(loaded.config.data_dir, loaded.baseDir));
+  if (watchState && loaded.config.watch.enabled) {
+    const { WatchRuntime } = await import('./watch/runtime.js');
     const watch = new WatchRuntime(
-      store,
+      watchState,
       hosts,
       services.rules,
       loaded.config.watch,
       (e) => logLine(`watch: ${(e as Error).message ?? String(e)}`),
       services.fit,
-      storage?.watch,
     );
     services.watch = watch;
     if (weekly) watch.scheduler.add(weekly);
@@ -95,8 +90,7 @@ export async function createApp(configFile?: string): Promise<App> {
       // Prometheus hosts: what their server holds since the last stored sample, before the first digest.
       // Into Postgres too: replicas starting together write the same rows (an upsert on the row's key).
       const { backfillFromPrometheus } = await import('./sources/prometheus/backfill.js');
-      const target = storage ? { latestTsMs: () => storage.watch.latestTsMs(), insertPaced: (s: Sample[]) => storage.watch.insert(s) } : store;
-      const filled = await backfillFromPrometheus(hosts, target).catch((e: unknown) => ({ warnings: [(e as Error).message ?? String(e)] }));
+      const filled = await backfillFromPrometheus(hosts, watchState).catch((e: unknown) => ({ warnings: [(e as Error).message ?? String(e)] }));
       for (const w of filled.warnings) logLine(`watch: Prometheus history: ${w}`);
     }
     await watch.start();

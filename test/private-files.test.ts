@@ -8,7 +8,7 @@ import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { AuditStore } from '../src/ops/audit.js';
-import { WatchStore } from '../src/watch/store.js';
+import { WatchStore } from '../src/storage/sqlite/watch.js';
 
 const run = promisify(execFile);
 const BIN = resolve(import.meta.dirname, '../bin/gpu-doctor');

@@ -17,8 +17,7 @@ import type { Reply, ReplySection } from '../core/reply.js';
 import { finalError } from '../diagnose/final-error.js';
 import { LogText, normalizeLog } from '../diagnose/normalize.js';
 import { DigestScheduler, type PostMessage, type ScheduledPost } from '../watch/scheduler.js';
-import type { WatchStore } from '../watch/store.js';
-import type { DigestSlots } from '../storage/postgres/watch.js';
+import type { WatchState } from '../watch/state.js';
 import { redactLog, scrubBareSecrets } from './redact.js';
 import { keptLogInside } from './store.js';
 import type { z } from 'zod';
@@ -164,10 +163,10 @@ export function feedbackWeeklyPost(
 }
 
 /**
- * The weekly list when the leak watch is off: the same DigestScheduler over the watch store's digest_runs
+ * The weekly list when the leak watch is off: the same DigestScheduler over the watch state's digest runs
  * (opened for that record only), started once the chat adapters give it somewhere to post, so a week missed
- * while the bot was down is posted on start, once. With Postgres storage `slots` is the shared digest_runs
- * table: each week's slot is claimed by one replica (as the digests are), so two replicas post it once.
+ * while the bot was down is posted on start, once. Where replicas share the state (Postgres) each week's
+ * slot is claimed by one replica (as the digests are), so two replicas post it once.
  */
 export class FeedbackWeeklySchedule {
   readonly scheduler: DigestScheduler;
@@ -175,10 +174,9 @@ export class FeedbackWeeklySchedule {
   private started: Promise<string[]> | null = null;
 
   constructor(
-    private store: WatchStore,
+    private store: Pick<WatchState, 'digestRuns' | 'findings' | 'close'>,
     weekly: ScheduledPost,
     private onError: (e: unknown) => void = () => {},
-    slots?: DigestSlots,
   ) {
     this.scheduler = new DigestScheduler(
       store,
@@ -188,7 +186,6 @@ export class FeedbackWeeklySchedule {
       {},
       onError,
     );
-    if (slots) this.scheduler.slots = slots;
     this.scheduler.add(weekly);
   }
 

@@ -5,7 +5,7 @@
 import { recipientLocale, t } from '../core/i18n.js';
 import type { Reply } from '../core/reply.js';
 import type { FitConfig, HostStatusResult, HostsService, NotifyService, NotifySubscription, PostTarget } from '../core/services.js';
-import type { SubscriptionRow, SubscriptionState } from '../watch/store.js';
+import type { SubscriptionRow, SubscriptionStore } from './subscriptions.js';
 import { formatMiB, MAX_HOURS } from './args.js';
 import { rankFits, sshHint, type FitResult, type GpuGrowth } from './fit.js';
 import { holdersText, requestText, startLines } from './render.js';
@@ -28,21 +28,6 @@ const view = (r: SubscriptionRow): NotifySubscription => ({
   createdMs: r.createdMs,
   expiresMs: r.expiresMs,
 });
-
-/** Where subscriptions live: the SQLite watch store (answers at once) or Postgres shared by replicas (promises). */
-export interface SubscriptionStore {
-  openSubscriptions(owner?: { platform: string; userId: string }): SubscriptionRow[] | Promise<SubscriptionRow[]>;
-  addSubscription(s: Omit<SubscriptionRow, 'id' | 'state' | 'closedMs' | 'note'>): SubscriptionRow | Promise<SubscriptionRow>;
-  /** Closes an open one (true: this call did); the user's closed ones beyond the newest KEEP_CLOSED_SUBSCRIPTIONS are deleted then. */
-  closeSubscription(
-    id: number,
-    state: Exclude<SubscriptionState, 'open'>,
-    nowMs: number,
-    note?: string | null,
-    owner?: { platform: string; userId: string },
-  ): boolean | Promise<boolean>;
-  noteSubscription(id: number, note: string): void | Promise<void>;
-}
 
 export class Notifier implements NotifyService {
   private post: DirectPoster | null = null;

@@ -7,7 +7,7 @@ import { renderChartSvg, svgToPng, chartSize, PIXEL_RATIO, type MemoryChartSpec 
 import { findingChartPlan, gpuChartPlan } from './chart-store.js';
 import { specProblem, svgProblem } from './chart-geometry.js';
 import { packedSamplesSince } from './chart-samples.js';
-import { WatchStore } from './store.js';
+import { WatchStore } from '../storage/sqlite/watch.js';
 import type { ChartChildMessage, ChartJob, SampleSource } from './chart-render.js';
 import type { Sample } from './types.js';
 

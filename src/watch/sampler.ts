@@ -1,7 +1,7 @@
 // Samples every registered host through the hosts service (the existing SSH pool) into the store.
 // A host that fails writes nothing for that poll: a gap the detector reads as unknown, never as freed.
 import type { HostsService, HostStatusResult } from '../core/services.js';
-import type { WatchStore } from './store.js';
+import type { WatchState } from './state.js';
 import type { Sample } from './types.js';
 import { HIDDEN_PID_TEXT } from '../hosts/parse.js';
 import { storableSamples } from './sample-ranges.js';
@@ -19,7 +19,7 @@ export interface HiddenProcess {
 export const MAX_NAMES_PER_CALL = 256;
 
 /** Where a round's samples go: the SQLite store, or Postgres shared by replicas. */
-export type SampleSink = Pick<WatchStore, 'insertPaced'>;
+export type SampleSink = Pick<WatchState, 'insertPaced'>;
 
 /** Which of the registered hosts this process samples (all of them, unless replicas share the fleet by leases). */
 export type HostPicker = (names: string[]) => Promise<string[]> | string[];

@@ -13,8 +13,8 @@ import { AuditStore } from '../../src/ops/audit.js';
 import { Metrics } from '../../src/ops/metrics.js';
 import type { AdapterDeps } from '../../src/adapters/common.js';
 import type { HostsService } from '../../src/core/services.js';
-import { WatchRuntime } from '../../src/watch/scheduler.js';
-import { WatchStore } from '../../src/watch/store.js';
+import { WatchRuntime } from '../../src/watch/runtime.js';
+import { WatchStore } from '../../src/storage/sqlite/watch.js';
 
 /** Stands in for the hosts command if it has not landed yet: same admin rule (add/remove/trust). */
 const stubHosts = defineCommand({

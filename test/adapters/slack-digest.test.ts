@@ -10,7 +10,7 @@ import { createSlackAdapter, type SlackAdapter } from '../../src/adapters/slack/
 import { ChannelPacer } from '../../src/adapters/common.js';
 import { unescapeSlack } from '../../src/adapters/slack/render.js';
 import { DigestScheduler, type DigestConfig } from '../../src/watch/scheduler.js';
-import { WatchStore } from '../../src/watch/store.js';
+import { WatchStore } from '../../src/storage/sqlite/watch.js';
 import { TRACES_PATH } from '../watch/generate-traces.js';
 import { decodeTrace } from '../watch/generator.js';
 

@@ -15,7 +15,7 @@ import { startChatAdapters, type RunningBots } from '../../src/adapters/start.js
 import { unescapeSlack } from '../../src/adapters/slack/render.js';
 import { FEEDBACK_WEEKLY_NAME } from '../../src/core/config.js';
 import { FeedbackStore, keptLogPath } from '../../src/feedback/store.js';
-import { WatchStore } from '../../src/watch/store.js';
+import { WatchStore } from '../../src/storage/sqlite/watch.js';
 import { FakeSlack } from '../adapters/fake-slack.js';
 import { fake } from './secret-shapes.js';
 

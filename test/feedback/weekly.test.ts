@@ -16,7 +16,7 @@ import { ConfigError, FEEDBACK_WEEKLY_NAME, loadConfig, parseConfig } from '../.
 import { FeedbackStore } from '../../src/feedback/store.js';
 import { excerptOf, feedbackWeeklyPost, weeklyFeedbackReply } from '../../src/feedback/weekly.js';
 import { DigestScheduler, type DigestConfig } from '../../src/watch/scheduler.js';
-import { WatchStore } from '../../src/watch/store.js';
+import { WatchStore } from '../../src/storage/sqlite/watch.js';
 import { CHANNEL_ID, FakeDiscord } from '../adapters/fake-discord.js';
 import { FakeSlack } from '../adapters/fake-slack.js';
 import { SECRET_LINES, SECRETS } from './secrets.js';

@@ -12,8 +12,8 @@ import { renderText } from '../../src/adapters/console/render.js';
 import { parseConfig } from '../../src/core/config.js';
 import { CommandRegistry } from '../../src/core/registry.js';
 import type { HostsService, Services } from '../../src/core/services.js';
-import { WatchRuntime } from '../../src/watch/scheduler.js';
-import { WatchStore } from '../../src/watch/store.js';
+import { WatchRuntime } from '../../src/watch/runtime.js';
+import { WatchStore } from '../../src/storage/sqlite/watch.js';
 import type { Sample } from '../../src/watch/types.js';
 import { h200After, statusOf } from '../hosts/replay-readings.js';
 

@@ -11,7 +11,7 @@ import { renderText } from '../../src/adapters/console/render.js';
 import { startChatAdapters, type RunningBots } from '../../src/adapters/start.js';
 import { createApp, type App } from '../../src/app.js';
 import type { CommandContext } from '../../src/core/command.js';
-import type { WatchRuntime } from '../../src/watch/scheduler.js';
+import type { WatchRuntime } from '../../src/watch/runtime.js';
 import { FakeSlack, type SlackCall } from '../adapters/fake-slack.js';
 import { h200After, replay } from '../hosts/replay-readings.js';
 import { makeClientKey, startSshd, type SshdInstance } from '../hosts/sshd-harness.js';

@@ -14,8 +14,9 @@ import type { Services } from '../../src/core/services.js';
 import { openPool, type Pool } from '../../src/storage/postgres/connect.js';
 import { migrate } from '../../src/storage/postgres/migrations.js';
 import { PgWatchState } from '../../src/storage/postgres/watch.js';
-import { WatchRuntime } from '../../src/watch/scheduler.js';
-import { KEEP_CLOSED_SUBSCRIPTIONS, WatchStore } from '../../src/watch/store.js';
+import { WatchRuntime } from '../../src/watch/runtime.js';
+import { KEEP_CLOSED_SUBSCRIPTIONS } from '../../src/fleet/subscriptions.js';
+import { WatchStore } from '../../src/storage/sqlite/watch.js';
 import { startPostgres, type PgInstance } from '../storage/pg-harness.js';
 import { describeWithPostgres } from '../storage/pg-suite.js';
 
@@ -74,25 +75,14 @@ describeWithPostgres('closed /gpu notify subscriptions are bounded per user (Pos
   let server: PgInstance;
   let pool: Pool;
   let runtime: WatchRuntime;
-  let stand: WatchStore;
   beforeAll(async () => {
     server = await startPostgres();
     pool = openPool({ url: await server.createDatabase('notify_bound') });
     await migrate(pool);
-    stand = new WatchStore(':memory:');
-    runtime = new WatchRuntime(
-      stand,
-      undefined,
-      undefined,
-      parseConfig({}).watch,
-      () => {},
-      undefined,
-      new PgWatchState(pool, { replica: 'a', leaseMs: 5000 }),
-    );
+    runtime = new WatchRuntime(new PgWatchState(pool, { replica: 'a', leaseMs: 5000 }), undefined, undefined, parseConfig({}).watch);
   }, 120_000);
   afterAll(async () => {
     runtime?.stop();
-    stand?.close();
     await pool?.end();
     await server?.stop();
   });

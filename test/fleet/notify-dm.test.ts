@@ -10,8 +10,8 @@ import { startChatAdapters, type RunningBots } from '../../src/adapters/start.js
 import { parseConfig } from '../../src/core/config.js';
 import type { PostTarget } from '../../src/core/services.js';
 import type { Reply } from '../../src/core/reply.js';
-import { WatchRuntime } from '../../src/watch/scheduler.js';
-import { WatchStore } from '../../src/watch/store.js';
+import { WatchRuntime } from '../../src/watch/runtime.js';
+import { WatchStore } from '../../src/storage/sqlite/watch.js';
 import { DM_CHANNEL_ID, FakeDiscord } from '../adapters/fake-discord.js';
 import { testDeps } from '../adapters/helpers.js';
 import { h200After, statusOf } from '../hosts/replay-readings.js';

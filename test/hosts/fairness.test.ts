@@ -13,7 +13,7 @@ import { CommandRegistry } from '../../src/core/registry.js';
 import type { HostStatusResult, Services } from '../../src/core/services.js';
 import { SshHostsService } from '../../src/hosts/service.js';
 import { Sampler } from '../../src/watch/sampler.js';
-import { WatchStore } from '../../src/watch/store.js';
+import { WatchStore } from '../../src/storage/sqlite/watch.js';
 import { startDelayProxy, type DelayProxy } from './delay-proxy.js';
 import { makeClientKey, silentListener, startSshd, type SshdInstance } from './sshd-harness.js';
 import { describeWithSshd } from './sshd-suite.js';

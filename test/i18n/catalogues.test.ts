@@ -16,7 +16,7 @@ import { ownersFromConfig } from '../../src/owners/wire.js';
 import { testDeps } from '../adapters/helpers.js';
 import { TRACES_PATH } from '../watch/generate-traces.js';
 import { decodeTrace } from '../watch/generator.js';
-import type { WatchRuntime } from '../../src/watch/scheduler.js';
+import type { WatchRuntime } from '../../src/watch/runtime.js';
 import type { Sample } from '../../src/watch/types.js';
 import { englishRuns } from './english-runs.js';
 import { buildDiscordCommands } from '../../src/adapters/discord/commands.js';
@@ -314,7 +314,7 @@ describe.each(LOCALES)('every command asked in %s', (locale: Locale) => {
   beforeAll(async () => {
     deps = await testDeps({ watch: true });
     const now = Date.now() - 60_000;
-    (deps.services.watch as WatchRuntime).store.insert([...endingAt('creep-shared-gpu', now), ...endingAt('ddp-8-flat', now)]);
+    await (deps.services.watch as WatchRuntime).store.insertPaced([...endingAt('creep-shared-gpu', now), ...endingAt('ddp-8-flat', now)]);
     const owners = ownersFromConfig(deps.config, deps.dataDir);
     const feedback = FeedbackStore.inDataDir(deps.dataDir);
     services = { ...deps.services, owners: owners.service, feedback };

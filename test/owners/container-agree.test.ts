@@ -10,7 +10,7 @@ import { createApp, type App } from '../../src/app.js';
 import type { CommandContext } from '../../src/core/command.js';
 import { HIDDEN_PID_TEXT } from '../../src/hosts/parse.js';
 import { STATUS_COMMAND } from '../../src/hosts/remote-commands.js';
-import type { WatchRuntime } from '../../src/watch/scheduler.js';
+import type { WatchRuntime } from '../../src/watch/runtime.js';
 import { makeClientKey, startSshd, type SshdInstance } from '../hosts/sshd-harness.js';
 import { describeWithSshd } from '../hosts/sshd-suite.js';
 

@@ -14,7 +14,7 @@ import { SshHostsService } from '../../src/hosts/service.js';
 import { PromClient } from '../../src/sources/prometheus/client.js';
 import { chooseStep } from '../../src/sources/prometheus/parse.js';
 import { findingsFromStore } from '../../src/watch/findings.js';
-import { WatchStore } from '../../src/watch/store.js';
+import { WatchStore } from '../../src/storage/sqlite/watch.js';
 import { toMs } from '../../src/watch/series.js';
 import { isHostSample, isProcessSample, type Sample } from '../../src/watch/types.js';
 import { buildSamples, prng, trainingProcess } from '../watch/generator.js';

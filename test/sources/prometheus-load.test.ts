@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createApp, type App } from '../../src/app.js';
 import { renderText } from '../../src/adapters/console/render.js';
 import type { CommandContext } from '../../src/core/command.js';
-import { WatchStore } from '../../src/watch/store.js';
+import { WatchStore } from '../../src/storage/sqlite/watch.js';
 import { startPostgres, type PgInstance } from '../storage/pg-harness.js';
 import { describeWithPostgres } from '../storage/pg-suite.js';
 import { answerFor, json, startFakePrometheus, type FakePrometheus, type FakeRequest } from './fake-prometheus.js';

@@ -17,7 +17,7 @@ import { SshHostsService } from '../../src/hosts/service.js';
 import { digestReply } from '../../src/watch/digest.js';
 import { findingsFromStore } from '../../src/watch/findings.js';
 import { sampleOnce } from '../../src/watch/sampler.js';
-import { WatchStore } from '../../src/watch/store.js';
+import { WatchStore } from '../../src/storage/sqlite/watch.js';
 import { freePort, makeClientKey, startSshd, type SshdInstance } from '../hosts/sshd-harness.js';
 import { fixtureText, promFixtures } from './exposition.js';
 import { describeWithPrometheus, serveMetrics, startPrometheus, waitForSeries, type PrometheusInstance } from './prometheus-harness.js';

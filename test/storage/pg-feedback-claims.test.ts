@@ -16,7 +16,6 @@ import { PgFeedbackStore } from '../../src/storage/postgres/feedback.js';
 import { migrate, MIGRATIONS } from '../../src/storage/postgres/migrations.js';
 import { PgWatchState } from '../../src/storage/postgres/watch.js';
 import type { Reply } from '../../src/core/reply.js';
-import { WatchStore } from '../../src/watch/store.js';
 import { startPostgres, type PgInstance } from './pg-harness.js';
 import { describeWithPostgres } from './pg-suite.js';
 
@@ -170,8 +169,7 @@ describeWithPostgres('Postgres feedback and whoami claims, two replicas', 'test/
     // Every second: several slots while both run.
     const post = { ...feedbackWeeklyPost(store, { platform: 'console', channel: 'admins', cron: '* * * * * *', timezone: 'UTC' }), cron: '* * * * * *' };
     const replicas = ['a', 'b'].map(
-      (name, i) =>
-        new FeedbackWeeklySchedule(new WatchStore(':memory:'), post, (e) => errors.push(e), new PgWatchState(i ? b : a, { replica: name, leaseMs: 3000 })),
+      (name, i) => new FeedbackWeeklySchedule(new PgWatchState(i ? b : a, { replica: name, leaseMs: 3000 }), post, (e) => errors.push(e)),
     );
     await Promise.all(
       replicas.map((r, i) =>

@@ -13,7 +13,7 @@ import { createApp, type App } from '../../src/app.js';
 import type { CommandContext } from '../../src/core/command.js';
 import type { PostTarget } from '../../src/core/services.js';
 import type { Reply } from '../../src/core/reply.js';
-import type { WatchRuntime } from '../../src/watch/scheduler.js';
+import type { WatchRuntime } from '../../src/watch/runtime.js';
 import { makeClientKey, startSshd, type SshdInstance } from '../hosts/sshd-harness.js';
 import { describeWithSshd } from '../hosts/sshd-suite.js';
 import { startPostgres, type PgInstance } from './pg-harness.js';

@@ -15,7 +15,7 @@ import { parseConfig } from '../../src/core/config.js';
 import { findingsFromStore } from '../../src/watch/findings.js';
 import { findingChartFromStore } from '../../src/watch/chart-store.js';
 import { toMs } from '../../src/watch/series.js';
-import { WatchStore } from '../../src/watch/store.js';
+import { WatchStore } from '../../src/storage/sqlite/watch.js';
 import type { Sample } from '../../src/watch/types.js';
 import { TRACES_PATH } from '../watch/generate-traces.js';
 import { decodeTrace } from '../watch/generator.js';

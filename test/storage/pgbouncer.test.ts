@@ -9,7 +9,7 @@ import { PgHostRegistry } from '../../src/storage/postgres/registry.js';
 import { PgWatchState } from '../../src/storage/postgres/watch.js';
 import { findingsFromStore } from '../../src/watch/findings.js';
 import { toMs } from '../../src/watch/series.js';
-import { WatchStore } from '../../src/watch/store.js';
+import { WatchStore } from '../../src/storage/sqlite/watch.js';
 import { TRACES_PATH } from '../watch/generate-traces.js';
 import { decodeTrace } from '../watch/generator.js';
 import { PGBOUNCER, startPgBouncer, startPostgres, type PgInstance } from './pg-harness.js';

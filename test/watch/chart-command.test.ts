@@ -10,7 +10,7 @@ import { promisify } from 'node:util';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { TRACES_PATH } from './generate-traces.js';
 import { decodeTrace } from './generator.js';
-import { WatchStore } from '../../src/watch/store.js';
+import { WatchStore } from '../../src/storage/sqlite/watch.js';
 import type { Sample } from '../../src/watch/types.js';
 
 const run = promisify(execFile);

@@ -11,7 +11,7 @@ import { createSlackAdapter, type SlackAdapter } from '../../src/adapters/slack/
 import { ChannelPacer } from '../../src/adapters/common.js';
 import { unescapeSlack } from '../../src/adapters/slack/render.js';
 import { syntheticFleet } from '../../bench/synthetic-fleet.js';
-import type { WatchRuntime } from '../../src/watch/scheduler.js';
+import type { WatchRuntime } from '../../src/watch/runtime.js';
 
 const SECRET = 'test-signing-secret-0123456789';
 const WEEK_MIN = 7 * 24 * 60;
@@ -57,7 +57,7 @@ beforeAll(async () => {
   for (let m = 0; m < WEEK_MIN; m += 60) {
     const hour = [];
     for (let k = m; k < Math.min(m + 60, WEEK_MIN); k++) hour.push(...fleet.poll(k));
-    watch.store.insert(hour);
+    await watch.store.insertPaced(hour);
   }
   adapter = createSlackAdapter({
     ...deps,

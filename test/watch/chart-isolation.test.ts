@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { WatchStore } from '../../src/watch/store.js';
+import { WatchStore } from '../../src/storage/sqlite/watch.js';
 import type { Sample } from '../../src/watch/types.js';
 
 const run = promisify(execFile);

@@ -9,8 +9,8 @@ import { chartSize, renderChart, renderChartSvg, type MemoryChartSpec } from '..
 import { chartPoints, findingChartSpec, gpuChartSpec, gpuSeries, type GpuSeries } from '../../src/watch/chart-data.js';
 import { detectLeaks } from '../../src/watch/detector.js';
 import { digestReply } from '../../src/watch/digest.js';
-import { WatchRuntime } from '../../src/watch/scheduler.js';
-import { WatchStore } from '../../src/watch/store.js';
+import { WatchRuntime } from '../../src/watch/runtime.js';
+import { WatchStore } from '../../src/storage/sqlite/watch.js';
 import type { Reply } from '../../src/core/reply.js';
 import { TRACES_PATH } from './generate-traces.js';
 import { decodeTrace, type LabelledTrace } from './generator.js';

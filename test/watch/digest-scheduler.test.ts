@@ -7,7 +7,7 @@ import { dedupFindings, digestReply, sparkline } from '../../src/watch/digest.js
 import { TRACES_PATH } from './generate-traces.js';
 import { decodeTrace } from './generator.js';
 import { DigestScheduler, type DigestConfig } from '../../src/watch/scheduler.js';
-import { WatchStore } from '../../src/watch/store.js';
+import { WatchStore } from '../../src/storage/sqlite/watch.js';
 import type { Finding } from '../../src/watch/types.js';
 
 const daily: DigestConfig = { name: 'daily', platform: 'console', channel: 'c', cron: '0 9 * * *', timezone: 'Europe/Berlin' };

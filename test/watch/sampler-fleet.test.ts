@@ -12,7 +12,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { parseConfig } from '../../src/core/config.js';
 import { SshHostsService } from '../../src/hosts/service.js';
 import { MAX_NAMES_PER_CALL, sampleOnce } from '../../src/watch/sampler.js';
-import { WatchStore } from '../../src/watch/store.js';
+import { WatchStore } from '../../src/storage/sqlite/watch.js';
 import { exposition, fixtureText } from '../sources/exposition.js';
 
 const N = 300;

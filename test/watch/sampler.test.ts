@@ -8,7 +8,7 @@ import { parseConfig } from '../../src/core/config.js';
 import { STATUS_COMMAND } from '../../src/hosts/remote-commands.js';
 import { SshHostsService } from '../../src/hosts/service.js';
 import { sampleOnce } from '../../src/watch/sampler.js';
-import { WatchStore } from '../../src/watch/store.js';
+import { WatchStore } from '../../src/storage/sqlite/watch.js';
 import type { ProcessSample, Sample } from '../../src/watch/types.js';
 import { freePort, makeClientKey, startSshd, type SshdInstance } from '../hosts/sshd-harness.js';
 import { describeWithSshd } from '../hosts/sshd-suite.js';

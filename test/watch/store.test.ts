@@ -6,8 +6,9 @@ import { describe, expect, it } from 'vitest';
 import { detectLeaks } from '../../src/watch/detector.js';
 import { TRACES_PATH } from './generate-traces.js';
 import { decodeTrace } from './generator.js';
-import { findingsFromStore, findingsOffThread } from '../../src/watch/findings.js';
-import { WatchStore } from '../../src/watch/store.js';
+import { findingsFromStore } from '../../src/watch/findings.js';
+import { findingsOffThread } from '../../src/storage/sqlite/findings-thread.js';
+import { WatchStore } from '../../src/storage/sqlite/watch.js';
 import { isProcessSample, type Sample } from '../../src/watch/types.js';
 import { readFileSync } from 'node:fs';
 

@@ -9,7 +9,7 @@ import { TRACES_PATH } from './generate-traces.js';
 import { decodeTrace } from './generator.js';
 import { findingsFromStore } from '../../src/watch/findings.js';
 import { toMs } from '../../src/watch/series.js';
-import { WatchStore } from '../../src/watch/store.js';
+import { WatchStore } from '../../src/storage/sqlite/watch.js';
 import type { DetectorOptions, Finding, Sample } from '../../src/watch/types.js';
 
 const H = 3_600_000;

@@ -25,7 +25,7 @@ CREATE TABLE audit (
   command text NOT NULL, outcome text NOT NULL, ms double precision NOT NULL, replica text
 );
 CREATE INDEX audit_ts ON audit (ts);
--- Samples: the same compact rows as the SQLite store (src/watch/store.ts): process rows pid > 0, GPU rows
+-- Samples: the same compact rows as the SQLite store (src/storage/sqlite/watch.ts): process rows pid > 0, GPU rows
 -- pid = 0 (start = total MiB), host RAM gpu = pid = -1 (start = total MiB, mib = used MiB).
 CREATE TABLE watch_hosts (id serial PRIMARY KEY, name text NOT NULL UNIQUE);
 CREATE TABLE watch_samples (

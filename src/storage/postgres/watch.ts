@@ -5,16 +5,16 @@
 //
 // Every statement stands alone (no session state), so it works through PgBouncer's transaction pooling:
 // a digest slot is claimed with one INSERT .. ON CONFLICT .. RETURNING, a lease with one upsert per round.
+import { KEEP_CLOSED_SUBSCRIPTIONS, type SubscriptionRow, type SubscriptionState } from '../../fleet/subscriptions.js';
+import type { SampleSource } from '../../watch/chart-render.js';
 import type { ReportedState } from '../../watch/digest.js';
-import { LeakDetector } from '../../watch/detector.js';
-import type { FindingsResult } from '../../watch/findings.js';
-import { KEEP_CLOSED_SUBSCRIPTIONS, type SubscriptionRow, type SubscriptionState } from '../../watch/store.js';
+import { findingsFromSamples, type FindingsResult } from '../../watch/findings.js';
 import { SampleRowDecoder } from '../../watch/sample-rows.js';
 import { sampleProblem } from '../../watch/sample-ranges.js';
+import { packedChartSource, type DigestRuns, type DigestSlots, type SampleReader, type SamplingLeases, type WatchState } from '../../watch/state.js';
 import type { DetectorOptions, Sample } from '../../watch/types.js';
 import { inTransaction, type Pool } from './connect.js';
 
-const HOUR = 3_600_000;
 const MiB = 1024 * 1024;
 /** As the SQLite store: two polls' estimates of one process's start within this many seconds are one process. */
 const START_SLACK_S = 30;
@@ -27,23 +27,6 @@ const sec = (ts: string | number): number => Math.floor((typeof ts === 'number' 
 /** ts, host_id, gpu, pid, start, mib, util: one stored row. */
 type Row = [number, number, number, number, number, number | null, number | null];
 
-/** A digest slot's claim: run (this replica posts it), or not (posted, skipped or held by a live replica). */
-export interface DigestSlots {
-  /** First start of a schedule: its latest slot counts as done (nothing was missed). */
-  seed(schedule: string, slotMs: number): Promise<void>;
-  /** True when this replica now holds the slot and must post it. */
-  claim(schedule: string, slotMs: number): Promise<boolean>;
-  /** Keeps the claim alive while the digest runs; false when another replica took it over (then do not post). */
-  renew(schedule: string, slotMs: number): Promise<boolean>;
-  done(schedule: string, slotMs: number, state: 'posted' | 'failed', note?: string): Promise<void>;
-  /** Slots whose holder died (claim expired) with tries left: the oldest first. */
-  abandoned(schedule: string): Promise<number[]>;
-  reported(schedule: string): Promise<Map<string, ReportedState>>;
-  saveReported(schedule: string, update: Map<string, ReportedState>): Promise<void>;
-  /** How long a claim lives without renewal (ms). */
-  readonly claimTtlMs: number;
-}
-
 export interface PgWatchOptions {
   /** This replica's id: the holder of its leases and claims. */
   replica: string;
@@ -53,7 +36,15 @@ export interface PgWatchOptions {
   maxAttempts?: number;
 }
 
-export class PgWatchState implements DigestSlots {
+/**
+ * The leak watch's state in Postgres (the WatchState port of src/watch/state.ts): replicas claim digest
+ * slots and lease hosts to sample; the detector runs in src/watch/findings.ts over the sample batches read here.
+ */
+export class PgWatchState implements WatchState, DigestSlots, SamplingLeases, SampleReader {
+  /** Replicas: each slot is claimed by one and posted by it; a slot whose holder died is taken over when its claim expires. */
+  readonly digestRuns: DigestRuns = { slots: this };
+  /** Replicas: each samples only the hosts whose lease it holds. */
+  readonly leases: SamplingLeases = this;
   private hostIds = new Map<string, number>();
   private hostNames = new Map<number, string>();
   /** host_id|pid -> the start recorded for that process (see the SQLite store's canonicalStart). */
@@ -226,12 +217,23 @@ export class PgWatchState implements DigestSlots {
     };
   }
 
-  /** The digest's findings over the detector's history window, read from Postgres in batches. */
-  async findings(options: Partial<DetectorOptions> = {}, now = Date.now()): Promise<FindingsResult> {
-    const d = new LeakDetector(options);
-    await this.eachSample(now - d.options.maxHistoryHours * HOUR, (s) => d.add(s));
-    return { findings: d.findings(), watched: await this.watched(now - 3 * d.options.sampleIntervalSec * 1000) };
+  /** The digest's findings over the detector's history window, read from Postgres in batches (each a yield to the event loop). */
+  findings(options: Partial<DetectorOptions> = {}, now = Date.now()): Promise<FindingsResult> {
+    return findingsFromSamples(this, options, now);
   }
+
+  /** A chart child cannot reach the pool: the samples are read here and sent to it. */
+  chartSource(hosts: string[], sinceMs: number): Promise<SampleSource> {
+    return packedChartSource(this, hosts, sinceMs);
+  }
+
+  /** The sampler's write: one INSERT .. unnest per poll (the pool's round trips are the yields). */
+  insertPaced(samples: Sample[]): Promise<void> {
+    return this.insert(samples);
+  }
+
+  /** The pool belongs to the shared storage (src/storage/postgres/index.ts), closed there. */
+  close(): void {}
 
   /** The newest sample's time (ms), or null with none: where a Prometheus history backfill starts. */
   async latestTsMs(): Promise<number | null> {

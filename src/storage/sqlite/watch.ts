@@ -19,13 +19,18 @@
 //   GPU (host_id, gpu, 0, 0): latest used (last_mib) and total (aux) MiB;
 //   host RAM (host_id, -1, -1, 0): like a process over used MiB, aux = total MiB at the latest sample.
 // first_ts / last_ts: first and last row of any kind in the window (series order, exited processes).
-import Database from '../storage/sqlite-driver.js';
-import { ensurePrivateDir, ensurePrivateFile } from '../core/private-files.js';
+import Database from '../sqlite-driver.js';
+import { ensurePrivateDir, ensurePrivateFile } from '../../core/private-files.js';
 import { join } from 'node:path';
-import type { ReportedState } from './digest.js';
-import { HostSeries, ProcessSeries, Windows, type SeriesIndex } from './series.js';
-import { SampleRowDecoder, type SampleRow } from './sample-rows.js';
-import type { DetectorOptions, Sample } from './types.js';
+import { KEEP_CLOSED_SUBSCRIPTIONS, type SubscriptionRow, type SubscriptionState } from '../../fleet/subscriptions.js';
+import type { SampleSource } from '../../watch/chart-render.js';
+import type { ReportedState } from '../../watch/digest.js';
+import { findingsFromStore, type FindingsResult } from '../../watch/findings.js';
+import { HostSeries, ProcessSeries, Windows, type SeriesIndex } from '../../watch/series.js';
+import { SampleRowDecoder, type SampleRow } from '../../watch/sample-rows.js';
+import { packedChartSource, type DigestLog, type DigestRuns, type SummaryReader, type WatchState } from '../../watch/state.js';
+import type { DetectorOptions, Sample } from '../../watch/types.js';
+import { findingsOffThread } from './findings-thread.js';
 
 const HOUR = 3_600_000;
 
@@ -59,12 +64,6 @@ CREATE TABLE IF NOT EXISTS digest_reported (
  * SUBSCRIPTIONS_VERSION in watch_meta differs, like wsum.
  */
 const SUBSCRIPTIONS_VERSION = 1;
-/**
- * Closed subscriptions kept per user (the newest; their notes say why a message could not be sent), both
- * here and in Postgres: closing one deletes that user's older closed ones, so add/cancel cycles never grow
- * the table (the open ones are bounded by notify.max_per_user).
- */
-export const KEEP_CLOSED_SUBSCRIPTIONS = 20;
 const SUBSCRIPTIONS_DDL = `CREATE TABLE IF NOT EXISTS notify_subscriptions (
   id INTEGER PRIMARY KEY AUTOINCREMENT,
   platform TEXT NOT NULL, user_id TEXT NOT NULL,
@@ -73,23 +72,6 @@ const SUBSCRIPTIONS_DDL = `CREATE TABLE IF NOT EXISTS notify_subscriptions (
   state TEXT NOT NULL DEFAULT 'open', closed_ms INTEGER, note TEXT
 );
 CREATE INDEX IF NOT EXISTS notify_subscriptions_open ON notify_subscriptions (state, platform, user_id);`;
-
-export type SubscriptionState = 'open' | 'notified' | 'expired' | 'cancelled';
-
-export interface SubscriptionRow {
-  id: number;
-  platform: string;
-  userId: string;
-  sizeMiB: number;
-  size: string;
-  count: number;
-  shared: boolean;
-  createdMs: number;
-  expiresMs: number;
-  state: SubscriptionState;
-  closedMs: number | null;
-  note: string | null;
-}
 
 const sec = (ts: string | number): number => Math.floor((typeof ts === 'number' ? ts : Date.parse(ts)) / 1000);
 const MiB = 1024 * 1024;
@@ -217,7 +199,13 @@ function mergeRow(a: WindowRow, b: WindowRow): void {
   }
 }
 
-export class WatchStore {
+/**
+ * The leak watch's state in one SQLite file under data_dir (the WatchState port of src/watch/state.ts):
+ * one process samples every host, keeps its digests' last runs, and computes findings in a worker thread.
+ */
+export class WatchStore implements WatchState, DigestLog, SummaryReader {
+  /** One process: each schedule's last run in digest_runs. */
+  readonly digestRuns: DigestRuns = { log: this };
   readonly db: Database.Database;
   private hostIds = new Map<string, number>();
   private hostNames = new Map<number, string>();
@@ -707,6 +695,18 @@ export class WatchStore {
       this.db.prepare("INSERT OR REPLACE INTO watch_meta VALUES ('downsampled_until', ?)").run(cutoff);
     })();
     return { before, after };
+  }
+
+  /** Findings in a worker thread over the store's file; an in-memory store has no file to share, so here. */
+  findings(options: Partial<DetectorOptions> = {}, now = Date.now()): Promise<FindingsResult> {
+    if (this.file !== ':memory:') return findingsOffThread(this.file, options, now);
+    // A promise that rejects (not a synchronous throw) when the read fails, like the worker's.
+    return new Promise((resolve) => resolve(findingsFromStore(this, options, now)));
+  }
+
+  /** A chart child opens the file itself (its own connection); an in-memory store sends the samples. */
+  chartSource(hosts: string[], sinceMs: number): Promise<SampleSource> {
+    return this.file === ':memory:' ? packedChartSource(this, hosts, sinceMs) : Promise.resolve({ file: this.file });
   }
 
   // ---- digest state ----

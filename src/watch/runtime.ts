@@ -1,0 +1,256 @@
+// The leak watch as the commands and adapters see it (the WatchService, wired in src/app.ts when
+// watch.enabled): the sampler, the digest schedules, `/gpu notify`, charts and `/gpu watch`, over the
+// storage port (src/watch/state.ts). Which backend holds the state is app.ts's choice, made once.
+import type { Locale } from '../core/i18n.js';
+import { t } from '../core/i18n.js';
+import type { Reply } from '../core/reply.js';
+import type { ChartRequestOptions, FitConfig, HostsService, WatchService } from '../core/services.js';
+import { Mentions } from '../core/mention.js';
+import { maxOf } from '../core/extremes.js';
+import type { RuleBase } from '../diagnose/rule-base.js';
+import type { OwnersService } from '../owners/directory.js';
+import { personOf } from '../owners/directory.js';
+import { DEFAULT_FIT_SETTINGS, type GpuGrowth } from '../fleet/fit.js';
+import { Notifier } from '../fleet/notify.js';
+import { DEFAULT_CHART_BUDGET, findingChartsInChild, gpuChartInChild, type ChartBudget } from './chart-render.js';
+import { digestReply, sparkline, type ChartOf } from './digest.js';
+import { DigestScheduler, type DigestConfig, type FindingsSource, type PostMessage } from './scheduler.js';
+import { Sampler } from './sampler.js';
+import type { WatchState } from './state.js';
+import { isHostSample, isProcessSample, type DetectorOptions, type Finding, type Sample } from './types.js';
+
+const HOUR = 3_600_000;
+
+export interface WatchRuntimeConfig {
+  sample_interval_s: number;
+  retention_days: number;
+  min_slope_mib_per_hour: number;
+  digests: DigestConfig[];
+}
+
+export class WatchRuntime implements WatchService {
+  readonly sampler: Sampler | null;
+  readonly scheduler: DigestScheduler;
+  private retentionTimer: NodeJS.Timeout | null = null;
+  /** Set by the chat adapters; the schedules start once one is (so a digest missed while down has somewhere to go). */
+  post: PostMessage = async () => {};
+  private posterSet = false;
+  private started = false;
+  private scheduled: Promise<string[]> | null = null;
+
+  setPoster(post: PostMessage): void {
+    this.post = post;
+    this.notify.setPoster(post);
+    this.posterSet = true;
+    void this.startSchedules();
+  }
+
+  /** The scheduler, once both start() ran and something can post: catch-up first, then the cron jobs. */
+  private startSchedules(): Promise<string[]> {
+    if (!this.started || !this.posterSet) return Promise.resolve([]);
+    return (this.scheduled ??= this.scheduler.start().catch((e: unknown) => {
+      this.onError(e);
+      return [];
+    }));
+  }
+
+  /** Who the unix users are (config owners and approved `/gpu whoami` claims): digests, owner messages and `/gpu watch` name them. */
+  private owners?: Pick<OwnersService, 'lookup' | 'refresh'>;
+  setOwners(owners: Pick<OwnersService, 'lookup' | 'refresh'> | undefined): void {
+    this.owners = owners;
+    this.scheduler.owners = owners;
+  }
+  private options: Partial<DetectorOptions>;
+  private source: FindingsSource;
+  private onError: (e: unknown) => void;
+  /** `/gpu notify` subscriptions, checked after every sampler round. */
+  readonly notify: Notifier;
+
+  constructor(
+    /** Samples, subscriptions, digest runs and (with replicas) sampling leases: src/watch/state.ts. */
+    readonly store: WatchState,
+    private hosts: HostsService | undefined,
+    private rules: RuleBase | undefined,
+    private cfg: WatchRuntimeConfig,
+    onError: (e: unknown) => void = () => {},
+    fit: FitConfig = { ...DEFAULT_FIT_SETTINGS, maxNotifyPerUser: 3 },
+  ) {
+    this.onError = onError;
+    this.options = { minSlopeMiBPerHour: cfg.min_slope_mib_per_hour, sampleIntervalSec: cfg.sample_interval_s };
+    this.sampler = hosts ? new Sampler(hosts, store, cfg.sample_interval_s, onError) : null;
+    // With sampling leases this process samples only the hosts whose lease it surely holds.
+    if (this.sampler && store.leases) this.sampler.pick = (names) => (Date.now() < this.heldUntil ? names.filter((n) => this.held.has(n)) : []);
+    this.notify = new Notifier(store, fit, hosts, (now) => this.gpuGrowth(now), onError);
+    if (this.sampler) this.sampler.afterRound = (status, now) => this.notify.afterRound(status, now);
+    // Digests never delay a chat reply: the backend computes them off this thread (SQLite: a worker
+    // thread over its file) or reads in batches, each a yield to the event loop (Postgres).
+    this.source = (o, now) => store.findings(o, now);
+    this.scheduler = new DigestScheduler(store, cfg.digests, (d, r) => this.post(d, r), rules, this.options, onError, this.source);
+    // Charts are read and drawn in a child process (chart-render.ts): never on this thread, and a renderer crash ends only the child.
+    this.scheduler.chartsFor = (d, now, charted) => this.chartsOf(charted, { timeZone: d.timezone, sampleIntervalSec: cfg.sample_interval_s }, now);
+    this.scheduler.sendDirect = (target, reply) => this.post(target, reply);
+  }
+
+  private leaseTimer: NodeJS.Timeout | null = null;
+  /** Hosts whose sampling lease this replica holds, and until when (its own clock) it surely holds them. */
+  private held = new Set<string>();
+  private heldUntil = 0;
+
+  /** Takes or renews the sampling leases of every registered host it can; a host newly held is sampled at once. */
+  private async renewLeases(): Promise<void> {
+    const leases = this.store.leases;
+    if (!leases || !this.hosts) return;
+    const t0 = Date.now();
+    const held = await leases.leaseHosts((await this.hosts.list()).map((h) => h.name));
+    const gained = [...held].some((h) => !this.held.has(h));
+    this.held = held;
+    this.heldUntil = t0 + leases.claimTtlMs;
+    if (gained && this.started) void this.sampler?.tick();
+  }
+
+  /** The time zone of the digest posted to this channel, else of the first digest, else the bot's own. */
+  timeZoneFor(platform?: string, channel?: string): string {
+    const d = this.cfg.digests.find((x) => x.platform === platform && x.channel === channel) ?? this.cfg.digests[0];
+    return d?.timezone ?? Intl.DateTimeFormat().resolvedOptions().timeZone ?? 'UTC';
+  }
+
+  async start(): Promise<void> {
+    const leases = this.store.leases;
+    if (leases) {
+      // Leases first, renewed every third of their life: a replica that stops renewing loses its hosts to another within one lease.
+      await this.renewLeases().catch((e: unknown) => this.onError(e));
+      this.leaseTimer = setInterval(() => void this.renewLeases().catch((e: unknown) => this.onError(e)), Math.max(200, Math.floor(leases.claimTtlMs / 3)));
+      this.leaseTimer.unref();
+    }
+    this.sampler?.start();
+    const retention = () => {
+      // An answer at once (SQLite) or a promise (Postgres), whose failure is reported, not thrown.
+      const done = this.store.applyRetention(this.cfg.retention_days);
+      if (done instanceof Promise) done.catch((e: unknown) => this.onError(e));
+    };
+    retention();
+    this.retentionTimer = setInterval(retention, 3_600_000);
+    this.retentionTimer.unref();
+    this.started = true;
+    await this.startSchedules();
+  }
+
+  async digestNow(locale?: Locale): Promise<Reply> {
+    const now = Date.now();
+    const { findings, watched } = await this.source(this.options, now);
+    const style = { timeZone: this.timeZoneFor(), sampleIntervalSec: this.cfg.sample_interval_s };
+    const charted: Finding[] = [];
+    digestReply(findings, watched, this.rules, undefined, (f) => void charted.push(f), { owners: this.owners }, locale);
+    const chartOf = await this.chartsOf(charted, style, now);
+    return digestReply(findings, watched, this.rules, undefined, chartOf, { owners: this.owners }, locale);
+  }
+
+  /** Charts of these findings, drawn in a child process (20 hosts at most, the detector's 72 h at most). */
+  private async chartsOf(charted: Finding[], style: { timeZone: string; sampleIntervalSec: number }, now: number): Promise<ChartOf | undefined> {
+    if (!charted.length) return undefined;
+    const hosts = new Set([...new Set(charted.map((f) => f.host))].slice(0, 20));
+    const source = await this.store.chartSource([...hosts], now - 72 * HOUR);
+    return findingChartsInChild(
+      source,
+      charted.filter((f) => hosts.has(f.host)),
+      style,
+      now,
+      this.onError,
+    );
+  }
+
+  private growthCache: { at: number; value: Promise<GpuGrowth[]> } | null = null;
+
+  /**
+   * Growth rates of growing GPU processes (leak and rank-0 findings), for `/gpu fit` and the notify check.
+   * Computed off-thread like a digest, at most once per summary window (10 min): trends move slower.
+   */
+  gpuGrowth(now = Date.now()): Promise<GpuGrowth[]> {
+    if (this.growthCache && now - this.growthCache.at >= 0 && now - this.growthCache.at < 10 * 60_000) return this.growthCache.value;
+    const value = this.source(this.options, now).then(({ findings }) =>
+      findings
+        .filter((f) => (f.kind === 'leak' || f.kind === 'rank0_growth') && f.gpu !== undefined && f.slopeMiBPerHour > 0)
+        .map((f) => ({
+          host: f.host,
+          gpu: f.gpu!,
+          mibPerHour: f.slopeMiBPerHour,
+          ...(f.pid !== undefined ? { pid: f.pid } : {}),
+          ...(f.user ? { user: f.user } : {}),
+        })),
+    );
+    this.growthCache = { at: now, value };
+    // A failed computation is not kept: the next ask tries again.
+    value.catch(() => {
+      if (this.growthCache?.value === value) this.growthCache = null;
+    });
+    return value;
+  }
+
+  /** `/gpu chart HOST [GPU] [hours]`: one GPU's recent memory as a PNG, in the channel's time zone. */
+  async chartHost(req: ChartRequestOptions): Promise<Reply> {
+    const known = this.hosts ? (await this.hosts.list()).map((h) => h.name) : undefined;
+    const style = { timeZone: this.timeZoneFor(req.platform, req.channel), sampleIntervalSec: this.cfg.sample_interval_s };
+    // The chart reads the detector's history (72 h by default) of one host; all of it is done in a child process.
+    const now = Date.now();
+    const source = await this.store.chartSource([req.host], now - Math.max(req.hours, 72) * HOUR);
+    return gpuChartInChild(source, req, style, this.options, known, now, this.chartBudget);
+  }
+
+  /** Time and heap budget of each chart's child process. */
+  chartBudget: ChartBudget = DEFAULT_CHART_BUDGET;
+
+  async watchHost(name: string, locale?: Locale): Promise<Reply> {
+    return this.watchHostNow(name, await this.store.samplesSince(Date.now() - 6 * HOUR, name), locale);
+  }
+
+  /** A clean stop with sampling leases: this replica's are given back, so another takes its hosts over at once. */
+  async release(): Promise<void> {
+    if (this.leaseTimer) clearInterval(this.leaseTimer);
+    this.leaseTimer = null;
+    this.heldUntil = 0;
+    await this.store.leases?.releaseLeases();
+  }
+
+  private watchHostNow(name: string, samples: Iterable<Sample>, loc?: Locale): Reply {
+    const series = new Map<string, number[]>();
+    const ram: number[] = [];
+    const people = new Mentions();
+    // A GPU-level series stands for processes ps did not know (the last round saw them) or for none.
+    const hidden = this.sampler?.hidden.get(name) ?? [];
+    const gpuLabel = (gpu: number) => {
+      const on = hidden.filter((p) => p.gpu === gpu);
+      return on.length
+        ? `GPU ${gpu} · pid ${on.map((p) => p.pid).join(',')} · ${[...new Set(on.map((p) => p.text))].join('; ')}`
+        : t(loc, 'watch.noProcesses', { gpu });
+    };
+    for (const s of samples) {
+      if (isHostSample(s)) ram.push((s.memTotalBytes - s.memAvailableBytes) / 2 ** 20);
+      else {
+        const key = isProcessSample(s)
+          ? `GPU ${s.gpu} · pid ${s.pid} · ${personOf(people, this.owners, name, s.user) ?? s.user} · ${s.command.slice(0, 40)}`
+          : gpuLabel(s.gpu);
+        let a = series.get(key);
+        if (!a) series.set(key, (a = []));
+        a.push(isProcessSample(s) ? (s.processMiB ?? NaN) : s.gpuUsedMiB);
+      }
+    }
+    if (!series.size && !ram.length)
+      return { title: t(loc, 'watch.title', { host: name }), severity: 'info', sections: [{ text: t(loc, 'watch.noSamples', { host: name }) }] };
+    const rows = [...series].map(([k, v]) => [k, String(Math.round(v[v.length - 1])), String(Math.round(maxOf(v.filter(Number.isFinite)))), sparkline(v, 36)]);
+    if (ram.length) rows.push([t(loc, 'watch.hostRam'), String(Math.round(ram[ram.length - 1])), String(Math.round(maxOf(ram))), sparkline(ram, 36)]);
+    return {
+      title: t(loc, 'watch.title6h', { host: name }),
+      severity: 'info',
+      sections: [{ table: { columns: [t(loc, 'watch.col.series'), t(loc, 'watch.col.now'), t(loc, 'watch.col.max'), t(loc, 'watch.col.last6h')], rows } }],
+      ...(people.size ? { mentions: people.table() } : {}),
+    };
+  }
+
+  stop(): void {
+    if (this.leaseTimer) clearInterval(this.leaseTimer);
+    this.sampler?.stop();
+    this.scheduler.stop();
+    if (this.retentionTimer) clearInterval(this.retentionTimer);
+    this.store.close();
+  }
+}

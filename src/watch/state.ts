@@ -1,0 +1,99 @@
+// The leak watch's storage port: what the watch needs of wherever its state lives. Samples go in;
+// samples, window summaries and the digest's findings come out; digests record what they reported and
+// which slots ran. src/storage/sqlite/watch.ts (one process, data_dir) and src/storage/postgres/watch.ts
+// (replicas sharing one database) implement it, and src/app.ts picks one; nothing in watch/ knows which.
+// Where the two differ in kind (one process's last run against slots claimed among replicas, sampling
+// every host against sampling the leased ones) the port says so with a value, not a backend name.
+import type { SubscriptionStore } from '../fleet/subscriptions.js';
+import type { SampleSource } from './chart-render.js';
+import { packSamples } from './chart-samples.js';
+import type { ReportedState } from './digest.js';
+import type { SeriesIndex } from './series.js';
+import type { DetectorOptions, Finding, Sample } from './types.js';
+
+/** A digest's findings and what was watched (hosts and processes seen in the last three sampling intervals). */
+export interface FindingsResult {
+  findings: Finding[];
+  watched: { hosts: number; processes: number };
+}
+
+/** One process's record of its digests (SQLite): the last run of each schedule and what each reported. */
+export interface DigestLog {
+  lastRun(schedule: string): number | null;
+  setLastRun(schedule: string, ms: number): void;
+  reported(schedule: string): Map<string, ReportedState>;
+  saveReported(schedule: string, update: Map<string, ReportedState>): void;
+}
+
+/** A digest slot's claim among replicas (Postgres): run (this replica posts it), or not (posted, skipped or held by a live replica). */
+export interface DigestSlots {
+  /** First start of a schedule: its latest slot counts as done (nothing was missed). */
+  seed(schedule: string, slotMs: number): Promise<void>;
+  /** True when this replica now holds the slot and must post it. */
+  claim(schedule: string, slotMs: number): Promise<boolean>;
+  /** Keeps the claim alive while the digest runs; false when another replica took it over (then do not post). */
+  renew(schedule: string, slotMs: number): Promise<boolean>;
+  done(schedule: string, slotMs: number, state: 'posted' | 'failed', note?: string): Promise<void>;
+  /** Slots whose holder died (claim expired) with tries left: the oldest first. */
+  abandoned(schedule: string): Promise<number[]>;
+  reported(schedule: string): Promise<Map<string, ReportedState>>;
+  saveReported(schedule: string, update: Map<string, ReportedState>): Promise<void>;
+  /** How long a claim lives without renewal (ms). */
+  readonly claimTtlMs: number;
+}
+
+/** How a schedule posts once per slot: this process's own log, or slots claimed among replicas. */
+export type DigestRuns = { readonly log: DigestLog } | { readonly slots: DigestSlots };
+
+/** Which replica samples which host: a lease per host, renewed while held. */
+export interface SamplingLeases {
+  /** How long a lease lives without renewal (ms). */
+  readonly claimTtlMs: number;
+  /** Takes or renews the lease of each host that is free, expired or already held here; returns those held. */
+  leaseHosts(hosts: string[]): Promise<Set<string>>;
+  /** Gives this process's leases back (a clean stop): another takes the hosts over at once. */
+  releaseLeases(): Promise<void>;
+}
+
+/**
+ * What the detector reads where the backend keeps window summaries (SQLite, in one thread): summaries
+ * where it can, else the rows as samples, in time order.
+ */
+export interface SummaryReader {
+  summariseInto(index: SeriesIndex, sinceMs: number, o: Pick<DetectorOptions, 'idleHours' | 'idleMinMiB' | 'idleMaxUtilPct'>): boolean;
+  samplesSince(sinceMs: number): Iterable<Sample>;
+  watched(sinceMs: number): { hosts: number; processes: number };
+}
+
+/** What the detector reads from a backend that hands samples over in batches (Postgres): each in time order. */
+export interface SampleReader {
+  eachSample(sinceMs: number, each: (s: Sample) => void): Promise<void>;
+  watched(sinceMs: number): Promise<{ hosts: number; processes: number }>;
+}
+
+/** The leak watch's state, wherever it lives. Answers are values or promises (SQLite answers at once). */
+export interface WatchState extends SubscriptionStore {
+  /** Writes one poll's samples, yielding to the event loop between chunks. */
+  insertPaced(samples: Sample[]): Promise<void>;
+  /** The newest sample's time (ms), or null with none: where a Prometheus history backfill starts. */
+  latestTsMs(): number | null | Promise<number | null>;
+  /** One host's samples since `sinceMs`, in time order (`/gpu watch`, charts). */
+  samplesSince(sinceMs: number, host: string): Iterable<Sample> | Promise<Iterable<Sample>>;
+  /** The digest's findings: the detector (src/watch/findings.ts) over what this backend yields, on a thread of its choosing. */
+  findings(options: Partial<DetectorOptions>, now: number): Promise<FindingsResult>;
+  /** Rows older than `retentionDays` become their per-hour max. */
+  applyRetention(retentionDays: number): unknown;
+  /** Where a chart child reads these hosts' samples since `sinceMs`. */
+  chartSource(hosts: string[], sinceMs: number): Promise<SampleSource>;
+  readonly digestRuns: DigestRuns;
+  /** Sampling leases among replicas; absent: this process samples every host. */
+  readonly leases?: SamplingLeases;
+  close(): void;
+}
+
+/** A chart source of samples read here and sent to the child as columns (a backend the child cannot open itself). */
+export async function packedChartSource(state: Pick<WatchState, 'samplesSince'>, hosts: string[], sinceMs: number): Promise<SampleSource> {
+  const samples: Sample[] = [];
+  for (const h of new Set(hosts)) for (const s of await state.samplesSince(sinceMs, h)) samples.push(s);
+  return { packed: await packSamples(samples) };
+}
