@@ -2,7 +2,7 @@
 // command's zod schema, enforce admin-only actions, turn any failure into a clear reply.
 import { commandShape, type Command, type CommandContext } from './command.js';
 import { didYouMean } from './did-you-mean.js';
-import { localize, t } from './i18n.js';
+import { localize, t, type MessageKey } from './i18n.js';
 import { parseCommandLine } from './invocation.js';
 import type { ProgressPacer } from './progress.js';
 import type { Reply } from './reply.js';
@@ -89,10 +89,22 @@ export class CommandRegistry {
         sections: [{ text: t(loc, 'registry.unknown.text', { hint, names }) }],
       });
     }
+    // `/gpu CMD --help` (or -h) answers with the command's usage and summary, whatever else was typed; a
+    // command taking free text only when --help is all of it (a pasted log may hold the word).
+    const known = optionKeys(command.options);
+    const freeText = !known || known.includes('text');
+    const typed = parsed.raw.text.trim();
+    if (freeText ? typed === '--help' || typed === '-h' : parsed.raw.help !== undefined || parsed.raw._[0] === '-h') {
+      return done(command.name, 'ok', {
+        title: t(loc, 'registry.usage.title', { usage: command.usage }),
+        severity: 'info',
+        visibility: 'asker',
+        sections: [{ text: t(loc, `cmd.${command.name}.summary` as MessageKey) }],
+      });
+    }
     // An unknown --option is a typo, not something to ignore; commands that take free text (a pasted log
     // whose first line carries the training command's own flags) are left alone.
-    const known = optionKeys(command.options);
-    if (known && !known.includes('text')) {
+    if (!freeText) {
       for (const key of Object.keys(parsed.raw)) {
         if (key === '_' || key === 'text' || known.includes(key)) continue;
         const meant = didYouMean(
