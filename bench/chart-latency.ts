@@ -5,17 +5,20 @@
 // real command registry and leak watch. Each help's wait counts from when it was due, so a help held
 // up by a blocked event loop counts its whole wait. Reported: the chart's time, help's median and worst
 // wait alone and during the chart, their ratio (during / alone), and the event loop's longest stall
-// during the chart (what tells a blocked loop from a busy machine).
+// during the chart (what tells a blocked loop from a busy machine) with the CPU time this process used
+// within that stall: a loop blocked by its own work uses about the stall's length, a process that waits
+// for a core on a loaded machine (or behind its own chart child) uses next to none. The load average is
+// printed with it.
 import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { allCommands } from '../commands/index.js';
 import { parseConfig } from '../src/core/config.js';
 import { CommandRegistry } from '../src/core/registry.js';
 import type { CommandContext } from '../src/core/command.js';
 import { loadRuleBase } from '../src/diagnose/rule-base.js';
-import { WatchRuntime } from '../src/watch/runtime.js';
-import { WatchStore } from '../src/storage/sqlite/watch.js';
+import { WatchRuntime } from '../src/watch/scheduler.js';
+import { WatchStore } from '../src/watch/store.js';
 import { syntheticFleet } from './synthetic-fleet.js';
 
 const WEEK_MIN = 7 * 24 * 60;
@@ -57,12 +60,20 @@ for (let i = 0; i < ALONE; i++) alone.push(await help());
 
 // During the chart: a help due every HELP_EVERY_MS from the moment the chart is asked for until it is answered.
 const during: number[] = [];
-// The event loop's longest stall: the widest gap between ticks of a 10 ms timer.
+// The event loop's longest stall: the widest gap between ticks of a 10 ms timer, and the CPU time this
+// process (all its threads) used within it.
 let lastTick = performance.now();
+let lastCpu = process.cpuUsage();
 let longestStall = 0;
+let longestStallCpu = 0;
 const ticker = setInterval(() => {
   const now = performance.now();
-  longestStall = Math.max(longestStall, now - lastTick - 10);
+  const cpu = process.cpuUsage(lastCpu);
+  lastCpu = process.cpuUsage();
+  if (now - lastTick - 10 > longestStall) {
+    longestStall = now - lastTick - 10;
+    longestStallCpu = (cpu.user + cpu.system) / 1000;
+  }
   lastTick = now;
 }, 10);
 const t0 = performance.now();
@@ -95,5 +106,9 @@ const drawn = reply.files?.length ? `with a ${reply.files[0].data.length}-byte P
 console.log(`chart  /gpu chart node0000 0 168 answered in ${(chartMs / 1000).toFixed(2)} s (${drawn})`);
 console.log(`help alone         median ${ms(median(alone))}, worst ${ms(Math.max(...alone))} (${alone.length} asks)`);
 console.log(`help during chart  median ${ms(median(during))}, worst ${ms(Math.max(...during))} (${during.length} asks, one due every ${HELP_EVERY_MS} ms)`);
-console.log(`event loop during the chart: longest stall ${ms(longestStall)}`);
+console.log(
+  `event loop during the chart: longest stall ${ms(longestStall)}, this process used ${ms(longestStallCpu)} of CPU within it; load average ${loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' ')}`,
+);
 console.log(`ratio during/alone  median ${(median(during) / median(alone)).toFixed(1)}x, worst ${(Math.max(...during) / Math.max(...alone)).toFixed(1)}x`);

@@ -156,6 +156,10 @@ export async function runChartJob(
 ): Promise<ChartFailure | null> {
   if (!(await acquire())) return 'busy';
   try {
+    // A turn of the event loop first: a chat adapter acks a command after one turn (setImmediate), and
+    // starting a child (fork, synchronous: 10-130 ms measured, more on a loaded machine) within the
+    // command's first microtasks held that ack, and every other request's, until the child existed.
+    await new Promise<void>((resolve) => setTimeout(resolve, 0));
     let child = idle.pop();
     if (child && child.maxOldSpaceMb !== budget.maxOldSpaceMb) {
       letGo(child);
