@@ -16,6 +16,8 @@ import {
 } from '../../src/watch/early-alert.js';
 import { toMs } from '../../src/watch/series.js';
 import { isProcessSample, type Sample } from '../../src/watch/types.js';
+import { fixSummary } from '../../src/watch/digest.js';
+import { loadRuleBase } from '../../src/diagnose/rule-base.js';
 import { TRACES_PATH } from './generate-traces.js';
 import { buildSamples, decodeTrace, prng, trainingProcess, type ProcModel, type TrainSpec } from './generator.js';
 
@@ -369,12 +371,17 @@ describe('early alert: the check itself', () => {
     ).toBe(false);
   });
 
-  it('the reply: slope in GiB/h, time to full, how long the watch has looked, the fix by shape; in zh too', () => {
+  it('the reply: slope in GiB/h, time to full, how long the watch has looked, the fix by shape; in zh too', async () => {
+    const rules = await loadRuleBase();
     const total = 40000 + 350 + LEAK;
     const samples = samplesOf(20, total, (r) => [job(r, { baseMiB: 40000, startMin: -60, leak: { slopeMiBPerHour: LEAK, startMs: T0, blockMiB: 20 } })]);
     const [{ alert }] = watchRounds(samples);
-    const en = earlyAlertReply(alert, undefined, {}, 'en', 1);
+    // A steady rise between samples: the digest's fix for that shape (references kept across iterations).
+    expect(alert.finding.pattern).toBe('steady');
+    const en = earlyAlertReply(alert, rules, {}, 'en', 1);
     const text = JSON.stringify(en);
+    expect(text).toContain(`Fix: ${fixSummary('growing-memory-leak', rules, 'steady', 'en')}`);
+    expect(text).toContain('loss.item()');
     expect(en.title).toMatch(/^Early leak alert: gpu1 GPU 0 full in \d+ min$/);
     expect(text).toMatch(/rises 7\.\d GiB\/h|rises [67]\.\d GiB\/h|rises 8\.\d GiB\/h/);
     expect(text).toContain(`sampled this process for ${Math.round(alert.sampledMinutes)} min`);
