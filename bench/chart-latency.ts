@@ -17,8 +17,8 @@ import { parseConfig } from '../src/core/config.js';
 import { CommandRegistry } from '../src/core/registry.js';
 import type { CommandContext } from '../src/core/command.js';
 import { loadRuleBase } from '../src/diagnose/rule-base.js';
-import { WatchRuntime } from '../src/watch/scheduler.js';
-import { WatchStore } from '../src/watch/store.js';
+import { WatchRuntime } from '../src/watch/runtime.js';
+import { WatchStore } from '../src/storage/sqlite/watch.js';
 import { syntheticFleet } from './synthetic-fleet.js';
 
 const WEEK_MIN = 7 * 24 * 60;

@@ -13,8 +13,8 @@ import { allCommands } from '../../commands/index.js';
 import { parseConfig } from '../../src/core/config.js';
 import type { CommandContext } from '../../src/core/command.js';
 import { CommandRegistry } from '../../src/core/registry.js';
-import { WatchStore } from '../../src/watch/store.js';
-import { WatchRuntime } from '../../src/watch/scheduler.js';
+import { WatchStore } from '../../src/storage/sqlite/watch.js';
+import { WatchRuntime } from '../../src/watch/runtime.js';
 import type { Sample } from '../../src/watch/types.js';
 
 const MIN = 60_000;
