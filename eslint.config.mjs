@@ -11,7 +11,8 @@ export default tseslint.config(
   ...tseslint.configs.recommendedTypeChecked,
   {
     languageOptions: {
-      parserOptions: { projectService: { allowDefaultProject: ['scripts/*.ts'] }, tsconfigRootDir: import.meta.dirname },
+      // scripts/layering.ts is in the project already (test/layering.test.ts imports it): a file in both fails to parse.
+      parserOptions: { projectService: { allowDefaultProject: ['scripts/!(layering).ts'] }, tsconfigRootDir: import.meta.dirname },
     },
     rules: {
       '@typescript-eslint/no-floating-promises': 'error',

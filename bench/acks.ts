@@ -41,7 +41,7 @@ interface BotSpec {
 /** The child: the bot's adapters over the given fleet and store; prints {"port"} once both are up, stops when stdin ends. */
 async function runBot(spec: BotSpec): Promise<void> {
   const pino = (await import('pino')).default;
-  const { parseConfig } = await import('../src/core/config.js');
+  const { parseConfig } = await import('../src/config.js');
   const { CommandRegistry } = await import('../src/core/registry.js');
   const { allCommands } = await import('../commands/index.js');
   const { loadRuleBase } = await import('../src/diagnose/rule-base.js');

@@ -13,7 +13,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { allCommands } from '../commands/index.js';
-import { parseConfig } from '../src/core/config.js';
+import { parseConfig } from '../src/config.js';
 import { CommandRegistry } from '../src/core/registry.js';
 import type { CommandContext } from '../src/core/command.js';
 import { loadRuleBase } from '../src/diagnose/rule-base.js';

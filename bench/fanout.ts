@@ -21,7 +21,7 @@ import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { allCommands } from '../commands/index.js';
 import { runConsoleChat } from '../src/adapters/console/console-chat.js';
-import { parseConfig } from '../src/core/config.js';
+import { parseConfig } from '../src/config.js';
 import { CommandRegistry } from '../src/core/registry.js';
 import { loadRuleBase } from '../src/diagnose/rule-base.js';
 import { MEM_COMMAND, SMI_GPU_ARGS, STATUS_COMMAND } from '../src/hosts/remote-commands.js';

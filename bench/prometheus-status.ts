@@ -320,7 +320,7 @@ interface EndResult {
 /** Answers `run`, `paced` and `end` on stdin, one JSON line each on stdout. */
 async function child(cfgFile: string): Promise<void> {
   const [{ loadConfig }, { SshHostsService }, { CommandRegistry }, { allCommands }, { ProgressPacer }, slack, discord, consoleRender] = await Promise.all([
-    import('../src/core/config.js'),
+    import('../src/config.js'),
     import('../src/hosts/service.js'),
     import('../src/core/registry.js'),
     import('../commands/index.js'),

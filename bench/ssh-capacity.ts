@@ -24,7 +24,7 @@ import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { cpus, loadavg, tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { parseConfig } from '../src/core/config.js';
+import { parseConfig } from '../src/config.js';
 import { CHANNEL_WATCHDOG, SECTION_MARK, STATUS_COMMAND } from '../src/hosts/remote-commands.js';
 import { startDelayProxy, type DelayProxy } from '../test/hosts/delay-proxy.js';
 import { makeClientKey, SSHD, startSshd, type SshdInstance } from '../test/hosts/sshd-harness.js';

@@ -1,5 +1,6 @@
 // Wires the pieces together: config, rule base, services, command registry. Adapters get the result.
-import { fitConfigOf, loadConfig, resolvePath as resolveDataPath, type LoadedConfig } from './core/config.js';
+import { fitConfigOf, loadConfig, type LoadedConfig } from './config.js';
+import { resolvePath as resolveDataPath } from './core/config.js';
 import { configureLocales, resolveLocale } from './core/i18n.js';
 import { CommandRegistry } from './core/registry.js';
 import { scrub } from './core/secret-scrub.js';

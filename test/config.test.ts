@@ -4,7 +4,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { parseConfig } from '../src/core/config.js';
+import { parseConfig } from '../src/config.js';
 import { parseEnv } from '../src/core/env.js';
 
 describe('config file', () => {

@@ -7,7 +7,7 @@ import type { CommandContext, Platform } from '../core/command.js';
 import { ProgressPacer, type ProgressPacerOptions, type ProgressSink } from '../core/progress.js';
 import type { CommandRegistry, DispatchOutcome } from '../core/registry.js';
 import type { Services } from '../core/services.js';
-import type { Config } from '../core/config.js';
+import type { Config } from '../config.js';
 import { rememberUserLocale, resolveLocale, t, type Locale } from '../core/i18n.js';
 import type { AuditStore } from '../ops/audit.js';
 import type { Metrics } from '../ops/metrics.js';
@@ -150,8 +150,6 @@ export function channelAllowed(allowed: string[] | undefined, ...ids: (string | 
 export function directMessagesAllowed(config: Config, platform: 'slack' | 'discord'): boolean {
   return config.channels.allow_dms ?? !config.channels[platform]?.length;
 }
-
-export const DM_REFUSAL = t('en', 'adapter.dmRefusal');
 
 /** The answer to a direct message where DMs are off, in the asker's language. */
 export const dmRefusal = (loc: Locale | undefined): string => t(loc, 'adapter.dmRefusal');

@@ -3,7 +3,8 @@
 // Returns null when no chat token is set (the caller runs the console chat instead).
 // Each adapter's module is imported only when its token is set: @slack/bolt alone is ~40 MB of heap
 // and brings undici 7, which replaces undici's process-global dispatcher.
-import { httpEndpointOf, resolvePath } from '../core/config.js';
+import { httpEndpointOf } from '../config.js';
+import { resolvePath } from '../core/config.js';
 import { parseEnv } from '../core/env.js';
 import type { App } from '../app.js';
 import type { Reply } from '../core/reply.js';

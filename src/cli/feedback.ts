@@ -5,7 +5,8 @@
 import { localeFromEnv } from '../core/i18n.js';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { loadConfig, resolvePath } from '../core/config.js';
+import { loadConfig } from '../config.js';
+import { resolvePath } from '../core/config.js';
 import { stripTerminalControls } from '../adapters/console/render.js';
 import { asksForHelp, parseArgs, UsageError } from './usage.js';
 import { terminalSafeJson } from './json.js';

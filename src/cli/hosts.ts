@@ -1,6 +1,6 @@
 // `gpu-doctor status|mem [HOST...] [--json] [--config FILE]` and `gpu-doctor hosts ...`.
 // The console user is admin. --json prints the result shapes of src/core/services.ts.
-import { loadConfig } from '../core/config.js';
+import { loadConfig } from '../config.js';
 import type { Reply } from '../core/reply.js';
 import { createHostsService, type SshHostsService } from '../hosts/service.js';
 import { listReply, memReply, statusReply, testReply } from '../hosts/render.js';

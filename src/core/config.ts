@@ -1,17 +1,13 @@
-// One zod schema for every setting (t3-env style): the YAML file given by --config or
-// GPU_DOCTOR_CONFIG, plus secrets from the environment. A mistake fails start-up naming every bad key.
-import { readFileSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
+// The building blocks of the settings (core's own schemas and the error and path helpers every part
+// uses). The whole config, composed from these and the wings' schemas, is src/config.ts: the ground
+// floor imports no wing (issue 24 §4).
 import { homedir } from 'node:os';
+import { resolve } from 'node:path';
 import { Cron } from 'croner';
-import { LineCounter, parseDocument } from 'yaml';
 import { z } from 'zod';
 import { didYouMean } from './did-you-mean.js';
-import { LOCALES } from './i18n.js';
-import { prometheusGroupSchema } from '../sources/prometheus/config.js';
-import { storageSchema } from '../storage/config.js';
 
-const hostName = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$/, 'letters, digits, . _ - (max 63)');
+export const hostName = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$/, 'letters, digits, . _ - (max 63)');
 
 export const hostSchema = z
   .object({
@@ -29,15 +25,6 @@ export const hostSchema = z
       .optional(),
   })
   .strict();
-
-/**
- * `host_groups:` entries. `source: ssh` holds SSH hosts exactly like `hosts:`; `source: prometheus` reads
- * its hosts from a Prometheus server (src/sources/prometheus/config.ts has its keys).
- */
-export const hostGroupSchema = z.discriminatedUnion('source', [
-  z.object({ name: hostName, source: z.literal('ssh'), hosts: z.array(hostSchema).default([]) }).strict(),
-  prometheusGroupSchema,
-]);
 
 /** An address to listen on: an IPv4/IPv6 address or a host name (0.0.0.0 and :: mean every interface). */
 export const listenHost = z
@@ -115,146 +102,7 @@ export const ownerSchema = z
   })
   .strict();
 
-export const configSchema = z
-  .object({
-    data_dir: z.string().default('./data'),
-    // Where the shared state lives: sqlite (files in data_dir, one bot) or Postgres shared by replicas (src/storage/config.ts).
-    storage: storageSchema.default('sqlite'),
-    ssh: z
-      .object({
-        config_file: z.string().optional(),
-        known_hosts: z.string().optional(),
-        identity_file: z.string().optional(),
-        connect_timeout_ms: z.number().int().min(500).max(120000).default(8000),
-        exec_timeout_ms: z.number().int().min(500).max(300000).default(15000),
-        max_concurrent_connects: z.number().int().min(1).max(256).default(16),
-      })
-      .strict()
-      .default({ connect_timeout_ms: 8000, exec_timeout_ms: 15000, max_concurrent_connects: 16 }),
-    hosts: z.array(hostSchema).default([]),
-    host_groups: z.array(hostGroupSchema).default([]),
-    admins: z
-      .object({
-        slack: z.array(z.string().regex(/^[UW][A-Z0-9]{2,20}$/, 'a Slack user ID like U012ABCDEF')).default([]),
-        discord: z.array(z.string().regex(/^\d{5,25}$/, 'a Discord user or role ID')).default([]),
-      })
-      .strict()
-      .default({ slack: [], discord: [] }),
-    // unix user on the hosts -> the person in chat; `alice@gpu3` scopes an entry to one host.
-    owners: z.record(z.string().regex(OWNER_KEY, 'a unix user (alice) or unix user@host (alice@gpu3)'), ownerSchema).default({}),
-    channels: z
-      .object({
-        slack: z.array(z.string()).optional(),
-        discord: z.array(z.string()).optional(),
-        // Direct messages with the bot. Unset: answered on a platform without a channel list, refused
-        // on one with a list (a DM is outside "only these channels"). true/false decides for both.
-        allow_dms: z.boolean().optional(),
-      })
-      .strict()
-      .default({}),
-    // The replies' language (en or zh): a channel listed here answers in its language whoever asks; elsewhere
-    // the asker's own (Discord's client locale, Slack's user locale, LANG in the console), else `default`.
-    locale: z
-      .object({
-        default: z.enum(LOCALES, 'a language: en or zh').default('en'),
-        channels: z
-          .record(z.string().regex(/^[A-Za-z0-9_-]{1,40}$/, 'a channel ID (Slack C0123ABCD, Discord 1234567890)'), z.enum(LOCALES, 'a language: en or zh'))
-          .default({}),
-      })
-      .strict()
-      .default({ default: 'en', channels: {} }),
-    watch: z
-      .object({
-        enabled: z.boolean().default(false),
-        sample_interval_s: z.number().int().min(10).default(60),
-        retention_days: z.number().int().min(1).max(365).default(7),
-        min_slope_mib_per_hour: z.number().min(0).default(10),
-        digests: z.array(digestSchema).default([]),
-      })
-      .strict()
-      .default({ enabled: false, sample_interval_s: 60, retention_days: 7, min_slope_mib_per_hour: 10, digests: [] }),
-    // `/gpu fit` keeps max(margin_mib, margin_pct % of the card) free on every GPU on top of the job.
-    fit: z
-      .object({
-        margin_mib: z
-          .number()
-          .int('a whole number of MiB')
-          .min(0, 'MiB kept free on every GPU: 0-65536')
-          .max(65536, 'MiB kept free on every GPU: 0-65536')
-          .default(1024),
-        margin_pct: z.number().min(0, 'percent of the card kept free: 0-50').max(50, 'percent of the card kept free: 0-50').default(5),
-      })
-      .strict()
-      .default({ margin_mib: 1024, margin_pct: 5 }),
-    notify: z
-      .object({
-        max_per_user: z
-          .number()
-          .int('a whole number')
-          .min(1, 'open `/gpu notify` subscriptions per user: 1-100')
-          .max(100, 'open `/gpu notify` subscriptions per user: 1-100')
-          .default(3),
-      })
-      .strict()
-      .default({ max_per_user: 3 }),
-    // 👍 / 👎 on diagnoses. keep_logs (opt-in): a log no rule matched, or one voted 👎, is kept redacted
-    // (tokens, keys, passwords, home paths, e-mails, IPs) in data_dir/feedback-logs for admins.
-    feedback: z
-      .object({
-        keep_logs: z.boolean().default(false),
-        retention_days: z.number().int('a whole number of days').min(1, 'days kept: 1-365').max(365, 'days kept: 1-365').default(30),
-        // Caps on kept logs: per person per 24 h, of each log its last KiB, all kept logs together (over a cap: not kept, noted in the log).
-        max_logs_per_user_per_day: z
-          .number()
-          .int('a whole number of logs')
-          .min(1, 'logs kept per user per day: 1-10000')
-          .max(10000, 'logs kept per user per day: 1-10000')
-          .default(20),
-        max_log_kib: z.number().int('a whole number of KiB').min(1, 'KiB kept of each log: 1-16384').max(16384, 'KiB kept of each log: 1-16384').default(256),
-        max_kept_mib: z
-          .number()
-          .int('a whole number of MiB')
-          .min(1, 'MiB of kept logs in all: 1-1048576')
-          .max(1048576, 'MiB of kept logs in all: 1-1048576')
-          .default(512),
-        // The week's votes and kept logs (ids, rule, a redacted line), posted to the admins' channel.
-        weekly: feedbackWeeklySchema.optional(),
-      })
-      .strict()
-      .default({ keep_logs: false, retention_days: 30, max_logs_per_user_per_day: 20, max_log_kib: 256, max_kept_mib: 512 }),
-    // /healthz and /metrics. Unset: HEALTH_PORT / HEALTH_HOST from the environment, else no endpoint and
-    // 127.0.0.1 (this machine only). The Docker image sets HEALTH_HOST=0.0.0.0 so they are reachable from outside.
-    http: z
-      .object({ port: z.number().int().min(0).max(65535).optional(), host: listenHost.optional() })
-      .strict()
-      .default({}),
-  })
-  .strict();
-
-export type Config = z.infer<typeof configSchema>;
-
 export class ConfigError extends Error {}
-
-/** Every SSH host of the config: `hosts:` and the hosts of `source: ssh` groups. */
-export function sshHostsOf(config: Config): z.infer<typeof hostSchema>[] {
-  return [...config.hosts, ...config.host_groups.flatMap((g) => (g.source === 'ssh' ? g.hosts : []))];
-}
-
-/** The `fit` and `notify` sections as the commands use them. */
-export function fitConfigOf(config: Config): { marginMiB: number; marginPct: number; maxNotifyPerUser: number } {
-  return { marginMiB: config.fit.margin_mib, marginPct: config.fit.margin_pct, maxNotifyPerUser: config.notify.max_per_user };
-}
-
-/**
- * Where /healthz and /metrics listen: the config's http.port / http.host, else the environment's
- * HEALTH_PORT / HEALTH_HOST (validated by parseEnv); no port means no endpoint, no host means 127.0.0.1.
- */
-export function httpEndpointOf(config: Config, env: NodeJS.ProcessEnv = process.env): { port: number; host: string } | undefined {
-  const envPort = env.HEALTH_PORT ? Number(env.HEALTH_PORT) : undefined;
-  const port = config.http.port ?? envPort;
-  if (port === undefined || !Number.isInteger(port)) return undefined;
-  return { port, host: config.http.host ?? (env.HEALTH_HOST || '127.0.0.1') };
-}
 
 /** Expands ~ and resolves relative paths against the config file's folder. */
 export function resolvePath(p: string, base: string): string {
@@ -263,8 +111,8 @@ export function resolvePath(p: string, base: string): string {
 }
 
 /** The keys an object schema accepts at a path of the document (for "did you mean"). */
-function keysAt(path: PropertyKey[]): string[] {
-  let schema: z.ZodType = configSchema;
+function keysAt(root: z.ZodType, path: PropertyKey[]): string[] {
+  let schema = root;
   const unwrap = (t: z.ZodType): z.ZodType => {
     let cur = t as z.ZodType & { unwrap?: () => z.ZodType; removeDefault?: () => z.ZodType };
     for (let i = 0; i < 5; i++) {
@@ -285,8 +133,11 @@ function keysAt(path: PropertyKey[]): string[] {
   return schema instanceof z.ZodObject ? Object.keys(schema.shape) : [];
 }
 
-/** One line per problem: the key path, what was expected, a suggestion for an unknown key, the YAML line. */
-function describeIssues(issues: z.core.$ZodIssue[], lineOf?: (path: PropertyKey[]) => number | undefined): string[] {
+/**
+ * One line per problem of `schema`'s parse: the key path, what was expected, a suggestion for an
+ * unknown key, the YAML line.
+ */
+export function describeIssues(schema: z.ZodType, issues: z.core.$ZodIssue[], lineOf?: (path: PropertyKey[]) => number | undefined): string[] {
   const out: string[] = [];
   const at = (path: PropertyKey[]) => {
     const line = lineOf?.(path);
@@ -295,7 +146,7 @@ function describeIssues(issues: z.core.$ZodIssue[], lineOf?: (path: PropertyKey[
   for (const i of issues) {
     const where = i.path.map(String).join('.') || '(root)';
     if (i.code === 'unrecognized_keys') {
-      const known = keysAt(i.path);
+      const known = keysAt(schema, i.path);
       for (const key of i.keys) {
         const meant = didYouMean(key, known);
         out.push(
@@ -312,65 +163,4 @@ function describeIssues(issues: z.core.$ZodIssue[], lineOf?: (path: PropertyKey[
     }
   }
   return out;
-}
-
-export function parseConfig(doc: unknown, origin = 'config', lineOf?: (path: PropertyKey[]) => number | undefined): Config {
-  const parsed = configSchema.safeParse(doc ?? {});
-  if (!parsed.success) {
-    throw new ConfigError(`${origin} is not valid:\n${describeIssues(parsed.error.issues, lineOf).join('\n')}`);
-  }
-  const names = new Set<string>();
-  const groupHosts = parsed.data.host_groups.flatMap((g) => g.hosts.map((h) => h.name));
-  for (const name of [...parsed.data.hosts.map((h) => h.name), ...groupHosts]) {
-    if (names.has(name)) throw new ConfigError(`${origin} is not valid:\n  hosts: "${name}" is listed twice`);
-    names.add(name);
-  }
-  // The weekly feedback list quotes kept logs: never in a channel a digest posts to for everyone.
-  const weekly = parsed.data.feedback.weekly;
-  const line = (path: PropertyKey[]) => (lineOf?.(path) ? ` (line ${lineOf(path)})` : '');
-  parsed.data.watch.digests.forEach((d, i) => {
-    if (d.name === FEEDBACK_WEEKLY_NAME)
-      throw new ConfigError(
-        `${origin} is not valid:\n  watch.digests.${i}.name: "${FEEDBACK_WEEKLY_NAME}" is the weekly feedback list's name${line(['watch', 'digests', i, 'name'])}`,
-      );
-    if (weekly && d.platform === weekly.platform && d.channel === weekly.channel)
-      throw new ConfigError(
-        `${origin} is not valid:\n  feedback.weekly.channel: also watch.digests.${i}'s channel; the weekly list quotes kept logs: give it the admins' own channel${line(['feedback', 'weekly', 'channel'])}`,
-      );
-  });
-  return parsed.data;
-}
-
-export interface LoadedConfig {
-  config: Config;
-  /** Where the file was, or null when running with defaults (localhost only). */
-  file: string | null;
-  baseDir: string;
-}
-
-export function loadConfig(file = process.env.GPU_DOCTOR_CONFIG): LoadedConfig {
-  if (!file) return { config: parseConfig({}), file: null, baseDir: process.cwd() };
-  const path = resolve(file);
-  let source: string;
-  try {
-    source = readFileSync(path, 'utf8');
-  } catch (e) {
-    throw new ConfigError(`${path}: ${(e as NodeJS.ErrnoException).code === 'ENOENT' ? 'file not found' : (e as Error).message.split('\n')[0]}`);
-  }
-  const lines = new LineCounter();
-  const doc = parseDocument(source, { lineCounter: lines, prettyErrors: false });
-  if (doc.errors.length) {
-    const e = doc.errors[0];
-    const pos = lines.linePos(e.pos[0]);
-    throw new ConfigError(`${path}: line ${pos.line}: not valid YAML (${e.code})`);
-  }
-  // The line of the value at a path, or of the nearest parent the document has.
-  const lineOf = (p: PropertyKey[]): number | undefined => {
-    for (let n = p.length; n >= 0; n--) {
-      const node = doc.getIn(p.slice(0, n) as (string | number)[], true) as { range?: [number, number, number] } | undefined;
-      if (node && typeof node === 'object' && node.range) return lines.linePos(node.range[0]).line;
-    }
-    return undefined;
-  };
-  return { config: parseConfig(doc.toJS(), path, lineOf), file: path, baseDir: dirname(path) };
 }

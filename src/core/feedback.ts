@@ -3,7 +3,6 @@
 // (Slack actions block, Discord button row) or a hint (console), and a click comes back as the
 // command line `/gpu feedback up|down ID`. The store (src/feedback/store.ts) looks every id up: a
 // button's value is never trusted.
-import type { CommandContext } from './command.js';
 
 export type Vote = 'up' | 'down';
 
@@ -74,7 +73,12 @@ export interface FeedbackService {
  * Records a diagnosis for 👍 / 👎 and returns the id to put on its reply, or undefined (no store, the
  * CLI, or a store error: the diagnosis is answered without buttons rather than not at all).
  */
-export async function recordDiagnosis(ctx: CommandContext, d: { rule: string | null; category: string | null }, log: string): Promise<string | undefined> {
+export async function recordDiagnosis(
+  // The command's context (CommandContext) as far as recording needs it: core/command.ts imports this file's types.
+  ctx: { platform: string; userId: string; channelId?: string; services: { feedback?: FeedbackService } },
+  d: { rule: string | null; category: string | null },
+  log: string,
+): Promise<string | undefined> {
   const store = ctx.services.feedback;
   if (!store || ctx.platform === 'cli') return undefined;
   try {

@@ -3,7 +3,6 @@
 // so `/gpu diagnose <paste>` keeps the paste intact. Nothing here ever reaches a shell.
 import type { RawInvocation } from './command.js';
 
-export const MAX_ARG_LENGTH = 512;
 export const MAX_ARGS = 32;
 
 export interface ParsedLine {

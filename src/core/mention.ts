@@ -5,22 +5,9 @@
 // Tokens are private-use characters around a nonce made for that reply, so text from hosts or users
 // (a `ps` command line, a pasted log) can never forge one: an unknown token is removed, not rendered.
 import { randomBytes } from 'node:crypto';
-import type { Reply, ReplySection } from './reply.js';
+import type { Mention, Reply, ReplySection } from './reply.js';
 
-export interface Mention {
-  /** What every platform can show: "Alice (alice)", or the unix user alone. */
-  name: string;
-  /** Written after a platform mention (" (alice)"): the mention shows the chat name, this keeps the unix user. */
-  after?: string;
-  slack?: string;
-  discord?: string;
-  /**
-   * May notify the person: Slack then writes <@U…> (a Slack mention always notifies), else the name.
-   * Discord writes <@id> wherever it knows the id, since the bot's messages allow no mentions and never
-   * ping. Only in headings, text and field values; tables, code and titles always show the name.
-   */
-  link?: boolean;
-}
+export type { Mention };
 
 const OPEN = '\uE000';
 const CLOSE = '\uE001';

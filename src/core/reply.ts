@@ -43,7 +43,23 @@ export interface Reply {
   /** The language the reply is written in (the registry sets the asker's): a renderer's own notes use it. */
   locale?: Locale;
   /** The people the text names through `Mentions` tokens (src/core/mention.ts); adapters render them. */
-  mentions?: Record<string, import('./mention.js').Mention>;
+  mentions?: Record<string, Mention>;
+}
+
+/** A person a reply names (src/core/mention.ts makes the tokens and renders them). */
+export interface Mention {
+  /** What every platform can show: "Alice (alice)", or the unix user alone. */
+  name: string;
+  /** Written after a platform mention (" (alice)"): the mention shows the chat name, this keeps the unix user. */
+  after?: string;
+  slack?: string;
+  discord?: string;
+  /**
+   * May notify the person: Slack then writes <@U…> (a Slack mention always notifies), else the name.
+   * Discord writes <@id> wherever it knows the id, since the bot's messages allow no mentions and never
+   * ping. Only in headings, text and field values; tables, code and titles always show the name.
+   */
+  link?: boolean;
 }
 
 export const textReply = (title: string, text: string, severity: Severity = 'info'): Reply => ({

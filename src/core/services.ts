@@ -1,6 +1,8 @@
 // What commands may use, as interfaces. Implementations (SSH pool, SQLite store, leak watch) live in
 // src/hosts and src/watch and are wired in src/app.ts, so commands never import an SSH or chat library.
-import type { RuleBase } from '../diagnose/rule-base.js';
+// The core names no wing (issue 24 §4): the diagnosis rules (`rules`) and the owners service (`owners`)
+// join `Services` from their own folders, by declaration merging (src/diagnose/rule-base.ts,
+// src/owners/directory.ts).
 
 export interface GpuStatus {
   index: number;
@@ -81,14 +83,11 @@ export interface HostsService {
 }
 
 export interface Services {
-  rules: RuleBase;
   hosts?: HostsService;
   /** Leak watch: filled in by src/watch when it is configured. */
   watch?: WatchService;
   /** `/gpu fit` and `/gpu notify` settings from the config (defaults when unset). */
   fit?: FitConfig;
-  /** unix user on a host -> the person in chat (config `owners:` and approved `/gpu whoami` claims). */
-  owners?: import('../owners/directory.js').OwnersService;
   /** 👍 / 👎 on diagnoses and the logs kept for admins (src/feedback/store.ts). */
   feedback?: import('./feedback.js').FeedbackService;
   /** Scheduled posts outside the leak watch (`feedback.weekly` with watch off): the adapters give it their poster. */
@@ -145,6 +144,16 @@ export interface ChartRequestOptions {
   locale?: import('./i18n.js').Locale;
 }
 
+/** A growth rate the leak watch measured for one process (its creep findings), as `/gpu fit` weighs it. */
+export interface GpuGrowth {
+  host: string;
+  gpu: number;
+  mibPerHour: number;
+  /** The growing process; growth of a process no longer on the GPU does not count. */
+  pid?: number;
+  user?: string;
+}
+
 export interface WatchService {
   /** `locale`: the reply's language (English when unset). */
   digestNow(locale?: import('./i18n.js').Locale): Promise<import('./reply.js').Reply>;
@@ -154,7 +163,7 @@ export interface WatchService {
   /** Where scheduled digests go; the chat adapters set it once they are connected. */
   setPoster?(post: (target: PostTarget, reply: import('./reply.js').Reply) => Promise<void>): void;
   /** Growth rates (MiB/h) of growing GPU processes from the leak watch's findings, for `/gpu fit`. */
-  gpuGrowth?(): Promise<import('../fleet/fit.js').GpuGrowth[]>;
+  gpuGrowth?(): Promise<GpuGrowth[]>;
   /** `/gpu notify` subscriptions, checked after every sampler round. */
   notify?: NotifyService;
 }

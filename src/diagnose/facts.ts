@@ -3,7 +3,7 @@
 // HF TrainingArguments). All patterns are bounded and anchored so a hostile paste cannot make them slow.
 import type { MemoryShape } from './memory-series.js';
 import type { LogText } from './normalize.js';
-import { isGenerating, oomPhase } from './holder-phase.js';
+import { isGenerating, oomPhase, type OomPhase } from './holder-phase.js';
 import { failurePhase, withPhase, type Phase } from './phase.js';
 
 export interface OtherProcess {
@@ -67,7 +67,7 @@ export interface Facts {
   ampDefaultOn?: boolean;
   toolKnobs?: string;
   /** What the run was doing when the allocation failed, from the traceback's frames. */
-  oomPhase?: 'load' | 'optimizer' | 'backward' | 'forward';
+  oomPhase?: OomPhase;
   /** What the run was doing when it failed (src/diagnose/phase.ts), the frame that showed it, and for evaluation whose loop it is. */
   phase?: Phase;
   phaseFrame?: string;

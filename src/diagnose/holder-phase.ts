@@ -1,7 +1,6 @@
 // The coarse phase holder.ts reads (load / optimizer / backward / forward) and whether an OOM's
 // traceback is inference, from the five innermost frames and the source line under them. Moved out of
 // facts.ts unchanged; the finer phase with its own levers is src/diagnose/phase.ts.
-import type { Facts } from './facts.js';
 import type { LogText } from './normalize.js';
 
 // Frames of the traceback above an OOM that say what the run was doing. Innermost frames decide:
@@ -12,7 +11,10 @@ const LOAD_FRAMES =
   /^(?:_apply|convert|from_pretrained|load_state_dict|_load_from_state_dict|load_checkpoint|load_model|dispatch_model|_load_state_dict_into_meta_model|set_module_tensor_to_device|load_checkpoint_and_dispatch|to_empty)$/;
 const OPTIMIZER_FRAMES = /^(?:_single_tensor_adamw?|_multi_tensor_adamw?|_fused_adamw?|adamw?|_init_group|step)$/;
 
-export function oomPhase(log: LogText, oomLine: number): Facts['oomPhase'] {
+/** What the run was doing when the allocation failed (Facts.oomPhase). */
+export type OomPhase = 'load' | 'optimizer' | 'backward' | 'forward';
+
+export function oomPhase(log: LogText, oomLine: number): OomPhase | undefined {
   const frames: { file: string; fn: string }[] = [];
   for (let l = oomLine - 1; l >= 0 && l >= oomLine - 120 && frames.length < 40; l--) {
     const m = FRAME.exec(log.line(l).slice(0, 600));
@@ -60,13 +62,13 @@ export function isGenerating(log: LogText, oomLine: number): boolean {
 
 // The source line printed under the innermost frame says what ran when the frames themselves were
 // cut from the paste: Module.to's convert, Adam's state update, autograd's backward.
-const CODE_LINE_PHASES: [RegExp, NonNullable<Facts['oomPhase']>][] = [
+const CODE_LINE_PHASES: [RegExp, OomPhase][] = [
   [/return t\.to\(\s?device, dtype if t\.is_floating_point\(\)|param_applied = fn\(param\)|return t\.cuda\(device\)|lambda t: t\.cuda\(device\)/, 'load'],
   [/\bexp_avg(?:_sq)?\b|\bmax_exp_avg_sq\b|torch\._foreach_(?:mul|add|addcmul|addcdiv|sqrt|lerp)_?\(/, 'optimizer'],
   [/Variable\._execution_engine\.run_backward\(|_engine_run_backward\(|^\s{0,12}[\w.[\]]{1,60}\.backward\(/, 'backward'],
 ];
 
-function codeLinePhase(log: LogText, oomLine: number): Facts['oomPhase'] {
+function codeLinePhase(log: LogText, oomLine: number): OomPhase | undefined {
   for (let l = oomLine - 1; l >= 0 && l >= oomLine - 2; l--) {
     const line = log.line(l).slice(0, 600);
     if (/^\s{0,8}File "/.test(line)) break;
@@ -80,7 +82,7 @@ const MODULE_FILE = /nn[\\/]modules[\\/]module\.py$/;
 const MODULE_MOVES = new Set(['to', 'cuda', 'half', 'bfloat16', 'float', 'type']);
 
 /** frames[0] is the innermost; the five innermost decide. */
-function phaseOf(frames: { file: string; fn: string }[]): Facts['oomPhase'] {
+function phaseOf(frames: { file: string; fn: string }[]): OomPhase | undefined {
   for (const f of frames.slice(0, 5)) {
     if (f.fn === 'backward' || /autograd[\\/]/.test(f.file)) return 'backward';
     if (OPTIMIZER_FRAMES.test(f.fn) && /optim/.test(f.file)) return 'optimizer';

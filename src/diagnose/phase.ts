@@ -2,7 +2,6 @@
 // levers (issue 23). Frames are a framework's fixed format ("File "…", line N, in NAME", IPython's
 // "File …/x.py:N, in Class.name(", rich's "x.py:N in name"), so the patterns read function names and
 // module paths, never a thread's wording. Every pattern is anchored and bounded (linear).
-import type { Facts } from './facts.js';
 import type { LogText } from './normalize.js';
 
 export type Phase = 'load' | 'checkpoint' | 'forward' | 'backward' | 'optimizer' | 'eval' | 'generate' | 'data' | 'collective';
@@ -172,7 +171,11 @@ export function failurePhase(log: LogText, errorLine: number): PhaseVerdict | un
 }
 
 /** Copies a verdict onto the facts the rules and fixes read. */
-export function withPhase(facts: Facts, verdict: PhaseVerdict | undefined): void {
+export function withPhase(
+  // The facts (facts.ts's Facts) as far as a phase fills them: facts.ts imports this file.
+  facts: { phase?: Phase; phaseFrame?: string; evalLoop?: PhaseVerdict['evalLoop']; gathersPredictions?: boolean },
+  verdict: PhaseVerdict | undefined,
+): void {
   if (!verdict) return;
   facts.phase = verdict.phase;
   facts.phaseFrame = verdict.frame;

@@ -31,6 +31,13 @@ export interface RuleBase {
   set: InstanceType<typeof RE2.Set>;
 }
 
+// The rules join the commands' Services from here (registration): the core names no wing.
+declare module '../core/services.js' {
+  interface Services {
+    rules: RuleBase;
+  }
+}
+
 export class RuleLoadError extends Error {}
 
 export const DEFAULT_KNOWLEDGE_DIR = resolve(PROJECT_ROOT, 'knowledge');

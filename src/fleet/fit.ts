@@ -2,10 +2,8 @@
 // for a job needing `sizeMiB` per GPU. No I/O: the readings, the leak watch's growth rates and the host
 // addresses come in, the ranking goes out, so `/gpu fit` and the notify check after each sampler round
 // decide the same way.
-import type { GpuProcessStatus, HostStatusResult } from '../core/services.js';
+import type { GpuGrowth, GpuProcessStatus, HostStatusResult } from '../core/services.js';
 import { minOf } from '../core/extremes.js';
-
-export const MiB_PER_GiB = 1024;
 
 export interface FitSettings {
   /** Kept free on every GPU on top of the job: at least this many MiB ... */
@@ -29,15 +27,7 @@ export interface FitRequest {
   ownUsers?: readonly string[];
 }
 
-/** A growth rate the leak watch measured for one process (its creep findings). */
-export interface GpuGrowth {
-  host: string;
-  gpu: number;
-  mibPerHour: number;
-  /** The growing process; growth of a process no longer on the GPU does not count. */
-  pid?: number;
-  user?: string;
-}
+export type { GpuGrowth };
 
 export interface Holder {
   pid: number;

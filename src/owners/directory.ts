@@ -3,7 +3,8 @@
 // claims read once (SQLite) or at refresh() (Postgres shared by replicas: the command registry refreshes
 // before every command, the digests before each run), so the status table, digests and owner messages
 // name people without another round trip.
-import { OWNER_NAME, UNIX_USER, type Config } from '../core/config.js';
+import type { Config } from '../config.js';
+import { OWNER_NAME, UNIX_USER } from '../core/config.js';
 import { t } from '../core/i18n.js';
 import { Mentions, type Mention } from '../core/mention.js';
 import { HOST_NAME } from '../hosts/registry.js';
@@ -64,6 +65,14 @@ export interface OwnersService {
   mine(platform: string, userId: string): Promise<{ config: Owner[]; claims: ClaimRow[] }>;
   /** How a claim compares with the config's owner of its unix user (shown with each pending claim). */
   check(claim: ClaimRow): ClaimCheck;
+}
+
+// The owners service joins the commands' Services from here (registration): the core names no wing.
+declare module '../core/services.js' {
+  interface Services {
+    /** unix user on a host -> the person in chat (config `owners:` and approved `/gpu whoami` claims). */
+    owners?: OwnersService;
+  }
 }
 
 /** Pending claims one chat user may have open at once. */

@@ -1,6 +1,7 @@
 // The owner directory as the app builds it: the config's `owners:` plus the claims table in the
 // registry's database under data_dir, or in Postgres when replicas share it (config `storage:`).
-import { resolvePath, type Config } from '../core/config.js';
+import type { Config } from '../config.js';
+import { resolvePath } from '../core/config.js';
 import { OwnerDirectory, type OwnersService } from './directory.js';
 import { ClaimStore, type ClaimStorage } from './store.js';
 

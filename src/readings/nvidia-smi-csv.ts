@@ -4,7 +4,7 @@
 // A cell that is not a value ([N/A], N/A, [Not Supported], ERR!, [GPU requires reset], "") is null.
 import type { GpuReading, ProcessReading, Readings } from './types.js';
 import { toCleanLines } from './lines.js';
-import { t } from '../core/i18n.js';
+import { noteText, SKIPPED_ROWS_NOTES } from './notes.js';
 import { MAX_GPUS, MAX_PROCESSES } from './limits.js';
 import { errorMarker, worstErrorMarker, isMissing, normalizeBusId, parseIntCell, parseMiBCell, parseNumberCell } from './cells.js';
 import { gpuRow, gpuViolation, outOfRangeNote, processRow, processViolation } from './ranges.js';
@@ -138,8 +138,15 @@ export function parseSmiCsvLines(lines: string[]): SmiCsvResult {
     result.tables.push({ kind, fields, rows, skipped });
     if (skipped) {
       const what = kind === 'apps' ? 'compute-apps' : 'GPU';
-      const key = skipped === 1 ? (rows === 1 ? 'note.smi.skippedOneOne' : 'note.smi.skippedOne') : rows === 1 ? 'note.smi.skippedManyOne' : 'note.smi.skipped';
-      result.notes.push(t('en', key, { skipped, what, columns: fields.length, first: firstSkipped, rows }));
+      const note =
+        skipped === 1
+          ? rows === 1
+            ? SKIPPED_ROWS_NOTES.oneSkippedOneRead
+            : SKIPPED_ROWS_NOTES.oneSkipped
+          : rows === 1
+            ? SKIPPED_ROWS_NOTES.manySkippedOneRead
+            : SKIPPED_ROWS_NOTES.manySkipped;
+      result.notes.push(noteText(note, { skipped, what, columns: fields.length, first: firstSkipped, rows }));
     }
   }
   return result;

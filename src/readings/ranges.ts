@@ -2,6 +2,7 @@
 // (see limits.ts) is left out by its parser and named in the readings' notes; the other rows stay.
 import type { GpuReading, HostMemoryReading, ProcessReading } from './types.js';
 import { MAX_GPU_INDEX, MAX_GPU_MEMORY_MIB, MAX_HOST_MEMORY_BYTES, MAX_MIG_ID, MAX_PID, MAX_UTILIZATION_PCT, TEMPERATURE_RANGE_C } from './limits.js';
+import { noteText } from './notes.js';
 
 /** One value outside its range: which field, what it was, and the range it must lie in. */
 export interface RangeViolation {
@@ -94,5 +95,5 @@ export function outOfRangeNote(tool: 'nvidia-smi' | 'free', row: string, v: Rang
     value: `${Number.isFinite(v.value) ? String(v.value) : 'NaN'}${unit}`,
     range: `${v.min}..${v.max}${unit}`,
   };
-  return OUT_OF_RANGE_NOTE.en.replace(/\{(\w+)\}/g, (_, name: string) => vars[name]);
+  return noteText(OUT_OF_RANGE_NOTE, vars);
 }

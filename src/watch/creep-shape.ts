@@ -12,9 +12,9 @@ import type { Facts } from '../diagnose/facts.js';
 import type { Growth } from './growth.js';
 import { floorEnvelope } from './growth.js';
 import type { Windows } from './series.js';
-import type { DetectorOptions } from './types.js';
+import type { CreepPattern, DetectorOptions } from './types.js';
 
-export type CreepPattern = 'steady' | 'validation_steps' | 'despite_empty_cache';
+export type { CreepPattern };
 
 /** Windows whose peak stood this far above the level memory later fell back to: a release. */
 const releaseMiB = (level: number) => Math.max(256, 0.02 * level);

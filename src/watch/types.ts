@@ -1,6 +1,8 @@
 // Shapes for the memory watch: what the sampler records every ~60 s and what the detector reports.
 import type { MessageKey, Vars } from '../core/i18n.js';
-import type { CreepPattern } from './creep-shape.js';
+
+/** What a growing GPU series looks like (src/watch/creep-shape.ts decides), for choosing its fix. */
+export type CreepPattern = 'steady' | 'validation_steps' | 'despite_empty_cache';
 
 /** Timestamps are ISO-8601 strings (as sampled) or epoch milliseconds (cheaper to parse in bulk). */
 export type Timestamp = string | number;

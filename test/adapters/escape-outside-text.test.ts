@@ -10,7 +10,7 @@ import pino from 'pino';
 import { afterAll, describe, expect, it } from 'vitest';
 import { allCommands } from '../../commands/index.js';
 import { startChatAdapters, type RunningBots } from '../../src/adapters/start.js';
-import { parseConfig } from '../../src/core/config.js';
+import { parseConfig } from '../../src/config.js';
 import { t } from '../../src/core/i18n.js';
 import { CommandRegistry } from '../../src/core/registry.js';
 import { loadRuleBase } from '../../src/diagnose/rule-base.js';

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { z } from 'zod';
 import pino from 'pino';
-import { parseConfig } from '../../src/core/config.js';
+import { parseConfig } from '../../src/config.js';
 import { CommandRegistry } from '../../src/core/registry.js';
 import { defineCommand } from '../../src/core/command.js';
 import { loadRuleBase } from '../../src/diagnose/rule-base.js';

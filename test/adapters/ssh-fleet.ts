@@ -4,7 +4,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseConfig } from '../../src/core/config.js';
+import { parseConfig } from '../../src/config.js';
 import { SshHostsService } from '../../src/hosts/service.js';
 import { makeClientKey, startSshd, type SshdInstance } from '../hosts/sshd-harness.js';
 

@@ -8,7 +8,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import pino from 'pino';
 import { FakeDiscord } from './fake-discord.js';
 import { testDeps } from './helpers.js';
-import { parseConfig } from '../../src/core/config.js';
+import { parseConfig } from '../../src/config.js';
 import { startChatAdapters, type RunningBots } from '../../src/adapters/start.js';
 
 const DISCORD_TOKEN = 'fake.discord.token.0123456789';

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startChatAdapters } from '../../src/adapters/start.js';
-import { parseConfig } from '../../src/core/config.js';
+import { parseConfig } from '../../src/config.js';
 import { createLogger } from '../../src/ops/logger.js';
 import type { App } from '../../src/app.js';
 import { createDiscordAdapter } from '../../src/adapters/discord/app.js';

@@ -8,7 +8,7 @@ import pino from 'pino';
 import { FakeSlack } from './fake-slack.js';
 import { FakeDiscord } from './fake-discord.js';
 import { testDeps } from './helpers.js';
-import { parseConfig } from '../../src/core/config.js';
+import { parseConfig } from '../../src/config.js';
 import { startChatAdapters, type RunningBots } from '../../src/adapters/start.js';
 import type { App } from '../../src/app.js';
 

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { allCommands } from '../../commands/index.js';
 import { renderText } from '../../src/adapters/console/render.js';
 import type { CommandContext } from '../../src/core/command.js';
-import { parseConfig } from '../../src/core/config.js';
+import { parseConfig } from '../../src/config.js';
 import { CommandRegistry } from '../../src/core/registry.js';
 import { loadRuleBase } from '../../src/diagnose/rule-base.js';
 import { hostsNamedIn } from '../../src/diagnose/live-check.js';

@@ -7,7 +7,7 @@ import { mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { parseConfig } from '../../src/core/config.js';
+import { parseConfig } from '../../src/config.js';
 
 /** A log no rule matches, about `kib` KiB, its error line last (what is kept of a long one). */
 function unmatchedLog(i: number, kib: number): string {

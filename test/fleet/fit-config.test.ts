@@ -4,7 +4,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { fitConfigOf, loadConfig, parseConfig } from '../../src/core/config.js';
+import { fitConfigOf, loadConfig, parseConfig } from '../../src/config.js';
 
 const problems = (doc: unknown): string => {
   try {

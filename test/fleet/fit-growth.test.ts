@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { allCommands } from '../../commands/index.js';
 import { renderText } from '../../src/adapters/console/render.js';
-import { parseConfig } from '../../src/core/config.js';
+import { parseConfig } from '../../src/config.js';
 import { CommandRegistry } from '../../src/core/registry.js';
 import type { HostsService, Services } from '../../src/core/services.js';
 import { WatchRuntime } from '../../src/watch/runtime.js';

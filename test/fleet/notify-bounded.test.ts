@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { allCommands } from '../../commands/index.js';
 import type { CommandContext } from '../../src/core/command.js';
-import { parseConfig } from '../../src/core/config.js';
+import { parseConfig } from '../../src/config.js';
 import { CommandRegistry } from '../../src/core/registry.js';
 import type { Services } from '../../src/core/services.js';
 import { openPool, type Pool } from '../../src/storage/postgres/connect.js';

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import pino from 'pino';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startChatAdapters, type RunningBots } from '../../src/adapters/start.js';
-import { parseConfig } from '../../src/core/config.js';
+import { parseConfig } from '../../src/config.js';
 import type { PostTarget } from '../../src/core/services.js';
 import type { Reply } from '../../src/core/reply.js';
 import { WatchRuntime } from '../../src/watch/runtime.js';

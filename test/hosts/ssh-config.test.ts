@@ -8,7 +8,7 @@ import { homedir, tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseConfig } from '../../src/core/config.js';
+import { parseConfig } from '../../src/config.js';
 import { SshHostsService } from '../../src/hosts/service.js';
 import { SshConfig, SshConfigError } from '../../src/hosts/ssh-config.js';
 import type { SshTarget } from '../../src/hosts/ssh-pool.js';

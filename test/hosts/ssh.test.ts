@@ -4,7 +4,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { parseConfig } from '../../src/core/config.js';
+import { parseConfig } from '../../src/config.js';
 import type { HostStatusResult } from '../../src/core/services.js';
 import { FIXED_COMMAND_PATTERNS, MEM_COMMAND, STATUS_COMMAND } from '../../src/hosts/remote-commands.js';
 import { HostRegistry } from '../../src/hosts/registry.js';

@@ -1,7 +1,7 @@
 // Where a reply's language comes from: the channel's in the config, else the asker's (Discord's
 // interaction locale, Slack's user locale, LANG in the console), else the config's default, else English.
 import { describe, expect, it } from 'vitest';
-import { ConfigError, parseConfig } from '../../src/core/config.js';
+import { ConfigError, parseConfig } from '../../src/config.js';
 import { localeFromEnv, localeFromTag, resolveLocale } from '../../src/core/i18n.js';
 import { slackUserLocales } from '../../src/adapters/slack/locale.js';
 

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import pino from 'pino';
 import { FakeSlack } from '../adapters/fake-slack.js';
 import { testDeps } from '../adapters/helpers.js';
-import { ConfigError, httpEndpointOf, parseConfig } from '../../src/core/config.js';
+import { ConfigError, httpEndpointOf, parseConfig } from '../../src/config.js';
 import { parseEnv } from '../../src/core/env.js';
 import { startChatAdapters } from '../../src/adapters/start.js';
 import type { App } from '../../src/app.js';

@@ -4,7 +4,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig, parseConfig } from '../../src/core/config.js';
+import { ConfigError, loadConfig, parseConfig } from '../../src/config.js';
 import { OwnerDirectory } from '../../src/owners/directory.js';
 
 const load = (yaml: string) => {

@@ -11,7 +11,7 @@ import { renderDiscord } from '../../src/adapters/discord/render.js';
 import { renderSlack, unescapeSlack } from '../../src/adapters/slack/render.js';
 import { renderText } from '../../src/adapters/console/render.js';
 import { startChatAdapters, type RunningBots } from '../../src/adapters/start.js';
-import { parseConfig } from '../../src/core/config.js';
+import { parseConfig } from '../../src/config.js';
 import { CommandRegistry } from '../../src/core/registry.js';
 import { loadRuleBase } from '../../src/diagnose/rule-base.js';
 import { allCommands } from '../../commands/index.js';

@@ -1,7 +1,7 @@
 // The `host_groups:` config: a `source: prometheus` group's keys, its credentials from the environment
 // (named when missing, never shown), and host names unique across SSH hosts and every group.
 import { describe, expect, it } from 'vitest';
-import { ConfigError, parseConfig, sshHostsOf } from '../../src/core/config.js';
+import { ConfigError, parseConfig, sshHostsOf } from '../../src/config.js';
 import { groupSettings } from '../../src/sources/prometheus/config.js';
 
 const prom = (extra: Record<string, unknown> = {}) => ({

@@ -9,7 +9,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { parseConfig } from '../../src/core/config.js';
+import { parseConfig } from '../../src/config.js';
 import { SshHostsService } from '../../src/hosts/service.js';
 import { PromClient } from '../../src/sources/prometheus/client.js';
 import { chooseStep } from '../../src/sources/prometheus/parse.js';

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { renderText } from '../../src/adapters/console/render.js';
-import { loadConfig } from '../../src/core/config.js';
+import { loadConfig } from '../../src/config.js';
 import { DEFAULT_FIT_SETTINGS, rankFits, sshHint } from '../../src/fleet/fit.js';
 import { backfillFromPrometheus } from '../../src/sources/prometheus/backfill.js';
 import type { HostStatusResult } from '../../src/core/services.js';

@@ -11,7 +11,7 @@ import { PgWatchState } from '../../src/storage/postgres/watch.js';
 import { PgAuditStore } from '../../src/storage/postgres/audit.js';
 import { openSharedStorage } from '../../src/storage/postgres/index.js';
 import { storageOf } from '../../src/storage/config.js';
-import { parseConfig } from '../../src/core/config.js';
+import { parseConfig } from '../../src/config.js';
 import { findingsFromStore } from '../../src/watch/findings.js';
 import { findingChartFromStore } from '../../src/watch/chart-store.js';
 import { toMs } from '../../src/watch/series.js';

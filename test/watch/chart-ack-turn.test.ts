@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { allCommands } from '../../commands/index.js';
-import { parseConfig } from '../../src/core/config.js';
+import { parseConfig } from '../../src/config.js';
 import type { CommandContext } from '../../src/core/command.js';
 import { CommandRegistry } from '../../src/core/registry.js';
 import { WatchStore } from '../../src/storage/sqlite/watch.js';

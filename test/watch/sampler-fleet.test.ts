@@ -9,7 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { parseConfig } from '../../src/core/config.js';
+import { parseConfig } from '../../src/config.js';
 import { SshHostsService } from '../../src/hosts/service.js';
 import { MAX_NAMES_PER_CALL, sampleOnce } from '../../src/watch/sampler.js';
 import { WatchStore } from '../../src/storage/sqlite/watch.js';

@@ -4,7 +4,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseConfig } from '../../src/core/config.js';
+import { parseConfig } from '../../src/config.js';
 import { STATUS_COMMAND } from '../../src/hosts/remote-commands.js';
 import { SshHostsService } from '../../src/hosts/service.js';
 import { sampleOnce } from '../../src/watch/sampler.js';

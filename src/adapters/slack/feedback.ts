@@ -2,31 +2,16 @@
 // diagnosis id), and a click (block_actions) is acked at once, then run as `/gpu feedback up|down ID`
 // (audited like any command; the store looks the id up, never trusting the value) and answered to the
 // clicker alone through the action's response_url (chat.postEphemeral when that fails).
-import { t, type Locale } from '../../core/i18n.js';
+import type { Locale } from '../../core/i18n.js';
 import type { App, BlockAction, ButtonAction } from '@slack/bolt';
 import type { KnownBlock } from '@slack/types';
 import { feedbackLine } from '../../core/feedback.js';
 import type { Logger } from '../../ops/logger.js';
 import { type AdapterDeps, isSlackAdmin, runCommand } from '../common.js';
-import { renderSlack, type Block } from './render.js';
+import { FEEDBACK_ACTIONS, renderSlack } from './render.js';
 
-export const FEEDBACK_BLOCK_ID = 'gpu_doctor_feedback';
-export const FEEDBACK_ACTIONS = { up: 'feedback_up', down: 'feedback_down' } as const;
-
-/** The buttons under a diagnosis, labelled in the reply's language. */
-export function feedbackBlock(id: string, loc?: Locale): Block {
-  const button = (vote: 'up' | 'down', text: string) => ({
-    type: 'button',
-    action_id: FEEDBACK_ACTIONS[vote],
-    text: { type: 'plain_text', text, emoji: true },
-    value: id,
-  });
-  return {
-    type: 'actions',
-    block_id: FEEDBACK_BLOCK_ID,
-    elements: [button('up', `👍 ${t(loc, 'feedback.button.up')}`), button('down', `👎 ${t(loc, 'feedback.button.down')}`)],
-  };
-}
+// The buttons themselves are rendered with the rest of a reply (render.ts); their ids live there.
+export { FEEDBACK_ACTIONS, FEEDBACK_BLOCK_ID, feedbackBlock } from './render.js';
 
 /** Handles the buttons' clicks on the Bolt app. */
 export function handleFeedbackActions(

@@ -2,9 +2,8 @@
 // 150 per header, 10 fields of 2000. Long tables are split by rows (header repeated); beyond
 // INLINE_TABLE_ROWS rows, or when the blocks run out, the full text goes as an attached file and the
 // message says so.
-import { t } from '../../core/i18n.js';
+import { t, type Locale } from '../../core/i18n.js';
 import type { Reply, ReplyFile } from '../../core/reply.js';
-import { feedbackBlock } from './feedback.js';
 import { linkMentions, resolveMentions, type MentionStyle } from '../../core/mention.js';
 import { SLACK_LIMITS as L, INLINE_TABLE_ROWS, chunkLines, chunkTable, cutLine, replyAsFile, tableAsFile } from '../render-limits.js';
 
@@ -41,6 +40,25 @@ const FENCE = 6; // ``` + ```
 
 /** A person as Slack writes them: a user mention where the reply links them (it notifies them), else the name. */
 const slackPerson: MentionStyle = (m) => (m.link && m.slack && /^[UW][A-Z0-9]{2,20}$/.test(m.slack) ? `<@${m.slack}>${escapeMrkdwn(m.after ?? '')}` : null);
+
+// 👍 / 👎 under a diagnosis (its clicks are handled in feedback.ts).
+export const FEEDBACK_BLOCK_ID = 'gpu_doctor_feedback';
+export const FEEDBACK_ACTIONS = { up: 'feedback_up', down: 'feedback_down' } as const;
+
+/** The buttons under a diagnosis, labelled in the reply's language. */
+export function feedbackBlock(id: string, loc?: Locale): Block {
+  const button = (vote: 'up' | 'down', text: string) => ({
+    type: 'button',
+    action_id: FEEDBACK_ACTIONS[vote],
+    text: { type: 'plain_text', text, emoji: true },
+    value: id,
+  });
+  return {
+    type: 'actions',
+    block_id: FEEDBACK_BLOCK_ID,
+    elements: [button('up', `👍 ${t(loc, 'feedback.button.up')}`), button('down', `👎 ${t(loc, 'feedback.button.down')}`)],
+  };
+}
 
 export function renderSlack(given: Reply): SlackMessage {
   // People: plain names in tables, code, titles and footers; tokens left in text become <@U…> after escaping.
