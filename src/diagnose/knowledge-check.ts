@@ -46,6 +46,17 @@ export async function checkKnowledge(dir: string): Promise<{ rules: number; exam
     rule.fixes.forEach((fix, j) => {
       if (fix.text !== undefined && !fix.zh) add(`fixes[${j}] (${fix.kind}): no zh: text (the text in Simplified Chinese)`);
     });
+    // A scaffold (`knowledge new`) loads and may even win its example, but its texts are placeholders that
+    // would reach a chat: a rule still saying TODO is not complete.
+    const todo = (where: string, text: string | undefined) => {
+      if (text?.includes('TODO')) add(`${where} still says TODO: "${text.slice(0, 60)}"`);
+    };
+    todo('title', rule.title);
+    todo('zh: title', rule.zh?.title);
+    rule.fixes.forEach((fix, j) => {
+      todo(`fixes[${j}] (${fix.kind}) text`, fix.text);
+      todo(`fixes[${j}] (${fix.kind}) zh: text`, fix.zh?.text);
+    });
     // An example that is no regular file (a FIFO) or over the cap is a problem of its own, never a wait.
     const example = (folder: string, f: string): string | null => {
       try {

@@ -40,6 +40,9 @@ describe('gpu-doctor knowledge', () => {
     // A near miss: a real log of another failure (a host OOM kill) must not be won by the new rule.
     const nearMiss = readdirSync(resolve(root, 'knowledge/host-oom-killed/match'))[0];
     copyFileSync(resolve(root, 'knowledge/host-oom-killed/match', nearMiss), join(dir, 'yolo-small-card/no-match', nearMiss));
+    // The scaffold's TODO texts written (test/cli/knowledge-todo.test.ts checks that each is a problem until then).
+    const ruleFile = join(dir, 'yolo-small-card/rule.yaml');
+    writeFileSync(ruleFile, readFileSync(ruleFile, 'utf8').replace(/'TODO:[^']*'/g, "'Lower --batch-size on the small card.'"));
     check = await cli(['knowledge', 'check', '--dir', dir]);
     expect(check.stdout).toBe('1 rules, 2 examples, 0 problems\n');
     expect(check.code).toBe(0);
