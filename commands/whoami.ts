@@ -6,7 +6,7 @@ import { defineCommand, type CommandContext } from '../src/core/command.js';
 import { localize, t, type Locale } from '../src/core/i18n.js';
 import { Mentions } from '../src/core/mention.js';
 import { textReply, type Reply } from '../src/core/reply.js';
-import type { ClaimRow } from '../src/owners/store.js';
+import type { ClaimRow } from '../src/owners/claims.js';
 import { parseOwnerKey, type ClaimCheck, type Owner } from '../src/owners/directory.js';
 import { OWNER_NAME } from '../src/core/config.js';
 

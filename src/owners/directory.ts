@@ -8,7 +8,7 @@ import { OWNER_NAME, UNIX_USER } from '../core/config.js';
 import { t } from '../core/i18n.js';
 import { Mentions, type Mention } from '../core/mention.js';
 import { HOST_NAME } from '../hosts/registry.js';
-import type { ClaimPlatform, ClaimRow, ClaimStorage } from './store.js';
+import type { ClaimPlatform, ClaimRow, ClaimStorage } from './claims.js';
 
 export interface Owner {
   unixUser: string;

@@ -3,7 +3,8 @@
 import type { Config } from '../config.js';
 import { resolvePath } from '../core/config.js';
 import { OwnerDirectory, type OwnersService } from './directory.js';
-import { ClaimStore, type ClaimStorage } from './store.js';
+import { ClaimStore } from '../storage/sqlite/claims.js';
+import type { ClaimStorage } from './claims.js';
 
 export function ownersFromConfig(config: Config, baseDir: string, shared?: ClaimStorage): { service: OwnersService; close: () => void } {
   const store = shared ?? ClaimStore.inDataDir(resolvePath(config.data_dir, baseDir));

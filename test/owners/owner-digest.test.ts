@@ -16,7 +16,7 @@ import { CommandRegistry } from '../../src/core/registry.js';
 import { loadRuleBase } from '../../src/diagnose/rule-base.js';
 import { allCommands } from '../../commands/index.js';
 import { OwnerDirectory } from '../../src/owners/directory.js';
-import { ClaimStore } from '../../src/owners/store.js';
+import { ClaimStore } from '../../src/storage/sqlite/claims.js';
 import { WatchRuntime } from '../../src/watch/runtime.js';
 import { scheduledDigest, type DigestConfig } from '../../src/watch/scheduler.js';
 import { WatchStore } from '../../src/storage/sqlite/watch.js';

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { ChannelPacer } from '../../src/adapters/common.js';
 import { createDiscordAdapter, type DiscordAdapter } from '../../src/adapters/discord/app.js';
 import { OwnerDirectory } from '../../src/owners/directory.js';
-import { ClaimStore } from '../../src/owners/store.js';
+import { ClaimStore } from '../../src/storage/sqlite/claims.js';
 import { FakeDiscord } from '../adapters/fake-discord.js';
 import { testDeps } from '../adapters/helpers.js';
 

@@ -4,7 +4,7 @@
 // Two admins approving at once on two replicas leave one active mapping: a claim is locked (FOR UPDATE)
 // while it is decided, and a partial unique index allows one active row per unix user, host scope and
 // platform (the approval that loses the race is tried again, and replaces the winner's).
-import type { ClaimPlatform, ClaimRow, ClaimState, ClaimStorage } from '../../owners/store.js';
+import type { ClaimPlatform, ClaimRow, ClaimState, ClaimStorage } from '../../owners/claims.js';
 import { inTransaction, type Pool } from './connect.js';
 
 interface Raw {

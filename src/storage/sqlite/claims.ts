@@ -2,47 +2,10 @@
 // Kept in the registry's database (data_dir/gpu-doctor.sqlite: 0600 in a 0700 folder, WAL), in a table
 // of their own, so a mapping survives restarts and needs no leak watch. Every change is one statement
 // or one transaction: two admins approving at once leave one active mapping.
-import Database from '../storage/sqlite-driver.js';
+import Database from '../sqlite-driver.js';
 import { join } from 'node:path';
-import { ensurePrivateDir, ensurePrivateFile } from '../core/private-files.js';
-
-export type ClaimState = 'pending' | 'active' | 'rejected' | 'replaced' | 'withdrawn';
-export type ClaimPlatform = 'slack' | 'discord' | 'console';
-
-export interface ClaimRow {
-  id: number;
-  unixUser: string;
-  /** null: every host; else the one host the claim is for (alice@gpu3). */
-  host: string | null;
-  platform: ClaimPlatform;
-  userId: string;
-  /** The name the claimant gave ("Alice Liddell"), shown where a platform mention cannot be. */
-  name: string | null;
-  state: ClaimState;
-  createdMs: number;
-  decidedMs: number | null;
-  decidedBy: string | null;
-}
-
-type Maybe<T> = T | Promise<T>;
-
-/**
- * Where claims are kept: this SQLite store (answers at once), or Postgres shared by replicas
- * (src/storage/postgres/claims.ts, promises). The owner directory awaits either.
- */
-export interface ClaimStorage {
-  addPending(
-    c: { unixUser: string; host: string | null; platform: ClaimPlatform; userId: string; name?: string | null },
-    now?: number,
-  ): Maybe<{ claim: ClaimRow; existed: boolean }>;
-  pendingOf(platform: ClaimPlatform, userId: string): Maybe<ClaimRow[]>;
-  pending(): Maybe<ClaimRow[]>;
-  active(): Maybe<ClaimRow[]>;
-  of(platform: ClaimPlatform, userId: string): Maybe<ClaimRow[]>;
-  approve(id: number, by: string, now?: number): Maybe<{ claim: ClaimRow; replaced: ClaimRow | null } | null>;
-  reject(id: number, by: string, now?: number): Maybe<ClaimRow | null>;
-  close(): void;
-}
+import { ensurePrivateDir, ensurePrivateFile } from '../../core/private-files.js';
+import type { ClaimPlatform, ClaimRow, ClaimState, ClaimStorage } from '../../owners/claims.js';
 
 const DDL = `
 CREATE TABLE IF NOT EXISTS owner_claims (
