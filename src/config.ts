@@ -87,10 +87,12 @@ export const configSchema = z
         sample_interval_s: z.number().int().min(10).default(60),
         retention_days: z.number().int().min(1).max(365).default(7),
         min_slope_mib_per_hour: z.number().min(0).default(10),
+        // A process rising steadily that would fill its card within this many hours is posted at once, not at the next digest (src/watch/early-alert.ts).
+        early_alert_hours: z.number().positive('hours: more than 0').max(24, 'hours: at most 24 (slower rises are the digest’s)').default(1),
         digests: z.array(digestSchema).default([]),
       })
       .strict()
-      .default({ enabled: false, sample_interval_s: 60, retention_days: 7, min_slope_mib_per_hour: 10, digests: [] }),
+      .default({ enabled: false, sample_interval_s: 60, retention_days: 7, min_slope_mib_per_hour: 10, early_alert_hours: 1, digests: [] }),
     // `/gpu fit` keeps max(margin_mib, margin_pct % of the card) free on every GPU on top of the job.
     fit: z
       .object({

@@ -17,6 +17,7 @@ import {
 import { toMs } from '../../src/watch/series.js';
 import { isProcessSample, type Sample } from '../../src/watch/types.js';
 import { fixSummary } from '../../src/watch/digest.js';
+import { parseConfig } from '../../src/config.js';
 import { loadRuleBase } from '../../src/diagnose/rule-base.js';
 import { TRACES_PATH } from './generate-traces.js';
 import { buildSamples, decodeTrace, prng, trainingProcess, type ProcModel, type TrainSpec } from './generator.js';
@@ -397,5 +398,14 @@ describe('early alert: the check itself', () => {
     );
     expect(coverageLine(T0, T0 + 3 * H, DEFAULT_EARLY_OPTIONS, 'en')).toContain('possible now. Digest findings');
     expect(coverageLine(null, T0, DEFAULT_EARLY_OPTIONS, 'zh')).toContain('8 分钟');
+  });
+});
+
+describe('config: watch.early_alert_hours', () => {
+  it('defaults to 1 h, takes up to 24, refuses 0 and more than 24 naming the key', () => {
+    expect(parseConfig({}).watch.early_alert_hours).toBe(1);
+    expect(parseConfig({ watch: { early_alert_hours: 6 } }).watch.early_alert_hours).toBe(6);
+    expect(() => parseConfig({ watch: { early_alert_hours: 0 } })).toThrow(/watch\.early_alert_hours.*more than 0/);
+    expect(() => parseConfig({ watch: { early_alert_hours: 48 } })).toThrow(/watch\.early_alert_hours.*at most 24/);
   });
 });
