@@ -216,9 +216,10 @@ describe('node_exporter memory', () => {
   it('reads only node_memory_*_bytes series by their whole name', () => {
     const m = memoryOf([
       series('node_memory_MemTotal_bytes', {}, 1000),
+      series('node_memory_MemAvailable_bytes', {}, 600),
+      // After the real series, so a looser name match would overwrite its figure.
       series('node_memory_MemAvailable_bytes_total', {}, 1),
       series('xnode_memory_MemAvailable_bytes', {}, 2),
-      series('node_memory_MemAvailable_bytes', {}, 600),
     ]);
     expect(m?.availableBytes).toBe(600);
   });
