@@ -15,11 +15,14 @@ export default {
     'src/readings/nvidia-smi-csv.ts',
     'src/watch/detector.ts',
     'src/watch/growth.ts',
+    // Whether a chat message is a pasted log (runs on every message; a wrong answer is silent).
+    'src/core/paste.ts',
     // What a Prometheus answer may hold (one bad item must cost itself), and the credential scrubber.
     'src/sources/prometheus/parse.ts',
     'src/core/secret-scrub.ts',
     // What a kept log may hold once redacted (a missed shape leaks a credential to the admins' channel).
     'src/feedback/redact.ts',
+    'src/feedback/secret-rules.ts',
   ],
   reporters: ['clear-text', 'progress', 'json', 'html'],
   jsonReporter: { fileName: 'reports/mutation/mutation.json' },

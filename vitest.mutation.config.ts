@@ -16,6 +16,7 @@ const include = [
   // The kept-log redaction's shapes and non-shapes (the rest of test/feedback starts bots).
   'test/feedback/redact.test.ts',
   'test/feedback/secret-rules-mutants.test.ts',
+  'test/feedback/secret-rules-shape.test.ts',
   // The Prometheus parser and the credential scrubber, in process (the rest of test/sources starts bots or servers).
   'test/sources/prometheus-parse.test.ts',
   'test/sources/prometheus-parse-mutants.test.ts',
