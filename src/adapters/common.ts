@@ -6,6 +6,7 @@ import { request as httpsRequest } from 'node:https';
 import type { CommandContext, Platform } from '../core/command.js';
 import { ProgressPacer, type ProgressPacerOptions, type ProgressSink } from '../core/progress.js';
 import type { CommandRegistry, DispatchOutcome } from '../core/registry.js';
+import type { ServerPlatform } from '../core/platform.js';
 import type { Services } from '../core/services.js';
 import type { Config } from '../config.js';
 import { rememberUserLocale, resolveLocale, t, type Locale } from '../core/i18n.js';
@@ -147,7 +148,7 @@ export function channelAllowed(allowed: string[] | undefined, ...ids: (string | 
  * Whether the bot answers direct messages on a platform: `channels.allow_dms` when set, else only when
  * that platform has no channel allow-list (a list means "only there", and a DM is not there).
  */
-export function directMessagesAllowed(config: Config, platform: 'slack' | 'discord'): boolean {
+export function directMessagesAllowed(config: Config, platform: ServerPlatform): boolean {
   return config.channels.allow_dms ?? !config.channels[platform]?.length;
 }
 

@@ -8,6 +8,7 @@ import { resolvePath } from '../core/config.js';
 import { parseEnv } from '../core/env.js';
 import type { App } from '../app.js';
 import type { Reply } from '../core/reply.js';
+import type { ServerPlatform } from '../core/platform.js';
 import type { PostTarget } from '../core/services.js';
 import { AuditStore } from '../ops/audit.js';
 import { Metrics } from '../ops/metrics.js';
@@ -60,9 +61,9 @@ export async function startChatAdapters(app: App, env: NodeJS.ProcessEnv = proce
       stops.push(srv.close);
       logger.info({ port: srv.port, host: endpoint.host }, 'health and metrics endpoint listening');
     }
-    const posters: Partial<Record<'slack' | 'discord', (channel: string, reply: Reply) => Promise<void>>> = {};
+    const posters: Partial<Record<ServerPlatform, (channel: string, reply: Reply) => Promise<void>>> = {};
     // Direct messages (`/gpu notify`): Slack's chat.postMessage to a user id posts in the bot's DM with them.
-    const dmPosters: Partial<Record<'slack' | 'discord', (userId: string, reply: Reply) => Promise<void>>> = {};
+    const dmPosters: Partial<Record<ServerPlatform, (userId: string, reply: Reply) => Promise<void>>> = {};
     if (slackEnv) {
       const { createSlackAdapter } = await import('./slack/app.js');
       const slack = createSlackAdapter({ ...deps, env: slackEnv });

@@ -2,6 +2,7 @@
 // Commands know nothing of Slack, Discord or SSH: they get what they need through `ctx.services`.
 import { z } from 'zod';
 import type { Locale } from './i18n.js';
+import type { ChatPlatform } from './platform.js';
 import { useCatalogueForZod } from './zod-messages.js';
 import type { ProgressReporter } from './progress.js';
 import type { Reply } from './reply.js';
@@ -10,7 +11,8 @@ import type { Services } from './services.js';
 // Options' usage errors in the asker's language: zod's messages from the catalogue (src/core/zod-messages.ts).
 useCatalogueForZod();
 
-export type Platform = 'console' | 'cli' | 'slack' | 'discord';
+/** Where a command runs: a chat platform, or the command line (bin/gpu-doctor). */
+export type Platform = ChatPlatform | 'cli';
 
 export interface CommandContext {
   platform: Platform;

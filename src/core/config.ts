@@ -6,6 +6,7 @@ import { resolve } from 'node:path';
 import { Cron } from 'croner';
 import { z } from 'zod';
 import { didYouMean } from './did-you-mean.js';
+import { CHAT_PLATFORMS } from './platform.js';
 
 export const hostName = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$/, 'letters, digits, . _ - (max 63)');
 
@@ -53,7 +54,7 @@ function isTimeZone(tz: string): boolean {
 export const digestSchema = z
   .object({
     name: z.string().default('daily'),
-    platform: z.enum(['slack', 'discord', 'console']),
+    platform: z.enum(CHAT_PLATFORMS),
     channel: z.string().min(1),
     cron: z.string().max(200).refine(isCron, 'a cron expression (5 or 6 fields), e.g. "0 9 * * 1-5"'),
     timezone: z.string().max(100).refine(isTimeZone, 'an IANA time zone such as "Europe/Berlin" or "UTC"').default('UTC'),
@@ -69,7 +70,7 @@ export const digestSchema = z
  */
 export const feedbackWeeklySchema = z
   .object({
-    platform: z.enum(['slack', 'discord', 'console']),
+    platform: z.enum(CHAT_PLATFORMS),
     channel: z.string().min(1),
     cron: z.string().max(200).refine(isCron, 'a cron expression (5 or 6 fields), e.g. "0 9 * * 1"').default('0 9 * * 1'),
     timezone: z.string().max(100).refine(isTimeZone, 'an IANA time zone such as "Europe/Berlin" or "UTC"').default('UTC'),

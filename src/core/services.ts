@@ -3,6 +3,7 @@
 // The core names no wing (issue 24 §4): the diagnosis rules (`rules`) and the owners service (`owners`)
 // join `Services` from their own folders, by declaration merging (src/diagnose/rule-base.ts,
 // src/owners/directory.ts).
+import type { ChatPlatform } from './platform.js';
 
 export interface GpuStatus {
   index: number;
@@ -103,7 +104,7 @@ export interface FitConfig {
 
 /** Where a message goes: a channel (digests) or one user's direct messages (`kind: 'dm'`, channel = user id). */
 export interface PostTarget {
-  platform: 'slack' | 'discord' | 'console';
+  platform: ChatPlatform;
   channel: string;
   name: string;
   kind?: 'channel' | 'dm';

@@ -2,9 +2,10 @@
 // approves it): what a claim is and what a store of them does. src/storage/sqlite/claims.ts (the registry's
 // database under data_dir) and src/storage/postgres/claims.ts (shared by replicas) implement it; the owner
 // directory (directory.ts) awaits either.
+import type { ChatPlatform } from '../core/platform.js';
 
 export type ClaimState = 'pending' | 'active' | 'rejected' | 'replaced' | 'withdrawn';
-export type ClaimPlatform = 'slack' | 'discord' | 'console';
+export type ClaimPlatform = ChatPlatform;
 
 export interface ClaimRow {
   id: number;

@@ -8,11 +8,12 @@ import type { PostTarget } from '../core/services.js';
 import type { RuleBase } from '../diagnose/rule-base.js';
 import { digestReply, formatHours, type ChartOf, type Watched } from '../watch/digest.js';
 import type { Finding } from '../watch/types.js';
+import type { ChatPlatform } from '../core/platform.js';
 import type { Owner, OwnersService } from './directory.js';
 
 interface DigestRef {
   name: string;
-  platform: 'slack' | 'discord' | 'console';
+  platform: ChatPlatform;
   channel: string;
 }
 
