@@ -2,6 +2,7 @@
 import type { Reply, ReplyTable } from '../../core/reply.js';
 import { t } from '../../core/i18n.js';
 import { plainMentions } from '../../core/mention.js';
+import { displayWidth } from '../../core/text-width.js';
 
 /**
  * C0 controls but \t and \n, DEL, and C1 controls (U+0080-U+009F, which a terminal may read as CSI,
@@ -16,11 +17,12 @@ export const stripTerminalControls = (text: string): string => text.replace(TERM
 
 const MARK = { info: 'i', ok: '✓', warning: '!', error: '✗' } as const;
 
+/** Columns padded by display width, not string length: a Chinese character takes two terminal columns. */
 export function renderTable(table: ReplyTable): string {
-  const widths = table.columns.map((c, i) => Math.max(c.length, ...table.rows.map((r) => (r[i] ?? '').length)));
+  const widths = table.columns.map((c, i) => Math.max(displayWidth(c), ...table.rows.map((r) => displayWidth(r[i] ?? ''))));
   const line = (cells: string[]) =>
     cells
-      .map((c, i) => (c ?? '').padEnd(widths[i]))
+      .map((c, i) => (c ?? '') + ' '.repeat(Math.max(0, widths[i] - displayWidth(c ?? ''))))
       .join('  ')
       .trimEnd();
   return [line(table.columns), line(widths.map((w) => '-'.repeat(w))), ...table.rows.map(line)].join('\n');
