@@ -21,6 +21,10 @@ describe('secret rules', () => {
     expect(without).toEqual([]);
   });
 
+  it('a flag’s value that is no secret stays, a quoted one keeps its quotes', () => {
+    expect(redactLog('train.py --token none --password "a b c" --api-key ${KEY}')).toBe('train.py --token none --password "<redacted>" --api-key ${KEY}');
+  });
+
   it('header, flag and key names are matched in any case', () => {
     expect(redactLog('authorization: bearer abcdefgh12345')).toBe('authorization: bearer <token>');
     expect(redactLog('BEARER abcdefgh12345')).toBe('BEARER <token>');
