@@ -15,6 +15,8 @@ import { Notifier } from '../fleet/notify.js';
 import { DEFAULT_CHART_BUDGET, findingChartsInChild, gpuChartInChild, type ChartBudget } from './chart-render.js';
 import { digestReply, sparkline, type ChartOf } from './digest.js';
 import { DigestScheduler, type DigestConfig, type FindingsSource, type PostMessage } from './scheduler.js';
+import { coverageLine, EarlyWatch, postEarlyAlerts } from './early-alert.js';
+import { toMs } from './series.js';
 import { Sampler } from './sampler.js';
 import type { WatchState } from './state.js';
 import { isHostSample, isProcessSample, type DetectorOptions, type Finding, type Sample } from './types.js';
@@ -26,6 +28,8 @@ export interface WatchRuntimeConfig {
   retention_days: number;
   min_slope_mib_per_hour: number;
   digests: DigestConfig[];
+  /** Early alert horizon in hours (config `watch.early_alert_hours`, default 1). */
+  early_alert_hours?: number;
 }
 
 export class WatchRuntime implements WatchService {
@@ -65,6 +69,8 @@ export class WatchRuntime implements WatchService {
   private onError: (e: unknown) => void;
   /** `/gpu notify` subscriptions, checked after every sampler round. */
   readonly notify: Notifier;
+  /** Processes rising toward a full card (src/watch/early-alert.ts): fed by each round, checked after it. */
+  readonly early: EarlyWatch;
 
   constructor(
     /** Samples, subscriptions, digest runs and (with replicas) sampling leases: src/watch/state.ts. */
@@ -77,11 +83,19 @@ export class WatchRuntime implements WatchService {
   ) {
     this.onError = onError;
     this.options = { minSlopeMiBPerHour: cfg.min_slope_mib_per_hour, sampleIntervalSec: cfg.sample_interval_s };
-    this.sampler = hosts ? new Sampler(hosts, store, cfg.sample_interval_s, onError) : null;
+    this.early = new EarlyWatch({ withinHours: cfg.early_alert_hours ?? 1 });
+    // A round's samples go to the store and to the early alert's recent window (memory: the last hour).
+    const sink = {
+      insertPaced: (samples: Sample[]) => {
+        this.early.add(samples);
+        return store.insertPaced(samples);
+      },
+    };
+    this.sampler = hosts ? new Sampler(hosts, sink, cfg.sample_interval_s, onError) : null;
     // With sampling leases this process samples only the hosts whose lease it surely holds.
     if (this.sampler && store.leases) this.sampler.pick = (names) => (Date.now() < this.heldUntil ? names.filter((n) => this.held.has(n)) : []);
     this.notify = new Notifier(store, fit, hosts, (now) => this.gpuGrowth(now), onError);
-    if (this.sampler) this.sampler.afterRound = (status, now) => this.notify.afterRound(status, now);
+    if (this.sampler) this.sampler.afterRound = (status, now) => Promise.all([this.notify.afterRound(status, now), this.earlyAlerts(now)]);
     // Digests never delay a chat reply: the backend computes them off this thread (SQLite: a worker
     // thread over its file) or reads in batches, each a yield to the event loop (Postgres).
     this.source = (o, now) => store.findings(o, now);
@@ -89,6 +103,26 @@ export class WatchRuntime implements WatchService {
     // Charts are read and drawn in a child process (chart-render.ts): never on this thread, and a renderer crash ends only the child.
     this.scheduler.chartsFor = (d, now, charted) => this.chartsOf(charted, { timeZone: d.timezone, sampleIntervalSec: cfg.sample_interval_s }, now);
     this.scheduler.sendDirect = (target, reply) => this.post(target, reply);
+  }
+
+  /**
+   * After a round: the processes it sampled that rise toward a full card, posted once each to the digests'
+   * channels (and owners where dm_owners), recorded with what the digests reported. Until something can
+   * post, nothing is checked: the processes are checked when their next samples come.
+   */
+  private async earlyAlerts(now: number): Promise<void> {
+    if (!this.posterSet) return;
+    try {
+      const alerts = await this.early.checkYielding(now);
+      if (!alerts.length) return;
+      const runs = this.store.digestRuns;
+      const reported = 'log' in runs ? runs.log : runs.slots;
+      const deps = { channels: this.cfg.digests, post: this.post, reported, rules: this.rules, owners: this.owners, onError: this.onError };
+      await postEarlyAlerts(alerts, { ...deps, withinHours: this.early.options.withinHours }, now);
+      for (const a of alerts) this.early.markAlerted(a.key);
+    } catch (e) {
+      this.onError(e);
+    }
   }
 
   private leaseTimer: NodeJS.Timeout | null = null;
@@ -223,7 +257,12 @@ export class WatchRuntime implements WatchService {
         ? `GPU ${gpu} · pid ${on.map((p) => p.pid).join(',')} · ${[...new Set(on.map((p) => p.text))].join('; ')}`
         : t(loc, 'watch.noProcesses', { gpu });
     };
+    let firstMs = Infinity;
+    let lastMs = -Infinity;
     for (const s of samples) {
+      const ms = toMs(s.ts);
+      if (ms < firstMs) firstMs = ms;
+      if (ms > lastMs) lastMs = ms;
       if (isHostSample(s)) ram.push((s.memTotalBytes - s.memAvailableBytes) / 2 ** 20);
       else {
         const key = isProcessSample(s)
@@ -234,14 +273,19 @@ export class WatchRuntime implements WatchService {
         a.push(isProcessSample(s) ? (s.processMiB ?? NaN) : s.gpuUsedMiB);
       }
     }
+    // How long this host has been sampled (its samples' span) and when each kind of finding becomes possible.
+    const coverage = { text: coverageLine(Number.isFinite(firstMs) ? firstMs : null, lastMs, this.early.options, loc) };
     if (!series.size && !ram.length)
-      return { title: t(loc, 'watch.title', { host: name }), severity: 'info', sections: [{ text: t(loc, 'watch.noSamples', { host: name }) }] };
+      return { title: t(loc, 'watch.title', { host: name }), severity: 'info', sections: [{ text: t(loc, 'watch.noSamples', { host: name }) }, coverage] };
     const rows = [...series].map(([k, v]) => [k, String(Math.round(v[v.length - 1])), String(Math.round(maxOf(v.filter(Number.isFinite)))), sparkline(v, 36)]);
     if (ram.length) rows.push([t(loc, 'watch.hostRam'), String(Math.round(ram[ram.length - 1])), String(Math.round(maxOf(ram))), sparkline(ram, 36)]);
     return {
       title: t(loc, 'watch.title6h', { host: name }),
       severity: 'info',
-      sections: [{ table: { columns: [t(loc, 'watch.col.series'), t(loc, 'watch.col.now'), t(loc, 'watch.col.max'), t(loc, 'watch.col.last6h')], rows } }],
+      sections: [
+        { table: { columns: [t(loc, 'watch.col.series'), t(loc, 'watch.col.now'), t(loc, 'watch.col.max'), t(loc, 'watch.col.last6h')], rows } },
+        coverage,
+      ],
       ...(people.size ? { mentions: people.table() } : {}),
     };
   }
