@@ -11,6 +11,7 @@ import { whoHoldsMemory } from './holder.js';
 import { strayContexts } from './rank-contexts.js';
 import { finalError, NOT_MEMORY_EXCEPTIONS, type FinalError } from './final-error.js';
 import { detectTool, knobInZh, knobsFor, type ToolInfo } from './tools.js';
+import { parseCommand } from './tool-cli.js';
 import { computeFixes, type ComputedFix } from './fixes/index.js';
 import { inferLoadDtype } from './precision.js';
 import { allocConfFacts } from './alloc-conf.js';
@@ -111,6 +112,8 @@ export function diagnose(raw: string, base: RuleBase, loc?: Locale): DiagnoseRes
   const totalLines = Math.max(1, log.lineCount - 1);
   const stray = hits.length ? strayContexts(readings) : {};
   const allocConf = hits.length ? allocConfFacts(text) : {};
+  // The command's launcher and script, read against the tools' own CLIs: a rewrite uses only flags they define.
+  const command = settings.commandLine && base.tools ? parseCommand(settings.commandLine, base.tools.clis, tool?.id) : undefined;
   const diagnoses: Diagnosis[] = [];
   for (const hit of hits) {
     const rule = base.rules[hit.rule];
@@ -140,7 +143,7 @@ export function diagnose(raw: string, base: RuleBase, loc?: Locale): DiagnoseRes
     }
     const evidence = { facts, readings };
     if (!holds(rule.when, evidence)) continue;
-    const fixes = computeFixes(rule.fixes, evidence, loc);
+    const fixes = computeFixes(rule.fixes, evidence, loc, command);
     if (fixes.length === 0) continue;
     const shown = hit.lines.slice(-MAX_EVIDENCE).map((l) => {
       const line = log.line(l).trim();

@@ -35,12 +35,62 @@ export const fixSchema = z
     path: ['zh', 'text'],
   });
 
+const flagName = z.string().regex(/^(?:--?[A-Za-z][\w.-]{0,60}|[a-z][\w]{0,40})$/, 'a flag (--name, -n) or, for a keyed CLI, a key');
+const SETTING_KEYS = ['batch', 'accumulate', 'eval_batch', 'workers', 'imgsz', 'cache', 'precision', 'resume'] as const;
+const settingKey = z.enum(SETTING_KEYS);
+/** The command-line interface of a tool: the flags it defines (from its own argparse or docs), for rewritten commands. */
+const cliSchema = z
+  .object({
+    /** A launcher runs a script given after its own flags; a script reads the settings. */
+    role: z.enum(['launcher', 'script']),
+    /** The command's leading words that run it (re2, whole words): 'torchrun', 'accelerate launch', 'yolo'. */
+    programs: z.array(pattern).optional(),
+    /** Script paths that are this tool's whatever the log says (re2). */
+    scripts: z.array(pattern).optional(),
+    /** Script paths that are this tool's only when the log was written by this tool (a generic train.py). */
+    tool_scripts: z.array(pattern).optional(),
+    except_scripts: z.array(pattern).optional(),
+    /** name=value arguments (yolo) instead of --flags. */
+    keyed: z.boolean().optional(),
+    /** `flags` is the whole parser: a flag outside it is not this tool's. */
+    complete: z.boolean().optional(),
+    /** Each flag is accepted spelled with - or _. */
+    dash_underscore: z.boolean().optional(),
+    flags: z.array(flagName).min(1),
+    /** Flags that take no value (a launcher's script starts after its flags and their values). */
+    switches: z.array(flagName).optional(),
+    /** Per setting, the flags that set it, the one to add first. */
+    settings: z
+      .object(
+        Object.fromEntries(SETTING_KEYS.map((k) => [k, z.array(flagName).min(1).optional()])) as Record<
+          (typeof SETTING_KEYS)[number],
+          z.ZodOptional<z.ZodArray<typeof flagName>>
+        >,
+      )
+      .strict()
+      .optional(),
+    /** Present: a resumed run reads its saved options and takes only these settings from the command. */
+    resume_keeps: z.array(settingKey).optional(),
+    version: z.string().min(3).max(200),
+  })
+  .strict()
+  .refine((c) => (c.role === 'launcher' ? (c.programs?.length ?? 0) > 0 : (c.programs ?? c.scripts ?? c.tool_scripts ?? []).length > 0), {
+    message: 'a launcher needs programs, a script programs, scripts or tool_scripts',
+  })
+  .refine((c) => Object.values(c.settings ?? {}).every((names) => names.every((n) => c.flags.includes(n))), {
+    message: 'every settings flag is one of flags',
+    path: ['settings'],
+  })
+  .refine((c) => (c.switches ?? []).every((n) => c.flags.includes(n)), { message: 'every switch is one of flags', path: ['switches'] });
+
 /** One tool of knowledge/tools.yaml. */
 export const toolSchema = z
   .object({
     id: z.string().regex(/^[a-z0-9]+(-[a-z0-9]+)*$/, 'lower-case words joined by -'),
     name: z.string().min(2).max(80),
-    detect: z.array(pattern).min(1),
+    /** Empty only for a launcher or script no log line names: its `cli` is all it describes. */
+    detect: z.array(pattern),
+    cli: cliSchema.optional(),
     inference: z.boolean().optional(),
     batch_flag: z.string().min(2).max(200).optional(),
     batch_default: z.number().int().positive().optional(),
@@ -75,6 +125,7 @@ export const toolSchema = z
     source: z.string().url(),
   })
   .strict()
+  .refine((t) => t.detect.length > 0 || t.cli !== undefined, { message: 'a tool without detect patterns needs a cli', path: ['detect'] })
   .refine((t) => !t.zh?.knobs || t.zh.knobs.length === (t.knobs?.length ?? 0), { message: 'zh.knobs: one per knob, in order', path: ['zh', 'knobs'] })
   .refine(
     (t) => !t.zh?.escalate || (t.zh.escalate.length === (t.escalate?.length ?? 0) && t.zh.escalate.every((k, i) => k.length === t.escalate![i].knobs.length)),

@@ -11,11 +11,11 @@ import { classifyShape, extractMemorySeries } from './memory-series.js';
 
 const WINDOW = 512 * 1024;
 
-// `--name value`, `--name=value`, `name=value`, `'name': value`, `"name": value`, `name: value`.
+// `--name value`, `--name=value`, `--name="value"`, `name=value`, `'name': value`, `"name": value`, `name: value`.
 function keyPattern(names: string, value: string): RegExp {
   // Key and value on one line: "the model:\n--model-id x" names no model called "--model-id".
   return new RegExp(
-    String.raw`(?:--(?:${names})(?:=|[ \t]{1,4})|(?:^|[\s,({\u3000-\u9fff\uff00-\uffef])['"]?(?:${names})['"]?[ \t]{0,2}[=:][ \t]{0,2}['"]?)(${value})`,
+    String.raw`(?:--(?:${names})(?:=|[ \t]{1,4})['"]?|(?:^|[\s,({\u3000-\u9fff\uff00-\uffef])['"]?(?:${names})['"]?[ \t]{0,2}[=:][ \t]{0,2}['"]?)(${value})`,
     'gim',
   );
 }

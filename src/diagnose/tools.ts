@@ -3,12 +3,15 @@
 // so a YOLOv5 user reads `--batch-size`, an HF user `--per_device_train_batch_size`.
 import RE2 from 're2';
 import type { LogText } from './normalize.js';
+import { compileClis, type CompiledCli, type ToolCli } from './tool-cli.js';
 
 export interface ToolInfo {
   id: string;
   name: string;
   /** re2 patterns; the first tool with a match wins. */
   detect: string[];
+  /** The flags of its command line (launcher or script), for rewritten commands. */
+  cli?: ToolCli;
   /** A serving/inference tool: no batch to halve, no training AMP. */
   inference?: boolean;
   batch_flag?: string;
@@ -44,6 +47,8 @@ export interface CompiledTools {
   patterns: { tool: number; regex: RE2 }[];
   /** Per tool, its escalation patterns compiled (same order as `escalate`). */
   escalations: (RE2[] | undefined)[];
+  /** The tools' command-line interfaces, compiled. */
+  clis: CompiledCli[];
 }
 
 export function compileTools(tools: ToolInfo[], file = 'knowledge/tools.yaml'): CompiledTools {
@@ -66,7 +71,13 @@ export function compileTools(tools: ToolInfo[], file = 'knowledge/tools.yaml'): 
       }
     }),
   );
-  return { tools, patterns, escalations };
+  let clis: CompiledCli[];
+  try {
+    clis = compileClis(tools);
+  } catch (e) {
+    throw new Error(`${file}: cli: not a valid re2 pattern: ${(e as Error).message}`, { cause: e });
+  }
+  return { tools, patterns, escalations, clis };
 }
 
 /** The tool that wrote the log: the earliest tool in the file with any detect match (re2: linear). */

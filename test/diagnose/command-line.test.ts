@@ -2,6 +2,13 @@
 // no "corrected" command when nothing changed. Real logs through the CLI are in fixes-cli.test.ts.
 import { describe, expect, it } from 'vitest';
 import { rewriteCommandLine } from '../../src/diagnose/fixes/command-line.js';
+import { loadRuleBase } from '../../src/diagnose/rule-base.js';
+import { parseCommand } from '../../src/diagnose/tool-cli.js';
+
+const base = await loadRuleBase();
+/** Rewritten as the diagnosis does: the command parsed against knowledge/tools.yaml, the log's tool given. */
+const rw = (command: string, changes: Record<string, number | string | boolean>, tool?: string, append = {}) =>
+  rewriteCommandLine(command, changes, append, parseCommand(command, base.tools!.clis, tool));
 
 const YOLOV5 = 'python train.py --img 1280 --batch-size 16 --data x.yaml';
 
@@ -53,10 +60,13 @@ describe('rewriteCommandLine: flag styles', () => {
     expect(rewriteCommandLine(YOLOV5, { batch: 8, imgsz: 1024 })).toBe('python train.py --img 1024 --batch-size 8 --data x.yaml');
   });
 
-  it('`--name=value` and a flag at the end of the line', () => {
+  it('`--name=value` keeps its `=` (and quotes), and a flag at the end of the line', () => {
     expect(rewriteCommandLine('python train.py --batch-size=16 --img-size=640', { batch: 8, imgsz: 512 })).toBe(
-      'python train.py --batch-size 8 --img-size 512',
+      'python train.py --batch-size=8 --img-size=512',
     );
+    expect(rewriteCommandLine('python train.py --batch-size="16"', { batch: 8 })).toBe('python train.py --batch-size="8"');
+    expect(rewriteCommandLine("python train.py --batch-size '16'", { batch: 8 })).toBe("python train.py --batch-size '8'");
+    expect(rewriteCommandLine('python train.py --batch-size="8"', { batch: 8 })).toBeUndefined();
     expect(rewriteCommandLine('python train.py --data x.yaml --batch-size 16', { batch: 8 })).toBe('python train.py --data x.yaml --batch-size 8');
   });
 
@@ -80,17 +90,17 @@ describe('rewriteCommandLine: flag styles', () => {
     expect(rewriteCommandLine('python train.py --batch-size --data x.yaml', { batch: 16 })).toBe('python train.py --batch-size 16 --data x.yaml');
   });
 
-  it('yolo `key=value` in place; workers appended when absent (yolo and YOLOv5 default to 8)', () => {
-    expect(rewriteCommandLine('yolo detect train data=data.yaml batch=-1 workers=12 single_cls=true', { workers: 4, batch: 64 })).toBe(
+  it('yolo `key=value` in place; workers appended when absent under the flag each CLI defines (yolo and YOLOv5 default to 8)', () => {
+    expect(rw('yolo detect train data=data.yaml batch=-1 workers=12 single_cls=true', { workers: 4, batch: 64 })).toBe(
       'yolo detect train data=data.yaml batch=64 workers=4 single_cls=true',
     );
-    expect(rewriteCommandLine('yolo detect train data=data.yaml imgsz=640', { workers: 4 })).toBe('yolo detect train data=data.yaml imgsz=640 workers=4');
-    expect(rewriteCommandLine('python train.py --data x.yaml', { workers: 2 })).toBe('python train.py --data x.yaml --workers 2');
+    expect(rw('yolo detect train data=data.yaml imgsz=640', { workers: 4 })).toBe('yolo detect train data=data.yaml imgsz=640 workers=4');
+    expect(rw('python train.py --data x.yaml', { workers: 2 }, 'yolov5')).toBe('python train.py --data x.yaml --workers 2');
   });
 
   it('key=value workers only for the yolo command itself; no workers flag written for a value that is not a count', () => {
-    expect(rewriteCommandLine('xyolo train.py --data x.yaml', { workers: 2 })).toBe('xyolo train.py --data x.yaml --workers 2');
-    expect(rewriteCommandLine('yolo detect train data=x.yaml', { workers: false })).toBeUndefined();
+    expect(rw('xyolo train.py --data x.yaml', { workers: 2 }, 'yolov5')).toBeUndefined();
+    expect(rw('yolo detect train data=x.yaml', { workers: false })).toBeUndefined();
   });
 
   it('workers are not appended where the tool is unknown (its flag name is a guess)', () => {
@@ -100,16 +110,16 @@ describe('rewriteCommandLine: flag styles', () => {
   });
 
   it('gradient accumulation is added for the HF Trainer only', () => {
-    expect(rewriteCommandLine('python run.py --per_device_train_batch_size 16', { batch: 8, accumulate: 2 })).toBe(
+    expect(rw('python run.py --per_device_train_batch_size 16', { batch: 8, accumulate: 2 }, 'hf-trainer')).toBe(
       'python run.py --per_device_train_batch_size 8 --gradient_accumulation_steps 2',
     );
-    expect(rewriteCommandLine('python run.py --per_device_train_batch_size 16 --gradient_accumulation_steps 2', { batch: 8, accumulate: 4 })).toBe(
+    expect(rw('python run.py --per_device_train_batch_size 16 --gradient_accumulation_steps 2', { batch: 8, accumulate: 4 }, 'hf-trainer')).toBe(
       'python run.py --per_device_train_batch_size 8 --gradient_accumulation_steps 4',
     );
     // Only accumulation is appended: a setting the HF command lacks otherwise is left alone.
-    expect(rewriteCommandLine('python run.py --per_device_train_batch_size 16', { cache: false, imgsz: 512 })).toBeUndefined();
+    expect(rw('python run.py --per_device_train_batch_size 16', { cache: false, imgsz: 512 }, 'hf-trainer')).toBeUndefined();
     // YOLOv5 accumulates to a nominal batch of 64 by itself.
-    expect(rewriteCommandLine(YOLOV5, { batch: 8, accumulate: 2 })).toBe('python train.py --img 1280 --batch-size 8 --data x.yaml');
+    expect(rw(YOLOV5, { batch: 8, accumulate: 2 }, 'yolov5')).toBe('python train.py --img 1280 --batch-size 8 --data x.yaml');
   });
 
   it('cache: --cache [ram|disk] is removed, cache=ram becomes cache=False; true writes the bare flag or True', () => {

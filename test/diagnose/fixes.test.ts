@@ -3,10 +3,13 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { accumulationFor, fewerWorkers, fixedBatchForAutobatch, smallerBatch, smallerImgsz, workersForRam } from '../../src/diagnose/fixes/arithmetic.js';
 import { rewriteCommandLine } from '../../src/diagnose/fixes/command-line.js';
+import { parseCommand } from '../../src/diagnose/tool-cli.js';
 import { loadRuleBase } from '../../src/diagnose/rule-base.js';
 import { diagnose } from '../../src/diagnose/diagnose.js';
 
 const base = await loadRuleBase();
+const rw = (command: string, changes: Record<string, number>, tool?: string) =>
+  rewriteCommandLine(command, changes, {}, parseCommand(command, base.tools!.clis, tool));
 const evalLog = (name: string) => readFileSync(new URL(`../fixtures/eval-dev/${name}`, import.meta.url), 'utf8');
 
 describe('batch arithmetic', () => {
@@ -62,10 +65,10 @@ describe('command line rewriting', () => {
     expect(rewriteCommandLine('yolo detect train data=data.yaml batch=-1 workers=12 single_cls=true', { workers: 4 })).toBe(
       'yolo detect train data=data.yaml batch=-1 workers=4 single_cls=true',
     );
-    expect(rewriteCommandLine('yolo detect train data=data.yaml imgsz=640', { workers: 4 })).toBe('yolo detect train data=data.yaml imgsz=640 workers=4');
+    expect(rw('yolo detect train data=data.yaml imgsz=640', { workers: 4 })).toBe('yolo detect train data=data.yaml imgsz=640 workers=4');
   });
   it('adds gradient accumulation for the HF Trainer', () => {
-    expect(rewriteCommandLine('python run.py --per_device_train_batch_size 16', { batch: 8, accumulate: 2 })).toBe(
+    expect(rw('python run.py --per_device_train_batch_size 16', { batch: 8, accumulate: 2 }, 'hf-trainer')).toBe(
       'python run.py --per_device_train_batch_size 8 --gradient_accumulation_steps 2',
     );
   });

@@ -132,6 +132,11 @@ describe('tools.yaml is checked when it loads', () => {
   it('every tool names its source and how to shrink memory', () => {
     for (const t of base.tools!.tools) {
       expect(t.source, t.id).toMatch(/^https:\/\//);
+      // A launcher or script no log names describes its command line only.
+      if (t.detect.length === 0) {
+        expect(t.cli, t.id).toBeDefined();
+        continue;
+      }
       expect(t.batch_flag ?? t.knobs?.[0], t.id).toBeTruthy();
     }
   });

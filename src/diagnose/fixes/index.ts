@@ -5,6 +5,7 @@ import type { Evidence } from '../conditions.js';
 import { cachedUnusedMiB, heldElsewhereMiB, holds } from '../conditions.js';
 import { accumulationFor, fewerWorkers, fixedBatchForAutobatch, formatMiB, smallerBatch, smallerImgsz } from './arithmetic.js';
 import { rewriteCommandLine } from './command-line.js';
+import type { ParsedCommand } from '../tool-cli.js';
 import { t, type Locale } from '../../core/i18n.js';
 
 export interface ComputedFix {
@@ -180,7 +181,8 @@ function fill(template: string, e: Evidence): string {
   });
 }
 
-export function computeFixes(specs: FixSpec[], e: Evidence, loc?: Locale): ComputedFix[] {
+/** `command`: the paste's command parsed against the tools' CLIs (tool-cli.ts), for the corrected command. */
+export function computeFixes(specs: FixSpec[], e: Evidence, loc?: Locale, command?: ParsedCommand): ComputedFix[] {
   const out: ComputedFix[] = [];
   for (const spec of specs) {
     if (!holds(spec.when, e)) continue;
@@ -191,8 +193,9 @@ export function computeFixes(specs: FixSpec[], e: Evidence, loc?: Locale): Compu
     if (out.some((f) => f.summary === fix.summary)) continue;
     if (e.facts.commandLine && Object.keys(fix.changes).length) {
       // A batch the log took from the tool's default is added to the command in the tool's syntax.
-      const command = rewriteCommandLine(e.facts.commandLine, fix.changes, e.facts.batchDefaultOf && e.facts.batchArg ? { batch: e.facts.batchArg } : {});
-      if (command) fix.command = command;
+      const append = e.facts.batchDefaultOf && e.facts.batchArg ? { batch: e.facts.batchArg } : {};
+      const rewritten = rewriteCommandLine(e.facts.commandLine, fix.changes, append, command);
+      if (rewritten) fix.command = rewritten;
     }
     out.push(fix);
   }
