@@ -16,6 +16,7 @@ import { computeFixes, type ComputedFix } from './fixes/index.js';
 import { inferLoadDtype } from './precision.js';
 import { allocConfFacts } from './alloc-conf.js';
 import { leverWords } from './levers.js';
+import { orderGrowthAndOom } from './growth-oom.js';
 import { parseReadings } from '../readings/index.js';
 import { t, type Locale } from '../core/i18n.js';
 import type { Readings } from '../readings/types.js';
@@ -164,6 +165,9 @@ export function diagnose(raw: string, base: RuleBase, loc?: Locale): DiagnoseRes
     });
   }
   diagnoses.sort((a, b) => b.score - a.score || a.rule.localeCompare(b.rule));
+  // A growth series beside an OOM: whether it reached the card decides which comes first.
+  const ordered = orderGrowthAndOom(diagnoses);
+  diagnoses.splice(0, diagnoses.length, ...ordered);
   // Abstain rather than guess: a run that ends in KeyError / a shape mismatch / a missing file is not a
   // memory problem, unless a memory error came before that last traceback (an OOM whose aftermath
   // raised the final exception).

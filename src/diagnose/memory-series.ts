@@ -1,5 +1,6 @@
 // A memory series inside a paste (YOLO's per-epoch GPU_mem column, mmcv/mmengine's "memory:",
-// detectron2's "max_mem:") and its shape. The shape decides the leak fix: memory that rises inside
+// detectron2's "max_mem:", torchvision's MetricLogger "max mem:", Megatron's "memory (MB) | allocated:")
+// and its shape. The shape decides the leak fix: memory that rises inside
 // each epoch is references kept across iterations (.item(), detach()); memory that rises only between
 // epochs is what validation leaves behind (empty_cache() after it, a fresh validation loader); a flat
 // series ending in an OOM is capacity, not a leak. The same classifier names the shape of a creep the
@@ -50,14 +51,21 @@ const MM_EPOCH = /\bEpoch(\((?:train|val|test)\))?\s{0,8}\[\s{0,6}(\d{1,5})\]\[\
 const MM_MEMORY = /\bmemory: (\d{1,7})\b/;
 // "eta: 0:10:21  iter: 19  total_loss: 1.6 ... max_mem: 2855M" (detectron2).
 const D2_MAX_MEM = /\bmax_mem: (\d{1,7})M\b/;
+// torchvision's reference MetricLogger (also DETR, DINO, MAE, DeiT...): "Epoch: [3]  [ 40/500]  eta: ...  max mem: 5432"
+// (MB of torch.cuda.max_memory_allocated); "Test:  [...]" lines are evaluation's own.
+const METRIC_LOGGER = /^\s{0,40}(?:Epoch: \[(\d{1,5})\])?\s{0,4}\[\s{0,8}\d{1,8}\/\d{1,8}\].{0,600}?\bmax mem: (\d{1,7})(?:\.\d{1,3})?(?:\s|$)/;
+// Megatron-LM's report: "[Rank 0] (after 10 iterations) memory (MB) | allocated: 10240.5 | max allocated: ..."
+const MEGATRON = /\(after (\d{1,9}) iterations\) memory \(MB\) \| allocated: (\d{1,7})(?:\.\d{1,6})?/;
 
 /** The memory series a paste prints, in MiB, oldest first (one tool's format: the first that appears). */
 export function extractMemorySeries(text: string): SeriesPoint[] {
   const yolo: SeriesPoint[] = [];
   const mm: SeriesPoint[] = [];
   const d2: SeriesPoint[] = [];
+  const logger: SeriesPoint[] = [];
+  const megatron: SeriesPoint[] = [];
   let start = 0;
-  while (start < text.length && yolo.length + mm.length + d2.length < 3 * MAX_POINTS) {
+  while (start < text.length && yolo.length + mm.length + d2.length + logger.length + megatron.length < 3 * MAX_POINTS) {
     let end = text.indexOf('\n', start);
     if (end < 0) end = text.length;
     // Lines longer than a log line are skipped rather than scanned (a flattened paste is one line).
@@ -78,9 +86,20 @@ export function extractMemorySeries(text: string): SeriesPoint[] {
       continue;
     }
     const d = D2_MAX_MEM.exec(line);
-    if (d) d2.push({ mib: Number(d[1]) });
+    if (d) {
+      d2.push({ mib: Number(d[1]) });
+      continue;
+    }
+    const ml = line.includes('max mem: ') && !/^\s{0,40}Test:/.test(line) ? METRIC_LOGGER.exec(line) : null;
+    if (ml) {
+      logger.push({ mib: Number(ml[2]), ...(ml[1] !== undefined ? { epoch: Number(ml[1]) } : {}) });
+      continue;
+    }
+    const mg = line.includes('memory (MB)') ? MEGATRON.exec(line) : null;
+    // One line per rank: rank 0's series (or the only rank's).
+    if (mg && !/\[Rank [1-9]\d{0,5}\]/.test(line)) megatron.push({ mib: Number(mg[2]) });
   }
-  const series = yolo.length ? yolo : mm.length ? mm : d2;
+  const series = yolo.length ? yolo : mm.length ? mm : d2.length ? d2 : logger.length ? logger : megatron;
   return series.slice(-MAX_POINTS);
 }
 

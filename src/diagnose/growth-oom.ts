@@ -1,0 +1,42 @@
+// A paste with both a memory series that grows and a CUDA OOM (issue 23): the evidence decides which
+// answer comes first, not the rules' priorities. A series that climbs to the card the OOM names says the
+// OOM is where the growth ended: the leak and its lever (what is kept across steps) come first. A series
+// that grows far below the card did not fill it: the OOM's own figures answer first.
+import type { Category } from './rule-types.js';
+import type { Facts } from './facts.js';
+
+/** Share of the card the last reading must reach for the growth to be what filled it. */
+const REACHES_CARD = 0.6;
+
+interface Ranked {
+  category: Category;
+  facts: Facts;
+}
+
+const OOM_CATEGORIES = new Set<Category>(['cuda_oom', 'fragmentation', 'replica_oom']);
+
+/** Whether the growth series reached the card the OOM names (unknown card: the series is the evidence there is). */
+export function growthReachesCard(series: readonly number[], cardMiB: number | undefined): boolean {
+  if (series.length === 0) return false;
+  if (cardMiB === undefined || cardMiB <= 0) return true;
+  return series[series.length - 1] >= REACHES_CARD * cardMiB;
+}
+
+/** The diagnoses reordered so that the leak and the OOM come in the order the series supports; others keep their place. */
+export function orderGrowthAndOom<T extends Ranked>(ranked: T[]): T[] {
+  const leakAt = ranked.findIndex((d) => d.category === 'growing_memory_leak');
+  const oomAt = ranked.findIndex((d) => OOM_CATEGORIES.has(d.category));
+  if (leakAt === -1 || oomAt === -1) return ranked;
+  const leak = ranked[leakAt];
+  const oom = ranked[oomAt];
+  const series = leak.facts.memorySeriesMiB ?? [];
+  // Growth the user reports in words (gpu-memory-growth-reported) has no readings to set against the card.
+  if (series.length === 0) return ranked;
+  const card = oom.facts.totalCapacityMiB ?? oom.facts.gpuMemoryMiB ?? oom.facts.statedGpuMemoryMiB;
+  const leakFirst = growthReachesCard(series, card);
+  if (leakFirst === leakAt < oomAt) return ranked;
+  const out = ranked.slice();
+  out[leakAt] = oom;
+  out[oomAt] = leak;
+  return out;
+}
