@@ -135,7 +135,8 @@ export function diagnose(raw: string, base: RuleBase, loc?: Locale): DiagnoseRes
         facts.holderWhy = verdict.why;
       } else {
         // Every OOM reply says who holds the memory, and when the log cannot tell, says so and how to find out.
-        facts.holderWhy = t(loc, 'diag.holder.unstated');
+        // The frames may still say where it failed (the fix quotes them): the line says only what is missing.
+        facts.holderWhy = facts.phaseFrame ? t(loc, 'diag.holder.unstatedPhase', { frame: facts.phaseFrame }) : t(loc, 'diag.holder.unstated');
       }
       // A flat series up to the failure: the step needs more than the card has; nothing accumulated.
       if (facts.memoryShape === 'flat' && facts.memorySeriesMiB) {

@@ -116,6 +116,11 @@ export function whoHoldsMemory(f: Facts, loc?: Locale): HolderVerdict | undefine
       why: t(loc, 'holder.why.fullBefore', { tried: MiB(tried), free: MiB(f.freeMiB) }),
     };
   }
+  // One request larger than the whole card: this process's own request, which nobody's memory could hold;
+  // the headline (an impossible request) and this line say the same, not "its tensors fill the card".
+  if (tried !== undefined && total !== undefined && tried > total) {
+    return { holder: 'activations', why: t(loc, 'holder.why.overCard', { tried: MiB(tried), total: MiB(total) }) };
+  }
   // Clearly more free than asked (checked before the cache: with the bytes free on the device the allocator
   // would have taken a new segment, so its cache's layout is not what failed): equal printed figures ("1.50 GiB free", "Tried to allocate 1.50 GiB")
   // are rounding, not spare memory.
