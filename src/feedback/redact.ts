@@ -27,6 +27,9 @@ interface CompiledRule {
   to: string | Replacer;
 }
 
+/** An identifier divided or multiplied by numbers (`token = image_resolution/4/14/14`) is arithmetic in prose, not a credential. */
+const FORMULA = new RE2(String.raw`^[A-Za-z_][A-Za-z0-9_]{0,60}(?:[/*]\d{1,6}){1,8}$`);
+
 /** A small number (`max_token=40`) is a setting, unless the key names a password (`pin`-like passwords are numbers). */
 const SMALL_NUMBER = new RE2(String.raw`^["']?\d{1,6}(?:\.\d{1,6})?["']?$`);
 const PASSWORD_KEY = new RE2(String.raw`pass|pwd|secret|credential|auth`, 'i');
@@ -36,7 +39,7 @@ function keywordReplacer(to: string): Replacer {
   return (match, key, sep, value) => {
     const k = String(key);
     const v = String(value);
-    if (NOT_A_SECRET.test(v) || SPECIAL_TOKEN_KEY.test(k) || (SMALL_NUMBER.test(v) && !PASSWORD_KEY.test(k))) return match;
+    if (NOT_A_SECRET.test(v) || SPECIAL_TOKEN_KEY.test(k) || FORMULA.test(v) || (SMALL_NUMBER.test(v) && !PASSWORD_KEY.test(k))) return match;
     // A quoted value keeps its quotes (the line stays valid JSON or YAML).
     const quote = v[0] === '"' || v[0] === "'" ? v[0] : '';
     return to.replace('$1', k).replace('$2', String(sep) + quote) + quote;

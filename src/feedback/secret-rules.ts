@@ -51,8 +51,8 @@ const SECRET_KEY_NAMES = [
 const SHORT_KEY = String.raw`(?:[A-Za-z0-9_.-]{0,40}[_.-])?(?:pass|auth)|[A-Za-z0-9_.-]{0,40}[_.-]pwd`;
 /** A key: `[prefix]name`, or an upper-case environment variable ending in _KEY (`OPENAI_KEY`, not `sort_key`). */
 const SECRET_KEY = String.raw`(?:[A-Za-z0-9_.-]{0,40}(?:${SECRET_KEY_NAMES})|${SHORT_KEY}|(?-i:[A-Z0-9_]{0,40}_KEY))`;
-/** A value: quoted (spaces allowed), or up to the next space or delimiter. */
-const SECRET_VALUE = String.raw`"[^"\r\n]{1,300}"|'[^'\r\n]{1,300}'|\$\{[A-Za-z_][A-Za-z0-9_]{0,100}\}|[^\s"',;&<>()[\]{}]{1,500}`;
+/** A value: quoted (spaces allowed), or up to the next space or delimiter (CJK punctuation is prose, never part of a token). */
+const SECRET_VALUE = String.raw`"[^"\r\n]{1,300}"|'[^'\r\n]{1,300}'|\$\{[A-Za-z_][A-Za-z0-9_]{0,100}\}|[^\s"',;&<>()[\]{}\x{3000}-\x{303F}\x{FF01}-\x{FF0F}\x{FF1A}-\x{FF20}]{1,500}`;
 
 /** A token's end: not followed by more of its characters (RE2 has no lookahead, so the next character is kept in a group). */
 const END = String.raw`(\W|$)`;
