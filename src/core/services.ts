@@ -48,6 +48,9 @@ export interface HostInfo {
   target: string;
   origin: 'config' | 'runtime' | 'local';
   hostKey?: string | null;
+  /** Where the host key is trusted from: a pin in the config, a trust made in chat, known_hosts (a key or an
+   * @cert-authority), or nowhere (the first connection will be refused). Absent for local and Prometheus hosts. */
+  keyTrust?: 'config' | 'trust' | 'known_hosts' | 'cert_authority' | 'none';
 }
 
 export interface HostAddRequest {

@@ -155,6 +155,19 @@ export function memReply(results: HostMemResult[], loc?: Locale): Reply {
   return { title: t(loc, 'mem.title'), severity: failed.length && !rows.length ? 'error' : warnings.length || failed.length ? 'warning' : 'ok', sections };
 }
 
+/** The key and where it is trusted from, or that nothing trusts it yet (the connection would be refused). */
+function hostKeyCell(h: HostInfo, loc?: Locale): string {
+  if (!h.keyTrust) return '-';
+  const from = {
+    config: () => t(loc, 'hostsRender.keyTrust.config'),
+    trust: () => t(loc, 'hostsRender.keyTrust.trust'),
+    known_hosts: () => t(loc, 'hostsRender.keyTrust.known_hosts'),
+    cert_authority: () => t(loc, 'hostsRender.keyTrust.cert_authority'),
+    none: () => t(loc, 'hostsRender.keyTrust.none', { name: h.name }),
+  }[h.keyTrust]();
+  return h.hostKey ? `${h.hostKey} (${from})` : from;
+}
+
 export function listReply(hosts: HostInfo[], loc?: Locale): Reply {
   return {
     title: t(loc, 'hostsRender.list.title', { n: hosts.length }),
@@ -163,7 +176,7 @@ export function listReply(hosts: HostInfo[], loc?: Locale): Reply {
       {
         table: {
           columns: [t(loc, 'hostsRender.col.name'), t(loc, 'hostsRender.col.target'), t(loc, 'hostsRender.col.from'), t(loc, 'hostsRender.col.hostKey')],
-          rows: hosts.map((h) => [h.name, h.target, h.origin, h.hostKey ?? '(known_hosts)']),
+          rows: hosts.map((h) => [h.name, h.target, h.origin, hostKeyCell(h, loc)]),
         },
       },
     ],

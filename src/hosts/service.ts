@@ -339,7 +339,8 @@ export class SshHostsService implements HostsService {
     if (e.origin === 'local') return info(e, null);
     if (this.isProm(e)) return { ...info(e, null), target: this.prometheus!.describe(e.name) };
     try {
-      return info(e, this.target(e));
+      const target = this.target(e);
+      return { ...info(e, target), keyTrust: this.keyTrust(e, target) };
     } catch (err) {
       return { ...info(e, null), target: `unresolved: ${errorLine(err)}` };
     }
@@ -492,6 +493,14 @@ export class SshHostsService implements HostsService {
           })
         : t('en', disagreement.note ? 'reason.hosts.trustedNote' : 'reason.hosts.trusted', { name: entry.name, fingerprint, note: disagreement.note });
     return { fingerprint, message, trusted: true };
+  }
+
+  /** Where an SSH host's key is trusted from, as the connection will check it (a pin wins over known_hosts). */
+  private keyTrust(e: HostEntry, target: SshTarget): NonNullable<HostInfo['keyTrust']> {
+    if (e.hostKey) return e.pinnedBy === 'trust' ? 'trust' : 'config';
+    if (this.knownHosts.lookup(target.host, target.port).some((k) => !k.revoked)) return 'known_hosts';
+    if (this.knownHosts.certAuthorities(target.host, target.port).length) return 'cert_authority';
+    return 'none';
   }
 
   /** What known_hosts says about this host when it does not list exactly this key. */
