@@ -9,7 +9,7 @@ import { extractSettings } from './settings.js';
 import { holds } from './conditions.js';
 import { whoHoldsMemory } from './holder.js';
 import { strayContexts } from './rank-contexts.js';
-import { finalError, NOT_MEMORY_EXCEPTIONS, type FinalError } from './final-error.js';
+import { endsNotMemory, finalError, isExceptionLine, NOT_MEMORY_EXCEPTIONS, type FinalError } from './final-error.js';
 import { detectTool, knobInZh, knobsFor, type ToolInfo } from './tools.js';
 import { parseCommand } from './tool-cli.js';
 import { computeFixes, type ComputedFix } from './fixes/index.js';
@@ -37,6 +37,8 @@ export interface Diagnosis {
   lastLine: number;
   /** The rule also needs context outside its own lines (`requires`): e.g. image caching stopped at 77%. */
   contextual: boolean;
+  /** The first of its lines that is an exception, not a sentence (undefined when all are prose or log lines). */
+  firstExceptionLine?: number;
 }
 
 export interface DiagnoseResult {
@@ -163,6 +165,7 @@ export function diagnose(raw: string, base: RuleBase, loc?: Locale): DiagnoseRes
       firstLine: hit.lines[0] ?? 0,
       lastLine: hit.lastLine,
       contextual: (rule.requires?.length ?? 0) > 0,
+      firstExceptionLine: hit.lines.find((l) => isExceptionLine(log.line(l))),
     });
   }
   diagnoses.sort((a, b) => b.score - a.score || a.rule.localeCompare(b.rule));
@@ -173,12 +176,16 @@ export function diagnose(raw: string, base: RuleBase, loc?: Locale): DiagnoseRes
   // memory problem, unless a memory error came before that last traceback (an OOM whose aftermath
   // raised the final exception).
   const last = finalError(log);
-  if (last && NOT_MEMORY_EXCEPTIONS.has(last.type)) {
+  if (last && endsNotMemory(last)) {
+    // A RuntimeError known by its message (a device or shape error) is what failed: memory evidence before
+    // it counts only as an exception (an OOM whose aftermath raised it), never as a user's sentence.
+    const byMessage = !NOT_MEMORY_EXCEPTIONS.has(last.type);
+    const before = (d: Diagnosis) => d.firstLine < last.tracebackStart && (!byMessage || (d.firstExceptionLine ?? Infinity) < last.tracebackStart);
     // Kept: evidence before that traceback, rules that read context, or the final exception line itself
     // being the memory error (vLLM raises ValueError for a KV cache that does not fit), also when the
     // rule's evidence goes on past it (vLLM's '# GPU blocks: 0' pasted below the exception).
     const kept = diagnoses.filter(
-      (d) => !MEMORY_CATEGORIES.has(d.category) || d.contextual || d.firstLine < last.tracebackStart || (d.firstLine <= last.line && last.line <= d.lastLine),
+      (d) => !MEMORY_CATEGORIES.has(d.category) || d.contextual || before(d) || (d.firstLine <= last.line && last.line <= d.lastLine),
     );
     if (kept.length === 0) return { diagnoses: kept, readings, notMemory: last };
     return { diagnoses: kept, readings };

@@ -44,6 +44,24 @@ export const NOT_MEMORY_EXCEPTIONS = new Set([
   'RepositoryNotFoundError',
 ]);
 
+/**
+ * A RuntimeError's fixed PyTorch messages that say what failed and that it was not memory: tensors on two
+ * devices, an input and weight of different types, shapes that do not fit. The exception decides the route.
+ */
+const NOT_MEMORY_RUNTIME_MESSAGES = new RE2(
+  String.raw`^(?:Expected all tensors to be on the same device|Expected object of (?:device type|backend) \w{1,20} but got|Input type \(.{1,80}\) and weight type \(.{1,80}\) should be the same|mat1 and mat2 shapes cannot be multiplied|The size of tensor a \(\d{1,12}\) must match the size of tensor b|Given groups=\d{1,9}, weight of size|Error\(s\) in loading state_dict for)`,
+);
+
+/** The run ended in an exception that is not about memory: by its type, or a RuntimeError by its fixed message. */
+export function endsNotMemory(last: FinalError): boolean {
+  return NOT_MEMORY_EXCEPTIONS.has(last.type) || (last.type === 'RuntimeError' && NOT_MEMORY_RUNTIME_MESSAGES.test(last.message));
+}
+
+/** A line that is an exception (`torch.OutOfMemoryError: ...`), not a sentence about one. */
+export function isExceptionLine(line: string): boolean {
+  return EXCEPTION_LINE.test(line.slice(0, MAX_LINE));
+}
+
 // Bounded and run in re2: applied to untrusted lines.
 const EXCEPTION_LINE = new RE2(String.raw`^\s{0,8}(?:[A-Za-z_][\w.]{0,100}\.)?([A-Z][A-Za-z0-9_]{0,60}(?:Error|Exception))(?::\s?(.{0,300}))?\s*$`);
 const TRACEBACK = 'Traceback (most recent call last)';
