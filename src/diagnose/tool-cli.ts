@@ -3,7 +3,6 @@
 // only change or add flags that parser defines (issue 23 item 4): a flag it does not define stops the
 // run with "unrecognized arguments", and a launcher's own flags are not the script's.
 import RE2 from 're2';
-import type { ToolInfo } from './tools.js';
 
 export type SettingKey = 'batch' | 'accumulate' | 'eval_batch' | 'workers' | 'imgsz' | 'cache' | 'precision' | 'resume';
 
@@ -33,7 +32,8 @@ export interface CompiledCli {
   except: RE2[];
 }
 
-export function compileClis(tools: ToolInfo[]): CompiledCli[] {
+/** Takes the tools' ids and CLIs only (tools.ts imports this file: no import back). */
+export function compileClis(tools: { id: string; cli?: ToolCli }[]): CompiledCli[] {
   const re = (list: string[] | undefined, whole: boolean) => (list ?? []).map((p) => new RE2(whole ? `^(?:${p})$` : p));
   return tools
     .filter((t) => t.cli)
