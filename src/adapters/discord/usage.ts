@@ -102,6 +102,7 @@ interface ZodDef {
   type: string;
   innerType?: unknown;
   in?: unknown;
+  out?: unknown;
   entries?: Record<string, string | number>;
   values?: unknown[];
   element?: unknown;
@@ -127,7 +128,8 @@ function unwrap(schema: unknown): ZodLike | undefined {
   for (let i = 0; i < 10 && cur?._zod; i++) {
     const def = cur._zod.def;
     if (WRAPPERS.has(def.type)) cur = def.innerType as ZodLike | undefined;
-    else if (def.type === 'pipe') cur = def.in as ZodLike | undefined;
+    // A transform's schema is its input; a preprocess (`z.preprocess`: a transform piped into a schema) is its output.
+    else if (def.type === 'pipe') cur = ((def.in as ZodLike | undefined)?._zod?.def.type === 'transform' ? def.out : def.in) as ZodLike | undefined;
     else return cur;
   }
   return cur;
