@@ -121,7 +121,7 @@ async function main(): Promise<void> {
 
   const root = mkdtempSync(join(tmpdir(), 'gpu-doctor-bench-acks-'));
   const key = makeClientKey(join(root, 'client'));
-  const sshd = await startSshd(join(root, 'sshd'), key.pub, { skipShellRc: true, data: 'h100' });
+  const sshd = await startSshd(join(root, 'sshd'), key.pub, { skipShellRc: true, data: 'h100', nice: 19 });
   const hung = await silentListener();
   const good = { name: 'gpu01', port: sshd.port, fingerprint: sshd.fingerprint };
 

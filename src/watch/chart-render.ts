@@ -4,6 +4,7 @@
 // has a time budget (killed past it) and a V8 heap budget; a few run at once, more wait, and past that a
 // chart is refused. A chart that is not drawn falls back to its text.
 import { fork, type ChildProcess } from 'node:child_process';
+import { availableParallelism, setPriority } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { t, type MessageKey } from '../core/i18n.js';
 import type { Reply, ReplyFile } from '../core/reply.js';
@@ -57,11 +58,18 @@ export interface ChartBudget {
 }
 
 export const DEFAULT_CHART_BUDGET: ChartBudget = { timeoutMs: 120_000, maxOldSpaceMb: 1536, maxRssMb: 1024 };
-/** Children at once, and jobs that may wait for one; a job past both is refused (busy). */
-export const MAX_CHART_CHILDREN = 2;
+/**
+ * Children at once, and jobs that may wait for one; a job past both is refused (busy). One core is left
+ * to the bot's own event loop: on a 2-core machine two week-long charts at once took both cores, and
+ * every ack waited for the scheduler (bench:acks).
+ */
+export const MAX_CHART_CHILDREN = Math.max(1, Math.min(2, availableParallelism() - 1));
 export const MAX_CHART_WAITING = 8;
 /** An idle child is let go after this: the libraries stay loaded between charts asked close together. */
 const CHILD_IDLE_MS = 5 * 60_000;
+
+/** A child's scheduling priority (nice 19, the lowest): its work yields the CPU to the bot's acks. */
+const CHILD_NICE = 19;
 
 /** The child's entry: dist/chart-render-child.mjs beside the bundle, chart-render-child-dev.mjs (tsx) from the sources. */
 function childEntry(): string {
@@ -110,6 +118,11 @@ function spawnChild(maxOldSpaceMb: number): PooledChild {
     // Its output (a panic's message) is dropped: it may quote samples.
     stdio: ['ignore', 'ignore', 'ignore', 'ipc'],
   });
+  try {
+    if (proc.pid !== undefined) setPriority(proc.pid, CHILD_NICE);
+  } catch {
+    // A platform that refuses it (EACCES on some Windows setups) still draws the chart.
+  }
   const child: PooledChild = { proc, maxOldSpaceMb };
   proc.on('message', (m: ChartChildMessage) => {
     const job = child.job;

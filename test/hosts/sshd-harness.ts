@@ -4,6 +4,7 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, connect, type Server } from 'node:net';
+import { setPriority } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseSmiCsv } from '../../src/readings/nvidia-smi-csv.js';
 import { parseSmiTable } from '../../src/readings/nvidia-smi-table.js';
@@ -90,6 +91,8 @@ export interface SshdOptions {
   floodStderr?: boolean;
   /** A CA private key: the host key is signed by it (ssh-keygen -s, principal 127.0.0.1) and served as a HostCertificate. */
   hostCertificateCa?: string;
+  /** Scheduling priority of sshd and every session it forks (os.setPriority): a bench that runs the fleet on the bot's own machine gives it the CPU left over, as remote hosts would take none. */
+  nice?: number;
 }
 
 export async function startSshd(dir: string, clientPub: string, opts: SshdOptions = {}): Promise<SshdInstance> {
@@ -182,6 +185,7 @@ ${opts.floodStderr ? `exec yes 'gpu-doctor test: a broken host writing to stderr
     ].join('\n'),
   );
   const proc = spawn(SSHD, ['-D', '-e', '-f', cfg], { stdio: ['ignore', 'ignore', 'pipe'], detached: true });
+  if (opts.nice !== undefined && proc.pid !== undefined) setPriority(proc.pid, opts.nice);
   let stderr = '';
   proc.stderr.on('data', (d) => (stderr += d));
   await waitForBanner(port, 5000).catch((e) => {
