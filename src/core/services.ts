@@ -25,6 +25,10 @@ export interface GpuProcessStatus {
   command: string | null;
   startedAt?: string | null;
   elapsedSeconds?: number | null;
+  /** ps's %CPU: CPU time over run time (a lifetime average). */
+  cpuPct?: number | null;
+  /** Host resident memory (ps rss), bytes. */
+  rssBytes?: number | null;
 }
 
 export type HostStatusResult =

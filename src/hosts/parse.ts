@@ -5,6 +5,7 @@ import type { GpuProcessStatus, GpuStatus, HostMemory } from '../core/services.j
 import { parseFree } from '../readings/free.js';
 import { joinProcessesToGpus, parseSmiCsvWithFields, SMI_APPS_QUERY_FIELDS, SMI_GPU_QUERY_FIELDS } from '../readings/nvidia-smi-csv.js';
 import { findSmiErrors } from '../readings/nvidia-smi-errors.js';
+import type { PsRow } from '../readings/ps.js';
 import { SECTION_MARK } from './remote-commands.js';
 
 export interface Section {
@@ -103,24 +104,7 @@ export function parseStatusSections(sections: Sections): ParsedStatus | { error:
   };
 }
 
-export interface PsRow {
-  pid: number;
-  user: string;
-  elapsedSeconds: number | null;
-  args: string;
-}
-
-/** `ps -o pid=,user=,etimes=,args=` lines. */
-export function parsePs(text: string): Map<number, PsRow> {
-  const rows = new Map<number, PsRow>();
-  for (const line of text.split('\n')) {
-    const m = /^\s*(\d{1,10})\s+(\S{1,64})\s+(\d{1,12}|-)\s+(.*)$/.exec(line);
-    if (!m) continue;
-    const pid = Number(m[1]);
-    rows.set(pid, { pid, user: m[2], elapsedSeconds: m[3] === '-' ? null : Number(m[3]), args: m[4].trim() });
-  }
-  return rows;
-}
+export { parsePs, type PsRow } from '../readings/ps.js';
 
 /**
  * What every view says of a process nvidia-smi lists and the host's `ps` does not know: its pid lives
@@ -199,6 +183,8 @@ export function attachPs(
       user: row.user,
       command: container ? `${containerLabel(container)} ${command ?? ''}`.trimEnd() : command,
       elapsedSeconds: row.elapsedSeconds,
+      cpuPct: row.cpuPct,
+      rssBytes: row.rssBytes,
       startedAt: row.elapsedSeconds === null ? null : new Date(now - row.elapsedSeconds * 1000).toISOString(),
     };
   });

@@ -10,7 +10,7 @@ export const REMOTE_SMI_TIMEOUT_S = 10;
 export const SMI_GPU_ARGS = [`--query-gpu=${SMI_GPU_QUERY_FIELDS.join(',')}`, '--format=csv,noheader,nounits'] as const;
 export const SMI_APPS_ARGS = [`--query-compute-apps=${SMI_APPS_QUERY_FIELDS.join(',')}`, '--format=csv,noheader,nounits'] as const;
 export const FREE_ARGS = ['-b'] as const;
-export const PS_FORMAT_ARGS = ['-o', 'pid=,user=,etimes=,args='] as const;
+export const PS_FORMAT_ARGS = ['-o', 'pid=,user=,etimes=,pcpu=,rss=,args='] as const;
 export const MAX_PS_PIDS = 512;
 /** What marks a cgroup line as a container's: its 64-hex id (a constant pattern, double-quoted in the script). */
 export const CGROUP_CONTAINER_ID = '[0-9a-f]{64}';

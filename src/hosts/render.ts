@@ -17,6 +17,23 @@ function gib(bytes: number | null): string {
   return bytes === null ? 'n/a' : `${(bytes / 2 ** 30).toFixed(1)} GiB`;
 }
 
+/** A process's run time the way ps's etime reads at a glance: 45s, 12m, 3h05m, 2d04h. */
+export function runTime(seconds: number | null | undefined): string {
+  if (seconds === null || seconds === undefined || !Number.isFinite(seconds) || seconds < 0) return 'n/a';
+  const s = Math.floor(seconds);
+  const pad = (n: number) => String(n).padStart(2, '0');
+  if (s < 60) return `${s}s`;
+  if (s < 3600) return `${Math.floor(s / 60)}m`;
+  if (s < 86400) return `${Math.floor(s / 3600)}h${pad(Math.floor((s % 3600) / 60))}m`;
+  return `${Math.floor(s / 86400)}d${pad(Math.floor((s % 86400) / 3600))}h`;
+}
+
+/** Host memory of a process: MiB below 1 GiB, GiB with one decimal above. */
+export function rssCell(bytes: number | null | undefined): string {
+  if (bytes === null || bytes === undefined) return 'n/a';
+  return bytes < 2 ** 30 ? `${Math.round(bytes / 2 ** 20)} MiB` : `${(bytes / 2 ** 30).toFixed(1)} GiB`;
+}
+
 function shortCommand(c: string | null, n = 60): string {
   if (!c) return '?';
   return c.length > n ? c.slice(0, n - 1) + '…' : c;
@@ -54,13 +71,25 @@ export function statusReply(results: HostStatusResult[], owners?: Pick<OwnersSer
     if (r.processes.length)
       sections.push({
         table: {
-          columns: [t(loc, 'status.col.gpu'), t(loc, 'status.col.user'), 'PID', t(loc, 'status.col.gpuMem'), t(loc, 'status.col.command')],
+          columns: [
+            t(loc, 'status.col.gpu'),
+            t(loc, 'status.col.user'),
+            'PID',
+            t(loc, 'status.col.gpuMem'),
+            t(loc, 'status.col.runTime'),
+            t(loc, 'status.col.cpu'),
+            t(loc, 'status.col.rss'),
+            t(loc, 'status.col.command'),
+          ],
           // A pid ps does not know has no user: its command cell says why (HIDDEN_PID_TEXT, as /gpu watch shows it).
           rows: r.processes.map((p) => [
             fmt(p.gpuIndex),
             personOf(people, owners, r.name, p.user) ?? '—',
             String(p.pid),
             fmt(p.memoryMiB, ' MiB'),
+            runTime(p.elapsedSeconds),
+            fmt(p.cpuPct, '%'),
+            rssCell(p.rssBytes),
             shortCommand(p.command),
           ]),
         },

@@ -49,11 +49,14 @@ export function fixtureData(kind: 'h200' | 'h100'): { gpuCsv: string; appsCsv: s
       .join('\n');
     const appsCsv = apps.map((a) => [a.gpuUuid, a.pid, a.memoryMiB, a.name].join(', ')).join('\n');
     // The last process (pid 1758887, "[Not Found]") is in a container: ps does not see it.
+    // The ps columns are synthetic (the fixtures hold no ps output): pid user etimes pcpu rss(KiB) args,
+    // as `ps -o pid=,user=,etimes=,pcpu=,rss=,args=` prints them; process i ran i+1 hours, uses
+    // 97.5-i % CPU and (20+i) GiB of host memory.
     const psTxt = apps
       .slice(0, -1)
       .map(
         (a, i) =>
-          `${String(a.pid).padStart(8)} ${i % 2 ? 'bob' : 'alice'} ${String(3600 * (i + 1)).padStart(10)} ${a.name} -m vllm.entrypoints.openai.api_server --tp 8`,
+          `${String(a.pid).padStart(8)} ${i % 2 ? 'bob' : 'alice'} ${String(3600 * (i + 1)).padStart(10)} ${(97.5 - i).toFixed(1).padStart(5)} ${String((20 + i) * 1048576).padStart(9)} ${a.name} -m vllm.entrypoints.openai.api_server --tp 8`,
       )
       .join('\n');
     return { gpuCsv: gpuCsv + '\n', appsCsv: appsCsv + '\n', psTxt: psTxt + '\n' };
@@ -63,7 +66,8 @@ export function fixtureData(kind: 'h200' | 'h100'): { gpuCsv: string; appsCsv: s
   const apps = parseSmiCsv(f('nvidia-smi/17-h100-mig-query-compute-apps-3procs-590.csv')).processes;
   const gpuCsv = [g.index, apps[0].gpuUuid, 'NVIDIA H100 80GB HBM3', g.memoryUsedMiB, 81559, g.utilizationPct, g.temperatureC].join(', ') + '\n';
   const appsCsv = apps.map((a) => [a.gpuUuid, a.pid, a.memoryMiB, a.name].join(', ')).join('\n') + '\n';
-  const psTxt = apps.map((a) => `${String(a.pid).padStart(8)} carol ${String(120).padStart(10)} ${a.name} --size 2G`).join('\n') + '\n';
+  // Synthetic ps columns, as for the H200: 2 minutes, 99.0 % CPU, 2 GiB resident each.
+  const psTxt = apps.map((a) => `${String(a.pid).padStart(8)} carol ${String(120).padStart(10)}  99.0   2097152 ${a.name} --size 2G`).join('\n') + '\n';
   return { gpuCsv, appsCsv, psTxt };
 }
 
