@@ -6,7 +6,7 @@
 // every host against sampling the leased ones) the port says so with a value, not a backend name.
 import type { SubscriptionStore } from '../fleet/subscriptions.js';
 import type { SampleSource } from './chart-render.js';
-import { packSamples } from './chart-samples.js';
+import { packSamples, SamplePacker } from './chart-samples.js';
 import type { ReportedState } from './digest.js';
 import type { SeriesIndex } from './series.js';
 import type { DetectorOptions, Finding, Sample } from './types.js';
@@ -67,7 +67,8 @@ export interface SummaryReader {
 
 /** What the detector reads from a backend that hands samples over in batches (Postgres): each in time order. */
 export interface SampleReader {
-  eachSample(sinceMs: number, each: (s: Sample) => void): Promise<void>;
+  /** With `host`, that host's samples only. */
+  eachSample(sinceMs: number, each: (s: Sample) => void, host?: string): Promise<void>;
   watched(sinceMs: number): Promise<{ hosts: number; processes: number }>;
 }
 
@@ -92,7 +93,18 @@ export interface WatchState extends SubscriptionStore {
 }
 
 /** A chart source of samples read here and sent to the child as columns (a backend the child cannot open itself). */
-export async function packedChartSource(state: Pick<WatchState, 'samplesSince'>, hosts: string[], sinceMs: number): Promise<SampleSource> {
+export async function packedChartSource(
+  state: Pick<WatchState, 'samplesSince'> & Partial<Pick<SampleReader, 'eachSample'>>,
+  hosts: string[],
+  sinceMs: number,
+): Promise<SampleSource> {
+  // A backend read in batches hands each sample straight to the packer: no array of a week's objects
+  // is held on the bot's thread between the read and the child.
+  if (state.eachSample) {
+    const packer = new SamplePacker();
+    for (const h of new Set(hosts)) await state.eachSample(sinceMs, (s) => packer.add(s), h);
+    return { packed: packer.finish() };
+  }
   const samples: Sample[] = [];
   for (const h of new Set(hosts)) for (const s of await state.samplesSince(sinceMs, h)) samples.push(s);
   return { packed: await packSamples(samples) };
