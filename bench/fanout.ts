@@ -253,7 +253,7 @@ function spawnDone(cmd: string, args: string[]): Promise<void> {
 async function consoleStatus(registry: CommandRegistry, hosts: SshHostsService, rules: Awaited<ReturnType<typeof loadRuleBase>>, H: number): Promise<number> {
   const input = new PassThrough();
   const output = new PassThrough();
-  const final = `${H}/${H} host(s) answered`;
+  const final = `${H}/${H} ${H === 1 ? 'host' : 'hosts'} answered`;
   let out = '';
   const t = performance.now();
   let timer: NodeJS.Timeout | undefined;

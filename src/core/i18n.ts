@@ -1,7 +1,9 @@
 // The users' language: message catalogues in locales/en.json and locales/zh.json (flat keys, `{name}`
 // placeholders), read once from the project root, and `t(locale, key, vars)`. A tiny typed function
 // rather than i18next: the keys are checked by the compiler against en.json (a typo does not build),
-// there is no plural or ICU machinery the replies need, and no runtime dependency to bundle.
+// and no runtime dependency to bundle. Plurals are CLDR's, through Intl.PluralRules: a message that
+// counts is held as `key_one`, `key_other` (the categories its language has: zh has only `other`) and
+// `t(locale, 'key', { count })` picks the form (messages that count by `{n}` are picked by `n`).
 // A key missing from a catalogue, or a placeholder without a value, falls back (English, then the key)
 // so a chat user still gets an answer, and is recorded in `missingKeys()` for the tests to fail on.
 import { readFileSync } from 'node:fs';
@@ -14,8 +16,38 @@ export const LOCALES = ['en', 'zh'] as const;
 export type Locale = (typeof LOCALES)[number];
 export const DEFAULT_LOCALE: Locale = 'en';
 
-/** Every key of the English catalogue; zh must have the same set (test/i18n.test.ts). */
-export type MessageKey = keyof typeof enCatalogue;
+/** CLDR plural categories, as a catalogue key's suffix (`hosts_one`, `hosts_other`). */
+export const PLURAL_CATEGORIES = ['zero', 'one', 'two', 'few', 'many', 'other'] as const;
+type PluralBase<K> = K extends `${infer B}_${(typeof PLURAL_CATEGORIES)[number]}` ? B : K;
+
+/**
+ * Every key of the English catalogue, plural forms by their base (`status.title` for `status.title_one`
+ * and `status.title_other`); zh must have the same set, each plural in its own categories (test/i18n/catalogues.test.ts).
+ */
+export type MessageKey = PluralBase<keyof typeof enCatalogue>;
+
+/** A catalogue key's plural base and category (`hosts_one` -> hosts, one), or null for a plain key. */
+export function pluralParts(key: string): { base: string; category: Intl.LDMLPluralRule } | null {
+  const m = /^(.+)_(zero|one|two|few|many|other)$/.exec(key);
+  return m ? { base: m[1], category: m[2] as Intl.LDMLPluralRule } : null;
+}
+
+const pluralRules = new Map<Locale, Intl.PluralRules>();
+/** The language's plural rules (cached: building them is not free). */
+export function pluralRulesOf(locale: Locale): Intl.PluralRules {
+  let r = pluralRules.get(locale);
+  if (!r) pluralRules.set(locale, (r = new Intl.PluralRules(locale)));
+  return r;
+}
+
+/** The template of a plural message in `loc` for this count (`count`, else `n`), or undefined where the catalogue has none. */
+function pluralTemplate(loc: Locale, key: string, vars: Vars): string | undefined {
+  const c = catalogue(loc);
+  if (c[`${key}_other`] === undefined) return undefined;
+  const count = Number(vars.count ?? vars.n);
+  const category = Number.isFinite(count) ? pluralRulesOf(loc).select(count) : 'other';
+  return c[`${key}_${category}`] ?? c[`${key}_other`];
+}
 
 export type Vars = Record<string, string | number>;
 
@@ -35,10 +67,10 @@ export function catalogue(locale: Locale): Record<string, string> {
 /** The message `key` in `locale` (English when none is given) with `{name}` filled from `vars`. */
 export function t(locale: Locale | undefined, key: MessageKey, vars: Vars = {}): string {
   const loc = locale ?? DEFAULT_LOCALE;
-  let template = catalogue(loc)[key];
+  let template = catalogue(loc)[key] ?? pluralTemplate(loc, key, vars);
   if (template === undefined) {
     missing.add(`${loc}:${key}`);
-    template = catalogue(DEFAULT_LOCALE)[key] ?? key;
+    template = catalogue(DEFAULT_LOCALE)[key] ?? pluralTemplate(DEFAULT_LOCALE, key, vars) ?? key;
   }
   return template.replace(/\{(\w+)\}/g, (whole, name: string) => {
     const v = vars[name];
@@ -68,7 +100,8 @@ export function localize(locale: Locale | undefined, message: string, depth = 0)
     .map(([key, text]) => {
       const fixed = text.split(/\{\w+\}/);
       return {
-        key: key as MessageKey,
+        // A plural form is asked for by its base: the count read back picks the form in the other language.
+        key: (pluralParts(key)?.base ?? key) as MessageKey,
         names: [...text.matchAll(/\{(\w+)\}/g)].map((m) => m[1]),
         head: fixed[0],
         tail: fixed.length > 1 ? fixed[fixed.length - 1] : '',

@@ -33,7 +33,7 @@ function chat(deps: Awaited<ReturnType<typeof testDeps>>, interactive: boolean, 
   return { input, output: () => out, until, done };
 }
 
-const FINAL = `GPU status: ${FLEET_SIZE}/${FLEET_SIZE} host(s) answered`;
+const FINAL = `GPU status: ${FLEET_SIZE}/${FLEET_SIZE} hosts answered`;
 
 describeWithSshd('console chat: progress of a long command', 'test/adapters/console-progress.test.ts', () => {
   let fleet: SshFleet;

@@ -13,7 +13,7 @@ import { testDeps } from './helpers.js';
 import { FLEET_SIZE, startSshFleet, type SshFleet } from './ssh-fleet.js';
 
 const PROGRESS = /Checking 24 hosts…|GPU status: \d+ of 24 hosts answered…/;
-const FINAL = `GPU status: ${FLEET_SIZE}/${FLEET_SIZE} host(s) answered`;
+const FINAL = `GPU status: ${FLEET_SIZE}/${FLEET_SIZE} hosts answered`;
 const said = (c: RestCall) => JSON.stringify(c.body?.embeds ?? []) + Object.values(c.fileData).join('\n');
 
 describeWithSshd('Discord: progress of a long command', 'test/adapters/discord-progress.test.ts', () => {

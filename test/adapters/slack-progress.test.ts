@@ -16,7 +16,7 @@ import { FLEET_SIZE, startSshFleet, type SshFleet } from './ssh-fleet.js';
 
 const SECRET = 'test-signing-secret-0123456789';
 const PROGRESS = /Checking 24 hosts…|GPU status: \d+ of 24 hosts answered…/;
-const FINAL = `GPU status: ${FLEET_SIZE}/${FLEET_SIZE} host(s) answered`;
+const FINAL = `GPU status: ${FLEET_SIZE}/${FLEET_SIZE} hosts answered`;
 const said = (c: SlackCall) => unescapeSlack(`${c.body.text} ${JSON.stringify(c.body.blocks ?? [])}`);
 
 describeWithSshd('Slack: progress of a long command', 'test/adapters/slack-progress.test.ts', () => {

@@ -75,11 +75,11 @@ describe('fit counts the leak watch growth', () => {
     const oneHour = await fit('/gpu fit 40G 1 1 --shared');
     const gpusIn = (r: typeof oneHour) => r.sections.flatMap((s) => s.table?.rows.map((row) => row[4]) ?? []);
     expect(gpusIn(oneHour)).toContain('CUDA_VISIBLE_DEVICES=5');
-    expect(oneHour.footer).toContain('1 GPU(s) have a growing process');
+    expect(oneHour.footer).toContain('1 GPU has a growing process');
     const day = await fit('/gpu fit 40G 1 24 --shared');
     expect(gpusIn(day)).not.toContain('CUDA_VISIBLE_DEVICES=5');
     expect(gpusIn(day)).toHaveLength(7);
     // 24 h without the creep: all eight would fit (the others' readings hold 84282-84522 MiB, no growth).
-    expect(renderText(day)).toContain('40G for 24 h fits on 7 GPU(s)');
+    expect(renderText(day)).toContain('40G for 24 h fits on 7 GPUs');
   });
 });

@@ -106,9 +106,9 @@ describeWithSshd('fit and notify over real sshd hosts whose readings change', 't
     // GPU 7 of gpu-a holds the least (84282 of 143771 MiB); its process is in a container.
     expect(none.text).toContain('Closest: gpu-a GPU 7, 51.1 GiB usable');
     expect(none.text).toContain('held by a container (pid 1758887, 56.7 GiB)');
-    expect(none.text).toContain("8 more GPU(s) fit where someone else's process runs");
+    expect(none.text).toContain("8 more GPUs fit where someone else's process runs");
     const shared = await run('/gpu fit 40G --shared');
-    expect(shared.reply.title).toBe('40G fits on 8 GPU(s)');
+    expect(shared.reply.title).toBe('40G fits on 8 GPUs');
     expect(shared.reply.sections[0]).toEqual({ heading: 'Best: gpu-a GPU 7', code: `ssh -p ${a.port} 127.0.0.1\nCUDA_VISIBLE_DEVICES=7 <your command>` });
     // The H100 of gpu-b (80620 of 81559 MiB used) fits nothing of this size.
     expect(shared.text).not.toMatch(/gpu-b +\d/);

@@ -112,7 +112,7 @@ describe('fit ranking', () => {
   it('a fit reply gives the line to start it: ssh hint and CUDA_VISIBLE_DEVICES', () => {
     const r = rankFits([statusOf('gpu-a', h200After([2, 6]))], req({ count: 2 }), settings, [], ssh);
     expect(fitReply(r, '40G').sections[0]).toEqual({ heading: 'Best: gpu-a GPU 2,6', code: 'ssh -p 2222 10.0.0.5\nCUDA_VISIBLE_DEVICES=2,6 <your command>' });
-    expect(fitReply(r, '40G').title).toBe('40G on each of 2 GPUs of one host fits on 1 host(s)');
+    expect(fitReply(r, '40G').title).toBe('40G on each of 2 GPUs of one host fits on 1 host');
   });
 
   it('reads the ssh hint from the registry target without the bot login', () => {

@@ -83,7 +83,7 @@ describeWithSshd('status / hosts commands through the registry', 'test/hosts/com
   it('`status` renders the GPU and process tables, and names an unknown host in one line', async () => {
     const out = await registry.dispatch('/gpu status gpu-a nosuchhost', ctx(false));
     expect(out.outcome).toBe('ok');
-    expect(out.reply.title).toBe('GPU status: 1/2 host(s) answered');
+    expect(out.reply.title).toBe('GPU status: 1/2 hosts answered');
     const [gpus, procs] = out.reply.sections;
     expect(gpus.heading).toMatch(/^gpu-a \(\d+ ms\)$/);
     expect(gpus.table!.columns).toEqual(['GPU', 'Name', 'Memory', 'Util', 'Temp', 'Error']);
@@ -93,7 +93,7 @@ describeWithSshd('status / hosts commands through the registry', 'test/hosts/com
     expect(procs.table!.rows).toHaveLength(8);
     expect(procs.table!.rows[0].slice(0, 4)).toEqual(['0', 'alice', '1328667', '130004 MiB']);
     const text = renderText(out.reply);
-    expect(text).toContain('[!] GPU status: 1/2 host(s) answered');
+    expect(text).toContain('[!] GPU status: 1/2 hosts answered');
     expect(text).toMatch(/GPU +Name +Memory +Util +Temp/);
     expect(text).toContain('in a container (pid not visible on the host)');
     expect(text).toContain('Unreachable or failing:\nnosuchhost: unknown host');

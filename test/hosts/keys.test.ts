@@ -105,7 +105,7 @@ describeWithSshd('identity files ssh2 cannot use (issue 11, attack 1)', 'test/ho
         const out = await registry.dispatch('/gpu status', ctx);
         const text = renderText(out.reply);
         expect(out.outcome).toBe('ok');
-        expect(text).toContain('GPU status: 1/3 host(s) answered');
+        expect(text).toContain('GPU status: 1/3 hosts answered');
         expect(text).toContain(`enc: auth failed (root@127.0.0.1:${inst.port}): identity file ${encKey} is passphrase-protected and no ssh agent is set`);
         expect(text).toContain(`junk: auth failed (root@127.0.0.1:${inst.port}): identity file ${notAKey} is not a private key`);
         expect(text).not.toContain(SECRET);

@@ -73,7 +73,7 @@ describeWithSshd('a host whose key cannot be used is refused; the bot starts wit
     const first = await Promise.race([answered.then(() => 'answered' as const), exited.then((code) => `exited ${code}` as const), deadline]);
     expect(first, `stdout:\n${out}\nstderr:\n${err}`).toBe('answered');
     const status = out.slice(out.indexOf('GPU status'));
-    expect(status).toContain('GPU status: 1/2 host(s) answered');
+    expect(status).toContain('GPU status: 1/2 hosts answered');
     expect(status).toMatch(/gpu-good/);
     const problem = `hosts.gpu-locked.identity_file: identity file ${encKey} is passphrase-protected and no ssh agent is set (SSH_AUTH_SOCK)`;
     expect(status).toContain(`gpu-locked: not asked: ${problem}`);

@@ -7,7 +7,18 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { allCommands } from '../../commands/index.js';
 import { displayWidth } from '../../commands/help.js';
 import type { CommandContext } from '../../src/core/command.js';
-import { catalogue, LOCALES, localize, missingKeys, resetMissingKeys, t, type Locale, type MessageKey } from '../../src/core/i18n.js';
+import {
+  catalogue,
+  LOCALES,
+  localize,
+  missingKeys,
+  pluralParts,
+  pluralRulesOf,
+  resetMissingKeys,
+  t,
+  type Locale,
+  type MessageKey,
+} from '../../src/core/i18n.js';
 import { PROJECT_ROOT } from '../../src/core/paths.js';
 import type { Reply } from '../../src/core/reply.js';
 import type { HostStatusResult, Services } from '../../src/core/services.js';
@@ -35,6 +46,10 @@ interface DescribedOption {
 const placeholders = (s: string) => [...s.matchAll(/\{(\w+)\}/g)].map((m) => m[1]).sort();
 const en = catalogue('en');
 const zh = catalogue('zh');
+/** A catalogue's keys with plural forms by their base (`status.title_one`, `status.title_other` -> status.title). */
+const baseKeys = (c: Record<string, string>) => [...new Set(Object.keys(c).map((k) => pluralParts(k)?.base ?? k))].sort();
+/** The zh text standing for an en key: the same key, or its plural's `other` form (zh has no `one`). */
+const zhOf = (key: string): string | undefined => zh[key] ?? (pluralParts(key) ? zh[`${pluralParts(key)!.base}_other`] : undefined);
 
 /** Every .ts file under a folder of the project. */
 function sources(dir: string): string[] {
@@ -46,12 +61,46 @@ function sources(dir: string): string[] {
 
 describe('message catalogues', () => {
   it('en and zh have the same keys, the same placeholders, and no empty message', () => {
-    expect(Object.keys(zh).sort()).toEqual(Object.keys(en).sort());
+    expect(baseKeys(zh)).toEqual(baseKeys(en));
     for (const [key, text] of Object.entries(en)) {
       expect(text.trim(), key).not.toBe('');
-      expect(zh[key]?.trim(), key).not.toBe('');
-      expect(placeholders(zh[key] ?? ''), key).toEqual(placeholders(text));
+      expect(zhOf(key)?.trim(), key).not.toBe('');
+      expect(placeholders(zhOf(key) ?? ''), key).toEqual(placeholders(text));
     }
+    for (const [key, text] of Object.entries(zh)) expect(placeholders(text), key).toEqual(placeholders(en[key] ?? en[`${pluralParts(key)?.base}_other`] ?? ''));
+  });
+
+  it("a plural message has exactly its language's CLDR categories (Intl.PluralRules: en one/other, zh other), no '(s)' left", () => {
+    for (const locale of LOCALES) {
+      const c = catalogue(locale);
+      const categories = [...pluralRulesOf(locale).resolvedOptions().pluralCategories].sort();
+      const plurals = new Map<string, string[]>();
+      for (const key of Object.keys(c)) {
+        const p = pluralParts(key);
+        if (p) plurals.set(p.base, [...(plurals.get(p.base) ?? []), p.category].sort());
+      }
+      expect(plurals.size, locale).toBeGreaterThan(0);
+      for (const [base, have] of plurals) expect(have, `${locale}:${base}`).toEqual(categories);
+      // A plural base is never a plain key too (t() would never reach its forms).
+      expect(
+        [...plurals.keys()].filter((b) => b in c),
+        locale,
+      ).toEqual([]);
+    }
+    expect(Object.entries(en).filter(([, text]) => /\w\((?:s|es)\)/.test(text))).toEqual([]);
+  });
+
+  it('t() picks the plural form by count (or n) through Intl.PluralRules, in each language', () => {
+    resetMissingKeys();
+    expect(t('en', 'hostsRender.list.title', { n: 1 })).toBe('1 host');
+    expect(t('en', 'hostsRender.list.title', { n: 0 })).toBe('0 hosts');
+    expect(t('en', 'hostsRender.list.title', { n: 3 })).toBe('3 hosts');
+    expect(t('en', 'status.title', { ok: 1, n: 1 })).toBe('GPU status: 1/1 host answered');
+    expect(t('en', 'fit.growthApplied', { n: 1 })).toBe('1 GPU has a growing process; its growth is counted.');
+    expect(t('en', 'fit.growthApplied', { n: 2 })).toBe('2 GPUs have a growing process; their growth is counted.');
+    expect(t('zh', 'hostsRender.list.title', { n: 1 })).toBe('1 台主机');
+    expect(t('zh', 'hostsRender.list.title', { n: 5 })).toBe('5 台主机');
+    expect(missingKeys()).toEqual([]);
   });
 
   it('zh is translated: no zh message equals its English one (bar a few that are the same in both)', () => {
@@ -73,10 +122,10 @@ describe('message catalogues', () => {
     for (const c of allCommands()) used.add(`cmd.${c.name}.summary`);
     for (const locale of LOCALES)
       expect(
-        [...used].filter((k) => !(k in catalogue(locale))),
+        [...used].filter((k) => !(k in catalogue(locale)) && !(`${k}_other` in catalogue(locale))),
         locale,
       ).toEqual([]);
-    expect(Object.keys(en).filter((k) => !used.has(k))).toEqual([]);
+    expect(baseKeys(en).filter((k) => !used.has(k))).toEqual([]);
   });
 
   it('localize() puts a usage message made in English into zh, nested values too, and leaves other text alone', () => {
@@ -188,7 +237,7 @@ const englishFragments = Object.entries(en).flatMap(([key, text]) =>
   text
     .split(/\{\w+\}/)
     .map((f) => f.trim())
-    .filter((f) => f.length >= 10 && /[a-z]{3} [a-z]/i.test(f) && !zh[key].includes(f))
+    .filter((f) => f.length >= 10 && /[a-z]{3} [a-z]/i.test(f) && !zhOf(key)!.includes(f))
     .map((f) => ({ key, f })),
 );
 
