@@ -89,10 +89,43 @@ export const configSchema = z
         min_slope_mib_per_hour: z.number().min(0).default(10),
         // A process rising steadily that would fill its card within this many hours is posted at once, not at the next digest (src/watch/early-alert.ts).
         early_alert_hours: z.number().positive('hours: more than 0').max(24, 'hours: at most 24 (slower rises are the digest’s)').default(1),
+        // Threshold alerts (src/watch/threshold-alerts.ts), posted once per episode to the digests' channels.
+        // Each rule is off unless named (`idle_held: {}` takes the defaults): a full card is how a training
+        // job normally runs (the caching allocator keeps what it reserved), and a team with Alertmanager has its own.
+        alerts: z
+          .object({
+            idle_held: z
+              .object({
+                min_gib: z.number().positive().default(1),
+                max_util_pct: z.number().min(0).max(100).default(0),
+                minutes: z
+                  .number()
+                  .int()
+                  .min(1)
+                  .max(7 * 24 * 60)
+                  .default(60),
+              })
+              .strict()
+              .optional(),
+            card_full: z
+              .object({
+                pct: z.number().min(50).max(100).default(95),
+                minutes: z
+                  .number()
+                  .int()
+                  .min(1)
+                  .max(7 * 24 * 60)
+                  .default(30),
+              })
+              .strict()
+              .optional(),
+          })
+          .strict()
+          .default({}),
         digests: z.array(digestSchema).default([]),
       })
       .strict()
-      .default({ enabled: false, sample_interval_s: 60, retention_days: 7, min_slope_mib_per_hour: 10, early_alert_hours: 1, digests: [] }),
+      .default({ enabled: false, sample_interval_s: 60, retention_days: 7, min_slope_mib_per_hour: 10, early_alert_hours: 1, alerts: {}, digests: [] }),
     // `/gpu fit` keeps max(margin_mib, margin_pct % of the card) free on every GPU on top of the job.
     fit: z
       .object({

@@ -16,6 +16,7 @@ import { DEFAULT_CHART_BUDGET, findingChartsInChild, gpuChartInChild, type Chart
 import { digestReply, sparkline, type ChartOf } from './digest.js';
 import { DigestScheduler, type DigestConfig, type FindingsSource, type PostMessage } from './scheduler.js';
 import { coverageLine, EarlyWatch, postEarlyAlerts } from './early-alert.js';
+import { postThresholdAlerts, ThresholdWatch, type ThresholdConfig } from './threshold-alerts.js';
 import { toMs } from './series.js';
 import { Sampler } from './sampler.js';
 import type { WatchState } from './state.js';
@@ -30,6 +31,8 @@ export interface WatchRuntimeConfig {
   digests: DigestConfig[];
   /** Early alert horizon in hours (config `watch.early_alert_hours`, default 1). */
   early_alert_hours?: number;
+  /** Threshold alerts (config `watch.alerts`): each rule off where absent. */
+  alerts?: ThresholdConfig;
 }
 
 export class WatchRuntime implements WatchService {
@@ -71,6 +74,8 @@ export class WatchRuntime implements WatchService {
   readonly notify: Notifier;
   /** Processes rising toward a full card (src/watch/early-alert.ts): fed by each round, checked after it. */
   readonly early: EarlyWatch;
+  /** Idle-holder and full-card episodes (src/watch/threshold-alerts.ts): fed by each round, checked after it. */
+  readonly thresholds: ThresholdWatch;
 
   constructor(
     /** Samples, subscriptions, digest runs and (with replicas) sampling leases: src/watch/state.ts. */
@@ -84,10 +89,12 @@ export class WatchRuntime implements WatchService {
     this.onError = onError;
     this.options = { minSlopeMiBPerHour: cfg.min_slope_mib_per_hour, sampleIntervalSec: cfg.sample_interval_s };
     this.early = new EarlyWatch({ withinHours: cfg.early_alert_hours ?? 1 });
-    // A round's samples go to the store and to the early alert's recent window (memory: the last hour).
+    this.thresholds = new ThresholdWatch(cfg.alerts ?? {}, 3 * cfg.sample_interval_s * 1000);
+    // A round's samples go to the store, to the early alert's recent window (memory: the last hour) and to the threshold episodes.
     const sink = {
       insertPaced: (samples: Sample[]) => {
         this.early.add(samples);
+        this.thresholds.add(samples);
         return store.insertPaced(samples);
       },
     };
@@ -95,7 +102,8 @@ export class WatchRuntime implements WatchService {
     // With sampling leases this process samples only the hosts whose lease it surely holds.
     if (this.sampler && store.leases) this.sampler.pick = (names) => (Date.now() < this.heldUntil ? names.filter((n) => this.held.has(n)) : []);
     this.notify = new Notifier(store, fit, hosts, (now) => this.gpuGrowth(now), onError);
-    if (this.sampler) this.sampler.afterRound = (status, now) => Promise.all([this.notify.afterRound(status, now), this.earlyAlerts(now)]);
+    if (this.sampler)
+      this.sampler.afterRound = (status, now) => Promise.all([this.notify.afterRound(status, now), this.earlyAlerts(now), this.thresholdAlerts(now)]);
     // Digests never delay a chat reply: the backend computes them off this thread (SQLite: a worker
     // thread over its file) or reads in batches, each a yield to the event loop (Postgres).
     this.source = (o, now) => store.findings(o, now);
@@ -122,6 +130,22 @@ export class WatchRuntime implements WatchService {
       for (const a of alerts) this.early.markAlerted(a.key);
     } catch (e) {
       this.onError(e);
+    }
+  }
+
+  /**
+   * After a round: threshold episodes that have held long enough, posted once each to the digests'
+   * channels (and owners where dm_owners). Until something can post, none is taken as posted.
+   */
+  async thresholdAlerts(now: number): Promise<number> {
+    if (!this.posterSet || !this.thresholds.enabled) return 0;
+    try {
+      const alerts = this.thresholds.due(now);
+      if (!alerts.length) return 0;
+      return await postThresholdAlerts(alerts, { channels: this.cfg.digests, post: this.post, owners: this.owners, onError: this.onError });
+    } catch (e) {
+      this.onError(e);
+      return 0;
     }
   }
 
