@@ -124,11 +124,17 @@ export function zoneOffsetMs(timeZone: string, ms: number): number {
 const pad2 = (n: number) => String(n).padStart(2, '0');
 const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
 
-/** Wall-clock text of a shifted time value (UTC fields of ms + offset): "14:30", or "Nov 20" at midnight. */
+/**
+ * Wall-clock text of a shifted time value (UTC fields of ms + offset): "14:30", "Nov 20" at midnight, and
+ * "14:30:30" for a tick between minutes (a window of a few minutes has ticks every 10 or 30 s, which
+ * read "14:30" twice without their seconds).
+ */
 function wallLabel(shifted: number): string {
   const d = new Date(shifted);
-  if (d.getUTCHours() === 0 && d.getUTCMinutes() === 0) return `${MONTHS[d.getUTCMonth()]} ${d.getUTCDate()}`;
-  return `${pad2(d.getUTCHours())}:${pad2(d.getUTCMinutes())}`;
+  const seconds = d.getUTCSeconds();
+  if (d.getUTCHours() === 0 && d.getUTCMinutes() === 0 && seconds === 0) return `${MONTHS[d.getUTCMonth()]} ${d.getUTCDate()}`;
+  const hm = `${pad2(d.getUTCHours())}:${pad2(d.getUTCMinutes())}`;
+  return seconds === 0 ? hm : `${hm}:${pad2(seconds)}`;
 }
 
 /** The zone's short name at `ms` (CET, GMT+2, UTC), for the axis title. */
