@@ -14,6 +14,20 @@ export interface GpuStatus {
   utilizationPct: number | null;
   temperatureC: number | null;
   error?: string | null;
+  /** Power, ECC, pending retirements / remaps, clock reasons and the last Xid, where the source reports them. */
+  health?: GpuHealthStatus;
+}
+
+/** The shape of src/readings' GpuHealth (the core imports no wing); clock reasons are NVML's reason keys. */
+export interface GpuHealthStatus {
+  powerDrawW: number | null;
+  powerLimitW: number | null;
+  eccUncorrectedVolatile: number | null;
+  retiredPagesPending: boolean | null;
+  remappedRowsPending: boolean | null;
+  remappedRowsFailure: boolean | null;
+  clockReasons: string[] | null;
+  lastXid?: number | null;
 }
 
 export interface GpuProcessStatus {

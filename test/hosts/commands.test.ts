@@ -86,10 +86,10 @@ describeWithSshd('status / hosts commands through the registry', 'test/hosts/com
     expect(out.reply.title).toBe('GPU status: 1/2 hosts answered');
     const [gpus, procs] = out.reply.sections;
     expect(gpus.heading).toMatch(/^gpu-a \(\d+ ms\)$/);
-    expect(gpus.table!.columns).toEqual(['GPU', 'Name', 'Memory', 'Util', 'Temp', 'Error']);
+    expect(gpus.table!.columns).toEqual(['GPU', 'Name', 'Memory', 'Util', 'Temp', 'Power', 'ECC uncorr.', 'Clocks held by', 'Error']);
     expect(gpus.table!.rows).toHaveLength(8);
-    expect(gpus.table!.rows[0].slice(0, 5)).toEqual(['0', 'NVIDIA H200', '██████░░░░ 84474/143771 MiB', '1%', '26°C']);
-    expect(procs.table!.columns).toEqual(['GPU', 'User', 'PID', 'GPU mem', 'Command']);
+    expect(gpus.table!.rows[0].slice(0, 8)).toEqual(['0', 'NVIDIA H200', '██████░░░░ 84474/143771 MiB', '1%', '26°C', '115/700 W', '0', 'n/a']);
+    expect(procs.table!.columns).toEqual(['GPU', 'User', 'PID', 'GPU mem', 'Run time', 'CPU (avg)', 'Host RSS', 'Command']);
     expect(procs.table!.rows).toHaveLength(8);
     expect(procs.table!.rows[0].slice(0, 4)).toEqual(['0', 'alice', '1328667', '130004 MiB']);
     const text = renderText(out.reply);
