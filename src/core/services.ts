@@ -155,8 +155,8 @@ export interface NotifyService {
 
 export interface ChartRequestOptions {
   host: string;
-  /** GPU index; none: the GPU with a creep, else the one holding the most. */
-  gpu?: number;
+  /** GPU index; none: the GPU with a creep, else the one holding the most; 'all': every GPU of the host, a panel each. */
+  gpu?: number | 'all';
   hours: number;
   theme?: 'light' | 'dark';
   /** Where the chart is asked for: its digest's time zone labels the time axis. */
