@@ -87,13 +87,10 @@ export async function createApp(configFile?: string): Promise<App> {
     services.watch = watch;
     if (weekly) watch.scheduler.add(weekly);
     watch.setOwners(services.owners);
-    if (hosts.prometheus) {
-      // Prometheus hosts: what their server holds since the last stored sample, before the first digest.
-      // Into Postgres too: replicas starting together write the same rows (an upsert on the row's key).
-      const { backfillFromPrometheus } = await import('./sources/prometheus/backfill.js');
-      const filled = await backfillFromPrometheus(hosts, watchState).catch((e: unknown) => ({ warnings: [(e as Error).message ?? String(e)] }));
-      for (const w of filled.warnings) logLine(`watch: Prometheus history: ${w}`);
-    }
+    // Sources that keep history fill the store since its last sample, before the first digest. Into
+    // Postgres too: replicas starting together write the same rows (an upsert on the row's key).
+    const filled = await hosts.backfillHistory(watchState);
+    for (const w of filled.warnings) logLine(`watch: ${w}`);
     await watch.start();
     closers.push(async () => {
       await watch.release().catch(() => undefined);

@@ -9,14 +9,14 @@ import { renderText } from '../../src/adapters/console/render.js';
 import { parseConfig } from '../../src/config.js';
 import type { HostStatusResult } from '../../src/core/services.js';
 import { statusReply } from '../../src/hosts/render.js';
-import { SshHostsService } from '../../src/hosts/service.js';
+import { SourcedHostsService } from '../../src/hosts/service.js';
 import { makeClientKey, startSshd, type SshdInstance } from './sshd-harness.js';
 import { describeWithSshd } from './sshd-suite.js';
 
 describeWithSshd('status shows what the peers show', 'test/hosts/peer-readings.test.ts', () => {
   const root = mkdtempSync(join(tmpdir(), 'gpu-doctor-peers-'));
   const inst: Record<string, SshdInstance> = {};
-  let svc: SshHostsService;
+  let svc: SourcedHostsService;
   const shown = async (names: string[], loc?: 'en' | 'zh') => renderText(statusReply(await svc.status(names), undefined, loc));
   const ok = (r: HostStatusResult) => {
     if (!r.ok) throw new Error(r.error);
@@ -37,7 +37,7 @@ describeWithSshd('status shows what the peers show', 'test/hosts/peer-readings.t
       ssh: { identity_file: key.keyFile, known_hosts: join(root, 'known_hosts'), connect_timeout_ms: 6000, exec_timeout_ms: 8000 },
       hosts: Object.entries(inst).map(([name, i]) => ({ name, host: '127.0.0.1', port: i.port, host_key: i.fingerprint })),
     });
-    svc = new SshHostsService({ config, baseDir: root, agent: null });
+    svc = new SourcedHostsService({ config, baseDir: root, agent: null });
   });
 
   afterAll(async () => {
