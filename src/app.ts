@@ -52,7 +52,7 @@ export async function createApp(configFile?: string): Promise<App> {
     maxLogBytes: fb.max_log_kib * 1024,
     maxKeptBytes: fb.max_kept_mib * 1024 * 1024,
   };
-  const { FeedbackStore } = await import('./feedback/store.js');
+  const { FeedbackStore } = await import('./storage/sqlite/feedback.js');
   const feedback = storage
     ? storage.feedback({ ...feedbackOptions, logsDir: (await import('node:path')).join(dataDir, 'feedback-logs') })
     : FeedbackStore.inDataDir(dataDir, feedbackOptions);

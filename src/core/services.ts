@@ -110,7 +110,7 @@ export interface Services {
   watch?: WatchService;
   /** `/gpu fit` and `/gpu notify` settings from the config (defaults when unset). */
   fit?: FitConfig;
-  /** 👍 / 👎 on diagnoses and the logs kept for admins (src/feedback/store.ts). */
+  /** 👍 / 👎 on diagnoses and the logs kept for admins (src/feedback/storage.ts). */
   feedback?: import('./feedback.js').FeedbackService;
   /** Scheduled posts outside the leak watch (`feedback.weekly` with watch off): the adapters give it their poster. */
   schedules?: { setPoster(post: (target: PostTarget, reply: import('./reply.js').Reply) => Promise<void>): unknown };
