@@ -86,6 +86,20 @@ export const CONDITION_CHECKS: Record<Condition, (e: Evidence) => boolean> = {
   batch_blocked_growth: ({ facts }) => batchLever(facts).blockedBy === 'growth',
   batch_blocked_static: ({ facts }) => batchLever(facts).blockedBy === 'static_over_card' && facts.staticWhy !== undefined,
   batch_unknown: ({ facts }) => facts.batch === undefined,
+  // JAX's allocator preallocates a pool (XLA_PYTHON_CLIENT_MEM_FRACTION): nvidia-smi shows the pool, not the arrays.
+  tool_jax: ({ facts }) => facts.tool === 'jax',
+  // An nvidia-smi reading at JAX's preallocated share of the card: 0.75 by default (0.9 before jax 0.2.9, and where
+  // XLA_PYTHON_CLIENT_PREALLOCATE is ignored), within the driver's and context's few percent.
+  gpu_reading_jax_pool: ({ readings }) =>
+    readings.gpus.some((g) => {
+      if (!g.memoryUsedMiB || !g.memoryTotalMiB) return false;
+      const share = g.memoryUsedMiB / g.memoryTotalMiB;
+      return (share >= 0.72 && share <= 0.8) || (share >= 0.87 && share <= 0.93);
+    }),
+  // What llama.cpp's failed CUDA buffer was for (stack-figures.ts): each has its own lever.
+  ggml_cuda_weights: ({ facts }) => facts.ggmlCudaPurpose === 'weights',
+  ggml_cuda_kv: ({ facts }) => facts.ggmlCudaPurpose === 'kv_cache',
+  ggml_cuda_compute: ({ facts }) => facts.ggmlCudaPurpose === 'compute',
   // Mixed precision changes nothing for a run already in half precision or quantized.
   amp_would_help: ({ facts }) =>
     !facts.inference &&

@@ -17,6 +17,8 @@ import { inferLoadDtype } from './precision.js';
 import { allocConfFacts } from './alloc-conf.js';
 import { leverWords } from './levers.js';
 import { orderGrowthAndOom } from './growth-oom.js';
+import { readStackFigures, withStackFigures } from './stack-figures.js';
+import { formatMiB } from './fixes/arithmetic.js';
 import { parseReadings } from '../readings/index.js';
 import { t, type Locale } from '../core/i18n.js';
 import type { Readings } from '../readings/types.js';
@@ -115,6 +117,8 @@ export function diagnose(raw: string, base: RuleBase, loc?: Locale): DiagnoseRes
   const totalLines = Math.max(1, log.lineCount - 1);
   const stray = hits.length ? strayContexts(readings) : {};
   const allocConf = hits.length ? allocConfFacts(text) : {};
+  // A non-PyTorch stack's own figures (TF/XLA BFC, llama.cpp, TGI, vLLM), read once for every memory diagnosis.
+  const stack = hits.some((h) => MEMORY_HOLDER_CATEGORIES.has(base.rules[h.rule].category)) ? readStackFigures(log) : undefined;
   // The command's launcher and script, read against the tools' own CLIs: a rewrite uses only flags they define.
   const command = settings.commandLine && base.tools ? parseCommand(settings.commandLine, base.tools.clis, tool?.id) : undefined;
   const diagnoses: Diagnosis[] = [];
@@ -127,6 +131,7 @@ export function diagnose(raw: string, base: RuleBase, loc?: Locale): DiagnoseRes
       ...extractOomFacts(log, rule.category === 'replica_oom' ? withReplicaOom(log, hit.lines) : hit.lines),
     };
     if (MEMORY_HOLDER_CATEGORIES.has(rule.category)) {
+      if (stack) withStackFigures(facts, stack);
       withToolKnobs(facts, tool, knobs, loc);
       // The phase and the budget give the levers their words: a dtype read from the failed request, the static part against the card.
       inferLoadDtype(facts);
@@ -138,7 +143,15 @@ export function diagnose(raw: string, base: RuleBase, loc?: Locale): DiagnoseRes
       } else {
         // Every OOM reply says who holds the memory, and when the log cannot tell, says so and how to find out.
         // The frames may still say where it failed (the fix quotes them): the line says only what is missing.
-        facts.holderWhy = facts.phaseFrame ? t(loc, 'diag.holder.unstatedPhase', { frame: facts.phaseFrame }) : t(loc, 'diag.holder.unstated');
+        // A request alone (JAX, a bare 'Tried to allocate') is a figure: the line says only what is missing.
+        facts.holderWhy =
+          facts.triedAllocMiB !== undefined
+            ? t(loc, 'diag.holder.requestOnly', { tried: formatMiB(facts.triedAllocMiB) })
+            : facts.xlaUsedMiB !== undefined && facts.totalCapacityMiB !== undefined
+              ? t(loc, 'diag.holder.xlaUsedOnly', { used: formatMiB(facts.xlaUsedMiB), total: formatMiB(facts.totalCapacityMiB) })
+              : facts.phaseFrame
+                ? t(loc, 'diag.holder.unstatedPhase', { frame: facts.phaseFrame })
+                : t(loc, 'diag.holder.unstated');
       }
       // A flat series up to the failure: the step needs more than the card has; nothing accumulated.
       if (facts.memoryShape === 'flat' && facts.memorySeriesMiB) {

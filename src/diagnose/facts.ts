@@ -139,6 +139,21 @@ export interface Facts {
   vllmKv?: string;
   /** The --gpu-memory-utilization that would leave the KV cache 10% of the card, when one up to 0.95 does. */
   vllmUtilNeeded?: string;
+  /** Figures in a non-PyTorch stack's own format (src/diagnose/stack-figures.ts): TF/XLA's BFC allocator (its
+   *  name and Stats block), llama.cpp's failed CUDA buffer and what it was for, TGI's prefill, vLLM's blocks. */
+  bfcAllocator?: string;
+  bfcLimitMiB?: number;
+  bfcInUseMiB?: number;
+  bfcMaxInUseMiB?: number;
+  ggmlCudaAskMiB?: number;
+  ggmlCudaPurpose?: 'weights' | 'kv_cache' | 'compute';
+  ggmlCtx?: number;
+  ggmlCtxStated?: string;
+  ggmlLayers?: string;
+  prefillTokens?: number;
+  prefillTokensHalf?: number;
+  vllmGpuBlocks?: number;
+  vllmUtil?: number;
   /** Percent shown on the last "Loading checkpoint shards" progress line (Hugging Face from_pretrained). */
   shardsLoadedPct?: number;
   /** Percent shown on the last YOLO "Caching images (N GB)" progress line. */

@@ -164,6 +164,9 @@ export function whoHoldsMemory(f: Facts, loc?: Locale): HolderVerdict | undefine
       };
     }
   }
+  // A non-PyTorch stack's own figures (stack-figures.ts) say who holds it in that stack's terms.
+  const stack = stackHolder(f, loc);
+  if (stack) return stack;
   // vLLM sized its own budget: the weights against it, else what the profiled step and the cache need.
   if (f.vllmProfile) {
     const p = f.vllmProfile;
@@ -265,6 +268,37 @@ export function whoHoldsMemory(f: Facts, loc?: Locale): HolderVerdict | undefine
       holder: 'activations',
       why: t(loc, 'holder.why.tfShape', { shape: f.batchFromShape, batch: String(f.batch) }),
     };
+  }
+  return undefined;
+}
+
+/**
+ * The holder from a non-PyTorch stack's own format: TF/XLA's BFC Stats (InUse against its Limit), what
+ * llama.cpp's failed CUDA buffer was for, TGI's prefill warmup, vLLM's zero KV-cache blocks.
+ */
+function stackHolder(f: Facts, loc?: Locale): HolderVerdict | undefined {
+  if (f.ggmlCudaPurpose !== undefined && f.ggmlCudaAskMiB !== undefined) {
+    const vars = {
+      device: f.gpuIndex ?? 0,
+      ask: MiB(f.ggmlCudaAskMiB),
+      ctx: f.ggmlCtxStated ?? 'n_ctx = ?',
+      layers: f.ggmlLayers ? t(loc, 'holder.why.ggmlLayers', { layers: f.ggmlLayers }) : '',
+    };
+    if (f.ggmlCudaPurpose === 'weights') return { holder: 'weights', why: t(loc, 'holder.why.ggmlCudaWeights', vars) };
+    return { holder: 'activations', why: t(loc, f.ggmlCudaPurpose === 'kv_cache' ? 'holder.why.ggmlCudaKv' : 'holder.why.ggmlCudaCompute', vars) };
+  }
+  // The BFC allocator is full: what it holds and the request exceed the limit it was given.
+  const { bfcAllocator: allocator, bfcLimitMiB: limit, bfcInUseMiB: inUse, triedAllocMiB: tried } = f;
+  if (allocator !== undefined && limit !== undefined && inUse !== undefined && tried !== undefined && inUse + tried > limit) {
+    return {
+      holder: 'activations',
+      why: t(loc, 'holder.why.bfc', { allocator, inUse: MiB(inUse), limit: MiB(limit), maxInUse: MiB(f.bfcMaxInUseMiB ?? inUse), tried: MiB(tried) }),
+    };
+  }
+  if (f.prefillTokens !== undefined) return { holder: 'activations', why: t(loc, 'holder.why.tgiPrefill', { tokens: f.prefillTokens }) };
+  if (f.vllmGpuBlocks === 0 && f.vllmProfile === undefined) {
+    const util = f.vllmUtil !== undefined ? String(f.vllmUtil) : t(loc, 'holder.why.vllmDefaultUtil');
+    return { holder: 'weights', why: t(loc, 'holder.why.vllmNoBlocks', { util }) };
   }
   return undefined;
 }

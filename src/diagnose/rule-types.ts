@@ -90,6 +90,11 @@ export const CONDITIONS = [
   'phase_data',
   'batch_blocked_growth',
   'batch_blocked_static',
+  'tool_jax',
+  'gpu_reading_jax_pool',
+  'ggml_cuda_weights',
+  'ggml_cuda_kv',
+  'ggml_cuda_compute',
 ] as const;
 export type Condition = (typeof CONDITIONS)[number];
 

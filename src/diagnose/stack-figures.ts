@@ -1,0 +1,113 @@
+// Each non-PyTorch stack prints its own memory figures in its own fixed format; read them there, so a
+// reply never says "the log gives no memory figures" when the stack gave them (issue 23 item 5):
+//   TensorFlow / XLA's BFC allocator  "Allocator (GPU_0_bfc) ran out of memory trying to allocate 1.53GiB"
+//                                     and its "Stats:" block (Limit / InUse / MaxInUse, bytes)
+//   llama.cpp / ggml on CUDA          "ggml_backend_cuda_buffer_type_alloc_buffer: allocating 25600.00 MiB on
+//                                     device 0: cudaMalloc failed: out of memory", then what the buffer was for
+//   text-generation-inference         "Not enough memory to handle 4096 prefill tokens"
+//   vLLM                              "# GPU blocks: 0" under gpu_memory_utilization
+// Patterns are anchored on each library's message text and bounded (untrusted input, linear).
+import type { Facts } from './facts.js';
+import { toMiB } from './facts.js';
+import type { LogText } from './normalize.js';
+
+/** What a llama.cpp CUDA buffer that did not fit was for, from the line that follows it. */
+export type GgmlCudaPurpose = 'weights' | 'kv_cache' | 'compute';
+
+// "Allocator (GPU_0_bfc) ran out of memory trying to allocate 1.53GiB (rounded to ...)"; the same text with
+// "The caller indicates that this is not a failure" is a retry that succeeded, not an OOM.
+const BFC_OOM = /Allocator \(([A-Za-z0-9_]{1,40})\) ran out of memory trying to allocate (\d{1,12}(?:\.\d{1,4})?)\s?([KMGT]i?B|B)\b/;
+const BFC_NOT_FAILURE = /The caller indicates that this is not a failure/;
+const BFC_STAT = /^\s{0,40}(Limit|InUse|MaxInUse):\s{1,40}(\d{1,16})\s*$/;
+const GGML_CUDA = /ggml_backend_cuda_buffer_type_alloc_buffer: allocating (\d{1,9}(?:\.\d{1,3})?) MiB on device (\d{1,3}): cudaMalloc failed: out of memory/;
+const GGML_KV = /kv_cache_init|KV cache|kv cache/;
+const GGML_COMPUTE = /compute buffer/;
+const GGML_WEIGHTS = /alloc_tensor_range|error loading model|unable to allocate (?:backend|CUDA\d{0,2}) buffer|load_tensors/;
+const GGML_CTX = /\bn_ctx(?:_slot)?\s{0,12}=\s{0,4}(\d{1,8})\b/;
+const GGML_LAYERS = /offloaded (\d{1,4})\/(\d{1,4}) layers to GPU/;
+const TGI_PREFILL = /Not enough memory to handle (\d{1,9}) prefill tokens/;
+const VLLM_BLOCKS = /# (?:GPU|cuda) blocks: (\d{1,9}),/;
+const VLLM_UTIL = /gpu[_-]memory[_-]utilization[=\s]{1,3}(0?\.\d{1,4}|1(?:\.0{1,4})?)\b/;
+const MAX_LINE = 2000;
+
+/** The figures of the stack that wrote the log (one pass over it; merged into each diagnosis by withStackFigures). */
+export function readStackFigures(log: LogText): Facts {
+  const facts: Facts = {};
+  let bfc: { name: string; tried: number; line: number } | undefined;
+  const stats: Partial<Record<'Limit' | 'InUse' | 'MaxInUse', number>> = {};
+  let ggml: { ask: number; device: number; line: number } | undefined;
+  for (let l = 0; l < log.lineCount; l++) {
+    const line = log.line(l).slice(0, MAX_LINE);
+    if (line.includes('ran out of memory trying to allocate') && !BFC_NOT_FAILURE.test(line)) {
+      const m = BFC_OOM.exec(line);
+      const mib = m ? toMiB(m[2], m[3]) : undefined;
+      if (m && mib !== undefined) bfc = { name: m[1], tried: mib, line: l };
+    } else if (line.includes('Use:') || line.includes('Limit:')) {
+      const m = BFC_STAT.exec(line);
+      if (m) stats[m[1] as 'Limit' | 'InUse' | 'MaxInUse'] = Number(m[2]) / 2 ** 20;
+    } else if (line.includes('cudaMalloc failed')) {
+      const m = GGML_CUDA.exec(line);
+      if (m) ggml = { ask: Number(m[1]), device: Number(m[2]), line: l };
+    } else if (line.includes('prefill tokens')) {
+      const m = TGI_PREFILL.exec(line);
+      if (m) facts.prefillTokens = Number(m[1]);
+    } else if (line.includes(' blocks: ')) {
+      const m = VLLM_BLOCKS.exec(line);
+      if (m) facts.vllmGpuBlocks = Number(m[1]);
+    }
+    if (line.includes('n_ctx')) {
+      const m = GGML_CTX.exec(line);
+      if (m) facts.ggmlCtx = Number(m[1]);
+    }
+    if (line.includes('layers to GPU')) {
+      const m = GGML_LAYERS.exec(line);
+      if (m) facts.ggmlLayers = `${m[1]}/${m[2]}`;
+    }
+    if (line.includes('memory') && line.includes('utilization')) {
+      const m = VLLM_UTIL.exec(line);
+      if (m) facts.vllmUtil = Number(m[1]);
+    }
+  }
+  if (bfc) {
+    facts.bfcAllocator = bfc.name;
+    facts.triedAllocMiB = round(bfc.tried);
+    // The Stats block is in bytes: Limit is what this allocator may take of the device, InUse what it holds.
+    if (stats.Limit !== undefined) facts.bfcLimitMiB = round(stats.Limit);
+    if (stats.InUse !== undefined) {
+      facts.bfcInUseMiB = round(stats.InUse);
+      facts.allocatedMiB = round(stats.InUse);
+    }
+    if (stats.MaxInUse !== undefined) facts.bfcMaxInUseMiB = round(stats.MaxInUse);
+  }
+  if (ggml) {
+    facts.triedAllocMiB = ggml.ask;
+    facts.gpuIndex = ggml.device;
+    facts.ggmlCudaAskMiB = ggml.ask;
+    const purpose = ggmlPurpose(log, ggml.line);
+    if (purpose) facts.ggmlCudaPurpose = purpose;
+    facts.ggmlCtxStated = facts.ggmlCtx !== undefined ? `n_ctx = ${facts.ggmlCtx}` : 'n_ctx = ?';
+  }
+  if (facts.prefillTokens !== undefined) facts.prefillTokensHalf = Math.max(1, Math.floor(facts.prefillTokens / 2));
+  return facts;
+}
+
+/** Adds the stack's figures where the diagnosis's own message gave none (a PyTorch figure is never overridden). */
+export function withStackFigures(facts: Facts, stack: Facts): void {
+  for (const [k, v] of Object.entries(stack)) {
+    const key = k as keyof Facts;
+    if (facts[key] === undefined) (facts as Record<string, unknown>)[key] = v;
+  }
+}
+
+/** The line after the failed cudaMalloc says what the buffer was for (its own call site's message). */
+function ggmlPurpose(log: LogText, at: number): GgmlCudaPurpose | undefined {
+  for (let l = at + 1; l < log.lineCount && l <= at + 4; l++) {
+    const line = log.line(l).slice(0, MAX_LINE);
+    if (GGML_COMPUTE.test(line)) return 'compute';
+    if (GGML_KV.test(line)) return 'kv_cache';
+    if (GGML_WEIGHTS.test(line)) return 'weights';
+  }
+  return undefined;
+}
+
+const round = (mib: number) => Math.round(mib * 100) / 100;
