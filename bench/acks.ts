@@ -45,7 +45,7 @@ async function runBot(spec: BotSpec): Promise<void> {
   const { CommandRegistry } = await import('../src/core/registry.js');
   const { allCommands } = await import('../commands/index.js');
   const { loadRuleBase } = await import('../src/diagnose/rule-base.js');
-  const { SshHostsService } = await import('../src/hosts/service.js');
+  const { SourcedHostsService } = await import('../src/hosts/service.js');
   const { AuditStore } = await import('../src/ops/audit.js');
   const { Metrics } = await import('../src/ops/metrics.js');
   const { WatchRuntime } = await import('../src/watch/runtime.js');
@@ -58,7 +58,7 @@ async function runBot(spec: BotSpec): Promise<void> {
     hosts: spec.hosts.map((h) => ({ name: h.name, host: '127.0.0.1', port: h.port, ...(h.fingerprint ? { host_key: h.fingerprint } : {}) })),
   });
   const rules = await loadRuleBase();
-  const hosts = new SshHostsService({ config, baseDir: spec.dataDir, agent: null });
+  const hosts = new SourcedHostsService({ config, baseDir: spec.dataDir, agent: null });
   const watch = new WatchRuntime(WatchStore.inDataDir(spec.dataDir), undefined, rules, config.watch);
   const deps = {
     registry: new CommandRegistry(allCommands()),

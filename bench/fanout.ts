@@ -25,7 +25,7 @@ import { parseConfig } from '../src/config.js';
 import { CommandRegistry } from '../src/core/registry.js';
 import { loadRuleBase } from '../src/diagnose/rule-base.js';
 import { MEM_COMMAND, SMI_GPU_ARGS, STATUS_COMMAND } from '../src/hosts/remote-commands.js';
-import { SshHostsService } from '../src/hosts/service.js';
+import { SourcedHostsService } from '../src/hosts/service.js';
 import { startDelayProxy, type DelayProxy } from '../test/hosts/delay-proxy.js';
 import { makeClientKey, SSHD, startSshd, type SshdInstance } from '../test/hosts/sshd-harness.js';
 
@@ -154,7 +154,7 @@ async function measure(hosts: Hosts['hosts']): Promise<void> {
   const rules = await loadRuleBase();
   const breakdown: Record<string, number[]> = { status: [], mem: [] };
   for (let round = 0; round < ROUNDS; round++) {
-    const svc = new SshHostsService({ config, baseDir: root, agent: null });
+    const svc = new SourcedHostsService({ config, baseDir: root, agent: null });
     let t = performance.now();
     const r = await svc.status([]);
     colds.push(performance.now() - t);
@@ -172,13 +172,13 @@ async function measure(hosts: Hosts['hosts']): Promise<void> {
     // The warm path exec by exec, on one pooled host: the status exec (nvidia-smi x2, free, ps) and
     // the smallest fixed exec (mem) as the floor.
     const first = r[0];
-    const target = svc.target(svc.registry.get(first.name)!);
+    const target = svc.ssh.target(svc.registry.get(first.name)!);
     for (let k = 0; k < 5; k++) {
       for (const [label, cmd] of [
         ['status', STATUS_COMMAND],
         ['mem', MEM_COMMAND],
       ] as const) {
-        const e = await svc.pool.exec(target, cmd);
+        const e = await svc.ssh.pool.exec(target, cmd);
         breakdown[label].push(e.ms);
       }
     }
@@ -250,7 +250,7 @@ function spawnDone(cmd: string, args: string[]): Promise<void> {
 }
 
 /** Milliseconds from typing `/gpu status` in the console chat to its table (every host answered). */
-async function consoleStatus(registry: CommandRegistry, hosts: SshHostsService, rules: Awaited<ReturnType<typeof loadRuleBase>>, H: number): Promise<number> {
+async function consoleStatus(registry: CommandRegistry, hosts: SourcedHostsService, rules: Awaited<ReturnType<typeof loadRuleBase>>, H: number): Promise<number> {
   const input = new PassThrough();
   const output = new PassThrough();
   const final = `${H}/${H} ${H === 1 ? 'host' : 'hosts'} answered`;

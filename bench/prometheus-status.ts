@@ -13,7 +13,7 @@
 // labels. The bot's group then joins on `instance` with `strip_port` (the README's default config).
 //
 // The bot side runs in a child process (its peak RSS is the bot's): the config file loaded by
-// loadConfig, the real SshHostsService with its `source: prometheus` group, the real CommandRegistry
+// loadConfig, the real SourcedHostsService with its `source: prometheus` group, the real CommandRegistry
 // with every command, `/gpu status` dispatched, and the reply rendered for Slack (Block Kit), Discord
 // (embeds) and the console. Then the same with a progress pacer as the chat adapters give it: an answer
 // later than 0.5 s shows "N of M hosts answered" first and the final edit comes at most once a second
@@ -319,7 +319,7 @@ interface EndResult {
 
 /** Answers `run`, `paced` and `end` on stdin, one JSON line each on stdout. */
 async function child(cfgFile: string): Promise<void> {
-  const [{ loadConfig }, { SshHostsService }, { CommandRegistry }, { allCommands }, { ProgressPacer }, slack, discord, consoleRender] = await Promise.all([
+  const [{ loadConfig }, { SourcedHostsService }, { CommandRegistry }, { allCommands }, { ProgressPacer }, slack, discord, consoleRender] = await Promise.all([
     import('../src/config.js'),
     import('../src/hosts/service.js'),
     import('../src/core/registry.js'),
@@ -330,7 +330,7 @@ async function child(cfgFile: string): Promise<void> {
     import('../src/adapters/console/render.js'),
   ]);
   const loaded = loadConfig(cfgFile);
-  const svc = new SshHostsService({ config: loaded.config, baseDir: loaded.baseDir, agent: null });
+  const svc = new SourcedHostsService({ config: loaded.config, baseDir: loaded.baseDir, agent: null });
   const registry = new CommandRegistry(allCommands());
   const services = { hosts: svc } as unknown as Parameters<typeof registry.dispatch>[1]['services'];
   const ctx = { platform: 'slack' as const, userId: 'U0BENCH01', isAdmin: false, services };

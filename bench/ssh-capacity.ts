@@ -1,5 +1,5 @@
 // npm run bench:ssh: how many hosts one replica's leak-watch sampler reads within its interval. The real
-// sampler (src/watch/sampleOnce through SshHostsService.statusInBackground, the real SSH pool with the
+// sampler (src/watch/sampleOnce through SourcedHostsService.statusInBackground, the real SSH pool with the
 // config's default ssh settings, samples written to a real WatchStore file) runs over N host entries
 // (BENCH_SSH_HOSTS, default 25,50,100,200) in a child process of its own, so its CPU time and RSS are
 // the bot's. The hosts are the tests' real OpenSSH sshd fleet (test/hosts/sshd-harness.ts: fake
@@ -212,7 +212,7 @@ async function openssh(script: string, ports: string, parallel: number): Promise
 
 async function child(jobFile: string): Promise<void> {
   const job = JSON.parse(readFileSync(jobFile, 'utf8')) as ChildJob;
-  const [{ SshHostsService }, { sampleOnce }, { WatchStore }] = await Promise.all([
+  const [{ SourcedHostsService }, { sampleOnce }, { WatchStore }] = await Promise.all([
     import('../src/hosts/service.js'),
     import('../src/watch/sampler.js'),
     import('../src/storage/sqlite/watch.js'),
@@ -223,7 +223,7 @@ async function child(jobFile: string): Promise<void> {
     hosts: job.hosts.map((h) => ({ name: h.name, host: '127.0.0.1', port: h.port, host_key: h.fingerprint })),
     watch: { enabled: true },
   });
-  const svc = new SshHostsService({ config, baseDir: job.root, agent: null });
+  const svc = new SourcedHostsService({ config, baseDir: job.root, agent: null });
   const store = WatchStore.inDataDir(join(job.root, 'data'));
   const rounds: RoundResult[] = [];
   try {

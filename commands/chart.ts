@@ -1,5 +1,5 @@
-// /gpu chart HOST [GPU] [hours]: one GPU's recent memory as a PNG (per process, total, capacity, and the
-// fitted creep when the detector finds one), without waiting for a digest.
+// /gpu chart HOST [GPU|all] [hours]: one GPU's recent memory as a PNG (per process, total, capacity, and the
+// fitted creep when the detector finds one), or every GPU of the host as panels, without waiting for a digest.
 import { z } from 'zod';
 import { defineCommand } from '../src/core/command.js';
 import { t } from '../src/core/i18n.js';
@@ -16,7 +16,14 @@ export default defineCommand({
       _: z.tuple([
         // The name is echoed in the reply and the file name: the registry's syntax and nothing else.
         z.string().regex(HOST_NAME, t('en', 'usage.hostName')),
-        z.coerce.number().int(t('en', 'usage.gpuIndex.int')).min(0, t('en', 'usage.gpuIndex.range')).max(63, t('en', 'usage.gpuIndex.range')).optional(),
+        // A GPU's index, or `all`: every GPU of the host, a panel each.
+        z
+          .union([
+            z.literal('all'),
+            z.coerce.number().int(t('en', 'usage.gpuIndex.int')).min(0, t('en', 'usage.gpuIndex.range')).max(63, t('en', 'usage.gpuIndex.range')),
+          ])
+          .describe(t('en', 'slash.arg.gpuOrAll'))
+          .optional(),
         z.coerce
           .number()
           .min(1, t('en', 'usage.hours.range', { max: 168 }))

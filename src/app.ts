@@ -52,7 +52,7 @@ export async function createApp(configFile?: string): Promise<App> {
     maxLogBytes: fb.max_log_kib * 1024,
     maxKeptBytes: fb.max_kept_mib * 1024 * 1024,
   };
-  const { FeedbackStore } = await import('./feedback/store.js');
+  const { FeedbackStore } = await import('./storage/sqlite/feedback.js');
   const feedback = storage
     ? storage.feedback({ ...feedbackOptions, logsDir: (await import('node:path')).join(dataDir, 'feedback-logs') })
     : FeedbackStore.inDataDir(dataDir, feedbackOptions);
@@ -87,13 +87,10 @@ export async function createApp(configFile?: string): Promise<App> {
     services.watch = watch;
     if (weekly) watch.scheduler.add(weekly);
     watch.setOwners(services.owners);
-    if (hosts.prometheus) {
-      // Prometheus hosts: what their server holds since the last stored sample, before the first digest.
-      // Into Postgres too: replicas starting together write the same rows (an upsert on the row's key).
-      const { backfillFromPrometheus } = await import('./sources/prometheus/backfill.js');
-      const filled = await backfillFromPrometheus(hosts, watchState).catch((e: unknown) => ({ warnings: [(e as Error).message ?? String(e)] }));
-      for (const w of filled.warnings) logLine(`watch: Prometheus history: ${w}`);
-    }
+    // Sources that keep history fill the store since its last sample, before the first digest. Into
+    // Postgres too: replicas starting together write the same rows (an upsert on the row's key).
+    const filled = await hosts.backfillHistory(watchState);
+    for (const w of filled.warnings) logLine(`watch: ${w}`);
     await watch.start();
     closers.push(async () => {
       await watch.release().catch(() => undefined);

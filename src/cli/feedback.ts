@@ -62,7 +62,7 @@ export async function feedbackCli(args: string[]): Promise<number> {
     else process.stdout.write(`No feedback recorded yet (no ${stripTerminalControls(join(dataDir, 'feedback.sqlite'))}).\n`);
     return 0;
   }
-  const { FeedbackStore } = await import('../feedback/store.js');
+  const { FeedbackStore } = await import('../storage/sqlite/feedback.js');
   // Opening the store prunes what is past feedback.retention_days, as the bot itself does.
   const store = FeedbackStore.inDataDir(dataDir, options);
   try {

@@ -2,14 +2,14 @@
 // The console user is admin. --json prints the result shapes of src/core/services.ts.
 import { loadConfig } from '../config.js';
 import type { Reply } from '../core/reply.js';
-import { createHostsService, type SshHostsService } from '../hosts/service.js';
+import { createHostsService, type SourcedHostsService } from '../hosts/service.js';
 import { listReply, memReply, statusReply, testReply } from '../hosts/render.js';
 import { parseUserHostPort } from '../hosts/ssh-config.js';
 import { parseArgs, UsageError } from './usage.js';
 import { terminalSafeJson } from './json.js';
 import { stripTerminalControls } from '../adapters/console/render.js';
 
-async function withService<T>(configFile: string | undefined, f: (s: SshHostsService) => Promise<T>): Promise<T> {
+async function withService<T>(configFile: string | undefined, f: (s: SourcedHostsService) => Promise<T>): Promise<T> {
   const loaded = loadConfig(configFile);
   // With `storage:` Postgres the registry is the replicas' shared one: a host added here is the bots' too.
   const { storageOf } = await import('../storage/config.js');

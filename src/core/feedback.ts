@@ -1,7 +1,7 @@
 // 👍 / 👎 on diagnoses, platform-neutral. A diagnosis reply carries `feedback: { id }`, the opaque id of
 // a stored record (rule, category, when, where, a hash of who asked); adapters turn it into buttons
 // (Slack actions block, Discord button row) or a hint (console), and a click comes back as the
-// command line `/gpu feedback up|down ID`. The store (src/feedback/store.ts) looks every id up: a
+// command line `/gpu feedback up|down ID`. The store (src/feedback/storage.ts) looks every id up: a
 // button's value is never trusted.
 
 export type Vote = 'up' | 'down';
@@ -58,7 +58,7 @@ export interface FeedbackReport {
 }
 
 /**
- * The SQLite store (src/feedback/store.ts) answers at once; the Postgres one that replicas share
+ * The SQLite store (src/storage/sqlite/feedback.ts) answers at once; the Postgres one that replicas share
  * (src/storage/postgres/feedback.ts) with a promise: callers await either.
  */
 export interface FeedbackService {

@@ -14,6 +14,20 @@ export interface GpuStatus {
   utilizationPct: number | null;
   temperatureC: number | null;
   error?: string | null;
+  /** Power, ECC, pending retirements / remaps, clock reasons and the last Xid, where the source reports them. */
+  health?: GpuHealthStatus;
+}
+
+/** The shape of src/readings' GpuHealth (the core imports no wing); clock reasons are NVML's reason keys. */
+export interface GpuHealthStatus {
+  powerDrawW: number | null;
+  powerLimitW: number | null;
+  eccUncorrectedVolatile: number | null;
+  retiredPagesPending: boolean | null;
+  remappedRowsPending: boolean | null;
+  remappedRowsFailure: boolean | null;
+  clockReasons: string[] | null;
+  lastXid?: number | null;
 }
 
 export interface GpuProcessStatus {
@@ -96,7 +110,7 @@ export interface Services {
   watch?: WatchService;
   /** `/gpu fit` and `/gpu notify` settings from the config (defaults when unset). */
   fit?: FitConfig;
-  /** 👍 / 👎 on diagnoses and the logs kept for admins (src/feedback/store.ts). */
+  /** 👍 / 👎 on diagnoses and the logs kept for admins (src/feedback/storage.ts). */
   feedback?: import('./feedback.js').FeedbackService;
   /** Scheduled posts outside the leak watch (`feedback.weekly` with watch off): the adapters give it their poster. */
   schedules?: { setPoster(post: (target: PostTarget, reply: import('./reply.js').Reply) => Promise<void>): unknown };
@@ -141,8 +155,8 @@ export interface NotifyService {
 
 export interface ChartRequestOptions {
   host: string;
-  /** GPU index; none: the GPU with a creep, else the one holding the most. */
-  gpu?: number;
+  /** GPU index; none: the GPU with a creep, else the one holding the most; 'all': every GPU of the host, a panel each. */
+  gpu?: number | 'all';
   hours: number;
   theme?: 'light' | 'dark';
   /** Where the chart is asked for: its digest's time zone labels the time axis. */

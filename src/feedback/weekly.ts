@@ -19,7 +19,7 @@ import { LogText, normalizeLog } from '../diagnose/normalize.js';
 import { DigestScheduler, type PostMessage, type ScheduledPost } from '../watch/scheduler.js';
 import type { WatchState } from '../watch/state.js';
 import { redactLog, scrubBareSecrets } from './redact.js';
-import { keptLogInside } from './store.js';
+import { keptLogInside } from './storage.js';
 import type { z } from 'zod';
 
 export type FeedbackWeeklyConfig = z.infer<typeof feedbackWeeklySchema>;

@@ -2,7 +2,12 @@
 // no shell, one command each.
 import { execFile } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
+import { t } from '../core/i18n.js';
+import type { HostMemResult, HostStatusResult } from '../core/services.js';
 import type { Section, Sections } from './parse.js';
+import type { HostEntry } from './registry.js';
+import { memFromSections, statusFromSections } from './sections-result.js';
+import { hostInfo, type HostSource } from './source.js';
 import { CGROUP_CONTAINER_ID, FREE_ARGS, MAX_PS_PIDS, pidList, PS_FORMAT_ARGS, REMOTE_SMI_TIMEOUT_S, SMI_APPS_ARGS, SMI_GPU_ARGS } from './remote-commands.js';
 
 function run(file: string, args: readonly string[], timeoutMs: number): Promise<Section> {
@@ -55,4 +60,37 @@ export async function localContainerSections(pids: readonly number[]): Promise<P
     .map((l) => /hidepid=[a-z0-9]+/.exec(l)?.[0])
     .find(Boolean);
   return { cgroup: { out: lines.filter(Boolean).join('\n'), code: 0 }, proc: { out: hidepid ?? '', code: 0 } };
+}
+
+/** The built-in `localhost`, listed when no host is configured. */
+export const LOCAL_HOST: HostEntry = { name: 'localhost', host: 'localhost', origin: 'local' };
+
+/** localhost as a host source: the fixed commands run here, each bounded by the exec timeout. */
+export class LocalHostSource implements HostSource {
+  readonly label = 'localhost';
+  constructor(private readonly execTimeoutMs: number) {}
+
+  status(entry: HostEntry): Promise<HostStatusResult> {
+    return statusFromSections(entry.name, {
+      sections: () => localStatus(this.execTimeoutMs),
+      ps: async (sections, pids) => sections.ps?.out ?? (await localPs(pids, this.execTimeoutMs)).out,
+      containers: (pids) => localContainerSections(pids),
+    });
+  }
+
+  mem(entry: HostEntry): Promise<HostMemResult> {
+    return memFromSections(entry.name, () => localMem(this.execTimeoutMs));
+  }
+
+  info(entry: HostEntry) {
+    return hostInfo(entry, 'local');
+  }
+
+  trust(): Promise<never> {
+    return Promise.reject(new Error(t('en', 'reason.hosts.localTrust')));
+  }
+
+  close(): Promise<void> {
+    return Promise.resolve();
+  }
 }

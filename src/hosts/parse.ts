@@ -5,6 +5,7 @@ import type { GpuProcessStatus, GpuStatus, HostMemory } from '../core/services.j
 import { parseFree } from '../readings/free.js';
 import { joinProcessesToGpus, parseSmiCsvWithFields, SMI_APPS_QUERY_FIELDS, SMI_GPU_QUERY_FIELDS } from '../readings/nvidia-smi-csv.js';
 import { findSmiErrors } from '../readings/nvidia-smi-errors.js';
+import { parseSmiHealth, type GpuHealth } from '../readings/nvidia-smi-health.js';
 import type { PsRow } from '../readings/ps.js';
 import { SECTION_MARK } from './remote-commands.js';
 
@@ -12,9 +13,9 @@ export interface Section {
   out: string;
   code: number | null;
 }
-export type Sections = Partial<Record<'gpu' | 'apps' | 'free' | 'ps' | 'cgroup' | 'proc', Section>>;
+export type Sections = Partial<Record<'gpu' | 'health' | 'apps' | 'free' | 'ps' | 'cgroup' | 'proc', Section>>;
 
-const MARK_LINE = new RegExp(`^${SECTION_MARK} (gpu|apps|free|ps|cgroup|proc) (\\d+)$`);
+const MARK_LINE = new RegExp(`^${SECTION_MARK} (gpu|health|apps|free|ps|cgroup|proc) (\\d+)$`);
 
 /** Splits the combined STATUS_COMMAND / MEM_COMMAND output at its marker lines. */
 export function splitSections(output: string): Sections {
@@ -88,6 +89,8 @@ export function parseStatusSections(sections: Sections): ParsedStatus | { error:
   warnings.push(...notes.slice(0, 3));
   if (notes.length > 3) warnings.push(`(+${notes.length - 3})`);
   const warning = warnings.length ? warnings.join('; ') : undefined;
+  // Power, ECC, remaps and clock reasons where the host's driver answered the health query (any failure: none).
+  const health = sections.health?.code === 0 ? parseSmiHealth(sections.health.out) : new Map<number, GpuHealth>();
   return {
     gpus: gpus.map((g) => ({
       index: g.index,
@@ -98,6 +101,7 @@ export function parseStatusSections(sections: Sections): ParsedStatus | { error:
       utilizationPct: g.utilizationPct,
       temperatureC: g.temperatureC,
       error: g.error,
+      ...(health.has(g.index) ? { health: health.get(g.index) } : {}),
     })),
     processes,
     ...(warning ? { warning } : {}),

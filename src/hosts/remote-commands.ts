@@ -2,6 +2,7 @@
 // part (the pid list for `ps`) is built from integers the nvidia-smi parser produced, validated here.
 // Nothing from chat, config or host output is ever spliced into a command string.
 import { SMI_APPS_QUERY_FIELDS, SMI_GPU_QUERY_FIELDS } from '../readings/nvidia-smi-csv.js';
+import { SMI_HEALTH_FIELD_SETS } from '../readings/nvidia-smi-health.js';
 
 export const SECTION_MARK = '@@GPU-DOCTOR@@';
 /** Seconds the remote `timeout` gives each nvidia-smi call (it hangs on GPUs with Xid faults). */
@@ -9,6 +10,11 @@ export const REMOTE_SMI_TIMEOUT_S = 10;
 
 export const SMI_GPU_ARGS = [`--query-gpu=${SMI_GPU_QUERY_FIELDS.join(',')}`, '--format=csv,noheader,nounits'] as const;
 export const SMI_APPS_ARGS = [`--query-compute-apps=${SMI_APPS_QUERY_FIELDS.join(',')}`, '--format=csv,noheader,nounits'] as const;
+/** The health query's field lists, newest names first, as the shell loop tries them. */
+export const SMI_HEALTH_FIELD_LISTS = SMI_HEALTH_FIELD_SETS.map((set) => set.join(','));
+export const SMI_HEALTH_FORMAT = '--format=csv,noheader,nounits';
+/** What nvidia-smi says of a field its driver does not know (`Field "x" is not a valid field to query.`). */
+export const SMI_UNKNOWN_FIELD_TEXT = 'is not a valid field to query';
 export const FREE_ARGS = ['-b'] as const;
 export const PS_FORMAT_ARGS = ['-o', 'pid=,user=,etimes=,pcpu=,rss=,args='] as const;
 export const MAX_PS_PIDS = 512;
@@ -16,7 +22,7 @@ export const MAX_PS_PIDS = 512;
 export const CGROUP_CONTAINER_ID = '[0-9a-f]{64}';
 
 /**
- * One exec per host per request: both nvidia-smi queries, `free -b`, and `ps` for the pids the
+ * One exec per host per request: both nvidia-smi queries (and the health query), `free -b`, and `ps` for the pids the
  * compute-apps query listed, each followed by a marker line carrying its exit status, so one round
  * trip gives everything `status`, `mem` and the leak-watch sampler need.
  *
@@ -38,7 +44,12 @@ export const CHANNEL_WATCHDOG = `exec 3<&0; (cat >/dev/null; kill 0) <&3 >/dev/n
 const STATUS_SCRIPT =
   CHANNEL_WATCHDOG +
   `LC_ALL=C; export LC_ALL; ` +
-  `timeout ${REMOTE_SMI_TIMEOUT_S} nvidia-smi ${SMI_GPU_ARGS.join(' ')} 2>&1; echo "${SECTION_MARK} gpu $?"; ` +
+  `timeout ${REMOTE_SMI_TIMEOUT_S} nvidia-smi ${SMI_GPU_ARGS.join(' ')} 2>&1; g=$?; echo "${SECTION_MARK} gpu $g"; ` +
+  // Power, ECC, pending retirements / remaps and clock reasons: a query of their own, run only when the
+  // memory query worked, so an older driver that does not know a field loses these columns, not the reading.
+  // A field list the driver refuses by name is followed by the next (older names); any other failure
+  // (a hang, a lost GPU) ends the loop. The section's first line says which list answered.
+  `s=1; if [ "$g" = 0 ]; then for f in ${SMI_HEALTH_FIELD_LISTS.join(' ')}; do h=$(timeout ${REMOTE_SMI_TIMEOUT_S} nvidia-smi --query-gpu=$f ${SMI_HEALTH_FORMAT} 2>&1); s=$?; [ $s = 0 ] && break; case "$h" in *"${SMI_UNKNOWN_FIELD_TEXT}"*) ;; *) break ;; esac; done; printf "%s\\n" "$f"; printf "%s\\n" "$h"; fi; echo "${SECTION_MARK} health $s"; ` +
   `a=$(timeout ${REMOTE_SMI_TIMEOUT_S} nvidia-smi ${SMI_APPS_ARGS.join(' ')} 2>&1); s=$?; [ -n "$a" ] && printf "%s\\n" "$a"; echo "${SECTION_MARK} apps $s"; ` +
   `free ${FREE_ARGS.join(' ')} 2>&1; echo "${SECTION_MARK} free $?"; ` +
   `printf "%s\\n" "$a" | cut -d, -f2 | tr -d " " | grep -xE "[0-9]{1,10}" | head -n ${MAX_PS_PIDS} | paste -sd, - | xargs -r ps ${PS_FORMAT_ARGS.join(' ')} -p 2>&1; echo "${SECTION_MARK} ps $?"; ` +

@@ -1,7 +1,8 @@
 // Platform-neutral replies for status / mem / hosts results.
-import { localizeJoined, t, type Locale } from '../core/i18n.js';
+import { localizeJoined, t, type Locale, type MessageKey } from '../core/i18n.js';
 import type { Reply, ReplySection } from '../core/reply.js';
-import type { HostInfo, HostMemResult, HostStatusResult, HostTestResult } from '../core/services.js';
+import type { GpuHealthStatus, GpuStatus, HostInfo, HostMemResult, HostStatusResult, HostTestResult } from '../core/services.js';
+import { healthFindings, type ClockReason, type HealthFinding } from '../readings/nvidia-smi-health.js';
 import { Mentions } from '../core/mention.js';
 import { personOf, type OwnersService } from '../owners/directory.js';
 
@@ -39,19 +40,67 @@ function shortCommand(c: string | null, n = 60): string {
   return c.length > n ? c.slice(0, n - 1) + '…' : c;
 }
 
+/** Draw and cap: `115/700 W`, `115 W` without a cap. */
+export function powerCell(h: GpuHealthStatus | undefined): string {
+  if (!h || h.powerDrawW === null) return 'n/a';
+  const draw = Math.round(h.powerDrawW);
+  return h.powerLimitW === null ? `${draw} W` : `${draw}/${Math.round(h.powerLimitW)} W`;
+}
+
+/** Why clocks are held down, idle left out (an idle GPU clocks down by design). */
+function clocksCell(h: GpuHealthStatus | undefined, loc: Locale | undefined): string {
+  if (!h?.clockReasons) return 'n/a';
+  return h.clockReasons
+    .filter(isClockReason)
+    .filter((r) => r !== 'gpu_idle')
+    .map((r) => t(loc, CLOCK_KEYS[r]))
+    .join(', ');
+}
+
+const CLOCK_KEYS: Record<ClockReason, MessageKey> = {
+  gpu_idle: 'status.clock.gpu_idle',
+  applications_clocks_setting: 'status.clock.applications_clocks_setting',
+  sw_power_cap: 'status.clock.sw_power_cap',
+  hw_slowdown: 'status.clock.hw_slowdown',
+  sync_boost: 'status.clock.sync_boost',
+  sw_thermal_slowdown: 'status.clock.sw_thermal_slowdown',
+  hw_thermal_slowdown: 'status.clock.hw_thermal_slowdown',
+  hw_power_brake_slowdown: 'status.clock.hw_power_brake_slowdown',
+  display_clock_setting: 'status.clock.display_clock_setting',
+};
+const isClockReason = (r: string): r is ClockReason => Object.hasOwn(CLOCK_KEYS, r);
+
+const HEALTH_KEYS: Record<HealthFinding, MessageKey> = {
+  remap_failure: 'status.health.remap_failure',
+  remap_pending: 'status.health.remap_pending',
+  retired_pages_pending: 'status.health.retired_pages_pending',
+  ecc_uncorrected: 'status.health.ecc_uncorrected',
+  xid: 'status.health.xid',
+};
+
+/** One flagged GPU's finding, with what to do about it. */
+function healthLine(f: HealthFinding, g: GpuStatus, loc: Locale | undefined): string {
+  const vars = { gpu: g.index, count: g.health?.eccUncorrectedVolatile ?? 0, xid: g.health?.lastXid ?? 0 };
+  return `⚠ ${t(loc, HEALTH_KEYS[f], vars)}`;
+}
+
 /** `owners`: unix users are shown as the people they map to ("Alice (alice)"), where a mapping exists. */
 export function statusReply(results: HostStatusResult[], owners?: Pick<OwnersService, 'lookup'>, loc?: Locale): Reply {
   const sections: ReplySection[] = [];
   const people = new Mentions();
   const failed = results.filter((r): r is Extract<HostStatusResult, { ok: false }> => !r.ok);
+  let flagged = false;
   for (const r of results) {
     if (!r.ok) continue;
+    // Power, ECC and clock columns only where the host reported them (an older driver, a source without them: as before).
+    const withHealth = r.gpus.some((g) => g.health);
     const rows = r.gpus.map((g) => [
       String(g.index),
       g.name ?? '?',
       `${bar(g.memoryUsedMiB, g.memoryTotalMiB)} ${fmt(g.memoryUsedMiB)}/${fmt(g.memoryTotalMiB)} MiB`,
       fmt(g.utilizationPct, '%'),
       fmt(g.temperatureC, '°C'),
+      ...(withHealth ? [powerCell(g.health), fmt(g.health?.eccUncorrectedVolatile), clocksCell(g.health, loc)] : []),
       g.error ?? '',
     ]);
     sections.push({
@@ -63,11 +112,17 @@ export function statusReply(results: HostStatusResult[], owners?: Pick<OwnersSer
           t(loc, 'status.col.memory'),
           t(loc, 'status.col.util'),
           t(loc, 'status.col.temp'),
+          ...(withHealth ? [t(loc, 'status.col.power'), t(loc, 'status.col.ecc'), t(loc, 'status.col.clocks')] : []),
           t(loc, 'status.col.error'),
         ],
         rows,
       },
     });
+    const findings = r.gpus.flatMap((g) => healthFindings(g.health).map((f) => healthLine(f, g, loc)));
+    if (findings.length) {
+      flagged = true;
+      sections.push({ heading: t(loc, 'status.health.heading'), text: findings.join('\n') });
+    }
     if (r.processes.length)
       sections.push({
         table: {
@@ -101,7 +156,7 @@ export function statusReply(results: HostStatusResult[], owners?: Pick<OwnersSer
   const ok = results.length - failed.length;
   return {
     title: t(loc, 'status.title', { ok, n: results.length }),
-    severity: failed.length ? (ok ? 'warning' : 'error') : 'ok',
+    severity: failed.length ? (ok ? 'warning' : 'error') : flagged ? 'warning' : 'ok',
     sections,
     ...(people.size ? { mentions: people.table() } : {}),
   };

@@ -3,9 +3,10 @@
 // builds the chart, checks its geometry and renders it with resvg. resvg is native code: a panic there
 // aborts this process, never the bot, and the bot still has the text sent before drawing began.
 // From the bundle dist/chart-render-child.mjs is the entry; from the sources chart-render-child-dev.mjs.
-import { renderChartSvg, svgToPng, chartSize, PIXEL_RATIO, type MemoryChartSpec } from './chart.js';
+import { svgToPng, PIXEL_RATIO } from './chart.js';
+import { anyChartSize, anyChartSvg, anySpecProblem, type AnyChartSpec } from './chart-draw.js';
 import { findingChartPlan, gpuChartPlan } from './chart-store.js';
-import { specProblem, svgProblem } from './chart-geometry.js';
+import { svgProblem } from './chart-geometry.js';
 import { packedSamplesSince } from './chart-samples.js';
 import { WatchStore } from '../storage/sqlite/watch.js';
 import type { ChartChildMessage, ChartJob, SampleSource } from './chart-render.js';
@@ -19,14 +20,14 @@ function testCrashHook(): void {
 }
 
 /** The PNG of a spec, or why it was not drawn: the spec and the SVG are checked before resvg sees them. */
-function draw(spec: MemoryChartSpec): { png: Uint8Array } | { problem: string } {
-  const specIssue = specProblem(spec);
+function draw(spec: AnyChartSpec): { png: Uint8Array } | { problem: string } {
+  const specIssue = anySpecProblem(spec);
   if (specIssue) return { problem: specIssue };
-  const svg = renderChartSvg(spec);
+  const svg = anyChartSvg(spec);
   const svgIssue = svgProblem(svg);
   if (svgIssue) return { problem: svgIssue };
   testCrashHook();
-  return { png: svgToPng(svg, Math.round(chartSize(spec).width * PIXEL_RATIO)).png };
+  return { png: svgToPng(svg, Math.round(anyChartSize(spec).width * PIXEL_RATIO)).png };
 }
 
 function openSource(source: SampleSource): { store: { samplesSince(sinceMs: number, host: string): Iterable<Sample> }; close(): void } {

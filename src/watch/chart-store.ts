@@ -6,6 +6,8 @@ import { boundedProcesses, findingChartSpec, gpuChartSpec, gpuSeries, hostRamSer
 import { LeakDetector } from './detector.js';
 import { formatHours, type ChartOf } from './digest.js';
 import { isHostSample, type DetectorOptions, type Finding, type Sample } from './types.js';
+import { drawAnyChart, type AnyChartSpec } from './chart-draw.js';
+import { hostPanels, MAX_HOST_PANELS, panelHeading, type HostChartSpec } from './host-chart.js';
 
 const HOUR = 3_600_000;
 
@@ -57,7 +59,8 @@ export function findingChartFromStore(
 
 export interface ChartRequest {
   host: string;
-  gpu?: number;
+  /** 'all': every GPU of the host, a panel each (host-chart.ts). */
+  gpu?: number | 'all';
   hours: number;
   theme?: ChartTheme;
   /** The reply's language (English when unset). */
@@ -67,7 +70,7 @@ export interface ChartRequest {
 /** `/gpu chart`'s text reply and, where there is something to draw, the chart and its file name. */
 export interface ChartPlan {
   reply: Reply;
-  chart?: { spec: MemoryChartSpec; filename: string };
+  chart?: { spec: AnyChartSpec; filename: string };
 }
 const reply = (r: Reply): ChartPlan => ({ reply: r });
 
@@ -116,6 +119,7 @@ export function gpuChartPlan(
       ],
     });
   }
+  if (req.gpu === 'all') return hostChartPlan(recent, req, style, fromMs, nowMs);
   const gpus = [...new Set(recent.map((s) => (s as { gpu: number }).gpu))].sort((a, b) => a - b);
   d.addAll(samples);
   const growth = d.findings().filter((f) => (f.kind === 'leak' || f.kind === 'rank0_growth') && f.host === req.host);
@@ -172,10 +176,33 @@ export function gpuChartPlan(
   };
 }
 
+/** `/gpu chart HOST all`: a panel per GPU (memory used, capacity, utilisation) and each GPU's reading now in the text. */
+function hostChartPlan(recent: Sample[], req: ChartRequest, style: ChartStyle, fromMs: number, nowMs: number): ChartPlan {
+  const loc = req.locale;
+  const { panels, gpus } = hostPanels(recent, req.host, fromMs, nowMs, style);
+  const now = panels.map(panelHeading).join('\n');
+  const lines = [t(loc, 'chart.hostSummary', { host: req.host, hours: req.hours, zone: style.timeZone, gpus: gpus.join(', ') }), now];
+  const left = gpus.slice(MAX_HOST_PANELS);
+  if (left.length) lines.push(t(loc, 'chart.hostNotDrawn', { gpus: left.join(', '), max: MAX_HOST_PANELS, host: req.host }));
+  const spec: HostChartSpec = {
+    kind: 'host',
+    title: `${req.host} · GPUs ${panels.map((p) => p.gpu).join(', ')} (last ${req.hours} h)`,
+    timeZone: style.timeZone,
+    fromMs,
+    toMs: nowMs,
+    panels,
+    theme: req.theme ?? style.theme,
+  };
+  return {
+    reply: { title: t(loc, 'chart.titleHost', { host: req.host, hours: req.hours }), severity: 'info', sections: [{ text: lines.join('\n') }] },
+    chart: { spec, filename: `${safe(req.host)}-gpus-${req.hours}h.png` },
+  };
+}
+
 /** `/gpu chart` drawn in this process (the README's pictures, tests); the bot draws in a child process (chart-render.ts). */
 export function gpuChartReply(...args: Parameters<typeof gpuChartPlan>): Reply {
   const { reply: text, chart } = gpuChartPlan(...args);
-  return chart ? { ...text, files: [png(chart.filename, renderChart(chart.spec).png)] } : text;
+  return chart ? { ...text, files: [png(chart.filename, drawAnyChart(chart.spec).png)] } : text;
 }
 
 function busiest(samples: { gpu: number; gpuUsedMiB: number; ts: string | number }[]): number {

@@ -86,6 +86,9 @@ const THEMES = {
     bandText: '#fade2a',
   },
 } as const;
+/** The colours of a theme (panels of other charts share them). */
+export const chartTheme = (theme: ChartTheme) => THEMES[theme];
+
 const PALETTE = {
   light: ['#1f77b4', '#2ca02c', '#9467bd', '#17becf', '#8c564b', '#e377c2', '#7f7f7f', '#bcbd22'],
   dark: ['#73bf69', '#5794f2', '#b877d9', '#8ab8ff', '#96d98d', '#ffb357', '#c4a2e8', '#4ec9d6'],
@@ -129,7 +132,7 @@ const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', '
  * "14:30:30" for a tick between minutes (a window of a few minutes has ticks every 10 or 30 s, which
  * read "14:30" twice without their seconds).
  */
-function wallLabel(shifted: number): string {
+export function wallLabel(shifted: number): string {
   const d = new Date(shifted);
   const seconds = d.getUTCSeconds();
   if (d.getUTCHours() === 0 && d.getUTCMinutes() === 0 && seconds === 0) return `${MONTHS[d.getUTCMonth()]} ${d.getUTCDate()}`;
@@ -410,10 +413,15 @@ function legendRows(names: string[], width: number): number {
 
 /** The chart as an SVG document (ECharts' server-side renderer). */
 export function renderChartSvg(spec: MemoryChartSpec): string {
+  return renderOptionSvg(chartOption(spec), chartSize(spec));
+}
+
+/** Any ECharts option of ours as an SVG document, with the bundled font's metrics. */
+export function renderOptionSvg(option: echarts.EChartsOption, size: { width: number; height: number }): string {
   usePlatform();
-  const chart = echarts.init(null, null, { renderer: 'svg', ssr: true, ...chartSize(spec) });
+  const chart = echarts.init(null, null, { renderer: 'svg', ssr: true, ...size });
   try {
-    chart.setOption(chartOption(spec));
+    chart.setOption(option);
     return chart.renderToSVGString();
   } finally {
     chart.dispose();

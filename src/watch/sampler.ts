@@ -15,7 +15,7 @@ export interface HiddenProcess {
   text: string;
 }
 
-/** Names per status call: SshHostsService takes the first 256 of a list (the cap on what a chat request may name). */
+/** Names per status call: SourcedHostsService takes the first 256 of a list (the cap on what a chat request may name). */
 export const MAX_NAMES_PER_CALL = 256;
 
 /** Where a round's samples go: the SQLite store, or Postgres shared by replicas. */

@@ -96,6 +96,9 @@ function slackForms(c: AnyCommand): SlackForm[] {
 
 /** The Discord option type a JSON Schema value must have, with its bounds and choices. */
 function expectedShape(s: JsonSchema | undefined): { type: number; min?: number; max?: number; choices?: unknown[] } {
+  // A union of words only is a choice; of a word and a number (a GPU index or `all`), free text that the registry checks.
+  const branches = (s?.anyOf ?? []).filter((x) => x.type !== 'null');
+  if (branches.length > 1) return branches.every((b) => b.const !== undefined) ? { type: T.String, choices: branches.map((b) => b.const) } : { type: T.String };
   const v = s?.anyOf?.find((x) => x.type !== 'null') ?? s ?? {};
   const choices = v.enum ?? (v.const !== undefined ? [v.const] : undefined);
   const type = v.type === 'integer' ? T.Integer : v.type === 'number' ? T.Number : v.type === 'boolean' ? T.Boolean : T.String;

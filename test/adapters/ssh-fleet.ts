@@ -5,7 +5,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseConfig } from '../../src/config.js';
-import { SshHostsService } from '../../src/hosts/service.js';
+import { SourcedHostsService } from '../../src/hosts/service.js';
 import { makeClientKey, startSshd, type SshdInstance } from '../hosts/sshd-harness.js';
 
 export const FLEET_SIZE = 24;
@@ -13,7 +13,7 @@ export const FLEET_SIZE = 24;
 const SMI_DELAYS = ['0.2', '0.6', '1.0'];
 
 export interface SshFleet {
-  hosts: SshHostsService;
+  hosts: SourcedHostsService;
   names: string[];
   close(): Promise<void>;
 }
@@ -34,7 +34,7 @@ export async function startSshFleet(): Promise<SshFleet> {
       return { name, host: '127.0.0.1', port: sshd.port, host_key: sshd.fingerprint };
     }),
   });
-  const hosts = new SshHostsService({ config, baseDir: root, agent: null });
+  const hosts = new SourcedHostsService({ config, baseDir: root, agent: null });
   return {
     hosts,
     names,

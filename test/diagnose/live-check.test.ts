@@ -13,7 +13,7 @@ import { parseConfig } from '../../src/config.js';
 import { CommandRegistry } from '../../src/core/registry.js';
 import { loadRuleBase } from '../../src/diagnose/rule-base.js';
 import { hostsNamedIn } from '../../src/diagnose/live-check.js';
-import { SshHostsService } from '../../src/hosts/service.js';
+import { SourcedHostsService } from '../../src/hosts/service.js';
 import { freePort, makeClientKey, startSshd, type SshdInstance } from '../hosts/sshd-harness.js';
 import { describeWithSshd } from '../hosts/sshd-suite.js';
 
@@ -22,7 +22,7 @@ const LOG = readFileSync(resolve(import.meta.dirname, '../fixtures/eval-dev/003-
 describeWithSshd('diagnose adds what the named host holds right now', 'test/diagnose/live-check.test.ts', () => {
   const root = mkdtempSync(join(tmpdir(), 'gpu-doctor-live-'));
   let inst: SshdInstance;
-  let svc: SshHostsService;
+  let svc: SourcedHostsService;
   const registry = new CommandRegistry(allCommands());
   let ctx: CommandContext;
 
@@ -38,7 +38,7 @@ describeWithSshd('diagnose adds what the named host holds right now', 'test/diag
         { name: 'gpu-down', host: '127.0.0.1', port: deadPort, host_key: inst.fingerprint },
       ],
     });
-    svc = new SshHostsService({ config, baseDir: root, agent: null });
+    svc = new SourcedHostsService({ config, baseDir: root, agent: null });
     ctx = { platform: 'console', userId: 'u1', isAdmin: false, services: { rules: await loadRuleBase(), hosts: svc } };
   });
 

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { FeedbackStore } from '../../src/feedback/store.js';
+import { FeedbackStore } from '../../src/storage/sqlite/feedback.js';
 
 const run = promisify(execFile);
 const BIN = resolve(import.meta.dirname, '../../bin/gpu-doctor');

@@ -11,7 +11,7 @@ import { allCommands } from '../../commands/index.js';
 import { runConsoleChat } from '../../src/adapters/console/console-chat.js';
 import { CommandRegistry } from '../../src/core/registry.js';
 import { loadRuleBase } from '../../src/diagnose/rule-base.js';
-import { FeedbackStore } from '../../src/feedback/store.js';
+import { FeedbackStore } from '../../src/storage/sqlite/feedback.js';
 import { SECRET_LINES, SECRETS } from './secrets.js';
 
 const OOM = readFileSync(new URL('../fixtures/eval-dev/003-cuda_oom.log', import.meta.url), 'utf8');

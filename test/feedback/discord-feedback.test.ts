@@ -8,7 +8,7 @@ import { CHANNEL_ID, FakeDiscord } from '../adapters/fake-discord.js';
 import { testDeps } from '../adapters/helpers.js';
 import { createDiscordAdapter, type DiscordAdapter } from '../../src/adapters/discord/app.js';
 import { ChannelPacer } from '../../src/adapters/common.js';
-import { FeedbackStore } from '../../src/feedback/store.js';
+import { FeedbackStore } from '../../src/storage/sqlite/feedback.js';
 
 const OOM = readFileSync(new URL('../fixtures/eval-dev/003-cuda_oom.log', import.meta.url), 'utf8');
 const ADMIN = '800000000000000077';

@@ -13,7 +13,7 @@ import { renderText } from '../../src/adapters/console/render.js';
 import type { Locale } from '../../src/core/i18n.js';
 import { CommandRegistry } from '../../src/core/registry.js';
 import type { Services } from '../../src/core/services.js';
-import { FeedbackStore } from '../../src/feedback/store.js';
+import { FeedbackStore } from '../../src/storage/sqlite/feedback.js';
 import Database from '../../src/storage/sqlite-driver.js';
 import { openPool, type Pool } from '../../src/storage/postgres/connect.js';
 import { PgFeedbackStore } from '../../src/storage/postgres/feedback.js';

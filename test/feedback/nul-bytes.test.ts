@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { ChannelPacer } from '../../src/adapters/common.js';
 import { createSlackAdapter, type SlackAdapter } from '../../src/adapters/slack/app.js';
-import { FeedbackStore } from '../../src/feedback/store.js';
+import { FeedbackStore } from '../../src/storage/sqlite/feedback.js';
 import { AuditStore } from '../../src/ops/audit.js';
 import { PgAuditStore } from '../../src/storage/postgres/audit.js';
 import { openPool, type Pool } from '../../src/storage/postgres/connect.js';

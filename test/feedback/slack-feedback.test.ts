@@ -9,7 +9,7 @@ import { FakeSlack } from '../adapters/fake-slack.js';
 import { testDeps } from '../adapters/helpers.js';
 import { createSlackAdapter, type SlackAdapter } from '../../src/adapters/slack/app.js';
 import { ChannelPacer } from '../../src/adapters/common.js';
-import { FeedbackStore } from '../../src/feedback/store.js';
+import { FeedbackStore } from '../../src/storage/sqlite/feedback.js';
 
 const SECRET = 'test-signing-secret-feedback-0123';
 const OOM = readFileSync(new URL('../fixtures/eval-dev/003-cuda_oom.log', import.meta.url), 'utf8');

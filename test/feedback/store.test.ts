@@ -4,7 +4,7 @@ import { existsSync, mkdtempSync, readFileSync, readdirSync, statSync, writeFile
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { FeedbackStore } from '../../src/feedback/store.js';
+import { FeedbackStore } from '../../src/storage/sqlite/feedback.js';
 import { MAX_KEPT_BYTES, redactLog } from '../../src/feedback/redact.js';
 import { SECRET_LINES, SECRETS } from './secrets.js';
 

@@ -14,7 +14,7 @@ import { renderText } from '../../src/adapters/console/render.js';
 import { unescapeSlack } from '../../src/adapters/slack/render.js';
 import { ConfigError, loadConfig, parseConfig } from '../../src/config.js';
 import { FEEDBACK_WEEKLY_NAME } from '../../src/core/config.js';
-import { FeedbackStore } from '../../src/feedback/store.js';
+import { FeedbackStore } from '../../src/storage/sqlite/feedback.js';
 import { excerptOf, feedbackWeeklyPost, weeklyFeedbackReply } from '../../src/feedback/weekly.js';
 import { DigestScheduler, type DigestConfig } from '../../src/watch/scheduler.js';
 import { WatchStore } from '../../src/storage/sqlite/watch.js';

@@ -10,7 +10,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { parseConfig } from '../../src/config.js';
 import { SMI_GPU_ARGS } from '../../src/hosts/remote-commands.js';
-import { SshHostsService } from '../../src/hosts/service.js';
+import { SourcedHostsService } from '../../src/hosts/service.js';
 import { makeClientKey, startSshd, type SshdInstance } from './sshd-harness.js';
 import { describeWithSshd } from './sshd-suite.js';
 
@@ -20,7 +20,7 @@ describeWithSshd('@cert-authority host certificates', 'test/hosts/cert-authority
   const root = mkdtempSync(join(tmpdir(), 'gpu-doctor-ca-'));
   let host: SshdInstance;
   let key: { keyFile: string; pub: string };
-  let svc: SshHostsService;
+  let svc: SourcedHostsService;
   const caLine = (ca: string, port: number) =>
     `@cert-authority [127.0.0.1]:${port} ${readFileSync(ca + '.pub', 'utf8')
       .split(' ')
@@ -55,7 +55,7 @@ describeWithSshd('@cert-authority host certificates', 'test/hosts/cert-authority
     host = await startSshd(join(root, 'host'), key.pub, { skipShellRc: true, hostCertificateCa: join(root, 'ca') });
     writeFileSync(join(root, 'known_hosts'), caLine(join(root, 'ca'), host.port));
     writeFileSync(join(root, 'known_hosts.other'), caLine(join(root, 'other-ca'), host.port));
-    svc = new SshHostsService({
+    svc = new SourcedHostsService({
       config: parseConfig({
         data_dir: join(root, 'data'),
         ssh: { known_hosts: join(root, 'known_hosts'), identity_file: key.keyFile, connect_timeout_ms: 5000, exec_timeout_ms: 5000 },

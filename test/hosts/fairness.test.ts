@@ -11,7 +11,7 @@ import type { CommandContext } from '../../src/core/command.js';
 import { parseConfig } from '../../src/config.js';
 import { CommandRegistry } from '../../src/core/registry.js';
 import type { HostStatusResult, Services } from '../../src/core/services.js';
-import { SshHostsService } from '../../src/hosts/service.js';
+import { SourcedHostsService } from '../../src/hosts/service.js';
 import { Sampler } from '../../src/watch/sampler.js';
 import { WatchStore } from '../../src/storage/sqlite/watch.js';
 import { startDelayProxy, type DelayProxy } from './delay-proxy.js';
@@ -42,7 +42,7 @@ describeWithSshd('fairness under load (issue 11, attack 9)', 'test/hosts/fairnes
   let silent: Awaited<ReturnType<typeof silentListener>>;
   let fewProxy: DelayProxy;
   let cutProxy: DelayProxy;
-  let svc: SshHostsService;
+  let svc: SourcedHostsService;
   const registry = new CommandRegistry(allCommands());
   const ctx = (userId: string): CommandContext => ({ platform: 'slack', userId, isAdmin: false, services: { hosts: svc } as unknown as Services });
 
@@ -86,7 +86,7 @@ describeWithSshd('fairness under load (issue 11, attack 9)', 'test/hosts/fairnes
         pinned('cut', inst.cut, cutProxy.port),
       ],
     });
-    svc = new SshHostsService({ config, baseDir: root, agent: null });
+    svc = new SourcedHostsService({ config, baseDir: root, agent: null });
   });
 
   const leftovers: (() => Promise<void>)[] = [];

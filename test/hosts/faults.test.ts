@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { parseConfig } from '../../src/config.js';
 import type { HostStatusResult } from '../../src/core/services.js';
-import { SshHostsService } from '../../src/hosts/service.js';
+import { SourcedHostsService } from '../../src/hosts/service.js';
 import { startDelayProxy, type DelayProxy } from './delay-proxy.js';
 import { makeClientKey, startSshd, type SshdInstance } from './sshd-harness.js';
 import { describeWithSshd } from './sshd-suite.js';
@@ -18,7 +18,7 @@ describeWithSshd('fault injection through a TCP proxy', 'test/hosts/faults.test.
   const inst: Record<'a' | 'b' | 'slow' | 'cut', SshdInstance> = {} as never;
   let slowProxy: DelayProxy;
   let cutProxy: DelayProxy;
-  let svc: SshHostsService;
+  let svc: SourcedHostsService;
 
   beforeAll(async () => {
     const key = makeClientKey(join(root, 'client'));
@@ -41,7 +41,7 @@ describeWithSshd('fault injection through a TCP proxy', 'test/hosts/faults.test.
         { name: 'cut', host: '127.0.0.1', port: cutProxy.port, host_key: inst.cut.fingerprint },
       ],
     });
-    svc = new SshHostsService({ config, baseDir: root, agent: null });
+    svc = new SourcedHostsService({ config, baseDir: root, agent: null });
   });
 
   afterAll(async () => {

@@ -14,7 +14,7 @@ import { parseConfig } from '../../src/config.js';
 import type { CommandContext } from '../../src/core/command.js';
 import { CommandRegistry } from '../../src/core/registry.js';
 import type { Services } from '../../src/core/services.js';
-import { SshHostsService } from '../../src/hosts/service.js';
+import { SourcedHostsService } from '../../src/hosts/service.js';
 
 const root = mkdtempSync(join(tmpdir(), 'gpu-doctor-keytrust-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -60,7 +60,7 @@ describe('hosts list: where each host key is trusted from', () => {
     userId: 'u',
     isAdmin: false,
     ...(locale ? { locale } : {}),
-    services: { hosts: new SshHostsService({ config, baseDir: root, agent: null }) } as unknown as Services,
+    services: { hosts: new SourcedHostsService({ config, baseDir: root, agent: null }) } as unknown as Services,
   });
   const rowOf = (text: string, name: string) => text.split('\n').find((l) => l.trimStart().startsWith(name + ' ')) ?? '';
 

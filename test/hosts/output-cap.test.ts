@@ -11,7 +11,7 @@ import type { CommandContext } from '../../src/core/command.js';
 import { parseConfig } from '../../src/config.js';
 import { CommandRegistry } from '../../src/core/registry.js';
 import type { Services } from '../../src/core/services.js';
-import { SshHostsService } from '../../src/hosts/service.js';
+import { SourcedHostsService } from '../../src/hosts/service.js';
 import { makeClientKey, startSshd, type SshdInstance } from './sshd-harness.js';
 import { describeWithSshd } from './sshd-suite.js';
 
@@ -21,7 +21,7 @@ describeWithSshd('endless stderr from a host (issue 11, attack 3)', 'test/hosts/
   const root = mkdtempSync(join(tmpdir(), 'gpu-doctor-cap-'));
   let flood: SshdInstance;
   let good: SshdInstance;
-  let svc: SshHostsService;
+  let svc: SourcedHostsService;
   const registry = new CommandRegistry(allCommands());
   const ctx: CommandContext = { platform: 'slack', userId: 'U0PLAIN01', isAdmin: false, services: { hosts: undefined } as unknown as Services };
 
@@ -39,7 +39,7 @@ describeWithSshd('endless stderr from a host (issue 11, attack 3)', 'test/hosts/
         { name: 'good', host: '127.0.0.1', port: good.port, host_key: good.fingerprint },
       ],
     });
-    svc = new SshHostsService({ config, baseDir: root, agent: null });
+    svc = new SourcedHostsService({ config, baseDir: root, agent: null });
     (ctx.services as { hosts: unknown }).hosts = svc;
   });
 

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { parseConfig } from '../../src/config.js';
-import { SshHostsService } from '../../src/hosts/service.js';
+import { SourcedHostsService } from '../../src/hosts/service.js';
 import { startDelayProxy, type DelayProxy } from './delay-proxy.js';
 import { freePort, makeClientKey, startSshd, type SshdInstance } from './sshd-harness.js';
 import { describeWithSshd } from './sshd-suite.js';
@@ -15,7 +15,7 @@ describeWithSshd('ProxyJump a,b over real sshd', 'test/hosts/proxy-jump.test.ts'
   const root = mkdtempSync(join(tmpdir(), 'gpu-doctor-jump-'));
   let hop1: SshdInstance, hop2: SshdInstance, gpu: SshdInstance;
   let p1: DelayProxy, p2: DelayProxy, p3: DelayProxy;
-  let svc: SshHostsService;
+  let svc: SourcedHostsService;
 
   beforeAll(async () => {
     const key = makeClientKey(join(root, 'client'));
@@ -53,7 +53,7 @@ describeWithSshd('ProxyJump a,b over real sshd', 'test/hosts/proxy-jump.test.ts'
       [p3, gpu],
     ];
     writeFileSync(knownHosts, pairs.map(([p, s]) => `[127.0.0.1]:${p.port} ${s.publicKeyLine}`).join('\n') + '\n');
-    svc = new SshHostsService({
+    svc = new SourcedHostsService({
       config: parseConfig({
         data_dir: join(root, 'data'),
         ssh: { config_file: sshConfig, known_hosts: knownHosts, identity_file: key.keyFile, connect_timeout_ms: 5000, exec_timeout_ms: 5000 },

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseConfig } from '../../src/config.js';
-import { SshHostsService } from '../../src/hosts/service.js';
+import { SourcedHostsService } from '../../src/hosts/service.js';
 import { SshConfig, SshConfigError } from '../../src/hosts/ssh-config.js';
 import type { SshTarget } from '../../src/hosts/ssh-pool.js';
 
@@ -180,13 +180,13 @@ async function sshIdentities(config: string, alias: string, opts: { user?: strin
   });
 
   it('the service chains both hops of ProxyJump a,b, each hop resolved as ssh resolves it', async () => {
-    const svc = new SshHostsService({
+    const svc = new SourcedHostsService({
       config: parseConfig({ data_dir: join(root, 'data'), ssh: { config_file: config }, hosts: [{ name: 'a', host: 'gpu-a' }] }),
       baseDir: root,
       agent: null,
     });
     try {
-      const t = svc.target(svc.registry.get('a')!);
+      const t = svc.ssh.target(svc.registry.get('a')!);
       const chain: SshTarget[] = [];
       for (let h: SshTarget | undefined = t; h; h = h.proxyJump) chain.push(h);
       // gpu-a through jump2 (carol, port 2202 from the ProxyJump spec), jump2 through jump1, jump1 through its own ProxyJump jump0.

@@ -8,7 +8,7 @@ import { parseConfig } from '../../src/config.js';
 import type { HostStatusResult } from '../../src/core/services.js';
 import { FIXED_COMMAND_PATTERNS, MEM_COMMAND, STATUS_COMMAND } from '../../src/hosts/remote-commands.js';
 import { HostRegistry } from '../../src/hosts/registry.js';
-import { SshHostsService } from '../../src/hosts/service.js';
+import { SourcedHostsService } from '../../src/hosts/service.js';
 import { makeClientKey, silentListener, startSshd, freePort, type SshdInstance } from './sshd-harness.js';
 import { describeWithSshd } from './sshd-suite.js';
 
@@ -17,7 +17,7 @@ describeWithSshd('hosts over real sshd', 'test/hosts/ssh.test.ts', () => {
   const inst: Record<string, SshdInstance> = {};
   let silent: Awaited<ReturnType<typeof silentListener>>;
   let deadPort: number;
-  let svc: SshHostsService;
+  let svc: SourcedHostsService;
   let key: { keyFile: string; pub: string };
   let otherKey: { keyFile: string; pub: string };
   let knownHosts: string;
@@ -61,7 +61,7 @@ describeWithSshd('hosts over real sshd', 'test/hosts/ssh.test.ts', () => {
     writeFileSync(knownHosts, `[127.0.0.1]:${inst.b.port} ${type} ${blob}\n`);
     execFileSync('ssh-keygen', ['-H', '-f', knownHosts], { stdio: 'ignore' }); // hashed entries, as HashKnownHosts writes
     expect(readFileSync(knownHosts, 'utf8')).toMatch(/^\|1\|/);
-    svc = new SshHostsService({ config: config(join(root, 'data')), baseDir: root, agent: null });
+    svc = new SourcedHostsService({ config: config(join(root, 'data')), baseDir: root, agent: null });
   });
 
   afterAll(async () => {
@@ -118,10 +118,10 @@ describeWithSshd('hosts over real sshd', 'test/hosts/ssh.test.ts', () => {
     expect(lines.slice(before)).toEqual([STATUS_COMMAND]);
     expect(a.ok && a.memory).toMatchObject({ totalBytes: 6249144320, availableBytes: 5561253888 });
     expect(a.ok && a.processes.filter((p) => p.user).length).toBe(7);
-    const target = svc.target(svc.registry.get('gpu-b')!);
-    svc.pool.drop(target);
-    const first = await svc.pool.exec(target, MEM_COMMAND);
-    const second = await svc.pool.exec(target, MEM_COMMAND);
+    const target = svc.ssh.target(svc.registry.get('gpu-b')!);
+    svc.ssh.pool.drop(target);
+    const first = await svc.ssh.pool.exec(target, MEM_COMMAND);
+    const second = await svc.ssh.pool.exec(target, MEM_COMMAND);
     expect(first.connectMs).not.toBeNull(); // new connection
     expect(second.connectMs).toBeNull(); // pooled: no TCP, key exchange or auth
     const [m] = await svc.mem(['gpu-a']);
@@ -178,11 +178,11 @@ describeWithSshd('hosts over real sshd', 'test/hosts/ssh.test.ts', () => {
 
   it('runtime hosts survive a restart', async () => {
     const dataDir = join(root, 'restart');
-    const s1 = new SshHostsService({ config: config(dataDir), baseDir: root, agent: null });
+    const s1 = new SourcedHostsService({ config: config(dataDir), baseDir: root, agent: null });
     const added = await s1.add({ name: 'late', user: process.env.USER ?? 'root', host: '127.0.0.1', port: inst.b.port, trust: inst.b.fingerprint });
     expect(added.fingerprint).toBe(inst.b.fingerprint);
     await s1.close();
-    const s2 = new SshHostsService({ config: config(dataDir), baseDir: root, agent: null });
+    const s2 = new SourcedHostsService({ config: config(dataDir), baseDir: root, agent: null });
     expect((await s2.list()).find((h) => h.name === 'late')).toMatchObject({ origin: 'runtime', hostKey: inst.b.fingerprint });
     const [r] = await s2.status(['late']);
     expect(r.ok).toBe(true);

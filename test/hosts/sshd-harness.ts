@@ -8,11 +8,19 @@ import { setPriority } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseSmiCsv } from '../../src/readings/nvidia-smi-csv.js';
 import { parseSmiTable } from '../../src/readings/nvidia-smi-table.js';
+import { SMI_HEALTH_FIELD_SETS } from '../../src/readings/nvidia-smi-health.js';
 
 export const SSHD = ['/usr/sbin/sshd', '/usr/local/sbin/sshd'].find((p) => existsSync(p)) ?? null;
 export const fixturesDir = resolve(import.meta.dirname, '../fixtures/readings');
 
 export type SmiMode = 'ok' | 'missing' | 'hang' | 'driver';
+/**
+ * How the host answers the health query: its own values (default); the H100 row with a pending row remap
+ * (flagged); an older driver that knows only the oldest field list; or one that knows none of them. A refused
+ * list is answered with nvidia-smi's message for an unknown field (`Field "compute_cap" is not a valid field
+ * to query.`, as quoted in huggingface/candle#733), naming the list's newest field, exit 2.
+ */
+export type HealthMode = 'ok' | 'remap-pending' | 'old-driver' | 'no-fields';
 
 export interface SshdInstance {
   port: number;
@@ -38,7 +46,7 @@ export function freePort(): Promise<number> {
 }
 
 /** Host data generated from the real fixtures: 8x H200 (table + compute-apps) or 1x H100 (MIG apps). */
-export function fixtureData(kind: 'h200' | 'h100'): { gpuCsv: string; appsCsv: string; psTxt: string } {
+export function fixtureData(kind: 'h200' | 'h100'): { gpuCsv: string; appsCsv: string; psTxt: string; healthCsv: string } {
   const f = (p: string) => readFileSync(join(fixturesDir, p), 'utf8');
   if (kind === 'h200') {
     const table = parseSmiTable(f('nvidia-smi/13-8x-h200-8procs-570.txt'));
@@ -59,7 +67,13 @@ export function fixtureData(kind: 'h200' | 'h100'): { gpuCsv: string; appsCsv: s
           `${String(a.pid).padStart(8)} ${i % 2 ? 'bob' : 'alice'} ${String(3600 * (i + 1)).padStart(10)} ${(97.5 - i).toFixed(1).padStart(5)} ${String((20 + i) * 1048576).padStart(9)} ${a.name} -m vllm.entrypoints.openai.api_server --tp 8`,
       )
       .join('\n');
-    return { gpuCsv: gpuCsv + '\n', appsCsv: appsCsv + '\n', psTxt: psTxt + '\n' };
+    // The health query's rows from the same table: each GPU's "115W /  700W" and its Volatile Uncorr. ECC
+    // cell; the fields a table does not show (retired pages, remapped rows, clock event reasons) are [N/A].
+    const text = f('nvidia-smi/13-8x-h200-8procs-570.txt');
+    const ecc = [...text.matchAll(/^\|\s+(\d+)\s+NVIDIA H200\b.*\|\s+(\S+)\s+\|$/gm)].map((m) => m[2]);
+    const power = [...text.matchAll(/(\d+)W\s*\/\s*(\d+)W/g)].map((m) => [m[1], m[2]]);
+    const healthCsv = table.gpus.map((g, i) => [g.index, power[i][0], power[i][1], ecc[i], '[N/A]', '[N/A]', '[N/A]', '[N/A]'].join(', ')).join('\n');
+    return { gpuCsv: gpuCsv + '\n', appsCsv: appsCsv + '\n', psTxt: psTxt + '\n', healthCsv: healthCsv + '\n' };
   }
   const q = f('nvidia-smi/27-h100-healthy-same-cluster-query-gpu.csv');
   const g = parseSmiCsv(q).gpus[0];
@@ -68,7 +82,26 @@ export function fixtureData(kind: 'h200' | 'h100'): { gpuCsv: string; appsCsv: s
   const appsCsv = apps.map((a) => [a.gpuUuid, a.pid, a.memoryMiB, a.name].join(', ')).join('\n') + '\n';
   // Synthetic ps columns, as for the H200: 2 minutes, 99.0 % CPU, 2 GiB resident each.
   const psTxt = apps.map((a) => `${String(a.pid).padStart(8)} carol ${String(120).padStart(10)}  99.0   2097152 ${a.name} --size 2G`).join('\n') + '\n';
-  return { gpuCsv, appsCsv, psTxt };
+  return { gpuCsv, appsCsv, psTxt, healthCsv: h100Health({}) };
+}
+
+/**
+ * The health query's row (index 0) from the real H100 load capture (../prometheus/nvidia-smi-h100-load-query-gpu.csv),
+ * units cut as nounits prints them; `override` replaces fields by name (the flagged host's remap state comes
+ * from ../gpu-health/remapped-rows-pending-q-fragment.txt). `names` picks the field set (older drivers' names).
+ */
+export function h100Health(override: Record<string, string>, names: readonly string[] = SMI_HEALTH_FIELD_SETS[0]): string {
+  const [header, row] = readFileSync(resolve(fixturesDir, '../prometheus/nvidia-smi-h100-load-query-gpu.csv'), 'utf8').split('\n');
+  const fields = header.split(',').map((h) => h.trim().replace(/ \[.*\]$/, ''));
+  const cells = row.split(',').map((c) => c.trim().replace(/ (W|MiB|%)$/, ''));
+  const value = (name: string) => override[name] ?? cells[fields.indexOf(name.replace('clocks_throttle_reasons.', 'clocks_event_reasons.'))];
+  return names.map(value).join(', ') + '\n';
+}
+
+/** `Pending : Yes` of the real `nvidia-smi -q` Remapped Rows fragment, as the health query's Yes/No cell. */
+export function remapPendingFromFragment(): string {
+  const text = readFileSync(resolve(fixturesDir, '../gpu-health/remapped-rows-pending-q-fragment.txt'), 'utf8');
+  return /^\s*Pending\s*:\s*(Yes|No)\s*$/m.exec(text)![1];
 }
 
 function sh(path: string, text: string) {
@@ -87,6 +120,7 @@ export function makeClientKey(dir: string): { keyFile: string; pub: string } {
 export interface SshdOptions {
   mode?: SmiMode;
   data?: 'h200' | 'h100';
+  health?: HealthMode;
   hostKeyFrom?: string;
   skipShellRc?: boolean;
   /** sshd's MaxSessions (sessions per connection); 20 unless set. */
@@ -118,6 +152,21 @@ export async function startSshd(dir: string, clientPub: string, opts: SshdOption
   writeFileSync(join(dir, 'gpu.csv'), data.gpuCsv);
   writeFileSync(join(dir, 'apps.csv'), data.appsCsv);
   writeFileSync(join(dir, 'ps.txt'), data.psTxt);
+  const health = opts.health ?? 'ok';
+  const oldest = SMI_HEALTH_FIELD_SETS[SMI_HEALTH_FIELD_SETS.length - 1];
+  writeFileSync(
+    join(dir, 'health.csv'),
+    health === 'remap-pending'
+      ? h100Health({ 'remapped_rows.pending': remapPendingFromFragment() })
+      : health === 'old-driver'
+        ? h100Health({}, oldest)
+        : data.healthCsv,
+  );
+  const healthCases = SMI_HEALTH_FIELD_SETS.map((set, i) => {
+    const refused = health === 'no-fields' || (health === 'old-driver' && i < SMI_HEALTH_FIELD_SETS.length - 1);
+    const answer = refused ? `echo 'Field "${set[set.length - 1]}" is not a valid field to query.'; exit 2` : `cat '${dir}/health.csv'`;
+    return `  "--query-gpu=${set.join(',')} --format=csv,noheader,nounits") ${answer} ;;`;
+  }).join('\n');
   const mode = opts.mode ?? 'ok';
   if (mode !== 'missing') {
     const body =
@@ -130,6 +179,7 @@ export async function startSshd(dir: string, clientPub: string, opts: SshdOption
 case "$*" in
   "--query-gpu=index,uuid,name,memory.used,memory.total,utilization.gpu,temperature.gpu --format=csv,noheader,nounits") cat '${dir}/gpu.csv' ;;
   "--query-compute-apps=gpu_uuid,pid,used_memory,process_name --format=csv,noheader,nounits") cat '${dir}/apps.csv' ;;
+${healthCases}
   *) echo "fake nvidia-smi: unexpected arguments: $*" >&2; exit 2 ;;
 esac
 `;

@@ -14,7 +14,7 @@ import type { CommandContext } from '../../src/core/command.js';
 import { parseConfig } from '../../src/config.js';
 import { CommandRegistry } from '../../src/core/registry.js';
 import type { Services } from '../../src/core/services.js';
-import { SshHostsService } from '../../src/hosts/service.js';
+import { SourcedHostsService } from '../../src/hosts/service.js';
 import { startDelayProxy, type DelayProxy } from './delay-proxy.js';
 import { makeClientKey, startSshd, type SshdInstance } from './sshd-harness.js';
 import { describeWithSshd } from './sshd-suite.js';
@@ -26,7 +26,7 @@ describeWithSshd('hosts trust (issue 11, attack 6)', 'test/hosts/trust.test.ts',
   const root = mkdtempSync(join(tmpdir(), 'gpu-doctor-trust-'));
   const inst = {} as Record<'a' | 'b' | 'c', SshdInstance>;
   let proxy: DelayProxy;
-  let svc: SshHostsService;
+  let svc: SourcedHostsService;
   let key: { keyFile: string; pub: string };
   const registry = new CommandRegistry(allCommands());
   const admin: CommandContext = { platform: 'slack', userId: 'U0ADMIN01', isAdmin: true, services: {} as Services };
@@ -72,7 +72,7 @@ describeWithSshd('hosts trust (issue 11, attack 6)', 'test/hosts/trust.test.ts',
         { name: 'rev-pinned', host: '127.0.0.1', port: inst.a.port, host_key: inst.a.fingerprint },
       ],
     });
-    svc = new SshHostsService({ config, baseDir: root, agent: null });
+    svc = new SourcedHostsService({ config, baseDir: root, agent: null });
     (admin.services as { hosts: unknown }).hosts = svc;
   });
 

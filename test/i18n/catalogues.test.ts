@@ -22,7 +22,7 @@ import {
 import { PROJECT_ROOT } from '../../src/core/paths.js';
 import type { Reply } from '../../src/core/reply.js';
 import type { HostStatusResult, Services } from '../../src/core/services.js';
-import { FeedbackStore } from '../../src/feedback/store.js';
+import { FeedbackStore } from '../../src/storage/sqlite/feedback.js';
 import { ownersFromConfig } from '../../src/owners/wire.js';
 import { testDeps } from '../adapters/helpers.js';
 import { TRACES_PATH } from '../watch/generate-traces.js';

@@ -480,12 +480,13 @@ function pseudoRandomBytes(n: number): Buffer {
 const SIZE = process.env.STRYKER_MUTATOR_WORKER ? 0.01 : 1;
 const MB = (n: number) => Math.round(n * 1e6 * SIZE);
 
+// No time is asserted (a loaded CI machine made 3 s bounds flaky): each case has a 60 s test timeout, which a
+// parser that backtracks or rescans (quadratic or worse on 10-20 MB: hours) cannot meet, and a linear one
+// meets by far; its speed is measured in `npm run bench`.
+const HOSTILE_TIMEOUT_MS = 60_000;
+
 describe('hostile input returns quickly and empty', () => {
-  const timed = (text: string) => {
-    const start = performance.now();
-    const r = parseReadings(text);
-    return { r, ms: performance.now() - start };
-  };
+  const timed = (text: string) => ({ r: parseReadings(text) });
   const empty = { gpus: [], processes: [], hostMemory: null, smiErrors: [] };
 
   it.each([
@@ -500,23 +501,32 @@ describe('hostile input returns quickly and empty', () => {
     ['20 MB of junk log lines', () => 'INFO 12:00:01 step=1 loss=0.25 | lr=1e-4 | mem: 1 2 3\n'.repeat(MB(20) / 56)],
     ['20 MB of binary bytes', () => pseudoRandomBytes(MB(20)).toString('latin1')],
     ['20 MB of binary bytes read as UTF-8', () => pseudoRandomBytes(MB(20)).toString('utf8')],
-  ])('%s', (_, make) => {
-    const { r, ms } = timed(make());
-    expect(r).toEqual(empty);
-    expect(ms).toBeLessThan(3000);
-  });
+  ])(
+    '%s',
+    (_, make) => {
+      const { r } = timed(make());
+      expect(r).toEqual(empty);
+    },
+    HOSTILE_TIMEOUT_MS,
+  );
 
-  it('10 MB of repeated GPU rows is bounded', () => {
-    const { r, ms } = timed('|   0  NVIDIA A30   Off  | 00000000:01:00.0 Off |   0 |\n'.repeat(MB(0.2)));
-    expect(r.gpus).toHaveLength(1);
-    expect(ms).toBeLessThan(3000);
-  });
+  it(
+    '10 MB of repeated GPU rows is bounded',
+    () => {
+      const { r } = timed('|   0  NVIDIA A30   Off  | 00000000:01:00.0 Off |   0 |\n'.repeat(MB(0.2)));
+      expect(r.gpus).toHaveLength(1);
+    },
+    HOSTILE_TIMEOUT_MS,
+  );
 
-  it('10 MB of repeated process rows is bounded', () => {
-    const { r, ms } = timed(`| Processes: |\n${'|    0   N/A  N/A   915920   C   python   84464MiB |\n'.repeat(MB(0.2))}`);
-    expect(r.processes).toHaveLength(1);
-    expect(ms).toBeLessThan(3000);
-  });
+  it(
+    '10 MB of repeated process rows is bounded',
+    () => {
+      const { r } = timed(`| Processes: |\n${'|    0   N/A  N/A   915920   C   python   84464MiB |\n'.repeat(MB(0.2))}`);
+      expect(r.processes).toHaveLength(1);
+    },
+    HOSTILE_TIMEOUT_MS,
+  );
 
   it('does not throw on non-string input', () => {
     expect(parseReadings(undefined as unknown as string)).toEqual(empty);

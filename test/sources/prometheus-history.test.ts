@@ -10,8 +10,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { parseConfig } from '../../src/config.js';
-import { SshHostsService } from '../../src/hosts/service.js';
+import { SourcedHostsService } from '../../src/hosts/service.js';
 import { PromClient } from '../../src/sources/prometheus/client.js';
+import type { PrometheusHostSource } from '../../src/sources/prometheus/hosts.js';
 import { chooseStep } from '../../src/sources/prometheus/parse.js';
 import { findingsFromStore } from '../../src/watch/findings.js';
 import { WatchStore } from '../../src/storage/sqlite/watch.js';
@@ -56,7 +57,7 @@ function openMetrics(samples: Sample[]): string {
 describeWithPrometheus('leak detector on Prometheus history', 'test/sources/prometheus-history.test.ts', () => {
   const root = mkdtempSync(join(tmpdir(), 'gpu-doctor-promhist-'));
   let prom: PrometheusInstance;
-  let svc: SshHostsService;
+  let svc: SourcedHostsService;
   const end = Math.floor(Date.now() / 60_000) * 60_000 - 5 * 60_000;
   const t0 = end - 12 * H;
 
@@ -88,7 +89,7 @@ describeWithPrometheus('leak detector on Prometheus history', 'test/sources/prom
       data_dir: join(root, 'data'),
       host_groups: [{ name: 'cluster', source: 'prometheus', url: prom.url, timeout_ms: 10000, hosts: [{ name: 'h100-prom', match: '127.0.0.3' }] }],
     });
-    svc = new SshHostsService({ config, baseDir: root, agent: null });
+    svc = new SourcedHostsService({ config, baseDir: root, agent: null });
   });
 
   afterAll(async () => {
@@ -110,7 +111,8 @@ describeWithPrometheus('leak detector on Prometheus history', 'test/sources/prom
   });
 
   it('query_range history of a creeping job gives the same leak finding as the sampled store would', async () => {
-    const { samples, warnings } = await svc.history(t0, end);
+    const prometheus = svc.sourceOf({ name: 'h100-prom', host: 'h100-prom', origin: 'config' }) as PrometheusHostSource;
+    const { samples, warnings } = await prometheus.history(t0, end);
     expect(warnings).toEqual([]);
     expect(samples.filter(isProcessSample).length).toBeGreaterThan(600);
     const store = new WatchStore(':memory:');

@@ -10,10 +10,10 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { renderText } from '../../src/adapters/console/render.js';
 import { loadConfig } from '../../src/config.js';
 import { DEFAULT_FIT_SETTINGS, rankFits, sshHint } from '../../src/fleet/fit.js';
-import { backfillFromPrometheus } from '../../src/sources/prometheus/backfill.js';
+import type { PrometheusHostSource } from '../../src/sources/prometheus/hosts.js';
 import type { HostStatusResult } from '../../src/core/services.js';
 import { memReply, statusReply } from '../../src/hosts/render.js';
-import { SshHostsService } from '../../src/hosts/service.js';
+import { SourcedHostsService } from '../../src/hosts/service.js';
 import { digestReply } from '../../src/watch/digest.js';
 import { findingsFromStore } from '../../src/watch/findings.js';
 import { sampleOnce } from '../../src/watch/sampler.js';
@@ -34,7 +34,7 @@ describeWithPrometheus('Prometheus and SSH host groups in one config', 'test/sou
   const root = mkdtempSync(join(tmpdir(), 'gpu-doctor-prom-'));
   let prom: PrometheusInstance;
   let sshd: SshdInstance;
-  let svc: SshHostsService;
+  let svc: SourcedHostsService;
   const closers: (() => Promise<void>)[] = [];
 
   beforeAll(async () => {
@@ -92,7 +92,7 @@ describeWithPrometheus('Prometheus and SSH host groups in one config', 'test/sou
       ].join('\n'),
     );
     const loaded = loadConfig(cfg);
-    svc = new SshHostsService({ config: loaded.config, baseDir: loaded.baseDir, agent: null });
+    svc = new SourcedHostsService({ config: loaded.config, baseDir: loaded.baseDir, agent: null });
   });
 
   afterAll(async () => {
@@ -178,7 +178,8 @@ describeWithPrometheus('Prometheus and SSH host groups in one config', 'test/sou
     try {
       const now = Date.now();
       // What Prometheus already holds (the last minute, 1 s steps) ...
-      const history = await svc.history(now - 60_000, now);
+      const prometheus = svc.sourceOf({ name: 'h100-prom', host: 'h100-prom', origin: 'config' }) as PrometheusHostSource;
+      const history = await prometheus.history(now - 60_000, now);
       expect(history.warnings).toEqual([]);
       const hosts = new Set(history.samples.map((s) => s.host));
       expect([...hosts].sort()).toEqual(['a100-prom', 'h100-prom']);
@@ -200,12 +201,12 @@ describeWithPrometheus('Prometheus and SSH host groups in one config', 'test/sou
     const store = new WatchStore(':memory:');
     try {
       const now = Date.now();
-      const first = await backfillFromPrometheus(svc, store, now);
+      const first = await svc.backfillHistory(store, now);
       expect(first.warnings).toEqual([]);
       expect(first.samples).toBeGreaterThan(0);
       expect(store.watched(now - 60_000).hosts).toBe(2);
       // Nothing is read twice: the next start reads from the last stored sample on.
-      const again = await backfillFromPrometheus(svc, store, (store.latestTsMs() ?? now) + 500);
+      const again = await svc.backfillHistory(store, (store.latestTsMs() ?? now) + 500);
       expect(again.samples).toBe(0);
     } finally {
       store.close();
@@ -219,7 +220,7 @@ describeWithPrometheus('Prometheus and SSH host groups in one config', 'test/sou
       ...cfg,
       host_groups: cfg.host_groups.map((g) => (g.source === 'prometheus' ? { ...g, url: `http://127.0.0.1:${closedPort}`, timeout_ms: 1000 } : g)),
     };
-    const down = new SshHostsService({ config: downCfg, baseDir: root, agent: null });
+    const down = new SourcedHostsService({ config: downCfg, baseDir: root, agent: null });
     try {
       const all = await down.status([]);
       const by = Object.fromEntries(all.map((r) => [r.name, r]));

@@ -91,6 +91,9 @@ describe('/gpu chart in the console chat', () => {
       '/gpu chart gpu-creep-shared-gpu 0 500',
       '/gpu chart gpu-creep-shared-gpu 0 0.5',
       '/gpu chart gpu-creep-shared-gpu 1',
+      '/gpu chart gpu-ddp-8-flat all 12',
+      '/gpu chart gpu-creep-shared-gpu all --theme dark',
+      '/gpu chart gpu-ddp-8-flat every',
     ]);
   }, 180_000);
 
@@ -131,7 +134,7 @@ describe('/gpu chart in the console chat', () => {
   });
 
   it('refuses a GPU index out of 0-63 and hours out of 1-168 with the usage', () => {
-    for (const n of [5, 6, 7]) expect(answer(n)).toContain('Usage: /gpu chart HOST [GPU] [hours]');
+    for (const n of [5, 6, 7, 11]) expect(answer(n)).toContain('Usage: /gpu chart HOST [GPU] [hours]');
     expect(answer(5)).toContain('0-63');
     expect(answer(6)).toContain('1-168');
     expect(answer(7)).toContain('1-168');
@@ -139,5 +142,19 @@ describe('/gpu chart in the console chat', () => {
 
   it('says which GPUs have samples when the named one has none', () => {
     expect(answer(8)).toContain('No samples for GPU 1 of gpu-creep-shared-gpu in the last 6 h. GPUs with samples: 0.');
+  });
+
+  it("draws every GPU of a host as panels with `all`, and gives each GPU's reading now", () => {
+    const a = answer(9);
+    expect(a).toContain('Chart gpu-ddp-8-flat · every GPU (last 12 h)');
+    expect(a).toContain('GPUs 0, 1, 2, 3, 4, 5, 6, 7 of gpu-ddp-8-flat, last 12 h (times in Europe/Berlin)');
+    for (let g = 0; g < 8; g++) expect(a).toMatch(new RegExp(`^GPU ${g} · [\\d.]+ / 79\\.6 GiB · util \\d+%$`, 'm'));
+    const path = /\(saved: (\/[^\n)]+-gpus-12h\.png)\)/.exec(a)?.[1];
+    expect(path).toBeDefined();
+    // Two columns of four panels, drawn at twice the CSS size.
+    expect(pngSize(readFileSync(path!))).toEqual({ width: 1600, height: 1528 });
+    const one = answer(10);
+    expect(one).toContain('Chart gpu-creep-shared-gpu · every GPU (last 6 h)');
+    expect(pngSize(readFileSync(/\(saved: (\/[^\n)]+\.png)\)/.exec(one)![1])).width).toBe(1600);
   });
 });

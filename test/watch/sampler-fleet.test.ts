@@ -1,7 +1,7 @@
 // The leak-watch sampler over a fleet bigger than the 256 names the hosts service takes in one call
 // (the cap on what a chat request may name): every host is sampled, not the first 256. Found by
 // bench/ssh-capacity.ts at 400 hosts. The fleet is a `source: prometheus` group of 300 hosts (the real
-// SshHostsService and its Prometheus group) against a local HTTP server answering /api/v1/query as
+// SourcedHostsService and its Prometheus group) against a local HTTP server answering /api/v1/query as
 // Prometheus does, with the real dcgm-exporter output of test/fixtures/prometheus per host.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { parseConfig } from '../../src/config.js';
-import { SshHostsService } from '../../src/hosts/service.js';
+import { SourcedHostsService } from '../../src/hosts/service.js';
 import { MAX_NAMES_PER_CALL, sampleOnce } from '../../src/watch/sampler.js';
 import { WatchStore } from '../../src/storage/sqlite/watch.js';
 import { exposition, fixtureText } from '../sources/exposition.js';
@@ -50,7 +50,7 @@ it(`samples every host of a fleet larger than ${MAX_NAMES_PER_CALL} (the service
     data_dir: join(root, 'data'),
     host_groups: [{ name: 'fleet', source: 'prometheus', url, hosts: Array.from({ length: N }, (_, i) => ({ name: `gpu${i}`, match: ip(i) })) }],
   });
-  const svc = new SshHostsService({ config, baseDir: root, agent: null });
+  const svc = new SourcedHostsService({ config, baseDir: root, agent: null });
   const store = new WatchStore(':memory:');
   try {
     const round = await sampleOnce(svc, store, Date.now());

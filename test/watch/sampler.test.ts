@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseConfig } from '../../src/config.js';
 import { STATUS_COMMAND } from '../../src/hosts/remote-commands.js';
-import { SshHostsService } from '../../src/hosts/service.js';
+import { SourcedHostsService } from '../../src/hosts/service.js';
 import { sampleOnce } from '../../src/watch/sampler.js';
 import { WatchStore } from '../../src/storage/sqlite/watch.js';
 import type { ProcessSample, Sample } from '../../src/watch/types.js';
@@ -16,7 +16,7 @@ import { describeWithSshd } from '../hosts/sshd-suite.js';
 describeWithSshd('sampler over real sshd into a real store', 'test/watch/sampler.test.ts', () => {
   const root = mkdtempSync(join(tmpdir(), 'gpu-doctor-sampler-'));
   let a: SshdInstance;
-  let svc: SshHostsService;
+  let svc: SourcedHostsService;
   let store: WatchStore;
 
   beforeAll(async () => {
@@ -30,7 +30,7 @@ describeWithSshd('sampler over real sshd into a real store', 'test/watch/sampler
         { name: 'down', host: '127.0.0.1', port: await freePort(), host_key: a.fingerprint },
       ],
     });
-    svc = new SshHostsService({ config, baseDir: root, agent: null });
+    svc = new SourcedHostsService({ config, baseDir: root, agent: null });
     store = WatchStore.inDataDir(join(root, 'data'));
   });
 

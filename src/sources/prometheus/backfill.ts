@@ -3,7 +3,8 @@
 // as the sampler would have stored it (SQLite in data_dir, or the replicas' Postgres), so a digest right
 // after a (re)start sees the hours the bot was not sampling. SSH hosts have no such history: their gap
 // stays a gap.
-import type { Sample } from '../../watch/types.js';
+import type { HistoryFill, HistoryStore } from '../../hosts/source.js';
+import type { Sample } from '../../readings/samples.js';
 
 const HOUR = 3_600_000;
 
@@ -11,18 +12,7 @@ export interface HistorySource {
   history?(startMs: number, endMs: number): Promise<{ samples: Sample[]; warnings: string[] }>;
 }
 
-export interface BackfillStore {
-  /** The newest stored sample's time: SQLite answers at once, Postgres with a query. */
-  latestTsMs(): number | null | Promise<number | null>;
-  insertPaced(samples: Sample[]): Promise<void>;
-}
-
-export async function backfillFromPrometheus(
-  hosts: HistorySource,
-  store: BackfillStore,
-  now = Date.now(),
-  windowHours = 72,
-): Promise<{ samples: number; warnings: string[]; fromMs: number | null }> {
+export async function backfillFromPrometheus(hosts: HistorySource, store: HistoryStore, now = Date.now(), windowHours = 72): Promise<HistoryFill> {
   if (!hosts.history) return { samples: 0, warnings: [], fromMs: null };
   const latest = await store.latestTsMs();
   const fromMs = Math.max(now - windowHours * HOUR, latest !== null ? latest + 1000 : 0);

@@ -3,8 +3,11 @@
 // /api/v1/query_range. Requests for hosts of one group made in the same tick are answered by one
 // query per exporter family (two round trips for a whole fleet), never one per host.
 import { t } from '../../core/i18n.js';
-import type { HostMemResult, HostStatusResult } from '../../core/services.js';
+import type { HostInfo, HostMemResult, HostStatusResult } from '../../core/services.js';
+import type { HostEntry } from '../../hosts/registry.js';
+import { hostInfo, type HistoryFill, type HistoryStore, type HostSource } from '../../hosts/source.js';
 import type { Sample } from '../../watch/types.js';
+import { backfillFromPrometheus } from './backfill.js';
 import { PromClient, PrometheusError, type PromAnswer } from './client.js';
 import { groupSettings, type PromGroupSettings, type PrometheusGroupConfig } from './config.js';
 import {
@@ -120,7 +123,7 @@ export class PrometheusGroup {
       return { result: samples, warnings: a.warnings, malformed };
     };
     const [gpu, node] = await Promise.all([
-      settle(this.client.query(gpuQuery(hosts, join), undefined, { maxSeries }).then(checked(join.gpuLabel))),
+      settle(this.client.query(gpuQuery(hosts, join, { health: true }), undefined, { maxSeries }).then(checked(join.gpuLabel))),
       settle(this.client.query(nodeQuery(hosts, join), undefined, { maxSeries }).then(checked(join.nodeLabel))),
     ]);
     const grouped: { gpu?: Map<string, HostSeries>; node?: Map<string, HostSeries> } = {};
@@ -271,16 +274,17 @@ export class PrometheusGroup {
   }
 }
 
-/** Every `source: prometheus` group of the config. */
-export class PrometheusHosts {
+/** Every `source: prometheus` group of the config, as one host source: its hosts are read from Prometheus, never over SSH. */
+export class PrometheusHostSource implements HostSource {
+  readonly label = 'Prometheus';
   private byHost = new Map<string, PrometheusGroup>();
   constructor(readonly groups: PrometheusGroup[]) {
     for (const g of groups) for (const h of g.settings.hosts) this.byHost.set(h.name, g);
   }
 
-  static fromConfig(groups: readonly PrometheusGroupConfig[], env: NodeJS.ProcessEnv = process.env): PrometheusHosts | null {
+  static fromConfig(groups: readonly PrometheusGroupConfig[], env: NodeJS.ProcessEnv = process.env): PrometheusHostSource | null {
     if (!groups.length) return null;
-    return new PrometheusHosts(groups.map((g) => new PrometheusGroup(groupSettings(g, env))));
+    return new PrometheusHostSource(groups.map((g) => new PrometheusGroup(groupSettings(g, env))));
   }
 
   has(name: string): boolean {
@@ -298,14 +302,28 @@ export class PrometheusHosts {
     return g && h ? `prometheus ${g.client.where} (${g.settings.join.gpuLabel}=${h.match})` : 'unknown';
   }
 
-  status(name: string): Promise<HostStatusResult> {
+  info(entry: HostEntry): HostInfo {
+    return hostInfo(entry, this.describe(entry.name));
+  }
+
+  status({ name }: HostEntry): Promise<HostStatusResult> {
     const g = this.byHost.get(name);
     return g ? g.status(name) : Promise.resolve({ name, ok: false, error: 'unknown host' });
   }
 
-  mem(name: string): Promise<HostMemResult> {
+  mem({ name }: HostEntry): Promise<HostMemResult> {
     const g = this.byHost.get(name);
     return g ? g.mem(name) : Promise.resolve({ name, ok: false, error: 'unknown host' });
+  }
+
+  /** No host key to trust: Prometheus is reached over HTTP(S), its hosts never over SSH. */
+  trust({ name }: HostEntry): Promise<never> {
+    return Promise.reject(new Error(t('en', 'reason.hosts.promTrust', { name })));
+  }
+
+  /** What Prometheus holds since the store's last sample, stored before the first digest (see backfill.ts). */
+  backfill(store: HistoryStore, now: number, windowHours?: number): Promise<HistoryFill> {
+    return backfillFromPrometheus(this, store, now, windowHours);
   }
 
   /** History of every Prometheus host (or the named ones), group by group; a failing group is one warning line. */
@@ -319,5 +337,9 @@ export class PrometheusHosts {
       ),
     );
     return { samples: parts.flatMap((p) => p.samples), warnings: parts.flatMap((p) => p.warnings) };
+  }
+
+  close(): Promise<void> {
+    return Promise.resolve();
   }
 }

@@ -1,7 +1,7 @@
 // 👍 / 👎 on diagnoses in Postgres, shared by replicas (config `storage: postgres://...`): a diagnosis
 // recorded by one replica is voted on through the other (a button click lands on either) and every
 // replica's `/gpu feedback list` and weekly list count the same votes. The rows are the SQLite store's
-// (src/feedback/store.ts): rule, category, time, platform, channel and a keyed hash of who asked, the key
+// (src/storage/sqlite/feedback.ts; both implement src/feedback/storage.ts): rule, category, time, platform, channel and a keyed hash of who asked, the key
 // one per database (feedback_meta) so both replicas hash a person alike.
 //
 // Kept logs (feedback.keep_logs): the redacted text stays in its row (feedback_diagnoses.log_text) until
@@ -23,12 +23,22 @@ import {
   type FeedbackReport,
   type FeedbackReportItem,
   type FeedbackReportRule,
-  type FeedbackService,
   type Vote,
   type VoteResult,
 } from '../../core/feedback.js';
-import { checkedKeptLogs, KEPT_LOG_DEFAULTS, keptLogPath, keptLogRefusal, voteOf, writeKeptLog, type KeptLogCaps } from '../../feedback/store.js';
 import { redactLog } from '../../feedback/redact.js';
+import {
+  checkedKeptLogs,
+  KEPT_LOG_DEFAULTS,
+  keptLogPath,
+  keptLogRefusal,
+  PRUNE_EVERY_MS,
+  REPORT_MAX_ITEMS,
+  voteOf,
+  writeKeptLog,
+  type FeedbackStorage,
+  type KeptLogCaps,
+} from '../../feedback/storage.js';
 import { storableText } from '../storable-text.js';
 import type { Pool } from './connect.js';
 
@@ -40,8 +50,6 @@ export interface PgFeedbackOptions extends KeptLogCaps {
 }
 
 const DAY_MS = 86_400_000;
-const PRUNE_EVERY_MS = 3_600_000;
-const MAX_ITEMS = 200;
 
 interface DiagnosisRow {
   id: string;
@@ -54,7 +62,7 @@ interface DiagnosisRow {
 
 const VOTES = `SELECT diagnosis_id, count(*) FILTER (WHERE vote = 1) AS up, count(*) FILTER (WHERE vote = -1) AS down FROM feedback_votes GROUP BY diagnosis_id`;
 
-export class PgFeedbackStore implements FeedbackService {
+export class PgFeedbackStore implements FeedbackStorage {
   private key: Promise<Buffer> | null = null;
   private lastPrune = 0;
   readonly keepLogs: boolean;
@@ -204,7 +212,7 @@ export class PgFeedbackStore implements FeedbackService {
                 COALESCE(v.up, 0)::int AS up, COALESCE(v.down, 0)::int AS down
          FROM feedback_diagnoses d LEFT JOIN (${VOTES}) v ON v.diagnosis_id = d.id
          WHERE d.ts >= $1 AND (NOT d.matched OR COALESCE(v.down, 0) > 0) ORDER BY d.ts DESC, d.seq DESC LIMIT $2`,
-        [since, MAX_ITEMS],
+        [since, REPORT_MAX_ITEMS],
       ),
     ]);
     return {

@@ -1,4 +1,5 @@
-// Diagnoses and their 👍 / 👎 votes in SQLite (feedback.sqlite in data_dir, 0600 like the other stores).
+// Feedback's storage port (src/feedback/storage.ts) in SQLite: diagnoses and their 👍 / 👎 votes
+// (feedback.sqlite in data_dir, 0600 like the other stores).
 // A diagnosis row holds its rule id, category, time, platform, channel and an HMAC of who asked (the key
 // is random per data directory, so the table names nobody); with feedback.keep_logs the redacted log of
 // a matched diagnosis waits in the row for a 👎, and a log that matched no rule, or got a 👎, is written
@@ -6,52 +7,35 @@
 // ID --from FILE`). Rows, votes and kept logs older than retention_days are deleted.
 // Kept logs are capped (config feedback.max_logs_per_user_per_day, max_log_kib, max_kept_mib): a log over a
 // cap is not kept (its diagnosis and votes are), with a note on the bot's log; the text stored has no NUL.
-import Database from '../storage/sqlite-driver.js';
+import Database from '../sqlite-driver.js';
 import { createHmac, randomBytes } from 'node:crypto';
-import { lstatSync, readdirSync, unlinkSync, writeFileSync } from 'node:fs';
-import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
+import { lstatSync, readdirSync, unlinkSync } from 'node:fs';
+import { join } from 'node:path';
 import {
   FEEDBACK_ID,
   type DiagnosisRecordInput,
   type FeedbackReport,
   type FeedbackReportItem,
   type FeedbackReportRule,
-  type FeedbackService,
   type Vote,
   type VoteResult,
-} from '../core/feedback.js';
-import { ensurePrivateDir, ensurePrivateFile, PRIVATE_FILE_MODE } from '../core/private-files.js';
-import { storableText } from '../storage/storable-text.js';
-import { MAX_KEPT_BYTES, redactLog } from './redact.js';
-
-/** The caps on kept logs (config `feedback`): any one person's flood, or all of them, cannot fill the disk. */
-export interface KeptLogCaps {
-  /** Logs kept per person (platform and user) in any 24 hours. */
-  maxLogsPerUserPerDay?: number;
-  /** Of each log, its last this many bytes. */
-  maxLogBytes?: number;
-  /** All kept log text together (rows waiting for a 👎 and files), in bytes. */
-  maxKeptBytes?: number;
-  /** Where a log that is not kept is told (default: the process's stderr, the bot's log). */
-  onNote?: (note: string) => void;
-}
-
-export const KEPT_LOG_DEFAULTS = { maxLogsPerUserPerDay: 20, maxLogBytes: MAX_KEPT_BYTES, maxKeptBytes: 512 * 1024 * 1024 };
-
-export interface FeedbackStoreOptions extends KeptLogCaps {
-  /** Keep redacted logs (unmatched, or voted 👎). Default false: no log text is stored at all. */
-  keepLogs?: boolean;
-  retentionDays?: number;
-  /** Where kept logs go; default <the database's folder>/feedback-logs. */
-  logsDir?: string;
-}
-
-/** Why a log was not kept, as the bot's log says it (names no user: the store holds only their hash). */
-export function keptLogRefusal(reason: 'perUser' | 'total', caps: Required<Omit<KeptLogCaps, 'onNote'>>, platform: string): string {
-  return reason === 'perUser'
-    ? `feedback: a ${platform} user's log was not kept: ${caps.maxLogsPerUserPerDay} of theirs already kept in the last 24 h (feedback.max_logs_per_user_per_day)`
-    : `feedback: a log was not kept: the kept logs hold ${Math.round(caps.maxKeptBytes / 1024 / 1024)} MiB already (feedback.max_kept_mib); older ones go after retention_days`;
-}
+} from '../../core/feedback.js';
+import { ensurePrivateDir, ensurePrivateFile } from '../../core/private-files.js';
+import { redactLog } from '../../feedback/redact.js';
+import {
+  checkedKeptLogs,
+  KEPT_LOG_DEFAULTS,
+  keptLogInside,
+  keptLogRefusal,
+  PRUNE_EVERY_MS,
+  REPORT_MAX_ITEMS,
+  voteOf,
+  writeKeptLog,
+  type FeedbackStorage,
+  type FeedbackStoreOptions,
+  type KeptLogCaps,
+} from '../../feedback/storage.js';
+import { storableText } from '../storable-text.js';
 
 /** Bytes of the kept log files in a folder (0 when there is none). */
 export function keptFilesBytes(logsDir: string): number {
@@ -76,9 +60,6 @@ export function keptFilesBytes(logsDir: string): number {
 const defaultNote = (note: string) => void process.stderr.write(note + '\n');
 
 const DAY_MS = 86_400_000;
-const PRUNE_EVERY_MS = 3_600_000;
-/** Items listed in a report at most (the per-rule counts cover everything). */
-const MAX_ITEMS = 200;
 
 interface DiagnosisRow {
   id: string;
@@ -91,46 +72,7 @@ interface DiagnosisRow {
   log_file: string | null;
 }
 
-export const voteOf = (n: number): Vote => (n > 0 ? 'up' : 'down');
-
-/** The names the stores give kept logs (keptLogPath): day, rule id (sanitised), diagnosis id. */
-const KEPT_LOG_NAME = /^\d{8}-[A-Za-z0-9_-]{1,60}-[A-Za-z0-9_-]{16}\.log$/;
-
-/**
- * A kept log's path as read back from the database, if it is one the store could have written: absolute,
- * already resolved (no `..`), directly in the kept-logs folder, named as the store names them. Else null.
- */
-export function keptLogInside(file: unknown, keptLogsDir: string): string | null {
-  if (typeof file !== 'string' || file.length > 4096 || !isAbsolute(file)) return null;
-  if (resolve(file) !== file || dirname(file) !== resolve(keptLogsDir)) return null;
-  return KEPT_LOG_NAME.test(basename(file)) ? file : null;
-}
-
-/**
- * Report items with each stored path put through keptLogInside, as retention does before a delete: a
- * path that is not a kept log in `keptLogsDir` is not shown (logFile null) and the item says it was refused.
- */
-export function checkedKeptLogs(items: readonly FeedbackReportItem[], keptLogsDir: string): FeedbackReportItem[] {
-  return items.map((i) => {
-    if (i.logFile === null || i.logFile === undefined) return i;
-    return keptLogInside(i.logFile, keptLogsDir) === null ? { ...i, logFile: null, logRefused: true } : i;
-  });
-}
-
-/** The path a kept log gets in `logsDir` (0700), written 0600 and never over another file. */
-export function keptLogPath(logsDir: string, id: string, rule: string | null, ts: number): string {
-  const day = new Date(ts).toISOString().slice(0, 10).replace(/-/g, '');
-  // The name is built from our own id and the rule id (a known rule's, or "unmatched"): nothing typed by a user.
-  return join(logsDir, `${day}-${(rule ?? 'unmatched').replace(/[^a-z0-9-]/gi, '_').slice(0, 60)}-${id}.log`);
-}
-
-export function writeKeptLog(logsDir: string, id: string, rule: string | null, text: string, ts: number, path = keptLogPath(logsDir, id, rule, ts)): string {
-  ensurePrivateDir(logsDir);
-  writeFileSync(path, text, { mode: PRIVATE_FILE_MODE, flag: 'wx' });
-  return path;
-}
-
-export class FeedbackStore implements FeedbackService {
+export class FeedbackStore implements FeedbackStorage {
   private db: Database.Database;
   private key: Buffer;
   private lastPrune = 0;
@@ -285,7 +227,7 @@ export class FeedbackStore implements FeedbackService {
            FROM diagnoses d LEFT JOIN (SELECT diagnosis_id, SUM(vote = 1) AS up, SUM(vote = -1) AS down FROM votes GROUP BY diagnosis_id) v ON v.diagnosis_id = d.id
            WHERE d.ts >= ? AND (d.matched = 0 OR COALESCE(v.down, 0) > 0) ORDER BY d.ts DESC, d.rowid DESC LIMIT ?`,
       )
-      .all(since, MAX_ITEMS) as FeedbackReportItem[];
+      .all(since, REPORT_MAX_ITEMS) as FeedbackReportItem[];
     return { days, sinceMs: since, keepLogs: this.keepLogs, rules, items: checkedKeptLogs(items, this.logsDir) };
   }
 

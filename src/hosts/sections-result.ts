@@ -1,0 +1,59 @@
+// Status and mem answers from the fixed commands' output sections: the same for an SSH host (one exec
+// prints them all) and for localhost (each command run here).
+import type { HostMemResult, HostStatusResult } from '../core/services.js';
+import { attachPs, hidesPids, parseCgroups, parseMemSection, parsePs, parseStatusSections, type PsRow, type Sections } from './parse.js';
+import { errorLine } from './source.js';
+
+export interface StatusReads {
+  /** The status command's sections. */
+  sections(): Promise<Sections>;
+  /** ps output for these pids (the status sections may carry it already). */
+  ps(sections: Sections, pids: number[]): Promise<string>;
+  /** The cgroup and proc sections, when not read with the status command (localhost reads /proc). */
+  containers?(pids: number[]): Promise<Pick<Sections, 'cgroup' | 'proc'>>;
+}
+
+export async function statusFromSections(name: string, reads: StatusReads): Promise<HostStatusResult> {
+  const started = performance.now();
+  const ms = () => Math.round(performance.now() - started);
+  try {
+    const sections = await reads.sections();
+    const parsed = parseStatusSections(sections);
+    if ('error' in parsed) return { name, ok: false, elapsedMs: ms(), error: parsed.error };
+    const pids = [...new Set(parsed.processes.map((p) => p.pid))].slice(0, 512);
+    let ps = new Map<number, PsRow>();
+    let warning = parsed.warning;
+    if (pids.length) {
+      try {
+        ps = parsePs(await reads.ps(sections, pids));
+      } catch (e) {
+        warning = `process owners unavailable: ${(e as Error).message}`;
+      }
+    }
+    const host = reads.containers && pids.length ? await reads.containers(pids) : sections;
+    const memory = parseMemSection(sections.free);
+    return {
+      name,
+      ok: true,
+      elapsedMs: ms(),
+      gpus: parsed.gpus,
+      processes: attachPs(parsed.processes, ps, Date.now(), { containers: parseCgroups(host.cgroup?.out ?? ''), hidepid: hidesPids(host.proc) }),
+      ...('error' in memory ? {} : { memory }),
+      ...(warning ? { warning } : {}),
+    };
+  } catch (e) {
+    return { name, ok: false, elapsedMs: ms(), error: errorLine(e) };
+  }
+}
+
+export async function memFromSections(name: string, sections: () => Promise<Sections>): Promise<HostMemResult> {
+  const started = performance.now();
+  const ms = () => Math.round(performance.now() - started);
+  try {
+    const memory = parseMemSection((await sections()).free);
+    if ('error' in memory) return { name, ok: false, elapsedMs: ms(), error: memory.error };
+    return { name, ok: true, elapsedMs: ms(), memory };
+  } catch (e) {
+    return { name, ok: false, elapsedMs: ms(), error: errorLine(e) };
+  }
+}
