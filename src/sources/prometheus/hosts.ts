@@ -123,7 +123,7 @@ export class PrometheusGroup {
       return { result: samples, warnings: a.warnings, malformed };
     };
     const [gpu, node] = await Promise.all([
-      settle(this.client.query(gpuQuery(hosts, join), undefined, { maxSeries }).then(checked(join.gpuLabel))),
+      settle(this.client.query(gpuQuery(hosts, join, { health: true }), undefined, { maxSeries }).then(checked(join.gpuLabel))),
       settle(this.client.query(nodeQuery(hosts, join), undefined, { maxSeries }).then(checked(join.nodeLabel))),
     ]);
     const grouped: { gpu?: Map<string, HostSeries>; node?: Map<string, HostSeries> } = {};
