@@ -87,6 +87,12 @@ export async function createApp(configFile?: string): Promise<App> {
     services.watch = watch;
     if (weekly) watch.scheduler.add(weekly);
     watch.setOwners(services.owners);
+    // `/gpu silence`: in Postgres with the rest of the shared state, else in data_dir's registry database.
+    watch.setSilences(
+      storage
+        ? new (await import('./storage/postgres/silences.js')).PgSilenceStore(storage.pool)
+        : (await import('./storage/sqlite/silences.js')).SilenceStore.inDataDir(dataDir),
+    );
     // Sources that keep history fill the store since its last sample, before the first digest. Into
     // Postgres too: replicas starting together write the same rows (an upsert on the row's key).
     const filled = await hosts.backfillHistory(watchState);

@@ -193,6 +193,7 @@ const SAMPLES: Record<string, string> = {
   fingerprint: 'SHA256:' + 'A'.repeat(42) + 'Q',
   gpu: '0',
   hours: '6',
+  duration: '2h',
   size: '40G',
   count: '2',
   id: '1',

@@ -65,6 +65,7 @@ const DESCRIPTIONS: Record<string, MessageKey> = {
   size: 'slash.arg.size',
   count: 'slash.arg.count',
   hours: 'slash.arg.hours',
+  duration: 'slash.arg.duration',
   shared: 'slash.arg.shared',
   theme: 'slash.arg.theme',
   id: 'slash.arg.id',
