@@ -32,7 +32,15 @@ export async function createApp(configFile?: string): Promise<App> {
   const storage = choice.kind === 'postgres' ? await (await import('./storage/postgres/index.js')).openSharedStorage(choice) : undefined;
   if (storage) closers.push(() => storage.close());
   const { createHostsService } = await import('./hosts/service.js');
-  const hosts = createHostsService(loaded.config, loaded.baseDir, storage ? (configHosts) => storage.registry(configHosts) : undefined);
+  // The registry and trusted keys: Postgres shared by replicas, else data_dir/gpu-doctor.sqlite.
+  const { HostRegistry } = await import('./storage/sqlite/registry.js');
+  const hosts = createHostsService(
+    loaded.config,
+    loaded.baseDir,
+    storage
+      ? (configHosts) => storage.registry(configHosts)
+      : (configHosts) => new HostRegistry(resolveDataPath(loaded.config.data_dir, loaded.baseDir), configHosts),
+  );
   services.hosts = hosts;
   closers.push(() => hosts.close());
   // unix user -> person: the config's owners and approved `/gpu whoami` claims (the registry's database, or Postgres).
