@@ -10,7 +10,7 @@ import type { ServerPlatform } from '../core/platform.js';
 import type { Services } from '../core/services.js';
 import type { Config } from '../config.js';
 import { rememberUserLocale, resolveLocale, t, type Locale } from '../core/i18n.js';
-import type { AuditStore } from '../ops/audit.js';
+import type { AuditSink } from '../ops/audit.js';
 import type { Metrics } from '../ops/metrics.js';
 import type { Logger } from '../ops/logger.js';
 import { scrubSecrets } from '../ops/logger.js';
@@ -37,7 +37,7 @@ export interface AdapterDeps {
   config: Config;
   logger: Logger;
   /** The audit trail: SQLite in data_dir, or Postgres shared by replicas. */
-  audit?: Pick<AuditStore, 'record'>;
+  audit?: Pick<AuditSink, 'record'>;
   metrics?: Metrics;
   /** Pacing of interim replies (quiet period, interval); the defaults of core/progress.ts unless set. */
   progressPacing?: Pick<ProgressPacerOptions, 'quietMs' | 'intervalMs' | 'editTimeoutMs'>;

@@ -1,7 +1,7 @@
 // Ops pieces: the audit table, /healthz + /metrics, and secrets never reaching a log line.
 import { describe, expect, it } from 'vitest';
 import { Writable } from 'node:stream';
-import { AuditStore } from '../../src/ops/audit.js';
+import { AuditStore } from '../../src/storage/sqlite/audit.js';
 import { Metrics } from '../../src/ops/metrics.js';
 import { Health, startHealthServer } from '../../src/ops/health.js';
 import { createLogger } from '../../src/ops/logger.js';
