@@ -45,7 +45,10 @@ export async function createApp(configFile?: string): Promise<App> {
   closers.push(() => hosts.close());
   // unix user -> person: the config's owners and approved `/gpu whoami` claims (the registry's database, or Postgres).
   const { ownersFromConfig } = await import('./owners/wire.js');
-  const owners = ownersFromConfig(loaded.config, loaded.baseDir, storage?.claims());
+  const claims = storage
+    ? storage.claims()
+    : (await import('./storage/sqlite/claims.js')).ClaimStore.inDataDir(resolveDataPath(loaded.config.data_dir, loaded.baseDir));
+  const owners = ownersFromConfig(loaded.config, claims);
   services.owners = owners.service;
   closers.push(owners.close);
   // The approved claims before the first digest or command names anyone (a failed read is tried again at the next).

@@ -24,6 +24,7 @@ import type { Reply } from '../../src/core/reply.js';
 import type { HostStatusResult, Services } from '../../src/core/services.js';
 import { FeedbackStore } from '../../src/storage/sqlite/feedback.js';
 import { ownersFromConfig } from '../../src/owners/wire.js';
+import { ClaimStore } from '../../src/storage/sqlite/claims.js';
 import { testDeps } from '../adapters/helpers.js';
 import { TRACES_PATH } from '../watch/generate-traces.js';
 import { decodeTrace } from '../watch/generator.js';
@@ -381,7 +382,7 @@ describe.each(LOCALES)('every command asked in %s', (locale: Locale) => {
     const now = Date.now() - 60_000;
     await (deps.services.watch as WatchRuntime).store.insertPaced([...endingAt('creep-shared-gpu', now), ...endingAt('ddp-8-flat', now)]);
     (deps.services.watch as WatchRuntime).setSilences(SilenceStore.inDataDir(deps.dataDir));
-    const owners = ownersFromConfig(deps.config, deps.dataDir);
+    const owners = ownersFromConfig(deps.config, ClaimStore.inDataDir(deps.dataDir));
     const feedback = FeedbackStore.inDataDir(deps.dataDir);
     services = { ...deps.services, owners: owners.service, feedback };
     close = () => {
