@@ -16,9 +16,9 @@ describe('ops', () => {
       userId: 'U1',
       channelId: 'C1',
       isAdmin: false,
-      line: '/gpu diagnose RuntimeError: CUDA out of memory secret-ish paste',
+      command: '/gpu diagnose RuntimeError: CUDA out of memory secret-ish paste',
     });
-    await runCommand(deps, { platform: 'discord', userId: '123456', isAdmin: false, line: '/gpu nope' });
+    await runCommand(deps, { platform: 'discord', userId: '123456', isAdmin: false, command: '/gpu nope' });
     const rows = deps.audit.recent();
     expect(rows[0]).toMatchObject({ platform: 'discord', user: '123456', channel: null, command: 'nope', outcome: 'unknown' });
     expect(rows[1]).toMatchObject({ platform: 'slack', command: expect.stringMatching(/^diagnose \(\d+ chars\)$/), outcome: 'ok' });
