@@ -61,24 +61,6 @@ describe('layering: each floor imports only the floors below it', () => {
     ]);
   });
 
-  it('feedback and the watch (its chart child too) import no storage, and no allowance for one is kept', () => {
-    expect(KNOWN_EXCEPTIONS['Feedback->Storage']).toBeUndefined();
-    expect(KNOWN_EXCEPTIONS['Watch->Storage']).toBeUndefined();
-    const fromFeedback = checkLayering(
-      planted('src/feedback/store.ts', "import { FeedbackStore } from '../storage/sqlite/feedback.js';\nexport const F = FeedbackStore;\n"),
-    );
-    expect(fromFeedback.failures).toEqual([
-      expect.stringContaining('Feedback (src/feedback/) never imports Storage (src/storage/): store port: feedback owns its port; 1 import:'),
-    ]);
-    const child = 'src/watch/chart-render-child.ts';
-    const fromChild = checkLayering(planted(child, `import { WatchStore } from '../storage/sqlite/watch.js';\n${tree.get(child)}`));
-    expect(fromChild.failures).toEqual([
-      expect.stringContaining(
-        `Watch (src/watch/) never imports Storage (src/storage/): store port: the watch owns its port; Postgres implements it; 1 import:\n  ${child} -> src/storage/sqlite/watch.ts`,
-      ),
-    ]);
-  });
-
   it('an import circle among src/ files fails and is named', () => {
     const files = planted('src/core/planted-a.ts', "import { b } from './planted-b.js';\nexport const a = () => b;\n");
     files.set('src/core/planted-b.ts', "import type { a } from './planted-a.js';\nexport const b = 1 as unknown as typeof a;\n");

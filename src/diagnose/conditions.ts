@@ -4,8 +4,18 @@ import type { Condition } from './rule-types.js';
 import type { Facts } from './facts.js';
 import type { Readings } from '../readings/types.js';
 import { whoHoldsMemory } from './holder.js';
-import { expandableSegmentsAvailable } from './environment.js';
-import { batchLever, checkpointLoad, collectiveOom, evalGathers, evalHfForward, evalLightning, evalPlain, loadInFp32 } from './levers.js';
+import { batchAtOne, batchLever, checkpointLoad, hasMemoryFigures, collectiveOom, evalGathers, evalLightning, loadInFp32 } from './levers.js';
+import {
+  evalBatchHalves,
+  evalHfAccumulates,
+  evalHfGenerates,
+  evalHfKeepsLogits,
+  evalKeras,
+  evalPlainCollects,
+  evalPlainNoGrad,
+  evalPlainNoGradShown,
+} from './levers/eval.js';
+import { oomAfterSteps } from './levers/progress.js';
 
 export interface Evidence {
   facts: Facts;
@@ -76,9 +86,15 @@ export const CONDITION_CHECKS: Record<Condition, (e: Evidence) => boolean> = {
   },
   // Each phase's own lever (issue 23): evaluation, the model load, a checkpoint, a collective, the DataLoader.
   phase_eval_gather: ({ facts }) => evalGathers(facts),
-  phase_eval_hf: ({ facts }) => evalHfForward(facts),
+  phase_eval_hf: ({ facts }) => evalHfKeepsLogits(facts),
+  phase_eval_hf_accumulates: ({ facts }) => evalHfAccumulates(facts),
+  phase_eval_hf_generate: ({ facts }) => evalHfGenerates(facts),
   phase_eval_lightning: ({ facts }) => evalLightning(facts),
-  phase_eval_plain: ({ facts }) => evalPlain(facts),
+  phase_eval_plain: ({ facts }) => evalPlainNoGrad(facts),
+  phase_eval_plain_nograd_shown: ({ facts }) => evalPlainNoGradShown(facts),
+  phase_eval_plain_collects: ({ facts }) => evalPlainCollects(facts),
+  phase_eval_keras: ({ facts }) => evalKeras(facts),
+  eval_batch_halves: ({ facts }) => evalBatchHalves(facts),
   phase_load_dtype: ({ facts }) => loadInFp32(facts),
   phase_checkpoint: ({ facts }) => checkpointLoad(facts),
   phase_collective: ({ facts }) => collectiveOom(facts),
@@ -87,6 +103,13 @@ export const CONDITION_CHECKS: Record<Condition, (e: Evidence) => boolean> = {
   batch_blocked_growth: ({ facts }) => batchLever(facts).blockedBy === 'growth',
   batch_blocked_static: ({ facts }) => batchLever(facts).blockedBy === 'static_over_card' && facts.staticWhy !== undefined,
   batch_unknown: ({ facts }) => facts.batch === undefined,
+  // The batch is already 1 and this process's own tensors (or nothing stated) fill the card: the experiment that decides.
+  batch_one_experiment: ({ facts }) => {
+    const h = holder(facts);
+    return batchAtOne(facts) && hasMemoryFigures(facts) && (h === undefined || h === 'activations');
+  },
+  // ... and with no figure at all: who holds the card is the first unknown (another process, a hung run).
+  batch_one_no_figures: ({ facts }) => batchAtOne(facts) && !hasMemoryFigures(facts),
   // JAX's allocator preallocates a pool (XLA_PYTHON_CLIENT_MEM_FRACTION): nvidia-smi shows the pool, not the arrays.
   tool_jax: ({ facts }) => facts.tool === 'jax',
   // An nvidia-smi reading at JAX's preallocated share of the card: 0.75 by default (0.9 before jax 0.2.9, and where
@@ -101,16 +124,6 @@ export const CONDITION_CHECKS: Record<Condition, (e: Evidence) => boolean> = {
   ggml_cuda_weights: ({ facts }) => facts.ggmlCudaPurpose === 'weights',
   ggml_cuda_kv: ({ facts }) => facts.ggmlCudaPurpose === 'kv_cache',
   ggml_cuda_compute: ({ facts }) => facts.ggmlCudaPurpose === 'compute',
-  // Where the job runs (environment.ts): a hosted notebook's GPU is its own; MPS and old or Windows PyTorch lack CUDA's levers.
-  env_notebook: ({ facts }) => facts.environment?.notebook !== undefined,
-  not_env_notebook: ({ facts }) => facts.environment?.notebook === undefined,
-  env_mps: ({ facts }) => facts.environment?.accelerator === 'mps',
-  env_tpu: ({ facts }) => facts.environment?.accelerator === 'tpu',
-  not_env_tpu: ({ facts }) => facts.environment?.accelerator !== 'tpu',
-  env_windows: ({ facts }) => facts.environment?.os === 'windows',
-  not_env_windows: ({ facts }) => facts.environment?.os !== 'windows',
-  expandable_supported: ({ facts }) => expandableSegmentsAvailable(facts.environment),
-  expandable_unsupported: ({ facts }) => !expandableSegmentsAvailable(facts.environment),
   // Mixed precision changes nothing for a run already in half precision or quantized.
   amp_would_help: ({ facts }) =>
     !facts.inference &&
@@ -159,6 +172,8 @@ export const CONDITION_CHECKS: Record<Condition, (e: Evidence) => boolean> = {
   weights_loading_killed: ({ facts }) => (facts.shardsLoadedPct !== undefined && facts.shardsLoadedPct < 100) || facts.killedWhileLoading === true,
   // Several epochs ran at the same settings before the card ran out: what fit then and not now grew.
   oom_after_epochs: ({ facts }) => facts.oomAfterEpochs !== undefined && facts.memoryShape !== 'flat',
+  // The paste shows training steps or epochs done at these settings before the OOM (levers/progress.ts).
+  oom_after_steps: ({ facts }) => oomAfterSteps(facts),
   not_oom_after_epochs: ({ facts }) => facts.oomAfterEpochs === undefined || facts.memoryShape === 'flat',
 };
 

@@ -8,8 +8,10 @@ import type { Facts } from './facts.js';
 import { weightsMiB } from './holder.js';
 import { formatMiB } from './fixes/arithmetic.js';
 import { t, type Locale } from '../core/i18n.js';
+import { evalLeverWords } from './levers/eval.js';
+import { oomAfterSteps } from './levers/progress.js';
 
-export type BatchBlock = 'phase' | 'growth' | 'static_over_card' | 'inference';
+export type BatchBlock = 'phase' | 'growth' | 'after_steps' | 'static_over_card' | 'inference';
 
 export interface BatchLever {
   holds: boolean;
@@ -55,18 +57,27 @@ export function batchLever(f: Facts): BatchLever {
   if (f.inference || f.generating) return { holds: false, blockedBy: 'inference' };
   if (!BATCH_PHASES.has(f.phase)) return { holds: false, blockedBy: 'phase' };
   if (grows(f)) return { holds: false, blockedBy: 'growth' };
+  // Steps ran at this batch before the OOM: the step fit, so the batch is not what changed (progress.ts).
+  if (oomAfterSteps(f)) return { holds: false, blockedBy: 'after_steps' };
   if (staticOverCard(f)) return { holds: false, blockedBy: 'static_over_card' };
   return { holds: true };
 }
 
+/**
+ * The batch is already 1 in a training step whose other preconditions hold (a model under 1B: larger ones
+ * get the sequence and sharding levers): the log cannot tell the static part from one input's activations,
+ * so the reply gives the experiment that does.
+ */
+export const batchAtOne = (f: Facts) => f.batch === 1 && f.batchDefaultOf === undefined && (f.paramsB ?? 0) < 1 && batchLever(f).holds;
+
+/** The OOM message gave any memory figure (requested, free, allocated, reserved, the card, this process). */
+export const hasMemoryFigures = (f: Facts) =>
+  [f.triedAllocMiB, f.freeMiB, f.allocatedMiB, f.reservedMiB, f.totalCapacityMiB, f.thisProcessMiB].some((v) => v !== undefined);
+
 /** HF Trainer ran out while concatenating predictions on the GPU: eval_accumulation_steps moves them off it. */
 export const evalGathers = (f: Facts) => f.phase === 'eval' && f.gathersPredictions === true;
-/** HF Trainer's evaluation forward (it runs under no_grad): its own eval batch is the lever, not the training one. */
-export const evalHfForward = (f: Facts) => f.phase === 'eval' && f.evalLoop === 'hf' && f.gathersPredictions !== true;
 /** Lightning's validation runs without gradients too: what validation_step keeps, or the val batch. */
 export const evalLightning = (f: Facts) => f.phase === 'eval' && f.evalLoop === 'lightning';
-/** A script's own evaluation loop: without no_grad/inference_mode every forward keeps its graph. */
-export const evalPlain = (f: Facts) => f.phase === 'eval' && f.evalLoop === 'plain';
 /**
  * The model load ran out and the log says the weights load in fp32 (stated, or read from the failed
  * request): half precision is the first lever. An unstated dtype is no evidence: the weights lever
@@ -86,6 +97,7 @@ function staticBytesPerParam(f: Facts): number {
 
 /** The words the lever advice quotes ({dtypeWhy}, {staticWhy}), from the facts that justify it. */
 export function leverWords(f: Facts, loc: Locale | undefined): void {
+  evalLeverWords(f);
   if (loadInFp32(f)) f.dtypeWhy = f.dtypeEvidence ? t(loc, 'lever.dtypeWhy.matrix', { matrix: f.dtypeEvidence }) : t(loc, 'lever.dtypeWhy.fp32');
   if (staticOverCard(f)) {
     f.staticWhy = `${f.paramsB}B × ${staticBytesPerParam(f)} B/param ≈ ${formatMiB(staticMiB(f)!)} ≥ ${formatMiB(cardMiB(f)!)}`;

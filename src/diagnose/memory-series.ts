@@ -56,6 +56,12 @@ const D2_MAX_MEM = /\bmax_mem: (\d{1,7})M\b/;
 const METRIC_LOGGER = /^\s{0,40}(?:Epoch: \[(\d{1,5})\])?\s{0,4}\[\s{0,8}\d{1,8}\/\d{1,8}\].{0,600}?\bmax mem: (\d{1,7})(?:\.\d{1,3})?(?:\s|$)/;
 // Megatron-LM's report: "[Rank 0] (after 10 iterations) memory (MB) | allocated: 10240.5 | max allocated: ..."
 const MEGATRON = /\(after (\d{1,9}) iterations\) memory \(MB\) \| allocated: (\d{1,7})(?:\.\d{1,6})?/;
+// nvidia-smi's table, pasted once per look: the GPU's row ("|   0  NVIDIA A100-SXM4-80GB   On  | ...") then
+// its memory ("| N/A 40C P0 250W / 400W |  20000MiB / 81920MiB | 99% Default |"). The first GPU's figure per
+// table is one point; three tables or more make a series (one table is a reading, not a trend).
+const SMI_GPU_ROW = /^\|\s{1,6}(\d{1,2})\s{1,6}\S/;
+const SMI_MEMORY = /\|\s{0,40}(\d{1,7})MiB\s{0,3}\/\s{0,3}(\d{1,7})MiB\s{0,3}\|/;
+const MIN_SMI_TABLES = 3;
 
 /** The memory series a paste prints, in MiB, oldest first (one tool's format: the first that appears). */
 export function extractMemorySeries(text: string): SeriesPoint[] {
@@ -64,8 +70,11 @@ export function extractMemorySeries(text: string): SeriesPoint[] {
   const d2: SeriesPoint[] = [];
   const logger: SeriesPoint[] = [];
   const megatron: SeriesPoint[] = [];
+  const smi: SeriesPoint[] = [];
+  let smiGpu: number | undefined;
+  let firstSmiGpu: number | undefined;
   let start = 0;
-  while (start < text.length && yolo.length + mm.length + d2.length + logger.length + megatron.length < 3 * MAX_POINTS) {
+  while (start < text.length && yolo.length + mm.length + d2.length + logger.length + megatron.length + smi.length < 3 * MAX_POINTS) {
     let end = text.indexOf('\n', start);
     if (end < 0) end = text.length;
     // Lines longer than a log line are skipped rather than scanned (a flattened paste is one line).
@@ -97,9 +106,24 @@ export function extractMemorySeries(text: string): SeriesPoint[] {
     }
     const mg = line.includes('memory (MB)') ? MEGATRON.exec(line) : null;
     // One line per rank: rank 0's series (or the only rank's).
-    if (mg && !/\[Rank [1-9]\d{0,5}\]/.test(line)) megatron.push({ mib: Number(mg[2]) });
+    if (mg && !/\[Rank [1-9]\d{0,5}\]/.test(line)) {
+      megatron.push({ mib: Number(mg[2]) });
+      continue;
+    }
+    if (line.charCodeAt(0) !== 124 /* '|' */) continue;
+    const row = SMI_GPU_ROW.exec(line);
+    if (row) {
+      smiGpu = Number(row[1]);
+      firstSmiGpu ??= smiGpu;
+      continue;
+    }
+    const used = line.includes('MiB') ? SMI_MEMORY.exec(line) : null;
+    // The memory line right under the GPU's row, for the first GPU the paste shows.
+    if (used && smiGpu !== undefined && smiGpu === firstSmiGpu) smi.push({ mib: Number(used[1]) });
+    smiGpu = undefined;
   }
-  const series = yolo.length ? yolo : mm.length ? mm : d2.length ? d2 : logger.length ? logger : megatron;
+  const fromSmi = smi.length >= MIN_SMI_TABLES ? smi : [];
+  const series = yolo.length ? yolo : mm.length ? mm : d2.length ? d2 : logger.length ? logger : megatron.length ? megatron : fromSmi;
   return series.slice(-MAX_POINTS);
 }
 

@@ -14,11 +14,19 @@ export interface PhaseVerdict {
   evalLoop?: 'hf' | 'lightning' | 'plain';
   /** HF Trainer was concatenating every batch's predictions on the GPU (nested_concat). */
   gathersPredictions?: boolean;
+  /** Evaluation ran generate() (Seq2SeqTrainer's predict_with_generate): beams and new tokens are its memory. */
+  evalGenerates?: boolean;
+  /** A script's own evaluation failed on a line that concatenates or collects outputs (torch.cat, .append): kept across steps. */
+  evalCollects?: boolean;
+  /** Keras / TensorFlow ran the evaluation (no autograd graph to drop: its batch_size is the lever). */
+  evalKeras?: boolean;
 }
 
 export interface Frame {
   file: string;
   fn: string;
+  /** The source line the traceback prints under the frame, when the paste kept it. */
+  code?: string;
 }
 
 // The standard format; IPython 8 ("File /x/trainer.py:2113, in Trainer.evaluate(self, …)"); IPython 7
@@ -39,6 +47,16 @@ export function frameOf(line: string): Frame | undefined {
   return { file: m[1], fn: dot === -1 ? m[2] : m[2].slice(dot + 1) };
 }
 
+// A source line under a frame: indented code, not another frame, a caret line or the message.
+const CODE_LINE = /^\s{2,16}(?!File |Traceback|\^|~)\S/;
+
+/** The frame with the source line printed under it (the line at `next`, when it is code). */
+function withCode(f: Frame, log: LogText, next: number, end: number): Frame {
+  if (next >= end || next >= log.lineCount) return f;
+  const line = log.line(next).slice(0, MAX_LINE);
+  return CODE_LINE.test(line) && !frameOf(line) ? { ...f, code: line.trim() } : f;
+}
+
 /**
  * The frames of the traceback that ends at `errorLine`, innermost first. A paste that puts the message
  * before its traceback is read below it (then the last frames are the innermost).
@@ -48,14 +66,14 @@ export function tracebackFrames(log: LogText, errorLine: number): Frame[] {
   for (let l = errorLine - 1; l >= 0 && l >= errorLine - 200 && above.length < 80; l--) {
     const line = log.line(l);
     const f = frameOf(line);
-    if (f) above.push(f);
+    if (f) above.push(withCode(f, log, l + 1, errorLine));
     else if (TRACEBACK_HEAD.test(line.slice(0, 200))) break;
   }
   if (above.length) return above;
   const below: Frame[] = [];
   for (let l = errorLine + 1; l < log.lineCount && l <= errorLine + 200 && below.length < 80; l++) {
     const f = frameOf(log.line(l));
-    if (f) below.push(f);
+    if (f) below.push(withCode(f, log, l + 1, log.lineCount));
   }
   return below.reverse();
 }
@@ -66,7 +84,7 @@ type Marker = Phase | 'eval_gather' | 'train';
 const EVAL_GATHER_FN = /^(?:nested_concat|torch_pad_and_concatenate|_nested_gather|gather_function)$/;
 // Evaluation loops: HF Trainer, Lightning, Keras, and the names training scripts give their own loops.
 const EVAL_FN =
-  /^(?:evaluate|evaluation_loop|prediction_loop|prediction_step|_evaluation_loop|_evaluation_step|evaluation_step|validation_step|validation_epoch_end|on_validation_epoch_end|_run_sanity_check|test_step|predict_step|validate|validation|val_step|valid_step|eval_step|eval_epoch|val_epoch|valid_epoch|validate_epoch|validation_epoch|evaluate_epoch|run_validation|run_eval|run_evaluation|eval_one_epoch|val_one_epoch|evaluate_one_epoch)$/;
+  /^(?:evaluate|evaluation_loop|prediction_loop|prediction_step|_evaluation_loop|_evaluation_step|evaluation_step|validation_step|validation_epoch_end|on_validation_epoch_end|_run_sanity_check|test_step|predict_step|validate|validation|val_step|valid_step|eval_step|eval_epoch|val_epoch|valid_epoch|validate_epoch|validation_epoch|evaluate_epoch|run_validation|run_eval|run_evaluation|eval_one_epoch|val_one_epoch|evaluate_one_epoch|_run_validation|validation_loop|run_validation_epoch)$/;
 const EVAL_FILE =
   /(?:^|[\\/])(?:val|eval|evaluate|validate|validation|validator)\.py$|loops[\\/](?:[\w]{1,30}[\\/])?(?:evaluation_loop|evaluation_epoch_loop|prediction_loop)\.py$/;
 const GENERATE_FILE = /transformers[\\/]generation[\\/]|generation_utils\.py$|vllm[\\/](?:worker|v1[\\/]worker|engine|v1[\\/]engine|executor)[\\/]/;
@@ -107,6 +125,13 @@ function markerOf(f: Frame): Marker | undefined {
 const baseName = (file: string) => file.slice(Math.max(file.lastIndexOf('/'), file.lastIndexOf('\\')) + 1);
 const quote = (f: Frame) => `${baseName(f.file)}, in ${f.fn}`;
 
+// Keras / tf.keras: model.evaluate / predict run batch by batch, without a graph kept for backward.
+const KERAS_FILE = /(?:^|[\\/])(?:keras|tf_keras)[\\/]|tensorflow[\\/]python[\\/]keras[\\/]/;
+// HF Trainer's gathering written in its own loop (transformers < 4.2 prediction_loop: "preds = torch.cat(...)").
+const GATHER_CODE = /\bnested_concat\(|\btorch\.cat\(|\bnested_gather\(/;
+// A script's own loop collecting every batch's outputs: concatenated, stacked or appended.
+const COLLECT_CODE = /\btorch\.(?:cat|stack|vstack|hstack|concat)\(|\.append\(|\.extend\(|\bnp\.concatenate\(/;
+
 function evalLoopOf(frames: Frame[]): PhaseVerdict['evalLoop'] {
   if (frames.some((f) => /transformers[\\/]trainer/.test(f.file) || /^(?:evaluation_loop|prediction_step|prediction_loop)$/.test(f.fn))) return 'hf';
   if (frames.some((f) => /(?:^|[\\/])(?:pytorch_)?lightning[\\/]/.test(f.file))) return 'lightning';
@@ -128,7 +153,12 @@ export function phaseFromFrames(frames: Frame[]): PhaseVerdict | undefined {
     }
     if (marker === 'train') return { phase: 'forward', frame: quote(forward ?? f) };
     if (marker === 'eval_gather') return { phase: 'eval', frame: quote(f), evalLoop: 'hf', gathersPredictions: true };
-    if (marker === 'eval') return { phase: 'eval', frame: quote(f), evalLoop: evalLoopOf(frames) };
+    if (marker === 'eval') return evalVerdict(frames, f, forward);
+    // Seq2SeqTrainer's prediction_step calls generate(): the Trainer's evaluation, with generation's own knobs.
+    if (marker === 'generate') {
+      const hfEval = frames.find((g) => markerOf(g) === 'eval' && evalLoopOf([g]) === 'hf');
+      if (hfEval) return { phase: 'eval', frame: quote(hfEval), evalLoop: 'hf', evalGenerates: true };
+    }
     // Reading a shard inside from_pretrained is the model load (its levers are dtype and placement).
     if (marker === 'checkpoint') {
       const loader = frames.find((g) => markerOf(g) === 'load');
@@ -137,6 +167,19 @@ export function phaseFromFrames(frames: Frame[]): PhaseVerdict | undefined {
     return { phase: marker, frame: quote(f) };
   }
   return forward ? { phase: 'forward', frame: quote(forward) } : undefined;
+}
+
+/** The evaluation verdict at its innermost eval frame `f`; `forward`: a model call below it, if any. */
+function evalVerdict(frames: Frame[], f: Frame, forward: Frame | undefined): PhaseVerdict {
+  const loop = evalLoopOf(frames);
+  const verdict: PhaseVerdict = { phase: 'eval', frame: quote(f), evalLoop: loop };
+  // The failing line itself gathers (no model call under it): HF's own loop concatenating, or a script collecting.
+  if (!forward && f.code) {
+    if (loop === 'hf' && GATHER_CODE.test(f.code)) verdict.gathersPredictions = true;
+    else if (loop === 'plain' && COLLECT_CODE.test(f.code)) verdict.evalCollects = true;
+  }
+  if (frames.some((g) => KERAS_FILE.test(g.file))) verdict.evalKeras = true;
+  return verdict;
 }
 
 // Lines frameworks print when a phase starts, for pastes without frames: Lightning's progress bar,
@@ -173,7 +216,15 @@ export function failurePhase(log: LogText, errorLine: number): PhaseVerdict | un
 /** Copies a verdict onto the facts the rules and fixes read. */
 export function withPhase(
   // The facts (facts.ts's Facts) as far as a phase fills them: facts.ts imports this file.
-  facts: { phase?: Phase; phaseFrame?: string; evalLoop?: PhaseVerdict['evalLoop']; gathersPredictions?: boolean },
+  facts: {
+    phase?: Phase;
+    phaseFrame?: string;
+    evalLoop?: PhaseVerdict['evalLoop'];
+    gathersPredictions?: boolean;
+    evalGenerates?: boolean;
+    evalCollects?: boolean;
+    evalKeras?: boolean;
+  },
   verdict: PhaseVerdict | undefined,
 ): void {
   if (!verdict) return;
@@ -181,4 +232,7 @@ export function withPhase(
   facts.phaseFrame = verdict.frame;
   if (verdict.evalLoop) facts.evalLoop = verdict.evalLoop;
   if (verdict.gathersPredictions) facts.gathersPredictions = true;
+  if (verdict.evalGenerates) facts.evalGenerates = true;
+  if (verdict.evalCollects) facts.evalCollects = true;
+  if (verdict.evalKeras) facts.evalKeras = true;
 }

@@ -8,6 +8,8 @@ import { PROJECT_ROOT } from '../core/paths.js';
 import type { Facts } from './facts.js';
 import { formatMiB } from './fixes/arithmetic.js';
 import { classifyShape, extractMemorySeries } from './memory-series.js';
+import { readEvalSettings } from './levers/eval.js';
+import { trainingProgress } from './levers/progress.js';
 
 const WINDOW = 512 * 1024;
 
@@ -205,6 +207,7 @@ export function extractSettings(fullText: string, options: { commandLine?: boole
   if (onGpu > 0) facts.ggmlGpuWeightsMiB = onGpu;
   const after = epochsBeforeFailure(text);
   if (after) facts.oomAfterEpochs = after;
+  Object.assign(facts, readEvalSettings(text), trainingProgress(text));
   for (const k of Object.keys(facts) as (keyof Facts)[]) if (facts[k] === undefined) delete facts[k];
   return facts;
 }

@@ -136,7 +136,7 @@ describe("evaluation in a script's own loop -> torch.no_grad / inference_mode", 
   });
 });
 
-describe("HF Trainer's evaluation forward -> its own per_device_eval_batch_size", () => {
+describe("HF Trainer's evaluation forward, no eval_accumulation_steps set -> eval_accumulation_steps (not any batch)", () => {
   it.each([
     ['real: NVIDIA-Merlin/Transformers4Rec#693', () => real('transformers4rec-693-trainer-evaluate.log')],
     [
@@ -159,8 +159,11 @@ describe("HF Trainer's evaluation forward -> its own per_device_eval_batch_size"
   ])('%s', async (_name, run) => {
     const d = await run();
     expect(d.category).toBe('cuda_oom');
-    expect(first(d).summary).toMatch(/per_device_eval_batch_size/);
+    expect(first(d).summary).toMatch(/sets no eval_accumulation_steps.*prediction_loss_only/);
     expectBatchNotFirst(d);
+    // No evaluation batch is stated: none is halved, and the training batch never is.
+    expect(d.fixes.some((f) => /halve it to/.test(f.summary))).toBe(false);
+    expect(d.fixes.every((f) => f.changes.batch === undefined)).toBe(true);
   });
 });
 

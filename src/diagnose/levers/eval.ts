@@ -1,0 +1,73 @@
+// The evaluation levers (issue 23): an OOM in evaluation, validation or predict is fixed by what that
+// phase keeps, never by the training batch. HF Trainer keeps every eval batch's logits on the GPU until
+// evaluation ends unless eval_accumulation_steps moves them (preprocess_logits_for_metrics shrinks them,
+// prediction_loss_only drops them); a script's own loop keeps every forward's graph without no_grad /
+// inference_mode, and every output it collects as a GPU tensor; Lightning and Keras already run without
+// gradients, so what validation_step keeps and the evaluation batch remain. The evaluation batch is a
+// lever only when the paste states it and it is above 1.
+import type { Facts } from '../facts.js';
+import './lever-facts.js';
+
+// The evaluation batch as HF TrainingArguments, timm, Lightning data modules and scripts name it:
+// "--per_device_eval_batch_size 16", "per_device_eval_batch_size=16," (a TrainingArguments dump),
+// "eval_batch_size: 8" (YAML), "-vb 32" / "--validation-batch-size 32" (timm), "val_batch_size=4".
+// Anchored at a flag or a line/field start, bounded: linear.
+const EVAL_BATCH =
+  /(?:^|[\s,({'"])(?:--)?((?:per_device_eval|per_gpu_eval|eval|val|valid|validation|test)[-_]batch[-_]size|-vb)(?:[ \t]{1,4}|[ \t]{0,2}[=:][ \t]{0,2})['"]?(\d{1,5})\b/gim;
+const EVAL_ACCUMULATION = /(?:^|[\s,({'"])(?:--)?eval_accumulation_steps['"]?(?:[ \t]{1,4}|[ \t]{0,2}[=:][ \t]{0,2})['"]?(None|\d{1,6})\b/gim;
+// Code under no_grad / inference_mode, as the paste shows it (a decorator, a with-block, set_grad_enabled(False)).
+const NO_GRAD = /(?:@|\bwith\s{1,3})torch\.(?:no_grad|inference_mode)\(\)|\btorch\.set_grad_enabled\(\s{0,2}False\s{0,2}\)/;
+
+/** The last match's groups of a global pattern (settings printed later win, as in settings.ts). */
+function last(text: string, re: RegExp): RegExpExecArray | undefined {
+  let found: RegExpExecArray | undefined;
+  re.lastIndex = 0;
+  for (let m = re.exec(text); m; m = re.exec(text)) found = m;
+  return found;
+}
+
+/** The evaluation's own settings stated in the paste (text already bounded by the caller). */
+export function readEvalSettings(text: string): Facts {
+  const facts: Facts = {};
+  const batch = last(text, EVAL_BATCH);
+  if (batch && Number(batch[2]) >= 1) {
+    facts.evalBatch = Number(batch[2]);
+    facts.evalBatchSetting = `${batch[1]} ${batch[2]}`;
+  }
+  const acc = last(text, EVAL_ACCUMULATION);
+  if (acc && acc[1] !== 'None') facts.evalAccumulation = Number(acc[1]);
+  const noGrad = NO_GRAD.exec(text);
+  if (noGrad) facts.noGradShown = noGrad[0];
+  return facts;
+}
+
+const inEval = (f: Facts) => f.phase === 'eval';
+
+/** HF Trainer's evaluation generated (predict_with_generate): beams, new tokens and the eval batch. */
+export const evalHfGenerates = (f: Facts) => inEval(f) && f.evalLoop === 'hf' && f.evalGenerates === true && f.gathersPredictions !== true;
+/**
+ * HF Trainer's evaluation forward, its predictions not yet moved off the GPU: eval_accumulation_steps
+ * first (unless the paste already sets it), with preprocess_logits_for_metrics / prediction_loss_only.
+ */
+export const evalHfKeepsLogits = (f: Facts) =>
+  inEval(f) && f.evalLoop === 'hf' && f.gathersPredictions !== true && f.evalGenerates !== true && f.evalAccumulation === undefined;
+/** The same with eval_accumulation_steps already set: the predictions move; the eval batch or the inputs remain. */
+export const evalHfAccumulates = (f: Facts) =>
+  inEval(f) && f.evalLoop === 'hf' && f.gathersPredictions !== true && f.evalGenerates !== true && f.evalAccumulation !== undefined;
+/** A script's own loop collected outputs on the GPU (the failing line concatenates or appends them). */
+export const evalPlainCollects = (f: Facts) => inEval(f) && f.evalLoop === 'plain' && f.evalKeras !== true && f.evalCollects === true;
+/** A script's own loop whose code the paste shows under no_grad / inference_mode: graphs are not what piles up. */
+export const evalPlainNoGradShown = (f: Facts) =>
+  inEval(f) && f.evalLoop === 'plain' && f.evalKeras !== true && f.evalCollects !== true && f.noGradShown !== undefined;
+/** A script's own loop with no sign of no_grad: every forward keeps its graph. */
+export const evalPlainNoGrad = (f: Facts) =>
+  inEval(f) && f.evalLoop === 'plain' && f.evalKeras !== true && f.evalCollects !== true && f.noGradShown === undefined;
+/** Keras evaluate / predict: no graph to drop; its batch_size is the lever. */
+export const evalKeras = (f: Facts) => inEval(f) && f.evalKeras === true;
+/** The evaluation batch is a lever: stated in the paste and above 1. */
+export const evalBatchHalves = (f: Facts) => inEval(f) && f.evalBatch !== undefined && f.evalBatch > 1;
+
+/** The reply's figure for a halved evaluation batch. */
+export function evalLeverWords(f: Facts): void {
+  if (f.evalBatch !== undefined && f.evalBatch > 1) f.evalBatchNext = Math.max(1, Math.floor(f.evalBatch / 2));
+}

@@ -1,0 +1,33 @@
+// The parts of the incident the lever modules read (issue 23), added to the Facts type here so that
+// each lever's evidence is a typed field beside the phase: the evaluation's own settings and what
+// its frames showed, and how far training got before the OOM.
+
+export interface EvalFacts {
+  /** Evaluation ran generate() inside HF Trainer's loop (Seq2SeqTrainer, predict_with_generate). */
+  evalGenerates?: boolean;
+  /** A script's own evaluation failed on a line that concatenates or collects outputs. */
+  evalCollects?: boolean;
+  /** Keras / TensorFlow ran the evaluation. */
+  evalKeras?: boolean;
+  /** The evaluation batch the paste sets, and the setting that says so ("--per_device_eval_batch_size 16"). */
+  evalBatch?: number;
+  evalBatchSetting?: string;
+  /** Half the evaluation batch, for the reply. */
+  evalBatchNext?: number;
+  /** HF TrainingArguments' eval_accumulation_steps, where the paste sets it. */
+  evalAccumulation?: number;
+  /** The paste shows evaluation code under torch.no_grad() / inference_mode() (the quoted call). */
+  noGradShown?: string;
+}
+
+export interface ProgressFacts {
+  /** Training steps a progress line showed done before the failure, and that line (trimmed) as evidence. */
+  stepsDone?: number;
+  /** Whole epochs a progress line showed done before the failure. */
+  epochsDone?: number;
+  progressLine?: string;
+}
+
+declare module '../facts.js' {
+  interface Facts extends EvalFacts, ProgressFacts {}
+}
