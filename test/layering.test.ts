@@ -61,6 +61,17 @@ describe('layering: each floor imports only the floors below it', () => {
     ]);
   });
 
+  it('hosts import nothing of the watch, type-only neither, and no allowance for one is kept', () => {
+    expect(KNOWN_EXCEPTIONS['Hosts->Watch']).toBeUndefined();
+    const failures = checkLayering(planted('src/hosts/planted.ts', "import type { Sample } from '../watch/types.js';\nexport type S = Sample;\n")).failures;
+    expect(failures).toEqual([expect.stringContaining('Hosts (src/hosts/) never imports Watch (src/watch/): hosts answer readings, not samples; 1 import:')]);
+  });
+
+  it('an allowance above what the tree breaks fails: a count goes down with the import that goes', () => {
+    const stale = checkLayering(tree, { exceptions: { ...KNOWN_EXCEPTIONS, 'Hosts->Watch': { count: 1 } }, cycles: 0 }).failures;
+    expect(stale).toContain('Hosts->Watch: 0 imports, KNOWN_EXCEPTIONS allows 1: lower it');
+  });
+
   it('an import circle among src/ files fails and is named', () => {
     const files = planted('src/core/planted-a.ts', "import { b } from './planted-b.js';\nexport const a = () => b;\n");
     files.set('src/core/planted-b.ts', "import type { a } from './planted-a.js';\nexport const b = 1 as unknown as typeof a;\n");
