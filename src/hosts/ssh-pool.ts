@@ -11,32 +11,26 @@
 // - every channel the bot gives up on is closed, even one that opens after the bot gave up;
 // - stdout and stderr are capped separately; at a cap the channel is closed.
 // Nothing thrown inside ssh2's callbacks escapes: every failure is an SshError for that request.
-import { t } from '../core/i18n.js';
-import { NodeSSH, type Config as NodeSshConfig } from 'node-ssh';
-import type { Client, ClientChannel } from 'ssh2';
+// Its parts: ssh-connect-budget.ts (connect slots), ssh-channel-slots.ts (channels per connection),
+// ssh-host-key.ts (host-key verification), ssh-auth.ts (keys and agent offered), ssh-exec.ts (one
+// command on a channel), ssh-target.ts (targets and errors).
+import { NodeSSH } from 'node-ssh';
+import type { Client } from 'ssh2';
 import { connect as netConnect } from 'node:net';
-import { existsSync } from 'node:fs';
-import { homedir } from 'node:os';
-import { join } from 'node:path';
-import { PassThrough, type Duplex } from 'node:stream';
-import { checkIdentityFile } from './identity.js';
-import { algorithmsFor, fingerprintOf, KnownHosts } from './known-hosts.js';
+import type { Duplex } from 'node:stream';
+import { fingerprintOf, type KnownHosts } from './known-hosts.js';
+import type { Priority } from './source.js';
+import { connectConfig } from './ssh-auth.js';
+import { ChannelSlots } from './ssh-channel-slots.js';
+import { ConnectBudget, within, type ConnectTicket } from './ssh-connect-budget.js';
+import { runOn, type Conn, type ExecResult } from './ssh-exec.js';
+import { verifyHostKey } from './ssh-host-key.js';
+import { addr, describe, SshError, type SshTarget } from './ssh-target.js';
 
-export interface SshTarget {
-  /** Registry name, for messages ("hosts trust NAME"). */
-  name: string;
-  host: string;
-  port: number;
-  user: string;
-  identityFile?: string;
-  /** Pinned SHA256 fingerprint; when absent, known_hosts decides. */
-  hostKey?: string;
-  /** Where the pin comes from, for the "changed" message: the config file or a trust made in chat. */
-  pinnedBy?: 'config' | 'trust';
-  proxyJump?: SshTarget;
-}
-
-export type Priority = 'interactive' | 'background';
+// What callers import from the pool, as before its parts moved to files of their own.
+export type { Priority } from './source.js';
+export { DEFAULT_MAX_STDERR_BYTES, DEFAULT_MAX_STDOUT_BYTES, type ExecResult } from './ssh-exec.js';
+export { SshError, type SshTarget } from './ssh-target.js';
 
 export interface PoolOptions {
   connectTimeoutMs: number;
@@ -60,274 +54,10 @@ export interface ExecOptions {
   priority?: Priority;
 }
 
-export class SshError extends Error {
-  constructor(
-    message: string,
-    readonly kind:
-      | 'refused'
-      | 'timeout'
-      | 'auth'
-      | 'hostkey-unknown'
-      | 'hostkey-changed'
-      | 'dns'
-      | 'unreachable'
-      | 'dropped'
-      | 'exec-timeout'
-      | 'channel-refused'
-      | 'output-cap'
-      | 'other',
-    readonly fingerprint?: string,
-  ) {
-    super(message);
-  }
-}
-
-export interface ExecResult {
-  stdout: string;
-  stderr: string;
-  code: number | null;
-  ms: number;
-}
-
-export const DEFAULT_MAX_STDOUT_BYTES = 8 << 20;
-export const DEFAULT_MAX_STDERR_BYTES = 1 << 20;
-
-/** Resolves true when `p` resolves before the deadline, false at the deadline. */
-function within(p: Promise<void>, deadline: number): Promise<boolean> {
-  return new Promise((resolve, reject) => {
-    const timer = deadline === Infinity ? undefined : setTimeout(() => resolve(false), Math.max(0, deadline - performance.now()));
-    p.then(
-      () => {
-        clearTimeout(timer);
-        resolve(true);
-      },
-      (e: unknown) => {
-        clearTimeout(timer);
-        reject(e instanceof Error ? e : new Error(String(e)));
-      },
-    );
-  });
-}
-
-const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, Math.max(0, ms)));
-
-/** A place in line for a connect slot; `finish` gives the slot back (or leaves the line). */
-class ConnectTicket {
-  heldAs: Priority | null = null;
-  failed: Error | null = null;
-  /** When a chat request first waited on it: a chat request's connect timeout counts from there. */
-  interactiveSince: number | null;
-  /** Resolves at the next change: granted, promoted or failed. */
-  changed: Promise<void>;
-  private finished = false;
-  private wake!: () => void;
-  constructor(
-    private budget: ConnectBudget,
-    public priority: Priority,
-  ) {
-    this.interactiveSince = priority === 'interactive' ? performance.now() : null;
-    this.changed = this.nextChange();
-  }
-  private nextChange(): Promise<void> {
-    return new Promise((r) => (this.wake = r));
-  }
-  private notify(): void {
-    const wake = this.wake;
-    this.changed = this.nextChange();
-    wake();
-  }
-  take(as: Priority): void {
-    this.heldAs = as;
-    this.notify();
-  }
-  /** Read through a call: the field changes across an await, which narrowing would not see. */
-  failure(): Error | null {
-    return this.failed;
-  }
-  reject(e: Error): void {
-    this.failed = e;
-    this.notify();
-  }
-  /** A chat request now waits on this connect too: it moves to the chat budget. */
-  promote(): void {
-    if (this.priority === 'interactive' || this.heldAs || this.finished) return;
-    this.priority = 'interactive';
-    this.interactiveSince = performance.now();
-    this.notify();
-    this.budget.pump();
-  }
-  finish(): void {
-    if (this.finished) return;
-    this.finished = true;
-    this.budget.leave(this);
-  }
-}
-
-/** Connect slots: `perPriority` for chat and as many for the sampler, so neither waits on the other. */
-class ConnectBudget {
-  private used: Record<Priority, number> = { interactive: 0, background: 0 };
-  private waiting: ConnectTicket[] = [];
-  constructor(private perPriority: number) {}
-  join(priority: Priority): ConnectTicket {
-    const t = new ConnectTicket(this, priority);
-    this.waiting.push(t);
-    this.pump();
-    return t;
-  }
-  pump(): void {
-    for (let i = 0; i < this.waiting.length;) {
-      const t = this.waiting[i];
-      if (this.used[t.priority] < this.perPriority) {
-        this.used[t.priority]++;
-        this.waiting.splice(i, 1);
-        t.take(t.priority);
-      } else i++;
-    }
-  }
-  /** The pool is closing: nobody waits for a slot any more. */
-  shutdown(e: Error): void {
-    for (const t of this.waiting.splice(0)) t.reject(e);
-  }
-  leave(t: ConnectTicket): void {
-    if (t.heldAs) {
-      this.used[t.heldAs]--;
-      this.pump();
-    } else {
-      const i = this.waiting.indexOf(t);
-      if (i >= 0) this.waiting.splice(i, 1);
-    }
-  }
-}
-
-interface ChannelWaiter {
-  priority: Priority;
-  /** Refused by the host once already: served before requests that have not had a go. */
-  first: boolean;
-  grant: () => void;
-  fail: (e: Error) => void;
-}
-
-/** After a refusal, how long the lowered channel cap holds before it grows back one step per release. */
-const REFUSAL_MEMORY_MS = 1000;
-
-/** Channel slots of one connection; chat requests are served before the sampler's. */
-class ChannelSlots {
-  private inUse = 0;
-  private waiting: ChannelWaiter[] = [];
-  private broken: Error | null = null;
-  private lastRefusal = -Infinity;
-  readonly max: number;
-  constructor(public limit: number) {
-    this.max = limit;
-  }
-
-  get busy(): number {
-    return this.inUse;
-  }
-
-  /**
-   * A release function once a channel is free; rejects with timeoutError() at the deadline. `first`:
-   * ahead of everyone waiting (a request the host refused a channel keeps its turn).
-   */
-  acquire(priority: Priority, deadline: number, timeoutError: () => Error, first = false): Promise<() => void> {
-    if (this.broken) return Promise.reject(this.broken);
-    if (this.inUse < this.limit && this.waiting.length === 0) {
-      this.inUse++;
-      return Promise.resolve(this.releaser());
-    }
-    return new Promise((resolve, reject) => {
-      const w: ChannelWaiter = {
-        priority,
-        first,
-        grant: () => {
-          clearTimeout(timer);
-          resolve(this.releaser());
-        },
-        fail: (e) => {
-          clearTimeout(timer);
-          reject(e);
-        },
-      };
-      const timer = setTimeout(
-        () => {
-          const i = this.waiting.indexOf(w);
-          if (i >= 0) this.waiting.splice(i, 1);
-          reject(timeoutError());
-        },
-        Math.max(0, deadline - performance.now()),
-      );
-      // Order: chat before sampler; within each, refused-once first; otherwise first come, first served.
-      const rank = (x: { priority: Priority; first: boolean }) => (x.priority === 'interactive' ? 0 : 2) + (x.first ? 0 : 1);
-      const at = this.waiting.findIndex((x) => rank(x) > rank(w));
-      if (at >= 0) this.waiting.splice(at, 0, w);
-      else this.waiting.push(w);
-    });
-  }
-
-  /**
-   * The host refused a channel with `open` of ours in use: ask for no more than that for a while.
-   * Not for ever: sshd counts a session for a moment after its channel closed, so a refusal right
-   * after a burst can understate what the host allows; the cap grows back one step per release.
-   */
-  lowerTo(open: number): void {
-    this.limit = Math.max(1, Math.min(this.limit, open));
-    this.lastRefusal = performance.now();
-  }
-
-  /** The connection is gone: every waiter fails now instead of at its deadline. */
-  breakAll(e: Error): void {
-    this.broken = e;
-    for (const w of this.waiting.splice(0)) w.fail(e);
-  }
-
-  private releaser(): () => void {
-    let released = false;
-    return () => {
-      if (released) return;
-      released = true;
-      this.inUse--;
-      if (this.limit < this.max && performance.now() - this.lastRefusal > REFUSAL_MEMORY_MS) this.limit++;
-      this.pump();
-    };
-  }
-
-  private pump(): void {
-    while (this.inUse < this.limit && this.waiting.length) {
-      this.inUse++;
-      this.waiting.shift()!.grant();
-    }
-  }
-}
-
-interface Conn {
-  ssh: NodeSSH;
-  /** node-ssh's ssh2 connection, kept: node-ssh forgets it on 'end', the pool still listens to it. */
-  client: Client;
-  channels: ChannelSlots;
-  fingerprint: string;
-  closed: boolean;
-  connectMs: number;
-  /** Called once when the connection goes away (requests running on it fail at once). */
-  onClose: Set<() => void>;
-  /** When a channel of ours on it last closed (performance.now()). */
-  lastChannelClose: number;
-}
-
 /** A pooled connection, from the first request that asked for it; `ticket` while it waits for a slot. */
 interface PoolEntry {
   conn: Promise<Conn>;
   ticket: ConnectTicket | null;
-}
-
-const addr = (t: SshTarget) => `${t.host}:${t.port}`;
-
-function closeChannel(channel: ClientChannel | null): void {
-  if (!channel) return;
-  try {
-    channel.close();
-  } catch {
-    /* already closed with its connection */
-  }
 }
 
 export class SshPool {
@@ -355,7 +85,7 @@ export class SshPool {
     try {
       const fresh = !this.conns.has(this.keyOf(target));
       const conn = await this.connection(target, priority);
-      const r = await this.runOn(conn, target, command, performance.now() + timeoutMs, timeoutMs, priority);
+      const r = await runOn(conn, target, command, performance.now() + timeoutMs, timeoutMs, priority, this.opts);
       return { ...r, fingerprint: conn.fingerprint, connectMs: fresh ? conn.connectMs : null };
     } catch (e) {
       throw e instanceof SshError
@@ -456,46 +186,6 @@ export class SshPool {
     return entry.conn;
   }
 
-  private verify(target: SshTarget, blob: Buffer, fp: string): { ok: true } | { ok: false; error: SshError } {
-    const known = this.opts.knownHosts?.lookup(target.host, target.port) ?? [];
-    // @revoked wins wherever its line stands, and over a pin too (as in OpenSSH).
-    if (known.some((k) => k.revoked && k.blob.equals(blob)))
-      return {
-        ok: false,
-        error: new SshError(t('en', 'reason.ssh.revoked', { name: target.name, addr: addr(target), fingerprint: fp }), 'hostkey-changed', fp),
-      };
-    if (target.hostKey) {
-      if (fp === target.hostKey) return { ok: true };
-      // Made in English (reason.*); /gpu status and hosts test show them in the asker's language.
-      const vars = { name: target.name, addr: addr(target), expected: target.hostKey, fingerprint: fp };
-      return {
-        ok: false,
-        error: new SshError(t('en', target.pinnedBy === 'config' ? 'reason.ssh.changedPinned' : 'reason.ssh.changed', vars), 'hostkey-changed', fp),
-      };
-    }
-    const valid = known.filter((k) => !k.revoked);
-    if (valid.some((k) => k.blob.equals(blob))) return { ok: true };
-    if (valid.length > 0)
-      return {
-        ok: false,
-        error: new SshError(t('en', 'reason.ssh.changedKnownHosts', { name: target.name, addr: addr(target), fingerprint: fp }), 'hostkey-changed', fp),
-      };
-    if (this.opts.knownHosts?.certAuthorities(target.host, target.port).length)
-      return {
-        ok: false,
-        error: new SshError(
-          // Kept under the 300 characters of an error line: `hosts trust NAME` shows the key again and how to confirm it.
-          t('en', 'reason.ssh.certAuthority', { name: target.name, addr: addr(target), fingerprint: fp }),
-          'hostkey-unknown',
-          fp,
-        ),
-      };
-    return {
-      ok: false,
-      error: new SshError(t('en', 'reason.ssh.unknown', { name: target.name, addr: addr(target), fingerprint: fp }), 'hostkey-unknown', fp),
-    };
-  }
-
   private async socketFor(target: SshTarget, priority: Priority): Promise<Duplex> {
     if (target.proxyJump) {
       // The hop's own pooled connection (kept for this host's requests), itself possibly behind the previous hop.
@@ -593,7 +283,7 @@ export class SshPool {
           sockError = e;
           fail(describe(e, target));
         });
-        const prepared = this.connectConfig(target, s);
+        const prepared = connectConfig(target, s, this.opts);
         if ('error' in prepared) return fail(prepared.error);
         const cfg = prepared.cfg;
         authNote = prepared.authNote;
@@ -601,7 +291,7 @@ export class SshPool {
           try {
             fingerprint = fingerprintOf(key);
             if (verifier) return verifier(fingerprint);
-            const v = this.verify(target, key, fingerprint);
+            const v = verifyHostKey(this.opts.knownHosts, target, key, fingerprint);
             if (!v.ok) hostKeyError = v.error;
             return v.ok;
           } catch (e) {
@@ -648,214 +338,4 @@ export class SshPool {
         .catch((e: unknown) => failWith(e instanceof Error ? e : new Error(String(e))));
     });
   }
-
-  private connectConfig(target: SshTarget, sock: Duplex): { cfg: NodeSshConfig; authNote: string } | { error: SshError } {
-    const cfg: NodeSshConfig = {
-      sock,
-      username: target.user,
-      readyTimeout: this.opts.connectTimeoutMs + 1000,
-      keepaliveInterval: this.opts.keepaliveIntervalMs ?? 15_000,
-      keepaliveCountMax: 3,
-      tryKeyboard: false,
-    };
-    const agent = this.opts.agent;
-    if (agent) cfg.agent = agent;
-    let authNote = '';
-    const keyFile = target.identityFile ?? this.opts.defaultIdentityFile ?? defaultIdentity();
-    if (keyFile) {
-      const key = checkIdentityFile(keyFile);
-      // The key itself, not its path: node-ssh then connects without a read of its own (see handshake).
-      if (key.ok && !key.encrypted) cfg.privateKey = key.key.toString('utf8');
-      else if (key.ok && key.encrypted) {
-        // The bot never asks for passphrases: such a key works only through the agent holding it.
-        if (!agent)
-          return {
-            error: new SshError(
-              `auth failed (${target.user}@${addr(target)}): identity file ${keyFile} is passphrase-protected and no ssh agent is set (SSH_AUTH_SOCK)`,
-              'auth',
-            ),
-          };
-        authNote = ` (identity file ${keyFile} is passphrase-protected: only the ssh agent's keys were offered)`;
-      } else if (!agent) return { error: new SshError(`auth failed (${target.user}@${addr(target)}): ${key.problem}`, 'auth') };
-      else authNote = ` (${key.problem}: only the ssh agent's keys were offered)`;
-    }
-    if (!cfg.privateKey && !agent) return { error: new SshError(`no identity file and no ssh agent for ${target.name}`, 'auth') };
-    if (!target.hostKey) {
-      const types = (this.opts.knownHosts?.lookup(target.host, target.port) ?? []).filter((k) => !k.revoked).map((k) => k.type);
-      if (types.length) cfg.algorithms = { serverHostKey: algorithmsFor(types) as never };
-    }
-    return { cfg, authNote };
-  }
-
-  /** Waits for a channel (within the deadline) and runs the command on it. */
-  private async runOn(conn: Conn, target: SshTarget, command: string, deadline: number, timeoutMs: number, priority: Priority): Promise<ExecResult> {
-    const seconds = (timeoutMs / 1000).toFixed(1);
-    const busy = () => new SshError(`timed out after ${seconds} s waiting for ${target.name} (all ${conn.channels.limit} channels busy)`, 'exec-timeout');
-    let refused = false;
-    for (;;) {
-      const release = await conn.channels.acquire(priority, deadline, busy, refused);
-      let pause = 0;
-      try {
-        for (let quickRetries = 0; ; quickRetries++) {
-          // Granted in the same moment the deadline passed: no channel is opened for an answer nobody awaits.
-          if (performance.now() >= deadline) throw busy();
-          const sentAt = performance.now();
-          try {
-            return await this.execOn(conn, target, command, deadline, timeoutMs);
-          } catch (e) {
-            if (!(e instanceof SshError) || e.kind !== 'channel-refused') throw e;
-            // A refused channel is not a broken connection: nothing is dropped, the request tries
-            // again within its deadline. sshd frees a closed session only after handling every packet
-            // it read with the close, so an open sent shortly after one of ours closed can be refused
-            // although a session is free by the time the refusal arrives: retried at once, on this slot.
-            if (sentAt - conn.lastChannelClose < 1000 && quickRetries < 3) continue;
-            throw e;
-          }
-        }
-      } catch (e) {
-        if (!(e instanceof SshError) || e.kind !== 'channel-refused') throw e;
-        // The host allows fewer sessions (sshd MaxSessions) than this pool opens: stay under what it
-        // accepted, and wait for one of ours to end, first in line.
-        refused = true;
-        const others = conn.channels.busy - 1;
-        conn.channels.lowerTo(others);
-        // None of ours open: sessions the host still counts (closing ones) are in the way.
-        if (others === 0) pause = 200;
-        if (performance.now() >= deadline) throw new SshError(`timed out after ${seconds} s waiting for ${target.name} (${e.message})`, 'exec-timeout');
-      } finally {
-        release();
-      }
-      if (pause) await sleep(Math.min(pause, deadline - performance.now()));
-    }
-  }
-
-  private execOn(conn: Conn, target: SshTarget, command: string, deadline: number, timeoutMs: number): Promise<ExecResult> {
-    const started = performance.now();
-    const maxOut = this.opts.maxStdoutBytes ?? DEFAULT_MAX_STDOUT_BYTES;
-    const maxErr = this.opts.maxStderrBytes ?? DEFAULT_MAX_STDERR_BYTES;
-    return new Promise<ExecResult>((resolve, reject) => {
-      let channel: ClientChannel | null = null;
-      let done = false;
-      const out: Buffer[] = [];
-      const err: Buffer[] = [];
-      let outBytes = 0;
-      let errBytes = 0;
-      let code: number | null = null;
-      // stdin stays open for the whole command: node-ssh ends the channel's stdin at once unless given a
-      // stream, and an EOF there is what the remote watchdog (CHANNEL_WATCHDOG) takes for "the bot gave up".
-      const stdin = new PassThrough();
-      const finish = (e: SshError | null) => {
-        if (done) return;
-        done = true;
-        clearTimeout(timer);
-        stdin.unpipe();
-        stdin.destroy();
-        conn.onClose.delete(onClose);
-        if (channel) conn.lastChannelClose = performance.now();
-        if (e) {
-          // Given up (timeout, cap, error): close the channel so its session on the host ends too.
-          closeChannel(channel);
-          reject(e);
-        } else
-          resolve({
-            stdout: Buffer.concat(out).toString('utf8'),
-            stderr: Buffer.concat(err).toString('utf8'),
-            code,
-            ms: Math.round(performance.now() - started),
-          });
-      };
-      const onClose = () => finish(new SshError(`connection to ${addr(target)} dropped during the command`, 'dropped'));
-      const timer = setTimeout(
-        () => finish(new SshError(`timed out after ${(timeoutMs / 1000).toFixed(1)} s waiting for ${target.name}`, 'exec-timeout')),
-        Math.max(0, deadline - performance.now()),
-      );
-      if (conn.closed) return onClose();
-      conn.onClose.add(onClose);
-      const capped = (stream: 'stdout' | 'stderr', max: number) =>
-        new SshError(`${target.name} sent more than ${Math.round(max / 1024)} KiB on ${stream}; stopped reading and closed the channel`, 'output-cap');
-      // node-ssh's execCommand: each chunk is counted and kept here as it arrives (its own string copy is
-      // not used: it is cut per chunk), and the channel comes through onChannel, so the pool can close it.
-      conn.ssh
-        .execCommand(command, {
-          noTrim: true,
-          stdin,
-          onChannel: (stream) => {
-            // Opened after the bot gave up: closed at once, never left running on the host.
-            if (done) {
-              conn.lastChannelClose = performance.now();
-              stream.on('error', () => undefined);
-              return closeChannel(stream);
-            }
-            channel = stream;
-            stream.on('error', (x: Error) => finish(new SshError(`channel error on ${addr(target)}: ${x.message.split('\n')[0].slice(0, 160)}`, 'other')));
-          },
-          onStdout: (d) => {
-            if (done) return;
-            outBytes += d.length;
-            if (outBytes > maxOut) return finish(capped('stdout', maxOut));
-            out.push(d);
-          },
-          onStderr: (d) => {
-            if (done) return;
-            errBytes += d.length;
-            if (errBytes > maxErr) return finish(capped('stderr', maxErr));
-            err.push(d);
-          },
-        })
-        .then(
-          (r) => {
-            if (conn.closed) return onClose();
-            code = r.code;
-            finish(null);
-          },
-          (e: Error) => {
-            if (conn.closed) return onClose();
-            // A refused channel is that channel's answer, not a broken connection.
-            const opening = /channel open failure/i.test(e.message);
-            const broken = /not connected/i.test(e.message);
-            finish(
-              broken
-                ? new SshError(`connection to ${addr(target)} is broken: ${e.message}`, 'dropped')
-                : new SshError(
-                    `${opening ? 'the host refused a channel' : 'the host refused the command'} on ${addr(target)}: ${e.message.replace(/^\(SSH\) /, '')}`,
-                    opening ? 'channel-refused' : 'other',
-                  ),
-            );
-          },
-        );
-    });
-  }
-}
-
-function defaultIdentity(): string | undefined {
-  for (const f of ['id_ed25519', 'id_ecdsa', 'id_rsa']) {
-    const p = join(homedir(), '.ssh', f);
-    if (existsSync(p)) return p;
-  }
-  return undefined;
-}
-
-function describe(err: Error & { code?: string; level?: string }, target: SshTarget, authNote = ''): SshError {
-  const a = addr(target);
-  switch (err.code) {
-    case 'ECONNREFUSED':
-      return new SshError(`connection refused (${a})`, 'refused');
-    case 'ETIMEDOUT':
-      return new SshError(`timed out connecting to ${a}`, 'timeout');
-    case 'ENOTFOUND':
-    case 'EAI_AGAIN':
-      return new SshError(`host not found (${target.host})`, 'dns');
-    case 'EHOSTUNREACH':
-    case 'ENETUNREACH':
-      return new SshError(`host unreachable (${a})`, 'unreachable');
-    case 'ECONNRESET':
-    case 'EPIPE':
-      return new SshError(`connection reset by ${a}`, 'dropped');
-    default:
-      break;
-  }
-  if (err.level === 'client-authentication' || /authentication methods failed/i.test(err.message))
-    return new SshError(`auth failed (${target.user}@${a}): key not accepted${authNote}`, 'auth');
-  if (/timed out/i.test(err.message)) return new SshError(`timed out connecting to ${a}`, 'timeout');
-  return new SshError(`ssh error (${a}): ${err.message.split('\n')[0].slice(0, 160)}`, 'other');
 }
