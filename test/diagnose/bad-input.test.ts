@@ -88,14 +88,15 @@ describe('what chat and launchers do to logs', () => {
   });
 
   it('two processes interleaved: each line still read on its own, the OOM facts from the OOM line', () => {
+    // The other rank's bar is at its first steps: epochs or 50+ steps done would be evidence against the batch (levers/progress.ts).
     const log = [
-      '[rank0]: Epoch 3:  41%|████      | 410/1000 [03:10<04:33,  2.16it/s]',
+      '[rank0]: Epoch 0:   1%|          | 10/1000 [00:05<08:15,  2.00it/s]',
       '[rank1]: Traceback (most recent call last):',
-      '[rank0]: Epoch 3:  41%|████      | 411/1000 [03:10<04:33,  2.16it/s]',
+      '[rank0]: Epoch 0:   1%|          | 11/1000 [00:05<08:14,  2.00it/s]',
       '[rank1]:   File "train.py", line 88, in <module>',
-      '[rank0]: Epoch 3:  41%|████      | 412/1000 [03:11<04:33,  2.16it/s]',
+      '[rank0]: Epoch 0:   1%|          | 12/1000 [00:06<08:14,  2.00it/s]',
       '[rank1]: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 512.00 MiB. GPU 1 has a total capacity of 23.65 GiB of which 301.06 MiB is free. Including non-PyTorch memory, this process has 23.34 GiB memory in use. Of the allocated memory 22.10 GiB is allocated by PyTorch, and 790.20 MiB is reserved by PyTorch but unallocated.',
-      '[rank0]: Epoch 3:  41%|████      | 413/1000 [03:11<04:33,  2.16it/s]',
+      '[rank0]: Epoch 0:   1%|          | 13/1000 [00:06<08:13,  2.00it/s]',
       'python train.py --per_device_train_batch_size 16',
     ].join('\n');
     const [d] = diagnose(log, base).diagnoses;
