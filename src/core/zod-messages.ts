@@ -104,7 +104,8 @@ function argumentName(path: readonly PropertyKey[], usage: string): string | und
 
 /** The fixed beginnings of zod's own messages (usage.zod.*, as installed above): anything else is a command's own wording. */
 const ZOD_HEADS = ['Invalid input: expected ', 'Invalid option: expected one of ', 'Too big: expected ', 'Too small: expected '];
-const zodWording = (message: string) => ZOD_HEADS.some((head) => message.startsWith(head));
+// A union's own message is the bare head: every branch failed (its branches say why).
+const zodWording = (message: string) => message === 'Invalid input' || ZOD_HEADS.some((head) => message.startsWith(head));
 
 function hasValueAt(raw: unknown, path: readonly PropertyKey[]): boolean {
   let cur = raw;
@@ -164,6 +165,14 @@ export function argumentProblem(
       return i.origin === 'string'
         ? t(locale, 'usage.arg.shortest', { name, n: String(i.minimum) })
         : t(locale, 'usage.arg.atLeast', { name, n: String(i.minimum) });
+    case 'invalid_union': {
+      // A word or a number (a GPU index or `all`): every branch failed; say what each accepts.
+      const tried = ((issue as { errors?: { code: string; expected?: string; values?: unknown[] }[][] }).errors ?? []).flat();
+      const words = tried.filter((b) => b.code === 'invalid_value').flatMap((b) => (b.values ?? []).map(String));
+      const number = tried.some((b) => b.code === 'invalid_type' && (b.expected === 'number' || b.expected === 'int'));
+      if (number && words.length) return t(locale, 'usage.arg.numberOrNot', { name, values: words.join(', '), word: typed ?? '' });
+      return t(locale, 'usage.arg.invalid', { name });
+    }
     default:
       return t(locale, 'usage.arg.invalid', { name });
   }

@@ -21,7 +21,8 @@ async function problem(line: string, locale: Locale = 'en'): Promise<string> {
 
 describe('argument errors in chat', () => {
   it.each([
-    ['/gpu chart gpu1 abc', 'GPU must be a number, not "abc".'],
+    ['/gpu chart gpu1 abc', 'GPU must be a number or all, not "abc".'],
+    ['/gpu chart gpu1 al', 'GPU must be a number or all, not "al".'],
     ['/gpu chart gpu1 1 soon', 'hours must be a number, not "soon".'],
     ['/gpu chart gpu1 --theme blue', '--theme must be one of light, dark, not "blue".'],
     ['/gpu chart', 'HOST is missing.'],
@@ -36,7 +37,7 @@ describe('argument errors in chat', () => {
   });
 
   it('the same sentences in Chinese, naming the argument the same way', async () => {
-    expect(await problem('/gpu chart gpu1 abc', 'zh')).toContain('GPU 必须是数字，而不是“abc”。');
+    expect(await problem('/gpu chart gpu1 abc', 'zh')).toContain('GPU 必须是数字或 all，而不是“abc”。');
     expect(await problem('/gpu chart gpu1 --theme blue', 'zh')).toContain('--theme 必须是 light, dark 之一，而不是“blue”。');
     expect(await problem('/gpu chart', 'zh')).toContain('缺少 HOST。');
   });
