@@ -182,7 +182,7 @@ describe('concurrent asks over one group', () => {
       release();
       const replies = await Promise.all([first, ...later]);
       for (const reply of replies) expect(reply).toMatch(/4845\/40535 MiB/);
-      expect(replies[0]).toMatch(/3\/3 host\(s\) answered/);
+      expect(replies[0]).toMatch(/3\/3 hosts answered/);
       expect(fake.stats('single').requests).toBe(2);
       // Once that answer is in, a new ask makes a new request pair (single flight, not a cache).
       await ask(app, '/gpu status sf1');

@@ -9,6 +9,7 @@ import {
   gpuQuery,
   gpusOf,
   groupByHost,
+  healthOf,
   historySamples,
   hostKeyOf,
   malformedList,
@@ -19,6 +20,7 @@ import {
   regexLiteral,
   type PromMatrixSeries,
 } from '../../src/sources/prometheus/parse.js';
+import { healthFindings } from '../../src/readings/nvidia-smi-health.js';
 import { exposition, fixtureText } from './exposition.js';
 
 const join = { gpuLabel: 'instance', nodeLabel: 'instance', stripPort: true };
@@ -41,10 +43,71 @@ describe('dcgm-exporter (NVIDIA docs sample, A100)', () => {
         utilizationPct: null,
         temperatureC: 61,
         error: null,
+        // The sample's DCGM_FI_DEV_POWER_USAGE and DCGM_FI_DEV_XID_ERRORS; the other health fields are not in it.
+        health: {
+          powerDrawW: 409.692,
+          powerLimitW: null,
+          eccUncorrectedVolatile: null,
+          retiredPagesPending: null,
+          remappedRowsPending: null,
+          remappedRowsFailure: null,
+          clockReasons: null,
+          lastXid: 0,
+        },
       },
     ]);
     expect(r.processes).toEqual([]);
     expect(perProcessWarning(r)).toMatch(/no per-process data: dcgm-exporter/);
+  });
+
+  it('a GPU whose dcgm-exporter reports a hardware Xid, double-bit ECC errors or a row remap is flagged (synthetic values on the real series)', () => {
+    // Synthetic: the A100 sample's series with XID_ERRORS set to 79 (fallen off the bus) and the health fields
+    // the sample lacks added (POWER_MGMT_LIMIT 400 W, ECC_DBE_VOL_TOTAL 2, ROW_REMAP_PENDING 1, ROW_REMAP_FAILURE 0, RETIRED_PENDING 0).
+    const labels = { gpu: '0', UUID: 'GPU-34319582-d595-d1c7-d1d2-179bcfa61660', instance: '10.0.0.5:9400' };
+    const s = values(dcgm()).map((x) => (x.metric.__name__ === 'DCGM_FI_DEV_XID_ERRORS' ? { ...x, v: 79 } : x));
+    for (const [name, v] of [
+      ['POWER_MGMT_LIMIT', 400],
+      ['ECC_DBE_VOL_TOTAL', 2],
+      ['ROW_REMAP_PENDING', 1],
+      ['ROW_REMAP_FAILURE', 0],
+      ['RETIRED_PENDING', 0],
+    ] as const)
+      s.push({ metric: { __name__: `DCGM_FI_DEV_${name}`, ...labels }, v });
+    const g = gpusOf(s).gpus[0];
+    expect(g.health).toEqual({
+      powerDrawW: 409.692,
+      powerLimitW: 400,
+      eccUncorrectedVolatile: 2,
+      retiredPagesPending: false,
+      remappedRowsPending: true,
+      remappedRowsFailure: false,
+      clockReasons: null,
+      lastXid: 79,
+    });
+    expect(healthFindings(g.health)).toEqual(['remap_pending', 'ecc_uncorrected', 'xid']);
+    // A MIG instance's series, and a GPU without any health series: no health.
+    expect(gpusOf([{ metric: { __name__: 'DCGM_FI_DEV_XID_ERRORS', ...labels, GPU_I_ID: '1' }, v: 79 }]).gpus).toEqual([]);
+    expect(gpusOf([{ metric: { __name__: 'DCGM_FI_DEV_FB_USED', ...labels }, v: 1 }]).gpus[0].health).toBeUndefined();
+    expect(healthOf(new Map([['POWER_USAGE', -1]]))?.powerDrawW).toBeNull();
+  });
+
+  it('status asks for the health fields; the watch history does not', () => {
+    const hosts = [{ name: 'a', match: '10.0.0.5' }];
+    expect(gpuQuery(hosts, join, { health: true })).toContain(
+      'POWER_USAGE|POWER_MGMT_LIMIT|XID_ERRORS|ECC_DBE_VOL_TOTAL|RETIRED_PENDING|ROW_REMAP_PENDING|ROW_REMAP_FAILURE',
+    );
+    expect(gpuQuery(hosts, join)).not.toContain('XID_ERRORS');
+  });
+
+  it("nvidia_gpu_exporter beside dcgm-exporter: the GPU keeps dcgm-exporter's health, joined by UUID", () => {
+    const uuid = '34319582-d595-d1c7-d1d2-179bcfa61660';
+    const r = gpusOf([
+      { metric: { __name__: 'nvidia_smi_memory_used_bytes', uuid }, v: 2 ** 30 },
+      { metric: { __name__: 'DCGM_FI_DEV_POWER_USAGE', gpu: '0', UUID: `GPU-${uuid}` }, v: 250 },
+    ]);
+    expect(r.exporter).toBe('nvidia_gpu_exporter');
+    expect(r.gpus[0].health?.powerDrawW).toBe(250);
+    expect(gpusOf([{ metric: { __name__: 'nvidia_smi_memory_used_bytes', uuid }, v: 2 ** 30 }]).gpus[0].health).toBeUndefined();
   });
 
   it('counts FB_RESERVED into the total as nvidia-smi does, and takes modelName', () => {

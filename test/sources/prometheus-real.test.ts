@@ -113,7 +113,9 @@ describeWithPrometheus('Prometheus and SSH host groups in one config', 'test/sou
     expect(all.map((r) => r.name).sort()).toEqual(['a100-prom', 'h100-prom', 'h100-ssh']);
     const ssh = ok(all.find((r) => r.name === 'h100-ssh'));
     const viaProm = ok(all.find((r) => r.name === 'h100-prom'));
-    expect(viaProm.gpus).toEqual(ssh.gpus.map((g) => ({ ...g, error: null })));
+    // Over SSH the health query adds power, ECC and clocks; nvidia_gpu_exporter's series here have none of them.
+    expect(viaProm.gpus).toEqual(ssh.gpus.map(({ health: _health, ...g }) => ({ ...g, error: null })));
+    expect(ssh.gpus[0].health).toMatchObject({ powerDrawW: 631.95, powerLimitW: 700, eccUncorrectedVolatile: 0 });
     expect(viaProm.gpus[0]).toMatchObject({ index: 0, name: 'NVIDIA H100 80GB HBM3', memoryUsedMiB: 19818, memoryTotalMiB: 81559, utilizationPct: 100 });
     const procs = (r: typeof ssh) => r.processes.map((p) => [p.gpuIndex, p.pid, p.memoryMiB]);
     expect(procs(viaProm)).toEqual(procs(ssh));
@@ -137,6 +139,17 @@ describeWithPrometheus('Prometheus and SSH host groups in one config', 'test/sou
         utilizationPct: null,
         temperatureC: 61,
         error: null,
+        // dcgm-exporter's DCGM_FI_DEV_POWER_USAGE and DCGM_FI_DEV_XID_ERRORS (0: no Xid) through the real Prometheus.
+        health: {
+          powerDrawW: 409.692,
+          powerLimitW: null,
+          eccUncorrectedVolatile: null,
+          retiredPagesPending: null,
+          remappedRowsPending: null,
+          remappedRowsFailure: null,
+          clockReasons: null,
+          lastXid: 0,
+        },
       },
     ]);
     expect(a100.memory?.totalBytes).toBe(3831959552);
@@ -145,6 +158,9 @@ describeWithPrometheus('Prometheus and SSH host groups in one config', 'test/sou
     const text = renderText(statusReply(all));
     for (const h of ['a100-prom', 'h100-prom', 'h100-ssh']) expect(text).toContain(h);
     expect(text).toContain('no per-process data');
+    expect(text).toContain('410 W');
+    expect(text).toContain('632/700 W');
+    expect(text).not.toContain('GPUs that need attention');
   });
 
   it('mem answers both groups, and names the host whose node_exporter is missing', async () => {

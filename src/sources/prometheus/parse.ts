@@ -11,7 +11,7 @@
 // (the default), equals the host's `match` (its name unless set). dcgm-exporter's own `Hostname` label
 // (`hostname` in newer releases) works as gpu_label too: both spellings are read.
 import { t } from '../../core/i18n.js';
-import type { GpuProcessStatus, GpuStatus, HostMemory } from '../../core/services.js';
+import type { GpuHealthStatus, GpuProcessStatus, GpuStatus, HostMemory } from '../../core/services.js';
 import type { GpuSample, HostRamSample, ProcessSample, Sample } from '../../watch/types.js';
 
 /** Prometheus refuses a range query with more than this many points per series. */
@@ -77,6 +77,12 @@ export const LABEL_NAME = /^[a-zA-Z_][a-zA-Z0-9_]{0,127}$/;
 const GPU_METRICS =
   'DCGM_FI_DEV_(FB_USED|FB_FREE|FB_RESERVED|FB_TOTAL|GPU_UTIL|GPU_TEMP)|' +
   'nvidia_smi_(memory_used_bytes|memory_total_bytes|memory_free_bytes|memory_reserved_bytes|gpu_info|utilization_gpu_ratio|temperature_gpu|compute_app_used_memory_bytes|compute_apps_last_collect_success)';
+/**
+ * dcgm-exporter's health fields (DCGM field names): power draw and its management limit (W), the last Xid,
+ * volatile double-bit (uncorrectable) ECC errors, a pending page retirement, a pending or failed row remap.
+ * Read by status only (instant), never in the leak watch's range queries.
+ */
+const GPU_HEALTH_METRICS = 'DCGM_FI_DEV_(POWER_USAGE|POWER_MGMT_LIMIT|XID_ERRORS|ECC_DBE_VOL_TOTAL|RETIRED_PENDING|ROW_REMAP_PENDING|ROW_REMAP_FAILURE)';
 const NODE_METRICS = 'node_memory_(MemTotal|MemAvailable|MemFree|Buffers|Cached|SwapTotal|SwapFree)_bytes';
 
 /** The label values a set of hosts matches: `value` or `value:port`. */
@@ -95,10 +101,11 @@ function labelSpellings(label: string): string[] {
   return label === 'Hostname' || label === 'hostname' ? ['Hostname', 'hostname'] : [label];
 }
 
-/** One instant/range query for the GPU exporters' series of these hosts (both exporter families). */
-export function gpuQuery(hosts: readonly PromHost[], join: JoinConfig): string {
+/** One instant/range query for the GPU exporters' series of these hosts (both exporter families); `health` adds dcgm-exporter's health fields. */
+export function gpuQuery(hosts: readonly PromHost[], join: JoinConfig, opts: { health?: boolean } = {}): string {
+  const metrics = opts.health ? `${GPU_METRICS}|${GPU_HEALTH_METRICS}` : GPU_METRICS;
   return labelSpellings(join.gpuLabel)
-    .map((l) => `{__name__=~${promString(GPU_METRICS)},${hostMatcher(l, hosts, join.stripPort)}}`)
+    .map((l) => `{__name__=~${promString(metrics)},${hostMatcher(l, hosts, join.stripPort)}}`)
     .join(' or ');
 }
 
@@ -285,9 +292,56 @@ interface GpuAcc {
   total: number | null;
   util: number | null;
   temp: number | null;
+  /** dcgm-exporter's health fields by DCGM field name (POWER_USAGE, XID_ERRORS, ...), where reported. */
+  health: Map<string, number | null>;
 }
 
-const emptyAcc = (): GpuAcc => ({ index: null, uuid: null, name: null, used: null, free: null, reserved: null, total: null, util: null, temp: null });
+const emptyAcc = (): GpuAcc => ({
+  index: null,
+  uuid: null,
+  name: null,
+  used: null,
+  free: null,
+  reserved: null,
+  total: null,
+  util: null,
+  temp: null,
+  health: new Map(),
+});
+
+const HEALTH_FIELDS = new Set([
+  'POWER_USAGE',
+  'POWER_MGMT_LIMIT',
+  'XID_ERRORS',
+  'ECC_DBE_VOL_TOTAL',
+  'RETIRED_PENDING',
+  'ROW_REMAP_PENDING',
+  'ROW_REMAP_FAILURE',
+]);
+
+/** A GPU's health from its dcgm-exporter fields; undefined when none was reported (no column, no flag). */
+export function healthOf(fields: ReadonlyMap<string, number | null>): GpuHealthStatus | undefined {
+  if (fields.size === 0) return undefined;
+  const value = (f: string) => {
+    const v = fields.get(f);
+    return v === undefined || v === null || v < 0 ? null : v;
+  };
+  const flag = (f: string) => {
+    const v = value(f);
+    return v === null ? null : v > 0;
+  };
+  const xid = value('XID_ERRORS');
+  return {
+    powerDrawW: value('POWER_USAGE'),
+    powerLimitW: value('POWER_MGMT_LIMIT'),
+    eccUncorrectedVolatile: value('ECC_DBE_VOL_TOTAL'),
+    retiredPagesPending: flag('RETIRED_PENDING'),
+    remappedRowsPending: flag('ROW_REMAP_PENDING'),
+    remappedRowsFailure: flag('ROW_REMAP_FAILURE'),
+    clockReasons: null,
+    lastXid: xid === null ? null : Math.round(xid),
+  };
+}
 
 /**
  * The GPU series of ONE host at one instant (values: metric labels -> number) as GPUs and processes.
@@ -324,6 +378,7 @@ export function gpusOf(series: readonly { metric: Record<string, string>; v: num
       else if (field === 'FB_TOTAL') g.total = v;
       else if (field === 'GPU_UTIL') g.util = v;
       else if (field === 'GPU_TEMP') g.temp = v;
+      else if (HEALTH_FIELDS.has(field)) g.health.set(field, v);
     } else if (n.startsWith('nvidia_smi_')) {
       if (n === 'nvidia_smi_compute_apps_last_collect_success') {
         perProcess = true;
@@ -359,8 +414,11 @@ export function gpusOf(series: readonly { metric: Record<string, string>; v: num
     ? []
     : [...dcgm.entries()].flatMap(([key, g], i) => [...(podsByKey.get(key)?.values() ?? [])].map((p) => ({ gpu: g.index ?? i, ...p })));
   pods.sort((a, b) => a.gpu - b.gpu || `${a.namespace}/${a.pod}`.localeCompare(`${b.namespace}/${b.pod}`));
+  // Health comes from dcgm-exporter only; where nvidia_gpu_exporter gives the figures, it joins by UUID.
+  const healthByUuid = new Map([...dcgm.values()].filter((g) => g.uuid).map((g) => [g.uuid!, healthOf(g.health)]));
   const gpus: GpuStatus[] = accs
     .map((g, i) => {
+      const health = useNv ? (g.uuid ? healthByUuid.get(g.uuid) : undefined) : healthOf(g.health);
       // nvidia-smi's memory.total is used + free + reserved (drivers >= 510); dcgm-exporter has no total by default.
       const total = g.total ?? (g.used !== null && g.free !== null ? g.used + g.free + (g.reserved ?? 0) : null);
       return {
@@ -372,6 +430,7 @@ export function gpusOf(series: readonly { metric: Record<string, string>; v: num
         utilizationPct: g.util === null ? null : Math.round(g.util),
         temperatureC: g.temp === null ? null : Math.round(g.temp),
         error: null,
+        ...(health ? { health } : {}),
       };
     })
     .sort((a, b) => a.index - b.index);
