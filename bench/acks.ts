@@ -46,7 +46,7 @@ async function runBot(spec: BotSpec): Promise<void> {
   const { allCommands } = await import('../commands/index.js');
   const { loadRuleBase } = await import('../src/diagnose/rule-base.js');
   const { SourcedHostsService } = await import('../src/hosts/service.js');
-  const { AuditStore } = await import('../src/ops/audit.js');
+  const { AuditStore } = await import('../src/storage/sqlite/audit.js');
   const { Metrics } = await import('../src/ops/metrics.js');
   const { WatchRuntime } = await import('../src/watch/runtime.js');
   const { WatchStore } = await import('../src/storage/sqlite/watch.js');

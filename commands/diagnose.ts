@@ -9,7 +9,7 @@ import type { ProgressReporter } from '../src/core/progress.js';
 import type { Reply } from '../src/core/reply.js';
 import type { HostStatusResult, HostsService } from '../src/core/services.js';
 import { diagnose, type DiagnoseResult } from '../src/diagnose/diagnose.js';
-import { decodeLog } from '../src/diagnose/input.js';
+import { decodeLog, decodeText, type LogInput } from '../src/diagnose/input.js';
 import { hostsNamedIn, liveSection } from '../src/diagnose/live-check.js';
 import { diagnosisReply } from '../src/diagnose/reply.js';
 
@@ -22,11 +22,12 @@ export default defineCommand({
   usage: 'diagnose [host:NAME] <paste a log or traceback>',
   options: z.object({ text: z.string() }),
   async run({ text }, ctx) {
+    const files = ctx.files ?? [];
     // /\S/ rather than trim(): a 16 MB paste is not copied just to see that it holds something.
-    if (!/\S/.test(text)) {
+    if (!/\S/.test(text) && files.length === 0) {
       return { title: t(ctx.locale, 'diagnose.empty.title'), severity: 'warning', sections: [{ text: t(ctx.locale, 'diagnose.empty.text') }] };
     }
-    const input = decodeLog(Buffer.from(text, 'utf8'));
+    const input = logOf(text, files);
     const result = diagnose(input.text, ctx.services.rules, ctx.locale);
     const reply = diagnosisReply(result, input, ctx.locale);
     // 👍 / 👎: the diagnosis is stored (rule, category; the redacted log only when the config opts in).
@@ -41,6 +42,18 @@ export default defineCommand({
     return reply;
   },
 });
+
+/**
+ * The log to diagnose: the pasted text as it is (never encoded and decoded again) and each attached
+ * file's bytes decoded once, joined line after line, within the same 16 MB as one pasted log.
+ */
+function logOf(text: string, files: Buffer[]): LogInput {
+  if (files.length === 0) return decodeText(text);
+  const decoded = files.map((f) => decodeLog(f));
+  const parts = [...(/\S/.test(text) ? [text] : []), ...decoded.map((d) => d.text)];
+  const joined = decodeText(parts.join('\n'));
+  return { ...joined, notes: [...new Set([...decoded.flatMap((d) => d.notes), ...joined.notes])] };
+}
 
 async function addLiveReading(
   reply: Reply,
@@ -69,7 +82,7 @@ async function addLiveReading(
     timeout,
   ]).finally(() => clearTimeout(timer));
   // After "Who holds the memory" (or the facts): the live reading answers the same question for now.
-  const at = reply.sections.findIndex((s) => s.heading === t(locale, 'diag.heading.holder'));
+  const at = reply.sections.findIndex((s) => s.key === 'diag.heading.holder');
   const insertAt = at >= 0 ? at + 1 : Math.min(1, reply.sections.length);
   reply.sections.splice(insertAt, 0, ...live.map((r) => liveSection(r, result.diagnoses[0]?.facts, locale)));
 }

@@ -8,11 +8,12 @@ import help from './help.js';
 import hosts from './hosts.js';
 import mem from './mem.js';
 import notify from './notify.js';
+import silence from './silence.js';
 import status from './status.js';
 import watch from './watch.js';
 import whoami from './whoami.js';
 import type { AnyCommand } from '../src/core/registry.js';
 
 export function allCommands(): AnyCommand[] {
-  return [help, diagnose, status, mem, hosts, digest, watch, chart, fit, notify, feedback, whoami];
+  return [help, diagnose, status, mem, hosts, digest, watch, chart, fit, notify, silence, feedback, whoami];
 }

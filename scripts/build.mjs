@@ -1,5 +1,6 @@
 // Bundles the CLI's own TypeScript into dist/main.mjs (packages stay external; the leak-digest worker
-// thread as dist/findings-worker.mjs, the chart child process as dist/chart-render-child.mjs) and writes the validated
+// thread as dist/findings-worker.mjs, the chart child process as dist/chart-render-child.mjs and the SQLite
+// store's reader it imports as dist/sqlite-chart-reader.mjs) and writes the validated
 // rule base to dist/knowledge.json, so each CLI run starts in ~0.2 s instead of compiling TypeScript and
 // loading YAML + zod. Run by `npm ci` (prepare). bin/gpu-doctor falls back to tsx whenever the bundle is
 // older than the sources; the rule loader ignores the cache when any rule file changed.
@@ -14,6 +15,7 @@ await build({
     'rule-cache': 'scripts/rule-cache.ts',
     'findings-worker': 'src/storage/sqlite/findings-worker.ts',
     'chart-render-child': 'src/watch/chart-render-child.ts',
+    'sqlite-chart-reader': 'src/storage/sqlite/chart-reader.ts',
   },
   outdir: 'dist',
   outExtension: { '.js': '.mjs' },

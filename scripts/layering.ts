@@ -58,8 +58,6 @@ export const RULES: readonly LayerRule[] = [
  * left behind never lets one come back.
  */
 export const KNOWN_EXCEPTIONS: Readonly<Record<string, { count: number; why: string }>> = {
-  // The storage seam (issue 24 §1): the chart child process opens the SQLite watch store itself.
-  'Watch->Storage': { count: 1, why: 'watch/chart-render-child.ts opens the SQLite watch store in its own process' },
 };
 
 /** Import circles among src/ files that are still there (0 is the goal); more fail the check. */

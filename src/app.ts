@@ -32,12 +32,23 @@ export async function createApp(configFile?: string): Promise<App> {
   const storage = choice.kind === 'postgres' ? await (await import('./storage/postgres/index.js')).openSharedStorage(choice) : undefined;
   if (storage) closers.push(() => storage.close());
   const { createHostsService } = await import('./hosts/service.js');
-  const hosts = createHostsService(loaded.config, loaded.baseDir, storage ? (configHosts) => storage.registry(configHosts) : undefined);
+  // The registry and trusted keys: Postgres shared by replicas, else data_dir/gpu-doctor.sqlite.
+  const { HostRegistry } = await import('./storage/sqlite/registry.js');
+  const hosts = createHostsService(
+    loaded.config,
+    loaded.baseDir,
+    storage
+      ? (configHosts) => storage.registry(configHosts)
+      : (configHosts) => new HostRegistry(resolveDataPath(loaded.config.data_dir, loaded.baseDir), configHosts),
+  );
   services.hosts = hosts;
   closers.push(() => hosts.close());
   // unix user -> person: the config's owners and approved `/gpu whoami` claims (the registry's database, or Postgres).
   const { ownersFromConfig } = await import('./owners/wire.js');
-  const owners = ownersFromConfig(loaded.config, loaded.baseDir, storage?.claims());
+  const claims = storage
+    ? storage.claims()
+    : (await import('./storage/sqlite/claims.js')).ClaimStore.inDataDir(resolveDataPath(loaded.config.data_dir, loaded.baseDir));
+  const owners = ownersFromConfig(loaded.config, claims);
   services.owners = owners.service;
   closers.push(owners.close);
   // The approved claims before the first digest or command names anyone (a failed read is tried again at the next).
@@ -87,6 +98,12 @@ export async function createApp(configFile?: string): Promise<App> {
     services.watch = watch;
     if (weekly) watch.scheduler.add(weekly);
     watch.setOwners(services.owners);
+    // `/gpu silence`: in Postgres with the rest of the shared state, else in data_dir's registry database.
+    watch.setSilences(
+      storage
+        ? new (await import('./storage/postgres/silences.js')).PgSilenceStore(storage.pool)
+        : (await import('./storage/sqlite/silences.js')).SilenceStore.inDataDir(dataDir),
+    );
     // Sources that keep history fill the store since its last sample, before the first digest. Into
     // Postgres too: replicas starting together write the same rows (an upsert on the row's key).
     const filled = await hosts.backfillHistory(watchState);

@@ -67,6 +67,24 @@ describe('layering: each floor imports only the floors below it', () => {
     expect(failures).toEqual([expect.stringContaining('Hosts (src/hosts/) never imports Watch (src/watch/): hosts answer readings, not samples; 1 import:')]);
   });
 
+  it('feedback and the watch (its chart child too) import no storage, and no allowance for one is kept', () => {
+    expect(KNOWN_EXCEPTIONS['Feedback->Storage']).toBeUndefined();
+    expect(KNOWN_EXCEPTIONS['Watch->Storage']).toBeUndefined();
+    const fromFeedback = checkLayering(
+      planted('src/feedback/store.ts', "import { FeedbackStore } from '../storage/sqlite/feedback.js';\nexport const F = FeedbackStore;\n"),
+    );
+    expect(fromFeedback.failures).toEqual([
+      expect.stringContaining('Feedback (src/feedback/) never imports Storage (src/storage/): store port: feedback owns its port; 1 import:'),
+    ]);
+    const child = 'src/watch/chart-render-child.ts';
+    const fromChild = checkLayering(planted(child, `import { WatchStore } from '../storage/sqlite/watch.js';\n${tree.get(child)}`));
+    expect(fromChild.failures).toEqual([
+      expect.stringContaining(
+        `Watch (src/watch/) never imports Storage (src/storage/): store port: the watch owns its port; Postgres implements it; 1 import:\n  ${child} -> src/storage/sqlite/watch.ts`,
+      ),
+    ]);
+  });
+
   it('an allowance above what the tree breaks fails: a count goes down with the import that goes', () => {
     const stale = checkLayering(tree, { exceptions: { ...KNOWN_EXCEPTIONS, 'Hosts->Watch': { count: 1 } }, cycles: 0 }).failures;
     expect(stale).toContain('Hosts->Watch: 0 imports, KNOWN_EXCEPTIONS allows 1: lower it');

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { AuditStore } from '../src/ops/audit.js';
+import { AuditStore } from '../src/storage/sqlite/audit.js';
 import { WatchStore } from '../src/storage/sqlite/watch.js';
 
 const run = promisify(execFile);

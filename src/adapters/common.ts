@@ -1,16 +1,17 @@
 // What the Slack and Discord adapters share: running a command with audit + metrics + logs,
-// admin resolution, allowed channels and DMs, per-channel pacing and bounded downloads of attached logs
+// allowed channels and DMs, per-channel pacing and bounded downloads of attached logs
 // (size-capped, a few files per message, a few messages' files in memory at once, allowed hosts only).
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import type { CommandContext, Platform } from '../core/command.js';
 import { ProgressPacer, type ProgressPacerOptions, type ProgressSink } from '../core/progress.js';
 import type { CommandRegistry, DispatchOutcome } from '../core/registry.js';
+import { invocationOf, type CommandInvocation } from '../core/invocation.js';
 import type { ServerPlatform } from '../core/platform.js';
 import type { Services } from '../core/services.js';
 import type { Config } from '../config.js';
 import { rememberUserLocale, resolveLocale, t, type Locale } from '../core/i18n.js';
-import type { AuditStore } from '../ops/audit.js';
+import type { AuditSink } from '../ops/audit.js';
 import type { Metrics } from '../ops/metrics.js';
 import type { Logger } from '../ops/logger.js';
 import { scrubSecrets } from '../ops/logger.js';
@@ -37,7 +38,7 @@ export interface AdapterDeps {
   config: Config;
   logger: Logger;
   /** The audit trail: SQLite in data_dir, or Postgres shared by replicas. */
-  audit?: Pick<AuditStore, 'record'>;
+  audit?: Pick<AuditSink, 'record'>;
   metrics?: Metrics;
   /** Pacing of interim replies (quiet period, interval); the defaults of core/progress.ts unless set. */
   progressPacing?: Pick<ProgressPacerOptions, 'quietMs' | 'intervalMs' | 'editTimeoutMs'>;
@@ -48,15 +49,17 @@ export interface Invocation {
   userId: string;
   channelId?: string;
   isAdmin: boolean;
-  line: string;
+  /** What to run: a line as typed (tokenised once, by the registry), or an invocation built from typed options or a paste. */
+  command: string | CommandInvocation;
   /** The asker's language as the platform tells it (Discord's interaction locale, Slack's user locale). */
   userLocale?: Locale;
   /** Where a long command's interim replies go (see progressPacer). */
   progress?: ProgressPacer;
 }
 
-/** Dispatches one command line and records it (audit row, metrics, a log line without the paste). */
+/** Dispatches one command and records it (audit row, metrics, a log line without the paste). */
 export async function runCommand(deps: AdapterDeps, inv: Invocation): Promise<DispatchOutcome> {
+  const invocation = typeof inv.command === 'string' ? invocationOf(inv.command) : inv.command;
   const ctx: CommandContext = {
     platform: inv.platform,
     userId: inv.userId,
@@ -67,10 +70,10 @@ export async function runCommand(deps: AdapterDeps, inv: Invocation): Promise<Di
   };
   // Direct messages sent later (owner messages, notify) use the language this user was last seen with.
   rememberUserLocale(inv.platform, inv.userId, inv.userLocale);
-  const result = await deps.registry.dispatch(inv.line, ctx, { progress: inv.progress });
+  const result = await deps.registry.dispatch(invocation ?? inv.command, ctx, { progress: inv.progress });
   // Never echo a secret back, even if a command error carried one.
   for (const s of result.reply.sections) if (s.text) s.text = scrubSecrets(s.text);
-  const summary = commandSummary(inv.line, result.command);
+  const summary = commandSummary(invocation, result.command);
   try {
     deps.audit?.record({
       ts: Date.now(),
@@ -89,10 +92,10 @@ export async function runCommand(deps: AdapterDeps, inv: Invocation): Promise<Di
   const command = metricCommandLabel(deps.registry, result.command);
   deps.metrics?.commands.inc({ platform: inv.platform, command, outcome: result.outcome });
   deps.metrics?.commandSeconds.observe({ platform: inv.platform, command }, result.ms / 1000);
-  // The diagnosis footer names its rule (`rule ID`, in zh `规则 ID`: locales/*.json diag.footer).
-  const rule = /^(?:rule|规则) (\S+)/.exec(result.reply.footer ?? '');
-  if (rule && result.command === 'diagnose')
-    deps.metrics?.ruleHits.inc({ rule: deps.services.rules.rules.some((r) => r.id === rule[1]) ? rule[1] : 'unknown' });
+  // The rule as the diagnosis named it (the outcome carries its id; the footer's words are the asker's language).
+  const rule = result.rule;
+  if (rule !== undefined && result.command === 'diagnose')
+    deps.metrics?.ruleHits.inc({ rule: deps.services.rules.rules.some((r) => r.id === rule) ? rule : 'unknown' });
   deps.logger.info(
     { platform: inv.platform, user: inv.userId, channel: inv.channelId, command: summary, outcome: result.outcome, ms: Math.round(result.ms) },
     'command',
@@ -118,24 +121,27 @@ export function metricCommandLabel(registry: CommandRegistry, name: string): str
   return registry.commands.has(name) ? name : 'unknown';
 }
 
-/** What goes in logs and the audit table: the command and its first-line arguments, never a whole paste. */
-export function commandSummary(line: string, command: string): string {
-  if (command === 'diagnose') return `diagnose (${line.length} chars)`;
-  return line
+/** A word as it would be typed: quoted when it holds a blank. */
+const quoted = (word: string) => (/\s/.test(word) && !/^--/.test(word) ? `"${word}"` : word);
+
+/**
+ * What goes in logs and the audit table: the command and its first-line arguments (as typed or given as
+ * options), never a whole paste: a diagnosis is its size (characters of text, bytes of files).
+ */
+export function commandSummary(invocation: CommandInvocation | null, command: string): string {
+  if (!invocation) return '';
+  if (command === 'diagnose') {
+    const bytes = (invocation.files ?? []).reduce((n, f) => n + f.length, 0);
+    return `diagnose (${invocation.text.length} chars${bytes ? `, ${bytes} bytes of files` : ''})`;
+  }
+  const { _: words = [], ...flags } = invocation.options;
+  const parts = [invocation.command, ...words.map(String)];
+  for (const [key, value] of Object.entries(flags)) parts.push(value === true ? `--${key}` : `--${key}=${quoted(String(value))}`);
+  return parts
+    .map((p, i) => (i === 0 ? p : quoted(p)))
+    .join(' ')
     .split('\n', 1)[0]
-    .replace(/^\s*\/?gpu\s*/i, '')
     .slice(0, 200);
-}
-
-export function isSlackAdmin(config: Config, userId: string): boolean {
-  return config.admins.slack.includes(userId);
-}
-
-export function isDiscordAdmin(config: Config, userId: string, roleIds: Iterable<string> = []): boolean {
-  const admins = new Set(config.admins.discord);
-  if (admins.has(userId)) return true;
-  for (const r of roleIds) if (admins.has(r)) return true;
-  return false;
 }
 
 /** Allowed channels (or Discord guilds): absent list = everywhere. Not for DMs (directMessagesAllowed). */
@@ -306,16 +312,17 @@ export interface AttachedFile {
 
 /**
  * Reads a message's text files within the limits: the first MAX_FILES_PER_MESSAGE, MAX_FILE_BYTES for
- * all of them together. Returns their texts and the notes the reply starts with (what was read,
- * truncated, refused or skipped). Call it inside downloadSlots.run, with the diagnosis.
+ * all of them together. Returns their bytes (decoded once, by the command that reads them) and the
+ * notes the reply starts with (what was read, truncated, refused or skipped). Call it inside
+ * downloadSlots.run, with the diagnosis.
  */
 export async function readAttachedFiles(
   files: AttachedFile[],
   download: (f: AttachedFile, maxBytes: number) => Promise<Download>,
   budget = MAX_FILE_BYTES,
   loc?: Locale,
-): Promise<{ bodies: string[]; notes: string[] }> {
-  const bodies: string[] = [];
+): Promise<{ files: Buffer[]; notes: string[] }> {
+  const read: Buffer[] = [];
   const notes: string[] = [];
   let left = budget;
   for (const [i, f] of files.entries()) {
@@ -340,12 +347,12 @@ export async function readAttachedFiles(
           ? t(loc, 'note.file.truncated', { name: f.name, total: fmtBytes(got.totalBytes), room: fmtBytes(room), read: fmtBytes(got.data.length) })
           : t(loc, 'note.file.read', { name: f.name, size: fmtBytes(got.data.length) }),
       );
-      bodies.push(got.data.toString('utf8'));
+      read.push(got.data);
     } catch (e) {
       notes.push(t(loc, 'note.file.download', { name: f.name, error: (e as Error).message }));
     }
   }
-  return { bodies, notes };
+  return { files: read, notes };
 }
 
 /** True when a buffer is not text (NUL bytes or many control characters in its first 8 KB). */
@@ -358,8 +365,6 @@ export function looksBinary(buf: Buffer): boolean {
 }
 
 export const fmtBytes = (n: number) => (n >= 1024 * 1024 ? `${(n / 1024 / 1024).toFixed(1)} MB` : n >= 1024 ? `${(n / 1024).toFixed(1)} KB` : `${n} bytes`);
-
-export const TEXT_FILE = /\.(log|txt|out|err)$/i;
 
 /** Replies still being worked on, so shutdown can wait for them (graceful SIGTERM). */
 export class Inflight {

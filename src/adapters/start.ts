@@ -10,7 +10,8 @@ import type { App } from '../app.js';
 import type { Reply } from '../core/reply.js';
 import type { ServerPlatform } from '../core/platform.js';
 import type { PostTarget } from '../core/services.js';
-import { AuditStore } from '../ops/audit.js';
+import type { AuditSink } from '../ops/audit.js';
+import { AuditStore } from '../storage/sqlite/audit.js';
 import { Metrics } from '../ops/metrics.js';
 import { Health, startHealthServer } from '../ops/health.js';
 import { createLogger, scrubSecrets, type Logger } from '../ops/logger.js';
@@ -33,7 +34,7 @@ export async function startChatAdapters(app: App, env: NodeJS.ProcessEnv = proce
   logger.info({ mode, why }, `gpu-doctor runs as ${mode}: ${why}`);
   if (!slackEnv && !discordEnv) return null;
   const { config, baseDir } = app.loaded;
-  const audit: Pick<AuditStore, 'record' | 'close'> = app.storage
+  const audit: AuditSink = app.storage
     ? app.storage.audit((e) => logger.error({ err: scrubSecrets((e as Error).message ?? String(e)) }, 'audit write failed'))
     : AuditStore.inDataDir(resolvePath(config.data_dir, baseDir));
   const metrics = new Metrics(true);

@@ -28,6 +28,8 @@ export interface CommandContext {
    * the adapter can show one, paced there (see progress.ts). The returned reply is still the answer.
    */
   progress?: ProgressReporter;
+  /** The bytes of files given with the invocation (a log attached to a message or to /gpu diagnose). */
+  files?: Buffer[];
 }
 
 /** The tokens of a command line, before the command's own schema validates them. */

@@ -10,6 +10,30 @@ export interface ParsedLine {
   raw: RawInvocation;
 }
 
+/**
+ * A command as an adapter hands it to the registry: already split, never written back into a line to be
+ * tokenised again. A typed line becomes one here (invocationOf); Discord's typed options become one as
+ * they come (numbers stay numbers); a paste is `diagnose` with its text and files as they were read.
+ */
+export interface CommandInvocation {
+  /** The command's name, lower case; '' for a bare `/gpu`. */
+  command: string;
+  /** Positional words (`_`) and flags by name (`--key value`, a bare `--flag` is true). */
+  options: { _?: string[]; [flag: string]: unknown };
+  /** The free text after the name, verbatim (a pasted log keeps its newlines). */
+  text: string;
+  /** Attached files' bytes (a log given with the command), decoded once, by the command that reads them. */
+  files?: Buffer[];
+}
+
+/** A typed line (`/gpu status a b`) as an invocation; null when it names no command. */
+export function invocationOf(line: string): CommandInvocation | null {
+  const parsed = parseCommandLine(line);
+  if (!parsed) return null;
+  const { text, ...options } = parsed.raw;
+  return { command: parsed.name, options, text };
+}
+
 function tokenize(line: string): string[] {
   const tokens: string[] = [];
   let current = '';

@@ -1,9 +1,9 @@
 // Holds the commands (checked at load) and runs one invocation: validate options with the
 // command's zod schema, enforce admin-only actions, turn any failure into a clear reply.
-import { commandShape, type Command, type CommandContext } from './command.js';
+import { commandShape, type Command, type CommandContext, type RawInvocation } from './command.js';
 import { didYouMean } from './did-you-mean.js';
 import { localize, t, type MessageKey } from './i18n.js';
-import { parseCommandLine } from './invocation.js';
+import { invocationOf, type CommandInvocation } from './invocation.js';
 import type { ProgressPacer } from './progress.js';
 import type { Reply } from './reply.js';
 import { scrubDeep } from './secret-scrub.js';
@@ -16,6 +16,8 @@ export interface DispatchOutcome {
   outcome: 'ok' | 'usage' | 'denied' | 'unknown' | 'error';
   reply: Reply;
   ms: number;
+  /** The rule a diagnosis names (its id, from the rule base), as the command returned it: never read back from the reply's text. */
+  rule?: string;
 }
 
 export interface DispatchOptions {
@@ -47,11 +49,12 @@ export class CommandRegistry {
   }
 
   /**
-   * Runs "/gpu NAME ..." (the prefix is optional). Never throws. With `progressOptions.progress`, the
+   * Runs a command: a typed line "/gpu NAME ..." (the prefix is optional), tokenised here once, or an
+   * invocation an adapter built (Discord's typed options, a paste and its files). Never throws. With `progressOptions.progress`, the
    * command's interim replies go there; when this resolves that pacer is finished (no interim edit in
    * flight or still to come), so the adapter can put the final reply in place of the last one.
    */
-  async dispatch(line: string, ctx: CommandContext, progressOptions: DispatchOptions = {}): Promise<DispatchOutcome> {
+  async dispatch(line: string | CommandInvocation, ctx: CommandContext, progressOptions: DispatchOptions = {}): Promise<DispatchOutcome> {
     const pacer = progressOptions.progress;
     try {
       // No credential reaches a chat: a source's error text may echo one (a proxy quoting the Authorization
@@ -64,37 +67,40 @@ export class CommandRegistry {
     }
   }
 
-  private async run(line: string, ctx: CommandContext): Promise<DispatchOutcome> {
+  private async run(line: string | CommandInvocation, ctx: CommandContext): Promise<DispatchOutcome> {
     const started = performance.now();
     const done = (command: string, outcome: DispatchOutcome['outcome'], reply: Reply): DispatchOutcome => ({
       command,
       outcome,
       reply: ctx.locale && !reply.locale ? { ...reply, locale: ctx.locale } : reply,
       ms: performance.now() - started,
+      ...(reply.rule !== undefined ? { rule: reply.rule } : {}),
     });
-    const parsed = parseCommandLine(line);
+    const invocation = typeof line === 'string' ? invocationOf(line) : line;
     const names = [...this.commands.keys()].join(', ');
     const loc = ctx.locale;
-    if (!parsed || parsed.name === '') {
+    if (!invocation || invocation.command === '') {
       return done('', 'usage', { title: t(loc, 'registry.which.title'), severity: 'warning', sections: [{ text: t(loc, 'registry.which.text', { names }) }] });
     }
-    const command = this.commands.get(parsed.name);
+    const name = invocation.command;
+    const command = this.commands.get(name);
     if (!command) {
-      const shown = parsed.name.length > 40 ? parsed.name.slice(0, 40) + '…' : parsed.name;
-      const meant = didYouMean(parsed.name, this.commands.keys());
+      const shown = name.length > 40 ? name.slice(0, 40) + '…' : name;
+      const meant = didYouMean(name, this.commands.keys());
       const hint = meant ? t(loc, 'registry.unknown.didYouMean', { name: meant }) : '';
-      return done(parsed.name, 'unknown', {
+      return done(name, 'unknown', {
         title: t(loc, 'registry.unknown.title', { name: shown }),
         severity: 'warning',
         sections: [{ text: t(loc, 'registry.unknown.text', { hint, names }) }],
       });
     }
+    const raw: RawInvocation = { ...invocation.options, _: invocation.options._ ?? [], text: invocation.text };
     // `/gpu CMD --help` (or -h) answers with the command's usage and summary, whatever else was typed; a
     // command taking free text only when --help is all of it (a pasted log may hold the word).
     const known = optionKeys(command.options);
     const freeText = !known || known.includes('text');
-    const typed = parsed.raw.text.trim();
-    if (freeText ? typed === '--help' || typed === '-h' : parsed.raw.help !== undefined || parsed.raw._[0] === '-h') {
+    const typed = raw.text.trim();
+    if (freeText ? typed === '--help' || typed === '-h' : raw.help !== undefined || raw._[0] === '-h') {
       return done(command.name, 'ok', {
         title: t(loc, 'registry.usage.title', { usage: command.usage }),
         severity: 'info',
@@ -105,7 +111,7 @@ export class CommandRegistry {
     // An unknown --option is a typo, not something to ignore; commands that take free text (a pasted log
     // whose first line carries the training command's own flags) are left alone.
     if (!freeText) {
-      for (const key of Object.keys(parsed.raw)) {
+      for (const key of Object.keys(raw)) {
         if (key === '_' || key === 'text' || known.includes(key)) continue;
         const meant = didYouMean(
           key,
@@ -125,10 +131,10 @@ export class CommandRegistry {
         });
       }
     }
-    const options = command.options.safeParse(parsed.raw);
+    const options = command.options.safeParse(raw);
     if (!options.success) {
       // Each problem a sentence naming the argument as the usage line does (GPU, --theme), not zod's path.
-      const problems = options.error.issues.map((i) => argumentProblem(i, command.usage, parsed.raw, loc));
+      const problems = options.error.issues.map((i) => argumentProblem(i, command.usage, raw, loc));
       return done(command.name, 'usage', {
         title: t(loc, 'registry.usage.title', { usage: command.usage }),
         severity: 'warning',
@@ -145,7 +151,7 @@ export class CommandRegistry {
     // Owner names as any replica approved them (Postgres storage); a failed read keeps the last ones.
     await ctx.services.owners?.refresh?.().catch(() => undefined);
     try {
-      return done(command.name, 'ok', await command.run(options.data, ctx));
+      return done(command.name, 'ok', await command.run(options.data, invocation.files?.length ? { ...ctx, files: invocation.files } : ctx));
     } catch (e) {
       return done(command.name, 'error', {
         title: t(loc, 'registry.failed.title', { name: command.name }),

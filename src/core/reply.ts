@@ -11,6 +11,11 @@ export interface ReplyTable {
 }
 
 export interface ReplySection {
+  /**
+   * What the section is, for code that finds it again (the catalogue key of its heading, `diag.heading.holder`):
+   * a section is found by this, never by its words, which are in the asker's language.
+   */
+  key?: string;
   heading?: string;
   /** Plain text; adapters may add emphasis but never change the words. */
   text?: string;
@@ -31,6 +36,8 @@ export interface Reply {
   severity: Severity;
   sections: ReplySection[];
   footer?: string;
+  /** The rule a diagnosis names (the rule base's id): the registry puts it on the outcome for metrics. */
+  rule?: string;
   files?: ReplyFile[];
   /** 'asker': only the person who asked sees it where the platform can (Slack ephemeral, Discord flags 64). */
   visibility?: 'asker';

@@ -4,6 +4,7 @@ import type { Condition } from './rule-types.js';
 import type { Facts } from './facts.js';
 import type { Readings } from '../readings/types.js';
 import { whoHoldsMemory } from './holder.js';
+import { expandableSegmentsAvailable } from './environment.js';
 import { batchAtOne, batchLever, checkpointLoad, hasMemoryFigures, collectiveOom, evalGathers, evalLightning, loadInFp32 } from './levers.js';
 import {
   evalBatchHalves,
@@ -124,6 +125,16 @@ export const CONDITION_CHECKS: Record<Condition, (e: Evidence) => boolean> = {
   ggml_cuda_weights: ({ facts }) => facts.ggmlCudaPurpose === 'weights',
   ggml_cuda_kv: ({ facts }) => facts.ggmlCudaPurpose === 'kv_cache',
   ggml_cuda_compute: ({ facts }) => facts.ggmlCudaPurpose === 'compute',
+  // Where the job runs (environment.ts): a hosted notebook's GPU is its own; MPS and old or Windows PyTorch lack CUDA's levers.
+  env_notebook: ({ facts }) => facts.environment?.notebook !== undefined,
+  not_env_notebook: ({ facts }) => facts.environment?.notebook === undefined,
+  env_mps: ({ facts }) => facts.environment?.accelerator === 'mps',
+  env_tpu: ({ facts }) => facts.environment?.accelerator === 'tpu',
+  not_env_tpu: ({ facts }) => facts.environment?.accelerator !== 'tpu',
+  env_windows: ({ facts }) => facts.environment?.os === 'windows',
+  not_env_windows: ({ facts }) => facts.environment?.os !== 'windows',
+  expandable_supported: ({ facts }) => expandableSegmentsAvailable(facts.environment),
+  expandable_unsupported: ({ facts }) => !expandableSegmentsAvailable(facts.environment),
   // Mixed precision changes nothing for a run already in half precision or quantized.
   amp_would_help: ({ facts }) =>
     !facts.inference &&

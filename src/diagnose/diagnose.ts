@@ -18,6 +18,7 @@ import { allocConfFacts } from './alloc-conf.js';
 import { leverWords } from './levers.js';
 import { orderGrowthAndOom } from './growth-oom.js';
 import { readStackFigures, withStackFigures } from './stack-figures.js';
+import { detectEnvironment, expandableSegmentsAvailable, expandableUnavailableWhy } from './environment.js';
 import { formatMiB } from './fixes/arithmetic.js';
 import { parseReadings } from '../readings/index.js';
 import { t, type Locale } from '../core/i18n.js';
@@ -117,6 +118,8 @@ export function diagnose(raw: string, base: RuleBase, loc?: Locale): DiagnoseRes
   const totalLines = Math.max(1, log.lineCount - 1);
   const stray = hits.length ? strayContexts(readings) : {};
   const allocConf = hits.length ? allocConfFacts(text) : {};
+  // Where the job runs (notebook, OS, accelerator, versions): the fixes' conditions read it.
+  const environment = hits.length ? detectEnvironment(text) : undefined;
   // A non-PyTorch stack's own figures (TF/XLA BFC, llama.cpp, TGI, vLLM), read once for every memory diagnosis.
   const stack = hits.some((h) => MEMORY_HOLDER_CATEGORIES.has(base.rules[h.rule].category)) ? readStackFigures(log) : undefined;
   // The command's launcher and script, read against the tools' own CLIs: a rewrite uses only flags they define.
@@ -129,6 +132,8 @@ export function diagnose(raw: string, base: RuleBase, loc?: Locale): DiagnoseRes
       ...stray,
       ...allocConf,
       ...extractOomFacts(log, rule.category === 'replica_oom' ? withReplicaOom(log, hit.lines) : hit.lines),
+      environment,
+      ...(environment && !expandableSegmentsAvailable(environment) ? { expandableWhy: expandableUnavailableWhy(environment) } : {}),
     };
     if (MEMORY_HOLDER_CATEGORIES.has(rule.category)) {
       if (stack) withStackFigures(facts, stack);

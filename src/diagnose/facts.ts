@@ -154,6 +154,10 @@ export interface Facts {
   prefillTokensHalf?: number;
   vllmGpuBlocks?: number;
   vllmUtil?: number;
+  /** Where the job runs (src/diagnose/environment.ts): notebook host, OS, accelerator, library versions. */
+  environment?: import('./environment.js').Environment;
+  /** Why expandable_segments is not available there ("Windows", "PyTorch 1.13"), for the fix that replaces it. */
+  expandableWhy?: string;
   /** Percent shown on the last "Loading checkpoint shards" progress line (Hugging Face from_pretrained). */
   shardsLoadedPct?: number;
   /** Percent shown on the last YOLO "Caching images (N GB)" progress line. */

@@ -41,6 +41,31 @@ export function decodeLog(buf: Buffer, bytesTotal = buf.length, maxBytes = MAX_L
   return { text: binary ? text.replace(/\0/g, '') : text, bytesTotal, bytesRead: bytes.length, notes, binary };
 }
 
+/**
+ * A log that arrived as text (a paste, a chat message) checked as decodeLog checks bytes, without turning
+ * it into bytes and back: only a text over maxBytes of UTF-8 is encoded, to keep its tail at a line.
+ */
+export function decodeText(text: string, maxBytes = MAX_LOG_BYTES): LogInput {
+  // No text is over maxBytes of UTF-8 unless it is over maxBytes / 3 characters (a UTF-16 unit is at most 3 bytes).
+  const bytes = text.length * 3 > maxBytes ? Buffer.byteLength(text, 'utf8') : -1;
+  if (bytes > maxBytes) return decodeLog(Buffer.from(text, 'utf8'), bytes, maxBytes);
+  const notes: string[] = [];
+  // Binary data as decodeLog sees it: NUL or many control characters in the first 64 K.
+  const sample = text.slice(0, 65536);
+  let control = 0;
+  let nul = 0;
+  for (let i = 0; i < sample.length; i++) {
+    const c = sample.charCodeAt(i);
+    if (c === 0) nul++;
+    else if (c < 9 || (c > 13 && c < 27) || (c > 27 && c < 32)) control++;
+  }
+  const binary = sample.length > 0 && (nul > 0 || control / sample.length > 0.1);
+  if (binary) notes.push(t('en', 'note.log.binary'));
+  if (text.includes('\uFFFD') && !binary) notes.push(t('en', 'note.log.utf8'));
+  const size = bytes >= 0 ? bytes : Buffer.byteLength(text, 'utf8');
+  return { text: binary ? text.replace(/\0/g, '') : text, bytesTotal: size, bytesRead: size, notes, binary };
+}
+
 /** Reads a stream keeping at most the last maxBytes (plus one chunk) in memory. */
 export async function readLogStream(stream: Readable, maxBytes = MAX_LOG_BYTES): Promise<LogInput> {
   const chunks: Buffer[] = [];

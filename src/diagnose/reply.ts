@@ -95,6 +95,7 @@ export function diagnosisReply(result: DiagnoseResult, input?: Pick<LogInput, 'n
   if (fields.length) sections.push({ heading: t(loc, 'diag.heading.fromLog'), fields });
   if (best.facts.holderWhy)
     sections.push({
+      key: 'diag.heading.holder',
       heading: t(loc, 'diag.heading.holder'),
       text: t(loc, 'diag.holder.line', {
         holder: best.facts.holder
@@ -131,5 +132,5 @@ export function diagnosisReply(result: DiagnoseResult, input?: Pick<LogInput, 'n
       }),
     });
   if (notes.length) sections.push({ text: notes.join(' ') });
-  return { title: `${best.title} [${best.category}]`, severity, sections, footer: t(loc, 'diag.footer', { rule: best.rule }) };
+  return { title: `${best.title} [${best.category}]`, severity, sections, footer: t(loc, 'diag.footer', { rule: best.rule }), rule: best.rule };
 }

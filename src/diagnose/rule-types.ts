@@ -104,6 +104,15 @@ export const CONDITIONS = [
   'gpu_reading_jax_pool',
   'ggml_cuda_kv',
   'ggml_cuda_compute',
+  'env_notebook',
+  'not_env_notebook',
+  'env_mps',
+  'env_tpu',
+  'not_env_tpu',
+  'env_windows',
+  'not_env_windows',
+  'expandable_supported',
+  'expandable_unsupported',
 ] as const;
 export type Condition = (typeof CONDITIONS)[number];
 

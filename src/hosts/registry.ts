@@ -1,9 +1,7 @@
-// The host registry: hosts from the config file plus hosts added at run time, the latter (and any
-// trusted host keys) persisted in SQLite (WAL) under data_dir so they survive restarts. Each write
-// is one transaction: a kill -9 in the middle leaves the database as it was before or after.
-import Database from '../storage/sqlite-driver.js';
-import { ensurePrivateDir, ensurePrivateFile } from '../core/private-files.js';
-import { join } from 'node:path';
+// The hosts wing's registry and keys port: hosts from the config file plus hosts added at run time (and
+// any trusted host keys), what an entry is, and how a stored row is checked before it is used. The store
+// survives restarts: src/storage/sqlite/registry.ts (data_dir/gpu-doctor.sqlite) or
+// src/storage/postgres/registry.ts (shared by replicas) implements it; src/app.ts picks one.
 
 export const HOST_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$/;
 export const USER_NAME = /^[a-z_][a-z0-9_.-]{0,31}$/i;
@@ -24,9 +22,8 @@ export interface HostEntry {
 }
 
 /**
- * What the hosts service needs of a registry: this SQLite one, or the Postgres one shared by replicas
- * (src/storage/postgres/registry.ts), whose reads come from a snapshot that `refresh` reloads and whose
- * writes return promises.
+ * What the hosts service needs of a registry: the SQLite one (read directly), or the Postgres one shared by
+ * replicas, whose reads come from a snapshot that `refresh` reloads and whose writes return promises.
  */
 export interface RegistryStore {
   get(name: string): HostEntry | null;
@@ -48,90 +45,6 @@ export function checkNewEntry(entry: { name: string; host: string; port?: number
   if (entry.port !== undefined && !(Number.isInteger(entry.port) && entry.port >= 1 && entry.port <= 65535)) throw new Error('invalid port');
   if (entry.hostKey && !FINGERPRINT.test(entry.hostKey)) throw new Error('invalid host key fingerprint');
   if (isConfigHost) throw new Error(`${entry.name} is defined in the config file`);
-}
-
-export class HostRegistry implements RegistryStore {
-  private db: Database.Database;
-  private configHosts: Map<string, HostEntry>;
-
-  constructor(dataDir: string, configHosts: HostEntry[]) {
-    ensurePrivateDir(dataDir);
-    this.db = new Database(ensurePrivateFile(join(dataDir, 'gpu-doctor.sqlite')));
-    this.db.pragma('journal_mode = WAL');
-    this.db.pragma('synchronous = NORMAL');
-    this.db.pragma('busy_timeout = 5000');
-    this.db.exec(`
-      CREATE TABLE IF NOT EXISTS hosts (
-        name TEXT PRIMARY KEY, host TEXT NOT NULL, port INTEGER, user TEXT, identity_file TEXT, added_at TEXT NOT NULL
-      );
-      CREATE TABLE IF NOT EXISTS host_keys (
-        name TEXT PRIMARY KEY, fingerprint TEXT NOT NULL, trusted_at TEXT NOT NULL
-      );`);
-    this.configHosts = new Map(configHosts.map((h) => [h.name, h]));
-  }
-
-  close(): void {
-    if (this.db.open) this.db.close();
-  }
-
-  /** Null for a name that fails validation or is not registered: hostile names are just unknown. */
-  get(name: string): HostEntry | null {
-    if (typeof name !== 'string' || !HOST_NAME.test(name)) return null;
-    const fromConfig = this.configHosts.get(name);
-    const trusted = this.db.prepare('SELECT fingerprint FROM host_keys WHERE name = ?').get(name) as { fingerprint: string } | undefined;
-    if (fromConfig) return withConfigPin(fromConfig, trusted?.fingerprint);
-    const row = this.db.prepare('SELECT * FROM hosts WHERE name = ?').get(name) as Row | undefined;
-    return row ? toEntry(row, trusted?.fingerprint) : null;
-  }
-
-  list(): HostEntry[] {
-    const keys = new Map(
-      (this.db.prepare('SELECT name, fingerprint FROM host_keys').all() as { name: string; fingerprint: string }[]).map((r) => [r.name, r.fingerprint]),
-    );
-    const out = [...this.configHosts.values()].map((h) => withConfigPin(h, keys.get(h.name)));
-    for (const row of this.db.prepare('SELECT * FROM hosts ORDER BY name').all() as Row[]) {
-      if (!this.configHosts.has(row.name)) out.push(toEntry(row, keys.get(row.name)));
-    }
-    return out.filter((h): h is HostEntry => h !== null);
-  }
-
-  isConfigHost(name: string): boolean {
-    return this.configHosts.has(name);
-  }
-
-  add(entry: { name: string; host: string; port?: number; user?: string; identityFile?: string; hostKey?: string | null }): HostEntry {
-    checkNewEntry(entry, this.configHosts.has(entry.name));
-    const now = new Date().toISOString();
-    this.db.transaction(() => {
-      const exists = this.db.prepare('SELECT 1 FROM hosts WHERE name = ?').get(entry.name);
-      if (exists) throw new Error(`${entry.name} already exists`);
-      this.db
-        .prepare('INSERT INTO hosts (name, host, port, user, identity_file, added_at) VALUES (?, ?, ?, ?, ?, ?)')
-        .run(entry.name, entry.host, entry.port ?? null, entry.user ?? null, entry.identityFile ?? null, now);
-      if (entry.hostKey)
-        this.db.prepare('INSERT OR REPLACE INTO host_keys (name, fingerprint, trusted_at) VALUES (?, ?, ?)').run(entry.name, entry.hostKey, now);
-    })();
-    return this.get(entry.name)!;
-  }
-
-  remove(name: string): boolean {
-    if (!HOST_NAME.test(name)) return false;
-    if (this.configHosts.has(name)) throw new Error(`${name} is defined in the config file; remove it there`);
-    return this.db.transaction(() => {
-      const n = this.db.prepare('DELETE FROM hosts WHERE name = ?').run(name).changes;
-      if (n) this.db.prepare('DELETE FROM host_keys WHERE name = ?').run(name);
-      return n > 0;
-    })();
-  }
-
-  trust(name: string, fingerprint: string): void {
-    if (!FINGERPRINT.test(fingerprint)) throw new Error('invalid fingerprint');
-    this.db.prepare('INSERT OR REPLACE INTO host_keys (name, fingerprint, trusted_at) VALUES (?, ?, ?)').run(name, fingerprint, new Date().toISOString());
-  }
-
-  integrityOk(): boolean {
-    return (this.db.pragma('integrity_check', { simple: true }) as string) === 'ok';
-  }
 }
 
 export interface Row {

@@ -9,7 +9,8 @@ import { resolvePath } from '../core/config.js';
 import type { HostAddRequest, HostInfo, HostMemResult, HostsService, HostStatusResult, HostTestResult, StatusProgress } from '../core/services.js';
 import { groupSources } from './group-sources.js';
 import { LOCAL_HOST, LocalHostSource } from './local.js';
-import { HOST_NAME, HostRegistry, type HostEntry, type RegistryStore } from './registry.js';
+import { HOST_NAME, type HostEntry, type RegistryStore } from './registry.js';
+import { HostRegistry } from '../storage/sqlite/registry.js';
 import { errorLine, type HistoryStore, type HostSource, type Priority } from './source.js';
 import { SshHostSource } from './ssh-source.js';
 

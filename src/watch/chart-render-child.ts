@@ -1,5 +1,6 @@
 // Child process entry (node, forked by chart-render.ts): computes and draws charts away from the bot.
-// It reads the store with its own SQLite connection (or the samples it is sent), runs the detector,
+// It reads the store's file through the reader module its source names (or the samples it is sent): it
+// imports no backend itself. It runs the detector,
 // builds the chart, checks its geometry and renders it with resvg. resvg is native code: a panic there
 // aborts this process, never the bot, and the bot still has the text sent before drawing began.
 // From the bundle dist/chart-render-child.mjs is the entry; from the sources chart-render-child-dev.mjs.
@@ -8,9 +9,7 @@ import { anyChartSize, anyChartSvg, anySpecProblem, type AnyChartSpec } from './
 import { findingChartPlan, gpuChartPlan } from './chart-store.js';
 import { svgProblem } from './chart-geometry.js';
 import { packedSamplesSince } from './chart-samples.js';
-import { WatchStore } from '../storage/sqlite/watch.js';
-import type { ChartChildMessage, ChartJob, SampleSource } from './chart-render.js';
-import type { Sample } from './types.js';
+import type { ChartChildMessage, ChartJob, ChartReaderModule, ChartSamples, SampleSource } from './chart-render.js';
 
 const send = (m: ChartChildMessage) => new Promise<void>((resolve, reject) => process.send!(m, (e: Error | null) => (e ? reject(e) : resolve())));
 
@@ -30,17 +29,23 @@ function draw(spec: AnyChartSpec): { png: Uint8Array } | { problem: string } {
   return { png: svgToPng(svg, Math.round(anyChartSize(spec).width * PIXEL_RATIO)).png };
 }
 
-function openSource(source: SampleSource): { store: { samplesSince(sinceMs: number, host: string): Iterable<Sample> }; close(): void } {
+/** Reader modules by URL, imported once per child. */
+const readers = new Map<string, Promise<ChartReaderModule>>();
+
+async function openSource(source: SampleSource): Promise<ChartSamples> {
   if ('file' in source) {
-    const store = new WatchStore(source.file);
-    return { store, close: () => store.close() };
+    let reader = readers.get(source.reader);
+    if (!reader) {
+      reader = import(source.reader) as Promise<ChartReaderModule>;
+      readers.set(source.reader, reader);
+    }
+    return (await reader).openChartSamples(source.file);
   }
-  return { store: { samplesSince: (sinceMs, host) => packedSamplesSince(source.packed, sinceMs, host) }, close: () => {} };
+  return { samplesSince: (sinceMs, host) => packedSamplesSince(source.packed, sinceMs, host), close: () => {} };
 }
 
 async function runJob(id: number, job: ChartJob): Promise<void> {
-  const opened = openSource(job.source);
-  const store = opened.store;
+  const store = await openSource(job.source);
   try {
     if (job.kind === 'gpu') {
       const plan = gpuChartPlan(store, job.req, job.style, job.detector, job.known, job.now);
@@ -69,7 +74,7 @@ async function runJob(id: number, job: ChartJob): Promise<void> {
     }
     await send({ type: 'done', id, rssBytes: process.memoryUsage().rss });
   } finally {
-    opened.close();
+    store.close();
   }
 }
 

@@ -12,10 +12,25 @@ import type { ChartStyle } from './chart-data.js';
 import type { ChartRequest } from './chart-store.js';
 import { findingKey, type ChartOf } from './digest.js';
 import type { PackedSamples } from './chart-samples.js';
-import type { DetectorOptions, Finding } from './types.js';
+import type { DetectorOptions, Finding, Sample } from './types.js';
 
-/** Where a child reads samples from: the SQLite store's file (its own connection), or samples sent to it as columns (Postgres, an in-memory store). */
-export type SampleSource = { file: string } | { packed: PackedSamples };
+/**
+ * Where a child reads samples from: a store's file, opened in the child with its own connection by the
+ * module at `reader` (a URL the backend names: SQLite's src/storage/sqlite/chart-reader.ts), or samples
+ * sent to it as columns (Postgres, an in-memory store). The child knows no backend.
+ */
+export type SampleSource = { file: string; reader: string } | { packed: PackedSamples };
+
+/** One host's samples since a time, in time order, as a chart reads them in the child. */
+export interface ChartSamples {
+  samplesSince(sinceMs: number, host: string): Iterable<Sample>;
+  close(): void;
+}
+
+/** What the module a file source names exports: its store's file opened for the chart child. */
+export interface ChartReaderModule {
+  openChartSamples(file: string): ChartSamples;
+}
 
 export type ChartJob =
   | {

@@ -38,7 +38,13 @@ const inRange = (v: number | null | undefined, hi: number): number | null => (ty
  * Every GPU of `host` between fromMs and toMs, one panel each in GPU order (at most MAX_HOST_PANELS, the
  * lowest indices). Each poll counts once per GPU, from its GPU row or the first process row that carries it.
  */
-export function hostPanels(samples: Iterable<Sample>, host: string, fromMs: number, toMs: number, style: ChartStyle): { panels: HostPanel[]; gpus: number[] } {
+export function hostPanels(
+  samples: Iterable<Sample>,
+  host: string,
+  fromMs: number,
+  toMs: number,
+  style: Pick<ChartStyle, 'sampleIntervalSec'>,
+): { panels: HostPanel[]; gpus: number[] } {
   const byGpu = new Map<number, { used: Map<number, number | null>; util: Map<number, number | null>; capacity: { ms: number; mib: number } | null }>();
   for (const s of samples) {
     if (isHostSample(s) || s.host !== host) continue;

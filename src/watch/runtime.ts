@@ -17,6 +17,7 @@ import { digestReply, sparkline, type ChartOf } from './digest.js';
 import { DigestScheduler, type DigestConfig, type FindingsSource, type PostMessage } from './scheduler.js';
 import { coverageLine, EarlyWatch, postEarlyAlerts } from './early-alert.js';
 import { postThresholdAlerts, ThresholdWatch, type ThresholdConfig } from './threshold-alerts.js';
+import { Holders, Silences, type SilenceStorage } from './silences.js';
 import { toMs } from './series.js';
 import { Sampler } from './sampler.js';
 import type { WatchState } from './state.js';
@@ -76,6 +77,31 @@ export class WatchRuntime implements WatchService {
   readonly early: EarlyWatch;
   /** Idle-holder and full-card episodes (src/watch/threshold-alerts.ts): fed by each round, checked after it. */
   readonly thresholds: ThresholdWatch;
+  /** Who had a process where in the last round: who may silence a host or GPU without being an admin. */
+  private holders = new Holders();
+  /** `/gpu silence` (set by app.ts with the backend's store): silenced hosts and GPUs get no threshold or early alert. */
+  silences?: Silences;
+  private silenceStore?: SilenceStorage;
+
+  setSilences(store: SilenceStorage): void {
+    this.silenceStore = store;
+    this.silences = new Silences(store, this.holders, () => this.owners);
+  }
+
+  /** What a round's samples tell the watches kept in memory: the early alert's window, the threshold episodes, who holds what. */
+  observe(samples: Sample[]): void {
+    this.early.add(samples);
+    this.thresholds.add(samples);
+    this.holders.add(samples);
+  }
+
+  /** Before a round's alerts: the silences in force now (another replica's too); on a failed read, the last ones read. */
+  private async silencedNow(now: number): Promise<(host: string, gpu: number) => boolean> {
+    const s = this.silences;
+    if (!s) return () => false;
+    await s.refresh(now).catch((e: unknown) => this.onError(e));
+    return (host, gpu) => s.silenced(host, gpu, now);
+  }
 
   constructor(
     /** Samples, subscriptions, digest runs and (with replicas) sampling leases: src/watch/state.ts. */
@@ -93,8 +119,7 @@ export class WatchRuntime implements WatchService {
     // A round's samples go to the store, to the early alert's recent window (memory: the last hour) and to the threshold episodes.
     const sink = {
       insertPaced: (samples: Sample[]) => {
-        this.early.add(samples);
-        this.thresholds.add(samples);
+        this.observe(samples);
         return store.insertPaced(samples);
       },
     };
@@ -118,10 +143,14 @@ export class WatchRuntime implements WatchService {
    * channels (and owners where dm_owners), recorded with what the digests reported. Until something can
    * post, nothing is checked: the processes are checked when their next samples come.
    */
-  private async earlyAlerts(now: number): Promise<void> {
+  async earlyAlerts(now: number): Promise<void> {
     if (!this.posterSet) return;
     try {
-      const alerts = await this.early.checkYielding(now);
+      const found = await this.early.checkYielding(now);
+      if (!found.length) return;
+      // A silenced GPU's alert is not posted nor marked: if it still rises when the silence ends, it is posted then.
+      const silenced = await this.silencedNow(now);
+      const alerts = found.filter((a) => !silenced(a.finding.host, a.finding.gpu ?? -1));
       if (!alerts.length) return;
       const runs = this.store.digestRuns;
       const reported = 'log' in runs ? runs.log : runs.slots;
@@ -140,7 +169,7 @@ export class WatchRuntime implements WatchService {
   async thresholdAlerts(now: number): Promise<number> {
     if (!this.posterSet || !this.thresholds.enabled) return 0;
     try {
-      const alerts = this.thresholds.due(now);
+      const alerts = this.thresholds.due(now, await this.silencedNow(now));
       if (!alerts.length) return 0;
       return await postThresholdAlerts(alerts, { channels: this.cfg.digests, post: this.post, owners: this.owners, onError: this.onError });
     } catch (e) {
@@ -320,5 +349,6 @@ export class WatchRuntime implements WatchService {
     this.scheduler.stop();
     if (this.retentionTimer) clearInterval(this.retentionTimer);
     this.store.close();
+    void Promise.resolve(this.silenceStore?.close?.()).catch(() => undefined);
   }
 }

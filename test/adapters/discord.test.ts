@@ -240,6 +240,23 @@ describe('Discord adapter', () => {
   });
 });
 
+describe('Discord: one inbound path (core/inbound.ts, typed options)', () => {
+  it('a command typed as message text with a log after it is diagnosed, as on Slack', async () => {
+    fake.messageCreate('230', `/gpu diagnose\n${OOM}`);
+    await fake.waitFor(new RegExp(`^/channels/${CHANNEL_ID}/messages/230/threads$`));
+    const [post] = await fake.waitFor(/^\/channels\/230\/messages$/);
+    expect(embedText(post.body)).toContain('16 -> 8');
+  });
+
+  it("an option's value stays a value: a host named --help is not the --help flag", async () => {
+    fake.command('231', ['hosts', 'test'], [{ name: 'name', type: 3, value: '--help' }]);
+    const { body } = await answerTo('231');
+    // Written into a line, `/gpu hosts test --help` answered with the usage; as a value it is a host name the registry refuses.
+    expect(body.embeds[0].title).toBe('Unknown host');
+    expect(hostCalls).toEqual([]);
+  });
+});
+
 describe('Discord: every command, as on Slack and the console', () => {
   const console_ = (line: string) => deps.registry.dispatch(line, { platform: 'console', userId: 'local', isAdmin: true, services: deps.services });
 

@@ -9,7 +9,7 @@ import { CommandRegistry } from '../../src/core/registry.js';
 import { defineCommand } from '../../src/core/command.js';
 import { loadRuleBase } from '../../src/diagnose/rule-base.js';
 import { allCommands } from '../../commands/index.js';
-import { AuditStore } from '../../src/ops/audit.js';
+import { AuditStore } from '../../src/storage/sqlite/audit.js';
 import { Metrics } from '../../src/ops/metrics.js';
 import type { AdapterDeps } from '../../src/adapters/common.js';
 import type { HostsService } from '../../src/core/services.js';

@@ -1,7 +1,7 @@
 // Ops pieces: the audit table, /healthz + /metrics, and secrets never reaching a log line.
 import { describe, expect, it } from 'vitest';
 import { Writable } from 'node:stream';
-import { AuditStore } from '../../src/ops/audit.js';
+import { AuditStore } from '../../src/storage/sqlite/audit.js';
 import { Metrics } from '../../src/ops/metrics.js';
 import { Health, startHealthServer } from '../../src/ops/health.js';
 import { createLogger } from '../../src/ops/logger.js';
@@ -16,9 +16,9 @@ describe('ops', () => {
       userId: 'U1',
       channelId: 'C1',
       isAdmin: false,
-      line: '/gpu diagnose RuntimeError: CUDA out of memory secret-ish paste',
+      command: '/gpu diagnose RuntimeError: CUDA out of memory secret-ish paste',
     });
-    await runCommand(deps, { platform: 'discord', userId: '123456', isAdmin: false, line: '/gpu nope' });
+    await runCommand(deps, { platform: 'discord', userId: '123456', isAdmin: false, command: '/gpu nope' });
     const rows = deps.audit.recent();
     expect(rows[0]).toMatchObject({ platform: 'discord', user: '123456', channel: null, command: 'nope', outcome: 'unknown' });
     expect(rows[1]).toMatchObject({ platform: 'slack', command: expect.stringMatching(/^diagnose \(\d+ chars\)$/), outcome: 'ok' });

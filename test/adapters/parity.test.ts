@@ -8,7 +8,8 @@ import { z } from 'zod';
 import { ApplicationCommandOptionType as T } from 'discord.js';
 import { allCommands } from '../../commands/index.js';
 import { defineCommand } from '../../src/core/command.js';
-import { buildDiscordCommands, interactionLine, type DiscordCommandSet, type GpuCommandJson } from '../../src/adapters/discord/commands.js';
+import { buildDiscordCommands, interactionInvocation, type DiscordCommandSet, type GpuCommandJson } from '../../src/adapters/discord/commands.js';
+import type { CommandInvocation } from '../../src/core/invocation.js';
 import { CommandRegistry } from '../../src/core/registry.js';
 import { testDeps } from './helpers.js';
 import type { AnyCommand } from '../../src/core/registry.js';
@@ -193,6 +194,7 @@ const SAMPLES: Record<string, string> = {
   fingerprint: 'SHA256:' + 'A'.repeat(42) + 'Q',
   gpu: '0',
   hours: '6',
+  duration: '2h',
   size: '40G',
   count: '2',
   id: '1',
@@ -216,6 +218,15 @@ beforeAll(async () => {
 
 const clone = (j: GpuCommandJson): GpuCommandJson => JSON.parse(JSON.stringify(j));
 
+/** The line a Slack user would type for an invocation: words, then `--key=value` (quoted where it holds a blank), then the text. */
+function typedLine(inv: CommandInvocation): string {
+  const q = (v: unknown) => (/\s/.test(String(v)) ? `"${String(v)}"` : String(v));
+  const { _: words = [], ...flags } = inv.options;
+  const parts = ['/gpu', inv.command, ...words.map(q)];
+  for (const [k, v] of Object.entries(flags)) parts.push(v === true ? `--${k}` : `--${k}=${q(v)}`);
+  return inv.text ? `${parts.join(' ')} ${inv.text}` : parts.join(' ');
+}
+
 describe('Slack and Discord parity', () => {
   it('every command, form and option of the text grammar is on Discord, and nothing more', () => {
     expect(parityProblems(commands, set.json)).toEqual([]);
@@ -231,7 +242,7 @@ describe('Slack and Discord parity', () => {
     ).toEqual(['add', 'list', 'remove', 'test', 'trust']);
   });
 
-  it('every Discord subcommand, with all its options or only the required ones, is a line the text grammar accepts', async () => {
+  it('every Discord subcommand, with all its options or only the required ones, is an invocation the registry accepts, as it does the same typed as text', async () => {
     let checked = 0;
     for (const top of (set.json.options ?? []) as Opt[]) {
       const subs = top.type === T.SubcommandGroup ? (top.options ?? []).map((s) => ({ group: top.name, sub: s })) : [{ group: null, sub: top }];
@@ -241,13 +252,17 @@ describe('Slack and Discord parity', () => {
         for (const which of ['all', 'required'] as const) {
           const chosen = (sub.options ?? []).filter((o) => o.type !== T.Attachment && (which === 'all' || o.required));
           const values = new Map(chosen.map((o) => [o.name, sample(o)]));
-          const built = interactionLine(route!, (n) => values.get(n));
-          expect(built, `${sub.name} ${which}`).toHaveProperty('line');
-          const line = (built as { line: string }).line;
-          // What the Slack adapter does with `/gpu <text>`: the registry parses and validates it.
-          const result = await deps.registry.dispatch(line, { platform: 'slack', userId: 'U1', isAdmin: true, services: deps.services });
+          const built = interactionInvocation(route!, (n) => values.get(n));
+          expect(built, `${sub.name} ${which}`).toHaveProperty('invocation');
+          const invocation = (built as { invocation: CommandInvocation }).invocation;
+          const line = typedLine(invocation);
+          // What the Discord adapter hands the registry (typed options), and what Slack does with `/gpu <text>`.
+          const result = await deps.registry.dispatch(invocation, { platform: 'discord', userId: 'U1', isAdmin: true, services: deps.services });
           expect(['usage', 'unknown'], `${line}: ${JSON.stringify(result.reply.sections)}`).not.toContain(result.outcome);
           expect(result.command).toBe(route!.command);
+          const typed = await deps.registry.dispatch(line, { platform: 'slack', userId: 'U1', isAdmin: true, services: deps.services });
+          expect(typed.outcome, line).toBe(result.outcome);
+          expect(typed.command, line).toBe(result.command);
           checked++;
         }
       }
@@ -334,11 +349,24 @@ describe('Slack and Discord parity', () => {
     ]);
     const registry = new CommandRegistry(withPlot);
     const values: Record<string, string | number | boolean> = { host: 'gpu1', gpu: 3, hours: 24, theme: 'dark', scale: 1.5, raw: true };
-    const { line } = interactionLine(built.route(null, 'plot')!, (n) => values[n]) as { line: string };
-    expect(line).toBe('/gpu plot gpu1 3 24 --theme=dark --scale=1.5 --raw');
-    const result = await registry.dispatch(line, { platform: 'slack', userId: 'U1', isAdmin: true, services: deps.services });
+    const { invocation } = interactionInvocation(built.route(null, 'plot')!, (n) => values[n]) as { invocation: CommandInvocation };
+    // Handed over as Discord typed it: positional words are words (as typed), flags keep their type.
+    expect(invocation).toEqual({ command: 'plot', options: { _: ['gpu1', '3', '24'], theme: 'dark', scale: 1.5, raw: true }, text: '' });
+    const result = await registry.dispatch(invocation, { platform: 'discord', userId: 'U1', isAdmin: true, services: deps.services });
     expect(result.outcome).toBe('ok');
     expect(JSON.parse(result.reply.title.slice(5))).toMatchObject({ _: ['gpu1', 3, 24], theme: 'dark', scale: 1.5, raw: true });
+    // The same options typed on Slack reach the command the same (a typed line also passes what follows the name as `text`).
+    const typed = await registry.dispatch('/gpu plot gpu1 3 24 --theme=dark --scale=1.5 --raw', {
+      platform: 'slack',
+      userId: 'U1',
+      isAdmin: true,
+      services: deps.services,
+    });
+    const { text: typedText, ...typedOptions } = JSON.parse(typed.reply.title.slice(5));
+    expect(typedText).toBe('gpu1 3 24 --theme=dark --scale=1.5 --raw');
+    const { text: givenText, ...givenOptions } = JSON.parse(result.reply.title.slice(5));
+    expect(givenText).toBe('');
+    expect(typedOptions).toEqual(givenOptions);
   });
 
   it('uses contexts and integration_types, not the deprecated dm_permission, and stays within Discord limits', () => {

@@ -249,6 +249,41 @@ describe('Slack HTTP mode', () => {
     fake.calls.length = 0;
   });
 
+  it('the paste policy of every chat (core/inbound.ts): a log shared with a command typed as text is read; a snippet that is chatter gets no reply', async () => {
+    // A command typed in a thread (slash commands do not run there) with the log attached: the log is read.
+    fake.files.set('/files/run.log', Buffer.from(OOM));
+    await event({
+      type: 'message',
+      subtype: 'file_share',
+      channel: 'C1',
+      channel_type: 'channel',
+      user: 'UUSER1',
+      text: '/gpu diagnose',
+      ts: '4.1',
+      files: [{ id: 'F41', name: 'run.log', size: OOM.length, url_private: `${fake.base}/files/run.log` }],
+    });
+    const { post } = await postedWithin(performance.now());
+    expect(blocksText(post.body.blocks)).toContain('16 -> 8');
+    fake.calls.length = 0;
+    // A text snippet (text/plain, no log's name) of chat words: read, then no reply, and the "reading" message goes.
+    fake.files.set('/files/snippet', Buffer.from('lunch at noon?\nsure, see you there'));
+    await event({
+      type: 'message',
+      subtype: 'file_share',
+      channel: 'C1',
+      channel_type: 'channel',
+      user: 'UUSER1',
+      text: '',
+      ts: '4.2',
+      files: [{ id: 'F42', name: 'snippet', filetype: 'text', mimetype: 'text/plain', size: 34, url_private: `${fake.base}/files/snippet` }],
+    });
+    await new Promise((r) => setTimeout(r, 800));
+    // Whatever "reading snippet" message was shown in the thread is deleted; no answer is posted.
+    const inThread = fake.of('chat.postMessage').filter((c) => c.body.thread_ts === '4.2');
+    expect(fake.of('chat.delete')).toHaveLength(inThread.length);
+    expect(fake.of('chat.update')).toHaveLength(0);
+  });
+
   it('rejects a bad signature and a stale timestamp with 401 and no side effect', async () => {
     const before = deps.audit.recent(1000).length;
     const body = new URLSearchParams({ command: '/gpu', text: 'hosts add x a@b:22', user_id: 'UADMIN1', channel_id: 'C1', team_id: 'T1' }).toString();

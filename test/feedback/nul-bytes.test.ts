@@ -11,7 +11,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { ChannelPacer } from '../../src/adapters/common.js';
 import { createSlackAdapter, type SlackAdapter } from '../../src/adapters/slack/app.js';
 import { FeedbackStore } from '../../src/storage/sqlite/feedback.js';
-import { AuditStore } from '../../src/ops/audit.js';
+import { AuditStore } from '../../src/storage/sqlite/audit.js';
 import { PgAuditStore } from '../../src/storage/postgres/audit.js';
 import { openPool, type Pool } from '../../src/storage/postgres/connect.js';
 import { PgFeedbackStore } from '../../src/storage/postgres/feedback.js';

@@ -41,7 +41,15 @@ describe('feedback store', () => {
   it('stores votes with the rule id, one per user per diagnosis (a second vote replaces it), and no log text by default', () => {
     const dir = tempDir();
     const store = FeedbackStore.inDataDir(dir);
-    const id = store.record({ platform: 'slack', userId: 'U1', channelId: 'C1', rule: 'cuda-oom', category: 'cuda_oom', log: SECRET_LINES.join('\n') });
+    // A user id long enough that the random id or the hash never holds it by chance ('U1' did, 1 run in ~90).
+    const id = store.record({
+      platform: 'slack',
+      userId: 'U0ALICE0001',
+      channelId: 'C1',
+      rule: 'cuda-oom',
+      category: 'cuda_oom',
+      log: SECRET_LINES.join('\n'),
+    });
     expect(id).toMatch(/^[A-Za-z0-9_-]{16}$/);
     expect(store.vote({ id, platform: 'slack', userId: 'U2', vote: 'down' })).toMatchObject({
       ok: true,
@@ -61,7 +69,7 @@ describe('feedback store', () => {
     ]);
     // Nobody is named: the user column is a keyed hash, and nothing of the log is stored.
     const row = db.prepare('SELECT * FROM diagnoses').get() as Record<string, unknown>;
-    expect(JSON.stringify(row)).not.toContain('U1');
+    expect(JSON.stringify(row)).not.toContain('U0ALICE0001');
     expect(row.log_text).toBeNull();
     expect(row.log_file).toBeNull();
     db.close();

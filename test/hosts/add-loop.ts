@@ -1,5 +1,5 @@
 // Child for the kill -9 test: adds hosts (each with a trusted key) as fast as it can until killed.
-import { HostRegistry } from '../../src/hosts/registry.js';
+import { HostRegistry } from '../../src/storage/sqlite/registry.js';
 
 const reg = new HostRegistry(process.argv[2], []);
 let i = 0;

@@ -9,7 +9,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { expect, it } from 'vitest';
-import { HostRegistry } from '../../src/hosts/registry.js';
+import { HostRegistry } from '../../src/storage/sqlite/registry.js';
 
 const FP = `SHA256:${'A'.repeat(43)}`;
 

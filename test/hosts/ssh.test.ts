@@ -7,7 +7,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { parseConfig } from '../../src/config.js';
 import type { HostStatusResult } from '../../src/core/services.js';
 import { FIXED_COMMAND_PATTERNS, MEM_COMMAND, STATUS_COMMAND } from '../../src/hosts/remote-commands.js';
-import { HostRegistry } from '../../src/hosts/registry.js';
+import { HostRegistry } from '../../src/storage/sqlite/registry.js';
 import { SourcedHostsService } from '../../src/hosts/service.js';
 import { makeClientKey, silentListener, startSshd, freePort, type SshdInstance } from './sshd-harness.js';
 import { describeWithSshd } from './sshd-suite.js';

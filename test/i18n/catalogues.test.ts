@@ -24,6 +24,7 @@ import type { Reply } from '../../src/core/reply.js';
 import type { HostStatusResult, Services } from '../../src/core/services.js';
 import { FeedbackStore } from '../../src/storage/sqlite/feedback.js';
 import { ownersFromConfig } from '../../src/owners/wire.js';
+import { ClaimStore } from '../../src/storage/sqlite/claims.js';
 import { testDeps } from '../adapters/helpers.js';
 import { TRACES_PATH } from '../watch/generate-traces.js';
 import { decodeTrace } from '../watch/generator.js';
@@ -36,6 +37,7 @@ import { feedbackBlock } from '../../src/adapters/slack/feedback.js';
 import { renderSlack } from '../../src/adapters/slack/render.js';
 import { renderDiscord } from '../../src/adapters/discord/render.js';
 import { statusReply } from '../../src/hosts/render.js';
+import { SilenceStore } from '../../src/storage/sqlite/silences.js';
 
 interface DescribedOption {
   name: string;
@@ -309,6 +311,15 @@ const LINES: { line: string; admin?: boolean; bare?: boolean }[] = [
   { line: 'whoami reject bob', admin: true },
   { line: 'whoami reject 9', admin: true },
   { line: 'whoami pending', admin: true },
+  { line: 'silence list' },
+  { line: 'silence gpu1 0 2h' },
+  { line: 'silence gpu9 2h', admin: true },
+  { line: 'silence gpu1 2h', admin: true },
+  { line: 'silence gpu1 0 30m', admin: true },
+  { line: 'silence list' },
+  { line: 'silence cancel 1' },
+  { line: 'silence cancel 1', admin: true },
+  { line: 'silence cancel 1', admin: true },
   // Usage errors: zod's messages and the words parsers' errors, made in English, shown in the asker's language.
   { line: 'watch bad!name' },
   { line: 'chart gpu1 99' },
@@ -325,6 +336,11 @@ const LINES: { line: string; admin?: boolean; bare?: boolean }[] = [
   { line: 'notify add' },
   { line: 'notify 40G zz' },
   { line: 'notify list --shared' },
+  { line: 'silence gpu1 8d' },
+  { line: 'silence gpu1 x 2h' },
+  { line: 'silence cancel x' },
+  { line: 'silence list x' },
+  { line: 'silence gpu1' },
   { line: 'feedback list x' },
   { line: 'feedback sideways' },
   { line: 'feedback up --days 0' },
@@ -352,6 +368,7 @@ const LINES: { line: string; admin?: boolean; bare?: boolean }[] = [
   { line: 'watch gpu1', bare: true },
   { line: 'chart gpu1', bare: true },
   { line: 'notify list', bare: true },
+  { line: 'silence list', bare: true },
   { line: 'feedback up', bare: true },
   { line: 'whoami', bare: true },
 ];
@@ -364,7 +381,8 @@ describe.each(LOCALES)('every command asked in %s', (locale: Locale) => {
     deps = await testDeps({ watch: true });
     const now = Date.now() - 60_000;
     await (deps.services.watch as WatchRuntime).store.insertPaced([...endingAt('creep-shared-gpu', now), ...endingAt('ddp-8-flat', now)]);
-    const owners = ownersFromConfig(deps.config, deps.dataDir);
+    (deps.services.watch as WatchRuntime).setSilences(SilenceStore.inDataDir(deps.dataDir));
+    const owners = ownersFromConfig(deps.config, ClaimStore.inDataDir(deps.dataDir));
     const feedback = FeedbackStore.inDataDir(deps.dataDir);
     services = { ...deps.services, owners: owners.service, feedback };
     close = () => {

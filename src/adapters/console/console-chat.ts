@@ -17,7 +17,7 @@ import type { CommandContext } from '../../core/command.js';
 import type { Reply } from '../../core/reply.js';
 import { ProgressPacer, type ProgressPacerOptions, type ProgressSink } from '../../core/progress.js';
 import { renderText, stripTerminalControls } from './render.js';
-import { looksLikeLog } from '../../core/paste.js';
+import { diagnoseInvocation, pasteOf, typedCommand } from '../../core/inbound.js';
 import { t } from '../../core/i18n.js';
 
 export interface ConsoleChatOptions {
@@ -114,11 +114,12 @@ export async function runConsoleChat(o: ConsoleChatOptions): Promise<void> {
     const block = /^\s*\/feedback\b/i.test(typed) ? `/gpu ${typed.trimStart().slice(1)}` : typed;
     const trimmed = block.trim();
     if (trimmed === '') return;
-    if (/^\/?gpu\b/i.test(trimmed)) {
+    // A command as typed (the registry tokenises it), else a paste (core/inbound.ts), else a hint.
+    if (typedCommand(trimmed)) {
       const { reply } = await o.registry.dispatch(block, o.context, { progress: new ProgressPacer(showProgress, o.progressPacing) });
       answer(reply);
-    } else if (looksLikeLog(block)) {
-      const { reply } = await o.registry.dispatch(`/gpu diagnose ${block}`, o.context, { progress: new ProgressPacer(showProgress, o.progressPacing) });
+    } else if (pasteOf(block, [])) {
+      const { reply } = await o.registry.dispatch(diagnoseInvocation(block, []), o.context, { progress: new ProgressPacer(showProgress, o.progressPacing) });
       answer(reply);
     } else {
       write(t(o.context.locale, 'console.notACommand'));

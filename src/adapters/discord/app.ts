@@ -16,7 +16,7 @@ import {
   type ThreadChannel,
 } from 'discord.js';
 import { localeFromTag, resolveLocale, t, type Locale } from '../../core/i18n.js';
-import { looksLikeLog } from '../../core/paste.js';
+import { diagnoseInvocation, pasteOf, withFileNotes, worthAnswering } from '../../core/inbound.js';
 import { readingFilesReply } from '../../core/progress.js';
 import type { Reply } from '../../core/reply.js';
 import {
@@ -25,12 +25,10 @@ import {
   channelRefusal,
   dmRefusal,
   MAX_FILE_BYTES,
-  TEXT_FILE,
   channelAllowed,
   directMessagesAllowed,
   downloadCapped,
   downloadSlots,
-  isDiscordAdmin,
   progressPacer,
   readAttachedFiles,
   runCommand,
@@ -38,8 +36,9 @@ import {
   type AttachedFile,
 } from '../common.js';
 import { renderDiscord } from './render.js';
+import { isDiscordAdmin, rolesOf } from './admin.js';
 import { feedbackComponents, isFeedbackButton, onFeedbackButton } from './feedback.js';
-import { buildDiscordCommands, interactionLine, type DiscordRoute } from './commands.js';
+import { buildDiscordCommands, interactionInvocation, type DiscordRoute } from './commands.js';
 import { cutLine } from '../render-limits.js';
 import type { HostStatusResult } from '../../core/services.js';
 import type { Health } from '../../ops/health.js';
@@ -162,13 +161,6 @@ export function createDiscordAdapter(o: DiscordAdapterOptions): DiscordAdapter {
   // No guild = a direct message with the bot: DMs follow channels.allow_dms, guilds the allow-list.
   const dmsAllowed = directMessagesAllowed(o.config, 'discord');
   const allowed = (guildId: string | null, channelId: string) => (guildId ? channelAllowed(o.config.channels.discord, channelId, guildId) : dmsAllowed);
-  const rolesOf = (member: unknown): string[] => {
-    const m = member as { roles?: string[] | { cache?: Map<string, unknown> }; _roles?: string[] } | null;
-    if (!m?.roles) return [];
-    if (Array.isArray(m.roles)) return m.roles; // raw API member (guild not cached)
-    if (Array.isArray(m._roles)) return m._roles; // GuildMember: role IDs as sent, cached or not
-    return m.roles.cache ? [...m.roles.cache.keys()] : [];
-  };
 
   // The same definitions the registration script sends: every command in the registry, no Discord list.
   const commandSet = buildDiscordCommands(o.registry.list());
@@ -193,7 +185,7 @@ export function createDiscordAdapter(o: DiscordAdapterOptions): DiscordAdapter {
       });
       return;
     }
-    const built = interactionLine(route, (n) => i.options.get(n)?.value);
+    const built = interactionInvocation(route, (n) => i.options.get(n)?.value);
     if ('problem' in built) {
       await i.reply({ content: built.problem, flags: MessageFlags.Ephemeral, allowedMentions: NO_MENTIONS });
       return;
@@ -219,23 +211,21 @@ export function createDiscordAdapter(o: DiscordAdapterOptions): DiscordAdapter {
     if (file)
       void progress.update(readingFilesReply([{ name: file.name, size: file.size }], resolveLocale(o.config.locale, i.channelId, localeFromTag(i.locale))));
     const answer = async (): Promise<{ reply: Reply; ok: boolean }> => {
-      let line = built.line;
       const read = file
         ? await readFiles([{ name: file.name, url: file.url, size: file.size }], resolveLocale(o.config.locale, i.channelId, localeFromTag(i.locale)))
-        : { bodies: [], notes: [] };
-      if (read.bodies.length) line += '\n' + read.bodies[0];
+        : { files: [], notes: [] };
       const isAdmin = isDiscordAdmin(o.config, i.user.id, rolesOf(i.member));
       const result = await runCommand(o, {
         platform: 'discord',
         userId: i.user.id,
         channelId: i.channelId,
         isAdmin,
-        line,
+        // The attached log's bytes go with the typed options; the command decodes them.
+        command: read.files.length ? { ...built.invocation, files: read.files } : built.invocation,
         progress,
         userLocale: localeFromTag(i.locale),
       });
-      const reply = read.notes.length ? { ...result.reply, sections: [{ text: read.notes.join('\n') }, ...result.reply.sections] } : result.reply;
-      return { reply, ok: result.outcome === 'ok' };
+      return { reply: withFileNotes(result.reply, read.notes), ok: result.outcome === 'ok' };
     };
     // An attachment's download and diagnosis hold a process-wide slot (bounded memory under bursts).
     const work = track(file ? downloadSlots.run(answer) : answer());
@@ -349,9 +339,13 @@ export function createDiscordAdapter(o: DiscordAdapterOptions): DiscordAdapter {
       return;
     }
     const text = m.content ?? '';
-    const pasted = text.trim() !== '' && looksLikeLog(text) && !/^\s*\/gpu\s/i.test(text);
-    const files = [...m.attachments.values()].filter((a) => TEXT_FILE.test(a.name) || (a.contentType ?? '').startsWith('text/plain'));
-    if (!pasted && files.length === 0) return;
+    // What is worth a diagnosis (a paste, text files, message.txt only when it reads like a log): core/inbound.ts.
+    const paste = pasteOf(
+      text,
+      [...m.attachments.values()].map((a) => ({ name: a.name, mimeType: a.contentType ?? undefined, url: a.url, size: a.size })),
+    );
+    if (!paste) return;
+    const files = paste.files;
     // Progress (reading the files, reading a host the log names) goes where the answer will go: a thread
     // started on the message (named for the progress, renamed for the diagnosis) or a reply, edited into
     // the answer. After a failed post or edit no more progress is shown.
@@ -379,28 +373,22 @@ export function createDiscordAdapter(o: DiscordAdapterOptions): DiscordAdapter {
         ),
       );
     const answer = async (): Promise<Reply | null> => {
-      const { bodies, notes } = await readFiles(
-        files.map((a) => ({ name: a.name, url: a.url, size: a.size })),
-        loc,
-      );
-      if (pasted) bodies.unshift(text);
-      if (bodies.length === 0) return { title: t(loc, 'adapter.nothingRead.title'), severity: 'warning', sections: [{ text: notes.join('\n') }] };
-      const joined = bodies.join('\n');
-      bodies.length = 0; // `joined` holds the text now; a 16 MB body is not kept twice
-      // An attached message.txt that is chatter (not a log) gets no reply either.
-      if (!looksLikeLog(joined) && !files.some((a) => TEXT_FILE.test(a.name) && a.name !== 'message.txt')) return null;
+      const read = await readFiles(files, loc);
+      if (!paste.pasted && read.files.length === 0)
+        return { title: t(loc, 'adapter.nothingRead.title'), severity: 'warning', sections: [{ text: read.notes.join('\n') }] };
+      if (!worthAnswering(paste, read.files)) return null;
       const isAdmin = isDiscordAdmin(o.config, m.author.id, rolesOf(m.member));
       const result = await runCommand(o, {
         platform: 'discord',
         userId: m.author.id,
         channelId: m.channelId,
         isAdmin,
-        line: `/gpu diagnose ${joined}`,
+        command: diagnoseInvocation(paste.pasted ? text : null, read.files),
         progress,
         // A message carries no locale of its author: the server's language stands in for it.
         userLocale: localeFromTag(m.guild?.preferredLocale),
       });
-      return notes.length ? { ...result.reply, sections: [{ text: notes.join('\n') }, ...result.reply.sections] } : result.reply;
+      return withFileNotes(result.reply, read.notes);
     };
     // Downloads and their diagnosis hold a process-wide slot, so a burst of files cannot fill memory.
     const reply = files.length ? await downloadSlots.run(answer) : await answer();

@@ -1,6 +1,7 @@
 // The /gpu application command as Discord registers it, generated from the command definitions in
 // commands/ (their usage line and zod options, read by ./usage.ts), and the mapping from an
-// interaction's options back to the same command line the console and Slack dispatch. A command with
+// interaction's options to the invocation the registry runs (typed, as the console's and Slack's lines
+// become once tokenised). A command with
 // several forms (`hosts list|add ...|remove ...`) becomes a subcommand group, any other a subcommand.
 import {
   ApplicationCommandOptionType as T,
@@ -13,6 +14,7 @@ import {
 } from 'discord.js';
 import { usageForms, type UsageArg, type UsageForm } from './usage.js';
 import type { AnyCommand } from '../../core/registry.js';
+import type { CommandInvocation } from '../../core/invocation.js';
 import { catalogue, t, type MessageKey } from '../../core/i18n.js';
 
 export type GpuCommandJson = RESTPostAPIChatInputApplicationCommandsJSONBody;
@@ -24,7 +26,7 @@ export interface DiscordArg extends UsageArg {
   completion?: Completion;
 }
 
-/** One invocable Discord subcommand: how its options become a `/gpu ...` line. */
+/** One invocable Discord subcommand: how its options become an invocation of a command. */
 export interface DiscordRoute {
   command: string;
   group: string | null;
@@ -65,6 +67,7 @@ const DESCRIPTIONS: Record<string, MessageKey> = {
   size: 'slash.arg.size',
   count: 'slash.arg.count',
   hours: 'slash.arg.hours',
+  duration: 'slash.arg.duration',
   shared: 'slash.arg.shared',
   theme: 'slash.arg.theme',
   id: 'slash.arg.id',
@@ -136,7 +139,7 @@ function optionJson(a: DiscordArg): APIApplicationCommandBasicOption {
 }
 
 function routeOf(command: AnyCommand, form: UsageForm, split: boolean): DiscordRoute {
-  // Kept in the usage's order: that is the order positional words take in the line.
+  // Kept in the usage's order: that is the order positional words take in `_`.
   const args = form.args.map((a) => ({ ...a, ...(completionOf(form, a) ? { completion: completionOf(form, a) } : {}) }));
   const hasText = args.some((a) => a.kind === 'text');
   return {
@@ -153,13 +156,13 @@ function subcommandJson(
   route: DiscordRoute,
   description: { description: string; description_localizations: Record<string, string> },
 ): APIApplicationCommandOption {
-  // Discord wants required options before optional ones; the line is built by name, so order is free here.
+  // Discord wants required options before optional ones; the invocation is built by name, so order is free here.
   const options: APIApplicationCommandBasicOption[] = [...route.args].sort((x, y) => Number(y.required) - Number(x.required)).map(optionJson);
   if (route.file) options.push({ type: T.Attachment, name: route.file, ...described(t('en', 'slash.arg.file'), t('zh', 'slash.arg.file')), required: false });
   return { type: T.Subcommand, name: route.sub, ...description, ...(options.length ? { options } : {}) };
 }
 
-/** The /gpu command for these definitions, and how each of its subcommands maps back to a line. */
+/** The /gpu command for these definitions, and how each of its subcommands maps to an invocation. */
 export function buildDiscordCommands(commands: AnyCommand[]): DiscordCommandSet {
   const routes: DiscordRoute[] = [];
   const options: APIApplicationCommandOption[] = [];
@@ -211,30 +214,28 @@ function safeRequiresAdmin(command: AnyCommand, words: string[]): boolean {
   }
 }
 
-/** Quotes a value for the command-line tokenizer (no shell is ever involved). */
-const quote = (v: string) => (/[\s"']/.test(v) ? `"${v.replace(/"/g, '')}"` : v);
-
 export type OptionValue = string | number | boolean | null | undefined;
 
 /**
- * The `/gpu ...` line an interaction stands for: literal words, positional values in the usage's order,
- * flags, then free text. A later positional given without an earlier one cannot be written as text
- * (it would take the earlier one's place), so that is a problem to tell the user.
+ * The invocation an interaction stands for, handed to the registry as Discord typed it (no line is
+ * written and tokenised again): literal words and positional values in the usage's order as `_`, flags
+ * by their key with the type Discord gave (an integer stays a number), free text as `text`. A variadic
+ * option's words are split at blanks, as they are typed. A later positional given without an earlier
+ * one would take the earlier one's place, so that is a problem to tell the user.
  */
-export function interactionLine(route: DiscordRoute, get: (name: string) => OptionValue): { line: string } | { problem: string } {
+export function interactionInvocation(route: DiscordRoute, get: (name: string) => OptionValue): { invocation: CommandInvocation } | { problem: string } {
   const positional: string[] = [];
-  const valued: string[] = [];
-  const switches: string[] = [];
+  const flags: Record<string, string | number | boolean> = {};
   let text = '';
   let missing: string | null = null;
   for (const a of route.args) {
     const v = get(a.name);
+    // A false switch is one not given, as in the text grammar (a bare --flag is true).
     const present = v !== null && v !== undefined && v !== '' && v !== false;
     if (a.kind === 'text') {
       if (present) text = String(v);
     } else if (a.kind === 'flag') {
-      // A bare --flag goes last: before a positional it would take that word as its value.
-      if (present) (v === true ? switches : valued).push(v === true ? `--${a.key}` : `--${a.key}=${quote(String(v))}`);
+      if (present) flags[a.key ?? a.name] = v;
     } else if (!present) {
       missing ??= a.name;
     } else if (missing) {
@@ -245,12 +246,12 @@ export function interactionLine(route: DiscordRoute, get: (name: string) => Opti
           .join(', ')}.`,
       };
     } else {
+      // Positional words are words, as the tokenizer gives them; the command's schema types them.
       const s = String(v);
-      positional.push(...(a.variadic ? s.split(/\s+/).filter(Boolean) : [s]).map(quote));
+      positional.push(...(a.variadic ? s.split(/\s+/).filter(Boolean) : [s]));
     }
   }
-  const line = ['/gpu', route.command, ...route.words, ...positional, ...valued, ...switches].join(' ');
-  return { line: text ? `${line} ${text}` : line };
+  return { invocation: { command: route.command, options: { ...flags, _: [...route.words, ...positional] }, text } };
 }
 
 type TreeOption = {

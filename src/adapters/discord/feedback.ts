@@ -35,7 +35,7 @@ export async function onFeedbackButton(i: ButtonInteraction, deps: AdapterDeps, 
     userId: i.user.id,
     channelId: i.channelId,
     isAdmin,
-    line: feedbackLine(vote, id),
+    command: feedbackLine(vote, id),
     userLocale: localeFromTag(i.locale),
   });
   await i.reply({ embeds: renderDiscord(result.reply).embeds, flags: MessageFlags.Ephemeral, allowedMentions: { parse: [], repliedUser: false } });

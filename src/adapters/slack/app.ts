@@ -6,9 +6,9 @@ import { App, HTTPReceiver, SocketModeReceiver, webApi, type Logger as BoltLogge
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { WebClient } from '@slack/web-api';
-import { looksLikeLog } from '../../core/paste.js';
+import { diagnoseInvocation, pasteOf, withFileNotes, worthAnswering } from '../../core/inbound.js';
 import type { Reply } from '../../core/reply.js';
-import { parseCommandLine } from '../../core/invocation.js';
+import { invocationOf } from '../../core/invocation.js';
 import { readingFilesReply } from '../../core/progress.js';
 import {
   type AdapterDeps,
@@ -17,12 +17,10 @@ import {
   dmRefusal,
   FAST_COMMANDS,
   MAX_FILE_BYTES,
-  TEXT_FILE,
   channelAllowed,
   directMessagesAllowed,
   downloadCapped,
   downloadSlots,
-  isSlackAdmin,
   progressPacer,
   readAttachedFiles,
   runCommand,
@@ -32,6 +30,7 @@ import {
 import type { DispatchOutcome } from '../../core/registry.js';
 import { renderSlack, unescapeSlack, type SlackMessage } from './render.js';
 import { handleFeedbackActions } from './feedback.js';
+import { isSlackAdmin } from './admin.js';
 import { slackUserLocales } from './locale.js';
 import { resolveLocale, t } from '../../core/i18n.js';
 import type { Health } from '../../ops/health.js';
@@ -230,6 +229,11 @@ export function createSlackAdapter(o: SlackAdapterOptions): SlackAdapter {
         }
         await uploadFiles(client, channel, msg.files, threadTs);
       },
+      /** No answer after all (what was read is chatter): the progress shown goes, as no reply would have come. */
+      withdraw: async () => {
+        if (!ts) return;
+        await client.chat.delete({ channel, ts }).catch((e: unknown) => log.warn({ err: (e as Error).message }, 'could not delete the progress message'));
+      },
     };
   }
 
@@ -250,8 +254,9 @@ export function createSlackAdapter(o: SlackAdapterOptions): SlackAdapter {
       await acked(ack({ response_type: 'ephemeral', text: why }));
       return;
     }
-    const line = `/gpu ${command.text ?? ''}`;
-    const name = parseCommandLine(line)?.name ?? '';
+    // Slack sends what was typed after /gpu: tokenised here, once; the registry gets it split.
+    const invocation = invocationOf(`/gpu ${command.text ?? ''}`) ?? { command: '', options: {}, text: '' };
+    const name = invocation.command;
     // A long command's progress goes in one public message, posted once the ack said "working on it".
     const live = liveMessage(client, command.channel_id, undefined);
     const work = track(
@@ -261,7 +266,7 @@ export function createSlackAdapter(o: SlackAdapterOptions): SlackAdapter {
           userId: command.user_id,
           channelId: command.channel_id,
           isAdmin: isSlackAdmin(o.config, command.user_id),
-          line,
+          command: invocation,
           progress: progressPacer(o, 'slack', live.show),
           userLocale: locale,
         }),
@@ -319,13 +324,21 @@ export function createSlackAdapter(o: SlackAdapterOptions): SlackAdapter {
       return;
     }
     const text = unescapeSlack(m.text ?? '');
-    if (/^\s*\/?gpu\s/i.test(text) && !looksLikeLog(text)) return; // a command typed as text (threads): not a paste
-    const pasted = text.trim() !== '' && looksLikeLog(text);
-    const files = (m.files ?? []).filter((f) => TEXT_FILE.test(f.name ?? '') || f.filetype === 'text' || f.mimetype === 'text/plain');
-    if (!pasted && files.length === 0) return; // chatter
+    // What is worth a diagnosis (a paste, text files; a command typed as text in a thread is not): core/inbound.ts.
+    const paste = pasteOf(
+      text,
+      (m.files ?? []).map((f) => ({
+        name: f.name ?? 'file',
+        mimeType: f.mimetype,
+        platformText: f.filetype === 'text',
+        url: f.url_private_download ?? f.url_private ?? '',
+        size: Number(f.size) || 0,
+      })),
+    );
+    if (!paste) return; // chatter
     const cap = o.maxFileBytes ?? MAX_FILE_BYTES;
     const auth = { Authorization: `Bearer ${env.botToken}` };
-    const attached = files.map((f) => ({ name: f.name ?? 'file', url: f.url_private_download ?? f.url_private ?? '', size: Number(f.size) || 0 }));
+    const attached = paste.files;
     // Progress (reading the files, reading a host the log names) goes in one message in the thread,
     // which the diagnosis then replaces.
     const live = liveMessage(client, m.channel, threadTs);
@@ -333,35 +346,34 @@ export function createSlackAdapter(o: SlackAdapterOptions): SlackAdapter {
     const progress = progressPacer(o, 'slack', live.show);
     // Shown at once: in the channel's language (config) or the default; the asker's own is looked up meanwhile.
     if (attached.length) void progress.update(readingFilesReply(attached, resolveLocale(o.config.locale, m.channel, undefined)));
-    const answer = async (): Promise<Reply> => {
+    const answer = async (): Promise<Reply | null> => {
       const loc = resolveLocale(o.config.locale, m.channel, await userLocale(client, user));
-      const { bodies, notes } = await readAttachedFiles(attached, (f, maxBytes) => downloadCapped(f.url, auth, maxBytes, f.size, fileHosts), cap, loc);
-      if (pasted) bodies.unshift(text);
-      if (bodies.length === 0)
+      const { files, notes } = await readAttachedFiles(attached, (f, maxBytes) => downloadCapped(f.url, auth, maxBytes, f.size, fileHosts), cap, loc);
+      if (!paste.pasted && files.length === 0)
         return {
           title: t(loc, 'adapter.nothingRead.title'),
           severity: 'warning',
           sections: [{ text: notes.join('\n') }],
         };
-      const line = `/gpu diagnose ${bodies.join('\n')}`;
-      bodies.length = 0; // the line holds the text now; a 16 MB body is not kept twice
+      if (!worthAnswering(paste, files)) return null;
       const result = await track(
         runCommand(o, {
           platform: 'slack',
           userId: user,
           channelId: m.channel,
           isAdmin: isSlackAdmin(o.config, user),
-          line,
+          command: diagnoseInvocation(paste.pasted ? text : null, files),
           progress,
           userLocale: await userLocale(client, user),
         }),
       );
-      return notes.length ? { ...result.reply, sections: [{ text: notes.join('\n') }, ...result.reply.sections] } : result.reply;
+      return withFileNotes(result.reply, notes);
     };
     // Downloads and their diagnosis hold a process-wide slot, so a burst of files cannot fill memory.
-    const reply = files.length ? await downloadSlots.run(answer) : await answer();
+    const reply = attached.length ? await downloadSlots.run(answer) : await answer();
     await progress.finish(); // when no command ran (nothing readable), the "reading" message is still replaced
-    await track(live.answer(reply));
+    if (reply) await track(live.answer(reply));
+    else await track(live.withdraw());
   });
 
   // 👍 / 👎 under diagnoses (block_actions).

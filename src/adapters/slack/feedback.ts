@@ -7,7 +7,8 @@ import type { App, BlockAction, ButtonAction } from '@slack/bolt';
 import type { KnownBlock } from '@slack/types';
 import { feedbackLine } from '../../core/feedback.js';
 import type { Logger } from '../../ops/logger.js';
-import { type AdapterDeps, isSlackAdmin, runCommand } from '../common.js';
+import { type AdapterDeps, runCommand } from '../common.js';
+import { isSlackAdmin } from './admin.js';
 import { FEEDBACK_ACTIONS, renderSlack } from './render.js';
 
 // The buttons themselves are rendered with the rest of a reply (render.ts); their ids live there.
@@ -32,7 +33,7 @@ export function handleFeedbackActions(
         userId: user,
         channelId: channel,
         isAdmin: isSlackAdmin(deps.config, user),
-        line: feedbackLine(vote, action.value),
+        command: feedbackLine(vote, action.value),
         userLocale: await userLocale?.(client, user),
       }),
     );

@@ -1,10 +1,11 @@
-// The audit trail in Postgres: one row per command, from every replica (the replica's id in its own column).
+// The audit trail (src/ops/audit.ts) in Postgres: one row per command, from every replica (the replica's id in its own column).
 // record() never waits on the database (a chat reply is never held up by it); a failed write is reported
 // to onError, never thrown.
-import { storableEntry, type AuditEntry } from '../../ops/audit.js';
+import type { AuditEntry, AuditSink } from '../../ops/audit.js';
+import { storableEntry } from '../storable-text.js';
 import type { Pool } from './connect.js';
 
-export class PgAuditStore {
+export class PgAuditStore implements AuditSink {
   private pending = new Set<Promise<unknown>>();
 
   constructor(

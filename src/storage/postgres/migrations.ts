@@ -93,6 +93,18 @@ CREATE INDEX owner_claims_state ON owner_claims (state, unix_user);
 CREATE UNIQUE INDEX owner_claims_one_active ON owner_claims (unix_user, coalesce(host, ''), platform) WHERE state = 'active';
 `,
   },
+  {
+    version: 3,
+    name: '/gpu silence: silences of threshold and early alerts shared by replicas',
+    sql: `
+-- src/storage/postgres/silences.ts: the SQLite store's watch_silences. gpu NULL: the whole host.
+CREATE TABLE watch_silences (
+  id bigserial PRIMARY KEY, host text NOT NULL, gpu integer, until_ms bigint NOT NULL, created_ms bigint NOT NULL,
+  by_platform text NOT NULL, by_user text NOT NULL, cancelled_ms bigint, cancelled_by text
+);
+CREATE INDEX watch_silences_until ON watch_silences (until_ms);
+`,
+  },
 ];
 
 /** Applies the migrations this database lacks; returns the versions applied now (none: up to date). */

@@ -32,6 +32,9 @@ import { packedChartSource, type DigestLog, type DigestRuns, type SummaryReader,
 import type { DetectorOptions, Sample } from '../../watch/types.js';
 import { findingsOffThread } from './findings-thread.js';
 
+/** The module a chart child opens this store's file with: chart-reader.ts from the sources, dist/sqlite-chart-reader.mjs from the bundle. */
+const CHART_READER = new URL(import.meta.url.endsWith('.ts') ? './chart-reader.ts' : './sqlite-chart-reader.mjs', import.meta.url).href;
+
 const HOUR = 3_600_000;
 
 const SCHEMA = `
@@ -704,9 +707,9 @@ export class WatchStore implements WatchState, DigestLog, SummaryReader {
     return new Promise((resolve) => resolve(findingsFromStore(this, options, now)));
   }
 
-  /** A chart child opens the file itself (its own connection); an in-memory store sends the samples. */
+  /** A chart child opens the file itself (its own connection, through CHART_READER); an in-memory store sends the samples. */
   chartSource(hosts: string[], sinceMs: number): Promise<SampleSource> {
-    return this.file === ':memory:' ? packedChartSource(this, hosts, sinceMs) : Promise.resolve({ file: this.file });
+    return this.file === ':memory:' ? packedChartSource(this, hosts, sinceMs) : Promise.resolve({ file: this.file, reader: CHART_READER });
   }
 
   // ---- digest state ----

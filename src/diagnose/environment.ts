@@ -1,0 +1,73 @@
+// Where the failing job runs, read from the paste (issue 23 item 4): a hosted notebook (Colab, Kaggle), the
+// OS (Windows with its WDDM driver model, WSL, macOS), the accelerator (CUDA, ROCm/HIP, Apple MPS, TPU) and
+// the torch version. Advice must hold there: no nvidia-smi kill on a notebook whose GPU is its own, no
+// expandable_segments where the allocator has none (PyTorch < 2.1, Windows, MPS), MPS's own watermark.
+// Each signal is a fixed string a platform prints (paths, driver names, exception formats), not prose.
+// Patterns are bounded and anchored on fixed text (untrusted input, linear).
+import { torchVersion } from './alloc-conf.js';
+
+export interface Environment {
+  /** A hosted notebook: the GPU is this session's own, restarting the runtime frees it. */
+  notebook?: 'colab' | 'kaggle';
+  os?: 'windows' | 'wsl' | 'macos' | 'linux';
+  accelerator?: 'cuda' | 'rocm' | 'mps' | 'tpu';
+  /** PyTorch [major, minor] as the paste states it. */
+  torch?: [number, number];
+  /** The signals that decided, as the reply may quote them ("/content/", "C:\\", "MPS backend"). */
+  why: string[];
+}
+
+// Only the ends of a huge paste are read: these signals sit in paths, banners and the final error.
+const WINDOW = 256 * 1024;
+
+const COLAB = /(?:^|[\s"'(])\/content\/|google\.colab|colab\.research\.google\.com|\/usr\/local\/lib\/python3\.\d{1,2}\/dist-packages\/google\/colab/m;
+const KAGGLE = /\/kaggle\/(?:working|input|temp)\b|\/opt\/conda\/lib\/python3\.\d{1,2}\/site-packages\/kaggle/;
+// A drive-letter path with a backslash (C:\Users\..., D:\ComfyUI_windows_portable\...), a Windows executable,
+// WDDM in nvidia-smi's table, or Windows' own Python paths.
+const WINDOWS = /\b[A-Z]:\\{1,2}[\w .()$-]{1,60}\\|\b[\w-]{1,60}\.exe\b|\bWDDM\b|\bPython3\d{1,2}\\(?:lib|Lib)\\/;
+const WSL = /microsoft-standard-WSL2?|(?:^|[\s"'(])\/mnt\/[c-z]\/|\/usr\/lib\/wsl\/lib/m;
+const MACOS = /\bmacOS[- ]\d{1,2}|\bDarwin Kernel\b|\/opt\/homebrew\/|\/Library\/Frameworks\/Python\.framework\/|-arm64-arm-64bit/;
+const MPS = /MPS backend out of memory|\bPYTORCH_MPS_HIGH_WATERMARK_RATIO\b|device(?:=|\s{0,2}:\s{0,2})['"]?mps['"]?|\bmps:0\b|torch\.backends\.mps/;
+const TPU = /\blibtpu\b|\btorch_xla\b|\bxla:\d\b|\bTpuDevice\b|\bTPU_\d{1,3}\(|jax\.devices\(\)[^\n]{0,40}TPU/;
+const ROCM = /\bHIP out of memory\b|\bhipError\w{0,40}|\bHIP runtime version: \d|\+rocm\d|\bAMD Instinct\b|\brocm-smi\b|HIP_VISIBLE_DEVICES/;
+
+/** The environment the paste shows; fields it gives no signal for stay undefined. */
+export function detectEnvironment(text: string): Environment {
+  const t = text.length > 2 * WINDOW ? text.slice(0, WINDOW) + '\n' + text.slice(-WINDOW) : text;
+  const env: Environment = { why: [] };
+  const hit = (re: RegExp) => {
+    const m = re.exec(t);
+    if (m) env.why.push(m[0].trim().slice(0, 60));
+    return m !== null;
+  };
+  if (hit(COLAB)) env.notebook = 'colab';
+  else if (hit(KAGGLE)) env.notebook = 'kaggle';
+  if (hit(WSL)) env.os = 'wsl';
+  else if (hit(WINDOWS)) env.os = 'windows';
+  else if (hit(MACOS)) env.os = 'macos';
+  else if (env.notebook) env.os = 'linux';
+  if (hit(MPS)) {
+    env.accelerator = 'mps';
+    env.os ??= 'macos';
+  } else if (hit(TPU)) env.accelerator = 'tpu';
+  else if (hit(ROCM)) env.accelerator = 'rocm';
+  const v = torchVersion(t);
+  if (v) env.torch = v;
+  return env;
+}
+
+/** PyTorch's expandable segments exist only from 2.1, on Linux CUDA (not Windows, not MPS). */
+export function expandableSegmentsAvailable(env: Environment | undefined): boolean {
+  if (!env) return true;
+  if (env.os === 'windows' || env.accelerator === 'mps' || env.accelerator === 'tpu') return false;
+  if (env.torch && (env.torch[0] < 2 || (env.torch[0] === 2 && env.torch[1] < 1))) return false;
+  return true;
+}
+
+/** Why expandable segments are not available, as the reply says it ("PyTorch 1.13", "Windows"). */
+export function expandableUnavailableWhy(env: Environment): string {
+  if (env.os === 'windows') return 'Windows';
+  if (env.accelerator === 'mps') return 'Apple MPS';
+  if (env.accelerator === 'tpu') return 'TPU / XLA';
+  return env.torch ? `PyTorch ${env.torch[0]}.${env.torch[1]}` : 'PyTorch < 2.1';
+}
