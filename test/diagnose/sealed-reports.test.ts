@@ -53,12 +53,15 @@ describe('cuBLAS / cuDNN without memory for its workspace', () => {
 describe('batch 1 and no memory figure', () => {
   it('sealed/903 (yolor_p6, --batch-size 1 --img 416, "batch_size=1依然会出现"): something else on the GPU is checked first, then the input size', async () => {
     const d = await first('sealed', '903');
-    expect(d?.fixes[0].summary).toMatch(/^The batch is already 1 and the log shows no memory figures: first check that nothing else holds this GPU/);
-    expect(d?.fixes[0].summary).toMatch(/lower the input size/);
+    // The experiment that decides (levers.ts batchAtOne): nvidia-smi for another holder first, then the static part or one input.
+    expect(d?.fixes[0].summary).toMatch(/^The batch is already 1 and the log shows no memory figures.*nvidia-smi before the run starts.*another process/);
+    expect(d?.fixes[0].summary).toMatch(/one input is too large \(a shorter sequence length or a smaller image size \(imgsz\)/);
   });
-  it('with the figures printed (llm/395: a 320 MiB request at batch 1), the input size stays first', async () => {
+  it('with the figures printed (llm/395: a 320 MiB request at batch 1), the experiment that decides, ending in the input size', async () => {
     const d = await first('llm', '395');
-    expect(d?.fixes[0].summary).toMatch(/^The batch is already 1: /);
+    expect(d?.fixes[0].summary).toMatch(
+      /^The batch is already 1, so halving it is no lever.*one input is too large: shorten the sequence length or the image size/,
+    );
   });
 });
 
