@@ -43,6 +43,7 @@ describe('levers/progress.ts: steps and epochs done, from fixed progress formats
     ['HF log dicts past epoch 2', "{'loss': 0.41, 'grad_norm': 1.1, 'learning_rate': 1e-05, 'epoch': 2.37}", { epochsDone: 2 }],
     ["Lightning's bar in epoch 3", lightning(3, 450), { stepsDone: 450, epochsDone: 3 }],
     ['Keras epochs and steps', keras.join('\n'), { stepsDone: 412, epochsDone: 1 }],
+    ['Keras epoch lines alone', 'Epoch 1/10\nEpoch 2/10\nEpoch 3/10', { epochsDone: 2, progressLine: 'Epoch 3/10' }],
     [
       'tqdm redraws joined by carriage returns',
       `train:  10%|#  | 100/1000 [00:10<01:30, loss=0.9]\rtrain:  20%|## | 200/1000 [00:20<01:20, loss=0.8]`,

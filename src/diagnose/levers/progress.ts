@@ -50,6 +50,8 @@ export function trainingProgress(text: string): Facts {
     const ke = KERAS_EPOCH.exec(l);
     if (ke) {
       epochs = Math.max(epochs ?? 0, Number(ke[1]) - 1);
+      // The epoch line is the evidence until a step line follows it (the reply quotes one).
+      if (epochs > 0) line = l;
       continue;
     }
     const ks = KERAS_STEP.exec(l);
