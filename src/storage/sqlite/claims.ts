@@ -47,10 +47,6 @@ export class ClaimStore implements ClaimStorage {
   constructor(readonly file: string) {
     this.db = new Database(file === ':memory:' ? file : ensurePrivateFile(file));
     this.db.pragma('journal_mode = WAL');
-    // WAL without an fsync per commit: a row written on the bot's thread (every command, every paste) cost
-    // 6 ms at p50 and 49 ms at p99 with fsync on a busy disk, and held every ack that long; WAL stays
-    // consistent, a power cut may lose the last rows.
-    this.db.pragma('synchronous = NORMAL');
     this.db.pragma('busy_timeout = 5000');
     this.db.exec(DDL);
   }
