@@ -5,34 +5,18 @@
 // so the advice names PYTORCH_ALLOC_CONF only where the log says torch >= 2.11, and the alias, which
 // every version honours, otherwise. A setting already made under either name is not advised again.
 import type { Facts } from './facts.js';
+import { torchVersion } from './torch-version.js';
 
 export const NEW_NAME = 'PYTORCH_ALLOC_CONF';
 export const OLD_NAME = 'PYTORCH_CUDA_ALLOC_CONF';
 /** The first release that honours the new name for CUDA's expandable segments. */
 const NEW_NAME_FROM: [number, number] = [2, 11];
 
-// "torch==2.11.0", "torch 2.10.0+cu128" (pip list), "PyTorch version: 2.11.0+cu128" (collect_env,
-// ComfyUI), "pytorch version: 2.9.0+cu130". Bounded and anchored on the word, so linear.
-const TORCH_VERSION =
-  /\b(?:torch(?:==|\s{1,30})|pytorch version:\s{0,3}|torch version:\s{0,3}|torch\.__version__\s{0,3}[=:]\s{0,3}['"]?)v?(\d{1,2})\.(\d{1,2})\b/gi;
 // The variable set to expandable_segments:True, in a command, an export, a Python os.environ line or a dump.
 // PyTorch's own OOM message suggests the same line ("try setting PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True"): that is advice, not a setting.
 const ALREADY_SET = /\b(PYTORCH_(?:CUDA_)?ALLOC_CONF)[\s"'\]=:,]{1,8}[\w:,.]{0,80}?expandable_segments:\s?True/gi;
 const ADVICE_BEFORE = /\b(?:try|consider) setting\s{0,3}$/i;
 const WINDOW = 256 * 1024;
-
-/** The torch version the log states (the last one printed wins), as [major, minor]. */
-export function torchVersion(text: string): [number, number] | undefined {
-  const window = text.length > 2 * WINDOW ? text.slice(0, WINDOW) + '\n' + text.slice(-WINDOW) : text;
-  let found: [number, number] | undefined;
-  TORCH_VERSION.lastIndex = 0;
-  for (let m = TORCH_VERSION.exec(window); m; m = TORCH_VERSION.exec(window)) {
-    const v: [number, number] = [Number(m[1]), Number(m[2])];
-    // 0.x-3.x are torch releases; anything else is a different number that followed the word.
-    if (v[0] <= 3) found = v;
-  }
-  return found;
-}
 
 const atLeast = (v: [number, number], min: [number, number]) => v[0] > min[0] || (v[0] === min[0] && v[1] >= min[1]);
 

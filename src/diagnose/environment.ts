@@ -4,7 +4,7 @@
 // expandable_segments where the allocator has none (PyTorch < 2.1, Windows, MPS), MPS's own watermark.
 // Each signal is a fixed string a platform prints (paths, driver names, exception formats), not prose.
 // Patterns are bounded and anchored on fixed text (untrusted input, linear).
-import { torchVersion } from './alloc-conf.js';
+import { torchVersion } from './torch-version.js';
 
 export interface Environment {
   /** A hosted notebook: the GPU is this session's own, restarting the runtime frees it. */

@@ -4,7 +4,8 @@
 import { describe, expect, it } from 'vitest';
 import { batchLever, staticMiB, staticOverCard } from '../../src/diagnose/levers.js';
 import { fp32MatrixOf } from '../../src/diagnose/precision.js';
-import { allocConfFacts, torchVersion } from '../../src/diagnose/alloc-conf.js';
+import { allocConfFacts } from '../../src/diagnose/alloc-conf.js';
+import { torchVersion } from '../../src/diagnose/torch-version.js';
 import type { Facts } from '../../src/diagnose/facts.js';
 
 describe('batch lever preconditions', () => {
