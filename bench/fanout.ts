@@ -250,7 +250,12 @@ function spawnDone(cmd: string, args: string[]): Promise<void> {
 }
 
 /** Milliseconds from typing `/gpu status` in the console chat to its table (every host answered). */
-async function consoleStatus(registry: CommandRegistry, hosts: SourcedHostsService, rules: Awaited<ReturnType<typeof loadRuleBase>>, H: number): Promise<number> {
+async function consoleStatus(
+  registry: CommandRegistry,
+  hosts: SourcedHostsService,
+  rules: Awaited<ReturnType<typeof loadRuleBase>>,
+  H: number,
+): Promise<number> {
   const input = new PassThrough();
   const output = new PassThrough();
   const final = `${H}/${H} ${H === 1 ? 'host' : 'hosts'} answered`;
