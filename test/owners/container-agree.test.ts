@@ -61,7 +61,8 @@ describeWithSshd('status and watch agree on a process ps does not know', 'test/o
     }
     const status = await run('/gpu status gpu-a');
     const watch = await run('/gpu watch gpu-a');
-    expect(status).toMatch(new RegExp(`7 +— +1758887 +\\d+ MiB +${HIDDEN_PID_TEXT.replace(/[()]/g, '\\$&')}`));
+    // Run time, CPU and host RSS come from ps, which does not know the pid: n/a.
+    expect(status).toMatch(new RegExp(`7 +— +1758887 +\\d+ MiB +n/a +n/a +n/a +${HIDDEN_PID_TEXT.replace(/[()]/g, '\\$&')}`));
     expect(watch).toContain(`GPU 7 · pid 1758887 · ${HIDDEN_PID_TEXT}`);
     expect(watch).not.toContain('GPU 7 (no processes)');
     expect(status).not.toContain('container?');
