@@ -75,7 +75,7 @@ export async function createApp(configFile?: string): Promise<App> {
     ? (await import('./feedback/weekly.js')).feedbackWeeklyPost(feedback, weeklyCfg, resolveLocale(loaded.config.locale, weeklyCfg.channel, undefined))
     : undefined;
   const onScheduleError = (e: unknown) => logLine(`schedule: ${(e as Error).message ?? String(e)}`);
-  // The leak watch's state (samples, digest runs, subscriptions), where the schedules or the watch need it:
+  // The leak watch's state (samples, digest runs), where the schedules or the watch need it:
   // Postgres shared by replicas (slots claimed, hosts leased), else data_dir/watch.sqlite. The one choice of backend.
   const watchState =
     weekly || loaded.config.watch.enabled ? (storage ? storage.watch : (await import('./storage/sqlite/watch.js')).WatchStore.inDataDir(dataDir)) : undefined;
@@ -103,6 +103,12 @@ export async function createApp(configFile?: string): Promise<App> {
       storage
         ? new (await import('./storage/postgres/silences.js')).PgSilenceStore(storage.pool)
         : (await import('./storage/sqlite/silences.js')).SilenceStore.inDataDir(dataDir),
+    );
+    // `/gpu notify` subscriptions: in Postgres with the rest of the shared state, else in data_dir's watch database.
+    watch.setSubscriptions(
+      storage
+        ? new (await import('./storage/postgres/subscriptions.js')).PgSubscriptionStore(storage.pool)
+        : (await import('./storage/sqlite/subscriptions.js')).SubscriptionStore.inDataDir(dataDir),
     );
     // Sources that keep history fill the store since its last sample, before the first digest. Into
     // Postgres too: replicas starting together write the same rows (an upsert on the row's key).

@@ -1,11 +1,11 @@
-// `/gpu notify`: subscriptions kept in the watch store, checked after every sampler round against the
+// `/gpu notify`: subscriptions kept behind fleet's port (subscriptions.ts), checked after every sampler round against the
 // same ranking as `/gpu fit`. Each subscription sends exactly one direct message, when a fit appears
 // (with the line to start it) or when it expires, and is closed by that; closing comes before sending,
 // guarded in SQL, so a restart or an overlapping check never sends a second one.
 import { recipientLocale, t } from '../core/i18n.js';
 import type { Reply } from '../core/reply.js';
 import type { FitConfig, HostStatusResult, HostsService, NotifyService, NotifySubscription, PostTarget } from '../core/services.js';
-import type { SubscriptionRow, SubscriptionStore } from './subscriptions.js';
+import type { SubscriptionRow, SubscriptionStorage } from './subscriptions.js';
 import { formatMiB, MAX_HOURS } from './args.js';
 import { rankFits, sshHint, type FitResult, type GpuGrowth } from './fit.js';
 import { holdersText, requestText, startLines } from './render.js';
@@ -33,7 +33,7 @@ export class Notifier implements NotifyService {
   private post: DirectPoster | null = null;
 
   constructor(
-    private store: SubscriptionStore,
+    private store: SubscriptionStorage,
     private settings: FitConfig,
     private hosts: HostsService | undefined,
     /** The leak watch's growth rates; a failure counts as none known. */

@@ -1,6 +1,7 @@
 // Fleet's storage port for `/gpu notify` subscriptions: what a subscription is and what a store of them
-// does. The SQLite leak-watch store (src/storage/sqlite/watch.ts) and Postgres (src/storage/postgres/watch.ts)
-// implement it; src/fleet/notify.ts uses it and never knows which.
+// does. src/storage/sqlite/subscriptions.ts (data_dir) and src/storage/postgres/subscriptions.ts
+// (replicas sharing one database) implement it and src/app.ts picks one; src/fleet/notify.ts uses it and
+// never knows which.
 
 export type SubscriptionState = 'open' | 'notified' | 'expired' | 'cancelled';
 
@@ -26,8 +27,11 @@ export interface SubscriptionRow {
  */
 export const KEEP_CLOSED_SUBSCRIPTIONS = 20;
 
-/** Where subscriptions live: the SQLite watch store (answers at once) or Postgres shared by replicas (promises). */
-export interface SubscriptionStore {
+/** A note on a closed subscription is cut to this many characters. */
+export const SUBSCRIPTION_NOTE_CHARS = 500;
+
+/** Where subscriptions live: SQLite in data_dir (answers at once) or Postgres shared by replicas (promises). */
+export interface SubscriptionStorage {
   openSubscriptions(owner?: { platform: string; userId: string }): SubscriptionRow[] | Promise<SubscriptionRow[]>;
   addSubscription(s: Omit<SubscriptionRow, 'id' | 'state' | 'closedMs' | 'note'>): SubscriptionRow | Promise<SubscriptionRow>;
   /** Closes an open one (true: this call did); the user's closed ones beyond the newest KEEP_CLOSED_SUBSCRIPTIONS are deleted then. */
@@ -39,4 +43,7 @@ export interface SubscriptionStore {
     owner?: { platform: string; userId: string },
   ): boolean | Promise<boolean>;
   noteSubscription(id: number, note: string): void | Promise<void>;
+  /** One subscription, open or closed (null: none, or deleted). */
+  subscription(id: number): SubscriptionRow | null | Promise<SubscriptionRow | null>;
+  close?(): void | Promise<void>;
 }

@@ -12,6 +12,7 @@ import type { OwnersService } from '../owners/directory.js';
 import { personOf } from '../owners/directory.js';
 import { DEFAULT_FIT_SETTINGS, type GpuGrowth } from '../fleet/fit.js';
 import { Notifier } from '../fleet/notify.js';
+import type { SubscriptionStorage } from '../fleet/subscriptions.js';
 import { DEFAULT_CHART_BUDGET, findingChartsInChild, gpuChartInChild, type ChartBudget } from './chart-render.js';
 import { digestReply, sparkline, type ChartOf } from './digest.js';
 import { DigestScheduler, type DigestConfig, type FindingsSource, type PostMessage } from './scheduler.js';
@@ -48,7 +49,7 @@ export class WatchRuntime implements WatchService {
 
   setPoster(post: PostMessage): void {
     this.post = post;
-    this.notify.setPoster(post);
+    this.notify?.setPoster(post);
     this.posterSet = true;
     void this.startSchedules();
   }
@@ -71,8 +72,16 @@ export class WatchRuntime implements WatchService {
   private options: Partial<DetectorOptions>;
   private source: FindingsSource;
   private onError: (e: unknown) => void;
-  /** `/gpu notify` subscriptions, checked after every sampler round. */
-  readonly notify: Notifier;
+  /** `/gpu notify` subscriptions (set by app.ts with the backend's store), checked after every sampler round. */
+  notify?: Notifier;
+  private subscriptionStore?: SubscriptionStorage;
+  private fit: FitConfig;
+
+  setSubscriptions(store: SubscriptionStorage): void {
+    this.subscriptionStore = store;
+    this.notify = new Notifier(store, this.fit, this.hosts, (now) => this.gpuGrowth(now), this.onError);
+    if (this.posterSet) this.notify.setPoster(this.post);
+  }
   /** Processes rising toward a full card (src/watch/early-alert.ts): fed by each round, checked after it. */
   readonly early: EarlyWatch;
   /** Idle-holder and full-card episodes (src/watch/threshold-alerts.ts): fed by each round, checked after it. */
@@ -104,7 +113,7 @@ export class WatchRuntime implements WatchService {
   }
 
   constructor(
-    /** Samples, subscriptions, digest runs and (with replicas) sampling leases: src/watch/state.ts. */
+    /** Samples, digest runs and (with replicas) sampling leases: src/watch/state.ts. */
     readonly store: WatchState,
     private hosts: HostsService | undefined,
     private rules: RuleBase | undefined,
@@ -113,6 +122,7 @@ export class WatchRuntime implements WatchService {
     fit: FitConfig = { ...DEFAULT_FIT_SETTINGS, maxNotifyPerUser: 3 },
   ) {
     this.onError = onError;
+    this.fit = fit;
     this.options = { minSlopeMiBPerHour: cfg.min_slope_mib_per_hour, sampleIntervalSec: cfg.sample_interval_s };
     this.early = new EarlyWatch({ withinHours: cfg.early_alert_hours ?? 1 });
     this.thresholds = new ThresholdWatch(cfg.alerts ?? {}, 3 * cfg.sample_interval_s * 1000);
@@ -126,9 +136,8 @@ export class WatchRuntime implements WatchService {
     this.sampler = hosts ? new Sampler(hosts, sink, cfg.sample_interval_s, onError) : null;
     // With sampling leases this process samples only the hosts whose lease it surely holds.
     if (this.sampler && store.leases) this.sampler.pick = (names) => (Date.now() < this.heldUntil ? names.filter((n) => this.held.has(n)) : []);
-    this.notify = new Notifier(store, fit, hosts, (now) => this.gpuGrowth(now), onError);
     if (this.sampler)
-      this.sampler.afterRound = (status, now) => Promise.all([this.notify.afterRound(status, now), this.earlyAlerts(now), this.thresholdAlerts(now)]);
+      this.sampler.afterRound = (status, now) => Promise.all([this.notify?.afterRound(status, now), this.earlyAlerts(now), this.thresholdAlerts(now)]);
     // Digests never delay a chat reply: the backend computes them off this thread (SQLite: a worker
     // thread over its file) or reads in batches, each a yield to the event loop (Postgres).
     this.source = (o, now) => store.findings(o, now);
@@ -350,5 +359,6 @@ export class WatchRuntime implements WatchService {
     if (this.retentionTimer) clearInterval(this.retentionTimer);
     this.store.close();
     void Promise.resolve(this.silenceStore?.close?.()).catch(() => undefined);
+    void Promise.resolve(this.subscriptionStore?.close?.()).catch(() => undefined);
   }
 }

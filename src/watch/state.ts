@@ -4,7 +4,6 @@
 // (replicas sharing one database) implement it, and src/app.ts picks one; nothing in watch/ knows which.
 // Where the two differ in kind (one process's last run against slots claimed among replicas, sampling
 // every host against sampling the leased ones) the port says so with a value, not a backend name.
-import type { SubscriptionStore } from '../fleet/subscriptions.js';
 import type { SampleSource } from './chart-render.js';
 import { packSamples, SamplePacker } from './chart-samples.js';
 import type { ReportedState } from './digest.js';
@@ -73,7 +72,7 @@ export interface SampleReader {
 }
 
 /** The leak watch's state, wherever it lives. Answers are values or promises (SQLite answers at once). */
-export interface WatchState extends SubscriptionStore {
+export interface WatchState {
   /** Writes one poll's samples, yielding to the event loop between chunks. */
   insertPaced(samples: Sample[]): Promise<void>;
   /** The newest sample's time (ms), or null with none: where a Prometheus history backfill starts. */

@@ -15,6 +15,7 @@ import type { AdapterDeps } from '../../src/adapters/common.js';
 import type { HostsService } from '../../src/core/services.js';
 import { WatchRuntime } from '../../src/watch/runtime.js';
 import { WatchStore } from '../../src/storage/sqlite/watch.js';
+import { SubscriptionStore } from '../../src/storage/sqlite/subscriptions.js';
 
 /** Stands in for the hosts command if it has not landed yet: same admin rule (add/remove/trust). */
 const stubHosts = defineCommand({
@@ -94,6 +95,7 @@ export async function testDeps(extra: TestDepsOptions = {}): Promise<AdapterDeps
   if (!commands.some((c) => c.name === 'status')) commands.push(stubStatus);
   const rules = await loadRuleBase();
   const watch = extra.watch ? new WatchRuntime(WatchStore.inDataDir(dataDir), undefined, rules, config.watch) : undefined;
+  watch?.setSubscriptions(SubscriptionStore.inDataDir(dataDir));
   return {
     registry: new CommandRegistry(commands),
     services: { rules, hosts: fakeHosts(extra.hostsDelayMs ?? 0, extra.hostCount ?? 1), ...(watch ? { watch } : {}) },

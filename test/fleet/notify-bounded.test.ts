@@ -14,9 +14,11 @@ import type { Services } from '../../src/core/services.js';
 import { openPool, type Pool } from '../../src/storage/postgres/connect.js';
 import { migrate } from '../../src/storage/postgres/migrations.js';
 import { PgWatchState } from '../../src/storage/postgres/watch.js';
+import { PgSubscriptionStore } from '../../src/storage/postgres/subscriptions.js';
 import { WatchRuntime } from '../../src/watch/runtime.js';
 import { KEEP_CLOSED_SUBSCRIPTIONS } from '../../src/fleet/subscriptions.js';
 import { WatchStore } from '../../src/storage/sqlite/watch.js';
+import { SubscriptionStore } from '../../src/storage/sqlite/subscriptions.js';
 import { startPostgres, type PgInstance } from '../storage/pg-harness.js';
 import { describeWithPostgres } from '../storage/pg-suite.js';
 
@@ -36,7 +38,7 @@ async function churn(runtime: WatchRuntime, cycles: number): Promise<void> {
   }
   // One left open: it stays, whatever the bound.
   expect((await registry.dispatch('/gpu notify 20G', ctx('UCHURN01'))).outcome).toBe('ok');
-  expect((await runtime.notify.list('slack', 'UCHURN01')).map((s) => s.size)).toEqual(['20G']);
+  expect((await runtime.notify!.list('slack', 'UCHURN01')).map((s) => s.size)).toEqual(['20G']);
 }
 
 interface Counts {
@@ -50,6 +52,7 @@ describe('closed /gpu notify subscriptions are bounded per user (SQLite)', () =>
   const dir = mkdtempSync(join(tmpdir(), 'gd-notify-bound-'));
   const store = WatchStore.inDataDir(dir);
   const runtime = new WatchRuntime(store, undefined, undefined, parseConfig({}).watch);
+  runtime.setSubscriptions(SubscriptionStore.inDataDir(dir));
   afterAll(() => {
     runtime.stop();
     store.close();
@@ -80,6 +83,7 @@ describeWithPostgres('closed /gpu notify subscriptions are bounded per user (Pos
     pool = openPool({ url: await server.createDatabase('notify_bound') });
     await migrate(pool);
     runtime = new WatchRuntime(new PgWatchState(pool, { replica: 'a', leaseMs: 5000 }), undefined, undefined, parseConfig({}).watch);
+    runtime.setSubscriptions(new PgSubscriptionStore(pool));
   }, 120_000);
   afterAll(async () => {
     runtime?.stop();

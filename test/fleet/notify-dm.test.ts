@@ -12,6 +12,7 @@ import type { PostTarget } from '../../src/core/services.js';
 import type { Reply } from '../../src/core/reply.js';
 import { WatchRuntime } from '../../src/watch/runtime.js';
 import { WatchStore } from '../../src/storage/sqlite/watch.js';
+import { SubscriptionStore } from '../../src/storage/sqlite/subscriptions.js';
 import { DM_CHANNEL_ID, FakeDiscord } from '../adapters/fake-discord.js';
 import { testDeps } from '../adapters/helpers.js';
 import { h200After, statusOf } from '../hosts/replay-readings.js';
@@ -42,7 +43,7 @@ describe('notify direct messages', () => {
       async close() {},
     };
     bots = await startChatAdapters(app, { DISCORD_TOKEN: 'fake.discord.token.0123456789', DISCORD_API_URL: `${fake.base}/api` }, silent);
-    const notify = (deps.services.watch as WatchRuntime).notify;
+    const notify = (deps.services.watch as WatchRuntime).notify!;
     const sub = await notify.subscribe(want);
     expect(sub.ok).toBe(true);
     // The captured reading: every GPU held, nothing sent.
@@ -65,35 +66,39 @@ describe('notify direct messages', () => {
   it('rounds before anything can deliver check nothing; the subscription waits for the first round that can', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'gd-notify-'));
     const runtime = new WatchRuntime(WatchStore.inDataDir(dir), undefined, undefined, parseConfig({}).watch);
+    runtime.setSubscriptions(SubscriptionStore.inDataDir(dir));
     closers.push(() => runtime.stop());
-    await runtime.notify.subscribe(want);
+    const notify = runtime.notify!;
+    await notify.subscribe(want);
     const freed = [statusOf('gpu1', h200After([2]))];
-    expect(await runtime.notify.afterRound(freed)).toEqual({ notified: [], expired: [] });
-    expect(await runtime.notify.list('discord', USER)).toHaveLength(1);
+    expect(await notify.afterRound(freed)).toEqual({ notified: [], expired: [] });
+    expect(await notify.list('discord', USER)).toHaveLength(1);
     const posted: [PostTarget, Reply][] = [];
     runtime.setPoster((t, r) => {
       posted.push([t, r]);
       return Promise.resolve();
     });
-    expect((await runtime.notify.afterRound(freed)).notified).toHaveLength(1);
+    expect((await notify.afterRound(freed)).notified).toHaveLength(1);
     expect(posted.map(([t]) => ({ ...t, name: /^notify #\d+$/.test(t.name) }))).toEqual([{ platform: 'discord', channel: USER, name: true, kind: 'dm' }]);
   });
 
   it('a send that fails is recorded and not retried: at most one message per subscription', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'gd-notify-'));
-    const store = WatchStore.inDataDir(dir);
+    const store = SubscriptionStore.inDataDir(dir);
     const errors: unknown[] = [];
-    const runtime = new WatchRuntime(store, undefined, undefined, parseConfig({}).watch, (e) => errors.push(e));
+    const runtime = new WatchRuntime(WatchStore.inDataDir(dir), undefined, undefined, parseConfig({}).watch, (e) => errors.push(e));
+    runtime.setSubscriptions(store);
     closers.push(() => runtime.stop());
+    const notify = runtime.notify!;
     let calls = 0;
     runtime.setPoster(() => {
       calls++;
       return Promise.reject(new Error('Cannot send messages to this user'));
     });
-    const sub = await runtime.notify.subscribe(want);
+    const sub = await notify.subscribe(want);
     const freed = [statusOf('gpu1', h200After([2]))];
-    await runtime.notify.afterRound(freed);
-    await runtime.notify.afterRound(freed);
+    await notify.afterRound(freed);
+    await notify.afterRound(freed);
     expect(calls).toBe(1);
     expect(errors).toHaveLength(1);
     expect(store.subscription(sub.ok ? sub.subscription.id : -1)).toMatchObject({

@@ -8,6 +8,7 @@ import { openPool, redactUrl, pgErrorLine, type Pool } from '../../src/storage/p
 import { migrate, MIGRATIONS } from '../../src/storage/postgres/migrations.js';
 import { PgHostRegistry } from '../../src/storage/postgres/registry.js';
 import { PgWatchState } from '../../src/storage/postgres/watch.js';
+import { PgSubscriptionStore } from '../../src/storage/postgres/subscriptions.js';
 import { PgAuditStore } from '../../src/storage/postgres/audit.js';
 import { openSharedStorage } from '../../src/storage/postgres/index.js';
 import { storageOf } from '../../src/storage/config.js';
@@ -200,8 +201,8 @@ describeWithPostgres('Postgres stores', 'test/storage/pg-stores.test.ts', () => 
   });
 
   it('subscriptions: made on one replica, listed and closed once from the other', async () => {
-    const sa = new PgWatchState(a, { replica: 'a', leaseMs: 400 });
-    const sb = new PgWatchState(b, { replica: 'b', leaseMs: 400 });
+    const sa = new PgSubscriptionStore(a);
+    const sb = new PgSubscriptionStore(b);
     const row = await sa.addSubscription({ platform: 'slack', userId: 'U1', sizeMiB: 40960, size: '40G', count: 1, shared: false, createdMs: 1, expiresMs: 2 });
     expect(await sb.openSubscriptions({ platform: 'slack', userId: 'U1' })).toEqual([row]);
     expect(await sb.closeSubscription(row.id, 'cancelled', 5, null, { platform: 'slack', userId: 'U2' })).toBe(false);

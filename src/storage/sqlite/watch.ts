@@ -22,7 +22,6 @@
 import Database from '../sqlite-driver.js';
 import { ensurePrivateDir, ensurePrivateFile } from '../../core/private-files.js';
 import { join } from 'node:path';
-import { KEEP_CLOSED_SUBSCRIPTIONS, type SubscriptionRow, type SubscriptionState } from '../../fleet/subscriptions.js';
 import type { SampleSource } from '../../watch/chart-render.js';
 import type { ReportedState } from '../../watch/digest.js';
 import { findingsFromStore, type FindingsResult } from '../../watch/findings.js';
@@ -59,22 +58,6 @@ CREATE TABLE IF NOT EXISTS digest_reported (
   PRIMARY KEY (name, key)
 ) WITHOUT ROWID;
 `;
-
-/**
- * `/gpu notify` subscriptions (src/fleet/notify.ts): open until the one message is sent (a fit appeared,
- * or it expired) or its owner cancels it. The state changes from 'open' exactly once (an UPDATE guarded
- * by state = 'open'), so a message is never sent twice, across restarts too. Created, or migrated when
- * SUBSCRIPTIONS_VERSION in watch_meta differs, like wsum.
- */
-const SUBSCRIPTIONS_VERSION = 1;
-const SUBSCRIPTIONS_DDL = `CREATE TABLE IF NOT EXISTS notify_subscriptions (
-  id INTEGER PRIMARY KEY AUTOINCREMENT,
-  platform TEXT NOT NULL, user_id TEXT NOT NULL,
-  size_mib INTEGER NOT NULL, size TEXT NOT NULL, count INTEGER NOT NULL, shared INTEGER NOT NULL,
-  created_ms INTEGER NOT NULL, expires_ms INTEGER NOT NULL,
-  state TEXT NOT NULL DEFAULT 'open', closed_ms INTEGER, note TEXT
-);
-CREATE INDEX IF NOT EXISTS notify_subscriptions_open ON notify_subscriptions (state, platform, user_id);`;
 
 const sec = (ts: string | number): number => Math.floor((typeof ts === 'number' ? ts : Date.parse(ts)) / 1000);
 const MiB = 1024 * 1024;
@@ -274,7 +257,6 @@ export class WatchStore implements WatchState, DigestLog, SummaryReader {
         this.db.prepare("INSERT OR REPLACE INTO watch_meta VALUES ('wsum_version', ?)").run(WSUM_VERSION);
       })();
     }
-    this.migrateSubscriptions();
     this.upsertWsum = this.db.prepare(UPSERT_WSUM);
     this.nearStart = this.db.prepare('SELECT start FROM procs WHERE host_id = ? AND pid = ? AND start BETWEEN ? AND ? ORDER BY abs(start - ?) LIMIT 1').pluck();
   }
@@ -742,91 +724,7 @@ export class WatchStore implements WatchState, DigestLog, SummaryReader {
     })();
   }
 
-  // ---- notify subscriptions ----
-
-  private migrateSubscriptions(): void {
-    const v = (this.db.prepare("SELECT value FROM watch_meta WHERE key = 'subscriptions_version'").get() as { value: number } | undefined)?.value;
-    if (v === SUBSCRIPTIONS_VERSION) return;
-    this.db.transaction(() => {
-      this.db.exec(SUBSCRIPTIONS_DDL);
-      this.db.prepare("INSERT OR REPLACE INTO watch_meta VALUES ('subscriptions_version', ?)").run(SUBSCRIPTIONS_VERSION);
-    })();
-  }
-
-  addSubscription(s: Omit<SubscriptionRow, 'id' | 'state' | 'closedMs' | 'note'>): SubscriptionRow {
-    const r = this.db
-      .prepare('INSERT INTO notify_subscriptions (platform, user_id, size_mib, size, count, shared, created_ms, expires_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?)')
-      .run(s.platform, s.userId, s.sizeMiB, s.size, s.count, s.shared ? 1 : 0, s.createdMs, s.expiresMs);
-    return { ...s, id: Number(r.lastInsertRowid), state: 'open', closedMs: null, note: null };
-  }
-
-  /** Open subscriptions, oldest first: all of them, or one user's. */
-  openSubscriptions(owner?: { platform: string; userId: string }): SubscriptionRow[] {
-    const rows = (
-      owner
-        ? this.db
-            .prepare("SELECT * FROM notify_subscriptions WHERE state = 'open' AND platform = ? AND user_id = ? ORDER BY id")
-            .all(owner.platform, owner.userId)
-        : this.db.prepare("SELECT * FROM notify_subscriptions WHERE state = 'open' ORDER BY id").all()
-    ) as Record<string, unknown>[];
-    return rows.map(subscriptionRow);
-  }
-
-  subscription(id: number): SubscriptionRow | null {
-    const r = this.db.prepare('SELECT * FROM notify_subscriptions WHERE id = ?').get(id) as Record<string, unknown> | undefined;
-    return r ? subscriptionRow(r) : null;
-  }
-
-  /**
-   * Closes an open subscription (only its owner's, when `owner` is given). True when this call closed
-   * it: the one caller that may then send its message.
-   */
-  closeSubscription(
-    id: number,
-    state: Exclude<SubscriptionState, 'open'>,
-    nowMs: number,
-    note: string | null = null,
-    owner?: { platform: string; userId: string },
-  ): boolean {
-    const r = owner
-      ? this.db
-          .prepare("UPDATE notify_subscriptions SET state = ?, closed_ms = ?, note = ? WHERE id = ? AND state = 'open' AND platform = ? AND user_id = ?")
-          .run(state, nowMs, note, id, owner.platform, owner.userId)
-      : this.db.prepare("UPDATE notify_subscriptions SET state = ?, closed_ms = ?, note = ? WHERE id = ? AND state = 'open'").run(state, nowMs, note, id);
-    if (r.changes !== 1) return false;
-    this.db
-      .prepare(
-        `DELETE FROM notify_subscriptions WHERE state <> 'open' AND (platform, user_id) = (SELECT platform, user_id FROM notify_subscriptions WHERE id = ?)
-         AND id NOT IN (SELECT c.id FROM notify_subscriptions c, notify_subscriptions s WHERE s.id = ? AND c.platform = s.platform AND c.user_id = s.user_id
-                        AND c.state <> 'open' ORDER BY c.id DESC LIMIT ?)`,
-      )
-      .run(id, id, KEEP_CLOSED_SUBSCRIPTIONS);
-    return true;
-  }
-
-  /** A note on a closed subscription (why its message could not be sent). */
-  noteSubscription(id: number, note: string): void {
-    this.db.prepare('UPDATE notify_subscriptions SET note = ? WHERE id = ?').run(note.slice(0, 500), id);
-  }
-
   close(): void {
     this.db.close();
   }
-}
-
-function subscriptionRow(r: Record<string, unknown>): SubscriptionRow {
-  return {
-    id: r.id as number,
-    platform: r.platform as string,
-    userId: r.user_id as string,
-    sizeMiB: r.size_mib as number,
-    size: r.size as string,
-    count: r.count as number,
-    shared: r.shared === 1,
-    createdMs: r.created_ms as number,
-    expiresMs: r.expires_ms as number,
-    state: r.state as SubscriptionState,
-    closedMs: (r.closed_ms as number | null) ?? null,
-    note: (r.note as string | null) ?? null,
-  };
 }
