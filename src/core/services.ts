@@ -16,6 +16,18 @@ export interface GpuStatus {
   error?: string | null;
   /** Power, ECC, pending retirements / remaps, clock reasons and the last Xid, where the source reports them. */
   health?: GpuHealthStatus;
+  /** The GPU's MIG instances, where MIG is on and the source lists them. */
+  mig?: MigInstanceStatus[];
+}
+
+/** One MIG device: its GPU instance, compute instance, device index, profile (3g.40gb) and memory. */
+export interface MigInstanceStatus {
+  gi: number | null;
+  ci: number | null;
+  device: number | null;
+  profile: string | null;
+  memoryUsedMiB: number | null;
+  memoryTotalMiB: number | null;
 }
 
 /** The shape of src/readings' GpuHealth (the core imports no wing); clock reasons are NVML's reason keys. */
@@ -43,6 +55,9 @@ export interface GpuProcessStatus {
   cpuPct?: number | null;
   /** Host resident memory (ps rss), bytes. */
   rssBytes?: number | null;
+  /** The MIG GPU / compute instance the process runs on, where MIG is on. */
+  gi?: number | null;
+  ci?: number | null;
 }
 
 export type HostStatusResult =
@@ -58,7 +73,14 @@ export interface HostMemory {
 }
 
 export type HostMemResult =
-  { name: string; ok: true; elapsedMs: number; memory: HostMemory; warning?: string } | { name: string; ok: false; elapsedMs?: number; error: string };
+  | { name: string; ok: true; elapsedMs: number; memory: HostMemory; warning?: string; mig?: HostMigMemory[] }
+  | { name: string; ok: false; elapsedMs?: number; error: string };
+
+/** A GPU's MIG instances as `mem` lists them (where MIG is on). */
+export interface HostMigMemory {
+  gpuIndex: number;
+  instances: MigInstanceStatus[];
+}
 
 export interface HostInfo {
   name: string;

@@ -8,7 +8,17 @@ import type { Section, Sections } from './parse.js';
 import type { HostEntry } from './registry.js';
 import { memFromSections, statusFromSections } from './sections-result.js';
 import { hostInfo, type HostSource } from './source.js';
-import { CGROUP_CONTAINER_ID, FREE_ARGS, MAX_PS_PIDS, pidList, PS_FORMAT_ARGS, REMOTE_SMI_TIMEOUT_S, SMI_APPS_ARGS, SMI_GPU_ARGS } from './remote-commands.js';
+import {
+  CGROUP_CONTAINER_ID,
+  FREE_ARGS,
+  MAX_PS_PIDS,
+  pidList,
+  PS_FORMAT_ARGS,
+  REMOTE_SMI_TIMEOUT_S,
+  SMI_APPS_ARGS,
+  SMI_GPU_ARGS,
+  SMI_MIG_LINE_TEXT,
+} from './remote-commands.js';
 
 function run(file: string, args: readonly string[], timeoutMs: number): Promise<Section> {
   return new Promise((resolve) => {
@@ -23,14 +33,23 @@ function run(file: string, args: readonly string[], timeoutMs: number): Promise<
   });
 }
 
+/** The MIG sections as the status script reads them: `nvidia-smi -L`, and the default table only where it lists a MIG device. */
+async function localMig(t: number): Promise<Pick<Sections, 'miglist' | 'mig'>> {
+  const list = await run('nvidia-smi', ['-L'], t);
+  if (!list.out.includes(SMI_MIG_LINE_TEXT)) return { mig: { out: '', code: list.code } };
+  return { miglist: list, mig: await run('nvidia-smi', [], t) };
+}
+
 export async function localStatus(timeoutMs: number): Promise<Sections> {
   const t = Math.min(timeoutMs, REMOTE_SMI_TIMEOUT_S * 1000);
   const [gpu, apps, free] = await Promise.all([run('nvidia-smi', SMI_GPU_ARGS, t), run('nvidia-smi', SMI_APPS_ARGS, t), run('free', FREE_ARGS, t)]);
-  return { gpu, apps, free };
+  return { gpu, apps, free, ...(gpu.code === 0 ? await localMig(t) : {}) };
 }
 
 export async function localMem(timeoutMs: number): Promise<Sections> {
-  return { free: await run('free', FREE_ARGS, timeoutMs) };
+  const t = Math.min(timeoutMs, REMOTE_SMI_TIMEOUT_S * 1000);
+  const [free, mig] = await Promise.all([run('free', FREE_ARGS, timeoutMs), localMig(t)]);
+  return { free, ...mig };
 }
 
 export async function localPs(pids: number[], timeoutMs: number): Promise<Section> {

@@ -1,11 +1,13 @@
 // Turns what the fixed remote commands printed into the status / mem result shapes, with the
 // readings parsers. Failures become one plain line.
 import { t } from '../core/i18n.js';
-import type { GpuProcessStatus, GpuStatus, HostMemory } from '../core/services.js';
+import type { GpuProcessStatus, GpuStatus, HostMemory, HostMigMemory, MigInstanceStatus } from '../core/services.js';
 import { parseFree } from '../readings/free.js';
 import { joinProcessesToGpus, parseSmiCsvWithFields, SMI_APPS_QUERY_FIELDS, SMI_GPU_QUERY_FIELDS } from '../readings/nvidia-smi-csv.js';
 import { findSmiErrors } from '../readings/nvidia-smi-errors.js';
 import { parseSmiHealth, type GpuHealth } from '../readings/nvidia-smi-health.js';
+import { parseSmiList } from '../readings/nvidia-smi-list.js';
+import { parseSmiTable } from '../readings/nvidia-smi-table.js';
 import type { PsRow } from '../readings/ps.js';
 import { SECTION_MARK } from './remote-commands.js';
 
@@ -13,9 +15,9 @@ export interface Section {
   out: string;
   code: number | null;
 }
-export type Sections = Partial<Record<'gpu' | 'health' | 'apps' | 'free' | 'ps' | 'cgroup' | 'proc', Section>>;
+export type Sections = Partial<Record<'gpu' | 'miglist' | 'mig' | 'health' | 'apps' | 'free' | 'ps' | 'cgroup' | 'proc', Section>>;
 
-const MARK_LINE = new RegExp(`^${SECTION_MARK} (gpu|health|apps|free|ps|cgroup|proc) (\\d+)$`);
+const MARK_LINE = new RegExp(`^${SECTION_MARK} (gpu|miglist|mig|health|apps|free|ps|cgroup|proc) (\\d+)$`);
 
 /** Splits the combined STATUS_COMMAND / MEM_COMMAND output at its marker lines. */
 export function splitSections(output: string): Sections {
@@ -59,6 +61,47 @@ function short(s: string, n = 160): string {
   return clean.length > n ? clean.slice(0, n - 1) + '…' : clean;
 }
 
+export interface MigReading {
+  /** Each MIG GPU's instances, by GPU index. */
+  byGpu: Map<number, MigInstanceStatus[]>;
+  /** The GPU and compute instance of each process the table lists. */
+  byPid: Map<number, { gi: number | null; ci: number | null }>;
+}
+
+/**
+ * The MIG sections: `nvidia-smi -L` (profiles) and the default table (instances' ids and memory, processes'
+ * GI / CI). Null where no GPU has MIG on, or where either command failed.
+ */
+export function parseMigSections(sections: Sections): MigReading | null {
+  if (sections.miglist?.code !== 0 || sections.mig?.code !== 0) return null;
+  const profiles = parseSmiList(sections.miglist.out);
+  const table = parseSmiTable(sections.mig.out);
+  const byGpu = new Map<number, MigInstanceStatus[]>();
+  for (const g of table.gpus) {
+    if (!g.mig?.length) continue;
+    byGpu.set(
+      g.index,
+      g.mig.map((m) => ({
+        gi: m.gi,
+        ci: m.ci,
+        device: m.migIndex,
+        profile: m.migIndex === null ? null : (profiles.get(g.index)?.get(m.migIndex) ?? null),
+        memoryUsedMiB: m.memoryUsedMiB,
+        memoryTotalMiB: m.memoryTotalMiB,
+      })),
+    );
+  }
+  const byPid = new Map<number, { gi: number | null; ci: number | null }>();
+  for (const p of table.processes) if (p.gi !== undefined || p.ci !== undefined) byPid.set(p.pid, { gi: p.gi ?? null, ci: p.ci ?? null });
+  return byGpu.size ? { byGpu, byPid } : null;
+}
+
+/** `mem`'s MIG part: each MIG GPU's instances, in GPU order. */
+export function migMemory(sections: Sections): HostMigMemory[] {
+  const mig = parseMigSections(sections);
+  return mig ? [...mig.byGpu].sort(([a], [b]) => a - b).map(([gpuIndex, instances]) => ({ gpuIndex, instances })) : [];
+}
+
 export interface ParsedStatus {
   gpus: GpuStatus[];
   processes: (GpuProcessStatus & { processName: string | null })[];
@@ -69,6 +112,7 @@ export function parseStatusSections(sections: Sections): ParsedStatus | { error:
   const failure = smiFailure(sections.gpu);
   if (failure) return { error: failure };
   const { gpus, notes } = parseSmiCsvWithFields(sections.gpu!.out, SMI_GPU_QUERY_FIELDS, 'gpu');
+  const mig = parseMigSections(sections);
   const warnings: string[] = [];
   let processes: ParsedStatus['processes'] = [];
   const appsFailure = smiFailure(sections.apps);
@@ -83,6 +127,8 @@ export function parseStatusSections(sections: Sections): ParsedStatus | { error:
       memoryMiB: p.memoryMiB,
       command: null,
       processName: p.name,
+      // The compute-apps query has no GI / CI columns: the table's process rows give them.
+      ...(mig?.byPid.has(p.pid) ? mig.byPid.get(p.pid) : {}),
     }));
   }
   // Rows left out for an impossible value (memory.used 99999999999) are named, at most three of them.
@@ -102,6 +148,7 @@ export function parseStatusSections(sections: Sections): ParsedStatus | { error:
       temperatureC: g.temperatureC,
       error: g.error,
       ...(health.has(g.index) ? { health: health.get(g.index) } : {}),
+      ...(mig?.byGpu.has(g.index) ? { mig: mig.byGpu.get(g.index) } : {}),
     })),
     processes,
     ...(warning ? { warning } : {}),

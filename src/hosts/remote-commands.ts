@@ -41,10 +41,23 @@ export const CGROUP_CONTAINER_ID = '[0-9a-f]{64}';
  */
 export const CHANNEL_WATCHDOG = `exec 3<&0; (cat >/dev/null; kill 0) <&3 >/dev/null 2>&1 & exec 3<&-; `;
 
+/** `nvidia-smi -L`'s mark of a MIG device line (`  MIG 1g.18gb  Device  3: ...`); a UUID `MIG-...` has no space. */
+export const SMI_MIG_LINE_TEXT = 'MIG ';
+
+/**
+ * MIG instances where a GPU has MIG on: `nvidia-smi -L` (each device's profile, e.g. 3g.40gb) and, only when
+ * it lists a MIG device, the default table (each instance's GI / CI ids and memory, and the GI / CI of each
+ * process). A host without MIG pays the one `-L` call; its `mig` section is empty and no `miglist` comes.
+ */
+const MIG_SCRIPT =
+  `l=$(timeout ${REMOTE_SMI_TIMEOUT_S} nvidia-smi -L 2>&1); s=$?; case "$l" in *"${SMI_MIG_LINE_TEXT}"*) printf "%s\\n" "$l"; echo "${SECTION_MARK} miglist $s"; ` +
+  `timeout ${REMOTE_SMI_TIMEOUT_S} nvidia-smi 2>&1; s=$? ;; esac; echo "${SECTION_MARK} mig $s"; `;
+
 const STATUS_SCRIPT =
   CHANNEL_WATCHDOG +
   `LC_ALL=C; export LC_ALL; ` +
   `timeout ${REMOTE_SMI_TIMEOUT_S} nvidia-smi ${SMI_GPU_ARGS.join(' ')} 2>&1; g=$?; echo "${SECTION_MARK} gpu $g"; ` +
+  `if [ "$g" = 0 ]; then ${MIG_SCRIPT}fi; ` +
   // Power, ECC, pending retirements / remaps and clock reasons: a query of their own, run only when the
   // memory query worked, so an older driver that does not know a field loses these columns, not the reading.
   // A field list the driver refuses by name is followed by the next (older names); any other failure
@@ -62,8 +75,8 @@ const STATUS_SCRIPT =
   `grep -E "^[^ ]+ /proc proc " /proc/mounts 2>/dev/null | grep -oE "hidepid=[a-z0-9]+" | head -n 1; echo "${SECTION_MARK} proc 0"`;
 export const STATUS_COMMAND = `sh -c '${STATUS_SCRIPT}'`;
 
-/** `mem` alone: only `free -b`. */
-export const MEM_COMMAND = `sh -c '${CHANNEL_WATCHDOG}LC_ALL=C; export LC_ALL; free ${FREE_ARGS.join(' ')} 2>&1; echo "${SECTION_MARK} free $?"'`;
+/** `mem`: `free -b`, and the MIG instances' memory where a GPU has MIG on (nothing more where nvidia-smi is absent). */
+export const MEM_COMMAND = `sh -c '${CHANNEL_WATCHDOG}LC_ALL=C; export LC_ALL; free ${FREE_ARGS.join(' ')} 2>&1; echo "${SECTION_MARK} free $?"; ${MIG_SCRIPT.trimEnd()}'`;
 
 /** The comma-joined pid list for a local `ps -p`; throws on anything but safe positive integers. */
 export function pidList(pids: readonly number[]): string {

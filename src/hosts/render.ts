@@ -1,7 +1,16 @@
 // Platform-neutral replies for status / mem / hosts results.
 import { localizeJoined, t, type Locale, type MessageKey } from '../core/i18n.js';
 import type { Reply, ReplySection } from '../core/reply.js';
-import type { GpuHealthStatus, GpuStatus, HostInfo, HostMemResult, HostStatusResult, HostTestResult } from '../core/services.js';
+import type {
+  GpuHealthStatus,
+  GpuProcessStatus,
+  GpuStatus,
+  HostInfo,
+  HostMemResult,
+  HostStatusResult,
+  HostTestResult,
+  MigInstanceStatus,
+} from '../core/services.js';
 import { healthFindings, type ClockReason, type HealthFinding } from '../readings/nvidia-smi-health.js';
 import { Mentions } from '../core/mention.js';
 import { personOf, type OwnersService } from '../owners/directory.js';
@@ -84,6 +93,30 @@ function healthLine(f: HealthFinding, g: GpuStatus, loc: Locale | undefined): st
   return `⚠ ${t(loc, HEALTH_KEYS[f], vars)}`;
 }
 
+const migColumns = (loc: Locale | undefined) => [
+  t(loc, 'status.col.gpu'),
+  t(loc, 'status.col.migGi'),
+  t(loc, 'status.col.migCi'),
+  t(loc, 'status.col.migDevice'),
+  t(loc, 'status.col.migProfile'),
+  t(loc, 'status.col.memory'),
+];
+
+const migCells = (gpuIndex: number, m: MigInstanceStatus) => [
+  String(gpuIndex),
+  fmt(m.gi),
+  fmt(m.ci),
+  fmt(m.device),
+  m.profile ?? 'n/a',
+  `${bar(m.memoryUsedMiB, m.memoryTotalMiB)} ${fmt(m.memoryUsedMiB)}/${fmt(m.memoryTotalMiB)} MiB`,
+];
+
+/** The pids on one MIG instance (its GPU, GPU instance and compute instance), `—` for none. */
+function migProcesses(gpuIndex: number, m: MigInstanceStatus, processes: readonly GpuProcessStatus[]): string {
+  const on = processes.filter((p) => p.gpuIndex === gpuIndex && p.gi !== undefined && p.gi === m.gi && p.ci === m.ci);
+  return on.length ? on.map((p) => (p.user ? `${p.pid} (${p.user})` : String(p.pid))).join(', ') : '—';
+}
+
 /** `owners`: unix users are shown as the people they map to ("Alice (alice)"), where a mapping exists. */
 export function statusReply(results: HostStatusResult[], owners?: Pick<OwnersService, 'lookup'>, loc?: Locale): Reply {
   const sections: ReplySection[] = [];
@@ -118,6 +151,9 @@ export function statusReply(results: HostStatusResult[], owners?: Pick<OwnersSer
         rows,
       },
     });
+    const migRows = r.gpus.flatMap((g) => (g.mig ?? []).map((m) => [...migCells(g.index, m), migProcesses(g.index, m, r.processes)]));
+    if (migRows.length)
+      sections.push({ heading: t(loc, 'status.mig.heading'), table: { columns: [...migColumns(loc), t(loc, 'status.col.migProcesses')], rows: migRows } });
     const findings = r.gpus.flatMap((g) => healthFindings(g.health).map((f) => healthLine(f, g, loc)));
     if (findings.length) {
       flagged = true;
@@ -230,10 +266,21 @@ export function memReply(results: HostMemResult[], loc?: Locale): Reply {
       warnings.push(`⚠ ${t(loc, 'mem.low', { host: r.name, available: gib(m.availableBytes), pct: ((100 * m.availableBytes) / m.totalBytes).toFixed(1) })}`);
   }
   const sections: ReplySection[] = [];
+  const migTables: ReplySection[] = results.flatMap((r) =>
+    r.ok && r.mig?.length
+      ? [
+          {
+            heading: t(loc, 'mem.mig.heading', { host: r.name }),
+            table: { columns: migColumns(loc), rows: r.mig.flatMap((g) => g.instances.map((m) => migCells(g.gpuIndex, m))) },
+          },
+        ]
+      : [],
+  );
   if (rows.length)
     sections.push({
       table: { columns: [t(loc, 'mem.col.host'), t(loc, 'mem.col.total'), t(loc, 'mem.col.used'), t(loc, 'mem.col.available'), t(loc, 'mem.col.swap')], rows },
     });
+  sections.push(...migTables);
   if (warnings.length) sections.push({ text: warnings.join('\n') });
   if (failed.length) sections.push({ heading: t(loc, 'hostsRender.unreachable'), text: failed.join('\n') });
   return { title: t(loc, 'mem.title'), severity: failed.length && !rows.length ? 'error' : warnings.length || failed.length ? 'warning' : 'ok', sections };

@@ -1,7 +1,7 @@
 // Status and mem answers from the fixed commands' output sections: the same for an SSH host (one exec
 // prints them all) and for localhost (each command run here).
 import type { HostMemResult, HostStatusResult } from '../core/services.js';
-import { attachPs, hidesPids, parseCgroups, parseMemSection, parsePs, parseStatusSections, type PsRow, type Sections } from './parse.js';
+import { attachPs, hidesPids, migMemory, parseCgroups, parseMemSection, parsePs, parseStatusSections, type PsRow, type Sections } from './parse.js';
 import { errorLine } from './source.js';
 
 export interface StatusReads {
@@ -50,9 +50,11 @@ export async function memFromSections(name: string, sections: () => Promise<Sect
   const started = performance.now();
   const ms = () => Math.round(performance.now() - started);
   try {
-    const memory = parseMemSection((await sections()).free);
+    const read = await sections();
+    const memory = parseMemSection(read.free);
     if ('error' in memory) return { name, ok: false, elapsedMs: ms(), error: memory.error };
-    return { name, ok: true, elapsedMs: ms(), memory };
+    const mig = migMemory(read);
+    return { name, ok: true, elapsedMs: ms(), memory, ...(mig.length ? { mig } : {}) };
   } catch (e) {
     return { name, ok: false, elapsedMs: ms(), error: errorLine(e) };
   }

@@ -45,9 +45,61 @@ export function freePort(): Promise<number> {
   });
 }
 
-/** Host data generated from the real fixtures: 8x H200 (table + compute-apps) or 1x H100 (MIG apps). */
-export function fixtureData(kind: 'h200' | 'h100'): { gpuCsv: string; appsCsv: string; psTxt: string; healthCsv: string } {
+/** The real H200 MIG capture (nvidia_gpu_exporter's collect.sh, MIT; see ../fixtures/readings-peers/README.md). */
+export const H200_MIG_CAPTURE = resolve(fixturesDir, '../readings-peers/nvidia_gpu_exporter/linux-x86_64__nvidia-h200-mig__590.48.01.txt');
+
+/** One section of an nvidia_gpu_exporter capture, by its title line (`load :: nvidia-smi (default table)`), as printed. */
+export function captureSection(file: string, title: string): string {
+  const lines = readFileSync(file, 'utf8').split('\n');
+  const rule = (l: string | undefined) => l !== undefined && /^#{20,}$/.test(l);
+  const at = lines.indexOf(`# ${title}`);
+  if (at < 0) throw new Error(`no section ${title}`);
+  let i = at;
+  while (!rule(lines[i])) i++;
+  const out: string[] = [];
+  for (i++; i < lines.length && !rule(lines[i]); i++) out.push(lines[i]);
+  while (out.length && out[out.length - 1].trim() === '') out.pop();
+  return out.join('\n') + '\n';
+}
+
+/** Values of a `--format=csv` capture's first row by field name, units cut as nounits prints them. */
+function csvRowByName(csv: string, names: readonly string[]): string {
+  const [header, row] = csv.split('\n');
+  const fields = header.split(',').map((h) => h.trim().replace(/ \[.*\]$/, ''));
+  const cells = row.split(',').map((c) => c.trim().replace(/ (W|MiB|%)$/, ''));
+  return names.map((n) => cells[fields.indexOf(n.replace('clocks_throttle_reasons.', 'clocks_event_reasons.'))]).join(', ');
+}
+
+/**
+ * Host data generated from the real fixtures: 8x H200 (table + compute-apps), 1x H100 (MIG apps), or the
+ * H200 with five MIG devices under load (its query-gpu, compute-apps, `-L` and default table sections).
+ */
+export function fixtureData(kind: 'h200' | 'h100' | 'h200-mig'): {
+  gpuCsv: string;
+  appsCsv: string;
+  psTxt: string;
+  healthCsv: string;
+  listTxt?: string;
+  tableTxt?: string;
+} {
   const f = (p: string) => readFileSync(join(fixturesDir, p), 'utf8');
+  if (kind === 'h200-mig') {
+    const section = (title: string) => captureSection(H200_MIG_CAPTURE, title);
+    const query = section('load :: query-gpu (csv, what the exporter parses)');
+    const gpuCsv = csvRowByName(query, ['index', 'uuid', 'name', 'memory.used', 'memory.total', 'utilization.gpu', 'temperature.gpu']) + '\n';
+    const apps = parseSmiCsv(section('load :: query-compute-apps (per-process)')).processes;
+    const appsCsv = apps.map((a) => [a.gpuUuid, a.pid, a.memoryMiB, a.name].join(', ')).join('\n') + '\n';
+    // Synthetic ps columns, as for the H100: 5 minutes, 99.0 % CPU, 1 GiB resident each, user dave.
+    const psTxt = apps.map((a) => `${String(a.pid).padStart(8)} dave ${String(300).padStart(10)}  99.0   1048576 ${a.name}`).join('\n') + '\n';
+    return {
+      gpuCsv,
+      appsCsv,
+      psTxt,
+      healthCsv: csvRowByName(query, SMI_HEALTH_FIELD_SETS[0]) + '\n',
+      listTxt: section('capabilities :: list (-L)'),
+      tableTxt: section('load :: nvidia-smi (default table)'),
+    };
+  }
   if (kind === 'h200') {
     const table = parseSmiTable(f('nvidia-smi/13-8x-h200-8procs-570.txt'));
     const apps = parseSmiCsv(f('nvidia-smi/37-8x-h200-query-compute-apps-not-found-procname.csv')).processes;
@@ -119,7 +171,7 @@ export function makeClientKey(dir: string): { keyFile: string; pub: string } {
 
 export interface SshdOptions {
   mode?: SmiMode;
-  data?: 'h200' | 'h100';
+  data?: 'h200' | 'h100' | 'h200-mig';
   health?: HealthMode;
   hostKeyFrom?: string;
   skipShellRc?: boolean;
@@ -152,6 +204,9 @@ export async function startSshd(dir: string, clientPub: string, opts: SshdOption
   writeFileSync(join(dir, 'gpu.csv'), data.gpuCsv);
   writeFileSync(join(dir, 'apps.csv'), data.appsCsv);
   writeFileSync(join(dir, 'ps.txt'), data.psTxt);
+  // `nvidia-smi -L` and the default table only where the data has them (a host without MIG answers -L as an unknown call).
+  if (data.listTxt) writeFileSync(join(dir, 'list.txt'), data.listTxt);
+  if (data.tableTxt) writeFileSync(join(dir, 'table.txt'), data.tableTxt);
   const health = opts.health ?? 'ok';
   const oldest = SMI_HEALTH_FIELD_SETS[SMI_HEALTH_FIELD_SETS.length - 1];
   writeFileSync(
@@ -180,6 +235,7 @@ case "$*" in
   "--query-gpu=index,uuid,name,memory.used,memory.total,utilization.gpu,temperature.gpu --format=csv,noheader,nounits") cat '${dir}/gpu.csv' ;;
   "--query-compute-apps=gpu_uuid,pid,used_memory,process_name --format=csv,noheader,nounits") cat '${dir}/apps.csv' ;;
 ${healthCases}
+${data.listTxt ? `  "-L") cat '${dir}/list.txt' ;;\n  "") cat '${dir}/table.txt' ;;` : ''}
   *) echo "fake nvidia-smi: unexpected arguments: $*" >&2; exit 2 ;;
 esac
 `;
