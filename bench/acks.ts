@@ -21,6 +21,7 @@ import type { AddressInfo } from 'node:net';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
+import { withSqliteRegistry } from '../test/storage/sqlite-stores.js';
 
 const RATE = Number(process.env.ACKS_RATE ?? 10);
 const SECONDS = Number(process.env.ACKS_SECONDS ?? 20);
@@ -58,7 +59,7 @@ async function runBot(spec: BotSpec): Promise<void> {
     hosts: spec.hosts.map((h) => ({ name: h.name, host: '127.0.0.1', port: h.port, ...(h.fingerprint ? { host_key: h.fingerprint } : {}) })),
   });
   const rules = await loadRuleBase();
-  const hosts = new SourcedHostsService({ config, baseDir: spec.dataDir, agent: null });
+  const hosts = new SourcedHostsService(withSqliteRegistry({ config, baseDir: spec.dataDir, agent: null }));
   const watch = new WatchRuntime(WatchStore.inDataDir(spec.dataDir), undefined, rules, config.watch);
   const deps = {
     registry: new CommandRegistry(allCommands()),

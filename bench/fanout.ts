@@ -28,6 +28,7 @@ import { MEM_COMMAND, SMI_GPU_ARGS, STATUS_COMMAND } from '../src/hosts/remote-c
 import { SourcedHostsService } from '../src/hosts/service.js';
 import { startDelayProxy, type DelayProxy } from '../test/hosts/delay-proxy.js';
 import { makeClientKey, SSHD, startSshd, type SshdInstance } from '../test/hosts/sshd-harness.js';
+import { withSqliteRegistry } from '../test/storage/sqlite-stores.js';
 
 const N = Number(process.argv[2] ?? process.env.FANOUT_HOSTS ?? 32);
 const KINDS = (process.env.FANOUT_SERVERS ?? 'ssh2,sshd,sshd-norc').split(',').filter((k) => ['ssh2', 'sshd', 'sshd-norc'].includes(k));
@@ -154,7 +155,7 @@ async function measure(hosts: Hosts['hosts']): Promise<void> {
   const rules = await loadRuleBase();
   const breakdown: Record<string, number[]> = { status: [], mem: [] };
   for (let round = 0; round < ROUNDS; round++) {
-    const svc = new SourcedHostsService({ config, baseDir: root, agent: null });
+    const svc = new SourcedHostsService(withSqliteRegistry({ config, baseDir: root, agent: null }));
     let t = performance.now();
     const r = await svc.status([]);
     colds.push(performance.now() - t);

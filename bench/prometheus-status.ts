@@ -31,6 +31,7 @@ import { PromClient } from '../src/sources/prometheus/client.js';
 import { gpuQuery, nodeQuery, DEFAULT_JOIN } from '../src/sources/prometheus/parse.js';
 import { fixtureText } from '../test/sources/exposition.js';
 import { PROMETHEUS, serveMetrics, startPrometheus } from '../test/sources/prometheus-server.js';
+import { withSqliteRegistry } from '../test/storage/sqlite-stores.js';
 
 const HOSTS = Number(process.env.BENCH_HOSTS ?? 1000);
 const GPUS = 8;
@@ -330,7 +331,7 @@ async function child(cfgFile: string): Promise<void> {
     import('../src/adapters/console/render.js'),
   ]);
   const loaded = loadConfig(cfgFile);
-  const svc = new SourcedHostsService({ config: loaded.config, baseDir: loaded.baseDir, agent: null });
+  const svc = new SourcedHostsService(withSqliteRegistry({ config: loaded.config, baseDir: loaded.baseDir, agent: null }));
   const registry = new CommandRegistry(allCommands());
   const services = { hosts: svc } as unknown as Parameters<typeof registry.dispatch>[1]['services'];
   const ctx = { platform: 'slack' as const, userId: 'U0BENCH01', isAdmin: false, services };

@@ -28,6 +28,7 @@ import { parseConfig } from '../src/config.js';
 import { CHANNEL_WATCHDOG, SECTION_MARK, STATUS_COMMAND } from '../src/hosts/remote-commands.js';
 import { startDelayProxy, type DelayProxy } from '../test/hosts/delay-proxy.js';
 import { makeClientKey, SSHD, startSshd, type SshdInstance } from '../test/hosts/sshd-harness.js';
+import { withSqliteRegistry } from '../test/storage/sqlite-stores.js';
 
 const SIZES = (process.env.BENCH_SSH_HOSTS ?? '25,50,100,200')
   .split(',')
@@ -223,7 +224,7 @@ async function child(jobFile: string): Promise<void> {
     hosts: job.hosts.map((h) => ({ name: h.name, host: '127.0.0.1', port: h.port, host_key: h.fingerprint })),
     watch: { enabled: true },
   });
-  const svc = new SourcedHostsService({ config, baseDir: job.root, agent: null });
+  const svc = new SourcedHostsService(withSqliteRegistry({ config, baseDir: job.root, agent: null }));
   const store = WatchStore.inDataDir(join(job.root, 'data'));
   const rounds: RoundResult[] = [];
   try {

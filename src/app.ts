@@ -5,6 +5,8 @@ import { configureLocales, resolveLocale } from './core/i18n.js';
 import { CommandRegistry } from './core/registry.js';
 import { scrub } from './core/secret-scrub.js';
 import type { Services } from './core/services.js';
+import type { HostEntry, RegistryStore } from './hosts/registry.js';
+import type { AuditSink } from './ops/audit.js';
 import { loadRuleBase } from './diagnose/rule-base.js';
 import { allCommands } from '../commands/index.js';
 
@@ -14,7 +16,34 @@ export interface App {
   storage?: import('./storage/postgres/index.js').SharedStorage;
   services: Services;
   registry: CommandRegistry;
+  /** The audit trail of the chosen backend, opened when a chat adapter starts (failed writes go to `onError`). */
+  audit(onError: (e: unknown) => void): AuditSink;
   close(): Promise<void>;
+}
+
+/**
+ * The one choice of storage backend, for the bot and for the CLI: Postgres shared by replicas when the
+ * config's `storage:` names it (migrations applied now), else SQLite files in data_dir. The stores that
+ * more than the bot open (the host registry, the audit trail) come from here; app.ts picks the rest below.
+ */
+export interface Stores {
+  shared?: import('./storage/postgres/index.js').SharedStorage;
+  registry(configHosts: HostEntry[]): RegistryStore;
+  audit(onError: (e: unknown) => void): AuditSink;
+  close(): Promise<void>;
+}
+
+export async function openStores(loaded: LoadedConfig): Promise<Stores> {
+  const { storageOf } = await import('./storage/config.js');
+  const choice = storageOf(loaded.config.storage);
+  if (choice.kind === 'postgres') {
+    const shared = await (await import('./storage/postgres/index.js')).openSharedStorage(choice);
+    return { shared, registry: (configHosts) => shared.registry(configHosts), audit: (onError) => shared.audit(onError), close: () => shared.close() };
+  }
+  const dataDir = resolveDataPath(loaded.config.data_dir, loaded.baseDir);
+  const { HostRegistry } = await import('./storage/sqlite/registry.js');
+  const { AuditStore } = await import('./storage/sqlite/audit.js');
+  return { registry: (configHosts) => new HostRegistry(dataDir, configHosts), audit: () => AuditStore.inDataDir(dataDir), close: async () => {} };
 }
 
 /** A line on stderr, scrubbed of every credential the bot holds (an error from a source may echo one). */
@@ -27,20 +56,12 @@ export async function createApp(configFile?: string): Promise<App> {
   const services: Services = { rules: await loadRuleBase(), fit: fitConfigOf(loaded.config) };
   const closers: (() => Promise<void> | void)[] = [];
   // `storage:` Postgres: migrations applied now; the registry, leak watch and audit trail are then shared by replicas.
-  const { storageOf } = await import('./storage/config.js');
-  const choice = storageOf(loaded.config.storage);
-  const storage = choice.kind === 'postgres' ? await (await import('./storage/postgres/index.js')).openSharedStorage(choice) : undefined;
-  if (storage) closers.push(() => storage.close());
+  const stores = await openStores(loaded);
+  const storage = stores.shared;
+  closers.push(() => stores.close());
   const { createHostsService } = await import('./hosts/service.js');
   // The registry and trusted keys: Postgres shared by replicas, else data_dir/gpu-doctor.sqlite.
-  const { HostRegistry } = await import('./storage/sqlite/registry.js');
-  const hosts = createHostsService(
-    loaded.config,
-    loaded.baseDir,
-    storage
-      ? (configHosts) => storage.registry(configHosts)
-      : (configHosts) => new HostRegistry(resolveDataPath(loaded.config.data_dir, loaded.baseDir), configHosts),
-  );
+  const hosts = createHostsService(loaded.config, loaded.baseDir, (configHosts) => stores.registry(configHosts));
   services.hosts = hosts;
   closers.push(() => hosts.close());
   // unix user -> person: the config's owners and approved `/gpu whoami` claims (the registry's database, or Postgres).
@@ -126,6 +147,7 @@ export async function createApp(configFile?: string): Promise<App> {
     ...(storage ? { storage } : {}),
     services,
     registry,
+    audit: (onError) => stores.audit(onError),
     async close() {
       for (const c of closers.reverse()) await c();
     },

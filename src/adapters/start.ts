@@ -4,14 +4,12 @@
 // Each adapter's module is imported only when its token is set: @slack/bolt alone is ~40 MB of heap
 // and brings undici 7, which replaces undici's process-global dispatcher.
 import { httpEndpointOf } from '../config.js';
-import { resolvePath } from '../core/config.js';
 import { parseEnv } from '../core/env.js';
 import type { App } from '../app.js';
 import type { Reply } from '../core/reply.js';
 import type { ServerPlatform } from '../core/platform.js';
 import type { PostTarget } from '../core/services.js';
 import type { AuditSink } from '../ops/audit.js';
-import { AuditStore } from '../storage/sqlite/audit.js';
 import { Metrics } from '../ops/metrics.js';
 import { Health, startHealthServer } from '../ops/health.js';
 import { createLogger, scrubSecrets, type Logger } from '../ops/logger.js';
@@ -33,10 +31,8 @@ export async function startChatAdapters(app: App, env: NodeJS.ProcessEnv = proce
   const { mode, why } = chatModeOf(env);
   logger.info({ mode, why }, `gpu-doctor runs as ${mode}: ${why}`);
   if (!slackEnv && !discordEnv) return null;
-  const { config, baseDir } = app.loaded;
-  const audit: AuditSink = app.storage
-    ? app.storage.audit((e) => logger.error({ err: scrubSecrets((e as Error).message ?? String(e)) }, 'audit write failed'))
-    : AuditStore.inDataDir(resolvePath(config.data_dir, baseDir));
+  const { config } = app.loaded;
+  const audit: AuditSink = app.audit((e) => logger.error({ err: scrubSecrets((e as Error).message ?? String(e)) }, 'audit write failed'));
   const metrics = new Metrics(true);
   const health = new Health(metrics);
   // Per-host pool state in /healthz, and per-host SSH latency and errors in /metrics.

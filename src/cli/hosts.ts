@@ -11,19 +11,17 @@ import { stripTerminalControls } from '../adapters/console/render.js';
 
 async function withService<T>(configFile: string | undefined, f: (s: SourcedHostsService) => Promise<T>): Promise<T> {
   const loaded = loadConfig(configFile);
-  // With `storage:` Postgres the registry is the replicas' shared one: a host added here is the bots' too.
-  const { storageOf } = await import('../storage/config.js');
-  const choice = storageOf(loaded.config.storage);
-  const storage = choice.kind === 'postgres' ? await (await import('../storage/postgres/index.js')).openSharedStorage(choice) : undefined;
+  // The bot's own choice of backend (app.ts): with `storage:` Postgres a host added here is the replicas' too.
+  const stores = await (await import('../app.js')).openStores(loaded);
   try {
-    const svc = createHostsService(loaded.config, loaded.baseDir, storage ? (configHosts) => storage.registry(configHosts) : undefined);
+    const svc = createHostsService(loaded.config, loaded.baseDir, (configHosts) => stores.registry(configHosts));
     try {
       return await f(svc);
     } finally {
       await svc.close();
     }
   } finally {
-    await storage?.close();
+    await stores.close();
   }
 }
 

@@ -10,7 +10,7 @@ import type { HostAddRequest, HostInfo, HostMemResult, HostsService, HostStatusR
 import { groupSources } from './group-sources.js';
 import { LOCAL_HOST, LocalHostSource } from './local.js';
 import { HOST_NAME, type HostEntry, type RegistryStore } from './registry.js';
-import { HostRegistry } from '../storage/sqlite/registry.js';
+import type { HostRegistry } from '../storage/sqlite/registry.js';
 import { errorLine, type HistoryStore, type HostSource, type Priority } from './source.js';
 import { SshHostSource } from './ssh-source.js';
 
@@ -22,8 +22,8 @@ export interface HostsServiceOptions {
   baseDir: string;
   /** Override for tests: SSH_AUTH_SOCK by default. */
   agent?: string | null;
-  /** The registry's store when it is not SQLite in data_dir (Postgres shared by replicas): built from the config hosts. */
-  registry?: (configHosts: HostEntry[]) => RegistryStore;
+  /** The registry's store, built from the config hosts: the backend src/app.ts chose (SQLite in data_dir, or Postgres shared by replicas). */
+  registry: (configHosts: HostEntry[]) => RegistryStore;
 }
 
 /** A host name as shown back: valid names as they are; anything else cut short and made printable. */
@@ -35,7 +35,7 @@ export function displayName(name: unknown): string {
 }
 
 export class SourcedHostsService implements HostsService {
-  /** The registry's store: SQLite in data_dir, or Postgres (see HostsServiceOptions.registry). */
+  /** The registry's store (see HostsServiceOptions.registry). */
   private readonly reg: RegistryStore;
   /** The SQLite registry (what tests reach into); with Postgres storage, the Postgres one, whose writes return promises. */
   get registry(): HostRegistry {
@@ -61,7 +61,7 @@ export class SourcedHostsService implements HostsService {
       ...(h.host_key ? { hostKey: h.host_key } : {}),
       origin: 'config' as const,
     }));
-    this.reg = opts.registry ? opts.registry(configHosts) : new HostRegistry(resolvePath(config.data_dir, baseDir), configHosts);
+    this.reg = opts.registry(configHosts);
     const agent = opts.agent === undefined ? process.env.SSH_AUTH_SOCK : opts.agent;
     this.ssh = new SshHostSource({ config, baseDir, agent, registry: this.reg });
     this.local = new LocalHostSource(config.ssh.exec_timeout_ms);
@@ -302,6 +302,6 @@ export class SourcedHostsService implements HostsService {
   }
 }
 
-export function createHostsService(config: Config, baseDir: string, registry?: HostsServiceOptions['registry']): SourcedHostsService {
-  return new SourcedHostsService({ config, baseDir, ...(registry ? { registry } : {}) });
+export function createHostsService(config: Config, baseDir: string, registry: HostsServiceOptions['registry']): SourcedHostsService {
+  return new SourcedHostsService({ config, baseDir, registry });
 }

@@ -22,6 +22,7 @@ import { TRACES_PATH } from '../watch/generate-traces.js';
 import { decodeTrace } from '../watch/generator.js';
 import { CHANNEL_ID, DM_CHANNEL_ID, FakeDiscord } from './fake-discord.js';
 import { FakeSlack } from './fake-slack.js';
+import { sqliteAudit } from '../storage/sqlite-stores.js';
 
 const silent = pino({ level: process.env.TEST_LOG ?? 'silent' });
 const OOM = readFileSync(new URL('../fixtures/eval-dev/003-cuda_oom.log', import.meta.url), 'utf8');
@@ -70,6 +71,7 @@ async function bot(env: Record<string, string>, digests: DigestConfig[]) {
   closers.push(() => runtime.stop());
   const app = {
     loaded: { config, file: null, baseDir: dir },
+    audit: sqliteAudit(config, dir),
     services: { rules, watch: runtime },
     registry: new CommandRegistry(allCommands()),
     async close() {},

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { parseConfig } from '../../src/config.js';
 import { SourcedHostsService } from '../../src/hosts/service.js';
 import { makeClientKey, startSshd, type SshdInstance } from '../hosts/sshd-harness.js';
+import { withSqliteRegistry } from '../storage/sqlite-stores.js';
 
 export const FLEET_SIZE = 24;
 /** Seconds each instance's nvidia-smi sleeps per call; a status runs it twice. */
@@ -34,7 +35,7 @@ export async function startSshFleet(): Promise<SshFleet> {
       return { name, host: '127.0.0.1', port: sshd.port, host_key: sshd.fingerprint };
     }),
   });
-  const hosts = new SourcedHostsService({ config, baseDir: root, agent: null });
+  const hosts = new SourcedHostsService(withSqliteRegistry({ config, baseDir: root, agent: null }));
   return {
     hosts,
     names,

@@ -10,6 +10,7 @@ import { FakeDiscord } from './fake-discord.js';
 import { testDeps } from './helpers.js';
 import { parseConfig } from '../../src/config.js';
 import { startChatAdapters, type RunningBots } from '../../src/adapters/start.js';
+import { sqliteAudit } from '../storage/sqlite-stores.js';
 
 const DISCORD_TOKEN = 'fake.discord.token.0123456789';
 /** Files Node has loaded as CommonJS modules in this process. */
@@ -34,6 +35,7 @@ describe('only the configured adapters are loaded', () => {
     closeDeps = () => deps.audit.close();
     const app = {
       loaded: { config: parseConfig({ data_dir: deps.dataDir }), file: null, baseDir: deps.dataDir },
+      audit: sqliteAudit(parseConfig({ data_dir: deps.dataDir }), deps.dataDir),
       services: deps.services,
       registry: deps.registry,
       async close() {},

@@ -16,6 +16,7 @@ import { createDiscordAdapter } from '../../src/adapters/discord/app.js';
 import { FakeDiscord } from './fake-discord.js';
 import { FakeSlack } from './fake-slack.js';
 import { testDeps } from './helpers.js';
+import { sqliteAudit } from '../storage/sqlite-stores.js';
 
 const ISO = /\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z/;
 
@@ -38,6 +39,7 @@ async function app(): Promise<App & { close(): Promise<void> }> {
   const config = parseConfig({ data_dir: deps.dataDir });
   return {
     loaded: { config, file: null, baseDir: deps.dataDir },
+    audit: sqliteAudit(config, deps.dataDir),
     services: deps.services,
     registry: deps.registry,
     async close() {

@@ -11,6 +11,7 @@ import { testDeps } from './helpers.js';
 import { parseConfig } from '../../src/config.js';
 import { startChatAdapters, type RunningBots } from '../../src/adapters/start.js';
 import type { App } from '../../src/app.js';
+import { sqliteAudit } from '../storage/sqlite-stores.js';
 
 const SECRET = 'test-signing-secret-0123456789';
 const DISCORD_TOKEN = 'fake.discord.token.0123456789';
@@ -23,6 +24,7 @@ async function appWith(hostCount: number): Promise<App & { deps: Awaited<ReturnT
   const config = parseConfig({ data_dir: deps.dataDir, http: { port: 0 } });
   return {
     loaded: { config, file: null, baseDir: deps.dataDir },
+    audit: sqliteAudit(config, deps.dataDir),
     services: deps.services,
     registry: deps.registry,
     deps,

@@ -16,6 +16,7 @@ import { hostsNamedIn } from '../../src/diagnose/live-check.js';
 import { SourcedHostsService } from '../../src/hosts/service.js';
 import { freePort, makeClientKey, startSshd, type SshdInstance } from '../hosts/sshd-harness.js';
 import { describeWithSshd } from '../hosts/sshd-suite.js';
+import { withSqliteRegistry } from '../storage/sqlite-stores.js';
 
 const LOG = readFileSync(resolve(import.meta.dirname, '../fixtures/eval-dev/003-cuda_oom.log'), 'utf8');
 
@@ -38,7 +39,7 @@ describeWithSshd('diagnose adds what the named host holds right now', 'test/diag
         { name: 'gpu-down', host: '127.0.0.1', port: deadPort, host_key: inst.fingerprint },
       ],
     });
-    svc = new SourcedHostsService({ config, baseDir: root, agent: null });
+    svc = new SourcedHostsService(withSqliteRegistry({ config, baseDir: root, agent: null }));
     ctx = { platform: 'console', userId: 'u1', isAdmin: false, services: { rules: await loadRuleBase(), hosts: svc } };
   });
 

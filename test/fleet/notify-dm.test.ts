@@ -16,6 +16,7 @@ import { SubscriptionStore } from '../../src/storage/sqlite/subscriptions.js';
 import { DM_CHANNEL_ID, FakeDiscord } from '../adapters/fake-discord.js';
 import { testDeps } from '../adapters/helpers.js';
 import { h200After, statusOf } from '../hosts/replay-readings.js';
+import { sqliteAudit } from '../storage/sqlite-stores.js';
 
 const silent = pino({ level: process.env.TEST_LOG ?? 'silent' });
 const USER = '123456789012345678';
@@ -38,6 +39,7 @@ describe('notify direct messages', () => {
     closers.push(() => deps.audit.close());
     const app = {
       loaded: { config: parseConfig({ data_dir: deps.dataDir }), file: null, baseDir: deps.dataDir },
+      audit: sqliteAudit(parseConfig({ data_dir: deps.dataDir }), deps.dataDir),
       services: deps.services,
       registry: deps.registry,
       async close() {},

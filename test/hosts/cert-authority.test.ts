@@ -13,6 +13,7 @@ import { SMI_GPU_ARGS } from '../../src/hosts/remote-commands.js';
 import { SourcedHostsService } from '../../src/hosts/service.js';
 import { makeClientKey, startSshd, type SshdInstance } from './sshd-harness.js';
 import { describeWithSshd } from './sshd-suite.js';
+import { withSqliteRegistry } from '../storage/sqlite-stores.js';
 
 const execFileP = promisify(execFile);
 
@@ -55,18 +56,20 @@ describeWithSshd('@cert-authority host certificates', 'test/hosts/cert-authority
     host = await startSshd(join(root, 'host'), key.pub, { skipShellRc: true, hostCertificateCa: join(root, 'ca') });
     writeFileSync(join(root, 'known_hosts'), caLine(join(root, 'ca'), host.port));
     writeFileSync(join(root, 'known_hosts.other'), caLine(join(root, 'other-ca'), host.port));
-    svc = new SourcedHostsService({
-      config: parseConfig({
-        data_dir: join(root, 'data'),
-        ssh: { known_hosts: join(root, 'known_hosts'), identity_file: key.keyFile, connect_timeout_ms: 5000, exec_timeout_ms: 5000 },
-        hosts: [
-          { name: 'certified', host: '127.0.0.1', port: host.port },
-          { name: 'pinned', host: '127.0.0.1', port: host.port, host_key: host.fingerprint },
-        ],
+    svc = new SourcedHostsService(
+      withSqliteRegistry({
+        config: parseConfig({
+          data_dir: join(root, 'data'),
+          ssh: { known_hosts: join(root, 'known_hosts'), identity_file: key.keyFile, connect_timeout_ms: 5000, exec_timeout_ms: 5000 },
+          hosts: [
+            { name: 'certified', host: '127.0.0.1', port: host.port },
+            { name: 'pinned', host: '127.0.0.1', port: host.port, host_key: host.fingerprint },
+          ],
+        }),
+        baseDir: root,
+        agent: null,
       }),
-      baseDir: root,
-      agent: null,
-    });
+    );
   });
 
   afterAll(async () => {

@@ -13,6 +13,7 @@ import type { Services } from '../../src/core/services.js';
 import { SourcedHostsService } from '../../src/hosts/service.js';
 import { makeClientKey, startSshd, type SshdInstance } from './sshd-harness.js';
 import { describeWithSshd } from './sshd-suite.js';
+import { withSqliteRegistry } from '../storage/sqlite-stores.js';
 
 describeWithSshd('status / hosts commands through the registry', 'test/hosts/commands.test.ts', () => {
   const root = mkdtempSync(join(tmpdir(), 'gpu-doctor-cmds-'));
@@ -35,7 +36,7 @@ describeWithSshd('status / hosts commands through the registry', 'test/hosts/com
       ssh: { identity_file: key.keyFile, known_hosts: join(root, 'known_hosts'), connect_timeout_ms: 5000, exec_timeout_ms: 5000 },
       hosts: [{ name: 'gpu-a', host: '127.0.0.1', port: inst.port, host_key: inst.fingerprint }],
     });
-    svc = new SourcedHostsService({ config, baseDir: root, agent: null });
+    svc = new SourcedHostsService(withSqliteRegistry({ config, baseDir: root, agent: null }));
   });
 
   afterAll(async () => {

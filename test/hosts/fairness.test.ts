@@ -17,6 +17,7 @@ import { WatchStore } from '../../src/storage/sqlite/watch.js';
 import { startDelayProxy, type DelayProxy } from './delay-proxy.js';
 import { makeClientKey, silentListener, startSshd, type SshdInstance } from './sshd-harness.js';
 import { describeWithSshd } from './sshd-suite.js';
+import { withSqliteRegistry } from '../storage/sqlite-stores.js';
 
 const EXEC_TIMEOUT_MS = 6000;
 /** What "answered within its exec timeout plus a small margin" allows on this shared 2-core box. */
@@ -86,7 +87,7 @@ describeWithSshd('fairness under load (issue 11, attack 9)', 'test/hosts/fairnes
         pinned('cut', inst.cut, cutProxy.port),
       ],
     });
-    svc = new SourcedHostsService({ config, baseDir: root, agent: null });
+    svc = new SourcedHostsService(withSqliteRegistry({ config, baseDir: root, agent: null }));
   });
 
   const leftovers: (() => Promise<void>)[] = [];

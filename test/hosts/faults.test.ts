@@ -10,6 +10,7 @@ import { SourcedHostsService } from '../../src/hosts/service.js';
 import { startDelayProxy, type DelayProxy } from './delay-proxy.js';
 import { makeClientKey, startSshd, type SshdInstance } from './sshd-harness.js';
 import { describeWithSshd } from './sshd-suite.js';
+import { withSqliteRegistry } from '../storage/sqlite-stores.js';
 
 const SLOW_MS = 200; // each way
 
@@ -41,7 +42,7 @@ describeWithSshd('fault injection through a TCP proxy', 'test/hosts/faults.test.
         { name: 'cut', host: '127.0.0.1', port: cutProxy.port, host_key: inst.cut.fingerprint },
       ],
     });
-    svc = new SourcedHostsService({ config, baseDir: root, agent: null });
+    svc = new SourcedHostsService(withSqliteRegistry({ config, baseDir: root, agent: null }));
   });
 
   afterAll(async () => {

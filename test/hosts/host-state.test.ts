@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseConfig } from '../../src/config.js';
 import { createHostsService } from '../../src/hosts/service.js';
+import { withSqliteRegistry } from '../storage/sqlite-stores.js';
 
 describe('host state for /healthz and /metrics', () => {
   it("records each known host's last outcome; unknown names are not recorded", async () => {
@@ -14,7 +15,7 @@ describe('host state for /healthz and /metrics', () => {
       ssh: { known_hosts: join(dir, 'known_hosts'), connect_timeout_ms: 2000 },
       hosts: [{ name: 'down', host: '127.0.0.1', port: 1, user: 'ml' }],
     });
-    const hosts = createHostsService(config, dir);
+    const hosts = createHostsService(config, dir, withSqliteRegistry({ config, baseDir: dir }).registry);
     const seen: [string, boolean][] = [];
     hosts.onResult = (h, _s, ok) => seen.push([h, ok]);
     try {

@@ -15,6 +15,7 @@ import type { CommandContext } from '../../src/core/command.js';
 import { CommandRegistry } from '../../src/core/registry.js';
 import type { Services } from '../../src/core/services.js';
 import { SourcedHostsService } from '../../src/hosts/service.js';
+import { withSqliteRegistry } from '../storage/sqlite-stores.js';
 
 const root = mkdtempSync(join(tmpdir(), 'gpu-doctor-keytrust-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -60,7 +61,7 @@ describe('hosts list: where each host key is trusted from', () => {
     userId: 'u',
     isAdmin: false,
     ...(locale ? { locale } : {}),
-    services: { hosts: new SourcedHostsService({ config, baseDir: root, agent: null }) } as unknown as Services,
+    services: { hosts: new SourcedHostsService(withSqliteRegistry({ config, baseDir: root, agent: null })) } as unknown as Services,
   });
   const rowOf = (text: string, name: string) => text.split('\n').find((l) => l.trimStart().startsWith(name + ' ')) ?? '';
 

@@ -16,6 +16,7 @@ import type { Services } from '../../src/core/services.js';
 import { SourcedHostsService } from '../../src/hosts/service.js';
 import { makeClientKey, startSshd, type SshdInstance } from './sshd-harness.js';
 import { describeWithSshd } from './sshd-suite.js';
+import { withSqliteRegistry } from '../storage/sqlite-stores.js';
 
 const run = promisify(execFile);
 const BIN = resolve(import.meta.dirname, '../../bin/gpu-doctor');
@@ -93,7 +94,7 @@ describeWithSshd('identity files ssh2 cannot use (issue 11, attack 1)', 'test/ho
       ssh: { identity_file: key.keyFile, known_hosts: join(root, 'known_hosts'), connect_timeout_ms: 6000, exec_timeout_ms: 8000 },
       hosts: [{ name: 'gpu-a', host: '127.0.0.1', port: inst.port, host_key: inst.fingerprint }],
     });
-    const svc = new SourcedHostsService({ config, baseDir: root, agent: null });
+    const svc = new SourcedHostsService(withSqliteRegistry({ config, baseDir: root, agent: null }));
     try {
       // Hosts in the database from before the check (or whose key file changed since): nothing stops
       // them at start, so each request must cope.

@@ -14,6 +14,7 @@ import type { Services } from '../../src/core/services.js';
 import { SourcedHostsService } from '../../src/hosts/service.js';
 import { makeClientKey, startSshd, type SshdInstance } from './sshd-harness.js';
 import { describeWithSshd } from './sshd-suite.js';
+import { withSqliteRegistry } from '../storage/sqlite-stores.js';
 
 const EXEC_TIMEOUT_MS = 8000;
 
@@ -39,7 +40,7 @@ describeWithSshd('endless stderr from a host (issue 11, attack 3)', 'test/hosts/
         { name: 'good', host: '127.0.0.1', port: good.port, host_key: good.fingerprint },
       ],
     });
-    svc = new SourcedHostsService({ config, baseDir: root, agent: null });
+    svc = new SourcedHostsService(withSqliteRegistry({ config, baseDir: root, agent: null }));
     (ctx.services as { hosts: unknown }).hosts = svc;
   });
 

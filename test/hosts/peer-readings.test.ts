@@ -12,6 +12,7 @@ import { statusReply } from '../../src/hosts/render.js';
 import { SourcedHostsService } from '../../src/hosts/service.js';
 import { makeClientKey, startSshd, type SshdInstance } from './sshd-harness.js';
 import { describeWithSshd } from './sshd-suite.js';
+import { withSqliteRegistry } from '../storage/sqlite-stores.js';
 
 describeWithSshd('status shows what the peers show', 'test/hosts/peer-readings.test.ts', () => {
   const root = mkdtempSync(join(tmpdir(), 'gpu-doctor-peers-'));
@@ -37,7 +38,7 @@ describeWithSshd('status shows what the peers show', 'test/hosts/peer-readings.t
       ssh: { identity_file: key.keyFile, known_hosts: join(root, 'known_hosts'), connect_timeout_ms: 6000, exec_timeout_ms: 8000 },
       hosts: Object.entries(inst).map(([name, i]) => ({ name, host: '127.0.0.1', port: i.port, host_key: i.fingerprint })),
     });
-    svc = new SourcedHostsService({ config, baseDir: root, agent: null });
+    svc = new SourcedHostsService(withSqliteRegistry({ config, baseDir: root, agent: null }));
   });
 
   afterAll(async () => {

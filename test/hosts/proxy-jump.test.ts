@@ -10,6 +10,7 @@ import { SourcedHostsService } from '../../src/hosts/service.js';
 import { startDelayProxy, type DelayProxy } from './delay-proxy.js';
 import { freePort, makeClientKey, startSshd, type SshdInstance } from './sshd-harness.js';
 import { describeWithSshd } from './sshd-suite.js';
+import { withSqliteRegistry } from '../storage/sqlite-stores.js';
 
 describeWithSshd('ProxyJump a,b over real sshd', 'test/hosts/proxy-jump.test.ts', () => {
   const root = mkdtempSync(join(tmpdir(), 'gpu-doctor-jump-'));
@@ -53,18 +54,20 @@ describeWithSshd('ProxyJump a,b over real sshd', 'test/hosts/proxy-jump.test.ts'
       [p3, gpu],
     ];
     writeFileSync(knownHosts, pairs.map(([p, s]) => `[127.0.0.1]:${p.port} ${s.publicKeyLine}`).join('\n') + '\n');
-    svc = new SourcedHostsService({
-      config: parseConfig({
-        data_dir: join(root, 'data'),
-        ssh: { config_file: sshConfig, known_hosts: knownHosts, identity_file: key.keyFile, connect_timeout_ms: 5000, exec_timeout_ms: 5000 },
-        hosts: [
-          { name: 'gpu', host: 'gpu-behind' },
-          { name: 'broken', host: 'gpu-broken-chain' },
-        ],
+    svc = new SourcedHostsService(
+      withSqliteRegistry({
+        config: parseConfig({
+          data_dir: join(root, 'data'),
+          ssh: { config_file: sshConfig, known_hosts: knownHosts, identity_file: key.keyFile, connect_timeout_ms: 5000, exec_timeout_ms: 5000 },
+          hosts: [
+            { name: 'gpu', host: 'gpu-behind' },
+            { name: 'broken', host: 'gpu-broken-chain' },
+          ],
+        }),
+        baseDir: root,
+        agent: null,
       }),
-      baseDir: root,
-      agent: null,
-    });
+    );
   });
 
   afterAll(async () => {

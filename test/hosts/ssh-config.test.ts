@@ -12,6 +12,7 @@ import { parseConfig } from '../../src/config.js';
 import { SourcedHostsService } from '../../src/hosts/service.js';
 import { SshConfig, SshConfigError } from '../../src/hosts/ssh-config.js';
 import type { SshTarget } from '../../src/hosts/ssh-pool.js';
+import { withSqliteRegistry } from '../storage/sqlite-stores.js';
 
 const execFileP = promisify(execFile);
 const SSH = ['/usr/bin/ssh', '/usr/local/bin/ssh'].find((p) => existsSync(p)) ?? null;
@@ -180,11 +181,13 @@ async function sshIdentities(config: string, alias: string, opts: { user?: strin
   });
 
   it('the service chains both hops of ProxyJump a,b, each hop resolved as ssh resolves it', async () => {
-    const svc = new SourcedHostsService({
-      config: parseConfig({ data_dir: join(root, 'data'), ssh: { config_file: config }, hosts: [{ name: 'a', host: 'gpu-a' }] }),
-      baseDir: root,
-      agent: null,
-    });
+    const svc = new SourcedHostsService(
+      withSqliteRegistry({
+        config: parseConfig({ data_dir: join(root, 'data'), ssh: { config_file: config }, hosts: [{ name: 'a', host: 'gpu-a' }] }),
+        baseDir: root,
+        agent: null,
+      }),
+    );
     try {
       const t = svc.ssh.target(svc.registry.get('a')!);
       const chain: SshTarget[] = [];

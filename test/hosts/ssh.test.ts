@@ -11,6 +11,7 @@ import { HostRegistry } from '../../src/storage/sqlite/registry.js';
 import { SourcedHostsService } from '../../src/hosts/service.js';
 import { makeClientKey, silentListener, startSshd, freePort, type SshdInstance } from './sshd-harness.js';
 import { describeWithSshd } from './sshd-suite.js';
+import { withSqliteRegistry } from '../storage/sqlite-stores.js';
 
 describeWithSshd('hosts over real sshd', 'test/hosts/ssh.test.ts', () => {
   const root = mkdtempSync(join(tmpdir(), 'gpu-doctor-ssh-'));
@@ -61,7 +62,7 @@ describeWithSshd('hosts over real sshd', 'test/hosts/ssh.test.ts', () => {
     writeFileSync(knownHosts, `[127.0.0.1]:${inst.b.port} ${type} ${blob}\n`);
     execFileSync('ssh-keygen', ['-H', '-f', knownHosts], { stdio: 'ignore' }); // hashed entries, as HashKnownHosts writes
     expect(readFileSync(knownHosts, 'utf8')).toMatch(/^\|1\|/);
-    svc = new SourcedHostsService({ config: config(join(root, 'data')), baseDir: root, agent: null });
+    svc = new SourcedHostsService(withSqliteRegistry({ config: config(join(root, 'data')), baseDir: root, agent: null }));
   });
 
   afterAll(async () => {
@@ -178,11 +179,11 @@ describeWithSshd('hosts over real sshd', 'test/hosts/ssh.test.ts', () => {
 
   it('runtime hosts survive a restart', async () => {
     const dataDir = join(root, 'restart');
-    const s1 = new SourcedHostsService({ config: config(dataDir), baseDir: root, agent: null });
+    const s1 = new SourcedHostsService(withSqliteRegistry({ config: config(dataDir), baseDir: root, agent: null }));
     const added = await s1.add({ name: 'late', user: process.env.USER ?? 'root', host: '127.0.0.1', port: inst.b.port, trust: inst.b.fingerprint });
     expect(added.fingerprint).toBe(inst.b.fingerprint);
     await s1.close();
-    const s2 = new SourcedHostsService({ config: config(dataDir), baseDir: root, agent: null });
+    const s2 = new SourcedHostsService(withSqliteRegistry({ config: config(dataDir), baseDir: root, agent: null }));
     expect((await s2.list()).find((h) => h.name === 'late')).toMatchObject({ origin: 'runtime', hostKey: inst.b.fingerprint });
     const [r] = await s2.status(['late']);
     expect(r.ok).toBe(true);

@@ -18,6 +18,7 @@ import { SourcedHostsService } from '../../src/hosts/service.js';
 import { startDelayProxy, type DelayProxy } from './delay-proxy.js';
 import { makeClientKey, startSshd, type SshdInstance } from './sshd-harness.js';
 import { describeWithSshd } from './sshd-suite.js';
+import { withSqliteRegistry } from '../storage/sqlite-stores.js';
 
 const run = promisify(execFile);
 const BIN = resolve(import.meta.dirname, '../../bin/gpu-doctor');
@@ -72,7 +73,7 @@ describeWithSshd('hosts trust (issue 11, attack 6)', 'test/hosts/trust.test.ts',
         { name: 'rev-pinned', host: '127.0.0.1', port: inst.a.port, host_key: inst.a.fingerprint },
       ],
     });
-    svc = new SourcedHostsService({ config, baseDir: root, agent: null });
+    svc = new SourcedHostsService(withSqliteRegistry({ config, baseDir: root, agent: null }));
     (admin.services as { hosts: unknown }).hosts = svc;
   });
 

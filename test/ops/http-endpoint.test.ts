@@ -10,6 +10,7 @@ import { ConfigError, httpEndpointOf, parseConfig } from '../../src/config.js';
 import { parseEnv } from '../../src/core/env.js';
 import { startChatAdapters } from '../../src/adapters/start.js';
 import type { App } from '../../src/app.js';
+import { sqliteAudit } from '../storage/sqlite-stores.js';
 
 const SECRET = 'test-signing-secret-0123456789';
 const silent = pino({ level: 'silent' });
@@ -60,6 +61,7 @@ describe('the /healthz and /metrics listen address', () => {
       const deps = await testDeps();
       const app: App = {
         loaded: { config: parseConfig({ data_dir: deps.dataDir }), file: null, baseDir: deps.dataDir },
+        audit: sqliteAudit(parseConfig({ data_dir: deps.dataDir }), deps.dataDir),
         services: deps.services,
         registry: deps.registry,
         async close() {

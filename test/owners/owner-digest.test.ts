@@ -25,6 +25,7 @@ import { CHANNEL_ID, DM_CHANNEL_ID, FakeDiscord } from '../adapters/fake-discord
 import { FakeSlack } from '../adapters/fake-slack.js';
 import { TRACES_PATH } from '../watch/generate-traces.js';
 import { decodeTrace } from '../watch/generator.js';
+import { sqliteAudit } from '../storage/sqlite-stores.js';
 
 const silent = pino({ level: process.env.TEST_LOG ?? 'silent' });
 const ALICE_SLACK = 'UALICE001';
@@ -131,7 +132,13 @@ describe('owner direct messages', () => {
       () => claims.close(),
     );
     const services = { rules, watch: runtime, owners: directory };
-    const app = { loaded: { config, file: null, baseDir: dir }, services, registry: new CommandRegistry(allCommands()), async close() {} };
+    const app = {
+      loaded: { config, file: null, baseDir: dir },
+      audit: sqliteAudit(config, dir),
+      services,
+      registry: new CommandRegistry(allCommands()),
+      async close() {},
+    };
     bots = await startChatAdapters(app, env, silent);
     return { runtime, now: lastTs(t.samples), errors };
   }

@@ -20,6 +20,7 @@ import { toMs } from '../../src/watch/series.js';
 import { isHostSample, isProcessSample, type Sample } from '../../src/watch/types.js';
 import { buildSamples, prng, trainingProcess } from '../watch/generator.js';
 import { describeWithPrometheus, PROMTOOL, startPrometheus, type PrometheusInstance } from './prometheus-harness.js';
+import { withSqliteRegistry } from '../storage/sqlite-stores.js';
 
 const H = 3_600_000;
 const UUID = '00000000-0000-0000-0000-000000000000';
@@ -89,7 +90,7 @@ describeWithPrometheus('leak detector on Prometheus history', 'test/sources/prom
       data_dir: join(root, 'data'),
       host_groups: [{ name: 'cluster', source: 'prometheus', url: prom.url, timeout_ms: 10000, hosts: [{ name: 'h100-prom', match: '127.0.0.3' }] }],
     });
-    svc = new SourcedHostsService({ config, baseDir: root, agent: null });
+    svc = new SourcedHostsService(withSqliteRegistry({ config, baseDir: root, agent: null }));
   });
 
   afterAll(async () => {

@@ -21,6 +21,7 @@ import { WatchStore } from '../../src/storage/sqlite/watch.js';
 import { freePort, makeClientKey, startSshd, type SshdInstance } from '../hosts/sshd-harness.js';
 import { fixtureText, promFixtures } from './exposition.js';
 import { describeWithPrometheus, serveMetrics, startPrometheus, waitForSeries, type PrometheusInstance } from './prometheus-harness.js';
+import { withSqliteRegistry } from '../storage/sqlite-stores.js';
 
 /** The capture's CSV (header + rows) as records by column name. */
 function csvRecords(file: string): Record<string, string>[] {
@@ -92,7 +93,7 @@ describeWithPrometheus('Prometheus and SSH host groups in one config', 'test/sou
       ].join('\n'),
     );
     const loaded = loadConfig(cfg);
-    svc = new SourcedHostsService({ config: loaded.config, baseDir: loaded.baseDir, agent: null });
+    svc = new SourcedHostsService(withSqliteRegistry({ config: loaded.config, baseDir: loaded.baseDir, agent: null }));
   });
 
   afterAll(async () => {
@@ -236,7 +237,7 @@ describeWithPrometheus('Prometheus and SSH host groups in one config', 'test/sou
       ...cfg,
       host_groups: cfg.host_groups.map((g) => (g.source === 'prometheus' ? { ...g, url: `http://127.0.0.1:${closedPort}`, timeout_ms: 1000 } : g)),
     };
-    const down = new SourcedHostsService({ config: downCfg, baseDir: root, agent: null });
+    const down = new SourcedHostsService(withSqliteRegistry({ config: downCfg, baseDir: root, agent: null }));
     try {
       const all = await down.status([]);
       const by = Object.fromEntries(all.map((r) => [r.name, r]));

@@ -14,6 +14,7 @@ import { SourcedHostsService } from '../../src/hosts/service.js';
 import { MAX_NAMES_PER_CALL, sampleOnce } from '../../src/watch/sampler.js';
 import { WatchStore } from '../../src/storage/sqlite/watch.js';
 import { exposition, fixtureText } from '../sources/exposition.js';
+import { withSqliteRegistry } from '../storage/sqlite-stores.js';
 
 const N = 300;
 const ip = (i: number) => `10.0.${i >> 8}.${i & 255}`;
@@ -50,7 +51,7 @@ it(`samples every host of a fleet larger than ${MAX_NAMES_PER_CALL} (the service
     data_dir: join(root, 'data'),
     host_groups: [{ name: 'fleet', source: 'prometheus', url, hosts: Array.from({ length: N }, (_, i) => ({ name: `gpu${i}`, match: ip(i) })) }],
   });
-  const svc = new SourcedHostsService({ config, baseDir: root, agent: null });
+  const svc = new SourcedHostsService(withSqliteRegistry({ config, baseDir: root, agent: null }));
   const store = new WatchStore(':memory:');
   try {
     const round = await sampleOnce(svc, store, Date.now());

@@ -12,6 +12,7 @@ import { WatchStore } from '../../src/storage/sqlite/watch.js';
 import type { ProcessSample, Sample } from '../../src/watch/types.js';
 import { freePort, makeClientKey, startSshd, type SshdInstance } from '../hosts/sshd-harness.js';
 import { describeWithSshd } from '../hosts/sshd-suite.js';
+import { withSqliteRegistry } from '../storage/sqlite-stores.js';
 
 describeWithSshd('sampler over real sshd into a real store', 'test/watch/sampler.test.ts', () => {
   const root = mkdtempSync(join(tmpdir(), 'gpu-doctor-sampler-'));
@@ -30,7 +31,7 @@ describeWithSshd('sampler over real sshd into a real store', 'test/watch/sampler
         { name: 'down', host: '127.0.0.1', port: await freePort(), host_key: a.fingerprint },
       ],
     });
-    svc = new SourcedHostsService({ config, baseDir: root, agent: null });
+    svc = new SourcedHostsService(withSqliteRegistry({ config, baseDir: root, agent: null }));
     store = WatchStore.inDataDir(join(root, 'data'));
   });
 

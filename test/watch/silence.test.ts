@@ -25,6 +25,7 @@ import type { Sample } from '../../src/watch/types.js';
 import { CHANNEL_ID, FakeDiscord } from '../adapters/fake-discord.js';
 import { FakeSlack } from '../adapters/fake-slack.js';
 import { fakeHosts } from '../adapters/helpers.js';
+import { sqliteAudit } from '../storage/sqlite-stores.js';
 
 const silent = pino({ level: process.env.TEST_LOG ?? 'silent' });
 const SECRET = 'test-signing-secret-0123456789';
@@ -108,7 +109,13 @@ describe('/gpu silence through Slack and Discord', () => {
     runtime.setOwners(new OwnerDirectory({ alice: { name: 'Alice Liddell', slack: ALICE_SLACK, discord: ALICE_DISCORD } }, null));
     runtime.setSilences(SilenceStore.inDataDir(dataDir));
     const services = { rules: await loadRuleBase(), hosts: fakeHosts(), watch: runtime };
-    const app = { loaded: { config, file: null, baseDir: dataDir }, services, registry: new CommandRegistry(allCommands()), async close() {} };
+    const app = {
+      loaded: { config, file: null, baseDir: dataDir },
+      audit: sqliteAudit(config, dataDir),
+      services,
+      registry: new CommandRegistry(allCommands()),
+      async close() {},
+    };
     bots = await startChatAdapters(
       app,
       {

@@ -21,6 +21,7 @@ import { ThresholdWatch } from '../../src/watch/threshold-alerts.js';
 import type { Sample } from '../../src/watch/types.js';
 import { CHANNEL_ID, DM_CHANNEL_ID, FakeDiscord } from '../adapters/fake-discord.js';
 import { FakeSlack } from '../adapters/fake-slack.js';
+import { sqliteAudit } from '../storage/sqlite-stores.js';
 
 const silent = pino({ level: process.env.TEST_LOG ?? 'silent' });
 const MIN = 60_000;
@@ -126,6 +127,7 @@ describe('threshold alerts through Slack and Discord', () => {
     runtime.setOwners(new OwnerDirectory({ alice: { name: 'Alice Liddell', slack: ALICE_SLACK, discord: ALICE_DISCORD } }, null));
     const app = {
       loaded: { config, file: null, baseDir: dataDir },
+      audit: sqliteAudit(config, dataDir),
       services: { rules: await loadRuleBase(), watch: runtime },
       registry: new CommandRegistry(allCommands()),
       async close() {},
