@@ -1,5 +1,5 @@
 // The corpus of real logs with expert expectations (test/fixtures/untuned): the tuned splits (llm/, vision/,
-// mixed/, fresh/, holdout/, sealed/ since stop 20, blind/ and unseen/ since late stop 20, novel/ since the end of stop 20) and the untuned splits (fresh2/, from the end of stop 20; blind2/, balanced by class for issue 23; blind3/, built blind after the engine rework for issue 23's closing figure), scored with the CLI's own code in process (readLogFile, diagnose,
+// mixed/, fresh/, holdout/, sealed/ since stop 20, blind/ and unseen/ since late stop 20, novel/ since the end of stop 20) and the untuned splits (fresh2/, from the end of stop 20; blind2/, balanced by class for issue 23; blind3/, built blind after the engine rework for issue 23's closing figure; blind4/, built blind for the end-of-session measurement), scored with the CLI's own code in process (readLogFile, diagnose,
 // toJsonContract: same JSON as `gpu-doctor diagnose --json`). Figures are printed; floors catch regressions.
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -8,7 +8,7 @@ import { expertLine, scoreExpertDir, type ExpertCase } from './eval-score.js';
 
 const misses = (rows: string[]) => rows.filter((r) => !r.endsWith(': ok')).join('\n');
 const groupDir = (group: string) => new URL(`../fixtures/untuned/${group}`, import.meta.url).pathname;
-const GROUPS = ['llm', 'vision', 'mixed', 'fresh', 'holdout', 'sealed', 'blind', 'unseen', 'novel', 'fresh2', 'blind2', 'blind3'];
+const GROUPS = ['llm', 'vision', 'mixed', 'fresh', 'holdout', 'sealed', 'blind', 'unseen', 'novel', 'fresh2', 'blind2', 'blind3', 'blind4'];
 // The category vocabulary of /work/corpus-format.md (the same as test/fixtures/eval-dev/cases.json).
 const LABELS = new Set([
   'cuda_oom',
@@ -231,6 +231,24 @@ describe('expert expectations on real logs', () => {
       expect(s.harmful).toBe(BLIND3_FLOORS.harmful);
       expect(s.category / s.n).toBeGreaterThanOrEqual(BLIND3_FLOORS.category);
       expect(s.lever / s.leverOf).toBeGreaterThanOrEqual(BLIND3_FLOORS.lever);
+    },
+  );
+
+  // Built blind (gpu-doctor never run on these logs while the group was built). Category and lever floors are 0 and
+  // harmful must be 0 (as blind3's) until the lead's one measuring run sets them; nobody reads its misses.
+  const BLIND4_FLOORS = { category: 0, lever: 0, harmful: 0, failed: 0 };
+  it(
+    'untuned split (blind4/: 75 logs, 1600-1674, issue 23, built blind, balanced by class; 17 zh, 10 confusers): floors under the measured level',
+    { timeout: 120_000 },
+    async () => {
+      const s = await scoreExpertDir(groupDir('blind4'));
+      // Misses are not printed per case: nobody tunes on this split.
+      console.log(`untuned (blind4): ${expertLine(s)}`);
+      expect(s.n).toBeGreaterThanOrEqual(75);
+      expect(s.failed).toBe(BLIND4_FLOORS.failed);
+      expect(s.harmful).toBe(BLIND4_FLOORS.harmful);
+      expect(s.category / s.n).toBeGreaterThanOrEqual(BLIND4_FLOORS.category);
+      expect(s.lever / s.leverOf).toBeGreaterThanOrEqual(BLIND4_FLOORS.lever);
     },
   );
 });
