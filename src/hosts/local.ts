@@ -17,7 +17,10 @@ import {
   REMOTE_SMI_TIMEOUT_S,
   SMI_APPS_ARGS,
   SMI_GPU_ARGS,
+  SMI_HEALTH_FIELD_LISTS,
+  SMI_HEALTH_FORMAT,
   SMI_MIG_LINE_TEXT,
+  SMI_UNKNOWN_FIELD_TEXT,
 } from './remote-commands.js';
 
 function run(file: string, args: readonly string[], timeoutMs: number): Promise<Section> {
@@ -40,10 +43,28 @@ async function localMig(t: number): Promise<Pick<Sections, 'miglist' | 'mig'>> {
   return { miglist: list, mig: await run('nvidia-smi', [], t) };
 }
 
+/**
+ * Power, ECC, pending retirements / remaps and clock reasons, as the status script's health loop reads them: the
+ * field lists newest first, the next only where the driver refused a field by name; the section's first line
+ * names the list that answered.
+ */
+async function localHealth(t: number): Promise<Section> {
+  let last: Section = { out: '', code: 1 };
+  for (const fields of SMI_HEALTH_FIELD_LISTS) {
+    last = await run('nvidia-smi', [`--query-gpu=${fields}`, SMI_HEALTH_FORMAT], t);
+    if (last.code === 0) return { out: `${fields}\n${last.out}`, code: 0 };
+    if (!last.out.includes(SMI_UNKNOWN_FIELD_TEXT)) break;
+  }
+  return last;
+}
+
 export async function localStatus(timeoutMs: number): Promise<Sections> {
   const t = Math.min(timeoutMs, REMOTE_SMI_TIMEOUT_S * 1000);
   const [gpu, apps, free] = await Promise.all([run('nvidia-smi', SMI_GPU_ARGS, t), run('nvidia-smi', SMI_APPS_ARGS, t), run('free', FREE_ARGS, t)]);
-  return { gpu, apps, free, ...(gpu.code === 0 ? await localMig(t) : {}) };
+  // Health and MIG only where the memory query worked, as on an SSH host.
+  if (gpu.code !== 0) return { gpu, apps, free };
+  const [health, mig] = await Promise.all([localHealth(t), localMig(t)]);
+  return { gpu, apps, free, health, ...mig };
 }
 
 export async function localMem(timeoutMs: number): Promise<Sections> {

@@ -185,21 +185,12 @@ export interface SshdOptions {
   nice?: number;
 }
 
-export async function startSshd(dir: string, clientPub: string, opts: SshdOptions = {}): Promise<SshdInstance> {
-  if (!SSHD) throw new Error('sshd not installed');
-  mkdirSync(dir, { recursive: true });
-  if (process.getuid?.() === 0) mkdirSync('/run/sshd', { recursive: true });
-  const bin = join(dir, 'bin');
+/**
+ * The fake GPU host's tools in `bin`: nvidia-smi, ps and free answering the bot's exact calls from the
+ * fixture data (files kept in `dir`). sshd's sessions run them; a localhost test puts `bin` first on PATH.
+ */
+export function writeFakeGpuTools(dir: string, bin: string, opts: Pick<SshdOptions, 'mode' | 'data' | 'health'> = {}): void {
   mkdirSync(bin, { recursive: true });
-  const hostKey = join(dir, 'host_key');
-  if (!existsSync(hostKey)) execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-f', hostKey, '-C', 'host']);
-  const publicKeyLine = readFileSync(hostKey + '.pub', 'utf8').trim();
-  const fingerprint = execFileSync('ssh-keygen', ['-lf', hostKey + '.pub'], { encoding: 'utf8' }).split(/\s+/)[1];
-  if (opts.hostCertificateCa)
-    execFileSync('ssh-keygen', ['-q', '-s', opts.hostCertificateCa, '-I', 'gpu-doctor-test-host', '-h', '-n', '127.0.0.1', '-V', '-5m:+1h', hostKey + '.pub'], {
-      stdio: 'ignore',
-    });
-  writeFileSync(join(dir, 'authorized_keys'), clientPub);
   const data = fixtureData(opts.data ?? 'h200');
   writeFileSync(join(dir, 'gpu.csv'), data.gpuCsv);
   writeFileSync(join(dir, 'apps.csv'), data.appsCsv);
@@ -254,6 +245,24 @@ exit $rc
 `,
   );
   sh(join(bin, 'free'), `#!/bin/sh\n[ "$*" = "-b" ] || exit 2\ncat '${join(fixturesDir, 'free/17-free-b-6gb.txt')}'\n`);
+}
+
+export async function startSshd(dir: string, clientPub: string, opts: SshdOptions = {}): Promise<SshdInstance> {
+  if (!SSHD) throw new Error('sshd not installed');
+  mkdirSync(dir, { recursive: true });
+  if (process.getuid?.() === 0) mkdirSync('/run/sshd', { recursive: true });
+  const bin = join(dir, 'bin');
+  mkdirSync(bin, { recursive: true });
+  const hostKey = join(dir, 'host_key');
+  if (!existsSync(hostKey)) execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-f', hostKey, '-C', 'host']);
+  const publicKeyLine = readFileSync(hostKey + '.pub', 'utf8').trim();
+  const fingerprint = execFileSync('ssh-keygen', ['-lf', hostKey + '.pub'], { encoding: 'utf8' }).split(/\s+/)[1];
+  if (opts.hostCertificateCa)
+    execFileSync('ssh-keygen', ['-q', '-s', opts.hostCertificateCa, '-I', 'gpu-doctor-test-host', '-h', '-n', '127.0.0.1', '-V', '-5m:+1h', hostKey + '.pub'], {
+      stdio: 'ignore',
+    });
+  writeFileSync(join(dir, 'authorized_keys'), clientPub);
+  writeFakeGpuTools(dir, bin, opts);
   const auditLog = join(dir, 'audit.log');
   writeFileSync(auditLog, '');
   const sessionPids = join(dir, 'sessions.pid');
