@@ -4,12 +4,24 @@
 // builds the chart, checks its geometry and renders it with resvg. resvg is native code: a panic there
 // aborts this process, never the bot, and the bot still has the text sent before drawing began.
 // From the bundle dist/chart-render-child.mjs is the entry; from the sources chart-render-child-dev.mjs.
+import { readdirSync } from 'node:fs';
+import { setPriority } from 'node:os';
 import { svgToPng, PIXEL_RATIO } from './chart.js';
 import { anyChartSize, anyChartSvg, anySpecProblem, type AnyChartSpec } from './chart-draw.js';
 import { findingChartPlan, gpuChartPlan } from './chart-store.js';
 import { svgProblem } from './chart-geometry.js';
 import { packedSamplesSince } from './chart-samples.js';
-import type { ChartChildMessage, ChartJob, ChartReaderModule, ChartSamples, SampleSource } from './chart-render.js';
+import { CHILD_NICE, type ChartChildMessage, type ChartJob, type ChartReaderModule, type ChartSamples, type SampleSource } from './chart-render.js';
+
+// Every thread at the parent's nice 19: it renices only the main thread, and the threads node started
+// before that (V8's workers, libuv's pool) would keep the priority they began with.
+if (process.platform === 'linux')
+  for (const tid of readdirSync('/proc/self/task'))
+    try {
+      setPriority(Number(tid), CHILD_NICE);
+    } catch {
+      // A thread that ended meanwhile.
+    }
 
 const send = (m: ChartChildMessage) => new Promise<void>((resolve, reject) => process.send!(m, (e: Error | null) => (e ? reject(e) : resolve())));
 

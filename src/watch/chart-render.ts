@@ -84,7 +84,7 @@ export const MAX_CHART_WAITING = 8;
 const CHILD_IDLE_MS = 5 * 60_000;
 
 /** A child's scheduling priority (nice 19, the lowest): its work yields the CPU to the bot's acks. */
-const CHILD_NICE = 19;
+export const CHILD_NICE = 19;
 
 /** The child's entry: dist/chart-render-child.mjs beside the bundle, chart-render-child-dev.mjs (tsx) from the sources. */
 function childEntry(): string {
@@ -132,8 +132,17 @@ function spawnChild(maxOldSpaceMb: number): PooledChild {
     serialization: 'advanced',
     // Its output (a panic's message) is dropped: it may quote samples.
     stdio: ['ignore', 'ignore', 'ignore', 'ipc'],
+    // A session of its own (setsid). Linux schedules each session as one group (autogroup) and nice
+    // orders only the threads within a group: a nice-19 child in the bot's session made the bot's group
+    // a CPU hog next to the machine's other work, and every ack waited for a CPU (bench:acks: the bot's
+    // stalls were time runnable, not running). Apart, the bot's group stays light and is run first when
+    // a request wakes it; the chart's group gets a session's fair share, so charts still finish on a
+    // busy machine. The child still ends with the bot: it exits when its channel closes. Not on
+    // Windows, where a detached child gets a console of its own.
+    detached: process.platform !== 'win32',
   });
   try {
+    // Its main thread; the child renices the threads node started before this (chart-render-child.ts).
     if (proc.pid !== undefined) setPriority(proc.pid, CHILD_NICE);
   } catch {
     // A platform that refuses it (EACCES on some Windows setups) still draws the chart.
