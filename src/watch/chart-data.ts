@@ -27,6 +27,8 @@ export interface GpuSeries {
   processes: ProcessLine[];
   /** memory.used of the whole GPU, one point per poll. */
   total: MemoryPoint[];
+  /** utilization.gpu in %, one point per poll; null where the driver gave none (MIG, older cards). */
+  util: MemoryPoint[];
   firstMs: number;
   lastMs: number;
 }
@@ -46,6 +48,9 @@ export const MAX_CHART_MIB = 2 ** 30;
 /** A stored figure as a chart draws it: null (a gap) unless finite and within 0..MAX_CHART_MIB. */
 const mibOrNull = (v: number | null | undefined): number | null => (typeof v === 'number' && Number.isFinite(v) && v >= 0 && v <= MAX_CHART_MIB ? v : null);
 
+/** A stored utilisation as a chart draws it: null (a gap) unless finite and within 0..100 %. */
+const pctOrNull = (v: number | null | undefined): number | null => (typeof v === 'number' && Number.isFinite(v) && v >= 0 && v <= 100 ? v : null);
+
 /**
  * The samples of one GPU of one host between fromMs and toMs (inclusive), grouped by process (host +
  * pid + start: a reused pid is another line). Null when there are none.
@@ -53,6 +58,7 @@ const mibOrNull = (v: number | null | undefined): number | null => (typeof v ===
 export function gpuSeries(samples: Iterable<Sample>, host: string, gpu: number, fromMs = -Infinity, toMs = Infinity): GpuSeries | null {
   const procs = new Map<string, ProcessLine>();
   const total = new Map<number, number>();
+  const util = new Map<number, number | null>();
   let capacity: { ms: number; mib: number } | null = null;
   let first = Infinity;
   let last = -Infinity;
@@ -67,6 +73,7 @@ export function gpuSeries(samples: Iterable<Sample>, host: string, gpu: number, 
     if (totalMiB) {
       const used = mibOrNull(s.gpuUsedMiB);
       if (used !== null) total.set(ms, used);
+      util.set(ms, pctOrNull(s.utilizationPct));
       if (!capacity || ms >= capacity.ms) capacity = { ms, mib: totalMiB };
     }
     if (isProcessSample(s)) {
@@ -86,6 +93,7 @@ export function gpuSeries(samples: Iterable<Sample>, host: string, gpu: number, 
     capacityMiB: capacity?.mib ?? null,
     processes: [...procs.values()].map((p) => ({ ...p, points: p.points.sort(byTime) })).sort((a, b) => a.startMs - b.startMs || a.pid - b.pid),
     total: [...total].sort((a, b) => a[0] - b[0]),
+    util: [...util].sort((a, b) => a[0] - b[0]),
     firstMs: first,
     lastMs: last,
   };
@@ -220,12 +228,16 @@ export function boundedProcesses(
   };
 }
 
-const lines = (data: GpuSeries, o: ChartStyle, keepPid?: number): { processes: MemoryLine[]; total: MemoryLine } => {
+const lines = (data: GpuSeries, o: ChartStyle, keepPid?: number): { processes: MemoryLine[]; total: MemoryLine; utilization: MemoryLine } => {
   const { shown, others } = boundedProcesses(data.processes, MAX_PROCESS_LINES, keepPid);
   const drawn = shown.map((p) => ({ name: processLabel(p), points: chartPoints(p.points, gapOf(o)) }));
   // The image's labels are English like the rest of it (its font has no CJK glyphs); the text reply is localised.
   if (others) drawn.push({ name: t('en', 'chart.others', { n: others.count }), points: chartPoints(others.points, gapOf(o)) });
-  return { processes: drawn, total: { name: `GPU ${data.gpu} used (all processes)`, points: chartPoints(data.total, gapOf(o)) } };
+  return {
+    processes: drawn,
+    total: { name: `GPU ${data.gpu} used (all processes)`, points: chartPoints(data.total, gapOf(o)) },
+    utilization: { name: `GPU ${data.gpu} utilisation (right axis)`, points: chartPoints(data.util, gapOf(o)) },
+  };
 };
 
 const capacityOf = (mib: number | null, what: string) => (mib ? { mib, name: `${what} capacity ${sizeText(mib)}` } : undefined);

@@ -44,6 +44,12 @@ export function specProblem(spec: MemoryChartSpec): string | null {
     const p = lineProblem(l);
     if (p) return p;
   }
+  if (spec.utilization) {
+    const u = spec.utilization;
+    if (typeof u.name !== 'string' || u.name.length > MAX_TEXT_CHARS) return 'a line name is too long';
+    if (u.points.length > MAX_LINE_POINTS) return `the utilisation has ${u.points.length} points`;
+    for (const [t, v] of u.points) if (!finiteIn(t, 0, MAX_TIME_MS) || (v !== null && !finiteIn(v, 0, 100))) return 'the utilisation is out of range';
+  }
   if (spec.capacity && !finiteIn(spec.capacity.mib, 0, MAX_CHART_MIB)) return 'the capacity is out of range';
   for (const fit of [spec.fit, spec.zoom?.fit]) {
     if (!fit) continue;

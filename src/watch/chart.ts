@@ -35,6 +35,9 @@ export interface MemoryChartSpec {
   /** The fitted creep: a straight line from its start to where it meets the capacity (or the edge). */
   fit?: { name: string; from: readonly [number, number]; to: readonly [number, number] };
 
+  /** The GPU's utilisation in % (points [epoch ms, %]), a thin line on a second axis (0-100 %) at the right. */
+  utilization?: MemoryLine;
+
   /** The window the finding is based on. */
   window?: { fromMs: number; toMs: number; name: string };
   theme?: ChartTheme;
@@ -71,6 +74,7 @@ const THEMES = {
     total: '#1f2328',
     capacity: '#d7263d',
     fit: '#e8590c',
+    util: '#0b7285',
     band: 'rgba(250, 176, 5, 0.16)',
     bandText: '#8a5a00',
   },
@@ -82,6 +86,7 @@ const THEMES = {
     total: '#f0f0f0',
     capacity: '#f2495c',
     fit: '#ff9830',
+    util: '#66d9e8',
     band: 'rgba(250, 176, 5, 0.14)',
     bandText: '#fade2a',
   },
@@ -197,6 +202,8 @@ export function chartSize(spec: MemoryChartSpec): { width: number; height: numbe
 
 const GRID_LEFT = 80;
 const GRID_RIGHT = 28;
+/** Room for the utilisation axis's labels (`100%`) at the right. */
+const GRID_RIGHT_WITH_UTIL = 56;
 
 /**
  * The ECharts option for a spec. ECharts labels a time axis in the process's own zone, so times are
@@ -220,6 +227,9 @@ export function chartOption(spec: MemoryChartSpec): echarts.EChartsOption {
   const toData = (points: readonly MemoryPoint[], f = y) => points.map(([t, v]) => [x(t), v === null ? null : f(v)]);
   const zoom = zoomPlan(spec);
   const zoomed = zoom?.line;
+  // A second axis at the right only where some utilisation was reported (a MIG GPU or an old driver has none).
+  const util = spec.utilization?.points.some(([, v]) => v !== null) ? spec.utilization : undefined;
+  const gridRight = util ? GRID_RIGHT_WITH_UTIL : GRID_RIGHT;
 
   const colorOf = new Map<string, string>();
   const series: echarts.SeriesOption[] = [];
@@ -276,7 +286,7 @@ export function chartOption(spec: MemoryChartSpec): echarts.EChartsOption {
       itemStyle: { color: theme.capacity },
       z: 2,
     });
-  const fitSeries = (fit: Fit, f = y, axis = 0): echarts.SeriesOption => ({
+  const fitSeries = (fit: Fit, f = y, axis = 0, yAxis = axis): echarts.SeriesOption => ({
     type: 'line',
     name: fit.name,
     data: [
@@ -287,11 +297,26 @@ export function chartOption(spec: MemoryChartSpec): echarts.EChartsOption {
     lineStyle: { width: 2.2, type: 'dashed', color: theme.fit },
     itemStyle: { color: theme.fit },
     xAxisIndex: axis,
-    yAxisIndex: axis,
+    yAxisIndex: yAxis,
     z: 5,
   });
   if (spec.fit) series.push(fitSeries(spec.fit));
 
+  if (util)
+    series.push({
+      type: 'line',
+      name: util.name,
+      data: util.points.map(([t, v]) => [x(t), v]),
+      showSymbol: false,
+      smooth: false,
+      connectNulls: false,
+      // yAxisIndex 1 is the utilisation axis (pushed right after the memory axis below, before any zoom axis).
+      yAxisIndex: 1,
+      // Solid and thin: dashes are the fitted creep's.
+      lineStyle: { width: 1.2, color: theme.util, opacity: 0.85 },
+      itemStyle: { color: theme.util },
+      z: 4,
+    });
   const legendNames = [...new Set(series.map((s) => String(s.name)))];
   const legendHeight = 14 + 22 * legendRows(legendNames, width);
   const header = spec.subtitle ? 84 : 62;
@@ -299,7 +324,7 @@ export function chartOption(spec: MemoryChartSpec): echarts.EChartsOption {
   const plot = height - header - legendHeight - axisBelow;
   const zoomGap = 34;
   const mainHeight = zoomed ? Math.round((plot - zoomGap) * 0.56) : plot;
-  const grids: echarts.GridComponentOption[] = [{ left: GRID_LEFT, right: GRID_RIGHT, top: header, height: mainHeight }];
+  const grids: echarts.GridComponentOption[] = [{ left: GRID_LEFT, right: gridRight, top: header, height: mainHeight }];
 
   const axisText = { color: theme.text, fontSize: 12, fontFamily: FONT_FAMILY };
   const nameText = { color: theme.muted, fontSize: 12, fontFamily: FONT_FAMILY };
@@ -335,15 +360,32 @@ export function chartOption(spec: MemoryChartSpec): echarts.EChartsOption {
   });
   const xAxes = [timeAxis(0, !zoomed)];
   const yAxes = [memoryAxis(0, `memory (${unit.name})`, unit.name)];
+  if (util)
+    yAxes.push({
+      type: 'value',
+      gridIndex: 0,
+      position: 'right',
+      min: 0,
+      max: 100,
+      interval: 25,
+      name: 'util (%)',
+      nameLocation: 'end',
+      nameGap: 8,
+      nameTextStyle: { ...nameText, align: 'right' },
+      axisLine: { show: true, lineStyle: { color: theme.muted } },
+      axisLabel: { ...axisText, formatter: (v: number) => `${v}%` },
+      splitLine: { show: false },
+    });
   if (zoom && zoomed) {
     const vals = zoom.values;
     const zoomUnit = memoryUnit(maxOf(vals, zoom.fit.to[1]));
     const z = scaled(zoomUnit.div);
-    grids.push({ left: GRID_LEFT, right: GRID_RIGHT, top: header + mainHeight + zoomGap, height: plot - mainHeight - zoomGap });
+    grids.push({ left: GRID_LEFT, right: gridRight, top: header + mainHeight + zoomGap, height: plot - mainHeight - zoomGap });
     xAxes.push(timeAxis(1, true));
     const lo = z(minOf(vals, zoom.fit.from[1], zoom.fit.to[1]));
     const hi = z(maxOf(vals, zoom.fit.from[1], zoom.fit.to[1]));
     yAxes.push(memoryAxis(1, `${zoomed.name}, zoomed (${zoomUnit.name})`, zoomUnit.name, niceRange(lo, hi, 3)));
+    const zoomAxis = yAxes.length - 1;
     const color = colorOf.get(zoomed.name) ?? theme.total;
     series.push({
       type: 'line',
@@ -353,13 +395,13 @@ export function chartOption(spec: MemoryChartSpec): echarts.EChartsOption {
       smooth: false,
       connectNulls: false,
       xAxisIndex: 1,
-      yAxisIndex: 1,
+      yAxisIndex: zoomAxis,
       lineStyle: { width: 1.5, color, opacity: 1 },
       itemStyle: { color },
       z: 3,
       ...(spec.window ? band(spec.window, false) : {}),
     });
-    series.push(fitSeries(zoom.fit, z, 1));
+    series.push(fitSeries(zoom.fit, z, 1, zoomAxis));
   }
 
   const text = { color: theme.text, fontFamily: FONT_FAMILY };
