@@ -9,6 +9,7 @@ import pg from 'pg';
 import { openPool } from '../src/storage/postgres/connect.js';
 import { migrate } from '../src/storage/postgres/migrations.js';
 import { PgWatchState } from '../src/storage/postgres/watch.js';
+import { findingsOf } from '../src/watch/findings.js';
 import { syntheticFleet } from './synthetic-fleet.js';
 import { startPostgres } from '../test/storage/pg-harness.js';
 
@@ -69,7 +70,7 @@ try {
 
   const rssBefore = process.memoryUsage().rss;
   const tDig = performance.now();
-  const { findings, watched } = await store.findings({}, now);
+  const { findings, watched } = await findingsOf(store, {}, now);
   const digestMs = performance.now() - tDig;
   const rssAfter = process.memoryUsage().rss;
   const leaks = findings.filter((f) => f.kind === 'leak').length;

@@ -5,8 +5,7 @@ import { mkdtempSync, rmSync, statSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import { findingsFromStore } from '../src/watch/findings.js';
-import { findingsOffThread } from '../src/storage/sqlite/findings-thread.js';
+import { findingsFromStore, findingsOf } from '../src/watch/findings.js';
 import { WatchStore } from '../src/storage/sqlite/watch.js';
 import { syntheticFleet } from './synthetic-fleet.js';
 
@@ -62,7 +61,7 @@ const now = t0 + MINUTES * 60_000;
 const offDelay = monitorEventLoopDelay({ resolution: 5 });
 offDelay.enable();
 const tOff = performance.now();
-const off = await findingsOffThread(store.file, {}, now);
+const off = await findingsOf(store, {}, now);
 const offMs = performance.now() - tOff;
 offDelay.disable();
 const peakAsBot = process.resourceUsage().maxRSS * 1024;

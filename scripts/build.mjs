@@ -1,6 +1,6 @@
 // Bundles the CLI's own TypeScript into dist/main.mjs (packages stay external; the leak-digest worker
 // thread as dist/findings-worker.mjs, the chart child process as dist/chart-render-child.mjs and the SQLite
-// store's reader it imports as dist/sqlite-chart-reader.mjs) and writes the validated
+// store's readers they import as dist/sqlite-findings-reader.mjs and dist/sqlite-chart-reader.mjs) and writes the validated
 // rule base to dist/knowledge.json, so each CLI run starts in ~0.2 s instead of compiling TypeScript and
 // loading YAML + zod. Run by `npm ci` (prepare). bin/gpu-doctor falls back to tsx whenever the bundle is
 // older than the sources; the rule loader ignores the cache when any rule file changed.
@@ -13,7 +13,8 @@ await build({
   entryPoints: {
     main: 'src/cli/main.ts',
     'rule-cache': 'scripts/rule-cache.ts',
-    'findings-worker': 'src/storage/sqlite/findings-worker.ts',
+    'findings-worker': 'src/watch/findings-worker.ts',
+    'sqlite-findings-reader': 'src/storage/sqlite/findings-reader.ts',
     'chart-render-child': 'src/watch/chart-render-child.ts',
     'sqlite-chart-reader': 'src/storage/sqlite/chart-reader.ts',
   },

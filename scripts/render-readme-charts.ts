@@ -16,6 +16,7 @@ import { TRACES_PATH } from '../test/watch/generate-traces.js';
 import { decodeTrace } from '../test/watch/generator.js';
 import { WatchStore } from '../src/storage/sqlite/watch.js';
 import type { ReplyFile } from '../src/core/reply.js';
+import { tempWatchStore } from '../test/storage/sqlite-stores.js';
 
 const OUT = 'docs/images';
 const TIME_ZONE = 'Europe/Berlin';
@@ -25,7 +26,7 @@ const traces = readFileSync(TRACES_PATH, 'utf8').trim().split('\n').map(decodeTr
 function storeOf(id: string): { store: WatchStore; now: number } {
   const trace = traces.find((t) => t.id === id);
   if (!trace) throw new Error(`no trace ${id} in ${TRACES_PATH}`);
-  const store = new WatchStore(':memory:');
+  const store = tempWatchStore();
   store.insert(trace.samples);
   const last = Math.max(...trace.samples.map((s) => (typeof s.ts === 'number' ? s.ts : Date.parse(s.ts))));
   return { store, now: last + 60_000 };

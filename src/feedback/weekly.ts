@@ -174,7 +174,7 @@ export class FeedbackWeeklySchedule {
   private started: Promise<string[]> | null = null;
 
   constructor(
-    private store: Pick<WatchState, 'digestRuns' | 'findings' | 'close'>,
+    private store: Pick<WatchState, 'digestRuns' | 'findingsInput' | 'close'>,
     weekly: ScheduledPost,
     private onError: (e: unknown) => void = () => {},
   ) {

@@ -1,8 +1,9 @@
 // Findings over a backend's recent samples: the detector runs here, over what the storage port yields
-// (window summaries or rows from SQLite, sample batches from Postgres). Which thread runs it is the
-// backend's choice (src/storage/sqlite/findings-worker.ts: a worker thread over the store's file).
+// (window summaries or rows from SQLite in a worker thread: findings-thread.ts; sample batches from
+// Postgres on this thread). No backend runs it: each only says where to read (WatchState.findingsInput).
 import { LeakDetector } from './detector.js';
-import type { FindingsResult, SampleReader, SummaryReader } from './state.js';
+import { findingsOffThread } from './findings-thread.js';
+import type { FindingsResult, SampleReader, SummaryReader, WatchState } from './state.js';
 import type { DetectorOptions } from './types.js';
 
 export type { FindingsResult } from './state.js';
@@ -23,4 +24,10 @@ export async function findingsFromSamples(reader: SampleReader, options: Partial
   const d = new LeakDetector(options);
   await reader.eachSample(now - d.options.maxHistoryHours * HOUR, (s) => d.add(s));
   return { findings: d.findings(), watched: await reader.watched(now - 3 * d.options.sampleIntervalSec * 1000) };
+}
+
+/** The digest's findings over what a backend yields: off this thread where it names a file, else over its batches here. */
+export function findingsOf(state: Pick<WatchState, 'findingsInput'>, options: Partial<DetectorOptions> = {}, now = Date.now()): Promise<FindingsResult> {
+  const input = state.findingsInput();
+  return 'batches' in input ? findingsFromSamples(input.batches, options, now) : findingsOffThread(input.file, input.reader, options, now);
 }

@@ -15,6 +15,7 @@ import { Notifier } from '../fleet/notify.js';
 import type { SubscriptionStorage } from '../fleet/subscriptions.js';
 import { DEFAULT_CHART_BUDGET, findingChartsInChild, gpuChartInChild, type ChartBudget } from './chart-render.js';
 import { digestReply, sparkline, type ChartOf } from './digest.js';
+import { findingsOf } from './findings.js';
 import { DigestScheduler, type DigestConfig, type FindingsSource, type PostMessage } from './scheduler.js';
 import { coverageLine, EarlyWatch, postEarlyAlerts } from './early-alert.js';
 import { postThresholdAlerts, ThresholdWatch, type ThresholdConfig } from './threshold-alerts.js';
@@ -140,7 +141,7 @@ export class WatchRuntime implements WatchService {
       this.sampler.afterRound = (status, now) => Promise.all([this.notify?.afterRound(status, now), this.earlyAlerts(now), this.thresholdAlerts(now)]);
     // Digests never delay a chat reply: the backend computes them off this thread (SQLite: a worker
     // thread over its file) or reads in batches, each a yield to the event loop (Postgres).
-    this.source = (o, now) => store.findings(o, now);
+    this.source = (o, now) => findingsOf(store, o, now);
     this.scheduler = new DigestScheduler(store, cfg.digests, (d, r) => this.post(d, r), rules, this.options, onError, this.source);
     // Charts are read and drawn in a child process (chart-render.ts): never on this thread, and a renderer crash ends only the child.
     this.scheduler.chartsFor = (d, now, charted) => this.chartsOf(charted, { timeZone: d.timezone, sampleIntervalSec: cfg.sample_interval_s }, now);

@@ -6,7 +6,7 @@ import { Cron } from 'croner';
 import type { Reply } from '../core/reply.js';
 import type { RuleBase } from '../diagnose/rule-base.js';
 import { dedupFindings, digestReply, type ChartOf, type DigestPeople, type ReportedState } from './digest.js';
-import type { FindingsResult } from './findings.js';
+import { findingsOf, type FindingsResult } from './findings.js';
 import type { OwnersService } from '../owners/directory.js';
 import { messageOwners } from '../owners/owner-message.js';
 import type { PostTarget } from '../core/services.js';
@@ -35,25 +35,25 @@ export type PostDigest = (digest: DigestConfig, reply: Reply) => Promise<void>;
 /** What the adapters give the watch: a digest to its channel, or (kind 'dm') a direct message to the user id in `channel`. */
 export type PostMessage = (target: PostTarget, reply: Reply) => Promise<void>;
 
-/** Where a digest's findings come from (the storage port's findings, unless given). */
+/** Where a digest's findings come from (the detector over the storage port's samples, unless given). */
 export type FindingsSource = (options: Partial<DetectorOptions>, now: number) => Promise<FindingsResult>;
 
 /** What a schedule needs of the watch's state: how its runs are recorded, and the findings. */
-export type DigestState = Pick<WatchState, 'digestRuns' | 'findings'>;
+export type DigestState = Pick<WatchState, 'digestRuns' | 'findingsInput'>;
 
-const findingsOf =
-  (state: Pick<WatchState, 'findings'>): FindingsSource =>
+const findingsSourceOf =
+  (state: Pick<WatchState, 'findingsInput'>): FindingsSource =>
   (options, now) =>
-    state.findings(options, now);
+    findingsOf(state, options, now);
 
 /** One scheduled digest: new or worse findings only (state in the store), then the last run recorded. */
 export async function scheduledDigest(
-  store: DigestLog & Pick<WatchState, 'findings'>,
+  store: DigestLog & Pick<WatchState, 'findingsInput'>,
   digest: DigestConfig,
   rules: RuleBase | undefined,
   options: Partial<DetectorOptions>,
   now = Date.now(),
-  source: FindingsSource = findingsOf(store),
+  source: FindingsSource = findingsSourceOf(store),
   chartOf?: ChartOf,
   people: DigestPeople = {},
 ): Promise<Reply> {
@@ -62,12 +62,12 @@ export async function scheduledDigest(
 
 /** The same, with the findings it reports (new or worse) and what was watched: the owner messages follow them. */
 export async function scheduledDigestRun(
-  store: DigestLog & Pick<WatchState, 'findings'>,
+  store: DigestLog & Pick<WatchState, 'findingsInput'>,
   digest: DigestConfig,
   rules: RuleBase | undefined,
   options: Partial<DetectorOptions>,
   now = Date.now(),
-  source: FindingsSource = findingsOf(store),
+  source: FindingsSource = findingsSourceOf(store),
   chartOf?: ChartOf,
   people: DigestPeople = {},
 ): Promise<{ reply: Reply; posted: Finding[]; watched: FindingsResult['watched'] }> {
@@ -142,7 +142,7 @@ export class DigestScheduler {
     private rules: RuleBase | undefined,
     private options: Partial<DetectorOptions> = {},
     private onError: (e: unknown) => void = () => {},
-    private source: FindingsSource = findingsOf(state),
+    private source: FindingsSource = findingsSourceOf(state),
     /** The chart attached to a digest, drawn in the digest's own time zone. */
     private charts?: (d: DigestConfig, now: number) => ChartOf,
   ) {}

@@ -64,6 +64,18 @@ export interface SummaryReader {
   watched(sinceMs: number): { hosts: number; processes: number };
 }
 
+/** A backend's module a findings worker imports by URL to open the store's file (its own connection). */
+export interface SummaryReaderModule {
+  openSummaryReader(file: string): SummaryReader & { close(): void };
+}
+
+/**
+ * Where the detector (src/watch/findings.ts, only there) reads a backend's samples: a file a worker
+ * thread opens through the backend's reader module (SQLite), or sample batches read on this thread,
+ * each a yield to the event loop (Postgres).
+ */
+export type FindingsInput = { readonly file: string; readonly reader: string } | { readonly batches: SampleReader };
+
 /** What the detector reads from a backend that hands samples over in batches (Postgres): each in time order. */
 export interface SampleReader {
   /** With `host`, that host's samples only. */
@@ -79,8 +91,8 @@ export interface WatchState {
   latestTsMs(): number | null | Promise<number | null>;
   /** One host's samples since `sinceMs`, in time order (`/gpu watch`, charts). */
   samplesSince(sinceMs: number, host: string): Iterable<Sample> | Promise<Iterable<Sample>>;
-  /** The digest's findings: the detector (src/watch/findings.ts) over what this backend yields, on a thread of its choosing. */
-  findings(options: Partial<DetectorOptions>, now: number): Promise<FindingsResult>;
+  /** Where the detector reads this backend's samples (findingsOf in src/watch/findings.ts runs it). */
+  findingsInput(): FindingsInput;
   /** Rows older than `retentionDays` become their per-hour max. */
   applyRetention(retentionDays: number): unknown;
   /** Where a chart child reads these hosts' samples since `sinceMs`. */

@@ -13,11 +13,10 @@ import { CommandRegistry } from '../../src/core/registry.js';
 import type { HostStatusResult, Services } from '../../src/core/services.js';
 import { SourcedHostsService } from '../../src/hosts/service.js';
 import { Sampler } from '../../src/watch/sampler.js';
-import { WatchStore } from '../../src/storage/sqlite/watch.js';
 import { startDelayProxy, type DelayProxy } from './delay-proxy.js';
 import { makeClientKey, silentListener, startSshd, type SshdInstance } from './sshd-harness.js';
 import { describeWithSshd } from './sshd-suite.js';
-import { withSqliteRegistry } from '../storage/sqlite-stores.js';
+import { tempWatchStore, withSqliteRegistry } from '../storage/sqlite-stores.js';
 
 const EXEC_TIMEOUT_MS = 6000;
 /** What "answered within its exec timeout plus a small margin" allows on this shared 2-core box. */
@@ -197,7 +196,7 @@ describeWithSshd('fairness under load (issue 11, attack 9)', 'test/hosts/fairnes
     expect(cutProxy.accepted).toBe(2); // one new connection, pooled and kept
   }, 30_000);
   it("dead hosts in the sampler never make a healthy host's `status` wait for a connect slot", async () => {
-    const store = new WatchStore(':memory:');
+    const store = tempWatchStore();
     const sampler = new Sampler(svc, store, 3600);
     // The poll opens the dead hosts first: 24 silent hosts, 2 connect slots, 6 s connect timeout each.
     const poll = sampler.tick();

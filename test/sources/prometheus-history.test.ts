@@ -15,12 +15,11 @@ import { PromClient } from '../../src/sources/prometheus/client.js';
 import type { PrometheusHostSource } from '../../src/sources/prometheus/hosts.js';
 import { chooseStep } from '../../src/sources/prometheus/parse.js';
 import { findingsFromStore } from '../../src/watch/findings.js';
-import { WatchStore } from '../../src/storage/sqlite/watch.js';
 import { toMs } from '../../src/watch/series.js';
 import { isHostSample, isProcessSample, type Sample } from '../../src/watch/types.js';
 import { buildSamples, prng, trainingProcess } from '../watch/generator.js';
 import { describeWithPrometheus, PROMTOOL, startPrometheus, type PrometheusInstance } from './prometheus-harness.js';
-import { withSqliteRegistry } from '../storage/sqlite-stores.js';
+import { tempWatchStore, withSqliteRegistry } from '../storage/sqlite-stores.js';
 
 const H = 3_600_000;
 const UUID = '00000000-0000-0000-0000-000000000000';
@@ -116,7 +115,7 @@ describeWithPrometheus('leak detector on Prometheus history', 'test/sources/prom
     const { samples, warnings } = await prometheus.history(t0, end);
     expect(warnings).toEqual([]);
     expect(samples.filter(isProcessSample).length).toBeGreaterThan(600);
-    const store = new WatchStore(':memory:');
+    const store = tempWatchStore();
     try {
       await store.insertPaced(samples);
       const { findings } = findingsFromStore(store, {}, end);

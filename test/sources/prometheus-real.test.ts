@@ -17,11 +17,10 @@ import { SourcedHostsService } from '../../src/hosts/service.js';
 import { digestReply } from '../../src/watch/digest.js';
 import { findingsFromStore } from '../../src/watch/findings.js';
 import { sampleOnce } from '../../src/watch/sampler.js';
-import { WatchStore } from '../../src/storage/sqlite/watch.js';
 import { freePort, makeClientKey, startSshd, type SshdInstance } from '../hosts/sshd-harness.js';
 import { fixtureText, promFixtures } from './exposition.js';
 import { describeWithPrometheus, serveMetrics, startPrometheus, waitForSeries, type PrometheusInstance } from './prometheus-harness.js';
-import { withSqliteRegistry } from '../storage/sqlite-stores.js';
+import { tempWatchStore, withSqliteRegistry } from '../storage/sqlite-stores.js';
 
 /** The capture's CSV (header + rows) as records by column name. */
 function csvRecords(file: string): Record<string, string>[] {
@@ -191,7 +190,7 @@ describeWithPrometheus('Prometheus and SSH host groups in one config', 'test/sou
   });
 
   it('a digest watches hosts of both groups: live samples, and history read with query_range', async () => {
-    const store = new WatchStore(':memory:');
+    const store = tempWatchStore();
     try {
       const now = Date.now();
       // What Prometheus already holds (the last minute, 1 s steps) ...
@@ -215,7 +214,7 @@ describeWithPrometheus('Prometheus and SSH host groups in one config', 'test/sou
   });
 
   it('at watch start the store is filled from Prometheus since its last sample, once', async () => {
-    const store = new WatchStore(':memory:');
+    const store = tempWatchStore();
     try {
       const now = Date.now();
       const first = await svc.backfillHistory(store, now);

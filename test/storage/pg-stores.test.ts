@@ -13,15 +13,15 @@ import { PgAuditStore } from '../../src/storage/postgres/audit.js';
 import { openSharedStorage } from '../../src/storage/postgres/index.js';
 import { storageOf } from '../../src/storage/config.js';
 import { parseConfig } from '../../src/config.js';
-import { findingsFromStore } from '../../src/watch/findings.js';
+import { findingsFromStore, findingsOf } from '../../src/watch/findings.js';
 import { findingChartFromStore } from '../../src/watch/chart-store.js';
 import { toMs } from '../../src/watch/series.js';
-import { WatchStore } from '../../src/storage/sqlite/watch.js';
 import type { Sample } from '../../src/watch/types.js';
 import { TRACES_PATH } from '../watch/generate-traces.js';
 import { decodeTrace } from '../watch/generator.js';
 import { startPostgres, type PgInstance } from './pg-harness.js';
 import { describeWithPostgres } from './pg-suite.js';
+import { tempWatchStore } from './sqlite-stores.js';
 
 const FP_A = 'SHA256:' + 'A'.repeat(43);
 const FP_B = 'SHA256:' + 'B'.repeat(43);
@@ -91,7 +91,7 @@ describeWithPostgres('Postgres stores', 'test/storage/pg-stores.test.ts', () => 
     for (const t of traces) {
       await a.query('TRUNCATE watch_samples, watch_procs, watch_hosts RESTART IDENTITY');
       const pg = new PgWatchState(a, { replica: 'a', leaseMs: 5000 });
-      const s = new WatchStore(':memory:');
+      const s = tempWatchStore();
       // SQLite as the sampler writes (one poll at a time); Postgres an hour of polls per call (one round trip).
       let poll: Sample[] = [];
       let hour: Sample[] = [];
@@ -113,7 +113,7 @@ describeWithPostgres('Postgres stores', 'test/storage/pg-stores.test.ts', () => 
       const end = toMs(t.samples[t.samples.length - 1].ts);
       // Read from the other replica (its own caches, its own pool).
       const other = new PgWatchState(b, { replica: 'b', leaseMs: 5000 });
-      for (const now of [end, end + 7 * 60_000]) expect(await other.findings({}, now), `${t.id} now=${now}`).toEqual(findingsFromStore(s, {}, now));
+      for (const now of [end, end + 7 * 60_000]) expect(await findingsOf(other, {}, now), `${t.id} now=${now}`).toEqual(findingsFromStore(s, {}, now));
       const host = t.samples[0].host;
       expect(await other.samplesSince(end - 6 * 3_600_000, host), t.id).toEqual([...s.samplesSince(end - 6 * 3_600_000, host)]);
       // A digest's chart of a finding: the same PNG from the samples read first from Postgres.
@@ -141,7 +141,7 @@ describeWithPostgres('Postgres stores', 'test/storage/pg-stores.test.ts', () => 
     await a.query('TRUNCATE watch_samples, watch_procs, watch_hosts, watch_meta RESTART IDENTITY');
     const pa = new PgWatchState(a, { replica: 'a', leaseMs: 5000 });
     const pb = new PgWatchState(b, { replica: 'b', leaseMs: 5000 });
-    const s = new WatchStore(':memory:');
+    const s = tempWatchStore();
     s.insert(t.samples);
     await pa.insert(t.samples);
     const first = toMs(t.samples[0].ts);

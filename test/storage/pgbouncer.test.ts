@@ -7,13 +7,13 @@ import { openPool, type Pool } from '../../src/storage/postgres/connect.js';
 import { migrate, MIGRATIONS } from '../../src/storage/postgres/migrations.js';
 import { PgHostRegistry } from '../../src/storage/postgres/registry.js';
 import { PgWatchState } from '../../src/storage/postgres/watch.js';
-import { findingsFromStore } from '../../src/watch/findings.js';
+import { findingsFromStore, findingsOf } from '../../src/watch/findings.js';
 import { toMs } from '../../src/watch/series.js';
-import { WatchStore } from '../../src/storage/sqlite/watch.js';
 import { TRACES_PATH } from '../watch/generate-traces.js';
 import { decodeTrace } from '../watch/generator.js';
 import { PGBOUNCER, startPgBouncer, startPostgres, type PgInstance } from './pg-harness.js';
 import { describeWithPostgres } from './pg-suite.js';
+import { tempWatchStore } from './sqlite-stores.js';
 
 // Skipped, saying so, where pgbouncer is missing locally; under CI=true a missing pgbouncer fails (beforeAll).
 const CI = process.env.CI === 'true';
@@ -71,13 +71,13 @@ gate('Postgres stores behind PgBouncer (transaction pooling)', 'test/storage/pgb
       .split('\n')
       .map(decodeTrace)
       .find((x) => x.expected.length > 0)!;
-    const s = new WatchStore(':memory:');
+    const s = tempWatchStore();
     s.insert(t.samples);
     await new PgWatchState(a, { replica: 'a', leaseMs: 2000 }).insert(t.samples);
     const end = toMs(t.samples[t.samples.length - 1].ts);
     const want = findingsFromStore(s, {}, end);
     expect(want.findings.length).toBeGreaterThan(0);
-    expect(await new PgWatchState(b, { replica: 'b', leaseMs: 2000 }).findings({}, end)).toEqual(want);
+    expect(await findingsOf(new PgWatchState(b, { replica: 'b', leaseMs: 2000 }), {}, end)).toEqual(want);
     s.close();
   });
 });

@@ -10,11 +10,11 @@ import { chartPoints, findingChartSpec, gpuChartSpec, gpuSeries, type GpuSeries 
 import { detectLeaks } from '../../src/watch/detector.js';
 import { digestReply } from '../../src/watch/digest.js';
 import { WatchRuntime } from '../../src/watch/runtime.js';
-import { WatchStore } from '../../src/storage/sqlite/watch.js';
 import type { Reply } from '../../src/core/reply.js';
 import { TRACES_PATH } from './generate-traces.js';
 import { decodeTrace, type LabelledTrace } from './generator.js';
 import { isProcessSample, type Finding } from '../../src/watch/types.js';
+import { tempWatchStore } from '../storage/sqlite-stores.js';
 
 let traces: LabelledTrace[];
 beforeAll(() => {
@@ -241,7 +241,7 @@ describe('digest', () => {
 describe('scheduled digest', () => {
   it('posts the chart of its worst finding, drawn from the store', async () => {
     const trace = traces.find((t) => t.id === 'creep-shared-gpu')!;
-    const store = new WatchStore(':memory:');
+    const store = tempWatchStore();
     store.insert(trace.samples);
     const now = Math.max(...trace.samples.map((s) => (typeof s.ts === 'number' ? s.ts : Date.parse(s.ts)))) + 60_000;
     const digest = { name: 'daily', platform: 'console' as const, channel: 'c', cron: '0 9 * * *', timezone: 'Asia/Tokyo' };

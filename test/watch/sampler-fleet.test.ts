@@ -12,9 +12,8 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { parseConfig } from '../../src/config.js';
 import { SourcedHostsService } from '../../src/hosts/service.js';
 import { MAX_NAMES_PER_CALL, sampleOnce } from '../../src/watch/sampler.js';
-import { WatchStore } from '../../src/storage/sqlite/watch.js';
 import { exposition, fixtureText } from '../sources/exposition.js';
-import { withSqliteRegistry } from '../storage/sqlite-stores.js';
+import { tempWatchStore, withSqliteRegistry } from '../storage/sqlite-stores.js';
 
 const N = 300;
 const ip = (i: number) => `10.0.${i >> 8}.${i & 255}`;
@@ -52,7 +51,7 @@ it(`samples every host of a fleet larger than ${MAX_NAMES_PER_CALL} (the service
     host_groups: [{ name: 'fleet', source: 'prometheus', url, hosts: Array.from({ length: N }, (_, i) => ({ name: `gpu${i}`, match: ip(i) })) }],
   });
   const svc = new SourcedHostsService(withSqliteRegistry({ config, baseDir: root, agent: null }));
-  const store = new WatchStore(':memory:');
+  const store = tempWatchStore();
   try {
     const round = await sampleOnce(svc, store, Date.now());
     expect(round.failed).toBe(0);

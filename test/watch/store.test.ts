@@ -6,8 +6,8 @@ import { describe, expect, it } from 'vitest';
 import { detectLeaks } from '../../src/watch/detector.js';
 import { TRACES_PATH } from './generate-traces.js';
 import { decodeTrace } from './generator.js';
-import { findingsFromStore } from '../../src/watch/findings.js';
-import { findingsOffThread } from '../../src/storage/sqlite/findings-thread.js';
+import { findingsFromStore, findingsOf } from '../../src/watch/findings.js';
+import { findingsOffThread } from '../../src/watch/findings-thread.js';
 import { WatchStore } from '../../src/storage/sqlite/watch.js';
 import { isProcessSample, type Sample } from '../../src/watch/types.js';
 import { readFileSync } from 'node:fs';
@@ -84,7 +84,7 @@ describe('WatchStore', () => {
     expect(new Set(here.findings.map((f) => f.kind))).toEqual(new Set(['leak', 'rank0_growth', 'idle_held']));
     let turns = 0;
     const ticker = setInterval(() => turns++, 1);
-    const there = await findingsOffThread(s.file, {}, now);
+    const there = await findingsOf(s, {}, now);
     clearInterval(ticker);
     expect(there).toEqual(here);
     expect(turns).toBeGreaterThan(0); // this thread's timers kept firing while the worker computed
@@ -92,7 +92,10 @@ describe('WatchStore', () => {
   });
 
   it('a worker that cannot read the store fails with its reason, not a hang', async () => {
-    await expect(findingsOffThread(join(dir(), 'no-such-dir', 'watch.sqlite'))).rejects.toThrow(/unable to open|directory|no such/i);
+    const s = WatchStore.inDataDir(dir());
+    const { reader } = s.findingsInput() as { reader: string };
+    s.close();
+    await expect(findingsOffThread(join(dir(), 'no-such-dir', 'watch.sqlite'), reader)).rejects.toThrow(/unable to open|directory|no such/i);
   });
 
   it('retention downsamples old rows to the per-hour max rather than dropping them', () => {

@@ -7,11 +7,18 @@
 // a digest slot is claimed with one INSERT .. ON CONFLICT .. RETURNING, a lease with one upsert per round.
 import type { SampleSource } from '../../watch/chart-render.js';
 import type { ReportedState } from '../../watch/digest.js';
-import { findingsFromSamples, type FindingsResult } from '../../watch/findings.js';
 import { SampleRowDecoder } from '../../watch/sample-rows.js';
 import { sampleProblem } from '../../watch/sample-ranges.js';
-import { packedChartSource, type DigestRuns, type DigestSlots, type SampleReader, type SamplingLeases, type WatchState } from '../../watch/state.js';
-import type { DetectorOptions, Sample } from '../../watch/types.js';
+import {
+  packedChartSource,
+  type DigestRuns,
+  type FindingsInput,
+  type DigestSlots,
+  type SampleReader,
+  type SamplingLeases,
+  type WatchState,
+} from '../../watch/state.js';
+import type { Sample } from '../../watch/types.js';
 import { inTransaction, type Pool } from './connect.js';
 
 const MiB = 1024 * 1024;
@@ -37,7 +44,7 @@ export interface PgWatchOptions {
 
 /**
  * The leak watch's state in Postgres (the WatchState port of src/watch/state.ts): replicas claim digest
- * slots and lease hosts to sample; the detector runs in src/watch/findings.ts over the sample batches read here.
+ * slots and lease hosts to sample; the detector (src/watch/findings.ts) reads the sample batches read here.
  */
 export class PgWatchState implements WatchState, DigestSlots, SamplingLeases, SampleReader {
   /** Replicas: each slot is claimed by one and posted by it; a slot whose holder died is taken over when its claim expires. */
@@ -216,9 +223,9 @@ export class PgWatchState implements WatchState, DigestSlots, SamplingLeases, Sa
     };
   }
 
-  /** The digest's findings over the detector's history window, read from Postgres in batches (each a yield to the event loop). */
-  findings(options: Partial<DetectorOptions> = {}, now = Date.now()): Promise<FindingsResult> {
-    return findingsFromSamples(this, options, now);
+  /** The detector (src/watch/findings.ts) reads Postgres in batches on the bot's thread, each a yield to the event loop. */
+  findingsInput(): FindingsInput {
+    return { batches: this };
   }
 
   /** A chart child cannot reach the pool: the samples are read here and sent to it. */

@@ -45,7 +45,7 @@ export class SilenceStore implements SilenceStorage {
   private db: Database.Database;
 
   constructor(readonly file: string) {
-    this.db = new Database(file === ':memory:' ? file : ensurePrivateFile(file));
+    this.db = new Database(ensurePrivateFile(file));
     this.db.pragma('journal_mode = WAL');
     this.db.pragma('busy_timeout = 5000');
     this.db.exec(DDL);

@@ -24,15 +24,15 @@ import { ensurePrivateDir, ensurePrivateFile } from '../../core/private-files.js
 import { join } from 'node:path';
 import type { SampleSource } from '../../watch/chart-render.js';
 import type { ReportedState } from '../../watch/digest.js';
-import { findingsFromStore, type FindingsResult } from '../../watch/findings.js';
 import { HostSeries, ProcessSeries, Windows, type SeriesIndex } from '../../watch/series.js';
 import { SampleRowDecoder, type SampleRow } from '../../watch/sample-rows.js';
-import { packedChartSource, type DigestLog, type DigestRuns, type SummaryReader, type WatchState } from '../../watch/state.js';
+import type { DigestLog, DigestRuns, FindingsInput, SummaryReader, WatchState } from '../../watch/state.js';
 import type { DetectorOptions, Sample } from '../../watch/types.js';
-import { findingsOffThread } from './findings-thread.js';
 
 /** The module a chart child opens this store's file with: chart-reader.ts from the sources, dist/sqlite-chart-reader.mjs from the bundle. */
 const CHART_READER = new URL(import.meta.url.endsWith('.ts') ? './chart-reader.ts' : './sqlite-chart-reader.mjs', import.meta.url).href;
+/** The module a findings worker opens this store's file with: findings-reader.ts from the sources, dist/sqlite-findings-reader.mjs from the bundle. */
+const FINDINGS_READER = new URL(import.meta.url.endsWith('.ts') ? './findings-reader.ts' : './sqlite-findings-reader.mjs', import.meta.url).href;
 
 const HOUR = 3_600_000;
 
@@ -221,7 +221,7 @@ export class WatchStore implements WatchState, DigestLog, SummaryReader {
   }
 
   constructor(readonly file: string) {
-    this.db = new Database(file === ':memory:' ? file : ensurePrivateFile(file));
+    this.db = new Database(ensurePrivateFile(file));
     this.db.pragma('journal_mode = WAL');
     this.db.pragma('synchronous = NORMAL');
     this.db.exec(SCHEMA);
@@ -682,16 +682,14 @@ export class WatchStore implements WatchState, DigestLog, SummaryReader {
     return { before, after };
   }
 
-  /** Findings in a worker thread over the store's file; an in-memory store has no file to share, so here. */
-  findings(options: Partial<DetectorOptions> = {}, now = Date.now()): Promise<FindingsResult> {
-    if (this.file !== ':memory:') return findingsOffThread(this.file, options, now);
-    // A promise that rejects (not a synchronous throw) when the read fails, like the worker's.
-    return new Promise((resolve) => resolve(findingsFromStore(this, options, now)));
+  /** The detector reads this file in a worker thread, through FINDINGS_READER (its own connection). */
+  findingsInput(): FindingsInput {
+    return { file: this.file, reader: FINDINGS_READER };
   }
 
-  /** A chart child opens the file itself (its own connection, through CHART_READER); an in-memory store sends the samples. */
-  chartSource(hosts: string[], sinceMs: number): Promise<SampleSource> {
-    return this.file === ':memory:' ? packedChartSource(this, hosts, sinceMs) : Promise.resolve({ file: this.file, reader: CHART_READER });
+  /** A chart child opens the file itself (its own connection, through CHART_READER). */
+  chartSource(): Promise<SampleSource> {
+    return Promise.resolve({ file: this.file, reader: CHART_READER });
   }
 
   // ---- digest state ----

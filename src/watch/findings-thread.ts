@@ -1,9 +1,11 @@
-// The SQLite backend's findings off the event loop: a worker thread with its own connection to the
-// store's file runs src/watch/findings.ts there, so a digest over a large fleet (seconds of work at 1000
-// hosts) never holds up chat replies.
+// The leak findings off the event loop, for a backend whose store a worker thread can open itself
+// (SQLite): the worker (findings-worker.ts) opens the store's file through the backend's reader module
+// and runs the detector (findings.ts) there, so a digest over a large fleet (seconds of work at 1000
+// hosts) never holds up chat replies. The detector stays in watch/; the backend only says how to read.
 import { Worker } from 'node:worker_threads';
-import type { FindingsResult } from '../../watch/findings.js';
-import type { DetectorOptions } from '../../watch/types.js';
+import type { FindingsResult } from './state.js';
+import type { DetectorOptions } from './types.js';
+
 /** The worker: dist/findings-worker.mjs from the bundle, findings-worker-dev.mjs (tsx) from the sources. */
 function workerThread(workerData: unknown): Worker {
   const entry = import.meta.url.endsWith('.ts') ? './findings-worker-dev.mjs' : './findings-worker.mjs';
@@ -14,17 +16,19 @@ function workerThread(workerData: unknown): Worker {
 export const FINDINGS_TIMEOUT_MS = 5 * 60_000;
 
 /**
- * The same findings computed in a worker thread with its own connection to the store's file. Runs from
- * the TypeScript sources (tsx in the worker) or from the bundle (dist/findings-worker.mjs beside it).
+ * The findings computed in a worker thread that opens `file` through the module at URL `reader` (its
+ * `openSummaryReader`), with its own connection. Runs from the TypeScript sources (tsx in the worker)
+ * or from the bundle (dist/findings-worker.mjs).
  */
 export function findingsOffThread(
   file: string,
+  reader: string,
   options: Partial<DetectorOptions> = {},
   now = Date.now(),
   timeoutMs = FINDINGS_TIMEOUT_MS,
 ): Promise<FindingsResult> {
   return new Promise((resolve, reject) => {
-    const worker = workerThread({ file, options, now });
+    const worker = workerThread({ file, reader, options, now });
     let settled = false;
     const done = (f: () => void) => {
       if (settled) return;
