@@ -13,9 +13,19 @@
 // deferral); `help` is answered when its text reaches the user (in the ack, through Slack's
 // response_url, or in the edited Discord reply). Prints p50/p99/max per platform and run, and the
 // loaded/reference ratio. Goal: loaded acks p99 < 200 ms and help p99 < 1 s on both platforms.
+// The bot leads a session of its own (as a service does); each process's main thread says how long it
+// ran and how long it was runnable but waited for a CPU (schedstat): on a busy machine that wait, not
+// the bot's work, is most of a late ack. The fleet's sshd runs at nice 19, but sshd starts a session
+// per connection and per command (setsid), and Linux weighs each session as one group (autogroup): the
+// fleet's shells still compete with the bot as equals, on both runs.
+// ACKS_TIMELINE=1 (or =/path/prefix, also writing the raw data as JSON) adds where each ack's time went:
+// per stage (sent, reached the bot, ack left the bot, received; Discord also the gateway event, the
+// callback request created and its headers written, the fake's arrival), the slow acks one by one with
+// the event-loop stalls of both processes (ran vs waited for a CPU) and the machine's busiest
+// processes meanwhile (/proc, every 500 ms). It adds work to both processes: diagnosis, not the figures.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createHmac } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { loadavg, tmpdir } from 'node:os';
@@ -73,16 +83,19 @@ async function runBot(spec: BotSpec): Promise<void> {
   const discord = createDiscordAdapter({ ...deps, env: { token: 'fake.discord.token', apiUrl: spec.discordApi } });
   await slack.start();
   await discord.start();
+  const timeline = process.env.ACKS_TIMELINE ? await botTimeline(discord.client) : undefined;
   const { monitorEventLoopDelay } = await import('node:perf_hooks');
   const loop = monitorEventLoopDelay({ resolution: 5 });
   loop.enable();
   const cpu0 = process.cpuUsage();
+  const sched0 = mainThreadSched();
   const t0 = performance.now();
   console.log(JSON.stringify({ port: slack.port() }));
   process.stdin.resume();
   await new Promise((r) => process.stdin.once('end', r));
   loop.disable();
   const cpu = process.cpuUsage(cpu0);
+  const sched = mainThreadSched(sched0);
   // The bot's own view of its acks (handler start to ack sent), to tell its work from the transport.
   const acks = (await deps.metrics.ackSeconds.get()).values.filter((v) => v.metricName?.endsWith('_sum') || v.metricName?.endsWith('_count'));
   const botAck = Object.fromEntries(acks.map((v) => [`${v.labels.platform}${v.metricName!.endsWith('_sum') ? 'Sum' : 'Count'}`, v.value]));
@@ -93,7 +106,9 @@ async function runBot(spec: BotSpec): Promise<void> {
       loopP99: loop.percentile(99) / 1e6,
       loopMax: loop.max / 1e6,
       cpuShare: (cpu.user + cpu.system) / 1000 / (performance.now() - t0),
+      sched,
       botAck,
+      timeline: timeline?.(),
     }),
   );
   // Requests still waiting on the hung host are not waited for.
@@ -111,7 +126,12 @@ interface Sample {
   answer?: number;
   /** Reads what arrived for this request, at the end of the run. */
   finish?: () => void;
+  /** Its key in ACKS_TIMELINE's marks. */
+  key?: string;
 }
+
+/** The bench's own timeline of the run being measured (ACKS_TIMELINE). */
+let benchTimeline: ReturnType<typeof newTimeline> | undefined;
 
 async function main(): Promise<void> {
   const { FakeSlack } = await import('../test/adapters/fake-slack.js');
@@ -120,6 +140,13 @@ async function main(): Promise<void> {
   const { WatchStore } = await import('../src/storage/sqlite/watch.js');
   const { syntheticFleet } = await import('./synthetic-fleet.js');
 
+  if (process.env.ACKS_TIMELINE) {
+    const dc = await import('node:diagnostics_channel');
+    dc.subscribe('http.server.request.start', (m) => {
+      const id = /\/tok-(\d+)\/callback/.exec((m as { request: IncomingMessage }).request.url ?? '')?.[1];
+      if (id) benchTimeline?.mark(`d${id}`, 'fakeIn');
+    });
+  }
   const root = mkdtempSync(join(tmpdir(), 'gpu-doctor-bench-acks-'));
   const key = makeClientKey(join(root, 'client'));
   const sshd = await startSshd(join(root, 'sshd'), key.pub, { skipShellRc: true, data: 'h100', nice: 19 });
@@ -170,7 +197,10 @@ async function main(): Promise<void> {
       for (const c of items) {
         const id = /\/tok-(\d+)/.exec(c.path)?.[1];
         if (!id) continue;
-        if (c.path.endsWith('/callback') && !discordAck.has(id)) discordAck.set(id, at);
+        if (c.path.endsWith('/callback') && !discordAck.has(id)) {
+          discordAck.set(id, at);
+          benchTimeline?.mark(`d${id}`, 'recv');
+        }
         if (!discordHelp.has(id) && JSON.stringify(c.body ?? '').includes(HELP_TEXT)) discordHelp.set(id, at);
       }
       return Array.prototype.push.apply(calls, items);
@@ -181,8 +211,12 @@ async function main(): Promise<void> {
     });
     const responseBase = `http://127.0.0.1:${(responseServer.address() as AddressInfo).port}`;
     const spec: BotSpec = { dataDir, slackApi: `${slackFake.base}/api/`, discordApi: `${discordFake.base}/api`, keyFile: key.keyFile, hosts };
+    // The bot leads a session of its own, as `gpu-doctor bot` does as a service: Linux schedules each
+    // session as one group (autogroup), and this process stands in for Slack's and Discord's servers,
+    // which take none of the bot's CPU share in production. It still stops when its stdin ends.
     const bot: ChildProcess = spawn(process.execPath, ['--import', 'tsx', import.meta.filename, '--bot', JSON.stringify(spec)], {
       stdio: ['pipe', 'pipe', 'inherit'],
+      detached: process.platform !== 'win32',
     });
     const lines = createInterface({ input: bot.stdout! });
     const line = await new Promise<string>((resolve, reject) => {
@@ -211,6 +245,16 @@ async function main(): Promise<void> {
     const { monitorEventLoopDelay } = await import('node:perf_hooks');
     const ownLoop = monitorEventLoopDelay({ resolution: 5 });
     ownLoop.enable();
+    benchTimeline = process.env.ACKS_TIMELINE ? newTimeline() : undefined;
+    const ownSched0 = mainThreadSched();
+    const cpu = benchTimeline
+      ? cpuSampler(
+          new Map([
+            [process.pid, 'bench'],
+            [bot.pid!, 'bot'],
+          ]),
+        )
+      : undefined;
     const start = performance.now();
     console.log(
       `\n${loaded ? 'loaded' : 'reference'}: ${total} requests at ${RATE}/s over hosts ${hosts.map((h) => h.name).join(', ')}${loaded ? `, a week-long chart every ${CHART_EVERY_S} s` : ''}; load average ${load()}`,
@@ -232,15 +276,27 @@ async function main(): Promise<void> {
     await new Promise((r) => setTimeout(r, 3000));
     for (const s of samples) s.finish?.();
     ownLoop.disable();
+    const ownSched = mainThreadSched(ownSched0);
+    const cpuSamples = cpu?.stop() ?? [];
+    benchTimeline?.stop();
     if (process.env.ACKS_TRACE)
       console.log(samples.map((x, k) => `${(k / RATE).toFixed(1)}s ${x.platform[0]}:${x.command}:${x.ack === undefined ? '-' : x.ack.toFixed(0)}`).join(' '));
     console.log(
-      `  this process's event loop (the fakes, the clock): delay p99 ${(ownLoop.percentile(99) / 1e6).toFixed(0)} ms, max ${(ownLoop.max / 1e6).toFixed(0)} ms`,
+      `  this process's event loop (the fakes, the clock): delay p99 ${(ownLoop.percentile(99) / 1e6).toFixed(0)} ms, max ${(ownLoop.max / 1e6).toFixed(0)} ms${schedText(ownSched)}`,
     );
     const exited = new Promise((r) => bot.once('exit', r));
     bot.stdin!.end();
     const stats = await Promise.race([botStats, new Promise<string>((r) => setTimeout(() => r('{}'), 10_000))]);
-    const st = JSON.parse(stats) as { loopP50?: number; loopP99?: number; loopMax?: number; cpuShare?: number; botAck?: Record<string, number> };
+    const st = JSON.parse(stats) as {
+      loopP50?: number;
+      loopP99?: number;
+      loopMax?: number;
+      cpuShare?: number;
+      sched?: { ranMs: number; waitedMs: number };
+      botAck?: Record<string, number>;
+      timeline?: Timeline;
+    };
+    if (benchTimeline) reportTimeline(samples, benchTimeline, st.timeline, cpuSamples);
     if (st.botAck)
       console.log(
         `  acks as the bot times them (handler to ack): ${['slack', 'discord']
@@ -250,7 +306,7 @@ async function main(): Promise<void> {
       );
     if (st.loopMax !== undefined)
       console.log(
-        `  the bot's event loop: delay p50 ${st.loopP50!.toFixed(0)} ms, p99 ${st.loopP99!.toFixed(0)} ms, max ${st.loopMax.toFixed(0)} ms; it used ${(100 * st.cpuShare!).toFixed(0)}% of a CPU; load average ${load()}`,
+        `  the bot's event loop: delay p50 ${st.loopP50!.toFixed(0)} ms, p99 ${st.loopP99!.toFixed(0)} ms, max ${st.loopMax.toFixed(0)} ms; it used ${(100 * st.cpuShare!).toFixed(0)}% of a CPU${schedText(st.sched)}; load average ${load()}`,
       );
     await Promise.race([exited, new Promise((r) => setTimeout(r, 10_000))]);
     bot.kill();
@@ -276,6 +332,8 @@ async function main(): Promise<void> {
       }).toString();
       const ts = Math.floor(Date.now() / 1000);
       const sig = 'v0=' + createHmac('sha256', SECRET).update(`v0:${ts}:${body}`).digest('hex');
+      sample.key = `s${n}`;
+      benchTimeline?.mark(sample.key, 'sent');
       const sent = performance.now();
       sample.finish = () => {
         const late = slackHelp.get(String(n));
@@ -284,12 +342,18 @@ async function main(): Promise<void> {
       try {
         const res = await fetch(slackUrl, {
           method: 'POST',
-          headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-slack-signature': sig, 'x-slack-request-timestamp': String(ts) },
+          headers: {
+            'content-type': 'application/x-www-form-urlencoded',
+            'x-slack-signature': sig,
+            'x-slack-request-timestamp': String(ts),
+            'x-bench-n': String(n),
+          },
           body,
           signal: AbortSignal.timeout(10_000),
         });
         const acked = await res.text();
         sample.ack = performance.now() - sent;
+        benchTimeline?.mark(sample.key, 'recv');
         if (sample.command === 'help' && acked.includes(HELP_TEXT)) sample.answer = sample.ack;
       } catch {
         /* no ack within 10 s: counted as missing */
@@ -298,6 +362,8 @@ async function main(): Promise<void> {
 
     function discordCommand(n: number, text: string, sample: Sample): Promise<void> {
       const id = String(900000 + n + 100);
+      sample.key = `d${id}`;
+      benchTimeline?.mark(sample.key, 'sent');
       const sent = performance.now();
       discordFake.interaction(id, text);
       sample.finish = () => {
@@ -309,6 +375,216 @@ async function main(): Promise<void> {
       return Promise.resolve();
     }
   }
+}
+
+/**
+ * The main thread's time on a CPU and its time runnable but waiting for one (Linux schedstat), since
+ * `since`: a loop stall that is waiting is the machine's CPUs being busy, not the process's own work.
+ */
+function mainThreadSched(since?: { ranMs: number; waitedMs: number }): { ranMs: number; waitedMs: number } | undefined {
+  try {
+    const [ran, waited] = readFileSync(`/proc/self/task/${process.pid}/schedstat`, 'utf8')
+      .split(' ')
+      .map((x) => Number(x) / 1e6);
+    return { ranMs: ran - (since?.ranMs ?? 0), waitedMs: waited - (since?.waitedMs ?? 0) };
+  } catch {
+    return undefined;
+  }
+}
+
+const schedText = (s: { ranMs: number; waitedMs: number } | undefined) =>
+  s ? `; its main thread ran ${(s.ranMs / 1000).toFixed(1)} s and waited ${(s.waitedMs / 1000).toFixed(1)} s for a CPU (runnable, not running)` : '';
+
+// ---- ACKS_TIMELINE=1: where an ack's time goes (diagnosis only; it adds work to both processes) ----
+
+/** Wall-clock ms, comparable between the bench and the bot child (both read the same clock). */
+const wall = () => performance.timeOrigin + performance.now();
+
+/** Stage times per request (s<n> for Slack, d<interaction id> for Discord), event-loop stalls and outgoing requests. */
+interface Timeline {
+  marks: Record<string, Record<string, number>>;
+  /**
+   * Stalls over 20 ms: [when it ended, how late the loop was, ms the main thread ran meanwhile, ms it
+   * waited for a CPU meanwhile (runnable, not scheduled: /proc/self/task/PID/schedstat)].
+   */
+  stalls: [number, number, number, number][];
+  /** Requests the process sent that are no ack: [when, method, path]. */
+  out: [number, string, string][];
+}
+
+function newTimeline(): Timeline & { mark(key: string, stage: string): void; stop(): void } {
+  const tl: Timeline = { marks: {}, stalls: [], out: [] };
+  const schedstat = () =>
+    readFileSync(`/proc/self/task/${process.pid}/schedstat`, 'utf8')
+      .split(' ')
+      .map((x) => Number(x) / 1e6);
+  let last = performance.now();
+  let [ran0, waited0] = schedstat();
+  const tick = setInterval(() => {
+    const at = performance.now();
+    const [ran, waited] = schedstat();
+    if (at - last - 10 > 20) tl.stalls.push([wall(), at - last - 10, ran - ran0, waited - waited0]);
+    last = at;
+    ran0 = ran;
+    waited0 = waited;
+  }, 10);
+  tick.unref();
+  return {
+    ...tl,
+    mark: (key, stage) => void ((tl.marks[key] ??= {})[stage] ??= wall()),
+    stop: () => clearInterval(tick),
+  };
+}
+
+/** The bot child's side: when a request reached the bot, when its ack left, and what else the bot sent. */
+async function botTimeline(client: { on(event: string, listener: (...args: any[]) => void): unknown }): Promise<() => Timeline> {
+  const dc = await import('node:diagnostics_channel');
+  const tl = newTimeline();
+  dc.subscribe('http.server.request.start', (m) => {
+    const { request, response } = m as { request: IncomingMessage; response: import('node:http').ServerResponse };
+    const n = request.headers['x-bench-n'];
+    if (typeof n !== 'string') return;
+    tl.mark(`s${n}`, 'botIn');
+    response.once('finish', () => tl.mark(`s${n}`, 'botOut'));
+  });
+  client.on('raw', (p: { t?: string; d?: { id?: string } }) => {
+    if (p.t === 'INTERACTION_CREATE' && p.d?.id) tl.mark(`d${p.d.id}`, 'botIn');
+  });
+  client.on('interactionCreate', (i: { id: string }) => tl.mark(`d${i.id}`, 'botEvent'));
+  const callbackOf = (path: string) => /\/interactions\/(\d+)\/[^/]+\/callback/.exec(path)?.[1];
+  dc.subscribe('undici:request:create', (m) => {
+    const { request } = m as { request: { path: string; method: string } };
+    const id = callbackOf(request.path);
+    if (id) tl.mark(`d${id}`, 'botCreate');
+    else tl.out.push([wall(), request.method, request.path]);
+  });
+  dc.subscribe('undici:client:sendHeaders', (m) => {
+    const id = callbackOf((m as { request: { path: string } }).request.path);
+    if (id) tl.mark(`d${id}`, 'botOut');
+  });
+  dc.subscribe('http.client.request.start', (m) => {
+    const { request } = m as { request: import('node:http').ClientRequest };
+    tl.out.push([wall(), request.method, request.path]);
+  });
+  return () => {
+    tl.stop();
+    return { marks: tl.marks, stalls: tl.stalls, out: tl.out };
+  };
+}
+
+/** CPU time per process (all of the machine's), sampled every 500 ms from /proc: who ran while an ack waited. */
+function cpuSampler(names: Map<number, string>): { stop(): { at: number; top: [string, number][]; busy: number }[] } {
+  const hz = 100;
+  const samples: { at: number; top: [string, number][]; busy: number }[] = [];
+  let prev = new Map<number, { ticks: number; label: string }>();
+  let prevAt = wall();
+  let prevTotal = readTotal();
+  function readTotal(): { busy: number; all: number } {
+    const f = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
+    const all = f.reduce((a, b) => a + b, 0);
+    return { busy: all - f[3] - f[4], all };
+  }
+  const read = () => {
+    const now = new Map<number, { ticks: number; label: string }>();
+    for (const d of readdirSync('/proc')) {
+      if (!/^\d+$/.test(d)) continue;
+      try {
+        const st = readFileSync(`/proc/${d}/stat`, 'utf8');
+        const close = st.lastIndexOf(')');
+        const comm = st.slice(st.indexOf('(') + 1, close);
+        const f = st.slice(close + 2).split(' ');
+        const pid = Number(d);
+        now.set(pid, { ticks: Number(f[11]) + Number(f[12]), label: `${names.get(pid) ?? comm}(n${f[16]})` });
+      } catch {
+        /* gone */
+      }
+    }
+    return now;
+  };
+  prev = read();
+  const timer = setInterval(() => {
+    const now = read();
+    const at = wall();
+    const total = readTotal();
+    const byLabel = new Map<string, number>();
+    for (const [pid, v] of now) {
+      const d = v.ticks - (prev.get(pid)?.ticks ?? v.ticks);
+      if (d > 0) byLabel.set(v.label, (byLabel.get(v.label) ?? 0) + (d / hz) * 1000);
+    }
+    const span = at - prevAt;
+    samples.push({
+      at,
+      top: [...byLabel]
+        .sort((a, b) => b[1] - a[1])
+        .slice(0, 5)
+        .map(([l, ms]) => [l, ms / span]),
+      busy: (total.busy - prevTotal.busy) / Math.max(1, total.all - prevTotal.all),
+    });
+    prev = now;
+    prevAt = at;
+    prevTotal = total;
+  }, 500);
+  return {
+    stop: () => {
+      clearInterval(timer);
+      return samples;
+    },
+  };
+}
+
+/** Per stage: p50/p99 over the run's acks, and the slowest acks each with its stages, stalls and who held the CPU. */
+function reportTimeline(samples: Sample[], bench: Timeline, bot: Timeline | undefined, cpu: { at: number; top: [string, number][]; busy: number }[]): void {
+  const stagesOf = (platform: string) =>
+    platform === 'slack' ? ['sent', 'botIn', 'botOut', 'recv'] : ['sent', 'botIn', 'botEvent', 'botCreate', 'botOut', 'fakeIn', 'recv'];
+  const rows: { s: Sample; t: Record<string, number> }[] = [];
+  for (const s of samples) {
+    if (!s.key || s.command === 'chart') continue;
+    const t = { ...bench.marks[s.key], ...bot?.marks[s.key] };
+    if (t.sent !== undefined && t.recv !== undefined) rows.push({ s, t });
+  }
+  const ms = (x: number) => `${x.toFixed(0)}`;
+  for (const platform of ['slack', 'discord']) {
+    const stages = stagesOf(platform);
+    const mine = rows.filter((r) => r.s.platform === platform);
+    const parts = stages.slice(1).map((st, k) => {
+      const d = mine.map((r) => r.t[st] - r.t[stages[k]]).filter(Number.isFinite);
+      return `${stages[k]}->${st} p50 ${ms(pct(d, 50))} p99 ${ms(pct(d, 99))} max ${ms(Math.max(...d))}`;
+    });
+    console.log(`  ${platform} stages (ms): ${parts.join('; ')}`);
+  }
+  const overlap = (st: [number, number, number, number][], from: number, to: number) => {
+    const hit = st.filter(([end, lag]) => end > from && end - lag < to);
+    if (!hit.length) return 'none';
+    const worst = hit.reduce((a, b) => (b[1] > a[1] ? b : a));
+    return `${hit.length}, worst ${ms(worst[1])} (ran ${ms(worst[2])}, waited for CPU ${ms(worst[3])})`;
+  };
+  const slow = rows.filter((r) => r.t.recv - r.t.sent > 150).sort((a, b) => a.t.sent - b.t.sent);
+  const t0 = rows.length ? Math.min(...rows.map((r) => r.t.sent)) : 0;
+  for (const { s, t } of slow) {
+    const stages = stagesOf(s.platform).filter((st) => t[st] !== undefined);
+    const cpuNow = cpu.filter((c) => c.at > t.sent && c.at - 500 < t.recv);
+    console.log(
+      `  slow ${s.platform[0]}:${s.command} at ${((t.sent - t0) / 1000).toFixed(1)}s total ${ms(t.recv - t.sent)}: ${stages
+        .slice(1)
+        .map((st, k) => `${st} +${ms(t[st] - t[stages[k]])}`)
+        .join(' ')} | bench stalls ${overlap(bench.stalls, t.sent, t.recv)}; bot stalls ${overlap(bot?.stalls ?? [], t.sent, t.recv)} | cpu ${cpuNow
+        .map((c) => `[busy ${(100 * c.busy).toFixed(0)}%: ${c.top.map(([l, share]) => `${l} ${(100 * share).toFixed(0)}%`).join(', ')}]`)
+        .join(' ')}`,
+    );
+  }
+  const stallSum = (st: [number, number, number, number][]) =>
+    `${st.length} stalls over 20 ms, late ${ms(st.reduce((a, x) => a + x[1], 0))} ms in all, of which ran ${ms(st.reduce((a, x) => a + x[2], 0))}, waited for a CPU ${ms(st.reduce((a, x) => a + x[3], 0))}`;
+  console.log(`  bench main thread: ${stallSum(bench.stalls)}`);
+  if (bot) console.log(`  bot main thread: ${stallSum(bot.stalls)}`);
+  if (process.env.ACKS_TIMELINE!.includes('/'))
+    writeFileSync(
+      `${process.env.ACKS_TIMELINE}.${samples.some((s) => s.command === 'chart') ? 'loaded' : 'reference'}.json`,
+      JSON.stringify({ samples, bench, bot, cpu }),
+    );
+  if (bot)
+    console.log(
+      `  the bot's other requests: ${bot.out.map(([at, method, path]) => `${((at - t0) / 1000).toFixed(1)}s ${method} ${path.slice(0, 48)}`).join('; ')}`,
+    );
 }
 
 function listen(onRequest: (req: IncomingMessage, body: string) => void): Promise<Server> {
