@@ -5,9 +5,11 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { defineConfig } from 'vitest/config';
+import { selectedGroup } from './scripts/mutation-groups.mjs';
 
 const SPAWNS_CLI = /bin\/gpu-doctor|scoreDir\(/;
-const include = [
+// One group's own test files when MUTATION_GROUP names it (scripts/mutation-groups.mjs says why those).
+const include = selectedGroup()?.tests ?? [
   ...['test/diagnose', 'test/readings', 'test/watch'].flatMap((dir) =>
     readdirSync(dir)
       .filter((f) => f.endsWith('.test.ts') && !SPAWNS_CLI.test(readFileSync(join(dir, f), 'utf8')))

@@ -210,7 +210,9 @@ describe('streaming and speed', () => {
     expect(streamed.map((f) => `${f.kind}@${f.gpu}`)).toEqual(['leak@0', 'leak@1', 'idle_held@2']);
   });
 
-  it('a 1440-sample series is analysed in about a millisecond', () => {
+  // A time on a loaded machine, not a behaviour: mutation runs (nice 10 on shared cores) leave it out, as
+  // its 15 ms bound failed their initial run (30-34 ms) and stopped them.
+  it.skipIf(process.env.STRYKER_MUTATOR_WORKER)('a 1440-sample series is analysed in about a millisecond', () => {
     const samples = trace(24, (r) => [job(r, { baseMiB: 30000, validation: saw, leak: { slopeMiBPerHour: 20, startMs: T0 + 3 * H, blockMiB: 2 } })]);
     expect(samples.length).toBeGreaterThan(1400);
     for (let i = 0; i < 20; i++) detectLeaks(samples); // warm up the JIT
