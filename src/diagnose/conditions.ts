@@ -17,6 +17,7 @@ import {
   evalPlainNoGradShown,
 } from './levers/eval.js';
 import { oomAfterSteps } from './levers/progress.js';
+import { fp32WeightsOverCard } from './levers/budget.js';
 
 export interface Evidence {
   facts: Facts;
@@ -102,7 +103,8 @@ export const CONDITION_CHECKS: Record<Condition, (e: Evidence) => boolean> = {
   phase_data: ({ facts }) => facts.phase === 'data',
   // Why the batch is not offered, when the holder's verdict did not already say so.
   batch_blocked_growth: ({ facts }) => batchLever(facts).blockedBy === 'growth',
-  batch_blocked_static: ({ facts }) => batchLever(facts).blockedBy === 'static_over_card' && facts.staticWhy !== undefined,
+  // (Training only: its text leads with LoRA and ZeRO; a load or inference whose weights fill the card gets holder_weights' quantize / split.)
+  batch_blocked_static: ({ facts }) => facts.training === true && batchLever(facts).blockedBy === 'static_over_card' && facts.staticWhy !== undefined,
   batch_unknown: ({ facts }) => facts.batch === undefined,
   // The batch is already 1 and this process's own tensors (or nothing stated) fill the card: the experiment that decides.
   batch_one_experiment: ({ facts }) => {
@@ -134,6 +136,10 @@ export const CONDITION_CHECKS: Record<Condition, (e: Evidence) => boolean> = {
   env_windows: ({ facts }) => facts.environment?.os === 'windows',
   not_env_windows: ({ facts }) => facts.environment?.os !== 'windows',
   expandable_supported: ({ facts }) => expandableSegmentsAvailable(facts.environment),
+  // Ray's memory monitor killed a task for the node's RAM (stack-figures.ts): Ray's own knobs, not workers or the GPU.
+  ray_memory_monitor: ({ facts }) => facts.rayMonitor !== undefined,
+  // The weights alone, in the fp32 the log states or its failed request shows, do not fit; in half precision they would (levers/budget.ts).
+  static_fp32_weights: ({ facts }) => fp32WeightsOverCard(facts),
   expandable_unsupported: ({ facts }) => !expandableSegmentsAvailable(facts.environment),
   // Mixed precision changes nothing for a run already in half precision or quantized.
   amp_would_help: ({ facts }) =>

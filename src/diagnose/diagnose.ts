@@ -17,9 +17,11 @@ import { inferLoadDtype } from './precision.js';
 import { allocConfFacts } from './alloc-conf.js';
 import { leverWords } from './levers.js';
 import { orderGrowthAndOom } from './growth-oom.js';
-import { readStackFigures, withStackFigures } from './stack-figures.js';
+import { readRayMonitor, readStackFigures, withStackFigures } from './stack-figures.js';
 import { detectEnvironment, expandableSegmentsAvailable, expandableUnavailableWhy } from './environment.js';
 import { formatMiB } from './fixes/arithmetic.js';
+import { readShm } from './levers/shm.js';
+import { budgetWords } from './levers/budget.js';
 import { parseReadings } from '../readings/index.js';
 import { t, type Locale } from '../core/i18n.js';
 import type { Readings } from '../readings/types.js';
@@ -122,6 +124,10 @@ export function diagnose(raw: string, base: RuleBase, loc?: Locale): DiagnoseRes
   const environment = hits.length ? detectEnvironment(text) : undefined;
   // A non-PyTorch stack's own figures (TF/XLA BFC, llama.cpp, TGI, vLLM), read once for every memory diagnosis.
   const stack = hits.some((h) => MEMORY_HOLDER_CATEGORIES.has(base.rules[h.rule].category)) ? readStackFigures(log) : undefined;
+  // Who wrote to /dev/shm (NCCL's segment or DataLoader workers): the shm fix speaks of it.
+  const shm = hits.some((h) => base.rules[h.rule].category === 'shm_exhausted') ? readShm(log) : {};
+  // Ray's memory monitor names the node's RAM it judged: a host-RAM kill, with its own knobs.
+  const ray = hits.some((h) => base.rules[h.rule].category === 'host_oom_killed') ? readRayMonitor(log) : {};
   // The command's launcher and script, read against the tools' own CLIs: a rewrite uses only flags they define.
   const command = settings.commandLine && base.tools ? parseCommand(settings.commandLine, base.tools.clis, tool?.id) : undefined;
   const diagnoses: Diagnosis[] = [];
@@ -131,6 +137,8 @@ export function diagnose(raw: string, base: RuleBase, loc?: Locale): DiagnoseRes
       ...settings,
       ...stray,
       ...allocConf,
+      ...shm,
+      ...ray,
       ...extractOomFacts(log, rule.category === 'replica_oom' ? withReplicaOom(log, hit.lines) : hit.lines),
       environment,
       ...(environment && !expandableSegmentsAvailable(environment) ? { expandableWhy: expandableUnavailableWhy(environment) } : {}),
@@ -141,6 +149,7 @@ export function diagnose(raw: string, base: RuleBase, loc?: Locale): DiagnoseRes
       // The phase and the budget give the levers their words: a dtype read from the failed request, the static part against the card.
       inferLoadDtype(facts);
       leverWords(facts, loc);
+      budgetWords(facts, loc);
       const verdict = whoHoldsMemory(facts, loc);
       if (verdict) {
         facts.holder = verdict.holder;

@@ -13,6 +13,9 @@ export interface Environment {
   accelerator?: 'cuda' | 'rocm' | 'mps' | 'tpu';
   /** PyTorch [major, minor] as the paste states it. */
   torch?: [number, number];
+  /** The job runs in a container whose /dev/shm the launcher sizes: its own flags fix shm (Docker/Podman's
+   *  --shm-size, a pod's emptyDir), and a "Process N" listed alone may be this job seen from the host. */
+  container?: 'docker' | 'kubernetes';
   /** The signals that decided, as the reply may quote them ("/content/", "C:\\", "MPS backend"). */
   why: string[];
 }
@@ -29,6 +32,11 @@ const WSL = /microsoft-standard-WSL2?|(?:^|[\s"'(])\/mnt\/[c-z]\/|\/usr\/lib\/ws
 const MACOS = /\bmacOS[- ]\d{1,2}|\bDarwin Kernel\b|\/opt\/homebrew\/|\/Library\/Frameworks\/Python\.framework\/|-arm64-arm-64bit/;
 const MPS = /MPS backend out of memory|\bPYTORCH_MPS_HIGH_WATERMARK_RATIO\b|device(?:=|\s{0,2}:\s{0,2})['"]?mps['"]?|\bmps:0\b|torch\.backends\.mps/;
 const TPU = /\blibtpu\b|\btorch_xla\b|\bxla:\d\b|\bTpuDevice\b|\bTPU_\d{1,3}\(|jax\.devices\(\)[^\n]{0,40}TPU/;
+// A container launched from the paste (docker/podman/nvidia-docker run, Docker's version banner, NGC and
+// vLLM/SGLang images) or a Kubernetes pod (kubectl, a pod spec's emptyDir, the service account mount).
+const DOCKER =
+  /(?:^|[\s$>`'"])(?:sudo\s{1,3})?(?:docker|podman|nvidia-docker)\s{1,3}(?:run|exec|compose)\b|\bDocker version \d|\bnvcr\.io\/|\/\.dockerenv\b|\b(?:vllm\/vllm-openai|lmsysorg\/sglang):/m;
+const KUBERNETES = /(?:^|[\s$>`'"])kubectl\s{1,3}\w|\bemptyDir\s{0,2}:|\/var\/run\/secrets\/kubernetes\.io\b|\bKUBERNETES_SERVICE_HOST\b/m;
 const ROCM = /\bHIP out of memory\b|\bhipError\w{0,40}|\bHIP runtime version: \d|\+rocm\d|\bAMD Instinct\b|\brocm-smi\b|HIP_VISIBLE_DEVICES/;
 
 /** The environment the paste shows; fields it gives no signal for stay undefined. */
@@ -51,6 +59,8 @@ export function detectEnvironment(text: string): Environment {
     env.os ??= 'macos';
   } else if (hit(TPU)) env.accelerator = 'tpu';
   else if (hit(ROCM)) env.accelerator = 'rocm';
+  if (hit(KUBERNETES)) env.container = 'kubernetes';
+  else if (hit(DOCKER)) env.container = 'docker';
   const v = torchVersion(t);
   if (v) env.torch = v;
   return env;

@@ -162,6 +162,14 @@ export interface Facts {
   shardsLoadedPct?: number;
   /** Percent shown on the last YOLO "Caching images (N GB)" progress line. */
   cacheProgressPct?: number;
+  /** Who ran out of /dev/shm and how (src/diagnose/levers/shm.ts): NCCL's segment or DataLoader workers. */
+  shmWriter?: import('./levers/shm.js').ShmWriter;
+  shmSegment?: string;
+  shmDisableIgnored?: boolean;
+  /** The weights' budget against the card when fp32 is what does not fit (src/diagnose/levers/budget.ts). */
+  budgetWhy?: string;
+  /** Ray's memory monitor killed a task for the node's RAM, with its figures (src/diagnose/stack-figures.ts). */
+  rayMonitor?: string;
 }
 
 const UNIT_MIB: Record<string, number> = {

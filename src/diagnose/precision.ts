@@ -49,10 +49,16 @@ export function fp32MatrixOf(triedMiB: number, shapes: Matrix[] = knownMatrices(
   return hit && `${hit.rows} × ${hit.cols} × 4 bytes (${hit.family})`;
 }
 
-/** A load that failed on one fp32 weight matrix, with no dtype stated: the weights are fp32. */
+/**
+ * A load that failed on one fp32 weight matrix, with no dtype stated: the weights are fp32. Also when the
+ * paste has no frames at all (a report that quotes the error and its code) and shows no training: a
+ * request of exactly one known weight matrix is a weight being placed, not an activation.
+ */
 export function inferLoadDtype(facts: Facts): void {
   if (facts.dtype !== undefined || facts.triedAllocMiB === undefined) return;
-  if (facts.phase !== 'load' && !(facts.phase === undefined && facts.oomPhase === 'load')) return;
+  const loading = facts.phase === 'load' || (facts.phase === undefined && facts.oomPhase === 'load');
+  const unframed = facts.phase === undefined && facts.oomPhase === undefined && !facts.training;
+  if (!loading && !unframed) return;
   const matrix = fp32MatrixOf(facts.triedAllocMiB);
   if (!matrix) return;
   facts.dtype = 'fp32';

@@ -113,6 +113,8 @@ export const CONDITIONS = [
   'not_env_windows',
   'expandable_supported',
   'expandable_unsupported',
+  'ray_memory_monitor',
+  'static_fp32_weights',
 ] as const;
 export type Condition = (typeof CONDITIONS)[number];
 

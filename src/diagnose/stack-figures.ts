@@ -111,3 +111,26 @@ function ggmlPurpose(log: LogText, at: number): GgmlCudaPurpose | undefined {
 }
 
 const round = (mib: number) => Math.round(mib * 100) / 100;
+
+// Ray's memory monitor kills a task when the node's RAM (host memory, not the GPU's) passes its threshold:
+// "Memory on the node (IP: …) where the task (… name=RayWorkerVllm.__init__, pid=308, memory used=11.15GB) was
+// running was 12.49GB / 13.15GB (0.950003), which exceeds the memory usage threshold of 0.95." (Ray 2.x).
+const RAY_NODE =
+  /where the task \([^)\n]{0,300}?(?:name=([\w.<>-]{1,80}),[^)\n]{0,120}?)?memory used=(\d{1,6}(?:\.\d{1,3})?)GB\) was running was (\d{1,6}(?:\.\d{1,3})?)GB \/ (\d{1,6}(?:\.\d{1,3})?)GB \([\d.]{1,10}\), which exceeds the memory usage threshold of (\d(?:\.\d{1,6})?)/;
+const RAY_KILLED = /killed due to memory pressure \(OOM\)|Task was killed due to the node running low on memory|Ray killed this worker/;
+
+/** The Ray memory monitor's kill and its figures, as the reply shows them; undefined when Ray did not kill. */
+export function readRayMonitor(log: LogText): Pick<Facts, 'rayMonitor'> {
+  let killed = false;
+  for (let l = 0; l < log.lineCount; l++) {
+    const line = log.line(l).slice(0, MAX_LINE);
+    if (!line.includes('Ray') && !line.includes('memory')) continue;
+    const m = line.includes('memory usage threshold') ? RAY_NODE.exec(line) : null;
+    if (m) {
+      const task = m[1] ? `${m[1]}, ` : '';
+      return { rayMonitor: `${task}${m[2]} GB; node ${m[3]} / ${m[4]} GB ≥ ${m[5]}` };
+    }
+    if (RAY_KILLED.test(line)) killed = true;
+  }
+  return killed ? { rayMonitor: 'node RAM over RAY_memory_usage_threshold' } : {};
+}

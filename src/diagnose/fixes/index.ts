@@ -5,6 +5,7 @@ import type { Evidence } from '../conditions.js';
 import { cachedUnusedMiB, heldElsewhereMiB, holds } from '../conditions.js';
 import { accumulationFor, fewerWorkers, fixedBatchForAutobatch, formatMiB, smallerBatch, smallerImgsz } from './arithmetic.js';
 import { rewriteCommandLine } from './command-line.js';
+import { shmFix } from '../levers/shm.js';
 import type { ParsedCommand } from '../tool-cli.js';
 import { t, type Locale } from '../../core/i18n.js';
 
@@ -136,11 +137,8 @@ const MAKERS: Record<FixKind, Maker> = {
       changes: { cache: false },
     };
   },
-  shm_size: (_e, _spec, loc) => ({
-    summary: t(loc, 'fix.shm'),
-    changes: {},
-    command: 'docker run --shm-size=8g ...',
-  }),
+  // The writer (NCCL or DataLoader workers) and the place it runs (Docker, a pod) pick the words (levers/shm.ts).
+  shm_size: ({ facts }, _spec, loc) => ({ ...shmFix(facts, loc), changes: {} }),
   absurd_request: ({ facts }, _spec, loc) => {
     const tried = facts.triedAllocMiB !== undefined ? formatMiB(facts.triedAllocMiB) : t(loc, 'fix.absurd.block');
     const cap = facts.totalCapacityMiB !== undefined ? t(loc, 'fix.absurd.cap', { total: formatMiB(facts.totalCapacityMiB) }) : '';
