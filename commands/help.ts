@@ -6,10 +6,7 @@ import { t, type MessageKey } from '../src/core/i18n.js';
 import { displayWidth, wrap } from '../src/core/text-width.js';
 import { allCommands } from './index.js';
 
-// The help's lines are measured with this in the tests (test/console-chat.test.ts, test/i18n/catalogues.test.ts).
-export { displayWidth };
-
-export const HELP_WIDTH = 100;
+const HELP_WIDTH = 100;
 
 export default defineCommand({
   name: 'help',

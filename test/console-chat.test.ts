@@ -4,7 +4,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { displayWidth } from '../commands/help.js';
+import { displayWidth } from '../src/core/text-width.js';
 
 const run = (input: string, lang = 'C.UTF-8') =>
   execFileSync('bin/gpu-doctor', ['bot'], {

@@ -14,7 +14,7 @@ const cli = async (...args: string[]) => (await run(process.execPath, [BIN, ...a
 describe('not a memory problem', () => {
   it.each([
     ['fixtures/abstain/desed-91-keyerror-worker.log', 'KeyError', "'metro_station_07-007300-008300'"],
-    ['eval-extra/060-unrelated.log', 'KeyError', '0'],
+    ['fixtures/eval-extra/060-unrelated.log', 'KeyError', '0'],
   ])('%s: names the %s and gives no memory fix', async (file, exception, message) => {
     const json = JSON.parse(await cli('diagnose', '--json', fixture(file)));
     expect(json.diagnoses).toEqual([]);
@@ -25,7 +25,7 @@ describe('not a memory problem', () => {
   });
 
   it('an OOM before the last traceback stays the diagnosis (fairseq skipped an OOM batch, then AttributeError on a None grad)', async () => {
-    const json = JSON.parse(await cli('diagnose', '--json', fixture('eval-extra/013-cuda_oom.log')));
+    const json = JSON.parse(await cli('diagnose', '--json', fixture('fixtures/eval-extra/013-cuda_oom.log')));
     expect(json.diagnoses[0].category).toBe('cuda_oom');
     expect(json.notMemory).toBeUndefined();
   });

@@ -1,12 +1,12 @@
 // The dev evaluation over real labelled logs kept in the repo, run against the CLI as the project's
 // scorer runs it: test/fixtures/eval-dev (the project's dev set, copied from its shared eval folder;
-// every log's public source is in its cases.json) and test/eval-extra (held out: no rule example).
+// every log's public source is in its cases.json) and test/fixtures/eval-extra (held out: no rule example).
 import { describe, expect, it } from 'vitest';
 import { scoreDir, scoreLine } from './eval-score.js';
 
 const misses = (rows: string[]) => rows.filter((r) => !/: ok /.test(r) || /not concrete|HARMFUL/.test(r)).join('\n');
 
-describe('dev evaluation (real logs in test/fixtures/eval-dev and test/eval-extra)', () => {
+describe('dev evaluation (real logs in test/fixtures/eval-dev and test/fixtures/eval-extra)', () => {
   it('dev set: top-1 >= 90%, harmful = 0, concrete fixes wherever the log states the value', { timeout: 120_000 }, async () => {
     const s = await scoreDir(new URL('../fixtures/eval-dev', import.meta.url).pathname);
     console.log(`dev eval: ${scoreLine(s)}`);
@@ -17,8 +17,8 @@ describe('dev evaluation (real logs in test/fixtures/eval-dev and test/eval-extr
     expect(s.failed, misses(s.rows)).toBe(0);
   });
 
-  it('held-out real logs (test/eval-extra, not used as rule examples): top-1 >= 90%, harmful = 0', { timeout: 120_000 }, async () => {
-    const s = await scoreDir(new URL('../eval-extra', import.meta.url).pathname);
+  it('held-out real logs (test/fixtures/eval-extra, not used as rule examples): top-1 >= 90%, harmful = 0', { timeout: 120_000 }, async () => {
+    const s = await scoreDir(new URL('../fixtures/eval-extra', import.meta.url).pathname);
     console.log(`eval-extra: ${scoreLine(s)}`);
     expect(s.n).toBeGreaterThanOrEqual(60);
     expect(s.top1 / s.n, misses(s.rows)).toBeGreaterThanOrEqual(0.9);

@@ -29,7 +29,7 @@ const withChange = (d: Diagnosis, key: string) => d.fixes.filter((f) => f.change
 
 describe('gpu-doctor diagnose --json: fix numbers from real logs', () => {
   it('ultralytics (yolo CLI without batch=): the default 16 is named as the default, and batch=8 is added to the command', async () => {
-    const d = await diagnoseFile('test/eval-extra/022-cuda_oom.log');
+    const d = await diagnoseFile('test/fixtures/eval-extra/022-cuda_oom.log');
     expect(d.facts.commandLine).not.toMatch(/batch/);
     expect(d.facts.batchDefaultOf).toBe('Ultralytics YOLO');
     const [fix] = withChange(d, 'batch');
@@ -79,7 +79,7 @@ describe('gpu-doctor diagnose --json: fix numbers from real logs', () => {
   });
 
   it('a fork OOM where the paste says "workers =0": no "workers=0 -> 0" fix, the RAM table instead', async () => {
-    const d = await diagnoseFile('test/eval-extra/028-host_oom_killed.log');
+    const d = await diagnoseFile('test/fixtures/eval-extra/028-host_oom_killed.log');
     expect(d.facts.workers).toBe(0);
     expect(withChange(d, 'workers')).toEqual([]);
     const workersFix = d.fixes.find((f) => /DataLoader workers/.test(f.summary))!;

@@ -28,7 +28,7 @@ describe("other frameworks' OOM messages", () => {
   });
 
   it('a 2-D tensor (a weight or its Adam slot, shape[123008,500]) is not read as a batch', async () => {
-    const { stdout } = await run(process.execPath, [BIN, 'diagnose', '--json', resolve(import.meta.dirname, '../eval-extra/010-cuda_oom.log')], {
+    const { stdout } = await run(process.execPath, [BIN, 'diagnose', '--json', resolve(import.meta.dirname, '../fixtures/eval-extra/010-cuda_oom.log')], {
       maxBuffer: 16 << 20,
     });
     const d = JSON.parse(stdout).diagnoses[0];

@@ -42,7 +42,7 @@ describe('who holds the memory decides the first fix', () => {
   it('named other process: pid 43872 holds 4.97 GiB of the L4 and is the lever; the failing process is not listed as "other"', async () => {
     const {
       diagnoses: [d],
-    } = await diagnoseFile('test/eval-extra/019-cuda_oom.log');
+    } = await diagnoseFile('test/fixtures/eval-extra/019-cuda_oom.log');
     expect(d.facts.holder).toBe('other_processes');
     expect(d.facts.otherProcesses.map((p: { pid: number }) => p.pid)).toEqual([43872]);
     expect(d.facts.holderWhy).toContain('pid 43872');
@@ -70,7 +70,7 @@ describe('who holds the memory decides the first fix', () => {
   it('weights: an OOM inside module._apply/convert (moving the model to the GPU) is not a batch problem', async () => {
     const {
       diagnoses: [d],
-    } = await diagnoseFile('test/eval-extra/003-cuda_oom.log');
+    } = await diagnoseFile('test/fixtures/eval-extra/003-cuda_oom.log');
     expect(d.facts.oomPhase).toBe('load');
     expect(d.facts.holder).toBe('weights');
     expect(d.fixes[0].summary).toMatch(/quantized/);
@@ -115,7 +115,7 @@ describe('the source line above the OOM message gives the phase when the frames 
 
 describe('every OOM reply states who holds the memory and why', () => {
   it('a real OOM without figures or telling frames (Caffe2 "error == cudaSuccess. 2 vs 0"): says it is not stated and how to find out, and does not claim the batch holds it', async () => {
-    const { text } = await diagnoseFile('test/eval-extra/007-cuda_oom.log', true);
+    const { text } = await diagnoseFile('test/fixtures/eval-extra/007-cuda_oom.log', true);
     expect(text).toMatch(/Who holds the memory:\nNot stated: the log gives no memory figures/);
     expect(text).not.toMatch(/This process's own tensors fill the card/);
     expect(text).toMatch(/does not say who holds the memory/);
@@ -129,7 +129,7 @@ describe('every OOM reply states who holds the memory and why', () => {
     const base = await loadRuleBase();
     const dirs = [
       'test/fixtures/eval-dev',
-      'test/eval-extra',
+      'test/fixtures/eval-extra',
       'test/fixtures/untuned/llm',
       'knowledge/cuda-oom/match',
       'knowledge/cuda-oom-fragmentation/match',

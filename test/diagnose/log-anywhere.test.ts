@@ -11,7 +11,7 @@ import { describe, expect, it } from 'vitest';
 
 const run = promisify(execFile);
 const BIN = resolve(import.meta.dirname, '../../bin/gpu-doctor');
-const ultralytics = readFileSync(resolve(import.meta.dirname, '../eval-extra/022-cuda_oom.log'), 'utf8');
+const ultralytics = readFileSync(resolve(import.meta.dirname, '../fixtures/eval-extra/022-cuda_oom.log'), 'utf8');
 const yolov5 = readFileSync(resolve(import.meta.dirname, '../fixtures/eval-dev/003-cuda_oom.log'), 'utf8');
 const consoleChat = (input: string) =>
   execFileSync(process.execPath, [BIN, 'bot'], { input, encoding: 'utf8', timeout: 60_000, env: { ...process.env, SLACK_BOT_TOKEN: '', DISCORD_TOKEN: '' } });

@@ -96,8 +96,13 @@ describe('growth told in words', () => {
     expect(d.fixes[0].summary).toMatch(/loss\.item\(\)/);
   });
 
-  it("memory told at two iterations in one sentence ('At iter 99 ... 3200mb ..., at iter 219 it jumps to 7000mb', eval-extra/035): growth outranks the OOM at its end", async () => {
-    const { stdout } = await run(process.execPath, [BIN, 'diagnose', '--json', resolve(import.meta.dirname, '../eval-extra/035-growing_memory_leak.log')]);
+  it("memory told at two iterations in one sentence ('At iter 99 ... 3200mb ..., at iter 219 it jumps to 7000mb', fixtures/eval-extra/035): growth outranks the OOM at its end", async () => {
+    const { stdout } = await run(process.execPath, [
+      BIN,
+      'diagnose',
+      '--json',
+      resolve(import.meta.dirname, '../fixtures/eval-extra/035-growing_memory_leak.log'),
+    ]);
     const [d] = (JSON.parse(stdout) as { diagnoses: D[] }).diagnoses;
     expect(d.category).toBe('growing_memory_leak');
   });

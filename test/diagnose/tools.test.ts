@@ -23,17 +23,17 @@ describe('tool detection on real logs', () => {
     ['fixtures/eval-dev/067-growing_memory_leak.log', 'mmcv'], // mmdetection 2.x
     ['fixtures/eval-dev/084-replica_oom.log', 'espnet'],
     ['fixtures/eval-dev/051-replica_oom.log', 'hf-trainer'],
-    ['eval-extra/005-cuda_oom.log', 'detectron2'],
-    ['eval-extra/008-cuda_oom.log', 'jax'], // multinerf
-    ['eval-extra/010-cuda_oom.log', 'keras'],
-    ['eval-extra/013-cuda_oom.log', 'fairseq'],
-    ['eval-extra/024-host_oom_killed.log', 'deepspeed'], // accelerate + deepspeed launcher
+    ['fixtures/eval-extra/005-cuda_oom.log', 'detectron2'],
+    ['fixtures/eval-extra/008-cuda_oom.log', 'jax'], // multinerf
+    ['fixtures/eval-extra/010-cuda_oom.log', 'keras'],
+    ['fixtures/eval-extra/013-cuda_oom.log', 'fairseq'],
+    ['fixtures/eval-extra/024-host_oom_killed.log', 'deepspeed'], // accelerate + deepspeed launcher
   ])('%s -> %s', (rel, id) => {
     expect(toolOf(rel)).toBe(id);
   });
 
   it('a log with no tool markers names none (OneTrainer is not in the list)', () => {
-    expect(toolOf('eval-extra/003-cuda_oom.log')).toBeUndefined();
+    expect(toolOf('fixtures/eval-extra/003-cuda_oom.log')).toBeUndefined();
   });
 });
 
@@ -41,16 +41,16 @@ describe("fixes in the tool's own terms (CLI)", () => {
   const diagnoseJson = async (rel: string) => JSON.parse((await run(process.execPath, [BIN, 'diagnose', '--json', join(testDir, rel)])).stdout);
 
   it('Ultralytics with no batch in the log: its default batch=16 -> 8, said to be the default; no AMP offer (on by default)', async () => {
-    const [d] = (await diagnoseJson('eval-extra/021-cuda_oom.log')).diagnoses;
+    const [d] = (await diagnoseJson('fixtures/eval-extra/021-cuda_oom.log')).diagnoses;
     expect(d.facts).toMatchObject({ tool: 'ultralytics', batch: 16, batchDefaultOf: 'Ultralytics YOLO' });
     expect(d.fixes[0].changes.batch).toBe(8);
     expect(JSON.stringify(d.fixes)).not.toMatch(/mixed precision/i);
-    const text = (await run(process.execPath, [BIN, 'diagnose', join(testDir, 'eval-extra/021-cuda_oom.log')])).stdout;
+    const text = (await run(process.execPath, [BIN, 'diagnose', join(testDir, 'fixtures/eval-extra/021-cuda_oom.log')])).stdout;
     expect(text).toContain("batch: 16 (Ultralytics YOLO's default; the log does not state it)");
   });
 
   it('Keras: mixed precision the Keras way, the stated batch_size halved', async () => {
-    const [d] = (await diagnoseJson('eval-extra/010-cuda_oom.log')).diagnoses;
+    const [d] = (await diagnoseJson('fixtures/eval-extra/010-cuda_oom.log')).diagnoses;
     expect(d.facts.tool).toBe('keras');
     expect(d.facts.batchDefaultOf).toBeUndefined();
     expect(JSON.stringify(d.fixes)).toContain("set_global_policy('mixed_float16')");
@@ -87,7 +87,7 @@ describe('serving tools: their own offload flags, escalated past what the log al
   });
 
   it('a log that names no web UI and no --medvram keeps the plain fixes (no tool)', () => {
-    expect(toolOf('eval-extra/003-cuda_oom.log')).toBeUndefined();
+    expect(toolOf('fixtures/eval-extra/003-cuda_oom.log')).toBeUndefined();
   });
 });
 
@@ -97,11 +97,11 @@ describe('what a GPU OOM cites (issue 12: not the same YOLOv5 issue for every OO
       .diagnoses[0].source;
 
   it("an Ultralytics OOM cites the Ultralytics train settings; a toolless one PyTorch's memory notes; a shm error keeps its rule's source", async () => {
-    expect(await sourceOf('eval-extra/021-cuda_oom.log')).toEqual({
+    expect(await sourceOf('fixtures/eval-extra/021-cuda_oom.log')).toEqual({
       docs: 'https://docs.ultralytics.com/modes/train/#train-settings',
       note: 'Ultralytics YOLO: its own memory settings',
     });
-    expect((await sourceOf('eval-extra/003-cuda_oom.log')).docs).toBe('https://pytorch.org/docs/stable/notes/cuda.html#memory-management');
+    expect((await sourceOf('fixtures/eval-extra/003-cuda_oom.log')).docs).toBe('https://pytorch.org/docs/stable/notes/cuda.html#memory-management');
     expect((await sourceOf('fixtures/eval-dev/012-shm_exhausted.log')).docs).toBeUndefined();
   });
 });

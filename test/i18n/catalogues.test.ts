@@ -5,7 +5,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { allCommands } from '../../commands/index.js';
-import { displayWidth } from '../../commands/help.js';
+import { displayWidth } from '../../src/core/text-width.js';
 import type { CommandContext } from '../../src/core/command.js';
 import {
   catalogue,
