@@ -163,7 +163,7 @@ export interface Facts {
   /** Percent shown on the last YOLO "Caching images (N GB)" progress line. */
   cacheProgressPct?: number;
   /** Who ran out of /dev/shm and how (src/diagnose/levers/shm.ts): NCCL's segment or DataLoader workers. */
-  shmWriter?: import('./levers/shm.js').ShmWriter;
+  shmWriter?: 'nccl' | 'workers';
   shmSegment?: string;
   shmDisableIgnored?: boolean;
   /** The weights' budget against the card when fp32 is what does not fit (src/diagnose/levers/budget.ts). */

@@ -9,7 +9,7 @@ import type { Facts } from '../facts.js';
 import type { LogText } from '../normalize.js';
 import { t, type Locale } from '../../core/i18n.js';
 
-export type ShmWriter = 'nccl' | 'workers';
+export type ShmWriter = NonNullable<Facts['shmWriter']>;
 
 export interface ShmFacts {
   shmWriter?: ShmWriter;
