@@ -15,6 +15,8 @@ import {
   pidList,
   PS_FORMAT_ARGS,
   REMOTE_SMI_TIMEOUT_S,
+  ROCM_GPU_ARGS,
+  ROCM_PIDS_ARGS,
   SMI_APPS_ARGS,
   SMI_GPU_ARGS,
   SMI_HEALTH_FIELD_LISTS,
@@ -61,6 +63,11 @@ async function localHealth(t: number): Promise<Section> {
 export async function localStatus(timeoutMs: number): Promise<Sections> {
   const t = Math.min(timeoutMs, REMOTE_SMI_TIMEOUT_S * 1000);
   const [gpu, apps, free] = await Promise.all([run('nvidia-smi', SMI_GPU_ARGS, t), run('nvidia-smi', SMI_APPS_ARGS, t), run('free', FREE_ARGS, t)]);
+  // AMD: rocm-smi where nvidia-smi is not installed, as on an SSH host.
+  if (gpu.code === 127) {
+    const [rocm, rocmpids] = await Promise.all([run('rocm-smi', ROCM_GPU_ARGS, t), run('rocm-smi', ROCM_PIDS_ARGS, t)]);
+    return { gpu, apps, free, rocm, rocmpids };
+  }
   // Health and MIG only where the memory query worked, as on an SSH host.
   if (gpu.code !== 0) return { gpu, apps, free };
   const [health, mig] = await Promise.all([localHealth(t), localMig(t)]);

@@ -8,6 +8,7 @@ import { findSmiErrors } from '../readings/nvidia-smi-errors.js';
 import { parseSmiHealth, type GpuHealth } from '../readings/nvidia-smi-health.js';
 import { parseSmiList } from '../readings/nvidia-smi-list.js';
 import { parseSmiTable } from '../readings/nvidia-smi-table.js';
+import { parseRocmSmiGpus, parseRocmSmiPids } from '../readings/rocm-smi.js';
 import type { PsRow } from '../readings/ps.js';
 import { SECTION_MARK } from './remote-commands.js';
 
@@ -15,9 +16,9 @@ export interface Section {
   out: string;
   code: number | null;
 }
-export type Sections = Partial<Record<'gpu' | 'miglist' | 'mig' | 'health' | 'apps' | 'free' | 'ps' | 'cgroup' | 'proc', Section>>;
+export type Sections = Partial<Record<'gpu' | 'miglist' | 'mig' | 'health' | 'apps' | 'rocm' | 'rocmpids' | 'free' | 'ps' | 'cgroup' | 'proc', Section>>;
 
-const MARK_LINE = new RegExp(`^${SECTION_MARK} (gpu|miglist|mig|health|apps|free|ps|cgroup|proc) (\\d+)$`);
+const MARK_LINE = new RegExp(`^${SECTION_MARK} (gpu|miglist|mig|health|apps|rocm|rocmpids|free|ps|cgroup|proc) (\\d+)$`);
 
 /** Splits the combined STATUS_COMMAND / MEM_COMMAND output at its marker lines. */
 export function splitSections(output: string): Sections {
@@ -108,9 +109,32 @@ export interface ParsedStatus {
   warning?: string;
 }
 
+/** An AMD host's reading (rocm-smi's sections, where nvidia-smi is absent), or null where rocm-smi gave none. */
+function parseRocmSections(sections: Sections): ParsedStatus | null {
+  if (sections.rocm?.code !== 0) return null;
+  const gpus = parseRocmSmiGpus(sections.rocm.out);
+  if (!gpus.length) return null;
+  const pids = sections.rocmpids;
+  const processes = pids?.code === 0 ? parseRocmSmiPids(pids.out, gpus.length) : [];
+  return {
+    gpus: gpus.map((g) => ({
+      index: g.index,
+      uuid: g.uuid,
+      name: g.name,
+      memoryUsedMiB: g.memoryUsedMiB,
+      memoryTotalMiB: g.memoryTotalMiB,
+      utilizationPct: g.utilizationPct,
+      temperatureC: g.temperatureC,
+      error: g.error,
+    })),
+    processes: processes.map((p) => ({ gpuIndex: p.gpuIndex, pid: p.pid, user: null, memoryMiB: p.memoryMiB, command: null, processName: p.name })),
+    ...(pids?.code === 0 ? {} : { warning: `processes unavailable: rocm-smi --showpids failed (exit ${pids?.code ?? '?'})` }),
+  };
+}
+
 export function parseStatusSections(sections: Sections): ParsedStatus | { error: string } {
   const failure = smiFailure(sections.gpu);
-  if (failure) return { error: failure };
+  if (failure) return parseRocmSections(sections) ?? { error: failure };
   const { gpus, notes } = parseSmiCsvWithFields(sections.gpu!.out, SMI_GPU_QUERY_FIELDS, 'gpu');
   const mig = parseMigSections(sections);
   const warnings: string[] = [];

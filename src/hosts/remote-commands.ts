@@ -53,6 +53,19 @@ const MIG_SCRIPT =
   `l=$(timeout ${REMOTE_SMI_TIMEOUT_S} nvidia-smi -L 2>&1); s=$?; case "$l" in *"${SMI_MIG_LINE_TEXT}"*) printf "%s\\n" "$l"; echo "${SECTION_MARK} miglist $s"; ` +
   `timeout ${REMOTE_SMI_TIMEOUT_S} nvidia-smi 2>&1; s=$? ;; esac; echo "${SECTION_MARK} mig $s"; `;
 
+/** AMD GPUs (ROCm 5 and later): memory, utilisation and names as JSON, and the KFD process table. */
+export const ROCM_GPU_ARGS = ['--showproductname', '--showuse', '--showmeminfo', 'vram', '--json'] as const;
+export const ROCM_PIDS_ARGS = ['--showpids'] as const;
+
+/**
+ * Where nvidia-smi is not installed (exit 127) and rocm-smi is: its GPU reading and its process table, whose rows'
+ * first cells (digits only pass, as for nvidia-smi's pids) become the pid list `ps` and the cgroup lines read.
+ */
+const ROCM_SCRIPT =
+  `if [ "$g" = 127 ]; then timeout ${REMOTE_SMI_TIMEOUT_S} rocm-smi ${ROCM_GPU_ARGS.join(' ')} 2>&1; echo "${SECTION_MARK} rocm $?"; ` +
+  `r=$(timeout ${REMOTE_SMI_TIMEOUT_S} rocm-smi ${ROCM_PIDS_ARGS.join(' ')} 2>&1); s=$?; printf "%s\\n" "$r"; echo "${SECTION_MARK} rocmpids $s"; ` +
+  `a=$(printf "%s\\n" "$r" | tr -s " \\t" ",," | sed "s/^/x,/"); fi; `;
+
 const STATUS_SCRIPT =
   CHANNEL_WATCHDOG +
   `LC_ALL=C; export LC_ALL; ` +
@@ -64,6 +77,7 @@ const STATUS_SCRIPT =
   // (a hang, a lost GPU) ends the loop. The section's first line says which list answered.
   `s=1; if [ "$g" = 0 ]; then for f in ${SMI_HEALTH_FIELD_LISTS.join(' ')}; do h=$(timeout ${REMOTE_SMI_TIMEOUT_S} nvidia-smi --query-gpu=$f ${SMI_HEALTH_FORMAT} 2>&1); s=$?; [ $s = 0 ] && break; case "$h" in *"${SMI_UNKNOWN_FIELD_TEXT}"*) ;; *) break ;; esac; done; printf "%s\\n" "$f"; printf "%s\\n" "$h"; fi; echo "${SECTION_MARK} health $s"; ` +
   `a=$(timeout ${REMOTE_SMI_TIMEOUT_S} nvidia-smi ${SMI_APPS_ARGS.join(' ')} 2>&1); s=$?; [ -n "$a" ] && printf "%s\\n" "$a"; echo "${SECTION_MARK} apps $s"; ` +
+  ROCM_SCRIPT +
   `free ${FREE_ARGS.join(' ')} 2>&1; echo "${SECTION_MARK} free $?"; ` +
   `printf "%s\\n" "$a" | cut -d, -f2 | tr -d " " | grep -xE "[0-9]{1,10}" | head -n ${MAX_PS_PIDS} | paste -sd, - | xargs -r ps ${PS_FORMAT_ARGS.join(' ')} -p 2>&1; echo "${SECTION_MARK} ps $?"; ` +
   // The container of each listed pid the host shows: the first line of /proc/PID/cgroup naming a

@@ -2,6 +2,7 @@
 // query (power, ECC, retired pages / row remaps, clock reasons) with the older field names where the driver
 // refuses the newer, and the MIG instances. Through the bot as `createApp` builds it; the GPU tools are the
 // sshd harness's fakes (real fixture outputs) first on this process's PATH, as they are on the fake hosts'.
+// An AMD host (rocm-smi where nvidia-smi is absent) reads the same way.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -55,6 +56,18 @@ describe('localhost reads health and MIG like an SSH host', () => {
     expect(none.text).toContain('NVIDIA H100 80GB HBM3');
     expect(none.text).not.toContain('Power');
     expect(none.text).toContain('21198');
+  });
+
+  it('an AMD host (rocm-smi, no nvidia-smi): the card and its KFD processes, as on an SSH host', async () => {
+    writeFakeGpuTools(root, bin, { data: 'rocm' });
+    const { reply, text } = await status();
+    expect(reply.sections[0].table!.rows[0].slice(0, 2), text).toEqual(['0', 'Radeon RX 7900 XT']);
+    expect(reply.sections[1].table!.rows.map((r) => [r[1], r[2]])).toEqual([
+      ['erin', '55573'],
+      ['erin', '55571'],
+      ['erin', '55574'],
+      ['erin', '55572'],
+    ]);
   });
 
   it('MIG instances with their profiles, as on an SSH host', async () => {

@@ -2,7 +2,7 @@
 // client key, a ForceCommand wrapper that logs $SSH_ORIGINAL_COMMAND to an audit log, and fake
 // nvidia-smi / ps scripts answering the bot's exact queries from the real outputs in test/fixtures/readings.
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, connect, type Server } from 'node:net';
 import { setPriority } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -74,15 +74,36 @@ function csvRowByName(csv: string, names: readonly string[]): string {
  * Host data generated from the real fixtures: 8x H200 (table + compute-apps), 1x H100 (MIG apps), or the
  * H200 with five MIG devices under load (its query-gpu, compute-apps, `-L` and default table sections).
  */
-export function fixtureData(kind: 'h200' | 'h100' | 'h200-mig'): {
+/** The real rocm-smi outputs (../fixtures/rocm-smi/README.md says where each comes from). */
+export const ROCM_FIXTURES = resolve(fixturesDir, '../rocm-smi');
+
+export function fixtureData(kind: 'h200' | 'h100' | 'h200-mig' | 'rocm'): {
   gpuCsv: string;
   appsCsv: string;
   psTxt: string;
   healthCsv: string;
   listTxt?: string;
   tableTxt?: string;
+  rocmJson?: string;
+  rocmPids?: string;
 } {
   const f = (p: string) => readFileSync(join(fixturesDir, p), 'utf8');
+  if (kind === 'rocm') {
+    // A host with no nvidia-smi and one AMD card: the RX 7900 XT's --json reading and a --showpids table of four
+    // gmx_mpi processes (two real outputs from two machines, each answering its own exact command). The ps
+    // columns are synthetic: 10 minutes, 50.0 % CPU, 512 MiB resident, user erin.
+    const rocmPids = readFileSync(join(ROCM_FIXTURES, 'rocm-smi-lib-166-showpids-unknown-2024.txt'), 'utf8');
+    const pids = [...rocmPids.matchAll(/^(\d+)\s+(\S+)/gm)].map((m) => [m[1], m[2]]);
+    const psTxt = pids.map(([pid, name]) => `${pid.padStart(8)} erin ${String(600).padStart(10)}  50.0    524288 ${name} -deffnm md`).join('\n') + '\n';
+    return {
+      gpuCsv: '',
+      appsCsv: '',
+      psTxt,
+      healthCsv: '',
+      rocmJson: readFileSync(join(ROCM_FIXTURES, 'marimo-9237-rx7900xt-showproductname-showuse-showmeminfo-vram.json'), 'utf8'),
+      rocmPids,
+    };
+  }
   if (kind === 'h200-mig') {
     const section = (title: string) => captureSection(H200_MIG_CAPTURE, title);
     const query = section('load :: query-gpu (csv, what the exporter parses)');
@@ -171,7 +192,7 @@ export function makeClientKey(dir: string): { keyFile: string; pub: string } {
 
 export interface SshdOptions {
   mode?: SmiMode;
-  data?: 'h200' | 'h100' | 'h200-mig';
+  data?: 'h200' | 'h100' | 'h200-mig' | 'rocm';
   health?: HealthMode;
   hostKeyFrom?: string;
   skipShellRc?: boolean;
@@ -213,7 +234,24 @@ export function writeFakeGpuTools(dir: string, bin: string, opts: Pick<SshdOptio
     const answer = refused ? `echo 'Field "${set[set.length - 1]}" is not a valid field to query.'; exit 2` : `cat '${dir}/health.csv'`;
     return `  "--query-gpu=${set.join(',')} --format=csv,noheader,nounits") ${answer} ;;`;
   }).join('\n');
-  const mode = opts.mode ?? 'ok';
+  // An AMD host: rocm-smi answers the bot's two calls, and there is no nvidia-smi.
+  if (data.rocmJson) {
+    writeFileSync(join(dir, 'rocm.json'), data.rocmJson);
+    writeFileSync(join(dir, 'rocm-pids.txt'), data.rocmPids ?? '');
+    sh(
+      join(bin, 'rocm-smi'),
+      `#!/bin/sh
+case "$*" in
+  "--showproductname --showuse --showmeminfo vram --json") cat '${dir}/rocm.json' ;;
+  "--showpids") cat '${dir}/rocm-pids.txt' ;;
+  *) echo "fake rocm-smi: unexpected arguments: $*" >&2; exit 2 ;;
+esac
+`,
+    );
+  }
+  const mode = data.rocmJson ? 'missing' : (opts.mode ?? 'ok');
+  // A bin written again for another host kind (a localhost test) loses the nvidia-smi it had.
+  if (mode === 'missing') rmSync(join(bin, 'nvidia-smi'), { force: true });
   if (mode !== 'missing') {
     const body =
       mode === 'hang'
