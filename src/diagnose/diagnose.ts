@@ -22,6 +22,9 @@ import { detectEnvironment, expandableSegmentsAvailable, expandableUnavailableWh
 import { formatMiB } from './fixes/arithmetic.js';
 import { readShm } from './levers/shm.js';
 import { budgetWords } from './levers/budget.js';
+import { readRendezvous, rendezvousWords } from './rendezvous.js';
+import { lostRankWords, readLostRank } from './lost-rank.js';
+import { orderFirstFailure } from './first-failure.js';
 import { parseReadings } from '../readings/index.js';
 import { t, type Locale } from '../core/i18n.js';
 import type { Readings } from '../readings/types.js';
@@ -128,6 +131,12 @@ export function diagnose(raw: string, base: RuleBase, loc?: Locale): DiagnoseRes
   const shm = hits.some((h) => base.rules[h.rule].category === 'shm_exhausted') ? readShm(log) : {};
   // Ray's memory monitor names the node's RAM it judged: a host-RAM kill, with its own knobs.
   const ray = hits.some((h) => base.rules[h.rule].category === 'host_oom_killed') ? readRayMonitor(log) : {};
+  // Who never reached the distributed start-up (rendezvous.ts): the store-barrier rule's first fix says it.
+  const rendezvous = hits.some((h) => base.rules[h.rule].id === 'nccl-rendezvous-timeout')
+    ? { rendezvousFinding: rendezvousWords(readRendezvous(log), loc) }
+    : {};
+  // The rank that failed first, as the ranks that waited name it (lost-rank.ts).
+  const lostRank = hits.some((h) => base.rules[h.rule].id === 'nccl-lost-rank') ? { lostRankFinding: lostRankWords(readLostRank(log), loc) } : {};
   // The command's launcher and script, read against the tools' own CLIs: a rewrite uses only flags they define.
   const command = settings.commandLine && base.tools ? parseCommand(settings.commandLine, base.tools.clis, tool?.id) : undefined;
   const diagnoses: Diagnosis[] = [];
@@ -139,6 +148,8 @@ export function diagnose(raw: string, base: RuleBase, loc?: Locale): DiagnoseRes
       ...allocConf,
       ...shm,
       ...ray,
+      ...rendezvous,
+      ...lostRank,
       ...extractOomFacts(log, rule.category === 'replica_oom' ? withReplicaOom(log, hit.lines) : hit.lines),
       environment,
       ...(environment && !expandableSegmentsAvailable(environment) ? { expandableWhy: expandableUnavailableWhy(environment) } : {}),
@@ -197,7 +208,8 @@ export function diagnose(raw: string, base: RuleBase, loc?: Locale): DiagnoseRes
   }
   diagnoses.sort((a, b) => b.score - a.score || a.rule.localeCompare(b.rule));
   // A growth series beside an OOM: whether it reached the card decides which comes first.
-  const ordered = orderGrowthAndOom(diagnoses);
+  // A rank's own failure before the other ranks' timeouts is the cause (first-failure.ts).
+  const ordered = orderFirstFailure(orderGrowthAndOom(diagnoses));
   diagnoses.splice(0, diagnoses.length, ...ordered);
   // Abstain rather than guess: a run that ends in KeyError / a shape mismatch / a missing file is not a
   // memory problem, unless a memory error came before that last traceback (an OOM whose aftermath

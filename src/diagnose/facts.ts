@@ -111,6 +111,10 @@ export interface Facts {
   strayContextMiB?: string;
   commandLine?: string;
   ncclTimeoutMs?: number;
+  /** Who never reached the distributed start-up, in words (src/diagnose/rendezvous.ts). */
+  rendezvousFinding?: string;
+  /** The rank that failed or diverged first, in words (src/diagnose/lost-rank.ts). */
+  lostRankFinding?: string;
   /** The last step DeepSpeed's see_memory_usage announced ("Before initializing optimizer states"). */
   deepspeedPhase?: string;
   /** Highest NCCL SeqNum each rank reported in watchdog timeouts. */

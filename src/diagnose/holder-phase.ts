@@ -9,10 +9,18 @@ import type { LogText } from './normalize.js';
 const FRAME = /^\s{0,8}File "([^"\n]{1,400})", line \d{1,7}, in ([\w<>.]{1,80})/;
 const LOAD_FRAMES =
   /^(?:_apply|convert|from_pretrained|load_state_dict|_load_from_state_dict|load_checkpoint|load_model|dispatch_model|_load_state_dict_into_meta_model|set_module_tensor_to_device|load_checkpoint_and_dispatch|to_empty)$/;
+// torch/cuda/__init__.py's calls that create this process's CUDA context (and the frames a raw
+// CUDA binding shows): an out-of-memory there means the card was full before anything of this job.
+const CONTEXT_FRAMES = /^(?:_lazy_init|set_device|current_device|_cuda_init|init|cuInit|cuCtxCreate|cuDevicePrimaryCtxRetain)$/;
+const CUDA_INIT_FILE = /torch[\\/]cuda[\\/]__init__\.py$/;
 const OPTIMIZER_FRAMES = /^(?:_single_tensor_adamw?|_multi_tensor_adamw?|_fused_adamw?|adamw?|_init_group|step)$/;
 
-/** What the run was doing when the allocation failed (Facts.oomPhase). */
-export type OomPhase = 'load' | 'optimizer' | 'backward' | 'forward';
+/**
+ * What the run was doing when the allocation failed (Facts.oomPhase). `context`: the process's first CUDA
+ * call (set_device, lazy init) creates its context, a few hundred MiB; failing there, nothing of this job
+ * was on the card yet.
+ */
+export type OomPhase = 'context' | 'load' | 'optimizer' | 'backward' | 'forward';
 
 export function oomPhase(log: LogText, oomLine: number): OomPhase | undefined {
   const frames: { file: string; fn: string }[] = [];
@@ -63,6 +71,7 @@ export function isGenerating(log: LogText, oomLine: number): boolean {
 // The source line printed under the innermost frame says what ran when the frames themselves were
 // cut from the paste: Module.to's convert, Adam's state update, autograd's backward.
 const CODE_LINE_PHASES: [RegExp, OomPhase][] = [
+  [/torch\._C\._cuda_init\(\)|torch\._C\._cuda_setDevice\(|^\s{0,12}torch\.cuda\.(?:set_device|init)\(/, 'context'],
   [/return t\.to\(\s?device, dtype if t\.is_floating_point\(\)|param_applied = fn\(param\)|return t\.cuda\(device\)|lambda t: t\.cuda\(device\)/, 'load'],
   [/\bexp_avg(?:_sq)?\b|\bmax_exp_avg_sq\b|torch\._foreach_(?:mul|add|addcmul|addcdiv|sqrt|lerp)_?\(/, 'optimizer'],
   [/Variable\._execution_engine\.run_backward\(|_engine_run_backward\(|^\s{0,12}[\w.[\]]{1,60}\.backward\(/, 'backward'],
@@ -84,6 +93,7 @@ const MODULE_MOVES = new Set(['to', 'cuda', 'half', 'bfloat16', 'float', 'type']
 /** frames[0] is the innermost; the five innermost decide. */
 function phaseOf(frames: { file: string; fn: string }[]): OomPhase | undefined {
   for (const f of frames.slice(0, 5)) {
+    if (CONTEXT_FRAMES.test(f.fn) && (CUDA_INIT_FILE.test(f.file) || /^(?:set_device|_lazy_init|_cuda_init)$/.test(f.fn))) return 'context';
     if (f.fn === 'backward' || /autograd[\\/]/.test(f.file)) return 'backward';
     if (OPTIMIZER_FRAMES.test(f.fn) && /optim/.test(f.file)) return 'optimizer';
     if (LOAD_FRAMES.test(f.fn) || (MODULE_MOVES.has(f.fn) && MODULE_FILE.test(f.file))) return 'load';

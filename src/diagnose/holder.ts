@@ -109,6 +109,11 @@ export function whoHoldsMemory(f: Facts, loc?: Locale): HolderVerdict | undefine
       why: t(loc, 'holder.why.runtimeLoad'),
     };
   }
+  // CUDA's own out-of-memory at the process's first CUDA call (set_device, lazy init): only its context was
+  // being created, so other processes (or another container's) filled the card before this job began.
+  if (f.runtimeOom && f.oomPhase === 'context' && f.triedAllocMiB === undefined) {
+    return { holder: 'other_processes', why: t(loc, 'holder.why.runtimeContext') };
+  }
   // A request of under a MiB with nothing free, and no figure for this process: the card had no room at all.
   if (tried !== undefined && tried < 1 && f.freeMiB !== undefined && f.freeMiB < 1 && f.allocatedMiB === undefined && f.reservedMiB === undefined) {
     return {
