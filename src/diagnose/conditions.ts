@@ -12,6 +12,7 @@ import {
   evalHfGenerates,
   evalHfKeepsLogits,
   evalKeras,
+  evalOneLargeInput,
   evalPlainCollects,
   evalPlainNoGrad,
   evalPlainNoGradShown,
@@ -96,6 +97,7 @@ export const CONDITION_CHECKS: Record<Condition, (e: Evidence) => boolean> = {
   phase_eval_plain_nograd_shown: ({ facts }) => evalPlainNoGradShown(facts),
   phase_eval_plain_collects: ({ facts }) => evalPlainCollects(facts),
   phase_eval_keras: ({ facts }) => evalKeras(facts),
+  phase_eval_one_large_input: ({ facts }) => evalOneLargeInput(facts),
   eval_batch_halves: ({ facts }) => evalBatchHalves(facts),
   phase_load_dtype: ({ facts }) => loadInFp32(facts),
   phase_checkpoint: ({ facts }) => checkpointLoad(facts),
@@ -191,6 +193,9 @@ export const CONDITION_CHECKS: Record<Condition, (e: Evidence) => boolean> = {
   oom_after_epochs: ({ facts }) => facts.oomAfterEpochs !== undefined && facts.memoryShape !== 'flat',
   // The paste shows training steps or epochs done at these settings before the OOM (levers/progress.ts).
   oom_after_steps: ({ facts }) => oomAfterSteps(facts),
+  // The paste shows what growing memory keeps (levers/growth.ts): releasing it is the first lever; else the experiment that finds it.
+  kept_reference_shown: ({ facts }) => facts.keptReference !== undefined,
+  kept_reference_unshown: ({ facts }) => facts.keptReference === undefined,
   not_oom_after_epochs: ({ facts }) => facts.oomAfterEpochs === undefined || facts.memoryShape === 'flat',
 };
 

@@ -22,6 +22,9 @@ import { detectEnvironment, expandableSegmentsAvailable, expandableUnavailableWh
 import { formatMiB } from './fixes/arithmetic.js';
 import { readShm } from './levers/shm.js';
 import { budgetWords } from './levers/budget.js';
+import { reportedPhase } from './levers/reported-phase.js';
+import { readKeptReference } from './levers/growth.js';
+import { withPhase } from './phase.js';
 import { readRendezvous, rendezvousWords } from './rendezvous.js';
 import { lostRankWords, readLostRank } from './lost-rank.js';
 import { orderFirstFailure } from './first-failure.js';
@@ -127,6 +130,10 @@ export function diagnose(raw: string, base: RuleBase, loc?: Locale): DiagnoseRes
   const environment = hits.length ? detectEnvironment(text) : undefined;
   // A non-PyTorch stack's own figures (TF/XLA BFC, llama.cpp, TGI, vLLM), read once for every memory diagnosis.
   const stack = hits.some((h) => MEMORY_HOLDER_CATEGORIES.has(base.rules[h.rule].category)) ? readStackFigures(log) : undefined;
+  // The phase the report names in words, for an OOM whose frames (if any) say none (levers/reported-phase.ts).
+  const saidPhase = stack ? reportedPhase(text) : undefined;
+  // What a growing memory keeps, where the paste shows it (levers/growth.ts): the leak fix needs it to come first.
+  const kept = hits.length ? readKeptReference(text) : {};
   // Who wrote to /dev/shm (NCCL's segment or DataLoader workers): the shm fix speaks of it.
   const shm = hits.some((h) => base.rules[h.rule].category === 'shm_exhausted') ? readShm(log) : {};
   // Ray's memory monitor names the node's RAM it judged: a host-RAM kill, with its own knobs.
@@ -150,12 +157,14 @@ export function diagnose(raw: string, base: RuleBase, loc?: Locale): DiagnoseRes
       ...ray,
       ...rendezvous,
       ...lostRank,
+      ...kept,
       ...extractOomFacts(log, rule.category === 'replica_oom' ? withReplicaOom(log, hit.lines) : hit.lines),
       environment,
       ...(environment && !expandableSegmentsAvailable(environment) ? { expandableWhy: expandableUnavailableWhy(environment) } : {}),
     };
     if (MEMORY_HOLDER_CATEGORIES.has(rule.category)) {
       if (stack) withStackFigures(facts, stack);
+      if (facts.phase === undefined && facts.oomPhase === undefined) withPhase(facts, saidPhase);
       withToolKnobs(facts, tool, knobs, loc);
       // The phase and the budget give the levers their words: a dtype read from the failed request, the static part against the card.
       inferLoadDtype(facts);

@@ -1,6 +1,6 @@
 // A memory series inside a paste (YOLO's per-epoch GPU_mem column, mmcv/mmengine's "memory:",
-// detectron2's "max_mem:", torchvision's MetricLogger "max mem:", Megatron's "memory (MB) | allocated:")
-// and its shape. The shape decides the leak fix: memory that rises inside
+// detectron2's "max_mem:", torchvision's MetricLogger "max mem:", Megatron's "memory (MB) | allocated:", or
+// a line the user's own code printed in the loop with a memory figure) and its shape. The shape decides the leak fix: memory that rises inside
 // each epoch is references kept across iterations (.item(), detach()); memory that rises only between
 // epochs is what validation leaves behind (empty_cache() after it, a fresh validation loader); a flat
 // series ending in an OOM is capacity, not a leak. The same classifier names the shape of a creep the
@@ -124,7 +124,47 @@ export function extractMemorySeries(text: string): SeriesPoint[] {
   }
   const fromSmi = smi.length >= MIN_SMI_TABLES ? smi : [];
   const series = yolo.length ? yolo : mm.length ? mm : d2.length ? d2 : logger.length ? logger : megatron.length ? megatron : fromSmi;
-  return series.slice(-MAX_POINTS);
+  return (series.length ? series : printedSeries(text)).slice(-MAX_POINTS);
+}
+
+// A series the user's own code printed: the same line again and again (a print in the loop) with a memory
+// figure in it ("step 120 | allocated 5321.4 MB", "GPU memory: 9.8 GB", "torch.cuda.memory_allocated() 318986240").
+// The line's template (its digits blanked) groups the readings; the largest group of three or more is the series.
+// Only read when no tool's own column is in the paste. The failure's own message is not a reading.
+const MEMORY_WORD = /\b(?:mem(?:ory)?|allocated|reserved|vram|gpu_mem|cuda_mem)\b|\bmemory_(?:allocated|reserved)\(|显存/i;
+const FIGURE_WITH_UNIT = /(\d{1,7}(?:\.\d{1,6})?)\s?(GiB|GB|G|MiB|MB|Mb|M)\b/;
+const BYTES_AFTER_CALL = /\bmemory_(?:allocated|reserved)\([^)\n]{0,20}\)\s{0,3}[:=]?\s{0,3}(\d{6,15})\b/;
+const NOT_A_READING = /Tried to allocate|total capacity|out of memory|OutOfMemory|^\s{0,4}\|/i;
+const TEMPLATE_DIGITS = /\d+(?:\.\d+)?/g;
+const MAX_TEMPLATES = 200;
+const MIN_PRINTED = 3;
+const TO_MIB: Record<string, number> = { GIB: 1024, GB: 1024, G: 1024, MIB: 1, MB: 1, M: 1 };
+
+function printedSeries(text: string): SeriesPoint[] {
+  const groups = new Map<string, SeriesPoint[]>();
+  let best: SeriesPoint[] = [];
+  let start = 0;
+  for (let n = 0; n < 50_000 && start < text.length; n++) {
+    let end = text.indexOf('\n', start);
+    if (end < 0) end = text.length;
+    const line = end - start <= 400 ? text.slice(start, end) : '';
+    start = end + 1;
+    if (!line || !MEMORY_WORD.test(line) || NOT_A_READING.test(line)) continue;
+    const bytes = BYTES_AFTER_CALL.exec(line);
+    const unit = bytes ? null : FIGURE_WITH_UNIT.exec(line);
+    const mib = bytes ? Number(bytes[1]) / 2 ** 20 : unit ? Number(unit[1]) * TO_MIB[unit[2].toUpperCase()] : undefined;
+    if (mib === undefined || !(mib > 0)) continue;
+    const key = line.trim().replace(TEMPLATE_DIGITS, '#');
+    let points = groups.get(key);
+    if (!points) {
+      if (groups.size >= MAX_TEMPLATES) continue;
+      points = [];
+      groups.set(key, points);
+    }
+    if (points.length < MAX_POINTS) points.push({ mib: Math.round(mib) });
+    if (points.length > best.length) best = points;
+  }
+  return best.length >= MIN_PRINTED ? best : [];
 }
 
 /** Noise band: YOLO prints 0.1 GiB steps; the allocator moves in 2-20 MiB blocks. */

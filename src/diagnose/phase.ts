@@ -85,6 +85,10 @@ const EVAL_GATHER_FN = /^(?:nested_concat|torch_pad_and_concatenate|_nested_gath
 // Evaluation loops: HF Trainer, Lightning, Keras, and the names training scripts give their own loops.
 const EVAL_FN =
   /^(?:evaluate|evaluation_loop|prediction_loop|prediction_step|_evaluation_loop|_evaluation_step|evaluation_step|validation_step|validation_epoch_end|on_validation_epoch_end|_run_sanity_check|test_step|predict_step|validate|validation|val_step|valid_step|eval_step|eval_epoch|val_epoch|valid_epoch|validate_epoch|validation_epoch|evaluate_epoch|run_validation|run_eval|run_evaluation|eval_one_epoch|val_one_epoch|evaluate_one_epoch|_run_validation|validation_loop|run_validation_epoch)$/;
+// A script's own evaluation function by the words of its name ("evaluate_model", "do_eval", "val_one_epoch",
+// "validate_and_log"): one of its underscore-separated words is an evaluation word. "test" is left out: pytest
+// names its functions test_*.
+const EVAL_NAME_WORD = /(?:^|_)(?:eval|evaluate|evaluation|evaluating|val|valid|validate|validation|validating)(?:_|$)/i;
 const EVAL_FILE =
   /(?:^|[\\/])(?:val|eval|evaluate|validate|validation|validator)\.py$|loops[\\/](?:[\w]{1,30}[\\/])?(?:evaluation_loop|evaluation_epoch_loop|prediction_loop)\.py$/;
 const GENERATE_FILE = /transformers[\\/]generation[\\/]|generation_utils\.py$|vllm[\\/](?:worker|v1[\\/]worker|engine|v1[\\/]engine|executor)[\\/]/;
@@ -116,7 +120,7 @@ function markerOf(f: Frame): Marker | undefined {
   if (OPTIMIZER_FN.test(f.fn) && /optim/.test(f.file)) return 'optimizer';
   if (LOAD_FN.test(f.fn) || (MODULE_MOVES.test(f.fn) && MODULE_FILE.test(f.file))) return 'load';
   if (GENERATE_FN.test(f.fn) && (f.fn === 'generate' || GENERATE_FILE.test(f.file))) return 'generate';
-  if (EVAL_FN.test(f.fn) || EVAL_FILE.test(f.file)) return 'eval';
+  if (EVAL_FN.test(f.fn) || EVAL_FILE.test(f.file) || EVAL_NAME_WORD.test(f.fn)) return 'eval';
   if (TRAIN_FN.test(f.fn)) return 'train';
   if (FORWARD_FN.test(f.fn)) return 'forward';
   return undefined;

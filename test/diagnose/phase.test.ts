@@ -229,6 +229,20 @@ describe('the phase: the innermost frame that says more than a forward decides',
     expect(phaseOfText(text)).toMatchObject({ phase: 'eval', evalLoop: 'lightning' });
   });
 
+  it.each(['evaluate_model', 'do_eval', 'val_one_epoch', 'validate_and_log', 'run_val'])(
+    "a script's own evaluation function named by its words (%s) is the evaluation phase",
+    (fn) => {
+      const v = phaseOfText(traceback([['train.py', 'main'], ['train.py', fn], ...forwardFrames], OOM));
+      expect(v?.phase).toBe('eval');
+      expect(v?.evalLoop).toBe('plain');
+    },
+  );
+
+  it.each(['test_forward_large_batch', 'interval_step', 'evalf', 'retrieval_loss'])('a name without an evaluation word (%s) is not evaluation', (fn) => {
+    const v = phaseOfText(traceback([['train.py', 'main'], ['train.py', fn], ...forwardFrames], OOM));
+    expect(v?.phase).not.toBe('eval');
+  });
+
   it('no frames and no phase line: no phase is claimed', () => {
     expect(phaseOfText(['step 10 loss 2.31', OOM].join('\n'))).toBeUndefined();
   });

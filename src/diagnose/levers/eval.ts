@@ -43,6 +43,20 @@ export function readEvalSettings(text: string): Facts {
 
 const inEval = (f: Facts) => f.phase === 'eval';
 
+/** Share of the card one request must reach to be one input's tensor rather than a layer's block among kept graphs. */
+const ONE_INPUT_SHARE = 0.25;
+/**
+ * The evaluation failed on one request that is a large share of the card: kept graphs fill a card in
+ * layer-sized blocks, so a single request this large is one input far larger than training's (a whole
+ * image instead of a crop, a very long sequence). Not HF Trainer's: its gathering makes one large request too.
+ */
+export function evalOneLargeInput(f: Facts): boolean {
+  const card = f.totalCapacityMiB ?? f.gpuMemoryMiB ?? f.statedGpuMemoryMiB ?? f.gpuModelMemoryMiB;
+  return (
+    inEval(f) && f.evalLoop !== 'hf' && f.evalKeras !== true && f.triedAllocMiB !== undefined && card !== undefined && f.triedAllocMiB >= ONE_INPUT_SHARE * card
+  );
+}
+
 /** HF Trainer's evaluation generated (predict_with_generate): beams, new tokens and the eval batch. */
 export const evalHfGenerates = (f: Facts) => inEval(f) && f.evalLoop === 'hf' && f.evalGenerates === true && f.gathersPredictions !== true;
 /**
@@ -55,13 +69,13 @@ export const evalHfKeepsLogits = (f: Facts) =>
 export const evalHfAccumulates = (f: Facts) =>
   inEval(f) && f.evalLoop === 'hf' && f.gathersPredictions !== true && f.evalGenerates !== true && f.evalAccumulation !== undefined;
 /** A script's own loop collected outputs on the GPU (the failing line concatenates or appends them). */
-export const evalPlainCollects = (f: Facts) => inEval(f) && f.evalLoop === 'plain' && f.evalKeras !== true && f.evalCollects === true;
+export const evalPlainCollects = (f: Facts) => inEval(f) && f.evalLoop === 'plain' && f.evalKeras !== true && f.evalCollects === true && !evalOneLargeInput(f);
 /** A script's own loop whose code the paste shows under no_grad / inference_mode: graphs are not what piles up. */
 export const evalPlainNoGradShown = (f: Facts) =>
-  inEval(f) && f.evalLoop === 'plain' && f.evalKeras !== true && f.evalCollects !== true && f.noGradShown !== undefined;
+  inEval(f) && f.evalLoop === 'plain' && f.evalKeras !== true && f.evalCollects !== true && f.noGradShown !== undefined && !evalOneLargeInput(f);
 /** A script's own loop with no sign of no_grad: every forward keeps its graph. */
 export const evalPlainNoGrad = (f: Facts) =>
-  inEval(f) && f.evalLoop === 'plain' && f.evalKeras !== true && f.evalCollects !== true && f.noGradShown === undefined;
+  inEval(f) && f.evalLoop === 'plain' && f.evalKeras !== true && f.evalCollects !== true && f.noGradShown === undefined && !evalOneLargeInput(f);
 /** Keras evaluate / predict: no graph to drop; its batch_size is the lever. */
 export const evalKeras = (f: Facts) => inEval(f) && f.evalKeras === true;
 /** The evaluation batch is a lever: stated in the paste and above 1. */
@@ -70,4 +84,8 @@ export const evalBatchHalves = (f: Facts) => inEval(f) && f.evalBatch !== undefi
 /** The reply's figure for a halved evaluation batch. */
 export function evalLeverWords(f: Facts): void {
   if (f.evalBatch !== undefined && f.evalBatch > 1) f.evalBatchNext = Math.max(1, Math.floor(f.evalBatch / 2));
+  if (evalOneLargeInput(f)) {
+    const card = f.totalCapacityMiB ?? f.gpuMemoryMiB ?? f.statedGpuMemoryMiB ?? f.gpuModelMemoryMiB;
+    f.evalRequestShare = `${Math.round((100 * f.triedAllocMiB!) / card!)}%`;
+  }
 }

@@ -16,6 +16,8 @@ export interface EvalFacts {
   evalBatchNext?: number;
   /** HF TrainingArguments' eval_accumulation_steps, where the paste sets it. */
   evalAccumulation?: number;
+  /** The failed request's share of the card when one evaluation input is that large ("34%"). */
+  evalRequestShare?: string;
   /** The paste shows evaluation code under torch.no_grad() / inference_mode() (the quoted call). */
   noGradShown?: string;
 }
@@ -28,6 +30,11 @@ export interface ProgressFacts {
   progressLine?: string;
 }
 
+export interface GrowthFacts {
+  /** The paste's line that shows what growing memory keeps (a loss tensor added to a total, outputs appended), trimmed. */
+  keptReference?: string;
+}
+
 declare module '../facts.js' {
-  interface Facts extends EvalFacts, ProgressFacts {}
+  interface Facts extends EvalFacts, ProgressFacts, GrowthFacts {}
 }

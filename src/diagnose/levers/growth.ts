@@ -1,0 +1,39 @@
+// What a growing memory is kept by, where the paste shows it (issue 23). Memory that climbs at the same
+// settings is kept across steps; the fix that releases it (.item(), .detach(), not keeping outputs) is the
+// first lever when the paste shows what is kept: code that adds a loss tensor to a running total or appends
+// outputs to a list, or the report naming it ("without .item()", "one more tensor each iteration"). Without
+// that evidence the first answer is the experiment that finds it (allocated against reserved, a memory
+// summary or snapshot), since growth can also be the allocator caching blocks for ever larger inputs.
+// Every pattern is bounded and applied per line: linear in the paste's length.
+import type { Facts } from '../facts.js';
+import './lever-facts.js';
+
+const MAX_LINES = 20_000;
+const MAX_LINE = 600;
+const QUOTE_CHARS = 120;
+
+// A running total of a loss tensor: "total_loss += loss", "epoch_loss = epoch_loss + loss_g" (not loss.item(), float(loss), loss.detach()).
+const LOSS_TOTAL = /\b\w{1,40}\s{0,3}(?:\+=|=\s{0,3}\w{1,40}\s{0,3}\+)\s{0,3}(?:\w{1,30}\.)?\w{0,30}loss\w{0,20}\s*(?:[;#)]|$)/i;
+// Outputs kept in a list as they are: "preds.append(outputs)", "all_logits.append(logits)".
+const APPEND_OUTPUT = /\.(?:append|extend)\(\s{0,3}(?:outputs?|logits|preds?|predictions?|loss\w{0,20}|out|y_hat|features)\s{0,3}\)/;
+// The report naming what is kept: a loss kept without .item(), a tensor more each iteration, losses stored as tensors.
+const NAMED =
+  /without\s{1,3}(?:calling\s{1,3})?\.?item\(\)|\.item\(\)\s{1,3}(?:should|must|needs? to)\s{1,3}be\s{1,3}(?:added|used|called)|\bone more tensor each (?:iteration|step)\b|\b(?:losses|loss tensors?|outputs)\s{1,3}(?:are\s{1,3}|were\s{1,3})?(?:accumulat|stor|kept|saved|append)\w{0,4}\b[^\n]{0,40}\b(?:tensors?|graph|history|Variables?)\b|\bcompounding number of (?:loss )?tensors\b/i;
+
+/** The line that shows what the growth keeps, when the paste has one (facts.keptReference). */
+export function readKeptReference(text: string): Facts {
+  let start = 0;
+  for (let n = 0; n < MAX_LINES && start < text.length; n++) {
+    let end = text.indexOf('\n', start);
+    if (end < 0) end = text.length;
+    const line = end - start <= MAX_LINE ? text.slice(start, end) : '';
+    start = end + 1;
+    if (!line) continue;
+    // Code that already keeps numbers is not evidence: "+= loss.item()" ends on item() and fails LOSS_TOTAL.
+    if (LOSS_TOTAL.test(line) || APPEND_OUTPUT.test(line) || NAMED.test(line)) {
+      const quote = line.trim();
+      return { keptReference: quote.length > QUOTE_CHARS ? quote.slice(0, QUOTE_CHARS) + '…' : quote };
+    }
+  }
+  return {};
+}
