@@ -7,3 +7,6 @@ export type ChatPlatform = (typeof CHAT_PLATFORMS)[number];
 
 /** The platforms with a chat server to connect to (their own tokens, admins and channel lists). */
 export type ServerPlatform = Exclude<ChatPlatform, 'console'>;
+
+export const isChatPlatform = (p: string): p is ChatPlatform => (CHAT_PLATFORMS as readonly string[]).includes(p);
+export const isServerPlatform = (p: string): p is ServerPlatform => p !== 'console' && isChatPlatform(p);

@@ -2,6 +2,7 @@
 // same ranking as `/gpu fit`. Each subscription sends exactly one direct message, when a fit appears
 // (with the line to start it) or when it expires, and is closed by that; closing comes before sending,
 // guarded in SQL, so a restart or an overlapping check never sends a second one.
+import { isServerPlatform } from '../core/platform.js';
 import { recipientLocale, t } from '../core/i18n.js';
 import type { Reply } from '../core/reply.js';
 import type { FitConfig, HostStatusResult, HostsService, NotifyService, NotifySubscription, PostTarget } from '../core/services.js';
@@ -120,7 +121,7 @@ export class Notifier implements NotifyService {
   }
 
   private async send(post: DirectPoster, s: SubscriptionRow, reply: Reply): Promise<void> {
-    const platform = s.platform === 'slack' || s.platform === 'discord' ? s.platform : 'console';
+    const platform = isServerPlatform(s.platform) ? s.platform : 'console';
     try {
       await post({ platform, channel: s.userId, name: `notify #${s.id}`, kind: 'dm' }, reply);
     } catch (e) {

@@ -3,6 +3,7 @@
 // claims read once (SQLite) or at refresh() (Postgres shared by replicas: the command registry refreshes
 // before every command, the digests before each run), so the status table, digests and owner messages
 // name people without another round trip.
+import { isChatPlatform } from '../core/platform.js';
 import type { Config } from '../config.js';
 import { OWNER_NAME, UNIX_USER } from '../core/config.js';
 import { t } from '../core/i18n.js';
@@ -78,7 +79,7 @@ declare module '../core/services.js' {
 /** Pending claims one chat user may have open at once. */
 export const MAX_PENDING_CLAIMS = 5;
 
-const asPlatform = (p: string): ClaimPlatform | null => (p === 'slack' || p === 'discord' || p === 'console' ? p : null);
+const asPlatform = (p: string): ClaimPlatform | null => (isChatPlatform(p) ? p : null);
 
 export class OwnerDirectory implements OwnersService {
   private config: Map<string, Owner>;

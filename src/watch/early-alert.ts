@@ -16,6 +16,7 @@
 //   - at least minMinutes of it; its rate is the Theil–Sen slope of the floor.
 // Time to full counts the headroom a recurring peak needs: memory the process reached in the last hour
 // above where it is now will be needed again (the next validation pass).
+import type { ChatPlatform } from '../core/platform.js';
 import { creepPattern, type CreepPattern } from './creep-shape.js';
 import type { Growth } from './growth.js';
 import { Windows, toMs } from './series.js';
@@ -537,7 +538,7 @@ function minutesText(min: number): string {
 /** Where the watch posts: its digests' channels (watch.digests), each with its own reported-state record. */
 export interface EarlyChannel {
   name: string;
-  platform: 'slack' | 'discord' | 'console';
+  platform: ChatPlatform;
   channel: string;
   dm_owners?: boolean;
 }

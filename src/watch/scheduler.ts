@@ -1,6 +1,7 @@
 // Scheduled digests (croner: cron + time zone per configured digest) with the runs recorded through the
 // storage port (src/watch/state.ts): a restart never posts a duplicate, and a digest missed while the bot
 // was down posts once on start. One process keeps a log of its last runs; replicas claim each slot.
+import type { ChatPlatform } from '../core/platform.js';
 import { channelLocale, t } from '../core/i18n.js';
 import { Cron } from 'croner';
 import type { Reply } from '../core/reply.js';
@@ -15,7 +16,7 @@ import type { DetectorOptions, Finding } from './types.js';
 
 export interface DigestConfig {
   name: string;
-  platform: 'slack' | 'discord' | 'console';
+  platform: ChatPlatform;
   channel: string;
   cron: string;
   timezone: string;

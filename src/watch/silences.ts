@@ -4,6 +4,7 @@
 // replicas) and the service the command uses, with its rules: an admin may silence anything; anyone else
 // only a host or GPU where a process of theirs (their unix user, through the owners' map) was sampled in
 // the watch's last round; a silence is cancelled by an admin or by whoever set it.
+import { isServerPlatform } from '../core/platform.js';
 import type { OwnersService } from '../owners/directory.js';
 import { isProcessSample, type Sample } from './types.js';
 
@@ -98,7 +99,7 @@ export class Silences {
   /** Is this asker the owner of a process on this host (GPU), by the owners' map? */
   private owns(a: Asker, host: string, gpu: number | null): boolean {
     const owners = this.owners();
-    if (!owners || (a.platform !== 'slack' && a.platform !== 'discord')) return false;
+    if (!owners || !isServerPlatform(a.platform)) return false;
     const platform = a.platform;
     return this.holders.users(host, gpu).some((u) => owners.lookup(host, u)?.[platform] === a.userId);
   }
