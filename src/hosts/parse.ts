@@ -205,7 +205,15 @@ export interface ContainerRef {
   runtime: string | null;
   /** The 64-hex container id. */
   id: string;
+  /** The Kubernetes pod's UID where the path is a kubelet's (kubepods): `kubectl get pods -A -o wide` names it. */
+  podUid?: string;
 }
+
+/**
+ * The pod UID in a kubelet's cgroup path: `kubepods-burstable-pod<uid, _ for ->.slice` (systemd driver) or
+ * `/kubepods/burstable/pod<uid>/` (cgroupfs driver); a static pod's UID is 32 hex digits without dashes.
+ */
+const POD_UID = /[/-]pod([0-9a-f]{8}[-_][0-9a-f]{4}[-_][0-9a-f]{4}[-_][0-9a-f]{4}[-_][0-9a-f]{12}|[0-9a-f]{32})(?:\.slice)?(?:\/|$)/;
 
 const RUNTIMES: [RegExp, string][] = [
   [/(?:^|[/:-])docker[-/]/, 'docker'],
@@ -224,7 +232,8 @@ export function parseCgroups(text: string): Map<number, ContainerRef> {
     const id = /(?:^|[^0-9a-f])([0-9a-f]{64})(?![0-9a-f])/.exec(path)?.[1];
     if (!id) continue;
     const runtime = RUNTIMES.find(([re]) => re.test(path))?.[1] ?? (/kubepods/.test(path) ? 'kubernetes' : null);
-    out.set(Number(m[1]), { runtime, id });
+    const pod = /kubepods/.test(path) ? POD_UID.exec(path)?.[1].replace(/_/g, '-') : undefined;
+    out.set(Number(m[1]), { runtime, id, ...(pod ? { podUid: pod } : {}) });
   }
   return out;
 }
@@ -234,8 +243,9 @@ export function hidesPids(s: Section | undefined): boolean {
   return !!s && /hidepid=(2|invisible|4|ptraceable)\b/.test(s.out);
 }
 
-/** How a process's container reads in front of its command: `[docker 3f2a9c1b2d4e]`. */
-export const containerLabel = (c: ContainerRef) => `[${c.runtime ? `${c.runtime} ` : 'container '}${c.id.slice(0, 12)}]`;
+/** How a process's container reads in front of its command: `[docker 3f2a9c1b2d4e]`, `[cri-o 5eed91756358 · pod a5c1f8d5]`. */
+export const containerLabel = (c: ContainerRef) =>
+  `[${c.runtime ? `${c.runtime} ` : 'container '}${c.id.slice(0, 12)}${c.podUid ? ` · pod ${c.podUid.slice(0, 8)}` : ''}]`;
 
 /**
  * Fills owner, command line and start time from ps; a pid ps does not show stays with user null. With the
