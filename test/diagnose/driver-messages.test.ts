@@ -21,6 +21,8 @@ describe('GPU architecture not in the PyTorch build', () => {
       expect(d.rule).toBe('cuda-arch-unsupported');
       expect(d.category).toBe('driver_or_smi');
       expect(d.fixes[0].summary).toMatch(/get_arch_list/);
+      // The lever named plainly, as a user acts on it: a newer PyTorch build, not a memory or driver setting.
+      expect(d.fixes[0].summary).toMatch(/^Upgrade PyTorch to a build compiled for this GPU/);
       expect(d.fixes.every((x) => Object.keys(x.changes).length === 0)).toBe(true);
     });
   }
