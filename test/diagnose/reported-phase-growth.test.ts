@@ -148,6 +148,21 @@ describe('growing memory: the leak fix needs to be shown, else the experiment th
     expect(d.fixes[0].changes.batch).toBeUndefined();
   });
 
+  it.each([
+    'The memory used by the model is increasing after every iteration, then CUDA out of memory.',
+    'GPU memory grows with each epoch and the run dies with an OOM',
+    '每个epoch显存都在增加，最后OOM',
+  ])('a climb told per step or epoch is growth (%s)', async (text) => {
+    const d = await first(`${text}\n`);
+    expect(d.category).toBe('growing_memory_leak');
+    expect(d.rule).toBe('gpu-memory-growth-reported');
+  });
+
+  it('the same words about host RAM are not a GPU growth', async () => {
+    const d = await first('The RAM usage is increasing after every epoch until the process is killed\n');
+    expect(d.rule).not.toBe('gpu-memory-growth-reported');
+  });
+
   it('reported growth with a loss tensor added to a total in the paste: release it first', async () => {
     const d = await first('GPU memory keeps increasing with every iteration until CUDA out of memory.\n    for x, y in loader:\n        total_loss += loss\n');
     expect(d.fixes[0].summary).toMatch(/loss\.item\(\)/);
