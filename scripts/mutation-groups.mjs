@@ -9,15 +9,14 @@
 // Left out on purpose:
 // - files that run bin/gpu-doctor as a child process (malformed-readings, out-of-range, fixes-cli,
 //   dev-eval, ...): a child process never sees Stryker's active mutant;
-// - test/diagnose/tool-cli.test.ts: it diagnoses every fixture log (seconds a run) and so reached every
-//   fix mutant, each then waiting past Stryker's timeout on a loaded machine; the command-line and
-//   arithmetic tests state the same rules on one command each;
 // - test/watch/summary.test.ts and chart.test.ts (about 33 s and 15 s a run): they call the detector
 //   over whole stored traces, which detector.test.ts, detector-findings.test.ts and eval.test.ts do in
 //   a second; test/watch/store.test.ts computes findings in a worker thread, which never sees the active
 //   mutant either;
 // - test/watch/detector.test.ts's speed test (a 15 ms bound) skips itself under Stryker: on a loaded
 //   machine it failed the initial run, which stops the whole run.
+// test/diagnose/tool-cli.test.ts stays in the command-line group: its resumed-run and parser-flag cases are
+// the only in-process tests of those branches, although its every-fixture test makes each surviving mutant slow.
 export const mutationGroups = {
   arithmetic: {
     mutate: ['src/diagnose/fixes/arithmetic.ts'],
@@ -25,13 +24,14 @@ export const mutationGroups = {
   },
   'command-line': {
     mutate: ['src/diagnose/fixes/command-line.ts'],
-    tests: ['test/diagnose/command-line.test.ts', 'test/diagnose/fixes.test.ts'],
+    tests: ['test/diagnose/command-line.test.ts', 'test/diagnose/fixes.test.ts', 'test/diagnose/tool-cli.test.ts'],
   },
   free: {
     mutate: ['src/readings/free.ts'],
     tests: [
       'test/readings/free-layouts.test.ts',
       'test/readings/free-out-of-range.test.ts',
+      'test/readings/free-mem-row.test.ts',
       'test/readings/csv-tables.test.ts',
       'test/readings/parsers.test.ts',
       'test/readings/fixtures.test.ts',
