@@ -3,7 +3,7 @@
 import { z } from 'zod';
 import { defineCommand } from '../src/core/command.js';
 import { t, type MessageKey } from '../src/core/i18n.js';
-import { displayWidth, wrap } from '../src/core/text-width.js';
+import { wrap } from '../src/core/text-width.js';
 import { allCommands } from './index.js';
 
 const HELP_WIDTH = 100;
