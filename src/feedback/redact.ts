@@ -34,12 +34,21 @@ const FORMULA = new RE2(String.raw`^[A-Za-z_][A-Za-z0-9_]{0,60}(?:[/*]\d{1,6}){1
 const SMALL_NUMBER = new RE2(String.raw`^["']?\d{1,6}(?:\.\d{1,6})?["']?$`);
 const PASSWORD_KEY = new RE2(String.raw`pass|pwd|secret|credential|auth`, 'i');
 
+/** A character of a file or key name (the key's own prefix runs over these). */
+const NAME_CHAR = /^[A-Za-z0-9_.-]$/;
+
 /** A keyword rule's replacement: the key and separator kept, the value replaced unless it is no secret. */
 function keywordReplacer(to: string): Replacer {
-  return (match, key, sep, value) => {
+  return (match, key, sep, value, offset, whole) => {
     const k = String(key);
     const v = String(value);
     if (NOT_A_SECRET.test(v) || SPECIAL_TOKEN_KEY.test(k) || FORMULA.test(v) || (SMALL_NUMBER.test(v) && !PASSWORD_KEY.test(k))) return match;
+    // A name that is the last part of a path is a file's name, not a key (`-v /etc/passwd:/etc/passwd:ro`, `~/.token:`).
+    if (typeof offset === 'number' && typeof whole === 'string') {
+      let start = offset;
+      while (start > 0 && start > offset - 64 && NAME_CHAR.test(whole[start - 1])) start--;
+      if (start > 0 && (whole[start - 1] === '/' || whole[start - 1] === '\\')) return match;
+    }
     // A quoted value keeps its quotes (the line stays valid JSON or YAML).
     const quote = v[0] === '"' || v[0] === "'" ? v[0] : '';
     return to.replace('$1', k).replace('$2', String(sep) + quote) + quote;

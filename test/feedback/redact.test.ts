@@ -22,6 +22,9 @@ const ORDINARY = [
   'Segmentation fault (core dumped) at address 0x0000000000000000',
   '  File "/usr/lib/python3.10/site-packages/torch/nn/modules/module.py", line 1518, in _wrapped_call_impl',
   'Using pad_token, but it is not set yet.',
+  // A file named like a key is a path, not an assignment (docker's host:container mounts, Windows paths).
+  'docker run --gpus all -v /etc/passwd:/etc/passwd:ro -v /etc/group:/etc/group:ro -v /home/me/.token:/root/.token img',
+  'cp C:\\Users\\me\\secret: not found',
   'Setting `pad_token_id` to `eos_token_id`:2 for open-end generation.',
   "tokenizer: LlamaTokenizerFast(name_or_path='meta-llama/Llama-2-7b-hf', vocab_size=32000, pad_token='<pad>', eos_token='</s>', bos_token: '<s>', unk_token='<unk>')",
   "special_tokens_map: {'cls_token': '[CLS]', 'mask_token': '[MASK]', 'sep_token': '[SEP]'}",
