@@ -9,6 +9,13 @@ const WAITING_RULES = new Set(['nccl-collective-timeout', 'nccl-lost-rank']);
 /** Failures a rank raises on its own that make the others wait. */
 const FIRST_FAILURES = new Set<Category>(['cuda_oom', 'fragmentation', 'replica_oom', 'host_oom_killed', 'cudnn_cublas_alloc']);
 
+/**
+ * A rank that dies takes the others down within a few screens of output (its traceback, the launcher's
+ * report, the waiting ranks' timeouts); a log that goes on this many lines after the exception shows the
+ * run survived it (a retried or skipped batch), so the later report is the failure to fix.
+ */
+const SURVIVED_AFTER_LINES = 150;
+
 interface Ranked {
   rule: string;
   category: Category;
@@ -21,7 +28,13 @@ interface Ranked {
 export function orderFirstFailure<T extends Ranked>(diagnoses: T[]): T[] {
   const top = diagnoses[0];
   if (!top || !WAITING_RULES.has(top.rule)) return diagnoses;
-  const first = diagnoses.find((d) => FIRST_FAILURES.has(d.category) && d.firstExceptionLine !== undefined && d.firstExceptionLine < top.firstLine);
+  const first = diagnoses.find(
+    (d) =>
+      FIRST_FAILURES.has(d.category) &&
+      d.firstExceptionLine !== undefined &&
+      d.firstExceptionLine < top.firstLine &&
+      top.firstLine - d.firstExceptionLine <= SURVIVED_AFTER_LINES,
+  );
   if (!first) return diagnoses;
   return [first, ...diagnoses.filter((d) => d !== first)];
 }

@@ -103,6 +103,11 @@ describe('first-failure.ts: a rank failed first, the others waited', () => {
     expect(orderFirstFailure([timeout, after])[0]).toBe(timeout);
     expect(orderFirstFailure([timeout, prose])[0]).toBe(timeout);
   });
+  it('an OOM the run went on past (many lines of progress before the timeout) was survived: the timeout is the failure', () => {
+    const survived = { rule: 'cuda-oom', category: 'cuda_oom' as const, firstLine: 10, firstExceptionLine: 10 };
+    const late = { rule: 'nccl-collective-timeout', category: 'nccl_or_distributed' as const, firstLine: 400 };
+    expect(orderFirstFailure([late, survived])[0]).toBe(late);
+  });
   it('a setup error is its own cause, not a waiting rank', () => {
     const setup = { rule: 'nccl-setup-error', category: 'nccl_or_distributed' as const, firstLine: 40 };
     const oom = { rule: 'cuda-oom', category: 'cuda_oom' as const, firstLine: 10, firstExceptionLine: 10 };
