@@ -23,7 +23,7 @@ describe('the H200-style classes pasted into the console chat', () => {
     ['eval accumulation (Trainer gathering predictions)', 'hf-17089-eval-nested-concat.log', /\[cuda_oom\]/, /eval_accumulation_steps/],
     ['fp32 load of a 70B model', 'h200-classes/fp32-load-70b.log', /\[cuda_oom\]/, /28672 × 8192 × 4 bytes.*fp32/],
     ['ranks on one GPU', 'megatron-661-duplicate-gpu.log', /\[nccl_or_distributed\]/, /set_device\(int\(os\.environ\["LOCAL_RANK"\]\)\)/],
-    ['container shm', 'h200-classes/container-shm.log', /\[shm_exhausted\]/, /--shm-size=8g or --ipc=host/],
+    ['container shm', 'h200-classes/container-shm.log', /\[shm_exhausted\]/, /--ipc=host or --shm-size=8g|--shm-size=8g or --ipc=host/],
     ['another process holding the card', 'h200-classes/another-process.log', /\[cuda_oom\]/, /Another process holds GPU memory.*2210411/],
     [
       'an absurd attention matrix',
