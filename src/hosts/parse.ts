@@ -10,6 +10,7 @@ import { parseSmiList } from '../readings/nvidia-smi-list.js';
 import { parseSmiTable } from '../readings/nvidia-smi-table.js';
 import { parseRocmSmiGpus, parseRocmSmiPids } from '../readings/rocm-smi.js';
 import type { PsRow } from '../readings/ps.js';
+import type { GpuReading } from '../readings/types.js';
 import { SECTION_MARK } from './remote-commands.js';
 
 export interface Section {
@@ -109,6 +110,18 @@ export interface ParsedStatus {
   warning?: string;
 }
 
+/** The fields every GPU reading gives status, whichever tool read it (nvidia-smi's CSV, rocm-smi). */
+const statusGpu = (g: GpuReading): GpuStatus => ({
+  index: g.index,
+  uuid: g.uuid,
+  name: g.name,
+  memoryUsedMiB: g.memoryUsedMiB,
+  memoryTotalMiB: g.memoryTotalMiB,
+  utilizationPct: g.utilizationPct,
+  temperatureC: g.temperatureC,
+  error: g.error,
+});
+
 /** An AMD host's reading (rocm-smi's sections, where nvidia-smi is absent), or null where rocm-smi gave none. */
 function parseRocmSections(sections: Sections): ParsedStatus | null {
   if (sections.rocm?.code !== 0) return null;
@@ -117,16 +130,7 @@ function parseRocmSections(sections: Sections): ParsedStatus | null {
   const pids = sections.rocmpids;
   const processes = pids?.code === 0 ? parseRocmSmiPids(pids.out, gpus.length) : [];
   return {
-    gpus: gpus.map((g) => ({
-      index: g.index,
-      uuid: g.uuid,
-      name: g.name,
-      memoryUsedMiB: g.memoryUsedMiB,
-      memoryTotalMiB: g.memoryTotalMiB,
-      utilizationPct: g.utilizationPct,
-      temperatureC: g.temperatureC,
-      error: g.error,
-    })),
+    gpus: gpus.map(statusGpu),
     processes: processes.map((p) => ({ gpuIndex: p.gpuIndex, pid: p.pid, user: null, memoryMiB: p.memoryMiB, command: null, processName: p.name })),
     ...(pids?.code === 0 ? {} : { warning: `processes unavailable: rocm-smi --showpids failed (exit ${pids?.code ?? '?'})` }),
   };
@@ -163,14 +167,7 @@ export function parseStatusSections(sections: Sections): ParsedStatus | { error:
   const health = sections.health?.code === 0 ? parseSmiHealth(sections.health.out) : new Map<number, GpuHealth>();
   return {
     gpus: gpus.map((g) => ({
-      index: g.index,
-      uuid: g.uuid,
-      name: g.name,
-      memoryUsedMiB: g.memoryUsedMiB,
-      memoryTotalMiB: g.memoryTotalMiB,
-      utilizationPct: g.utilizationPct,
-      temperatureC: g.temperatureC,
-      error: g.error,
+      ...statusGpu(g),
       ...(health.has(g.index) ? { health: health.get(g.index) } : {}),
       ...(mig?.byGpu.has(g.index) ? { mig: mig.byGpu.get(g.index) } : {}),
     })),
