@@ -196,7 +196,7 @@ describe('idle and host RAM', () => {
   });
 });
 
-describe('streaming and speed', () => {
+describe('streaming, and a slow leak over a day', () => {
   it('the streaming detector gives the same findings as the batch call, and orders worst first', () => {
     const samples = trace(10, (r) => [
       job(r, { baseMiB: 30000, leak: { slopeMiBPerHour: 200, startMs: T0 + H, blockMiB: 20 } }),
@@ -210,18 +210,14 @@ describe('streaming and speed', () => {
     expect(streamed.map((f) => `${f.kind}@${f.gpu}`)).toEqual(['leak@0', 'leak@1', 'idle_held@2']);
   });
 
-  // A time on a loaded machine, not a behaviour: mutation runs (nice 10 on shared cores) leave it out, as
-  // its 15 ms bound failed their initial run (30-34 ms) and stopped them.
-  it.skipIf(process.env.STRYKER_MUTATOR_WORKER)('a 1440-sample series is analysed in about a millisecond', () => {
+  // How fast this runs is `npm run bench:detector` (a ratio to a linear pass over the same samples), not a test.
+  it('a slow leak (20 MiB/h) under an hourly validation sawtooth is found over a 1440-sample day, from its onset', () => {
     const samples = trace(24, (r) => [job(r, { baseMiB: 30000, validation: saw, leak: { slopeMiBPerHour: 20, startMs: T0 + 3 * H, blockMiB: 2 } })]);
     expect(samples.length).toBeGreaterThan(1400);
-    for (let i = 0; i < 20; i++) detectLeaks(samples); // warm up the JIT
-    const runs = 100;
-    const t0 = performance.now();
-    for (let i = 0; i < runs; i++) detectLeaks(samples);
-    const ms = (performance.now() - t0) / runs;
-    console.log(`detectLeaks over one 1440-sample series: ${ms.toFixed(3)} ms`);
-    expect(ms).toBeLessThan(15); // generous: ~0.5-1 ms unloaded, shared CI machines are noisy
+    const findings = detectLeaks(samples);
+    expect(findings.map((f) => `${f.kind}@${f.gpu}:${f.pid}`)).toEqual(['leak@0:4242']);
+    expect(Math.abs(findings[0].slopeMiBPerHour - 20)).toBeLessThan(5);
+    expect(Math.abs(Date.parse(findings[0].since!) - (T0 + 3 * H))).toBeLessThanOrEqual(H);
   });
 });
 
