@@ -102,13 +102,17 @@ const migColumns = (loc: Locale | undefined) => [
   t(loc, 'status.col.memory'),
 ];
 
+/** A memory cell: bar and used/total MiB, or `n/a` where the source gives neither (a MIG instance dcgm-exporter names without memory). */
+const memoryCell = (used: number | null, total: number | null) =>
+  `${bar(used, total)} ${used === null && total === null ? 'n/a' : `${fmt(used)}/${fmt(total)} MiB`}`;
+
 const migCells = (gpuIndex: number, m: MigInstanceStatus) => [
   String(gpuIndex),
   fmt(m.gi),
   fmt(m.ci),
   fmt(m.device),
   m.profile ?? 'n/a',
-  `${bar(m.memoryUsedMiB, m.memoryTotalMiB)} ${fmt(m.memoryUsedMiB)}/${fmt(m.memoryTotalMiB)} MiB`,
+  memoryCell(m.memoryUsedMiB, m.memoryTotalMiB),
 ];
 
 /** The pids on one MIG instance (its GPU, GPU instance and compute instance), `—` for none. */
@@ -130,7 +134,7 @@ export function statusReply(results: HostStatusResult[], owners?: Pick<OwnersSer
     const rows = r.gpus.map((g) => [
       String(g.index),
       g.name ?? '?',
-      `${bar(g.memoryUsedMiB, g.memoryTotalMiB)} ${fmt(g.memoryUsedMiB)}/${fmt(g.memoryTotalMiB)} MiB`,
+      memoryCell(g.memoryUsedMiB, g.memoryTotalMiB),
       fmt(g.utilizationPct, '%'),
       fmt(g.temperatureC, '°C'),
       ...(withHealth ? [powerCell(g.health), fmt(g.health?.eccUncorrectedVolatile), clocksCell(g.health, loc)] : []),

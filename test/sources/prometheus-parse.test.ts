@@ -85,8 +85,10 @@ describe('dcgm-exporter (NVIDIA docs sample, A100)', () => {
       lastXid: 79,
     });
     expect(healthFindings(g.health)).toEqual(['remap_pending', 'ecc_uncorrected', 'xid']);
-    // A MIG instance's series, and a GPU without any health series: no health.
-    expect(gpusOf([{ metric: { __name__: 'DCGM_FI_DEV_XID_ERRORS', ...labels, GPU_I_ID: '1' }, v: 79 }]).gpus).toEqual([]);
+    // A MIG instance's series (its GPU is known by the instance, issue 25), and a GPU without any health series: no health.
+    const [byInstance] = gpusOf([{ metric: { __name__: 'DCGM_FI_DEV_XID_ERRORS', ...labels, GPU_I_ID: '1' }, v: 79 }]).gpus;
+    expect(byInstance.health).toBeUndefined();
+    expect(byInstance.mig?.map((m) => m.gi)).toEqual([1]);
     expect(gpusOf([{ metric: { __name__: 'DCGM_FI_DEV_FB_USED', ...labels }, v: 1 }]).gpus[0].health).toBeUndefined();
     expect(healthOf(new Map([['POWER_USAGE', -1]]))?.powerDrawW).toBeNull();
   });

@@ -231,12 +231,15 @@ export class PrometheusGroup {
     // The API's warnings (partial data from a federated or remote-read source) come with the figures, as in status.
     const apiWarnings = [...new Set(s.node.value.warnings)];
     const warnings = [skipped, apiWarnings.length ? t('en', 'reason.prom.partial', { list: apiWarnings.join('; ') }) : undefined].filter(Boolean);
+    // MIG instances' memory, as the SSH path's `mem` lists them, from the same snapshot's GPU series.
+    const mig = s.gpu.ok ? gpusOf(s.of('gpu', name)).gpus.flatMap((g) => (g.mig?.length ? [{ gpuIndex: g.index, instances: g.mig }] : [])) : [];
     return {
       name,
       ok: true,
       elapsedMs,
       memory,
       ...(warnings.length ? { warning: warnings.join('; ') } : {}),
+      ...(mig.length ? { mig } : {}),
     };
   }
 

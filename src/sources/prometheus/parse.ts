@@ -11,7 +11,7 @@
 // (the default), equals the host's `match` (its name unless set). dcgm-exporter's own `Hostname` label
 // (`hostname` in newer releases) works as gpu_label too: both spellings are read.
 import { t } from '../../core/i18n.js';
-import type { GpuHealthStatus, GpuProcessStatus, GpuStatus, HostMemory } from '../../core/services.js';
+import type { GpuHealthStatus, GpuProcessStatus, GpuStatus, HostMemory, MigInstanceStatus } from '../../core/services.js';
 import type { GpuSample, HostRamSample, ProcessSample, Sample } from '../../watch/types.js';
 
 /** Prometheus refuses a range query with more than this many points per series. */
@@ -309,6 +309,36 @@ const emptyAcc = (): GpuAcc => ({
   health: new Map(),
 });
 
+/** One MIG GPU instance of a GPU as dcgm-exporter labels its series (GPU_I_ID, GPU_I_PROFILE), memory in MiB. */
+interface MigAcc {
+  gi: number | null;
+  profile: string | null;
+  used: number | null;
+  free: number | null;
+  reserved: number | null;
+  total: number | null;
+}
+
+/** GPU instances per GPU a host's answer may list (a GPU has at most 7; more is not an exporter's answer). */
+const MAX_MIG_PER_GPU = 16;
+/** A GPU instance id as dcgm-exporter prints it (NVML's ids are small integers). */
+const MIG_GI_ID = /^\d{1,4}$/;
+/** A MIG profile name (1g.10gb, 1c.3g.71gb, 1g.12gb+me, 7g.79gb); DCGM's blank `<<<NULL>>>` and anything else is no profile. */
+const MIG_PROFILE = /^[0-9A-Za-z][0-9A-Za-z.+_-]{0,39}$/;
+
+const migOf = (m: MigAcc): MigInstanceStatus => {
+  // As for whole GPUs: FB_TOTAL where exported, else used + free (+ reserved).
+  const total = m.total ?? (m.used !== null && m.free !== null ? m.used + m.free + (m.reserved ?? 0) : null);
+  return {
+    gi: m.gi,
+    ci: null,
+    device: null,
+    profile: m.profile,
+    memoryUsedMiB: m.used === null ? null : Math.round(m.used),
+    memoryTotalMiB: total === null ? null : Math.round(total),
+  };
+};
+
 const HEALTH_FIELDS = new Set([
   'POWER_USAGE',
   'POWER_MGMT_LIMIT',
@@ -345,9 +375,11 @@ export function healthOf(fields: ReadonlyMap<string, number | null>): GpuHealthS
 
 /**
  * The GPU series of ONE host at one instant (values: metric labels -> number) as GPUs and processes.
- * dcgm-exporter reports MiB per `gpu` (index) with UUID and modelName; its MIG instance series
- * (GPU_I_ID) are left out of the whole-GPU figures. nvidia_gpu_exporter reports bytes per `uuid`, its
- * index and name in nvidia_smi_gpu_info, processes in nvidia_smi_compute_app_used_memory_bytes.
+ * dcgm-exporter reports MiB per `gpu` (index) with UUID and modelName; its MIG instance series (GPU_I_ID,
+ * GPU_I_PROFILE, the parent's gpu and UUID) are the GPU's `mig` list, never its whole-GPU figures. Where MIG is
+ * on, an exporter may report the instances only (NVIDIA/dcgm-exporter#317): the GPU is then known by its
+ * instances, with no whole-GPU memory. nvidia_gpu_exporter reports bytes per `uuid`, its index and name in
+ * nvidia_smi_gpu_info, processes in nvidia_smi_compute_app_used_memory_bytes.
  */
 export function gpusOf(series: readonly { metric: Record<string, string>; v: number | null }[]): HostGpuReading {
   const dcgm = new Map<string, GpuAcc>();
@@ -355,10 +387,10 @@ export function gpusOf(series: readonly { metric: Record<string, string>; v: num
   const procs: { uuid: string; pid: number; mib: number | null; name: string | null }[] = [];
   let perProcess = false;
   const podsByKey = new Map<string, Map<string, Omit<PodHolder, 'gpu'>>>();
+  const migByKey = new Map<string, Map<string, MigAcc>>();
   for (const { metric: m, v } of series) {
     const n = nameOf(m);
     if (n.startsWith('DCGM_FI_DEV_')) {
-      if (m.GPU_I_ID !== undefined) continue; // a MIG instance: the whole GPU has its own series
       const key = m.gpu ?? m.UUID ?? '';
       let g = dcgm.get(key);
       if (!g) dcgm.set(key, (g = emptyAcc()));
@@ -372,6 +404,30 @@ export function gpusOf(series: readonly { metric: Record<string, string>; v: num
         held.set(`${pod.namespace}/${pod.pod}/${pod.container}`, pod);
       }
       const field = n.slice('DCGM_FI_DEV_'.length);
+      if (m.GPU_I_ID !== undefined) {
+        // A MIG instance: its memory is the instance's, never the whole GPU's (nor its health).
+        let instances = migByKey.get(key);
+        if (!instances) migByKey.set(key, (instances = new Map<string, MigAcc>()));
+        let mi = instances.get(m.GPU_I_ID);
+        if (!mi && instances.size >= MAX_MIG_PER_GPU) continue;
+        if (!mi) {
+          const profile = m.GPU_I_PROFILE ?? '';
+          mi = {
+            gi: MIG_GI_ID.test(m.GPU_I_ID) ? Number(m.GPU_I_ID) : null,
+            profile: MIG_PROFILE.test(profile) ? profile : null,
+            used: null,
+            free: null,
+            reserved: null,
+            total: null,
+          };
+          instances.set(m.GPU_I_ID, mi);
+        }
+        if (field === 'FB_USED') mi.used = v;
+        else if (field === 'FB_FREE') mi.free = v;
+        else if (field === 'FB_RESERVED') mi.reserved = v;
+        else if (field === 'FB_TOTAL') mi.total = v;
+        continue;
+      }
       if (field === 'FB_USED') g.used = v;
       else if (field === 'FB_FREE') g.free = v;
       else if (field === 'FB_RESERVED') g.reserved = v;
@@ -416,9 +472,15 @@ export function gpusOf(series: readonly { metric: Record<string, string>; v: num
   pods.sort((a, b) => a.gpu - b.gpu || `${a.namespace}/${a.pod}`.localeCompare(`${b.namespace}/${b.pod}`));
   // Health comes from dcgm-exporter only; where nvidia_gpu_exporter gives the figures, it joins by UUID.
   const healthByUuid = new Map([...dcgm.values()].filter((g) => g.uuid).map((g) => [g.uuid!, healthOf(g.health)]));
+  // MIG instances come from dcgm-exporter only; where nvidia_gpu_exporter gives the figures, they join by UUID as health does.
+  const migOfKey = (key: string): MigInstanceStatus[] =>
+    [...(migByKey.get(key)?.values() ?? [])].map(migOf).sort((a, b) => (a.gi ?? Infinity) - (b.gi ?? Infinity));
+  const migByUuid = new Map([...dcgm.entries()].filter(([, g]) => g.uuid).map(([key, g]) => [g.uuid!, migOfKey(key)]));
+  const keyOfAcc = new Map([...dcgm.entries()].map(([key, g]) => [g, key]));
   const gpus: GpuStatus[] = accs
     .map((g, i) => {
       const health = useNv ? (g.uuid ? healthByUuid.get(g.uuid) : undefined) : healthOf(g.health);
+      const mig = useNv ? (g.uuid ? (migByUuid.get(g.uuid) ?? []) : []) : migOfKey(keyOfAcc.get(g) ?? '');
       // nvidia-smi's memory.total is used + free + reserved (drivers >= 510); dcgm-exporter has no total by default.
       const total = g.total ?? (g.used !== null && g.free !== null ? g.used + g.free + (g.reserved ?? 0) : null);
       return {
@@ -431,6 +493,7 @@ export function gpusOf(series: readonly { metric: Record<string, string>; v: num
         temperatureC: g.temp === null ? null : Math.round(g.temp),
         error: null,
         ...(health ? { health } : {}),
+        ...(mig.length ? { mig } : {}),
       };
     })
     .sort((a, b) => a.index - b.index);
