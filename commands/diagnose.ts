@@ -52,7 +52,9 @@ function logOf(text: string, files: Buffer[]): LogInput {
   const decoded = files.map((f) => decodeLog(f));
   const parts = [...(/\S/.test(text) ? [text] : []), ...decoded.map((d) => d.text)];
   const joined = decodeText(parts.join('\n'));
-  return { ...joined, notes: [...new Set([...decoded.flatMap((d) => d.notes), ...joined.notes])] };
+  // The same note once (each file and the joined text may say the log is not UTF-8).
+  const notes = new Map([...decoded.flatMap((d) => d.notes), ...joined.notes].map((n) => [JSON.stringify(n), n]));
+  return { ...joined, notes: [...notes.values()] };
 }
 
 async function addLiveReading(

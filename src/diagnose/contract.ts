@@ -1,5 +1,6 @@
 // The JSON shape `gpu-doctor diagnose --json` prints (see README): best diagnosis first.
 import type { DiagnoseResult } from './diagnose.js';
+import { english } from '../core/message.js';
 import type { LogInput } from './input.js';
 
 export function toJsonContract(result: DiagnoseResult, input?: LogInput) {
@@ -37,9 +38,10 @@ export function toJsonContract(result: DiagnoseResult, input?: LogInput) {
             swapTotalBytes: r.hostMemory.swapTotalBytes,
           }
         : null,
-      ...(r.notes?.length ? { notes: r.notes } : {}),
+      // Notes in English: the JSON is read by scripts and operators (the README's contract).
+      ...(r.notes?.length ? { notes: r.notes.map(english) } : {}),
     },
     ...(result.notMemory ? { notMemory: { exception: result.notMemory.type, message: result.notMemory.message } } : {}),
-    ...(input ? { input: { bytesTotal: input.bytesTotal, bytesRead: input.bytesRead, notes: input.notes } } : {}),
+    ...(input ? { input: { bytesTotal: input.bytesTotal, bytesRead: input.bytesRead, notes: input.notes.map(english) } } : {}),
   };
 }

@@ -2,7 +2,7 @@
 // its tail (the last error is what matters), binary data and invalid UTF-8 are named, not crashed on.
 import { createReadStream } from 'node:fs';
 import type { Readable } from 'node:stream';
-import { t } from '../core/i18n.js';
+import { message, type Message } from '../core/message.js';
 
 export const MAX_LOG_BYTES = 16 * 1024 * 1024;
 
@@ -10,21 +10,22 @@ export interface LogInput {
   text: string;
   bytesTotal: number;
   bytesRead: number;
-  notes: string[];
+  /** What reading the log did to it (cut, binary, not UTF-8), rendered where it is shown. */
+  notes: Message[];
   binary: boolean;
 }
 
 const MB = (n: number) => `${(n / 1024 / 1024).toFixed(n < 10 * 1024 * 1024 ? 1 : 0)} MB`;
 
 export function decodeLog(buf: Buffer, bytesTotal = buf.length, maxBytes = MAX_LOG_BYTES): LogInput {
-  const notes: string[] = [];
+  const notes: Message[] = [];
   let bytes = buf;
   if (bytes.length > maxBytes) bytes = bytes.subarray(bytes.length - maxBytes);
   // Start the tail at a line boundary so the first line is not half a line.
   if (bytesTotal > bytes.length) {
     const nl = bytes.indexOf(10);
     if (nl !== -1 && nl < 64 * 1024) bytes = bytes.subarray(nl + 1);
-    notes.push(t('en', 'note.log.cut', { total: MB(bytesTotal), read: MB(bytes.length) }));
+    notes.push(message('note.log.cut', { total: MB(bytesTotal), read: MB(bytes.length) }));
   }
   // Binary data: NUL bytes or many control bytes in the first 64 KB.
   const sample = bytes.subarray(0, 65536);
@@ -35,9 +36,9 @@ export function decodeLog(buf: Buffer, bytesTotal = buf.length, maxBytes = MAX_L
     else if (b < 9 || (b > 13 && b < 27) || (b > 27 && b < 32)) control++;
   }
   const binary = sample.length > 0 && (nul > 0 || control / sample.length > 0.1);
-  if (binary) notes.push(t('en', 'note.log.binary'));
+  if (binary) notes.push(message('note.log.binary'));
   const text = new TextDecoder('utf-8', { fatal: false }).decode(bytes);
-  if (text.includes('\uFFFD') && !binary) notes.push(t('en', 'note.log.utf8'));
+  if (text.includes('\uFFFD') && !binary) notes.push(message('note.log.utf8'));
   return { text: binary ? text.replace(/\0/g, '') : text, bytesTotal, bytesRead: bytes.length, notes, binary };
 }
 
@@ -49,7 +50,7 @@ export function decodeText(text: string, maxBytes = MAX_LOG_BYTES): LogInput {
   // No text is over maxBytes of UTF-8 unless it is over maxBytes / 3 characters (a UTF-16 unit is at most 3 bytes).
   const bytes = text.length * 3 > maxBytes ? Buffer.byteLength(text, 'utf8') : -1;
   if (bytes > maxBytes) return decodeLog(Buffer.from(text, 'utf8'), bytes, maxBytes);
-  const notes: string[] = [];
+  const notes: Message[] = [];
   // Binary data as decodeLog sees it: NUL or many control characters in the first 64 K.
   const sample = text.slice(0, 65536);
   let control = 0;
@@ -60,8 +61,8 @@ export function decodeText(text: string, maxBytes = MAX_LOG_BYTES): LogInput {
     else if (c < 9 || (c > 13 && c < 27) || (c > 27 && c < 32)) control++;
   }
   const binary = sample.length > 0 && (nul > 0 || control / sample.length > 0.1);
-  if (binary) notes.push(t('en', 'note.log.binary'));
-  if (text.includes('\uFFFD') && !binary) notes.push(t('en', 'note.log.utf8'));
+  if (binary) notes.push(message('note.log.binary'));
+  if (text.includes('\uFFFD') && !binary) notes.push(message('note.log.utf8'));
   const size = bytes >= 0 ? bytes : Buffer.byteLength(text, 'utf8');
   return { text: binary ? text.replace(/\0/g, '') : text, bytesTotal: size, bytesRead: size, notes, binary };
 }

@@ -1,5 +1,6 @@
 // Turns a diagnosis into the platform-neutral Reply (used by /gpu diagnose, pasted logs and the CLI).
-import { localize, t, type Locale, type MessageKey } from '../core/i18n.js';
+import { t, type Locale, type MessageKey } from '../core/i18n.js';
+import { render } from '../core/message.js';
 import type { Reply, ReplySection } from '../core/reply.js';
 import type { DiagnoseResult } from './diagnose.js';
 import type { LogInput } from './input.js';
@@ -49,8 +50,8 @@ const HOLDER_NAMES: Record<string, MessageKey> = {
 };
 
 export function diagnosisReply(result: DiagnoseResult, input?: Pick<LogInput, 'notes'>, loc?: Locale): Reply {
-  // Notes are made in English (note.*) before the language is known; shown in the reply's.
-  const notes = [...(input?.notes ?? []), ...(result.readings.notes ?? [])].map((n) => localize(loc, n));
+  // Notes are made as keys and values (note.*) before the language is known; rendered in the reply's.
+  const notes = [...(input?.notes ?? []), ...(result.readings.notes ?? [])].map((n) => render(loc, n));
   const [best, ...others] = result.diagnoses;
   if (!best && result.notMemory) {
     const { type, message } = result.notMemory;

@@ -9,6 +9,7 @@ import type { HostMemoryReading } from './types.js';
 import { tokens, toCleanLines } from './lines.js';
 import { freeCommandUnits, type FreeUnits } from './free-command.js';
 import { hostMemoryViolation, outOfRangeNote } from './ranges.js';
+import type { ReadingNote } from './notes.js';
 
 type Column = 'total' | 'used' | 'free' | 'shared' | 'buffers' | 'cache' | 'buffcache' | 'available';
 
@@ -54,11 +55,11 @@ interface Block {
  * The last `free` output in the text, or null. A Mem row with a value out of range is left out (the
  * output before it counts) and named in `notes`.
  */
-export function parseFree(text: string, units?: FreeUnits, notes?: string[]): HostMemoryReading | null {
+export function parseFree(text: string, units?: FreeUnits, notes?: ReadingNote[]): HostMemoryReading | null {
   return parseFreeLines(toCleanLines(text), units, notes);
 }
 
-export function parseFreeLines(lines: string[], units?: FreeUnits, notes?: string[]): HostMemoryReading | null {
+export function parseFreeLines(lines: string[], units?: FreeUnits, notes?: ReadingNote[]): HostMemoryReading | null {
   let reading: HostMemoryReading | null = null;
   let currentUnits: FreeUnits = units ?? {};
   let fromCommand = units?.unitBytes !== undefined;

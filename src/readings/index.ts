@@ -9,6 +9,7 @@ import { parseSmiCsvLines } from './nvidia-smi-csv.js';
 import { parseSmiXml } from './nvidia-smi-xml.js';
 import { findSmiErrorsInLines } from './nvidia-smi-errors.js';
 import { parseFreeLines } from './free.js';
+import type { ReadingNote } from './notes.js';
 
 export type { Readings, GpuReading, ProcessReading, HostMemoryReading } from './types.js';
 export { emptyReadings } from './types.js';
@@ -39,7 +40,7 @@ export function parseReadings(text: string): Readings {
     ...attempt(() => xmlRegions(lines).map(parseSmiXml), []),
     attempt(() => parseSmiCsvLines(lines)),
     attempt(() => {
-      const notes: string[] = [];
+      const notes: ReadingNote[] = [];
       return { hostMemory: parseFreeLines(lines, undefined, notes), notes };
     }),
     attempt(() => ({ smiErrors: findSmiErrorsInLines(lines) })),

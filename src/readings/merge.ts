@@ -3,13 +3,14 @@
 // but never overwrites a value with null.
 import type { GpuReading, HostMemoryReading, ProcessReading, Readings } from './types.js';
 import { joinProcessesToGpus } from './nvidia-smi-csv.js';
+import type { ReadingNote } from './notes.js';
 
 export interface ReadingsPart {
   gpus?: GpuReading[];
   processes?: ProcessReading[];
   hostMemory?: HostMemoryReading | null;
   smiErrors?: string[];
-  notes?: string[];
+  notes?: ReadingNote[];
 }
 
 export function mergeReadings(parts: ReadingsPart[]): Readings {
@@ -17,7 +18,7 @@ export function mergeReadings(parts: ReadingsPart[]): Readings {
   const processes: ProcessReading[] = [];
   let hostMemory: HostMemoryReading | null = null;
   const smiErrors: string[] = [];
-  const notes: string[] = [];
+  const notes: ReadingNote[] = [];
   for (const part of parts) {
     for (const g of part.gpus ?? []) {
       const seen = gpus.get(g.index);

@@ -4,7 +4,7 @@
 // A cell that is not a value ([N/A], N/A, [Not Supported], ERR!, [GPU requires reset], "") is null.
 import type { GpuReading, ProcessReading, Readings } from './types.js';
 import { toCleanLines } from './lines.js';
-import { noteText, SKIPPED_ROWS_NOTES } from './notes.js';
+import { skippedRowsNote, type ReadingNote } from './notes.js';
 import { MAX_GPUS, MAX_PROCESSES } from './limits.js';
 import { errorMarker, worstErrorMarker, isMissing, normalizeBusId, parseIntCell, parseMiBCell, parseNumberCell } from './cells.js';
 import { gpuRow, gpuViolation, outOfRangeNote, processRow, processViolation } from './ranges.js';
@@ -25,7 +25,7 @@ export interface SmiCsvResult {
   processes: ProcessReading[];
   tables: SmiCsvTable[];
   /** One line per table that had rows not fitting its header, which were skipped, and per row left out for a value out of range. */
-  notes: string[];
+  notes: ReadingNote[];
 }
 
 /** The queries the SSH layer runs (with --format=csv,noheader,nounits). */
@@ -138,15 +138,7 @@ export function parseSmiCsvLines(lines: string[]): SmiCsvResult {
     result.tables.push({ kind, fields, rows, skipped });
     if (skipped) {
       const what = kind === 'apps' ? 'compute-apps' : 'GPU';
-      const note =
-        skipped === 1
-          ? rows === 1
-            ? SKIPPED_ROWS_NOTES.oneSkippedOneRead
-            : SKIPPED_ROWS_NOTES.oneSkipped
-          : rows === 1
-            ? SKIPPED_ROWS_NOTES.manySkippedOneRead
-            : SKIPPED_ROWS_NOTES.manySkipped;
-      result.notes.push(noteText(note, { skipped, what, columns: fields.length, first: firstSkipped, rows }));
+      result.notes.push(skippedRowsNote({ skipped, what, columns: fields.length, first: firstSkipped, rows }));
     }
   }
   return result;

@@ -10,12 +10,13 @@ import { MAX_GPUS, MAX_PROCESSES, MAX_ROW_CHARS } from './limits.js';
 import { firstNonSpace, lastNonSpace, tokens, toCleanLines } from './lines.js';
 import { errorMarker, isMissing, parseIntCell } from './cells.js';
 import { gpuRow, gpuViolation, migViolation, outOfRangeNote, processRow, processViolation } from './ranges.js';
+import type { ReadingNote } from './notes.js';
 
 export interface SmiTableResult {
   gpus: GpuReading[];
   processes: ProcessReading[];
   /** Rows left out for a value out of range (a GPU, MIG device or process), one line each. */
-  notes: string[];
+  notes: ReadingNote[];
 }
 
 type MigDevice = NonNullable<GpuReading['mig']>[number];
@@ -36,7 +37,7 @@ export function parseSmiTable(text: string): SmiTableResult {
 export function parseSmiTableLines(lines: string[]): SmiTableResult {
   const gpus: GpuReading[] = [];
   const processes: ProcessReading[] = [];
-  const notes: string[] = [];
+  const notes: ReadingNote[] = [];
   const migByGpu = new Map<number, MigDevice[]>();
   let section: 'none' | 'processes' = 'none';
   let awaitingSecondRow: GpuReading | null = null;

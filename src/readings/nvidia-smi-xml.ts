@@ -5,12 +5,13 @@ import { errorMarker, worstErrorMarker, isMissing, parseIntCell, parseMiBCell, p
 import { MAX_GPUS, MAX_PROCESSES } from './limits.js';
 import { attr, child, childrenNamed, parseXml, textAt, type XmlElement } from './xml-tree.js';
 import { gpuRow, gpuViolation, migViolation, outOfRangeNote, processRow, processViolation } from './ranges.js';
+import type { ReadingNote } from './notes.js';
 
 export interface SmiXmlResult {
   gpus: GpuReading[];
   processes: ProcessReading[];
   /** GPUs, MIG devices and processes left out for a value out of range, one line each. */
-  notes: string[];
+  notes: ReadingNote[];
 }
 
 export function parseSmiXml(xml: string): SmiXmlResult {
@@ -46,7 +47,7 @@ function findElement(root: XmlElement, name: string): XmlElement | undefined {
 
 const value = (s: string | undefined): string | null => (s === undefined || isMissing(s) ? null : s);
 
-function readGpu(el: XmlElement, index: number, notes: string[]): GpuReading {
+function readGpu(el: XmlElement, index: number, notes: ReadingNote[]): GpuReading {
   const used = textAt(el, 'fb_memory_usage', 'used');
   const util = textAt(el, 'utilization', 'gpu_util');
   const temp = textAt(el, 'temperature', 'gpu_temp');

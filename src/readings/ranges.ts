@@ -2,7 +2,7 @@
 // (see limits.ts) is left out by its parser and named in the readings' notes; the other rows stay.
 import type { GpuReading, HostMemoryReading, ProcessReading } from './types.js';
 import { MAX_GPU_INDEX, MAX_GPU_MEMORY_MIB, MAX_HOST_MEMORY_BYTES, MAX_MIG_ID, MAX_PID, MAX_UTILIZATION_PCT, TEMPERATURE_RANGE_C } from './limits.js';
-import { noteText } from './notes.js';
+import type { ReadingNote } from './notes.js';
 
 /** One value outside its range: which field, what it was, and the range it must lie in. */
 export interface RangeViolation {
@@ -76,24 +76,17 @@ export function hostMemoryViolation(m: HostMemoryReading): RangeViolation | null
 export const gpuRow = (g: Pick<GpuReading, 'index'>) => `GPU ${g.index}`;
 export const processRow = (p: Pick<ProcessReading, 'pid'>) => `pid ${p.pid}`;
 
-/**
- * The catalogue's message for a row left out, in English as the catalogue has it (locales/en.json; test/
- * readings/out-of-range.test.ts checks they agree). Made here as plain text so the parsers stay free of the
- * catalogues; the reply shows it in the asker's language (localize() matches it against the template).
- */
-export const OUT_OF_RANGE_NOTE = {
-  key: 'note.readings.outOfRange',
-  en: 'Left out a row of {tool} output ({row}): {field} {value} is outside {range}.',
-} as const;
-
-export function outOfRangeNote(tool: 'nvidia-smi' | 'free', row: string, v: RangeViolation): string {
+/** The note naming a row left out (locales/*.json's note.readings.outOfRange), as data: the reply renders it. */
+export function outOfRangeNote(tool: 'nvidia-smi' | 'free', row: string, v: RangeViolation): ReadingNote {
   const unit = v.unit ? ` ${v.unit}` : '';
-  const vars: Record<string, string> = {
-    tool,
-    row,
-    field: v.field,
-    value: `${Number.isFinite(v.value) ? String(v.value) : 'NaN'}${unit}`,
-    range: `${v.min}..${v.max}${unit}`,
+  return {
+    key: 'note.readings.outOfRange',
+    params: {
+      tool,
+      row,
+      field: v.field,
+      value: `${Number.isFinite(v.value) ? String(v.value) : 'NaN'}${unit}`,
+      range: `${v.min}..${v.max}${unit}`,
+    },
   };
-  return noteText(OUT_OF_RANGE_NOTE, vars);
 }

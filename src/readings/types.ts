@@ -1,5 +1,6 @@
 // Readings: what pasted or fetched nvidia-smi / free output says, in one platform-neutral shape.
 // A value the tool did not report ([N/A], [Not Supported], ERR!, ...) is null, never 0.
+import type { ReadingNote } from './notes.js';
 
 export interface GpuReading {
   index: number;
@@ -61,7 +62,7 @@ export interface Readings {
   /** nvidia-smi error texts found (driver not loaded, NVML mismatch, no devices, ...). */
   smiErrors: string[];
   /** What was skipped while reading and why (rows that did not fit their header), when anything was. */
-  notes?: string[];
+  notes?: ReadingNote[];
 }
 
 export const emptyReadings = (): Readings => ({ gpus: [], processes: [], hostMemory: null, smiErrors: [] });

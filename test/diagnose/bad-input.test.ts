@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { loadRuleBase } from '../../src/diagnose/rule-base.js';
 import { diagnose } from '../../src/diagnose/diagnose.js';
 import { decodeLog } from '../../src/diagnose/input.js';
+import { english } from '../../src/core/message.js';
 
 const base = await loadRuleBase();
 const timed = <T>(f: () => T) => {
@@ -51,16 +52,16 @@ describe('hostile and odd input', () => {
     Buffer.from(OOM + '\n').copy(buf, buf.length - OOM.length - 1);
     const input = decodeLog(buf);
     expect(input.bytesRead).toBeLessThanOrEqual(16 * 1024 * 1024);
-    expect(input.notes.join(' ')).toMatch(/The log is 100 MB; read its last 16 MB/);
+    expect(input.notes.map(english).join(' ')).toMatch(/The log is 100 MB; read its last 16 MB/);
     expect(diagnose(input.text, base).diagnoses[0]?.category).toBe('cuda_oom');
   });
 
   it('binary data and invalid UTF-8 are named, not crashed on', () => {
     const bin = decodeLog(Buffer.from([0, 1, 2, 3, 0xff, 0xfe, 0, 0, 7, 8]));
     expect(bin.binary).toBe(true);
-    expect(bin.notes.join(' ')).toMatch(/binary/);
+    expect(bin.notes.map(english).join(' ')).toMatch(/binary/);
     const bad = decodeLog(Buffer.concat([Buffer.from(OOM), Buffer.from([0xc3, 0x28, 0xa0, 0xa1])]));
-    expect(bad.notes.join(' ')).toMatch(/not valid UTF-8/);
+    expect(bad.notes.map(english).join(' ')).toMatch(/not valid UTF-8/);
     expect(diagnose(bad.text, base).diagnoses[0]?.category).toBe('cuda_oom');
   });
 

@@ -3,6 +3,7 @@
 // a test that changes one says how.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { english } from '../../src/core/message.js';
 import { parseReadings } from '../../src/readings/index.js';
 import { parseSmiCsv, parseSmiCsvWithFields } from '../../src/readings/nvidia-smi-csv.js';
 import { MAX_GPUS, MAX_PROCESSES } from '../../src/readings/limits.js';
@@ -41,7 +42,7 @@ describe('GPUs not listed from 0', () => {
     const r = parseSmiCsv([header, ...broken].join('\n'));
     expect(r.gpus.map((g) => g.index)).toEqual([0, 1, 2, 4, 5, 6, 7]);
     expect(r.tables[0]).toMatchObject({ rows: 7, skipped: 1 });
-    expect(r.notes).toEqual([
+    expect(r.notes.map(english)).toEqual([
       'Skipped 1 row of an nvidia-smi GPU CSV table that did not fit its 4-column header (first: data row 4); the other 7 rows were read.',
     ]);
   });
@@ -61,7 +62,7 @@ describe('what the note says', () => {
     const cut = (row: string) => row.slice(0, row.indexOf(', ', row.indexOf(', ') + 1));
     const r = parseSmiCsv([header, cut(rows[0]), rows[1], cut(rows[2])].join('\n'));
     expect(r.gpus.map((g) => g.index)).toEqual([1]);
-    expect(r.notes).toEqual([
+    expect(r.notes.map(english)).toEqual([
       'Skipped 2 rows of an nvidia-smi GPU CSV table that did not fit its 4-column header (first: data row 1); the other 1 row was read.',
     ]);
   });
@@ -71,7 +72,7 @@ describe('what the note says', () => {
     const cut = (row: string) => row.slice(0, row.lastIndexOf(','));
     const [appsHeader, ...apps] = WINDOWS_APPS();
     const r = parseSmiCsv([header, rows[0], cut(rows[1]), rows[2], '', appsHeader, apps[0], apps[1], cut(apps[2]), cut(apps[3]), apps[4]].join('\n'));
-    expect(r.notes).toEqual([
+    expect(r.notes.map(english)).toEqual([
       'Skipped 1 row of an nvidia-smi GPU CSV table that did not fit its 4-column header (first: data row 2); the other 2 rows were read.',
       'Skipped 2 rows of an nvidia-smi compute-apps CSV table that did not fit its 8-column header (first: data row 3); the other 3 rows were read.',
     ]);

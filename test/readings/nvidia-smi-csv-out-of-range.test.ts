@@ -5,12 +5,15 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { t } from '../../src/core/i18n.js';
+import type { ReadingNote } from '../../src/readings/notes.js';
 import { parseSmiCsv, readingsFromSmiQueries } from '../../src/readings/nvidia-smi-csv.js';
 
 const fixture = (name: string) => readFileSync(resolve(import.meta.dirname, '../fixtures/readings/nvidia-smi', name), 'utf8');
-const note = (row: string, field: string, value: string, range: string) =>
-  t('en', 'note.readings.outOfRange', { tool: 'nvidia-smi', row, field, value, range });
+// The parser names the row as data (key and values); the reply renders it (test/readings/notes-catalogue.test.ts).
+const note = (row: string, field: string, value: string, range: string): ReadingNote => ({
+  key: 'note.readings.outOfRange',
+  params: { tool: 'nvidia-smi', row, field, value, range },
+});
 
 /** The text with `from` replaced once, checking it was there once. */
 function changed(text: string, from: string, to: string): string {

@@ -8,8 +8,9 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, describe as describeVitest, expect, it } from 'vitest';
-import { catalogue, localize, t } from '../../src/core/i18n.js';
-import { OUT_OF_RANGE_NOTE } from '../../src/readings/ranges.js';
+import { t } from '../../src/core/i18n.js';
+import { render } from '../../src/core/message.js';
+import { outOfRangeNote } from '../../src/readings/ranges.js';
 
 // CLI runs in a child process, which mutation testing cannot switch mutants in.
 const describe = process.env.STRYKER_MUTATOR_WORKER ? describeVitest.skip : describeVitest;
@@ -46,12 +47,12 @@ const note = (tool: string, row: string, field: string, value: string, range: st
   t('en', 'note.readings.outOfRange', { tool, row, field, value, range });
 
 describe('rows with values out of range are left out and named; the rest is read', () => {
-  it('the note is the catalogue message, and comes back in zh', () => {
-    expect(catalogue('en')[OUT_OF_RANGE_NOTE.key]).toBe(OUT_OF_RANGE_NOTE.en);
-    const en = note('nvidia-smi', 'GPU 3', 'memory.used', '99999999999 MiB', '0..16777216 MiB');
-    expect(localize('zh', en)).toBe(
-      t('zh', 'note.readings.outOfRange', { tool: 'nvidia-smi', row: 'GPU 3', field: 'memory.used', value: '99999999999 MiB', range: '0..16777216 MiB' }),
-    );
+  it('the note is the catalogue message, in en and in zh', () => {
+    const made = outOfRangeNote('nvidia-smi', 'GPU 3', { field: 'memory.used', value: 99999999999, min: 0, max: 16777216, unit: 'MiB' });
+    const vars = { tool: 'nvidia-smi', row: 'GPU 3', field: 'memory.used', value: '99999999999 MiB', range: '0..16777216 MiB' };
+    expect(made).toEqual({ key: 'note.readings.outOfRange', params: vars });
+    expect(render('en', made)).toBe(note('nvidia-smi', 'GPU 3', 'memory.used', '99999999999 MiB', '0..16777216 MiB'));
+    expect(render('zh', made)).toBe(t('zh', 'note.readings.outOfRange', vars));
   });
 
   it('the default table (8x H200): GPU 3 with memory.used 99999999999 MiB and the process with a 15-digit pid', async () => {
