@@ -19,10 +19,16 @@ import {
   ownerSchema,
 } from './core/config.js';
 import { LOCALES } from './core/i18n.js';
+import { ADMIN_ID_FORMS, SERVER_PLATFORMS, type ServerPlatform } from './core/platform.js';
 import { prometheusGroupSchema } from './sources/prometheus/config.js';
 import { storageSchema } from './storage/config.js';
 
 export { ConfigError };
+
+/** One entry per chat platform with a server (admins.<platform>, channels.<platform>), from src/core/platform.ts: a new platform needs no edit here. */
+function perServerPlatform<T>(make: (platform: ServerPlatform) => T): { [P in ServerPlatform]: T } {
+  return Object.fromEntries(SERVER_PLATFORMS.map((p) => [p, make(p)])) as { [P in ServerPlatform]: T };
+}
 
 /**
  * `host_groups:` entries. `source: ssh` holds SSH hosts exactly like `hosts:`; `source: prometheus` reads
@@ -51,19 +57,16 @@ export const configSchema = z
       .default({ connect_timeout_ms: 8000, exec_timeout_ms: 15000, max_concurrent_connects: 16 }),
     hosts: z.array(hostSchema).default([]),
     host_groups: z.array(hostGroupSchema).default([]),
+    // Per chat platform (src/core/platform.ts): the user (or role) ids that are admins there.
     admins: z
-      .object({
-        slack: z.array(z.string().regex(/^[UW][A-Z0-9]{2,20}$/, 'a Slack user ID like U012ABCDEF')).default([]),
-        discord: z.array(z.string().regex(/^\d{5,25}$/, 'a Discord user or role ID')).default([]),
-      })
+      .object(perServerPlatform((p) => z.array(z.string().regex(ADMIN_ID_FORMS[p].pattern, ADMIN_ID_FORMS[p].says)).default([])))
       .strict()
-      .default({ slack: [], discord: [] }),
+      .default(perServerPlatform(() => [])),
     // unix user on the hosts -> the person in chat; `alice@gpu3` scopes an entry to one host.
     owners: z.record(z.string().regex(OWNER_KEY, 'a unix user (alice) or unix user@host (alice@gpu3)'), ownerSchema).default({}),
     channels: z
       .object({
-        slack: z.array(z.string()).optional(),
-        discord: z.array(z.string()).optional(),
+        ...perServerPlatform(() => z.array(z.string()).optional()),
         // Direct messages with the bot. Unset: answered on a platform without a channel list, refused
         // on one with a list (a DM is outside "only these channels"). true/false decides for both.
         allow_dms: z.boolean().optional(),

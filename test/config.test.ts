@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseConfig } from '../src/config.js';
-import { parseEnv } from '../src/core/env.js';
+import { parseEnv } from '../src/adapters/index.js';
 
 describe('config file', () => {
   it('names every bad key with what was expected', () => {

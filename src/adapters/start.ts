@@ -1,19 +1,18 @@
-// Starts whichever chat adapters the environment configures (Slack with SLACK_BOT_TOKEN, Discord with
-// DISCORD_TOKEN), plus the audit store, metrics and the optional /healthz + /metrics endpoint.
-// Returns null when no chat token is set (the caller runs the console chat instead).
-// Each adapter's module is imported only when its token is set: @slack/bolt alone is ~40 MB of heap
-// and brings undici 7, which replaces undici's process-global dispatcher.
+// Starts whichever chat adapters of the registry (src/adapters/index.ts) the environment configures
+// (Slack with SLACK_BOT_TOKEN, Discord with DISCORD_TOKEN), plus the audit store, metrics and the optional
+// /healthz + /metrics endpoint. Returns null when no chat token is set (the caller runs the console chat
+// instead). Each adapter's module is imported only when its token is set (its descriptor's start()).
 import { httpEndpointOf } from '../config.js';
-import { parseEnv } from '../core/env.js';
 import type { App } from '../app.js';
 import type { Reply } from '../core/reply.js';
 import type { ServerPlatform } from '../core/platform.js';
 import type { PostTarget } from '../core/services.js';
 import type { AuditSink } from '../ops/audit.js';
+import type { StartedAdapter } from './platform-adapter.js';
 import { Metrics } from '../ops/metrics.js';
 import { Health, startHealthServer } from '../ops/health.js';
 import { createLogger, scrubSecrets, type Logger } from '../ops/logger.js';
-import { chatModeOf, slackEnvFrom, discordEnvFrom } from './adapter-env.js';
+import { chatModeOf, parseEnv, registeredAdapters } from './index.js';
 
 export interface RunningBots {
   adapters: string[];
@@ -25,12 +24,14 @@ export interface RunningBots {
 
 export async function startChatAdapters(app: App, env: NodeJS.ProcessEnv = process.env, logger: Logger = createLogger()): Promise<RunningBots | null> {
   parseEnv(env); // fails naming every bad key before anything connects
-  const slackEnv = slackEnvFrom(env);
-  const discordEnv = discordEnvFrom(env);
+  const configured = registeredAdapters().flatMap((adapter) => {
+    const settings = adapter.settingsFrom(env);
+    return settings === null ? [] : [{ adapter, settings }];
+  });
   // One line, before anything connects: what this process is and which variables made it so.
   const { mode, why } = chatModeOf(env);
   logger.info({ mode, why }, `gpu-doctor runs as ${mode}: ${why}`);
-  if (!slackEnv && !discordEnv) return null;
+  if (!configured.length) return null;
   const { config } = app.loaded;
   const audit: AuditSink = app.audit((e) => logger.error({ err: scrubSecrets((e as Error).message ?? String(e)) }, 'audit write failed'));
   const metrics = new Metrics(true);
@@ -48,7 +49,7 @@ export async function startChatAdapters(app: App, env: NodeJS.ProcessEnv = proce
   const stops: (() => Promise<void>)[] = [];
   const names: string[] = [];
   let healthPort: number | undefined;
-  let slackPort: number | undefined;
+  const ports: Partial<Record<ServerPlatform, number>> = {};
   try {
     // http.port/http.host from the config, else HEALTH_PORT/HEALTH_HOST (the Docker image sets both).
     const endpoint = httpEndpointOf(config, env);
@@ -58,36 +59,19 @@ export async function startChatAdapters(app: App, env: NodeJS.ProcessEnv = proce
       stops.push(srv.close);
       logger.info({ port: srv.port, host: endpoint.host }, 'health and metrics endpoint listening');
     }
-    const posters: Partial<Record<ServerPlatform, (channel: string, reply: Reply) => Promise<void>>> = {};
-    // Direct messages (`/gpu notify`): Slack's chat.postMessage to a user id posts in the bot's DM with them.
-    const dmPosters: Partial<Record<ServerPlatform, (userId: string, reply: Reply) => Promise<void>>> = {};
-    if (slackEnv) {
-      const { createSlackAdapter } = await import('./slack/app.js');
-      const slack = createSlackAdapter({ ...deps, env: slackEnv });
-      await slack.start();
-      stops.push(() => slack.stop());
-      names.push(`slack (${slack.mode})`);
-      slackPort = slack.port();
-      posters.slack = (channel, reply) => slack.postToChannel(channel, reply);
-      dmPosters.slack = (userId, reply) => slack.postToChannel(userId, reply);
-    }
-    if (discordEnv) {
-      const { createDiscordAdapter } = await import('./discord/app.js');
-      // DISCORD_READY_TIMEOUT_MS (100 ms .. 10 min) shortens or lengthens the wait for READY; tests use it.
-      const readyMs = Number(env.DISCORD_READY_TIMEOUT_MS);
-      const readyTimeoutMs = Number.isInteger(readyMs) && readyMs >= 100 && readyMs <= 600_000 ? readyMs : undefined;
-      const discord = createDiscordAdapter({ ...deps, env: discordEnv, readyTimeoutMs });
-      await discord.start();
-      stops.push(() => discord.stop());
-      names.push('discord');
-      posters.discord = (channel, reply) => discord.postToChannel(channel, reply);
-      dmPosters.discord = (userId, reply) => discord.postToUser(userId, reply);
+    const posters: Partial<Record<ServerPlatform, StartedAdapter>> = {};
+    for (const { adapter, settings } of configured) {
+      const started = await adapter.start(deps, settings, env);
+      stops.push(() => started.stop());
+      names.push(started.label);
+      ports[adapter.name] = started.port;
+      posters[adapter.name] = started;
     }
     // Scheduled leak digests (and the weekly feedback list) go to the channel each names, through the adapter of its platform.
     const postTo = async (target: PostTarget, reply: Reply) => {
-      const post = target.platform === 'console' ? undefined : (target.kind === 'dm' ? dmPosters : posters)[target.platform];
-      if (!post) throw new Error(`${target.kind === 'dm' ? target.name : `digest "${target.name}"`} is for ${target.platform}, which is not connected`);
-      await post(target.channel, reply);
+      const adapter = target.platform === 'console' ? undefined : posters[target.platform];
+      if (!adapter) throw new Error(`${target.kind === 'dm' ? target.name : `digest "${target.name}"`} is for ${target.platform}, which is not connected`);
+      await (target.kind === 'dm' ? adapter.postToUser(target.channel, reply) : adapter.postToChannel(target.channel, reply));
     };
     app.services.watch?.setPoster?.(postTo);
     app.services.schedules?.setPoster(postTo);
@@ -101,7 +85,7 @@ export async function startChatAdapters(app: App, env: NodeJS.ProcessEnv = proce
   return {
     adapters: names,
     healthPort,
-    slackPort,
+    slackPort: ports.slack,
     async stop() {
       // Adapters first (they wait for in-flight replies), then the endpoint, then the database.
       for (const s of stops.reverse()) await s().catch((e) => logger.error({ err: scrubSecrets((e as Error).message) }, 'stop failed'));

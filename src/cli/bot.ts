@@ -7,7 +7,7 @@ import { renderText } from '../adapters/console/render.js';
 import { startChatAdapters } from '../adapters/start.js';
 import { createLogger, scrubSecrets } from '../ops/logger.js';
 import { parseArgs, UsageError } from './usage.js';
-import { chatModeOf } from '../adapters/adapter-env.js';
+import { chatModeOf, howToSetAChatToken } from '../adapters/index.js';
 import { fstatSync } from 'node:fs';
 import type { Reply } from '../core/reply.js';
 import type { PostTarget } from '../core/services.js';
@@ -44,9 +44,7 @@ function stdinCanChat(): boolean {
 export async function botCli(args: string[]): Promise<number> {
   const config = configArgument(args, process.env);
   if (chatModeOf(process.env).mode === 'console chat' && !stdinCanChat())
-    throw new Error(
-      'no chat token set: set SLACK_BOT_TOKEN with SLACK_APP_TOKEN (or SLACK_SIGNING_SECRET) for Slack, or DISCORD_TOKEN for Discord; without them the bot is the console chat, which needs a terminal or piped input',
-    );
+    throw new Error(`no chat token set: set ${howToSetAChatToken()}; without them the bot is the console chat, which needs a terminal or piped input`);
   const app = await createApp(config);
   const logger = createLogger();
   // Last line of defence: every known path awaits or handles its promises, but one request that slips

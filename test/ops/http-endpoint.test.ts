@@ -7,7 +7,7 @@ import pino from 'pino';
 import { FakeSlack } from '../adapters/fake-slack.js';
 import { testDeps } from '../adapters/helpers.js';
 import { ConfigError, httpEndpointOf, parseConfig } from '../../src/config.js';
-import { parseEnv } from '../../src/core/env.js';
+import { parseEnv } from '../../src/adapters/index.js';
 import { startChatAdapters } from '../../src/adapters/start.js';
 import type { App } from '../../src/app.js';
 import { sqliteAudit } from '../storage/sqlite-stores.js';

@@ -42,9 +42,9 @@ import { buildDiscordCommands, interactionInvocation, type DiscordRoute } from '
 import { cutLine } from '../render-limits.js';
 import type { HostStatusResult } from '../../core/services.js';
 import type { Health } from '../../ops/health.js';
-import type { DiscordEnv } from '../adapter-env.js';
+import type { DiscordEnv } from './env.js';
 
-export { discordEnvFrom, type DiscordEnv } from '../adapter-env.js';
+export { discordEnvFrom, type DiscordEnv } from './env.js';
 
 export interface DiscordAdapterOptions extends AdapterDeps {
   env: DiscordEnv;

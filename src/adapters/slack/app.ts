@@ -35,9 +35,9 @@ import { slackUserLocales } from './locale.js';
 import { resolveLocale, t } from '../../core/i18n.js';
 import type { Health } from '../../ops/health.js';
 import type { Logger } from '../../ops/logger.js';
-import type { SlackEnv } from '../adapter-env.js';
+import type { SlackEnv } from './env.js';
 
-export { slackEnvFrom, type SlackEnv } from '../adapter-env.js';
+export { slackEnvFrom, type SlackEnv } from './env.js';
 
 export interface SlackAdapterOptions extends AdapterDeps {
   env: SlackEnv;
