@@ -3,6 +3,7 @@
 import { z } from 'zod';
 import { defineCommand } from '../src/core/command.js';
 import { t } from '../src/core/i18n.js';
+import { schemaMessage } from '../src/core/message.js';
 import { HOST_NAME } from '../src/hosts/registry.js';
 
 export const DEFAULT_CHART_HOURS = 6;
@@ -15,19 +16,23 @@ export default defineCommand({
     .object({
       _: z.tuple([
         // The name is echoed in the reply and the file name: the registry's syntax and nothing else.
-        z.string().regex(HOST_NAME, t('en', 'usage.hostName')),
+        z.string().regex(HOST_NAME, schemaMessage('usage.hostName')),
         // A GPU's index, or `all`: every GPU of the host, a panel each.
         z
           .union([
             z.literal('all'),
-            z.coerce.number().int(t('en', 'usage.gpuIndex.int')).min(0, t('en', 'usage.gpuIndex.range')).max(63, t('en', 'usage.gpuIndex.range')),
+            z.coerce
+              .number()
+              .int(schemaMessage('usage.gpuIndex.int'))
+              .min(0, schemaMessage('usage.gpuIndex.range'))
+              .max(63, schemaMessage('usage.gpuIndex.range')),
           ])
           .describe(t('en', 'slash.arg.gpuOrAll'))
           .optional(),
         z.coerce
           .number()
-          .min(1, t('en', 'usage.hours.range', { max: 168 }))
-          .max(168, t('en', 'usage.hours.week', { max: 168 }))
+          .min(1, schemaMessage('usage.hours.range', { max: 168 }))
+          .max(168, schemaMessage('usage.hours.week', { max: 168 }))
           .optional(),
       ]),
       theme: z.enum(['light', 'dark']).optional(),

@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { defineCommand, type CommandContext } from '../src/core/command.js';
 import type { FeedbackReport, VoteResult } from '../src/core/feedback.js';
 import { t, type Locale } from '../src/core/i18n.js';
+import { schemaMessage } from '../src/core/message.js';
 import { textReply, type Reply, type ReplySection } from '../src/core/reply.js';
 
 export const DEFAULT_FEEDBACK_DAYS = 7;
@@ -20,14 +21,14 @@ export default defineCommand({
     .object({
       _: z
         .array(z.string().max(100).describe(t('en', 'slash.arg.feedbackId')))
-        .max(2, t('en', 'usage.feedback.words'))
-        .refine((w) => w.length === 0 || ['list', 'up', 'down'].includes(w[0]), t('en', 'usage.feedback.words'))
-        .refine((w) => w.length < 2 || w[0] !== 'list', t('en', 'usage.feedback.listNoId')),
+        .max(2, schemaMessage('usage.feedback.words'))
+        .refine((w) => w.length === 0 || ['list', 'up', 'down'].includes(w[0]), schemaMessage('usage.feedback.words'))
+        .refine((w) => w.length < 2 || w[0] !== 'list', schemaMessage('usage.feedback.listNoId')),
       days: z.coerce
         .number()
-        .int(t('en', 'usage.days.int'))
-        .min(1, t('en', 'usage.days.range'))
-        .max(90, t('en', 'usage.days.range'))
+        .int(schemaMessage('usage.days.int'))
+        .min(1, schemaMessage('usage.days.range'))
+        .max(90, schemaMessage('usage.days.range'))
         .optional()
         .describe(t('en', 'slash.arg.days')),
     })

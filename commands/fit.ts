@@ -3,7 +3,8 @@
 // live status as /gpu status (read-only, the service's timeouts) and the leak watch's growth rates.
 import { z } from 'zod';
 import { defineCommand } from '../src/core/command.js';
-import { localize, t } from '../src/core/i18n.js';
+import { t } from '../src/core/i18n.js';
+import { issueWith, render, schemaMessage } from '../src/core/message.js';
 import { textReply } from '../src/core/reply.js';
 import { joinSizeWords } from '../src/core/size.js';
 import { MAX_COUNT, MAX_HOURS, parseSize } from '../src/fleet/args.js';
@@ -29,18 +30,18 @@ export default defineCommand({
             .max(32)
             .superRefine((s, ctx) => {
               const r = parseSize(s);
-              if ('error' in r) ctx.addIssue({ code: 'custom', message: r.error });
+              if ('error' in r) ctx.addIssue(issueWith(r.error));
             }),
           z.coerce
             .number()
-            .int(t('en', 'usage.count.int', { max: MAX_COUNT }))
-            .min(1, t('en', 'usage.count.range', { max: MAX_COUNT }))
-            .max(MAX_COUNT, t('en', 'usage.count.range', { max: MAX_COUNT }))
+            .int(schemaMessage('usage.count.int', { max: MAX_COUNT }))
+            .min(1, schemaMessage('usage.count.range', { max: MAX_COUNT }))
+            .max(MAX_COUNT, schemaMessage('usage.count.range', { max: MAX_COUNT }))
             .optional(),
           z.coerce
             .number()
-            .min(1, t('en', 'usage.hours.range', { max: MAX_HOURS }))
-            .max(MAX_HOURS, t('en', 'usage.hours.week', { max: MAX_HOURS }))
+            .min(1, schemaMessage('usage.hours.range', { max: MAX_HOURS }))
+            .max(MAX_HOURS, schemaMessage('usage.hours.week', { max: MAX_HOURS }))
             .optional(),
         ]),
       ),
@@ -52,7 +53,7 @@ export default defineCommand({
     if (!hosts) return textReply(t(ctx.locale, 'common.noHosts.title'), t(ctx.locale, 'common.noHosts.text'), 'error');
     const parsed = parseSize(size);
     if ('error' in parsed)
-      return textReply(t(ctx.locale, 'registry.usage.title', { usage: 'fit SIZE [count] [hours]' }), localize(ctx.locale, parsed.error), 'warning');
+      return textReply(t(ctx.locale, 'registry.usage.title', { usage: 'fit SIZE [count] [hours]' }), render(ctx.locale, parsed.error), 'warning');
     const settings = ctx.services.fit ?? { ...DEFAULT_FIT_SETTINGS, maxNotifyPerUser: 3 };
     const [status, list, growth] = await Promise.all([hosts.status([]), hosts.list(), growthWithin(ctx.services.watch?.gpuGrowth?.())]);
     const targets = new Map(list.map((h) => [h.name, sshHint(h.target)]));

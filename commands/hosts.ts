@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import { defineCommand } from '../src/core/command.js';
 import { localize, t } from '../src/core/i18n.js';
+import { schemaMessage } from '../src/core/message.js';
 import { textReply } from '../src/core/reply.js';
 import { listReply, testReply } from '../src/hosts/render.js';
 import { FINGERPRINT, HOST_NAME } from '../src/hosts/registry.js';
@@ -14,7 +15,7 @@ const options = z
     _: z.array(z.string()).max(8).default([]),
     key: z.string().max(4096).optional(),
     // The fingerprint the admin read on the host (`ssh-keygen -lf`): never whatever the host presents now.
-    trust: z.string().regex(FINGERPRINT, t('en', 'usage.hosts.trust')).optional(),
+    trust: z.string().regex(FINGERPRINT, schemaMessage('usage.hosts.trust')).optional(),
   })
   .passthrough()
   .refine((o) => ['list', 'add', 'remove', 'test', 'trust'].includes(o._[0] ?? 'list'), {

@@ -3,7 +3,8 @@
 // Kept in the leak watch's store and checked after each of its sampler rounds, so it needs the watch.
 import { z } from 'zod';
 import { defineCommand } from '../src/core/command.js';
-import { localize, t, type Locale } from '../src/core/i18n.js';
+import { t, type Locale } from '../src/core/i18n.js';
+import { issueWith, message, render, schemaMessage } from '../src/core/message.js';
 import { textReply, type Reply } from '../src/core/reply.js';
 import type { NotifySubscription } from '../src/core/services.js';
 import { formatMiB, parseNotifyWords } from '../src/fleet/args.js';
@@ -17,21 +18,21 @@ export default defineCommand({
   options: z
     .object({
       // `notify 40G 2 for 12h` reads like `notify add 40G 2 12h`: the words are read by parseNotifyWords.
-      _: z.array(z.string().max(32)).min(1, t('en', 'usage.notify.what')).max(6),
+      _: z.array(z.string().max(32)).min(1, schemaMessage('usage.notify.what')).max(6),
       shared: z.boolean().optional(),
     })
     .passthrough()
     .superRefine((o, ctx) => {
       const r = parseNotifyWords(o._);
-      if ('error' in r) ctx.addIssue({ code: 'custom', message: r.error });
-      else if (o.shared && r.action !== 'add') ctx.addIssue({ code: 'custom', message: t('en', 'usage.shared') });
+      if ('error' in r) ctx.addIssue(issueWith(r.error));
+      else if (o.shared && r.action !== 'add') ctx.addIssue(issueWith(message('usage.shared')));
     }),
   async run(o, ctx) {
     const loc = ctx.locale;
     const notify = ctx.services.watch?.notify;
     if (!notify) return textReply(t(loc, 'common.noWatch.title'), t(loc, 'notify.noWatch'), 'info');
     const words = parseNotifyWords(o._);
-    if ('error' in words) return textReply(t(loc, 'registry.usage.title', { usage: USAGE }), localize(loc, words.error), 'warning');
+    if ('error' in words) return textReply(t(loc, 'registry.usage.title', { usage: USAGE }), render(loc, words.error), 'warning');
     if (words.action === 'list') {
       const open = await notify.list(ctx.platform, ctx.userId);
       if (!open.length) return textReply(t(loc, 'notify.none.title'), t(loc, 'notify.none.text'), 'info');
@@ -52,7 +53,7 @@ export default defineCommand({
       hours: words.hours,
     });
     if (!r.ok)
-      return { title: t(loc, 'notify.notAdded.title'), severity: 'warning', sections: [{ text: localize(loc, r.reason) }, subscriptionTable(r.open, loc)] };
+      return { title: t(loc, 'notify.notAdded.title'), severity: 'warning', sections: [{ text: render(loc, r.reason) }, subscriptionTable(r.open, loc)] };
     const s = r.subscription;
     const reply: Reply = {
       title: t(loc, 'notify.added.title', { id: s.id, what: describe(s, loc) }),

@@ -4,7 +4,8 @@
 // process of theirs ran in the watch's last round. A silence is cancelled by an admin or whoever set it.
 import { z } from 'zod';
 import { defineCommand } from '../src/core/command.js';
-import { localize, t, type Locale } from '../src/core/i18n.js';
+import { t, type Locale } from '../src/core/i18n.js';
+import { issueWith, message, render, schemaMessage, type Message } from '../src/core/message.js';
 import { textReply, type Reply } from '../src/core/reply.js';
 import { HOST_NAME } from '../src/hosts/registry.js';
 import { MAX_SILENCE_MS, type Silence } from '../src/watch/silences.js';
@@ -14,7 +15,7 @@ import { MAX_SILENCE_MS, type Silence } from '../src/watch/silences.js';
 const USAGE = 'silence add HOST DURATION [GPU]|list|cancel ID';
 
 type Words =
-  { action: 'list' } | { action: 'cancel'; id: number } | { action: 'add'; host: string; gpu: number | null; durationMs: number } | { error: string };
+  { action: 'list' } | { action: 'cancel'; id: number } | { action: 'add'; host: string; gpu: number | null; durationMs: number } | { error: Message };
 
 const UNIT_MS: Record<string, number> = { m: 60_000, min: 60_000, h: 3_600_000, d: 86_400_000 };
 
@@ -24,23 +25,23 @@ export function parseSilenceDuration(word: string): number | null {
   return m ? Number(m[1]) * UNIT_MS[m[2].toLowerCase()] : null;
 }
 
-/** The words after `silence`: `list`, `cancel ID`, or `[add] HOST [GPU] DURATION`. Messages in English (localized in run). */
+/** The words after `silence`: `list`, `cancel ID`, or `[add] HOST [GPU] DURATION`. Errors are catalogue messages (rendered in run). */
 export function parseSilenceWords(words: readonly string[]): Words {
   const [first, ...rest] = words;
-  if (first === 'list') return rest.length ? { error: t('en', 'usage.silence.listAlone') } : { action: 'list' };
+  if (first === 'list') return rest.length ? { error: message('usage.silence.listAlone') } : { action: 'list' };
   if (first === 'cancel') {
-    if (rest.length !== 1 || !/^\d{1,9}$/.test(rest[0])) return { error: t('en', 'usage.silence.id') };
+    if (rest.length !== 1 || !/^\d{1,9}$/.test(rest[0])) return { error: message('usage.silence.id') };
     return { action: 'cancel', id: Number(rest[0]) };
   }
   const args = first === 'add' ? rest : words;
-  if (args.length < 2 || args.length > 3) return { error: t('en', 'usage.silence.what') };
+  if (args.length < 2 || args.length > 3) return { error: message('usage.silence.what') };
   const [host, ...tail] = args;
-  if (!HOST_NAME.test(host)) return { error: t('en', 'usage.hostName') };
+  if (!HOST_NAME.test(host)) return { error: message('usage.hostName') };
   const durationWord = tail.length === 2 && /^\d{1,3}$/.test(tail[1]) && !/^\d+$/.test(tail[0]) ? tail[0] : tail[tail.length - 1];
   const gpuWord = tail.length === 2 ? (durationWord === tail[0] ? tail[1] : tail[0]) : null;
-  if (gpuWord !== null && !/^\d{1,3}$/.test(gpuWord)) return { error: t('en', 'usage.silence.gpu', { word: gpuWord }) };
+  if (gpuWord !== null && !/^\d{1,3}$/.test(gpuWord)) return { error: message('usage.silence.gpu', { word: gpuWord }) };
   const durationMs = parseSilenceDuration(durationWord);
-  if (durationMs === null || durationMs < 60_000 || durationMs > MAX_SILENCE_MS) return { error: t('en', 'usage.silence.duration') };
+  if (durationMs === null || durationMs < 60_000 || durationMs > MAX_SILENCE_MS) return { error: message('usage.silence.duration') };
   return { action: 'add', host, gpu: gpuWord === null ? null : Number(gpuWord), durationMs };
 }
 
@@ -49,18 +50,18 @@ export default defineCommand({
   summary: t('en', 'cmd.silence.summary'),
   usage: USAGE,
   options: z
-    .object({ _: z.array(z.string().max(64)).min(1, t('en', 'usage.silence.what')).max(4) })
+    .object({ _: z.array(z.string().max(64)).min(1, schemaMessage('usage.silence.what')).max(4) })
     .passthrough()
     .superRefine((o, ctx) => {
       const r = parseSilenceWords(o._);
-      if ('error' in r) ctx.addIssue({ code: 'custom', message: r.error });
+      if ('error' in r) ctx.addIssue(issueWith(r.error));
     }),
   async run(o, ctx) {
     const loc = ctx.locale;
     const silences = ctx.services.watch?.silences;
     if (!silences) return textReply(t(loc, 'common.noWatch.title'), t(loc, 'silence.noWatch'), 'info');
     const words = parseSilenceWords(o._);
-    if ('error' in words) return textReply(t(loc, 'registry.usage.title', { usage: USAGE }), localize(loc, words.error), 'warning');
+    if ('error' in words) return textReply(t(loc, 'registry.usage.title', { usage: USAGE }), render(loc, words.error), 'warning');
     const asker = { platform: ctx.platform, userId: ctx.userId, isAdmin: ctx.isAdmin };
     if (words.action === 'list') {
       const open = await silences.list();

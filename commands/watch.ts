@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import { defineCommand } from '../src/core/command.js';
 import { t } from '../src/core/i18n.js';
+import { schemaMessage } from '../src/core/message.js';
 import { HOST_NAME } from '../src/hosts/registry.js';
 
 export default defineCommand({
@@ -10,7 +11,7 @@ export default defineCommand({
   usage: 'watch HOST',
   // A host name in the registry's syntax, nothing else: the name is echoed in the reply, so chat markup
   // such as <!channel> must never get that far.
-  options: z.object({ _: z.array(z.string().regex(HOST_NAME, t('en', 'usage.hostName'))).length(1) }).passthrough(),
+  options: z.object({ _: z.array(z.string().regex(HOST_NAME, schemaMessage('usage.hostName'))).length(1) }).passthrough(),
   async run({ _: [host] }, ctx) {
     if (!ctx.services.watch)
       return { title: t(ctx.locale, 'common.noWatch.title'), severity: 'info', sections: [{ text: t(ctx.locale, 'common.noWatch.text') }] };

@@ -3,7 +3,8 @@
 // for an admin: `/gpu whoami approve ID` (or `reject ID`); `/gpu whoami pending` lists them.
 import { z } from 'zod';
 import { defineCommand, type CommandContext } from '../src/core/command.js';
-import { localize, t, type Locale } from '../src/core/i18n.js';
+import { t, type Locale } from '../src/core/i18n.js';
+import { issueWith, message, render, type Message } from '../src/core/message.js';
 import { Mentions } from '../src/core/mention.js';
 import { textReply, type Reply } from '../src/core/reply.js';
 import type { ClaimRow } from '../src/owners/claims.js';
@@ -20,7 +21,7 @@ type Words =
   | { action: 'claim'; key: string; name?: string }
   | { action: 'approve' | 'reject'; id: number }
   | { action: 'approve' | 'reject'; key: string }
-  | { error: string };
+  | { error: Message };
 
 /**
  * `whoami`, `whoami alice [Alice Liddell]`, `whoami claim alice@gpu3`, `whoami approve 3`,
@@ -31,16 +32,16 @@ export function parseWhoamiWords(words: readonly string[]): Words {
   if (first === undefined || (first === 'show' && second === undefined)) return { action: 'show' };
   if (first === 'pending' && second === undefined) return { action: 'pending' };
   if (first === 'approve' || first === 'confirm' || first === 'reject') {
-    if (second === undefined || rest.length) return { error: t('en', 'usage.whoami.oneId', { word: first }) };
+    if (second === undefined || rest.length) return { error: message('usage.whoami.oneId', { word: first }) };
     const action = first === 'reject' ? 'reject' : 'approve';
     if (/^\d{1,9}$/.test(second)) return { action, id: Number(second) };
     const k = parseOwnerKey(second);
-    return 'error' in k ? { error: t('en', 'usage.whoami.idOrUser', { word: first, error: k.error }) } : { action, key: second };
+    return 'error' in k ? { error: message('usage.whoami.idOrUser', { word: first, error: k.error }) } : { action, key: second };
   }
   const claim = (key: string | undefined, name: string[]): Words =>
-    key === undefined ? { error: t('en', 'usage.whoami.claim') } : { action: 'claim', key, ...(name.length ? { name: name.join(' ') } : {}) };
+    key === undefined ? { error: message('usage.whoami.claim') } : { action: 'claim', key, ...(name.length ? { name: name.join(' ') } : {}) };
   if (first === 'claim') return claim(second, rest);
-  if (WORDS.has(first)) return { error: t('en', 'usage.whoami.usage', { usage: USAGE }) };
+  if (WORDS.has(first)) return { error: message('usage.whoami.usage', { usage: USAGE }) };
   return claim(first, second === undefined ? [] : [second, ...rest]);
 }
 
@@ -119,16 +120,13 @@ export default defineCommand({
     .passthrough()
     .superRefine((o, ctx) => {
       const r = parseWhoamiWords(o._);
-      if ('error' in r) ctx.addIssue({ code: 'custom', message: r.error });
+      if ('error' in r) ctx.addIssue(issueWith(r.error));
       // A name that cannot be a unix user is a usage error, answered to the asker alone.
       else if (r.action === 'claim') {
         const k = parseOwnerKey(r.key);
-        if ('error' in k) ctx.addIssue({ code: 'custom', message: k.error });
+        if ('error' in k) ctx.addIssue(issueWith(k.error));
         else if (r.name !== undefined && !OWNER_NAME.test(r.name))
-          ctx.addIssue({
-            code: 'custom',
-            message: t('en', 'usage.whoami.displayName', { name: r.name.replace(/[^\x20-\x7e]/g, '?').slice(0, 40) }),
-          });
+          ctx.addIssue(issueWith(message('usage.whoami.displayName', { name: r.name.replace(/[^\x20-\x7e]/g, '?').slice(0, 40) })));
       }
     }),
   requiresAdmin: (o) => ADMIN_WORDS.has(o._[0] ?? ''),
@@ -142,7 +140,7 @@ async function whoami(args: string[], ctx: CommandContext): Promise<Reply> {
   const loc = ctx.locale;
   if (!owners) return asker(textReply('whoami', t(loc, 'whoami.unavailable'), 'info'));
   const words = parseWhoamiWords(args);
-  if ('error' in words) return asker(textReply(t(loc, 'registry.usage.title', { usage: USAGE }), localize(loc, words.error), 'warning'));
+  if ('error' in words) return asker(textReply(t(loc, 'registry.usage.title', { usage: USAGE }), render(loc, words.error), 'warning'));
   const pendingHint = t(loc, 'whoami.pendingHint');
   switch (words.action) {
     case 'show':
@@ -207,7 +205,7 @@ async function whoami(args: string[], ctx: CommandContext): Promise<Reply> {
     }
     case 'claim': {
       const r = await owners.claim(ctx.platform, ctx.userId, words.key, words.name);
-      if (!r.ok) return asker(textReply(t(loc, 'whoami.notClaimed'), localize(loc, r.reason), 'warning'));
+      if (!r.ok) return asker(textReply(t(loc, 'whoami.notClaimed'), render(loc, r.reason), 'warning'));
       const c = r.claim;
       if (c.state === 'active') return asker(textReply(t(loc, 'whoami.already.title', { key: keyOf(c) }), t(loc, 'whoami.already.text', { id: c.id }), 'ok'));
       return {

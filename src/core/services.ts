@@ -169,7 +169,7 @@ export interface NotifyService {
   subscribe(
     request: { platform: string; userId: string; sizeMiB: number; size: string; count: number; shared: boolean; hours: number },
     now?: number,
-  ): Promise<{ ok: true; subscription: NotifySubscription } | { ok: false; reason: string; open: NotifySubscription[] }>;
+  ): Promise<{ ok: true; subscription: NotifySubscription } | { ok: false; reason: import('./message.js').Message; open: NotifySubscription[] }>;
   list(platform: string, userId: string): Promise<NotifySubscription[]>;
   /** Only the owner's own open subscription; false for anything else. */
   cancel(platform: string, userId: string, id: number): Promise<boolean>;

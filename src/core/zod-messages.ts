@@ -1,10 +1,10 @@
 // zod's own messages for the issues a command's options can raise (a word where a number goes, too
-// many words, a value not among the choices) from the catalogue: made in English, word for word as
-// zod writes them (config errors read the same), with t('en', 'usage.zod.*'), so the registry's
-// localize() shows them in the asker's language like every other usage message. Issues not listed
-// here keep zod's own text.
+// many words, a value not among the choices) from the catalogue (usage.zod.*): installed as zod's
+// English messages (config errors read them), and made from the issue itself in the asker's language
+// for a command's reply. Issues not listed here keep zod's own text.
 import { z } from 'zod';
-import { localize, t, type Locale, type MessageKey, type Vars } from './i18n.js';
+import { t, type Locale, type MessageKey, type Vars } from './i18n.js';
+import { messageOfIssue, render } from './message.js';
 
 /** zod's name for what it received (its parsedType, for the values a command line or YAML holds). */
 function received(input: unknown): string | undefined {
@@ -102,15 +102,23 @@ function argumentName(path: readonly PropertyKey[], usage: string): string | und
   return path.length ? `--${String(path[0])}` : undefined;
 }
 
-/** The fixed beginnings of zod's own messages (usage.zod.*, as installed above): anything else is a command's own wording. */
+/** The fixed beginnings of zod's own messages (usage.zod.*, as installed above): anything else is a command's own wording, as it is. */
 const ZOD_HEADS = ['Invalid input: expected ', 'Invalid option: expected one of ', 'Too big: expected ', 'Too small: expected '];
 // A union's own message is the bare head: every branch failed (its branches say why).
 const zodWording = (message: string) => message === 'Invalid input' || ZOD_HEADS.some((head) => message.startsWith(head));
 
-function hasValueAt(raw: unknown, path: readonly PropertyKey[]): boolean {
+function valueAt(raw: unknown, path: readonly PropertyKey[]): unknown {
   let cur = raw;
   for (const key of path) cur = cur && typeof cur === 'object' ? (cur as Record<PropertyKey, unknown>)[key] : undefined;
-  return cur !== undefined;
+  return cur;
+}
+
+const hasValueAt = (raw: unknown, path: readonly PropertyKey[]) => valueAt(raw, path) !== undefined;
+
+/** zod's own message for an issue in `locale`, made again from the issue (zod keeps no input in it: read from the raw invocation). */
+function zodWords(issue: { message: string; path: readonly PropertyKey[] }, raw: unknown, locale: Locale | undefined): string {
+  const m = zodMessage({ ...issue, input: valueAt(raw, issue.path) } as unknown as Issue);
+  return m ? t(locale, m.key, m.vars) : issue.message;
 }
 
 /** What a person typed for an argument (the raw word before coercion), shortened for the reply. */
@@ -124,15 +132,18 @@ function typedAt(raw: unknown, path: readonly PropertyKey[]): string | undefined
 /**
  * One argument's problem as a sentence naming the argument by its usage name, in the asker's language
  * ("GPU must be a number, not \"abc\"."), instead of zod's path and wording (`_.1: Invalid input: expected
- * number, received NaN`). A command's own message (a `.min(1, 'hours: 1-168')`) is its own wording: kept.
+ * number, received NaN`). A command's own message (a `.min(1, schemaMessage(...))`, a superRefine's
+ * issueWith(...)) is its own wording, in the asker's language.
  */
 export function argumentProblem(
-  issue: { code: string; path: readonly PropertyKey[]; message: string },
+  issue: { code: string; path: readonly PropertyKey[]; message: string; params?: unknown },
   usage: string,
   raw: unknown,
   locale: Locale | undefined,
 ): string {
-  if (!zodWording(issue.message)) return localize(locale, issue.message);
+  const own = messageOfIssue(issue);
+  if (own) return render(locale, own);
+  if (!zodWording(issue.message)) return issue.message;
   const name = argumentName(issue.path, usage);
   const command = usage.split(/\s+/)[0];
   // zod keeps no input in a finished issue: what was typed is read from the raw invocation at the path.
@@ -147,7 +158,7 @@ export function argumentProblem(
       const missing = positionalNames(usage)[words]?.replace(/\.\.\.$/, '');
       return missing ? t(locale, 'usage.arg.missing', { name: missing }) : t(locale, 'usage.arg.tooFew', { command, n: String(i.minimum) });
     }
-    return localize(locale, issue.message);
+    return zodWords(issue, raw, locale);
   }
   switch (i.code) {
     case 'invalid_type':

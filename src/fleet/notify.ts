@@ -4,6 +4,7 @@
 // guarded in SQL, so a restart or an overlapping check never sends a second one.
 import { isServerPlatform } from '../core/platform.js';
 import { recipientLocale, t } from '../core/i18n.js';
+import { message, type Message } from '../core/message.js';
 import type { Reply } from '../core/reply.js';
 import type { FitConfig, HostStatusResult, HostsService, NotifyService, NotifySubscription, PostTarget } from '../core/services.js';
 import type { SubscriptionRow, SubscriptionStorage } from './subscriptions.js';
@@ -50,14 +51,14 @@ export class Notifier implements NotifyService {
   async subscribe(
     req: { platform: string; userId: string; sizeMiB: number; size: string; count: number; shared: boolean; hours: number },
     now = Date.now(),
-  ): Promise<{ ok: true; subscription: NotifySubscription } | { ok: false; reason: string; open: NotifySubscription[] }> {
+  ): Promise<{ ok: true; subscription: NotifySubscription } | { ok: false; reason: Message; open: NotifySubscription[] }> {
     const owner = { platform: req.platform, userId: req.userId };
     const open = await this.store.openSubscriptions(owner);
     if (open.length >= this.settings.maxNotifyPerUser)
       return {
         ok: false,
-        // In English, as services make reasons; the command shows it in the asker's language (localize()).
-        reason: t('en', 'reason.notify.tooMany', { n: open.length, max: this.settings.maxNotifyPerUser }),
+        // A catalogue message: the command renders it in the asker's language.
+        reason: message('reason.notify.tooMany', { n: open.length, max: this.settings.maxNotifyPerUser }),
         open: open.map(view),
       };
     const hours = Math.min(Math.max(req.hours, 1), MAX_HOURS);

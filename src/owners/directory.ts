@@ -6,7 +6,7 @@
 import { isChatPlatform } from '../core/platform.js';
 import type { Config } from '../config.js';
 import { OWNER_NAME, UNIX_USER } from '../core/config.js';
-import { t } from '../core/i18n.js';
+import { message, type Message } from '../core/message.js';
 import { Mentions, type Mention } from '../core/mention.js';
 import { HOST_NAME } from '../hosts/registry.js';
 import type { ClaimPlatform, ClaimRow, ClaimStorage } from './claims.js';
@@ -22,23 +22,23 @@ export interface Owner {
 
 /**
  * What a claim names: `alice` or `alice@gpu3`, checked before it goes anywhere (never near a shell). Errors
- * and refusals here are made in English (reason.*); commands show them in the asker's language (localize()).
+ * and refusals here are catalogue messages (reason.*); commands render them in the asker's language.
  */
-export function parseOwnerKey(key: string): { unixUser: string; host: string | null } | { error: string } {
-  if (typeof key !== 'string' || key.length > 100) return { error: t('en', 'reason.owner.tooLong') };
+export function parseOwnerKey(key: string): { unixUser: string; host: string | null } | { error: Message } {
+  if (typeof key !== 'string' || key.length > 100) return { error: message('reason.owner.tooLong') };
   const at = key.indexOf('@');
   const user = at < 0 ? key : key.slice(0, at);
   const host = at < 0 ? null : key.slice(at + 1);
   if (!UNIX_USER.test(user)) {
     const shown = user.replace(/[^\x20-\x7e]/g, '?').slice(0, 40);
-    const why = /[A-Z]/.test(user) && UNIX_USER.test(user.toLowerCase()) ? t('en', 'reason.owner.lowerCase', { user: user.toLowerCase() }) : '';
-    return { error: t('en', 'reason.owner.notUnixUser', { user: shown, why }) };
+    const why = /[A-Z]/.test(user) && UNIX_USER.test(user.toLowerCase()) ? message('reason.owner.lowerCase', { user: user.toLowerCase() }) : '';
+    return { error: message('reason.owner.notUnixUser', { user: shown, why }) };
   }
-  if (host !== null && !HOST_NAME.test(host)) return { error: t('en', 'reason.owner.badHost') };
+  if (host !== null && !HOST_NAME.test(host)) return { error: message('reason.owner.badHost') };
   return { unixUser: user, host };
 }
 
-export type ClaimResult = { ok: true; claim: ClaimRow; existed: boolean } | { ok: false; reason: string };
+export type ClaimResult = { ok: true; claim: ClaimRow; existed: boolean } | { ok: false; reason: Message };
 
 /**
  * A claim against the config's owner of its unix user, for the admin deciding it: a display name is only
@@ -138,19 +138,19 @@ export class OwnerDirectory implements OwnersService {
 
   async claim(platform: string, userId: string, key: string, name?: string, now = Date.now()): Promise<ClaimResult> {
     const p = asPlatform(platform);
-    if (!p || !this.store) return { ok: false, reason: t('en', 'reason.claim.platform') };
+    if (!p || !this.store) return { ok: false, reason: message('reason.claim.platform') };
     const k = parseOwnerKey(key);
     if ('error' in k) return { ok: false, reason: k.error };
     if (name !== undefined && !OWNER_NAME.test(name))
-      return { ok: false, reason: t('en', 'usage.whoami.displayName', { name: name.replace(/[^\x20-\x7e]/g, '?').slice(0, 40) }) };
+      return { ok: false, reason: message('usage.whoami.displayName', { name: name.replace(/[^\x20-\x7e]/g, '?').slice(0, 40) }) };
     const configured = this.config.get(k.host ? `${k.unixUser}@${k.host}` : k.unixUser);
     if (configured && p !== 'console' && configured[p]) {
       return configured[p] === userId
-        ? { ok: false, reason: t('en', 'reason.claim.alreadyYou', { key }) }
-        : { ok: false, reason: t('en', 'reason.claim.mapped', { key }) };
+        ? { ok: false, reason: message('reason.claim.alreadyYou', { key }) }
+        : { ok: false, reason: message('reason.claim.mapped', { key }) };
     }
     if ((await this.store.pendingOf(p, userId)).length >= MAX_PENDING_CLAIMS)
-      return { ok: false, reason: t('en', 'reason.claim.tooMany', { n: MAX_PENDING_CLAIMS }) };
+      return { ok: false, reason: message('reason.claim.tooMany', { n: MAX_PENDING_CLAIMS }) };
     return { ok: true, ...(await this.store.addPending({ unixUser: k.unixUser, host: k.host, platform: p, userId, name: name ?? null }, now)) };
   }
 

@@ -4,6 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { renderText } from '../../src/adapters/console/render.js';
 import { formatMiB, parseHours, parseNotifyWords, parseSize } from '../../src/fleet/args.js';
+import { english, type Message } from '../../src/core/message.js';
 import { marginFor, rankFits, sshHint, type FitRequest } from '../../src/fleet/fit.js';
 import { fitReply } from '../../src/fleet/render.js';
 import { h200After, statusOf } from '../hosts/replay-readings.js';
@@ -130,8 +131,8 @@ describe('fit and notify words', () => {
     expect(parseSize('24000mib')).toEqual({ mib: 24000 });
     for (const bad of ['999999999T', 'abc', '40', '-4G', '40  G', '1e3G', '0M', '2048G', '40GBB', '40iB', '40Gi'])
       expect(parseSize(bad), bad).toHaveProperty('error');
-    expect((parseSize('40') as { error: string }).error).toContain('did you mean 40G?');
-    expect((parseSize('2048G') as { error: string }).error).toContain('at most 1024 GiB');
+    expect(english((parseSize('40') as { error: Message }).error)).toContain('did you mean 40G?');
+    expect(english((parseSize('2048G') as { error: Message }).error)).toContain('at most 1024 GiB');
     expect(parseHours('12h')).toEqual({ hours: 12 });
     expect(parseHours('2d')).toEqual({ hours: 48 });
     expect(parseHours('8d')).toHaveProperty('error');

@@ -116,8 +116,10 @@ describe('message catalogues', () => {
     const used = new Set<string>();
     for (const file of [...sources('src'), ...sources('commands')]) {
       const text = readFileSync(join(PROJECT_ROOT, file), 'utf8');
-      // The readings parsers make their notes as the catalogue's English text without importing it (they stay pure): they name the keys.
-      if (!/import \{[^}]*\bt\b[^}]*\} from '[^']*\/i18n\.js'/.test(text) && !file.startsWith(join('src', 'readings'))) continue;
+      // Keys are asked for through t() or as a Message (message(), schemaMessage(): core/message.ts); the readings
+      // parsers name their notes' keys without importing either (they stay pure).
+      const asks = /import \{[^}]*\bt\b[^}]*\} from '[^']*\/i18n\.js'/.test(text) || /from '[^']*\/message\.js'/.test(text);
+      if (!asks && !file.startsWith(join('src', 'readings'))) continue;
       for (const m of text.matchAll(/'([a-z][a-zA-Z0-9]*)((?:\.[a-zA-Z0-9_]+)+)'/g)) if (namespaces.has(m[1])) used.add(m[1] + m[2]);
     }
     // `/gpu help` asks for each command's summary by its name.
