@@ -149,3 +149,64 @@ describe('a resumed run that reloads its saved options: only the settings it sti
     );
   });
 });
+
+describe("a setting goes under the parser's own names for it, and only a number is added where the command lacks it", () => {
+  it("mixed precision under each parser's name: yolo's amp=, the HF Trainer's --fp16; an unknown script has none", () => {
+    expect(rw('yolo train data=x.yaml amp=False', { precision: true })).toBe('yolo train data=x.yaml amp=True');
+    expect(rw('python run_clm.py --fp16 --per_device_train_batch_size 8', { precision: false })).toBe('python run_clm.py --per_device_train_batch_size 8');
+    expect(rw('python my.py --fp16 --batch_size 8', { precision: false })).toBeUndefined();
+  });
+
+  it('yolo keys outside its settings are not rewritten (ultralytics has no accumulate)', () => {
+    expect(rw('yolo train data=x.yaml batch=16 accumulate=4', { batch: 8, accumulate: 2 })).toBe('yolo train data=x.yaml batch=8 accumulate=4');
+  });
+
+  it('a switch the command does not have is not added (a boolean has no value to append)', () => {
+    expect(rw('python train.py --data x.yaml', { cache: false }, 'yolov5')).toBeUndefined();
+    expect(rw('python train.py --data x.yaml', { cache: true }, 'yolov5')).toBeUndefined();
+    expect(rw('yolo train data=x.yaml', { precision: true })).toBeUndefined();
+  });
+
+  it('among Hydra keys, the longest spelling found is the setting; a shorter key under another path is another setting', () => {
+    expect(rewriteCommandLine('python train.py data.batch_size=32 sampler.batch=4', { batch: 16 })).toBe('python train.py data.batch_size=16 sampler.batch=4');
+    expect(rewriteCommandLine('python train.py trainer.train_batch_size=32 model.batch=4', { batch: 16 })).toBe(
+      'python train.py trainer.train_batch_size=16 model.batch=4',
+    );
+  });
+});
+
+describe('a switch written with an explicit value (HfArgumentParser takes `--fp16 False`)', () => {
+  it('the value it already spells is no correction; the other value becomes the bare switch', () => {
+    expect(rw('python run_clm.py --fp16 False --per_device_train_batch_size 8', { precision: false })).toBeUndefined();
+    expect(rw('python run_clm.py --fp16 True --per_device_train_batch_size 8', { precision: true })).toBeUndefined();
+    expect(rw('python run_clm.py --fp16 False --per_device_train_batch_size 8', { precision: true })).toBe(
+      'python run_clm.py --fp16 --per_device_train_batch_size 8',
+    );
+  });
+});
+
+describe('accumulation changes only with the batch it keeps whole', () => {
+  it('not alone where the batch could not be written (the batch flag is one no parser names)', () => {
+    expect(rw('python my_train.py --bsz 8 --gradient_accumulation_steps 2', { batch: 4, accumulate: 4 })).toBeUndefined();
+    expect(rewriteCommandLine('python x.py --micro_bs 8 --gradient_accumulation_steps 2', { batch: 4, accumulate: 4 })).toBeUndefined();
+  });
+
+  it('a fix that changes accumulation alone rewrites it', () => {
+    expect(rewriteCommandLine('python x.py --gradient_accumulation_steps 2', { accumulate: 4 })).toBe('python x.py --gradient_accumulation_steps 4');
+    expect(rw('python run_clm.py --gradient_accumulation_steps 2 --per_device_train_batch_size 8', { accumulate: 4 })).toBe(
+      'python run_clm.py --gradient_accumulation_steps 4 --per_device_train_batch_size 8',
+    );
+  });
+});
+
+describe('ultralytics resume is the resume key itself', () => {
+  it('a checkpoint path is a resume, even one that begins like a false value', () => {
+    expect(rw('yolo train resume=0416/weights/last.pt workers=8', { workers: 2 })).toBeUndefined();
+    expect(rw('yolo train resume=none-baseline/weights/last.pt workers=8', { workers: 2 })).toBeUndefined();
+  });
+
+  it("resume= inside another key's value is no resume; a false value in any case is none", () => {
+    expect(rw('yolo train model=runs/resume=2/last.pt workers=8', { workers: 2 })).toBe('yolo train model=runs/resume=2/last.pt workers=2');
+    expect(rw('yolo train resume=FALSE workers=8', { workers: 2 })).toBe('yolo train resume=FALSE workers=2');
+  });
+});
