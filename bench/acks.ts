@@ -15,20 +15,25 @@
 // loaded/reference ratio. Goal: loaded acks p99 < 200 ms and help p99 < 1 s on both platforms.
 // The bot leads a session of its own (as a service does); each process's main thread says how long it
 // ran and how long it was runnable but waited for a CPU (schedstat): on a busy machine that wait, not
-// the bot's work, is most of a late ack. The fleet's sshd runs at nice 19, but sshd starts a session
-// per connection and per command (setsid), and Linux weighs each session as one group (autogroup): the
-// fleet's shells still compete with the bot as equals, on both runs.
+// the bot's work, is most of a late ack. Each run says who used the machine's CPUs (every process, by
+// role: the bot, its chart children, sshd, this process, the machine's other work) and how many commands
+// sshd ran for the run's statuses. The stand-ins for other machines are kept off the bot's share: sshd
+// (the GPU hosts) runs in one CPU cgroup weighing as one program and pinned to the last CPU
+// (ACKS_STAND_INS, standInGroup), and this process (Slack's and Discord's servers, and the clock) runs
+// first (clockFirst), so an ack that left the bot is not counted late while the clock waits for a CPU.
+// Both need root; without it the bench says what it could not do. The bot and its chart children keep
+// the scheduling a service gets.
 // ACKS_TIMELINE=1 (or =/path/prefix, also writing the raw data as JSON) adds where each ack's time went:
 // per stage (sent, reached the bot, ack left the bot, received; Discord also the gateway event, the
 // callback request created and its headers written, the fake's arrival), the slow acks one by one with
 // the event-loop stalls of both processes (ran vs waited for a CPU) and the machine's busiest
 // processes meanwhile (/proc, every 500 ms). It adds work to both processes: diagnosis, not the figures.
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { createHmac } from 'node:crypto';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { loadavg, tmpdir } from 'node:os';
+import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { withSqliteRegistry } from '../test/storage/sqlite-stores.js';
@@ -150,6 +155,12 @@ async function main(): Promise<void> {
   const root = mkdtempSync(join(tmpdir(), 'gpu-doctor-bench-acks-'));
   const key = makeClientKey(join(root, 'client'));
   const sshd = await startSshd(join(root, 'sshd'), key.pub, { skipShellRc: true, data: 'h100', nice: 19 });
+  const standIns = standInGroup();
+  standIns.add(sshd.proc.pid!);
+  const clock = clockFirst();
+  console.log(
+    `stand-ins for other machines: sshd (the GPU hosts) and its sessions ${standIns.text}; this process (Slack's and Discord's servers, and the clock) ${clock.text}`,
+  );
   const hung = await silentListener();
   const good = { name: 'gpu01', port: sshd.port, fingerprint: sshd.fingerprint };
 
@@ -178,6 +189,8 @@ async function main(): Promise<void> {
   } finally {
     await hung.close();
     await sshd.stop();
+    standIns.close();
+    clock.restore();
     rmSync(root, { recursive: true, force: true });
   }
   report(runs);
@@ -255,6 +268,14 @@ async function main(): Promise<void> {
           ]),
         )
       : undefined;
+    const sshdCommands0 = readFileSync(sshd.auditLog, 'utf8').split('\n').length;
+    const roles = cpuByRole(
+      new Map<number, Role>([
+        [process.pid, 'bench'],
+        [bot.pid!, 'bot'],
+        [sshd.proc.pid!, 'sshd'],
+      ]),
+    );
     const start = performance.now();
     console.log(
       `\n${loaded ? 'loaded' : 'reference'}: ${total} requests at ${RATE}/s over hosts ${hosts.map((h) => h.name).join(', ')}${loaded ? `, a week-long chart every ${CHART_EVERY_S} s` : ''}; load average ${load()}`,
@@ -278,6 +299,10 @@ async function main(): Promise<void> {
     ownLoop.disable();
     const ownSched = mainThreadSched(ownSched0);
     const cpuSamples = cpu?.stop() ?? [];
+    reportRoles(roles.stop());
+    // What the GPU host did for the run: its sessions started (the bot's SSH work is whole only if sshd kept up).
+    const statuses = samples.filter((x) => x.command === 'status').length;
+    console.log(`  sshd ran ${readFileSync(sshd.auditLog, 'utf8').split('\n').length - sshdCommands0} commands for the run's ${statuses} status requests`);
     benchTimeline?.stop();
     if (process.env.ACKS_TRACE)
       console.log(samples.map((x, k) => `${(k / RATE).toFixed(1)}s ${x.platform[0]}:${x.command}:${x.ack === undefined ? '-' : x.ack.toFixed(0)}`).join(' '));
@@ -530,6 +555,224 @@ function cpuSampler(names: Map<number, string>): { stop(): { at: number; top: [s
       return samples;
     },
   };
+}
+
+// ---- Who used the CPUs during a run (always on): every process of the machine, by role ----
+
+/** What a process is in the bench: the bot's own work, a stand-in for another machine, or the machine's other users. */
+type Role = 'bot' | 'bot child' | 'sshd' | 'bench' | 'other';
+
+const ROLE_TEXT: Record<Role, string> = {
+  bot: "the bot's process (adapters, SSH client, its worker threads)",
+  'bot child': "the bot's children (chart renderers; tsx's esbuild from the sources)",
+  sshd: 'sshd and its sessions (stand in for the GPU hosts)',
+  bench: "this process (fake Slack and Discord, the load, the clock: stand in for Slack's and Discord's servers)",
+  other: "the machine's other work (other users, the kernel)",
+};
+
+interface ProcStat {
+  ppid: number;
+  comm: string;
+  /** utime + stime + cutime + cstime, in clock ticks: its own time and its reaped children's. */
+  full: number;
+}
+
+function readProcStat(pid: number): ProcStat | undefined {
+  try {
+    const st = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const close = st.lastIndexOf(')');
+    const f = st.slice(close + 2).split(' ');
+    return { ppid: Number(f[1]), comm: st.slice(st.indexOf('(') + 1, close), full: Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14]) };
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * CPU seconds per role over a run, from /proc every 250 ms. A process that ends between two readings
+ * is counted where it ran: its parent's reaped-children time grows by its whole total when it is
+ * reaped, so what was already counted for it is taken off the parent's growth (sshd's per-command
+ * shells live a few ms each). Roles follow the parent chain from the roots given.
+ */
+function cpuByRole(roots: Map<number, Role>): { stop(): { wallMs: number; byRole: Map<Role, number>; busyMs: number } } {
+  const hz = 100;
+  const role = new Map<number, Role>(roots);
+  const roleOf = (pid: number, st: ProcStat, depth = 0): Role => {
+    const known = role.get(pid);
+    if (known) return known;
+    const parent = st.ppid > 1 && depth < 32 ? readProcStat(st.ppid) : undefined;
+    const up = parent ? roleOf(st.ppid, parent, depth + 1) : 'other';
+    const mine: Role = up === 'bot' || up === 'bot child' ? 'bot child' : up;
+    role.set(pid, mine);
+    return mine;
+  };
+  const byRole = new Map<Role, number>();
+  // Per live process: ticks counted so far (its total at the last reading) and its parent.
+  let last = new Map<number, ProcStat>();
+  // Ticks to take off a process's next growth: what was counted for its children that ended since.
+  const owed = new Map<number, number>();
+  const readAll = () => {
+    const now = new Map<number, ProcStat>();
+    for (const d of readdirSync('/proc')) {
+      if (!/^\d+$/.test(d)) continue;
+      const st = readProcStat(Number(d));
+      if (st) now.set(Number(d), st);
+    }
+    return now;
+  };
+  const readTotal = () => {
+    const f = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
+    return { busy: f.reduce((a, b) => a + b, 0) - f[3] - f[4], all: f.reduce((a, b) => a + b, 0) };
+  };
+  last = readAll();
+  for (const [pid, st] of last) roleOf(pid, st);
+  const t0 = performance.now();
+  const total0 = readTotal();
+  const tick = () => {
+    const now = readAll();
+    // Ended since the last reading: what was counted for one is owed by the nearest ancestor still
+    // there (its parent, or further up when the parent ended too: a shell and the command it ran).
+    for (const [pid, st] of last)
+      if (!now.has(pid)) {
+        let up = st.ppid;
+        for (let hops = 0; !now.has(up) && last.has(up) && hops < 32; hops++) up = last.get(up)!.ppid;
+        owed.set(up, (owed.get(up) ?? 0) + st.full);
+      }
+    for (const [pid, st] of now) {
+      const before = last.get(pid)?.full ?? 0;
+      const grew = Math.max(0, st.full - before - (owed.get(pid) ?? 0));
+      owed.delete(pid);
+      const r = roleOf(pid, st);
+      if (grew > 0) byRole.set(r, (byRole.get(r) ?? 0) + (grew / hz) * 1000);
+    }
+    last = now;
+  };
+  const timer = setInterval(tick, 250);
+  timer.unref();
+  return {
+    stop: () => {
+      clearInterval(timer);
+      tick();
+      const total = readTotal();
+      return { wallMs: performance.now() - t0, byRole, busyMs: ((total.busy - total0.busy) / hz) * 1000 };
+    },
+  };
+}
+
+/**
+ * In production the GPU hosts' sshd runs on other machines; here it shares the bot's cores, and sshd
+ * starts a session per connection and per command (setsid): Linux weighs each session as one group
+ * (autogroup), so a status's dozen shells weighed as a dozen programs against the bot's one, and nice
+ * cannot reach them. ACKS_STAND_INS says how the stand-ins run:
+ *   apart (default): all of sshd in one CPU cgroup weighing as ACKS_STAND_IN_WEIGHT ordinary programs
+ *     (1: one program, not one per command), pinned to the last CPU (affinity, inherited across setsid),
+ *     so the other CPUs are free of it. A status costs the fake host about 0.3 s of CPU (40-odd execs):
+ *     on a busy 2-core machine it then runs only part of the statuses, and the bot does less SSH work;
+ *     each run prints how many it ran. A larger weight runs more of them, with CPU the bot then lacks;
+ *   low: the same group at the lowest weight, not pinned: it gets only what everything else leaves (on a
+ *     busy machine statuses go unanswered, and the bot's SSH work with them);
+ *   equal: as sshd starts them, a group per session (the bench before this choice).
+ * Without a writable CPU cgroup (not root) apart and low pin only.
+ */
+/** The stand-ins' group weighs as this many ordinary programs (ACKS_STAND_IN_WEIGHT): enough to answer the run's statuses on its CPU. */
+const STAND_IN_WEIGHT = Number(process.env.ACKS_STAND_IN_WEIGHT ?? 1);
+
+function standInGroup(): { add(pid: number): void; text: string; close(): void } {
+  const mode = process.env.ACKS_STAND_INS ?? 'apart';
+  const none = { add: () => undefined, close: () => undefined };
+  if (mode === 'equal') return { ...none, text: 'compete with the bot as equals, one group per session (ACKS_STAND_INS=equal)' };
+  if (mode !== 'apart' && mode !== 'low') throw new Error(`ACKS_STAND_INS is apart, low or equal, not ${mode}`);
+  if (process.platform !== 'linux') return { ...none, text: 'compete with the bot as equals (not Linux)' };
+  const cpus = availableParallelism();
+  let pin: ((pid: number) => void) | undefined;
+  if (cpus > 1 && mode === 'apart')
+    try {
+      execFileSync('taskset', ['--version'], { stdio: 'ignore' });
+      pin = (pid) => void execFileSync('taskset', ['-a', '-p', '-c', String(cpus - 1), String(pid)], { stdio: 'ignore' });
+    } catch {
+      /* no taskset: not pinned */
+    }
+  const pinText = pin ? `, pinned to CPU ${cpus - 1} (the others are free of them)` : '';
+  for (const [root, weightFile, weight] of [
+    ['/sys/fs/cgroup/cpu', 'cpu.shares', mode === 'low' ? '2' : String(1024 * STAND_IN_WEIGHT)],
+    ['/sys/fs/cgroup', 'cpu.weight', mode === 'low' ? '1' : String(100 * STAND_IN_WEIGHT)],
+  ] as const) {
+    const dir = join(root, `gpu-doctor-bench-${process.pid}`);
+    try {
+      if (!existsSync(join(root, 'cgroup.procs'))) continue;
+      if (root === '/sys/fs/cgroup' && !readFileSync(join(root, 'cgroup.subtree_control'), 'utf8').split(/\s+/).includes('cpu')) continue;
+      mkdirSync(dir);
+      writeFileSync(join(dir, weightFile), weight);
+      return {
+        add: (pid) => {
+          writeFileSync(join(dir, 'cgroup.procs'), String(pid));
+          pin?.(pid);
+        },
+        text: `run in one CPU cgroup (${dir}, ${weightFile} ${weight}: ${mode === 'low' ? 'the lowest weight, they get what everything else leaves' : `as ${STAND_IN_WEIGHT} ordinary programs`})${pinText}`,
+        close: () => {
+          try {
+            for (const pid of readFileSync(join(dir, 'cgroup.procs'), 'utf8').split('\n').filter(Boolean)) writeFileSync(join(root, 'cgroup.procs'), pid);
+            rmdirSync(dir);
+          } catch {
+            /* a process still leaving: the empty group stays until the next boot */
+          }
+        },
+      };
+    } catch {
+      try {
+        rmdirSync(dir);
+      } catch {
+        /* never made */
+      }
+    }
+  }
+  if (pin) return { add: pin, text: `one group per session (no writable CPU cgroup)${pinText}`, close: () => undefined };
+  return { ...none, text: 'compete with the bot as equals (no writable CPU cgroup, no taskset)' };
+}
+
+/**
+ * This process stands in for Slack's and Discord's servers, which have CPUs of their own, and holds the
+ * clock: when it waits for a CPU, an ack that already left the bot is counted late. As root, its session's
+ * scheduling group (autogroup) gets nice -10, so it runs before the machine's other work when it has
+ * any (about 5% of a CPU); put back when the bench ends. ACKS_CLOCK_NICE sets another value, 0 leaves it.
+ */
+function clockFirst(): { text: string; restore(): void } {
+  const file = '/proc/self/autogroup';
+  const want = Number(process.env.ACKS_CLOCK_NICE ?? -10);
+  const keep = { text: 'keeps the priority it has', restore: () => undefined };
+  if (!want || process.platform !== 'linux') return keep;
+  try {
+    const before = /nice\s+(-?\d+)/.exec(readFileSync(file, 'utf8'))?.[1];
+    if (before === undefined) return keep;
+    writeFileSync(file, String(want));
+    const restore = () => {
+      try {
+        writeFileSync(file, before);
+      } catch {
+        /* the session ended */
+      }
+    };
+    process.once('exit', restore);
+    for (const sig of ['SIGINT', 'SIGTERM'] as const)
+      process.once(sig, () => {
+        restore();
+        process.exit(130);
+      });
+    return { text: `runs first: its session's scheduling group at nice ${want} (was ${before}, put back at the end)`, restore };
+  } catch {
+    return { text: 'keeps its priority (its scheduling group cannot be reniced: not root, or no autogroup)', restore: () => undefined };
+  }
+}
+
+function reportRoles({ wallMs, byRole, busyMs }: { wallMs: number; byRole: Map<Role, number>; busyMs: number }): void {
+  const cpus = availableParallelism();
+  const share = (ms: number) => `${(ms / 1000).toFixed(1)} s (${((100 * ms) / (cpus * wallMs)).toFixed(0)}%)`;
+  const counted = [...byRole.values()].reduce((a, b) => a + b, 0);
+  console.log(
+    `  CPU over the run's ${(wallMs / 1000).toFixed(1)} s (${cpus} CPUs; % of all of them): ${(Object.keys(ROLE_TEXT) as Role[])
+      .map((r) => `${ROLE_TEXT[r]} ${share(byRole.get(r) ?? 0)}`)
+      .join('; ')}; in no process (interrupts) ${share(Math.max(0, busyMs - counted))}; machine busy ${share(busyMs)}`,
+  );
 }
 
 /** Per stage: p50/p99 over the run's acks, and the slowest acks each with its stages, stalls and who held the CPU. */
