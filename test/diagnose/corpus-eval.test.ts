@@ -27,6 +27,8 @@ const GROUPS = [
 ];
 // dist4/ (issue 23's distributed start-up, waiting-rank and host-RAM threads; tuned) takes the same corpus checks.
 GROUPS.push('dist4');
+// eval5/ (issue 23's evaluation-phase class: 20 real threads, tuned) takes the same corpus checks.
+GROUPS.push('eval5');
 // The category vocabulary of /work/corpus-format.md (the same as test/fixtures/eval-dev/cases.json).
 const LABELS = new Set([
   'cuda_oom',
@@ -283,6 +285,26 @@ describe('expert expectations on real logs', () => {
       expect(s.harmfulStrict, misses(s.rows)).toBe(0);
       expect(s.category / s.n).toBeGreaterThanOrEqual(PHASE4_FLOORS.category);
       expect(s.lever / s.leverOf).toBeGreaterThanOrEqual(PHASE4_FLOORS.lever);
+    },
+  );
+
+  // Tuned on purpose (issue 23): 20 real threads of the evaluation phase (a script's own test/validate loop without
+  // no_grad, HF Trainer gathering predictions, an evaluation batch or an evaluation input larger than training's, on
+  // PyTorch, Keras/TF and Paddle), read case by case while the evaluation levers are reworked. Floors a little under
+  // the measurement (eval5/README.md): 18/20 category, 10/20 lever, strict harm 2 when the group was added.
+  const EVAL5_FLOORS = { category: 0.85, lever: 0.45, harmfulStrict: 2 };
+  it(
+    'eval5/ (20 logs, 2000-2019, tuned: evaluation-phase threads): no harmful first fix; floors under the measured level',
+    { timeout: 120_000 },
+    async () => {
+      const s = await scoreExpertDir(groupDir('eval5'));
+      console.log(`tuned (eval5): ${expertLine(s)}`);
+      expect(s.n).toBeGreaterThanOrEqual(20);
+      expect(s.failed, misses(s.rows)).toBe(0);
+      expect(s.harmful, misses(s.rows)).toBe(0);
+      expect(s.harmfulStrict, misses(s.rows)).toBeLessThanOrEqual(EVAL5_FLOORS.harmfulStrict);
+      expect(s.category / s.n, misses(s.rows)).toBeGreaterThanOrEqual(EVAL5_FLOORS.category);
+      expect(s.lever / s.leverOf, misses(s.rows)).toBeGreaterThanOrEqual(EVAL5_FLOORS.lever);
     },
   );
 
