@@ -162,6 +162,9 @@ async function main(): Promise<void> {
     `stand-ins for other machines: sshd (the GPU hosts) and its sessions ${standIns.text}; this process (Slack's and Discord's servers, and the clock) ${clock.text}`,
   );
   const hung = await silentListener();
+  // Connections the bot opened to the hung host: one at a time, each held to its connect timeout, is no storm.
+  let hungConnections = 0;
+  hung.server.on('connection', () => hungConnections++);
   const good = { name: 'gpu01', port: sshd.port, fingerprint: sshd.fingerprint };
 
   // A week of one 8-GPU host's samples (8 processes each, every 60 s), for the chart; both runs use it.
@@ -268,6 +271,7 @@ async function main(): Promise<void> {
           ]),
         )
       : undefined;
+    const hungConnections0 = hungConnections;
     const sshdCommands0 = readFileSync(sshd.auditLog, 'utf8').split('\n').length;
     const roles = cpuByRole(
       new Map<number, Role>([
@@ -302,7 +306,9 @@ async function main(): Promise<void> {
     reportRoles(roles.stop());
     // What the GPU host did for the run: its sessions started (the bot's SSH work is whole only if sshd kept up).
     const statuses = samples.filter((x) => x.command === 'status').length;
-    console.log(`  sshd ran ${readFileSync(sshd.auditLog, 'utf8').split('\n').length - sshdCommands0} commands for the run's ${statuses} status requests`);
+    console.log(
+      `  sshd ran ${readFileSync(sshd.auditLog, 'utf8').split('\n').length - sshdCommands0} commands for the run's ${statuses} status requests${loaded ? `; the bot opened ${hungConnections - hungConnections0} connections to the hung host` : ''}`,
+    );
     benchTimeline?.stop();
     if (process.env.ACKS_TRACE)
       console.log(samples.map((x, k) => `${(k / RATE).toFixed(1)}s ${x.platform[0]}:${x.command}:${x.ack === undefined ? '-' : x.ack.toFixed(0)}`).join(' '));
@@ -708,7 +714,7 @@ function standInGroup(): { add(pid: number): void; text: string; close(): void }
           writeFileSync(join(dir, 'cgroup.procs'), String(pid));
           pin?.(pid);
         },
-        text: `run in one CPU cgroup (${dir}, ${weightFile} ${weight}: ${mode === 'low' ? 'the lowest weight, they get what everything else leaves' : `as ${STAND_IN_WEIGHT} ordinary programs`})${pinText}`,
+        text: `run in one CPU cgroup (${dir}, ${weightFile} ${weight}: ${mode === 'low' ? 'the lowest weight, they get what everything else leaves' : `as ${STAND_IN_WEIGHT} ordinary program${STAND_IN_WEIGHT === 1 ? '' : 's'}`})${pinText}`,
         close: () => {
           try {
             for (const pid of readFileSync(join(dir, 'cgroup.procs'), 'utf8').split('\n').filter(Boolean)) writeFileSync(join(root, 'cgroup.procs'), pid);
@@ -733,14 +739,14 @@ function standInGroup(): { add(pid: number): void; text: string; close(): void }
 /**
  * This process stands in for Slack's and Discord's servers, which have CPUs of their own, and holds the
  * clock: when it waits for a CPU, an ack that already left the bot is counted late. As root, its session's
- * scheduling group (autogroup) gets nice -10, so it runs before the machine's other work when it has
- * any (about 5% of a CPU); put back when the bench ends. ACKS_CLOCK_NICE sets another value, 0 leaves it.
+ * scheduling group (autogroup; the bench leads a session of its own, inOwnSession) gets nice -10, so
+ * it runs before the machine's other work when it has any (about 5% of a CPU); put back when the bench ends. ACKS_CLOCK_NICE sets another value, 0 leaves it.
  */
 function clockFirst(): { text: string; restore(): void } {
   const file = '/proc/self/autogroup';
   const want = Number(process.env.ACKS_CLOCK_NICE ?? -10);
   const keep = { text: 'keeps the priority it has', restore: () => undefined };
-  if (!want || process.platform !== 'linux') return keep;
+  if (!want || process.platform !== 'linux' || process.env.ACKS_OWN_SESSION !== '1') return keep;
   try {
     const before = /nice\s+(-?\d+)/.exec(readFileSync(file, 'utf8'))?.[1];
     if (before === undefined) return keep;
@@ -891,4 +897,20 @@ function report(runs: { name: string; samples: Sample[] }[]): void {
 }
 
 if (process.argv[2] === '--bot') await runBot(JSON.parse(process.argv[3]) as BotSpec);
+else if (process.platform === 'linux' && process.env.ACKS_OWN_SESSION !== '1') await inOwnSession();
 else await main();
+
+/**
+ * The bench again, leading a session of its own: the scheduling group clockFirst reprioritises is then
+ * the bench's alone, not that of the shell that started it and whatever else runs from there.
+ */
+async function inOwnSession(): Promise<void> {
+  const child = spawn(process.execPath, [...process.execArgv, import.meta.filename, ...process.argv.slice(2)], {
+    stdio: 'inherit',
+    detached: true,
+    env: { ...process.env, ACKS_OWN_SESSION: '1' },
+  });
+  for (const sig of ['SIGINT', 'SIGTERM'] as const) process.on(sig, () => child.kill(sig));
+  const code = await new Promise<number>((resolve) => child.once('exit', (c, sig) => resolve(c ?? (sig ? 1 : 0))));
+  process.exit(code);
+}
