@@ -167,6 +167,13 @@ describe("a setting goes under the parser's own names for it, and only a number 
     expect(rw('yolo train data=x.yaml', { precision: true })).toBeUndefined();
   });
 
+  it('a setting found as a flag is that flag: a key=value word elsewhere (a run tag) is left as written', () => {
+    expect(rewriteCommandLine('python train.py --batch_size 32 --tags batch_size=32', { batch: 16 })).toBe(
+      'python train.py --batch_size 16 --tags batch_size=32',
+    );
+    expect(rewriteCommandLine('python train.py --workers 8 --note workers=8', { workers: 2 })).toBe('python train.py --workers 2 --note workers=8');
+  });
+
   it('among Hydra keys, the longest spelling found is the setting; a shorter key under another path is another setting', () => {
     expect(rewriteCommandLine('python train.py data.batch_size=32 sampler.batch=4', { batch: 16 })).toBe('python train.py data.batch_size=16 sampler.batch=4');
     expect(rewriteCommandLine('python train.py trainer.train_batch_size=32 model.batch=4', { batch: 16 })).toBe(
@@ -208,5 +215,19 @@ describe('ultralytics resume is the resume key itself', () => {
   it("resume= inside another key's value is no resume; a false value in any case is none", () => {
     expect(rw('yolo train model=runs/resume=2/last.pt workers=8', { workers: 2 })).toBe('yolo train model=runs/resume=2/last.pt workers=2');
     expect(rw('yolo train resume=FALSE workers=8', { workers: 2 })).toBe('yolo train resume=FALSE workers=2');
+  });
+});
+
+describe('an added setting joins an existing --cfg-options only when it is a --cfg-options key', () => {
+  it('a --cfg-options key joins the one already there; any other flag goes at the end', () => {
+    expect(
+      rewriteCommandLine('python tools/train.py c.py --cfg-options a=1 --work-dir w', { batch: 2 }, { batch: '--cfg-options data.samples_per_gpu=' }),
+    ).toBe('python tools/train.py c.py --cfg-options data.samples_per_gpu=2 a=1 --work-dir w');
+    expect(rewriteCommandLine('python tools/train.py c.py --cfg-options a=1 --work-dir w', { batch: 2 }, { batch: '--batch-size ' })).toBe(
+      'python tools/train.py c.py --cfg-options a=1 --work-dir w --batch-size 2',
+    );
+    expect(rewriteCommandLine('python tools/train.py c.py --work-dir w', { batch: 2 }, { batch: '--cfg-options data.samples_per_gpu=' })).toBe(
+      'python tools/train.py c.py --work-dir w --cfg-options data.samples_per_gpu=2',
+    );
   });
 });
