@@ -167,6 +167,15 @@ describe("a setting goes under the parser's own names for it, and only a number 
     expect(rw('yolo train data=x.yaml', { precision: true })).toBeUndefined();
   });
 
+  it('mmcv --cfg-options workers and Hydra-style accumulation keys are found where the tool is not known', () => {
+    expect(rewriteCommandLine('python tools/train.py cfg.py --cfg-options data.workers_per_gpu=8', { workers: 2 })).toBe(
+      'python tools/train.py cfg.py --cfg-options data.workers_per_gpu=2',
+    );
+    expect(rewriteCommandLine('python train.py trainer.gradient_accumulation_steps=2', { accumulate: 4 })).toBe(
+      'python train.py trainer.gradient_accumulation_steps=4',
+    );
+  });
+
   it('a setting found as a flag is that flag: a key=value word elsewhere (a run tag) is left as written', () => {
     expect(rewriteCommandLine('python train.py --batch_size 32 --tags batch_size=32', { batch: 16 })).toBe(
       'python train.py --batch_size 16 --tags batch_size=32',
