@@ -17,6 +17,7 @@ import {
   REMOTE_SMI_TIMEOUT_S,
   ROCM_GPU_ARGS,
   ROCM_PIDS_ARGS,
+  ROCM_TABLE_ARGS,
   SMI_APPS_ARGS,
   SMI_GPU_ARGS,
   SMI_HEALTH_FIELD_LISTS,
@@ -65,8 +66,12 @@ export async function localStatus(timeoutMs: number): Promise<Sections> {
   const [gpu, apps, free] = await Promise.all([run('nvidia-smi', SMI_GPU_ARGS, t), run('nvidia-smi', SMI_APPS_ARGS, t), run('free', FREE_ARGS, t)]);
   // AMD: rocm-smi where nvidia-smi is not installed, as on an SSH host.
   if (gpu.code === 127) {
-    const [rocm, rocmpids] = await Promise.all([run('rocm-smi', ROCM_GPU_ARGS, t), run('rocm-smi', ROCM_PIDS_ARGS, t)]);
-    return { gpu, apps, free, rocm, rocmpids };
+    const [rocm, rocmtable, rocmpids] = await Promise.all([
+      run('rocm-smi', ROCM_GPU_ARGS, t),
+      run('rocm-smi', ROCM_TABLE_ARGS, t),
+      run('rocm-smi', ROCM_PIDS_ARGS, t),
+    ]);
+    return { gpu, apps, free, rocm, rocmtable, rocmpids };
   }
   // Health and MIG only where the memory query worked, as on an SSH host.
   if (gpu.code !== 0) return { gpu, apps, free };

@@ -8,7 +8,7 @@ import { findSmiErrors } from '../readings/nvidia-smi-errors.js';
 import { parseSmiHealth, type GpuHealth } from '../readings/nvidia-smi-health.js';
 import { parseSmiList } from '../readings/nvidia-smi-list.js';
 import { parseSmiTable } from '../readings/nvidia-smi-table.js';
-import { parseRocmSmiGpus, parseRocmSmiPids } from '../readings/rocm-smi.js';
+import { parseRocmSmiConcise, parseRocmSmiGpus, parseRocmSmiPids } from '../readings/rocm-smi.js';
 import type { PsRow } from '../readings/ps.js';
 import type { GpuReading } from '../readings/types.js';
 import { SECTION_MARK } from './remote-commands.js';
@@ -17,9 +17,11 @@ export interface Section {
   out: string;
   code: number | null;
 }
-export type Sections = Partial<Record<'gpu' | 'miglist' | 'mig' | 'health' | 'apps' | 'rocm' | 'rocmpids' | 'free' | 'ps' | 'cgroup' | 'proc', Section>>;
+export type Sections = Partial<
+  Record<'gpu' | 'miglist' | 'mig' | 'health' | 'apps' | 'rocm' | 'rocmtable' | 'rocmpids' | 'free' | 'ps' | 'cgroup' | 'proc', Section>
+>;
 
-const MARK_LINE = new RegExp(`^${SECTION_MARK} (gpu|miglist|mig|health|apps|rocm|rocmpids|free|ps|cgroup|proc) (\\d+)$`);
+const MARK_LINE = new RegExp(`^${SECTION_MARK} (gpu|miglist|mig|health|apps|rocm|rocmtable|rocmpids|free|ps|cgroup|proc) (\\d+)$`);
 
 /** Splits the combined STATUS_COMMAND / MEM_COMMAND output at its marker lines. */
 export function splitSections(output: string): Sections {
@@ -129,8 +131,31 @@ function parseRocmSections(sections: Sections): ParsedStatus | null {
   if (!gpus.length) return null;
   const pids = sections.rocmpids;
   const processes = pids?.code === 0 ? parseRocmSmiPids(pids.out, gpus.length) : [];
+  // The concise table's temperature, power and cap by device index (the JSON's own figures win where it has them).
+  const table = new Map(sections.rocmtable?.code === 0 ? parseRocmSmiConcise(sections.rocmtable.out).map((r) => [r.index, r]) : []);
   return {
-    gpus: gpus.map(statusGpu),
+    gpus: gpus.map((g) => {
+      const row = table.get(g.index);
+      const power = row && (row.powerDrawW !== null || row.powerCapW !== null);
+      return {
+        ...statusGpu(g),
+        temperatureC: g.temperatureC ?? row?.temperatureC ?? null,
+        utilizationPct: g.utilizationPct ?? row?.utilizationPct ?? null,
+        ...(power
+          ? {
+              health: {
+                powerDrawW: row.powerDrawW,
+                powerLimitW: row.powerCapW,
+                eccUncorrectedVolatile: null,
+                retiredPagesPending: null,
+                remappedRowsPending: null,
+                remappedRowsFailure: null,
+                clockReasons: null,
+              },
+            }
+          : {}),
+      };
+    }),
     processes: processes.map((p) => ({ gpuIndex: p.gpuIndex, pid: p.pid, user: null, memoryMiB: p.memoryMiB, command: null, processName: p.name })),
     ...(pids?.code === 0 ? {} : { warning: `processes unavailable: rocm-smi --showpids failed (exit ${pids?.code ?? '?'})` }),
   };

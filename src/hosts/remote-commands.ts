@@ -56,13 +56,17 @@ const MIG_SCRIPT =
 /** AMD GPUs (ROCm 5 and later): memory, utilisation and names as JSON, and the KFD process table. */
 export const ROCM_GPU_ARGS = ['--showproductname', '--showuse', '--showmeminfo', 'vram', '--json'] as const;
 export const ROCM_PIDS_ARGS = ['--showpids'] as const;
+/** rocm-smi with no arguments: its concise table, where temperature, power and its cap are (the JSON call has neither). */
+export const ROCM_TABLE_ARGS: readonly string[] = [];
 
 /**
- * Where nvidia-smi is not installed (exit 127) and rocm-smi is: its GPU reading and its process table, whose rows'
- * first cells (digits only pass, as for nvidia-smi's pids) become the pid list `ps` and the cgroup lines read.
+ * Where nvidia-smi is not installed (exit 127) and rocm-smi is: its GPU reading, its concise table (temperature and
+ * power) and its process table, whose rows' first cells (digits only pass, as for nvidia-smi's pids) become the pid
+ * list `ps` and the cgroup lines read.
  */
 const ROCM_SCRIPT =
   `if [ "$g" = 127 ]; then timeout ${REMOTE_SMI_TIMEOUT_S} rocm-smi ${ROCM_GPU_ARGS.join(' ')} 2>&1; echo "${SECTION_MARK} rocm $?"; ` +
+  `timeout ${REMOTE_SMI_TIMEOUT_S} rocm-smi${ROCM_TABLE_ARGS.map((a) => ` ${a}`).join('')} 2>&1; echo "${SECTION_MARK} rocmtable $?"; ` +
   `r=$(timeout ${REMOTE_SMI_TIMEOUT_S} rocm-smi ${ROCM_PIDS_ARGS.join(' ')} 2>&1); s=$?; printf "%s\\n" "$r"; echo "${SECTION_MARK} rocmpids $s"; ` +
   `a=$(printf "%s\\n" "$r" | tr -s " \\t" ",," | sed "s/^/x,/"); fi; `;
 

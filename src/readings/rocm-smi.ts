@@ -2,6 +2,9 @@
 //   --json:  {"card0": {"GPU use (%)": "0", "VRAM Total Memory (B)": "21458059264", "VRAM Total Used Memory (B)": "27856896", "Card Series": "..."}}
 //   text:    GPU[0]          : VRAM Total Memory (B): 4278190080
 //   --showpids: PID  PROCESS NAME  GPU(s)  VRAM USED  SDMA USED  CU OCCUPANCY  (tab- or space-separated rows)
+//   default (no arguments), the concise table, in each generation's layout:
+//     GPU  Temp   AvgPwr  SCLK ... PwrCap  VRAM%  GPU%            (ROCm 3 to 5: 24.0c, 3.0W)
+//     Device  Node  IDs  Temp  Power  Partitions ... PwrCap  VRAM%  GPU%   (ROCm 6: 39.0°C, a second header line)
 // `GPU(s)` is how many GPUs a process uses, not which (ROCm/rocm_smi_lib#166). Real outputs: test/fixtures/rocm-smi.
 // Pure and linear: JSON.parse on a size-capped text, anchored bounded matches per line, lines capped.
 import { MAX_GPUS, MAX_GPU_INDEX, MAX_GPU_MEMORY_MIB, MAX_PID, MAX_PROCESSES, MAX_ROW_CHARS } from './limits.js';
@@ -116,4 +119,60 @@ export function parseRocmSmiPids(out: string, gpuCount: number): ProcessReading[
     });
   }
   return processes;
+}
+
+/** What the concise table (`rocm-smi` with no arguments) says of one device. */
+export interface RocmConciseRow {
+  index: number;
+  /** The table's one temperature: edge, or junction where the card has no edge sensor (MI300). */
+  temperatureC: number | null;
+  /** Average (older) or socket (ROCm 6) power, and the power cap, W. */
+  powerDrawW: number | null;
+  powerCapW: number | null;
+  utilizationPct: number | null;
+}
+
+const CONCISE_TEMP = /^(-?\d{1,3}(?:\.\d{1,2})?)(?:c|°C)$/;
+const CONCISE_WATTS = /^(\d{1,5}(?:\.\d{1,3})?)W$/;
+const CONCISE_PCT = /^(\d{1,3})%$/;
+const CONCISE_CLOCK = /^\d{1,6}Mhz$/i;
+
+/**
+ * The concise table's rows by device. Read by token shape, not column position (the ROCm 6 layout has cells with
+ * spaces, "0x744c,   12345", "N/A, N/A, 0"): the first temperature-shaped cell, the power before the clocks and the cap
+ * after them, and GPU% as the last cell where the header has that column. A row whose cell is N/A has null there.
+ */
+export function parseRocmSmiConcise(out: string): RocmConciseRow[] {
+  if (out.length > MAX_ROCM_CHARS) return [];
+  const rows: RocmConciseRow[] = [];
+  let header: string | null = null;
+  for (const raw of out.split('\n', 65536)) {
+    if (raw.length > MAX_ROW_CHARS) continue;
+    const line = raw.trim();
+    if (!header) {
+      if (/^(GPU|Device)\s/.test(line) && /\sTemp\b/.test(line) && /\s(AvgPwr|Power)\b/.test(line)) header = line;
+      continue;
+    }
+    if (line.includes('End of ROCm SMI Log')) break;
+    const cells = line.split(/\s+/);
+    if (cells.length < 6 || !/^\d{1,4}$/.test(cells[0]) || Number(cells[0]) > MAX_GPU_INDEX || rows.length >= MAX_GPUS) continue;
+    const rest = cells.slice(1);
+    const temp = rest.map((c) => CONCISE_TEMP.exec(c)).find((m) => m);
+    const clocks = rest.flatMap((c, i) => (CONCISE_CLOCK.test(c) ? [i] : []));
+    const watts = rest.flatMap((c, i) => (CONCISE_WATTS.test(c) ? [i] : []));
+    const wattsAt = (i: number | undefined) => (i === undefined ? null : Number(CONCISE_WATTS.exec(rest[i])![1]));
+    // With clocks to tell them apart: a power cell before the first clock is the draw, after the last the cap. Without: two are draw and cap.
+    const draw = clocks.length ? watts.find((i) => i < clocks[0]) : watts.length === 2 ? watts[0] : undefined;
+    const cap = clocks.length ? watts.find((i) => i > clocks[clocks.length - 1]) : watts.length === 2 ? watts[1] : undefined;
+    const gpuPct = /\sGPU%$/.test(header) ? CONCISE_PCT.exec(rest[rest.length - 1]) : null;
+    const tempC = temp ? Number(temp[1]) : NaN;
+    rows.push({
+      index: Number(cells[0]),
+      temperatureC: Number.isFinite(tempC) && tempC >= -50 && tempC <= 200 ? tempC : null,
+      powerDrawW: wattsAt(draw),
+      powerCapW: wattsAt(cap),
+      utilizationPct: gpuPct && Number(gpuPct[1]) <= 100 ? Number(gpuPct[1]) : null,
+    });
+  }
+  return rows;
 }

@@ -62,6 +62,7 @@ describe('localhost reads health and MIG like an SSH host', () => {
     writeFakeGpuTools(root, bin, { data: 'rocm' });
     const { reply, text } = await status();
     expect(reply.sections[0].table!.rows[0].slice(0, 2), text).toEqual(['0', 'Radeon RX 7900 XT']);
+    expect(reply.sections[0].table!.rows[0].slice(4, 6), text).toEqual(['28°C', '79/303 W']);
     expect(reply.sections[1].table!.rows.map((r) => [r[1], r[2]])).toEqual([
       ['erin', '55573'],
       ['erin', '55571'],

@@ -59,6 +59,9 @@ describeWithSshd('a ROCm host answers status over real sshd', 'test/hosts/rocm-h
     expect(gpus.rows[0].slice(0, 2)).toEqual(['0', 'Radeon RX 7900 XT']);
     expect(gpus.rows[0][2]).toMatch(/ 27\/20464 MiB$/);
     expect(gpus.rows[0][3]).toBe('0%');
+    // Temperature and power (draw / cap) from the default concise table's device 0 (its columns follow the error-free health ones).
+    expect(gpus.columns.slice(4, 6)).toEqual(['Temp', 'Power']);
+    expect(gpus.rows[0].slice(4, 6)).toEqual(['28°C', '79/303 W']);
     const procs = reply.sections[1].table!;
     // One card: every process is on it; VRAM USED is UNKNOWN on that host, so no GPU memory figure.
     expect(procs.rows.map((r) => r.slice(0, 4))).toEqual([
@@ -68,6 +71,7 @@ describeWithSshd('a ROCm host answers status over real sshd', 'test/hosts/rocm-h
       ['0', 'erin', '55572', 'n/a'],
     ]);
     expect(text).toContain('gmx_mpi -deffnm md');
+    expect(text).not.toContain('GPUs that need attention');
     const sent = readFileSync(inst.amd.auditLog, 'utf8').trim().split('\n');
     for (const c of sent)
       expect(

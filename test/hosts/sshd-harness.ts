@@ -86,12 +86,14 @@ export function fixtureData(kind: 'h200' | 'h100' | 'h200-mig' | 'rocm'): {
   tableTxt?: string;
   rocmJson?: string;
   rocmPids?: string;
+  rocmTable?: string;
 } {
   const f = (p: string) => readFileSync(join(fixturesDir, p), 'utf8');
   if (kind === 'rocm') {
-    // A host with no nvidia-smi and one AMD card: the RX 7900 XT's --json reading and a --showpids table of four
-    // gmx_mpi processes (two real outputs from two machines, each answering its own exact command). The ps
-    // columns are synthetic: 10 minutes, 50.0 % CPU, 512 MiB resident, user erin.
+    // A host with no nvidia-smi and one AMD card: the RX 7900 XT's --json reading, a --showpids table of four
+    // gmx_mpi processes and the default concise table of a 2 x RX 7900 XTX machine, whose device 0 row gives card 0
+    // its temperature and power (three real outputs from three machines, each answering its own exact command). The
+    // ps columns are synthetic: 10 minutes, 50.0 % CPU, 512 MiB resident, user erin.
     const rocmPids = readFileSync(join(ROCM_FIXTURES, 'rocm-smi-lib-166-showpids-unknown-2024.txt'), 'utf8');
     const pids = [...rocmPids.matchAll(/^(\d+)\s+(\S+)/gm)].map((m) => [m[1], m[2]]);
     const psTxt = pids.map(([pid, name]) => `${pid.padStart(8)} erin ${String(600).padStart(10)}  50.0    524288 ${name} -deffnm md`).join('\n') + '\n';
@@ -102,6 +104,7 @@ export function fixtureData(kind: 'h200' | 'h100' | 'h200-mig' | 'rocm'): {
       healthCsv: '',
       rocmJson: readFileSync(join(ROCM_FIXTURES, 'marimo-9237-rx7900xt-showproductname-showuse-showmeminfo-vram.json'), 'utf8'),
       rocmPids,
+      rocmTable: readFileSync(join(ROCM_FIXTURES, 'jax-19453-2x7900xtx-default-2024.txt'), 'utf8'),
     };
   }
   if (kind === 'h200-mig') {
@@ -238,12 +241,14 @@ export function writeFakeGpuTools(dir: string, bin: string, opts: Pick<SshdOptio
   if (data.rocmJson) {
     writeFileSync(join(dir, 'rocm.json'), data.rocmJson);
     writeFileSync(join(dir, 'rocm-pids.txt'), data.rocmPids ?? '');
+    writeFileSync(join(dir, 'rocm-table.txt'), data.rocmTable ?? '');
     sh(
       join(bin, 'rocm-smi'),
       `#!/bin/sh
 case "$*" in
   "--showproductname --showuse --showmeminfo vram --json") cat '${dir}/rocm.json' ;;
   "--showpids") cat '${dir}/rocm-pids.txt' ;;
+  "") cat '${dir}/rocm-table.txt' ;;
   *) echo "fake rocm-smi: unexpected arguments: $*" >&2; exit 2 ;;
 esac
 `,
