@@ -1,5 +1,7 @@
 // Wires the pieces together: config, rule base, services, command registry. Adapters get the result.
-import { fitConfigOf, loadConfig, type LoadedConfig } from './config.js';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { fitConfigOf, loadConfig, type Config, type LoadedConfig } from './config.js';
 import { resolvePath as resolveDataPath } from './core/config.js';
 import { configureLocales, resolveLocale } from './core/i18n.js';
 import { CommandRegistry } from './core/registry.js';
@@ -7,6 +9,11 @@ import { scrub } from './core/secret-scrub.js';
 import type { Services } from './core/services.js';
 import type { HostEntry, RegistryStore } from './hosts/registry.js';
 import type { AuditSink } from './ops/audit.js';
+import type { FeedbackStorage, FeedbackStoreOptions } from './feedback/storage.js';
+import type { SubscriptionStorage } from './fleet/subscriptions.js';
+import type { ClaimStorage } from './owners/claims.js';
+import type { WatchState } from './watch/state.js';
+import type { SilenceStorage } from './watch/silences.js';
 import { loadRuleBase } from './diagnose/rule-base.js';
 import { allCommands } from '../commands/index.js';
 
@@ -23,27 +30,78 @@ export interface App {
 
 /**
  * The one choice of storage backend, for the bot and for the CLI: Postgres shared by replicas when the
- * config's `storage:` names it (migrations applied now), else SQLite files in data_dir. The stores that
- * more than the bot open (the host registry, the audit trail) come from here; app.ts picks the rest below.
+ * config's `storage:` names it (migrations applied now), else SQLite files in data_dir. Every store the bot
+ * or a CLI command opens comes from here: nothing else in src/ decides the backend.
  */
 export interface Stores {
   shared?: import('./storage/postgres/index.js').SharedStorage;
   registry(configHosts: HostEntry[]): RegistryStore;
   audit(onError: (e: unknown) => void): AuditSink;
+  /** 👍 / 👎 (kept log files in data_dir/feedback-logs on either backend). */
+  feedback(options: FeedbackStoreOptions): FeedbackStorage;
+  /** The same, or where it would be when nothing was ever recorded (no SQLite file yet): a reader creates nothing just to say so. */
+  recordedFeedback(options: FeedbackStoreOptions): { store: FeedbackStorage } | { noneAt: string };
+  /** `/gpu whoami` claims. */
+  claims(): Promise<ClaimStorage>;
+  /** The leak watch's samples, digest runs and (Postgres) sampling leases. */
+  watch(): Promise<WatchState>;
+  /** `/gpu silence`. */
+  silences(): Promise<SilenceStorage>;
+  /** `/gpu notify` subscriptions. */
+  subscriptions(): Promise<SubscriptionStorage>;
   close(): Promise<void>;
 }
 
-export async function openStores(loaded: LoadedConfig): Promise<Stores> {
+/** The config's `feedback` section as the stores take it. */
+export function feedbackOptionsOf(config: Config): FeedbackStoreOptions {
+  const fb = config.feedback;
+  return {
+    keepLogs: fb.keep_logs,
+    retentionDays: fb.retention_days,
+    maxLogsPerUserPerDay: fb.max_logs_per_user_per_day,
+    maxLogBytes: fb.max_log_kib * 1024,
+    maxKeptBytes: fb.max_kept_mib * 1024 * 1024,
+  };
+}
+
+/** `poolMax`: Postgres connections at most (a one-shot CLI command needs one), else the config's. */
+export async function openStores(loaded: LoadedConfig, o: { poolMax?: number } = {}): Promise<Stores> {
   const { storageOf } = await import('./storage/config.js');
   const choice = storageOf(loaded.config.storage);
-  if (choice.kind === 'postgres') {
-    const shared = await (await import('./storage/postgres/index.js')).openSharedStorage(choice);
-    return { shared, registry: (configHosts) => shared.registry(configHosts), audit: (onError) => shared.audit(onError), close: () => shared.close() };
-  }
   const dataDir = resolveDataPath(loaded.config.data_dir, loaded.baseDir);
+  const logsDir = join(dataDir, 'feedback-logs');
+  if (choice.kind === 'postgres') {
+    const shared = await (await import('./storage/postgres/index.js')).openSharedStorage({ ...choice, ...(o.poolMax ? { poolMax: o.poolMax } : {}) });
+    const feedback = (options: FeedbackStoreOptions) => shared.feedback({ ...options, logsDir });
+    return {
+      shared,
+      registry: (configHosts) => shared.registry(configHosts),
+      audit: (onError) => shared.audit(onError),
+      feedback,
+      recordedFeedback: (options) => ({ store: feedback(options) }),
+      claims: () => Promise.resolve(shared.claims()),
+      watch: () => Promise.resolve(shared.watch),
+      silences: async () => new (await import('./storage/postgres/silences.js')).PgSilenceStore(shared.pool),
+      subscriptions: async () => new (await import('./storage/postgres/subscriptions.js')).PgSubscriptionStore(shared.pool),
+      close: () => shared.close(),
+    };
+  }
   const { HostRegistry } = await import('./storage/sqlite/registry.js');
   const { AuditStore } = await import('./storage/sqlite/audit.js');
-  return { registry: (configHosts) => new HostRegistry(dataDir, configHosts), audit: () => AuditStore.inDataDir(dataDir), close: async () => {} };
+  const { FeedbackStore } = await import('./storage/sqlite/feedback.js');
+  const feedback = (options: FeedbackStoreOptions) => FeedbackStore.inDataDir(dataDir, options);
+  return {
+    registry: (configHosts) => new HostRegistry(dataDir, configHosts),
+    audit: () => AuditStore.inDataDir(dataDir),
+    feedback,
+    recordedFeedback: (options) => (existsSync(FeedbackStore.fileIn(dataDir)) ? { store: feedback(options) } : { noneAt: FeedbackStore.fileIn(dataDir) }),
+    // data_dir/gpu-doctor.sqlite (claims, silences beside the registry) and data_dir/watch.sqlite (samples, subscriptions).
+    claims: async () => (await import('./storage/sqlite/claims.js')).ClaimStore.inDataDir(dataDir),
+    watch: async () => (await import('./storage/sqlite/watch.js')).WatchStore.inDataDir(dataDir),
+    silences: async () => (await import('./storage/sqlite/silences.js')).SilenceStore.inDataDir(dataDir),
+    subscriptions: async () => (await import('./storage/sqlite/subscriptions.js')).SubscriptionStore.inDataDir(dataDir),
+    close: async () => {},
+  };
 }
 
 /** A line on stderr, scrubbed of every credential the bot holds (an error from a source may echo one). */
@@ -66,28 +124,14 @@ export async function createApp(configFile?: string): Promise<App> {
   closers.push(() => hosts.close());
   // unix user -> person: the config's owners and approved `/gpu whoami` claims (the registry's database, or Postgres).
   const { ownersFromConfig } = await import('./owners/wire.js');
-  const claims = storage
-    ? storage.claims()
-    : (await import('./storage/sqlite/claims.js')).ClaimStore.inDataDir(resolveDataPath(loaded.config.data_dir, loaded.baseDir));
+  const claims = await stores.claims();
   const owners = ownersFromConfig(loaded.config, claims);
   services.owners = owners.service;
   closers.push(owners.close);
   // The approved claims before the first digest or command names anyone (a failed read is tried again at the next).
   await owners.service.refresh?.().catch((e: unknown) => logLine(`owners: ${(e as Error).message ?? String(e)}`));
   // 👍 / 👎 on diagnoses, in data_dir/feedback.sqlite or Postgres (and, opted in, redacted logs in data_dir/feedback-logs).
-  const dataDir = resolveDataPath(loaded.config.data_dir, loaded.baseDir);
-  const fb = loaded.config.feedback;
-  const feedbackOptions = {
-    keepLogs: fb.keep_logs,
-    retentionDays: fb.retention_days,
-    maxLogsPerUserPerDay: fb.max_logs_per_user_per_day,
-    maxLogBytes: fb.max_log_kib * 1024,
-    maxKeptBytes: fb.max_kept_mib * 1024 * 1024,
-  };
-  const { FeedbackStore } = await import('./storage/sqlite/feedback.js');
-  const feedback = storage
-    ? storage.feedback({ ...feedbackOptions, logsDir: (await import('node:path')).join(dataDir, 'feedback-logs') })
-    : FeedbackStore.inDataDir(dataDir, feedbackOptions);
+  const feedback = stores.feedback(feedbackOptionsOf(loaded.config));
   services.feedback = feedback;
   closers.push(() => feedback.close());
   // The weekly feedback list for the admins' channel: one more schedule of the digests' scheduler.
@@ -98,8 +142,7 @@ export async function createApp(configFile?: string): Promise<App> {
   const onScheduleError = (e: unknown) => logLine(`schedule: ${(e as Error).message ?? String(e)}`);
   // The leak watch's state (samples, digest runs), where the schedules or the watch need it:
   // Postgres shared by replicas (slots claimed, hosts leased), else data_dir/watch.sqlite. The one choice of backend.
-  const watchState =
-    weekly || loaded.config.watch.enabled ? (storage ? storage.watch : (await import('./storage/sqlite/watch.js')).WatchStore.inDataDir(dataDir)) : undefined;
+  const watchState = weekly || loaded.config.watch.enabled ? await stores.watch() : undefined;
   if (weekly && watchState && !loaded.config.watch.enabled) {
     const { FeedbackWeeklySchedule } = await import('./feedback/weekly.js');
     const schedule = new FeedbackWeeklySchedule(watchState, weekly, onScheduleError);
@@ -120,17 +163,9 @@ export async function createApp(configFile?: string): Promise<App> {
     if (weekly) watch.scheduler.add(weekly);
     watch.setOwners(services.owners);
     // `/gpu silence`: in Postgres with the rest of the shared state, else in data_dir's registry database.
-    watch.setSilences(
-      storage
-        ? new (await import('./storage/postgres/silences.js')).PgSilenceStore(storage.pool)
-        : (await import('./storage/sqlite/silences.js')).SilenceStore.inDataDir(dataDir),
-    );
+    watch.setSilences(await stores.silences());
     // `/gpu notify` subscriptions: in Postgres with the rest of the shared state, else in data_dir's watch database.
-    watch.setSubscriptions(
-      storage
-        ? new (await import('./storage/postgres/subscriptions.js')).PgSubscriptionStore(storage.pool)
-        : (await import('./storage/sqlite/subscriptions.js')).SubscriptionStore.inDataDir(dataDir),
-    );
+    watch.setSubscriptions(await stores.subscriptions());
     // Sources that keep history fill the store since its last sample, before the first digest. Into
     // Postgres too: replicas starting together write the same rows (an upsert on the row's key).
     const filled = await hosts.backfillHistory(watchState);

@@ -1,12 +1,10 @@
 // `gpu-doctor feedback list [--days 7] [--json] [--config FILE]`: what `/gpu feedback` shows admins (the
-// last days' 👎 and unmatched logs, votes per rule, kept log files), read from data_dir/feedback.sqlite,
-// or from Postgres when the config's `storage:` names it (the votes of every replica).
+// last days' 👎 and unmatched logs, votes per rule, kept log files), read from the backend openStores
+// (app.ts) chooses for the bot too: data_dir/feedback.sqlite, or Postgres when the config's `storage:`
+// names it (the votes of every replica).
 // The person at the terminal can read the data directory, so they are the admin here.
 import { localeFromEnv } from '../core/i18n.js';
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import { loadConfig } from '../config.js';
-import { resolvePath } from '../core/config.js';
 import { stripTerminalControls } from '../adapters/console/render.js';
 import { asksForHelp, parseArgs, UsageError } from './usage.js';
 import { terminalSafeJson } from './json.js';
@@ -30,8 +28,8 @@ export async function feedbackCli(args: string[]): Promise<number> {
   if (positionals.length) throw new UsageError('feedback list takes no arguments besides --days, --json and --config');
   const days = flags.days === undefined ? 7 : Number(flags.days);
   if (!Number.isInteger(days) || days < 1 || days > 365) throw new UsageError('--days: a whole number of days, 1-365');
-  const { config, baseDir } = loadConfig(flags.config);
-  const dataDir = resolvePath(config.data_dir, baseDir);
+  const loaded = loadConfig(flags.config);
+  const { config } = loaded;
   const print = async (report: FeedbackReport) => {
     if (flags.json) process.stdout.write(terminalSafeJson(report, 2) + '\n');
     else {
@@ -39,36 +37,29 @@ export async function feedbackCli(args: string[]): Promise<number> {
       process.stdout.write(renderText(reportReply(report, localeFromEnv())) + '\n');
     }
   };
-  const options = { keepLogs: config.feedback.keep_logs, retentionDays: config.feedback.retention_days };
-  const { storageOf } = await import('../storage/config.js');
-  const choice = storageOf(config.storage);
-  if (choice.kind === 'postgres') {
-    // The votes every replica took, from the shared database (kept log files: in each replica's data_dir).
-    const { openSharedStorage } = await import('../storage/postgres/index.js');
-    const storage = await openSharedStorage({ ...choice, poolMax: 1 });
-    try {
-      await print(await storage.feedback({ ...options, logsDir: join(dataDir, 'feedback-logs') }).report(days));
-    } finally {
-      await storage.close();
-    }
-    return 0;
-  }
-  if (!existsSync(join(dataDir, 'feedback.sqlite'))) {
-    // Nothing recorded yet: nothing is created just to say so.
-    if (flags.json)
-      process.stdout.write(
-        terminalSafeJson({ days, sinceMs: Date.now() - days * 86_400_000, keepLogs: config.feedback.keep_logs, rules: [], items: [] }, 2) + '\n',
-      );
-    else process.stdout.write(`No feedback recorded yet (no ${stripTerminalControls(join(dataDir, 'feedback.sqlite'))}).\n`);
-    return 0;
-  }
-  const { FeedbackStore } = await import('../storage/sqlite/feedback.js');
-  // Opening the store prunes what is past feedback.retention_days, as the bot itself does.
-  const store = FeedbackStore.inDataDir(dataDir, options);
+  // The one choice of backend (app.ts's openStores): Postgres holds the votes every replica took (kept log
+  // files: in each replica's data_dir), else data_dir/feedback.sqlite. One connection is enough here.
+  const { feedbackOptionsOf, openStores } = await import('../app.js');
+  const stores = await openStores(loaded, { poolMax: 1 });
   try {
-    await print(store.report(days));
+    // Opening an existing store prunes what is past feedback.retention_days, as the bot itself does.
+    const found = stores.recordedFeedback(feedbackOptionsOf(config));
+    if ('noneAt' in found) {
+      // Nothing recorded yet: nothing is created just to say so.
+      if (flags.json)
+        process.stdout.write(
+          terminalSafeJson({ days, sinceMs: Date.now() - days * 86_400_000, keepLogs: config.feedback.keep_logs, rules: [], items: [] }, 2) + '\n',
+        );
+      else process.stdout.write(`No feedback recorded yet (no ${stripTerminalControls(found.noneAt)}).\n`);
+      return 0;
+    }
+    try {
+      await print(await found.store.report(days));
+    } finally {
+      found.store.close();
+    }
   } finally {
-    store.close();
+    await stores.close();
   }
   return 0;
 }

@@ -41,6 +41,17 @@ describe('gpu-doctor feedback list', () => {
     expect(existsSync(join(knowledge, 'config-field', 'rule.yaml'))).toBe(true);
   }, 60_000);
 
+  it('nothing recorded yet (no feedback.sqlite): says so, as text and as JSON, and creates nothing', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'gd-fb-cli-none-'));
+    const config = join(root, 'gpu-doctor.yaml');
+    writeFileSync(config, `data_dir: ${join(root, 'data')}\n`);
+    const text = (await run(BIN, ['feedback', 'list', '--config', config])).stdout;
+    expect(text).toBe(`No feedback recorded yet (no ${join(root, 'data', 'feedback.sqlite')}).\n`);
+    const report = JSON.parse((await run(BIN, ['feedback', 'list', '--json', '--days', '3', '--config', config])).stdout);
+    expect(report).toMatchObject({ days: 3, keepLogs: false, rules: [], items: [] });
+    expect(existsSync(join(root, 'data', 'feedback.sqlite'))).toBe(false);
+  }, 60_000);
+
   it('a bad --days is a usage error (exit 2)', async () => {
     await expect(run(BIN, ['feedback', 'list', '--days', '0'])).rejects.toMatchObject({ code: 2 });
   }, 30_000);

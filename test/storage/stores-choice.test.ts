@@ -1,9 +1,10 @@
 // The one choice of storage backend (src/app.ts openStores), which the bot and the `gpu-doctor hosts`
-// CLI both take: SQLite files in data_dir without `storage:`, the replicas' Postgres with it. The host
-// registry and the audit trail come from the choice; nothing else picks a default.
+// and `feedback` CLIs all take: SQLite files in data_dir without `storage:`, the replicas' Postgres with it.
+// Every store comes from the choice; nothing else picks a default or opens a backend.
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
+import { checkLayering, readSourceTree } from '../../scripts/layering.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openStores } from '../../src/app.js';
 import { parseConfig } from '../../src/config.js';
@@ -11,6 +12,16 @@ import { startPostgres, type PgInstance } from './pg-harness.js';
 import { describeWithPostgres } from './pg-suite.js';
 
 const entry = { ts: 1, platform: 'slack', user: 'U1', channel: 'C1', command: '/gpu status', outcome: 'ok' as const, ms: 3 };
+
+describe('one choice of backend', () => {
+  it('no src/ file but app.ts loads a backend (storage/sqlite/, storage/postgres/): the CLIs open their stores through openStores', () => {
+    const { edges } = checkLayering(readSourceTree(resolve(import.meta.dirname, '../..')));
+    const backend = /^src\/storage\/(sqlite|postgres)\//;
+    // Type-only imports load nothing; a value or dynamic import opens (or may open) a backend.
+    const opening = edges.filter((e) => !e.typeOnly && backend.test(e.to) && !e.from.startsWith('src/storage/') && e.from !== 'src/app.ts');
+    expect(opening.map((e) => `${e.from} -> ${e.to}`)).toEqual([]);
+  });
+});
 
 describe('storage choice without storage:', () => {
   const dir = mkdtempSync(join(tmpdir(), 'gd-stores-'));

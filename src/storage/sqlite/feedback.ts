@@ -114,9 +114,14 @@ export class FeedbackStore implements FeedbackStorage {
     this.prune();
   }
 
+  /** The store's file in a data directory. */
+  static fileIn(dataDir: string): string {
+    return join(dataDir, 'feedback.sqlite');
+  }
+
   static inDataDir(dataDir: string, o: FeedbackStoreOptions = {}): FeedbackStore {
     ensurePrivateDir(dataDir);
-    return new FeedbackStore(join(dataDir, 'feedback.sqlite'), { logsDir: join(dataDir, 'feedback-logs'), ...o });
+    return new FeedbackStore(FeedbackStore.fileIn(dataDir), { logsDir: join(dataDir, 'feedback-logs'), ...o });
   }
 
   /** Who, as a keyed hash: the same person on the same platform always gets the same one. */
