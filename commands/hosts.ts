@@ -1,8 +1,8 @@
 // /gpu hosts list|add|remove|test|trust: the host registry. add, remove and trust are admin-only.
 import { z } from 'zod';
 import { defineCommand } from '../src/core/command.js';
-import { localize, t } from '../src/core/i18n.js';
-import { schemaMessage } from '../src/core/message.js';
+import { t } from '../src/core/i18n.js';
+import { render, schemaMessage } from '../src/core/message.js';
 import { textReply } from '../src/core/reply.js';
 import { listReply, testReply } from '../src/hosts/render.js';
 import { FINGERPRINT, HOST_NAME } from '../src/hosts/registry.js';
@@ -45,8 +45,8 @@ export default defineCommand({
       // `hosts trust NAME` shows the key; `hosts trust NAME SHA256:...` trusts exactly that key.
       const tr = await svc.trust(name, target);
       return tr.trusted === false
-        ? textReply(t(ctx.locale, 'hosts.notTrusted.title', { name }), localize(ctx.locale, tr.message), 'warning')
-        : textReply(t(ctx.locale, 'hosts.trusted.title', { name }), localize(ctx.locale, tr.message), 'ok');
+        ? textReply(t(ctx.locale, 'hosts.notTrusted.title', { name }), render(ctx.locale, tr.message), 'warning')
+        : textReply(t(ctx.locale, 'hosts.trusted.title', { name }), render(ctx.locale, tr.message), 'ok');
     }
     const parsed = target ? parseUserHostPort(target) : null;
     if (!parsed || !parsed.user)
@@ -66,7 +66,7 @@ export default defineCommand({
     return {
       title: t(ctx.locale, 'hosts.added.title', { name, target: r.host.target }),
       severity: 'ok',
-      sections: [{ text: localize(ctx.locale, r.message) }],
+      sections: [{ text: render(ctx.locale, r.message) }],
     };
   },
 });

@@ -1,6 +1,7 @@
 // `gpu-doctor status|mem [HOST...] [--json] [--config FILE]` and `gpu-doctor hosts ...`.
 // The console user is admin. --json prints the result shapes of src/core/services.ts.
 import { loadConfig } from '../config.js';
+import { english } from '../core/message.js';
 import type { Reply } from '../core/reply.js';
 import { createHostsService, type SourcedHostsService } from '../hosts/service.js';
 import { listReply, memReply, statusReply, testReply } from '../hosts/render.js';
@@ -32,10 +33,17 @@ async function print(reply: Reply): Promise<void> {
 
 const out = (v: unknown) => process.stdout.write(terminalSafeJson(v, 2) + '\n');
 
+/** A host's answer as the JSON output has it: its error and warning lines in English, not the reply's messages. */
+function jsonOf<T extends { problems?: unknown }>(r: T): Omit<T, 'problems'> {
+  const { problems, ...rest } = r;
+  void problems;
+  return rest;
+}
+
 export async function statusCli(args: string[]): Promise<number> {
   const { flags, positionals } = parseArgs(args, { booleans: ['json'], values: ['config'] });
   const results = await withService(flags.config, (s) => s.status(positionals));
-  if (flags.json) out({ hosts: results });
+  if (flags.json) out({ hosts: results.map(jsonOf) });
   else await print(statusReply(results));
   return results.every((r) => r.ok) ? 0 : 1;
 }
@@ -43,7 +51,7 @@ export async function statusCli(args: string[]): Promise<number> {
 export async function memCli(args: string[]): Promise<number> {
   const { flags, positionals } = parseArgs(args, { booleans: ['json'], values: ['config'] });
   const results = await withService(flags.config, (s) => s.mem(positionals));
-  if (flags.json) out({ hosts: results });
+  if (flags.json) out({ hosts: results.map(jsonOf) });
   else await print(memReply(results));
   return results.every((r) => r.ok) ? 0 : 1;
 }
@@ -75,8 +83,8 @@ export async function hostsCli(args: string[]): Promise<number> {
       case 'trust': {
         if (!name) throw new UsageError('hosts trust NAME [SHA256:...]');
         const t = await s.trust(name, target);
-        if (flags.json) out(t);
-        else process.stdout.write(stripTerminalControls(t.message) + '\n');
+        if (flags.json) out({ ...t, message: english(t.message) });
+        else process.stdout.write(stripTerminalControls(english(t.message)) + '\n');
         return t.trusted ? 0 : 1;
       }
       case 'add': {
@@ -90,8 +98,8 @@ export async function hostsCli(args: string[]): Promise<number> {
           ...(flags.key ? { identityFile: flags.key } : {}),
           ...(flags.trust ? { trust: flags.trust } : {}),
         });
-        if (flags.json) out(r);
-        else process.stdout.write(stripTerminalControls(r.message) + '\n');
+        if (flags.json) out({ ...r, message: english(r.message) });
+        else process.stdout.write(stripTerminalControls(english(r.message)) + '\n');
         return 0;
       }
       default:

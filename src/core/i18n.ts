@@ -8,7 +8,6 @@
 // so a chat user still gets an answer, and is recorded in `missingKeys()` for the tests to fail on.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import RE2 from 're2';
 import type enCatalogue from '../../locales/en.json';
 import { PROJECT_ROOT } from './paths.js';
 
@@ -80,72 +79,6 @@ export function t(locale: Locale | undefined, key: MessageKey, vars: Vars = {}):
     }
     return String(v);
   });
-}
-
-let patterns: { key: MessageKey; re: RE2; names: string[]; head: string; tail: string }[] | undefined;
-
-/**
- * A usage message made in English with `t('en', 'usage.*', vars)` (zod's issue messages and the words
- * parsers' errors are made when the schema is, before anyone's language is known), or a service's
- * refusal made with `t('en', 'reason.*', vars)` (services answer every asker alike), or a note on the
- * input (`note.*`, made as the log is read), in `locale`: matched
- * against the English templates, its values (themselves such messages, nested) put in the other language.
- * Any other text comes back as it is. Linear in the text: a template is tried only where the text starts
- * and ends with its fixed words, and then in re2.
- */
-export function localize(locale: Locale | undefined, message: string, depth = 0): string {
-  if (!locale || locale === DEFAULT_LOCALE || depth > 3) return message;
-  patterns ??= Object.entries(catalogue(DEFAULT_LOCALE))
-    .filter(([key]) => key.startsWith('usage.') || key.startsWith('reason.') || key.startsWith('note.'))
-    .map(([key, text]) => {
-      const fixed = text.split(/\{\w+\}/);
-      return {
-        // A plural form is asked for by its base: the count read back picks the form in the other language.
-        key: (pluralParts(key)?.base ?? key) as MessageKey,
-        names: [...text.matchAll(/\{(\w+)\}/g)].map((m) => m[1]),
-        head: fixed[0],
-        tail: fixed.length > 1 ? fixed[fixed.length - 1] : '',
-        re: new RE2(`^${fixed.map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('([\\s\\S]*?)')}$`),
-      };
-    })
-    // The most specific template first: the one with the most fixed text.
-    .sort((a, b) => b.re.source.length - a.re.source.length);
-  for (const { key, re, names, head, tail } of patterns) {
-    if (!message.startsWith(head) || !message.endsWith(tail) || message.length < head.length + tail.length) continue;
-    const m = re.exec(message);
-    if (m) return t(locale, key, Object.fromEntries(names.map((n, i) => [n, localize(locale, m[i + 1], depth + 1)])));
-  }
-  return message;
-}
-
-/** The most `; `-separated parts one message may span (its fixed text or a value holding `; `); more is taken as several messages. */
-const MAX_PARTS_PER_MESSAGE = 8;
-
-/**
- * Messages joined by `; ` (a host's warnings: each made in English by a source, a message may hold
- * `; ` itself), each in `locale`, joined by `joiner`: each is the fewest parts (at most 8) that make one
- * message; parts that make none stay as they came. Linear in the number of parts: a long warning list
- * from a server costs a bounded amount of work per part, never a retry of every run of parts.
- */
-export function localizeJoined(locale: Locale | undefined, text: string, joiner: string, separator = '; '): string {
-  if (!locale || locale === DEFAULT_LOCALE) return text;
-  const parts = text.split(separator);
-  const out: string[] = [];
-  for (let i = 0; i < parts.length; i++) {
-    let shown = parts[i];
-    let joined = parts[i];
-    for (let j = i; j < Math.min(parts.length, i + MAX_PARTS_PER_MESSAGE); j++) {
-      if (j > i) joined += separator + parts[j];
-      const localized = localize(locale, joined);
-      if (localized !== joined) {
-        shown = localized;
-        i = j;
-        break;
-      }
-    }
-    out.push(shown);
-  }
-  return out.join(joiner);
 }
 
 /** Keys (and placeholders) asked for but absent since the last reset: `zh:help.intro`, `en:x:{n}`. */

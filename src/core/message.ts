@@ -34,6 +34,11 @@ export function render(locale: Locale | undefined, text: Text): string {
 /** The text in English: for logs, errors and fields read by machines or operators. */
 export const english = (text: Text): string => render('en', text);
 
+/** Texts in `locale`, one after another: '; ' in English, the language's own semicolon in Chinese. */
+export function renderAll(locale: Locale | undefined, texts: readonly Text[]): string {
+  return texts.map((x) => render(locale, x)).join(locale === 'zh' ? '；' : '; ');
+}
+
 /** An error whose words are a catalogue message: its `message` is the English (logs); a reply renders `text` in the asker's language. */
 export class MessageError extends Error {
   constructor(
@@ -44,9 +49,10 @@ export class MessageError extends Error {
   }
 }
 
-/** What an error says, for a reply: a MessageError's message, else the error's own first line (foreign text), at most `max` characters. */
+/** What an error says, for a reply: the message it carries (a MessageError, an SshError made from one), else its own first line (foreign text), at most `max` characters. */
 export function errorText(e: unknown, max = 500): Text {
-  if (e instanceof MessageError) return e.text;
+  const carried = e instanceof Error ? (e as { text?: unknown }).text : undefined;
+  if (isMessage(carried)) return carried;
   const said = e instanceof Error ? e.message : String(e);
   return said.split('\n')[0].slice(0, max);
 }

@@ -2,7 +2,8 @@
 // command's zod schema, enforce admin-only actions, turn any failure into a clear reply.
 import { commandShape, type Command, type CommandContext, type RawInvocation } from './command.js';
 import { didYouMean } from './did-you-mean.js';
-import { localize, t, type MessageKey } from './i18n.js';
+import { t, type MessageKey } from './i18n.js';
+import { errorText, render } from './message.js';
 import { invocationOf, type CommandInvocation } from './invocation.js';
 import type { ProgressPacer } from './progress.js';
 import type { Reply } from './reply.js';
@@ -156,8 +157,8 @@ export class CommandRegistry {
       return done(command.name, 'error', {
         title: t(loc, 'registry.failed.title', { name: command.name }),
         severity: 'error',
-        // A service's refusal, made in English (reason.*), in the asker's language.
-        sections: [{ text: localize(loc, (e as Error).message.split('\n')[0].slice(0, 500)) }],
+        // A service's refusal (a MessageError) in the asker's language; any other error's first line as it is.
+        sections: [{ text: render(loc, errorText(e)) }],
       });
     }
   }

@@ -3,6 +3,7 @@
 // The core names no wing (issue 24 §4): the diagnosis rules (`rules`) and the owners service (`owners`)
 // join `Services` from their own folders, by declaration merging (src/diagnose/rule-base.ts,
 // src/owners/directory.ts).
+import type { Text } from './message.js';
 import type { ChatPlatform } from './platform.js';
 
 export interface GpuStatus {
@@ -60,9 +61,18 @@ export interface GpuProcessStatus {
   ci?: number | null;
 }
 
+/**
+ * What a host's answer says besides its figures, for the reply: its warnings (an ok answer) or its error's
+ * parts (a failure), each a catalogue message or a source's own words, rendered in the asker's language.
+ * `warning` and `error` are the same in English, joined by '; ' (logs, JSON output, the watch, /healthz).
+ */
+export interface HostProblems {
+  problems?: Text[];
+}
+
 export type HostStatusResult =
-  | { name: string; ok: true; elapsedMs: number; gpus: GpuStatus[]; processes: GpuProcessStatus[]; memory?: HostMemory; warning?: string }
-  | { name: string; ok: false; elapsedMs?: number; error: string };
+  | ({ name: string; ok: true; elapsedMs: number; gpus: GpuStatus[]; processes: GpuProcessStatus[]; memory?: HostMemory; warning?: string } & HostProblems)
+  | ({ name: string; ok: false; elapsedMs?: number; error: string } & HostProblems);
 
 export interface HostMemory {
   totalBytes: number;
@@ -73,8 +83,8 @@ export interface HostMemory {
 }
 
 export type HostMemResult =
-  | { name: string; ok: true; elapsedMs: number; memory: HostMemory; warning?: string; mig?: HostMigMemory[] }
-  | { name: string; ok: false; elapsedMs?: number; error: string };
+  | ({ name: string; ok: true; elapsedMs: number; memory: HostMemory; warning?: string; mig?: HostMigMemory[] } & HostProblems)
+  | ({ name: string; ok: false; elapsedMs?: number; error: string } & HostProblems);
 
 /** A GPU's MIG instances as `mem` lists them (where MIG is on). */
 export interface HostMigMemory {
@@ -119,11 +129,11 @@ export interface HostsService {
   statusInBackground?(names: string[]): Promise<HostStatusResult[]>;
   mem(names: string[]): Promise<HostMemResult[]>;
   list(): Promise<HostInfo[]>;
-  add(request: HostAddRequest): Promise<{ host: HostInfo; fingerprint: string | null; message: string }>;
+  add(request: HostAddRequest): Promise<{ host: HostInfo; fingerprint: string | null; message: Text }>;
   remove(name: string): Promise<boolean>;
   test(name: string): Promise<HostTestResult>;
   /** Trusts only `fingerprint` (what the admin read); without it, answers with the presented key, trusting nothing. */
-  trust(name: string, fingerprint?: string): Promise<{ fingerprint: string; message: string; trusted?: boolean }>;
+  trust(name: string, fingerprint?: string): Promise<{ fingerprint: string; message: Text; trusted?: boolean }>;
 }
 
 export interface Services {

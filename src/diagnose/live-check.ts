@@ -3,7 +3,8 @@
 // the reply adds what that GPU holds right now and who holds it. "The log says 1.2 GiB free on GPU 0;
 // right now bob's pid 4121 holds 21 GiB there" turns "halve your batch" into "ask bob or move".
 // Pure: the caller reads the host (read-only, with the hosts service's own timeouts).
-import { localize, t, type Locale } from '../core/i18n.js';
+import { t, type Locale } from '../core/i18n.js';
+import { renderAll } from '../core/message.js';
 import type { ReplySection } from '../core/reply.js';
 import type { HostStatusResult } from '../core/services.js';
 import type { Facts } from './facts.js';
@@ -52,7 +53,8 @@ export function hostsNamedIn(text: string, registered: readonly string[]): strin
 /** "Right now on gpu3": the GPU the log names (else every GPU), with who holds it. */
 export function liveSection(result: HostStatusResult, facts: Facts | undefined, loc?: Locale): ReplySection {
   const heading = t(loc, 'live.heading', { host: result.name });
-  if (!result.ok) return { heading, text: t(loc, 'live.unreadable', { host: result.name, error: localize(loc, result.error) }) };
+  if (!result.ok)
+    return { heading, text: t(loc, 'live.unreadable', { host: result.name, error: result.problems?.length ? renderAll(loc, result.problems) : result.error }) };
   const gpuIndex = facts?.gpuIndex;
   const gpus = gpuIndex !== undefined ? result.gpus.filter((g) => g.index === gpuIndex) : result.gpus;
   if (!gpus.length)

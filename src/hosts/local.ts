@@ -2,7 +2,7 @@
 // no shell, one command each.
 import { execFile } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
-import { t } from '../core/i18n.js';
+import { message, MessageError } from '../core/message.js';
 import type { HostMemResult, HostStatusResult } from '../core/services.js';
 import type { Section, Sections } from './parse.js';
 import type { HostEntry } from './registry.js';
@@ -139,7 +139,7 @@ export class LocalHostSource implements HostSource {
   }
 
   trust(): Promise<never> {
-    return Promise.reject(new Error(t('en', 'reason.hosts.localTrust')));
+    return Promise.reject(new MessageError(message('reason.hosts.localTrust')));
   }
 
   close(): Promise<void> {

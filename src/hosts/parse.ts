@@ -1,8 +1,9 @@
 // Turns what the fixed remote commands printed into the status / mem result shapes, with the
 // readings parsers. Failures become one plain line.
-import { t } from '../core/i18n.js';
+import { english, message, type Text } from '../core/message.js';
 import type { GpuProcessStatus, GpuStatus, HostMemory, HostMigMemory, MigInstanceStatus } from '../core/services.js';
 import { parseFree } from '../readings/free.js';
+import type { ReadingNote } from '../readings/notes.js';
 import { joinProcessesToGpus, parseSmiCsvWithFields, SMI_APPS_QUERY_FIELDS, SMI_GPU_QUERY_FIELDS } from '../readings/nvidia-smi-csv.js';
 import { findSmiErrors } from '../readings/nvidia-smi-errors.js';
 import { parseSmiHealth, type GpuHealth } from '../readings/nvidia-smi-health.js';
@@ -38,19 +39,19 @@ export function splitSections(output: string): Sections {
 }
 
 /** The one-line reason an nvidia-smi section failed, or null when it worked. */
-export function smiFailure(s: Section | undefined): string | null {
-  if (!s) return t('en', 'reason.parse.noSmiOutput');
+export function smiFailure(s: Section | undefined): Text | null {
+  if (!s) return message('reason.parse.noSmiOutput');
   if (s.code === 0) return null;
   const text = s.out;
   if (s.code === 127 || (/command not found|No such file or directory|not found/i.test(text) && !/No devices were found/.test(text))) {
-    if (s.code === 127 || /nvidia-smi/.test(text)) return t('en', 'reason.parse.noSmi');
+    if (s.code === 127 || /nvidia-smi/.test(text)) return message('reason.parse.noSmi');
   }
-  if (s.code === 124 || s.code === 137) return t('en', 'reason.parse.smiTimeout');
+  if (s.code === 124 || s.code === 137) return message('reason.parse.smiTimeout');
   const errors = findSmiErrors(text);
   if (errors.length) {
     const e = errors[0];
     if (/couldn't communicate with the NVIDIA driver|Failed to initialize NVML|version mismatch|NVML library version/i.test(e))
-      return t('en', 'reason.parse.driver', { error: short(e) });
+      return message('reason.parse.driver', { error: short(e) });
     return short(e);
   }
   const first = text
@@ -110,6 +111,8 @@ export interface ParsedStatus {
   gpus: GpuStatus[];
   processes: (GpuProcessStatus & { processName: string | null })[];
   warning?: string;
+  /** The warnings for the reply (catalogue messages, a tool's own words); `warning` is them in English. */
+  problems?: Text[];
 }
 
 /** The fields every GPU reading gives status, whichever tool read it (nvidia-smi's CSV, rocm-smi). */
@@ -161,15 +164,15 @@ function parseRocmSections(sections: Sections): ParsedStatus | null {
   };
 }
 
-export function parseStatusSections(sections: Sections): ParsedStatus | { error: string } {
+export function parseStatusSections(sections: Sections): ParsedStatus | { error: Text } {
   const failure = smiFailure(sections.gpu);
   if (failure) return parseRocmSections(sections) ?? { error: failure };
   const { gpus, notes } = parseSmiCsvWithFields(sections.gpu!.out, SMI_GPU_QUERY_FIELDS, 'gpu');
   const mig = parseMigSections(sections);
-  const warnings: string[] = [];
+  const warnings: Text[] = [];
   let processes: ParsedStatus['processes'] = [];
   const appsFailure = smiFailure(sections.apps);
-  if (appsFailure) warnings.push(`processes unavailable: ${appsFailure}`);
+  if (appsFailure) warnings.push(`processes unavailable: ${english(appsFailure)}`);
   else {
     const parsed = parseSmiCsvWithFields(sections.apps!.out, SMI_APPS_QUERY_FIELDS, 'apps');
     notes.push(...parsed.notes);
@@ -187,7 +190,6 @@ export function parseStatusSections(sections: Sections): ParsedStatus | { error:
   // Rows left out for an impossible value (memory.used 99999999999) are named, at most three of them.
   warnings.push(...notes.slice(0, 3));
   if (notes.length > 3) warnings.push(`(+${notes.length - 3})`);
-  const warning = warnings.length ? warnings.join('; ') : undefined;
   // Power, ECC, remaps and clock reasons where the host's driver answered the health query (any failure: none).
   const health = sections.health?.code === 0 ? parseSmiHealth(sections.health.out) : new Map<number, GpuHealth>();
   return {
@@ -197,7 +199,7 @@ export function parseStatusSections(sections: Sections): ParsedStatus | { error:
       ...(mig?.byGpu.has(g.index) ? { mig: mig.byGpu.get(g.index) } : {}),
     })),
     processes,
-    ...(warning ? { warning } : {}),
+    ...(warnings.length ? { warning: warnings.map(english).join('; '), problems: warnings } : {}),
   };
 }
 
@@ -297,13 +299,13 @@ export function attachPs(
   });
 }
 
-export function parseMemSection(s: Section | undefined): HostMemory | { error: string } {
-  if (!s) return { error: t('en', 'reason.parse.noFreeOutput') };
-  if (s.code === 127) return { error: t('en', 'reason.parse.noFree') };
-  const notes: string[] = [];
+export function parseMemSection(s: Section | undefined): HostMemory | { error: Text } {
+  if (!s) return { error: message('reason.parse.noFreeOutput') };
+  if (s.code === 127) return { error: message('reason.parse.noFree') };
+  const notes: ReadingNote[] = [];
   const r = parseFree(s.out, { unitBytes: 1 }, notes);
   if (!r && notes.length) return { error: notes[0] };
-  if (!r) return { error: s.code ? t('en', 'reason.parse.badFreeExit', { code: s.code }) : t('en', 'reason.parse.badFree') };
+  if (!r) return { error: s.code ? message('reason.parse.badFreeExit', { code: s.code }) : message('reason.parse.badFree') };
   return {
     totalBytes: r.totalBytes,
     usedBytes: r.usedBytes,

@@ -1,7 +1,9 @@
 // Platform-neutral replies for status / mem / hosts results.
-import { localizeJoined, t, type Locale, type MessageKey } from '../core/i18n.js';
+import { t, type Locale, type MessageKey } from '../core/i18n.js';
+import { renderAll } from '../core/message.js';
 import type { Reply, ReplySection } from '../core/reply.js';
 import type {
+  HostProblems,
   GpuHealthStatus,
   GpuProcessStatus,
   GpuStatus,
@@ -190,9 +192,9 @@ export function statusReply(results: HostStatusResult[], owners?: Pick<OwnersSer
         },
       });
     else sections.push({ text: t(loc, 'status.noProcesses') });
-    if (r.warning) sections.push({ text: `⚠ ${inLocale(loc, r.warning)}` });
+    if (r.warning) sections.push({ text: `⚠ ${said(loc, r, r.warning)}` });
   }
-  if (failed.length) sections.push({ heading: t(loc, 'hostsRender.unreachable'), text: failed.map((f) => `${f.name}: ${inLocale(loc, f.error)}`).join('\n') });
+  if (failed.length) sections.push({ heading: t(loc, 'hostsRender.unreachable'), text: failed.map((f) => `${f.name}: ${said(loc, f, f.error)}`).join('\n') });
   const ok = results.length - failed.length;
   return {
     title: t(loc, 'status.title', { ok, n: results.length }),
@@ -240,12 +242,11 @@ export function statusProgressReply(answered: readonly HostStatusResult[], all: 
 }
 
 /**
- * A host's error or warnings as a source made them: in English (reason.*), several joined by '; '; each
- * shown in the reply's language (an SSH or exporter's own text stays as it came).
+ * A host's error or warnings as its source said them (`problems`: catalogue messages, an SSH or exporter's
+ * own words), each in the reply's language; an answer without them (a test's stand-in) shows its line as it is.
  */
-function inLocale(loc: Locale | undefined, text: string): string {
-  // Each message the fewest parts that make one (a message may hold '; ' itself); linear in the parts (i18n.ts).
-  return localizeJoined(loc, text, '；');
+function said(loc: Locale | undefined, r: HostProblems, line: string): string {
+  return r.problems?.length ? renderAll(loc, r.problems) : line;
 }
 
 export function memReply(results: HostMemResult[], loc?: Locale): Reply {
@@ -254,7 +255,7 @@ export function memReply(results: HostMemResult[], loc?: Locale): Reply {
   const failed: string[] = [];
   for (const r of results) {
     if (!r.ok) {
-      failed.push(`${r.name}: ${inLocale(loc, r.error)}`);
+      failed.push(`${r.name}: ${said(loc, r, r.error)}`);
       continue;
     }
     const m = r.memory;
@@ -265,7 +266,7 @@ export function memReply(results: HostMemResult[], loc?: Locale): Reply {
       gib(m.availableBytes),
       m.swapTotalBytes === null ? 'n/a' : `${gib(m.swapUsedBytes)} / ${gib(m.swapTotalBytes)}`,
     ]);
-    if (r.warning) warnings.push(`⚠ ${r.name}: ${inLocale(loc, r.warning)}`);
+    if (r.warning) warnings.push(`⚠ ${r.name}: ${said(loc, r, r.warning)}`);
     if (m.availableBytes !== null && m.availableBytes < 0.1 * m.totalBytes)
       warnings.push(`⚠ ${t(loc, 'mem.low', { host: r.name, available: gib(m.availableBytes), pct: ((100 * m.availableBytes) / m.totalBytes).toFixed(1) })}`);
   }

@@ -2,7 +2,8 @@
 // prints them all) and for localhost (each command run here).
 import type { HostMemResult, HostStatusResult } from '../core/services.js';
 import { attachPs, hidesPids, migMemory, parseCgroups, parseMemSection, parsePs, parseStatusSections, type PsRow, type Sections } from './parse.js';
-import { errorLine } from './source.js';
+import { errorText, type Text } from '../core/message.js';
+import { hostFailure, hostWarnings } from './source.js';
 
 export interface StatusReads {
   /** The status command's sections. */
@@ -19,15 +20,15 @@ export async function statusFromSections(name: string, reads: StatusReads): Prom
   try {
     const sections = await reads.sections();
     const parsed = parseStatusSections(sections);
-    if ('error' in parsed) return { name, ok: false, elapsedMs: ms(), error: parsed.error };
+    if ('error' in parsed) return hostFailure(name, parsed.error, ms());
     const pids = [...new Set(parsed.processes.map((p) => p.pid))].slice(0, 512);
     let ps = new Map<number, PsRow>();
-    let warning = parsed.warning;
+    let warnings: Text[] = parsed.problems ?? (parsed.warning ? [parsed.warning] : []);
     if (pids.length) {
       try {
         ps = parsePs(await reads.ps(sections, pids));
       } catch (e) {
-        warning = `process owners unavailable: ${(e as Error).message}`;
+        warnings = [`process owners unavailable: ${(e as Error).message}`];
       }
     }
     const host = reads.containers && pids.length ? await reads.containers(pids) : sections;
@@ -39,10 +40,10 @@ export async function statusFromSections(name: string, reads: StatusReads): Prom
       gpus: parsed.gpus,
       processes: attachPs(parsed.processes, ps, Date.now(), { containers: parseCgroups(host.cgroup?.out ?? ''), hidepid: hidesPids(host.proc) }),
       ...('error' in memory ? {} : { memory }),
-      ...(warning ? { warning } : {}),
+      ...hostWarnings(warnings),
     };
   } catch (e) {
-    return { name, ok: false, elapsedMs: ms(), error: errorLine(e) };
+    return hostFailure(name, errorText(e, 300), ms());
   }
 }
 
@@ -52,10 +53,10 @@ export async function memFromSections(name: string, sections: () => Promise<Sect
   try {
     const read = await sections();
     const memory = parseMemSection(read.free);
-    if ('error' in memory) return { name, ok: false, elapsedMs: ms(), error: memory.error };
+    if ('error' in memory) return hostFailure(name, memory.error, ms());
     const mig = migMemory(read);
     return { name, ok: true, elapsedMs: ms(), memory, ...(mig.length ? { mig } : {}) };
   } catch (e) {
-    return { name, ok: false, elapsedMs: ms(), error: errorLine(e) };
+    return hostFailure(name, errorText(e, 300), ms());
   }
 }

@@ -1,8 +1,8 @@
 // The hosts service: the registry and the host sources together. Each host is answered by its
 // source (SSH, localhost, or a host group's own source: see group-sources.ts), all
 // at once; the service knows no source's details. Fan-out is parallel and each source bounds its hosts.
-import { t } from '../core/i18n.js';
-import { scrub } from '../core/secret-scrub.js';
+import { message, MessageError, type Message } from '../core/message.js';
+import { scrub, scrubDeep } from '../core/secret-scrub.js';
 import type { Config } from '../config.js';
 import { sshHostsOf } from '../config.js';
 import { resolvePath } from '../core/config.js';
@@ -11,7 +11,7 @@ import { groupSources } from './group-sources.js';
 import { LOCAL_HOST, LocalHostSource } from './local.js';
 import { HOST_NAME, type HostEntry, type RegistryStore } from './registry.js';
 import type { HostRegistry } from '../storage/sqlite/registry.js';
-import { errorLine, type HistoryStore, type HostSource, type Priority } from './source.js';
+import { errorLine, hostFailure, type HistoryStore, type HostSource, type Priority } from './source.js';
 import { SshHostSource } from './ssh-source.js';
 
 export { LOCAL_HOST } from './local.js';
@@ -128,12 +128,12 @@ export class SourcedHostsService implements HostsService {
   }
 
   private statusOne(name: string, entry: HostEntry | null, priority: Priority = 'interactive'): Promise<HostStatusResult> {
-    if (!entry) return Promise.resolve({ name, ok: false, error: t('en', 'reason.hosts.unknown') });
+    if (!entry) return Promise.resolve(hostFailure(name, message('reason.hosts.unknown')));
     return this.sourceOf(entry).status(entry, priority);
   }
 
   private memOne(name: string, entry: HostEntry | null): Promise<HostMemResult> {
-    if (!entry) return Promise.resolve({ name, ok: false, error: t('en', 'reason.hosts.unknown') });
+    if (!entry) return Promise.resolve(hostFailure(name, message('reason.hosts.unknown')));
     return this.sourceOf(entry).mem(entry);
   }
 
@@ -142,10 +142,11 @@ export class SourcedHostsService implements HostsService {
   /** Called after every host query (for metrics); set by the bot when it runs with /metrics. */
   onResult?: (host: string, seconds: number, ok: boolean) => void;
 
-  private record<R extends { name: string; ok: boolean; elapsedMs?: number; error?: string; warning?: string }>(r: R, known: boolean): R {
+  private record<R extends { name: string; ok: boolean; elapsedMs?: number; error?: string; warning?: string; problems?: unknown[] }>(r: R, known: boolean): R {
     // Any source's error text may echo a credential (a proxy quoting the Authorization header): scrubbed before it is shown or logged.
     if (r.error) r = { ...r, error: scrub(r.error) };
     if (r.warning) r = { ...r, warning: scrub(r.warning) };
+    if (r.problems) r = { ...r, problems: scrubDeep(r.problems) };
     if (!known) return r;
     this.lastState.set(r.name, r.ok ? 'ok' : (r.error ?? 'error'));
     this.onResult?.(r.name, (r.elapsedMs ?? 0) / 1000, r.ok);
@@ -217,13 +218,13 @@ export class SourcedHostsService implements HostsService {
     return this.sourceOf(e).info(e);
   }
 
-  async add(req: HostAddRequest): Promise<{ host: HostInfo; fingerprint: string | null; message: string }> {
-    if (!HOST_NAME.test(req.name)) throw new Error(t('en', 'reason.hosts.badName'));
+  async add(req: HostAddRequest): Promise<{ host: HostInfo; fingerprint: string | null; message: Message }> {
+    if (!HOST_NAME.test(req.name)) throw new MessageError(message('reason.hosts.badName'));
     await this.reg.refresh?.();
-    if (this.reg.get(req.name) || this.listed.has(req.name)) throw new Error(t('en', 'reason.hosts.exists', { name: req.name }));
+    if (this.reg.get(req.name) || this.listed.has(req.name)) throw new MessageError(message('reason.hosts.exists', { name: req.name }));
     // Hosts added at run time are SSH hosts of the registry.
-    const { entry, fingerprint, message } = await this.ssh.add(req);
-    return { host: this.infoOf(entry), fingerprint, message };
+    const added = await this.ssh.add(req);
+    return { host: this.infoOf(added.entry), fingerprint: added.fingerprint, message: added.message };
   }
 
   remove(name: string): Promise<boolean> {
@@ -294,10 +295,10 @@ export class SourcedHostsService implements HostsService {
    * Trusts a host key, but only the one the admin read (see SshHostSource.trust); a source without
    * host keys refuses with its own line.
    */
-  async trust(name: string, expected?: string): Promise<{ fingerprint: string; message: string; trusted: boolean }> {
+  async trust(name: string, expected?: string): Promise<{ fingerprint: string; message: Message; trusted: boolean }> {
     await this.reg.refresh?.();
     const entry = this.lookup(name);
-    if (!entry) throw new Error(t('en', 'reason.hosts.unknown'));
+    if (!entry) throw new MessageError(message('reason.hosts.unknown'));
     return this.sourceOf(entry).trust(entry, expected);
   }
 }

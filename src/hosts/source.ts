@@ -1,6 +1,7 @@
 // The port every host source implements: SSH hosts (the pool), the built-in localhost, the hosts of a
 // `source: prometheus` group. The hosts service picks a host's source and asks it; it knows no
 // source's details (connections, queries, commands).
+import { english, type Message, type Text } from '../core/message.js';
 import type { HostInfo, HostMemResult, HostStatusResult } from '../core/services.js';
 import type { Sample } from '../readings/samples.js';
 import type { HostEntry } from './registry.js';
@@ -40,7 +41,7 @@ export interface HostSource {
   /** `hosts test`'s first step where the source has a connection to open; its host key's fingerprint. */
   probe?(entry: HostEntry): Promise<{ fingerprint: string }>;
   /** `hosts trust`: a source without host keys refuses with its own line. */
-  trust(entry: HostEntry, expected?: string): Promise<{ fingerprint: string; message: string; trusted: boolean }>;
+  trust(entry: HostEntry, expected?: string): Promise<{ fingerprint: string; message: Message; trusted: boolean }>;
   /** Lets go of what the source holds for a host being removed (a pooled connection). */
   forget?(entry: HostEntry): void;
   /**
@@ -60,4 +61,19 @@ export function hostInfo(e: HostEntry, target: string): HostInfo {
 export function errorLine(e: unknown): string {
   const msg = e instanceof Error ? e.message : String(e);
   return msg.split('\n')[0].slice(0, 300);
+}
+
+/** A failed answer: its error's parts for the reply (`problems`), and in English, joined, as `error` (logs, JSON, the watch). */
+export function hostFailure(
+  name: string,
+  problems: Text | Text[],
+  elapsedMs?: number,
+): { name: string; ok: false; elapsedMs?: number; error: string; problems: Text[] } {
+  const parts = Array.isArray(problems) ? problems : [problems];
+  return { name, ok: false, ...(elapsedMs === undefined ? {} : { elapsedMs }), error: parts.map(english).join('; '), problems: parts };
+}
+
+/** An ok answer's warnings: for the reply (`problems`) and in English, joined, as `warning`; nothing when there are none. */
+export function hostWarnings(problems: readonly Text[]): { warning?: string; problems?: Text[] } {
+  return problems.length ? { warning: problems.map(english).join('; '), problems: [...problems] } : {};
 }

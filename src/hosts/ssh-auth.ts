@@ -7,6 +7,7 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type { Duplex } from 'node:stream';
 import { checkIdentityFile } from './identity.js';
+import { english } from '../core/message.js';
 import { algorithmsFor, type KnownHosts } from './known-hosts.js';
 import { addr, SshError, type SshTarget } from './ssh-target.js';
 
@@ -48,8 +49,8 @@ export function connectConfig(target: SshTarget, sock: Duplex, opts: ConnectAuth
           ),
         };
       authNote = ` (identity file ${keyFile} is passphrase-protected: only the ssh agent's keys were offered)`;
-    } else if (!agent) return { error: new SshError(`auth failed (${target.user}@${addr(target)}): ${key.problem}`, 'auth') };
-    else authNote = ` (${key.problem}: only the ssh agent's keys were offered)`;
+    } else if (!agent) return { error: new SshError(`auth failed (${target.user}@${addr(target)}): ${english(key.problem)}`, 'auth') };
+    else authNote = ` (${english(key.problem)}: only the ssh agent's keys were offered)`;
   }
   if (!cfg.privateKey && !agent) return { error: new SshError(`no identity file and no ssh agent for ${target.name}`, 'auth') };
   if (!target.hostKey) {

@@ -2,7 +2,7 @@
 // pin too, as in OpenSSH); a pin (config host_key, or a trust made in chat) decides next; else the plain
 // known_hosts lines. An unknown key, or one only a @cert-authority line could vouch for, is refused
 // with its fingerprint so an admin can check it and trust it.
-import { t } from '../core/i18n.js';
+import { message } from '../core/message.js';
 import type { KnownHosts } from './known-hosts.js';
 import { addr, SshError, type SshTarget } from './ssh-target.js';
 
@@ -13,15 +13,15 @@ export function verifyHostKey(knownHosts: KnownHosts | undefined, target: SshTar
   if (known.some((k) => k.revoked && k.blob.equals(blob)))
     return {
       ok: false,
-      error: new SshError(t('en', 'reason.ssh.revoked', { name: target.name, addr: addr(target), fingerprint: fp }), 'hostkey-changed', fp),
+      error: new SshError(message('reason.ssh.revoked', { name: target.name, addr: addr(target), fingerprint: fp }), 'hostkey-changed', fp),
     };
   if (target.hostKey) {
     if (fp === target.hostKey) return { ok: true };
-    // Made in English (reason.*); /gpu status and hosts test show them in the asker's language.
+    // Catalogue messages (reason.*): /gpu status and hosts test render them in the asker's language.
     const vars = { name: target.name, addr: addr(target), expected: target.hostKey, fingerprint: fp };
     return {
       ok: false,
-      error: new SshError(t('en', target.pinnedBy === 'config' ? 'reason.ssh.changedPinned' : 'reason.ssh.changed', vars), 'hostkey-changed', fp),
+      error: new SshError(message(target.pinnedBy === 'config' ? 'reason.ssh.changedPinned' : 'reason.ssh.changed', vars), 'hostkey-changed', fp),
     };
   }
   const valid = known.filter((k) => !k.revoked);
@@ -29,20 +29,20 @@ export function verifyHostKey(knownHosts: KnownHosts | undefined, target: SshTar
   if (valid.length > 0)
     return {
       ok: false,
-      error: new SshError(t('en', 'reason.ssh.changedKnownHosts', { name: target.name, addr: addr(target), fingerprint: fp }), 'hostkey-changed', fp),
+      error: new SshError(message('reason.ssh.changedKnownHosts', { name: target.name, addr: addr(target), fingerprint: fp }), 'hostkey-changed', fp),
     };
   if (knownHosts?.certAuthorities(target.host, target.port).length)
     return {
       ok: false,
       error: new SshError(
         // Kept under the 300 characters of an error line: `hosts trust NAME` shows the key again and how to confirm it.
-        t('en', 'reason.ssh.certAuthority', { name: target.name, addr: addr(target), fingerprint: fp }),
+        message('reason.ssh.certAuthority', { name: target.name, addr: addr(target), fingerprint: fp }),
         'hostkey-unknown',
         fp,
       ),
     };
   return {
     ok: false,
-    error: new SshError(t('en', 'reason.ssh.unknown', { name: target.name, addr: addr(target), fingerprint: fp }), 'hostkey-unknown', fp),
+    error: new SshError(message('reason.ssh.unknown', { name: target.name, addr: addr(target), fingerprint: fp }), 'hostkey-unknown', fp),
   };
 }

@@ -3,7 +3,7 @@
 // own connect + exec timeouts, so a dead host never holds up the others.
 import { existsSync } from 'node:fs';
 import { userInfo } from 'node:os';
-import { t } from '../core/i18n.js';
+import { english, message, MessageError, type Message } from '../core/message.js';
 import { resolvePath } from '../core/config.js';
 import type { HostAddRequest, HostInfo, HostMemResult, HostStatusResult } from '../core/services.js';
 import type { Config } from '../config.js';
@@ -50,7 +50,7 @@ export class SshHostSource implements HostSource {
     this.hasAgent = Boolean(agent);
     // A key the bot cannot use refuses the hosts that would use it, each with one line; the others start.
     this.refusedKeys = checkConfiguredKeys(config, baseDir, this.hasAgent);
-    for (const problem of new Set(this.refusedKeys.values())) process.stderr.write(`hosts: ${t('en', 'reason.hosts.keyRefused', { problem })}\n`);
+    for (const problem of new Set(this.refusedKeys.values())) process.stderr.write(`hosts: ${english(message('reason.hosts.keyRefused', { problem }))}\n`);
     this.sshConfig = SshConfig.load(config.ssh.config_file ? resolvePath(config.ssh.config_file, baseDir) : undefined);
     this.knownHosts = KnownHosts.load(resolvePath(config.ssh.known_hosts ?? '~/.ssh/known_hosts', baseDir));
     this.pool = new SshPool({
@@ -116,7 +116,7 @@ export class SshHostSource implements HostSource {
   }
 
   /** The line refusing a host whose identity file the start-up check refused, unless the file is usable by now. */
-  private keyRefusal(target: SshTarget): string | null {
+  private keyRefusal(target: SshTarget): Message | null {
     const keyFile = target.identityFile ?? (this.config.ssh.identity_file ? resolvePath(this.config.ssh.identity_file, this.baseDir) : undefined);
     const problem = keyFile === undefined ? undefined : this.refusedKeys.get(keyFile);
     if (problem === undefined) return null;
@@ -125,7 +125,7 @@ export class SshHostSource implements HostSource {
       this.refusedKeys.delete(keyFile!);
       return null;
     }
-    return t('en', 'reason.hosts.keyRefused', { problem });
+    return message('reason.hosts.keyRefused', { problem });
   }
 
   status(entry: HostEntry, priority: Priority = 'interactive'): Promise<HostStatusResult> {
@@ -164,20 +164,22 @@ export class SshHostSource implements HostSource {
   }
 
   /** Adds a runtime host (the name checked free by the service), trusting exactly `req.trust` when given. */
-  async add(req: HostAddRequest): Promise<{ entry: HostEntry; fingerprint: string | null; message: string }> {
+  async add(req: HostAddRequest): Promise<{ entry: HostEntry; fingerprint: string | null; message: Message }> {
     const identityFile = req.identityFile ? resolvePath(req.identityFile, process.cwd()) : undefined;
     if (identityFile) {
       const problem = identityProblem(identityFile, this.hasAgent);
-      if (problem) throw new Error(t('en', 'reason.hosts.notAdded', { problem }));
+      if (problem) throw new MessageError(message('reason.hosts.notAdded', { problem }));
     }
     const draft: HostEntry = { name: req.name, host: req.host, port: req.port, user: req.user, ...(identityFile ? { identityFile } : {}), origin: 'runtime' };
     let fingerprint: string | null = null;
     if (req.trust) {
       // Trust exactly the key the admin read on the host, never whatever is presented right now.
-      if (!FINGERPRINT.test(req.trust)) throw new Error(t('en', 'reason.hosts.notAdded', { problem: t('en', 'reason.hosts.trustFormat') }));
+      if (!FINGERPRINT.test(req.trust)) throw new MessageError(message('reason.hosts.notAdded', { problem: message('reason.hosts.trustFormat') }));
       fingerprint = await this.pool.fetchFingerprint(this.target(draft));
       if (fingerprint !== req.trust)
-        throw new Error(t('en', 'reason.hosts.notAdded', { problem: t('en', 'reason.hosts.otherKey', { name: req.name, fingerprint, expected: req.trust }) }));
+        throw new MessageError(
+          message('reason.hosts.notAdded', { problem: message('reason.hosts.otherKey', { name: req.name, fingerprint, expected: req.trust }) }),
+        );
     }
     const saved = await this.reg.add({
       name: req.name,
@@ -194,13 +196,13 @@ export class SshHostSource implements HostSource {
         fingerprint = null;
       }
     }
-    // Messages and refusals are made in English (reason.*); /gpu hosts shows them in the asker's language.
-    const message = req.trust
-      ? t('en', 'reason.hosts.addedTrusted', { name: req.name, fingerprint: String(fingerprint) })
+    // Messages and refusals are catalogue messages (reason.*); /gpu hosts renders them in the asker's language.
+    const said = req.trust
+      ? message('reason.hosts.addedTrusted', { name: req.name, fingerprint: String(fingerprint) })
       : fingerprint
-        ? t('en', 'reason.hosts.addedUntrusted', { name: req.name, fingerprint })
-        : t('en', 'reason.hosts.added', { name: req.name });
-    return { entry: saved, fingerprint, message };
+        ? message('reason.hosts.addedUntrusted', { name: req.name, fingerprint })
+        : message('reason.hosts.added', { name: req.name });
+    return { entry: saved, fingerprint, message: said };
   }
 
   /**
@@ -208,9 +210,9 @@ export class SshHostSource implements HostSource {
    * "host key unknown" line (or checked on the host). Without it, nothing is trusted: the answer is
    * the presented fingerprint and how to confirm it. A key that changed since is refused.
    */
-  async trust(entry: HostEntry, expected?: string): Promise<{ fingerprint: string; message: string; trusted: boolean }> {
-    if (expected !== undefined && !FINGERPRINT.test(expected)) throw new Error(t('en', 'reason.hosts.fingerprintFormat'));
-    if (entry.pinnedBy === 'config') throw new Error(t('en', 'reason.hosts.pinnedInConfig', { name: entry.name, key: String(entry.hostKey) }));
+  async trust(entry: HostEntry, expected?: string): Promise<{ fingerprint: string; message: Message; trusted: boolean }> {
+    if (expected !== undefined && !FINGERPRINT.test(expected)) throw new MessageError(message('reason.hosts.fingerprintFormat'));
+    if (entry.pinnedBy === 'config') throw new MessageError(message('reason.hosts.pinnedInConfig', { name: entry.name, key: String(entry.hostKey) }));
     const target = this.target({ ...entry, hostKey: undefined });
     const fingerprint = await this.pool.fetchFingerprint(target);
     const disagreement = this.knownHostsDisagreement(target, fingerprint);
@@ -219,24 +221,24 @@ export class SshHostSource implements HostSource {
         fingerprint,
         trusted: false,
         message: disagreement.note
-          ? t('en', 'reason.hosts.presentsNote', { name: entry.name, fingerprint, note: disagreement.note })
-          : t('en', 'reason.hosts.presents', { name: entry.name, fingerprint }),
+          ? message('reason.hosts.presentsNote', { name: entry.name, fingerprint, note: disagreement.note })
+          : message('reason.hosts.presents', { name: entry.name, fingerprint }),
       };
-    if (fingerprint !== expected) throw new Error(t('en', 'reason.hosts.keyChanged', { name: entry.name, fingerprint, expected }));
-    if (disagreement.revoked) throw new Error(t('en', 'reason.hosts.revoked', { fingerprint, where: `${target.host}:${target.port}` }));
+    if (fingerprint !== expected) throw new MessageError(message('reason.hosts.keyChanged', { name: entry.name, fingerprint, expected }));
+    if (disagreement.revoked) throw new MessageError(message('reason.hosts.revoked', { fingerprint, where: `${target.host}:${target.port}` }));
     const previous = entry.hostKey;
     await this.reg.trust(entry.name, fingerprint);
     this.pool.drop(this.target(entry));
-    const message =
+    const said =
       previous && previous !== fingerprint
-        ? t('en', disagreement.note ? 'reason.hosts.trustedNewNote' : 'reason.hosts.trustedNew', {
+        ? message(disagreement.note ? 'reason.hosts.trustedNewNote' : 'reason.hosts.trustedNew', {
             name: entry.name,
             fingerprint,
             previous,
             note: disagreement.note,
           })
-        : t('en', disagreement.note ? 'reason.hosts.trustedNote' : 'reason.hosts.trusted', { name: entry.name, fingerprint, note: disagreement.note });
-    return { fingerprint, message, trusted: true };
+        : message(disagreement.note ? 'reason.hosts.trustedNote' : 'reason.hosts.trusted', { name: entry.name, fingerprint, note: disagreement.note });
+    return { fingerprint, message: said, trusted: true };
   }
 
   /** Where an SSH host's key is trusted from, as the connection will check it (a pin wins over known_hosts). */
@@ -248,15 +250,15 @@ export class SshHostSource implements HostSource {
   }
 
   /** What known_hosts says against this key (`note`, empty when nothing; the messages put it after a semicolon). */
-  private knownHostsDisagreement(target: SshTarget, fingerprint: string): { note: string; revoked: boolean } {
+  private knownHostsDisagreement(target: SshTarget, fingerprint: string): { note: Message | ''; revoked: boolean } {
     const known = this.knownHosts.lookup(target.host, target.port);
     const where = target.port === 22 ? target.host : `[${target.host}]:${target.port}`;
     const fps = (revoked: boolean) => [...new Set(known.filter((k) => k.revoked === revoked).map((k) => fingerprintOf(k.blob)))];
-    if (fps(true).includes(fingerprint)) return { note: t('en', 'reason.hosts.noteRevoked', { fingerprint, where }), revoked: true };
+    if (fps(true).includes(fingerprint)) return { note: message('reason.hosts.noteRevoked', { fingerprint, where }), revoked: true };
     const listed = fps(false);
     if (listed.length && !listed.includes(fingerprint))
       return {
-        note: t('en', 'reason.hosts.noteDisagrees', { listed: listed.join(', '), where, name: target.name }),
+        note: message('reason.hosts.noteDisagrees', { listed: listed.join(', '), where, name: target.name }),
         revoked: false,
       };
     return { note: '', revoked: false };
@@ -274,7 +276,8 @@ function checkConfiguredKeys(config: Config, baseDir: string, hasAgent: boolean)
   const check = (where: string, file: string) => {
     const path = resolvePath(file, baseDir);
     const p = refused.has(path) ? null : identityProblem(path, hasAgent);
-    if (p) refused.set(path, `${where}: ${p}`);
+    // The line names where the key is configured, before the problem (the English of both, as the log says it).
+    if (p) refused.set(path, `${where}: ${english(p)}`);
   };
   if (config.ssh.identity_file) check('ssh.identity_file', config.ssh.identity_file);
   for (const h of sshHostsOf(config)) if (h.identity_file) check(`hosts.${h.name}.identity_file`, h.identity_file);

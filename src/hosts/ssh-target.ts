@@ -1,5 +1,6 @@
 // Where an SSH request goes (a host, possibly behind ProxyJump hops) and how it fails: every failure
 // of the pool is an SshError of one kind, its message one plain line.
+import { english, type Text } from '../core/message.js';
 export interface SshTarget {
   /** Registry name, for messages ("hosts trust NAME"). */
   name: string;
@@ -15,8 +16,10 @@ export interface SshTarget {
 }
 
 export class SshError extends Error {
+  /** What the error says, for a reply: a catalogue message (a host key refused) or the line itself. */
+  readonly text: Text;
   constructor(
-    message: string,
+    said: Text,
     readonly kind:
       | 'refused'
       | 'timeout'
@@ -32,7 +35,8 @@ export class SshError extends Error {
       | 'other',
     readonly fingerprint?: string,
   ) {
-    super(message);
+    super(english(said));
+    this.text = said;
   }
 }
 

@@ -6,6 +6,7 @@
 import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { HostStatusResult } from '../../src/core/services.js';
+import { english } from '../../src/core/message.js';
 import { attachPs, parsePs, parseStatusSections } from '../../src/hosts/parse.js';
 import { parseSmiTable } from '../../src/readings/nvidia-smi-table.js';
 import { fixtureData, fixturesDir } from './sshd-harness.js';
@@ -70,6 +71,6 @@ export function replay(hostDir: string, r: Reading): void {
 /** A reading as the hosts service reports it (the same parsers, no SSH): for tests of what consumes it. */
 export function statusOf(name: string, r: Reading, now = Date.now()): HostStatusResult {
   const parsed = parseStatusSections({ gpu: { out: r.gpuCsv, code: 0 }, apps: { out: r.appsCsv, code: 0 } });
-  if ('error' in parsed) return { name, ok: false, error: parsed.error };
+  if ('error' in parsed) return { name, ok: false, error: english(parsed.error) };
   return { name, ok: true, elapsedMs: 0, gpus: parsed.gpus, processes: attachPs(parsed.processes, parsePs(r.psTxt), now) };
 }

@@ -4,6 +4,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { english } from '../../src/core/message.js';
 import { parseConfig } from '../../src/config.js';
 import type { HostStatusResult } from '../../src/core/services.js';
 import { FIXED_COMMAND_PATTERNS, MEM_COMMAND, STATUS_COMMAND } from '../../src/hosts/remote-commands.js';
@@ -136,7 +137,7 @@ describeWithSshd('hosts over real sshd', 'test/hosts/ssh.test.ts', () => {
     // Without the fingerprint: the presented key and how to confirm it, nothing trusted.
     const shown = await svc.trust('stranger');
     expect(shown).toMatchObject({ fingerprint: inst.unknown.fingerprint, trusted: false });
-    expect(shown.message).toContain(`hosts trust stranger ${inst.unknown.fingerprint}`);
+    expect(english(shown.message)).toContain(`hosts trust stranger ${inst.unknown.fingerprint}`);
     expect((await svc.status(['stranger']))[0].ok).toBe(false);
     const t = await svc.trust('stranger', inst.unknown.fingerprint);
     expect(t).toMatchObject({ fingerprint: inst.unknown.fingerprint, trusted: true });

@@ -223,9 +223,10 @@ describeWithSshd('Prometheus warnings in a zh chat', 'test/sources/prometheus-ho
   });
 
   // Ten warnings per answer (what the client keeps), each 200 characters of `; `-separated parts: about
-  // 2,000 parts in each host's warning line, four hosts. Trying every run of parts (cubic) takes many
-  // minutes for each host here (80 s for 1,300 parts on one); a bounded try per part answers at once:
-  // the test's generous timeout is what fails the cubic code.
+  // 2,000 parts in each host's warning line, four hosts. The warning travels as a message whose list is
+  // the exporter's own words (issue 24 §2): nothing is matched back, so the parts are shown as they came
+  // and the answer is at once (trying every run of parts, as an English-matching reply once did, is cubic:
+  // the test's generous timeout is what fails such code).
   it('warning lines of about 2,000 `; `-separated parts are answered, in Chinese, the foreign parts as they came', { timeout: 300_000 }, async () => {
     const hosts: [string, string][] = [1, 2, 3, 4].map((i) => [`w${i}`, `10.4.0.${i}`]);
     const warning = (tag: string, i: number) => `${tag}${i}: x` + '; '.repeat(100);
@@ -243,9 +244,9 @@ describeWithSshd('Prometheus warnings in a zh chat', 'test/sources/prometheus-ho
     const cfg = join(root, 'zh.yaml');
     writeFileSync(cfg, [`data_dir: ${join(root, 'data')}`, 'host_groups:', ...group('warns', fake.url('warns'), hosts, 'none'), ''].join('\n'));
     const { out } = await chat(cfg, ['/gpu status'], { LANG: 'zh_CN.UTF-8' });
-    expect(out).toContain('Prometheus 警告（数据可能不完整）：g0: x；；；');
-    expect(out).toContain('；n9: x；；');
-    expect(out.split('；').length).toBeGreaterThan(4 * 1900);
+    expect(out).toContain('Prometheus 警告（数据可能不完整）：g0: x; ; ; ');
+    expect(out).toContain('; n9: x; ; ');
+    expect(out.split('; ').length).toBeGreaterThan(4 * 1900);
     for (const [name] of hosts) expect(out).toMatch(new RegExp(`\\n${name} \\(\\d+ ms\\):\\n.*\\n.*\\n0 +\\? +\\S+ 4845/40535 MiB`));
   });
 });

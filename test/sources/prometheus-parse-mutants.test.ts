@@ -4,7 +4,7 @@
 // per-process warning, and history samples (time order, process restarts after a gap). Written against the
 // mutants Stryker found alive (npm run test:mutation); test/sources/prometheus-parse.test.ts reads real exporter output.
 import { describe, expect, it } from 'vitest';
-import { t } from '../../src/core/i18n.js';
+import { message } from '../../src/core/message.js';
 import {
   chooseStep,
   gpuQuery,
@@ -146,7 +146,7 @@ describe('nvidia_gpu_exporter series', () => {
     expect(perProcessWarning(collected)).toBeUndefined();
     const notCollected = gpusOf([gpu]);
     expect(notCollected.perProcess).toBe(false);
-    expect(perProcessWarning(notCollected)).toBe(t('en', 'reason.prom.noComputeApps'));
+    expect(perProcessWarning(notCollected)).toEqual(message('reason.prom.noComputeApps'));
     expect(perProcessWarning(gpusOf([]))).toBeUndefined();
   });
 
@@ -190,7 +190,7 @@ describe('dcgm-exporter series', () => {
       { gpu: 1, namespace: 'ml', pod: 'alpha', container: 'trainer' },
       { gpu: 1, namespace: 'ml', pod: 'zeta', container: null },
     ]);
-    expect(perProcessWarning(r)).toBe(t('en', 'reason.prom.pods', { pods: 'GPU 0 beta, GPU 1 ml/alpha (container trainer), GPU 1 ml/zeta' }));
+    expect(perProcessWarning(r)).toEqual(message('reason.prom.pods', { pods: 'GPU 0 beta, GPU 1 ml/alpha (container trainer), GPU 1 ml/zeta' }));
   });
 });
 

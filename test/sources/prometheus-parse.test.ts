@@ -2,6 +2,7 @@
 // README) as instant-query results -> the status / mem shapes, range results -> watch samples, and the
 // PromQL text (escaping, host matchers, the step under 11,000 points).
 import { describe, expect, it } from 'vitest';
+import { english } from '../../src/core/message.js';
 import {
   checkMatrix,
   checkVector,
@@ -57,7 +58,7 @@ describe('dcgm-exporter (NVIDIA docs sample, A100)', () => {
       },
     ]);
     expect(r.processes).toEqual([]);
-    expect(perProcessWarning(r)).toMatch(/no per-process data: dcgm-exporter/);
+    expect(english(perProcessWarning(r)!)).toMatch(/no per-process data: dcgm-exporter/);
   });
 
   it('a GPU whose dcgm-exporter reports a hardware Xid, double-bit ECC errors or a row remap is flagged (synthetic values on the real series)', () => {
@@ -168,7 +169,7 @@ describe('nvidia_gpu_exporter (its H100 integration testdata, with compute apps)
     const s = values(nvgpu()).filter((x) => !/compute_app/.test(x.metric.__name__));
     const r = gpusOf(s);
     expect(r.processes).toEqual([]);
-    expect(perProcessWarning(r)).toMatch(/--collect\.compute-apps/);
+    expect(english(perProcessWarning(r)!)).toMatch(/--collect\.compute-apps/);
   });
 });
 

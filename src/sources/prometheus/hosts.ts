@@ -2,10 +2,10 @@
 // with them fit, notify and the leak-watch sampler) from /api/v1/query, history from
 // /api/v1/query_range. Requests for hosts of one group made in the same tick are answered by one
 // query per exporter family (two round trips for a whole fleet), never one per host.
-import { t } from '../../core/i18n.js';
+import { english, message, MessageError, type Message, type Text } from '../../core/message.js';
 import type { HostInfo, HostMemResult, HostStatusResult } from '../../core/services.js';
 import type { HostEntry } from '../../hosts/registry.js';
-import { hostInfo, type HistoryFill, type HistoryStore, type HostSource } from '../../hosts/source.js';
+import { hostFailure, hostInfo, hostWarnings, type HistoryFill, type HistoryStore, type HostSource } from '../../hosts/source.js';
 import type { Sample } from '../../watch/types.js';
 import { backfillFromPrometheus } from './backfill.js';
 import { PromClient, PrometheusError, type PromAnswer } from './client.js';
@@ -144,9 +144,9 @@ export class PrometheusGroup {
   }
 
   /** The line naming an answer's skipped items for this host, if any. */
-  private malformedLine(s: Snapshot, host: PromHost, kinds: ('gpu' | 'node')[]): string | undefined {
+  private malformedLine(s: Snapshot, host: PromHost, kinds: ('gpu' | 'node')[]): Message | undefined {
     const items = kinds.flatMap((k) => s.malformedOf(k, host));
-    return items.length ? t('en', 'reason.prom.malformed', { n: items.length, list: malformedList(items) }) : undefined;
+    return items.length ? message('reason.prom.malformed', { n: items.length, list: malformedList(items) }) : undefined;
   }
 
   private where(host: PromHost): string {
@@ -156,18 +156,18 @@ export class PrometheusGroup {
   /** One host's status; whatever goes wrong with its part of the answer is its own one line, never the fleet's. */
   async status(name: string): Promise<HostStatusResult> {
     const host = this.host(name);
-    if (!host) return { name, ok: false, error: t('en', 'reason.hosts.unknown') };
+    if (!host) return hostFailure(name, message('reason.hosts.unknown'));
     const started = performance.now();
     try {
       return this.statusOf(host, await this.snapshot(host), Math.round(performance.now() - started));
     } catch (e) {
-      return { name, ok: false, elapsedMs: Math.round(performance.now() - started), error: errorLine(e) };
+      return hostFailure(name, errorLine(e), Math.round(performance.now() - started));
     }
   }
 
   private statusOf(host: PromHost, s: Snapshot, elapsedMs: number): HostStatusResult {
     const name = host.name;
-    if (!s.gpu.ok) return { name, ok: false, elapsedMs, error: s.gpu.error };
+    if (!s.gpu.ok) return hostFailure(name, s.gpu.error, elapsedMs);
     const { join } = this.settings;
     const gpuSeries = s.of('gpu', name);
     const nodeSeries = s.of('node', name);
@@ -175,22 +175,17 @@ export class PrometheusGroup {
     const memory = memoryOf(nodeSeries);
     const skipped = this.malformedLine(s, host, ['gpu', 'node']);
     if (!reading.gpus.length && !memory)
-      return {
-        name,
-        ok: false,
-        elapsedMs,
-        error: [t('en', 'reason.prom.noSeries', { match: host.match, where: this.where(host) }), skipped].filter(Boolean).join('; '),
-      };
-    const warnings: string[] = [];
-    // Each made in English (reason.*); the status reply shows each in the asker's language.
-    if (!reading.gpus.length) warnings.push(t('en', 'reason.prom.noGpu', { match: host.match }));
+      return hostFailure(name, [message('reason.prom.noSeries', { match: host.match, where: this.where(host) }), ...(skipped ? [skipped] : [])], elapsedMs);
+    const warnings: Text[] = [];
+    // Each a catalogue message (reason.*) or the exporter's own words; the status reply renders each in the asker's language.
+    if (!reading.gpus.length) warnings.push(message('reason.prom.noGpu', { match: host.match }));
     const pp = perProcessWarning(reading);
     if (pp) warnings.push(pp);
-    if (!s.node.ok) warnings.push(t('en', 'reason.prom.noRam', { error: s.node.error }));
-    else if (!memory) warnings.push(t('en', 'reason.prom.noNodeMemory', { match: host.match, label: join.nodeLabel }));
+    if (!s.node.ok) warnings.push(message('reason.prom.noRam', { error: s.node.error }));
+    else if (!memory) warnings.push(message('reason.prom.noNodeMemory', { match: host.match, label: join.nodeLabel }));
     if (skipped) warnings.push(skipped);
     const apiWarnings = [...s.gpu.value.warnings, ...(s.node.ok ? s.node.value.warnings : [])];
-    if (apiWarnings.length) warnings.push(t('en', 'reason.prom.partial', { list: [...new Set(apiWarnings)].join('; ') }));
+    if (apiWarnings.length) warnings.push(message('reason.prom.partial', { list: [...new Set(apiWarnings)].join('; ') }));
     return {
       name,
       ok: true,
@@ -198,39 +193,38 @@ export class PrometheusGroup {
       gpus: reading.gpus,
       processes: reading.processes.map(({ processName, ...p }) => ({ ...p, command: processName })),
       ...(memory ? { memory } : {}),
-      ...(warnings.length ? { warning: warnings.join('; ') } : {}),
+      ...hostWarnings(warnings),
     };
   }
 
   async mem(name: string): Promise<HostMemResult> {
     const host = this.host(name);
-    if (!host) return { name, ok: false, error: t('en', 'reason.hosts.unknown') };
+    if (!host) return hostFailure(name, message('reason.hosts.unknown'));
     const started = performance.now();
     try {
       return this.memOf(host, await this.snapshot(host), Math.round(performance.now() - started));
     } catch (e) {
-      return { name, ok: false, elapsedMs: Math.round(performance.now() - started), error: errorLine(e) };
+      return hostFailure(name, errorLine(e), Math.round(performance.now() - started));
     }
   }
 
   private memOf(host: PromHost, s: Snapshot, elapsedMs: number): HostMemResult {
     const name = host.name;
-    if (!s.node.ok) return { name, ok: false, elapsedMs, error: s.node.error };
+    if (!s.node.ok) return hostFailure(name, s.node.error, elapsedMs);
     const { join } = this.settings;
     const memory = memoryOf(s.of('node', name));
     const skipped = this.malformedLine(s, host, ['node']);
     if (!memory)
-      return {
+      return hostFailure(
         name,
-        ok: false,
+        [message('reason.prom.noNodeMemoryAt', { match: host.match, where: this.client.where, label: join.nodeLabel }), ...(skipped ? [skipped] : [])],
         elapsedMs,
-        error: [t('en', 'reason.prom.noNodeMemoryAt', { match: host.match, where: this.client.where, label: join.nodeLabel }), skipped]
-          .filter(Boolean)
-          .join('; '),
-      };
+      );
     // The API's warnings (partial data from a federated or remote-read source) come with the figures, as in status.
     const apiWarnings = [...new Set(s.node.value.warnings)];
-    const warnings = [skipped, apiWarnings.length ? t('en', 'reason.prom.partial', { list: apiWarnings.join('; ') }) : undefined].filter(Boolean);
+    const warnings = [skipped, apiWarnings.length ? message('reason.prom.partial', { list: apiWarnings.join('; ') }) : undefined].filter(
+      (w) => w !== undefined,
+    );
     // MIG instances' memory, as the SSH path's `mem` lists them, from the same snapshot's GPU series.
     const mig = s.gpu.ok ? gpusOf(s.of('gpu', name)).gpus.flatMap((g) => (g.mig?.length ? [{ gpuIndex: g.index, instances: g.mig }] : [])) : [];
     return {
@@ -238,7 +232,7 @@ export class PrometheusGroup {
       ok: true,
       elapsedMs,
       memory,
-      ...(warnings.length ? { warning: warnings.join('; ') } : {}),
+      ...hostWarnings(warnings),
       ...(mig.length ? { mig } : {}),
     };
   }
@@ -268,7 +262,7 @@ export class PrometheusGroup {
       const nodeChecked = node.ok ? checkMatrix(node.value.result, join.nodeLabel, join.stripPort) : { series: [], malformed: [] };
       const malformed = [...gpuChecked.malformed, ...nodeChecked.malformed];
       const partWarnings = [...gpu.warnings, ...(node.ok ? node.value.warnings : [`host RAM history unavailable: ${node.error}`])];
-      if (malformed.length) partWarnings.push(t('en', 'reason.prom.malformed', { n: malformed.length, list: malformedList(malformed) }));
+      if (malformed.length) partWarnings.push(english(message('reason.prom.malformed', { n: malformed.length, list: malformedList(malformed) })));
       // One by one, never push(...batch): a history of 8 hosts x 8 GPUs x 72 h is more arguments than a call takes.
       for (const w of partWarnings) warnings.push(w);
       for (const sample of historySamples(gpuChecked.series, nodeChecked.series, part, join, Math.max(600, 3 * stepS))) samples.push(sample);
@@ -321,7 +315,7 @@ export class PrometheusHostSource implements HostSource {
 
   /** No host key to trust: Prometheus is reached over HTTP(S), its hosts never over SSH. */
   trust({ name }: HostEntry): Promise<never> {
-    return Promise.reject(new Error(t('en', 'reason.hosts.promTrust', { name })));
+    return Promise.reject(new MessageError(message('reason.hosts.promTrust', { name })));
   }
 
   /** What Prometheus holds since the store's last sample, stored before the first digest (see backfill.ts). */

@@ -10,7 +10,7 @@
 // `instance` for both by default) whose value, with the `:port` cut off when `join.strip_port` is on
 // (the default), equals the host's `match` (its name unless set). dcgm-exporter's own `Hostname` label
 // (`hostname` in newer releases) works as gpu_label too: both spellings are read.
-import { t } from '../../core/i18n.js';
+import { message, type Message } from '../../core/message.js';
 import type { GpuHealthStatus, GpuProcessStatus, GpuStatus, HostMemory, MigInstanceStatus } from '../../core/services.js';
 import type { GpuSample, HostRamSample, ProcessSample, Sample } from '../../watch/types.js';
 
@@ -541,13 +541,13 @@ export function memoryOf(series: readonly { metric: Record<string, string>; v: n
 }
 
 /** The line a host's status carries when its exporters give no per-process data. */
-export function perProcessWarning(r: HostGpuReading): string | undefined {
+export function perProcessWarning(r: HostGpuReading): Message | undefined {
   if (r.exporter === 'dcgm' && r.pods.length)
-    return t('en', 'reason.prom.pods', {
+    return message('reason.prom.pods', {
       pods: r.pods.map((p) => `GPU ${p.gpu} ${p.namespace ? `${p.namespace}/` : ''}${p.pod}${p.container ? ` (container ${p.container})` : ''}`).join(', '),
     });
-  if (r.exporter === 'dcgm') return t('en', 'reason.prom.dcgmWhole');
-  if (r.exporter === 'nvidia_gpu_exporter' && !r.perProcess) return t('en', 'reason.prom.noComputeApps');
+  if (r.exporter === 'dcgm') return message('reason.prom.dcgmWhole');
+  if (r.exporter === 'nvidia_gpu_exporter' && !r.perProcess) return message('reason.prom.noComputeApps');
   return undefined;
 }
 
