@@ -8,6 +8,11 @@ import { expandableSegmentsAvailable } from './environment.js';
 import { batchAtOne, batchLever, checkpointLoad, hasMemoryFigures, collectiveOom, evalGathers, evalLightning, loadInFp32 } from './levers.js';
 import {
   evalBatchHalves,
+  evalBatchAboveTrain,
+  evalAtBatchOneKeras,
+  evalAtBatchOneTorch,
+  evalGradsOnStated,
+  evalWholeSet,
   evalHfAccumulates,
   evalHfGenerates,
   evalHfKeepsLogits,
@@ -99,6 +104,11 @@ export const CONDITION_CHECKS: Record<Condition, (e: Evidence) => boolean> = {
   phase_eval_keras: ({ facts }) => evalKeras(facts),
   phase_eval_one_large_input: ({ facts }) => evalOneLargeInput(facts),
   eval_batch_halves: ({ facts }) => evalBatchHalves(facts),
+  phase_eval_grads_stated: ({ facts }) => evalGradsOnStated(facts),
+  phase_eval_whole_set: ({ facts }) => evalWholeSet(facts),
+  phase_eval_batch_above_train: ({ facts }) => evalBatchAboveTrain(facts),
+  phase_eval_batch_one_keras: ({ facts }) => evalAtBatchOneKeras(facts),
+  phase_eval_batch_one_torch: ({ facts }) => evalAtBatchOneTorch(facts),
   phase_load_dtype: ({ facts }) => loadInFp32(facts),
   phase_checkpoint: ({ facts }) => checkpointLoad(facts),
   phase_collective: ({ facts }) => collectiveOom(facts),

@@ -165,6 +165,9 @@ export function diagnose(raw: string, base: RuleBase, loc?: Locale): DiagnoseRes
     if (MEMORY_HOLDER_CATEGORIES.has(rule.category)) {
       if (stack) withStackFigures(facts, stack);
       if (facts.phase === undefined && facts.oomPhase === undefined) withPhase(facts, saidPhase);
+      // What the report says of an evaluation its frames found (gradients on, the whole set at once) still counts.
+      else if (facts.phase === 'eval' && saidPhase)
+        Object.assign(facts, { gradsOnStated: saidPhase.gradsOnStated, evalWholeSet: saidPhase.evalWholeSet, evalBatchOne: saidPhase.evalBatchOne });
       withToolKnobs(facts, tool, knobs, loc);
       // The phase and the budget give the levers their words: a dtype read from the failed request, the static part against the card.
       inferLoadDtype(facts);

@@ -20,6 +20,12 @@ export interface PhaseVerdict {
   evalCollects?: boolean;
   /** Keras / TensorFlow ran the evaluation (no autograd graph to drop: its batch_size is the lever). */
   evalKeras?: boolean;
+  /** The report says the forward ran with gradients on ("without torch.no_grad()"): the quoted sentence. */
+  gradsOnStated?: string;
+  /** The report says the evaluation fed the whole evaluation set as one batch. */
+  evalWholeSet?: boolean;
+  /** The sentence at the failure says the evaluation ran at batch 1. */
+  evalBatchOne?: boolean;
 }
 
 export interface Frame {
@@ -89,6 +95,18 @@ const EVAL_FN =
 // "validate_and_log"): one of its underscore-separated words is an evaluation word. "test" is left out: pytest
 // names its functions test_*.
 const EVAL_NAME_WORD = /(?:^|_)(?:eval|evaluate|evaluation|evaluating|val|valid|validate|validation|validating)(?:_|$)/i;
+// A script's own test function ("def test(model, loader)", "test_epoch", "run_test"): evaluation, except under
+// pytest or unittest, whose functions are named test_* (phaseFromFrames checks the traceback for them).
+const TEST_NAME_WORD = /(?:^|_)(?:test|testing)(?:_|$)/i;
+const TEST_RUNNER_FILE = /(?:^|[\\/])(?:_pytest|pytest|unittest)[\\/]|(?:^|[\\/])(?:conftest|pytest)\.py$/;
+// Keras / TensorFlow's own evaluation and prediction entry points (model.evaluate / predict and the compiled
+// functions they run, the Estimator's evaluate), read only in their packages' files.
+const TF_EVAL_FN =
+  /^(?:evaluate|predict|predict_on_batch|test_on_batch|predict_function|test_function|predict_step|test_step|predict_loop|test_loop|evaluate_generator|predict_generator|_evaluate_model|_evaluate_once|_evaluate_build_graph)$/;
+// Keras / tf.keras and TensorFlow itself (the Estimator's evaluate, session runs): evaluation runs batch by batch
+// without a graph kept for backward.
+const KERAS_FILE = /(?:^|[\\/])(?:keras|tf_keras)[\\/]|tensorflow[\\/]python[\\/]/;
+const TF_FILE = KERAS_FILE;
 const EVAL_FILE =
   /(?:^|[\\/])(?:val|eval|evaluate|validate|validation|validator)\.py$|loops[\\/](?:[\w]{1,30}[\\/])?(?:evaluation_loop|evaluation_epoch_loop|prediction_loop)\.py$/;
 const GENERATE_FILE = /transformers[\\/]generation[\\/]|generation_utils\.py$|vllm[\\/](?:worker|v1[\\/]worker|engine|v1[\\/]engine|executor)[\\/]/;
@@ -112,6 +130,7 @@ const TRAIN_FN = /^(?:training_step|train_step|_inner_training_loop|train_one_ep
 /** What one frame says the run was doing ('forward' is the weakest: every phase runs forwards). */
 function markerOf(f: Frame): Marker | undefined {
   if (EVAL_GATHER_FN.test(f.fn) && /trainer/.test(f.file)) return 'eval_gather';
+  if (TF_EVAL_FN.test(f.fn) && TF_FILE.test(f.file)) return 'eval';
   if (CHECKPOINT_FILE.test(f.file) && CHECKPOINT_FN.test(f.fn)) return 'checkpoint';
   if (f.fn === 'load_state_dict' || f.fn === '_load_from_state_dict') return 'checkpoint';
   if (DATA_FILE.test(f.file)) return 'data';
@@ -129,8 +148,6 @@ function markerOf(f: Frame): Marker | undefined {
 const baseName = (file: string) => file.slice(Math.max(file.lastIndexOf('/'), file.lastIndexOf('\\')) + 1);
 const quote = (f: Frame) => `${baseName(f.file)}, in ${f.fn}`;
 
-// Keras / tf.keras: model.evaluate / predict run batch by batch, without a graph kept for backward.
-const KERAS_FILE = /(?:^|[\\/])(?:keras|tf_keras)[\\/]|tensorflow[\\/]python[\\/]keras[\\/]/;
 // HF Trainer's gathering written in its own loop (transformers < 4.2 prediction_loop: "preds = torch.cat(...)").
 const GATHER_CODE = /\bnested_concat\(|\btorch\.cat\(|\bnested_gather\(/;
 // A script's own loop collecting every batch's outputs: concatenated, stacked or appended.
@@ -148,8 +165,9 @@ function evalLoopOf(frames: Frame[]): PhaseVerdict['evalLoop'] {
  */
 export function phaseFromFrames(frames: Frame[]): PhaseVerdict | undefined {
   let forward: Frame | undefined;
+  const underTestRunner = frames.some((f) => TEST_RUNNER_FILE.test(f.file));
   for (const f of frames) {
-    const marker = markerOf(f);
+    const marker = markerOf(f) ?? (!underTestRunner && TEST_NAME_WORD.test(f.fn) ? 'eval' : undefined);
     if (!marker) continue;
     if (marker === 'forward') {
       forward ??= f;
@@ -228,6 +246,9 @@ export function withPhase(
     evalGenerates?: boolean;
     evalCollects?: boolean;
     evalKeras?: boolean;
+    gradsOnStated?: string;
+    evalWholeSet?: boolean;
+    evalBatchOne?: boolean;
   },
   verdict: PhaseVerdict | undefined,
 ): void {
@@ -239,4 +260,7 @@ export function withPhase(
   if (verdict.evalGenerates) facts.evalGenerates = true;
   if (verdict.evalCollects) facts.evalCollects = true;
   if (verdict.evalKeras) facts.evalKeras = true;
+  if (verdict.gradsOnStated) facts.gradsOnStated = verdict.gradsOnStated;
+  if (verdict.evalWholeSet) facts.evalWholeSet = true;
+  if (verdict.evalBatchOne) facts.evalBatchOne = true;
 }

@@ -290,9 +290,9 @@ describe('expert expectations on real logs', () => {
 
   // Tuned on purpose (issue 23): 20 real threads of the evaluation phase (a script's own test/validate loop without
   // no_grad, HF Trainer gathering predictions, an evaluation batch or an evaluation input larger than training's, on
-  // PyTorch, Keras/TF and Paddle), read case by case while the evaluation levers are reworked. Floors a little under
-  // the measurement (eval5/README.md): 18/20 category, 10/20 lever, strict harm 2 when the group was added.
-  const EVAL5_FLOORS = { category: 0.85, lever: 0.45, harmfulStrict: 2 };
+  // PyTorch, Keras/TF and Paddle), read case by case while the evaluation levers were reworked. Floors a little under
+  // the measurement (eval5/README.md): 18/20 category, 10/20 lever before that work, 18/20 and 17/20 after it.
+  const EVAL5_FLOORS = { category: 0.85, lever: 0.8, harmfulStrict: 1 };
   it(
     'eval5/ (20 logs, 2000-2019, tuned: evaluation-phase threads): no harmful first fix; floors under the measured level',
     { timeout: 120_000 },

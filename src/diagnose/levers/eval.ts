@@ -18,6 +18,18 @@ const EVAL_ACCUMULATION = /(?:^|[\s,({'"])(?:--)?eval_accumulation_steps['"]?(?:
 // Code under no_grad / inference_mode, as the paste shows it (a decorator, a with-block, set_grad_enabled(False)).
 const NO_GRAD = /(?:@|\bwith\s{1,3})torch\.(?:no_grad|inference_mode)\(\)|\btorch\.set_grad_enabled\(\s{0,2}False\s{0,2}\)/;
 
+const NO_GRAD_GLOBAL = new RegExp(NO_GRAD.source, 'g');
+const NEGATED = /(?:\bwithout|\bnot|\bnever|没有|没|未|不)[^\n]{0,24}$/i;
+/** The first no_grad / inference_mode call the paste shows in code, skipping ones a sentence says are missing. */
+function shownNoGrad(text: string): string | undefined {
+  NO_GRAD_GLOBAL.lastIndex = 0;
+  for (let m = NO_GRAD_GLOBAL.exec(text), n = 0; m && n < 50; m = NO_GRAD_GLOBAL.exec(text), n++) {
+    const lineStart = text.lastIndexOf('\n', m.index) + 1;
+    if (!NEGATED.test(text.slice(Math.max(lineStart, m.index - 40), m.index))) return m[0];
+  }
+  return undefined;
+}
+
 /** The last match's groups of a global pattern (settings printed later win, as in settings.ts). */
 function last(text: string, re: RegExp): RegExpExecArray | undefined {
   let found: RegExpExecArray | undefined;
@@ -36,8 +48,9 @@ export function readEvalSettings(text: string): Facts {
   }
   const acc = last(text, EVAL_ACCUMULATION);
   if (acc && acc[1] !== 'None') facts.evalAccumulation = Number(acc[1]);
-  const noGrad = NO_GRAD.exec(text);
-  if (noGrad) facts.noGradShown = noGrad[0];
+  // Code shown under no_grad, not a sentence saying it is missing ("runs without `with torch.no_grad()`", "没有加 no_grad").
+  const noGrad = NO_GRAD_GLOBAL.exec(text) ? shownNoGrad(text) : undefined;
+  if (noGrad) facts.noGradShown = noGrad;
   return facts;
 }
 
@@ -78,6 +91,40 @@ export const evalPlainNoGrad = (f: Facts) =>
   inEval(f) && f.evalLoop === 'plain' && f.evalKeras !== true && f.evalCollects !== true && f.noGradShown === undefined && !evalOneLargeInput(f);
 /** Keras evaluate / predict: no graph to drop; its batch_size is the lever. */
 export const evalKeras = (f: Facts) => inEval(f) && f.evalKeras === true;
+/**
+ * The report says the forward ran with gradients on ("without torch.no_grad()", "without turning gradient
+ * computations off"): every evaluation forward keeps its graph, so no_grad / inference_mode comes first, quoting it.
+ * Not HF Trainer's loop (its prediction_step already runs without gradients) nor Keras (no autograd graph).
+ */
+export const evalGradsOnStated = (f: Facts) => inEval(f) && f.gradsOnStated !== undefined && f.evalLoop !== 'hf' && f.evalKeras !== true;
+/** The evaluation fed the whole evaluation set as one batch: splitting it into batches is the lever. */
+export const evalWholeSet = (f: Facts) => inEval(f) && f.evalWholeSet === true && f.evalLoop !== 'hf' && f.evalKeras !== true && !evalGradsOnStated(f);
+/**
+ * The evaluation batch is larger than the training batch that ran (both stated): evaluation computes no gradients,
+ * yet a batch several times training's can need more than a training step; bring it down first. Not while HF
+ * Trainer gathers predictions (what piles up there is the evaluation set, not one batch).
+ */
+export const evalBatchAboveTrain = (f: Facts) =>
+  inEval(f) && f.evalBatch !== undefined && f.batch !== undefined && f.evalBatch > f.batch && f.gathersPredictions !== true && !evalGradsOnStated(f);
+/** The batch that evaluated, as far as the paste states it: the evaluation's own, else the one batch it states. */
+const evaluatedBatch = (f: Facts) => f.evalBatch ?? (f.evalBatchOne ? 1 : f.batchDefaultOf === undefined ? f.batch : undefined);
+/**
+ * The evaluation failed at batch 1 (stated, or the leading dimension of TensorFlow's failed tensor): halving cannot
+ * help. For Keras / TensorFlow (no graph kept) one input is too large: tile or shrink it. For a PyTorch loop the
+ * experiment that decides: under no_grad / inference_mode if it is not already; if one example still does not fit,
+ * that input is too large. Not HF Trainer's gathering, outputs collected, or a stated cause that comes first.
+ */
+export const evalAtBatchOne = (f: Facts) =>
+  inEval(f) &&
+  evaluatedBatch(f) === 1 &&
+  f.gathersPredictions !== true &&
+  f.evalCollects !== true &&
+  !evalGradsOnStated(f) &&
+  !evalWholeSet(f) &&
+  !evalOneLargeInput(f);
+export const evalAtBatchOneKeras = (f: Facts) => evalAtBatchOne(f) && f.evalKeras === true;
+export const evalAtBatchOneTorch = (f: Facts) => evalAtBatchOne(f) && f.evalKeras !== true;
+
 /** The evaluation batch is a lever: stated in the paste and above 1. */
 export const evalBatchHalves = (f: Facts) => inEval(f) && f.evalBatch !== undefined && f.evalBatch > 1;
 

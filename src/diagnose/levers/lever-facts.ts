@@ -20,6 +20,12 @@ export interface EvalFacts {
   evalRequestShare?: string;
   /** The paste shows evaluation code under torch.no_grad() / inference_mode() (the quoted call). */
   noGradShown?: string;
+  /** The report says the forward ran with gradients on ("without torch.no_grad()"): the quoted sentence. */
+  gradsOnStated?: string;
+  /** The report says the evaluation fed the whole evaluation set as one batch. */
+  evalWholeSet?: boolean;
+  /** The sentence at the failure says the evaluation ran at batch 1. */
+  evalBatchOne?: boolean;
 }
 
 export interface ProgressFacts {

@@ -12,11 +12,18 @@ const MAX_LINE = 600;
 const QUOTE_CHARS = 140;
 
 // The failure named in words or by its message.
-const FAILURE = /out of memory|\bOOM\b|OutOfMemory|memory (?:error|exception)|CUDA error|显存(?:不足|不够|爆|溢出|占满)|爆显存|内存不足/i;
+// TensorFlow's exception names the failure too ("ResourceExhaustedError in predict_function").
+const FAILURE =
+  /out of memory|\bOOM\b|OutOfMemory|memory (?:error|exception)|CUDA error|ResourceExhausted|RESOURCE_EXHAUSTED|显存(?:不足|不够|爆|溢出|占满)|爆显存|内存不足/i;
 // The phase named at the failure: "during / in / while / on / when" evaluation, validation, eval, predict(ion).
 // "after validation" and "before validation" are left out: the failure is then in the training around it.
+// Testing is evaluation too: "while testing", "in test mode", "on the test set", "during the test phase", "an
+// accuracy test"; so is running the repository's own evaluation script ("running eval.py", "python test.py"), a
+// sentence that evaluates ("when attempting to evaluate the models", "trying to predict"), and Keras's compiled
+// evaluation functions by name (predict_function, test_function). "unit test" and pytest are not: the words must
+// sit at the failure (same line) with a preposition or verb that places it there.
 const EVAL_WORDS =
-  /\b(?:during|in|while|on|upon|when|at)\s{1,3}(?:(?:computing|running|doing|the|an?|my)\s{1,3}){0,2}(?:validation|validating|evaluation|evaluating|eval|predicting|prediction)(?:_step|_epoch_end|_loop)?\b|\b(?:when|while)\s{1,3}(?:I\s{1,3})?(?:run(?:ning)?\s{1,3})?(?:validat|evaluat)\w{0,4}\b|\b(?:validation|evaluation|eval|valid|val)\s{1,3}(?:step|loop|phase|stage|epoch|pass)\b|\btrainer\.(?:evaluate|predict)\(\)|(?:验证|评估|评测|预测)(?:时|的时候|阶段|过程|集上)/i;
+  /\b(?:during|in|while|on|upon|when|at)\s{1,3}(?:(?:computing|running|doing|do|the|an?|my|first|accuracy|model)\s{1,3}){0,3}(?:validation|validating|evaluation|evaluating|eval|predicting|prediction|testing|test(?:\s{1,3}(?:mode|phase|stage|set|data|time|loop|step))?)(?:_step|_epoch_end|_loop)?\b|\b(?:when|while)\s{1,3}(?:I\s{1,3})?(?:run(?:ning)?\s{1,3})?(?:validat|evaluat)\w{0,4}\b|\b(?:validation|evaluation|eval|valid|val|test)\s{1,3}(?:step|loop|phase|stage|epoch|pass|mode)\b|\b(?:attempt(?:ing)?|try(?:ing)?|tried)\s{1,3}to\s{1,3}(?:evaluate|validate|test|predict)\b|\b(?:run(?:ning)?|python3?)\s{1,3}(?:the\s{1,3})?(?:[\w./-]{0,40}[\\/])?(?:eval|evaluate|evaluation|test|val|validate|predict)\.py\b|\b(?:predict|test)_function\b|\btrainer\.(?:evaluate|predict)\(\)|(?:验证|评估|评测|预测|测试)(?:时|的时候|阶段|过程|集上)/i;
 // The failure placed after or outside the evaluation ("after validation", "the next epoch"): not an evaluation OOM.
 const AFTER_EVAL = /\bafter\s{1,3}(?:the\s{1,3})?(?:first\s{1,3})?(?:validation|evaluation|eval)\b[^\n]{0,80}\b(?:epoch|training)\b|验证(?:之后|后|结束后)/i;
 
@@ -24,13 +31,29 @@ const AFTER_EVAL = /\bafter\s{1,3}(?:the\s{1,3})?(?:first\s{1,3})?(?:validation|
 const HF =
   /\b(?:Seq2Seq)?Trainer\b[^\n]{0,40}\b(?:evaluate|predict)\b|\btrainer\.(?:evaluate|predict)\(|\b(?:evaluation_loop|prediction_loop|nested_concat|eval_accumulation_steps|compute_metrics)\b/;
 const LIGHTNING = /\bpytorch_lightning\b|\blightning\.pytorch\b|\bLightningModule\b|\bPyTorch Lightning\b/;
-const KERAS = /\bkeras\b|\bmodel\.(?:evaluate|predict)\([^\n)]{0,80}\bbatch_size\b/i;
+// Keras by name, its evaluate/predict call, or its compiled evaluation functions (predict_function, test_function).
+const KERAS = /\bkeras\b|\bmodel\.(?:evaluate|predict)\([^\n)]{0,80}\bbatch_size\b|\b(?:predict|test)_function\b/i;
 // HF Trainer concatenating predictions on the device: named by its function or in words.
 const GATHER_WORDS =
   /\bnested_concat\b|\b(?:aggregat|concatenat|accumulat|gather)\w{0,4}\b[^\n]{0,40}\bpredictions?\b[^\n]{0,40}\bGPU\b|\bpredictions?\b[^\n]{0,60}\b(?:aggregat|concatenat|accumulat|gather)\w{0,4}\b[^\n]{0,40}\bGPU\b/i;
 // A script's loop keeping every batch's outputs: appended, added or stacked into a list or tensor.
 const COLLECT_WORDS =
   /\b(?:outputs?|logits|predictions?|preds|results?|features|embeddings)\b[^\n]{0,80}\b(?:(?:are|is|get|gets|being)\s{1,3})?(?:appended|added|stored|kept|collected|stacked|concatenated)\s{1,3}(?:to|in|into)\s{1,3}(?:a\s{1,3})?(?:list|tensor)\b/i;
+
+// The report says the forward ran with gradients on: "without torch.no_grad()", "without setting 'with
+// torch.no_grad()'", "computes loss on test set without turning gradient computations off", "no_grad is not used",
+// "没有加 torch.no_grad()". A forward that needs no gradients yet keeps them is what no_grad / inference_mode fixes.
+const GRADS_ON =
+  /\bwithout\s{1,3}(?:(?:setting|using|calling|adding|wrapping(?:\s{1,3}it)?\s{1,3}in|a|the)\s{1,3}){0,2}['"`]?(?:with\s{1,3})?(?:torch\.)?(?:no_grad|inference_mode)\b|\bwithout\s{1,3}(?:turning|switching|disabling)\s{1,3}(?:off\s{1,3})?(?:the\s{1,3})?(?:gradients?|grad|autograd)(?:\s{1,3}computations?)?\b|\b(?:no_grad|inference_mode)(?:\(\))?['"`]?\s{1,3}(?:is|was)\s{1,3}(?:not|never)\s{1,3}(?:used|set|called)\b|\b(?:does|did)\s{1,3}not\s{1,3}use\s{1,3}['"`]?(?:with\s{1,3})?(?:torch\.)?no_grad|(?:没有|没|未|不)(?:加|用|使用|设置)[^\n]{0,14}no_grad/i;
+// The evaluation fed the whole evaluation set as one batch: "the whole validation dataset (batch_size = 6,854) was
+// passed in", "it feeds in the entire validation set into the network".
+const WHOLE_SET =
+  /\b(?:whole|entire|full|complete)\*{0,2}\s{1,3}\*{0,2}(?:validation|val|valid|test|eval|evaluation|dev)\*{0,2}\s{1,3}(?:data\s{0,3})?(?:set|data|split)\b[^\n]{0,80}\b(?:passed|fed|feeds?|given|sent|at once|in one (?:batch|go|forward)|as one batch|into the (?:network|model|net))|\b(?:passe[sd]|feeds?|fed|puts?|sends?)\s{1,3}(?:in\s{1,3})?(?:the\s{1,3})?(?:whole|entire|full|complete)\s{1,3}(?:validation|val|valid|test|eval|evaluation|dev)\s{1,3}(?:data\s{0,3})?(?:set|data|split)\b/i;
+// The sentence at the failure states the evaluation ran at batch 1: "I've reduced to `batch_size=1` and still",
+// "even with batch size 1", "batch of 1".
+const BATCH_ONE =
+  /\bbatch[ _-]?size\W{0,3}(?:=|:|of|to|is|at)?\W{0,3}1\b(?![.,]?\d)|\bbatch(?:\s{1,3}of)?\s{1,3}1\b(?![.,]?\d)|\bbs\s{0,2}=\s{0,2}1\b(?![.,]?\d)/i;
+const quoted = (line: string) => `"${line.length > QUOTE_CHARS ? line.slice(0, QUOTE_CHARS) + '…' : line}"`;
 
 function* lines(text: string): Generator<string> {
   let start = 0;
@@ -50,18 +73,33 @@ export function reportedPhase(text: string): PhaseVerdict | undefined {
   let hf = false;
   let lightning = false;
   let keras = false;
+  let failure = false;
+  let gradsOn: string | undefined;
+  let wholeSet = false;
   for (const line of lines(text)) {
+    if (FAILURE.test(line)) failure = true;
     if (!said && FAILURE.test(line) && EVAL_WORDS.test(line) && !AFTER_EVAL.test(line)) said = line.trim();
+    if (!gradsOn && GRADS_ON.test(line)) gradsOn = line.trim();
+    if (WHOLE_SET.test(line)) {
+      wholeSet = true;
+      // The whole evaluation set fed at once places the failure in evaluation ("... was passed in. Then it caused OOM").
+      if (failure || FAILURE.test(line)) said ??= line.trim();
+    }
     if (GATHER_WORDS.test(line)) gathers = true;
     if (COLLECT_WORDS.test(line)) collects = true;
     if (HF.test(line)) hf = true;
     if (LIGHTNING.test(line)) lightning = true;
     if (KERAS.test(line)) keras = true;
   }
-  if (!said) return undefined;
-  const frame = `"${said.length > QUOTE_CHARS ? said.slice(0, QUOTE_CHARS) + '…' : said}"`;
+  // A failure the report places in no phase, but whose forward it says ran with gradients on: that forward needed
+  // none (evaluation, test or inference), so it is read as an evaluation without no_grad.
+  const at = said ?? (failure ? gradsOn : undefined);
+  if (!at) return undefined;
   const loop: PhaseVerdict['evalLoop'] = hf ? 'hf' : lightning ? 'lightning' : 'plain';
-  const verdict: PhaseVerdict = { phase: 'eval', frame, evalLoop: loop };
+  const verdict: PhaseVerdict = { phase: 'eval', frame: quoted(at), evalLoop: loop };
+  if (gradsOn) verdict.gradsOnStated = quoted(gradsOn);
+  if (wholeSet) verdict.evalWholeSet = true;
+  if (said && BATCH_ONE.test(said)) verdict.evalBatchOne = true;
   if (loop === 'hf' && gathers) verdict.gathersPredictions = true;
   if (loop === 'plain' && collects) verdict.evalCollects = true;
   if (keras) verdict.evalKeras = true;
