@@ -5,7 +5,19 @@ import type { Facts } from './facts.js';
 import type { Readings } from '../readings/types.js';
 import { whoHoldsMemory } from './holder.js';
 import { expandableSegmentsAvailable } from './environment.js';
-import { batchAtOne, batchLever, checkpointLoad, hasMemoryFigures, collectiveOom, evalGathers, evalLightning, loadInFp32 } from './levers.js';
+import {
+  batchAtOne,
+  batchLever,
+  batchOneStaticDominates,
+  batchOneZeroBelow3,
+  checkpointLoad,
+  hasMemoryFigures,
+  collectiveOom,
+  evalGathers,
+  evalLightning,
+  loadInFp32,
+} from './levers.js';
+import { hostLeverUnstated, workersEvidence } from './levers/host-ram.js';
 import {
   evalBatchHalves,
   evalBatchAboveTrain,
@@ -56,6 +68,8 @@ const isAbsurd = (f: Facts) =>
 const isFragmented = (f: Facts) => !isAbsurd(f) && whoHoldsMemory(f)?.holder === 'allocator_cache';
 const holder = (f: Facts) => (isAbsurd(f) ? undefined : whoHoldsMemory(f)?.holder);
 const HALF_OR_LESS = new Set(['fp16', 'bf16', 'int8', 'int4']);
+/** Verdicts under which the static part can be the lever: nothing stated, or this process's own memory. */
+const STATIC_HOLDERS = new Set<string | undefined>([undefined, 'activations', 'optimizer_state', 'weights']);
 
 export const CONDITION_CHECKS: Record<Condition, (e: Evidence) => boolean> = {
   fragmented: ({ facts }) => isFragmented(facts),
@@ -125,6 +139,17 @@ export const CONDITION_CHECKS: Record<Condition, (e: Evidence) => boolean> = {
   },
   // ... and with no figure at all: who holds the card is the first unknown (another process, a hung run).
   batch_one_no_figures: ({ facts }) => batchAtOne(facts) && !hasMemoryFigures(facts),
+  // Batch 1 and the budget points at the static part (levers.ts): it takes most of the card, or ZeRO-1/2 keep the
+  // whole weights on every GPU. Another process or a card that is not full comes first.
+  batch_one_static_dominates: ({ facts }) => batchOneStaticDominates(facts) && STATIC_HOLDERS.has(holder(facts)),
+  batch_one_zero_below_3: ({ facts }) => batchOneZeroBelow3(facts) && STATIC_HOLDERS.has(holder(facts)),
+  // DDP's reducer errors (levers/ddp-unused.ts): a hook fired twice, or find_unused_parameters already on.
+  ddp_marked_twice: ({ facts }) => facts.ddpMarkedTwice === true,
+  ddp_find_unused_already: ({ facts }) => facts.ddpFindUnusedSet === true && facts.ddpMarkedTwice !== true,
+  // Host RAM (levers/host-ram.ts): workers only with a stated count above 0 or a killed worker shown; with no
+  // lever's evidence at all, the experiment that decides.
+  workers_evidence: ({ facts }) => workersEvidence(facts),
+  host_lever_unstated: ({ facts }) => hostLeverUnstated(facts),
   // JAX's allocator preallocates a pool (XLA_PYTHON_CLIENT_MEM_FRACTION): nvidia-smi shows the pool, not the arrays.
   tool_jax: ({ facts }) => facts.tool === 'jax',
   // An nvidia-smi reading at JAX's preallocated share of the card: 0.75 by default (0.9 before jax 0.2.9, and where

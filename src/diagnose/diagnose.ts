@@ -21,6 +21,7 @@ import { readRayMonitor, readStackFigures, withStackFigures } from './stack-figu
 import { detectEnvironment, expandableSegmentsAvailable, expandableUnavailableWhy } from './environment.js';
 import { formatMiB } from './fixes/arithmetic.js';
 import { readShm } from './levers/shm.js';
+import { readDdpUnused } from './levers/ddp-unused.js';
 import { budgetWords } from './levers/budget.js';
 import { reportedPhase } from './levers/reported-phase.js';
 import { readKeptReference } from './levers/growth.js';
@@ -144,6 +145,8 @@ export function diagnose(raw: string, base: RuleBase, loc?: Locale): DiagnoseRes
     : {};
   // The rank that failed first, as the ranks that waited name it (lost-rank.ts).
   const lostRank = hits.some((h) => base.rules[h.rule].id === 'nccl-lost-rank') ? { lostRankFinding: lostRankWords(readLostRank(log), loc) } : {};
+  // DDP's reducer errors: which one, and whether find_unused_parameters is already on (levers/ddp-unused.ts).
+  const ddp = hits.some((h) => base.rules[h.rule].id === 'ddp-unused-parameters') ? readDdpUnused(log) : {};
   // The command's launcher and script, read against the tools' own CLIs: a rewrite uses only flags they define.
   const command = settings.commandLine && base.tools ? parseCommand(settings.commandLine, base.tools.clis, tool?.id) : undefined;
   const diagnoses: Diagnosis[] = [];
@@ -157,6 +160,7 @@ export function diagnose(raw: string, base: RuleBase, loc?: Locale): DiagnoseRes
       ...ray,
       ...rendezvous,
       ...lostRank,
+      ...ddp,
       ...kept,
       ...extractOomFacts(log, rule.category === 'replica_oom' ? withReplicaOom(log, hit.lines) : hit.lines),
       environment,

@@ -10,6 +10,7 @@ import { formatMiB } from './fixes/arithmetic.js';
 import { t, type Locale } from '../core/i18n.js';
 import { evalLeverWords } from './levers/eval.js';
 import { oomAfterSteps } from './levers/progress.js';
+import { zeroPerRankMiB, zeroRanksWords, zeroWhy } from './levers/zero.js';
 
 export type BatchBlock = 'phase' | 'growth' | 'after_steps' | 'static_over_card' | 'inference';
 
@@ -34,12 +35,13 @@ export function cardMiB(f: Facts): number | undefined {
 
 /**
  * The static part of the run in MiB when the log sizes the model: the weights, plus gradients and
- * optimizer state for full training. Unknown under ZeRO (it divides by a rank count the log may not state).
+ * optimizer state for full training; under ZeRO each GPU's share, unknown when the log does not state the ranks.
  */
 export function staticMiB(f: Facts): number | undefined {
   if (f.paramsB === undefined) return undefined;
   if (!f.training || f.adapterTraining) return weightsMiB(f.paramsB, f.dtype);
-  if (f.zeroStage !== undefined && f.zeroStage > 0) return undefined;
+  // Under ZeRO each GPU holds its share (levers/zero.ts): known only when the log states the ranks and no offload.
+  if (f.zeroStage !== undefined && f.zeroStage > 0) return zeroPerRankMiB(f);
   return (f.paramsB * 1e9 * FULL_TRAINING_BYTES_PER_PARAM) / 2 ** 20;
 }
 
@@ -99,7 +101,41 @@ function staticBytesPerParam(f: Facts): number {
 export function leverWords(f: Facts, loc: Locale | undefined): void {
   evalLeverWords(f);
   if (loadInFp32(f)) f.dtypeWhy = f.dtypeEvidence ? t(loc, 'lever.dtypeWhy.matrix', { matrix: f.dtypeEvidence }) : t(loc, 'lever.dtypeWhy.fp32');
+  const zero = zeroWhy(f, loc);
   if (staticOverCard(f)) {
-    f.staticWhy = `${f.paramsB}B × ${staticBytesPerParam(f)} B/param ≈ ${formatMiB(staticMiB(f)!)} ≥ ${formatMiB(cardMiB(f)!)}`;
+    f.staticWhy = zero
+      ? `${zero} ≥ ${formatMiB(cardMiB(f)!)}`
+      : `${f.paramsB}B × ${staticBytesPerParam(f)} B/param ≈ ${formatMiB(staticMiB(f)!)} ≥ ${formatMiB(cardMiB(f)!)}`;
+  } else if (staticDominates(f)) {
+    const share = Math.round((100 * staticMiB(f)!) / cardMiB(f)!);
+    const part = zero ?? `${f.paramsB}B × ${staticBytesPerParam(f)} B/param ≈ ${formatMiB(staticMiB(f)!)}`;
+    f.staticShareWhy = t(loc, 'lever.staticShare', { part, card: formatMiB(cardMiB(f)!), share });
   }
+  zeroRanksWords(f, cardMiB(f), loc);
 }
+
+/**
+ * The static part takes at least this share of the card: at batch 1 what is left for one input's activations,
+ * the CUDA context and the allocator's workspace is a few GiB at most, so the static part is the lever.
+ */
+const STATIC_DOMINATES = 0.75;
+
+/** Training whose static part (weights, gradients, optimizer state; per GPU under ZeRO) takes most of the card but not all of it. */
+export function staticDominates(f: Facts): boolean {
+  const need = staticMiB(f);
+  const card = cardMiB(f);
+  return f.training === true && need !== undefined && card !== undefined && need >= STATIC_DOMINATES * card && need < card;
+}
+
+/** The batch the log states (not a tool's default) is already 1: halving it is no lever. */
+const statedBatchOne = (f: Facts) => f.batch === 1 && f.batchDefaultOf === undefined;
+
+/** Batch 1 and the static part takes most of the card: shrink the static part (shard, offload, 8-bit optimizer, LoRA). */
+export const batchOneStaticDominates = (f: Facts) => statedBatchOne(f) && staticDominates(f);
+
+/**
+ * Batch 1 in full training under ZeRO-1/2, which keep the whole fp16 weights on every GPU: what is left to shrink
+ * is the static part (ZeRO-3, offload, more GPUs), whether or not the log sizes the model.
+ */
+export const batchOneZeroBelow3 = (f: Facts) =>
+  statedBatchOne(f) && f.training === true && !f.adapterTraining && f.zeroStage !== undefined && f.zeroStage > 0 && f.zeroStage < 3;

@@ -123,6 +123,12 @@ export const CONDITIONS = [
   'expandable_unsupported',
   'ray_memory_monitor',
   'static_fp32_weights',
+  'ddp_marked_twice',
+  'ddp_find_unused_already',
+  'host_lever_unstated',
+  'batch_one_static_dominates',
+  'batch_one_zero_below_3',
+  'workers_evidence',
 ] as const;
 export type Condition = (typeof CONDITIONS)[number];
 

@@ -1,15 +1,19 @@
 // Training settings stated anywhere in a paste: command lines, `engine/trainer:` dumps,
 // Namespace(...), dict dumps, HF TrainingArguments. Only the head and tail of a big log are read,
 // where launchers print them, so the cost stays bounded whatever the paste's size.
-import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import RE2 from 're2';
-import { PROJECT_ROOT } from '../core/paths.js';
 import type { Facts } from './facts.js';
 import { formatMiB } from './fixes/arithmetic.js';
 import { classifyShape, extractMemorySeries } from './memory-series.js';
 import { readEvalSettings } from './levers/eval.js';
 import { trainingProgress } from './levers/progress.js';
+import { knownGpuMemoryGiB, modelParamsB, statedGpuMemoryMiB, weightsDtype } from './model-facts.js';
+import { worldSize, zeroOffloadStated, zeroStage } from './levers/zero.js';
+import { killedLoadingData, readHostRam, TRAIN_PROGRESS } from './levers/host-ram.js';
+
+// Moved to their own modules (model-facts.ts, levers/zero.ts, levers/host-ram.ts); named here for existing callers.
+export { knownGpuMemoryGiB, knownModelParamsB, loadKnownGpus, loadKnownModels, modelParamsB, statedGpuMemoryMiB, weightsDtype } from './model-facts.js';
+export { zeroStage } from './levers/zero.js';
+export { killedLoadingData } from './levers/host-ram.js';
 
 const WINDOW = 512 * 1024;
 
@@ -30,7 +34,12 @@ const BATCH_NO_HELP = [
   /\b(?:chang|lower|reduc|decreas|shrink|tri)\w{0,4}\s{1,3}(?:the\s{1,3})?batch[-_ ]?size\b[^\n]{0,60}?\b(?:still|same error|doesn'?t help|didn'?t help|does not help|did not help|no difference|not help)/i,
   /batch[-_ ]?size[^\n]{0,30}?(?:还是|依然|仍然|照样)(?:报错|出现|不行|会)/,
 ];
-const PROSE_BATCH = /(?:^|[\s,(\u3000-\u9fff\uff00-\uffef])batch[-_ ]?size[ \t]{0,2}(?:of|[为是＝：改小设置修成到]{1,4})?[ \t]{0,2}(\d{1,5})(?!\w|\.\d)/gim;
+// "batch size =1", "batch size: 4" too (a space in the name, so no key pattern reads it).
+const PROSE_BATCH = /(?:^|[\s,(\u3000-\u9fff\uff00-\uffef])batch[-_ ]?size[ \t]{0,2}(?:of|[为是＝：改小设置修成到=:]{1,4})?[ \t]{0,2}(\d{1,5})(?!\w|\.\d)/gim;
+// The worker count told in prose or Chinese: "num_workers 为20", "num workers of 8", "num_workers: 4".
+const PROSE_WORKERS = /(?:^|[\s,(\u3000-\u9fff\uff00-\uffef])num[-_ ]?workers[ \t]{0,2}(?:of|[为是＝：设置成到=:]{1,4})?[ \t]{0,2}(\d{1,3})(?!\w|\.\d)/gim;
+// Host RAM in words: "32G的内存", "16 GB RAM", "64GB of RAM", "32GB system memory" (内存 is RAM; 显存 is the GPU's).
+const HOST_RAM = /\b(\d{1,4}(?:\.\d{1,2})?)\s?G(?:B|iB)?\s?(?:的\s?)?(?:内存|RAM\b|of RAM\b|(?:system|host) memory\b)/i;
 const PATTERNS = {
   batch: keyPattern('per_device_train_batch_size|train_batch_size|batch[-_]size|batch|bs|IMS_PER_BATCH|SOLVER\\.IMS_PER_BATCH', INT),
   workers: keyPattern('num[-_]workers|workers_per_gpu|workers|dataloader_num_workers|n_workers', INT),
@@ -106,7 +115,7 @@ export function extractSettings(fullText: string, options: { commandLine?: boole
       facts.batchFromShape = `shape[${shape[1]}${shape[2]}]`;
     }
   }
-  facts.workers = int(PATTERNS.workers);
+  facts.workers = int(PATTERNS.workers) ?? int(PROSE_WORKERS);
   facts.imgsz = int(PATTERNS.imgsz);
   facts.epochs = int(PATTERNS.epochs);
   facts.accumulate = int(PATTERNS.accumulate);
@@ -132,7 +141,7 @@ export function extractSettings(fullText: string, options: { commandLine?: boole
   }
   const stated = statedGpuMemoryMiB(text);
   if (stated !== undefined) facts.statedGpuMemoryMiB = stated;
-  const ram = /\b(\d{1,5}(?:\.\d{1,2})?) GB RAM\b/.exec(text);
+  const ram = HOST_RAM.exec(text);
   if (ram) facts.hostRamGiB = Number(ram[1]);
   let caching: RegExpExecArray | null = null;
   for (const m of text.matchAll(/Caching images \([\d.]{1,8}\s?GB[^)\n]{0,20}\):?\s{0,4}(\d{1,3})%/g)) caching = m;
@@ -150,10 +159,19 @@ export function extractSettings(fullText: string, options: { commandLine?: boole
     ggml = Math.max(ggml, Number(m[1]));
   if (ggml > 0) facts.ggmlBuffer = formatMiB(ggml / 2 ** 20);
   const zero = zeroStage(text);
-  if (zero !== undefined) facts.zeroStage = zero;
+  if (zero !== undefined) {
+    // The per-rank budget needs the rank count and whether state is offloaded to CPU (levers/zero.ts).
+    facts.zeroStage = zero;
+    facts.worldSize = worldSize(text);
+    if (zeroOffloadStated(text)) facts.zeroOffload = true;
+  }
   if (/\bbackward\(|optimizer\.step|\bTrainer\b|trainer\.train\(|training_args|deepspeed|train_batch_size|finetun|fine-tun|\bsft\b|训练|微调/i.test(text))
     facts.training = true;
-  if (/\b(?:q?lora|peft|adapter_name|lora_r|lora_rank|finetuning_type:?\s{0,2}lora)\b/i.test(text)) facts.adapterTraining = true;
+  // A LoRA configuration says adapters; the word alone does not where the paste says the run is a full fine-tune
+  // ("full fine-tuning", finetuning_type full, 全参): "have you compared LoRA and fully fine-tuning?" is a question.
+  const adapterConfig = /\b(?:adapter_name|lora_r|lora_rank|lora_alpha|lora_target|LoraConfig|peft_config|use_peft|finetuning_type:?\s{0,2}lora)\b/i.test(text);
+  const fullStated = /\bfull(?:y)?[ -]?(?:parameter[ -])?fine-?tun|\bfinetuning_type:?\s{0,2}full\b|全参|全量微调/i.test(text);
+  if (adapterConfig || (!fullStated && /\b(?:q?lora|peft)\b/i.test(text))) facts.adapterTraining = true;
   let shards: RegExpExecArray | null = null;
   for (const m of text.matchAll(/Loading checkpoint shards:?\s{0,4}(\d{1,3})%/gi)) shards = m;
   if (shards) facts.shardsLoadedPct = Number(shards[1]);
@@ -196,6 +214,7 @@ export function extractSettings(fullText: string, options: { commandLine?: boole
     !TRAIN_PROGRESS.test(text)
   )
     facts.killedWhileLoading = true;
+  Object.assign(facts, readHostRam(text));
   if (facts.statedGpuMemoryMiB === undefined) {
     const gib = knownGpuMemoryGiB(text);
     if (gib !== undefined) facts.gpuModelMemoryMiB = gib * 1024;
@@ -210,20 +229,6 @@ export function extractSettings(fullText: string, options: { commandLine?: boole
   Object.assign(facts, readEvalSettings(text), trainingProgress(text));
   for (const k of Object.keys(facts) as (keyof Facts)[]) if (facts[k] === undefined) delete facts[k];
   return facts;
-}
-
-// A card's memory stated in words: a model then its size ("A100 80G", "4090 24G显存", "3060 12GB"), or a size
-// then a GPU word ("24G显存", "8gb graphics card", "16GB VRAM"). Bounded and anchored on digits: linear.
-const GPU_MODEL_SIZE =
-  /\b(?:A100|A800|H100|H800|H200|V100|P100|A6000|A40|A10G?|L40S?|L4|T4|RTX\s?\d{4}(?:\s?Ti)?|\d{4}\s?Ti|[1-5]0[5-9]0)\b[^\n\d]{0,4}(\d{1,3})\s?G(?:B|iB)?\b/i;
-// "a GPU with 24gb of ram", "graphics card with 8 GB"
-const GPU_WITH_SIZE = /\b(?:GPU|graphics card|video card)s? with (\d{1,3})\s?G(?:B|iB)?\b/i;
-const SIZE_GPU_WORD = /\b(\d{1,3})\s?G(?:B|iB)?\s?(?:的)?\s?(?:显存|显卡|VRAM|GPU|graphics card|video card)/i;
-
-export function statedGpuMemoryMiB(text: string): number | undefined {
-  const m = GPU_MODEL_SIZE.exec(text) ?? SIZE_GPU_WORD.exec(text) ?? GPU_WITH_SIZE.exec(text);
-  const gib = m ? Number(m[1]) : NaN;
-  return gib >= 2 && gib <= 192 ? gib * 1024 : undefined;
 }
 
 // "after 21 epochs", "after several epoch", "after training some epochs", "trained 5 epochs successfully",
@@ -246,45 +251,6 @@ export function epochsBeforeFailure(text: string): string | undefined {
     const m = re.exec(text);
     if (m) return m[0].replace(/\s+/g, ' ').trim().slice(0, 80);
   }
-  return undefined;
-}
-
-// A parameter count inside a model name: "Llama-2-7b-hf", "chatglm-6b", "Qwen1.5-14B-Chat", "opt-1.3b".
-// Dashes inside the name too ("llama-2-7b"), and right after Chinese text ("DPO全参训练qwen-14b-chat"); bounded, so a long line stays linear.
-const PARAMS_IN_NAME = /(?:^|[/\s'"=:]|[^\x00-\x7F])[A-Za-z][\w.-]{0,40}[-_](\d{1,3}(?:\.\d{1,2})?)[bB](?![\w.])/g;
-
-// The same count told in prose: "the 13B model", "a 7b LLM", "1.5B parameters", "6B模型" (no model name).
-const PARAMS_IN_PROSE = /(?:^|[^\w.])(\d{1,3}(?:\.\d{1,2})?)\s?[bB]\s?(?:models?\b|parameters?\b|params\b|LLM|模型|参数)/g;
-
-/** Billions of parameters from the model named in the settings, else the last model-like name (or prose count) in the log. */
-export function modelParamsB(text: string, model: string | undefined): number | undefined {
-  const last = (s: string, re: RegExp) => {
-    let v: number | undefined;
-    re.lastIndex = 0;
-    for (const m of s.matchAll(re)) v = Number(m[1]);
-    return v !== undefined && v > 0 && v <= 2000 ? v : undefined;
-  };
-  const body = text.length > 65536 ? text.slice(0, 32768) + text.slice(-32768) : text;
-  return (model ? last(' ' + model, PARAMS_IN_NAME) : undefined) ?? last(body, PARAMS_IN_NAME) ?? last(body, PARAMS_IN_PROSE) ?? knownModelParamsB(body);
-}
-
-const DTYPES: [RegExp, 'fp32' | 'fp16' | 'bf16' | 'int8' | 'int4'][] = [
-  [/load_in_4bit\s{0,2}[=:]\s{0,2}True|--load[-_]in[-_]4bit\b|\bnf4\b|bnb_4bit|quantization[^\n]{0,20}\b(?:awq|gptq|int4)\b/i, 'int4'],
-  [/load_in_8bit\s{0,2}[=:]\s{0,2}True|--load[-_]in[-_]8bit\b|\bint8\b/i, 'int8'],
-  [
-    /torch_dtype\s{0,2}[=:]\s{0,2}['"]?(?:torch\.)?bfloat16|--bf16\b|\bbf16\s{0,2}[=:]\s{0,2}True|dtype\s{0,2}[=:]\s{0,2}['"]?(?:torch\.)?bfloat16|mixed_precision\s{0,2}[=:]\s{0,2}['"]?bf16/i,
-    'bf16',
-  ],
-  [
-    /torch_dtype\s{0,2}[=:]\s{0,2}['"]?(?:torch\.)?(?:float16|half)|--fp16\b|\bfp16\s{0,2}[=:]\s{0,2}True|dtype\s{0,2}[=:]\s{0,2}['"]?(?:torch\.)?(?:float16|half)\b|--half\b|\.half\(\)|mixed_precision\s{0,2}[=:]\s{0,2}['"]?fp16|precision\s{0,2}[=:]\s{0,2}['"]?16/i,
-    'fp16',
-  ],
-];
-
-/** The dtype the log says the weights or compute use (quantized first: it decides the weights' size). */
-export function weightsDtype(text: string): 'fp32' | 'fp16' | 'bf16' | 'int8' | 'int4' | undefined {
-  const head = text.length > 65536 ? text.slice(0, 32768) + text.slice(-32768) : text;
-  for (const [re, dtype] of DTYPES) if (re.test(head)) return dtype;
   return undefined;
 }
 
@@ -312,85 +278,4 @@ function vllmProfile(text: string, facts: Facts): void {
   // What the model needs, plus a KV cache of a tenth of the card, as a share of the card (rounded up to 0.05).
   const needed = Math.ceil(((weightsGiB + peakGiB + Math.max(0, nonTorchGiB) + 0.1 * totalGiB) / totalGiB) * 20) / 20;
   if (totalGiB > 0 && needed > util && needed <= 0.95) facts.vllmUtilNeeded = needed.toFixed(2);
-}
-
-interface KnownModel {
-  name: string;
-  pattern: string;
-  params_b: number;
-  source: string;
-}
-let knownModels: { name: string; re: RE2; paramsB: number }[] | undefined;
-
-/** knowledge/models.json: models whose names carry no size ("whisper large", "FLUX.1-dev"), each with its count. */
-export function loadKnownModels(file = join(PROJECT_ROOT, 'knowledge', 'models.json')): { name: string; re: RE2; paramsB: number }[] {
-  if (!existsSync(file)) return [];
-  const doc = JSON.parse(readFileSync(file, 'utf8')) as { models?: KnownModel[] };
-  return (doc.models ?? []).map((m, i) => {
-    if (typeof m.name !== 'string' || typeof m.pattern !== 'string' || !(m.params_b > 0) || !/^https?:\/\//.test(m.source ?? ''))
-      throw new Error(`${file}: models.${i}: needs name, pattern, params_b > 0 and a source URL`);
-    return { name: m.name, re: new RE2(m.pattern, 'i'), paramsB: m.params_b };
-  });
-}
-
-/** Billions of parameters of the first known model (file order: specific names first) the log names. */
-export function knownModelParamsB(text: string): number | undefined {
-  knownModels ??= loadKnownModels();
-  return knownModels.find((m) => m.re.test(text))?.paramsB;
-}
-
-// DeepSpeed's ZeRO stage: the pasted config's "zero_optimization": { "stage": 2 } first, else the last
-// mention in a file name, flag or prose ("ds_config_zero2.json", "--zero_stage 3", "ZeRO-2", "zero3").
-const ZERO_CONFIG = /"zero_optimization"\s{0,4}:\s{0,4}\{[^}]{0,400}?"stage"\s{0,4}:\s{0,4}([0-3])\b/;
-const ZERO_MENTION = /(?:\bds_z|zero[-_ ]?stage[\s=:"]{0,4}|\bzero[-_]?)([0-3])(?![\d.])/gi;
-
-export function zeroStage(text: string): number | undefined {
-  const c = ZERO_CONFIG.exec(text);
-  if (c) return Number(c[1]);
-  let last: number | undefined;
-  for (const m of text.matchAll(ZERO_MENTION)) last = Number(m[1]);
-  return last;
-}
-
-// Killed while the data was being loaded or prepared, before any step reported a loss: the progress lines
-// just above the kill name data ("Load the 24000 image of 25000.", "[INFO] load 6569 train frames.", a
-// float64 array of 461851 x 5 x 5 x 244), or the report says so ("加载数据killed"). Bounded, linear.
-const KILL_LINE = /^\W{0,4}(?:Killed|已杀死)\W{0,4}$|exitcode\s{0,2}:\s{0,2}-9\b|killed by signal: Killed|Out of memory: Kill/i;
-const DATA_LOADING =
-  /\b(?:load(?:s|ing|ed)?|read(?:ing)?|preload(?:ing)?|decod(?:e|ing))\b[^\n]{0,40}\b(?:images?|frames?|data(?:set)?|samples?|files?|features?|patches|annotations?)\b|--preload\s{1,3}[1-9]|加载数据|读取数据|数据加载|\bshape\s{0,2}=\s{0,2}\(\d{5,9}(?:,\s{0,2}\d{1,6}){1,5}\),\s{0,2}(?:d?type\s{0,2}=\s{0,2})?float64/i;
-const DATA_KILLED_PROSE = /(?:加载数据|读取数据|数据加载|loading (?:the )?(?:data|dataset|images))[^\n]{0,20}(?:killed|被杀|已杀死)/i;
-const TRAIN_PROGRESS = /\b(?:epoch|iter(?:ation)?s?|step)\b[^\n]{0,60}\d[^\n]{0,80}\bloss\b|\bloss\s{0,2}[=:]\s{0,2}\d/i;
-
-export function killedLoadingData(text: string): boolean {
-  const lines = text.split('\n', 20000);
-  let kill = -1;
-  for (let i = lines.length - 1; i >= 0; i--) {
-    if (KILL_LINE.test(lines[i].slice(0, 300))) {
-      kill = i;
-      break;
-    }
-  }
-  const before = kill >= 0 ? lines.slice(0, kill) : lines;
-  if (before.some((l) => TRAIN_PROGRESS.test(l.slice(0, 400)))) return false;
-  if (kill < 0) return DATA_KILLED_PROSE.test(text.slice(0, 4096));
-  return lines.slice(Math.max(0, kill - 12), kill).some((l) => DATA_LOADING.test(l.slice(0, 400)));
-}
-
-let knownGpus: { re: RE2; gib: number }[] | undefined;
-
-/** knowledge/gpus.json: cards whose name fixes their memory, tried in file order. */
-export function loadKnownGpus(file = join(PROJECT_ROOT, 'knowledge', 'gpus.json')): { re: RE2; gib: number }[] {
-  if (!existsSync(file)) return [];
-  const doc = JSON.parse(readFileSync(file, 'utf8')) as { gpus?: { pattern: string; gib: number }[] };
-  return (doc.gpus ?? []).map((g, i) => {
-    if (typeof g.pattern !== 'string' || !(g.gib > 0)) throw new Error(`${file}: gpus.${i}: needs a pattern and gib > 0`);
-    return { re: new RE2(g.pattern, 'i'), gib: g.gib };
-  });
-}
-
-/** GiB of the first card (file order) the log names, when its name fixes its memory. */
-export function knownGpuMemoryGiB(text: string): number | undefined {
-  knownGpus ??= loadKnownGpus();
-  const head = text.length > 65536 ? text.slice(0, 32768) + text.slice(-32768) : text;
-  return knownGpus.find((g) => g.re.test(head))?.gib;
 }

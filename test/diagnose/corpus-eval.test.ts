@@ -29,6 +29,8 @@ const GROUPS = [
 GROUPS.push('dist4');
 // eval5/ (issue 23's evaluation-phase class: 20 real threads, tuned) takes the same corpus checks.
 GROUPS.push('eval5');
+// static5/ (issue 23's batch-already-1, ZeRO per-rank, DDP unused-parameter, host-RAM and container /dev/shm threads; tuned).
+GROUPS.push('static5');
 // The category vocabulary of /work/corpus-format.md (the same as test/fixtures/eval-dev/cases.json).
 const LABELS = new Set([
   'cuda_oom',
@@ -305,6 +307,25 @@ describe('expert expectations on real logs', () => {
       expect(s.harmfulStrict, misses(s.rows)).toBeLessThanOrEqual(EVAL5_FLOORS.harmfulStrict);
       expect(s.category / s.n, misses(s.rows)).toBeGreaterThanOrEqual(EVAL5_FLOORS.category);
       expect(s.lever / s.leverOf, misses(s.rows)).toBeGreaterThanOrEqual(EVAL5_FLOORS.lever);
+    },
+  );
+
+  // Tuned on purpose (issue 23): 20 real threads of batch already 1, ZeRO per-rank budgets, DDP's unused-parameter
+  // errors, host-RAM kills and container /dev/shm, read case by case while the per-rank budget, the batch-1 static
+  // lever, the host-RAM levers with evidence and the DDP rule were built (static5/README.md).
+  const STATIC5_FLOORS = { category: 0.9, lever: 0.88 };
+  it(
+    'static5/ (20 logs, 2100-2119, tuned: batch 1, ZeRO per rank, DDP unused parameters, host RAM, container shm): no harmful first fix; floors under the measured level',
+    { timeout: 120_000 },
+    async () => {
+      const s = await scoreExpertDir(groupDir('static5'));
+      console.log(`tuned (static5): ${expertLine(s)}`);
+      expect(s.n).toBeGreaterThanOrEqual(20);
+      expect(s.failed, misses(s.rows)).toBe(0);
+      expect(s.harmful, misses(s.rows)).toBe(0);
+      expect(s.harmfulStrict, misses(s.rows)).toBe(0);
+      expect(s.category / s.n, misses(s.rows)).toBeGreaterThanOrEqual(STATIC5_FLOORS.category);
+      expect(s.lever / s.leverOf, misses(s.rows)).toBeGreaterThanOrEqual(STATIC5_FLOORS.lever);
     },
   );
 

@@ -63,8 +63,10 @@ const MAKERS: Record<FixKind, Maker> = {
       changes: { batch: fixed },
     };
   },
-  reduce_workers: (e, _spec, loc): Made => {
+  reduce_workers: (e, _spec, loc): Made | null => {
     const { facts } = e;
+    // A fix must change something: with 0 workers stated there is none to lower.
+    if (facts.workers !== undefined && facts.workers <= 0) return null;
     const ram = hostRamGiB(e);
     const next = fewerWorkers(facts.workers, ram);
     const ramText = ram !== undefined ? t(loc, 'fix.workers.ram', { ram: ram.toFixed(ram < 100 ? 1 : 0) }) : '';

@@ -1,0 +1,63 @@
+// Host-RAM kills (issue 23): each lever needs its evidence. The phase the log shows decides: killed while the
+// weights load (low_cpu_mem_usage, a quantized checkpoint), while the data is read, tokenised or mapped before
+// any step (lazy loading, streaming, mmap), DataLoader workers only where the paste states a worker count above
+// 0 or shows a worker killed. When none of that is in the log, the reply says so and gives the one experiment
+// that decides (levers/host-ram's condition host_lever_unstated). Patterns are bounded (untrusted input, linear).
+import type { Facts } from '../facts.js';
+
+export interface HostRamFacts {
+  /** The paste shows a DataLoader worker killed by the host ("DataLoader worker (pid 123) is killed by signal: Killed"). */
+  workersShown?: boolean;
+}
+
+declare module '../facts.js' {
+  // eslint-disable-next-line @typescript-eslint/no-empty-object-type
+  interface Facts extends HostRamFacts {}
+}
+
+// Killed while the data was being loaded or prepared, before any step reported a loss: the progress lines
+// just above the kill name data ("Load the 24000 image of 25000.", "[INFO] load 6569 train frames.", "Loaded
+// 108000000 lines", a float64 array of 461851 x 5 x 5 x 244), tokenisation or a datasets map ran ("Running
+// tokenizer on dataset", "Map (num_proc=8):  45%"), or the report says so ("加载数据killed").
+const KILL_LINE = /^\W{0,4}(?:Killed|已杀死)\W{0,4}$|exitcode\s{0,2}:\s{0,2}-9\b|killed by signal: Killed|Out of memory: Kill/i;
+const DATA_LOADING =
+  /\b(?:load(?:s|ing|ed)?|read(?:ing)?|preload(?:ing)?|decod(?:e|ing))\b[^\n]{0,40}\b(?:images?|frames?|data(?:set)?|samples?|files?|features?|patches|annotations?|lines|rows|sentences|records|examples|documents|sequences)\b|--preload\s{1,3}[1-9]|加载数据|读取数据|数据加载|\bshape\s{0,2}=\s{0,2}\(\d{5,9}(?:,\s{0,2}\d{1,6}){1,5}\),\s{0,2}(?:d?type\s{0,2}=\s{0,2})?float64/i;
+const DATA_PREPARING =
+  /\bRunning tokenizer on\b|\bTokeniz(?:ing|ation)\b[^\n]{0,60}(?:\d{1,3}%|\d \/ ?\d)|^\s{0,4}Map(?: \(num_proc=\d{1,4}\))?:\s{0,3}\d{1,3}%/i;
+const DATA_KILLED_PROSE = /(?:加载数据|读取数据|数据加载|loading (?:the )?(?:data|dataset|images))[^\n]{0,20}(?:killed|被杀|已杀死)/i;
+export const TRAIN_PROGRESS = /\b(?:epoch|iter(?:ation)?s?|step)\b[^\n]{0,60}\d[^\n]{0,80}\bloss\b|\bloss\s{0,2}[=:]\s{0,2}\d/i;
+const WORKER_KILLED = /DataLoader worker \(pid[^\n]{0,80}?\) (?:is killed by signal: Killed|exited unexpectedly)/;
+
+export function killedLoadingData(text: string): boolean {
+  const lines = text.split('\n', 20000);
+  let kill = -1;
+  for (let i = lines.length - 1; i >= 0; i--) {
+    if (KILL_LINE.test(lines[i].slice(0, 300))) {
+      kill = i;
+      break;
+    }
+  }
+  const before = kill >= 0 ? lines.slice(0, kill) : lines;
+  if (before.some((l) => TRAIN_PROGRESS.test(l.slice(0, 400)))) return false;
+  if (kill < 0) return DATA_KILLED_PROSE.test(text.slice(0, 4096));
+  return lines.slice(Math.max(0, kill - 12), kill).some((l) => DATA_LOADING.test(l.slice(0, 400)) || DATA_PREPARING.test(l.slice(0, 400)));
+}
+
+/** What the paste shows of DataLoader workers beyond a stated count (read once per log). */
+export function readHostRam(text: string): HostRamFacts {
+  return WORKER_KILLED.test(text) ? { workersShown: true } : {};
+}
+
+/** Lowering the workers is a lever only where the paste states more than 0 of them, or shows one killed. */
+export const workersEvidence = (f: Facts) => (f.workers !== undefined && f.workers > 0) || f.workersShown === true;
+
+/**
+ * No host-RAM lever has evidence in the log: not the model load, not the data's preparation, not workers, a RAM
+ * cache, AutoBatch, Ray's monitor or a large model's per-process copies. The reply then gives the experiment.
+ */
+export function hostLeverUnstated(f: Facts): boolean {
+  if (f.killedWhileLoading || f.killedLoadingData || f.rayMonitor !== undefined || workersEvidence(f)) return false;
+  if (f.workers === undefined && (f.paramsB ?? 0) >= 1) return false;
+  if (f.cache === true || f.cache === 'ram' || f.batch === -1 || f.autobatch !== undefined) return false;
+  return true;
+}

@@ -1,0 +1,119 @@
+// What a paste says about the model and the card: the parameter count (from the name, prose or
+// knowledge/models.json), the dtype of the weights, and the card's memory stated in words or fixed by its name
+// (knowledge/gpus.json). Split from settings.ts; every pattern bounded (untrusted input, linear).
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import RE2 from 're2';
+import { PROJECT_ROOT } from '../core/paths.js';
+
+// A card's memory stated in words: a model then its size ("A100 80G", "4090 24G显存", "3060 12GB"), or a size
+// then a GPU word ("24G显存", "8gb graphics card", "16GB VRAM"). Bounded and anchored on digits: linear.
+const GPU_MODEL_SIZE =
+  /\b(?:A100|A800|H100|H800|H200|V100|P100|A6000|A40|A10G?|L40S?|L4|T4|RTX\s?\d{4}(?:\s?Ti)?|\d{4}\s?Ti|[1-5]0[5-9]0)\b[^\n\d]{0,4}(\d{1,3})\s?G(?:B|iB)?\b/i;
+// "a GPU with 24gb of ram", "graphics card with 8 GB"
+const GPU_WITH_SIZE = /\b(?:GPU|graphics card|video card)s? with (\d{1,3})\s?G(?:B|iB)?\b/i;
+const SIZE_GPU_WORD = /\b(\d{1,3})\s?G(?:B|iB)?\s?(?:的)?\s?(?:显存|显卡|VRAM|GPU|graphics card|video card)/i;
+
+// What a run needs or uses is not the card: "requires 28G GPU RAM", "uses 20GB VRAM", "占用了 30G 显存".
+const USAGE_BEFORE =
+  /(?:requires?|required|needs?|needed|uses?|using|used|takes?|took|occup\w{0,4}|consum\w{0,4}|需要|占用了?|用了)\s{0,3}(?:about|around|roughly|~|约)?\s{0,3}$/i;
+const SIZE_GPU_WORDS = new RegExp(SIZE_GPU_WORD.source, 'gi');
+
+/** The first "<N>G <GPU word>" that names the card, not what the run needs or uses of it. */
+function cardSizeWord(text: string): RegExpExecArray | null {
+  SIZE_GPU_WORDS.lastIndex = 0;
+  for (let m = SIZE_GPU_WORDS.exec(text); m; m = SIZE_GPU_WORDS.exec(text)) {
+    if (!USAGE_BEFORE.test(text.slice(Math.max(0, m.index - 24), m.index))) return m;
+  }
+  return null;
+}
+
+export function statedGpuMemoryMiB(text: string): number | undefined {
+  const m = GPU_MODEL_SIZE.exec(text) ?? cardSizeWord(text) ?? GPU_WITH_SIZE.exec(text);
+  const gib = m ? Number(m[1]) : NaN;
+  return gib >= 2 && gib <= 192 ? gib * 1024 : undefined;
+}
+
+// A parameter count inside a model name: "Llama-2-7b-hf", "chatglm-6b", "Qwen1.5-14B-Chat", "opt-1.3b".
+// Dashes inside the name too ("llama-2-7b"), and right after Chinese text ("DPO全参训练qwen-14b-chat"); bounded, so a long line stays linear.
+// BLOOM and Pythia spell a fraction after the B ("bloom-1b7", "bloom-7b1", "pythia-1b4"): 1.7, 7.1, 1.4 billion.
+const PARAMS_IN_NAME = /(?:^|[/\s'"=:]|[^\x00-\x7F])[A-Za-z][\w.-]{0,40}[-_](\d{1,3}(?:\.\d{1,2})?)[bB](\d)?(?![\w.])/g;
+
+// The same count told in prose: "the 13B model", "a 7b LLM", "1.5B parameters", "6B模型" (no model name).
+const PARAMS_IN_PROSE = /(?:^|[^\w.])(\d{1,3}(?:\.\d{1,2})?)\s?[bB]\s?(?:models?\b|parameters?\b|params\b|LLM|模型|参数)/g;
+
+/** Billions of parameters from the model named in the settings, else the last model-like name (or prose count) in the log. */
+export function modelParamsB(text: string, model: string | undefined): number | undefined {
+  const last = (s: string, re: RegExp) => {
+    let v: number | undefined;
+    re.lastIndex = 0;
+    for (const m of s.matchAll(re)) v = Number(m[1]) + (m[2] !== undefined ? Number(m[2]) / 10 : 0);
+    return v !== undefined && v > 0 && v <= 2000 ? v : undefined;
+  };
+  const body = text.length > 65536 ? text.slice(0, 32768) + text.slice(-32768) : text;
+  return (model ? last(' ' + model, PARAMS_IN_NAME) : undefined) ?? last(body, PARAMS_IN_NAME) ?? last(body, PARAMS_IN_PROSE) ?? knownModelParamsB(body);
+}
+
+const DTYPES: [RegExp, 'fp32' | 'fp16' | 'bf16' | 'int8' | 'int4'][] = [
+  [/load_in_4bit\s{0,2}[=:]\s{0,2}True|--load[-_]in[-_]4bit\b|\bnf4\b|bnb_4bit|quantization[^\n]{0,20}\b(?:awq|gptq|int4)\b/i, 'int4'],
+  [/load_in_8bit\s{0,2}[=:]\s{0,2}True|--load[-_]in[-_]8bit\b|\bint8\b/i, 'int8'],
+  [
+    /torch_dtype\s{0,2}[=:]\s{0,2}['"]?(?:torch\.)?bfloat16|--bf16\b|\bbf16\s{0,2}[=:]\s{0,2}True|dtype\s{0,2}[=:]\s{0,2}['"]?(?:torch\.)?bfloat16|mixed_precision\s{0,2}[=:]\s{0,2}['"]?bf16/i,
+    'bf16',
+  ],
+  [
+    /torch_dtype\s{0,2}[=:]\s{0,2}['"]?(?:torch\.)?(?:float16|half)|--fp16\b|\bfp16\s{0,2}[=:]\s{0,2}True|dtype\s{0,2}[=:]\s{0,2}['"]?(?:torch\.)?(?:float16|half)\b|--half\b|\.half\(\)|mixed_precision\s{0,2}[=:]\s{0,2}['"]?fp16|precision\s{0,2}[=:]\s{0,2}['"]?16/i,
+    'fp16',
+  ],
+];
+
+/** The dtype the log says the weights or compute use (quantized first: it decides the weights' size). */
+export function weightsDtype(text: string): 'fp32' | 'fp16' | 'bf16' | 'int8' | 'int4' | undefined {
+  const head = text.length > 65536 ? text.slice(0, 32768) + text.slice(-32768) : text;
+  for (const [re, dtype] of DTYPES) if (re.test(head)) return dtype;
+  return undefined;
+}
+
+interface KnownModel {
+  name: string;
+  pattern: string;
+  params_b: number;
+  source: string;
+}
+let knownModels: { name: string; re: RE2; paramsB: number }[] | undefined;
+
+/** knowledge/models.json: models whose names carry no size ("whisper large", "FLUX.1-dev"), each with its count. */
+export function loadKnownModels(file = join(PROJECT_ROOT, 'knowledge', 'models.json')): { name: string; re: RE2; paramsB: number }[] {
+  if (!existsSync(file)) return [];
+  const doc = JSON.parse(readFileSync(file, 'utf8')) as { models?: KnownModel[] };
+  return (doc.models ?? []).map((m, i) => {
+    if (typeof m.name !== 'string' || typeof m.pattern !== 'string' || !(m.params_b > 0) || !/^https?:\/\//.test(m.source ?? ''))
+      throw new Error(`${file}: models.${i}: needs name, pattern, params_b > 0 and a source URL`);
+    return { name: m.name, re: new RE2(m.pattern, 'i'), paramsB: m.params_b };
+  });
+}
+
+/** Billions of parameters of the first known model (file order: specific names first) the log names. */
+export function knownModelParamsB(text: string): number | undefined {
+  knownModels ??= loadKnownModels();
+  return knownModels.find((m) => m.re.test(text))?.paramsB;
+}
+
+let knownGpus: { re: RE2; gib: number }[] | undefined;
+
+/** knowledge/gpus.json: cards whose name fixes their memory, tried in file order. */
+export function loadKnownGpus(file = join(PROJECT_ROOT, 'knowledge', 'gpus.json')): { re: RE2; gib: number }[] {
+  if (!existsSync(file)) return [];
+  const doc = JSON.parse(readFileSync(file, 'utf8')) as { gpus?: { pattern: string; gib: number }[] };
+  return (doc.gpus ?? []).map((g, i) => {
+    if (typeof g.pattern !== 'string' || !(g.gib > 0)) throw new Error(`${file}: gpus.${i}: needs a pattern and gib > 0`);
+    return { re: new RE2(g.pattern, 'i'), gib: g.gib };
+  });
+}
+
+/** GiB of the first card (file order) the log names, when its name fixes its memory. */
+export function knownGpuMemoryGiB(text: string): number | undefined {
+  knownGpus ??= loadKnownGpus();
+  const head = text.length > 65536 ? text.slice(0, 32768) + text.slice(-32768) : text;
+  return knownGpus.find((g) => g.re.test(head))?.gib;
+}
