@@ -295,20 +295,16 @@ describe('expert expectations on real logs', () => {
   // PyTorch, Keras/TF and Paddle), read case by case while the evaluation levers were reworked. Floors a little under
   // the measurement (eval5/README.md): 18/20 category, 10/20 lever before that work, 18/20 and 17/20 after it.
   const EVAL5_FLOORS = { category: 0.85, lever: 0.8, harmfulStrict: 1 };
-  it(
-    'eval5/ (20 logs, 2000-2019, tuned: evaluation-phase threads): no harmful first fix; floors under the measured level',
-    { timeout: 120_000 },
-    async () => {
-      const s = await scoreExpertDir(groupDir('eval5'));
-      console.log(`tuned (eval5): ${expertLine(s)}`);
-      expect(s.n).toBeGreaterThanOrEqual(20);
-      expect(s.failed, misses(s.rows)).toBe(0);
-      expect(s.harmful, misses(s.rows)).toBe(0);
-      expect(s.harmfulStrict, misses(s.rows)).toBeLessThanOrEqual(EVAL5_FLOORS.harmfulStrict);
-      expect(s.category / s.n, misses(s.rows)).toBeGreaterThanOrEqual(EVAL5_FLOORS.category);
-      expect(s.lever / s.leverOf, misses(s.rows)).toBeGreaterThanOrEqual(EVAL5_FLOORS.lever);
-    },
-  );
+  it('eval5/ (20 logs, 2000-2019, tuned: evaluation-phase threads): no harmful first fix; floors under the measured level', { timeout: 120_000 }, async () => {
+    const s = await scoreExpertDir(groupDir('eval5'));
+    console.log(`tuned (eval5): ${expertLine(s)}`);
+    expect(s.n).toBeGreaterThanOrEqual(20);
+    expect(s.failed, misses(s.rows)).toBe(0);
+    expect(s.harmful, misses(s.rows)).toBe(0);
+    expect(s.harmfulStrict, misses(s.rows)).toBeLessThanOrEqual(EVAL5_FLOORS.harmfulStrict);
+    expect(s.category / s.n, misses(s.rows)).toBeGreaterThanOrEqual(EVAL5_FLOORS.category);
+    expect(s.lever / s.leverOf, misses(s.rows)).toBeGreaterThanOrEqual(EVAL5_FLOORS.lever);
+  });
 
   // Tuned on purpose (issue 23): 20 real threads of batch already 1, ZeRO per-rank budgets, DDP's unused-parameter
   // errors, host-RAM kills and container /dev/shm, read case by case while the per-rank budget, the batch-1 static
