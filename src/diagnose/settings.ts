@@ -35,7 +35,12 @@ const BATCH_NO_HELP = [
   /batch[-_ ]?size[^\n]{0,30}?(?:还是|依然|仍然|照样)(?:报错|出现|不行|会)/,
 ];
 // "batch size =1", "batch size: 4" too (a space in the name, so no key pattern reads it).
-const PROSE_BATCH = /(?:^|[\s,(\u3000-\u9fff\uff00-\uffef])batch[-_ ]?size[ \t]{0,2}(?:of|[为是＝：改小设置修成到=:]{1,4})?[ \t]{0,2}(\d{1,5})(?!\w|\.\d)/gim;
+// A total, global or effective batch (every device and accumulation step together) is not the batch one
+// device runs, so it is never read as the batch ("Total batch size = 8", "global batch size: 256", "总batch size").
+const PROSE_BATCH =
+  /(?:^|[\s,(\u3000-\u9fff\uff00-\uffef])(?<!(?:total|global|effective|overall|总|全局)[ _-]?(?:train[ _-]?)?)batch[-_ ]?size[ \t]{0,2}(?:of|[为是＝：改小设置修成到=:]{1,4})?[ \t]{0,2}(\d{1,5})(?!\w|\.\d)/gim;
+// The per-device batch as trainers print it: "Batch size per device = 2" (Unsloth), "Instantaneous batch size per device = 4" (HF Trainer).
+const PER_DEVICE_BATCH = /batch[-_ ]?size per (?:device|gpu|card)[ \t]{0,2}[=:][ \t]{0,2}(\d{1,5})(?!\w|\.\d)/gim;
 // The worker count told in prose or Chinese: "num_workers 为20", "num workers of 8", "num_workers: 4".
 const PROSE_WORKERS = /(?:^|[\s,(\u3000-\u9fff\uff00-\uffef])num[-_ ]?workers[ \t]{0,2}(?:of|[为是＝：设置成到=:]{1,4})?[ \t]{0,2}(\d{1,3})(?!\w|\.\d)/gim;
 // Host RAM in words: "32G的内存", "16 GB RAM", "64GB of RAM", "32GB system memory" (内存 is RAM; 显存 is the GPU's).
@@ -101,7 +106,7 @@ export function extractSettings(fullText: string, options: { commandLine?: boole
   const commandLine = options.commandLine === false ? undefined : findCommandLine(text);
   if (commandLine) facts.commandLine = commandLine;
   // Prose states it without "=" ("batch size 16", "batch_size 1", "batch size为2"): only when no key does.
-  facts.batch = int(PATTERNS.batch) ?? int(PROSE_BATCH);
+  facts.batch = int(PATTERNS.batch) ?? int(PER_DEVICE_BATCH) ?? int(PROSE_BATCH);
   // TensorFlow names the tensor it could not allocate; for an activation (3+ dimensions: NHWC, NTC) the
   // leading dimension is the batch. A 2-D tensor is a weight or its optimizer slot, not a batch.
   if (facts.batch === undefined) {
