@@ -6,8 +6,8 @@ import { FileRefused, openRegularFile } from '../core/regular-file.js';
 import { createInterface } from 'node:readline';
 import { loadRuleBase } from '../diagnose/rule-base.js';
 import { renderText } from '../adapters/console/render.js';
-import { LeakDetector } from '../watch/detector.js';
 import { digestReply, findingsJson } from '../watch/digest.js';
+import { recordedFindings } from '../watch/findings.js';
 import { isProcessSample, type Sample } from '../watch/types.js';
 import { parseArgs, UsageError } from './usage.js';
 import { terminalSafeJson } from './json.js';
@@ -48,7 +48,7 @@ export async function digestCli(args: string[]): Promise<number> {
     if (e instanceof FileRefused) throw new UsageError(e.message);
     throw e;
   }
-  const detector = new LeakDetector({ includeEnded: false });
+  const detector = recordedFindings({ includeEnded: false });
   const hosts = new Set<string>();
   const procs = new Set<string>();
   const input = fd === null ? process.stdin : createReadStream('', { fd });

@@ -4,7 +4,7 @@
 import { LeakDetector } from './detector.js';
 import { findingsOffThread } from './findings-thread.js';
 import type { FindingsResult, SampleReader, SummaryReader, WatchState } from './state.js';
-import type { DetectorOptions } from './types.js';
+import type { DetectorOptions, Sample } from './types.js';
 
 export type { FindingsResult } from './state.js';
 
@@ -30,4 +30,10 @@ export async function findingsFromSamples(reader: SampleReader, options: Partial
 export function findingsOf(state: Pick<WatchState, 'findingsInput'>, options: Partial<DetectorOptions> = {}, now = Date.now()): Promise<FindingsResult> {
   const input = state.findingsInput();
   return 'batches' in input ? findingsFromSamples(input.batches, options, now) : findingsOffThread(input.file, input.reader, options, now);
+}
+
+/** Findings over samples recorded elsewhere (`gpu-doctor digest --samples`): every sample counts, whatever its age. */
+export function recordedFindings(options: Partial<DetectorOptions> = {}): { add(sample: Sample): void; findings(): FindingsResult['findings'] } {
+  const d = new LeakDetector(options);
+  return { add: (sample) => d.add(sample), findings: () => d.findings() };
 }
