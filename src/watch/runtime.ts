@@ -179,7 +179,34 @@ export class WatchRuntime implements WatchService {
   async thresholdAlerts(now: number): Promise<number> {
     if (!this.posterSet || !this.thresholds.enabled) return 0;
     try {
-      const alerts = this.thresholds.due(now, await this.silencedNow(now));
+      const episodes = this.store.thresholdEpisodes;
+      // Before the first check: the episodes posted before this process started (a restart, other replicas).
+      await (this.postedLoaded ??= Promise.resolve(episodes.postedEpisodes()).then(
+        (posted) => this.thresholds.resume(posted),
+        (e: unknown) => {
+          this.postedLoaded = null;
+          throw e;
+        },
+      ));
+      const ended = this.thresholds.takeEnded();
+      if (ended.length)
+        await Promise.resolve(episodes.clearEpisodes(ended)).catch((e: unknown) => {
+          this.thresholds.endedAgain(ended);
+          throw e;
+        });
+      const due = this.thresholds.due(now, await this.silencedNow(now));
+      const alerts: typeof due = [];
+      for (const a of due) {
+        // Recorded first: an episode another replica (or this one before a restart) posted is not posted again.
+        // A store that cannot record it does not stop the alert.
+        const fresh = await Promise.resolve(episodes.markPosted({ host: a.host, gpu: a.gpu, rule: a.rule, sinceMs: a.sinceMs, postedMs: now })).catch(
+          (e: unknown) => {
+            this.onError(e);
+            return true;
+          },
+        );
+        if (fresh) alerts.push(a);
+      }
       if (!alerts.length) return 0;
       return await postThresholdAlerts(alerts, { channels: this.cfg.digests, post: this.post, owners: this.owners, onError: this.onError });
     } catch (e) {
@@ -187,6 +214,9 @@ export class WatchRuntime implements WatchService {
       return 0;
     }
   }
+
+  /** The store's posted threshold episodes, read once before the first check (again after a failed read). */
+  private postedLoaded: Promise<void> | null = null;
 
   private leaseTimer: NodeJS.Timeout | null = null;
   /** Hosts whose sampling lease this replica holds, and until when (its own clock) it surely holds them. */

@@ -83,6 +83,27 @@ export interface SampleReader {
   watched(sinceMs: number): Promise<{ hosts: number; processes: number }>;
 }
 
+/** A threshold alert's episode (src/watch/threshold-alerts.ts) that was posted: one GPU, one rule. */
+export interface PostedEpisode {
+  host: string;
+  gpu: number;
+  rule: string;
+  /** When the condition began holding, as the process that posted it saw it. */
+  sinceMs: number;
+  postedMs: number;
+}
+
+/**
+ * Which threshold episodes were posted: kept with the watch's state so a restart mid-episode, or another
+ * replica taking the host over, does not post one again. A row lives until a reading shows its condition ended.
+ */
+export interface ThresholdEpisodes {
+  postedEpisodes(): PostedEpisode[] | Promise<PostedEpisode[]>;
+  /** Records the post unless one is recorded for this GPU and rule (then false: it was posted already, do not post). */
+  markPosted(e: PostedEpisode): boolean | Promise<boolean>;
+  clearEpisodes(ended: Pick<PostedEpisode, 'host' | 'gpu' | 'rule'>[]): void | Promise<void>;
+}
+
 /** The leak watch's state, wherever it lives. Answers are values or promises (SQLite answers at once). */
 export interface WatchState {
   /** Writes one poll's samples, yielding to the event loop between chunks. */
@@ -98,6 +119,7 @@ export interface WatchState {
   /** Where a chart child reads these hosts' samples since `sinceMs`. */
   chartSource(hosts: string[], sinceMs: number): Promise<SampleSource>;
   readonly digestRuns: DigestRuns;
+  readonly thresholdEpisodes: ThresholdEpisodes;
   /** Sampling leases among replicas; absent: this process samples every host. */
   readonly leases?: SamplingLeases;
   close(): void;

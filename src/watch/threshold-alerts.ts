@@ -7,7 +7,10 @@
 // to the owners of the processes on the GPU where a channel has dm_owners; not again until it clears.
 // A gap in the samples longer than three intervals is a break (what happened meanwhile is unknown), a
 // sample whose utilisation is not reported neither extends nor breaks an idle episode.
-// Episodes live in memory: after a restart a condition must hold for `minutes` again before it is posted.
+// Episodes live in memory; which were posted is kept with the watch's state (ThresholdEpisodes,
+// src/watch/state.ts): after a restart, or on a replica that takes the host over, an episode posted
+// before is not posted again while its condition holds. A restart is no gap for a posted episode (the
+// record says it was posted and no reading since said it ended); the first reading that does clears it.
 // A silenced host or GPU (`/gpu silence`) gets nothing while the silence lasts; an episode still going
 // when it ends is posted then (as Alertmanager does).
 import { channelLocale, recipientLocale, t, type Locale } from '../core/i18n.js';
@@ -18,6 +21,7 @@ import type { OwnersService } from '../owners/directory.js';
 import { personOf } from '../owners/directory.js';
 import type { EarlyChannel } from './early-alert.js';
 import { toMs } from './series.js';
+import type { PostedEpisode } from './state.js';
 import { isHostSample, isProcessSample, type Sample } from './types.js';
 
 const MIN = 60_000;
@@ -60,6 +64,7 @@ export interface ThresholdAlert {
   rule: ThresholdRule;
   host: string;
   gpu: number;
+  sinceMs: number;
   /** Minutes the condition has held (first to latest sample). */
   minutes: number;
   usedMiB: number;
@@ -79,8 +84,18 @@ interface GpuReading {
   procs: HolderProcess[];
 }
 
+type EpisodeOf = Pick<PostedEpisode, 'host' | 'gpu' | 'rule'>;
+
 export class ThresholdWatch {
   private episodes = new Map<string, Episode>();
+  /** Episodes posted before this process saw them (a restart, another replica): key -> since. */
+  private postedBefore = new Map<string, number>();
+  /** Posted episodes dropped unseen (the host is down, or another replica samples it now): a reading after the gap ends them. */
+  private droppedPosted = new Map<string, EpisodeOf>();
+  /** Where a reading showed the condition ended and a posted record may remain: to clear in the store. */
+  private ended = new Map<string, EpisodeOf>();
+  /** Keys cleared (or never posted) since their condition last held: a further ending reading clears nothing more. */
+  private clearedKeys = new Set<string>();
 
   constructor(
     readonly config: ThresholdConfig,
@@ -94,6 +109,42 @@ export class ThresholdWatch {
 
   get size(): number {
     return this.episodes.size;
+  }
+
+  /** Episodes posted before (the store's record): each still counts as posted while its condition holds. */
+  resume(posted: readonly PostedEpisode[]): void {
+    for (const p of posted) {
+      const key = `${p.rule}|${p.host}|${p.gpu}`;
+      const ep = this.episodes.get(key);
+      if (ep) ep.posted = true;
+      else this.postedBefore.set(key, p.sinceMs);
+      this.clearedKeys.delete(key);
+    }
+  }
+
+  /** Episodes whose condition ended since the last call: their posted records are to be cleared. */
+  takeEnded(): EpisodeOf[] {
+    const out = [...this.ended.values()];
+    this.ended.clear();
+    return out;
+  }
+
+  /** Ended episodes whose records could not be cleared: tried again with the next ones. */
+  endedAgain(ended: readonly EpisodeOf[]): void {
+    for (const e of ended) {
+      const key = `${e.rule}|${e.host}|${e.gpu}`;
+      if (!this.episodes.has(key) && !this.ended.has(key)) this.ended.set(key, e);
+    }
+  }
+
+  /** The condition ended here: the store's record of a post (this process's, or another's) is cleared once. */
+  private end(key: string, of: EpisodeOf): void {
+    this.episodes.delete(key);
+    this.postedBefore.delete(key);
+    this.droppedPosted.delete(key);
+    if (this.clearedKeys.has(key)) return;
+    this.clearedKeys.add(key);
+    this.ended.set(key, of);
   }
 
   /** One round's samples (a process sample carries its GPU's reading; a GPU without processes has its own). */
@@ -120,20 +171,24 @@ export class ThresholdWatch {
   /** The condition at this reading: true extends (or starts) the episode, false ends it, null (unknown) leaves it. */
   private step(rule: ThresholdRule, r: GpuReading, holds: boolean | null): void {
     const key = `${rule}|${r.host}|${r.gpu}`;
+    const of = { host: r.host, gpu: r.gpu, rule };
     let ep = this.episodes.get(key);
     if (ep && r.ms <= ep.seenMs) return; // a repeated or late reading
-    if (ep && r.ms - ep.seenMs > this.maxGapMs) {
-      this.episodes.delete(key);
+    if ((ep && r.ms - ep.seenMs > this.maxGapMs) || (!ep && this.droppedPosted.has(key))) {
+      this.end(key, of);
       ep = undefined;
     }
     if (holds === false) {
-      this.episodes.delete(key);
+      this.end(key, of);
       return;
     }
     if (holds === null) {
       if (ep) ep.seenMs = r.ms;
       return;
     }
+    this.clearedKeys.delete(key);
+    const before = this.postedBefore.get(key);
+    this.postedBefore.delete(key);
     if (!ep)
       this.episodes.set(
         key,
@@ -142,10 +197,10 @@ export class ThresholdWatch {
           rule,
           host: r.host,
           gpu: r.gpu,
-          sinceMs: r.ms,
+          sinceMs: before ?? r.ms,
           lastMs: r.ms,
           seenMs: r.ms,
-          posted: false,
+          posted: before !== undefined,
           usedMiB: 0,
           totalMiB: 0,
           utilPct: null,
@@ -170,13 +225,14 @@ export class ThresholdWatch {
     for (const [key, ep] of this.episodes) {
       if (nowMs - ep.seenMs > this.maxGapMs) {
         this.episodes.delete(key);
+        if (ep.posted) this.droppedPosted.set(key, { host: ep.host, gpu: ep.gpu, rule: ep.rule });
         continue;
       }
       const minutes = ep.rule === 'idle_held' ? this.config.idle_held?.minutes : this.config.card_full?.minutes;
       if (ep.posted || minutes === undefined || ep.lastMs - ep.sinceMs < minutes * MIN || silenced(ep.host, ep.gpu)) continue;
       ep.posted = true;
       const { rule, host, gpu, usedMiB, totalMiB, utilPct, procs } = ep;
-      out.push({ key, rule, host, gpu, minutes: (ep.lastMs - ep.sinceMs) / MIN, usedMiB, totalMiB, utilPct, procs });
+      out.push({ key, rule, host, gpu, sinceMs: ep.sinceMs, minutes: (ep.lastMs - ep.sinceMs) / MIN, usedMiB, totalMiB, utilPct, procs });
     }
     return out;
   }

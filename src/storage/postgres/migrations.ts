@@ -105,6 +105,18 @@ CREATE TABLE watch_silences (
 CREATE INDEX watch_silences_until ON watch_silences (until_ms);
 `,
   },
+  {
+    version: 4,
+    name: 'threshold alerts: posted episodes shared by replicas and kept across restarts',
+    sql: `
+-- src/storage/postgres/watch.ts: the SQLite store's threshold_episodes. A row: this GPU's rule was posted
+-- for the episode going since since_ms; deleted when a reading shows the condition ended.
+CREATE TABLE threshold_episodes (
+  host text NOT NULL, gpu integer NOT NULL, rule text NOT NULL, since_ms bigint NOT NULL, posted_ms bigint NOT NULL,
+  PRIMARY KEY (host, gpu, rule)
+);
+`,
+  },
 ];
 
 /** Applies the migrations this database lacks; returns the versions applied now (none: up to date). */

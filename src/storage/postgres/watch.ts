@@ -14,8 +14,10 @@ import {
   type DigestRuns,
   type FindingsInput,
   type DigestSlots,
+  type PostedEpisode,
   type SampleReader,
   type SamplingLeases,
+  type ThresholdEpisodes,
   type WatchState,
 } from '../../watch/state.js';
 import type { Sample } from '../../watch/types.js';
@@ -51,6 +53,8 @@ export class PgWatchState implements WatchState, DigestSlots, SamplingLeases, Sa
   readonly digestRuns: DigestRuns = { slots: this };
   /** Replicas: each samples only the hosts whose lease it holds. */
   readonly leases: SamplingLeases = this;
+  /** Replicas: a threshold episode posted by one is not posted by another that takes its host over. */
+  readonly thresholdEpisodes: ThresholdEpisodes = this;
   private hostIds = new Map<string, number>();
   private hostNames = new Map<number, string>();
   /** host_id|pid -> the start recorded for that process (see the SQLite store's canonicalStart). */
@@ -240,6 +244,32 @@ export class PgWatchState implements WatchState, DigestSlots, SamplingLeases, Sa
 
   /** The pool belongs to the shared storage (src/storage/postgres/index.ts), closed there. */
   close(): void {}
+
+  // ---- threshold alerts' posted episodes ----
+
+  async postedEpisodes(): Promise<PostedEpisode[]> {
+    const r = await this.pool.query<{ host: string; gpu: number; rule: string; since_ms: string; posted_ms: string }>(
+      'SELECT host, gpu, rule, since_ms, posted_ms FROM threshold_episodes',
+    );
+    return r.rows.map((x) => ({ host: x.host, gpu: Number(x.gpu), rule: x.rule, sinceMs: Number(x.since_ms), postedMs: Number(x.posted_ms) }));
+  }
+
+  /** One INSERT .. ON CONFLICT DO NOTHING: of two replicas marking one episode at once, one posts it. */
+  async markPosted(e: PostedEpisode): Promise<boolean> {
+    const r = await this.pool.query(
+      'INSERT INTO threshold_episodes (host, gpu, rule, since_ms, posted_ms) VALUES ($1, $2, $3, $4, $5) ON CONFLICT (host, gpu, rule) DO NOTHING',
+      [e.host, e.gpu, e.rule, e.sinceMs, e.postedMs],
+    );
+    return (r.rowCount ?? 0) > 0;
+  }
+
+  async clearEpisodes(ended: Pick<PostedEpisode, 'host' | 'gpu' | 'rule'>[]): Promise<void> {
+    if (!ended.length) return;
+    await this.pool.query(
+      'DELETE FROM threshold_episodes t USING unnest($1::text[], $2::int[], $3::text[]) AS e(host, gpu, rule) WHERE t.host = e.host AND t.gpu = e.gpu AND t.rule = e.rule',
+      [ended.map((e) => e.host), ended.map((e) => e.gpu), ended.map((e) => e.rule)],
+    );
+  }
 
   /** The newest sample's time (ms), or null with none: where a Prometheus history backfill starts. */
   async latestTsMs(): Promise<number | null> {

@@ -26,7 +26,7 @@ import type { SampleSource } from '../../watch/chart-render.js';
 import type { ReportedState } from '../../watch/digest.js';
 import { HostSeries, ProcessSeries, Windows, type SeriesIndex } from '../../watch/series.js';
 import { SampleRowDecoder, type SampleRow } from '../../watch/sample-rows.js';
-import type { DigestLog, DigestRuns, FindingsInput, SummaryReader, WatchState } from '../../watch/state.js';
+import type { DigestLog, DigestRuns, FindingsInput, PostedEpisode, SummaryReader, ThresholdEpisodes, WatchState } from '../../watch/state.js';
 import type { DetectorOptions, Sample } from '../../watch/types.js';
 
 /** The module a chart child opens this store's file with: chart-reader.ts from the sources, dist/sqlite-chart-reader.mjs from the bundle. */
@@ -56,6 +56,10 @@ CREATE TABLE IF NOT EXISTS digest_runs (name TEXT PRIMARY KEY, last_run_ms INTEG
 CREATE TABLE IF NOT EXISTS digest_reported (
   name TEXT NOT NULL, key TEXT NOT NULL, slope REAL NOT NULL, hours_to_full REAL, reported_at_ms INTEGER NOT NULL,
   PRIMARY KEY (name, key)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS threshold_episodes (
+  host TEXT NOT NULL, gpu INTEGER NOT NULL, rule TEXT NOT NULL, since_ms INTEGER NOT NULL, posted_ms INTEGER NOT NULL,
+  PRIMARY KEY (host, gpu, rule)
 ) WITHOUT ROWID;
 `;
 
@@ -192,6 +196,7 @@ function mergeRow(a: WindowRow, b: WindowRow): void {
 export class WatchStore implements WatchState, DigestLog, SummaryReader {
   /** One process: each schedule's last run in digest_runs. */
   readonly digestRuns: DigestRuns = { log: this };
+  readonly thresholdEpisodes: ThresholdEpisodes = this;
   readonly db: Database.Database;
   private hostIds = new Map<string, number>();
   private hostNames = new Map<number, string>();
@@ -719,6 +724,31 @@ export class WatchStore implements WatchState, DigestLog, SummaryReader {
     const st = this.db.prepare('INSERT OR REPLACE INTO digest_reported VALUES (?, ?, ?, ?, ?)');
     this.db.transaction(() => {
       for (const [k, v] of update) st.run(digest, k, v.slopeMiBPerHour, v.hoursToFull, v.reportedAt);
+    })();
+  }
+
+  // ---- threshold alerts' posted episodes ----
+
+  postedEpisodes(): PostedEpisode[] {
+    return (
+      this.db.prepare('SELECT host, gpu, rule, since_ms, posted_ms FROM threshold_episodes').all() as {
+        host: string;
+        gpu: number;
+        rule: string;
+        since_ms: number;
+        posted_ms: number;
+      }[]
+    ).map((r) => ({ host: r.host, gpu: r.gpu, rule: r.rule, sinceMs: r.since_ms, postedMs: r.posted_ms }));
+  }
+
+  markPosted(e: PostedEpisode): boolean {
+    return this.db.prepare('INSERT OR IGNORE INTO threshold_episodes VALUES (?, ?, ?, ?, ?)').run(e.host, e.gpu, e.rule, e.sinceMs, e.postedMs).changes > 0;
+  }
+
+  clearEpisodes(ended: Pick<PostedEpisode, 'host' | 'gpu' | 'rule'>[]): void {
+    const st = this.db.prepare('DELETE FROM threshold_episodes WHERE host = ? AND gpu = ? AND rule = ?');
+    this.db.transaction(() => {
+      for (const e of ended) st.run(e.host, e.gpu, e.rule);
     })();
   }
 
