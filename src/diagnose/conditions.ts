@@ -18,6 +18,7 @@ import {
   loadInFp32,
 } from './levers.js';
 import { hostLeverUnstated, workersEvidence } from './levers/host-ram.js';
+import { sequenceFirst } from './levers/sequence.js';
 import {
   evalBatchHalves,
   evalBatchAboveTrain,
@@ -136,6 +137,12 @@ export const CONDITION_CHECKS: Record<Condition, (e: Evidence) => boolean> = {
   batch_one_experiment: ({ facts }) => {
     const h = holder(facts);
     return batchAtOne(facts) && hasMemoryFigures(facts) && (h === undefined || h === 'activations');
+  },
+  // A long stated sequence at a small or unstated batch (levers/sequence.ts): the length, not the batch, when this
+  // process's own tensors (or nothing stated) fill the card.
+  sequence_first: ({ facts }) => {
+    const h = holder(facts);
+    return sequenceFirst(facts) && (h === undefined || h === 'activations');
   },
   // ... and with no figure at all: who holds the card is the first unknown (another process, a hung run).
   batch_one_no_figures: ({ facts }) => batchAtOne(facts) && !hasMemoryFigures(facts),

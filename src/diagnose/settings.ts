@@ -9,6 +9,7 @@ import { trainingProgress } from './levers/progress.js';
 import { knownGpuMemoryGiB, modelParamsB, statedGpuMemoryMiB, weightsDtype } from './model-facts.js';
 import { worldSize, zeroOffloadStated, zeroStage } from './levers/zero.js';
 import { killedLoadingData, readHostRam, TRAIN_PROGRESS } from './levers/host-ram.js';
+import { readSequenceLength } from './levers/sequence.js';
 
 // Moved to their own modules (model-facts.ts, levers/zero.ts, levers/host-ram.ts); named here for existing callers.
 export { knownGpuMemoryGiB, knownModelParamsB, loadKnownGpus, loadKnownModels, modelParamsB, statedGpuMemoryMiB, weightsDtype } from './model-facts.js';
@@ -231,7 +232,7 @@ export function extractSettings(fullText: string, options: { commandLine?: boole
   if (onGpu > 0) facts.ggmlGpuWeightsMiB = onGpu;
   const after = epochsBeforeFailure(text);
   if (after) facts.oomAfterEpochs = after;
-  Object.assign(facts, readEvalSettings(text), trainingProgress(text));
+  Object.assign(facts, readEvalSettings(text), trainingProgress(text), readSequenceLength(text));
   for (const k of Object.keys(facts) as (keyof Facts)[]) if (facts[k] === undefined) delete facts[k];
   return facts;
 }

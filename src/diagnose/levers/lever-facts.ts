@@ -41,6 +41,13 @@ export interface GrowthFacts {
   keptReference?: string;
 }
 
+export interface SequenceFacts {
+  /** The longest sequence length the paste states, in tokens, the setting or sentence that states it, and half of it (levers/sequence.ts). */
+  seqLen?: number;
+  seqLenSetting?: string;
+  seqLenNext?: number;
+}
+
 declare module '../facts.js' {
-  interface Facts extends EvalFacts, ProgressFacts, GrowthFacts {}
+  interface Facts extends EvalFacts, ProgressFacts, GrowthFacts, SequenceFacts {}
 }
