@@ -81,8 +81,19 @@ describe('HF Trainer evaluation: eval_accumulation_steps first, the eval batch o
     ['--per_device_eval_batch_size 16', 16, 8],
     ['--per_device_eval_batch_size="64"', 64, 32],
     ['eval_batch_size: 6', 6, 3],
-  ])('a stated eval batch (%s) is the second lever, halved', async (setting, batch, next) => {
+  ])('a stated eval batch (%s) above the training batch comes down to it first; eval_accumulation_steps follows', async (setting, batch) => {
+    // Since 59caade (eval5's threads): an evaluation batch above the training batch that ran is the first lever.
     const d = await diagnoseText(`python run.py --per_device_train_batch_size 4 --do_eval\n${setting}\n${tb(HF_EVAL, OOM)}`);
+    expect(first(d)).toMatch(new RegExp(`evaluation batch \\(.*${batch}.*\\) is larger than the training batch`));
+    expect(d.fixes.slice(1).some((f) => /eval_accumulation_steps/.test(f.summary))).toBe(true);
+    trainingBatchUntouched(d);
+  });
+
+  it.each([
+    ['--per_device_eval_batch_size 16', 16, 8],
+    ['eval_batch_size: 6', 6, 3],
+  ])('a stated eval batch (%s) at or under the training batch is the second lever, halved', async (setting, batch, next) => {
+    const d = await diagnoseText(`python run.py --per_device_train_batch_size 32 --do_eval\n${setting}\n${tb(HF_EVAL, OOM)}`);
     expect(first(d)).toMatch(/eval_accumulation_steps/);
     const evalBatch = d.fixes.find((f) => /evaluation batch is stated/.test(f.summary));
     expect(evalBatch?.summary).toMatch(new RegExp(`${batch}\\)? and above 1: halve it to ${next}`));
