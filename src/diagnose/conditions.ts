@@ -156,7 +156,9 @@ export const CONDITION_CHECKS: Record<Condition, (e: Evidence) => boolean> = {
   // Host RAM (levers/host-ram.ts): workers only with a stated count above 0 or a killed worker shown; with no
   // lever's evidence at all, the experiment that decides.
   workers_evidence: ({ facts }) => workersEvidence(facts),
-  host_lever_unstated: ({ facts }) => hostLeverUnstated(facts),
+  // The experiment that decides runs without workers: where the paste already runs with 0, say so and watch the main process.
+  host_lever_unstated: ({ facts }) => hostLeverUnstated(facts) && facts.workers !== 0,
+  host_lever_unstated_workers_zero: ({ facts }) => hostLeverUnstated(facts) && facts.workers === 0,
   // JAX's allocator preallocates a pool (XLA_PYTHON_CLIENT_MEM_FRACTION): nvidia-smi shows the pool, not the arrays.
   tool_jax: ({ facts }) => facts.tool === 'jax',
   // An nvidia-smi reading at JAX's preallocated share of the card: 0.75 by default (0.9 before jax 0.2.9, and where

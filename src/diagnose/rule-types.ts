@@ -127,6 +127,7 @@ export const CONDITIONS = [
   'ddp_marked_twice',
   'ddp_find_unused_already',
   'host_lever_unstated',
+  'host_lever_unstated_workers_zero',
   'batch_one_static_dominates',
   'batch_one_zero_below_3',
   'workers_evidence',
