@@ -95,9 +95,11 @@ const EVAL_FN =
 // "validate_and_log"): one of its underscore-separated words is an evaluation word. "test" is left out: pytest
 // names its functions test_*.
 const EVAL_NAME_WORD = /(?:^|_)(?:eval|evaluate|evaluation|evaluating|val|valid|validate|validation|validating)(?:_|$)/i;
-// A script's own test function ("def test(model, loader)", "test_epoch", "run_test"): evaluation, except under
-// pytest or unittest, whose functions are named test_* (phaseFromFrames checks the traceback for them).
-const TEST_NAME_WORD = /(?:^|_)(?:test|testing)(?:_|$)/i;
+// A script's own test function ("def test(model, loader)", "test_epoch", "run_test", "model_test"): evaluation,
+// except under pytest or unittest (phaseFromFrames checks the traceback for them). A name that begins "test_" and
+// goes on to say what it tests ("test_forward_large_batch") is pytest's naming even where the paste cut the runner's
+// frames; only the loop's own units (test_epoch, test_step, test_loop) count there.
+const TEST_NAME_WORD = /^(?:test|testing)$|_(?:test|testing)(?:_|$)|^test_(?:one_)?(?:epoch|step|loop|batch)s?$/i;
 const TEST_RUNNER_FILE = /(?:^|[\\/])(?:_pytest|pytest|unittest)[\\/]|(?:^|[\\/])(?:conftest|pytest)\.py$/;
 // Keras / TensorFlow's own evaluation and prediction entry points (model.evaluate / predict and the compiled
 // functions they run, the Estimator's evaluate), read only in their packages' files.
