@@ -88,9 +88,20 @@ const norm = (flag: string, cli: ToolCli) => (cli.dash_underscore ? flag.replace
 /** Whether the CLI defines the flag (a keyed CLI: the key). */
 export function defines(c: ToolCli, flag: string): boolean {
   const f = norm(flag, c);
-  if (c.flags.some((g) => norm(g, c) === f)) return true;
-  // argparse takes an unambiguous prefix of a long option (allow_abbrev): YOLOv5's `--batch 64` is --batch-size.
-  return !c.keyed && f.startsWith('--') && c.flags.filter((g) => norm(g, c).startsWith(f)).length === 1;
+  return resolvedFlag(c, f) !== undefined;
+}
+
+/**
+ * The flag of the CLI a word's flag stands for: itself when defined, else the one long option it is an
+ * unambiguous prefix of (argparse's allow_abbrev: YOLOv5's `--batch 64` sets --batch-size); undefined otherwise.
+ */
+export function resolvedFlag(c: ToolCli, flag: string): string | undefined {
+  const f = norm(flag, c);
+  const exact = c.flags.find((g) => norm(g, c) === f);
+  if (exact) return exact;
+  if (c.keyed || !f.startsWith('--')) return undefined;
+  const longer = c.flags.filter((g) => norm(g, c).startsWith(f));
+  return longer.length === 1 ? longer[0] : undefined;
 }
 
 /** Find which launcher and which script a command runs, and the script's CLI (the log's tool decides a generic script name). */

@@ -240,3 +240,22 @@ describe('an added setting joins an existing --cfg-options only when it is a --c
     );
   });
 });
+
+describe("argparse's abbreviations (allow_abbrev): a unique prefix of a long option is that option, so it is rewritten too", () => {
+  it('YOLOv5 --batch beside --batch-size: both carry the batch (the last one given wins), both change', () => {
+    expect(rw('python train.py --batch-size 64 --batch 64 --data x.yaml', { batch: 32 }, 'yolov5')).toBe(
+      'python train.py --batch-size 32 --batch 32 --data x.yaml',
+    );
+    expect(rw('python train.py --batch=64 --data x.yaml', { batch: 16 }, 'yolov5')).toBe('python train.py --batch=16 --data x.yaml');
+    expect(rw('python train.py --batch-s 64 --workers 8', { batch: 16, workers: 2 }, 'yolov5')).toBe('python train.py --batch-s 16 --workers 2');
+    // --work is an unambiguous prefix of --workers only.
+    expect(rw('python train.py --work 16 --batch 8', { workers: 4 }, 'yolov5')).toBe('python train.py --work 4 --batch 8');
+  });
+
+  it('an exact flag is never read as a prefix of a longer one, and an ambiguous prefix is left alone', () => {
+    // --img is its own flag in YOLOv5 (an alias of --imgsz), so a batch change leaves it alone.
+    expect(rw('python train.py --img 640 --batch 64', { batch: 32 }, 'yolov5')).toBe('python train.py --img 640 --batch 32');
+    // --b could be --batch-size, --bucket or --bbox_interval: not the batch's flag, so it is not rewritten as one.
+    expect(rw('python train.py --b 64 --batch-size 64', { batch: 32 }, 'yolov5')).toBe('python train.py --b 64 --batch-size 32');
+  });
+});

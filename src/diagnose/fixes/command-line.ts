@@ -3,7 +3,7 @@
 // setting is written under the flags its parser defines, a flag is added only where that parser defines
 // it, and a resumed run that reads its saved options gets no command for settings it ignores.
 import type { ParsedCommand, SettingKey, ToolCli } from '../tool-cli.js';
-import { flagOf } from '../tool-cli.js';
+import { flagOf, resolvedFlag } from '../tool-cli.js';
 
 type Changes = Record<string, number | string | boolean>;
 
@@ -50,10 +50,17 @@ function styled(written: string | undefined, value: number | string): string {
   return `${q}${value}${q}`;
 }
 
-/** The dashed flags that set `key`: the parser's own when known, else the usual spellings. */
-function dashedNames(key: string, cli: ToolCli | undefined): string[] {
-  if (cli) return cli.keyed ? [] : (cli.settings?.[key as SettingKey] ?? []).filter((f) => f.startsWith('-'));
-  return (FLAG_NAMES[key] ?? []).map((n) => `--${n}`);
+/**
+ * The dashed flags that set `key`: the parser's own when known, with every abbreviation of them the command
+ * uses (argparse reads `--batch 64` as --batch-size, and the last one given wins: both are rewritten), else
+ * the usual spellings.
+ */
+function dashedNames(key: string, cli: ToolCli | undefined, words: string[]): string[] {
+  if (!cli) return (FLAG_NAMES[key] ?? []).map((n) => `--${n}`);
+  if (cli.keyed) return [];
+  const own = (cli.settings?.[key as SettingKey] ?? []).filter((f) => f.startsWith('-'));
+  const abbreviations = words.map((w) => flagOf(w)).filter((f): f is string => f !== undefined && !own.includes(f) && own.includes(resolvedFlag(cli, f) ?? ''));
+  return [...own, ...new Set(abbreviations)];
 }
 
 function keyedNames(key: string, cli: ToolCli | undefined): string[] {
@@ -98,7 +105,7 @@ export function rewriteCommandLine(commandLine: string, changes: Changes, append
         return next;
       });
     };
-    for (const flag of dashedNames(key, cli)) {
+    for (const flag of dashedNames(key, cli, parsed ? parsed.words.slice(parsed.scriptAt + 1) : [])) {
       rewrite(dashedFlag(flag), (m) => {
         const [all, lead, sep, was] = m;
         if (sameValue(was, value)) return all;
