@@ -130,8 +130,15 @@ export function staticDominates(f: Facts): boolean {
 /** The batch the log states (not a tool's default) is already 1: halving it is no lever. */
 const statedBatchOne = (f: Facts) => f.batch === 1 && f.batchDefaultOf === undefined;
 
-/** Batch 1 and the static part takes most of the card: shrink the static part (shard, offload, 8-bit optimizer, LoRA). */
-export const batchOneStaticDominates = (f: Facts) => statedBatchOne(f) && staticDominates(f);
+/**
+ * At a stated batch of this size or less, halving it frees at most half of what the activations take beside a
+ * static part of >= 3/4 of the card: the static part is the lever (a batch of 2 is one halving from batch 1).
+ */
+const SMALL_STATED_BATCH = 2;
+const statedBatchSmall = (f: Facts) => f.batch !== undefined && f.batch >= 1 && f.batch <= SMALL_STATED_BATCH && f.batchDefaultOf === undefined;
+
+/** A stated batch of 1 or 2 and the static part takes most of the card: shrink the static part (shard, offload, 8-bit optimizer, LoRA). */
+export const batchOneStaticDominates = (f: Facts) => statedBatchSmall(f) && staticDominates(f);
 
 /**
  * Batch 1 in full training under ZeRO-1/2, which keep the whole fp16 weights on every GPU: what is left to shrink

@@ -42,12 +42,16 @@ const PARAMS_IN_NAME = /(?:^|[/\s'"=:]|[^\x00-\x7F])[A-Za-z][\w.-]{0,40}[-_](\d{
 // The same count told in prose: "the 13B model", "a 7b LLM", "1.5B parameters", "6B模型" (no model name).
 const PARAMS_IN_PROSE = /(?:^|[^\w.])(\d{1,3}(?:\.\d{1,2})?)\s?[bB]\s?(?:models?\b|parameters?\b|params\b|LLM|模型|参数)/g;
 
+// Qwen's checkpoints spell the decimal point of the size as an underscore ("Qwen-1_8B", "Qwen1.5-0_5B"): 1.8 and 0.5
+// billion, not 8 and 5. Only right after a dash or slash, so "llama_2_7b" stays 7B.
+const UNDERSCORE_DECIMAL = /(?<=[-/])(\d)_(\d)(?=[bB](?![\w.]))/g;
+
 /** Billions of parameters from the model named in the settings, else the last model-like name (or prose count) in the log. */
 export function modelParamsB(text: string, model: string | undefined): number | undefined {
   const last = (s: string, re: RegExp) => {
     let v: number | undefined;
     re.lastIndex = 0;
-    for (const m of s.matchAll(re)) v = Number(m[1]) + (m[2] !== undefined ? Number(m[2]) / 10 : 0);
+    for (const m of s.replace(UNDERSCORE_DECIMAL, '$1.$2').matchAll(re)) v = Number(m[1]) + (m[2] !== undefined ? Number(m[2]) / 10 : 0);
     return v !== undefined && v > 0 && v <= 2000 ? v : undefined;
   };
   const body = text.length > 65536 ? text.slice(0, 32768) + text.slice(-32768) : text;
@@ -67,10 +71,33 @@ const DTYPES: [RegExp, 'fp32' | 'fp16' | 'bf16' | 'int8' | 'int4'][] = [
   ],
 ];
 
+// A checkpoint's name says how its weights are stored (issue 23, the memory budget): "-bnb-4bit" (Unsloth), "-4bit",
+// "-GPTQ", "-AWQ", "-Int4" and llama.cpp's 4-bit GGUF types (Q4_K_M, Q4_0, IQ4_XS) are ~4 bits a weight; "-8bit",
+// "-Int8", Q8_0 are 8. A name token ends in the marker; bounded, linear.
+const QUANT_NAME = /[\w./-]{0,80}?[-_.](?:(?:bnb[-_.])?([48])bit|(GPTQ|AWQ)|int([48])|(?:I?Q([48])_(?:K(?:_[MSL])?|[01]|XS|NL)))(?![\w])/gi;
+// What ends in "4bit"/"8bit" but is no checkpoint: the loading flags (read with their value above) and 8-bit optimizers.
+const NOT_A_NAME = /load[-_]in|adam|optim|lion|sgd|paged/i;
+
+/** 4 or 8 when a model name in the paste carries a quantization marker (the first one found). */
+export function quantizedNameBits(text: string): 4 | 8 | undefined {
+  QUANT_NAME.lastIndex = 0;
+  for (const m of text.matchAll(QUANT_NAME)) {
+    if (NOT_A_NAME.test(m[0])) continue;
+    const bits = m[1] ?? m[3] ?? m[4] ?? (m[2] ? '4' : undefined);
+    if (bits === '4' || bits === '8') return Number(bits) as 4 | 8;
+  }
+  return undefined;
+}
+
 /** The dtype the log says the weights or compute use (quantized first: it decides the weights' size). */
 export function weightsDtype(text: string): 'fp32' | 'fp16' | 'bf16' | 'int8' | 'int4' | undefined {
   const head = text.length > 65536 ? text.slice(0, 32768) + text.slice(-32768) : text;
-  for (const [re, dtype] of DTYPES) if (re.test(head)) return dtype;
+  const named = quantizedNameBits(head);
+  for (const [re, dtype] of DTYPES) {
+    if (re.test(head)) return dtype;
+    // A quantized checkpoint's name decides before any compute dtype (bnb_4bit_compute_dtype=bfloat16 is not the weights).
+    if ((dtype === 'int4' && named === 4) || (dtype === 'int8' && named === 8)) return dtype;
+  }
   return undefined;
 }
 

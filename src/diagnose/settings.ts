@@ -177,7 +177,11 @@ export function extractSettings(fullText: string, options: { commandLine?: boole
   // ("full fine-tuning", finetuning_type full, 全参): "have you compared LoRA and fully fine-tuning?" is a question.
   const adapterConfig = /\b(?:adapter_name|lora_r|lora_rank|lora_alpha|lora_target|LoraConfig|peft_config|use_peft|finetuning_type:?\s{0,2}lora)\b/i.test(text);
   const fullStated = /\bfull(?:y)?[ -]?(?:parameter[ -])?fine-?tun|\bfinetuning_type:?\s{0,2}full\b|全参|全量微调/i.test(text);
-  if (adapterConfig || (!fullStated && /\b(?:q?lora|peft)\b/i.test(text))) facts.adapterTraining = true;
+  // The trainer's own full-training setting wins over lora_* keys it then ignores (LLaMA-Factory's --finetuning_type full).
+  const fullSetting = /\bfinetuning_type:?\s{0,2}full\b|\bfull_finetuning\s{0,2}=\s{0,2}True/i.test(text);
+  // Unsloth's banner, FastLanguageModel and get_peft_model train adapters without the word LoRA.
+  const adapterTool = /==\(\(====\)\)==\s{0,4}Unsloth|\bFastLanguageModel\b|\bget_peft_model\(/.test(text);
+  if (!fullSetting && (adapterConfig || adapterTool || (!fullStated && /\b(?:q?lora|peft)\b/i.test(text)))) facts.adapterTraining = true;
   let shards: RegExpExecArray | null = null;
   for (const m of text.matchAll(/Loading checkpoint shards:?\s{0,4}(\d{1,3})%/gi)) shards = m;
   if (shards) facts.shardsLoadedPct = Number(shards[1]);

@@ -161,6 +161,8 @@ const LEVERS: Record<string, (fix: FullFix | undefined, category: string | undef
   host_ram_or_swap: (f, cat) => cat === 'host_oom_killed' && /swap|RAM|host memory|system memory|--memory|memory limit/i.test(f?.summary ?? ''),
   find_leak: (f) => /memory_summary|_record_memory_history|memory snapshot|tracemalloc|profil|growing_memory/i.test(JSON.stringify(f ?? {})),
   framework_version: (f) => /upgrade|update (?:to|PyTorch|torch|the)|newer (?:version|release)|downgrade|pip install -U/i.test(f?.summary ?? ''),
+  // vLLM's share of the card for weights plus KV cache: the first fix turns --gpu-memory-utilization / gpu_memory_utilization.
+  gpu_memory_utilization: (f) => /--gpu[-_]memory[-_]utilization|gpu_memory_utilization/i.test(JSON.stringify(f ?? {})),
   xla_mem_fraction: (f) =>
     /XLA_PYTHON_CLIENT_(?:MEM_FRACTION|PREALLOCATE|ALLOCATOR)|allow_growth|memory_fraction|set_memory_growth/i.test(JSON.stringify(f ?? {})),
   nccl_timeout_debug: (_f, cat) => cat === 'nccl_or_distributed',
