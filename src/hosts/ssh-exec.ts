@@ -59,6 +59,7 @@ export async function runOn(
   timeoutMs: number,
   priority: Priority,
   caps: OutputCaps,
+  onRunning?: () => void,
 ): Promise<ExecResult> {
   const seconds = (timeoutMs / 1000).toFixed(1);
   const busy = () => new SshError(`timed out after ${seconds} s waiting for ${target.name} (all ${conn.channels.limit} channels busy)`, 'exec-timeout');
@@ -70,6 +71,7 @@ export async function runOn(
       for (let quickRetries = 0; ; quickRetries++) {
         // Granted in the same moment the deadline passed: no channel is opened for an answer nobody awaits.
         if (performance.now() >= deadline) throw busy();
+        onRunning?.();
         const sentAt = performance.now();
         try {
           return await execOn(conn, target, command, deadline, timeoutMs, caps);

@@ -52,6 +52,8 @@ export interface ExecOptions {
   /** Covers the wait for a free channel and the command itself. */
   timeoutMs?: number;
   priority?: Priority;
+  /** Called once the command has its channel (it no longer waits behind anyone). */
+  onRunning?: () => void;
 }
 
 /** A pooled connection, from the first request that asked for it; `ticket` while it waits for a slot. */
@@ -69,7 +71,8 @@ export class SshPool {
     this.budget = new ConnectBudget(opts.maxConcurrentConnects);
   }
 
-  private keyOf(t: SshTarget): string {
+  /** What makes two targets the same pooled connection (host, user, key, pin, jump chain). */
+  keyOf(t: SshTarget): string {
     return JSON.stringify([t.name, t.user, t.host, t.port, t.identityFile ?? '', t.hostKey ?? '', t.proxyJump ? this.keyOf(t.proxyJump) : '']);
   }
 
@@ -85,7 +88,7 @@ export class SshPool {
     try {
       const fresh = !this.conns.has(this.keyOf(target));
       const conn = await this.connection(target, priority);
-      const r = await runOn(conn, target, command, performance.now() + timeoutMs, timeoutMs, priority, this.opts);
+      const r = await runOn(conn, target, command, performance.now() + timeoutMs, timeoutMs, priority, this.opts, o.onRunning);
       return { ...r, fingerprint: conn.fingerprint, connectMs: fresh ? conn.connectMs : null };
     } catch (e) {
       throw e instanceof SshError

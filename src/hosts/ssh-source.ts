@@ -21,6 +21,14 @@ import { SshError, SshPool, type SshTarget } from './ssh-pool.js';
 /** Hops a chain of ProxyJumps may take before it is taken for a loop. */
 const MAX_JUMP_DEPTH = 8;
 
+/** One exec of a fixed command on one host, shared by every request that asks for it while it runs. */
+interface Flight {
+  sections: Promise<Sections>;
+  priority: Priority;
+  /** It has its channel: a chat request joining it waits behind nobody. */
+  running: boolean;
+}
+
 export interface SshHostSourceOptions {
   config: Config;
   baseDir: string;
@@ -41,6 +49,8 @@ export class SshHostSource implements HostSource {
   private readonly reg: RegistryStore;
   /** Identity files of the config the bot cannot use (resolved path -> the line naming it), checked again before each use. */
   private readonly refusedKeys: Map<string, string>;
+  /** Execs in flight by command and pooled connection (see runSections). */
+  private readonly inFlight = new Map<string, Flight>();
 
   constructor(opts: SshHostSourceOptions) {
     const { config, baseDir, agent } = opts;
@@ -107,12 +117,36 @@ export class SshHostSource implements HostSource {
     };
   }
 
+  /**
+   * The command's sections. Single flight per host: a request arriving while an exec that prints what
+   * it needs runs on that host (status prints mem's sections too) shares that exec's output, its
+   * failure or its timeout, so ten people asking at once (or the watch round with them) cost the host
+   * one nvidia-smi and a hung host one channel. A request after it ended starts a new exec: nothing is
+   * cached. A chat request joins a sampler's exec only once it has its channel; before that it would
+   * wait behind chat requests for it, so the chat request runs its own.
+   */
   private async runSections(entry: HostEntry, command: 'status' | 'mem', priority: Priority = 'interactive'): Promise<Sections> {
     const target = this.target(entry);
     const refused = this.keyRefusal(target);
     if (refused) throw new SshError(refused, 'auth');
-    const r = await this.pool.exec(target, command === 'status' ? STATUS_COMMAND : MEM_COMMAND, { priority });
-    return splitSections(r.stdout);
+    const connection = this.pool.keyOf(target);
+    const joinable = (kind: 'status' | 'mem') => {
+      const f = this.inFlight.get(`${kind} ${connection}`);
+      return f && (priority === 'background' || f.priority === 'interactive' || f.running) ? f : undefined;
+    };
+    const shared = joinable('status') ?? (command === 'mem' ? joinable('mem') : undefined);
+    if (shared) return shared.sections;
+    const key = `${command} ${connection}`;
+    const flight: Flight = { priority, running: false, sections: undefined as never };
+    flight.sections = this.pool
+      .exec(target, command === 'status' ? STATUS_COMMAND : MEM_COMMAND, { priority, onRunning: () => (flight.running = true) })
+      .then((r) => splitSections(r.stdout))
+      .finally(() => {
+        // Only this flight's own entry: a chat request's exec started beside a waiting sampler's is left alone.
+        if (this.inFlight.get(key) === flight) this.inFlight.delete(key);
+      });
+    this.inFlight.set(key, flight);
+    return flight.sections;
   }
 
   /** The line refusing a host whose identity file the start-up check refused, unless the file is usable by now. */

@@ -10,7 +10,8 @@ import { renderText } from '../../src/adapters/console/render.js';
 import type { CommandContext } from '../../src/core/command.js';
 import { parseConfig } from '../../src/config.js';
 import { CommandRegistry } from '../../src/core/registry.js';
-import type { HostStatusResult, Services } from '../../src/core/services.js';
+import type { Services } from '../../src/core/services.js';
+import { STATUS_COMMAND } from '../../src/hosts/remote-commands.js';
 import { SourcedHostsService } from '../../src/hosts/service.js';
 import { Sampler } from '../../src/watch/sampler.js';
 import { startDelayProxy, type DelayProxy } from './delay-proxy.js';
@@ -44,6 +45,15 @@ describeWithSshd('fairness under load (issue 11, attack 9)', 'test/hosts/fairnes
   let cutProxy: DelayProxy;
   let svc: SourcedHostsService;
   const registry = new CommandRegistry(allCommands());
+  /**
+   * One exec of the status command on a host's pooled connection, beside any other. Concurrent `status`
+   * requests share one exec (single flight), so the pool's channel handling is driven by its own execs.
+   */
+  const execStatus = (name: string): Promise<{ ok: boolean; error: string }> =>
+    svc.ssh.pool.exec(svc.ssh.target(svc.registry.get(name)!), STATUS_COMMAND).then(
+      () => ({ ok: true, error: '' }),
+      (e: Error) => ({ ok: false, error: e.message }),
+    );
   const ctx = (userId: string): CommandContext => ({ platform: 'slack', userId, isAdmin: false, services: { hosts: svc } as unknown as Services });
 
   beforeAll(async () => {
@@ -149,7 +159,7 @@ describeWithSshd('fairness under load (issue 11, attack 9)', 'test/hosts/fairnes
     await svc.status(['few']);
     expect(fewProxy.accepted).toBe(1);
     const t0 = performance.now();
-    const results = await Promise.all(Array.from({ length: 4 }, () => svc.status(['few']).then(([r]) => r)));
+    const results = await Promise.all(Array.from({ length: 4 }, () => execStatus('few')));
     for (const r of results) expect(r.ok, JSON.stringify(r)).toBe(true);
     expect(fewProxy.accepted).toBe(1); // still the first connection
     expect(performance.now() - t0).toBeLessThan(EXEC_TIMEOUT_MS + 4000);
@@ -160,8 +170,8 @@ describeWithSshd('fairness under load (issue 11, attack 9)', 'test/hosts/fairnes
     // one a newer request had just opened. Two requests hold both sessions; more arrive 60 ms apart.
     await sleep(1500); // the previous test's sessions have ended on the host
     const acceptedBefore = fewProxy.accepted;
-    const pending: Promise<HostStatusResult>[] = [];
-    const one = () => pending.push(svc.status(['few']).then(([r]) => r));
+    const pending: Promise<{ ok: boolean }>[] = [];
+    const one = () => pending.push(execStatus('few'));
     one();
     one();
     await sleep(300);
@@ -179,7 +189,7 @@ describeWithSshd('fairness under load (issue 11, attack 9)', 'test/hosts/fairnes
     expect(cutProxy.accepted).toBe(1);
     // 8 channels busy for 2 s, 4 more requests waiting for one of them.
     const before = lines(inst.cut.auditLog).length;
-    const pending = Array.from({ length: 12 }, () => svc.status(['cut']).then(([r]) => r));
+    const pending = Array.from({ length: 12 }, () => execStatus('cut'));
     expect(await waitFor(() => lines(inst.cut.auditLog).length >= before + 8, 3000)).toBe(true);
     const cutAt = performance.now();
     cutProxy.dropAll();
