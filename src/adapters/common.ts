@@ -55,6 +55,8 @@ export interface Invocation {
   userLocale?: Locale;
   /** Where a long command's interim replies go (see progressPacer). */
   progress?: ProgressPacer;
+  /** Awaited after the registry's checks, before the command runs (DispatchOptions.beforeRun): the adapter's ack. */
+  beforeRun?: () => Promise<void>;
 }
 
 /** Dispatches one command and records it (audit row, metrics, a log line without the paste). */
@@ -70,7 +72,7 @@ export async function runCommand(deps: AdapterDeps, inv: Invocation): Promise<Di
   };
   // Direct messages sent later (owner messages, notify) use the language this user was last seen with.
   rememberUserLocale(inv.platform, inv.userId, inv.userLocale);
-  const result = await deps.registry.dispatch(invocation ?? inv.command, ctx, { progress: inv.progress });
+  const result = await deps.registry.dispatch(invocation ?? inv.command, ctx, { progress: inv.progress, beforeRun: inv.beforeRun });
   // Never echo a secret back, even if a command error carried one.
   for (const s of result.reply.sections) if (s.text) s.text = scrubSecrets(s.text);
   const summary = commandSummary(invocation, result.command);

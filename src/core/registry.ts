@@ -24,6 +24,12 @@ export interface DispatchOutcome {
 export interface DispatchOptions {
   /** Where the command's interim replies go, paced; without it the command runs without progress. */
   progress?: ProgressPacer;
+  /**
+   * Awaited once the invocation passed every check, right before the command runs: an adapter acks
+   * there, so a refusal found by the checks can be the ack itself and no work of the command (a fork,
+   * a store read) delays it.
+   */
+  beforeRun?: () => Promise<void>;
 }
 
 /** A command of any option type: each validates its own options with its schema before run. */
@@ -60,7 +66,7 @@ export class CommandRegistry {
     try {
       // No credential reaches a chat: a source's error text may echo one (a proxy quoting the Authorization
       // header). Interim replies are made from host results, which the hosts service scrubs as they come.
-      const out = await this.run(line, pacer ? { ...ctx, progress: pacer.update } : ctx);
+      const out = await this.run(line, pacer ? { ...ctx, progress: pacer.update } : ctx, progressOptions.beforeRun);
       return { ...out, reply: scrubDeep(out.reply) };
     } finally {
       // On every path, refusals included: an interim reply shown before (reading a file) is not left pending.
@@ -68,7 +74,7 @@ export class CommandRegistry {
     }
   }
 
-  private async run(line: string | CommandInvocation, ctx: CommandContext): Promise<DispatchOutcome> {
+  private async run(line: string | CommandInvocation, ctx: CommandContext, beforeRun?: () => Promise<void>): Promise<DispatchOutcome> {
     const started = performance.now();
     const done = (command: string, outcome: DispatchOutcome['outcome'], reply: Reply): DispatchOutcome => ({
       command,
@@ -151,6 +157,7 @@ export class CommandRegistry {
     }
     // Owner names as any replica approved them (Postgres storage); a failed read keeps the last ones.
     await ctx.services.owners?.refresh?.().catch(() => undefined);
+    await beforeRun?.();
     try {
       return done(command.name, 'ok', await command.run(options.data, invocation.files?.length ? { ...ctx, files: invocation.files } : ctx));
     } catch (e) {

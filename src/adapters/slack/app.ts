@@ -259,6 +259,11 @@ export function createSlackAdapter(o: SlackAdapterOptions): SlackAdapter {
     const name = invocation.command;
     // A long command's progress goes in one public message, posted once the ack said "working on it".
     const live = liveMessage(client, command.channel_id, undefined);
+    // A command other than help runs once the ack has left: its checks' refusals still come in time to
+    // be the ack, but nothing it does itself (a chart's child process, a store read, connecting to a
+    // host) runs between the request and the ack.
+    let ackLeft = () => {};
+    const ackGone = new Promise<void>((r) => (ackLeft = r));
     const work = track(
       askerLocale.then((locale) =>
         runCommand(o, {
@@ -269,6 +274,7 @@ export function createSlackAdapter(o: SlackAdapterOptions): SlackAdapter {
           command: invocation,
           progress: progressPacer(o, 'slack', live.show),
           userLocale: locale,
+          ...(FAST_COMMANDS.has(name) ? {} : { beforeRun: () => ackGone }),
         }),
       ),
     );
@@ -286,10 +292,14 @@ export function createSlackAdapter(o: SlackAdapterOptions): SlackAdapter {
     }
     // Commands that answer at once (help) get an empty ack and their answer through the response_url;
     // the rest say "working on it", and post the answer (with its progress) when done.
-    if (FAST_COMMANDS.has(name)) await acked(ack());
-    else {
-      await acked(ack({ response_type: 'ephemeral', text: `:hourglass_flowing_sand: ${t(ackLocale(), 'adapter.working', { name })}` }));
-      live.open();
+    try {
+      if (FAST_COMMANDS.has(name)) await acked(ack());
+      else {
+        await acked(ack({ response_type: 'ephemeral', text: `:hourglass_flowing_sand: ${t(ackLocale(), 'adapter.working', { name })}` }));
+        live.open();
+      }
+    } finally {
+      ackLeft();
     }
     const result = await work;
     const msg = renderSlack(result.reply);
