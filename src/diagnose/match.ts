@@ -60,7 +60,15 @@ export function matchRules(log: LogText, base: RuleBase): RuleHit[] {
     const lines = [...new Set(s.lines)].sort((a, b) => a - b).slice(-MAX_LINES_PER_RULE);
     hits.push({ rule, lines, lastLine: s.lastLine });
   }
-  return hits;
+  // A recognition rule (answers) speaks only where the rule it answers did not recognise the failure itself,
+  // and never past that rule's own near-miss guards (its excludes).
+  const matched = new Set(hits.map((h) => h.rule));
+  return hits.filter((h) => {
+    const answers = base.rules[h.rule].answers;
+    if (answers === undefined) return true;
+    const target = base.rules.findIndex((r) => r.id === answers);
+    return !matched.has(target) && !byRule.get(target)?.excluded;
+  });
 }
 
 interface Chunk {

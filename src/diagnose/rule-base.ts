@@ -111,7 +111,33 @@ export async function readRules(knowledgeDir = DEFAULT_KNOWLEDGE_DIR, cacheFile?
   return { files, rules };
 }
 
-export function compileRuleBase(files: { dir: string; file: string }[], rules: Rule[]): RuleBase {
+/**
+ * A recognition rule (answers: id) is answered by that rule: its conditions, captures and fixes, the
+ * recognition rule's own fixes after them. Recognising a failure's form and answering the failure stay apart, so a new form copies no answer.
+ */
+function resolveAnswers(files: { file: string }[], rules: Rule[]): Rule[] {
+  const byId = new Map(rules.map((r, i) => [r.id, i]));
+  return rules.map((rule, i) => {
+    if (rule.answers === undefined) {
+      if (rule.fixes.length === 0) throw new RuleLoadError(`${files[i].file}: fixes: a rule needs fixes unless it answers another rule`);
+      return rule;
+    }
+    const at = byId.get(rule.answers);
+    const target = at === undefined ? undefined : rules[at];
+    if (!target) throw new RuleLoadError(`${files[i].file}: answers: "${rule.answers}" is no rule's id`);
+    if (target.answers !== undefined) throw new RuleLoadError(`${files[i].file}: answers: "${rule.answers}" is itself a recognition rule`);
+    if (target.category !== rule.category) throw new RuleLoadError(`${files[i].file}: category must be ${target.category}, the category of ${target.id}`);
+    return {
+      ...rule,
+      when: [...(target.when ?? []), ...(rule.when ?? [])],
+      captures: [...new Set([...target.captures, ...rule.captures])],
+      fixes: [...target.fixes, ...rule.fixes],
+    };
+  });
+}
+
+export function compileRuleBase(files: { dir: string; file: string }[], parsed: Rule[]): RuleBase {
+  const rules = resolveAnswers(files, parsed);
   const patterns: CompiledPattern[] = [];
   const seen = new Map<string, string>();
   rules.forEach((rule, index) => {

@@ -155,7 +155,16 @@ export const ruleSchema = z.object({
   when: z.array(z.enum(CONDITIONS)).optional(),
   /** Facts this rule's fixes use; documented so readers see what the rule reads from a log. */
   captures: z.array(z.string()).default([]),
-  fixes: z.array(fixSchema).min(1),
+  /**
+   * A recognition rule: it recognises another rule's failure in another form (the reporter's words, a
+   * framework's own message) and is answered by that rule's conditions and fixes, its own after them.
+   */
+  answers: z
+    .string()
+    .regex(/^[a-z0-9]+(-[a-z0-9]+)*$/)
+    .optional(),
+  /** At least one, unless the rule answers another (rule-base.ts checks it). */
+  fixes: z.array(fixSchema),
   source: z
     .object({
       seed: z.string().optional(),

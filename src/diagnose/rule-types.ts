@@ -156,6 +156,8 @@ export interface Rule {
   excludes?: string[];
   when?: Condition[];
   captures: string[];
+  /** Recognition rule: the id of the rule whose conditions and fixes answer it (rule-base.ts resolves them). */
+  answers?: string;
   fixes: Fix[];
   source: { seed?: string; issue?: string; note?: string };
 }
