@@ -19,6 +19,7 @@ import {
 } from './levers.js';
 import { hostLeverUnstated, workersEvidence } from './levers/host-ram.js';
 import { sequenceFirst } from './levers/sequence.js';
+import { inputSizeFirst } from './levers/input-size.js';
 import {
   evalBatchHalves,
   evalBatchAboveTrain,
@@ -143,6 +144,12 @@ export const CONDITION_CHECKS: Record<Condition, (e: Evidence) => boolean> = {
   sequence_first: ({ facts }) => {
     const h = holder(facts);
     return sequenceFirst(facts) && (h === undefined || h === 'activations');
+  },
+  // One large stated input at a batch of 1 or 2 or none (levers/input-size.ts): its pixels, not the batch, when this
+  // process's own tensors (or nothing stated) fill the card.
+  input_size_first: ({ facts }) => {
+    const h = holder(facts);
+    return inputSizeFirst(facts) && (h === undefined || h === 'activations');
   },
   // ... and with no figure at all: who holds the card is the first unknown (another process, a hung run).
   batch_one_no_figures: ({ facts }) => batchAtOne(facts) && !hasMemoryFigures(facts),

@@ -101,6 +101,7 @@ export const CONDITIONS = [
   'kept_reference_unshown',
   'batch_one_experiment',
   'sequence_first',
+  'input_size_first',
   'batch_one_no_figures',
   'phase_load_dtype',
   'phase_checkpoint',

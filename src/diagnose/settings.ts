@@ -10,6 +10,7 @@ import { knownGpuMemoryGiB, modelParamsB, statedGpuMemoryMiB, weightsDtype } fro
 import { worldSize, zeroOffloadStated, zeroStage } from './levers/zero.js';
 import { killedLoadingData, readHostRam, TRAIN_PROGRESS } from './levers/host-ram.js';
 import { readSequenceLength } from './levers/sequence.js';
+import { readInputSize } from './levers/input-size.js';
 
 // Moved to their own modules (model-facts.ts, levers/zero.ts, levers/host-ram.ts); named here for existing callers.
 export { knownGpuMemoryGiB, knownModelParamsB, loadKnownGpus, loadKnownModels, modelParamsB, statedGpuMemoryMiB, weightsDtype } from './model-facts.js';
@@ -236,7 +237,7 @@ export function extractSettings(fullText: string, options: { commandLine?: boole
   if (onGpu > 0) facts.ggmlGpuWeightsMiB = onGpu;
   const after = epochsBeforeFailure(text);
   if (after) facts.oomAfterEpochs = after;
-  Object.assign(facts, readEvalSettings(text), trainingProgress(text), readSequenceLength(text));
+  Object.assign(facts, readEvalSettings(text), trainingProgress(text), readSequenceLength(text), readInputSize(text));
   for (const k of Object.keys(facts) as (keyof Facts)[]) if (facts[k] === undefined) delete facts[k];
   return facts;
 }
