@@ -35,11 +35,19 @@ export function idleCacheMiB(f: Facts): number | undefined {
   return undefined;
 }
 
+/**
+ * More than any accelerator has (4 TiB): a counter that wrapped below zero, as Paddle's "127.99 TB memory has been
+ * allocated" with 0 B available, not memory this process holds. Such a figure is no evidence of who holds the card.
+ */
+const WRAPPED_COUNTER_MIB = 4 * 2 ** 20;
+const plausible = (mib: number | undefined) => (mib !== undefined && mib < WRAPPED_COUNTER_MIB ? mib : undefined);
+
 /** What this process holds on the device: its own figure, else what its allocator reserved. */
 function thisProcessHolds(f: Facts): number | undefined {
   // "this process has 0 bytes memory in use" next to GiBs allocated: the driver cannot see it (a container), not zero.
   const own = f.thisProcessMiB === 0 && (f.allocatedMiB ?? 0) > 0 ? undefined : f.thisProcessMiB;
-  return own ?? f.reservedMiB ?? (f.allocatedMiB !== undefined ? f.allocatedMiB + (f.reservedUnallocatedMiB ?? 0) : undefined);
+  const allocated = plausible(f.allocatedMiB);
+  return own ?? plausible(f.reservedMiB) ?? (allocated !== undefined ? allocated + (f.reservedUnallocatedMiB ?? 0) : undefined);
 }
 
 const MiB = formatMiB;
@@ -115,7 +123,14 @@ export function whoHoldsMemory(f: Facts, loc?: Locale): HolderVerdict | undefine
     return { holder: 'other_processes', why: t(loc, 'holder.why.runtimeContext') };
   }
   // A request of under a MiB with nothing free, and no figure for this process: the card had no room at all.
-  if (tried !== undefined && tried < 1 && f.freeMiB !== undefined && f.freeMiB < 1 && f.allocatedMiB === undefined && f.reservedMiB === undefined) {
+  if (
+    tried !== undefined &&
+    tried < 1 &&
+    f.freeMiB !== undefined &&
+    f.freeMiB < 1 &&
+    plausible(f.allocatedMiB) === undefined &&
+    plausible(f.reservedMiB) === undefined
+  ) {
     return {
       holder: 'other_processes',
       why: t(loc, 'holder.why.fullBefore', { tried: MiB(tried), free: MiB(f.freeMiB) }),

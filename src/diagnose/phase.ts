@@ -88,9 +88,10 @@ type Marker = Phase | 'eval_gather' | 'train';
 
 // HF Trainer's gathering of predictions: every batch's logits are concatenated on the device.
 const EVAL_GATHER_FN = /^(?:nested_concat|torch_pad_and_concatenate|_nested_gather|gather_function)$/;
-// Evaluation loops: HF Trainer, Lightning, Keras, and the names training scripts give their own loops.
+// Evaluation loops: HF Trainer, Lightning, Keras, and the names training scripts give their own loops; detectron2's
+// inference_on_dataset and a script's own inference loop (generate() below it is generation: the innermost marker decides).
 const EVAL_FN =
-  /^(?:evaluate|evaluation_loop|prediction_loop|prediction_step|_evaluation_loop|_evaluation_step|evaluation_step|validation_step|validation_epoch_end|on_validation_epoch_end|_run_sanity_check|test_step|predict_step|validate|validation|val_step|valid_step|eval_step|eval_epoch|val_epoch|valid_epoch|validate_epoch|validation_epoch|evaluate_epoch|run_validation|run_eval|run_evaluation|eval_one_epoch|val_one_epoch|evaluate_one_epoch|_run_validation|validation_loop|run_validation_epoch)$/;
+  /^(?:evaluate|evaluation_loop|prediction_loop|prediction_step|_evaluation_loop|_evaluation_step|evaluation_step|validation_step|validation_epoch_end|on_validation_epoch_end|_run_sanity_check|test_step|predict_step|validate|validation|val_step|valid_step|eval_step|eval_epoch|val_epoch|valid_epoch|validate_epoch|validation_epoch|evaluate_epoch|run_validation|run_eval|run_evaluation|eval_one_epoch|val_one_epoch|evaluate_one_epoch|_run_validation|validation_loop|run_validation_epoch|inference_on_dataset|inference|run_inference|do_inference|do_predict|run_predict|predict_epoch|predict_one_epoch)$/;
 // A script's own evaluation function by the words of its name ("evaluate_model", "do_eval", "val_one_epoch",
 // "validate_and_log"): one of its underscore-separated words is an evaluation word. "test" is left out: pytest
 // names its functions test_*.
@@ -110,7 +111,7 @@ const TF_EVAL_FN =
 const KERAS_FILE = /(?:^|[\\/])(?:keras|tf_keras)[\\/]|tensorflow[\\/]python[\\/]/;
 const TF_FILE = KERAS_FILE;
 const EVAL_FILE =
-  /(?:^|[\\/])(?:val|eval|evaluate|validate|validation|validator)\.py$|loops[\\/](?:[\w]{1,30}[\\/])?(?:evaluation_loop|evaluation_epoch_loop|prediction_loop)\.py$/;
+  /(?:^|[\\/])(?:val|eval|evaluate|validate|validation|validator)\.py$|detectron2[\\/]evaluation[\\/]evaluator\.py$|loops[\\/](?:[\w]{1,30}[\\/])?(?:evaluation_loop|evaluation_epoch_loop|prediction_loop)\.py$/;
 const GENERATE_FILE = /transformers[\\/]generation[\\/]|generation_utils\.py$|vllm[\\/](?:worker|v1[\\/]worker|engine|v1[\\/]engine|executor)[\\/]/;
 const GENERATE_FN =
   /^(?:generate|_sample|greedy_search|beam_search|_beam_search|sample|contrastive_search|_assisted_decoding|profile_run|determine_num_available_blocks|determine_available_memory|_initialize_kv_caches|initialize_cache|_dummy_run|_dummy_sampler_run|capture_model)$/;
@@ -128,6 +129,19 @@ const OPTIMIZER_FN = /^(?:_single_tensor_adamw?|_multi_tensor_adamw?|_fused_adam
 const BACKWARD_FN = /^(?:backward|_engine_run_backward|run_backward)$/;
 const FORWARD_FN = /^(?:forward|_call_impl|_wrapped_call_impl)$/;
 const TRAIN_FN = /^(?:training_step|train_step|_inner_training_loop|train_one_epoch|train_epoch|_run_train|fit_loop|optimizer_step)$/;
+
+// The source line under a frame calls a framework's evaluation entry point by its API name (a paste that cut the
+// frames inside it): HF Trainer's evaluate/predict, Lightning's validate/test/predict, a script's own evaluate().
+const EVAL_CALL_CODE =
+  /\b(?:trainer|model|runner|learner|evaluator|validator)\.(?:evaluate|validate|predict|test)\(|^(?:[\w.[\], ]{1,60}=\s{0,2})?(?:evaluate|validate|run_validation|run_eval|inference_on_dataset)\(/;
+/** The loop an evaluation call names: trainer.evaluate() is HF Trainer's; validate/test are Lightning's; predict goes with the frames. */
+function evalLoopOfCall(code: string, frames: Frame[]): PhaseVerdict['evalLoop'] {
+  const loop = evalLoopOf(frames);
+  if (loop !== 'plain') return loop;
+  if (/\btrainer\.evaluate\(/.test(code)) return 'hf';
+  if (/\btrainer\.(?:validate|test)\(/.test(code)) return 'lightning';
+  return 'plain';
+}
 
 /** What one frame says the run was doing ('forward' is the weakest: every phase runs forwards). */
 function markerOf(f: Frame): Marker | undefined {
@@ -170,7 +184,15 @@ export function phaseFromFrames(frames: Frame[]): PhaseVerdict | undefined {
   const underTestRunner = frames.some((f) => TEST_RUNNER_FILE.test(f.file));
   for (const f of frames) {
     const marker = markerOf(f) ?? (!underTestRunner && TEST_NAME_WORD.test(f.fn) ? 'eval' : undefined);
-    if (!marker) continue;
+    if (!marker) {
+      // No frame name says it, but the line the frame ran calls an evaluation entry point: the run was evaluating.
+      if (f.code && EVAL_CALL_CODE.test(f.code)) {
+        const verdict: PhaseVerdict = { phase: 'eval', frame: `${quote(f)}: ${f.code.slice(0, 100)}`, evalLoop: evalLoopOfCall(f.code, frames) };
+        if (frames.some((g) => KERAS_FILE.test(g.file))) verdict.evalKeras = true;
+        return verdict;
+      }
+      continue;
+    }
     if (marker === 'forward') {
       forward ??= f;
       continue;
@@ -208,17 +230,32 @@ function evalVerdict(frames: Frame[], f: Frame, forward: Frame | undefined): Pha
 
 // Lines frameworks print when a phase starts, for pastes without frames: Lightning's progress bar,
 // HF Trainer's banner, vLLM's memory profiling.
+// Also Lightning's test and predict bars, tqdm bars an evaluation loop names, detectron2's inference_on_dataset
+// and mmengine's val/test loop lines.
+const LIGHTNING_BAR = /^\s{0,4}(?:Validation|Validating|Sanity Checking|Testing|Predicting)(?: DataLoader \d{1,3})?:/;
 const PHASE_LINES: [RegExp, Phase][] = [
-  [/^\s{0,4}(?:Validation|Validating|Sanity Checking)(?: DataLoader \d{1,3})?:/, 'eval'],
+  [LIGHTNING_BAR, 'eval'],
+  [/^\s{0,4}(?:Evaluating|Evaluation|Eval|Validating|Validation|Valid|Val|Testing|Test)\s{0,3}(?:\[[^\]\n]{0,20}\])?:?\s{0,3}\d{1,3}%\|/, 'eval'],
+  [/\bStart inference on \d{1,9} (?:batches|images)|\bInference done \d{1,9}\/\d{1,9}\.|\bEpoch\((?:val|test)\)\s{0,3}\[/, 'eval'],
   [/\*{3,} Running (?:Evaluation|Prediction) \*{3,}/, 'eval'],
   [/Memory profiling takes [\d.]{1,10} seconds|init engine \(profile, create kv cache, warmup model\)/, 'generate'],
 ];
+
+// Training's own progress lines (mmengine's Epoch(train), Lightning's "Epoch 3:" bar, HF Trainer's loss dict, an
+// Ultralytics epoch row "  2/100  3.52G"): an evaluation line above one of them is over.
+const TRAINING_LINE = /\bEpoch\(train\)|^\s{0,4}Epoch \d{1,5}:\s{0,3}\d{1,3}%|^\s{0,4}\{'loss':|^\s{0,12}\d{1,5}\/\d{1,5}\s{1,12}\d{1,4}(?:\.\d{1,3})?G\s/;
 
 // The source line a traceback prints under its innermost frame, when a paste keeps only that line.
 const SOURCE_LINES: [RegExp, Phase][] = [
   [/\.from_pretrained\(|\.from_config\(|\bfrom_pretrained\(/, 'load'],
   [/\btorch\.load\(/, 'checkpoint'],
 ];
+
+/** Whose evaluation a phase line is: HF Trainer's banner, Lightning's DataLoader bars, else a script's or another framework's loop. */
+function evalLoopOfLine(line: string): PhaseVerdict['evalLoop'] {
+  if (/Running (?:Evaluation|Prediction)/.test(line)) return 'hf';
+  return LIGHTNING_BAR.test(line) ? 'lightning' : 'plain';
+}
 
 /** The phase of the failure whose message is at `errorLine`, from its traceback, else from the lines just before it. */
 export function failurePhase(log: LogText, errorLine: number): PhaseVerdict | undefined {
@@ -230,8 +267,10 @@ export function failurePhase(log: LogText, errorLine: number): PhaseVerdict | un
   }
   for (let l = errorLine - 1; l >= 0 && l >= errorLine - 30; l--) {
     const line = log.line(l).slice(0, 300);
+    // A training step's progress line after the evaluation's: the run had gone back to training when it failed.
+    if (TRAINING_LINE.test(line)) return undefined;
     for (const [re, phase] of PHASE_LINES) {
-      if (re.test(line)) return { phase, frame: line.trim(), ...(phase === 'eval' ? { evalLoop: /Running Evaluation/.test(line) ? 'hf' : 'lightning' } : {}) };
+      if (re.test(line)) return { phase, frame: line.trim(), ...(phase === 'eval' ? { evalLoop: evalLoopOfLine(line) } : {}) };
     }
   }
   return undefined;
