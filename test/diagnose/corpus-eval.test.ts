@@ -31,6 +31,8 @@ GROUPS.push('dist4');
 GROUPS.push('eval5');
 // static5/ (issue 23's batch-already-1, ZeRO per-rank, DDP unused-parameter, host-RAM and container /dev/shm threads; tuned).
 GROUPS.push('static5');
+// recog6/ (issue 23's recognition class: reports in words, MPS/TensorRT messages, container kills; tuned).
+GROUPS.push('recog6');
 // The category vocabulary of /work/corpus-format.md (the same as test/fixtures/eval-dev/cases.json).
 const LABELS = new Set([
   'cuda_oom',
@@ -322,6 +324,22 @@ describe('expert expectations on real logs', () => {
       expect(s.harmfulStrict, misses(s.rows)).toBe(0);
       expect(s.category / s.n, misses(s.rows)).toBeGreaterThanOrEqual(STATIC5_FLOORS.category);
       expect(s.lever / s.leverOf, misses(s.rows)).toBeGreaterThanOrEqual(STATIC5_FLOORS.lever);
+    },
+  );
+
+  // recog6/ (issue 23's recognition class: failures stated in words, MPS/TensorRT forms, exit 137; tuned): measured
+  // 12/20 category, 3/12 lever before the recognition rules, 16/20, 5/12 after (README.md).
+  it(
+    'recog6/ (20 logs, 2200-2219, tuned: reports in words, MPS and TensorRT messages, container kills): no harmful first fix; floors under the measured level',
+    { timeout: 120_000 },
+    async () => {
+      const s = await scoreExpertDir(groupDir('recog6'));
+      console.log(`tuned (recog6): ${expertLine(s)}`);
+      expect(s.n).toBeGreaterThanOrEqual(20);
+      expect(s.failed, misses(s.rows)).toBe(0);
+      expect(s.harmful, misses(s.rows)).toBe(0);
+      expect(s.category / s.n, misses(s.rows)).toBeGreaterThanOrEqual(0.75);
+      expect(s.lever / s.leverOf, misses(s.rows)).toBeGreaterThanOrEqual(0.4);
     },
   );
 

@@ -161,6 +161,63 @@ describe('confusers stay confusers', () => {
   );
 });
 
+describe("a framework's own words for a GPU allocation it could not make", () => {
+  it.each([
+    // TensorRT's builder and runtime (an SDXL demo's engine load; mmdeploy's and StreamDiffusion's engine builds)
+    '[W] Requested amount of GPU memory (20132809216 bytes) could not be allocated. There may not be enough free memory for allocation to succeed.',
+    '[11/10/2022-15:02:13] [TRT] [W] Requested amount of GPU memory (4294967296 bytes) could not be allocated.',
+    '[W] UNSUPPORTED_STATESkipping tactic 0 due to insufficient memory on requested size of 11580055552 detected for tactic 0x0000000000000000.',
+  ])(
+    '%#: TensorRT, answered as a GPU out-of-memory',
+    async (paste) => {
+      const out = await diagnose(paste);
+      expect(out.diagnoses[0]).toMatchObject({ rule: 'tensorrt-gpu-memory', category: 'cuda_oom' });
+      expect(out.diagnoses[0].fixes.at(-1)!.summary).toMatch(/setMemoryPoolLimit/);
+    },
+    TEST_TIMEOUT,
+  );
+
+  it(
+    "beside CUDA's own message, the CUDA rule answers",
+    async () => {
+      const out = await diagnose(
+        '[W] Requested amount of GPU memory (4294967296 bytes) could not be allocated.\ntorch.OutOfMemoryError: CUDA out of memory. Tried to allocate 4.00 GiB. GPU 0 has a total capacity of 15.70 GiB of which 1.20 GiB is free.',
+      );
+      expect(out.diagnoses.map((d) => d.rule)).toEqual(['cuda-oom']);
+    },
+    TEST_TIMEOUT,
+  );
+
+  it(
+    "the title's Chinese words for it: 无法分配请求的GPU内存量 is GPU memory, CPU内存不足 is host RAM",
+    async () => {
+      expect((await diagnose('推理模型时 无法分配请求的GPU内存量\n![image](https://example.invalid/1.png)')).diagnoses[0]?.rule).toBe('oom-reported-in-words');
+      expect((await diagnose('加载模型时CPU内存不足\n机器只有32G')).diagnoses[0]?.rule).toBe('host-oom-reported-in-words');
+    },
+    TEST_TIMEOUT,
+  );
+});
+
+describe('a container killed with exit 137', () => {
+  const inspect = (oom: string) => `"State": {\n    "Status": "exited",\n    "OOMKilled": ${oom},\n    "ExitCode": 137\n},`;
+  it(
+    'docker inspect\'s "OOMKilled": false says it was not the memory limit, also beside "Exit Code 137"',
+    async () => {
+      const out = await diagnose(`Container Termination Discrepancy for Exit Code 137\n${inspect('false')}`);
+      expect(out.diagnoses.filter((d) => d.category === 'host_oom_killed')).toEqual([]);
+    },
+    TEST_TIMEOUT,
+  );
+
+  it.each([inspect('true'), 'State:          Terminated\n  Reason:       OOMKilled\n  Exit Code:    137'])(
+    '%#: OOMKilled as true or as the reason is the host-RAM kill',
+    async (paste) => {
+      expect((await diagnose(paste)).diagnoses[0]).toMatchObject({ rule: 'host-oom-killed', category: 'host_oom_killed' });
+    },
+    TEST_TIMEOUT,
+  );
+});
+
 describe('rule.yaml answers: a recognition rule is answered by another rule', () => {
   const dir = mkdtempSync(join(tmpdir(), 'gd-answers-'));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
