@@ -18,6 +18,7 @@ import {
   loadInFp32,
 } from './levers.js';
 import { hostLeverUnstated, workersEvidence } from './levers/host-ram.js';
+import { workersBlock, workersFirst, workersNotLever } from './levers/workers.js';
 import { sequenceFirst } from './levers/sequence.js';
 import { inputSizeFirst } from './levers/input-size.js';
 import {
@@ -163,6 +164,16 @@ export const CONDITION_CHECKS: Record<Condition, (e: Evidence) => boolean> = {
   // Host RAM (levers/host-ram.ts): workers only with a stated count above 0 or a killed worker shown; with no
   // lever's evidence at all, the experiment that decides.
   workers_evidence: ({ facts }) => workersEvidence(facts),
+  // Fewer workers first only when nothing points elsewhere (levers/workers.ts): host RAM that rises, a frame that keeps
+  // every batch, workers already tried or at most one, a worker that exited in a container (its /dev/shm).
+  workers_first: ({ facts }) => workersFirst(facts),
+  workers_not_lever_tried: ({ facts }) => workersNotLever(facts) && facts.workersTried !== undefined,
+  workers_not_lever_few: ({ facts }) => workersNotLever(facts) && facts.workersTried === undefined,
+  host_kept_reference: ({ facts }) => facts.keptReference !== undefined && facts.loaderCollected === undefined,
+  host_ram_grows: ({ facts }) => workersBlock(facts) === 'growth' && facts.keptReference === undefined && facts.hostGrowthCjk !== true,
+  host_ram_grows_unquoted: ({ facts }) => workersBlock(facts) === 'growth' && facts.keptReference === undefined && facts.hostGrowthCjk === true,
+  loader_collected: ({ facts }) => facts.loaderCollected !== undefined,
+  worker_exit_in_container: ({ facts }) => workersBlock(facts) === 'container_shm',
   // The experiment that decides runs without workers: where the paste already runs with 0, say so and watch the main process.
   host_lever_unstated: ({ facts }) => hostLeverUnstated(facts) && facts.workers !== 0,
   host_lever_unstated_workers_zero: ({ facts }) => hostLeverUnstated(facts) && facts.workers === 0,

@@ -166,8 +166,8 @@ export interface Facts {
   shardsLoadedPct?: number;
   /** Percent shown on the last YOLO "Caching images (N GB)" progress line. */
   cacheProgressPct?: number;
-  /** Who ran out of /dev/shm and how (src/diagnose/levers/shm.ts): NCCL's segment or DataLoader workers. */
-  shmWriter?: 'nccl' | 'workers';
+  /** Who ran out of /dev/shm and how (src/diagnose/levers/shm.ts): NCCL's segment, DataLoader workers, or multiprocessing's semaphores. */
+  shmWriter?: 'nccl' | 'workers' | 'semaphore';
   shmSegment?: string;
   shmDisableIgnored?: boolean;
   /** The weights' budget against the card when fp32 is what does not fit (src/diagnose/levers/budget.ts). */

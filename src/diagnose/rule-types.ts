@@ -132,6 +132,14 @@ export const CONDITIONS = [
   'batch_one_static_dominates',
   'batch_one_zero_below_3',
   'workers_evidence',
+  'workers_first',
+  'workers_not_lever_tried',
+  'workers_not_lever_few',
+  'host_kept_reference',
+  'host_ram_grows',
+  'host_ram_grows_unquoted',
+  'loader_collected',
+  'worker_exit_in_container',
 ] as const;
 export type Condition = (typeof CONDITIONS)[number];
 

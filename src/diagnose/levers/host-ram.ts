@@ -4,6 +4,9 @@
 // 0 or shows a worker killed. When none of that is in the log, the reply says so and gives the one experiment
 // that decides (levers/host-ram's condition host_lever_unstated). Patterns are bounded (untrusted input, linear).
 import type { Facts } from '../facts.js';
+import { readWorkers, workersEvidence, type WorkersFacts } from './workers.js';
+
+export { workersEvidence } from './workers.js';
 
 export interface HostRamFacts {
   /** The paste shows a DataLoader worker killed by the host ("DataLoader worker (pid 123) is killed by signal: Killed"). */
@@ -26,7 +29,7 @@ const DATA_PREPARING =
   /\bRunning tokenizer on\b|\bTokeniz(?:ing|ation)\b[^\n]{0,60}(?:\d{1,3}%|\d \/ ?\d)|^\s{0,4}Map(?: \(num_proc=\d{1,4}\))?:\s{0,3}\d{1,3}%/i;
 const DATA_KILLED_PROSE = /(?:加载数据|读取数据|数据加载|loading (?:the )?(?:data|dataset|images))[^\n]{0,20}(?:killed|被杀|已杀死)/i;
 export const TRAIN_PROGRESS = /\b(?:epoch|iter(?:ation)?s?|step)\b[^\n]{0,60}\d[^\n]{0,80}\bloss\b|\bloss\s{0,2}[=:]\s{0,2}\d/i;
-const WORKER_KILLED = /DataLoader worker \(pid[^\n]{0,80}?\) (?:is killed by signal: Killed|exited unexpectedly)/;
+const WORKER_KILLED = /DataLoader worker \(pid[^\n]{0,80}?\) (?:is killed by signal: (?:Killed|Terminated)|exited unexpectedly)/;
 
 export function killedLoadingData(text: string): boolean {
   const lines = text.split('\n', 20000);
@@ -44,12 +47,9 @@ export function killedLoadingData(text: string): boolean {
 }
 
 /** What the paste shows of DataLoader workers beyond a stated count (read once per log). */
-export function readHostRam(text: string): HostRamFacts {
-  return WORKER_KILLED.test(text) ? { workersShown: true } : {};
+export function readHostRam(text: string): HostRamFacts & WorkersFacts {
+  return { ...readWorkers(text), ...(WORKER_KILLED.test(text) ? { workersShown: true } : {}) };
 }
-
-/** Lowering the workers is a lever only where the paste states more than 0 of them, or shows one killed. */
-export const workersEvidence = (f: Facts) => (f.workers !== undefined && f.workers > 0) || f.workersShown === true;
 
 /**
  * No host-RAM lever has evidence in the log: not the model load, not the data's preparation, not workers, a RAM
@@ -57,6 +57,8 @@ export const workersEvidence = (f: Facts) => (f.workers !== undefined && f.worke
  */
 export function hostLeverUnstated(f: Facts): boolean {
   if (f.killedWhileLoading || f.killedLoadingData || f.rayMonitor !== undefined || workersEvidence(f)) return false;
+  // What rose or what the failing frame keeps is evidence of its own (levers/workers.ts).
+  if (f.hostGrowth || f.keptReference || f.loaderCollected) return false;
   if (f.workers === undefined && (f.paramsB ?? 0) >= 1) return false;
   if (f.cache === true || f.cache === 'ram' || f.batch === -1 || f.autobatch !== undefined) return false;
   return true;

@@ -1,7 +1,8 @@
 // /dev/shm that is too small (issue 23): who wrote to it decides the words, where the job runs decides the
 // flag. NCCL puts one segment per local peer there ("Error while creating shared memory segment
 // /dev/shm/nccl-XXXX (size 7340384)"), DataLoader workers and torch.multiprocessing queues put every batch
-// there ("unable to write to file </torch_…>", "unable to allocate shared memory(shm) for file"). A container
+// there ("unable to write to file </torch_…>", "unable to allocate shared memory(shm) for file"), and Python's
+// multiprocessing keeps its locks' semaphores there (SemLock: "OSError: [Errno 28] No space left on device"). A container
 // gets 64 MB unless its launcher says otherwise: Docker/Podman take --shm-size or --ipc=host, a Kubernetes pod
 // an emptyDir with medium: Memory at /dev/shm; NCCL_SHM_DISABLE=1 only routes around it (slower) and is the
 // fallback. Patterns are fixed library text, bounded (untrusted input, linear).
@@ -23,6 +24,8 @@ const NCCL_SEGMENT =
   /(?:Error while creating shared memory segment\s{0,3}(?:\/dev\/shm\/)?nccl-[\w-]{1,80}\s{0,3}\(size (\d{1,12})\)|\bncclShmOpen\b|NCCL WARN[^\n]{0,80}(?:posix_fallocate failed|failed to extend \/dev\/shm\/nccl-))/;
 const WORKERS =
   /unable to (?:write to|allocate shared memory\(shm\) for) file\s{0,3}<\/torch_|dataloader.s workers are out of shared|insufficient shared memory \(shm\)|unable to open shared memory object/i;
+// Python's multiprocessing locks and queues are POSIX semaphores, files in /dev/shm on Linux: SemLock's frame.
+const SEMAPHORE = /_multiprocessing\.SemLock\(|multiprocessing\/synchronize\.py", line \d{1,6}, in __init__/;
 const SHM_DISABLE = /\bNCCL_SHM_DISABLE["']?\s{0,3}[=:]\s{0,3}["']?1\b/;
 const MAX_LINE = 2000;
 
@@ -30,6 +33,7 @@ const MAX_LINE = 2000;
 export function readShm(log: LogText): ShmFacts {
   const out: ShmFacts = {};
   let disable = false;
+  let semaphore = false;
   for (let l = 0; l < log.lineCount; l++) {
     const line = log.line(l).slice(0, MAX_LINE);
     if (line.includes('NCCL_SHM_DISABLE') && SHM_DISABLE.test(line)) disable = true;
@@ -41,7 +45,9 @@ export function readShm(log: LogText): ShmFacts {
       }
     }
     if (out.shmWriter === undefined && WORKERS.test(line)) out.shmWriter = 'workers';
+    if (out.shmWriter === undefined && SEMAPHORE.test(line)) semaphore = true;
   }
+  if (out.shmWriter === undefined && semaphore) out.shmWriter = 'semaphore';
   if (disable && out.shmWriter === 'nccl') out.shmDisableIgnored = true;
   return out;
 }
@@ -56,5 +62,6 @@ export function shmFix(f: Facts & ShmFacts, loc: Locale | undefined): { summary:
     const ignored = f.shmDisableIgnored ? t(loc, 'lever.shm.disableIgnored') : '';
     return { summary: t(loc, 'lever.shm.nccl', { segment, how, ignored }), command };
   }
+  if (f.shmWriter === 'semaphore') return { summary: t(loc, 'lever.shm.semaphore', { how }), command };
   return { summary: t(loc, 'lever.shm.workers', { how }), command };
 }

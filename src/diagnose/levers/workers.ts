@@ -1,0 +1,126 @@
+// DataLoader workers as a lever (issue 23): fewer workers is the first fix of a host-RAM kill only when the
+// evidence says the workers' own memory is the problem: a count above 1 stated, or a worker shown killed, and
+// nothing that points elsewhere. It is not the lever when
+//   - host RAM is shown or said to rise step after step or epoch after epoch (one process keeps something:
+//     tensors kept across steps, a buffer or cache that stores every sample; fewer workers only delay it),
+//   - the failing frame collects a DataLoader's batches into a list in the main process (Python's `<listcomp>`
+//     frame right above the DataLoader iterator's `__next__`: every batch stays in RAM),
+//   - the run has at most one worker, or the report says fewer workers were already tried and it still died,
+//   - a worker exited (not SIGKILLed) inside a container, whose /dev/shm is 64 MB unless its launcher says
+//     otherwise (levers/shm.ts answers that).
+// Patterns are bounded and applied per line of at most MAX_LINE characters: linear in the paste's length.
+import type { Facts } from '../facts.js';
+
+export interface WorkersFacts {
+  /** The run's worker count read again where PyTorch's own hint ("Rerunning with num_workers=0 may give better
+   *  error trace") is in the paste: the hint is no setting of the run (undefined when nothing else states one). */
+  workers?: number;
+  /** A line that says host RAM rose over steps or epochs before the kill, trimmed (the reply quotes it). */
+  hostGrowth?: string;
+  /** That line is written in Chinese (or holds Chinese): an English reply does not quote it (it says the paste states it). */
+  hostGrowthCjk?: boolean;
+  /** The code line of a `<listcomp>` frame that iterates a DataLoader: every batch kept in a list, trimmed. */
+  loaderCollected?: string;
+  /** The report's sentence saying fewer workers were tried and the run still died, trimmed. */
+  workersTried?: string;
+  /** The worker count as prose sets it ("The num-workers is set to 0"), which the settings' key=value reading misses. */
+  workersSetTo?: number;
+  /** A DataLoader worker exited without a SIGKILL shown ("exited unexpectedly", a bus error). */
+  workerExitNoKill?: boolean;
+}
+
+declare module '../facts.js' {
+  // eslint-disable-next-line @typescript-eslint/no-empty-object-type
+  interface Facts extends WorkersFacts {}
+}
+
+const MAX_LINES = 20_000;
+const MAX_LINE = 400;
+const QUOTE_CHARS = 140;
+
+// Host RAM rising, as reports state it: "the cpu memory keep going up during training", "steadily increased RAM
+// usage until it was killed", "The memory usage (not GPU memory) increases gradually with each step", "at each
+// epoch the RAM loses 1 GB", "内存不断增加", or a memory leak named in a host kill ("内存泄漏").
+const HOST_MEMORY = /\b(?:RAM|memory|mem)\b|内存/i;
+const RISES =
+  /\b(?:increas(?:es|ed|ing)|grow(?:s|ing)|grew|climb(?:s|ed|ing)|ris(?:es|ing)|rose|goes up|going up|went up|creep(?:s|ing)?|loses|leak(?:s|ing)?)\b|memory leak|越来越|不断(?:增加|增长|上涨|变大)|持续(?:增加|增长|上涨)|逐渐(?:增加|增长|变大)|一直(?:涨|增加|增长)|泄[漏露]/i;
+// A GPU line is the card's memory (growth rules read that), unless it says it is not the GPU's.
+const GPU_WORDS = /\bGPU\b|\bCUDA\b|\bVRAM\b|显存/i;
+const NOT_GPU = /\bnot (?:the )?GPU\b|\bnot VRAM\b|不是显存/i;
+// A rise told over time ("during training", "each epoch", "after N epochs", "until killed") or with a leak named.
+const OVER_TIME =
+  /\b(?:during|while|through(?:out)?)\s{1,3}(?:the\s{1,3})?(?:training|epochs?|iterations?)\b|\b(?:each|every|per|with each|after)\s{1,3}(?:\d{1,6}\s{1,3})?(?:epochs?|steps?|iterations?|batch(?:es)?)\b|\buntil\b[^\n]{0,40}\bkill|\bgradually\b|\bsteadily\b|\bconstantly\b|\bslowly\b|\bkeeps?\b|\bkept\b|memory leak|越来越|不断|持续|逐渐|一直|泄[漏露]/i;
+
+// Python's traceback of a list comprehension driving the DataLoader: `File "x.py", line 131, in <listcomp>` then the
+// code line, then (within a few lines) torch's dataloader.py `__next__`.
+const LISTCOMP_FRAME = /^\s{0,12}(?:\[rank\d{1,4}\]:\s{0,4})?File "[^"\n]{1,300}", line \d{1,7}, in <listcomp>\s*$/;
+const DATALOADER_NEXT = /torch\/utils\/data\/dataloader\.py", line \d{1,7}, in __next__/;
+
+// Fewer workers tried and the run still died: a line naming workers, a lowered count and a result that did not change.
+const WORKERS_WORD = /\bworkers?\b|num[_ -]?workers?|workers_per_gpu|\bworker数/i;
+const LOWERED =
+  /\b(?:less|fewer|lower(?:ed)?|reduc(?:e|ed|ing)|decreas(?:e|ed|ing)|smaller)\b|workers?\w{0,20}\s{0,2}(?:=|:|to|of|is set to|set to|为|设置为|设为|改成|改为)\s{0,2}[01]\b|\b[01]\s{1,2}workers?\b|减少|调小|降低|设置为\s{0,2}[01]|设为\s{0,2}[01]/i;
+const NO_CHANGE =
+  /\bstill\b|\bdoes(?:n't| not) (?:help|work|solve|fix)|\bdid(?:n't| not) (?:help|work|solve|fix)|\bno (?:luck|help|difference|change)\b|\bsame (?:error|problem|issue|result)\b|\bwithout (?:success|luck)\b|仍然|仍|还是|依然|没用|没有用|不行|无效|无济于事/i;
+
+const WORKERS_SET_TO = /\bnum[-_ ]?workers?\s{1,2}(?:is|was|were)\s{1,2}(?:set\s{1,2}to|already)\s{1,2}(\d{1,3})\b/i;
+const TORCH_HINT = 'Rerunning with num_workers=0';
+const WORKERS_KEY = /(?:^|[\s,({'"-])(?:num[-_]workers|workers_per_gpu|dataloader_num_workers|n_workers|workers)['"]?[ \t]{0,2}[=: ][ \t]{0,2}(\d{1,3})\b/gim;
+const SIGKILL_WORKER = /DataLoader worker \(pid[^\n]{0,80}?\) is killed by signal: Killed/;
+const WORKER_EXIT = /DataLoader worker \(pid[^\n]{0,80}?\) (?:exited unexpectedly|is killed by signal: Bus error)/;
+
+const quote = (line: string) => {
+  const q = line.trim();
+  return q.length > QUOTE_CHARS ? q.slice(0, QUOTE_CHARS) + '…' : q;
+};
+
+/** What the paste shows that decides whether the workers are the lever (read once per log). */
+export function readWorkers(text: string): WorkersFacts {
+  const out: WorkersFacts = {};
+  const lines = text.split('\n', MAX_LINES);
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i].length <= MAX_LINE ? lines[i] : lines[i].slice(0, MAX_LINE);
+    if (out.hostGrowth === undefined && HOST_MEMORY.test(line) && RISES.test(line) && OVER_TIME.test(line) && (!GPU_WORDS.test(line) || NOT_GPU.test(line))) {
+      out.hostGrowth = quote(line);
+      if (/[\u3000-\u9fff\uff00-\uffef]/.test(line)) out.hostGrowthCjk = true;
+    }
+    if (out.loaderCollected === undefined && LISTCOMP_FRAME.test(line) && lines.slice(i + 2, i + 6).some((l) => DATALOADER_NEXT.test(l.slice(0, MAX_LINE))))
+      out.loaderCollected = quote(lines[i + 1] ?? '');
+    if (out.workersTried === undefined && WORKERS_WORD.test(line) && LOWERED.test(line) && NO_CHANGE.test(line)) out.workersTried = quote(line);
+  }
+  if (text.includes(TORCH_HINT)) {
+    let last: string | undefined;
+    for (const m of text.slice(0, 200_000).replaceAll(TORCH_HINT, '').matchAll(WORKERS_KEY)) last = m[1];
+    out.workers = last === undefined ? undefined : Number(last);
+  }
+  const setTo = WORKERS_SET_TO.exec(text.slice(0, 200_000));
+  if (setTo) out.workersSetTo = Number(setTo[1]);
+  if (!SIGKILL_WORKER.test(text) && WORKER_EXIT.test(text)) out.workerExitNoKill = true;
+  return out;
+}
+
+export type WorkersBlock = 'collected' | 'growth' | 'tried' | 'few' | 'container_shm';
+
+/** Lowering the workers is a lever only where the paste states more than 0 of them, or shows one killed. */
+export const workersEvidence = (f: Facts) => (f.workers !== undefined && f.workers > 0) || f.workersShown === true;
+
+/** The first reason the workers are not the lever of this host-RAM failure, or none when the evidence says they are. */
+export function workersBlock(f: Facts): WorkersBlock | undefined {
+  if (f.loaderCollected) return 'collected';
+  if (f.keptReference || f.hostGrowth) return 'growth';
+  if (f.workersTried) return 'tried';
+  const workers = f.workers ?? f.workersSetTo;
+  if (workers !== undefined && workers <= 1) return 'few';
+  if (f.workerExitNoKill && f.environment?.container !== undefined) return 'container_shm';
+  return undefined;
+}
+
+/** Fewer workers comes first: their count or a killed worker is shown, and nothing says the memory is elsewhere. */
+export const workersFirst = (f: Facts) => workersEvidence(f) && workersBlock(f) === undefined;
+
+/** Workers are in evidence, yet the paste says they were tried or are one or none: the reply says so and gives the experiment. */
+export const workersNotLever = (f: Facts) => {
+  const block = workersBlock(f);
+  // Without a count above 0 or a killed worker, host-ram.ts's experiment (0 workers against the workers needed) answers.
+  return (block === 'tried' || block === 'few') && workersEvidence(f);
+};
