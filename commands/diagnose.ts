@@ -86,5 +86,5 @@ async function addLiveReading(
   // After "Who holds the memory" (or the facts): the live reading answers the same question for now.
   const at = reply.sections.findIndex((s) => s.key === 'diag.heading.holder');
   const insertAt = at >= 0 ? at + 1 : Math.min(1, reply.sections.length);
-  reply.sections.splice(insertAt, 0, ...live.map((r) => liveSection(r, result.diagnoses[0]?.facts, locale)));
+  reply.sections.splice(insertAt, 0, ...live.map((r) => liveSection(r, result.diagnoses[0]?.incident, locale)));
 }

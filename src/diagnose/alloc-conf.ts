@@ -4,8 +4,8 @@
 // was silently ignored for CUDA's expandable_segments (pytorch/pytorch#183387; verified fixed in 2.11),
 // so the advice names PYTORCH_ALLOC_CONF only where the log says torch >= 2.11, and the alias, which
 // every version honours, otherwise. A setting already made under either name is not advised again.
-import type { Facts } from './facts.js';
 import { torchVersion } from './torch-version.js';
+import type { EnvironmentPart } from './incident/index.js';
 
 export const NEW_NAME = 'PYTORCH_ALLOC_CONF';
 export const OLD_NAME = 'PYTORCH_CUDA_ALLOC_CONF';
@@ -21,8 +21,8 @@ const WINDOW = 256 * 1024;
 const atLeast = (v: [number, number], min: [number, number]) => v[0] > min[0] || (v[0] === min[0] && v[1] >= min[1]);
 
 /** Which name to advise, the version that decided it, and a setting the log shows already made. */
-export function allocConfFacts(text: string): Pick<Facts, 'allocConfName' | 'torchVersion' | 'expandableAlreadySet'> {
-  const out: Pick<Facts, 'allocConfName' | 'torchVersion' | 'expandableAlreadySet'> = {};
+export function allocConfFacts(text: string): Pick<EnvironmentPart, 'allocConfName' | 'torchVersion' | 'expandableAlreadySet'> {
+  const out: Pick<EnvironmentPart, 'allocConfName' | 'torchVersion' | 'expandableAlreadySet'> = {};
   const version = torchVersion(text);
   if (version) out.torchVersion = `${version[0]}.${version[1]}`;
   out.allocConfName = version && atLeast(version, NEW_NAME_FROM) ? NEW_NAME : OLD_NAME;

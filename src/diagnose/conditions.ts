@@ -1,7 +1,6 @@
 // Conditions a rule or fix can require, computed from the facts. Rules name them in YAML
 // (`when: [fragmented]`); keeping the arithmetic here keeps rule files declarative.
 import type { Condition } from './rule-types.js';
-import type { Facts } from './facts.js';
 import type { Readings } from '../readings/types.js';
 import { whoHoldsMemory } from './holder.js';
 import { expandableSegmentsAvailable } from './environment.js';
@@ -39,146 +38,152 @@ import {
 } from './levers/eval.js';
 import { oomAfterSteps } from './levers/progress.js';
 import { fp32WeightsOverCard } from './levers/budget.js';
+import type { Incident } from './incident/index.js';
 
 export interface Evidence {
-  facts: Facts;
+  incident: Incident;
   readings: Readings;
 }
 
 /** Memory PyTorch's allocator holds but has not handed out: what fragmentation wastes. */
-export function cachedUnusedMiB(f: Facts): number | undefined {
-  if (f.reservedUnallocatedMiB !== undefined) return f.reservedUnallocatedMiB;
-  if (f.reservedMiB !== undefined && f.allocatedMiB !== undefined) return Math.max(0, f.reservedMiB - f.allocatedMiB);
+export function cachedUnusedMiB(f: Incident): number | undefined {
+  if (f.figures.reservedUnallocatedMiB !== undefined) return f.figures.reservedUnallocatedMiB;
+  if (f.figures.reservedMiB !== undefined && f.figures.allocatedMiB !== undefined) return Math.max(0, f.figures.reservedMiB - f.figures.allocatedMiB);
   return undefined;
 }
 
 /** GPU memory neither free nor held by this process's allocator: other processes (and the CUDA context). */
-export function heldElsewhereMiB(f: Facts): number | undefined {
-  if (f.totalCapacityMiB === undefined || f.freeMiB === undefined) return undefined;
-  const mine = f.reservedMiB ?? (f.allocatedMiB !== undefined ? f.allocatedMiB + (f.reservedUnallocatedMiB ?? 0) : undefined);
+export function heldElsewhereMiB(f: Incident): number | undefined {
+  if (f.figures.totalCapacityMiB === undefined || f.figures.freeMiB === undefined) return undefined;
+  const mine = f.figures.reservedMiB ?? (f.figures.allocatedMiB !== undefined ? f.figures.allocatedMiB + (f.figures.reservedUnallocatedMiB ?? 0) : undefined);
   if (mine === undefined) return undefined;
-  return Math.max(0, f.totalCapacityMiB - f.freeMiB - mine);
+  return Math.max(0, f.figures.totalCapacityMiB - f.figures.freeMiB - mine);
 }
 
 // Twice the card, or more than the largest single GPU made (288 GB) when the card's size was cut from the paste.
 const LARGEST_GPU_MIB = 288 * 1024;
-const isAbsurd = (f: Facts) =>
-  f.triedAllocMiB !== undefined && ((f.totalCapacityMiB !== undefined && f.triedAllocMiB > 2 * f.totalCapacityMiB) || f.triedAllocMiB > LARGEST_GPU_MIB);
+const isAbsurd = (f: Incident) =>
+  f.figures.triedAllocMiB !== undefined &&
+  ((f.figures.totalCapacityMiB !== undefined && f.figures.triedAllocMiB > 2 * f.figures.totalCapacityMiB) || f.figures.triedAllocMiB > LARGEST_GPU_MIB);
 
 // Fragmentation is the allocator's idle cache covering the failed request (reserved − allocated, or
 // PyTorch's own "reserved but unallocated" figure, ≥ the request). Free memory on the device that
 // exceeds the request is not fragmentation but "not capacity" (holder.ts).
-const isFragmented = (f: Facts) => !isAbsurd(f) && whoHoldsMemory(f)?.holder === 'allocator_cache';
-const holder = (f: Facts) => (isAbsurd(f) ? undefined : whoHoldsMemory(f)?.holder);
+const isFragmented = (f: Incident) => !isAbsurd(f) && whoHoldsMemory(f)?.holder === 'allocator_cache';
+const holder = (f: Incident) => (isAbsurd(f) ? undefined : whoHoldsMemory(f)?.holder);
 const HALF_OR_LESS = new Set(['fp16', 'bf16', 'int8', 'int4']);
 /** Verdicts under which the static part can be the lever: nothing stated, or this process's own memory. */
 const STATIC_HOLDERS = new Set<string | undefined>([undefined, 'activations', 'optimizer_state', 'weights']);
 
 export const CONDITION_CHECKS: Record<Condition, (e: Evidence) => boolean> = {
-  fragmented: ({ facts }) => isFragmented(facts),
-  not_fragmented: ({ facts }) => !isFragmented(facts),
-  absurd_request: ({ facts }) => isAbsurd(facts),
-  not_absurd_request: ({ facts }) => !isAbsurd(facts),
-  capacity_contradicts_gpu: ({ facts, readings }) => {
-    const named = facts.gpuMemoryMiB ?? readings.gpus.find((g) => g.index === (facts.gpuIndex ?? 0))?.memoryTotalMiB ?? undefined;
-    return facts.totalCapacityMiB !== undefined && named !== undefined && named > 0 && Math.abs(facts.totalCapacityMiB - named) / named > 0.15;
+  fragmented: ({ incident }) => isFragmented(incident),
+  not_fragmented: ({ incident }) => !isFragmented(incident),
+  absurd_request: ({ incident }) => isAbsurd(incident),
+  not_absurd_request: ({ incident }) => !isAbsurd(incident),
+  capacity_contradicts_gpu: ({ incident, readings }) => {
+    const named = incident.card.gpuMemoryMiB ?? readings.gpus.find((g) => g.index === (incident.figures.gpuIndex ?? 0))?.memoryTotalMiB ?? undefined;
+    return (
+      incident.figures.totalCapacityMiB !== undefined && named !== undefined && named > 0 && Math.abs(incident.figures.totalCapacityMiB - named) / named > 0.15
+    );
   },
-  holder_other_processes: ({ facts }) => holder(facts) === 'other_processes',
-  holder_not_capacity: ({ facts }) => holder(facts) === 'not_capacity',
-  holder_weights: ({ facts }) => holder(facts) === 'weights',
-  holder_optimizer_state: ({ facts }) => holder(facts) === 'optimizer_state',
-  tool_tensorflow: ({ facts }) => facts.tool === 'tensorflow' || facts.tool === 'keras',
-  batch_change_no_help: ({ facts }) => facts.batchChangeNoHelp === true,
-  not_batch_change_no_help: ({ facts }) => facts.batchChangeNoHelp !== true,
-  ggml_buffer_numbers: ({ facts }) => facts.ggmlBuffer !== undefined,
-  zero_below_3: ({ facts }) => facts.zeroStage !== undefined && facts.zeroStage < 3,
-  not_zero_below_3: ({ facts }) => !(facts.zeroStage !== undefined && facts.zeroStage < 3),
+  holder_other_processes: ({ incident }) => holder(incident) === 'other_processes',
+  holder_not_capacity: ({ incident }) => holder(incident) === 'not_capacity',
+  holder_weights: ({ incident }) => holder(incident) === 'weights',
+  holder_optimizer_state: ({ incident }) => holder(incident) === 'optimizer_state',
+  tool_tensorflow: ({ incident }) => incident.run.tool === 'tensorflow' || incident.run.tool === 'keras',
+  batch_change_no_help: ({ incident }) => incident.tried.batchChangeNoHelp === true,
+  not_batch_change_no_help: ({ incident }) => incident.tried.batchChangeNoHelp !== true,
+  ggml_buffer_numbers: ({ incident }) => incident.stack.ggmlBuffer !== undefined,
+  zero_below_3: ({ incident }) => incident.distributed.zeroStage !== undefined && incident.distributed.zeroStage < 3,
+  not_zero_below_3: ({ incident }) => !(incident.distributed.zeroStage !== undefined && incident.distributed.zeroStage < 3),
   // Whether the log's figures or frames said who holds the memory at all.
-  holder_stated: ({ facts }) => holder(facts) !== undefined,
-  holder_unstated: ({ facts }) => holder(facts) === undefined,
+  holder_stated: ({ incident }) => holder(incident) !== undefined,
+  holder_unstated: ({ incident }) => holder(incident) === undefined,
   // The batch is the lever only when this process's own activations hold the card (or nothing says who),
   // and its preconditions hold (levers.ts): a training step, no growth, a static part that fits.
-  batch_is_the_lever: ({ facts }) => {
-    if (!batchLever(facts).holds) return false;
-    const h = holder(facts);
+  batch_is_the_lever: ({ incident }) => {
+    if (!batchLever(incident).holds) return false;
+    const h = holder(incident);
     return h === undefined || h === 'activations';
   },
   // A smaller batch helps (not always first) when activations or other processes fill the card.
-  batch_helps: ({ facts }) => {
-    if (!batchLever(facts).holds) return false;
-    const h = holder(facts);
+  batch_helps: ({ incident }) => {
+    if (!batchLever(incident).holds) return false;
+    const h = holder(incident);
     return h === undefined || h === 'activations' || h === 'other_processes';
   },
   // Each phase's own lever (issue 23): evaluation, the model load, a checkpoint, a collective, the DataLoader.
-  phase_eval_gather: ({ facts }) => evalGathers(facts),
-  phase_eval_hf: ({ facts }) => evalHfKeepsLogits(facts),
-  phase_eval_hf_accumulates: ({ facts }) => evalHfAccumulates(facts),
-  phase_eval_hf_generate: ({ facts }) => evalHfGenerates(facts),
-  phase_eval_lightning: ({ facts }) => evalLightning(facts),
-  phase_eval_plain: ({ facts }) => evalPlainNoGrad(facts),
-  phase_eval_plain_nograd_shown: ({ facts }) => evalPlainNoGradShown(facts),
-  phase_eval_plain_collects: ({ facts }) => evalPlainCollects(facts),
-  phase_eval_keras: ({ facts }) => evalKeras(facts),
-  phase_eval_one_large_input: ({ facts }) => evalOneLargeInput(facts),
-  eval_batch_halves: ({ facts }) => evalBatchHalves(facts),
-  phase_eval_grads_stated: ({ facts }) => evalGradsOnStated(facts),
-  phase_eval_whole_set: ({ facts }) => evalWholeSet(facts),
-  phase_eval_batch_above_train: ({ facts }) => evalBatchAboveTrain(facts),
-  phase_eval_batch_one_keras: ({ facts }) => evalAtBatchOneKeras(facts),
-  phase_eval_batch_one_torch: ({ facts }) => evalAtBatchOneTorch(facts),
-  phase_load_dtype: ({ facts }) => loadInFp32(facts),
-  phase_checkpoint: ({ facts }) => checkpointLoad(facts),
-  phase_collective: ({ facts }) => collectiveOom(facts),
-  phase_data: ({ facts }) => facts.phase === 'data',
+  phase_eval_gather: ({ incident }) => evalGathers(incident),
+  phase_eval_hf: ({ incident }) => evalHfKeepsLogits(incident),
+  phase_eval_hf_accumulates: ({ incident }) => evalHfAccumulates(incident),
+  phase_eval_hf_generate: ({ incident }) => evalHfGenerates(incident),
+  phase_eval_lightning: ({ incident }) => evalLightning(incident),
+  phase_eval_plain: ({ incident }) => evalPlainNoGrad(incident),
+  phase_eval_plain_nograd_shown: ({ incident }) => evalPlainNoGradShown(incident),
+  phase_eval_plain_collects: ({ incident }) => evalPlainCollects(incident),
+  phase_eval_keras: ({ incident }) => evalKeras(incident),
+  phase_eval_one_large_input: ({ incident }) => evalOneLargeInput(incident),
+  eval_batch_halves: ({ incident }) => evalBatchHalves(incident),
+  phase_eval_grads_stated: ({ incident }) => evalGradsOnStated(incident),
+  phase_eval_whole_set: ({ incident }) => evalWholeSet(incident),
+  phase_eval_batch_above_train: ({ incident }) => evalBatchAboveTrain(incident),
+  phase_eval_batch_one_keras: ({ incident }) => evalAtBatchOneKeras(incident),
+  phase_eval_batch_one_torch: ({ incident }) => evalAtBatchOneTorch(incident),
+  phase_load_dtype: ({ incident }) => loadInFp32(incident),
+  phase_checkpoint: ({ incident }) => checkpointLoad(incident),
+  phase_collective: ({ incident }) => collectiveOom(incident),
+  phase_data: ({ incident }) => incident.phase.name === 'data',
   // Why the batch is not offered, when the holder's verdict did not already say so.
-  batch_blocked_growth: ({ facts }) => batchLever(facts).blockedBy === 'growth',
+  batch_blocked_growth: ({ incident }) => batchLever(incident).blockedBy === 'growth',
   // (Training only: its text leads with LoRA and ZeRO; a load or inference whose weights fill the card gets holder_weights' quantize / split.)
-  batch_blocked_static: ({ facts }) => facts.training === true && batchLever(facts).blockedBy === 'static_over_card' && facts.staticWhy !== undefined,
-  batch_unknown: ({ facts }) => facts.batch === undefined,
+  batch_blocked_static: ({ incident }) =>
+    incident.run.training === true && batchLever(incident).blockedBy === 'static_over_card' && incident.budget.staticWhy !== undefined,
+  batch_unknown: ({ incident }) => incident.run.batch === undefined,
   // The batch is already 1 and this process's own tensors (or nothing stated) fill the card: the experiment that decides.
-  batch_one_experiment: ({ facts }) => {
-    const h = holder(facts);
-    return batchAtOne(facts) && hasMemoryFigures(facts) && (h === undefined || h === 'activations');
+  batch_one_experiment: ({ incident }) => {
+    const h = holder(incident);
+    return batchAtOne(incident) && hasMemoryFigures(incident) && (h === undefined || h === 'activations');
   },
   // A long stated sequence at a small or unstated batch (levers/sequence.ts): the length, not the batch, when this
   // process's own tensors (or nothing stated) fill the card.
-  sequence_first: ({ facts }) => {
-    const h = holder(facts);
-    return sequenceFirst(facts) && (h === undefined || h === 'activations');
+  sequence_first: ({ incident }) => {
+    const h = holder(incident);
+    return sequenceFirst(incident) && (h === undefined || h === 'activations');
   },
   // One large stated input at a batch of 1 or 2 or none (levers/input-size.ts): its pixels, not the batch, when this
   // process's own tensors (or nothing stated) fill the card.
-  input_size_first: ({ facts }) => {
-    const h = holder(facts);
-    return inputSizeFirst(facts) && (h === undefined || h === 'activations');
+  input_size_first: ({ incident }) => {
+    const h = holder(incident);
+    return inputSizeFirst(incident) && (h === undefined || h === 'activations');
   },
   // ... and with no figure at all: who holds the card is the first unknown (another process, a hung run).
-  batch_one_no_figures: ({ facts }) => batchAtOne(facts) && !hasMemoryFigures(facts),
+  batch_one_no_figures: ({ incident }) => batchAtOne(incident) && !hasMemoryFigures(incident),
   // Batch 1 and the budget points at the static part (levers.ts): it takes most of the card, or ZeRO-1/2 keep the
   // whole weights on every GPU. Another process or a card that is not full comes first.
-  batch_one_static_dominates: ({ facts }) => batchOneStaticDominates(facts) && STATIC_HOLDERS.has(holder(facts)),
-  batch_one_zero_below_3: ({ facts }) => batchOneZeroBelow3(facts) && STATIC_HOLDERS.has(holder(facts)),
+  batch_one_static_dominates: ({ incident }) => batchOneStaticDominates(incident) && STATIC_HOLDERS.has(holder(incident)),
+  batch_one_zero_below_3: ({ incident }) => batchOneZeroBelow3(incident) && STATIC_HOLDERS.has(holder(incident)),
   // DDP's reducer errors (levers/ddp-unused.ts): a hook fired twice, or find_unused_parameters already on.
-  ddp_marked_twice: ({ facts }) => facts.ddpMarkedTwice === true,
-  ddp_find_unused_already: ({ facts }) => facts.ddpFindUnusedSet === true && facts.ddpMarkedTwice !== true,
+  ddp_marked_twice: ({ incident }) => incident.distributed.ddpMarkedTwice === true,
+  ddp_find_unused_already: ({ incident }) => incident.distributed.ddpFindUnusedSet === true && incident.distributed.ddpMarkedTwice !== true,
   // Host RAM (levers/host-ram.ts): workers only with a stated count above 0 or a killed worker shown; with no
   // lever's evidence at all, the experiment that decides.
-  workers_evidence: ({ facts }) => workersEvidence(facts),
+  workers_evidence: ({ incident }) => workersEvidence(incident),
   // Fewer workers first only when nothing points elsewhere (levers/workers.ts): host RAM that rises, a frame that keeps
   // every batch, workers already tried or at most one, a worker that exited in a container (its /dev/shm).
-  workers_first: ({ facts }) => workersFirst(facts),
-  workers_not_lever_tried: ({ facts }) => workersNotLever(facts) && facts.workersTried !== undefined,
-  workers_not_lever_few: ({ facts }) => workersNotLever(facts) && facts.workersTried === undefined,
-  host_kept_reference: ({ facts }) => facts.keptReference !== undefined && facts.loaderCollected === undefined,
-  host_ram_grows: ({ facts }) => workersBlock(facts) === 'growth' && facts.keptReference === undefined && facts.hostGrowthCjk !== true,
-  host_ram_grows_unquoted: ({ facts }) => workersBlock(facts) === 'growth' && facts.keptReference === undefined && facts.hostGrowthCjk === true,
-  loader_collected: ({ facts }) => facts.loaderCollected !== undefined,
-  worker_exit_in_container: ({ facts }) => workersBlock(facts) === 'container_shm',
+  workers_first: ({ incident }) => workersFirst(incident),
+  workers_not_lever_tried: ({ incident }) => workersNotLever(incident) && incident.host.workersTried !== undefined,
+  workers_not_lever_few: ({ incident }) => workersNotLever(incident) && incident.host.workersTried === undefined,
+  host_kept_reference: ({ incident }) => incident.series.keptReference !== undefined && incident.host.loaderCollected === undefined,
+  host_ram_grows: ({ incident }) => workersBlock(incident) === 'growth' && incident.series.keptReference === undefined && incident.host.hostGrowthCjk !== true,
+  host_ram_grows_unquoted: ({ incident }) =>
+    workersBlock(incident) === 'growth' && incident.series.keptReference === undefined && incident.host.hostGrowthCjk === true,
+  loader_collected: ({ incident }) => incident.host.loaderCollected !== undefined,
+  worker_exit_in_container: ({ incident }) => workersBlock(incident) === 'container_shm',
   // The experiment that decides runs without workers: where the paste already runs with 0, say so and watch the main process.
-  host_lever_unstated: ({ facts }) => hostLeverUnstated(facts) && facts.workers !== 0,
-  host_lever_unstated_workers_zero: ({ facts }) => hostLeverUnstated(facts) && facts.workers === 0,
+  host_lever_unstated: ({ incident }) => hostLeverUnstated(incident) && incident.host.workers !== 0,
+  host_lever_unstated_workers_zero: ({ incident }) => hostLeverUnstated(incident) && incident.host.workers === 0,
   // JAX's allocator preallocates a pool (XLA_PYTHON_CLIENT_MEM_FRACTION): nvidia-smi shows the pool, not the arrays.
-  tool_jax: ({ facts }) => facts.tool === 'jax',
+  tool_jax: ({ incident }) => incident.run.tool === 'jax',
   // An nvidia-smi reading at JAX's preallocated share of the card: 0.75 by default (0.9 before jax 0.2.9, and where
   // XLA_PYTHON_CLIENT_PREALLOCATE is ignored), within the driver's and context's few percent.
   gpu_reading_jax_pool: ({ readings }) =>
@@ -188,77 +193,82 @@ export const CONDITION_CHECKS: Record<Condition, (e: Evidence) => boolean> = {
       return (share >= 0.72 && share <= 0.8) || (share >= 0.87 && share <= 0.93);
     }),
   // What llama.cpp's failed CUDA buffer was for (stack-figures.ts): each has its own lever.
-  ggml_cuda_weights: ({ facts }) => facts.ggmlCudaPurpose === 'weights',
-  ggml_cuda_kv: ({ facts }) => facts.ggmlCudaPurpose === 'kv_cache',
-  ggml_cuda_compute: ({ facts }) => facts.ggmlCudaPurpose === 'compute',
+  ggml_cuda_weights: ({ incident }) => incident.stack.ggmlCudaPurpose === 'weights',
+  ggml_cuda_kv: ({ incident }) => incident.stack.ggmlCudaPurpose === 'kv_cache',
+  ggml_cuda_compute: ({ incident }) => incident.stack.ggmlCudaPurpose === 'compute',
   // Where the job runs (environment.ts): a hosted notebook's GPU is its own; MPS and old or Windows PyTorch lack CUDA's levers.
-  env_notebook: ({ facts }) => facts.environment?.notebook !== undefined,
-  not_env_notebook: ({ facts }) => facts.environment?.notebook === undefined,
-  env_mps: ({ facts }) => facts.environment?.accelerator === 'mps',
-  env_tpu: ({ facts }) => facts.environment?.accelerator === 'tpu',
-  not_env_tpu: ({ facts }) => facts.environment?.accelerator !== 'tpu',
-  env_windows: ({ facts }) => facts.environment?.os === 'windows',
-  not_env_windows: ({ facts }) => facts.environment?.os !== 'windows',
-  expandable_supported: ({ facts }) => expandableSegmentsAvailable(facts.environment),
+  env_notebook: ({ incident }) => incident.environment.detected?.notebook !== undefined,
+  not_env_notebook: ({ incident }) => incident.environment.detected?.notebook === undefined,
+  env_mps: ({ incident }) => incident.environment.detected?.accelerator === 'mps',
+  env_tpu: ({ incident }) => incident.environment.detected?.accelerator === 'tpu',
+  not_env_tpu: ({ incident }) => incident.environment.detected?.accelerator !== 'tpu',
+  env_windows: ({ incident }) => incident.environment.detected?.os === 'windows',
+  not_env_windows: ({ incident }) => incident.environment.detected?.os !== 'windows',
+  expandable_supported: ({ incident }) => expandableSegmentsAvailable(incident.environment.detected),
   // Ray's memory monitor killed a task for the node's RAM (stack-figures.ts): Ray's own knobs, not workers or the GPU.
-  ray_memory_monitor: ({ facts }) => facts.rayMonitor !== undefined,
+  ray_memory_monitor: ({ incident }) => incident.stack.rayMonitor !== undefined,
   // The weights alone, in the fp32 the log states or its failed request shows, do not fit; in half precision they would (levers/budget.ts).
-  static_fp32_weights: ({ facts }) => fp32WeightsOverCard(facts),
-  expandable_unsupported: ({ facts }) => !expandableSegmentsAvailable(facts.environment),
+  static_fp32_weights: ({ incident }) => fp32WeightsOverCard(incident),
+  expandable_unsupported: ({ incident }) => !expandableSegmentsAvailable(incident.environment.detected),
   // Mixed precision changes nothing for a run already in half precision or quantized.
-  amp_would_help: ({ facts }) =>
-    !facts.inference &&
-    !facts.generating &&
-    facts.amp !== true &&
-    !(facts.ampDefaultOn && facts.amp !== false) &&
-    !(facts.dtype !== undefined && HALF_OR_LESS.has(facts.dtype)),
-  inference_tool: ({ facts }) => facts.inference === true,
+  amp_would_help: ({ incident }) =>
+    !incident.run.inference &&
+    !incident.phase.generating &&
+    incident.run.amp !== true &&
+    !(incident.run.ampDefaultOn && incident.run.amp !== false) &&
+    !(incident.model.dtype !== undefined && HALF_OR_LESS.has(incident.model.dtype)),
+  inference_tool: ({ incident }) => incident.run.inference === true,
   // Generation or a diffusion pipeline ran out, and no serving tool with its own knobs was recognised.
-  generating_untooled: ({ facts }) => facts.generating === true && facts.inference !== true,
+  generating_untooled: ({ incident }) => incident.phase.generating === true && incident.run.inference !== true,
   // A host kill with no DataLoader workers in the log and a model of ≥ 1B parameters named: the
   // processes' copies of the weights hold host RAM, not loaders.
-  host_ram_weights: ({ facts }) => facts.workers === undefined && (facts.paramsB ?? 0) >= 1,
+  host_ram_weights: ({ incident }) => incident.host.workers === undefined && (incident.model.paramsB ?? 0) >= 1,
   // DeepSpeed's last announced step was building the optimizer states (CPU offload puts them in RAM).
-  deepspeed_optimizer_init: ({ facts }) => /^Before initializing optimizer states/.test(facts.deepspeedPhase ?? ''),
+  deepspeed_optimizer_init: ({ incident }) => /^Before initializing optimizer states/.test(incident.phase.deepspeedPhase ?? ''),
   // The run died while from_pretrained was still reading shards: no batch had been loaded yet.
   // vLLM's own profile: the weights alone over its budget, or a higher utilization that leaves the cache room.
-  vllm_weights_exceed_budget: ({ facts }) => facts.vllmProfile !== undefined && facts.vllmProfile.weightsGiB >= facts.vllmProfile.budgetGiB,
-  vllm_util_would_fit: ({ facts }) => facts.vllmUtilNeeded !== undefined,
-  vllm_util_would_not_fit: ({ facts }) =>
-    facts.vllmProfile !== undefined && facts.vllmUtilNeeded === undefined && facts.vllmProfile.weightsGiB < facts.vllmProfile.budgetGiB,
-  kv_cache_numbers: ({ facts }) => facts.maxModelLen !== undefined && facts.kvCacheTokens !== undefined,
-  weights_loading_incomplete: ({ facts }) => facts.shardsLoadedPct !== undefined && facts.shardsLoadedPct < 100,
-  tool_known: ({ facts }) => facts.toolKnobs !== undefined,
-  tool_unknown: ({ facts }) => facts.toolKnobs === undefined,
-  other_process_holds_memory: ({ facts }) => {
-    const held = heldElsewhereMiB(facts);
-    if (held !== undefined && facts.totalCapacityMiB !== undefined) return held > Math.max(1536, 0.25 * facts.totalCapacityMiB);
-    return (facts.otherProcesses?.length ?? 0) > 1;
+  vllm_weights_exceed_budget: ({ incident }) =>
+    incident.stack.vllmProfile !== undefined && incident.stack.vllmProfile.weightsGiB >= incident.stack.vllmProfile.budgetGiB,
+  vllm_util_would_fit: ({ incident }) => incident.stack.vllmUtilNeeded !== undefined,
+  vllm_util_would_not_fit: ({ incident }) =>
+    incident.stack.vllmProfile !== undefined &&
+    incident.stack.vllmUtilNeeded === undefined &&
+    incident.stack.vllmProfile.weightsGiB < incident.stack.vllmProfile.budgetGiB,
+  kv_cache_numbers: ({ incident }) => incident.stack.maxModelLen !== undefined && incident.stack.kvCacheTokens !== undefined,
+  weights_loading_incomplete: ({ incident }) => incident.phase.shardsLoadedPct !== undefined && incident.phase.shardsLoadedPct < 100,
+  tool_known: ({ incident }) => incident.run.toolKnobs !== undefined,
+  tool_unknown: ({ incident }) => incident.run.toolKnobs === undefined,
+  other_process_holds_memory: ({ incident }) => {
+    const held = heldElsewhereMiB(incident);
+    if (held !== undefined && incident.figures.totalCapacityMiB !== undefined) return held > Math.max(1536, 0.25 * incident.figures.totalCapacityMiB);
+    return (incident.processes.otherProcesses?.length ?? 0) > 1;
   },
-  autobatch: ({ facts }) => facts.batch === -1 || facts.autobatch !== undefined,
+  autobatch: ({ incident }) => incident.run.batch === -1 || incident.run.autobatch !== undefined,
   // The level the series never goes below again keeps rising (a creep, or saw-tooth on a rising floor).
-  memory_series_grows: ({ facts }) => facts.memoryShape === 'growth' || facts.memoryShape === 'sawtooth_rising',
+  memory_series_grows: ({ incident }) => incident.series.memoryShape === 'growth' || incident.series.memoryShape === 'sawtooth_rising',
   // Rising inside epochs (or steadily, with no epochs printed): references kept across iterations.
-  leak_grows_per_iteration: ({ facts }) => facts.memoryGrowsAt === 'per_iteration' || (facts.memoryGrowsAt === undefined && facts.memoryShape === 'growth'),
+  leak_grows_per_iteration: ({ incident }) =>
+    incident.series.memoryGrowsAt === 'per_iteration' || (incident.series.memoryGrowsAt === undefined && incident.series.memoryShape === 'growth'),
   // Rising between epochs, or peaks that come back down to a higher level: what validation leaves behind.
-  leak_grows_between_epochs: ({ facts }) => facts.memoryGrowsAt === 'between_epochs' || facts.memoryShape === 'sawtooth_rising',
-  cache_not_emptied: ({ facts }) => facts.emptiesCache !== true,
-  ranks_share_one_gpu: ({ facts }) => facts.strayContextGpu !== undefined,
+  leak_grows_between_epochs: ({ incident }) => incident.series.memoryGrowsAt === 'between_epochs' || incident.series.memoryShape === 'sawtooth_rising',
+  cache_not_emptied: ({ incident }) => incident.series.emptiesCache !== true,
+  ranks_share_one_gpu: ({ incident }) => incident.processes.strayContextGpu !== undefined,
   // The last "Caching images" progress line stopped short of 100%: the run died while caching.
-  ram_cache_incomplete: ({ facts }) => facts.cacheProgressPct !== undefined && facts.cacheProgressPct < 100,
-  memory_series_flat: ({ facts }) => facts.memoryShape === 'flat',
-  killed_while_loading: ({ facts }) => facts.killedWhileLoading === true,
-  killed_loading_data: ({ facts }) => facts.killedLoadingData === true && facts.killedWhileLoading !== true,
+  ram_cache_incomplete: ({ incident }) => incident.host.cacheProgressPct !== undefined && incident.host.cacheProgressPct < 100,
+  memory_series_flat: ({ incident }) => incident.series.memoryShape === 'flat',
+  killed_while_loading: ({ incident }) => incident.host.killedWhileLoading === true,
+  killed_loading_data: ({ incident }) => incident.host.killedLoadingData === true && incident.host.killedWhileLoading !== true,
   // Killed while the weights were still loading: shards stopped short, or the report says so.
-  weights_loading_killed: ({ facts }) => (facts.shardsLoadedPct !== undefined && facts.shardsLoadedPct < 100) || facts.killedWhileLoading === true,
+  weights_loading_killed: ({ incident }) =>
+    (incident.phase.shardsLoadedPct !== undefined && incident.phase.shardsLoadedPct < 100) || incident.host.killedWhileLoading === true,
   // Several epochs ran at the same settings before the card ran out: what fit then and not now grew.
-  oom_after_epochs: ({ facts }) => facts.oomAfterEpochs !== undefined && facts.memoryShape !== 'flat',
+  oom_after_epochs: ({ incident }) => incident.progress.oomAfterEpochs !== undefined && incident.series.memoryShape !== 'flat',
   // The paste shows training steps or epochs done at these settings before the OOM (levers/progress.ts).
-  oom_after_steps: ({ facts }) => oomAfterSteps(facts),
+  oom_after_steps: ({ incident }) => oomAfterSteps(incident),
   // The paste shows what growing memory keeps (levers/growth.ts): releasing it is the first lever; else the experiment that finds it.
-  kept_reference_shown: ({ facts }) => facts.keptReference !== undefined,
-  kept_reference_unshown: ({ facts }) => facts.keptReference === undefined,
-  not_oom_after_epochs: ({ facts }) => facts.oomAfterEpochs === undefined || facts.memoryShape === 'flat',
+  kept_reference_shown: ({ incident }) => incident.series.keptReference !== undefined,
+  kept_reference_unshown: ({ incident }) => incident.series.keptReference === undefined,
+  not_oom_after_epochs: ({ incident }) => incident.progress.oomAfterEpochs === undefined || incident.series.memoryShape === 'flat',
 };
 
 export function holds(conditions: Condition[] | undefined, e: Evidence): boolean {

@@ -2,6 +2,7 @@
 import type { DiagnoseResult } from './diagnose.js';
 import { english } from '../core/message.js';
 import type { LogInput } from './input.js';
+import { flatView } from './incident/index.js';
 
 export function toJsonContract(result: DiagnoseResult, input?: LogInput) {
   const r = result.readings;
@@ -11,7 +12,7 @@ export function toJsonContract(result: DiagnoseResult, input?: LogInput) {
       category: d.category,
       title: d.title,
       evidence: d.evidence,
-      facts: d.facts,
+      facts: flatView(d.incident),
       fixes: d.fixes.map((f) => ({
         summary: f.summary,
         changes: f.changes,

@@ -4,7 +4,7 @@ import type { RuleBase } from './rule-base.js';
 import type { Category } from './rule-types.js';
 import { isFlattened, normalizeLog, LogText } from './normalize.js';
 import { matchRules } from './match.js';
-import { extractOomFacts, type Facts } from './facts.js';
+import { extractOomFacts } from './facts.js';
 import { extractSettings } from './settings.js';
 import { holds } from './conditions.js';
 import { whoHoldsMemory } from './holder.js';
@@ -32,13 +32,14 @@ import { orderFirstFailure } from './first-failure.js';
 import { parseReadings } from '../readings/index.js';
 import { t, type Locale } from '../core/i18n.js';
 import type { Readings } from '../readings/types.js';
+import { incidentOf, mergeInto, newIncident, type Incident } from './incident/index.js';
 
 export interface Diagnosis {
   rule: string;
   category: Category;
   title: string;
   evidence: string[];
-  facts: Facts;
+  incident: Incident;
   fixes: ComputedFix[];
   /** Where the diagnosis comes from: the rule's source, or for a GPU OOM the docs of the tool's own settings. */
   source: { seed?: string; issue?: string; note?: string; docs?: string };
@@ -64,22 +65,22 @@ export interface DiagnoseResult {
  * The tool's own knobs, for the fixes to quote: its batch flag, how it turns on mixed precision, and
  * its default batch when the log states none (the reply says it is the default).
  */
-function withToolKnobs(facts: Facts, tool: ToolInfo | undefined, knobs: string[] | undefined, loc: Locale | undefined): void {
+function withToolKnobs(incident: Incident, tool: ToolInfo | undefined, knobs: string[] | undefined, loc: Locale | undefined): void {
   // tools.yaml's Chinese where the reply is in zh and the tool gives it (flags alone need none).
   const zh = loc === 'zh' ? tool?.zh : undefined;
-  facts.batchFlag = zh?.batch_flag ?? tool?.batch_flag ?? t(loc, 'diag.default.batchFlag');
-  facts.ampHow = zh?.amp ?? tool?.amp ?? t(loc, 'diag.default.ampHow');
-  facts.weightsSplitHow = zh?.weights_split ?? tool?.weights_split ?? t(loc, 'diag.default.weightsSplitHow');
+  incident.run.batchFlag = zh?.batch_flag ?? tool?.batch_flag ?? t(loc, 'diag.default.batchFlag');
+  incident.run.ampHow = zh?.amp ?? tool?.amp ?? t(loc, 'diag.default.ampHow');
+  incident.run.weightsSplitHow = zh?.weights_split ?? tool?.weights_split ?? t(loc, 'diag.default.weightsSplitHow');
   if (!tool) return;
-  facts.tool = tool.id;
-  facts.toolName = tool.name;
-  if (tool.inference) facts.inference = true;
-  if (tool.amp_default_on) facts.ampDefaultOn = true;
-  if (knobs?.length) facts.toolKnobs = (loc === 'zh' ? knobs.map((k) => knobInZh(tool, k)) : knobs).join(loc === 'zh' ? '；' : '; ');
-  if (facts.batch === undefined && facts.autobatch === undefined && tool.batch_default !== undefined) {
-    facts.batch = tool.batch_default;
-    facts.batchDefaultOf = tool.name;
-    if (tool.batch_arg) facts.batchArg = tool.batch_arg;
+  incident.run.tool = tool.id;
+  incident.run.toolName = tool.name;
+  if (tool.inference) incident.run.inference = true;
+  if (tool.amp_default_on) incident.run.ampDefaultOn = true;
+  if (knobs?.length) incident.run.toolKnobs = (loc === 'zh' ? knobs.map((k) => knobInZh(tool, k)) : knobs).join(loc === 'zh' ? '；' : '; ');
+  if (incident.run.batch === undefined && incident.run.autobatch === undefined && tool.batch_default !== undefined) {
+    incident.run.batch = tool.batch_default;
+    incident.run.batchDefaultOf = tool.name;
+    if (tool.batch_arg) incident.run.batchArg = tool.batch_arg;
   }
 }
 
@@ -121,9 +122,9 @@ export function diagnose(raw: string, base: RuleBase, loc?: Locale): DiagnoseRes
   const readings = parseReadings(text);
   const log = new LogText(text);
   const hits = matchRules(log, base);
-  const settings = hits.length ? extractSettings(text, { commandLine: !isFlattened(raw) }) : {};
+  const settings = hits.length ? extractSettings(text, { commandLine: !isFlattened(raw) }) : newIncident();
   const tool = hits.length ? detectTool(log, base.tools) : undefined;
-  const knobs = tool ? knobsFor(log, base.tools, tool, settings.commandLine) : undefined;
+  const knobs = tool ? knobsFor(log, base.tools, tool, settings.run.commandLine) : undefined;
   const totalLines = Math.max(1, log.lineCount - 1);
   const stray = hits.length ? strayContexts(readings) : {};
   const allocConf = hits.length ? allocConfFacts(text) : {};
@@ -148,58 +149,58 @@ export function diagnose(raw: string, base: RuleBase, loc?: Locale): DiagnoseRes
   // DDP's reducer errors: which one, and whether find_unused_parameters is already on (levers/ddp-unused.ts).
   const ddp = hits.some((h) => base.rules[h.rule].id === 'ddp-unused-parameters') ? readDdpUnused(log) : {};
   // The command's launcher and script, read against the tools' own CLIs: a rewrite uses only flags they define.
-  const command = settings.commandLine && base.tools ? parseCommand(settings.commandLine, base.tools.clis, tool?.id) : undefined;
+  const command = settings.run.commandLine && base.tools ? parseCommand(settings.run.commandLine, base.tools.clis, tool?.id) : undefined;
   const diagnoses: Diagnosis[] = [];
   for (const hit of hits) {
     const rule = base.rules[hit.rule];
-    const facts: Facts = {
-      ...settings,
-      ...stray,
-      ...allocConf,
-      ...shm,
-      ...ray,
-      ...rendezvous,
-      ...lostRank,
-      ...ddp,
-      ...kept,
-      ...extractOomFacts(log, rule.category === 'replica_oom' ? withReplicaOom(log, hit.lines) : hit.lines),
-      environment,
-      ...(environment && !expandableSegmentsAvailable(environment) ? { expandableWhy: expandableUnavailableWhy(environment) } : {}),
-    };
+    const incident: Incident = incidentOf(
+      settings,
+      { processes: stray },
+      { environment: allocConf },
+      { shm: shm },
+      { stack: ray },
+      { distributed: rendezvous },
+      { distributed: lostRank },
+      { distributed: ddp },
+      kept,
+      extractOomFacts(log, rule.category === 'replica_oom' ? withReplicaOom(log, hit.lines) : hit.lines),
+      { environment: { detected: environment } },
+      environment && !expandableSegmentsAvailable(environment) ? { environment: { expandableWhy: expandableUnavailableWhy(environment) } } : {},
+    );
     if (MEMORY_HOLDER_CATEGORIES.has(rule.category)) {
-      if (stack) withStackFigures(facts, stack);
-      if (facts.phase === undefined && facts.oomPhase === undefined) withPhase(facts, saidPhase);
+      if (stack) withStackFigures(incident, stack);
+      if (incident.phase.name === undefined && incident.phase.oomPhase === undefined) withPhase(incident, saidPhase);
       // What the report says of an evaluation its frames found (gradients on, the whole set at once) still counts.
-      else if (facts.phase === 'eval' && saidPhase)
-        Object.assign(facts, { gradsOnStated: saidPhase.gradsOnStated, evalWholeSet: saidPhase.evalWholeSet, evalBatchOne: saidPhase.evalBatchOne });
-      withToolKnobs(facts, tool, knobs, loc);
+      else if (incident.phase.name === 'eval' && saidPhase)
+        mergeInto(incident, { eval: { gradsOnStated: saidPhase.gradsOnStated, evalWholeSet: saidPhase.evalWholeSet, evalBatchOne: saidPhase.evalBatchOne } });
+      withToolKnobs(incident, tool, knobs, loc);
       // The phase and the budget give the levers their words: a dtype read from the failed request, the static part against the card.
-      inferLoadDtype(facts);
-      leverWords(facts, loc);
-      budgetWords(facts, loc);
-      const verdict = whoHoldsMemory(facts, loc);
+      inferLoadDtype(incident);
+      leverWords(incident, loc);
+      budgetWords(incident, loc);
+      const verdict = whoHoldsMemory(incident, loc);
       if (verdict) {
-        facts.holder = verdict.holder;
-        facts.holderWhy = verdict.why;
+        incident.holder.verdict = verdict.holder;
+        incident.holder.why = verdict.why;
       } else {
         // Every OOM reply says who holds the memory, and when the log cannot tell, says so and how to find out.
         // The frames may still say where it failed (the fix quotes them): the line says only what is missing.
         // A request alone (JAX, a bare 'Tried to allocate') is a figure: the line says only what is missing.
-        facts.holderWhy =
-          facts.triedAllocMiB !== undefined
-            ? t(loc, 'diag.holder.requestOnly', { tried: formatMiB(facts.triedAllocMiB) })
-            : facts.xlaUsedMiB !== undefined && facts.totalCapacityMiB !== undefined
-              ? t(loc, 'diag.holder.xlaUsedOnly', { used: formatMiB(facts.xlaUsedMiB), total: formatMiB(facts.totalCapacityMiB) })
-              : facts.phaseFrame
-                ? t(loc, 'diag.holder.unstatedPhase', { frame: facts.phaseFrame })
+        incident.holder.why =
+          incident.figures.triedAllocMiB !== undefined
+            ? t(loc, 'diag.holder.requestOnly', { tried: formatMiB(incident.figures.triedAllocMiB) })
+            : incident.figures.xlaUsedMiB !== undefined && incident.figures.totalCapacityMiB !== undefined
+              ? t(loc, 'diag.holder.xlaUsedOnly', { used: formatMiB(incident.figures.xlaUsedMiB), total: formatMiB(incident.figures.totalCapacityMiB) })
+              : incident.phase.phaseFrame
+                ? t(loc, 'diag.holder.unstatedPhase', { frame: incident.phase.phaseFrame })
                 : t(loc, 'diag.holder.unstated');
       }
       // A flat series up to the failure: the step needs more than the card has; nothing accumulated.
-      if (facts.memoryShape === 'flat' && facts.memorySeriesMiB) {
-        facts.holderWhy += t(loc, 'diag.holder.flat', { n: facts.memorySeriesMiB.length });
+      if (incident.series.memoryShape === 'flat' && incident.series.memorySeriesMiB) {
+        incident.holder.why += t(loc, 'diag.holder.flat', { n: incident.series.memorySeriesMiB.length });
       }
     }
-    const evidence = { facts, readings };
+    const evidence = { incident, readings };
     if (!holds(rule.when, evidence)) continue;
     const fixes = computeFixes(rule.fixes, evidence, loc, command);
     if (fixes.length === 0) continue;
@@ -212,7 +213,7 @@ export function diagnose(raw: string, base: RuleBase, loc?: Locale): DiagnoseRes
       category: rule.category,
       title: (loc === 'zh' && rule.zh?.title) || rule.title,
       evidence: shown,
-      facts,
+      incident,
       fixes,
       source: sourceFor(rule.category, rule.source, tool),
       score: rule.priority + (RECENCY_BONUS * hit.lastLine) / totalLines,

@@ -3,14 +3,14 @@
 // OOM is where the growth ended: the leak and its lever (what is kept across steps) come first. A series
 // that grows far below the card did not fill it: the OOM's own figures answer first.
 import type { Category } from './rule-types.js';
-import type { Facts } from './facts.js';
+import type { Incident } from './incident/index.js';
 
 /** Share of the card the last reading must reach for the growth to be what filled it. */
 const REACHES_CARD = 0.6;
 
 interface Ranked {
   category: Category;
-  facts: Facts;
+  incident: Incident;
 }
 
 const OOM_CATEGORIES = new Set<Category>(['cuda_oom', 'fragmentation', 'replica_oom']);
@@ -29,10 +29,10 @@ export function orderGrowthAndOom<T extends Ranked>(ranked: T[]): T[] {
   if (leakAt === -1 || oomAt === -1) return ranked;
   const leak = ranked[leakAt];
   const oom = ranked[oomAt];
-  const series = leak.facts.memorySeriesMiB ?? [];
+  const series = leak.incident.series.memorySeriesMiB ?? [];
   // Growth the user reports in words (gpu-memory-growth-reported) has no readings to set against the card.
   if (series.length === 0) return ranked;
-  const card = oom.facts.totalCapacityMiB ?? oom.facts.gpuMemoryMiB ?? oom.facts.statedGpuMemoryMiB;
+  const card = oom.incident.figures.totalCapacityMiB ?? oom.incident.card.gpuMemoryMiB ?? oom.incident.card.statedGpuMemoryMiB;
   const leakFirst = growthReachesCard(series, card);
   if (leakFirst === leakAt < oomAt) return ranked;
   const out = ranked.slice();

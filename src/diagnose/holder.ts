@@ -8,9 +8,9 @@
 //                    the allocation failed while the model was being loaded or moved to the GPU
 //   optimizer_state  the allocation failed in the optimizer's step (Adam's state is 2 × fp32 parameters)
 //   activations      this process holds the card: batch × input size is the lever
-import type { Facts } from './facts.js';
 import { formatMiB } from './fixes/arithmetic.js';
 import { t, type Locale } from '../core/i18n.js';
+import type { Incident } from './incident/index.js';
 
 export type Holder = 'allocator_cache' | 'not_capacity' | 'other_processes' | 'weights' | 'optimizer_state' | 'activations';
 
@@ -29,9 +29,9 @@ export function weightsMiB(paramsB: number, dtype: string | undefined): number {
 }
 
 /** Memory this process's allocator holds but has not handed out. */
-export function idleCacheMiB(f: Facts): number | undefined {
-  if (f.reservedUnallocatedMiB !== undefined) return f.reservedUnallocatedMiB;
-  if (f.reservedMiB !== undefined && f.allocatedMiB !== undefined) return Math.max(0, f.reservedMiB - f.allocatedMiB);
+export function idleCacheMiB(f: Incident): number | undefined {
+  if (f.figures.reservedUnallocatedMiB !== undefined) return f.figures.reservedUnallocatedMiB;
+  if (f.figures.reservedMiB !== undefined && f.figures.allocatedMiB !== undefined) return Math.max(0, f.figures.reservedMiB - f.figures.allocatedMiB);
   return undefined;
 }
 
@@ -43,11 +43,11 @@ const WRAPPED_COUNTER_MIB = 4 * 2 ** 20;
 const plausible = (mib: number | undefined) => (mib !== undefined && mib < WRAPPED_COUNTER_MIB ? mib : undefined);
 
 /** What this process holds on the device: its own figure, else what its allocator reserved. */
-function thisProcessHolds(f: Facts): number | undefined {
+function thisProcessHolds(f: Incident): number | undefined {
   // "this process has 0 bytes memory in use" next to GiBs allocated: the driver cannot see it (a container), not zero.
-  const own = f.thisProcessMiB === 0 && (f.allocatedMiB ?? 0) > 0 ? undefined : f.thisProcessMiB;
-  const allocated = plausible(f.allocatedMiB);
-  return own ?? plausible(f.reservedMiB) ?? (allocated !== undefined ? allocated + (f.reservedUnallocatedMiB ?? 0) : undefined);
+  const own = f.figures.thisProcessMiB === 0 && (f.figures.allocatedMiB ?? 0) > 0 ? undefined : f.figures.thisProcessMiB;
+  const allocated = plausible(f.figures.allocatedMiB);
+  return own ?? plausible(f.figures.reservedMiB) ?? (allocated !== undefined ? allocated + (f.figures.reservedUnallocatedMiB ?? 0) : undefined);
 }
 
 const MiB = formatMiB;
@@ -56,19 +56,19 @@ const WEIGHTS_FILL = 0.85;
 /** Training needs room for activations (and, without LoRA, gradients and optimizer state) beside the weights: weights over 70% of the card leave too little. */
 const ADAPTER_BASE_FILL = 0.7;
 
-export function whoHoldsMemory(f: Facts, loc?: Locale): HolderVerdict | undefined {
-  const tried = f.triedAllocMiB;
-  const total = f.totalCapacityMiB ?? f.gpuMemoryMiB ?? f.statedGpuMemoryMiB ?? f.gpuModelMemoryMiB;
+export function whoHoldsMemory(f: Incident, loc?: Locale): HolderVerdict | undefined {
+  const tried = f.figures.triedAllocMiB;
+  const total = f.figures.totalCapacityMiB ?? f.card.gpuMemoryMiB ?? f.card.statedGpuMemoryMiB ?? f.card.gpuModelMemoryMiB;
   const idle = idleCacheMiB(f);
   // The model's weights as the log sizes them (parameters × bytes per dtype), when it names a size.
-  const weights = f.paramsB !== undefined ? weightsMiB(f.paramsB, f.dtype) : undefined;
+  const weights = f.model.paramsB !== undefined ? weightsMiB(f.model.paramsB, f.model.dtype) : undefined;
   const mine = thisProcessHolds(f);
-  const others = (f.otherProcesses ?? []).reduce((s, p) => s + p.memoryMiB, 0);
+  const others = (f.processes.otherProcesses ?? []).reduce((s, p) => s + p.memoryMiB, 0);
   // Before this process allocated anything, part of the card was already taken: that is someone else's.
-  if (f.startupFreeMiB !== undefined && total !== undefined && total - f.startupFreeMiB >= 1024) {
+  if (f.figures.startupFreeMiB !== undefined && total !== undefined && total - f.figures.startupFreeMiB >= 1024) {
     return {
       holder: 'other_processes',
-      why: t(loc, 'holder.why.startupFree', { free: MiB(f.startupFreeMiB), total: MiB(total), held: MiB(total - f.startupFreeMiB) }),
+      why: t(loc, 'holder.why.startupFree', { free: MiB(f.figures.startupFreeMiB), total: MiB(total), held: MiB(total - f.figures.startupFreeMiB) }),
     };
   }
   // Processes the message names (this one excluded) holding a material share: freeing them is the lever.
@@ -84,22 +84,22 @@ export function whoHoldsMemory(f: Facts, loc?: Locale): HolderVerdict | undefine
       why: t(loc, 'holder.why.others', {
         others: MiB(others),
         total: MiB(total),
-        list: f.otherProcesses!.map((p) => `pid ${p.pid}: ${MiB(p.memoryMiB)}`).join(', '),
+        list: f.processes.otherProcesses!.map((p) => `pid ${p.pid}: ${MiB(p.memoryMiB)}`).join(', '),
         mine: mine !== undefined ? t(loc, 'holder.why.othersMine', { mine: MiB(mine) }) : '',
       }),
     };
   }
   if (total !== undefined && mine !== undefined) {
-    const elsewhere = Math.max(others, total - (f.freeMiB ?? 0) - mine);
+    const elsewhere = Math.max(others, total - (f.figures.freeMiB ?? 0) - mine);
     // When the driver could not see this process ("0 bytes"), "outside it" includes its own non-PyTorch
     // memory (NCCL, CUDA graphs): only most of the card outside is evidence of other processes then.
-    const invisible = f.thisProcessMiB === 0;
-    if ((f.freeMiB !== undefined || others > 0) && (!invisible || (total !== undefined && elsewhere >= 0.5 * total))) {
+    const invisible = f.figures.thisProcessMiB === 0;
+    if ((f.figures.freeMiB !== undefined || others > 0) && (!invisible || (total !== undefined && elsewhere >= 0.5 * total))) {
       // Others hold over a quarter of the card, and this process little of it or they nearly a third:
       // freeing theirs would let this job fit, whatever its own layout.
       if (elsewhere > Math.max(2048, 0.25 * total) && (mine < 0.5 * total || elsewhere >= 0.3 * total)) {
-        const whom = f.otherProcesses?.length
-          ? t(loc, 'holder.why.whom', { list: f.otherProcesses.map((p) => `pid ${p.pid}: ${MiB(p.memoryMiB)}`).join(', ') })
+        const whom = f.processes.otherProcesses?.length
+          ? t(loc, 'holder.why.whom', { list: f.processes.otherProcesses.map((p) => `pid ${p.pid}: ${MiB(p.memoryMiB)}`).join(', ') })
           : '';
         return { holder: 'other_processes', why: t(loc, 'holder.why.elsewhere', { total: MiB(total), mine: MiB(mine), elsewhere: MiB(elsewhere), whom }) };
       }
@@ -110,8 +110,8 @@ export function whoHoldsMemory(f: Facts, loc?: Locale): HolderVerdict | undefine
   // unless the weights named in the log are themselves too big for it.
   const weightsTooBig = weights !== undefined && total !== undefined && weights >= WEIGHTS_FILL * total;
   // The coarse phase (five innermost frames) or the traceback's phase (phase.ts) says the model was loading.
-  const loading = f.oomPhase === 'load' || f.phase === 'load';
-  if (f.runtimeOom && loading && !weightsTooBig && f.triedAllocMiB === undefined) {
+  const loading = f.phase.oomPhase === 'load' || f.phase.name === 'load';
+  if (f.figures.runtimeOom && loading && !weightsTooBig && f.figures.triedAllocMiB === undefined) {
     return {
       holder: 'other_processes',
       why: t(loc, 'holder.why.runtimeLoad'),
@@ -119,21 +119,21 @@ export function whoHoldsMemory(f: Facts, loc?: Locale): HolderVerdict | undefine
   }
   // CUDA's own out-of-memory at the process's first CUDA call (set_device, lazy init): only its context was
   // being created, so other processes (or another container's) filled the card before this job began.
-  if (f.runtimeOom && f.oomPhase === 'context' && f.triedAllocMiB === undefined) {
+  if (f.figures.runtimeOom && f.phase.oomPhase === 'context' && f.figures.triedAllocMiB === undefined) {
     return { holder: 'other_processes', why: t(loc, 'holder.why.runtimeContext') };
   }
   // A request of under a MiB with nothing free, and no figure for this process: the card had no room at all.
   if (
     tried !== undefined &&
     tried < 1 &&
-    f.freeMiB !== undefined &&
-    f.freeMiB < 1 &&
-    plausible(f.allocatedMiB) === undefined &&
-    plausible(f.reservedMiB) === undefined
+    f.figures.freeMiB !== undefined &&
+    f.figures.freeMiB < 1 &&
+    plausible(f.figures.allocatedMiB) === undefined &&
+    plausible(f.figures.reservedMiB) === undefined
   ) {
     return {
       holder: 'other_processes',
-      why: t(loc, 'holder.why.fullBefore', { tried: MiB(tried), free: MiB(f.freeMiB) }),
+      why: t(loc, 'holder.why.fullBefore', { tried: MiB(tried), free: MiB(f.figures.freeMiB) }),
     };
   }
   // One request larger than the whole card: this process's own request, which nobody's memory could hold;
@@ -144,13 +144,13 @@ export function whoHoldsMemory(f: Facts, loc?: Locale): HolderVerdict | undefine
   // Clearly more free than asked (checked before the cache: with the bytes free on the device the allocator
   // would have taken a new segment, so its cache's layout is not what failed): equal printed figures ("1.50 GiB free", "Tried to allocate 1.50 GiB")
   // are rounding, not spare memory.
-  if (tried !== undefined && f.freeMiB !== undefined && f.freeMiB >= 1.25 * tried && f.freeMiB - tried >= 64) {
-    return { holder: 'not_capacity', why: t(loc, 'holder.why.notCapacity', { free: MiB(f.freeMiB), tried: MiB(tried) }) };
+  if (tried !== undefined && f.figures.freeMiB !== undefined && f.figures.freeMiB >= 1.25 * tried && f.figures.freeMiB - tried >= 64) {
+    return { holder: 'not_capacity', why: t(loc, 'holder.why.notCapacity', { free: MiB(f.figures.freeMiB), tried: MiB(tried) }) };
   }
   // The idle cache must cover the request and be a material share of the card (5%; 10% of what this
   // process reserved when the capacity is not printed): a few MiB of slack on a full card is a full card,
   // and a device "free" figure within rounding of the request is no evidence either.
-  const reserved = f.reservedMiB ?? (f.allocatedMiB !== undefined && idle !== undefined ? f.allocatedMiB + idle : undefined);
+  const reserved = f.figures.reservedMiB ?? (f.figures.allocatedMiB !== undefined && idle !== undefined ? f.figures.allocatedMiB + idle : undefined);
   // A few hundred MiB of idle cache is the allocator's ordinary slack, not a layout problem: half a GiB at least.
   // (On a big card 5% is over 2 GiB; two GiB idle is material on any card.)
   const material = Math.max(512, Math.min(2048, total !== undefined ? 0.05 * total : reserved !== undefined ? 0.1 * reserved : Infinity));
@@ -161,26 +161,26 @@ export function whoHoldsMemory(f: Facts, loc?: Locale): HolderVerdict | undefine
   const largeCache = idle !== undefined && tried !== undefined && idle >= 1024 && idle >= 8 * tried;
   if (tried !== undefined && idle !== undefined && idle >= tried && ((covers && idle >= material) || largeCache)) {
     const how =
-      f.reservedUnallocatedMiB !== undefined
+      f.figures.reservedUnallocatedMiB !== undefined
         ? t(loc, 'holder.why.cacheUnallocated', { idle: MiB(idle) })
-        : t(loc, 'holder.why.cacheIdle', { reserved: MiB(f.reservedMiB!), allocated: MiB(f.allocatedMiB!), idle: MiB(idle) });
+        : t(loc, 'holder.why.cacheIdle', { reserved: MiB(f.figures.reservedMiB!), allocated: MiB(f.figures.allocatedMiB!), idle: MiB(idle) });
     return { holder: 'allocator_cache', why: t(loc, 'holder.why.fragmented', { how, tried: MiB(tried) }) };
   }
   // XLA sized the whole program: arguments (parameters and inputs) that alone nearly fill the device are
   // the weights; otherwise the program's temporaries (activations) are what does not fit.
-  if (f.xlaUsedMiB !== undefined && total !== undefined && f.xlaUsedMiB > total) {
-    const args = f.xlaArgumentsMiB;
+  if (f.figures.xlaUsedMiB !== undefined && total !== undefined && f.figures.xlaUsedMiB > total) {
+    const args = f.figures.xlaArgumentsMiB;
     if (args !== undefined && args >= 0.8 * total) {
       return {
         holder: 'weights',
         why: t(loc, 'holder.why.xlaWeights', { args: MiB(args), total: MiB(total) }),
       };
     }
-    if (f.xlaProgramMiB !== undefined && f.xlaProgramMiB >= (args ?? 0)) {
+    if (f.figures.xlaProgramMiB !== undefined && f.figures.xlaProgramMiB >= (args ?? 0)) {
       const besides = args ? t(loc, 'holder.why.xlaBesides', { args: MiB(args) }) : '';
       return {
         holder: 'activations',
-        why: t(loc, 'holder.why.xlaProgram', { program: MiB(f.xlaProgramMiB), besides, used: MiB(f.xlaUsedMiB), total: MiB(total) }),
+        why: t(loc, 'holder.why.xlaProgram', { program: MiB(f.figures.xlaProgramMiB), besides, used: MiB(f.figures.xlaUsedMiB), total: MiB(total) }),
       };
     }
   }
@@ -188,8 +188,8 @@ export function whoHoldsMemory(f: Facts, loc?: Locale): HolderVerdict | undefine
   const stack = stackHolder(f, loc);
   if (stack) return stack;
   // vLLM sized its own budget: the weights against it, else what the profiled step and the cache need.
-  if (f.vllmProfile) {
-    const p = f.vllmProfile;
+  if (f.stack.vllmProfile) {
+    const p = f.stack.vllmProfile;
     const g = (v: number) => `${v.toFixed(2)} GiB`;
     const vars = { budget: g(p.budgetGiB), weights: g(p.weightsGiB), peak: g(p.peakGiB), kv: g(p.kvGiB) };
     return p.weightsGiB >= p.budgetGiB
@@ -198,38 +198,38 @@ export function whoHoldsMemory(f: Facts, loc?: Locale): HolderVerdict | undefine
   }
   if (loading) {
     const size =
-      f.paramsB !== undefined
-        ? t(loc, 'holder.why.loadSize', { params: f.paramsB, weights: MiB(weightsMiB(f.paramsB, f.dtype)), dtype: f.dtype ?? 'fp16' })
+      f.model.paramsB !== undefined
+        ? t(loc, 'holder.why.loadSize', { params: f.model.paramsB, weights: MiB(weightsMiB(f.model.paramsB, f.model.dtype)), dtype: f.model.dtype ?? 'fp16' })
         : '';
     return {
       holder: 'weights',
       why: t(loc, 'holder.why.load', { size, card: total !== undefined ? t(loc, 'holder.why.card', { total: MiB(total) }) : '' }),
     };
   }
-  if (f.oomPhase === 'optimizer') {
+  if (f.phase.oomPhase === 'optimizer') {
     return {
       holder: 'optimizer_state',
       why: t(loc, 'holder.why.optimizer', { card: total !== undefined ? t(loc, 'holder.why.card', { total: MiB(total) }) : '' }),
     };
   }
-  if ((f.oomPhase === 'backward' || f.oomPhase === 'forward') && (mine === undefined || total === undefined)) {
+  if ((f.phase.oomPhase === 'backward' || f.phase.oomPhase === 'forward') && (mine === undefined || total === undefined)) {
     return {
       holder: 'activations',
-      why: t(loc, f.oomPhase === 'backward' ? 'holder.why.backward' : 'holder.why.forward'),
+      why: t(loc, f.phase.oomPhase === 'backward' ? 'holder.why.backward' : 'holder.why.forward'),
     };
   }
   // llama.cpp reports the weights it put on the card: most of the card leaves nothing for the KV cache.
-  if (f.ggmlGpuWeightsMiB !== undefined && total !== undefined && f.ggmlGpuWeightsMiB >= WEIGHTS_FILL * total) {
-    return { holder: 'weights', why: t(loc, 'holder.why.ggmlWeights', { weights: MiB(f.ggmlGpuWeightsMiB), total: MiB(total) }) };
+  if (f.stack.ggmlGpuWeightsMiB !== undefined && total !== undefined && f.stack.ggmlGpuWeightsMiB >= WEIGHTS_FILL * total) {
+    return { holder: 'weights', why: t(loc, 'holder.why.ggmlWeights', { weights: MiB(f.stack.ggmlGpuWeightsMiB), total: MiB(total) }) };
   }
-  if (f.paramsB !== undefined && weights !== undefined && total !== undefined) {
+  if (f.model.paramsB !== undefined && weights !== undefined && total !== undefined) {
     if (weights >= WEIGHTS_FILL * total) {
-      const dtype = f.dtype ?? t(loc, 'holder.why.dtypeAssumed');
+      const dtype = f.model.dtype ?? t(loc, 'holder.why.dtypeAssumed');
       return {
         holder: 'weights',
         why: t(loc, 'holder.why.weights', {
-          params: f.paramsB,
-          bytes: BYTES_PER_PARAM[f.dtype ?? 'fp16'] ?? 2,
+          params: f.model.paramsB,
+          bytes: BYTES_PER_PARAM[f.model.dtype ?? 'fp16'] ?? 2,
           dtype,
           weights: MiB(weights),
           total: MiB(total),
@@ -239,12 +239,12 @@ export function whoHoldsMemory(f: Facts, loc?: Locale): HolderVerdict | undefine
   }
   // Training keeps the whole model on the card (LoRA/PEFT its frozen base): when the weights take most of
   // it, they are what to shrink (a 4-bit base, QLoRA), not the batch.
-  if (f.paramsB !== undefined && weights !== undefined && total !== undefined && f.training && weights >= ADAPTER_BASE_FILL * total) {
+  if (f.model.paramsB !== undefined && weights !== undefined && total !== undefined && f.run.training && weights >= ADAPTER_BASE_FILL * total) {
     return {
       holder: 'weights',
-      why: t(loc, f.adapterTraining ? 'holder.why.adapterBase' : 'holder.why.trainBase', {
-        params: f.paramsB,
-        dtype: f.dtype ?? 'fp16',
+      why: t(loc, f.run.adapterTraining ? 'holder.why.adapterBase' : 'holder.why.trainBase', {
+        params: f.model.paramsB,
+        dtype: f.model.dtype ?? 'fp16',
         weights: MiB(weights),
         total: MiB(total),
       }),
@@ -252,20 +252,27 @@ export function whoHoldsMemory(f: Facts, loc?: Locale): HolderVerdict | undefine
   }
   // ZeRO-0/1/2 shard the optimizer state (and gradients) but not the weights: a full fine-tune of a large
   // model keeps all of them, in fp16 plus what stage 1/2 leave, on every GPU. ZeRO-3 shards those too.
-  if (f.paramsB !== undefined && f.paramsB >= 7 && f.training && !f.adapterTraining && f.zeroStage !== undefined && f.zeroStage < 3) {
+  if (
+    f.model.paramsB !== undefined &&
+    f.model.paramsB >= 7 &&
+    f.run.training &&
+    !f.run.adapterTraining &&
+    f.distributed.zeroStage !== undefined &&
+    f.distributed.zeroStage < 3
+  ) {
     return {
       holder: 'optimizer_state',
-      why: t(loc, 'holder.why.zeroReplicated', { stage: f.zeroStage, params: f.paramsB, weights: MiB(weightsMiB(f.paramsB, 'fp16')) }),
+      why: t(loc, 'holder.why.zeroReplicated', { stage: f.distributed.zeroStage, params: f.model.paramsB, weights: MiB(weightsMiB(f.model.paramsB, 'fp16')) }),
     };
   }
   // Full fine-tuning with Adam in mixed precision keeps ~16 bytes per parameter (fp16 weights and
   // gradients, fp32 master weights and two moments); LoRA/PEFT trains a tiny fraction of them.
-  if (f.paramsB !== undefined && total !== undefined && f.training && !f.adapterTraining) {
-    const state = (f.paramsB * 1e9 * 16) / 2 ** 20;
+  if (f.model.paramsB !== undefined && total !== undefined && f.run.training && !f.run.adapterTraining) {
+    const state = (f.model.paramsB * 1e9 * 16) / 2 ** 20;
     if (state >= WEIGHTS_FILL * total) {
       return {
         holder: 'optimizer_state',
-        why: t(loc, 'holder.why.fullFinetune', { params: f.paramsB, state: MiB(state), total: MiB(total) }),
+        why: t(loc, 'holder.why.fullFinetune', { params: f.model.paramsB, state: MiB(state), total: MiB(total) }),
       };
     }
   }
@@ -279,14 +286,14 @@ export function whoHoldsMemory(f: Facts, loc?: Locale): HolderVerdict | undefine
       }),
     };
   }
-  if (tried !== undefined && f.freeMiB !== undefined) {
-    return { holder: 'activations', why: t(loc, 'holder.why.freeLess', { free: MiB(f.freeMiB), tried: MiB(tried) }) };
+  if (tried !== undefined && f.figures.freeMiB !== undefined) {
+    return { holder: 'activations', why: t(loc, 'holder.why.freeLess', { free: MiB(f.figures.freeMiB), tried: MiB(tried) }) };
   }
   // TensorFlow named the tensor: 3+ dimensions led by the batch are an activation of this step.
-  if (f.batchFromShape !== undefined) {
+  if (f.run.batchFromShape !== undefined) {
     return {
       holder: 'activations',
-      why: t(loc, 'holder.why.tfShape', { shape: f.batchFromShape, batch: String(f.batch) }),
+      why: t(loc, 'holder.why.tfShape', { shape: f.run.batchFromShape, batch: String(f.run.batch) }),
     };
   }
   return undefined;
@@ -296,28 +303,31 @@ export function whoHoldsMemory(f: Facts, loc?: Locale): HolderVerdict | undefine
  * The holder from a non-PyTorch stack's own format: TF/XLA's BFC Stats (InUse against its Limit), what
  * llama.cpp's failed CUDA buffer was for, TGI's prefill warmup, vLLM's zero KV-cache blocks.
  */
-function stackHolder(f: Facts, loc?: Locale): HolderVerdict | undefined {
-  if (f.ggmlCudaPurpose !== undefined && f.ggmlCudaAskMiB !== undefined) {
+function stackHolder(f: Incident, loc?: Locale): HolderVerdict | undefined {
+  if (f.stack.ggmlCudaPurpose !== undefined && f.stack.ggmlCudaAskMiB !== undefined) {
     const vars = {
-      device: f.gpuIndex ?? 0,
-      ask: MiB(f.ggmlCudaAskMiB),
-      ctx: f.ggmlCtxStated ?? 'n_ctx = ?',
-      layers: f.ggmlLayers ? t(loc, 'holder.why.ggmlLayers', { layers: f.ggmlLayers }) : '',
+      device: f.figures.gpuIndex ?? 0,
+      ask: MiB(f.stack.ggmlCudaAskMiB),
+      ctx: f.stack.ggmlCtxStated ?? 'n_ctx = ?',
+      layers: f.stack.ggmlLayers ? t(loc, 'holder.why.ggmlLayers', { layers: f.stack.ggmlLayers }) : '',
     };
-    if (f.ggmlCudaPurpose === 'weights') return { holder: 'weights', why: t(loc, 'holder.why.ggmlCudaWeights', vars) };
-    return { holder: 'activations', why: t(loc, f.ggmlCudaPurpose === 'kv_cache' ? 'holder.why.ggmlCudaKv' : 'holder.why.ggmlCudaCompute', vars) };
+    if (f.stack.ggmlCudaPurpose === 'weights') return { holder: 'weights', why: t(loc, 'holder.why.ggmlCudaWeights', vars) };
+    return { holder: 'activations', why: t(loc, f.stack.ggmlCudaPurpose === 'kv_cache' ? 'holder.why.ggmlCudaKv' : 'holder.why.ggmlCudaCompute', vars) };
   }
   // The BFC allocator is full: what it holds and the request exceed the limit it was given.
-  const { bfcAllocator: allocator, bfcLimitMiB: limit, bfcInUseMiB: inUse, triedAllocMiB: tried } = f;
+  const {
+    stack: { bfcAllocator: allocator, bfcLimitMiB: limit, bfcInUseMiB: inUse },
+    figures: { triedAllocMiB: tried },
+  } = f;
   if (allocator !== undefined && limit !== undefined && inUse !== undefined && tried !== undefined && inUse + tried > limit) {
     return {
       holder: 'activations',
-      why: t(loc, 'holder.why.bfc', { allocator, inUse: MiB(inUse), limit: MiB(limit), maxInUse: MiB(f.bfcMaxInUseMiB ?? inUse), tried: MiB(tried) }),
+      why: t(loc, 'holder.why.bfc', { allocator, inUse: MiB(inUse), limit: MiB(limit), maxInUse: MiB(f.stack.bfcMaxInUseMiB ?? inUse), tried: MiB(tried) }),
     };
   }
-  if (f.prefillTokens !== undefined) return { holder: 'activations', why: t(loc, 'holder.why.tgiPrefill', { tokens: f.prefillTokens }) };
-  if (f.vllmGpuBlocks === 0 && f.vllmProfile === undefined) {
-    const util = f.vllmUtil !== undefined ? String(f.vllmUtil) : t(loc, 'holder.why.vllmDefaultUtil');
+  if (f.stack.prefillTokens !== undefined) return { holder: 'activations', why: t(loc, 'holder.why.tgiPrefill', { tokens: f.stack.prefillTokens }) };
+  if (f.stack.vllmGpuBlocks === 0 && f.stack.vllmProfile === undefined) {
+    const util = f.stack.vllmUtil !== undefined ? String(f.stack.vllmUtil) : t(loc, 'holder.why.vllmDefaultUtil');
     return { holder: 'weights', why: t(loc, 'holder.why.vllmNoBlocks', { util }) };
   }
   return undefined;

@@ -4,13 +4,13 @@
 // full training gradients and optimizer state) that fits the card on its own. Each phase has its own
 // lever: evaluation's gathering or graphs, the load's dtype, a checkpoint's map_location, a collective's
 // device. Pure functions over the facts; conditions.ts names them for the rules.
-import type { Facts } from './facts.js';
 import { weightsMiB } from './holder.js';
 import { formatMiB } from './fixes/arithmetic.js';
 import { t, type Locale } from '../core/i18n.js';
 import { evalLeverWords } from './levers/eval.js';
 import { oomAfterSteps } from './levers/progress.js';
 import { zeroPerRankMiB, zeroRanksWords, zeroWhy } from './levers/zero.js';
+import type { Incident, PhasePart } from './incident/index.js';
 
 export type BatchBlock = 'phase' | 'growth' | 'after_steps' | 'static_over_card' | 'inference';
 
@@ -20,7 +20,7 @@ export interface BatchLever {
 }
 
 /** Phases whose memory grows with the training batch; none known (no frames) is judged by the other evidence. */
-const BATCH_PHASES = new Set<Facts['phase']>([undefined, 'forward', 'backward']);
+const BATCH_PHASES = new Set<PhasePart['name']>([undefined, 'forward', 'backward']);
 /**
  * Bytes per parameter of full fine-tuning with AdamW in mixed precision, before any activation: half
  * weights and gradients, fp32 master weights and two moments (ZeRO paper's accounting; Hugging Face's
@@ -29,35 +29,35 @@ const BATCH_PHASES = new Set<Facts['phase']>([undefined, 'forward', 'backward'])
 const FULL_TRAINING_BYTES_PER_PARAM = 16;
 
 /** The card's memory as the log states it (the OOM message first). */
-export function cardMiB(f: Facts): number | undefined {
-  return f.totalCapacityMiB ?? f.gpuMemoryMiB ?? f.statedGpuMemoryMiB ?? f.gpuModelMemoryMiB;
+export function cardMiB(f: Incident): number | undefined {
+  return f.figures.totalCapacityMiB ?? f.card.gpuMemoryMiB ?? f.card.statedGpuMemoryMiB ?? f.card.gpuModelMemoryMiB;
 }
 
 /**
  * The static part of the run in MiB when the log sizes the model: the weights, plus gradients and
  * optimizer state for full training; under ZeRO each GPU's share, unknown when the log does not state the ranks.
  */
-export function staticMiB(f: Facts): number | undefined {
-  if (f.paramsB === undefined) return undefined;
-  if (!f.training || f.adapterTraining) return weightsMiB(f.paramsB, f.dtype);
+export function staticMiB(f: Incident): number | undefined {
+  if (f.model.paramsB === undefined) return undefined;
+  if (!f.run.training || f.run.adapterTraining) return weightsMiB(f.model.paramsB, f.model.dtype);
   // Under ZeRO each GPU holds its share (levers/zero.ts): known only when the log states the ranks and no offload.
-  if (f.zeroStage !== undefined && f.zeroStage > 0) return zeroPerRankMiB(f);
-  return (f.paramsB * 1e9 * FULL_TRAINING_BYTES_PER_PARAM) / 2 ** 20;
+  if (f.distributed.zeroStage !== undefined && f.distributed.zeroStage > 0) return zeroPerRankMiB(f);
+  return (f.model.paramsB * 1e9 * FULL_TRAINING_BYTES_PER_PARAM) / 2 ** 20;
 }
 
 /** The static part alone is at least the card: no batch size can fit it. */
-export function staticOverCard(f: Facts): boolean {
+export function staticOverCard(f: Incident): boolean {
   const need = staticMiB(f);
   const card = cardMiB(f);
   return need !== undefined && card !== undefined && need >= card;
 }
 
-const grows = (f: Facts) => f.memoryShape === 'growth' || f.memoryShape === 'sawtooth_rising';
+const grows = (f: Incident) => f.series.memoryShape === 'growth' || f.series.memoryShape === 'sawtooth_rising';
 
 /** Whether halving the training batch is a lever this log supports, and if not, the first reason why not. */
-export function batchLever(f: Facts): BatchLever {
-  if (f.inference || f.generating) return { holds: false, blockedBy: 'inference' };
-  if (!BATCH_PHASES.has(f.phase)) return { holds: false, blockedBy: 'phase' };
+export function batchLever(f: Incident): BatchLever {
+  if (f.run.inference || f.phase.generating) return { holds: false, blockedBy: 'inference' };
+  if (!BATCH_PHASES.has(f.phase.name)) return { holds: false, blockedBy: 'phase' };
   if (grows(f)) return { holds: false, blockedBy: 'growth' };
   // Steps ran at this batch before the OOM: the step fit, so the batch is not what changed (progress.ts).
   if (oomAfterSteps(f)) return { holds: false, blockedBy: 'after_steps' };
@@ -70,46 +70,49 @@ export function batchLever(f: Facts): BatchLever {
  * get the sequence and sharding levers): the log cannot tell the static part from one input's activations,
  * so the reply gives the experiment that does.
  */
-export const batchAtOne = (f: Facts) => f.batch === 1 && f.batchDefaultOf === undefined && (f.paramsB ?? 0) < 1 && batchLever(f).holds;
+export const batchAtOne = (f: Incident) => f.run.batch === 1 && f.run.batchDefaultOf === undefined && (f.model.paramsB ?? 0) < 1 && batchLever(f).holds;
 
 /** The OOM message gave any memory figure (requested, free, allocated, reserved, the card, this process). */
-export const hasMemoryFigures = (f: Facts) =>
-  [f.triedAllocMiB, f.freeMiB, f.allocatedMiB, f.reservedMiB, f.totalCapacityMiB, f.thisProcessMiB].some((v) => v !== undefined);
+export const hasMemoryFigures = (f: Incident) =>
+  [f.figures.triedAllocMiB, f.figures.freeMiB, f.figures.allocatedMiB, f.figures.reservedMiB, f.figures.totalCapacityMiB, f.figures.thisProcessMiB].some(
+    (v) => v !== undefined,
+  );
 
 /** HF Trainer ran out while concatenating predictions on the GPU: eval_accumulation_steps moves them off it. */
-export const evalGathers = (f: Facts) => f.phase === 'eval' && f.gathersPredictions === true;
+export const evalGathers = (f: Incident) => f.phase.name === 'eval' && f.phase.gathersPredictions === true;
 /** Lightning's validation runs without gradients too: what validation_step keeps, or the val batch. */
-export const evalLightning = (f: Facts) => f.phase === 'eval' && f.evalLoop === 'lightning';
+export const evalLightning = (f: Incident) => f.phase.name === 'eval' && f.phase.evalLoop === 'lightning';
 /**
  * The model load ran out and the log says the weights load in fp32 (stated, or read from the failed
  * request): half precision is the first lever. An unstated dtype is no evidence: the weights lever
  * (quantize, split, offload) answers then.
  */
-export const loadInFp32 = (f: Facts) => (f.phase === 'load' || (f.phase === undefined && f.oomPhase === 'load')) && f.dtype === 'fp32';
-export const checkpointLoad = (f: Facts) => f.phase === 'checkpoint';
-export const collectiveOom = (f: Facts) => f.phase === 'collective';
+export const loadInFp32 = (f: Incident) => (f.phase.name === 'load' || (f.phase.name === undefined && f.phase.oomPhase === 'load')) && f.model.dtype === 'fp32';
+export const checkpointLoad = (f: Incident) => f.phase.name === 'checkpoint';
+export const collectiveOom = (f: Incident) => f.phase.name === 'collective';
 /** Neither the batch nor a phase lever has evidence: the reply gives the experiment that decides. */
-export const batchUnstated = (f: Facts) => f.batch === undefined && f.autobatch === undefined;
+export const batchUnstated = (f: Incident) => f.run.batch === undefined && f.run.autobatch === undefined;
 
 /** Bytes per parameter of the static part, as the reply states it. */
-function staticBytesPerParam(f: Facts): number {
-  if (f.training && !f.adapterTraining) return FULL_TRAINING_BYTES_PER_PARAM;
-  return { fp32: 4, fp16: 2, bf16: 2, int8: 1, int4: 0.5 }[f.dtype ?? 'fp16'] ?? 2;
+function staticBytesPerParam(f: Incident): number {
+  if (f.run.training && !f.run.adapterTraining) return FULL_TRAINING_BYTES_PER_PARAM;
+  return { fp32: 4, fp16: 2, bf16: 2, int8: 1, int4: 0.5 }[f.model.dtype ?? 'fp16'] ?? 2;
 }
 
 /** The words the lever advice quotes ({dtypeWhy}, {staticWhy}), from the facts that justify it. */
-export function leverWords(f: Facts, loc: Locale | undefined): void {
+export function leverWords(f: Incident, loc: Locale | undefined): void {
   evalLeverWords(f);
-  if (loadInFp32(f)) f.dtypeWhy = f.dtypeEvidence ? t(loc, 'lever.dtypeWhy.matrix', { matrix: f.dtypeEvidence }) : t(loc, 'lever.dtypeWhy.fp32');
+  if (loadInFp32(f))
+    f.model.dtypeWhy = f.model.dtypeEvidence ? t(loc, 'lever.dtypeWhy.matrix', { matrix: f.model.dtypeEvidence }) : t(loc, 'lever.dtypeWhy.fp32');
   const zero = zeroWhy(f, loc);
   if (staticOverCard(f)) {
-    f.staticWhy = zero
+    f.budget.staticWhy = zero
       ? `${zero} ≥ ${formatMiB(cardMiB(f)!)}`
-      : `${f.paramsB}B × ${staticBytesPerParam(f)} B/param ≈ ${formatMiB(staticMiB(f)!)} ≥ ${formatMiB(cardMiB(f)!)}`;
+      : `${f.model.paramsB}B × ${staticBytesPerParam(f)} B/param ≈ ${formatMiB(staticMiB(f)!)} ≥ ${formatMiB(cardMiB(f)!)}`;
   } else if (staticDominates(f)) {
     const share = Math.round((100 * staticMiB(f)!) / cardMiB(f)!);
-    const part = zero ?? `${f.paramsB}B × ${staticBytesPerParam(f)} B/param ≈ ${formatMiB(staticMiB(f)!)}`;
-    f.staticShareWhy = t(loc, 'lever.staticShare', { part, card: formatMiB(cardMiB(f)!), share });
+    const part = zero ?? `${f.model.paramsB}B × ${staticBytesPerParam(f)} B/param ≈ ${formatMiB(staticMiB(f)!)}`;
+    f.budget.staticShareWhy = t(loc, 'lever.staticShare', { part, card: formatMiB(cardMiB(f)!), share });
   }
   zeroRanksWords(f, cardMiB(f), loc);
 }
@@ -121,28 +124,34 @@ export function leverWords(f: Facts, loc: Locale | undefined): void {
 const STATIC_DOMINATES = 0.75;
 
 /** Training whose static part (weights, gradients, optimizer state; per GPU under ZeRO) takes most of the card but not all of it. */
-export function staticDominates(f: Facts): boolean {
+export function staticDominates(f: Incident): boolean {
   const need = staticMiB(f);
   const card = cardMiB(f);
-  return f.training === true && need !== undefined && card !== undefined && need >= STATIC_DOMINATES * card && need < card;
+  return f.run.training === true && need !== undefined && card !== undefined && need >= STATIC_DOMINATES * card && need < card;
 }
 
 /** The batch the log states (not a tool's default) is already 1: halving it is no lever. */
-const statedBatchOne = (f: Facts) => f.batch === 1 && f.batchDefaultOf === undefined;
+const statedBatchOne = (f: Incident) => f.run.batch === 1 && f.run.batchDefaultOf === undefined;
 
 /**
  * At a stated batch of this size or less, halving it frees at most half of what the activations take beside a
  * static part of >= 3/4 of the card: the static part is the lever (a batch of 2 is one halving from batch 1).
  */
 const SMALL_STATED_BATCH = 2;
-const statedBatchSmall = (f: Facts) => f.batch !== undefined && f.batch >= 1 && f.batch <= SMALL_STATED_BATCH && f.batchDefaultOf === undefined;
+const statedBatchSmall = (f: Incident) =>
+  f.run.batch !== undefined && f.run.batch >= 1 && f.run.batch <= SMALL_STATED_BATCH && f.run.batchDefaultOf === undefined;
 
 /** A stated batch of 1 or 2 and the static part takes most of the card: shrink the static part (shard, offload, 8-bit optimizer, LoRA). */
-export const batchOneStaticDominates = (f: Facts) => statedBatchSmall(f) && staticDominates(f);
+export const batchOneStaticDominates = (f: Incident) => statedBatchSmall(f) && staticDominates(f);
 
 /**
  * Batch 1 in full training under ZeRO-1/2, which keep the whole fp16 weights on every GPU: what is left to shrink
  * is the static part (ZeRO-3, offload, more GPUs), whether or not the log sizes the model.
  */
-export const batchOneZeroBelow3 = (f: Facts) =>
-  statedBatchOne(f) && f.training === true && !f.adapterTraining && f.zeroStage !== undefined && f.zeroStage > 0 && f.zeroStage < 3;
+export const batchOneZeroBelow3 = (f: Incident) =>
+  statedBatchOne(f) &&
+  f.run.training === true &&
+  !f.run.adapterTraining &&
+  f.distributed.zeroStage !== undefined &&
+  f.distributed.zeroStage > 0 &&
+  f.distributed.zeroStage < 3;

@@ -7,8 +7,8 @@ import { t, type Locale } from '../core/i18n.js';
 import { renderAll } from '../core/message.js';
 import type { ReplySection } from '../core/reply.js';
 import type { HostStatusResult } from '../core/services.js';
-import type { Facts } from './facts.js';
 import { formatMiB } from './fixes/arithmetic.js';
+import type { Incident } from './incident/index.js';
 
 /** Only the head and tail of a huge paste are searched for host names (prompts sit there). */
 const WINDOW = 64 * 1024;
@@ -51,11 +51,11 @@ export function hostsNamedIn(text: string, registered: readonly string[]): strin
 }
 
 /** "Right now on gpu3": the GPU the log names (else every GPU), with who holds it. */
-export function liveSection(result: HostStatusResult, facts: Facts | undefined, loc?: Locale): ReplySection {
+export function liveSection(result: HostStatusResult, incident: Incident | undefined, loc?: Locale): ReplySection {
   const heading = t(loc, 'live.heading', { host: result.name });
   if (!result.ok)
     return { heading, text: t(loc, 'live.unreadable', { host: result.name, error: result.problems?.length ? renderAll(loc, result.problems) : result.error }) };
-  const gpuIndex = facts?.gpuIndex;
+  const gpuIndex = incident?.figures.gpuIndex;
   const gpus = gpuIndex !== undefined ? result.gpus.filter((g) => g.index === gpuIndex) : result.gpus;
   if (!gpus.length)
     return {
@@ -83,7 +83,10 @@ export function liveSection(result: HostStatusResult, facts: Facts | undefined, 
     });
     lines.push(`${head}; ${holders.length ? holders.join('; ') : t(loc, 'live.nobody')}`);
   }
-  const said = gpuIndex !== undefined && facts?.freeMiB !== undefined ? t(loc, 'live.logSaid', { free: formatMiB(facts.freeMiB), gpu: gpuIndex }) + '\n' : '';
+  const said =
+    gpuIndex !== undefined && incident?.figures.freeMiB !== undefined
+      ? t(loc, 'live.logSaid', { free: formatMiB(incident.figures.freeMiB), gpu: gpuIndex }) + '\n'
+      : '';
   const others = result.gpus.filter((g) => g.memoryUsedMiB !== null && g.memoryTotalMiB !== null && (gpuIndex === undefined || g.index !== gpuIndex));
   const emptiest = others.sort((a, b) => b.memoryTotalMiB! - b.memoryUsedMiB! - (a.memoryTotalMiB! - a.memoryUsedMiB!))[0];
   const move =

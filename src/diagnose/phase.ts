@@ -278,30 +278,22 @@ export function failurePhase(log: LogText, errorLine: number): PhaseVerdict | un
 
 /** Copies a verdict onto the facts the rules and fixes read. */
 export function withPhase(
-  // The facts (facts.ts's Facts) as far as a phase fills them: facts.ts imports this file.
-  facts: {
-    phase?: Phase;
-    phaseFrame?: string;
-    evalLoop?: PhaseVerdict['evalLoop'];
-    gathersPredictions?: boolean;
-    evalGenerates?: boolean;
-    evalCollects?: boolean;
-    evalKeras?: boolean;
-    gradsOnStated?: string;
-    evalWholeSet?: boolean;
-    evalBatchOne?: boolean;
+  // The incident's phase and evaluation parts as a phase fills them (structurally: the incident's part modules import this file).
+  incident: {
+    phase: { name?: Phase; phaseFrame?: string; evalLoop?: PhaseVerdict['evalLoop']; gathersPredictions?: boolean };
+    eval: { evalGenerates?: boolean; evalCollects?: boolean; evalKeras?: boolean; gradsOnStated?: string; evalWholeSet?: boolean; evalBatchOne?: boolean };
   },
   verdict: PhaseVerdict | undefined,
 ): void {
   if (!verdict) return;
-  facts.phase = verdict.phase;
-  facts.phaseFrame = verdict.frame;
-  if (verdict.evalLoop) facts.evalLoop = verdict.evalLoop;
-  if (verdict.gathersPredictions) facts.gathersPredictions = true;
-  if (verdict.evalGenerates) facts.evalGenerates = true;
-  if (verdict.evalCollects) facts.evalCollects = true;
-  if (verdict.evalKeras) facts.evalKeras = true;
-  if (verdict.gradsOnStated) facts.gradsOnStated = verdict.gradsOnStated;
-  if (verdict.evalWholeSet) facts.evalWholeSet = true;
-  if (verdict.evalBatchOne) facts.evalBatchOne = true;
+  incident.phase.name = verdict.phase;
+  incident.phase.phaseFrame = verdict.frame;
+  if (verdict.evalLoop) incident.phase.evalLoop = verdict.evalLoop;
+  if (verdict.gathersPredictions) incident.phase.gathersPredictions = true;
+  if (verdict.evalGenerates) incident.eval.evalGenerates = true;
+  if (verdict.evalCollects) incident.eval.evalCollects = true;
+  if (verdict.evalKeras) incident.eval.evalKeras = true;
+  if (verdict.gradsOnStated) incident.eval.gradsOnStated = verdict.gradsOnStated;
+  if (verdict.evalWholeSet) incident.eval.evalWholeSet = true;
+  if (verdict.evalBatchOne) incident.eval.evalBatchOne = true;
 }

@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PROJECT_ROOT } from '../core/paths.js';
-import type { Facts } from './facts.js';
+import type { Incident } from './incident/index.js';
 
 interface Family {
   name: string;
@@ -54,13 +54,13 @@ export function fp32MatrixOf(triedMiB: number, shapes: Matrix[] = knownMatrices(
  * paste has no frames at all (a report that quotes the error and its code) and shows no training: a
  * request of exactly one known weight matrix is a weight being placed, not an activation.
  */
-export function inferLoadDtype(facts: Facts): void {
-  if (facts.dtype !== undefined || facts.triedAllocMiB === undefined) return;
-  const loading = facts.phase === 'load' || (facts.phase === undefined && facts.oomPhase === 'load');
-  const unframed = facts.phase === undefined && facts.oomPhase === undefined && !facts.training;
+export function inferLoadDtype(incident: Incident): void {
+  if (incident.model.dtype !== undefined || incident.figures.triedAllocMiB === undefined) return;
+  const loading = incident.phase.name === 'load' || (incident.phase.name === undefined && incident.phase.oomPhase === 'load');
+  const unframed = incident.phase.name === undefined && incident.phase.oomPhase === undefined && !incident.run.training;
   if (!loading && !unframed) return;
-  const matrix = fp32MatrixOf(facts.triedAllocMiB);
+  const matrix = fp32MatrixOf(incident.figures.triedAllocMiB);
   if (!matrix) return;
-  facts.dtype = 'fp32';
-  facts.dtypeEvidence = matrix;
+  incident.model.dtype = 'fp32';
+  incident.model.dtypeEvidence = matrix;
 }

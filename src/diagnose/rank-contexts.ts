@@ -3,12 +3,12 @@
 // One pid on two GPUs is a single process using both (DataParallel, model parallel) and is not this.
 import type { Readings } from '../readings/types.js';
 import { formatMiB } from './fixes/arithmetic.js';
-import type { Facts } from './facts.js';
+import type { ProcessesPart } from './incident/index.js';
 
 /** A CUDA context with its kernels is a few hundred MiB to ~1.5 GiB; more is real work, not a stray. */
 const MAX_CONTEXT_MIB = 2048;
 
-export function strayContexts(readings: Readings): Pick<Facts, 'strayContextGpu' | 'strayContextPids' | 'strayContextMiB'> {
+export function strayContexts(readings: Readings): Pick<ProcessesPart, 'strayContextGpu' | 'strayContextPids' | 'strayContextMiB'> {
   const gpusOf = new Map<number, Map<number, number | null>>();
   for (const p of readings.processes) {
     if (p.gpuIndex === null) continue;

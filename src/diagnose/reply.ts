@@ -5,6 +5,7 @@ import type { Reply, ReplySection } from '../core/reply.js';
 import type { DiagnoseResult } from './diagnose.js';
 import type { LogInput } from './input.js';
 import { formatMiB } from './fixes/arithmetic.js';
+import { flatView } from './incident/index.js';
 
 // Each formatter receives the fact stored under its key (a number or a string, by the Facts type).
 const FACT_LABELS: [string, MessageKey, (v: never) => string][] = [
@@ -74,37 +75,37 @@ export function diagnosisReply(result: DiagnoseResult, input?: Pick<LogInput, 'n
   }
   const severity = ['device_assert_not_memory', 'nccl_or_distributed', 'driver_or_smi'].includes(best.category) ? 'warning' : 'error';
   const sections: ReplySection[] = [];
-  const fields = FACT_LABELS.filter(([k]) => (best.facts as Record<string, unknown>)[k] !== undefined).map(([k, label, fmt]) => ({
+  const fields = FACT_LABELS.filter(([k]) => flatView(best.incident)[k] !== undefined).map(([k, label, fmt]) => ({
     label: t(loc, label),
     value:
-      fmt((best.facts as Record<string, unknown>)[k] as never) +
-      (k === 'batch' && best.facts.batchDefaultOf ? t(loc, 'diag.fact.batchDefaultOf', { tool: best.facts.batchDefaultOf }) : '') +
-      (k === 'batch' && best.facts.batchFromShape ? t(loc, 'diag.fact.batchFromShape', { shape: best.facts.batchFromShape }) : ''),
+      fmt(flatView(best.incident)[k] as never) +
+      (k === 'batch' && best.incident.run.batchDefaultOf ? t(loc, 'diag.fact.batchDefaultOf', { tool: best.incident.run.batchDefaultOf }) : '') +
+      (k === 'batch' && best.incident.run.batchFromShape ? t(loc, 'diag.fact.batchFromShape', { shape: best.incident.run.batchFromShape }) : ''),
   }));
-  const series = best.facts.memorySeriesMiB;
-  if (series && series.length >= 2 && best.facts.memoryShape) {
+  const series = best.incident.series.memorySeriesMiB;
+  if (series && series.length >= 2 && best.incident.series.memoryShape) {
     fields.push({
       label: t(loc, 'diag.series.label'),
       value: t(loc, 'diag.series.value', {
         from: formatMiB(series[0]),
         to: formatMiB(series[series.length - 1]),
         n: series.length,
-        shape: SHAPE_WORDS[best.facts.memoryShape] ? t(loc, SHAPE_WORDS[best.facts.memoryShape]) : best.facts.memoryShape,
+        shape: SHAPE_WORDS[best.incident.series.memoryShape] ? t(loc, SHAPE_WORDS[best.incident.series.memoryShape]) : best.incident.series.memoryShape,
       }),
     });
   }
   if (fields.length) sections.push({ heading: t(loc, 'diag.heading.fromLog'), fields });
-  if (best.facts.holderWhy)
+  if (best.incident.holder.why)
     sections.push({
       key: 'diag.heading.holder',
       heading: t(loc, 'diag.heading.holder'),
       text: t(loc, 'diag.holder.line', {
-        holder: best.facts.holder
-          ? HOLDER_NAMES[best.facts.holder]
-            ? t(loc, HOLDER_NAMES[best.facts.holder])
-            : best.facts.holder
+        holder: best.incident.holder.verdict
+          ? HOLDER_NAMES[best.incident.holder.verdict]
+            ? t(loc, HOLDER_NAMES[best.incident.holder.verdict])
+            : best.incident.holder.verdict
           : t(loc, 'diag.holder.notStated'),
-        why: best.facts.holderWhy,
+        why: best.incident.holder.why,
       }),
     });
   best.fixes.forEach((fix, i) => {

@@ -1,7 +1,6 @@
 // Training settings stated anywhere in a paste: command lines, `engine/trainer:` dumps,
 // Namespace(...), dict dumps, HF TrainingArguments. Only the head and tail of a big log are read,
 // where launchers print them, so the cost stays bounded whatever the paste's size.
-import type { Facts } from './facts.js';
 import { formatMiB } from './fixes/arithmetic.js';
 import { classifyShape, extractMemorySeries } from './memory-series.js';
 import { readEvalSettings } from './levers/eval.js';
@@ -11,6 +10,7 @@ import { worldSize, zeroOffloadStated, zeroStage } from './levers/zero.js';
 import { killedLoadingData, readHostRam, TRAIN_PROGRESS } from './levers/host-ram.js';
 import { readSequenceLength } from './levers/sequence.js';
 import { readInputSize } from './levers/input-size.js';
+import { mergeInto, newIncident, pruneUndefined, type Incident } from './incident/index.js';
 
 // Moved to their own modules (model-facts.ts, levers/zero.ts, levers/host-ram.ts); named here for existing callers.
 export { knownGpuMemoryGiB, knownModelParamsB, loadKnownGpus, loadKnownModels, modelParamsB, statedGpuMemoryMiB, weightsDtype } from './model-facts.js';
@@ -98,82 +98,82 @@ export function findCommandLine(text: string): string | undefined {
  * `commandLine: false` when the paste was flattened onto one line: its command cannot be told apart
  * from the log after it, so no corrected command is offered (settings are still read).
  */
-export function extractSettings(fullText: string, options: { commandLine?: boolean } = {}): Facts {
+export function extractSettings(fullText: string, options: { commandLine?: boolean } = {}): Incident {
   const text = fullText.length <= 2 * WINDOW ? fullText : fullText.slice(0, WINDOW) + '\n' + fullText.slice(-WINDOW);
-  const facts: Facts = {};
+  const incident: Incident = newIncident();
   const int = (re: RegExp) => {
     const v = lastValue(text, re);
     return v === undefined ? undefined : Number(v);
   };
   const commandLine = options.commandLine === false ? undefined : findCommandLine(text);
-  if (commandLine) facts.commandLine = commandLine;
+  if (commandLine) incident.run.commandLine = commandLine;
   // Prose states it without "=" ("batch size 16", "batch_size 1", "batch size为2"): only when no key does.
-  facts.batch = int(PATTERNS.batch) ?? int(PER_DEVICE_BATCH) ?? int(PROSE_BATCH);
+  incident.run.batch = int(PATTERNS.batch) ?? int(PER_DEVICE_BATCH) ?? int(PROSE_BATCH);
   // TensorFlow names the tensor it could not allocate; for an activation (3+ dimensions: NHWC, NTC) the
   // leading dimension is the batch. A 2-D tensor is a weight or its optimizer slot, not a batch.
-  if (facts.batch === undefined) {
+  if (incident.run.batch === undefined) {
     let shape: RegExpExecArray | null = null;
     for (const m of text.matchAll(/OOM when allocating tensor with shape\[(\d{1,6})((?:, ?\d{1,7}){2,6})\]/g)) shape = m;
     // A 3-D tensor ending in 1-4 channels is one image (H, W, C: "shape[800,1280,3]", a decoded JPEG), not a batch.
     const dims = shape ? shape[2].split(',').slice(1).map(Number) : [];
     const oneImage = dims.length === 2 && dims[1] <= 4;
     if (shape && !oneImage && Number(shape[1]) >= 1 && Number(shape[1]) <= 4096) {
-      facts.batch = Number(shape[1]);
-      facts.batchFromShape = `shape[${shape[1]}${shape[2]}]`;
+      incident.run.batch = Number(shape[1]);
+      incident.run.batchFromShape = `shape[${shape[1]}${shape[2]}]`;
     }
   }
-  facts.workers = int(PATTERNS.workers) ?? int(PROSE_WORKERS);
-  facts.imgsz = int(PATTERNS.imgsz);
-  facts.epochs = int(PATTERNS.epochs);
-  facts.accumulate = int(PATTERNS.accumulate);
+  incident.host.workers = int(PATTERNS.workers) ?? int(PROSE_WORKERS);
+  incident.run.imgsz = int(PATTERNS.imgsz);
+  incident.run.epochs = int(PATTERNS.epochs);
+  incident.run.accumulate = int(PATTERNS.accumulate);
   const cache = lastValue(text, PATTERNS.cache);
-  if (cache !== undefined) facts.cache = /^(true)$/i.test(cache) ? true : /^(false|none)$/i.test(cache) ? false : cache.toLowerCase();
-  else if (/(?:^|\s)--cache(?:\s|$)/m.test(commandLine ?? '')) facts.cache = true;
-  else if (/Caching images \(\d/.test(text)) facts.cache = 'ram';
-  facts.singleCls = bool(lastValue(text, PATTERNS.singleCls)) ?? (/--single[-_]cls\b/.test(text) ? true : undefined);
-  facts.resume = bool(lastValue(text, PATTERNS.resume)) ?? (/--resume\b/.test(text) ? true : undefined);
-  facts.amp = bool(lastValue(text, PATTERNS.amp));
+  if (cache !== undefined) incident.run.cache = /^(true)$/i.test(cache) ? true : /^(false|none)$/i.test(cache) ? false : cache.toLowerCase();
+  else if (/(?:^|\s)--cache(?:\s|$)/m.test(commandLine ?? '')) incident.run.cache = true;
+  else if (/Caching images \(\d/.test(text)) incident.run.cache = 'ram';
+  incident.run.singleCls = bool(lastValue(text, PATTERNS.singleCls)) ?? (/--single[-_]cls\b/.test(text) ? true : undefined);
+  incident.run.resume = bool(lastValue(text, PATTERNS.resume)) ?? (/--resume\b/.test(text) ? true : undefined);
+  incident.run.amp = bool(lastValue(text, PATTERNS.amp));
   const model = lastValue(text, PATTERNS.model);
   // "model=model", "model = cls(...)" (code) or "model: None" name no model.
   if (model && /[a-z]/i.test(model) && !/^(model|none|null|true|false|cls|self|args|opt|config|cfg|net|module)$/i.test(model))
-    facts.model = model.replace(/\.(pt|pth|yaml|yml)$/, '').replace(/^.*\//, '');
-  const paramsB = modelParamsB(text, facts.model);
-  if (paramsB !== undefined) facts.paramsB = paramsB;
+    incident.model.name = model.replace(/\.(pt|pth|yaml|yml)$/, '').replace(/^.*\//, '');
+  const paramsB = modelParamsB(text, incident.model.name);
+  if (paramsB !== undefined) incident.model.paramsB = paramsB;
   const dtype = weightsDtype(text);
-  if (dtype) facts.dtype = dtype;
+  if (dtype) incident.model.dtype = dtype;
   const gpu = /CUDA:\d{1,2} \(([^,()\n]{3,60}), (\d{3,7}(?:\.\d{1,6})?)\s?Mi?B\)/.exec(text);
   if (gpu) {
-    facts.gpuName = gpu[1].trim();
-    facts.gpuMemoryMiB = Math.round(Number(gpu[2]));
+    incident.card.gpuName = gpu[1].trim();
+    incident.card.gpuMemoryMiB = Math.round(Number(gpu[2]));
   }
   const stated = statedGpuMemoryMiB(text);
-  if (stated !== undefined) facts.statedGpuMemoryMiB = stated;
+  if (stated !== undefined) incident.card.statedGpuMemoryMiB = stated;
   const ram = HOST_RAM.exec(text);
-  if (ram) facts.hostRamGiB = Number(ram[1]);
+  if (ram) incident.host.hostRamGiB = Number(ram[1]);
   let caching: RegExpExecArray | null = null;
   for (const m of text.matchAll(/Caching images \([\d.]{1,8}\s?GB[^)\n]{0,20}\):?\s{0,4}(\d{1,3})%/g)) caching = m;
-  if (caching) facts.cacheProgressPct = Number(caching[1]);
+  if (caching) incident.host.cacheProgressPct = Number(caching[1]);
   const kv = /max seq len \((\d{1,9})\) is larger than the maximum number of tokens that can be stored in KV cache\s{0,4}\((\d{1,9})\)/.exec(text);
   if (kv) {
-    facts.maxModelLen = Number(kv[1]);
-    facts.kvCacheTokens = Number(kv[2]);
+    incident.stack.maxModelLen = Number(kv[1]);
+    incident.stack.kvCacheTokens = Number(kv[2]);
   }
-  vllmProfile(text, facts);
-  if (BATCH_NO_HELP.some((re) => re.test(text))) facts.batchChangeNoHelp = true;
+  vllmProfile(text, incident);
+  if (BATCH_NO_HELP.some((re) => re.test(text))) incident.tried.batchChangeNoHelp = true;
   // ggml's CPU buffer that could not be allocated: "failed to allocate buffer of size 137438953504" (bytes).
   let ggml = 0;
   for (const m of text.matchAll(/(?:_cpu_buffer_type_alloc_buffer: failed to allocate buffer of size|failed to allocate CPU buffer of size) (\d{4,15})\b/g))
     ggml = Math.max(ggml, Number(m[1]));
-  if (ggml > 0) facts.ggmlBuffer = formatMiB(ggml / 2 ** 20);
+  if (ggml > 0) incident.stack.ggmlBuffer = formatMiB(ggml / 2 ** 20);
   const zero = zeroStage(text);
   if (zero !== undefined) {
     // The per-rank budget needs the rank count and whether state is offloaded to CPU (levers/zero.ts).
-    facts.zeroStage = zero;
-    facts.worldSize = worldSize(text);
-    if (zeroOffloadStated(text)) facts.zeroOffload = true;
+    incident.distributed.zeroStage = zero;
+    incident.distributed.worldSize = worldSize(text);
+    if (zeroOffloadStated(text)) incident.distributed.zeroOffload = true;
   }
   if (/\bbackward\(|optimizer\.step|\bTrainer\b|trainer\.train\(|training_args|deepspeed|train_batch_size|finetun|fine-tun|\bsft\b|训练|微调/i.test(text))
-    facts.training = true;
+    incident.run.training = true;
   // A LoRA configuration says adapters; the word alone does not where the paste says the run is a full fine-tune
   // ("full fine-tuning", finetuning_type full, 全参): "have you compared LoRA and fully fine-tuning?" is a question.
   const adapterConfig = /\b(?:adapter_name|lora_r|lora_rank|lora_alpha|lora_target|LoraConfig|peft_config|use_peft|finetuning_type:?\s{0,2}lora)\b/i.test(text);
@@ -182,64 +182,64 @@ export function extractSettings(fullText: string, options: { commandLine?: boole
   const fullSetting = /\bfinetuning_type:?\s{0,2}full\b|\bfull_finetuning\s{0,2}=\s{0,2}True/i.test(text);
   // Unsloth's banner, FastLanguageModel and get_peft_model train adapters without the word LoRA.
   const adapterTool = /==\(\(====\)\)==\s{0,4}Unsloth|\bFastLanguageModel\b|\bget_peft_model\(/.test(text);
-  if (!fullSetting && (adapterConfig || adapterTool || (!fullStated && /\b(?:q?lora|peft)\b/i.test(text)))) facts.adapterTraining = true;
+  if (!fullSetting && (adapterConfig || adapterTool || (!fullStated && /\b(?:q?lora|peft)\b/i.test(text)))) incident.run.adapterTraining = true;
   let shards: RegExpExecArray | null = null;
   for (const m of text.matchAll(/Loading checkpoint shards:?\s{0,4}(\d{1,3})%/gi)) shards = m;
-  if (shards) facts.shardsLoadedPct = Number(shards[1]);
+  if (shards) incident.phase.shardsLoadedPct = Number(shards[1]);
   // DeepSpeed's see_memory_usage names the step it is about to take; the last one is where a rank died.
   let dsPhase: RegExpExecArray | null = null;
   for (const m of text.matchAll(/see_memory_usage\] ((?:Before|After) [^\n]{1,80})/g)) dsPhase = m;
-  if (dsPhase) facts.deepspeedPhase = dsPhase[1].trim();
+  if (dsPhase) incident.phase.deepspeedPhase = dsPhase[1].trim();
   const nccl = /Timeout\(ms\)=(\d{1,10})/.exec(text);
-  if (nccl) facts.ncclTimeoutMs = Number(nccl[1]);
+  if (nccl) incident.distributed.ncclTimeoutMs = Number(nccl[1]);
   const seq: Record<string, number> = {};
   for (const m of text.matchAll(/\[Rank (\d{1,6})\][^\n]{0,200}?SeqNum=(\d{1,12})/g)) seq[m[1]] = Math.max(seq[m[1]] ?? 0, Number(m[2]));
-  if (Object.keys(seq).length) facts.ncclSeqByRank = seq;
+  if (Object.keys(seq).length) incident.distributed.ncclSeqByRank = seq;
   const auto = /AutoBatch: Using batch-size (\d{1,6})/.exec(text);
-  if (auto) facts.autobatch = Number(auto[1]);
+  if (auto) incident.run.autobatch = Number(auto[1]);
   const series = extractMemorySeries(text);
   if (series.length >= 2) {
-    facts.memorySeriesMiB = series.map((p) => p.mib);
+    incident.series.memorySeriesMiB = series.map((p) => p.mib);
     const shape = classifyShape(series);
     if (shape) {
-      facts.memoryShape = shape.shape;
-      if (shape.growsAt) facts.memoryGrowsAt = shape.growsAt;
+      incident.series.memoryShape = shape.shape;
+      if (shape.growsAt) incident.series.memoryGrowsAt = shape.growsAt;
     }
   }
-  if (/\bempty_cache\(\)/.test(text)) facts.emptiesCache = true;
+  if (/\bempty_cache\(\)/.test(text)) incident.series.emptiesCache = true;
   if (
     /(?:模型加载|加载模型|loading (?:the )?(?:model|weights|checkpoint))[^\n]{0,30}(?:killed|被杀|已杀死|被kill)|killed[^\n]{0,40}(?:while|when) loading (?:the )?(?:model|weights|checkpoint)/i.test(
       text,
     )
   )
-    facts.killedWhileLoading = true;
-  if (killedLoadingData(text)) facts.killedLoadingData = true;
+    incident.host.killedWhileLoading = true;
+  if (killedLoadingData(text)) incident.host.killedLoadingData = true;
   // torchrun / DeepSpeed ranks SIGKILLed before any step logged a loss, with no DataLoader workers and no
   // data loading in sight: each rank was loading its own copy of the model into host RAM. (With the model's
   // size in the log, the host_ram_weights advice says it with the numbers.)
   else if (
-    facts.paramsB === undefined &&
+    incident.model.paramsB === undefined &&
     /(?:exitcode\s{0,2}:\s{0,2}|failed \(exitcode: )-9\b/.test(text) &&
     /\blocal_rank\s{0,2}:\s{0,2}\d/.test(text) &&
     !/\bworkers?\b|DataLoader/i.test(text) &&
     !TRAIN_PROGRESS.test(text)
   )
-    facts.killedWhileLoading = true;
-  Object.assign(facts, readHostRam(text));
-  if (facts.statedGpuMemoryMiB === undefined) {
+    incident.host.killedWhileLoading = true;
+  mergeInto(incident, { host: readHostRam(text) });
+  if (incident.card.statedGpuMemoryMiB === undefined) {
     const gib = knownGpuMemoryGiB(text);
-    if (gib !== undefined) facts.gpuModelMemoryMiB = gib * 1024;
+    if (gib !== undefined) incident.card.gpuModelMemoryMiB = gib * 1024;
   }
   // llama.cpp's load report: "llm_load_tensors:      CUDA0 buffer size =  3946.35 MiB" (weights on GPU 0)
   let onGpu = 0;
   for (const m of text.matchAll(/(?:llm_load_tensors|load_tensors):\s{1,12}CUDA\d{1,2} (?:model )?buffer size\s{0,4}=\s{0,4}(\d{1,7}(?:\.\d{1,3})?) MiB/g))
     onGpu = Math.max(onGpu, Number(m[1]));
-  if (onGpu > 0) facts.ggmlGpuWeightsMiB = onGpu;
+  if (onGpu > 0) incident.stack.ggmlGpuWeightsMiB = onGpu;
   const after = epochsBeforeFailure(text);
-  if (after) facts.oomAfterEpochs = after;
-  Object.assign(facts, readEvalSettings(text), trainingProgress(text), readSequenceLength(text), readInputSize(text));
-  for (const k of Object.keys(facts) as (keyof Facts)[]) if (facts[k] === undefined) delete facts[k];
-  return facts;
+  if (after) incident.progress.oomAfterEpochs = after;
+  mergeInto(incident, readEvalSettings(text), trainingProgress(text), readSequenceLength(text), { input: readInputSize(text) });
+  pruneUndefined(incident);
+  return incident;
 }
 
 // "after 21 epochs", "after several epoch", "after training some epochs", "trained 5 epochs successfully",
@@ -273,20 +273,20 @@ const VLLM_BUDGET = /total_gpu_memory \((\d{1,4}(?:\.\d{1,3})?)GiB\) x gpu_memor
 const VLLM_SPLIT =
   /model weights take (\d{1,4}(?:\.\d{1,3})?)GiB; non_torch_memory takes (-?\d{1,4}(?:\.\d{1,3})?)GiB; PyTorch activation peak memory takes (\d{1,4}(?:\.\d{1,3})?)GiB; the rest of the memory reserved for KV Cache is (-?\d{1,4}(?:\.\d{1,3})?)GiB/;
 
-function vllmProfile(text: string, facts: Facts): void {
+function vllmProfile(text: string, incident: Incident): void {
   const b = VLLM_BUDGET.exec(text);
   const s = VLLM_SPLIT.exec(text);
   if (!b || !s) return;
   const [totalGiB, util, budgetGiB] = [Number(b[1]), Number(b[2]), Number(b[3])];
   const [weightsGiB, nonTorchGiB, peakGiB, kvGiB] = [Number(s[1]), Number(s[2]), Number(s[3]), Number(s[4])];
-  facts.vllmProfile = { totalGiB, util, budgetGiB, weightsGiB, nonTorchGiB, peakGiB, kvGiB };
+  incident.stack.vllmProfile = { totalGiB, util, budgetGiB, weightsGiB, nonTorchGiB, peakGiB, kvGiB };
   const g = (v: number) => `${v.toFixed(2)} GiB`;
-  facts.vllmBudget = `${util.toFixed(2)} × ${g(totalGiB)} = ${g(budgetGiB)}`;
-  facts.vllmWeights = g(weightsGiB);
-  facts.vllmPeak = g(peakGiB);
-  facts.vllmNonTorch = g(Math.max(0, nonTorchGiB));
-  facts.vllmKv = g(kvGiB);
+  incident.stack.vllmBudget = `${util.toFixed(2)} × ${g(totalGiB)} = ${g(budgetGiB)}`;
+  incident.stack.vllmWeights = g(weightsGiB);
+  incident.stack.vllmPeak = g(peakGiB);
+  incident.stack.vllmNonTorch = g(Math.max(0, nonTorchGiB));
+  incident.stack.vllmKv = g(kvGiB);
   // What the model needs, plus a KV cache of a tenth of the card, as a share of the card (rounded up to 0.05).
   const needed = Math.ceil(((weightsGiB + peakGiB + Math.max(0, nonTorchGiB) + 0.1 * totalGiB) / totalGiB) * 20) / 20;
-  if (totalGiB > 0 && needed > util && needed <= 0.95) facts.vllmUtilNeeded = needed.toFixed(2);
+  if (totalGiB > 0 && needed > util && needed <= 0.95) incident.stack.vllmUtilNeeded = needed.toFixed(2);
 }

@@ -7,9 +7,9 @@
 //   text-generation-inference         "Not enough memory to handle 4096 prefill tokens"
 //   vLLM                              "# GPU blocks: 0" under gpu_memory_utilization
 // Patterns are anchored on each library's message text and bounded (untrusted input, linear).
-import type { Facts } from './facts.js';
 import { toMiB } from './facts.js';
 import type { LogText } from './normalize.js';
+import { fillMissing, newIncident, type Incident, type StackPart } from './incident/index.js';
 
 /** What a llama.cpp CUDA buffer that did not fit was for, from the line that follows it. */
 export type GgmlCudaPurpose = 'weights' | 'kv_cache' | 'compute';
@@ -31,8 +31,8 @@ const VLLM_UTIL = /gpu[_-]memory[_-]utilization[=\s]{1,3}(0?\.\d{1,4}|1(?:\.0{1,
 const MAX_LINE = 2000;
 
 /** The figures of the stack that wrote the log (one pass over it; merged into each diagnosis by withStackFigures). */
-export function readStackFigures(log: LogText): Facts {
-  const facts: Facts = {};
+export function readStackFigures(log: LogText): Incident {
+  const incident: Incident = newIncident();
   let bfc: { name: string; tried: number; line: number } | undefined;
   const stats: Partial<Record<'Limit' | 'InUse' | 'MaxInUse', number>> = {};
   let ggml: { ask: number; device: number; line: number } | undefined;
@@ -50,53 +50,50 @@ export function readStackFigures(log: LogText): Facts {
       if (m) ggml = { ask: Number(m[1]), device: Number(m[2]), line: l };
     } else if (line.includes('prefill tokens')) {
       const m = TGI_PREFILL.exec(line);
-      if (m) facts.prefillTokens = Number(m[1]);
+      if (m) incident.stack.prefillTokens = Number(m[1]);
     } else if (line.includes(' blocks: ')) {
       const m = VLLM_BLOCKS.exec(line);
-      if (m) facts.vllmGpuBlocks = Number(m[1]);
+      if (m) incident.stack.vllmGpuBlocks = Number(m[1]);
     }
     if (line.includes('n_ctx')) {
       const m = GGML_CTX.exec(line);
-      if (m) facts.ggmlCtx = Number(m[1]);
+      if (m) incident.stack.ggmlCtx = Number(m[1]);
     }
     if (line.includes('layers to GPU')) {
       const m = GGML_LAYERS.exec(line);
-      if (m) facts.ggmlLayers = `${m[1]}/${m[2]}`;
+      if (m) incident.stack.ggmlLayers = `${m[1]}/${m[2]}`;
     }
     if (line.includes('memory') && line.includes('utilization')) {
       const m = VLLM_UTIL.exec(line);
-      if (m) facts.vllmUtil = Number(m[1]);
+      if (m) incident.stack.vllmUtil = Number(m[1]);
     }
   }
   if (bfc) {
-    facts.bfcAllocator = bfc.name;
-    facts.triedAllocMiB = round(bfc.tried);
+    incident.stack.bfcAllocator = bfc.name;
+    incident.figures.triedAllocMiB = round(bfc.tried);
     // The Stats block is in bytes: Limit is what this allocator may take of the device, InUse what it holds.
-    if (stats.Limit !== undefined) facts.bfcLimitMiB = round(stats.Limit);
+    if (stats.Limit !== undefined) incident.stack.bfcLimitMiB = round(stats.Limit);
     if (stats.InUse !== undefined) {
-      facts.bfcInUseMiB = round(stats.InUse);
-      facts.allocatedMiB = round(stats.InUse);
+      incident.stack.bfcInUseMiB = round(stats.InUse);
+      incident.figures.allocatedMiB = round(stats.InUse);
     }
-    if (stats.MaxInUse !== undefined) facts.bfcMaxInUseMiB = round(stats.MaxInUse);
+    if (stats.MaxInUse !== undefined) incident.stack.bfcMaxInUseMiB = round(stats.MaxInUse);
   }
   if (ggml) {
-    facts.triedAllocMiB = ggml.ask;
-    facts.gpuIndex = ggml.device;
-    facts.ggmlCudaAskMiB = ggml.ask;
+    incident.figures.triedAllocMiB = ggml.ask;
+    incident.figures.gpuIndex = ggml.device;
+    incident.stack.ggmlCudaAskMiB = ggml.ask;
     const purpose = ggmlPurpose(log, ggml.line);
-    if (purpose) facts.ggmlCudaPurpose = purpose;
-    facts.ggmlCtxStated = facts.ggmlCtx !== undefined ? `n_ctx = ${facts.ggmlCtx}` : 'n_ctx = ?';
+    if (purpose) incident.stack.ggmlCudaPurpose = purpose;
+    incident.stack.ggmlCtxStated = incident.stack.ggmlCtx !== undefined ? `n_ctx = ${incident.stack.ggmlCtx}` : 'n_ctx = ?';
   }
-  if (facts.prefillTokens !== undefined) facts.prefillTokensHalf = Math.max(1, Math.floor(facts.prefillTokens / 2));
-  return facts;
+  if (incident.stack.prefillTokens !== undefined) incident.stack.prefillTokensHalf = Math.max(1, Math.floor(incident.stack.prefillTokens / 2));
+  return incident;
 }
 
 /** Adds the stack's figures where the diagnosis's own message gave none (a PyTorch figure is never overridden). */
-export function withStackFigures(facts: Facts, stack: Facts): void {
-  for (const [k, v] of Object.entries(stack)) {
-    const key = k as keyof Facts;
-    if (facts[key] === undefined) (facts as Record<string, unknown>)[key] = v;
-  }
+export function withStackFigures(incident: Incident, stack: Incident): void {
+  fillMissing(incident, stack);
 }
 
 /** The line after the failed cudaMalloc says what the buffer was for (its own call site's message). */
@@ -120,7 +117,7 @@ const RAY_NODE =
 const RAY_KILLED = /killed due to memory pressure \(OOM\)|Task was killed due to the node running low on memory|Ray killed this worker/;
 
 /** The Ray memory monitor's kill and its figures, as the reply shows them; undefined when Ray did not kill. */
-export function readRayMonitor(log: LogText): Pick<Facts, 'rayMonitor'> {
+export function readRayMonitor(log: LogText): Pick<StackPart, 'rayMonitor'> {
   let killed = false;
   for (let l = 0; l < log.lineCount; l++) {
     const line = log.line(l).slice(0, MAX_LINE);

@@ -8,11 +8,11 @@
 //   - a floor that rises in a few large steps, with no dips: each validation (or evaluation) leaves its
 //     cache behind;
 //   - a floor that rises in many small steps: references kept across iterations.
-import type { Facts } from '../diagnose/facts.js';
 import type { Growth } from './growth.js';
 import { floorEnvelope } from './growth.js';
 import type { Windows } from './series.js';
 import type { CreepPattern, DetectorOptions } from './types.js';
+import { incidentOf, newIncident, type Incident } from '../diagnose/incident/index.js';
 
 export type { CreepPattern };
 
@@ -40,15 +40,15 @@ export function creepPattern(
 }
 
 /** The facts the knowledge rule's fix conditions read, for a creep the leak watch found. */
-export function creepFacts(pattern: CreepPattern | undefined): Facts {
+export function creepFacts(pattern: CreepPattern | undefined): Incident {
   switch (pattern) {
     case 'despite_empty_cache':
-      return { memoryShape: 'sawtooth_rising', memoryGrowsAt: 'per_iteration', emptiesCache: true };
+      return incidentOf({ series: { memoryShape: 'sawtooth_rising', memoryGrowsAt: 'per_iteration', emptiesCache: true } });
     case 'validation_steps':
-      return { memoryShape: 'growth', memoryGrowsAt: 'between_epochs' };
+      return incidentOf({ series: { memoryShape: 'growth', memoryGrowsAt: 'between_epochs' } });
     case 'steady':
-      return { memoryShape: 'growth', memoryGrowsAt: 'per_iteration' };
+      return incidentOf({ series: { memoryShape: 'growth', memoryGrowsAt: 'per_iteration' } });
     default:
-      return {};
+      return newIncident();
   }
 }

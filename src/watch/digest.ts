@@ -18,7 +18,7 @@ export type ChartOf = (f: Finding) => ReplyFile | undefined;
 export function fixSummary(rule: string, rules?: RuleBase, pattern?: CreepPattern, loc?: Locale): string | undefined {
   const r = rules?.rules.find((x) => x.id === rule);
   if (!r) return undefined;
-  return computeFixes(r.fixes, { facts: creepFacts(pattern), readings: emptyReadings() }, loc)[0]?.summary;
+  return computeFixes(r.fixes, { incident: creepFacts(pattern), readings: emptyReadings() }, loc)[0]?.summary;
 }
 
 const CREEP_WORDS: Record<CreepPattern, MessageKey> = {

@@ -8,6 +8,7 @@ import { loadRuleBase } from '../../src/diagnose/rule-base.js';
 import { diagnose } from '../../src/diagnose/diagnose.js';
 import { decodeLog } from '../../src/diagnose/input.js';
 import { english } from '../../src/core/message.js';
+import { flatView } from '../../src/diagnose/incident/index.js';
 
 const base = await loadRuleBase();
 const timed = <T>(f: () => T) => {
@@ -85,7 +86,7 @@ describe('what chat and launchers do to logs', () => {
   it('ANSI colours and [rank1]: prefixes', () => {
     const log = `\x1b[31m[rank1]: Traceback (most recent call last):\x1b[0m\n[rank1]:   File "train.py", line 3\n[rank1]: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 20.00 MiB. GPU 1 has a total capacity of 79.15 GiB of which 4.81 MiB is free. Process 2395 has 79.14 GiB memory in use. Of the allocated memory 77.20 GiB is allocated by PyTorch, and 1.20 GiB is reserved by PyTorch but unallocated.`;
     const [d] = diagnose(log, base).diagnoses;
-    expect(d.facts).toMatchObject({ gpuIndex: 1, triedAllocMiB: 20, freeMiB: 4.81, reservedUnallocatedMiB: 1228.8 });
+    expect(flatView(d.incident)).toMatchObject({ gpuIndex: 1, triedAllocMiB: 20, freeMiB: 4.81, reservedUnallocatedMiB: 1228.8 });
   });
 
   it('two processes interleaved: each line still read on its own, the OOM facts from the OOM line', () => {
@@ -102,7 +103,7 @@ describe('what chat and launchers do to logs', () => {
     ].join('\n');
     const [d] = diagnose(log, base).diagnoses;
     expect(d.category).toBe('cuda_oom');
-    expect(d.facts).toMatchObject({ gpuIndex: 1, triedAllocMiB: 512, thisProcessMiB: 23900.16, batch: 16 });
+    expect(flatView(d.incident)).toMatchObject({ gpuIndex: 1, triedAllocMiB: 512, thisProcessMiB: 23900.16, batch: 16 });
     expect(d.fixes.find((f) => f.kind === 'reduce_batch')?.command).toBe('python train.py --per_device_train_batch_size 8 --gradient_accumulation_steps 2');
   });
 
@@ -110,8 +111,8 @@ describe('what chat and launchers do to logs', () => {
     const log =
       'RuntimeError: CUDA out of memory. Tried to allocate 2.0\n0 GiB (GPU 0; 10.76 GiB total capacity; 9.49 GiB already allocated; 13.44 MiB free; 9.63 GiB reserved in total by PyTorch) If reserved memory is &gt;&gt; allocated memory';
     const [d] = diagnose(log, base).diagnoses;
-    expect(d.facts.triedAllocMiB).toBe(2048);
-    expect(d.facts.reservedMiB).toBeCloseTo(9861.12, 1);
+    expect(d.incident.figures.triedAllocMiB).toBe(2048);
+    expect(d.incident.figures.reservedMiB).toBeCloseTo(9861.12, 1);
   });
 
   it('a tqdm bar glued to the next line', () => {

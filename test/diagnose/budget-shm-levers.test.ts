@@ -10,40 +10,66 @@ import { readShm, shmFix } from '../../src/diagnose/levers/shm.js';
 import { detectEnvironment } from '../../src/diagnose/environment.js';
 import { readRayMonitor } from '../../src/diagnose/stack-figures.js';
 import { LogText } from '../../src/diagnose/normalize.js';
-import type { Facts } from '../../src/diagnose/facts.js';
+import { incidentOf, newIncident, type Incident } from '../../src/diagnose/incident/index.js';
 
 const GiB = 1024;
 const log = (text: string) => new LogText(text);
 
 describe('budget: fp32 weights that would fit in half precision make the dtype the lever', () => {
   it.each([
-    ['7B in fp32 on a 24 GB card (26 GiB; 13 GiB in bf16)', { paramsB: 7, dtype: 'fp32', totalCapacityMiB: 23.65 * GiB }, true],
-    ['13B in fp32 on a 40 GB card (48 GiB; 24 GiB in bf16)', { paramsB: 13, dtype: 'fp32', totalCapacityMiB: 39.4 * GiB }, true],
-    ['3B in fp32 on an 8 GB card (11 GiB; 5.6 GiB in bf16)', { paramsB: 3, dtype: 'fp32', statedGpuMemoryMiB: 8 * GiB }, true],
-    ['7B LoRA on an fp32 base, 24 GB', { paramsB: 7, dtype: 'fp32', totalCapacityMiB: 24 * GiB, training: true, adapterTraining: true }, true],
-    ['13B in fp32 on an 80 GB card: it fits', { paramsB: 13, dtype: 'fp32', totalCapacityMiB: 80 * GiB }, false],
-    ['70B in fp32 on 80 GB: not even bf16 fits (quantize or split)', { paramsB: 70, dtype: 'fp32', totalCapacityMiB: 80 * GiB }, false],
-    ['7B already in bf16', { paramsB: 7, dtype: 'bf16', totalCapacityMiB: 12 * GiB }, false],
-    ['no dtype stated: no evidence of fp32', { paramsB: 7, totalCapacityMiB: 12 * GiB }, false],
-    ['full fine-tuning: the optimizer budget decides', { paramsB: 7, dtype: 'fp32', totalCapacityMiB: 24 * GiB, training: true }, false],
-    ['a training forward, not the load', { paramsB: 7, dtype: 'fp32', totalCapacityMiB: 24 * GiB, phase: 'forward' }, false],
-    ['no card known', { paramsB: 7, dtype: 'fp32' }, false],
-  ] as [string, Facts, boolean][])('%s', (_name, f, expected) => {
+    [
+      '7B in fp32 on a 24 GB card (26 GiB; 13 GiB in bf16)',
+      incidentOf({ model: { paramsB: 7, dtype: 'fp32' }, figures: { totalCapacityMiB: 23.65 * GiB } }),
+      true,
+    ],
+    [
+      '13B in fp32 on a 40 GB card (48 GiB; 24 GiB in bf16)',
+      incidentOf({ model: { paramsB: 13, dtype: 'fp32' }, figures: { totalCapacityMiB: 39.4 * GiB } }),
+      true,
+    ],
+    ['3B in fp32 on an 8 GB card (11 GiB; 5.6 GiB in bf16)', incidentOf({ model: { paramsB: 3, dtype: 'fp32' }, card: { statedGpuMemoryMiB: 8 * GiB } }), true],
+    [
+      '7B LoRA on an fp32 base, 24 GB',
+      incidentOf({ model: { paramsB: 7, dtype: 'fp32' }, figures: { totalCapacityMiB: 24 * GiB }, run: { training: true, adapterTraining: true } }),
+      true,
+    ],
+    ['13B in fp32 on an 80 GB card: it fits', incidentOf({ model: { paramsB: 13, dtype: 'fp32' }, figures: { totalCapacityMiB: 80 * GiB } }), false],
+    [
+      '70B in fp32 on 80 GB: not even bf16 fits (quantize or split)',
+      incidentOf({ model: { paramsB: 70, dtype: 'fp32' }, figures: { totalCapacityMiB: 80 * GiB } }),
+      false,
+    ],
+    ['7B already in bf16', incidentOf({ model: { paramsB: 7, dtype: 'bf16' }, figures: { totalCapacityMiB: 12 * GiB } }), false],
+    ['no dtype stated: no evidence of fp32', incidentOf({ model: { paramsB: 7 }, figures: { totalCapacityMiB: 12 * GiB } }), false],
+    [
+      'full fine-tuning: the optimizer budget decides',
+      incidentOf({ model: { paramsB: 7, dtype: 'fp32' }, figures: { totalCapacityMiB: 24 * GiB }, run: { training: true } }),
+      false,
+    ],
+    [
+      'a training forward, not the load',
+      incidentOf({ model: { paramsB: 7, dtype: 'fp32' }, figures: { totalCapacityMiB: 24 * GiB }, phase: { name: 'forward' } }),
+      false,
+    ],
+    ['no card known', incidentOf({ model: { paramsB: 7, dtype: 'fp32' } }), false],
+  ] as [string, Incident, boolean][])('%s', (_name, f, expected) => {
     expect(fp32WeightsOverCard(f)).toBe(expected);
   });
   it('the load phase itself is left to the load-phase advice, which quotes its frame', () => {
-    expect(fp32WeightsOverCard({ paramsB: 7, dtype: 'fp32', totalCapacityMiB: 24 * GiB, phase: 'load' })).toBe(false);
+    expect(fp32WeightsOverCard(incidentOf({ model: { paramsB: 7, dtype: 'fp32' }, figures: { totalCapacityMiB: 24 * GiB }, phase: { name: 'load' } }))).toBe(
+      false,
+    );
   });
   it('weights are parameters × bytes per dtype; half precision is half of fp32', () => {
-    const b = weightBudget({ paramsB: 7, dtype: 'fp32', totalCapacityMiB: 24 * GiB })!;
+    const b = weightBudget(incidentOf({ model: { paramsB: 7, dtype: 'fp32' }, figures: { totalCapacityMiB: 24 * GiB } }))!;
     expect(b.weightsMiB).toBeCloseTo((7e9 * 4) / 2 ** 20, 3);
     expect(b.halfMiB).toBeCloseTo(b.weightsMiB / 2, 3);
   });
 });
 
 describe('precision: a request of exactly one weight matrix in fp32, in a paste without frames', () => {
-  const unframed = (tried: number, more: Facts = {}): Facts => {
-    const f: Facts = { triedAllocMiB: tried, ...more };
+  const unframed = (tried: number, more: Incident = newIncident()): Incident => {
+    const f: Incident = incidentOf({ figures: { triedAllocMiB: tried } }, more);
     inferLoadDtype(f);
     return f;
   };
@@ -53,17 +79,17 @@ describe('precision: a request of exactly one weight matrix in fp32, in a paste 
     ['Llama-2/3-70B MLP, 28672 × 8192 × 4 = 896 MiB', 896],
   ])('%s says fp32', (_name, tried) => {
     const f = unframed(tried);
-    expect(f.dtype).toBe('fp32');
-    expect(f.dtypeEvidence).toMatch(/× 4 bytes/);
+    expect(f.model.dtype).toBe('fp32');
+    expect(f.model.dtypeEvidence).toMatch(/× 4 bytes/);
   });
   it.each([
-    ['the same matrix in fp16 (86 MiB) is no evidence of fp32', 86, {}],
-    ['270 MiB is Llama-2-13B in fp32 and Qwen2.5-32B in half: ambiguous, no evidence', 270, {}],
-    ['a training run: the request may be an activation', 172, { training: true }],
-    ['a training forward', 172, { phase: 'forward' }],
-    ['a stated dtype wins', 172, { dtype: 'bf16' }],
-  ] as [string, number, Facts][])('%s', (_name, tried, more) => {
-    expect(unframed(tried, more).dtype).toBe(more.dtype);
+    ['the same matrix in fp16 (86 MiB) is no evidence of fp32', 86, newIncident()],
+    ['270 MiB is Llama-2-13B in fp32 and Qwen2.5-32B in half: ambiguous, no evidence', 270, newIncident()],
+    ['a training run: the request may be an activation', 172, incidentOf({ run: { training: true } })],
+    ['a training forward', 172, incidentOf({ phase: { name: 'forward' } })],
+    ['a stated dtype wins', 172, incidentOf({ model: { dtype: 'bf16' } })],
+  ] as [string, number, Incident][])('%s', (_name, tried, more) => {
+    expect(unframed(tried, more).model.dtype).toBe(more.model.dtype);
   });
 });
 
@@ -93,12 +119,12 @@ describe('shm: who wrote to /dev/shm', () => {
     expect(readShm(log('NCCL_SHM_DISABLE=1\nRuntimeError: unable to write to file </torch_1_2>')).shmDisableIgnored).toBeUndefined();
   });
   it('the flag follows where it runs: Docker/Podman flags, a pod emptyDir, or both when unknown', () => {
-    const nccl: Facts = { shmWriter: 'nccl', shmSegment: '7340384 bytes' };
-    const docker = shmFix({ ...nccl, environment: detectEnvironment('docker run --gpus all -it img') }, 'en');
+    const nccl: Incident = incidentOf({ shm: { shmWriter: 'nccl', shmSegment: '7340384 bytes' } });
+    const docker = shmFix(incidentOf(nccl, { environment: { detected: detectEnvironment('docker run --gpus all -it img') } }), 'en');
     expect(docker.summary).toMatch(/--ipc=host|--shm-size/);
     expect(docker.summary).not.toMatch(/emptyDir/);
     expect(docker.command).toMatch(/docker run --ipc=host/);
-    const pod = shmFix({ shmWriter: 'workers', environment: detectEnvironment('kubectl logs trainer-0') }, 'en');
+    const pod = shmFix(incidentOf({ shm: { shmWriter: 'workers' }, environment: { detected: detectEnvironment('kubectl logs trainer-0') } }), 'en');
     expect(pod.summary).toMatch(/emptyDir with medium: Memory/);
     expect(pod.summary).not.toMatch(/--ipc=host/);
     expect(pod.command).toBeUndefined();

@@ -9,6 +9,7 @@ import { lostRankWords, readLostRank } from '../../src/diagnose/lost-rank.js';
 import { orderFirstFailure } from '../../src/diagnose/first-failure.js';
 import { oomPhase } from '../../src/diagnose/holder-phase.js';
 import { whoHoldsMemory } from '../../src/diagnose/holder.js';
+import { incidentOf } from '../../src/diagnose/incident/index.js';
 
 const log = (...lines: string[]) => new LogText(normalizeLog(lines.join('\n')));
 const barrier = (rank: number, world: number, count: number, timeout: string, waiting = false) =>
@@ -126,7 +127,7 @@ describe("holder-phase.ts: CUDA's own OOM at the process's first CUDA call is so
     const l = log('Traceback (most recent call last):', ...frames, 'RuntimeError: CUDA error: out of memory');
     const phase = oomPhase(l, l.lineCount - 1);
     expect(phase).toBe('context');
-    expect(whoHoldsMemory({ runtimeOom: true, oomPhase: phase })?.holder).toBe('other_processes');
+    expect(whoHoldsMemory(incidentOf({ figures: { runtimeOom: true }, phase: { oomPhase: phase } }))?.holder).toBe('other_processes');
   });
   it("PyTorch's allocator OOM in a forward pass is not a context", () => {
     const l = log('  File "model.py", line 8, in forward', '    x = self.fc(x)', 'torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB.');

@@ -93,9 +93,9 @@ describe('the report says the forward ran with gradients on: no_grad first', { t
   });
 
   it('a no_grad the report says is missing is not code shown under no_grad (readEvalSettings)', () => {
-    expect(readEvalSettings('the test loop runs without `with torch.no_grad()` and runs out of memory\n').noGradShown).toBeUndefined();
-    expect(readEvalSettings('测试代码没有加 with torch.no_grad()\n').noGradShown).toBeUndefined();
-    expect(readEvalSettings('    with torch.no_grad():\n        out = model(x)\n').noGradShown).toBe('with torch.no_grad()');
+    expect(readEvalSettings('the test loop runs without `with torch.no_grad()` and runs out of memory\n').eval.noGradShown).toBeUndefined();
+    expect(readEvalSettings('测试代码没有加 with torch.no_grad()\n').eval.noGradShown).toBeUndefined();
+    expect(readEvalSettings('    with torch.no_grad():\n        out = model(x)\n').eval.noGradShown).toBe('with torch.no_grad()');
   });
 
   it.each([

@@ -80,12 +80,12 @@ describe('a lone "Process N has" in the OOM message is this process unless the t
   it('the container fixture: no "this process has" line, the listed process holds what PyTorch allocated', () => {
     const [d] = diagnose(fixture('container-lone-process.log'), base).diagnoses;
     expect(d.category).toBe('cuda_oom');
-    expect(d.facts.holder).not.toBe('other_processes');
+    expect(d.incident.holder.verdict).not.toBe('other_processes');
     expect(d.fixes[0].kind).not.toBe('free_other_processes');
   });
   it('with "this process has" beside it, the listed process is another one', () => {
     const text =
       'torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 79.19 GiB of which 1.10 GiB is free. Process 2210411 has 61.20 GiB memory in use. Including non-PyTorch memory, this process has 16.88 GiB memory in use. Of the allocated memory 16.02 GiB is allocated by PyTorch, and 300.11 MiB is reserved by PyTorch but unallocated.';
-    expect(diagnose(text, base).diagnoses[0].facts.holder).toBe('other_processes');
+    expect(diagnose(text, base).diagnoses[0].incident.holder.verdict).toBe('other_processes');
   });
 });

@@ -119,7 +119,7 @@ describe('fixes computed from real logs', () => {
   });
   it('2.35 GiB free on the device against a 20 MiB request is not capacity, not fragmentation: no batch, no allocator setting first', () => {
     const [d] = diagnose(evalLog('071-fragmentation.log'), base).diagnoses;
-    expect(d.facts.holder).toBe('not_capacity');
+    expect(d.incident.holder.verdict).toBe('not_capacity');
     expect(d.fixes[0].summary).toMatch(/^Not a full card: the device reports 2\.35 GiB free/);
     expect(d.fixes[0].changes.batch).toBeUndefined();
   });

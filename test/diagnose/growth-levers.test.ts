@@ -11,6 +11,7 @@ import { trainingProgress, oomAfterSteps } from '../../src/diagnose/levers/progr
 import { classifyShape, extractMemorySeries } from '../../src/diagnose/memory-series.js';
 import { batchLever } from '../../src/diagnose/levers.js';
 import type { CaseDiagnosis } from './corpus-case.js';
+import { flatView, incidentOf } from '../../src/diagnose/incident/index.js';
 
 const hfLines = (from: number, to: number, total: number) =>
   Array.from({ length: to - from + 1 }, (_, i) => {
@@ -50,25 +51,28 @@ describe('levers/progress.ts: steps and epochs done, from fixed progress formats
       { stepsDone: 200 },
     ],
   ])('%s', (_name, text, want) => {
-    expect(trainingProgress(text)).toMatchObject(want);
-    expect(trainingProgress(text).progressLine).toBeTruthy();
+    expect(flatView(trainingProgress(text))).toMatchObject(want);
+    expect(trainingProgress(text).progress.progressLine).toBeTruthy();
   });
   it.each([
     ['an evaluation bar (no loss, no epoch)', 'Evaluating:  60%|██████    | 300/500 [00:30<00:20, 10.0it/s]'],
     ['loading checkpoint shards', 'Loading checkpoint shards:  75%|███████▌  | 3/4 [00:10<00:03,  3.33s/it]'],
     ["a user's own sentence", 'it trained for 3000 steps and then the loss went down'],
   ])('%s is no training progress', (_name, text) => {
-    expect(trainingProgress(text)).toEqual({});
+    expect(flatView(trainingProgress(text))).toEqual({});
   });
   it('what counts as "the step fit": a whole epoch or 50 steps, in a training phase, with no flat series', () => {
-    expect(oomAfterSteps({ stepsDone: 450, phase: 'forward' })).toBe(true);
-    expect(oomAfterSteps({ epochsDone: 1 })).toBe(true);
-    expect(oomAfterSteps({ stepsDone: 20, phase: 'forward' })).toBe(false);
-    expect(oomAfterSteps({ stepsDone: 450, phase: 'eval' })).toBe(false);
-    expect(oomAfterSteps({ stepsDone: 450, phase: 'load' })).toBe(false);
-    expect(oomAfterSteps({ stepsDone: 450, memoryShape: 'flat' })).toBe(false);
-    expect(oomAfterSteps({ stepsDone: 450, generating: true })).toBe(false);
-    expect(batchLever({ batch: 16, stepsDone: 450, phase: 'forward' })).toEqual({ holds: false, blockedBy: 'after_steps' });
+    expect(oomAfterSteps(incidentOf({ progress: { stepsDone: 450 }, phase: { name: 'forward' } }))).toBe(true);
+    expect(oomAfterSteps(incidentOf({ progress: { epochsDone: 1 } }))).toBe(true);
+    expect(oomAfterSteps(incidentOf({ progress: { stepsDone: 20 }, phase: { name: 'forward' } }))).toBe(false);
+    expect(oomAfterSteps(incidentOf({ progress: { stepsDone: 450 }, phase: { name: 'eval' } }))).toBe(false);
+    expect(oomAfterSteps(incidentOf({ progress: { stepsDone: 450 }, phase: { name: 'load' } }))).toBe(false);
+    expect(oomAfterSteps(incidentOf({ progress: { stepsDone: 450 }, series: { memoryShape: 'flat' } }))).toBe(false);
+    expect(oomAfterSteps(incidentOf({ progress: { stepsDone: 450 }, phase: { generating: true } }))).toBe(false);
+    expect(batchLever(incidentOf({ run: { batch: 16 }, progress: { stepsDone: 450 }, phase: { name: 'forward' } }))).toEqual({
+      holds: false,
+      blockedBy: 'after_steps',
+    });
   });
 });
 

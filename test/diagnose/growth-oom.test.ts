@@ -8,6 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { loadRuleBase } from '../../src/diagnose/rule-base.js';
 import { diagnose } from '../../src/diagnose/diagnose.js';
 import { growthReachesCard, orderGrowthAndOom } from '../../src/diagnose/growth-oom.js';
+import { incidentOf, newIncident } from '../../src/diagnose/incident/index.js';
 
 const base = await loadRuleBase();
 const run = (name: string) => diagnose(readFileSync(new URL(`../fixtures/phase-levers/growth/${name}`, import.meta.url), 'utf8'), base).diagnoses;
@@ -49,12 +50,12 @@ describe('growthReachesCard / orderGrowthAndOom', () => {
     expect(growthReachesCard([], 16384)).toBe(false);
   });
   it('swaps only the leak and the OOM, the others keep their places', () => {
-    const leak = { category: 'growing_memory_leak' as const, facts: { memorySeriesMiB: [1000, 2000] } };
-    const oom = { category: 'cuda_oom' as const, facts: { totalCapacityMiB: 81920 } };
-    const other = { category: 'shm_exhausted' as const, facts: {} };
+    const leak = { category: 'growing_memory_leak' as const, incident: incidentOf({ series: { memorySeriesMiB: [1000, 2000] } }) };
+    const oom = { category: 'cuda_oom' as const, incident: incidentOf({ figures: { totalCapacityMiB: 81920 } }) };
+    const other = { category: 'shm_exhausted' as const, incident: newIncident() };
     expect(orderGrowthAndOom([leak, other, oom])).toEqual([oom, other, leak]);
     expect(orderGrowthAndOom([oom, other, leak])).toEqual([oom, other, leak]);
-    const near = { ...leak, facts: { memorySeriesMiB: [40000, 80000] } };
+    const near = { ...leak, incident: incidentOf({ series: { memorySeriesMiB: [40000, 80000] } }) };
     expect(orderGrowthAndOom([oom, near])).toEqual([near, oom]);
   });
 });

@@ -142,7 +142,7 @@ describe('every OOM reply states who holds the memory and why', () => {
         const best = result.diagnoses[0];
         if (!best || !['cuda_oom', 'fragmentation', 'replica_oom'].includes(best.category)) continue;
         checked++;
-        expect(best.facts.holderWhy, `${dir}/${file}`).toBeTruthy();
+        expect(best.incident.holder.why, `${dir}/${file}`).toBeTruthy();
         const reply = JSON.stringify(diagnosisReply(result));
         expect(reply, `${dir}/${file}`).toContain('Who holds the memory');
       }

@@ -9,8 +9,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { inputSizeFirst, readInputSize } from '../../src/diagnose/levers/input-size.js';
-import type { Facts } from '../../src/diagnose/facts.js';
 import { diagnoseFile, firstOfCase, type CaseDiagnosis } from './corpus-case.js';
+import { incidentOf, type Incident } from '../../src/diagnose/incident/index.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'input-size-lever-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -60,16 +60,17 @@ describe('the stated input size is read from settings, W x H and tensor shapes',
 });
 
 describe('preconditions: a large input, a batch of 1 or 2 or none, a phase that runs inputs, nothing that grows', () => {
-  const base: Facts = { inputPixels: 2048 * 2048, batch: 1, training: true };
+  const base: Incident = incidentOf({ input: { inputPixels: 2048 * 2048 }, run: { batch: 1, training: true } });
   it('batch 1 at 2048 x 2048: the input', () => expect(inputSizeFirst(base)).toBe(true));
-  it('no batch stated: the input', () => expect(inputSizeFirst({ ...base, batch: undefined })).toBe(true));
-  it('generation: the input', () => expect(inputSizeFirst({ ...base, batch: undefined, phase: 'generate', generating: true })).toBe(true));
-  it('batch 8 keeps the batch lever', () => expect(inputSizeFirst({ ...base, batch: 8 })).toBe(false));
-  it("a tool's default batch is not a stated one", () => expect(inputSizeFirst({ ...base, batch: 16, batchDefaultOf: 'YOLOv5' })).toBe(true));
-  it("YOLO's 640 is not large", () => expect(inputSizeFirst({ ...base, inputPixels: 640 * 640 })).toBe(false));
-  it('growth is not the input', () => expect(inputSizeFirst({ ...base, memoryShape: 'growth' })).toBe(false));
-  it('a model load is not the input', () => expect(inputSizeFirst({ ...base, phase: 'load' })).toBe(false));
-  it('evaluation has its own levers', () => expect(inputSizeFirst({ ...base, phase: 'eval' })).toBe(false));
+  it('no batch stated: the input', () => expect(inputSizeFirst(incidentOf(base, { run: { batch: undefined } }))).toBe(true));
+  it('generation: the input', () =>
+    expect(inputSizeFirst(incidentOf(base, { run: { batch: undefined }, phase: { name: 'generate', generating: true } }))).toBe(true));
+  it('batch 8 keeps the batch lever', () => expect(inputSizeFirst(incidentOf(base, { run: { batch: 8 } }))).toBe(false));
+  it("a tool's default batch is not a stated one", () => expect(inputSizeFirst(incidentOf(base, { run: { batch: 16, batchDefaultOf: 'YOLOv5' } }))).toBe(true));
+  it("YOLO's 640 is not large", () => expect(inputSizeFirst(incidentOf(base, { input: { inputPixels: 640 * 640 } }))).toBe(false));
+  it('growth is not the input', () => expect(inputSizeFirst(incidentOf(base, { series: { memoryShape: 'growth' } }))).toBe(false));
+  it('a model load is not the input', () => expect(inputSizeFirst(incidentOf(base, { phase: { name: 'load' } }))).toBe(false));
+  it('evaluation has its own levers', () => expect(inputSizeFirst(incidentOf(base, { phase: { name: 'eval' } }))).toBe(false));
 });
 
 describe('through the CLI: the first fix is the image size, not the batch', () => {

@@ -15,7 +15,7 @@ const logs = (dir: string) => (existsSync(dir) ? readdirSync(dir).filter((f) => 
 function expectFixesFollowFromFacts(d: Diagnosis): void {
   const rule = base.rules.find((r) => r.id === d.rule)!;
   const named = new Set(rule.fixes.map((f) => f.kind));
-  const facts = d.facts;
+  const incident = d.incident;
   expect(d.fixes.length, 'a matched rule gives at least one fix').toBeGreaterThan(0);
   for (const fix of d.fixes) {
     expect(named.has(fix.kind), `${fix.kind} is one of ${d.rule}'s fixes`).toBe(true);
@@ -31,30 +31,30 @@ function expectFixesFollowFromFacts(d: Diagnosis): void {
     // At batch 1 there is nothing to halve: the fix says so and changes nothing.
     if (fix.kind === 'reduce_batch' && c.batch === undefined) expect(fix.summary).toMatch(/^The batch is already 1/);
     if (fix.kind === 'reduce_batch' && c.batch !== undefined) {
-      expect(c.batch as number).toBeLessThanOrEqual(Math.floor(facts.batch! / 2));
+      expect(c.batch as number).toBeLessThanOrEqual(Math.floor(incident.run.batch! / 2));
       // The effective batch is kept: new batch x accumulation covers the old one, without a spare step.
-      const before = facts.batch! * (facts.accumulate ?? 1);
+      const before = incident.run.batch! * (incident.run.accumulate ?? 1);
       expect((c.batch as number) * (c.accumulate as number)).toBeGreaterThanOrEqual(before);
       expect((c.batch as number) * ((c.accumulate as number) - 1)).toBeLessThan(before);
-      const stated = facts.batchDefaultOf
-        ? ` (${facts.batchDefaultOf}'s default)`
-        : facts.batchFromShape
-          ? ` (the leading dimension of the tensor that did not fit, ${facts.batchFromShape})`
+      const stated = incident.run.batchDefaultOf
+        ? ` (${incident.run.batchDefaultOf}'s default)`
+        : incident.run.batchFromShape
+          ? ` (the leading dimension of the tensor that did not fit, ${incident.run.batchFromShape})`
           : '';
-      expect(fix.summary).toContain(`${facts.batch}${stated} -> ${c.batch}`);
+      expect(fix.summary).toContain(`${incident.run.batch}${stated} -> ${c.batch}`);
     }
     if (fix.kind === 'reduce_workers' && c.workers !== undefined) {
-      if (facts.workers !== undefined) expect(c.workers as number).toBeLessThan(facts.workers);
-      expect(fix.summary).toContain(facts.workers !== undefined ? `workers=${facts.workers} -> ${c.workers}` : `workers=${c.workers}`);
+      if (incident.host.workers !== undefined) expect(c.workers as number).toBeLessThan(incident.host.workers);
+      expect(fix.summary).toContain(incident.host.workers !== undefined ? `workers=${incident.host.workers} -> ${c.workers}` : `workers=${c.workers}`);
     }
     if (fix.kind === 'reduce_imgsz') {
-      expect(c.imgsz as number).toBeLessThan(facts.imgsz!);
+      expect(c.imgsz as number).toBeLessThan(incident.run.imgsz!);
       expect((c.imgsz as number) % 32).toBe(0);
     }
     // shm_size's command is the docker run line to use, not the training command corrected.
     if (fix.command !== undefined && fix.kind !== 'shm_size') {
       expect(Object.keys(c).length, 'a command comes with changes').toBeGreaterThan(0);
-      if (facts.commandLine) expect(fix.command).not.toBe(facts.commandLine);
+      if (incident.run.commandLine) expect(fix.command).not.toBe(incident.run.commandLine);
     }
   }
 }

@@ -6,51 +6,55 @@ import { batchLever, staticMiB, staticOverCard } from '../../src/diagnose/levers
 import { fp32MatrixOf } from '../../src/diagnose/precision.js';
 import { allocConfFacts } from '../../src/diagnose/alloc-conf.js';
 import { torchVersion } from '../../src/diagnose/torch-version.js';
-import type { Facts } from '../../src/diagnose/facts.js';
+import { incidentOf, type Incident, type IncidentPatch } from '../../src/diagnose/incident/index.js';
 
 describe('batch lever preconditions', () => {
-  const activations: Facts = { batch: 32, totalCapacityMiB: 24_000, phase: 'forward' };
+  const activations: Incident = incidentOf({ run: { batch: 32 }, figures: { totalCapacityMiB: 24_000 }, phase: { name: 'forward' } });
   it('a training forward with nothing against it: the batch is a lever', () => {
     expect(batchLever(activations)).toEqual({ holds: true });
-    expect(batchLever({ ...activations, phase: 'backward' }).holds).toBe(true);
-    expect(batchLever({ batch: 8 }).holds).toBe(true);
+    expect(batchLever(incidentOf(activations, { phase: { name: 'backward' } })).holds).toBe(true);
+    expect(batchLever(incidentOf({ run: { batch: 8 } })).holds).toBe(true);
   });
   it.each([
-    ['evaluation', { phase: 'eval' }, 'phase'],
-    ['the model load', { phase: 'load' }, 'phase'],
-    ['a checkpoint read', { phase: 'checkpoint' }, 'phase'],
-    ['a collective', { phase: 'collective' }, 'phase'],
-    ['the optimizer step', { phase: 'optimizer' }, 'phase'],
-    ['generation', { generating: true }, 'inference'],
-    ['a serving tool', { inference: true }, 'inference'],
-    ['a rising series', { memoryShape: 'growth' }, 'growth'],
-    ['a saw-tooth on a rising floor', { memoryShape: 'sawtooth_rising' }, 'growth'],
-    ['a 13B full fine-tune on 24 GB', { paramsB: 13, training: true }, 'static_over_card'],
-    ['70B weights alone on an 80 GB card', { paramsB: 70, totalCapacityMiB: 81_000, dtype: 'bf16' }, 'static_over_card'],
-  ] as [string, Partial<Facts>, string][])('%s blocks it', (_name, extra, why) => {
-    expect(batchLever({ ...activations, ...extra })).toEqual({ holds: false, blockedBy: why });
+    ['evaluation', { phase: { name: 'eval' } }, 'phase'],
+    ['the model load', { phase: { name: 'load' } }, 'phase'],
+    ['a checkpoint read', { phase: { name: 'checkpoint' } }, 'phase'],
+    ['a collective', { phase: { name: 'collective' } }, 'phase'],
+    ['the optimizer step', { phase: { name: 'optimizer' } }, 'phase'],
+    ['generation', { phase: { generating: true } }, 'inference'],
+    ['a serving tool', { run: { inference: true } }, 'inference'],
+    ['a rising series', { series: { memoryShape: 'growth' } }, 'growth'],
+    ['a saw-tooth on a rising floor', { series: { memoryShape: 'sawtooth_rising' } }, 'growth'],
+    ['a 13B full fine-tune on 24 GB', { model: { paramsB: 13 }, run: { training: true } }, 'static_over_card'],
+    ['70B weights alone on an 80 GB card', { model: { paramsB: 70, dtype: 'bf16' }, figures: { totalCapacityMiB: 81_000 } }, 'static_over_card'],
+  ] as [string, IncidentPatch, string][])('%s blocks it', (_name, extra, why) => {
+    expect(batchLever(incidentOf(activations, extra))).toEqual({ holds: false, blockedBy: why });
   });
   it('a flat series does not block it', () => {
-    expect(batchLever({ ...activations, memoryShape: 'flat' }).holds).toBe(true);
+    expect(batchLever(incidentOf(activations, { series: { memoryShape: 'flat' } })).holds).toBe(true);
   });
 });
 
 describe('the static part: weights, and for full training gradients and optimizer state', () => {
   it.each([
-    ['7B inference in bf16', { paramsB: 7, dtype: 'bf16' }, 7e9 * 2],
-    ['7B inference in fp32', { paramsB: 7, dtype: 'fp32' }, 7e9 * 4],
-    ['7B LoRA on a bf16 base (adapters negligible)', { paramsB: 7, dtype: 'bf16', training: true, adapterTraining: true }, 7e9 * 2],
-    ['7B full fine-tune with AdamW, mixed precision', { paramsB: 7, training: true }, 7e9 * 16],
-  ] as [string, Facts, number][])('%s', (_name, f, bytes) => {
+    ['7B inference in bf16', incidentOf({ model: { paramsB: 7, dtype: 'bf16' } }), 7e9 * 2],
+    ['7B inference in fp32', incidentOf({ model: { paramsB: 7, dtype: 'fp32' } }), 7e9 * 4],
+    [
+      '7B LoRA on a bf16 base (adapters negligible)',
+      incidentOf({ model: { paramsB: 7, dtype: 'bf16' }, run: { training: true, adapterTraining: true } }),
+      7e9 * 2,
+    ],
+    ['7B full fine-tune with AdamW, mixed precision', incidentOf({ model: { paramsB: 7 }, run: { training: true } }), 7e9 * 16],
+  ] as [string, Incident, number][])('%s', (_name, f, bytes) => {
     expect(staticMiB(f)).toBeCloseTo(bytes / 2 ** 20, 3);
   });
   it('under ZeRO the rank count divides it: not claimed', () => {
-    expect(staticMiB({ paramsB: 7, training: true, zeroStage: 2 })).toBeUndefined();
+    expect(staticMiB(incidentOf({ model: { paramsB: 7 }, run: { training: true }, distributed: { zeroStage: 2 } }))).toBeUndefined();
   });
   it('over the card only when the card is known', () => {
-    expect(staticOverCard({ paramsB: 7, training: true })).toBe(false);
-    expect(staticOverCard({ paramsB: 7, training: true, gpuMemoryMiB: 81_920 })).toBe(true);
-    expect(staticOverCard({ paramsB: 7, training: true, adapterTraining: true, gpuMemoryMiB: 24_576 })).toBe(false);
+    expect(staticOverCard(incidentOf({ model: { paramsB: 7 }, run: { training: true } }))).toBe(false);
+    expect(staticOverCard(incidentOf({ model: { paramsB: 7 }, run: { training: true }, card: { gpuMemoryMiB: 81_920 } }))).toBe(true);
+    expect(staticOverCard(incidentOf({ model: { paramsB: 7 }, run: { training: true, adapterTraining: true }, card: { gpuMemoryMiB: 24_576 } }))).toBe(false);
   });
 });
 

@@ -132,7 +132,7 @@ describe('growing memory: the leak fix needs to be shown, else the experiment th
     ['        total_loss += float(loss)', false],
     ['GPU memory keeps growing', false],
   ])('%s -> shown: %s', (line, shown) => {
-    expect(readKeptReference(`${line}\n`).keptReference !== undefined).toBe(shown);
+    expect(readKeptReference(`${line}\n`).series.keptReference !== undefined).toBe(shown);
   });
 
   it.each([

@@ -11,6 +11,7 @@ import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
 import { readSequenceLength, sequenceFirst } from '../../src/diagnose/levers/sequence.js';
 import { diagnoseFile, type CaseDiagnosis } from './corpus-case.js';
+import { incidentOf } from '../../src/diagnose/incident/index.js';
 
 const run = promisify(execFile);
 const BIN = resolve(import.meta.dirname, '../../bin/gpu-doctor');
@@ -49,30 +50,30 @@ describe('the stated length is read from each tool’s own setting and from pros
     ['Chinese prose, 上下文长度', '我用的上下文长度 16k，一开始训练就爆显存', 16384],
     ['Chinese prose, 序列长度', '序列长度为8192，batch size 为1', 8192],
   ])('%s', (_name, text, tokens) => {
-    expect(readSequenceLength(text).seqLen).toBe(tokens);
-    expect(readSequenceLength(text).seqLenSetting).toBeTruthy();
+    expect(readSequenceLength(text).sequence.seqLen).toBe(tokens);
+    expect(readSequenceLength(text).sequence.seqLenSetting).toBeTruthy();
   });
   it('a decimal, a word or no number is no length', () => {
-    expect(readSequenceLength('max_length=0.5').seqLen).toBeUndefined();
-    expect(readSequenceLength('the sequence length matters a lot').seqLen).toBeUndefined();
-    expect(readSequenceLength('max_length: auto').seqLen).toBeUndefined();
+    expect(readSequenceLength('max_length=0.5').sequence.seqLen).toBeUndefined();
+    expect(readSequenceLength('the sequence length matters a lot').sequence.seqLen).toBeUndefined();
+    expect(readSequenceLength('max_length: auto').sequence.seqLen).toBeUndefined();
   });
   it("a tokenizer's own maximum (its repr) is not the length the run trains at", () => {
-    expect(readSequenceLength("PreTrainedTokenizerFast(name_or_path='meta-llama/Llama-3.1-8B', model_max_length=131072)").seqLen).toBeUndefined();
-    expect(readSequenceLength('generation_max_length=16384').seqLen).toBeUndefined();
+    expect(readSequenceLength("PreTrainedTokenizerFast(name_or_path='meta-llama/Llama-3.1-8B', model_max_length=131072)").sequence.seqLen).toBeUndefined();
+    expect(readSequenceLength('generation_max_length=16384').sequence.seqLen).toBeUndefined();
   });
 });
 
 describe('preconditions: training, a long length, a small or unstated batch, the batch lever’s other evidence', () => {
-  const base = { training: true, seqLen: 16384, batch: 2 };
+  const base = incidentOf({ run: { training: true, batch: 2 }, sequence: { seqLen: 16384 } });
   it('training at 16384 tokens with batch 2: the length', () => expect(sequenceFirst(base)).toBe(true));
-  it('the batch not stated: the length', () => expect(sequenceFirst({ ...base, batch: undefined })).toBe(true));
-  it('a short length does not trigger', () => expect(sequenceFirst({ ...base, seqLen: 2048 })).toBe(false));
-  it('a batch of 16 keeps the batch lever', () => expect(sequenceFirst({ ...base, batch: 16 })).toBe(false));
-  it('not training does not trigger', () => expect(sequenceFirst({ ...base, training: undefined })).toBe(false));
-  it('a server does not trigger', () => expect(sequenceFirst({ ...base, inference: true })).toBe(false));
-  it('growth does not trigger', () => expect(sequenceFirst({ ...base, memoryShape: 'growth' })).toBe(false));
-  it('evaluation does not trigger', () => expect(sequenceFirst({ ...base, phase: 'eval' })).toBe(false));
+  it('the batch not stated: the length', () => expect(sequenceFirst(incidentOf(base, { run: { batch: undefined } }))).toBe(true));
+  it('a short length does not trigger', () => expect(sequenceFirst(incidentOf(base, { sequence: { seqLen: 2048 } }))).toBe(false));
+  it('a batch of 16 keeps the batch lever', () => expect(sequenceFirst(incidentOf(base, { run: { batch: 16 } }))).toBe(false));
+  it('not training does not trigger', () => expect(sequenceFirst(incidentOf(base, { run: { training: undefined } }))).toBe(false));
+  it('a server does not trigger', () => expect(sequenceFirst(incidentOf(base, { run: { inference: true } }))).toBe(false));
+  it('growth does not trigger', () => expect(sequenceFirst(incidentOf(base, { series: { memoryShape: 'growth' } }))).toBe(false));
+  it('evaluation does not trigger', () => expect(sequenceFirst(incidentOf(base, { phase: { name: 'eval' } }))).toBe(false));
 });
 
 describe('through the engine: the first fix is the sequence length, not the batch', () => {

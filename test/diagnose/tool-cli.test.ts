@@ -126,9 +126,9 @@ describe('rewritten commands use only the flags the script defines', () => {
   });
 
   it('quoted values are read as the setting and written back quoted', () => {
-    expect(extractSettings('python train.py --batch-size="256" --workers=\'4\'\n').batch).toBe(256);
-    expect(extractSettings("accelerate launch t.py --train_batch_size='3'\n").batch).toBe(3);
-    expect(extractSettings('python train.py --per_device_train_batch_size "12"\n').batch).toBe(12);
+    expect(extractSettings('python train.py --batch-size="256" --workers=\'4\'\n').run.batch).toBe(256);
+    expect(extractSettings("accelerate launch t.py --train_batch_size='3'\n").run.batch).toBe(3);
+    expect(extractSettings('python train.py --per_device_train_batch_size "12"\n').run.batch).toBe(12);
     expect(rw('accelerate launch train_dreambooth.py --train_batch_size="4"', { batch: 2 })).toBe(
       'accelerate launch train_dreambooth.py --train_batch_size="2"',
     );
@@ -154,13 +154,13 @@ describe('every rewritten command over the test corpus parses under its tools', 
     for (const file of fixtureLogs(root)) {
       const result = diagnose(readFileSync(file, 'utf8'), base);
       for (const d of result.diagnoses) {
-        const original = d.facts.commandLine;
+        const original = d.incident.run.commandLine;
         for (const fix of d.fixes) {
           if (!fix.command || !original || fix.command.startsWith('docker ')) continue;
           rewritten++;
           const where = `${file.slice(root.length + 1)} (${d.rule}): ${fix.command}`;
-          const before = parseCommand(original, base.tools!.clis, d.facts.tool);
-          const after = parseCommand(fix.command, base.tools!.clis, d.facts.tool);
+          const before = parseCommand(original, base.tools!.clis, d.incident.run.tool);
+          const after = parseCommand(fix.command, base.tools!.clis, d.incident.run.tool);
           expect(after.script, where).toBe(before.script);
           for (const f of undefinedFlags(after)) problems.push(`${where}: ${f} is not defined`);
           const keyed = after.cli?.cli.keyed;

@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { extractSettings } from '../../src/diagnose/settings.js';
 
-const batchOf = (text: string) => extractSettings(text).batch;
+const batchOf = (text: string) => extractSettings(text).run.batch;
 
 describe('the per-device batch, never the total', () => {
   it('reads the per-device line of a banner that also prints the total', () => {

@@ -12,7 +12,7 @@ import { readDdpUnused } from '../../src/diagnose/levers/ddp-unused.js';
 import { extractSettings } from '../../src/diagnose/settings.js';
 import { modelParamsB, statedGpuMemoryMiB } from '../../src/diagnose/model-facts.js';
 import { LogText } from '../../src/diagnose/normalize.js';
-import type { Facts } from '../../src/diagnose/facts.js';
+import { flatView, incidentOf, newIncident, type Incident } from '../../src/diagnose/incident/index.js';
 
 const GiB = 1024;
 
@@ -31,21 +31,37 @@ describe('ZeRO per-rank budget: the stage divides optimizer state, gradients and
     for (const stage of [1, 2, 3]) expect(zeroBytesPerParam(stage, 16)).toBeLessThan(zeroBytesPerParam(stage, 2));
     for (const n of [2, 4, 8, 64]) expect(zeroBytesPerParam(3, n)).toBeLessThan(zeroBytesPerParam(2, n));
   });
-  const zero = (more: Facts): Facts => ({ paramsB: 13, training: true, zeroStage: 2, ...more });
+  const zero = (more: Incident): Incident => incidentOf({ model: { paramsB: 13 }, run: { training: true }, distributed: { zeroStage: 2 } }, more);
   it.each([
-    ['13B, ZeRO-2 over 8 x 40 GB: 3.75 B/param = 45.4 GiB per GPU > 40 GiB', zero({ worldSize: 8, totalCapacityMiB: 40 * GiB }), true],
-    ['13B, ZeRO-3 over 8 x 40 GB: 2 B/param = 24.2 GiB fits', zero({ zeroStage: 3, worldSize: 8, totalCapacityMiB: 40 * GiB }), false],
-    ['13B, ZeRO-2 over 8 x 80 GB fits', zero({ worldSize: 8, totalCapacityMiB: 80 * GiB }), false],
-    ['70B, ZeRO-3 over 8 x 80 GB: 130 GiB per GPU', zero({ paramsB: 70, zeroStage: 3, worldSize: 8, totalCapacityMiB: 80 * GiB }), true],
-    ['rank count unknown: no claim', zero({ totalCapacityMiB: 40 * GiB }), false],
-    ['optimizer offloaded to CPU: no claim', zero({ worldSize: 8, totalCapacityMiB: 40 * GiB, zeroOffload: true }), false],
-  ] as [string, Facts, boolean][])('%s', (_name, f, over) => {
+    [
+      '13B, ZeRO-2 over 8 x 40 GB: 3.75 B/param = 45.4 GiB per GPU > 40 GiB',
+      zero(incidentOf({ distributed: { worldSize: 8 }, figures: { totalCapacityMiB: 40 * GiB } })),
+      true,
+    ],
+    [
+      '13B, ZeRO-3 over 8 x 40 GB: 2 B/param = 24.2 GiB fits',
+      zero(incidentOf({ distributed: { zeroStage: 3, worldSize: 8 }, figures: { totalCapacityMiB: 40 * GiB } })),
+      false,
+    ],
+    ['13B, ZeRO-2 over 8 x 80 GB fits', zero(incidentOf({ distributed: { worldSize: 8 }, figures: { totalCapacityMiB: 80 * GiB } })), false],
+    [
+      '70B, ZeRO-3 over 8 x 80 GB: 130 GiB per GPU',
+      zero(incidentOf({ model: { paramsB: 70 }, distributed: { zeroStage: 3, worldSize: 8 }, figures: { totalCapacityMiB: 80 * GiB } })),
+      true,
+    ],
+    ['rank count unknown: no claim', zero(incidentOf({ figures: { totalCapacityMiB: 40 * GiB } })), false],
+    [
+      'optimizer offloaded to CPU: no claim',
+      zero(incidentOf({ distributed: { worldSize: 8, zeroOffload: true }, figures: { totalCapacityMiB: 40 * GiB } })),
+      false,
+    ],
+  ] as [string, Incident, boolean][])('%s', (_name, f, over) => {
     expect(staticOverCard(f)).toBe(over);
   });
   it('the per-rank figure is the parameters times the stage share', () => {
-    expect(zeroPerRankMiB(zero({ worldSize: 4 }))!).toBeCloseTo((13e9 * 5.5) / 2 ** 20, 3);
-    expect(staticMiB(zero({ worldSize: 4 }))).toBe(zeroPerRankMiB(zero({ worldSize: 4 })));
-    expect(zeroPerRankMiB(zero({}))).toBeUndefined();
+    expect(zeroPerRankMiB(zero(incidentOf({ distributed: { worldSize: 4 } })))!).toBeCloseTo((13e9 * 5.5) / 2 ** 20, 3);
+    expect(staticMiB(zero(incidentOf({ distributed: { worldSize: 4 } })))).toBe(zeroPerRankMiB(zero(incidentOf({ distributed: { worldSize: 4 } }))));
+    expect(zeroPerRankMiB(zero(newIncident()))).toBeUndefined();
   });
 });
 
@@ -77,36 +93,52 @@ describe('the rank count from the launch, not from a commented-out line; prose n
   });
   it('the settings carry the stage, the ranks and the offload together', () => {
     const f = extractSettings('deepspeed --num_gpus 8 train.py --model_name_or_path llama-13b --deepspeed ds_config_zero2.json');
-    expect(f).toMatchObject({ zeroStage: 2, worldSize: 8, paramsB: 13 });
-    expect(f.zeroOffload).toBeUndefined();
+    expect(flatView(f)).toMatchObject({ zeroStage: 2, worldSize: 8, paramsB: 13 });
+    expect(f.distributed.zeroOffload).toBeUndefined();
   });
 });
 
 describe('batch 1: the budget points at the static part, never at halving the input', () => {
-  const one = (more: Facts): Facts => ({ batch: 1, training: true, ...more });
+  const one = (more: Incident): Incident => incidentOf({ run: { batch: 1, training: true } }, more);
   it.each([
-    ['1.7B full fine-tune on 32 GB: 25.3 GiB static is 79%', one({ paramsB: 1.7, statedGpuMemoryMiB: 32 * GiB }), true],
-    ['2.7B full fine-tune on 48 GB: 40.2 GiB is 84%', one({ paramsB: 2.7, totalCapacityMiB: 48 * GiB }), true],
-    ['13B ZeRO-2 over 4 x 80 GB: 66.6 GiB per GPU is 83%', one({ paramsB: 13, zeroStage: 2, worldSize: 4, totalCapacityMiB: 80 * GiB }), true],
-    ['1.1B on 80 GB: 16 GiB is 20%: one input is the lever', one({ paramsB: 1.1, totalCapacityMiB: 80 * GiB }), false],
-    ['LoRA on a 7B base on 24 GB: the base weights are 57%', one({ paramsB: 7, adapterTraining: true, totalCapacityMiB: 24 * GiB }), false],
-    ['batch 4, same budget: halving stays possible', one({ batch: 4, paramsB: 1.7, statedGpuMemoryMiB: 32 * GiB }), false],
-    ["batch 1 as a tool's default, not stated", one({ batchDefaultOf: 'YOLOv5', paramsB: 1.7, statedGpuMemoryMiB: 32 * GiB }), false],
-    ['over the card: the static-over-card advice answers', one({ paramsB: 7, totalCapacityMiB: 80 * GiB }), false],
-  ] as [string, Facts, boolean][])('%s', (_name, f, expected) => {
+    ['1.7B full fine-tune on 32 GB: 25.3 GiB static is 79%', one(incidentOf({ model: { paramsB: 1.7 }, card: { statedGpuMemoryMiB: 32 * GiB } })), true],
+    ['2.7B full fine-tune on 48 GB: 40.2 GiB is 84%', one(incidentOf({ model: { paramsB: 2.7 }, figures: { totalCapacityMiB: 48 * GiB } })), true],
+    [
+      '13B ZeRO-2 over 4 x 80 GB: 66.6 GiB per GPU is 83%',
+      one(incidentOf({ model: { paramsB: 13 }, distributed: { zeroStage: 2, worldSize: 4 }, figures: { totalCapacityMiB: 80 * GiB } })),
+      true,
+    ],
+    ['1.1B on 80 GB: 16 GiB is 20%: one input is the lever', one(incidentOf({ model: { paramsB: 1.1 }, figures: { totalCapacityMiB: 80 * GiB } })), false],
+    [
+      'LoRA on a 7B base on 24 GB: the base weights are 57%',
+      one(incidentOf({ model: { paramsB: 7 }, run: { adapterTraining: true }, figures: { totalCapacityMiB: 24 * GiB } })),
+      false,
+    ],
+    [
+      'batch 4, same budget: halving stays possible',
+      one(incidentOf({ run: { batch: 4 }, model: { paramsB: 1.7 }, card: { statedGpuMemoryMiB: 32 * GiB } })),
+      false,
+    ],
+    [
+      "batch 1 as a tool's default, not stated",
+      one(incidentOf({ run: { batchDefaultOf: 'YOLOv5' }, model: { paramsB: 1.7 }, card: { statedGpuMemoryMiB: 32 * GiB } })),
+      false,
+    ],
+    ['over the card: the static-over-card advice answers', one(incidentOf({ model: { paramsB: 7 }, figures: { totalCapacityMiB: 80 * GiB } })), false],
+  ] as [string, Incident, boolean][])('%s', (_name, f, expected) => {
     expect(batchOneStaticDominates(f)).toBe(expected);
   });
   it('the share rule is training only (inference is the weights lever)', () => {
-    expect(staticDominates({ paramsB: 13, dtype: 'fp16', totalCapacityMiB: 32 * GiB })).toBe(false);
+    expect(staticDominates(incidentOf({ model: { paramsB: 13, dtype: 'fp16' }, figures: { totalCapacityMiB: 32 * GiB } }))).toBe(false);
   });
   it.each([
-    ['ZeRO-2, batch 1, no model size', one({ zeroStage: 2 }), true],
-    ['ZeRO-1, batch 1', one({ zeroStage: 1 }), true],
-    ['ZeRO-3 already shards the weights', one({ zeroStage: 3 }), false],
-    ['ZeRO-2 with LoRA: the adapters are not the static part', one({ zeroStage: 2, adapterTraining: true }), false],
-    ['ZeRO-2 at batch 8', one({ zeroStage: 2, batch: 8 }), false],
-    ['no ZeRO', one({}), false],
-  ] as [string, Facts, boolean][])('%s', (_name, f, expected) => {
+    ['ZeRO-2, batch 1, no model size', one(incidentOf({ distributed: { zeroStage: 2 } })), true],
+    ['ZeRO-1, batch 1', one(incidentOf({ distributed: { zeroStage: 1 } })), true],
+    ['ZeRO-3 already shards the weights', one(incidentOf({ distributed: { zeroStage: 3 } })), false],
+    ['ZeRO-2 with LoRA: the adapters are not the static part', one(incidentOf({ distributed: { zeroStage: 2 }, run: { adapterTraining: true } })), false],
+    ['ZeRO-2 at batch 8', one(incidentOf({ distributed: { zeroStage: 2 }, run: { batch: 8 } })), false],
+    ['no ZeRO', one(newIncident()), false],
+  ] as [string, Incident, boolean][])('%s', (_name, f, expected) => {
     expect(batchOneZeroBelow3(f)).toBe(expected);
   });
 });
@@ -129,9 +161,9 @@ describe('what the paste says of the model and card: counts with a fraction afte
     expect(statedGpuMemoryMiB(text)).toBe(gib * GiB);
   });
   it('a full fine-tune that mentions LoRA in a question is not adapter training; a LoRA config is', () => {
-    expect(extractSettings('full fine-tuning of bloom. Have you compared LoRA and fully fine-tuning?').adapterTraining).toBeUndefined();
-    expect(extractSettings('full fine-tuning, then lora_r: 8 for the second stage').adapterTraining).toBe(true);
-    expect(extractSettings('finetune llama with lora').adapterTraining).toBe(true);
+    expect(extractSettings('full fine-tuning of bloom. Have you compared LoRA and fully fine-tuning?').run.adapterTraining).toBeUndefined();
+    expect(extractSettings('full fine-tuning, then lora_r: 8 for the second stage').run.adapterTraining).toBe(true);
+    expect(extractSettings('finetune llama with lora').run.adapterTraining).toBe(true);
   });
   it.each([
     ['batch size =1, num_workers = 0', 1, 0],
@@ -139,25 +171,25 @@ describe('what the paste says of the model and card: counts with a fraction afte
     ['我配置的 num_workers 为20时候，内存一直涨', undefined, 20],
   ])('prose settings in %s', (text, batch, workers) => {
     const f = extractSettings(text);
-    expect(f.batch).toBe(batch);
-    expect(f.workers).toBe(workers);
+    expect(f.run.batch).toBe(batch);
+    expect(f.host.workers).toBe(workers);
   });
   it.each([
     ['32G的内存，最后被killed了', 32],
     ['a machine with 64GB of RAM', 64],
     ['16 GB RAM', 16],
   ])('host RAM in %s', (text, gib) => {
-    expect(extractSettings(text).hostRamGiB).toBe(gib);
+    expect(extractSettings(text).host.hostRamGiB).toBe(gib);
   });
 });
 
 describe('host RAM: every lever needs its evidence', () => {
   it.each([
-    ['workers=8 stated', { workers: 8 }, true],
-    ['a killed worker shown, count unknown', { workersShown: true }, true],
-    ['0 workers stated: nothing to lower', { workers: 0 }, false],
-    ['nothing about workers', {}, false],
-  ] as [string, Facts, boolean][])('workers lever: %s', (_name, f, expected) => {
+    ['workers=8 stated', incidentOf({ host: { workers: 8 } }), true],
+    ['a killed worker shown, count unknown', incidentOf({ host: { workersShown: true } }), true],
+    ['0 workers stated: nothing to lower', incidentOf({ host: { workers: 0 } }), false],
+    ['nothing about workers', newIncident(), false],
+  ] as [string, Incident, boolean][])('workers lever: %s', (_name, f, expected) => {
     expect(workersEvidence(f)).toBe(expected);
   });
   it.each([
@@ -181,15 +213,15 @@ describe('host RAM: every lever needs its evidence', () => {
     expect(killedLoadingData('Loaded 30000 documents\nepoch 1 step 10 loss 2.31\nKilled')).toBe(false);
   });
   it.each([
-    ['no lever at all', {}, true],
-    ['0 workers and a batch: still no lever', { workers: 0, batch: 4 }, true],
-    ['workers stated', { workers: 16 }, false],
-    ['killed loading data', { killedLoadingData: true }, false],
-    ['killed loading the model', { killedWhileLoading: true }, false],
-    ['a 7B model and no workers: each process copies the weights', { paramsB: 7 }, false],
-    ['a RAM cache', { cache: 'ram' }, false],
-    ["Ray's monitor", { rayMonitor: '12.5/13.1 GB' }, false],
-  ] as [string, Facts, boolean][])('the experiment when %s', (_name, f, expected) => {
+    ['no lever at all', newIncident(), true],
+    ['0 workers and a batch: still no lever', incidentOf({ host: { workers: 0 }, run: { batch: 4 } }), true],
+    ['workers stated', incidentOf({ host: { workers: 16 } }), false],
+    ['killed loading data', incidentOf({ host: { killedLoadingData: true } }), false],
+    ['killed loading the model', incidentOf({ host: { killedWhileLoading: true } }), false],
+    ['a 7B model and no workers: each process copies the weights', incidentOf({ model: { paramsB: 7 } }), false],
+    ['a RAM cache', incidentOf({ run: { cache: 'ram' } }), false],
+    ["Ray's monitor", incidentOf({ stack: { rayMonitor: '12.5/13.1 GB' } }), false],
+  ] as [string, Incident, boolean][])('the experiment when %s', (_name, f, expected) => {
     expect(hostLeverUnstated(f)).toBe(expected);
   });
 });

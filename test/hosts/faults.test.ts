@@ -71,8 +71,10 @@ describeWithSshd('fault injection through a TCP proxy', 'test/hosts/faults.test.
       for (const n of ['gpu-a', 'gpu-b']) {
         const r = by[n];
         expect(r.ok, `${round} ${n}`).toBe(true);
-        // The fast hosts finish on their own time: well before the slow one, by at least one of its round trips.
-        expect(r.elapsedMs!, `${round} ${n}: ${r.elapsedMs} ms vs slow ${slow.elapsedMs} ms`).toBeLessThan(slow.elapsedMs - 2 * SLOW_MS);
+        // The fast hosts finish on their own time, before the slow one: had they waited for it, they would end
+        // with it or after. (No margin of the slow host's round trips: on a loaded 2-core CI machine a warm local
+        // exec has taken over a second, while the ordering still holds.)
+        expect(r.elapsedMs!, `${round} ${n}: ${r.elapsedMs} ms vs slow ${slow.elapsedMs} ms`).toBeLessThan(slow.elapsedMs);
       }
       // The whole answer takes the slow host's own time, not the sum.
       expect(wall).toBeLessThan(slow.elapsedMs + 500);

@@ -8,6 +8,7 @@ import { rewriteCommandLine } from './command-line.js';
 import { shmFix } from '../levers/shm.js';
 import type { ParsedCommand } from '../tool-cli.js';
 import { t, type Locale } from '../../core/i18n.js';
+import { flatView } from '../incident/index.js';
 
 export interface ComputedFix {
   kind: FixKind;
@@ -23,98 +24,108 @@ export interface ComputedFix {
 type Made = Omit<ComputedFix, 'kind'>;
 type Maker = (e: Evidence, spec: FixSpec, loc: Locale | undefined) => Made | null;
 
-const hostRamGiB = ({ facts, readings }: Evidence) => facts.hostRamGiB ?? (readings.hostMemory ? readings.hostMemory.totalBytes / 1024 ** 3 : undefined);
+const hostRamGiB = ({ incident, readings }: Evidence) =>
+  incident.host.hostRamGiB ?? (readings.hostMemory ? readings.hostMemory.totalBytes / 1024 ** 3 : undefined);
 
 const MAKERS: Record<FixKind, Maker> = {
-  reduce_batch: ({ facts }, _spec, loc): Made | null => {
-    const batch = facts.batch;
+  reduce_batch: ({ incident }, _spec, loc): Made | null => {
+    const batch = incident.run.batch;
     if (batch === undefined || batch < 0) return null;
     if (batch <= 1) {
       // A language model at batch 1: what is left is sequence length, checkpointing and where the
       // weights and optimizer state live, not image size.
-      if ((facts.paramsB ?? 0) >= 1) {
-        const adapters = t(loc, facts.adapterTraining ? 'fix.reduceBatch.oneLlmAdapters' : 'fix.reduceBatch.oneLlmFull');
+      if ((incident.model.paramsB ?? 0) >= 1) {
+        const adapters = t(loc, incident.run.adapterTraining ? 'fix.reduceBatch.oneLlmAdapters' : 'fix.reduceBatch.oneLlmFull');
         return { summary: t(loc, 'fix.reduceBatch.oneLlm', { adapters }), changes: {} };
       }
       // No figure at all: at batch 1 the first suspect is memory this process never saw (another job,
       // a hung earlier run), which nvidia-smi shows in seconds.
-      const figures = [facts.triedAllocMiB, facts.freeMiB, facts.allocatedMiB, facts.reservedMiB, facts.totalCapacityMiB, facts.thisProcessMiB];
+      const figures = [
+        incident.figures.triedAllocMiB,
+        incident.figures.freeMiB,
+        incident.figures.allocatedMiB,
+        incident.figures.reservedMiB,
+        incident.figures.totalCapacityMiB,
+        incident.figures.thisProcessMiB,
+      ];
       if (figures.every((v) => v === undefined)) return { summary: t(loc, 'fix.reduceBatch.oneNoFigures'), changes: {} };
       return { summary: t(loc, 'fix.reduceBatch.one'), changes: {} };
     }
-    const next = smallerBatch(batch, facts);
-    const accumulate = accumulationFor(batch, next, facts.accumulate ?? 1);
-    const keep = accumulate > 1 ? t(loc, 'fix.reduceBatch.keep', { n: accumulate, effective: batch * (facts.accumulate ?? 1) }) : '';
-    const stated = facts.batchDefaultOf
-      ? t(loc, 'fix.reduceBatch.default', { tool: facts.batchDefaultOf })
-      : facts.batchFromShape
-        ? t(loc, 'fix.reduceBatch.fromShape', { shape: facts.batchFromShape })
+    const next = smallerBatch(batch, incident.figures);
+    const accumulate = accumulationFor(batch, next, incident.run.accumulate ?? 1);
+    const keep = accumulate > 1 ? t(loc, 'fix.reduceBatch.keep', { n: accumulate, effective: batch * (incident.run.accumulate ?? 1) }) : '';
+    const stated = incident.run.batchDefaultOf
+      ? t(loc, 'fix.reduceBatch.default', { tool: incident.run.batchDefaultOf })
+      : incident.run.batchFromShape
+        ? t(loc, 'fix.reduceBatch.fromShape', { shape: incident.run.batchFromShape })
         : '';
     // Read from a tensor, not a setting: say where the tool sets it.
-    const where = facts.batchFromShape && facts.tool && facts.batchFlag ? t(loc, 'fix.reduceBatch.where', { flag: facts.batchFlag }) : '';
+    const where =
+      incident.run.batchFromShape && incident.run.tool && incident.run.batchFlag ? t(loc, 'fix.reduceBatch.where', { flag: incident.run.batchFlag }) : '';
     return { summary: t(loc, 'fix.reduceBatch', { where, batch, stated, next, keep }), changes: { batch: next, accumulate } };
   },
-  fixed_autobatch: ({ facts }, _spec, loc) => {
-    if (facts.batch !== -1 && facts.autobatch === undefined) return null;
-    const fixed = fixedBatchForAutobatch(facts.autobatch);
-    const picked = facts.autobatch !== undefined ? t(loc, 'fix.autobatch.picked', { n: facts.autobatch }) : '';
+  fixed_autobatch: ({ incident }, _spec, loc) => {
+    if (incident.run.batch !== -1 && incident.run.autobatch === undefined) return null;
+    const fixed = fixedBatchForAutobatch(incident.run.autobatch);
+    const picked = incident.run.autobatch !== undefined ? t(loc, 'fix.autobatch.picked', { n: incident.run.autobatch }) : '';
     return {
       summary: t(loc, 'fix.autobatch', { picked, fixed }),
       changes: { batch: fixed },
     };
   },
   reduce_workers: (e, _spec, loc): Made | null => {
-    const { facts } = e;
+    const { incident } = e;
     // A fix must change something: with 0 workers stated there is none to lower.
-    if (facts.workers !== undefined && facts.workers <= 0) return null;
+    if (incident.host.workers !== undefined && incident.host.workers <= 0) return null;
     const ram = hostRamGiB(e);
-    const next = fewerWorkers(facts.workers, ram);
+    const next = fewerWorkers(incident.host.workers, ram);
     const ramText = ram !== undefined ? t(loc, 'fix.workers.ram', { ram: ram.toFixed(ram < 100 ? 1 : 0) }) : '';
     if (next === undefined) return { summary: t(loc, 'fix.workers.table'), changes: {} };
-    const from = facts.workers !== undefined ? `${facts.workers} -> ${next}` : `${next}`;
+    const from = incident.host.workers !== undefined ? `${incident.host.workers} -> ${next}` : `${next}`;
     return {
       summary: t(loc, 'fix.workers', { from, ram: ramText }),
       changes: { workers: next },
     };
   },
-  reduce_imgsz: ({ facts }, _spec, loc) => {
+  reduce_imgsz: ({ incident }, _spec, loc) => {
     // Below 800 px a smaller image costs accuracy faster than it saves memory; the batch is the lever there.
-    if (facts.imgsz === undefined || facts.imgsz < 800) return null;
-    const next = smallerImgsz(facts.imgsz);
+    if (incident.run.imgsz === undefined || incident.run.imgsz < 800) return null;
+    const next = smallerImgsz(incident.run.imgsz);
     if (next === undefined) return null;
     return {
-      summary: t(loc, 'fix.imgsz', { from: facts.imgsz, to: next }),
+      summary: t(loc, 'fix.imgsz', { from: incident.run.imgsz, to: next }),
       changes: { imgsz: next },
     };
   },
-  expandable_segments: ({ facts }, _spec, loc) => {
-    const unused = cachedUnusedMiB(facts);
+  expandable_segments: ({ incident }, _spec, loc) => {
+    const unused = cachedUnusedMiB(incident);
     const why =
-      unused !== undefined && facts.triedAllocMiB !== undefined
-        ? t(loc, 'fix.expandable.why', { unused: formatMiB(unused), tried: formatMiB(facts.triedAllocMiB) })
+      unused !== undefined && incident.figures.triedAllocMiB !== undefined
+        ? t(loc, 'fix.expandable.why', { unused: formatMiB(unused), tried: formatMiB(incident.figures.triedAllocMiB) })
         : '';
     // Already set under either name: advising it again changes nothing (alloc-conf.ts).
-    if (facts.expandableAlreadySet) return { summary: t(loc, 'fix.expandable.already', { why, name: facts.expandableAlreadySet }), changes: {} };
+    if (incident.environment.expandableAlreadySet)
+      return { summary: t(loc, 'fix.expandable.already', { why, name: incident.environment.expandableAlreadySet }), changes: {} };
     // The variable the user's torch reads: PYTORCH_ALLOC_CONF from 2.11, the PYTORCH_CUDA_ALLOC_CONF alias before.
-    const name = facts.allocConfName ?? 'PYTORCH_CUDA_ALLOC_CONF';
+    const name = incident.environment.allocConfName ?? 'PYTORCH_CUDA_ALLOC_CONF';
     return {
       summary: t(loc, 'fix.expandable', { why, name }),
       changes: {},
       env: { [name]: 'expandable_segments:True' },
     };
   },
-  free_other_processes: ({ facts, readings }, _spec, loc) => {
-    const held = heldElsewhereMiB(facts);
-    const gpu = facts.gpuIndex ?? 0;
+  free_other_processes: ({ incident, readings }, _spec, loc) => {
+    const held = heldElsewhereMiB(incident);
+    const gpu = incident.figures.gpuIndex ?? 0;
     const pids = [
-      ...(facts.otherProcesses ?? []).map((p) => `${p.pid} (${formatMiB(p.memoryMiB)})`),
+      ...(incident.processes.otherProcesses ?? []).map((p) => `${p.pid} (${formatMiB(p.memoryMiB)})`),
       ...readings.processes
         .filter((p) => p.gpuIndex === gpu && p.memoryMiB)
         .map((p) => `${p.pid} ${p.name ?? ''} (${formatMiB(p.memoryMiB!)})`.replace('  ', ' ')),
     ];
     const amount =
-      held !== undefined && facts.totalCapacityMiB !== undefined
-        ? t(loc, 'fix.freeOthers.amount', { held: formatMiB(held), gpu, total: formatMiB(facts.totalCapacityMiB) })
+      held !== undefined && incident.figures.totalCapacityMiB !== undefined
+        ? t(loc, 'fix.freeOthers.amount', { held: formatMiB(held), gpu, total: formatMiB(incident.figures.totalCapacityMiB) })
         : '';
     const who = pids.length ? t(loc, 'fix.freeOthers.who', { list: [...new Set(pids)].join(', ') }) : '';
     return {
@@ -132,34 +143,34 @@ const MAKERS: Record<FixKind, Maker> = {
     changes: {},
     code: 'total_loss += loss.item()  # a float, not the graph\nloss = None\nretval = None',
   }),
-  drop_ram_cache: ({ facts }, _spec, loc) => {
-    if (facts.cache === false || facts.cache === undefined || facts.cache === 'disk') return null;
+  drop_ram_cache: ({ incident }, _spec, loc) => {
+    if (incident.run.cache === false || incident.run.cache === undefined || incident.run.cache === 'disk') return null;
     return {
       summary: t(loc, 'fix.dropRamCache'),
       changes: { cache: false },
     };
   },
   // The writer (NCCL or DataLoader workers) and the place it runs (Docker, a pod) pick the words (levers/shm.ts).
-  shm_size: ({ facts }, _spec, loc) => ({ ...shmFix(facts, loc), changes: {} }),
-  absurd_request: ({ facts }, _spec, loc) => {
-    const tried = facts.triedAllocMiB !== undefined ? formatMiB(facts.triedAllocMiB) : t(loc, 'fix.absurd.block');
-    const cap = facts.totalCapacityMiB !== undefined ? t(loc, 'fix.absurd.cap', { total: formatMiB(facts.totalCapacityMiB) }) : '';
+  shm_size: ({ incident }, _spec, loc) => ({ ...shmFix(incident, loc), changes: {} }),
+  absurd_request: ({ incident }, _spec, loc) => {
+    const tried = incident.figures.triedAllocMiB !== undefined ? formatMiB(incident.figures.triedAllocMiB) : t(loc, 'fix.absurd.block');
+    const cap = incident.figures.totalCapacityMiB !== undefined ? t(loc, 'fix.absurd.cap', { total: formatMiB(incident.figures.totalCapacityMiB) }) : '';
     return {
       summary: t(loc, 'fix.absurd', { tried, cap }),
       changes: {},
     };
   },
-  wrong_device: ({ facts, readings }, _spec, loc) => {
-    const named = facts.gpuMemoryMiB ?? readings.gpus[0]?.memoryTotalMiB ?? undefined;
-    const cap = facts.totalCapacityMiB;
+  wrong_device: ({ incident, readings }, _spec, loc) => {
+    const named = incident.card.gpuMemoryMiB ?? readings.gpus[0]?.memoryTotalMiB ?? undefined;
+    const cap = incident.figures.totalCapacityMiB;
     if (named === undefined || named === null || cap === undefined) return null;
     return {
       summary: t(loc, 'fix.wrongDevice', { cap: formatMiB(cap), named: formatMiB(named) }),
       changes: {},
     };
   },
-  nccl_lagging_rank: ({ facts }, _spec, loc) => {
-    const seq = Object.entries(facts.ncclSeqByRank ?? {});
+  nccl_lagging_rank: ({ incident }, _spec, loc) => {
+    const seq = Object.entries(incident.distributed.ncclSeqByRank ?? {});
     if (seq.length < 2) return null;
     seq.sort((a, b) => a[1] - b[1]);
     const [laggard, low] = seq[0];
@@ -176,7 +187,7 @@ const MAKERS: Record<FixKind, Maker> = {
 
 function fill(template: string, e: Evidence): string {
   return template.replace(/\{(\w{1,40})\}/g, (m, key: string) => {
-    const v = (e.facts as Record<string, unknown>)[key];
+    const v = flatView(e.incident)[key];
     return typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean' ? String(v) : m;
   });
 }
@@ -191,10 +202,10 @@ export function computeFixes(specs: FixSpec[], e: Evidence, loc?: Locale, comman
     const fix: ComputedFix = { kind: spec.kind, ...made, summary: spec.kind === 'advice' ? fill(made.summary, e) : made.summary };
     // A rule may list a fix twice, first under a condition that moves it up: offer it once.
     if (out.some((f) => f.summary === fix.summary)) continue;
-    if (e.facts.commandLine && Object.keys(fix.changes).length) {
+    if (e.incident.run.commandLine && Object.keys(fix.changes).length) {
       // A batch the log took from the tool's default is added to the command in the tool's syntax.
-      const append = e.facts.batchDefaultOf && e.facts.batchArg ? { batch: e.facts.batchArg } : {};
-      const rewritten = rewriteCommandLine(e.facts.commandLine, fix.changes, append, command);
+      const append = e.incident.run.batchDefaultOf && e.incident.run.batchArg ? { batch: e.incident.run.batchArg } : {};
+      const rewritten = rewriteCommandLine(e.incident.run.commandLine, fix.changes, append, command);
       if (rewritten) fix.command = rewritten;
     }
     out.push(fix);

@@ -7,20 +7,9 @@
 // What the paste shows picks the words: which error, whether find_unused_parameters is already on, the
 // parameter PyTorch names. Patterns are PyTorch's own text or a setting's spelling, bounded (untrusted input).
 import type { LogText } from '../normalize.js';
+import type { DistributedPart } from '../incident/index.js';
 
-export interface DdpUnusedFacts {
-  /** "Expected to mark a variable ready only once" / "has been marked as ready twice": a hook fired twice. */
-  ddpMarkedTwice?: boolean;
-  /** The paste turns find_unused_parameters on already (a setting or the user's line, not the error's own advice). */
-  ddpFindUnusedSet?: boolean;
-  /** The parameter PyTorch names ("with name head.bias", "did not receive grad for rank 0: head.weight"). */
-  ddpParameter?: string;
-}
-
-declare module '../facts.js' {
-  // eslint-disable-next-line @typescript-eslint/no-empty-object-type
-  interface Facts extends DdpUnusedFacts {}
-}
+export type DdpUnusedFacts = Pick<DistributedPart, 'ddpMarkedTwice' | 'ddpFindUnusedSet' | 'ddpParameter'>;
 
 const MARKED_TWICE = /Expected to mark a variable ready only once|has been marked as ready twice/;
 // The setting as a config, code or command line sets it ("find_unused_parameters = True" alone on a config line,

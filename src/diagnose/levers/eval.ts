@@ -5,13 +5,12 @@
 // inference_mode, and every output it collects as a GPU tensor; Lightning and Keras already run without
 // gradients, so what validation_step keeps and the evaluation batch remain. The evaluation batch is a
 // lever only when the paste states it and it is above 1.
-import type { Facts } from '../facts.js';
-import './lever-facts.js';
 
 // The evaluation batch as HF TrainingArguments, timm, Lightning data modules and scripts name it:
 // "--per_device_eval_batch_size 16", "per_device_eval_batch_size=16," (a TrainingArguments dump),
 // "eval_batch_size: 8" (YAML), "-vb 32" / "--validation-batch-size 32" (timm), "val_batch_size=4".
 // Anchored at a flag or a line/field start, bounded: linear.
+import { newIncident, type Incident } from '../incident/index.js';
 const EVAL_BATCH =
   /(?:^|[\s,({'"])(?:--)?((?:per_device_eval|per_gpu_eval|eval|val|valid|validation|test)[-_]batch[-_]size|-vb)(?:[ \t]{1,4}|[ \t]{0,2}[=:][ \t]{0,2})['"]?(\d{1,5})\b/gim;
 const EVAL_ACCUMULATION = /(?:^|[\s,({'"])(?:--)?eval_accumulation_steps['"]?(?:[ \t]{1,4}|[ \t]{0,2}[=:][ \t]{0,2})['"]?(None|\d{1,6})\b/gim;
@@ -39,22 +38,22 @@ function last(text: string, re: RegExp): RegExpExecArray | undefined {
 }
 
 /** The evaluation's own settings stated in the paste (text already bounded by the caller). */
-export function readEvalSettings(text: string): Facts {
-  const facts: Facts = {};
+export function readEvalSettings(text: string): Incident {
+  const incident: Incident = newIncident();
   const batch = last(text, EVAL_BATCH);
   if (batch && Number(batch[2]) >= 1) {
-    facts.evalBatch = Number(batch[2]);
-    facts.evalBatchSetting = `${batch[1]} ${batch[2]}`;
+    incident.eval.evalBatch = Number(batch[2]);
+    incident.eval.evalBatchSetting = `${batch[1]} ${batch[2]}`;
   }
   const acc = last(text, EVAL_ACCUMULATION);
-  if (acc && acc[1] !== 'None') facts.evalAccumulation = Number(acc[1]);
+  if (acc && acc[1] !== 'None') incident.eval.evalAccumulation = Number(acc[1]);
   // Code shown under no_grad, not a sentence saying it is missing ("runs without `with torch.no_grad()`", "没有加 no_grad").
   const noGrad = NO_GRAD_GLOBAL.exec(text) ? shownNoGrad(text) : undefined;
-  if (noGrad) facts.noGradShown = noGrad;
-  return facts;
+  if (noGrad) incident.eval.noGradShown = noGrad;
+  return incident;
 }
 
-const inEval = (f: Facts) => f.phase === 'eval';
+const inEval = (f: Incident) => f.phase.name === 'eval';
 
 /** Share of the card one request must reach to be one input's tensor rather than a layer's block among kept graphs. */
 const ONE_INPUT_SHARE = 0.25;
@@ -63,76 +62,98 @@ const ONE_INPUT_SHARE = 0.25;
  * layer-sized blocks, so a single request this large is one input far larger than training's (a whole
  * image instead of a crop, a very long sequence). Not HF Trainer's: its gathering makes one large request too.
  */
-export function evalOneLargeInput(f: Facts): boolean {
-  const card = f.totalCapacityMiB ?? f.gpuMemoryMiB ?? f.statedGpuMemoryMiB ?? f.gpuModelMemoryMiB;
+export function evalOneLargeInput(f: Incident): boolean {
+  const card = f.figures.totalCapacityMiB ?? f.card.gpuMemoryMiB ?? f.card.statedGpuMemoryMiB ?? f.card.gpuModelMemoryMiB;
   return (
-    inEval(f) && f.evalLoop !== 'hf' && f.evalKeras !== true && f.triedAllocMiB !== undefined && card !== undefined && f.triedAllocMiB >= ONE_INPUT_SHARE * card
+    inEval(f) &&
+    f.phase.evalLoop !== 'hf' &&
+    f.eval.evalKeras !== true &&
+    f.figures.triedAllocMiB !== undefined &&
+    card !== undefined &&
+    f.figures.triedAllocMiB >= ONE_INPUT_SHARE * card
   );
 }
 
 /** HF Trainer's evaluation generated (predict_with_generate): beams, new tokens and the eval batch. */
-export const evalHfGenerates = (f: Facts) => inEval(f) && f.evalLoop === 'hf' && f.evalGenerates === true && f.gathersPredictions !== true;
+export const evalHfGenerates = (f: Incident) => inEval(f) && f.phase.evalLoop === 'hf' && f.eval.evalGenerates === true && f.phase.gathersPredictions !== true;
 /**
  * HF Trainer's evaluation forward, its predictions not yet moved off the GPU: eval_accumulation_steps
  * first (unless the paste already sets it), with preprocess_logits_for_metrics / prediction_loss_only.
  */
-export const evalHfKeepsLogits = (f: Facts) =>
-  inEval(f) && f.evalLoop === 'hf' && f.gathersPredictions !== true && f.evalGenerates !== true && f.evalAccumulation === undefined;
+export const evalHfKeepsLogits = (f: Incident) =>
+  inEval(f) && f.phase.evalLoop === 'hf' && f.phase.gathersPredictions !== true && f.eval.evalGenerates !== true && f.eval.evalAccumulation === undefined;
 /** The same with eval_accumulation_steps already set: the predictions move; the eval batch or the inputs remain. */
-export const evalHfAccumulates = (f: Facts) =>
-  inEval(f) && f.evalLoop === 'hf' && f.gathersPredictions !== true && f.evalGenerates !== true && f.evalAccumulation !== undefined;
+export const evalHfAccumulates = (f: Incident) =>
+  inEval(f) && f.phase.evalLoop === 'hf' && f.phase.gathersPredictions !== true && f.eval.evalGenerates !== true && f.eval.evalAccumulation !== undefined;
 /** A script's own loop collected outputs on the GPU (the failing line concatenates or appends them). */
-export const evalPlainCollects = (f: Facts) => inEval(f) && f.evalLoop === 'plain' && f.evalKeras !== true && f.evalCollects === true && !evalOneLargeInput(f);
+export const evalPlainCollects = (f: Incident) =>
+  inEval(f) && f.phase.evalLoop === 'plain' && f.eval.evalKeras !== true && f.eval.evalCollects === true && !evalOneLargeInput(f);
 /** A script's own loop whose code the paste shows under no_grad / inference_mode: graphs are not what piles up. */
-export const evalPlainNoGradShown = (f: Facts) =>
-  inEval(f) && f.evalLoop === 'plain' && f.evalKeras !== true && f.evalCollects !== true && f.noGradShown !== undefined && !evalOneLargeInput(f);
+export const evalPlainNoGradShown = (f: Incident) =>
+  inEval(f) &&
+  f.phase.evalLoop === 'plain' &&
+  f.eval.evalKeras !== true &&
+  f.eval.evalCollects !== true &&
+  f.eval.noGradShown !== undefined &&
+  !evalOneLargeInput(f);
 /** A script's own loop with no sign of no_grad: every forward keeps its graph. */
-export const evalPlainNoGrad = (f: Facts) =>
-  inEval(f) && f.evalLoop === 'plain' && f.evalKeras !== true && f.evalCollects !== true && f.noGradShown === undefined && !evalOneLargeInput(f);
+export const evalPlainNoGrad = (f: Incident) =>
+  inEval(f) &&
+  f.phase.evalLoop === 'plain' &&
+  f.eval.evalKeras !== true &&
+  f.eval.evalCollects !== true &&
+  f.eval.noGradShown === undefined &&
+  !evalOneLargeInput(f);
 /** Keras evaluate / predict: no graph to drop; its batch_size is the lever. */
-export const evalKeras = (f: Facts) => inEval(f) && f.evalKeras === true;
+export const evalKeras = (f: Incident) => inEval(f) && f.eval.evalKeras === true;
 /**
  * The report says the forward ran with gradients on ("without torch.no_grad()", "without turning gradient
  * computations off"): every evaluation forward keeps its graph, so no_grad / inference_mode comes first, quoting it.
  * Not HF Trainer's loop (its prediction_step already runs without gradients) nor Keras (no autograd graph).
  */
-export const evalGradsOnStated = (f: Facts) => inEval(f) && f.gradsOnStated !== undefined && f.evalLoop !== 'hf' && f.evalKeras !== true;
+export const evalGradsOnStated = (f: Incident) => inEval(f) && f.eval.gradsOnStated !== undefined && f.phase.evalLoop !== 'hf' && f.eval.evalKeras !== true;
 /** The evaluation fed the whole evaluation set as one batch: splitting it into batches is the lever. */
-export const evalWholeSet = (f: Facts) => inEval(f) && f.evalWholeSet === true && f.evalLoop !== 'hf' && f.evalKeras !== true && !evalGradsOnStated(f);
+export const evalWholeSet = (f: Incident) =>
+  inEval(f) && f.eval.evalWholeSet === true && f.phase.evalLoop !== 'hf' && f.eval.evalKeras !== true && !evalGradsOnStated(f);
 /**
  * The evaluation batch is larger than the training batch that ran (both stated): evaluation computes no gradients,
  * yet a batch several times training's can need more than a training step; bring it down first. Not while HF
  * Trainer gathers predictions (what piles up there is the evaluation set, not one batch).
  */
-export const evalBatchAboveTrain = (f: Facts) =>
-  inEval(f) && f.evalBatch !== undefined && f.batch !== undefined && f.evalBatch > f.batch && f.gathersPredictions !== true && !evalGradsOnStated(f);
+export const evalBatchAboveTrain = (f: Incident) =>
+  inEval(f) &&
+  f.eval.evalBatch !== undefined &&
+  f.run.batch !== undefined &&
+  f.eval.evalBatch > f.run.batch &&
+  f.phase.gathersPredictions !== true &&
+  !evalGradsOnStated(f);
 /** The batch that evaluated, as far as the paste states it: the evaluation's own, else the one batch it states. */
-const evaluatedBatch = (f: Facts) => f.evalBatch ?? (f.evalBatchOne ? 1 : f.batchDefaultOf === undefined ? f.batch : undefined);
+const evaluatedBatch = (f: Incident) => f.eval.evalBatch ?? (f.eval.evalBatchOne ? 1 : f.run.batchDefaultOf === undefined ? f.run.batch : undefined);
 /**
  * The evaluation failed at batch 1 (stated, or the leading dimension of TensorFlow's failed tensor): halving cannot
  * help. For Keras / TensorFlow (no graph kept) one input is too large: tile or shrink it. For a PyTorch loop the
  * experiment that decides: under no_grad / inference_mode if it is not already; if one example still does not fit,
  * that input is too large. Not HF Trainer's gathering, outputs collected, or a stated cause that comes first.
  */
-export const evalAtBatchOne = (f: Facts) =>
+export const evalAtBatchOne = (f: Incident) =>
   inEval(f) &&
   evaluatedBatch(f) === 1 &&
-  f.gathersPredictions !== true &&
-  f.evalCollects !== true &&
+  f.phase.gathersPredictions !== true &&
+  f.eval.evalCollects !== true &&
   !evalGradsOnStated(f) &&
   !evalWholeSet(f) &&
   !evalOneLargeInput(f);
-export const evalAtBatchOneKeras = (f: Facts) => evalAtBatchOne(f) && f.evalKeras === true;
-export const evalAtBatchOneTorch = (f: Facts) => evalAtBatchOne(f) && f.evalKeras !== true;
+export const evalAtBatchOneKeras = (f: Incident) => evalAtBatchOne(f) && f.eval.evalKeras === true;
+export const evalAtBatchOneTorch = (f: Incident) => evalAtBatchOne(f) && f.eval.evalKeras !== true;
 
 /** The evaluation batch is a lever: stated in the paste and above 1. */
-export const evalBatchHalves = (f: Facts) => inEval(f) && f.evalBatch !== undefined && f.evalBatch > 1;
+export const evalBatchHalves = (f: Incident) => inEval(f) && f.eval.evalBatch !== undefined && f.eval.evalBatch > 1;
 
 /** The reply's figure for a halved evaluation batch. */
-export function evalLeverWords(f: Facts): void {
-  if (f.evalBatch !== undefined && f.evalBatch > 1) f.evalBatchNext = Math.max(1, Math.floor(f.evalBatch / 2));
+export function evalLeverWords(f: Incident): void {
+  if (f.eval.evalBatch !== undefined && f.eval.evalBatch > 1) f.eval.evalBatchNext = Math.max(1, Math.floor(f.eval.evalBatch / 2));
   if (evalOneLargeInput(f)) {
-    const card = f.totalCapacityMiB ?? f.gpuMemoryMiB ?? f.statedGpuMemoryMiB ?? f.gpuModelMemoryMiB;
-    f.evalRequestShare = `${Math.round((100 * f.triedAllocMiB!) / card!)}%`;
+    const card = f.figures.totalCapacityMiB ?? f.card.gpuMemoryMiB ?? f.card.statedGpuMemoryMiB ?? f.card.gpuModelMemoryMiB;
+    f.eval.evalRequestShare = `${Math.round((100 * f.figures.triedAllocMiB!) / card!)}%`;
   }
 }

@@ -5,9 +5,8 @@
 // that evidence the first answer is the experiment that finds it (allocated against reserved, a memory
 // summary or snapshot), since growth can also be the allocator caching blocks for ever larger inputs.
 // Every pattern is bounded and applied per line: linear in the paste's length.
-import type { Facts } from '../facts.js';
-import './lever-facts.js';
 
+import { incidentOf, newIncident, type Incident } from '../incident/index.js';
 const MAX_LINES = 20_000;
 const MAX_LINE = 600;
 const QUOTE_CHARS = 120;
@@ -21,7 +20,7 @@ const NAMED =
   /without\s{1,3}(?:calling\s{1,3})?\.?item\(\)|\.item\(\)\s{1,3}(?:should|must|needs? to)\s{1,3}be\s{1,3}(?:added|used|called)|\bone more tensor each (?:iteration|step)\b|\b(?:losses|loss tensors?|outputs)\s{1,3}(?:are\s{1,3}|were\s{1,3})?(?:accumulat|stor|kept|saved|append)\w{0,4}\b[^\n]{0,40}\b(?:tensors?|graph|history|Variables?)\b|\bcompounding number of (?:loss )?tensors\b/i;
 
 /** The line that shows what the growth keeps, when the paste has one (facts.keptReference). */
-export function readKeptReference(text: string): Facts {
+export function readKeptReference(text: string): Incident {
   let start = 0;
   for (let n = 0; n < MAX_LINES && start < text.length; n++) {
     let end = text.indexOf('\n', start);
@@ -32,8 +31,8 @@ export function readKeptReference(text: string): Facts {
     // Code that already keeps numbers is not evidence: "+= loss.item()" ends on item() and fails LOSS_TOTAL.
     if (LOSS_TOTAL.test(line) || APPEND_OUTPUT.test(line) || NAMED.test(line)) {
       const quote = line.trim();
-      return { keptReference: quote.length > QUOTE_CHARS ? quote.slice(0, QUOTE_CHARS) + '…' : quote };
+      return incidentOf({ series: { keptReference: quote.length > QUOTE_CHARS ? quote.slice(0, QUOTE_CHARS) + '…' : quote } });
     }
   }
-  return {};
+  return newIncident();
 }

@@ -3,20 +3,12 @@
 // any step (lazy loading, streaming, mmap), DataLoader workers only where the paste states a worker count above
 // 0 or shows a worker killed. When none of that is in the log, the reply says so and gives the one experiment
 // that decides (levers/host-ram's condition host_lever_unstated). Patterns are bounded (untrusted input, linear).
-import type { Facts } from '../facts.js';
 import { readWorkers, workersEvidence, type WorkersFacts } from './workers.js';
+import type { HostPart, Incident } from '../incident/index.js';
 
 export { workersEvidence } from './workers.js';
 
-export interface HostRamFacts {
-  /** The paste shows a DataLoader worker killed by the host ("DataLoader worker (pid 123) is killed by signal: Killed"). */
-  workersShown?: boolean;
-}
-
-declare module '../facts.js' {
-  // eslint-disable-next-line @typescript-eslint/no-empty-object-type
-  interface Facts extends HostRamFacts {}
-}
+export type HostRamFacts = Pick<HostPart, 'workersShown'>;
 
 // Killed while the data was being loaded or prepared, before any step reported a loss: the progress lines
 // just above the kill name data ("Load the 24000 image of 25000.", "[INFO] load 6569 train frames.", "Loaded
@@ -55,11 +47,11 @@ export function readHostRam(text: string): HostRamFacts & WorkersFacts {
  * No host-RAM lever has evidence in the log: not the model load, not the data's preparation, not workers, a RAM
  * cache, AutoBatch, Ray's monitor or a large model's per-process copies. The reply then gives the experiment.
  */
-export function hostLeverUnstated(f: Facts): boolean {
-  if (f.killedWhileLoading || f.killedLoadingData || f.rayMonitor !== undefined || workersEvidence(f)) return false;
+export function hostLeverUnstated(f: Incident): boolean {
+  if (f.host.killedWhileLoading || f.host.killedLoadingData || f.stack.rayMonitor !== undefined || workersEvidence(f)) return false;
   // What rose or what the failing frame keeps is evidence of its own (levers/workers.ts).
-  if (f.hostGrowth || f.keptReference || f.loaderCollected) return false;
-  if (f.workers === undefined && (f.paramsB ?? 0) >= 1) return false;
-  if (f.cache === true || f.cache === 'ram' || f.batch === -1 || f.autobatch !== undefined) return false;
+  if (f.host.hostGrowth || f.series.keptReference || f.host.loaderCollected) return false;
+  if (f.host.workers === undefined && (f.model.paramsB ?? 0) >= 1) return false;
+  if (f.run.cache === true || f.run.cache === 'ram' || f.run.batch === -1 || f.run.autobatch !== undefined) return false;
   return true;
 }

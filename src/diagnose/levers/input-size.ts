@@ -5,21 +5,11 @@
 // own names (imgsz, img_size, image_size, input_size, crop_size, resolution, Detectron2's INPUT.MIN/MAX_SIZE_TRAIN,
 // with one value or an (H, W) pair), a "W x H" in the paste, and a 4-d tensor shape in the error (TF's NHWC
 // "shape[1,5095,3729,3]", PyTorch's NCHW "[1, 3, 2048, 2048]"). Every pattern is bounded and linear.
-import type { Facts } from '../facts.js';
 import { staticOverCard } from '../levers.js';
 import { oomAfterSteps } from './progress.js';
+import type { Incident, InputPart, PhasePart } from '../incident/index.js';
 
-export interface InputSizeFacts {
-  /** The largest input the paste states, in pixels per image, the text that states it, and half of each side. */
-  inputPixels?: number;
-  inputSizeSetting?: string;
-  inputSizeNext?: string;
-}
-
-declare module '../facts.js' {
-  // eslint-disable-next-line @typescript-eslint/no-empty-object-type
-  interface Facts extends InputSizeFacts {}
-}
+export type InputSizeFacts = Pick<InputPart, 'inputPixels' | 'inputSizeSetting' | 'inputSizeNext'>;
 
 const WINDOW = 512 * 1024;
 /**
@@ -85,17 +75,17 @@ export function readInputSize(fullText: string): InputSizeFacts {
   };
 }
 
-const grows = (f: Facts) => f.memoryShape === 'growth' || f.memoryShape === 'sawtooth_rising';
+const grows = (f: Incident) => f.series.memoryShape === 'growth' || f.series.memoryShape === 'sawtooth_rising';
 /** Phases where one input's activations are on the card: a forward or backward, generation, or none known. */
-const INPUT_PHASES = new Set<Facts['phase']>([undefined, 'forward', 'backward', 'generate']);
+const INPUT_PHASES = new Set<PhasePart['name']>([undefined, 'forward', 'backward', 'generate']);
 
 /**
  * One large input is the first lever: a stated input of LARGE_INPUT_PIXELS or more, a stated batch of 1 or 2 or
  * none (a tool's default is not stated), in a phase that runs inputs, with no growth, no steps done at these
  * settings, and a static part that fits. Who holds the card is checked beside it (conditions.ts).
  */
-export function inputSizeFirst(f: Facts): boolean {
-  if (f.inputPixels === undefined || f.inputPixels < LARGE_INPUT_PIXELS) return false;
-  if (f.batch !== undefined && f.batchDefaultOf === undefined && f.batch > SMALL_BATCH) return false;
-  return INPUT_PHASES.has(f.phase) && !grows(f) && !oomAfterSteps(f) && !staticOverCard(f);
+export function inputSizeFirst(f: Incident): boolean {
+  if (f.input.inputPixels === undefined || f.input.inputPixels < LARGE_INPUT_PIXELS) return false;
+  if (f.run.batch !== undefined && f.run.batchDefaultOf === undefined && f.run.batch > SMALL_BATCH) return false;
+  return INPUT_PHASES.has(f.phase.name) && !grows(f) && !oomAfterSteps(f) && !staticOverCard(f);
 }

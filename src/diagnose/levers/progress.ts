@@ -3,10 +3,9 @@
 // loss or Lightning's "Epoch N:" prefix, Keras's "Epoch N/M" and step lines. Steps that ran at the same
 // settings say the step fits: an OOM after them is something kept across steps or one larger input,
 // and the experiment that tells them apart is the lever, not the batch. Bounded per line: linear.
-import type { Facts } from '../facts.js';
-import './lever-facts.js';
 
 // HF Trainer: "{'loss': 0.7091, 'learning_rate': 8.7e-06, 'epoch': 0.56}" (also with double quotes).
+import { newIncident, type Incident, type PhasePart } from '../incident/index.js';
 const HF_LOG = /\{['"]loss['"]: ?[\d.eE+-]{1,24},[^\n{}]{0,400}?['"]epoch['"]: ?(\d{1,6}(?:\.\d{1,8})?)\}/;
 // tqdm: " 56%|█████▋    | 16000/28347 [23:35<17:18, 11.89it/s, loss=0.7]"
 const TQDM = /(\d{1,3})%\|[^|\n]{0,200}\| {0,2}(\d{1,9})\/(\d{1,9}) \[([^\]\n]{0,300})\]/;
@@ -20,7 +19,7 @@ const MAX_LINES = 20_000;
 const MAX_LINE = 2000;
 
 /** Steps and epochs the paste's training progress lines show done, with the last such line as evidence. */
-export function trainingProgress(text: string): Facts {
+export function trainingProgress(text: string): Incident {
   let steps: number | undefined;
   let epochs: number | undefined;
   let line: string | undefined;
@@ -60,24 +59,25 @@ export function trainingProgress(text: string): Facts {
       line = l;
     }
   }
-  const facts: Facts = {};
-  if (steps !== undefined) facts.stepsDone = steps;
-  if (epochs !== undefined && epochs > 0) facts.epochsDone = epochs;
-  if (line !== undefined && (facts.stepsDone !== undefined || facts.epochsDone !== undefined)) facts.progressLine = line.trim().slice(0, 160);
-  return facts;
+  const incident: Incident = newIncident();
+  if (steps !== undefined) incident.progress.stepsDone = steps;
+  if (epochs !== undefined && epochs > 0) incident.progress.epochsDone = epochs;
+  if (line !== undefined && (incident.progress.stepsDone !== undefined || incident.progress.epochsDone !== undefined))
+    incident.progress.progressLine = line.trim().slice(0, 160);
+  return incident;
 }
 
 /** Steps in one run that say the step fit: fewer can be the first steps' warm-up or one unlucky batch. */
 const STEPS_THAT_FIT = 50;
 /** Phases of a training step (or none known): evaluation, the load and the rest have their own levers. */
-const TRAINING_PHASES = new Set<Facts['phase']>([undefined, 'forward', 'backward', 'optimizer']);
+const TRAINING_PHASES = new Set<PhasePart['name']>([undefined, 'forward', 'backward', 'optimizer']);
 
 /**
  * The OOM came after the paste shows training running at these settings (a whole epoch, or 50 steps),
  * with no flat series saying each step needs the same and no user's sentence already saying so.
  */
-export function oomAfterSteps(f: Facts): boolean {
-  if (f.inference || f.generating || !TRAINING_PHASES.has(f.phase)) return false;
-  if (f.memoryShape === 'flat' || f.oomAfterEpochs !== undefined) return false;
-  return (f.epochsDone ?? 0) >= 1 || (f.stepsDone ?? 0) >= STEPS_THAT_FIT;
+export function oomAfterSteps(f: Incident): boolean {
+  if (f.run.inference || f.phase.generating || !TRAINING_PHASES.has(f.phase.name)) return false;
+  if (f.series.memoryShape === 'flat' || f.progress.oomAfterEpochs !== undefined) return false;
+  return (f.progress.epochsDone ?? 0) >= 1 || (f.progress.stepsDone ?? 0) >= STEPS_THAT_FIT;
 }

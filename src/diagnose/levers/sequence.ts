@@ -6,9 +6,8 @@
 // max_seq_length and max_length, Unsloth max_seq_length, LLaMA-Factory cutoff_len, axolotl sequence_len,
 // ms-swift max_length, the --model_max_length flag, seq_len, block_size) and plain prose ("context length of 18000",
 // "序列长度 8192"), never a thread's own wording. Every pattern is bounded and linear.
-import type { Facts } from '../facts.js';
 import { batchLever } from '../levers.js';
-import './lever-facts.js';
+import { incidentOf, newIncident, type Incident } from '../incident/index.js';
 
 const WINDOW = 512 * 1024;
 /** At this many tokens per sample and more, one sample's activations and logits are the step's largest part. */
@@ -36,7 +35,7 @@ function tokens(value: string): number {
 }
 
 /** The longest sequence length the paste states, the text that states it and half of it (facts.seqLen, seqLenSetting, seqLenNext). */
-export function readSequenceLength(fullText: string): Facts {
+export function readSequenceLength(fullText: string): Incident {
   const text = fullText.length <= 2 * WINDOW ? fullText : fullText.slice(0, WINDOW) + '\n' + fullText.slice(-WINDOW);
   let best: { n: number; quote: string } | undefined;
   for (const re of [KEY_SETTING, PROSE]) {
@@ -46,7 +45,7 @@ export function readSequenceLength(fullText: string): Facts {
       if (n > 0 && n <= 10_000_000 && (!best || n > best.n)) best = { n, quote: m[0].trim() };
     }
   }
-  return best ? { seqLen: best.n, seqLenSetting: best.quote, seqLenNext: Math.floor(best.n / 2) } : {};
+  return best ? incidentOf({ sequence: { seqLen: best.n, seqLenSetting: best.quote, seqLenNext: Math.floor(best.n / 2) } }) : newIncident();
 }
 
 /**
@@ -54,9 +53,9 @@ export function readSequenceLength(fullText: string): Facts {
  * hold (a forward/backward, no growth, a static part that fits), a length of LONG_SEQUENCE tokens or more, and
  * a batch that is already small or not stated. Who holds the card is checked beside it (conditions.ts).
  */
-export function sequenceFirst(f: Facts): boolean {
-  if (f.training !== true || f.inference || f.generating) return false;
-  if (f.seqLen === undefined || f.seqLen < LONG_SEQUENCE) return false;
-  if (f.batch !== undefined && f.batch > SMALL_BATCH) return false;
+export function sequenceFirst(f: Incident): boolean {
+  if (f.run.training !== true || f.run.inference || f.phase.generating) return false;
+  if (f.sequence.seqLen === undefined || f.sequence.seqLen < LONG_SEQUENCE) return false;
+  if (f.run.batch !== undefined && f.run.batch > SMALL_BATCH) return false;
   return batchLever(f).holds;
 }

@@ -6,11 +6,11 @@
 // gets 64 MB unless its launcher says otherwise: Docker/Podman take --shm-size or --ipc=host, a Kubernetes pod
 // an emptyDir with medium: Memory at /dev/shm; NCCL_SHM_DISABLE=1 only routes around it (slower) and is the
 // fallback. Patterns are fixed library text, bounded (untrusted input, linear).
-import type { Facts } from '../facts.js';
 import type { LogText } from '../normalize.js';
 import { t, type Locale } from '../../core/i18n.js';
+import type { Incident, ShmPart } from '../incident/index.js';
 
-export type ShmWriter = NonNullable<Facts['shmWriter']>;
+export type ShmWriter = NonNullable<ShmPart['shmWriter']>;
 
 export interface ShmFacts {
   shmWriter?: ShmWriter;
@@ -53,15 +53,15 @@ export function readShm(log: LogText): ShmFacts {
 }
 
 /** The shm fix in the words of its writer and the flag of the place it runs. */
-export function shmFix(f: Facts & ShmFacts, loc: Locale | undefined): { summary: string; command?: string } {
-  const container = f.environment?.container;
+export function shmFix(f: Incident & ShmFacts, loc: Locale | undefined): { summary: string; command?: string } {
+  const container = f.environment.detected?.container;
   const how = t(loc, container === 'kubernetes' ? 'lever.shm.howK8s' : container === 'docker' ? 'lever.shm.howDocker' : 'lever.shm.howAny');
   const command = container === 'kubernetes' ? undefined : 'docker run --ipc=host ...  (or --shm-size=8g)';
-  if (f.shmWriter === 'nccl') {
-    const segment = f.shmSegment ? t(loc, 'lever.shm.segment', { size: f.shmSegment }) : '';
-    const ignored = f.shmDisableIgnored ? t(loc, 'lever.shm.disableIgnored') : '';
+  if (f.shm.shmWriter === 'nccl') {
+    const segment = f.shm.shmSegment ? t(loc, 'lever.shm.segment', { size: f.shm.shmSegment }) : '';
+    const ignored = f.shm.shmDisableIgnored ? t(loc, 'lever.shm.disableIgnored') : '';
     return { summary: t(loc, 'lever.shm.nccl', { segment, how, ignored }), command };
   }
-  if (f.shmWriter === 'semaphore') return { summary: t(loc, 'lever.shm.semaphore', { how }), command };
+  if (f.shm.shmWriter === 'semaphore') return { summary: t(loc, 'lever.shm.semaphore', { how }), command };
   return { summary: t(loc, 'lever.shm.workers', { how }), command };
 }

@@ -9,30 +9,12 @@
 //   - a worker exited (not SIGKILLed) inside a container, whose /dev/shm is 64 MB unless its launcher says
 //     otherwise (levers/shm.ts answers that).
 // Patterns are bounded and applied per line of at most MAX_LINE characters: linear in the paste's length.
-import type { Facts } from '../facts.js';
 
-export interface WorkersFacts {
-  /** The run's worker count read again where PyTorch's own hint ("Rerunning with num_workers=0 may give better
-   *  error trace") is in the paste: the hint is no setting of the run (undefined when nothing else states one). */
-  workers?: number;
-  /** A line that says host RAM rose over steps or epochs before the kill, trimmed (the reply quotes it). */
-  hostGrowth?: string;
-  /** That line is written in Chinese (or holds Chinese): an English reply does not quote it (it says the paste states it). */
-  hostGrowthCjk?: boolean;
-  /** The code line of a `<listcomp>` frame that iterates a DataLoader: every batch kept in a list, trimmed. */
-  loaderCollected?: string;
-  /** The report's sentence saying fewer workers were tried and the run still died, trimmed. */
-  workersTried?: string;
-  /** The worker count as prose sets it ("The num-workers is set to 0"), which the settings' key=value reading misses. */
-  workersSetTo?: number;
-  /** A DataLoader worker exited without a SIGKILL shown ("exited unexpectedly", a bus error). */
-  workerExitNoKill?: boolean;
-}
-
-declare module '../facts.js' {
-  // eslint-disable-next-line @typescript-eslint/no-empty-object-type
-  interface Facts extends WorkersFacts {}
-}
+import type { HostPart, Incident } from '../incident/index.js';
+export type WorkersFacts = Pick<
+  HostPart,
+  'workers' | 'hostGrowth' | 'hostGrowthCjk' | 'loaderCollected' | 'workersTried' | 'workersSetTo' | 'workerExitNoKill'
+>;
 
 const MAX_LINES = 20_000;
 const MAX_LINE = 400;
@@ -102,24 +84,24 @@ export function readWorkers(text: string): WorkersFacts {
 export type WorkersBlock = 'collected' | 'growth' | 'tried' | 'few' | 'container_shm';
 
 /** Lowering the workers is a lever only where the paste states more than 0 of them, or shows one killed. */
-export const workersEvidence = (f: Facts) => (f.workers !== undefined && f.workers > 0) || f.workersShown === true;
+export const workersEvidence = (f: Incident) => (f.host.workers !== undefined && f.host.workers > 0) || f.host.workersShown === true;
 
 /** The first reason the workers are not the lever of this host-RAM failure, or none when the evidence says they are. */
-export function workersBlock(f: Facts): WorkersBlock | undefined {
-  if (f.loaderCollected) return 'collected';
-  if (f.keptReference || f.hostGrowth) return 'growth';
-  if (f.workersTried) return 'tried';
-  const workers = f.workers ?? f.workersSetTo;
+export function workersBlock(f: Incident): WorkersBlock | undefined {
+  if (f.host.loaderCollected) return 'collected';
+  if (f.series.keptReference || f.host.hostGrowth) return 'growth';
+  if (f.host.workersTried) return 'tried';
+  const workers = f.host.workers ?? f.host.workersSetTo;
   if (workers !== undefined && workers <= 1) return 'few';
-  if (f.workerExitNoKill && f.environment?.container !== undefined) return 'container_shm';
+  if (f.host.workerExitNoKill && f.environment.detected?.container !== undefined) return 'container_shm';
   return undefined;
 }
 
 /** Fewer workers comes first: their count or a killed worker is shown, and nothing says the memory is elsewhere. */
-export const workersFirst = (f: Facts) => workersEvidence(f) && workersBlock(f) === undefined;
+export const workersFirst = (f: Incident) => workersEvidence(f) && workersBlock(f) === undefined;
 
 /** Workers are in evidence, yet the paste says they were tried or are one or none: the reply says so and gives the experiment. */
-export const workersNotLever = (f: Facts) => {
+export const workersNotLever = (f: Incident) => {
   const block = workersBlock(f);
   // Without a count above 0 or a killed worker, host-ram.ts's experiment (0 workers against the workers needed) answers.
   return (block === 'tried' || block === 'few') && workersEvidence(f);

@@ -4,25 +4,9 @@
 // parameter on each GPU before any activation (Rajbhandari et al., arXiv 1910.02054, Figure 1; DeepSpeed's
 // estimators say 4 + 16/N for stage 2 and 18/N plus the largest layer for stage 3: knowledge/memory-budget.md).
 // The budget is claimed only when the log states the stage and the rank count, and no CPU offload.
-import type { Facts } from '../facts.js';
 import { formatMiB } from '../fixes/arithmetic.js';
 import { t, type Locale } from '../../core/i18n.js';
-
-export interface ZeroFacts {
-  /** Data-parallel ranks the launch states (--nproc_per_node, --num_gpus, num_processes, world_size, "8 x A100"). */
-  worldSize?: number;
-  /** The config offloads optimizer state or parameters to CPU: the GPU's share is then not this arithmetic. */
-  zeroOffload?: boolean;
-  /** The per-rank arithmetic as the reply quotes it, '' when the log does not size it ({zeroRanksWhy}). */
-  zeroRanksWhy?: string;
-  /** The static part's share of the card when it takes most of it but not all (levers.ts staticDominates; ZeRO per GPU). */
-  staticShareWhy?: string;
-}
-
-declare module '../facts.js' {
-  // eslint-disable-next-line @typescript-eslint/no-empty-object-type
-  interface Facts extends ZeroFacts {}
-}
+import type { Incident } from '../incident/index.js';
 
 // DeepSpeed's ZeRO stage: the pasted config's "zero_optimization": { "stage": 2 } first, else the last
 // mention in a file name, flag or prose ("ds_config_zero2.json", "--zero_stage 3", "ZeRO-2", "zero3").
@@ -90,22 +74,29 @@ export function zeroBytesPerParam(stage: number, ranks: number): number {
 }
 
 /** The per-rank static part in MiB for full training under ZeRO, when the log states the stage, the ranks and no offload. */
-export function zeroPerRankMiB(f: Facts): number | undefined {
-  if (f.paramsB === undefined || f.zeroStage === undefined || f.zeroStage <= 0 || f.worldSize === undefined || f.zeroOffload) return undefined;
-  return (f.paramsB * 1e9 * zeroBytesPerParam(f.zeroStage, f.worldSize)) / 2 ** 20;
+export function zeroPerRankMiB(f: Incident): number | undefined {
+  if (
+    f.model.paramsB === undefined ||
+    f.distributed.zeroStage === undefined ||
+    f.distributed.zeroStage <= 0 ||
+    f.distributed.worldSize === undefined ||
+    f.distributed.zeroOffload
+  )
+    return undefined;
+  return (f.model.paramsB * 1e9 * zeroBytesPerParam(f.distributed.zeroStage, f.distributed.worldSize)) / 2 ** 20;
 }
 
 const round = (v: number) => Math.round(v * 100) / 100;
 
 /** The per-rank arithmetic as the reply shows it ("13B × 5.5 B/param (ZeRO-2 over 4 GPUs: 2 + 14/4) ≈ 66.59 GiB"). */
-export function zeroWhy(f: Facts, loc: Locale | undefined): string | undefined {
+export function zeroWhy(f: Incident, loc: Locale | undefined): string | undefined {
   const mib = zeroPerRankMiB(f);
   if (mib === undefined) return undefined;
-  const stage = f.zeroStage!;
-  const n = f.worldSize!;
+  const stage = f.distributed.zeroStage!;
+  const n = f.distributed.worldSize!;
   const formula = stage === 1 ? `4 + 12/${n}` : stage === 2 ? `2 + 14/${n}` : `16/${n}`;
   return t(loc, 'lever.zeroWhy', {
-    params: f.paramsB!,
+    params: f.model.paramsB!,
     bytes: round(zeroBytesPerParam(stage, n)),
     stage,
     ranks: n,
@@ -115,8 +106,8 @@ export function zeroWhy(f: Facts, loc: Locale | undefined): string | undefined {
 }
 
 /** {zeroRanksWhy}: the per-rank figure against the card where the log sizes it, else ''. */
-export function zeroRanksWords(f: Facts, card: number | undefined, loc: Locale | undefined): void {
-  if (f.zeroStage === undefined) return;
+export function zeroRanksWords(f: Incident, card: number | undefined, loc: Locale | undefined): void {
+  if (f.distributed.zeroStage === undefined) return;
   const why = zeroWhy(f, loc);
-  f.zeroRanksWhy = why && card !== undefined ? t(loc, 'lever.zeroRanks', { why, card: formatMiB(card) }) : '';
+  f.distributed.zeroRanksWhy = why && card !== undefined ? t(loc, 'lever.zeroRanks', { why, card: formatMiB(card) }) : '';
 }

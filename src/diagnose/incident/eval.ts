@@ -1,8 +1,7 @@
-// The parts of the incident the lever modules read (issue 23), added to the Facts type here so that
-// each lever's evidence is a typed field beside the phase: the evaluation's own settings and what
-// its frames showed, and how far training got before the OOM.
+// The evaluation's own settings and what its frames showed (levers/eval.ts).
+// A typed part of the incident (index.ts); generated from the Facts fields by scripts/codemods/facts-to-incident.mjs.
 
-export interface EvalFacts {
+export interface EvalPart {
   /** Evaluation ran generate() inside HF Trainer's loop (Seq2SeqTrainer, predict_with_generate). */
   evalGenerates?: boolean;
   /** A script's own evaluation failed on a line that concatenates or collects outputs. */
@@ -26,28 +25,4 @@ export interface EvalFacts {
   evalWholeSet?: boolean;
   /** The sentence at the failure says the evaluation ran at batch 1. */
   evalBatchOne?: boolean;
-}
-
-export interface ProgressFacts {
-  /** Training steps a progress line showed done before the failure, and that line (trimmed) as evidence. */
-  stepsDone?: number;
-  /** Whole epochs a progress line showed done before the failure. */
-  epochsDone?: number;
-  progressLine?: string;
-}
-
-export interface GrowthFacts {
-  /** The paste's line that shows what growing memory keeps (a loss tensor added to a total, outputs appended), trimmed. */
-  keptReference?: string;
-}
-
-export interface SequenceFacts {
-  /** The longest sequence length the paste states, in tokens, the setting or sentence that states it, and half of it (levers/sequence.ts). */
-  seqLen?: number;
-  seqLenSetting?: string;
-  seqLenNext?: number;
-}
-
-declare module '../facts.js' {
-  interface Facts extends EvalFacts, ProgressFacts, GrowthFacts, SequenceFacts {}
 }

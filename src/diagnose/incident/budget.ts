@@ -1,0 +1,11 @@
+// The memory budget against the card, as the reply quotes it (levers.ts, levers/budget.ts).
+// A typed part of the incident (index.ts); generated from the Facts fields by scripts/codemods/facts-to-incident.mjs.
+
+export interface BudgetPart {
+  /** The static part against the card when it alone does not fit ("13B × 16 B/param ≈ 193.7 GiB ≥ 24.0 GiB"). */
+  staticWhy?: string;
+  /** The static part's share of the card when it takes most of it but not all (levers.ts staticDominates; ZeRO per GPU). */
+  staticShareWhy?: string;
+  /** The weights' budget against the card when fp32 is what does not fit (src/diagnose/levers/budget.ts). */
+  budgetWhy?: string;
+}

@@ -1,0 +1,11 @@
+// The card as the log names or states it (the OOM message's capacity is in figures).
+// A typed part of the incident (index.ts); generated from the Facts fields by scripts/codemods/facts-to-incident.mjs.
+
+export interface CardPart {
+  gpuName?: string;
+  gpuMemoryMiB?: number;
+  /** The card's memory as the report states it in words ("A100 80G", "4090 24G显存", "8gb graphics card"). */
+  statedGpuMemoryMiB?: number;
+  /** The card's memory from its model name alone (knowledge/gpus.json: "GTX 1050 Ti" -> 4 GiB), when nothing else states it. */
+  gpuModelMemoryMiB?: number;
+}

@@ -1,0 +1,26 @@
+// Distributed training: ZeRO, ranks, NCCL, rendezvous, DDP reducer errors.
+// A typed part of the incident (index.ts); generated from the Facts fields by scripts/codemods/facts-to-incident.mjs.
+
+export interface DistributedPart {
+  /** DeepSpeed ZeRO stage the run's config or command states (the config's "stage" wins over prose). */
+  zeroStage?: number;
+  /** Data-parallel ranks the launch states (--nproc_per_node, --num_gpus, num_processes, world_size, "8 x A100"). */
+  worldSize?: number;
+  /** The config offloads optimizer state or parameters to CPU: the GPU's share is then not this arithmetic. */
+  zeroOffload?: boolean;
+  /** The per-rank arithmetic as the reply quotes it, '' when the log does not size it ({zeroRanksWhy}). */
+  zeroRanksWhy?: string;
+  ncclTimeoutMs?: number;
+  /** Highest NCCL SeqNum each rank reported in watchdog timeouts. */
+  ncclSeqByRank?: Record<string, number>;
+  /** Who never reached the distributed start-up, in words (src/diagnose/rendezvous.ts). */
+  rendezvousFinding?: string;
+  /** The rank that failed or diverged first, in words (src/diagnose/lost-rank.ts). */
+  lostRankFinding?: string;
+  /** "Expected to mark a variable ready only once" / "has been marked as ready twice": a hook fired twice. */
+  ddpMarkedTwice?: boolean;
+  /** The paste turns find_unused_parameters on already (a setting or the user's line, not the error's own advice). */
+  ddpFindUnusedSet?: boolean;
+  /** The parameter PyTorch names ("with name head.bias", "did not receive grad for rank 0: head.weight"). */
+  ddpParameter?: string;
+}

@@ -1,0 +1,22 @@
+// The OOM message's own figures (the last OOM message in the log; XLA's HBM report; vLLM's start-up check), in MiB.
+// A typed part of the incident (index.ts); generated from the Facts fields by scripts/codemods/facts-to-incident.mjs.
+
+export interface FiguresPart {
+  triedAllocMiB?: number;
+  totalCapacityMiB?: number;
+  freeMiB?: number;
+  allocatedMiB?: number;
+  reservedMiB?: number;
+  reservedUnallocatedMiB?: number;
+  cachedMiB?: number;
+  thisProcessMiB?: number;
+  /** CUDA's own "CUDA error: out of memory" (or the pre-1.0 "cuda runtime error (2)"): an allocation outside PyTorch's caching allocator, such as the context or the first tensor. */
+  runtimeOom?: boolean;
+  /** Free on the device when the process started, before it allocated anything (vLLM's start-up check). */
+  startupFreeMiB?: number;
+  /** XLA's compile-time HBM report: what the program needs in all, and how much of it is arguments (parameters and inputs) and program temporaries. */
+  xlaUsedMiB?: number;
+  xlaArgumentsMiB?: number;
+  xlaProgramMiB?: number;
+  gpuIndex?: number;
+}

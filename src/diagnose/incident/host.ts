@@ -1,0 +1,27 @@
+// Host RAM, the DataLoader workers that take it, and what the paste shows of a host-RAM kill: loading, data preparation, the RAM cache.
+// A typed part of the incident (index.ts); generated from the Facts fields by scripts/codemods/facts-to-incident.mjs.
+
+export interface HostPart {
+  hostRamGiB?: number;
+  workers?: number;
+  /** The report says the kill came while the model was loading ("模型加载Killed", "killed while loading the model"). */
+  killedWhileLoading?: boolean;
+  /** Killed (host RAM) while the job loaded or prepared its data, before any training step reported a loss. */
+  killedLoadingData?: boolean;
+  /** Percent shown on the last YOLO "Caching images (N GB)" progress line. */
+  cacheProgressPct?: number;
+  /** The paste shows a DataLoader worker killed by the host ("DataLoader worker (pid 123) is killed by signal: Killed"). */
+  workersShown?: boolean;
+  /** A line that says host RAM rose over steps or epochs before the kill, trimmed (the reply quotes it). */
+  hostGrowth?: string;
+  /** That line is written in Chinese (or holds Chinese): an English reply does not quote it (it says the paste states it). */
+  hostGrowthCjk?: boolean;
+  /** The code line of a `<listcomp>` frame that iterates a DataLoader: every batch kept in a list, trimmed. */
+  loaderCollected?: string;
+  /** The report's sentence saying fewer workers were tried and the run still died, trimmed. */
+  workersTried?: string;
+  /** The worker count as prose sets it ("The num-workers is set to 0"), which the settings' key=value reading misses. */
+  workersSetTo?: number;
+  /** A DataLoader worker exited without a SIGKILL shown ("exited unexpectedly", a bus error). */
+  workerExitNoKill?: boolean;
+}

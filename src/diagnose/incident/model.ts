@@ -1,0 +1,14 @@
+// The model: its name, size and the dtype its weights load in, with the evidence for an inferred dtype.
+// A typed part of the incident (index.ts); generated from the Facts fields by scripts/codemods/facts-to-incident.mjs.
+
+export interface ModelPart {
+  // {model} in rule templates and the JSON contract's facts.
+  name?: string;
+  /** Billions of parameters, from the model's name ("Llama-2-7b-hf", "Qwen1.5-14B"). */
+  paramsB?: number;
+  /** The dtype the weights are loaded in, where the log states it. */
+  dtype?: 'fp32' | 'fp16' | 'bf16' | 'int8' | 'int4';
+  /** How the dtype was inferred when the log states none ("28672 × 8192 × 4 bytes (Llama-2-70B)"), and the reply's words for it. */
+  dtypeEvidence?: string;
+  dtypeWhy?: string;
+}

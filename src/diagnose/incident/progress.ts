@@ -1,0 +1,12 @@
+// How far training got before the failure (levers/progress.ts).
+// A typed part of the incident (index.ts); generated from the Facts fields by scripts/codemods/facts-to-incident.mjs.
+
+export interface ProgressPart {
+  /** Training steps a progress line showed done before the failure, and that line (trimmed) as evidence. */
+  stepsDone?: number;
+  /** Whole epochs a progress line showed done before the failure. */
+  epochsDone?: number;
+  progressLine?: string;
+  /** The report says the run trained several epochs at these settings before the GPU ran out ("after 21 epochs", "after several epochs"). */
+  oomAfterEpochs?: string;
+}

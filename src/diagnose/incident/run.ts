@@ -1,0 +1,35 @@
+// The tool that wrote the log and the run's settings (command line, trainer dumps, argparse, TrainingArguments).
+// A typed part of the incident (index.ts); generated from the Facts fields by scripts/codemods/facts-to-incident.mjs.
+
+export interface RunPart {
+  commandLine?: string;
+  /** The tool that wrote the log (knowledge/tools.yaml) and its own knobs, quoted by the fixes. */
+  tool?: string;
+  toolName?: string;
+  toolKnobs?: string;
+  /** A serving tool (vLLM, web UIs): no training batch or AMP to change. */
+  inference?: boolean;
+  batch?: number;
+  autobatch?: number;
+  /** The batch is the tool's default, not read from the log (its name, for the reply). */
+  batchDefaultOf?: string;
+  /** The batch was read from the failing tensor's leading dimension (TensorFlow's shape[...]). */
+  batchFromShape?: string;
+  /** How the tool's command line takes a batch it does not state (tools.yaml batch_arg). */
+  batchArg?: string;
+  batchFlag?: string;
+  imgsz?: number;
+  cache?: string | boolean;
+  singleCls?: boolean;
+  resume?: boolean;
+  amp?: boolean;
+  ampHow?: string;
+  ampDefaultOn?: boolean;
+  accumulate?: number;
+  epochs?: number;
+  /** The tool's way to split weights over devices, for the weights fix. */
+  weightsSplitHow?: string;
+  /** The log is a training run (optimizer, backward, a trainer), and whether it trains adapters only (LoRA/PEFT). */
+  training?: boolean;
+  adapterTraining?: boolean;
+}

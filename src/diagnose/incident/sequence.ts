@@ -1,0 +1,9 @@
+// The sequence length the paste states (levers/sequence.ts).
+// A typed part of the incident (index.ts); generated from the Facts fields by scripts/codemods/facts-to-incident.mjs.
+
+export interface SequencePart {
+  /** The longest sequence length the paste states, in tokens, the setting or sentence that states it, and half of it (levers/sequence.ts). */
+  seqLen?: number;
+  seqLenSetting?: string;
+  seqLenNext?: number;
+}

@@ -1,0 +1,15 @@
+// Memory over time as the paste prints it, its trend, and what growing memory keeps.
+// A typed part of the incident (index.ts); generated from the Facts fields by scripts/codemods/facts-to-incident.mjs.
+import type { MemoryShape } from '../memory-series.js';
+
+export interface SeriesPart {
+  /** GPU memory per epoch or iteration, in MiB, as the training log printed it. */
+  memorySeriesMiB?: number[];
+  /** The series' shape (src/diagnose/memory-series.ts) and, for a rising one, where it rises. */
+  memoryShape?: MemoryShape;
+  memoryGrowsAt?: 'per_iteration' | 'between_epochs';
+  /** The paste's line that shows what growing memory keeps (a loss tensor added to a total, outputs appended), trimmed. */
+  keptReference?: string;
+  /** The pasted code or log already calls torch.cuda.empty_cache(): advising it again changes nothing. */
+  emptiesCache?: boolean;
+}

@@ -1,0 +1,40 @@
+// Figures in a non-PyTorch stack's own format: vLLM, TF/XLA's BFC allocator, llama.cpp/ggml, TGI, Ray (stack-figures.ts).
+// A typed part of the incident (index.ts); generated from the Facts fields by scripts/codemods/facts-to-incident.mjs.
+
+export interface StackPart {
+  /** vLLM: the model's max seq len and the tokens its KV cache can hold. */
+  maxModelLen?: number;
+  kvCacheTokens?: number;
+  /** vLLM's memory profile (v0.6+): its budget (util × card), what the weights, the profiled activation peak and
+   *  memory outside PyTorch take of it, and what is left for the KV cache; all GiB. */
+  vllmProfile?: { totalGiB: number; util: number; budgetGiB: number; weightsGiB: number; nonTorchGiB: number; peakGiB: number; kvGiB: number };
+  /** The same, as the reply shows them ("0.70 × 8.00 GiB = 5.60 GiB", "5.20 GiB"). */
+  vllmBudget?: string;
+  vllmWeights?: string;
+  vllmPeak?: string;
+  vllmNonTorch?: string;
+  vllmKv?: string;
+  /** The --gpu-memory-utilization that would leave the KV cache 10% of the card, when one up to 0.95 does. */
+  vllmUtilNeeded?: string;
+  vllmGpuBlocks?: number;
+  vllmUtil?: number;
+  /** Figures in a non-PyTorch stack's own format (src/diagnose/stack-figures.ts): TF/XLA's BFC allocator (its
+   *  name and Stats block), llama.cpp's failed CUDA buffer and what it was for, TGI's prefill, vLLM's blocks. */
+  bfcAllocator?: string;
+  bfcLimitMiB?: number;
+  bfcInUseMiB?: number;
+  bfcMaxInUseMiB?: number;
+  /** Weights llama.cpp / ggml placed on the GPU ("CUDA0 buffer size = 3946.35 MiB"). */
+  ggmlGpuWeightsMiB?: number;
+  /** The host-RAM buffer ggml (llama.cpp) failed to allocate, as the reply shows it ("128.00 GiB"). */
+  ggmlBuffer?: string;
+  ggmlCudaAskMiB?: number;
+  ggmlCudaPurpose?: 'weights' | 'kv_cache' | 'compute';
+  ggmlCtx?: number;
+  ggmlCtxStated?: string;
+  ggmlLayers?: string;
+  prefillTokens?: number;
+  prefillTokensHalf?: number;
+  /** Ray's memory monitor killed a task for the node's RAM, with its figures (src/diagnose/stack-figures.ts). */
+  rayMonitor?: string;
+}
