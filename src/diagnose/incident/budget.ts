@@ -1,5 +1,5 @@
 // The memory budget against the card, as the reply quotes it (levers.ts, levers/budget.ts).
-// A typed part of the incident (index.ts); generated from the Facts fields by scripts/codemods/facts-to-incident.mjs.
+// A typed part of the incident (index.ts), split from the old Facts fields once (a812476, by a codemod since removed); edited by hand.
 
 export interface BudgetPart {
   /** The static part against the card when it alone does not fit ("13B × 16 B/param ≈ 193.7 GiB ≥ 24.0 GiB"). */

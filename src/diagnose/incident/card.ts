@@ -1,5 +1,5 @@
 // The card as the log names or states it (the OOM message's capacity is in figures).
-// A typed part of the incident (index.ts); generated from the Facts fields by scripts/codemods/facts-to-incident.mjs.
+// A typed part of the incident (index.ts), split from the old Facts fields once (a812476, by a codemod since removed); edited by hand.
 
 export interface CardPart {
   gpuName?: string;

@@ -1,5 +1,5 @@
 // Distributed training: ZeRO, ranks, NCCL, rendezvous, DDP reducer errors.
-// A typed part of the incident (index.ts); generated from the Facts fields by scripts/codemods/facts-to-incident.mjs.
+// A typed part of the incident (index.ts), split from the old Facts fields once (a812476, by a codemod since removed); edited by hand.
 
 export interface DistributedPart {
   /** DeepSpeed ZeRO stage the run's config or command states (the config's "stage" wins over prose). */

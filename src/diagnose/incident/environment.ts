@@ -1,5 +1,5 @@
 // Where the job runs and its allocator settings (environment.ts, alloc-conf.ts).
-// A typed part of the incident (index.ts); generated from the Facts fields by scripts/codemods/facts-to-incident.mjs.
+// A typed part of the incident (index.ts), split from the old Facts fields once (a812476, by a codemod since removed); edited by hand.
 import type { Environment } from '../environment.js';
 
 export interface EnvironmentPart {

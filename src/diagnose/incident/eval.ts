@@ -1,5 +1,5 @@
 // The evaluation's own settings and what its frames showed (levers/eval.ts).
-// A typed part of the incident (index.ts); generated from the Facts fields by scripts/codemods/facts-to-incident.mjs.
+// A typed part of the incident (index.ts), split from the old Facts fields once (a812476, by a codemod since removed); edited by hand.
 
 export interface EvalPart {
   /** Evaluation ran generate() inside HF Trainer's loop (Seq2SeqTrainer, predict_with_generate). */

@@ -1,5 +1,5 @@
 // The OOM message's own figures (the last OOM message in the log; XLA's HBM report; vLLM's start-up check), in MiB.
-// A typed part of the incident (index.ts); generated from the Facts fields by scripts/codemods/facts-to-incident.mjs.
+// A typed part of the incident (index.ts), split from the old Facts fields once (a812476, by a codemod since removed); edited by hand.
 
 export interface FiguresPart {
   triedAllocMiB?: number;

@@ -1,5 +1,5 @@
 // Who holds the GPU memory (src/diagnose/holder.ts) and the arithmetic that says so.
-// A typed part of the incident (index.ts); generated from the Facts fields by scripts/codemods/facts-to-incident.mjs.
+// A typed part of the incident (index.ts), split from the old Facts fields once (a812476, by a codemod since removed); edited by hand.
 
 export interface HolderPart {
   /** Who holds the GPU memory (src/diagnose/holder.ts) and the arithmetic that says so. */

@@ -1,5 +1,5 @@
 // Host RAM, the DataLoader workers that take it, and what the paste shows of a host-RAM kill: loading, data preparation, the RAM cache.
-// A typed part of the incident (index.ts); generated from the Facts fields by scripts/codemods/facts-to-incident.mjs.
+// A typed part of the incident (index.ts), split from the old Facts fields once (a812476, by a codemod since removed); edited by hand.
 
 export interface HostPart {
   hostRamGiB?: number;

@@ -1,5 +1,5 @@
 // The model: its name, size and the dtype its weights load in, with the evidence for an inferred dtype.
-// A typed part of the incident (index.ts); generated from the Facts fields by scripts/codemods/facts-to-incident.mjs.
+// A typed part of the incident (index.ts), split from the old Facts fields once (a812476, by a codemod since removed); edited by hand.
 
 export interface ModelPart {
   // {model} in rule templates and the JSON contract's facts.

@@ -1,5 +1,5 @@
 // Where the run was when it failed (src/diagnose/phase.ts, holder-phase.ts), from frames and log lines.
-// A typed part of the incident (index.ts); generated from the Facts fields by scripts/codemods/facts-to-incident.mjs.
+// A typed part of the incident (index.ts), split from the old Facts fields once (a812476, by a codemod since removed); edited by hand.
 import type { OomPhase } from '../holder-phase.js';
 import type { Phase } from '../phase.js';
 

@@ -1,5 +1,5 @@
 // Other processes on the card, and ranks of one job that hold a context on one shared GPU.
-// A typed part of the incident (index.ts); generated from the Facts fields by scripts/codemods/facts-to-incident.mjs.
+// A typed part of the incident (index.ts), split from the old Facts fields once (a812476, by a codemod since removed); edited by hand.
 
 export interface OtherProcess {
   pid: number;

@@ -1,5 +1,5 @@
 // How far training got before the failure (levers/progress.ts).
-// A typed part of the incident (index.ts); generated from the Facts fields by scripts/codemods/facts-to-incident.mjs.
+// A typed part of the incident (index.ts), split from the old Facts fields once (a812476, by a codemod since removed); edited by hand.
 
 export interface ProgressPart {
   /** Training steps a progress line showed done before the failure, and that line (trimmed) as evidence. */

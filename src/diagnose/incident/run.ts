@@ -1,5 +1,5 @@
 // The tool that wrote the log and the run's settings (command line, trainer dumps, argparse, TrainingArguments).
-// A typed part of the incident (index.ts); generated from the Facts fields by scripts/codemods/facts-to-incident.mjs.
+// A typed part of the incident (index.ts), split from the old Facts fields once (a812476, by a codemod since removed); edited by hand.
 
 export interface RunPart {
   commandLine?: string;

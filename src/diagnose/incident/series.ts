@@ -1,5 +1,5 @@
 // Memory over time as the paste prints it, its trend, and what growing memory keeps.
-// A typed part of the incident (index.ts); generated from the Facts fields by scripts/codemods/facts-to-incident.mjs.
+// A typed part of the incident (index.ts), split from the old Facts fields once (a812476, by a codemod since removed); edited by hand.
 import type { MemoryShape } from '../memory-series.js';
 
 export interface SeriesPart {
