@@ -24,8 +24,13 @@ function shownNoGrad(text: string): string | undefined {
   NO_GRAD_GLOBAL.lastIndex = 0;
   for (let m = NO_GRAD_GLOBAL.exec(text), n = 0; m && n < 50; m = NO_GRAD_GLOBAL.exec(text), n++) {
     const lineStart = text.lastIndexOf('\n', m.index) + 1;
-    if (!NEGATED.test(text.slice(Math.max(lineStart, m.index - 40), m.index))) return m[0];
+    if (!NEGATED.test(text.slice(Math.max(lineStart, m.index - 40), m.index))) {
+      // A shared global pattern: its position must not carry over to the next paste the bot reads.
+      NO_GRAD_GLOBAL.lastIndex = 0;
+      return m[0];
+    }
   }
+  NO_GRAD_GLOBAL.lastIndex = 0;
   return undefined;
 }
 
@@ -48,7 +53,7 @@ export function readEvalSettings(text: string): Incident {
   const acc = last(text, EVAL_ACCUMULATION);
   if (acc && acc[1] !== 'None') incident.eval.evalAccumulation = Number(acc[1]);
   // Code shown under no_grad, not a sentence saying it is missing ("runs without `with torch.no_grad()`", "没有加 no_grad").
-  const noGrad = NO_GRAD_GLOBAL.exec(text) ? shownNoGrad(text) : undefined;
+  const noGrad = NO_GRAD.test(text) ? shownNoGrad(text) : undefined;
   if (noGrad) incident.eval.noGradShown = noGrad;
   return incident;
 }
