@@ -1,6 +1,7 @@
 // The Discord adapter (discord.js v14): the /gpu application command and pasted logs / message.txt
 // attachments in channels (Message Content intent) and DMs. DISCORD_API_URL points REST (and so the
 // gateway URL from GET /gateway/bot) elsewhere: that is how the tests run the real client against fakes.
+import { subscribe } from 'node:diagnostics_channel';
 import { createRequire } from 'node:module';
 import {
   AttachmentBuilder,
@@ -76,6 +77,38 @@ const AUTOCOMPLETE_DEADLINE_MS = 2000;
 const AUTOCOMPLETE_MAX = 25;
 /** How long a host's GPU list is reused for autocomplete (a few keystrokes ask again and again). */
 const GPU_CACHE_MS = 60_000;
+
+/** The longest a command waits for its deferral's request to be written (a new connection's handshake, an undici that does not say). */
+const DEFERRAL_WRITE_WAIT_MS = 250;
+
+/** Who waits for a request whose path holds a key to be written, keyed by that key. */
+const writeWaiters = new Map<string, () => void>();
+let watchingWrites = false;
+
+/**
+ * Resolves once a request whose path holds `pathPart` had its headers written to the socket (undici's
+ * own diagnostics channel, which the undici of @discordjs/rest publishes), or after `ms`. Only the
+ * first request of a key is waited for; nothing is read from the request but its path.
+ */
+function requestWritten(pathPart: string, ms: number): Promise<void> {
+  if (!watchingWrites) {
+    watchingWrites = true;
+    subscribe('undici:client:sendHeaders', (m) => {
+      const path = (m as { request?: { path?: unknown } }).request?.path;
+      if (typeof path !== 'string' || writeWaiters.size === 0) return;
+      for (const [key, done] of writeWaiters) if (path.includes(key)) done();
+    });
+  }
+  return new Promise<void>((resolve) => {
+    const timer = setTimeout(done, ms);
+    function done() {
+      clearTimeout(timer);
+      if (writeWaiters.get(pathPart) === done) writeWaiters.delete(pathPart);
+      resolve();
+    }
+    writeWaiters.set(pathPart, done);
+  });
+}
 
 /** Resolves to `fallback` when `p` takes longer than `ms` (p keeps running; its result is dropped). */
 async function withDeadline<T>(p: Promise<T>, ms: number, fallback: T): Promise<T> {
@@ -208,6 +241,17 @@ export function createDiscordAdapter(o: DiscordAdapterOptions): DiscordAdapter {
       }
     };
     const progress = progressPacer(o, 'discord', showProgress);
+    const quick = !file && QUICK.has(route.command);
+    // Once the checks passed, a command that is not answered at once is deferred before it runs (the
+    // registry's beforeRun), and runs once the deferral's request is on the wire, so none of its own work
+    // (a chart's child, a store read, a host connection) holds the thread before the ack is sent. Its
+    // response is not awaited (that would delay every command by a round trip): the answer edits the
+    // deferred reply after the deferral resolved (`await defer()` below), where a failed deferral is
+    // found too. One macrotask was not enough: discord.js's REST wrote the request after the second.
+    const deferFirst = async () => {
+      const written = requestWritten(`/interactions/${i.id}/`, DEFERRAL_WRITE_WAIT_MS);
+      await Promise.race([written, defer().catch(() => {})]);
+    };
     if (file)
       void progress.update(readingFilesReply([{ name: file.name, size: file.size }], resolveLocale(o.config.locale, i.channelId, localeFromTag(i.locale))));
     const answer = async (): Promise<{ reply: Reply; ok: boolean }> => {
@@ -224,6 +268,7 @@ export function createDiscordAdapter(o: DiscordAdapterOptions): DiscordAdapter {
         command: read.files.length ? { ...built.invocation, files: read.files } : built.invocation,
         progress,
         userLocale: localeFromTag(i.locale),
+        ...(quick ? {} : { beforeRun: deferFirst }),
       });
       return { reply: withFileNotes(result.reply, read.notes), ok: result.outcome === 'ok' };
     };
@@ -233,7 +278,6 @@ export function createDiscordAdapter(o: DiscordAdapterOptions): DiscordAdapter {
     // at once are the response itself, ephemeral so only the asker sees them, and so is a quick
     // command's answer when it is already there; everything else is deferred ("gpu-doctor is
     // thinking...", only for the asker when the command answers the asker alone) and edited in.
-    const quick = !file && QUICK.has(route.command);
     const early = await Promise.race([work, new Promise<null>((r) => setImmediate(r, null))]);
     if (early && !deferral && (quick || !early.ok)) {
       const askerOnly = !early.ok || early.reply.visibility === 'asker';
