@@ -234,6 +234,8 @@ export const CONDITION_CHECKS: Record<Condition, (e: Evidence) => boolean> = {
     incident.stack.vllmProfile !== undefined &&
     incident.stack.vllmUtilNeeded === undefined &&
     incident.stack.vllmProfile.weightsGiB < incident.stack.vllmProfile.budgetGiB,
+  // vLLM v1's own cache check: the GiB one request of max_model_len needs against what is left (stack-figures.ts).
+  vllm_kv_needed: ({ incident }) => incident.stack.vllmKvNeeded !== undefined && incident.stack.kvCacheTokens !== undefined,
   kv_cache_numbers: ({ incident }) => incident.stack.maxModelLen !== undefined && incident.stack.kvCacheTokens !== undefined,
   weights_loading_incomplete: ({ incident }) => incident.phase.shardsLoadedPct !== undefined && incident.phase.shardsLoadedPct < 100,
   tool_known: ({ incident }) => incident.run.toolKnobs !== undefined,

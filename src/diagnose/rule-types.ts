@@ -66,6 +66,7 @@ export const CONDITIONS = [
   'tool_known',
   'weights_loading_incomplete',
   'kv_cache_numbers',
+  'vllm_kv_needed',
   'vllm_weights_exceed_budget',
   'vllm_util_would_fit',
   'vllm_util_would_not_fit',

@@ -5,9 +5,14 @@
 //   llama.cpp / ggml on CUDA          "ggml_backend_cuda_buffer_type_alloc_buffer: allocating 25600.00 MiB on
 //                                     device 0: cudaMalloc failed: out of memory", then what the buffer was for
 //   text-generation-inference         "Not enough memory to handle 4096 prefill tokens"
-//   vLLM                              "# GPU blocks: 0" under gpu_memory_utilization
+//   vLLM                              "# GPU blocks: 0" under gpu_memory_utilization; v1's "(16.00 GiB KV cache is needed,
+//                                     which is larger than the available KV cache memory (9.63 GiB)" and its estimate
+//   ONNX Runtime's BFCArena           "Failed to allocate memory for requested buffer of size 4294967296" (bytes)
+//   llama.cpp's compute graph / cache "ggml_gallocr_reserve_n: failed to allocate CUDA0 buffer of size 2218786816",
+//                                     "llama_kv_cache_init: failed to allocate buffer for kv cache"
 // Patterns are anchored on each library's message text and bounded (untrusted input, linear).
 import { toMiB } from './facts.js';
+import { formatMiB } from './fixes/arithmetic.js';
 import type { LogText } from './normalize.js';
 import { fillMissing, newIncident, type Incident, type StackPart } from './incident/index.js';
 
@@ -28,6 +33,15 @@ const GGML_LAYERS = /offloaded (\d{1,4})\/(\d{1,4}) layers to GPU/;
 const TGI_PREFILL = /Not enough memory to handle (\d{1,9}) prefill tokens/;
 const VLLM_BLOCKS = /# (?:GPU|cuda) blocks: (\d{1,9}),/;
 const VLLM_UTIL = /gpu[_-]memory[_-]utilization[=\s]{1,3}(0?\.\d{1,4}|1(?:\.0{1,4})?)\b/;
+// vLLM v1 (0.8+) sizes the cache for one request of max_model_len and, since 0.9, estimates the length that fits.
+const VLLM_V1_KV =
+  /max seq len \((\d{1,9})\),? \(([\d.]{1,10}) GiB KV cache is needed, which is larger than the available KV cache memory \((-?[\d.]{1,10}) GiB\)(?:\.\s{0,3}Based on the available memory,\s{0,3}the estimated maximum model length is (\d{1,9}))?/;
+const ORT_ARENA = /Failed to allocate memory for requested buffer of size (\d{1,15})\b/;
+const GGML_GALLOCR_CUDA = /ggml_gallocr_reserve_n: failed to allocate CUDA(\d{1,3}) buffer of size (\d{1,15})\b/;
+const GGML_KV_FAILED = /llama_kv_cache_init: failed to allocate buffer for kv cache/;
+// The device a ggml failure was on, where its own line does not say: the last CUDA buffer placed before it
+// ("llm_load_tensors:      CUDA0 buffer size =  4403.49 MiB") or the CUDA error's "current device: 0".
+const GGML_DEVICE = /\bCUDA(\d{1,3})\s{0,12}(?:KV |compute )?buffer size\s{0,4}=|current device: (\d{1,3})\b/;
 const MAX_LINE = 2000;
 
 /** The figures of the stack that wrote the log (one pass over it; merged into each diagnosis by withStackFigures). */
@@ -36,6 +50,11 @@ export function readStackFigures(log: LogText): Incident {
   let bfc: { name: string; tried: number; line: number } | undefined;
   const stats: Partial<Record<'Limit' | 'InUse' | 'MaxInUse', number>> = {};
   let ggml: { ask: number; device: number; line: number } | undefined;
+  let gallocr: { ask: number; device: number } | undefined;
+  let kvInitFailed = false;
+  let lastDevice: number | undefined;
+  let ggmlCudaError = false;
+  let ortAsk: number | undefined;
   for (let l = 0; l < log.lineCount; l++) {
     const line = log.line(l).slice(0, MAX_LINE);
     if (line.includes('ran out of memory trying to allocate') && !BFC_NOT_FAILURE.test(line)) {
@@ -54,6 +73,21 @@ export function readStackFigures(log: LogText): Incident {
     } else if (line.includes(' blocks: ')) {
       const m = VLLM_BLOCKS.exec(line);
       if (m) incident.stack.vllmGpuBlocks = Number(m[1]);
+    }
+    if (line.includes('KV cache is needed')) {
+      const m = VLLM_V1_KV.exec(line);
+      if (m) vllmV1Kv(incident, m);
+    } else if (line.includes('requested buffer of size')) {
+      const m = ORT_ARENA.exec(line);
+      if (m) ortAsk = Number(m[1]) / 2 ** 20;
+    } else if (line.includes('ggml_gallocr_reserve_n')) {
+      const m = GGML_GALLOCR_CUDA.exec(line);
+      if (m) gallocr ??= { ask: Number(m[2]) / 2 ** 20, device: Number(m[1]) };
+    } else if (GGML_KV_FAILED.test(line)) kvInitFailed = true;
+    if (line.includes('ggml-cuda.cu')) ggmlCudaError = true;
+    if (line.includes('buffer size') || line.includes('current device')) {
+      const m = GGML_DEVICE.exec(line);
+      if (m) lastDevice = Number(m[1] ?? m[2]);
     }
     if (line.includes('n_ctx')) {
       const m = GGML_CTX.exec(line);
@@ -87,6 +121,20 @@ export function readStackFigures(log: LogText): Incident {
     if (purpose) incident.stack.ggmlCudaPurpose = purpose;
     incident.stack.ggmlCtxStated = incident.stack.ggmlCtx !== undefined ? `n_ctx = ${incident.stack.ggmlCtx}` : 'n_ctx = ?';
   }
+  // llama.cpp without the cudaMalloc line: the graph allocator's CUDA buffer is the compute buffer, a failed
+  // llama_kv_cache_init the cache; the first names the device and the size.
+  if (!ggml && gallocr) {
+    incident.figures.triedAllocMiB = round(gallocr.ask);
+    incident.figures.gpuIndex = gallocr.device;
+    incident.stack.ggmlCudaAskMiB = round(gallocr.ask);
+    incident.stack.ggmlCudaPurpose = 'compute';
+  } else if (!ggml && kvInitFailed) incident.stack.ggmlCudaPurpose = 'kv_cache';
+  if (gallocr || kvInitFailed) incident.stack.ggmlCtxStated ??= incident.stack.ggmlCtx !== undefined ? `n_ctx = ${incident.stack.ggmlCtx}` : 'n_ctx = ?';
+  if (!ggml && !gallocr && (kvInitFailed || ggmlCudaError) && lastDevice !== undefined) incident.figures.gpuIndex = lastDevice;
+  if (ortAsk !== undefined) {
+    incident.figures.triedAllocMiB ??= round(ortAsk);
+    incident.stack.ortRequest = formatMiB(ortAsk);
+  }
   if (incident.stack.prefillTokens !== undefined) incident.stack.prefillTokensHalf = Math.max(1, Math.floor(incident.stack.prefillTokens / 2));
   return incident;
 }
@@ -108,6 +156,19 @@ function ggmlPurpose(log: LogText, at: number): GgmlCudaPurpose | undefined {
 }
 
 const round = (mib: number) => Math.round(mib * 100) / 100;
+
+/** vLLM v1's cache check: what one request of max_model_len needs, what is left, and the length that fits (vLLM's own
+ *  estimate, else the same share of the length: the cache grows linearly with it). */
+function vllmV1Kv(incident: Incident, m: RegExpExecArray): void {
+  const maxLen = Number(m[1]);
+  const needed = Number(m[2]);
+  const available = Number(m[3]);
+  incident.stack.maxModelLen = maxLen;
+  incident.stack.vllmKvNeeded = `${m[2]} GiB`;
+  incident.stack.vllmKvAvailable = `${m[3]} GiB`;
+  const fits = m[4] !== undefined ? Number(m[4]) : needed > 0 && available > 0 ? Math.floor((maxLen * available) / needed / 256) * 256 : 0;
+  if (fits > 0) incident.stack.kvCacheTokens = fits;
+}
 
 // Ray's memory monitor kills a task when the node's RAM (host memory, not the GPU's) passes its threshold:
 // "Memory on the node (IP: …) where the task (… name=RayWorkerVllm.__init__, pid=308, memory used=11.15GB) was

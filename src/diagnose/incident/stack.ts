@@ -16,6 +16,11 @@ export interface StackPart {
   vllmKv?: string;
   /** The --gpu-memory-utilization that would leave the KV cache 10% of the card, when one up to 0.95 does. */
   vllmUtilNeeded?: string;
+  /** vLLM v1: the KV cache one request of max_model_len needs and what is left for it ("16.00 GiB"). */
+  vllmKvNeeded?: string;
+  vllmKvAvailable?: string;
+  /** ONNX Runtime's BFCArena: the buffer it failed to allocate, as the reply shows it ("4.00 GiB"). */
+  ortRequest?: string;
   vllmGpuBlocks?: number;
   vllmUtil?: number;
   /** Figures in a non-PyTorch stack's own format (src/diagnose/stack-figures.ts): TF/XLA's BFC allocator (its
