@@ -92,7 +92,7 @@ export async function openStores(loaded: LoadedConfig, o: { poolMax?: number } =
   const feedback = (options: FeedbackStoreOptions) => FeedbackStore.inDataDir(dataDir, options);
   return {
     registry: (configHosts) => new HostRegistry(dataDir, configHosts),
-    audit: () => AuditStore.inDataDir(dataDir),
+    audit: (onError) => AuditStore.inDataDir(dataDir, onError),
     feedback,
     recordedFeedback: (options) => (existsSync(FeedbackStore.fileIn(dataDir)) ? { store: feedback(options) } : { noneAt: FeedbackStore.fileIn(dataDir) }),
     // data_dir/gpu-doctor.sqlite (claims, silences beside the registry) and data_dir/watch.sqlite (samples, subscriptions).

@@ -242,6 +242,9 @@ export function createDiscordAdapter(o: DiscordAdapterOptions): DiscordAdapter {
     };
     const progress = progressPacer(o, 'discord', showProgress);
     const quick = !file && QUICK.has(route.command);
+    // The response (answer, refusal or deferral) settled: the command's audit row is written only then.
+    let ackLeft = () => {};
+    const responded = new Promise<void>((r) => (ackLeft = r));
     // Once the checks passed, a command that is not answered at once is deferred before it runs (the
     // registry's beforeRun), and runs once the deferral's request is on the wire, so none of its own work
     // (a chart's child, a store read, a host connection) holds the thread before the ack is sent. Its
@@ -269,6 +272,7 @@ export function createDiscordAdapter(o: DiscordAdapterOptions): DiscordAdapter {
         progress,
         userLocale: localeFromTag(i.locale),
         ...(quick ? {} : { beforeRun: deferFirst }),
+        ackSent: responded,
       });
       return { reply: withFileNotes(result.reply, read.notes), ok: result.outcome === 'ok' };
     };
@@ -278,13 +282,17 @@ export function createDiscordAdapter(o: DiscordAdapterOptions): DiscordAdapter {
     // at once are the response itself, ephemeral so only the asker sees them, and so is a quick
     // command's answer when it is already there; everything else is deferred ("gpu-doctor is
     // thinking...", only for the asker when the command answers the asker alone) and edited in.
-    const early = await Promise.race([work, new Promise<null>((r) => setImmediate(r, null))]);
-    if (early && !deferral && (quick || !early.ok)) {
-      const askerOnly = !early.ok || early.reply.visibility === 'asker';
-      await i.reply({ ...payload(early.reply), ...(askerOnly ? { flags: MessageFlags.Ephemeral as const } : {}) });
-      return;
+    try {
+      const early = await Promise.race([work, new Promise<null>((r) => setImmediate(r, null))]);
+      if (early && !deferral && (quick || !early.ok)) {
+        const askerOnly = !early.ok || early.reply.visibility === 'asker';
+        await i.reply({ ...payload(early.reply), ...(askerOnly ? { flags: MessageFlags.Ephemeral as const } : {}) });
+        return;
+      }
+      await defer();
+    } finally {
+      ackLeft();
     }
-    await defer();
     const { reply, ok } = await work;
     if (toAskerOnly || (ok && reply.visibility !== 'asker')) {
       try {

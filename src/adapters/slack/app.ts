@@ -261,7 +261,7 @@ export function createSlackAdapter(o: SlackAdapterOptions): SlackAdapter {
     const live = liveMessage(client, command.channel_id, undefined);
     // A command other than help runs once the ack has left: its checks' refusals still come in time to
     // be the ack, but nothing it does itself (a chart's child process, a store read, connecting to a
-    // host) runs between the request and the ack.
+    // host) runs between the request and the ack. Every command's audit row is written after the ack too.
     let ackLeft = () => {};
     const ackGone = new Promise<void>((r) => (ackLeft = r));
     const work = track(
@@ -275,6 +275,7 @@ export function createSlackAdapter(o: SlackAdapterOptions): SlackAdapter {
           progress: progressPacer(o, 'slack', live.show),
           userLocale: locale,
           ...(FAST_COMMANDS.has(name) ? {} : { beforeRun: () => ackGone }),
+          ackSent: ackGone,
         }),
       ),
     );
@@ -286,7 +287,11 @@ export function createSlackAdapter(o: SlackAdapterOptions): SlackAdapter {
     if (ready) {
       const msg = renderSlack(ready.reply);
       if (msg.files.length === 0) {
-        await acked(ack({ response_type: inChannel(ready) ? 'in_channel' : 'ephemeral', text: msg.text, blocks: msg.blocks }));
+        try {
+          await acked(ack({ response_type: inChannel(ready) ? 'in_channel' : 'ephemeral', text: msg.text, blocks: msg.blocks }));
+        } finally {
+          ackLeft();
+        }
         return;
       }
     }
