@@ -175,6 +175,78 @@ const LEVERS: Record<string, (fix: FullFix | undefined, category: string | undef
     (/not a full card|not capacity|is not the capacity|not a batch that is a little too big/i.test(f?.summary ?? '') && f?.changes?.batch === undefined),
 };
 
+/**
+ * Where each lever is *named as an action* in a first fix's summary, for the stricter lever figure: the fallback texts
+ * name several levers ("halve the batch, or lower the image size, or ZeRO-3"), so the loose check above credits a lever
+ * that is only one option of many. The stricter figure credits the expected lever only when no other lever is named
+ * before it. A mention right after a negation ("the batch is not the lever", "without no_grad") names no action.
+ */
+const NAMED: Record<string, RegExp> = {
+  batch: /\bbatch\b/gi,
+  imgsz: /image size|imgsz|resolution|max[-_ ]model[-_ ]len|max_length|cutoff_len|sequence length|seq len|context length/gi,
+  cache_off: /cache=False|--cache disk|caching images|RAM cache/gi,
+  expandable_segments: /expandable_segments|max_split_size/gi,
+  free_or_move_gpu: /another process|other process|CUDA_VISIBLE_DEVICES|held outside/gi,
+  quantize_or_smaller_model: /quantiz|smaller model|load_in_[48]bit|GPTQ|AWQ/gi,
+  offload_or_zero: /offload|ZeRO|zero_optimization|FSDP|shard/gi,
+  checkpointing: /checkpointing/gi,
+  amp: /mixed precision|fp16|bf16|\bamp\b/gi,
+  workers: /workers/gi,
+  shm_size: /shm/gi,
+  low_cpu_mem_usage: /low_cpu_mem_usage|each (?:process|rank) loads|mmap/gi,
+  leak_fix: /empty_cache|\.item\(\)|detach/gi,
+  no_grad: /no_grad|inference_mode/gi,
+  eval_accumulation: /eval_accumulation_steps|preprocess_logits_for_metrics|prediction_loss_only/gi,
+  find_leak: /memory_summary|_record_memory_history|memory snapshot|tracemalloc/gi,
+  gpu_memory_utilization: /gpu[-_]memory[-_]utilization/gi,
+  xla_mem_fraction: /XLA_PYTHON_CLIENT_(?:MEM_FRACTION|PREALLOCATE|ALLOCATOR)|allow_growth|memory_fraction|set_memory_growth/gi,
+};
+/** Levers judged by the category alone: the stricter figure takes the loose verdict. */
+const CATEGORY_LEVERS = new Set(['nccl_timeout_debug', 'driver_fix', 'not_memory', 'host_ram_or_swap', 'framework_version']);
+const NEGATED_BEFORE = /(?:\bnot|n't|\bno|\bwithout|\binstead of|\brather than|\balready|\bnever)\b[^.;:]{0,30}$/i;
+
+/**
+ * Where the summary starts telling the user what to do: the first clause that opens with an imperative verb
+ * ("Load with low_cpu_mem_usage=True", "...: turn on gradient checkpointing"). What comes before it describes the
+ * failure ("checkpoint shards stopped at 14%", "2 bytes per parameter in fp16") and names no lever.
+ */
+const ACTION_CLAUSE =
+  /(?:^|[.:;!?]\s+)(?:load|use|turn|set|wrap|run|reduce|lower|halve|shorten|move|free|stop|kill|add|pass|enable|start|pick|give|raise|increase|mount|launch|keep|resize|tile|split|quantize|train|replace|upgrade|downgrade|install|export|put|drop|cut|accumulate|offload|restart|switch|limit|cap|detach|convert|apply|make|shrink|disable|sum|collect|gather|iterate|release|unset|leave|remove|serve|lend|shard|fall back)\b/i;
+
+/** The first position, from the summary's first action clause, where it names `lever` (structured changes: 0), or -1. */
+function namedAt(lever: string, fix: FullFix | undefined): number {
+  if (lever === 'batch' && typeof fix?.changes?.batch === 'number') return 0;
+  if (lever === 'imgsz' && typeof fix?.changes?.imgsz === 'number') return 0;
+  if (lever === 'workers' && typeof fix?.changes?.workers === 'number') return 0;
+  const whole = fix?.summary ?? '';
+  const action = ACTION_CLAUSE.exec(whole);
+  const summary = action ? whole.slice(action.index) : whole;
+  const pattern = NAMED[lever];
+  if (!pattern) return -1;
+  pattern.lastIndex = 0;
+  for (let m = pattern.exec(summary); m; m = pattern.exec(summary)) {
+    const sentenceStart = Math.max(summary.lastIndexOf('. ', m.index), summary.lastIndexOf('; ', m.index), 0);
+    if (!NEGATED_BEFORE.test(summary.slice(sentenceStart, m.index))) {
+      pattern.lastIndex = 0;
+      return m.index;
+    }
+  }
+  return -1;
+}
+
+/** The expected lever is in the first fix (the loose check) and no other lever is named as an action before it. */
+export function leverNamedFirst(expected: string, fix: FullFix | undefined, category: string | undefined): boolean {
+  if (!LEVERS[expected](fix, category)) return false;
+  if (CATEGORY_LEVERS.has(expected)) return true;
+  const own = namedAt(expected, fix);
+  const at = own === -1 ? 0 : own;
+  return Object.keys(NAMED).every((other) => {
+    if (other === expected || (expected === 'batch_accumulate' && other === 'batch')) return true;
+    const pos = namedAt(other, fix);
+    return pos === -1 || pos >= at;
+  });
+}
+
 /** The fix's opening clause tells the user to free or leave the card (not a conditional check "if another process..."). */
 const freesFirst = (summary: string) => {
   const opening = summary.split(/[.:;](?:\s|$)/)[0];
@@ -187,6 +259,8 @@ export interface ExpertScore {
   harmful: number;
   harmfulStrict: number;
   lever: number;
+  /** The expected lever is the first lever the first fix names as an action (the stricter figure). */
+  leverFirst: number;
   leverOf: number;
   checksPassed: number;
   failed: number;
@@ -199,7 +273,18 @@ export interface ExpertScore {
  */
 export async function scoreExpertDir(dir: string, runner: 'cli' | 'inprocess' = 'inprocess', concurrency = 4): Promise<ExpertScore> {
   const cases = JSON.parse(readFileSync(join(dir, 'cases.json'), 'utf8')) as ExpertCase[];
-  const s: ExpertScore = { n: cases.length, category: 0, harmful: 0, harmfulStrict: 0, lever: 0, leverOf: 0, checksPassed: 0, failed: 0, rows: [] };
+  const s: ExpertScore = {
+    n: cases.length,
+    category: 0,
+    harmful: 0,
+    harmfulStrict: 0,
+    lever: 0,
+    leverFirst: 0,
+    leverOf: 0,
+    checksPassed: 0,
+    failed: 0,
+    rows: [],
+  };
   const outs: (FullContract | Error)[] = new Array(cases.length);
   if (runner === 'inprocess') {
     const [{ loadRuleBase }, { diagnose }, { readLogFile }, { toJsonContract }] = await Promise.all([
@@ -268,8 +353,12 @@ export async function scoreExpertDir(dir: string, runner: 'cli' | 'inprocess' = 
     }
     if (c.expected_lever && LEVERS[c.expected_lever]) {
       s.leverOf++;
-      if (LEVERS[c.expected_lever](first, d?.category)) s.lever++;
-      else misses.push(`lever ${c.expected_lever} not in first fix: ${(first?.summary ?? 'none').slice(0, 90)}`);
+      const namedFirst = leverNamedFirst(c.expected_lever, first, d?.category);
+      if (namedFirst) s.leverFirst++;
+      if (LEVERS[c.expected_lever](first, d?.category)) {
+        s.lever++;
+        if (!namedFirst) misses.push(`lever ${c.expected_lever} named after another lever: ${(first?.summary ?? '').slice(0, 90)}`);
+      } else misses.push(`lever ${c.expected_lever} not in first fix: ${(first?.summary ?? 'none').slice(0, 90)}`);
     }
     const nums = (k: string) => fixes.map((f) => f.changes?.[k]).filter((v): v is number => typeof v === 'number');
     const checks: [boolean, string][] = [];
@@ -292,4 +381,4 @@ export async function scoreExpertDir(dir: string, runner: 'cli' | 'inprocess' = 
 }
 
 export const expertLine = (s: ExpertScore) =>
-  `category ${s.category}/${s.n} (${Math.round((100 * s.category) / s.n)}%), harmful ${s.harmful} (strict ${s.harmfulStrict}), first-fix lever ${s.lever}/${s.leverOf} (${Math.round((100 * s.lever) / Math.max(1, s.leverOf))}%), all checks ${s.checksPassed}/${s.n}, failed ${s.failed}`;
+  `category ${s.category}/${s.n} (${Math.round((100 * s.category) / s.n)}%), harmful ${s.harmful} (strict ${s.harmfulStrict}), first-fix lever ${s.lever}/${s.leverOf} (${Math.round((100 * s.lever) / Math.max(1, s.leverOf))}%, named first ${s.leverFirst}), all checks ${s.checksPassed}/${s.n}, failed ${s.failed}`;
