@@ -38,6 +38,8 @@ const VLLM_V1_KV =
   /max seq len \((\d{1,9})\),? \(([\d.]{1,10}) GiB KV cache is needed, which is larger than the available KV cache memory \((-?[\d.]{1,10}) GiB\)(?:\.\s{0,3}Based on the available memory,\s{0,3}the estimated maximum model length is (\d{1,9}))?/;
 const ORT_ARENA = /Failed to allocate memory for requested buffer of size (\d{1,15})\b/;
 const GGML_GALLOCR_CUDA = /ggml_gallocr_reserve_n: failed to allocate CUDA(\d{1,3}) buffer of size (\d{1,15})\b/;
+// JAX through PJRT (jaxlib 0.4+): "RESOURCE_EXHAUSTED: Failed to allocate request for 6.27GiB (6727663616B) on device ordinal 0"
+const PJRT_REQUEST = /RESOURCE[_ ]EXHAUSTED: Failed to allocate request for [\d.]{1,10} ?[KMGT]i?B \((\d{1,15})B\)/;
 const GGML_KV_FAILED = /llama_kv_cache_init: failed to allocate buffer for kv cache/;
 // The device a ggml failure was on, where its own line does not say: the last CUDA buffer placed before it
 // ("llm_load_tensors:      CUDA0 buffer size =  4403.49 MiB") or the CUDA error's "current device: 0".
@@ -55,6 +57,7 @@ export function readStackFigures(log: LogText): Incident {
   let lastDevice: number | undefined;
   let ggmlCudaError = false;
   let ortAsk: number | undefined;
+  let pjrtAsk: number | undefined;
   for (let l = 0; l < log.lineCount; l++) {
     const line = log.line(l).slice(0, MAX_LINE);
     if (line.includes('ran out of memory trying to allocate') && !BFC_NOT_FAILURE.test(line)) {
@@ -83,6 +86,9 @@ export function readStackFigures(log: LogText): Incident {
     } else if (line.includes('ggml_gallocr_reserve_n')) {
       const m = GGML_GALLOCR_CUDA.exec(line);
       if (m) gallocr ??= { ask: Number(m[2]) / 2 ** 20, device: Number(m[1]) };
+    } else if (line.includes('Failed to allocate request for')) {
+      const m = PJRT_REQUEST.exec(line);
+      if (m) pjrtAsk = Number(m[1]) / 2 ** 20;
     } else if (GGML_KV_FAILED.test(line)) kvInitFailed = true;
     if (line.includes('ggml-cuda.cu')) ggmlCudaError = true;
     if (line.includes('buffer size') || line.includes('current device')) {
@@ -131,6 +137,7 @@ export function readStackFigures(log: LogText): Incident {
   } else if (!ggml && kvInitFailed) incident.stack.ggmlCudaPurpose = 'kv_cache';
   if (gallocr || kvInitFailed) incident.stack.ggmlCtxStated ??= incident.stack.ggmlCtx !== undefined ? `n_ctx = ${incident.stack.ggmlCtx}` : 'n_ctx = ?';
   if (!ggml && !gallocr && (kvInitFailed || ggmlCudaError) && lastDevice !== undefined) incident.figures.gpuIndex = lastDevice;
+  if (pjrtAsk !== undefined) incident.figures.triedAllocMiB ??= round(pjrtAsk);
   if (ortAsk !== undefined) {
     incident.figures.triedAllocMiB ??= round(ortAsk);
     incident.stack.ortRequest = formatMiB(ortAsk);

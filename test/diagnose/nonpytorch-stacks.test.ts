@@ -66,6 +66,28 @@ describe("ONNX Runtime's arena failure: the GPU's when the paste names the GPU, 
     TEST_TIMEOUT,
   );
 
+  it(
+    'the arena error cut short in a title, with the GPU named',
+    async () => {
+      const d = await first(
+        '/onnxruntime_src/onnxruntime/core/framework/bfc_arena.cc:376 void* onnxruntime::BFCArena::AllocateRawInternal(size_t, bool, onnxruntime::Stream*, bool, onnxruntime::WaitNotificationFn) Failed to alloc\nThe 16G VRAM is not enough for this model\n',
+      );
+      expect(d?.rule).toBe('onnxruntime-arena-gpu');
+    },
+    TEST_TIMEOUT,
+  );
+
+  it(
+    "the arena's own info lines are no failure",
+    async () => {
+      const d = await first(
+        '[I:onnxruntime:log, bfc_arena.cc:306 AllocateRawInternal] Extending BFCArena for Cuda. bin_num:9 (requested) num_bytes: 160000 (actual) rounded_bytes:160000\n[I:onnxruntime:log, bfc_arena.cc:186 Extend] Extended allocation by 1048576 bytes.\n',
+      );
+      expect(d).toBeUndefined();
+    },
+    TEST_TIMEOUT,
+  );
+
   it.each([
     'OCR server on Windows\n' + arena(285081600),
     arena(643840) + 'Traceback (most recent call last):\n  File "run.py", line 3, in <module>\n    sess.run(None, feed)\n',
@@ -142,6 +164,21 @@ describe("TensorFlow's GPU allocator line alone is its OOM; the not-a-failure re
     'not an OOM: %#',
     async (paste) => {
       expect(await first(paste)).toBeUndefined();
+    },
+    TEST_TIMEOUT,
+  );
+});
+
+describe("JAX's PJRT wording is its OOM, with the request read", () => {
+  it.each([
+    ['XlaRuntimeError: RESOURCE_EXHAUSTED: Failed to allocate request for 6.27GiB (6727663616B) on device ordinal 0\n', 6416],
+    ['jaxlib.xla_extension.XlaRuntimeError: RESOURCE_EXHAUSTED: Failed to allocate request for 512.00MiB (536870912B) on device ordinal 1\n', 512],
+  ])(
+    '%#',
+    async (paste, mib) => {
+      const d = await first(paste);
+      expect(d?.category).toBe('cuda_oom');
+      expect(d?.facts.triedAllocMiB).toBe(mib);
     },
     TEST_TIMEOUT,
   );
