@@ -38,6 +38,8 @@ import {
 } from './levers/eval.js';
 import { oomAfterSteps } from './levers/progress.js';
 import { fp32WeightsOverCard } from './levers/budget.js';
+import { quantizeFirst, quantizeNotEnough } from './levers/quantize.js';
+import { ampFirst } from './levers/amp.js';
 import type { Incident } from './incident/index.js';
 
 export interface Evidence {
@@ -156,6 +158,19 @@ export const CONDITION_CHECKS: Record<Condition, (e: Evidence) => boolean> = {
     const h = holder(incident);
     return inputSizeFirst(incident) && (h === undefined || h === 'activations');
   },
+  // fp32 training shown at a batch of 1 or 2 or none (levers/amp.ts): mixed precision, one setting that halves the
+  // activations, before a smaller batch or input, when this process's own tensors (or nothing stated) fill the card.
+  amp_first: ({ incident }) => {
+    const h = holder(incident);
+    return ampFirst(incident) && (h === undefined || h === 'activations');
+  },
+  // Inference or adapter training whose 16-bit weights fill the card (levers/quantize.ts): fewer bits per weight, or
+  // fewer weights, first; another process or a card that is not full comes first.
+  quantize_first_inference: ({ incident }) =>
+    quantizeFirst(incident) && !quantizeNotEnough(incident) && incident.run.training !== true && STATIC_HOLDERS.has(holder(incident)),
+  quantize_first_adapter: ({ incident }) =>
+    quantizeFirst(incident) && !quantizeNotEnough(incident) && incident.run.training === true && STATIC_HOLDERS.has(holder(incident)),
+  quantize_not_enough: ({ incident }) => quantizeNotEnough(incident) && STATIC_HOLDERS.has(holder(incident)),
   // ... and with no figure at all: who holds the card is the first unknown (another process, a hung run).
   batch_one_no_figures: ({ incident }) => batchAtOne(incident) && !hasMemoryFigures(incident),
   // Batch 1 and the budget points at the static part (levers.ts): it takes most of the card, or ZeRO-1/2 keep the

@@ -10,6 +10,9 @@ import { PROJECT_ROOT } from '../core/paths.js';
 // then a GPU word ("24G显存", "8gb graphics card", "16GB VRAM"). Bounded and anchored on digits: linear.
 const GPU_MODEL_SIZE =
   /\b(?:A100|A800|H100|H800|H200|V100|P100|A6000|A40|A10G?|L40S?|L4|T4|RTX\s?\d{4}(?:\s?Ti)?|\d{4}\s?Ti|[1-5]0[5-9]0)\b[^\n\d]{0,4}(\d{1,3})\s?G(?:B|iB)?\b/i;
+// The same in MiB, as nvidia-smi and drivers print a card's total: "RTX 3060 (max 8192MiB)", "T4 15360MiB".
+const GPU_MODEL_MIB =
+  /\b(?:A100|A800|H100|H800|H200|V100|P100|A6000|A40|A10G?|L40S?|L4|T4|RTX\s?\d{4}(?:\s?Ti)?|\d{4}\s?Ti|[1-5]0[5-9]0)\b[^\n\d]{0,12}(\d{4,6})\s?MiB\b/i;
 // "a GPU with 24gb of ram", "graphics card with 8 GB"
 const GPU_WITH_SIZE = /\b(?:GPU|graphics card|video card)s? with (\d{1,3})\s?G(?:B|iB)?\b/i;
 const SIZE_GPU_WORD = /\b(\d{1,3})\s?G(?:B|iB)?\s?(?:的)?\s?(?:显存|显卡|VRAM|GPU|graphics card|video card)/i;
@@ -30,7 +33,8 @@ function cardSizeWord(text: string): RegExpExecArray | null {
 
 export function statedGpuMemoryMiB(text: string): number | undefined {
   const m = GPU_MODEL_SIZE.exec(text) ?? cardSizeWord(text) ?? GPU_WITH_SIZE.exec(text);
-  const gib = m ? Number(m[1]) : NaN;
+  const mib = m ? undefined : GPU_MODEL_MIB.exec(text);
+  const gib = m ? Number(m[1]) : mib ? Number(mib[1]) / 1024 : NaN;
   return gib >= 2 && gib <= 192 ? gib * 1024 : undefined;
 }
 
@@ -58,15 +62,16 @@ export function modelParamsB(text: string, model: string | undefined): number | 
   return (model ? last(' ' + model, PARAMS_IN_NAME) : undefined) ?? last(body, PARAMS_IN_NAME) ?? last(body, PARAMS_IN_PROSE) ?? knownModelParamsB(body);
 }
 
+// A flag given the value False (`--fp16 False`, HfArgumentParser's booleans) states no half precision.
 const DTYPES: [RegExp, 'fp32' | 'fp16' | 'bf16' | 'int8' | 'int4'][] = [
   [/load_in_4bit\s{0,2}[=:]\s{0,2}True|--load[-_]in[-_]4bit\b|\bnf4\b|bnb_4bit|quantization[^\n]{0,20}\b(?:awq|gptq|int4)\b/i, 'int4'],
   [/load_in_8bit\s{0,2}[=:]\s{0,2}True|--load[-_]in[-_]8bit\b|\bint8\b/i, 'int8'],
   [
-    /torch_dtype\s{0,2}[=:]\s{0,2}['"]?(?:torch\.)?bfloat16|--bf16\b|\bbf16\s{0,2}[=:]\s{0,2}True|dtype\s{0,2}[=:]\s{0,2}['"]?(?:torch\.)?bfloat16|mixed_precision\s{0,2}[=:]\s{0,2}['"]?bf16/i,
+    /torch_dtype\s{0,2}[=:]\s{0,2}['"]?(?:torch\.)?bfloat16|--bf16\b(?![ \t=]{1,3}['"]?(?:False|false|no|0)\b)|\bbf16\s{0,2}[=:]\s{0,2}True|dtype\s{0,2}[=:]\s{0,2}['"]?(?:torch\.)?bfloat16|mixed_precision\s{0,2}[=:]\s{0,2}['"]?bf16/i,
     'bf16',
   ],
   [
-    /torch_dtype\s{0,2}[=:]\s{0,2}['"]?(?:torch\.)?(?:float16|half)|--fp16\b|\bfp16\s{0,2}[=:]\s{0,2}True|dtype\s{0,2}[=:]\s{0,2}['"]?(?:torch\.)?(?:float16|half)\b|--half\b|\.half\(\)|mixed_precision\s{0,2}[=:]\s{0,2}['"]?fp16|precision\s{0,2}[=:]\s{0,2}['"]?16/i,
+    /torch_dtype\s{0,2}[=:]\s{0,2}['"]?(?:torch\.)?(?:float16|half)|--fp16\b(?![ \t=]{1,3}['"]?(?:False|false|no|0)\b)|\bfp16\s{0,2}[=:]\s{0,2}True|dtype\s{0,2}[=:]\s{0,2}['"]?(?:torch\.)?(?:float16|half)\b|--half\b|\.half\(\)|mixed_precision\s{0,2}[=:]\s{0,2}['"]?fp16|precision\s{0,2}[=:]\s{0,2}['"]?16/i,
     'fp16',
   ],
 ];

@@ -10,6 +10,7 @@ import { worldSize, zeroOffloadStated, zeroStage } from './levers/zero.js';
 import { killedLoadingData, readHostRam, TRAIN_PROGRESS } from './levers/host-ram.js';
 import { readSequenceLength } from './levers/sequence.js';
 import { readInputSize } from './levers/input-size.js';
+import { readFp32Training } from './levers/amp.js';
 import { mergeInto, newIncident, pruneUndefined, type Incident } from './incident/index.js';
 
 // Moved to their own modules (model-facts.ts, levers/zero.ts, levers/host-ram.ts); named here for existing callers.
@@ -237,7 +238,14 @@ export function extractSettings(fullText: string, options: { commandLine?: boole
   if (onGpu > 0) incident.stack.ggmlGpuWeightsMiB = onGpu;
   const after = epochsBeforeFailure(text);
   if (after) incident.progress.oomAfterEpochs = after;
-  mergeInto(incident, readEvalSettings(text), trainingProgress(text), readSequenceLength(text), { input: readInputSize(text) });
+  mergeInto(
+    incident,
+    readEvalSettings(text),
+    trainingProgress(text),
+    readSequenceLength(text),
+    { input: readInputSize(text) },
+    { model: { fp32Setting: readFp32Training(text) } },
+  );
   pruneUndefined(incident);
   return incident;
 }

@@ -8,4 +8,6 @@ export interface BudgetPart {
   staticShareWhy?: string;
   /** The weights' budget against the card when fp32 is what does not fit (src/diagnose/levers/budget.ts). */
   budgetWhy?: string;
+  /** The 16-bit (or stated 8-bit) weights against the card, and at 4 bits, when quantizing is the lever (levers/quantize.ts). */
+  quantizeWhy?: string;
 }

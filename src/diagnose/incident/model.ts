@@ -11,4 +11,7 @@ export interface ModelPart {
   /** How the dtype was inferred when the log states none ("28672 × 8192 × 4 bytes (Llama-2-70B)"), and the reply's words for it. */
   dtypeEvidence?: string;
   dtypeWhy?: string;
+  /** The setting or error line that shows training in fp32 with no half precision stated, and the reply's words for it (levers/amp.ts). */
+  fp32Setting?: string;
+  ampWhy?: string;
 }

@@ -20,7 +20,8 @@ export const LARGE_INPUT_PIXELS = 512 * 1024;
 const SMALL_BATCH = 2;
 
 const SIDE = String.raw`(\d{3,5})`;
-const KEYS = String.raw`imgsz|img[-_]size|image[-_]size|input[-_]size|crop[-_]size|resolution|INPUT\.M(?:IN|AX)_SIZE_TRAIN`;
+// YOLOv5's `--img 1280` only as the flag (a bare "img" is any image); Detectron2's TEST sizes are an evaluation's input.
+const KEYS = String.raw`imgsz|img[-_]size|image[-_]size|input[-_]size|crop[-_]size|resolution|--img(?![\w-])|INPUT\.M(?:IN|AX)_SIZE_T(?:RAIN|EST)`;
 // `crop_size = (512, 1024)`, `image_size: [1024, 2048]`, `--img-size 1280`, `-image_size 800px`, `imgsz=1536`.
 const KEY_PAIR = new RegExp(String.raw`(?:${KEYS})['"]?[ \t]{0,2}[=:][ \t]{0,2}[(\[][ \t]{0,2}${SIDE}[ \t]{0,2},[ \t]{0,2}${SIDE}[ \t]{0,2}[)\]]`, 'gi');
 const KEY_ONE = new RegExp(String.raw`(?:${KEYS})['"]?(?:[ \t]{0,2}[=:][ \t]{0,2}|[ \t]{1,3})['"]?${SIDE}(?:[ \t]?px)?(?![\w.]|,[ \t]{0,2}\d)`, 'gi');
@@ -29,6 +30,20 @@ const WXH = new RegExp(String.raw`(?<![\w.])${SIDE}[ \t]?[x×*][ \t]?${SIDE}(?![
 // 4-d tensor shapes: TF's NHWC in "OOM when allocating tensor with shape[1,5095,3729,3]", PyTorch's NCHW.
 const NHWC = /shape[ \t]?\[(\d{1,4}),[ \t]?(\d{3,5}),[ \t]?(\d{3,5}),[ \t]?[1-4]\]/g;
 const NCHW = /\[(\d{1,4}),[ \t]?[1-4],[ \t]?(\d{3,5}),[ \t]?(\d{3,5})\]/g;
+// A height and a width set side by side on one line: diffusers' `pipe(prompt, height=1024, width=1024)`, CompVis
+// txt2img's `--H 1536 --W 1536`, video samplers' `--height 720 --width 1280`, in either order.
+const SIDE_SET = String.raw`['"]?(?:[ \t]{0,2}[=:][ \t]{0,2}|[ \t]{1,3})${SIDE}(?![\w.])`;
+const HEIGHT = String.raw`(?<![\w-])(?:--?H|(?:--?)?[Hh]eight|HEIGHT)`;
+const WIDTH = String.raw`(?<![\w-])(?:--?W|(?:--?)?[Ww]idth|WIDTH)`;
+const HEIGHT_WIDTH = new RegExp(String.raw`${HEIGHT}${SIDE_SET}[^\n]{0,120}?${WIDTH}${SIDE_SET}`, 'g');
+const WIDTH_HEIGHT = new RegExp(String.raw`${WIDTH}${SIDE_SET}[^\n]{0,120}?${HEIGHT}${SIDE_SET}`, 'g');
+// A 5-d tensor shape in the error is one batch of volumes (3-D CT/MRI, voxel grids): TF's NDHWC
+// "shape[1,160,192,224,16]" or channels first "shape[1,16,160,192,224]"; the three largest of the four sides after
+// the batch are the volume, the smallest its channels.
+const VOLUME = /shape[ \t]?\[(\d{1,4}),[ \t]?(\d{1,4}),[ \t]?(\d{1,4}),[ \t]?(\d{1,4}),[ \t]?(\d{1,4})\]/g;
+const MIN_VOLUME_SIDE = 32;
+// A video's frames multiply one input's pixels (every frame's activations are on the card at once in a video model).
+const FRAMES = /(?<![\w-])(?:--)?(?:num[-_]frames|video[-_]length|n[-_]frames|frames)['"]?(?:[ \t]{0,2}[=:][ \t]{0,2}|[ \t]{1,3})(\d{1,4})(?![\w.])/i;
 
 // The report says a smaller input was tried and the error stayed ("I still encounter this problem when I change it to
 // 512*512", "lowered the resolution to 768x768 and it still fails", "改成512*512还是爆显存"): the input is not the lever.
@@ -59,6 +74,8 @@ export function readInputSize(fullText: string): InputSizeFacts {
     [WXH, (m: RegExpExecArray) => [m[1], m[2]]],
     [NHWC, (m: RegExpExecArray) => [m[2], m[3]]],
     [NCHW, (m: RegExpExecArray) => [m[2], m[3]]],
+    [HEIGHT_WIDTH, (m: RegExpExecArray) => [m[1], m[2]]],
+    [WIDTH_HEIGHT, (m: RegExpExecArray) => [m[2], m[1]]],
   ] as [RegExp, (m: RegExpExecArray) => string[]][]) {
     re.lastIndex = 0;
     for (let m = re.exec(text); m; m = re.exec(text)) {
@@ -66,11 +83,23 @@ export function readInputSize(fullText: string): InputSizeFacts {
       consider(h, w, m[0]);
     }
   }
-  if (!best || INPUT_NO_HELP.some((re) => re.test(text))) return {};
   const half = (n: number) => Math.max(1, Math.round(n / 2));
+  let volume: { voxels: number; quote: string; next: string } | undefined;
+  VOLUME.lastIndex = 0;
+  for (let m = VOLUME.exec(text); m; m = VOLUME.exec(text)) {
+    const four = [m[2], m[3], m[4], m[5]].map(Number);
+    const sides = four.filter((_, i) => i !== four.indexOf(Math.min(...four)));
+    const voxels = sides[0] * sides[1] * sides[2];
+    if (Math.min(...sides) >= MIN_VOLUME_SIDE && (!volume || voxels > volume.voxels)) volume = { voxels, quote: m[0], next: sides.map(half).join('×') };
+  }
+  if (INPUT_NO_HELP.some((re) => re.test(text))) return {};
+  if (volume && (!best || volume.voxels > best.h * best.w)) return { inputPixels: volume.voxels, inputSizeSetting: volume.quote, inputSizeNext: volume.next };
+  if (!best) return {};
+  const frames = FRAMES.exec(text);
+  const frameCount = frames && Number(frames[1]) >= 2 ? Number(frames[1]) : 1;
   return {
-    inputPixels: best.h * best.w,
-    inputSizeSetting: best.quote,
+    inputPixels: best.h * best.w * frameCount,
+    inputSizeSetting: frameCount > 1 ? `${frames![0].trim()}, ${best.quote}` : best.quote,
     inputSizeNext: best.h === best.w ? String(half(best.h)) : `${half(best.h)}×${half(best.w)}`,
   };
 }
