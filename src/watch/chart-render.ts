@@ -101,6 +101,17 @@ interface PooledChild {
 }
 
 const idle: PooledChild[] = [];
+/**
+ * One child started ahead of need, so a chart request takes a process that exists instead of forking
+ * one: fork runs on the bot's thread, and from a ~240 MB bot it held the event loop 55-320 ms
+ * (bench:acks), every other user's ack with it. Started a while after the leak watch starts and after
+ * each job that used it (or found none), when nothing is asked; it never expires (a fresh child is small).
+ */
+let spare: PooledChild | undefined;
+let spareTimer: NodeJS.Timeout | undefined;
+let spareBudgetMb: number | undefined;
+/** How long after the watch starts, or after a job that used the spare ended, the next spare is started. */
+const SPARE_AFTER_MS = 1000;
 let running = 0;
 const waiting: (() => void)[] = [];
 let nextJobId = 1;
@@ -172,6 +183,7 @@ function spawnChild(maxOldSpaceMb: number): PooledChild {
 
 function forget(child: PooledChild): void {
   clearTimeout(child.idleTimer);
+  if (spare === child) spare = undefined;
   const i = idle.indexOf(child);
   if (i >= 0) idle.splice(i, 1);
 }
@@ -179,6 +191,33 @@ function forget(child: PooledChild): void {
 function letGo(child: PooledChild): void {
   forget(child);
   child.proc.kill('SIGKILL');
+}
+
+/**
+ * Keeps one chart child ready (see `spare`), started `afterMs` from now unless one is ready or on its
+ * way; charts with another heap budget than the spare's fork their own.
+ */
+export function keepChartChildReady(budget: ChartBudget = DEFAULT_CHART_BUDGET, afterMs = SPARE_AFTER_MS): void {
+  spareBudgetMb = budget.maxOldSpaceMb;
+  if (spare || spareTimer) return;
+  spareTimer = setTimeout(() => {
+    spareTimer = undefined;
+    if (spare || spareBudgetMb === undefined) return;
+    try {
+      spare = spawnChild(spareBudgetMb);
+    } catch {
+      // Not started (no memory, no pid left): the next chart forks its own, as without a spare.
+    }
+  }, afterMs);
+  spareTimer.unref();
+}
+
+/** The spare child for a job of this budget, if one is ready (it is no longer the spare). */
+function takeSpare(maxOldSpaceMb: number): PooledChild | undefined {
+  const ready = spare;
+  if (!ready || ready.maxOldSpaceMb !== maxOldSpaceMb || !ready.proc.connected) return undefined;
+  spare = undefined;
+  return ready;
 }
 
 /**
@@ -203,7 +242,10 @@ export async function runChartJob(
       child = undefined;
     }
     if (child) clearTimeout(child.idleTimer);
-    else {
+    else child = takeSpare(budget.maxOldSpaceMb);
+    // The spare was used (or there was none while one is kept): the next is started after this job.
+    const replaceSpare = spareBudgetMb !== undefined && !spare;
+    if (!child) {
       try {
         child = spawnChild(budget.maxOldSpaceMb);
       } catch {
@@ -236,6 +278,7 @@ export async function runChartJob(
       inChild.idleTimer.unref();
       idle.push(inChild);
     } else if (outcome.failure !== 'crashed') letGo(inChild);
+    if (replaceSpare) keepChartChildReady({ ...budget, maxOldSpaceMb: spareBudgetMb! });
     return outcome.failure;
   } finally {
     release();

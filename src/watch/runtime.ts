@@ -13,7 +13,7 @@ import { personOf } from '../owners/directory.js';
 import { DEFAULT_FIT_SETTINGS, type GpuGrowth } from '../fleet/fit.js';
 import { Notifier } from '../fleet/notify.js';
 import type { SubscriptionStorage } from '../fleet/subscriptions.js';
-import { DEFAULT_CHART_BUDGET, findingChartsInChild, gpuChartInChild, type ChartBudget } from './chart-render.js';
+import { DEFAULT_CHART_BUDGET, findingChartsInChild, gpuChartInChild, keepChartChildReady, type ChartBudget } from './chart-render.js';
 import { digestReply, sparkline, type ChartOf } from './digest.js';
 import { findingsOf } from './findings.js';
 import { DigestScheduler, type DigestConfig, type FindingsSource, type PostMessage } from './scheduler.js';
@@ -258,6 +258,8 @@ export class WatchRuntime implements WatchService {
     retention();
     this.retentionTimer = setInterval(retention, 3_600_000);
     this.retentionTimer.unref();
+    // A chart child ready before anyone asks: no chart request forks on the bot's thread (chart-render.ts).
+    keepChartChildReady(this.chartBudget);
     this.started = true;
     await this.startSchedules();
   }
