@@ -51,15 +51,23 @@ export const mutationGroups = {
   },
   detector: {
     mutate: ['src/watch/detector.ts'],
-    tests: ['test/watch/detector.test.ts', 'test/watch/detector-findings.test.ts', 'test/watch/detector-guards.test.ts', 'test/watch/eval.test.ts'],
+    tests: [
+      'test/watch/detector.test.ts',
+      'test/watch/detector-findings.test.ts',
+      'test/watch/detector-guards.test.ts',
+      'test/watch/detector-mutants.test.ts',
+      'test/watch/eval.test.ts',
+    ],
   },
   growth: {
     mutate: ['src/watch/growth.ts'],
     tests: [
       'test/watch/growth.test.ts',
+      'test/watch/growth-mutants.test.ts',
       'test/watch/detector.test.ts',
       'test/watch/detector-findings.test.ts',
       'test/watch/detector-guards.test.ts',
+      'test/watch/detector-mutants.test.ts',
       'test/watch/early-alert.test.ts',
       'test/watch/eval.test.ts',
     ],

@@ -1,0 +1,73 @@
+// Edges of src/watch/growth.ts's creep rules that the hand-made staircases of growth.test.ts leave open
+// (issue 22's mutation run: each case here is where a boundary or a statistic decides), on the same
+// 10-minute windows: a process started an hour before the first window, seen to the last window's end.
+import { describe, expect, it } from 'vitest';
+import { analyzeGrowth } from '../../src/watch/growth.js';
+import { Windows } from '../../src/watch/series.js';
+import { DEFAULT_OPTIONS } from '../../src/watch/types.js';
+
+const W = 10 * 60_000; // DEFAULT_OPTIONS.windowMinutes
+const H = 3_600_000;
+const FIRST = 6;
+
+/** 60 windows from FIRST at 1000 MiB, raised by each [window, MiB] step from that window on (three samples a window). */
+function growth(steps: [number, number][], n = 60) {
+  const w = new Windows(1000);
+  let level = 1000;
+  for (let i = 0; i < n; i++) {
+    for (const [at, d] of steps) if (at === i) level += d;
+    for (let k = 0; k < 3; k++) w.add(FIRST + i, level);
+  }
+  return analyzeGrowth(w, 0, (FIRST + n) * W, DEFAULT_OPTIONS);
+}
+
+describe('the latest run of steps', () => {
+  // maxStepGapHours (4 h) is 24 windows: three steps of 30 MiB an hour apart, then two more after the gap.
+  const gapWindows = (DEFAULT_OPTIONS.maxStepGapHours * H) / W;
+  const run = (gap: number) =>
+    growth([
+      [11, 30],
+      [17, 30],
+      [23, 30],
+      [23 + gap, 30],
+      [29 + gap, 30],
+    ]);
+
+  it('steps exactly maxStepGapHours apart belong to one run', () => {
+    expect(gapWindows).toBe(24);
+    expect(run(gapWindows)).toMatchObject({ growing: true, reason: 'creep', steps: 5, riseMiB: 150 });
+  });
+
+  it('one window further apart, the run before the gap is not part of it: two steps are too few', () => {
+    expect(run(gapWindows + 1)).toMatchObject({ growing: false, reason: 'too few steps in the latest run' });
+  });
+});
+
+describe("one-off records against the run's 75th-percentile step", () => {
+  it('a step under 4x the 75th-percentile step is part of the creep, not a record taken out', () => {
+    // Steps 10, 45, 10, 30, 10 every hour: sorted 10 10 10 30 45, the 75th percentile is 30, so 45 is no
+    // record (45 < 120) and every step counts; a percentile taken one place lower (10) would make 45 one.
+    const g = growth([
+      [26, 10],
+      [32, 45],
+      [38, 10],
+      [44, 30],
+      [50, 10],
+    ]);
+    expect(g).toMatchObject({ growing: true, steps: 5, riseMiB: 105, totalRiseMiB: 105 });
+    expect(g.slopeMiBPerHour).toBeCloseTo(20, 6);
+  });
+
+  it('a step over 4x the 75th-percentile step is a record: out of the steps and of the rise', () => {
+    const g = growth([
+      [26, 10],
+      [32, 45],
+      [38, 10],
+      [44, 10],
+      [50, 10],
+    ]);
+    expect(g).toMatchObject({ growing: true, totalRiseMiB: 85 });
+    // The creep's rise holds none of the 45 MiB record.
+    expect(g.riseMiB).toBeLessThanOrEqual(85 - 45);
+  });
+});
