@@ -58,6 +58,32 @@ describe("one-off records against the run's 75th-percentile step", () => {
     expect(g.slopeMiBPerHour).toBeCloseTo(20, 6);
   });
 
+  it("the run's last step counts in its 75th percentile", () => {
+    // Steps 10, 45, 10, 10, 20: over all five the 75th percentile is 20 and 45 is no record (45 < 80);
+    // without the last step it would be 10, and 45 a record.
+    const g = growth([
+      [26, 10],
+      [32, 45],
+      [38, 10],
+      [44, 10],
+      [50, 20],
+    ]);
+    expect(g).toMatchObject({ growing: true, steps: 5, riseMiB: 95 });
+  });
+
+  it('a step of exactly 4x the 75th-percentile step is no record', () => {
+    // Steps 10, 10, 40, 10, 10: the 75th percentile is 10 and 40 is not over 4x it, so it counts (and,
+    // at exactly half of the 80 MiB rise, it does not dominate either).
+    const g = growth([
+      [26, 10],
+      [32, 10],
+      [38, 40],
+      [44, 10],
+      [50, 10],
+    ]);
+    expect(g).toMatchObject({ growing: true, steps: 5, riseMiB: 80 });
+  });
+
   it('a step over 4x the 75th-percentile step is a record: out of the steps and of the rise', () => {
     const g = growth([
       [26, 10],
