@@ -104,13 +104,14 @@ const idle: PooledChild[] = [];
 /**
  * One child started ahead of need, so a chart request takes a process that exists instead of forking
  * one: fork runs on the bot's thread, and from a ~240 MB bot it held the event loop 55-320 ms
- * (bench:acks), every other user's ack with it. Started a while after the leak watch starts and after
- * each job that used it (or found none), when nothing is asked; it never expires (a fresh child is small).
+ * (bench:acks), every other user's ack with it. Kept while no idle child is (an idle one serves the next
+ * request): started a while after the leak watch starts, after a job that left no child ready, and when
+ * the last idle child is let go (5 minutes after its last chart, a quiet moment). It never expires.
  */
 let spare: PooledChild | undefined;
 let spareTimer: NodeJS.Timeout | undefined;
 let spareBudgetMb: number | undefined;
-/** How long after the watch starts, or after a job that used the spare ended, the next spare is started. */
+/** How long after the watch starts, or after a job left no child ready, the spare is started. */
 const SPARE_AFTER_MS = 1000;
 let running = 0;
 const waiting: (() => void)[] = [];
@@ -202,7 +203,7 @@ export function keepChartChildReady(budget: ChartBudget = DEFAULT_CHART_BUDGET, 
   if (spare || spareTimer) return;
   spareTimer = setTimeout(() => {
     spareTimer = undefined;
-    if (spare || spareBudgetMb === undefined) return;
+    if (spare || idle.length > 0 || spareBudgetMb === undefined) return;
     try {
       spare = spawnChild(spareBudgetMb);
     } catch {
@@ -210,6 +211,11 @@ export function keepChartChildReady(budget: ChartBudget = DEFAULT_CHART_BUDGET, 
     }
   }, afterMs);
   spareTimer.unref();
+}
+
+/** A spare once the watch asked for one (keepChartChildReady), with the budget it gave. */
+function keepSpare(): void {
+  if (spareBudgetMb !== undefined) keepChartChildReady({ ...DEFAULT_CHART_BUDGET, maxOldSpaceMb: spareBudgetMb });
 }
 
 /** The spare child for a job of this budget, if one is ready (it is no longer the spare). */
@@ -243,8 +249,6 @@ export async function runChartJob(
     }
     if (child) clearTimeout(child.idleTimer);
     else child = takeSpare(budget.maxOldSpaceMb);
-    // The spare was used (or there was none while one is kept): the next is started after this job.
-    const replaceSpare = spareBudgetMb !== undefined && !spare;
     if (!child) {
       try {
         child = spawnChild(budget.maxOldSpaceMb);
@@ -274,11 +278,14 @@ export async function runChartJob(
     });
     // Back to the pool only after a clean job, and while its memory stays within the budget.
     if (outcome.failure === null && inChild.proc.connected && (outcome.rssBytes ?? 0) <= budget.maxRssMb * 1024 * 1024) {
-      inChild.idleTimer = setTimeout(() => letGo(inChild), CHILD_IDLE_MS);
+      inChild.idleTimer = setTimeout(() => {
+        letGo(inChild);
+        keepSpare();
+      }, CHILD_IDLE_MS);
       inChild.idleTimer.unref();
       idle.push(inChild);
     } else if (outcome.failure !== 'crashed') letGo(inChild);
-    if (replaceSpare) keepChartChildReady({ ...budget, maxOldSpaceMb: spareBudgetMb! });
+    keepSpare(); // a child let go (crashed, timed out, too large) leaves none ready
     return outcome.failure;
   } finally {
     release();
