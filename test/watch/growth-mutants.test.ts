@@ -84,6 +84,27 @@ describe("one-off records against the run's 75th-percentile step", () => {
     expect(g).toMatchObject({ growing: true, steps: 5, riseMiB: 80 });
   });
 
+  it('a run may start at a step of exactly a quarter of the 75th-percentile step (under it, a jitter-sized wiggle, it may not)', () => {
+    // Steps 5, 20, 20, 10, 5: the 75th percentile is 20, so the first 5 MiB step is a quarter of it and starts the run.
+    const g = growth([
+      [26, 5],
+      [32, 20],
+      [38, 20],
+      [44, 10],
+      [50, 5],
+    ]);
+    expect(g).toMatchObject({ growing: true, steps: 5, riseMiB: 60 });
+    // A first step of 4 MiB is under a quarter: the run starts at the next step.
+    const under = growth([
+      [26, 4],
+      [32, 20],
+      [38, 20],
+      [44, 10],
+      [50, 5],
+    ]);
+    expect(under).toMatchObject({ growing: true, steps: 4, riseMiB: 55 });
+  });
+
   it('a step over 4x the 75th-percentile step is a record: out of the steps and of the rise', () => {
     const g = growth([
       [26, 10],
