@@ -88,6 +88,8 @@ async function runBot(spec: BotSpec): Promise<void> {
   const discord = createDiscordAdapter({ ...deps, env: { token: 'fake.discord.token', apiUrl: spec.discordApi } });
   await slack.start();
   await discord.start();
+  // As `gpu-doctor bot` does (src/app.ts): the leak watch started (no sampler here: no hosts given to it).
+  await watch.start();
   const timeline = process.env.ACKS_TIMELINE ? await botTimeline(discord.client) : undefined;
   const { monitorEventLoopDelay } = await import('node:perf_hooks');
   const loop = monitorEventLoopDelay({ resolution: 5 });
