@@ -5,6 +5,7 @@
 // spawned CLI itself is tested in test/cli-args.test.ts, test/diagnose/cli-file-kinds.test.ts and others).
 import { readdirSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { Readable } from 'node:stream';
 import { diagnoseCli } from '../../src/cli/diagnose.js';
 import { loadRuleBase, type RuleBase } from '../../src/diagnose/rule-base.js';
 
@@ -18,13 +19,33 @@ export interface CaseDiagnosis {
   fixes: { summary: string; changes: Record<string, unknown>; env?: Record<string, string> }[];
 }
 
-/** The first diagnosis of a log file (none: undefined). */
-export async function diagnoseFile(file: string): Promise<CaseDiagnosis | undefined> {
+/**
+ * What `gpu-doctor diagnose ARGS` prints, run in this process: `paste` is its stdin (for `-`), `locale` the
+ * terminal's language its text reply is rendered in (as LC_ALL would set it; the process's own env is untouched).
+ */
+export async function diagnoseOutput(args: string[], opts: { paste?: string; locale?: 'en' | 'zh' } = {}): Promise<string> {
   rules ??= loadRuleBase();
   let stdout = '';
-  const code = await diagnoseCli(['--json', file], { write: (t: string) => (stdout += t) }, await rules);
-  if (code !== 0) throw new Error(`gpu-doctor diagnose --json ${file} exited ${code}`);
-  return (JSON.parse(stdout) as { diagnoses: CaseDiagnosis[] }).diagnoses[0];
+  const env = { LC_ALL: opts.locale === 'zh' ? 'zh_CN.UTF-8' : 'en_US.UTF-8' };
+  const stdin = Readable.from(opts.paste === undefined ? [] : [Buffer.from(opts.paste)]);
+  const code = await diagnoseCli(args, { write: (t: string) => (stdout += t) }, await rules, { env, stdin });
+  if (code !== 0) throw new Error(`gpu-doctor diagnose ${args.join(' ')} exited ${code}`);
+  return stdout;
+}
+
+/** Every diagnosis of a log file (`-`: of `paste`), best first, as the JSON contract gives them. */
+export async function diagnoseAll(file: string, paste?: string): Promise<CaseDiagnosis[]> {
+  return (JSON.parse(await diagnoseOutput(['--json', file], { paste })) as { diagnoses: CaseDiagnosis[] }).diagnoses;
+}
+
+/** The first diagnosis of a log file (none: undefined). */
+export async function diagnoseFile(file: string): Promise<CaseDiagnosis | undefined> {
+  return (await diagnoseAll(file))[0];
+}
+
+/** The first diagnosis of a pasted text, read from stdin as `gpu-doctor diagnose --json -` reads it (none: undefined). */
+export async function diagnosePaste(text: string): Promise<CaseDiagnosis | undefined> {
+  return (await diagnoseAll('-', text))[0];
 }
 
 /** The first diagnosis of case `n` (its number, "936") of a corpus group ("sealed"). */

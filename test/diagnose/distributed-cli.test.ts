@@ -1,17 +1,13 @@
-// Through the CLI (`gpu-doctor diagnose --json`): a distributed start-up that timed out names the ranks
+// Through the CLI's own entry in this process (`gpu-doctor diagnose --json`, corpus-case.ts): a distributed start-up that timed out names the ranks
 // that never arrived, a rank's peer failure names that rank, and a rank's own OOM before the others'
 // timeouts is the answer (issue 23). Synthetic variants from PyTorch's message formats beside real
 // threads of dist4/.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { execFile } from 'node:child_process';
-import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
-import { diagnoseFile, firstOfCase, type CaseDiagnosis } from './corpus-case.js';
+import { diagnoseFile, diagnoseOutput, firstOfCase, type CaseDiagnosis } from './corpus-case.js';
 
-const run = promisify(execFile);
-const BIN = join(import.meta.dirname, '../../bin/gpu-doctor');
 const dir = mkdtempSync(join(tmpdir(), 'dist-startup-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 let n = 0;
@@ -64,7 +60,7 @@ describe('a start-up that timed out: the ranks that never arrived, not the netwo
       file,
       'RuntimeError: Timed out initializing process group in store based barrier on rank: 0, for key: store_based_barrier_key:1 (world_size=4, worker_count=2, timeout=0:30:00)\n',
     );
-    const { stdout } = await run(process.execPath, [BIN, 'diagnose', file], { env: { ...process.env, LC_ALL: 'zh_CN.UTF-8', LANG: 'zh_CN.UTF-8' } });
+    const stdout = await diagnoseOutput([file], { locale: 'zh' });
     expect(stdout).toContain('只有 4 个 rank 中的 2 个到达了');
   });
 });

@@ -2,17 +2,14 @@
 // Apple's MPS backend, TensorFlow 1.x's "OOM when allocating tensor ... device:GPU:0" and PaddlePaddle's "Out of memory error on
 // GPU 0. Cannot allocate X memory on GPU 0, Y memory has been allocated and available memory is only Z".
 // Real issue texts kept as the cuda-oom rule's match examples (sources in their first line).
-import { execFile } from 'node:child_process';
 import { resolve } from 'node:path';
-import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
+import { diagnoseOutput } from './corpus-case.js';
 
-const run = promisify(execFile);
-const BIN = resolve(import.meta.dirname, '../../bin/gpu-doctor');
 const dir = resolve(import.meta.dirname, '../../knowledge/cuda-oom/match');
 
 async function best(file: string) {
-  const { stdout } = await run(process.execPath, [BIN, 'diagnose', '--json', resolve(dir, file)]);
+  const stdout = await diagnoseOutput(['--json', resolve(dir, file)]);
   return JSON.parse(stdout).diagnoses[0] as { category: string; facts: Record<string, unknown>; fixes: { summary: string }[] };
 }
 
@@ -28,9 +25,7 @@ describe("other frameworks' OOM messages", () => {
   });
 
   it('a 2-D tensor (a weight or its Adam slot, shape[123008,500]) is not read as a batch', async () => {
-    const { stdout } = await run(process.execPath, [BIN, 'diagnose', '--json', resolve(import.meta.dirname, '../fixtures/eval-extra/010-cuda_oom.log')], {
-      maxBuffer: 16 << 20,
-    });
+    const stdout = await diagnoseOutput(['--json', resolve(import.meta.dirname, '../fixtures/eval-extra/010-cuda_oom.log')]);
     const d = JSON.parse(stdout).diagnoses[0];
     expect(d.facts.batchFromShape).toBeUndefined();
   });
@@ -54,7 +49,7 @@ describe("other frameworks' OOM messages", () => {
 
 describe("XLA's own figures (JAX on TPU and GPU)", () => {
   it('"Used 30.21G of 15.48G hbm" with 15.90G of arguments (tuned vision/138, Gemma 7B): the weights, sharding or a quantized model, no batch', async () => {
-    const { stdout } = await run(process.execPath, [BIN, 'diagnose', '--json', resolve(import.meta.dirname, '../fixtures/untuned/vision/138-cuda_oom.log')]);
+    const stdout = await diagnoseOutput(['--json', resolve(import.meta.dirname, '../fixtures/untuned/vision/138-cuda_oom.log')]);
     const d = JSON.parse(stdout).diagnoses[0];
     expect(d.facts).toMatchObject({ holder: 'weights', totalCapacityMiB: 15851.52, xlaUsedMiB: 30935.04, xlaArgumentsMiB: 16281.6 });
     expect(d.facts.holderWhy).toMatch(/15\.90 GiB of arguments .* against 15\.48 GiB/);

@@ -1,13 +1,10 @@
 // Reasoning from what a report says about time (issue 12 §3): a card that runs out only after epochs at
 // the same settings is growth, not capacity, so the leak fix comes first and the batch stays. Real texts
 // in test/fixtures/oom-after-epochs (sources in each file) and logs of the tuned corpus split mixed/.
-import { execFile } from 'node:child_process';
 import { resolve } from 'node:path';
-import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
+import { diagnoseAll } from './corpus-case.js';
 
-const run = promisify(execFile);
-const BIN = resolve(import.meta.dirname, '../../bin/gpu-doctor');
 const here = (rel: string) => resolve(import.meta.dirname, '..', rel);
 interface Fix {
   summary: string;
@@ -21,8 +18,7 @@ interface D {
   fixes: Fix[];
 }
 async function diagnoses(rel: string): Promise<D[]> {
-  const { stdout } = await run(process.execPath, [BIN, 'diagnose', '--json', here(rel)]);
-  return (JSON.parse(stdout) as { diagnoses: D[] }).diagnoses;
+  return await diagnoseAll(here(rel));
 }
 const shrinks = (d: D) => d.fixes.some((f) => typeof f.changes.batch === 'number');
 

@@ -1,13 +1,10 @@
 // Who holds the GPU memory (issue 12): decided from the OOM message's numbers, shown in facts and the
 // reply, and deciding the first fix. Real logs from the dev set, the held-out set and rule examples,
-// run through the CLI (`gpu-doctor diagnose --json`).
-import { execFile } from 'node:child_process';
+// run through the CLI's own entry in this process (`gpu-doctor diagnose [--json]`, corpus-case.ts).
 import { resolve } from 'node:path';
-import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
+import { diagnoseOutput } from './corpus-case.js';
 
-const run = promisify(execFile);
-const BIN = resolve(import.meta.dirname, '../../bin/gpu-doctor');
 const root = resolve(import.meta.dirname, '../..');
 
 interface Fix {
@@ -20,8 +17,7 @@ interface Out {
   diagnoses: { rule: string; category: string; facts: Record<string, any>; fixes: Fix[] }[];
 }
 async function diagnoseFile(rel: string, text = false): Promise<Out & { text: string }> {
-  const args = text ? ['diagnose', resolve(root, rel)] : ['diagnose', '--json', resolve(root, rel)];
-  const { stdout } = await run(process.execPath, [BIN, ...args], { maxBuffer: 16 << 20 });
+  const stdout = await diagnoseOutput(text ? [resolve(root, rel)] : ['--json', resolve(root, rel)]);
   return text ? { diagnoses: [], text: stdout } : { ...(JSON.parse(stdout) as Out), text: '' };
 }
 const batchChanges = (fixes: Fix[]) => fixes.filter((f) => typeof f.changes.batch === 'number');

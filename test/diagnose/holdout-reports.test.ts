@@ -1,25 +1,15 @@
 // More wordings of the same failures, from the holdout/ split of the corpus (tuned from late in stop 19:
 // its misses were read), through the CLI.
-import { execFile } from 'node:child_process';
-import { readdirSync } from 'node:fs';
-import { resolve } from 'node:path';
-import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
+import { firstOfCase } from './corpus-case.js';
 
-const run = promisify(execFile);
-const BIN = resolve(import.meta.dirname, '../../bin/gpu-doctor');
-const dir = resolve(import.meta.dirname, '../fixtures/untuned/holdout');
 interface D {
   rule: string;
   category: string;
   facts: Record<string, unknown>;
   fixes: { summary: string; changes: Record<string, unknown> }[];
 }
-async function first(n: string): Promise<D | undefined> {
-  const file = readdirSync(dir).find((f) => f.startsWith(`${n}-`))!;
-  const { stdout } = await run(process.execPath, [BIN, 'diagnose', '--json', resolve(dir, file)]);
-  return (JSON.parse(stdout) as { diagnoses: D[] }).diagnoses[0];
-}
+const first = (n: string): Promise<D | undefined> => firstOfCase('holdout', n);
 
 describe('wordings of a GPU OOM', () => {
   it.each([

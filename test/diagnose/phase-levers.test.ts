@@ -4,17 +4,13 @@
 // prefixes. Each asserts the category, the first fix's lever, and that halving the batch is not the first
 // fix where the batch lever's preconditions fail (a training step, a known batch, no growth, a static part
 // that fits the card).
-import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
-import { diagnoseFile, type CaseDiagnosis } from './corpus-case.js';
+import { diagnoseAll, diagnoseFile, type CaseDiagnosis } from './corpus-case.js';
 
 const REAL = resolve(import.meta.dirname, '../fixtures/phase-levers');
-const BIN = resolve(import.meta.dirname, '../../bin/gpu-doctor');
-const run = promisify(execFile);
 const dir = mkdtempSync(join(tmpdir(), 'phase-levers-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 let n = 0;
@@ -338,8 +334,7 @@ describe("the batch lever's preconditions", () => {
       ].join('\n'),
     );
     // The leak rule may answer first; the CUDA OOM's own diagnosis must not halve the batch either.
-    const { stdout } = await run(process.execPath, [BIN, 'diagnose', '--json', file]);
-    const oomDiagnosis = (JSON.parse(stdout) as { diagnoses: CaseDiagnosis[] }).diagnoses.find((d) => d.rule === 'cuda-oom')!;
+    const oomDiagnosis = (await diagnoseAll(file)).find((d) => d.rule === 'cuda-oom')!;
     expect(oomDiagnosis.facts.memoryShape).toBe('growth');
     expectBatchNotFirst(oomDiagnosis);
     expect(first(oomDiagnosis).summary).toMatch(/accumulates/);

@@ -3,17 +3,16 @@
 // with no error of it and no other exception in the paste, is recognised by a recognition rule that the
 // failure's own rule answers (knowledge/oom-reported-in-words, host-oom-reported-in-words; rule.yaml `answers`).
 // Confusers stay confusers: talk of avoiding an OOM, another exception that explains the failure, a real
-// message that its own rule reads. Through the CLI (`gpu-doctor diagnose --json -`, the paste on stdin).
-import { execFile } from 'node:child_process';
+// message that its own rule reads. Through the CLI's own entry in this process (`gpu-doctor diagnose --json -`, the
+// paste on stdin; corpus-case.ts).
 import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { compileRuleBase, readRules, RuleLoadError } from '../../src/diagnose/rule-base.js';
+import { diagnoseOutput } from './corpus-case.js';
 
-const BIN = resolve(import.meta.dirname, '../../bin/gpu-doctor');
-// One CLI start each; generous for a shared, loaded CI machine (no timing is asserted).
-const CLI_TIMEOUT = 150_000;
+// The first case compiles the rule base; generous for a shared, loaded CI machine (no timing is asserted).
 const TEST_TIMEOUT = 180_000;
 interface D {
   rule: string;
@@ -25,13 +24,8 @@ interface Out {
   notMemory?: { exception: string };
 }
 
-function diagnose(paste: string): Promise<Out> {
-  return new Promise((done, fail) => {
-    const child = execFile(process.execPath, [BIN, 'diagnose', '--json', '-'], { timeout: CLI_TIMEOUT }, (err, stdout) =>
-      err ? fail(new Error(err.message)) : done(JSON.parse(stdout) as Out),
-    );
-    child.stdin!.end(paste);
-  });
+async function diagnose(paste: string): Promise<Out> {
+  return JSON.parse(await diagnoseOutput(['--json', '-'], { paste })) as Out;
 }
 
 describe('a GPU out-of-memory stated in the first line, with no error message of it', () => {
@@ -57,13 +51,7 @@ describe('a GPU out-of-memory stated in the first line, with no error message of
   it(
     'in a Chinese terminal the reply says it in Chinese',
     async () => {
-      const text = await new Promise<string>((done, fail) => {
-        const env = { ...process.env, LC_ALL: 'zh_CN.UTF-8' };
-        const child = execFile(process.execPath, [BIN, 'diagnose', '-'], { timeout: CLI_TIMEOUT, env }, (err, stdout) =>
-          err ? fail(new Error(err.message)) : done(stdout),
-        );
-        child.stdin!.end('CUDA OOM when running inference with a 7B model\n就是跑不动');
-      });
+      const text = await diagnoseOutput(['-'], { paste: 'CUDA OOM when running inference with a 7B model\n就是跑不动', locale: 'zh' });
       expect(text).toContain('依据报告第一行的说法');
       expect(text).toContain('这个回答是根据报告里的描述得出的');
     },

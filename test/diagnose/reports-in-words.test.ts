@@ -1,12 +1,9 @@
 // More of the ways real reports state a failure, and who holds the memory decided from them (issue 12 §1,
 // §6): the fresh/ split of the corpus, tuned from stop 19 (its misses were read), through the CLI.
-import { execFile } from 'node:child_process';
 import { resolve } from 'node:path';
-import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
+import { diagnoseFile, firstOfCase } from './corpus-case.js';
 
-const run = promisify(execFile);
-const BIN = resolve(import.meta.dirname, '../../bin/gpu-doctor');
 interface D {
   rule: string;
   category: string;
@@ -14,11 +11,7 @@ interface D {
   fixes: { summary: string; changes: Record<string, unknown> }[];
 }
 async function first(n: string): Promise<D> {
-  const { readdirSync } = await import('node:fs');
-  const dir = resolve(import.meta.dirname, '../fixtures/untuned/fresh');
-  const file = readdirSync(dir).find((f) => f.startsWith(`${n}-`))!;
-  const { stdout } = await run(process.execPath, [BIN, 'diagnose', '--json', resolve(dir, file)]);
-  return (JSON.parse(stdout) as { diagnoses: D[] }).diagnoses[0];
+  return (await firstOfCase('fresh', n)) as D;
 }
 
 describe('serving tools and start-up checks', () => {
@@ -97,13 +90,7 @@ describe('growth told in words', () => {
   });
 
   it("memory told at two iterations in one sentence ('At iter 99 ... 3200mb ..., at iter 219 it jumps to 7000mb', fixtures/eval-extra/035): growth outranks the OOM at its end", async () => {
-    const { stdout } = await run(process.execPath, [
-      BIN,
-      'diagnose',
-      '--json',
-      resolve(import.meta.dirname, '../fixtures/eval-extra/035-growing_memory_leak.log'),
-    ]);
-    const [d] = (JSON.parse(stdout) as { diagnoses: D[] }).diagnoses;
+    const d = (await diagnoseFile(resolve(import.meta.dirname, '../fixtures/eval-extra/035-growing_memory_leak.log')))!;
     expect(d.category).toBe('growing_memory_leak');
   });
 });

@@ -3,18 +3,14 @@
 // already small, activations and logits grow with the tokens per sample, so the first fix is the length, not
 // halving the batch. Synthetic variants written from the principle (different tools, writers and languages),
 // beside the real Unsloth thread that prompted it (blind/1054: context 18000, batch per device 2).
-import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { promisify } from 'node:util';
+import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { readSequenceLength, sequenceFirst } from '../../src/diagnose/levers/sequence.js';
 import { diagnoseFile, type CaseDiagnosis } from './corpus-case.js';
 import { incidentOf } from '../../src/diagnose/incident/index.js';
 
-const run = promisify(execFile);
-const BIN = resolve(import.meta.dirname, '../../bin/gpu-doctor');
 const dir = mkdtempSync(join(tmpdir(), 'sequence-lever-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 let n = 0;
@@ -140,8 +136,7 @@ describe('the CLI (`gpu-doctor diagnose --json`)', () => {
         'torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 8.60 GiB. GPU 0 has a total capacity of 14.75 GiB of which 3.10 GiB is free.',
       ].join('\n'),
     );
-    const { stdout } = await run(BIN, ['diagnose', '--json', file], { encoding: 'utf8' });
-    const d = JSON.parse(stdout).diagnoses[0];
+    const d = (await diagnoseFile(file))!;
     expect(d.category).toBe('cuda_oom');
     expect(d.facts.seqLen).toBe(18000);
     expect(d.fixes[0].summary).toMatch(/long sequences \(max context length of 18000\)/);

@@ -1,17 +1,14 @@
 // knowledge/tools.yaml: which tool wrote a log, and fixes in that tool's own terms (issue 12, item 2).
 // Detection is checked on real logs of the dev and held-out sets, whose cases.json name the framework.
-import { execFile } from 'node:child_process';
 import { mkdtempSync, mkdirSync, readFileSync, writeFileSync, cpSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { loadRuleBase, RuleLoadError } from '../../src/diagnose/rule-base.js';
 import { detectTool } from '../../src/diagnose/tools.js';
 import { LogText, normalizeLog } from '../../src/diagnose/normalize.js';
+import { diagnoseOutput } from './corpus-case.js';
 
-const run = promisify(execFile);
-const BIN = resolve(import.meta.dirname, '../../bin/gpu-doctor');
 const testDir = resolve(import.meta.dirname, '..');
 const base = await loadRuleBase();
 const toolOf = (rel: string) => detectTool(new LogText(normalizeLog(readFileSync(join(testDir, rel), 'utf8'))), base.tools)?.id;
@@ -38,14 +35,14 @@ describe('tool detection on real logs', () => {
 });
 
 describe("fixes in the tool's own terms (CLI)", () => {
-  const diagnoseJson = async (rel: string) => JSON.parse((await run(process.execPath, [BIN, 'diagnose', '--json', join(testDir, rel)])).stdout);
+  const diagnoseJson = async (rel: string) => JSON.parse(await diagnoseOutput(['--json', join(testDir, rel)]));
 
   it('Ultralytics with no batch in the log: its default batch=16 -> 8, said to be the default; no AMP offer (on by default)', async () => {
     const [d] = (await diagnoseJson('fixtures/eval-extra/021-cuda_oom.log')).diagnoses;
     expect(d.facts).toMatchObject({ tool: 'ultralytics', batch: 16, batchDefaultOf: 'Ultralytics YOLO' });
     expect(d.fixes[0].changes.batch).toBe(8);
     expect(JSON.stringify(d.fixes)).not.toMatch(/mixed precision/i);
-    const text = (await run(process.execPath, [BIN, 'diagnose', join(testDir, 'fixtures/eval-extra/021-cuda_oom.log')])).stdout;
+    const text = await diagnoseOutput([join(testDir, 'fixtures/eval-extra/021-cuda_oom.log')]);
     expect(text).toContain("batch: 16 (Ultralytics YOLO's default; the log does not state it)");
   });
 
@@ -58,7 +55,7 @@ describe("fixes in the tool's own terms (CLI)", () => {
 });
 
 describe('serving tools: their own offload flags, escalated past what the log already turned (CLI)', () => {
-  const diagnoseJson = async (rel: string) => JSON.parse((await run(process.execPath, [BIN, 'diagnose', '--json', join(testDir, rel)])).stdout);
+  const diagnoseJson = async (rel: string) => JSON.parse(await diagnoseOutput(['--json', join(testDir, rel)]));
 
   it('A1111 sysinfo already on --medvram (tuned llm/397): the web UI is recognised and --lowvram comes first, no batch', async () => {
     const [d] = (await diagnoseJson('fixtures/untuned/llm/397-cuda_oom.log')).diagnoses;
@@ -93,8 +90,7 @@ describe('serving tools: their own offload flags, escalated past what the log al
 
 describe('what a GPU OOM cites (issue 12: not the same YOLOv5 issue for every OOM)', () => {
   const sourceOf = async (rel: string) =>
-    (JSON.parse((await run(process.execPath, [BIN, 'diagnose', '--json', join(testDir, rel)])).stdout) as { diagnoses: { source: Record<string, string> }[] })
-      .diagnoses[0].source;
+    (JSON.parse(await diagnoseOutput(['--json', join(testDir, rel)])) as { diagnoses: { source: Record<string, string> }[] }).diagnoses[0].source;
 
   it("an Ultralytics OOM cites the Ultralytics train settings; a toolless one PyTorch's memory notes; a shm error keeps its rule's source", async () => {
     expect(await sourceOf('fixtures/eval-extra/021-cuda_oom.log')).toEqual({
