@@ -118,3 +118,27 @@ describe("one-off records against the run's 75th-percentile step", () => {
     expect(g.riseMiB).toBeLessThanOrEqual(85 - 45);
   });
 });
+
+describe('still growing, and the reason when not', () => {
+  // Steps of 20 MiB every hour (6 windows): a step is recent while at most max(2 x 6, 6) + 2 = 14 windows
+  // lie after it (the last window is 59).
+  const hourly = (last: number) => growth(Array.from({ length: 6 }, (_, k) => [last - 6 * (5 - k), 20] as [number, number]));
+
+  it('the last step exactly twice the step rhythm (plus the unconfirmed windows) ago: still growing; one window more: stopped', () => {
+    expect(hourly(45)).toMatchObject({ growing: true, steps: 6, riseMiB: 120 });
+    expect(hourly(44)).toMatchObject({ growing: false, reason: 'growth stopped' });
+  });
+
+  it("the reason is the longest run's: a run that stopped is 'growth stopped' though its shorter suffixes have too few steps", () => {
+    // 10, 10, 100, 10 every 30 min, the last 3 h before the end: over all four the 100 is a record and three
+    // steps are left, but they stopped; from the second step on, two steps are left.
+    expect(
+      growth([
+        [30, 10],
+        [33, 10],
+        [36, 100],
+        [39, 10],
+      ]),
+    ).toMatchObject({ growing: false, reason: 'growth stopped' });
+  });
+});
