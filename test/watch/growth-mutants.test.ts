@@ -142,3 +142,20 @@ describe('still growing, and the reason when not', () => {
     ).toMatchObject({ growing: false, reason: 'growth stopped' });
   });
 });
+
+describe('how long a creep must have run', () => {
+  // Three 20 MiB steps two windows apart: the onset is a window before the first step (half the rhythm);
+  // seen up to the end of window 60, a first step in window 52 dates the onset 9 windows (1.5 h) back.
+  const late = (first: number) =>
+    growth([
+      [first, 20],
+      [first + 2, 20],
+      [first + 4, 20],
+    ]);
+
+  it('a run of exactly minDurationHours is reported; one window shorter is too short', () => {
+    expect(DEFAULT_OPTIONS.minDurationHours).toBe(1.5);
+    expect(late(52)).toMatchObject({ growing: true, steps: 3, riseMiB: 60 });
+    expect(late(53)).toMatchObject({ growing: false, reason: 'run too short' });
+  });
+});
