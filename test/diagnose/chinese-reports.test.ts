@@ -2,17 +2,14 @@
 // "爆显存" / "显存不足" / "显卡内存爆掉" in prose, with the batch stated the Chinese way ("batch_size为4",
 // "batchsize改小为4", "我看batch-size=2"), are a CUDA OOM whose batch is read and halved. Real issue
 // texts kept as the cuda-oom rule's match examples (sources in their first line).
-import { execFile } from 'node:child_process';
 import { resolve } from 'node:path';
-import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
+import { diagnoseOutput } from './corpus-case.js';
 
-const run = promisify(execFile);
-const BIN = resolve(import.meta.dirname, '../../bin/gpu-doctor');
 const dir = resolve(import.meta.dirname, '../../knowledge/cuda-oom/match');
 
 async function best(file: string) {
-  const { stdout } = await run(process.execPath, [BIN, 'diagnose', '--json', resolve(dir, file)]);
+  const stdout = await diagnoseOutput(['--json', resolve(dir, file)]);
   return JSON.parse(stdout).diagnoses[0] as { category: string; facts: Record<string, unknown>; fixes: { changes: Record<string, unknown> }[] };
 }
 

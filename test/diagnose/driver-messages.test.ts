@@ -1,16 +1,13 @@
 // A GPU the installed PyTorch build has no kernels for is a build problem, not memory and not the driver's
 // initialisation (issue 12: reason from what the log says). Real logs, rule examples (sources inside).
-import { execFile } from 'node:child_process';
 import { resolve } from 'node:path';
-import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
+import { diagnoseOutput } from './corpus-case.js';
 
-const run = promisify(execFile);
-const BIN = resolve(import.meta.dirname, '../../bin/gpu-doctor');
 const root = resolve(import.meta.dirname, '../..');
 
 async function best(rel: string) {
-  const { stdout } = await run(process.execPath, [BIN, 'diagnose', '--json', resolve(root, rel)]);
+  const stdout = await diagnoseOutput(['--json', resolve(root, rel)]);
   return JSON.parse(stdout).diagnoses[0] as { rule: string; category: string; fixes: { summary: string; changes: Record<string, unknown> }[] };
 }
 

@@ -1,13 +1,10 @@
 // Fix arithmetic and the corrected command line end to end: real logs (dev set, held-out set, rule
 // examples) through `gpu-doctor diagnose --json`. Each expected number is derived from the facts the
 // same run reports (the log's batch, workers, RAM, OOM numbers), by the rule the fix states.
-import { execFile } from 'node:child_process';
 import { resolve } from 'node:path';
-import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
+import { diagnoseOutput } from './corpus-case.js';
 
-const run = promisify(execFile);
-const BIN = resolve(import.meta.dirname, '../../bin/gpu-doctor');
 const root = resolve(import.meta.dirname, '../..');
 
 interface Fix {
@@ -22,7 +19,7 @@ interface Diagnosis {
 }
 
 async function diagnoseFile(rel: string): Promise<Diagnosis> {
-  const { stdout } = await run(process.execPath, [BIN, 'diagnose', '--json', resolve(root, rel)], { maxBuffer: 16 << 20, timeout: 60_000 });
+  const stdout = await diagnoseOutput(['--json', resolve(root, rel)]);
   return (JSON.parse(stdout) as { diagnoses: Diagnosis[] }).diagnoses[0];
 }
 const withChange = (d: Diagnosis, key: string) => d.fixes.filter((f) => f.changes[key] !== undefined);

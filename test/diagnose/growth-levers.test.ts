@@ -10,7 +10,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { trainingProgress, oomAfterSteps } from '../../src/diagnose/levers/progress.js';
 import { classifyShape, extractMemorySeries } from '../../src/diagnose/memory-series.js';
 import { batchLever } from '../../src/diagnose/levers.js';
-import type { CaseDiagnosis } from './corpus-case.js';
+import { diagnoseAll as diagnoseFileAll, type CaseDiagnosis } from './corpus-case.js';
 import { flatView, incidentOf } from '../../src/diagnose/incident/index.js';
 
 const hfLines = (from: number, to: number, total: number) =>
@@ -96,11 +96,7 @@ let n = 0;
 async function diagnoseAll(text: string): Promise<CaseDiagnosis[]> {
   const file = join(dir, `case-${n++}.log`);
   writeFileSync(file, text);
-  const { execFile } = await import('node:child_process');
-  const { promisify } = await import('node:util');
-  const bin = new URL('../../bin/gpu-doctor', import.meta.url).pathname;
-  const { stdout } = await promisify(execFile)(process.execPath, [bin, 'diagnose', '--json', file]);
-  return (JSON.parse(stdout) as { diagnoses: CaseDiagnosis[] }).diagnoses;
+  return diagnoseFileAll(file);
 }
 const diagnoseText = async (text: string) => (await diagnoseAll(text))[0];
 

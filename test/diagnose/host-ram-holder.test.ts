@@ -1,20 +1,17 @@
 // Who holds host RAM when the kernel kills a run (issue 12, item 1): a DataLoader job's workers, or every
 // launched process's own copy of a large model's weights, or DeepSpeed's CPU offload at optimizer init.
 // Real logs from rule examples and the tuned corpus, through the CLI (`gpu-doctor diagnose --json`).
-import { execFile } from 'node:child_process';
 import { resolve } from 'node:path';
-import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
+import { diagnoseOutput } from './corpus-case.js';
 
-const run = promisify(execFile);
-const BIN = resolve(import.meta.dirname, '../../bin/gpu-doctor');
 const root = resolve(import.meta.dirname, '../..');
 
 interface Out {
   diagnoses: { rule: string; category: string; facts: Record<string, unknown>; fixes: { summary: string; changes: Record<string, unknown> }[] }[];
 }
 async function first(rel: string) {
-  const { stdout } = await run(process.execPath, [BIN, 'diagnose', '--json', resolve(root, rel)], { maxBuffer: 16 << 20 });
+  const stdout = await diagnoseOutput(['--json', resolve(root, rel)]);
   const d = (JSON.parse(stdout) as Out).diagnoses[0];
   return { rule: d?.rule, category: d?.category, first: d?.fixes[0]?.summary ?? '', fixes: d?.fixes ?? [] };
 }

@@ -1,17 +1,14 @@
 // Facts read from a log's structure, not its phrasing: a traceback through generation is inference (no
 // training batch to halve, no AMP to turn on), and a "key:" at the end of a line names nothing on the
 // next one. Real log: a text-generation-inference client's trace (tuned corpus, source in its cases.json).
-import { execFile } from 'node:child_process';
 import { resolve } from 'node:path';
-import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
+import { diagnoseOutput } from './corpus-case.js';
 
-const run = promisify(execFile);
-const BIN = resolve(import.meta.dirname, '../../bin/gpu-doctor');
 const root = resolve(import.meta.dirname, '../..');
 
 async function best(rel: string) {
-  const { stdout } = await run(process.execPath, [BIN, 'diagnose', '--json', resolve(root, rel)], { maxBuffer: 16 << 20 });
+  const stdout = await diagnoseOutput(['--json', resolve(root, rel)]);
   return JSON.parse(stdout).diagnoses[0] as { facts: Record<string, unknown>; fixes: { summary: string; changes: Record<string, unknown> }[] };
 }
 

@@ -2,14 +2,11 @@
 // order, tell a creep from a flat run, an up-and-down one or a single step, and where a creep rises
 // (inside epochs: references kept across iterations; between them: what validation leaves behind).
 // Real excerpts (test/fixtures/paste-series/README.md) through `gpu-doctor diagnose --json`.
-import { execFile } from 'node:child_process';
 import { resolve } from 'node:path';
-import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
+import { diagnoseOutput } from './corpus-case.js';
 import { classifyShape, extractMemorySeries } from '../../src/diagnose/memory-series.js';
 
-const run = promisify(execFile);
-const BIN = resolve(import.meta.dirname, '../../bin/gpu-doctor');
 const root = resolve(import.meta.dirname, '../..');
 
 interface Diagnosis {
@@ -19,7 +16,7 @@ interface Diagnosis {
   fixes: { summary: string }[];
 }
 async function diagnoseFile(rel: string): Promise<Diagnosis[]> {
-  const { stdout } = await run(process.execPath, [BIN, 'diagnose', '--json', resolve(root, rel)], { maxBuffer: 16 << 20, timeout: 60_000 });
+  const stdout = await diagnoseOutput(['--json', resolve(root, rel)]);
   return (JSON.parse(stdout) as { diagnoses: Diagnosis[] }).diagnoses;
 }
 const DIR = 'test/fixtures/paste-series';

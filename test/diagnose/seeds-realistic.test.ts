@@ -1,15 +1,11 @@
 // The seed documents' failures in the form users paste them (issue 12, "Done when"): the seed's fix
 // comes first. Real issue texts in test/fixtures/seeds (sources in its README).
-import { execFile } from 'node:child_process';
 import { resolve } from 'node:path';
-import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-
-const run = promisify(execFile);
-const BIN = resolve(import.meta.dirname, '../../bin/gpu-doctor');
+import { diagnoseOutput } from './corpus-case.js';
 
 async function best(file: string) {
-  const { stdout } = await run(process.execPath, [BIN, 'diagnose', '--json', resolve(import.meta.dirname, '../fixtures/seeds', file)]);
+  const stdout = await diagnoseOutput(['--json', resolve(import.meta.dirname, '../fixtures/seeds', file)]);
   return JSON.parse(stdout).diagnoses[0] as { category: string; rule: string; fixes: { summary: string; changes: Record<string, unknown> }[] } | undefined;
 }
 
@@ -44,7 +40,7 @@ describe('seed 001 (constructed from its description)', () => {
     const { tmpdir } = await import('node:os');
     const file = resolve(mkdtempSync(resolve(tmpdir(), 'gd-seed001-')), 'seed001.log');
     writeFileSync(file, SEED_001_CONSTRUCTED);
-    const { stdout } = await run(process.execPath, [BIN, 'diagnose', '--json', file]);
+    const stdout = await diagnoseOutput(['--json', file]);
     const d = JSON.parse(stdout).diagnoses[0] as {
       category: string;
       facts: Record<string, unknown>;
