@@ -40,6 +40,7 @@ import { oomAfterSteps } from './levers/progress.js';
 import { fp32WeightsOverCard } from './levers/budget.js';
 import { quantizeFirst, quantizeNotEnough } from './levers/quantize.js';
 import { ampFirst } from './levers/amp.js';
+import { generationLengthFirst } from './levers/generation-length.js';
 import type { Incident } from './incident/index.js';
 
 export interface Evidence {
@@ -171,6 +172,11 @@ export const CONDITION_CHECKS: Record<Condition, (e: Evidence) => boolean> = {
   quantize_first_adapter: ({ incident }) =>
     quantizeFirst(incident) && !quantizeNotEnough(incident) && incident.run.training === true && STATIC_HOLDERS.has(holder(incident)),
   quantize_not_enough: ({ incident }) => quantizeNotEnough(incident) && STATIC_HOLDERS.has(holder(incident)),
+  // A long generation request with weights that leave room (levers/generation-length.ts): its length, not quantization.
+  generation_length_first: ({ incident }) => {
+    const h = holder(incident);
+    return generationLengthFirst(incident) && (h === undefined || h === 'activations');
+  },
   // ... and with no figure at all: who holds the card is the first unknown (another process, a hung run).
   batch_one_no_figures: ({ incident }) => batchAtOne(incident) && !hasMemoryFigures(incident),
   // Batch 1 and the budget points at the static part (levers.ts): it takes most of the card, or ZeRO-1/2 keep the

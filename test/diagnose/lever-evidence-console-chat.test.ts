@@ -33,7 +33,8 @@ const TRAIN = ['Traceback (most recent call last):', frame('train.py', 'train_on
   '\n',
 );
 const AFTER_STEPS = `python train.py --batch-size 24\nEpoch 2:  61%|██████    | 610/1000 [04:02<02:35,  2.51it/s, v_num=3, train_loss=0.284]\n${TRAIN}`;
-const BATCH_ONE = `python train.py --batch-size 1 --img 1280\n${TRAIN}`;
+// YOLO's default 640 px: an input this size is no lever of its own (levers/input-size.ts reads --img 1280 as one).
+const BATCH_ONE = `python train.py --batch-size 1 --img 640\n${TRAIN}`;
 
 describe('levers that cite their evidence, pasted into the console chat', () => {
   it.each([

@@ -159,3 +159,35 @@ describe('one large input read from the settings that name it', () => {
     expect(readInputSize('OOM when allocating tensor with shape[64,8,8,16,1024] and type float').inputPixels).toBeUndefined();
   });
 });
+
+describe("a long generation request whose weights leave room: the request's length first", () => {
+  const GENERATE = '  File "/site-packages/transformers/generation/utils.py", line 2000, in generate\n';
+  it.each([
+    [
+      'max_new_tokens in a generate call',
+      `model = AutoModelForCausalLM.from_pretrained("Qwen/Qwen2-7B-Instruct", torch_dtype=torch.bfloat16)\nout = model.generate(**inputs, max_new_tokens=32768)\n${GENERATE}${OOM_24}`,
+      'max_new_tokens=32768',
+    ],
+    ['Chinese, max_length in k', `用 Llama-3-8B-Instruct 生成长文本，max_length=16k 就爆显存\n${GENERATE}${OOM_24}`, 'max_length=16k'],
+  ])('%s', async (_name, text, quote) => {
+    const first0 = first(await diagnoseText(text));
+    expect(first0).toMatch(/^The request is long/);
+    expect(first0).toContain(quote);
+  });
+  it.each([
+    [
+      'a short request',
+      `model = AutoModelForCausalLM.from_pretrained("Qwen/Qwen2-7B-Instruct", torch_dtype=torch.bfloat16)\nout = model.generate(**inputs, max_new_tokens=512)\n${GENERATE}${OOM_24}`,
+    ],
+    [
+      'weights that fill the card: quantize first',
+      `model = AutoModelForCausalLM.from_pretrained("meta-llama/Llama-2-13b-hf", torch_dtype=torch.float16)\nout = model.generate(ids, max_new_tokens=16384)\n${GENERATE}${OOM_24}`,
+    ],
+    [
+      'training with a long max_length: the sequence lever, not this one',
+      `python train.py --max_length 16384 --per_device_train_batch_size 1\n${BACKWARD}${OOM_24}`,
+    ],
+  ])('%s: not the request length first', async (_name, text) => {
+    expect(first(await diagnoseText(text))).not.toMatch(/^The request is long/);
+  });
+});

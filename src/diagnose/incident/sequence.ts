@@ -6,4 +6,8 @@ export interface SequencePart {
   seqLen?: number;
   seqLenSetting?: string;
   seqLenNext?: number;
+  /** The longest generation length the paste sets (max_new_tokens, max_length, max_model_len), its setting and half of it (levers/generation-length.ts). */
+  generateLen?: number;
+  generateLenSetting?: string;
+  generateLenNext?: number;
 }

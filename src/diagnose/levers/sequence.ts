@@ -7,7 +7,8 @@
 // ms-swift max_length, the --model_max_length flag, seq_len, block_size) and plain prose ("context length of 18000",
 // "序列长度 8192"), never a thread's own wording. Every pattern is bounded and linear.
 import { batchLever } from '../levers.js';
-import { incidentOf, newIncident, type Incident } from '../incident/index.js';
+import { incidentOf, type Incident } from '../incident/index.js';
+import { readGenerationLength } from './generation-length.js';
 
 const WINDOW = 512 * 1024;
 /** At this many tokens per sample and more, one sample's activations and logits are the step's largest part. */
@@ -45,7 +46,9 @@ export function readSequenceLength(fullText: string): Incident {
       if (n > 0 && n <= 10_000_000 && (!best || n > best.n)) best = { n, quote: m[0].trim() };
     }
   }
-  return best ? incidentOf({ sequence: { seqLen: best.n, seqLenSetting: best.quote, seqLenNext: Math.floor(best.n / 2) } }) : newIncident();
+  // The generation's own length beside it (levers/generation-length.ts), read here so settings.ts reads one sequence part.
+  const generation = readGenerationLength(text);
+  return incidentOf({ sequence: { ...(best ? { seqLen: best.n, seqLenSetting: best.quote, seqLenNext: Math.floor(best.n / 2) } : {}), ...generation } });
 }
 
 /**

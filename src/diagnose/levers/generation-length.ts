@@ -1,0 +1,44 @@
+// The request's length as the lever of a generation (issue 23). While a model generates, its KV cache holds every
+// token of the context and the output (layers × 2 × hidden size × tokens, in the weights' dtype) and attention's
+// scores grow with the context: with weights that leave room on the card, a long request is what fills it, and
+// there is no training batch to halve. The length is read from the generation settings' own names (transformers'
+// max_new_tokens / max_length in a generate call or config, vLLM's max_model_len / --max-model-len in a script
+// that runs it in-process); a serving tool recognised by its log gets its own knobs instead (tools.yaml).
+// Every pattern bounded and linear.
+import { quantizeFirst } from './quantize.js';
+import type { Incident, SequencePart } from '../incident/index.js';
+
+const WINDOW = 512 * 1024;
+/** At this many tokens of context or output and more, one request's KV cache and attention take gigabytes. */
+export const LONG_REQUEST = 8192;
+const VALUE = String.raw`(\d{3,7}|\d{1,4}[kK])(?!\w|\.\d)`;
+const GENERATION_LENGTH = new RegExp(
+  String.raw`(?:--max[-_]model[-_]len(?:=|[ \t]{1,4})|(?<![\w-])(?:max_new_tokens|max_model_len|max_length)['"]?[ \t]{0,2}[=:][ \t]{0,2})['"]?${VALUE}`,
+  'g',
+);
+
+const tokens = (value: string) => (/k$/i.test(value) ? Number(value.slice(0, -1)) * 1024 : Number(value));
+
+/** The longest generation length the paste sets, the setting that states it and half of it. */
+export function readGenerationLength(fullText: string): Pick<SequencePart, 'generateLen' | 'generateLenSetting' | 'generateLenNext'> {
+  const text = fullText.length <= 2 * WINDOW ? fullText : fullText.slice(0, WINDOW) + '\n' + fullText.slice(-WINDOW);
+  let best: { n: number; quote: string } | undefined;
+  GENERATION_LENGTH.lastIndex = 0;
+  for (let m = GENERATION_LENGTH.exec(text); m; m = GENERATION_LENGTH.exec(text)) {
+    const n = tokens(m[1]);
+    if (n > 0 && n <= 10_000_000 && (!best || n > best.n)) best = { n, quote: m[0].trim() };
+  }
+  return best ? { generateLen: best.n, generateLenSetting: best.quote, generateLenNext: Math.floor(best.n / 2) } : {};
+}
+
+/**
+ * The request's length first: a generation (its frames, or a pipeline) with no serving tool, a stated length of
+ * LONG_REQUEST tokens or more, and weights that do not fill the card on their own (else quantize comes first).
+ * Who holds the card is checked beside it (conditions.ts).
+ */
+export function generationLengthFirst(f: Incident): boolean {
+  if (f.phase.generating !== true && f.phase.name !== 'generate') return false;
+  if (f.run.inference === true || f.run.training === true) return false;
+  if (f.sequence.generateLen === undefined || f.sequence.generateLen < LONG_REQUEST) return false;
+  return !quantizeFirst(f);
+}
