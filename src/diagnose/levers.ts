@@ -101,7 +101,7 @@ function staticBytesPerParam(f: Incident): number {
 
 /** The words the lever advice quotes ({dtypeWhy}, {staticWhy}), from the facts that justify it. */
 export function leverWords(f: Incident, loc: Locale | undefined): void {
-  evalLeverWords(f);
+  evalLeverWords(f, loc);
   if (loadInFp32(f))
     f.model.dtypeWhy = f.model.dtypeEvidence ? t(loc, 'lever.dtypeWhy.matrix', { matrix: f.model.dtypeEvidence }) : t(loc, 'lever.dtypeWhy.fp32');
   const zero = zeroWhy(f, loc);

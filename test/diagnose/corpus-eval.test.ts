@@ -33,6 +33,8 @@ GROUPS.push('eval5');
 GROUPS.push('static5');
 // recog6/ (issue 23's recognition class: reports in words, MPS/TensorRT messages, container kills; tuned).
 GROUPS.push('recog6');
+// eval6/ (issue 23's evaluation OOMs reported in words: 13 real threads, tuned) takes the same corpus checks.
+GROUPS.push('eval6');
 // host6/ (issue 23's host-side classes: /dev/shm, host-RAM kills in launcher formats, growth told over the run; tuned).
 GROUPS.push('host6');
 // static6/ (issue 23's input size, quantize and mixed-precision levers: 14 real threads; tuned).
@@ -313,6 +315,24 @@ describe('expert expectations on real logs', () => {
     expect(s.category / s.n, misses(s.rows)).toBeGreaterThanOrEqual(EVAL5_FLOORS.category);
     expect(s.lever / s.leverOf, misses(s.rows)).toBeGreaterThanOrEqual(EVAL5_FLOORS.lever);
   });
+
+  // Tuned on purpose (issue 23): 13 real threads of evaluation OOMs reported in words (a title, a few sentences, a config
+  // or a snippet) and three confusers, read while the title / HF-settings readings were added (eval6/README.md): measured
+  // 10/13 category, 3/10 lever, strict harm 1 before; 10/13, 5/10, strict 0 after.
+  it(
+    'eval6/ (13 logs, 2300-2312, tuned: evaluation OOMs reported in words): no harmful first fix; floors under the measured level',
+    { timeout: 120_000 },
+    async () => {
+      const s = await scoreExpertDir(groupDir('eval6'));
+      console.log(`tuned (eval6): ${expertLine(s)}`);
+      expect(s.n).toBeGreaterThanOrEqual(13);
+      expect(s.failed, misses(s.rows)).toBe(0);
+      expect(s.harmful, misses(s.rows)).toBe(0);
+      expect(s.harmfulStrict, misses(s.rows)).toBe(0);
+      expect(s.category / s.n, misses(s.rows)).toBeGreaterThanOrEqual(0.75);
+      expect(s.lever / s.leverOf, misses(s.rows)).toBeGreaterThanOrEqual(0.45);
+    },
+  );
 
   // Tuned on purpose (issue 23): 20 real threads of batch already 1, ZeRO per-rank budgets, DDP's unused-parameter
   // errors, host-RAM kills and container /dev/shm, read case by case while the per-rank budget, the batch-1 static

@@ -25,4 +25,6 @@ export interface EvalPart {
   evalWholeSet?: boolean;
   /** The sentence at the failure says the evaluation ran at batch 1. */
   evalBatchOne?: boolean;
+  /** A line names an evaluation batch in words or a form the settings do not read ("for evaluation with batch_size of 4"). */
+  evalBatchNamed?: boolean;
 }

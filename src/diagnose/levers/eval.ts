@@ -11,8 +11,14 @@
 // "eval_batch_size: 8" (YAML), "-vb 32" / "--validation-batch-size 32" (timm), "val_batch_size=4".
 // Anchored at a flag or a line/field start, bounded: linear.
 import { newIncident, type Incident } from '../incident/index.js';
+import { t, type Locale } from '../../core/i18n.js';
 const EVAL_BATCH =
   /(?:^|[\s,({'"])(?:--)?((?:per_device_eval|per_gpu_eval|eval|val|valid|validation|test)[-_]batch[-_]size|-vb)(?:[ \t]{1,4}|[ \t]{0,2}[=:][ \t]{0,2})['"]?(\d{1,5})\b/gim;
+// A line that states the evaluation's batch in words or a form the settings do not read ("for evaluation with
+// batch_size of 4", "eval bs 2", "验证的batch_size设为2"): the evaluation batch is then the paste's, not a framework
+// default. Bounded, per line.
+const EVAL_BATCH_NAMED =
+  /\b(?:eval\w{0,8}|valid\w{0,6}|val|test\w{0,3}|predict\w{0,4}|inference)\b[^\n]{0,60}\b(?:batch(?:es|[ _-]?size)?|bs)\b\W{0,12}(?:of\s{1,3}|to\s{1,3}|is\s{1,3})?\d|\b(?:batch(?:[ _-]?size)?|bs)\W{0,6}\d{1,5}\b[^\n]{0,60}\b(?:eval\w{0,8}|valid\w{0,6}|val|test\w{0,3}|predict\w{0,4}|inference)\b|(?:验证|评估|测试|预测|推理)[^\n]{0,20}batch[^\n]{0,12}\d/i;
 const EVAL_ACCUMULATION = /(?:^|[\s,({'"])(?:--)?eval_accumulation_steps['"]?(?:[ \t]{1,4}|[ \t]{0,2}[=:][ \t]{0,2})['"]?(None|\d{1,6})\b/gim;
 // Code under no_grad / inference_mode, as the paste shows it (a decorator, a with-block, set_grad_enabled(False)).
 const NO_GRAD = /(?:@|\bwith\s{1,3})torch\.(?:no_grad|inference_mode)\(\)|\btorch\.set_grad_enabled\(\s{0,2}False\s{0,2}\)/;
@@ -50,6 +56,7 @@ export function readEvalSettings(text: string): Incident {
     incident.eval.evalBatch = Number(batch[2]);
     incident.eval.evalBatchSetting = `${batch[1]} ${batch[2]}`;
   }
+  if (EVAL_BATCH_NAMED.test(text)) incident.eval.evalBatchNamed = true;
   const acc = last(text, EVAL_ACCUMULATION);
   if (acc && acc[1] !== 'None') incident.eval.evalAccumulation = Number(acc[1]);
   // Code shown under no_grad, not a sentence saying it is missing ("runs without `with torch.no_grad()`", "没有加 no_grad").
@@ -127,13 +134,21 @@ export const evalWholeSet = (f: Incident) =>
  */
 export const evalBatchAboveTrain = (f: Incident) =>
   inEval(f) &&
-  f.eval.evalBatch !== undefined &&
+  evalBatchOf(f) !== undefined &&
   f.run.batch !== undefined &&
-  f.eval.evalBatch > f.run.batch &&
+  evalBatchOf(f)! > f.run.batch &&
   f.phase.gathersPredictions !== true &&
   !evalGradsOnStated(f);
-/** The batch that evaluated, as far as the paste states it: the evaluation's own, else the one batch it states. */
-const evaluatedBatch = (f: Incident) => f.eval.evalBatch ?? (f.eval.evalBatchOne ? 1 : f.run.batchDefaultOf === undefined ? f.run.batch : undefined);
+/**
+ * HF TrainingArguments' per_device_eval_batch_size when a run sets none: the Trainer evaluates at 8 whatever the
+ * training batch is, so an unset evaluation batch is 8, not the training batch.
+ */
+const HF_DEFAULT_EVAL_BATCH = 8;
+/** The evaluation batch: stated, else HF Trainer's default when its loop ran the evaluation and no line states one. */
+const evalBatchOf = (f: Incident) =>
+  f.eval.evalBatch ?? (f.phase.evalLoop === 'hf' && !f.eval.evalBatchOne && !f.eval.evalBatchNamed ? HF_DEFAULT_EVAL_BATCH : undefined);
+/** The batch that evaluated, as far as the paste states it: the evaluation's own (HF's default), else the one batch it states. */
+const evaluatedBatch = (f: Incident) => evalBatchOf(f) ?? (f.eval.evalBatchOne ? 1 : f.run.batchDefaultOf === undefined ? f.run.batch : undefined);
 /**
  * The evaluation failed at batch 1 (stated, or the leading dimension of TensorFlow's failed tensor): halving cannot
  * help. For Keras / TensorFlow (no graph kept) one input is too large: tile or shrink it. For a PyTorch loop the
@@ -154,8 +169,9 @@ export const evalAtBatchOneTorch = (f: Incident) => evalAtBatchOne(f) && f.eval.
 /** The evaluation batch is a lever: stated in the paste and above 1. */
 export const evalBatchHalves = (f: Incident) => inEval(f) && f.eval.evalBatch !== undefined && f.eval.evalBatch > 1;
 
-/** The reply's figure for a halved evaluation batch. */
-export function evalLeverWords(f: Incident): void {
+/** The reply's figure for a halved evaluation batch, and HF's default evaluation batch named where the paste sets none. */
+export function evalLeverWords(f: Incident, loc?: Locale): void {
+  if (f.eval.evalBatch === undefined && evalBatchAboveTrain(f)) f.eval.evalBatchSetting = t(loc, 'lever.eval.hfDefaultBatch', { batch: HF_DEFAULT_EVAL_BATCH });
   if (f.eval.evalBatch !== undefined && f.eval.evalBatch > 1) f.eval.evalBatchNext = Math.max(1, Math.floor(f.eval.evalBatch / 2));
   if (evalOneLargeInput(f)) {
     const card = f.figures.totalCapacityMiB ?? f.card.gpuMemoryMiB ?? f.card.statedGpuMemoryMiB ?? f.card.gpuModelMemoryMiB;

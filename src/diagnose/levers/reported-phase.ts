@@ -13,8 +13,9 @@ const QUOTE_CHARS = 140;
 
 // The failure named in words or by its message.
 // TensorFlow's exception names the failure too ("ResourceExhaustedError in predict_function").
+// A shortage said in words counts too: "GPU memory not enough", "not enough GPU memory", "exceed the gpu memory".
 const FAILURE =
-  /out of memory|\bOOM\b|OutOfMemory|memory (?:error|exception)|CUDA error|ResourceExhausted|RESOURCE_EXHAUSTED|显存(?:不足|不够|爆|溢出|占满)|爆显存|内存不足/i;
+  /out of memory|\bOOM\b|OutOfMemory|memory (?:error|exception)|CUDA error|ResourceExhausted|RESOURCE_EXHAUSTED|显存(?:不足|不够|爆|溢出|占满)|爆显存|内存不足|\bmemory\s{1,3}(?:is\s{1,3})?not\s{1,3}enough\b|\bnot\s{1,3}enough\s{1,3}(?:GPU\s{1,3}|CUDA\s{1,3}|VRAM\s{1,3})?memory\b|\bexceed(?:s|ed|ing)?\s{1,3}(?:the\s{1,3})?(?:GPU|CUDA|device)\s{1,3}memory\b/i;
 // The phase named at the failure: "during / in / while / on / when" evaluation, validation, eval, predict(ion).
 // "after validation" and "before validation" are left out: the failure is then in the training around it.
 // Testing is evaluation too: "while testing", "in test mode", "on the test set", "during the test phase", "an
@@ -24,13 +25,33 @@ const FAILURE =
 // sit at the failure (same line) with a preposition or verb that places it there.
 // The evaluation as the failure's subject counts too: "Validation out of memory", "the validation would meet out of memory".
 const EVAL_WORDS =
-  /\b(?:during|in|while|on|upon|when|at)\s{1,3}(?:(?:computing|running|doing|do|the|an?|my|first|accuracy|model)\s{1,3}){0,3}(?:validation|validating|evaluation|evaluating|eval|predicting|prediction|testing|test(?:\s{1,3}(?:mode|phase|stage|set|data|time|loop|step))?)(?:_step|_epoch_end|_loop)?\b|\b(?:when|while)\s{1,3}(?:I\s{1,3})?(?:run(?:ning)?\s{1,3})?(?:validat|evaluat)\w{0,4}\b|\b(?:validation|evaluation|eval|valid|val|test)\s{1,3}(?:step|loop|phase|stage|epoch|pass|mode)\b|\b(?:attempt(?:ing)?|try(?:ing)?|tried)\s{1,3}to\s{1,3}(?:evaluate|validate|test|predict)\b|\b(?:run(?:ning)?|python3?)\s{1,3}(?:the\s{1,3})?(?:[\w./-]{0,40}[\\/])?(?:eval|evaluate|evaluation|test|val|validate|predict)\.py\b|\b(?:predict|test)_function\b|\btrainer\.(?:evaluate|predict)\(\)|(?:验证|评估|评测|预测|测试)(?:时|的时候|阶段|过程|集上)|\b(?:validation|evaluation|eval|testing)\s{1,3}(?:(?:would|will|always|still|also|then)\s{1,3})?(?:(?:meets?|hits?|gets?|runs?|ran|goes|went|causes?|throws?|gives?)\s{1,3}(?:an?\s{1,3}|into\s{1,3})?)?(?:OOM|out[ -]of[ -]memory)\b/i;
+  /\b(?:during|in|while|on|upon|when|at)\s{1,3}(?:(?:computing|running|doing|do|the|an?|my|first|accuracy|model)\s{1,3}){0,3}(?:validation|validating|evaluation|evaluating|eval|predicting|prediction|testing|test(?:\s{1,3}(?:mode|phase|stage|set|data|time|loop|step))?)(?:_step|_epoch_end|_loop)?\b|\b(?:when|while)\s{1,3}(?:I\s{1,3})?(?:run(?:ning)?\s{1,3})?(?:validat|evaluat)\w{0,4}\b|\b(?:validation|evaluation|eval|valid|val|test)\s{1,3}(?:step|loop|phase|stage|epoch|pass|mode)\b|\b(?:attempt(?:ing)?|try(?:ing)?|tried)\s{1,3}to\s{1,3}(?:evaluate|validate|test|predict)\b|\b(?:run(?:ning)?|python3?)\s{1,3}(?:the\s{1,3})?(?:[\w./-]{0,40}[\\/])?(?:eval|evaluate|evaluation|test|val|validate|predict)\.py\b|\b(?:predict|test)_function\b|\btrainer\.(?:evaluate|predict)\(\)|(?:验证|评估|评测|预测|测试|推理)(?:时|的时候|阶段|过程|集上)|\b(?:validation|evaluation|eval|testing)\s{1,3}(?:(?:would|will|always|still|also|then)\s{1,3})?(?:(?:meets?|hits?|gets?|runs?|ran|goes|went|causes?|throws?|gives?)\s{1,3}(?:an?\s{1,3}|into\s{1,3})?)?(?:OOM|out[ -]of[ -]memory)\b/i;
 // The failure placed after or outside the evaluation ("after validation", "the next epoch"): not an evaluation OOM.
 const AFTER_EVAL = /\bafter\s{1,3}(?:the\s{1,3})?(?:first\s{1,3})?(?:validation|evaluation|eval)\b[^\n]{0,80}\b(?:epoch|training)\b|验证(?:之后|后|结束后)/i;
+
+// The title (the paste's first line) places the failure in evaluation even where the sentence that names the failure
+// does not ("Evaluation Error Ran out of memory" above "... I encounter a error when doing evaluation"; "预测评估时总是OOM"):
+// an evaluation word at the failure as above, or the evaluation named as the title's subject. A bare "test" is left
+// out (unit tests), and so is a paste whose failure a line places in training (TRAINING_FAILURE).
+const TITLE_EVAL = /\b(?:validation|validating|evaluation|evaluating|evaluate|predicting|prediction)\b|(?:验证|评估|评测|预测)/i;
+// A log line is not a title: a progress bar, a timestamped or levelled logger line, a frame, an exception line. The
+// progress lines themselves are read in phase.ts, where a training line after an evaluation bar ends the evaluation.
+const LOG_LINE =
+  /\d{1,3}%\||\bit\/s\b|\bs\/it\b|^\s{0,8}\[?\d{2,4}[-/]\d{2}|^\s{0,8}\d{1,2}:\d{2}|\b(?:INFO|WARNING|DEBUG|ERROR)\b|^\s{0,12}File "|^\s{0,8}Traceback|^\s{0,8}[\w.]{1,80}(?:Error|Exception):/;
+// The failure placed in training by the sentence that names it ("OOM during training", "训练时显存不足"); a sentence
+// that says training is fine ("training works fine", "训练正常") does not place it there.
+const TRAINING_FAILURE =
+  /\b(?:during|in|while|when|at)\s{1,3}(?:the\s{1,3})?(?:first\s{1,3})?training\b(?![^\n]{0,40}\b(?:fine|ok|okay|normal(?:ly)?|works?|worked|well)\b)|训练(?:时|的时候|过程中)(?:显存|内存)?(?:不足|不够|溢出|爆|OOM)/i;
 
 // Whose evaluation loop: HF Trainer's API or its gathering, Lightning, Keras; else the script's own.
 const HF =
   /\b(?:Seq2Seq)?Trainer\b[^\n]{0,40}\b(?:evaluate|predict)\b|\btrainer\.(?:evaluate|predict)\(|\b(?:evaluation_loop|prediction_loop|nested_concat|eval_accumulation_steps|compute_metrics)\b/;
+// HF Trainer named by its classes or its TrainingArguments' own setting names (a config, a command or a call that sets
+// them), or by a tool whose training is HF Trainer's (LLaMA-Factory). The accelerate "no_trainer" examples take the
+// same flags with a loop of their own: not the Trainer's.
+const HF_SETTINGS =
+  /\b(?:TrainingArguments|Seq2SeqTrainingArguments|SFTTrainer|SFTConfig|Seq2SeqTrainer|per_device_eval_batch_size|per_device_train_batch_size|evaluation_strategy|eval_strategy|eval_steps)\b|\btransformers\.Trainer\(|\bllama-?factory\b/i;
+const NO_TRAINER = /no_trainer/;
 const LIGHTNING = /\bpytorch_lightning\b|\blightning\.pytorch\b|\bLightningModule\b|\bPyTorch Lightning\b/;
 // Keras by name, its evaluate/predict call, or its compiled evaluation functions (predict_function, test_function).
 const KERAS = /\bkeras\b|\bmodel\.(?:evaluate|predict)\([^\n)]{0,80}\bbatch_size\b|\b(?:predict|test)_function\b/i;
@@ -77,8 +98,15 @@ export function reportedPhase(text: string): PhaseVerdict | undefined {
   let failure = false;
   let gradsOn: string | undefined;
   let wholeSet = false;
+  let title: string | undefined;
+  let trainingFailure = false;
+  let noTrainer = false;
   for (const line of lines(text)) {
+    if (title === undefined && line.trim()) title = line.trim();
     if (FAILURE.test(line)) failure = true;
+    if (FAILURE.test(line) && TRAINING_FAILURE.test(line) && !EVAL_WORDS.test(line)) trainingFailure = true;
+    if (NO_TRAINER.test(line)) noTrainer = true;
+    if (HF_SETTINGS.test(line)) hf = true;
     if (!said && FAILURE.test(line) && EVAL_WORDS.test(line) && !AFTER_EVAL.test(line)) said = line.trim();
     if (!gradsOn && GRADS_ON.test(line)) gradsOn = line.trim();
     if (WHOLE_SET.test(line)) {
@@ -92,6 +120,10 @@ export function reportedPhase(text: string): PhaseVerdict | undefined {
     if (LIGHTNING.test(line)) lightning = true;
     if (KERAS.test(line)) keras = true;
   }
+  // No sentence at the failure names a phase: the title names the evaluation, and no line places the failure in training.
+  if (!said && failure && !trainingFailure && title && !LOG_LINE.test(title) && (TITLE_EVAL.test(title) || EVAL_WORDS.test(title)) && !AFTER_EVAL.test(title))
+    said = title;
+  if (noTrainer) hf = false;
   // A failure the report places in no phase, but whose forward it says ran with gradients on: that forward needed
   // none (evaluation, test or inference), so it is read as an evaluation without no_grad.
   const at = said ?? (failure ? gradsOn : undefined);
