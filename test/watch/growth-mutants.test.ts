@@ -159,3 +159,35 @@ describe('how long a creep must have run', () => {
     expect(late(53)).toMatchObject({ growing: false, reason: 'run too short' });
   });
 });
+
+describe('a rise within noise', () => {
+  // Three steps two windows apart, seen 1.5 h from the onset: the rate floor is 0.5 x 8.5 MiB/h x 1.5 h = 6.4 MiB,
+  // so the 8 MiB floor decides.
+  const three = (first: number, sizes: number[]) => growth(sizes.map((mib, k) => [first + 2 * k, mib] as [number, number]));
+
+  it('a rise under 8 MiB is within noise; exactly 8 MiB is not', () => {
+    expect(three(52, [2, 2.5, 3])).toMatchObject({ growing: false, reason: 'rise within noise' });
+    expect(three(52, [2, 3, 3])).toMatchObject({ growing: true, riseMiB: 8 });
+  });
+
+  it('a rise of exactly half the tolerated rate over the run is not within noise (the slope rule decides)', () => {
+    // Seen 2 h from the onset: 0.5 x 8.5 MiB/h x 2 h = 8.5 MiB, the rise of 2.5 + 3 + 3.
+    expect(0.5 * 0.85 * DEFAULT_OPTIONS.minSlopeMiBPerHour * 2).toBe(8.5);
+    expect(three(49, [2.5, 3, 3])).toMatchObject({ growing: false, reason: 'slope below threshold' });
+  });
+});
+
+describe('growth across a sampling gap', () => {
+  it('the rise across a gap is no step that dominates the creep', () => {
+    // 10 MiB every 30 min from window 6, with no samples for 5 h (windows 14-43): the floor rises 150 MiB across the gap.
+    const w = new Windows(1000);
+    for (let i = 0; i < 60; i++) {
+      if (i >= 14 && i < 44) continue;
+      const level = 1000 + 10 * Math.max(0, Math.floor((i - 6) / 3) + 1);
+      for (let k = 0; k < 3; k++) w.add(FIRST + i, level);
+    }
+    const g = analyzeGrowth(w, 0, (FIRST + 60) * W, DEFAULT_OPTIONS);
+    expect(g).toMatchObject({ growing: true, steps: 8, riseMiB: 170 });
+    expect(g.slopeMiBPerHour).toBeCloseTo(20, 6);
+  });
+});
