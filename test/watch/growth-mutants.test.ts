@@ -191,3 +191,21 @@ describe('growth across a sampling gap', () => {
     expect(g.slopeMiBPerHour).toBeCloseTo(20, 6);
   });
 });
+
+describe('the shape of the run: decelerating or a flat start', () => {
+  const steps = (...list: [number, number][]) => growth(list);
+
+  it('a later half rising exactly 30% of the earlier half is not decelerating', () => {
+    // 50, 50, 30 MiB three windows apart: 100 MiB in the earlier half, 30 in the later.
+    expect(steps([48, 50], [51, 50], [54, 30])).toMatchObject({ growing: true, steps: 3, riseMiB: 130 });
+  });
+
+  it('an earlier half rising exactly 40% of the later half is no flat start: the run keeps its first step', () => {
+    // 10, 10, 30, 20 MiB two windows apart: 20 MiB in the earlier half, 50 in the later.
+    expect(steps([49, 10], [51, 10], [53, 30], [55, 20])).toMatchObject({ growing: true, steps: 4, riseMiB: 70 });
+  });
+
+  it("a flat start is the longest run's reason, though a shorter suffix has one step dominating", () => {
+    expect(steps([49, 5], [51, 5], [53, 20], [55, 10])).toMatchObject({ growing: false, reason: 'flat start' });
+  });
+});
