@@ -184,6 +184,33 @@ describe("JAX's PJRT wording is its OOM, with the request read", () => {
   );
 });
 
+describe("XLA's own allocation failure is JAX's pool unless TensorFlow is named", () => {
+  it.each([
+    'AlphaFold run fails\nRESOURCE_EXHAUSTED: Out of memory while trying to allocate 7406166528 bytes.\nBufferAssignment OOM Debugging.\nBufferAssignment stats:\n             parameter allocation:  372.76MiB\n',
+    'Training the NeRF fails right away:\nRESOURCE_EXHAUSTED: Out of memory allocating 20029400304 bytes.\n',
+  ])(
+    'JAX: %#',
+    async (paste) => {
+      const d = await first(paste);
+      expect(d?.category).toBe('cuda_oom');
+      expect(d?.fixes[0]?.summary).toMatch(/^JAX's allocator works inside a pool of XLA_PYTHON_CLIENT_MEM_FRACTION/);
+    },
+    TEST_TIMEOUT,
+  );
+
+  it(
+    'TensorFlow named: not JAX',
+    async () => {
+      const d = await first(
+        'import tensorflow as tf\nmodel.fit(x, y, batch_size=64)\ntensorflow.python.framework.errors_impl.ResourceExhaustedError: RESOURCE_EXHAUSTED: Out of memory while trying to allocate 7406166528 bytes.\n',
+      );
+      expect(d?.category).toBe('cuda_oom');
+      expect(d?.fixes[0]?.summary).not.toMatch(/XLA_PYTHON_CLIENT/);
+    },
+    TEST_TIMEOUT,
+  );
+});
+
 describe('cuDNN and Ollama in their own words', () => {
   it(
     'cuDNN error: CUDNN_STATUS_NOT_ENOUGH_MEMORY is a cuDNN allocation that found the card full',
