@@ -52,7 +52,8 @@ describe('the weights in fp32, read from the failed request, do not fit: load in
 describe('weights that do not fit in 16-bit at load or inference: quantize or split, not LoRA or ZeRO', () => {
   it('real thread (budget4/1802, CodeGeeX-13B on a 3090): the weights lever, not the training text', async () => {
     const d = await firstOfCase('budget4', '1802');
-    expect(first(d)).toMatch(/weights are what fills the card.*quantized/);
+    // The weights lever: the holder's words, or levers/quantize.ts's arithmetic when the name sizes the model.
+    expect(first(d)).toMatch(/weights (?:are what fills|alone fill) the card.*quantized/);
     expect(first(d)).not.toMatch(/Train LoRA/);
   });
 });
