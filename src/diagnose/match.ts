@@ -20,10 +20,14 @@ export function matchRules(log: LogText, base: RuleBase): RuleHit[] {
   // pattern index -> chunks (in order) where it occurs
   const where = new Map<number, number[]>();
   chunks.forEach((c, ci) => {
-    for (const index of base.set.match(log.buf.subarray(c.from, c.to))) {
-      const list = where.get(index);
-      if (list) list.push(ci);
-      else where.set(index, [ci]);
+    const text = log.buf.subarray(c.from, c.to);
+    for (const { set, offset } of base.sets) {
+      for (const found of set.match(text)) {
+        const index = found + offset;
+        const list = where.get(index);
+        if (list) list.push(ci);
+        else where.set(index, [ci]);
+      }
     }
   });
   const present = [...where.keys()];

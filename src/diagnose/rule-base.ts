@@ -27,8 +27,32 @@ export interface RuleBase {
   /** Folder each rule came from (same order as rules). */
   dirs: string[];
   patterns: CompiledPattern[];
-  /** One linear-time pass over a log tells which patterns occur at all. */
+  /**
+   * Linear-time passes over a log tell which patterns occur at all: one RE2.Set while the patterns fit re2's
+   * memory budget for one program, more (each with the index of its first pattern) once they do not.
+   */
+  sets: PatternSet[];
+}
+
+export interface PatternSet {
   set: InstanceType<typeof RE2.Set>;
+  /** Index in `patterns` of this set's first pattern. */
+  offset: number;
+}
+
+/**
+ * re2 compiles a set into one program under a fixed memory budget (node-re2 exposes no max_mem), so a rule base
+ * past it fails as a whole although every pattern compiles alone. Split in halves until each part compiles: the
+ * usual base stays one set (one pass); a larger one costs one more pass per split, never a refused rule.
+ */
+export function compilePatternSets(sources: string[], flags: string, offset = 0): PatternSet[] {
+  try {
+    return [{ set: new RE2.Set(sources, flags), offset }];
+  } catch (e) {
+    if (sources.length < 2) throw e;
+    const half = Math.ceil(sources.length / 2);
+    return [...compilePatternSets(sources.slice(0, half), flags, offset), ...compilePatternSets(sources.slice(half), flags, offset + half)];
+  }
 }
 
 // The rules join the commands' Services from here (registration): the core names no wing.
@@ -157,11 +181,11 @@ export function compileRuleBase(files: { dir: string; file: string }[], parsed: 
     }
   });
   if (rules.length === 0) throw new RuleLoadError(`no rules found`);
-  const set = new RE2.Set(
+  const sets = compilePatternSets(
     patterns.map((p) => p.source),
     FLAGS,
   );
-  return { rules, dirs: files.map((f) => f.dir), patterns, set };
+  return { rules, dirs: files.map((f) => f.dir), patterns, sets };
 }
 
 export async function loadRuleBase(knowledgeDir = DEFAULT_KNOWLEDGE_DIR): Promise<RuleBase> {
