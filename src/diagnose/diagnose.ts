@@ -23,6 +23,8 @@ import { formatMiB } from './fixes/arithmetic.js';
 import { readShm } from './levers/shm.js';
 import { readDdpUnused } from './levers/ddp-unused.js';
 import { budgetWords } from './levers/budget.js';
+import { quantizeWords } from './levers/quantize.js';
+import { ampWords } from './levers/amp.js';
 import { reportedPhase } from './levers/reported-phase.js';
 import { readKeptReference } from './levers/growth.js';
 import { withPhase } from './phase.js';
@@ -177,6 +179,8 @@ export function diagnose(raw: string, base: RuleBase, loc?: Locale): DiagnoseRes
       // The phase and the budget give the levers their words: a dtype read from the failed request, the static part against the card.
       inferLoadDtype(incident);
       leverWords(incident, loc);
+      quantizeWords(incident, loc);
+      ampWords(incident, loc);
       budgetWords(incident, loc);
       const verdict = whoHoldsMemory(incident, loc);
       if (verdict) {

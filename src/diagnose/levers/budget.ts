@@ -9,8 +9,6 @@ import { formatMiB } from '../fixes/arithmetic.js';
 import { cardMiB, loadInFp32 } from '../levers.js';
 import { t, type Locale } from '../../core/i18n.js';
 import type { Incident, PhasePart } from '../incident/index.js';
-import { quantizeWords } from './quantize.js';
-import { ampWords } from './amp.js';
 
 /** Weights that take this share of the card leave no room for the activations or cache of even one input. */
 const WEIGHTS_FILL = 0.85;
@@ -45,8 +43,6 @@ export function fp32WeightsOverCard(f: Incident): boolean {
 
 /** The arithmetic the reply quotes ({budgetWhy}), with the request that showed the dtype when it was inferred. */
 export function budgetWords(f: Incident, loc: Locale | undefined): void {
-  quantizeWords(f, loc);
-  ampWords(f, loc);
   if (!fp32WeightsOverCard(f)) return;
   const b = weightBudget(f)!;
   const from = f.model.dtypeEvidence ? t(loc, 'lever.budget.fromRequest', { matrix: f.model.dtypeEvidence }) : t(loc, 'lever.budget.stated');
