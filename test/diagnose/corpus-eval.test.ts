@@ -456,11 +456,12 @@ describe('expert expectations on real logs', () => {
     },
   );
 
-  // Built blind for issue 23's closing measurement (gpu-doctor never run on these logs while the group was built). Category
-  // and lever floors stay 0 until the lead's one measuring run sets them; nobody reads its misses.
-  const BLIND5_FLOORS = { category: 0, lever: 0, failed: 0 };
+  // Built blind for issue 23's closing measurement (gpu-doctor never run on these logs while the group was built),
+  // after this session's engine work (issue 23's done-when split). First measuring run, 2026-11-29:
+  // category 64/93, lever 47/76 (named first 37), harmful 0 (strict 1). Floors under it; nobody reads its misses.
+  const BLIND5_FLOORS = { category: 0.66, lever: 0.58, harmful: 0, failed: 0 };
   it(
-    'untuned split (blind5/: 93 logs, 3000-3092, issue 23, built blind, balanced by class; 30 zh, 10 confusers): aggregate only',
+    'untuned split (blind5/: 93 logs, 3000-3092, issue 23, built blind, balanced by class; 30 zh, 10 confusers): floors under the measured level',
     { timeout: 120_000 },
     async () => {
       const s = await scoreExpertDir(groupDir('blind5'));
@@ -468,6 +469,7 @@ describe('expert expectations on real logs', () => {
       console.log(`untuned (blind5): ${expertLine(s)}`);
       expect(s.n).toBeGreaterThanOrEqual(93);
       expect(s.failed).toBe(BLIND5_FLOORS.failed);
+      expect(s.harmful).toBe(BLIND5_FLOORS.harmful);
       expect(s.category / s.n).toBeGreaterThanOrEqual(BLIND5_FLOORS.category);
       expect(s.lever / s.leverOf).toBeGreaterThanOrEqual(BLIND5_FLOORS.lever);
     },
