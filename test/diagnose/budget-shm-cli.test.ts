@@ -1,20 +1,11 @@
 // Through the CLI (`gpu-doctor diagnose --json`): the static memory budget, /dev/shm in containers and
 // Ray's memory monitor decide the first fix (issue 23). Synthetic variants written from each principle
 // (a different model family, card, launcher or writer each), beside real threads of budget4/.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
-import { diagnoseFile, firstOfCase, type CaseDiagnosis } from './corpus-case.js';
+import { describe, expect, it } from 'vitest';
+import { firstOfCase, type CaseDiagnosis, diagnosePaste } from './corpus-case.js';
 
-const dir = mkdtempSync(join(tmpdir(), 'budget-shm-'));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
-let n = 0;
-async function diagnoseText(text: string): Promise<CaseDiagnosis | undefined> {
-  const file = join(dir, `case-${n++}.log`);
-  writeFileSync(file, text);
-  return diagnoseFile(file);
-}
+// Each paste goes to the CLI's own entry on stdin, in process (corpus-case.ts).
+const diagnoseText = diagnosePaste;
 const first = (d: CaseDiagnosis | undefined) => d?.fixes[0]?.summary ?? '';
 const noBatchChange = (d: CaseDiagnosis | undefined) => (d?.fixes ?? []).every((f) => typeof f.changes.batch !== 'number');
 

@@ -4,22 +4,14 @@
 // follow it: no "stop the other job" on a notebook whose GPU is its own, no expandable_segments where PyTorch
 // has none (before 2.1, on Windows), no export on Windows, MPS's watermark, TPU's HBM levers. Through the CLI,
 // plus the detector itself on the same signals.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
-import { diagnoseFile, type CaseDiagnosis } from './corpus-case.js';
+import { describe, expect, it } from 'vitest';
+import { diagnoseFile, type CaseDiagnosis, diagnosePaste } from './corpus-case.js';
 import { detectEnvironment, expandableSegmentsAvailable } from '../../src/diagnose/environment.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
-const dir = mkdtempSync(join(tmpdir(), 'environment-'));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
-let n = 0;
-async function diagnoseText(text: string): Promise<CaseDiagnosis | undefined> {
-  const file = join(dir, `case-${n++}.log`);
-  writeFileSync(file, text);
-  return diagnoseFile(file);
-}
+// Each paste goes to the CLI's own entry on stdin, in process (corpus-case.ts).
+const diagnoseText = diagnosePaste;
 const all = (d: CaseDiagnosis | undefined) => JSON.stringify(d?.fixes ?? []);
 const first = (d: CaseDiagnosis | undefined) => d?.fixes[0]?.summary ?? '';
 

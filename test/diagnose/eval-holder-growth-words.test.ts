@@ -12,20 +12,11 @@
 //   question after another sentence ("Is it due to memory leak?") and host RAM are not.
 // Synthetic variants written from each principle beside the real threads (phase4, eval5, fresh, blind, unseen), all
 // through the CLI (`gpu-doctor diagnose --json`).
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
-import { diagnoseFile, firstOfCase, type CaseDiagnosis } from './corpus-case.js';
+import { describe, expect, it } from 'vitest';
+import { firstOfCase, type CaseDiagnosis, diagnosePaste } from './corpus-case.js';
 
-const dir = mkdtempSync(join(tmpdir(), 'eval-holder-growth-'));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
-let n = 0;
-async function diagnoseText(text: string): Promise<CaseDiagnosis | undefined> {
-  const file = join(dir, `case-${n++}.log`);
-  writeFileSync(file, text);
-  return diagnoseFile(file);
-}
+// Each paste goes to the CLI's own entry on stdin, in process (corpus-case.ts).
+const diagnoseText = diagnosePaste;
 async function diagnosed(text: string): Promise<CaseDiagnosis> {
   const d = await diagnoseText(text);
   expect(d, 'a diagnosis').toBeDefined();

@@ -4,20 +4,11 @@
 // steps, a frame that collects the loader into a list, workers already lowered or at most one, a worker that exited
 // in a container (its /dev/shm) and multiprocessing's semaphores in a full /dev/shm each get their own lever.
 // Synthetic variants written from each principle beside real threads of the tuned groups (levers/workers.ts).
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
-import { diagnoseFile, firstOfCase, type CaseDiagnosis } from './corpus-case.js';
+import { describe, expect, it } from 'vitest';
+import { firstOfCase, type CaseDiagnosis, diagnosePaste } from './corpus-case.js';
 
-const dir = mkdtempSync(join(tmpdir(), 'host-workers-'));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
-let n = 0;
-async function diagnoseText(text: string): Promise<CaseDiagnosis | undefined> {
-  const file = join(dir, `case-${n++}.log`);
-  writeFileSync(file, text);
-  return diagnoseFile(file);
-}
+// Each paste goes to the CLI's own entry on stdin, in process (corpus-case.ts).
+const diagnoseText = diagnosePaste;
 const first = (d: CaseDiagnosis | undefined) => d?.fixes[0]?.summary ?? '';
 const lowersWorkers = (s: string) => /^(?:Lower|Reduce|Use fewer)[^.]{0,30}workers/.test(s);
 

@@ -4,22 +4,13 @@
 // or none, the first fix is the image size, not halving the batch. Synthetic variants written from the principle
 // (different tools, settings and languages) beside the real threads holdout/800 (crop_size 1024x2048), holdout/813
 // (TF shape[1,5095,3729,3]) and sealed/953 (2048*2048 at batch 1).
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { inputSizeFirst, readInputSize } from '../../src/diagnose/levers/input-size.js';
-import { diagnoseFile, firstOfCase, type CaseDiagnosis } from './corpus-case.js';
+import { firstOfCase, type CaseDiagnosis, diagnosePaste } from './corpus-case.js';
 import { incidentOf, type Incident } from '../../src/diagnose/incident/index.js';
 
-const dir = mkdtempSync(join(tmpdir(), 'input-size-lever-'));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
-let n = 0;
-async function diagnoseText(text: string): Promise<CaseDiagnosis | undefined> {
-  const file = join(dir, `case-${n++}.log`);
-  writeFileSync(file, text);
-  return diagnoseFile(file);
-}
+// Each paste goes to the CLI's own entry on stdin, in process (corpus-case.ts).
+const diagnoseText = diagnosePaste;
 const first = (d: CaseDiagnosis | undefined) => d?.fixes[0]?.summary ?? '';
 const OOM =
   'torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.50 GiB. GPU 0 has a total capacity of 23.64 GiB of which 1.02 GiB is free. Including non-PyTorch memory, this process has 22.60 GiB memory in use. Of the allocated memory 21.90 GiB is allocated by PyTorch, and 280.00 MiB is reserved by PyTorch but unallocated.';

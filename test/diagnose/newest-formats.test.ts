@@ -4,21 +4,13 @@
 // "Duplicate GPU detected" (ranks on one GPU, not a network problem), and PYTORCH_ALLOC_CONF, the new
 // name of PYTORCH_CUDA_ALLOC_CONF. Real logs are in test/fixtures/phase-levers (sources in its README);
 // the synthetic variants follow each framework's own format string.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
-import { diagnoseFile, type CaseDiagnosis } from './corpus-case.js';
+import { describe, expect, it } from 'vitest';
+import { diagnoseFile, type CaseDiagnosis, diagnosePaste } from './corpus-case.js';
 
 const REAL = resolve(import.meta.dirname, '../fixtures/phase-levers');
-const dir = mkdtempSync(join(tmpdir(), 'newest-formats-'));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
-let n = 0;
-async function diagnoseText(text: string): Promise<CaseDiagnosis | undefined> {
-  const file = join(dir, `case-${n++}.log`);
-  writeFileSync(file, text);
-  return diagnoseFile(file);
-}
+// Each paste goes to the CLI's own entry on stdin, in process (corpus-case.ts).
+const diagnoseText = diagnosePaste;
 const real = async (name: string) => (await diagnoseFile(join(REAL, name)))!;
 const SITE = '/usr/local/lib/python3.12/dist-packages';
 

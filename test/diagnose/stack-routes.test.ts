@@ -4,21 +4,13 @@
 // prefill warmup, vLLM's zero KV-cache blocks. A reply never says "the log gives no memory figures" when
 // the stack gave them. Synthetic variants are written from each library's fixed format; real logs are in
 // knowledge/<rule>/match and test/fixtures/stack-routes (sources on their first line).
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
-import { diagnoseFile, type CaseDiagnosis } from './corpus-case.js';
+import { describe, expect, it } from 'vitest';
+import { diagnoseFile, type CaseDiagnosis, diagnosePaste } from './corpus-case.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
-const dir = mkdtempSync(join(tmpdir(), 'stack-routes-'));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
-let n = 0;
-async function diagnoseText(text: string): Promise<CaseDiagnosis | undefined> {
-  const file = join(dir, `case-${n++}.log`);
-  writeFileSync(file, text);
-  return diagnoseFile(file);
-}
+// Each paste goes to the CLI's own entry on stdin, in process (corpus-case.ts).
+const diagnoseText = diagnosePaste;
 const real = async (path: string) => diagnoseFile(join(ROOT, path));
 const NO_FIGURES = /gives no memory figures/;
 const first = (d: CaseDiagnosis | undefined) => d?.fixes[0]?.summary ?? '';

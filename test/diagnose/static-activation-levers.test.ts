@@ -4,22 +4,13 @@
 // that name it (diffusers/CompVis height and width, YOLOv5's --img, Detectron2's TEST sizes, a video's frames;
 // levers/input-size.ts). Synthetic variants written from each principle, in English and Chinese, through the CLI's
 // own entry (diagnoseFile), beside the counter-cases where another lever must stay first.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
-import { diagnoseFile, type CaseDiagnosis } from './corpus-case.js';
+import { describe, expect, it } from 'vitest';
+import { type CaseDiagnosis, diagnosePaste } from './corpus-case.js';
 import { readInputSize } from '../../src/diagnose/levers/input-size.js';
 import { readFp32Training } from '../../src/diagnose/levers/amp.js';
 
-const dir = mkdtempSync(join(tmpdir(), 'static-activation-levers-'));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
-let n = 0;
-async function diagnoseText(text: string): Promise<CaseDiagnosis | undefined> {
-  const file = join(dir, `case-${n++}.log`);
-  writeFileSync(file, text);
-  return diagnoseFile(file);
-}
+// Each paste goes to the CLI's own entry on stdin, in process (corpus-case.ts).
+const diagnoseText = diagnosePaste;
 const first = (d: CaseDiagnosis | undefined) => d?.fixes[0]?.summary ?? '';
 const oom = (total: string, allocated: string) =>
   `torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 100.00 MiB (GPU 0; ${total} GiB total capacity; ${allocated} GiB already allocated; 50.00 MiB free; ${allocated} GiB reserved in total by PyTorch)`;

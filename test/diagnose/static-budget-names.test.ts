@@ -4,21 +4,12 @@
 // without the word LoRA, a trainer's own full-training setting wins over lora_* keys it ignores, and a static part
 // of >= 3/4 of the card at a stated batch of 1 or 2 puts the static part first. Synthetic variants written from
 // each principle, through the CLI (`gpu-doctor diagnose --json`), beside the real thread sealed/909.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { modelParamsB, weightsDtype } from '../../src/diagnose/settings.js';
-import { diagnoseFile, firstOfCase, type CaseDiagnosis } from './corpus-case.js';
+import { firstOfCase, type CaseDiagnosis, diagnosePaste } from './corpus-case.js';
 
-const dir = mkdtempSync(join(tmpdir(), 'static-budget-names-'));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
-let n = 0;
-async function diagnoseText(text: string): Promise<CaseDiagnosis | undefined> {
-  const file = join(dir, `case-${n++}.log`);
-  writeFileSync(file, text);
-  return diagnoseFile(file);
-}
+// Each paste goes to the CLI's own entry on stdin, in process (corpus-case.ts).
+const diagnoseText = diagnosePaste;
 const first = (d: CaseDiagnosis | undefined) => d?.fixes[0]?.summary ?? '';
 const oldOom = (tried: string, total: string, allocated: string, free: string, reserved: string) =>
   `torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate ${tried} (GPU 0; ${total} total capacity; ${allocated} already allocated; ${free} free; ${reserved} reserved in total by PyTorch)`;

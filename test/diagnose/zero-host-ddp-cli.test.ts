@@ -3,20 +3,11 @@
 // the log states the ranks), host-RAM kills whose first fix follows what the log shows (workers only when stated,
 // the data's preparation, otherwise the experiment that decides), and DDP's reducer errors as their own diagnosis.
 // Synthetic variants written from each principle beside real threads of static5/.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
-import { diagnoseFile, firstOfCase, type CaseDiagnosis } from './corpus-case.js';
+import { describe, expect, it } from 'vitest';
+import { firstOfCase, type CaseDiagnosis, diagnosePaste } from './corpus-case.js';
 
-const dir = mkdtempSync(join(tmpdir(), 'zero-host-ddp-'));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
-let n = 0;
-async function diagnoseText(text: string): Promise<CaseDiagnosis | undefined> {
-  const file = join(dir, `case-${n++}.log`);
-  writeFileSync(file, text);
-  return diagnoseFile(file);
-}
+// Each paste goes to the CLI's own entry on stdin, in process (corpus-case.ts).
+const diagnoseText = diagnosePaste;
 const first = (d: CaseDiagnosis | undefined) => d?.fixes[0]?.summary ?? '';
 const noBatchChange = (d: CaseDiagnosis | undefined) => (d?.fixes ?? []).every((f) => typeof f.changes.batch !== 'number');
 const lowersWorkers = (s: string) => /(?:^|[.:;] )(?:Lower|Reduce|Use fewer)[^.]{0,30}workers/.test(s);
