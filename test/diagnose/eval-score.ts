@@ -136,21 +136,30 @@ const MEMORY = new Set(['cuda_oom', 'replica_oom', 'fragmentation', 'host_oom_ki
 /** A regex written for another engine may carry an inline (?i): JS takes the flag instead. */
 const re = (source: string) => new RegExp(source.replace(/^\(\?i\)/, ''), 'i');
 
+/** Words in a fix's summary that name a lever: read by the loose check and, from the first action, by the stricter one. */
+const SUMMARY_WORDS = {
+  imgsz: /image size|imgsz|resolution|max[-_ ]model[-_ ]len|max_length|cutoff_len|sequence length|seq len|context length/i,
+  cache_off: /cache=False|--cache disk|caching images|RAM cache/i,
+  free_or_move_gpu: /another process|other process|CUDA_VISIBLE_DEVICES|held outside/i,
+  quantize_or_smaller_model: /quantiz|smaller model|load_in_[48]bit|GPTQ|AWQ/i,
+  offload_or_zero: /offload|ZeRO|zero_optimization|FSDP|shard/i,
+  checkpointing: /checkpointing/i,
+  amp: /mixed precision|fp16|bf16|\bamp\b/i,
+};
+
 /** How each lever shows in the first fix (its summary, changes, env, command or code). */
 const LEVERS: Record<string, (fix: FullFix | undefined, category: string | undefined) => boolean> = {
   batch: (f) => typeof f?.changes?.batch === 'number' || typeof f?.changes?.per_device_train_batch_size === 'number' || /\bbatch\b/i.test(f?.summary ?? ''),
   batch_accumulate: (f) => typeof f?.changes?.batch === 'number' || /\bbatch\b[^.]{0,80}accumulat/i.test(f?.summary ?? ''),
   // "input size": image size for vision, sequence length / context for text (cutoff_len, max_length, vLLM's --max-model-len)
-  imgsz: (f) =>
-    typeof f?.changes?.imgsz === 'number' ||
-    /image size|imgsz|resolution|max[-_ ]model[-_ ]len|max_length|cutoff_len|sequence length|seq len|context length/i.test(f?.summary ?? ''),
-  cache_off: (f) => f?.changes?.cache === false || /cache=False|--cache disk|caching images|RAM cache/i.test(f?.summary ?? ''),
+  imgsz: (f) => typeof f?.changes?.imgsz === 'number' || SUMMARY_WORDS.imgsz.test(f?.summary ?? ''),
+  cache_off: (f) => f?.changes?.cache === false || SUMMARY_WORDS.cache_off.test(f?.summary ?? ''),
   expandable_segments: (f) => /expandable_segments|max_split_size/i.test(JSON.stringify(f ?? {})),
-  free_or_move_gpu: (f) => /another process|other process|CUDA_VISIBLE_DEVICES|held outside/i.test(f?.summary ?? ''),
-  quantize_or_smaller_model: (f) => /quantiz|smaller model|load_in_[48]bit|GPTQ|AWQ/i.test(f?.summary ?? ''),
-  offload_or_zero: (f) => /offload|ZeRO|zero_optimization|FSDP|shard/i.test(f?.summary ?? ''),
-  checkpointing: (f) => /checkpointing/i.test(f?.summary ?? ''),
-  amp: (f) => /mixed precision|fp16|bf16|\bamp\b/i.test(f?.summary ?? ''),
+  free_or_move_gpu: (f) => SUMMARY_WORDS.free_or_move_gpu.test(f?.summary ?? ''),
+  quantize_or_smaller_model: (f) => SUMMARY_WORDS.quantize_or_smaller_model.test(f?.summary ?? ''),
+  offload_or_zero: (f) => SUMMARY_WORDS.offload_or_zero.test(f?.summary ?? ''),
+  checkpointing: (f) => SUMMARY_WORDS.checkpointing.test(f?.summary ?? ''),
+  amp: (f) => SUMMARY_WORDS.amp.test(f?.summary ?? ''),
   workers: (f) => typeof f?.changes?.workers === 'number' || /workers/i.test(f?.summary ?? ''),
   shm_size: (f) => /shm/i.test(JSON.stringify(f ?? {})),
   low_cpu_mem_usage: (f) => /low_cpu_mem_usage|fewer processes|each (?:process|rank) loads|ZeRO-3 init|zero3_init|mmap/i.test(f?.summary ?? ''),
@@ -184,14 +193,14 @@ const LEVERS: Record<string, (fix: FullFix | undefined, category: string | undef
  */
 const NAMED: Record<string, RegExp> = {
   batch: /\bbatch\b/gi,
-  imgsz: /image size|imgsz|resolution|max[-_ ]model[-_ ]len|max_length|cutoff_len|sequence length|seq len|context length/gi,
-  cache_off: /cache=False|--cache disk|caching images|RAM cache/gi,
+  imgsz: new RegExp(SUMMARY_WORDS.imgsz.source, 'gi'),
+  cache_off: new RegExp(SUMMARY_WORDS.cache_off.source, 'gi'),
   expandable_segments: /expandable_segments|max_split_size/gi,
-  free_or_move_gpu: /another process|other process|CUDA_VISIBLE_DEVICES|held outside/gi,
-  quantize_or_smaller_model: /quantiz|smaller model|load_in_[48]bit|GPTQ|AWQ/gi,
-  offload_or_zero: /offload|ZeRO|zero_optimization|FSDP|shard/gi,
-  checkpointing: /checkpointing/gi,
-  amp: /mixed precision|fp16|bf16|\bamp\b/gi,
+  free_or_move_gpu: new RegExp(SUMMARY_WORDS.free_or_move_gpu.source, 'gi'),
+  quantize_or_smaller_model: new RegExp(SUMMARY_WORDS.quantize_or_smaller_model.source, 'gi'),
+  offload_or_zero: new RegExp(SUMMARY_WORDS.offload_or_zero.source, 'gi'),
+  checkpointing: new RegExp(SUMMARY_WORDS.checkpointing.source, 'gi'),
+  amp: new RegExp(SUMMARY_WORDS.amp.source, 'gi'),
   workers: /workers/gi,
   shm_size: /shm/gi,
   low_cpu_mem_usage: /low_cpu_mem_usage|each (?:process|rank) loads|mmap/gi,
