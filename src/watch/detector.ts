@@ -67,19 +67,15 @@ export function findingsOf(index: SeriesIndex, o: DetectorOptions): Finding[] {
 }
 
 /**
- * Ranks of one job (same user, and same command or start within 2 min) on different GPUs. When only a
- * minority grows while the others' floors stay flat, the growers are rank-asymmetric growth, the
- * pattern of rank 0 accumulating validation / metric state, not a leak every rank shares.
+ * Ranks of one job: the processes linked, directly or through each other, by the same user and the same command
+ * or a start within 2 min (a launcher that starts rank after rank 90 s apart still makes one job, and the answer
+ * does not depend on which rank is seen first). When only a minority grows while the others' floors stay flat,
+ * the growers are rank-asymmetric growth, the pattern of rank 0 accumulating validation / metric state, not a
+ * leak every rank shares.
  */
 function asymmetricRanks(list: { ps: ProcessSeries; g: Growth }[]): Set<ProcessSeries> {
   const out = new Set<ProcessSeries>();
-  const seen = new Set<ProcessSeries>();
-  for (const a of list) {
-    if (seen.has(a.ps)) continue;
-    const job = list.filter(
-      (b) => b.ps.user === a.ps.user && (b.ps.command === a.ps.command || Math.abs(b.ps.processStartMs - a.ps.processStartMs) <= SAME_JOB_START_MS),
-    );
-    for (const b of job) seen.add(b.ps);
+  for (const job of jobsOf(list)) {
     if (new Set(job.map((b) => b.ps.gpu)).size < 2) continue;
     const growers = job.filter((b) => b.g.growing);
     if (!growers.length || growers.length * 2 > job.length) continue;
@@ -88,6 +84,27 @@ function asymmetricRanks(list: { ps: ProcessSeries; g: Growth }[]): Set<ProcessS
     if (peersFlat) for (const b of growers) out.add(b.ps);
   }
   return out;
+}
+
+const sameJob = (a: ProcessSeries, b: ProcessSeries) =>
+  a.user === b.user && (a.command === b.command || Math.abs(a.processStartMs - b.processStartMs) <= SAME_JOB_START_MS);
+
+/** The connected groups of `sameJob` (a host's processes: tens at most, so pairwise is fine). */
+function jobsOf<T extends { ps: ProcessSeries }>(list: T[]): T[][] {
+  const parent = list.map((_, i) => i);
+  const root = (i: number): number => {
+    while (parent[i] !== i) i = parent[i] = parent[parent[i]];
+    return i;
+  };
+  for (let i = 0; i < list.length; i++) for (let j = i + 1; j < list.length; j++) if (sameJob(list[i].ps, list[j].ps)) parent[root(j)] = root(i);
+  const groups = new Map<number, T[]>();
+  list.forEach((x, i) => {
+    const r = root(i);
+    const g = groups.get(r);
+    if (g) g.push(x);
+    else groups.set(r, [x]);
+  });
+  return [...groups.values()];
 }
 
 /**

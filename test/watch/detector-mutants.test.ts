@@ -84,6 +84,32 @@ describe('ranks of one job: the edges', () => {
     expect(kinds(pair(2 * MIN + 1000))).toEqual(['leak@0']);
   });
 
+  it('ranks started one after another 90 s apart are one job however the processes are listed (grouping is transitive)', () => {
+    // rank 0 grows; ranks 1..3 stay flat; rank 0 and rank 3 started 4.5 min apart, each next rank 90 s after the one before.
+    const ranks: Proc[] = [0, 1, 2, 3].map((r) => ({
+      pid: 300 + r,
+      gpu: r,
+      command: `python train.py --local_rank ${r}`,
+      startMs: T0 - H + r * 90_000,
+      levels: r === 0 ? CREEP : stairs(40000, []),
+    }));
+    for (const order of [ranks, [...ranks].reverse(), [ranks[2], ranks[0], ranks[3], ranks[1]]]) {
+      expect(kinds(detectLeaks(byTime(...order)))).toEqual(['rank0_growth@0']);
+    }
+    // Broken chain: rank 3 started 3 min after rank 2, so it is a job of its own and rank 0's job is ranks 0-2.
+    const apart = ranks.map((p, r) => (r === 3 ? { ...p, startMs: T0 - H + 2 * 90_000 + 3 * MIN } : p));
+    expect(kinds(detectLeaks(byTime(...apart)))).toEqual(['rank0_growth@0']);
+    // Two of three chained ranks grow: a majority, so a leak on both, whichever rank is listed first (pairwise
+    // grouping from the first one seen called both rank-0 growth when rank 0 came first, and leaks otherwise).
+    const twoGrow: Proc[] = [0, 1, 2].map((r) => ({ ...ranks[r], levels: r === 1 ? stairs(40000, []) : CREEP }));
+    for (const order of [twoGrow, [twoGrow[1], twoGrow[0], twoGrow[2]], [...twoGrow].reverse()]) {
+      expect(kinds(detectLeaks(byTime(...order)))).toEqual(['leak@0', 'leak@2']);
+    }
+    // Another user's process started in between links nothing.
+    const otherUser = ranks.map((p, r) => (r === 1 ? { ...p, user: 'bob' } : p));
+    expect(kinds(detectLeaks(byTime(...otherUser)))).toEqual(['leak@0']);
+  });
+
   it("a peer whose floor rose exactly a quarter of the grower's rise is not flat; just under it is", () => {
     const peerStep = (mib: number) => detectLeaks(byTime({ pid: 100, gpu: 0, levels: CREEP }, { pid: 101, gpu: 1, levels: stairs(40000, [[20, mib]]) }));
     expect(kinds(peerStep(CREEP_RISE / 4))).toEqual(['leak@0']);
