@@ -200,6 +200,8 @@ export const CONDITION_CHECKS: Record<Condition, (e: Evidence) => boolean> = {
     workersBlock(incident) === 'growth' && incident.series.keptReference === undefined && incident.host.hostGrowthCjk === true,
   loader_collected: ({ incident }) => incident.host.loaderCollected !== undefined,
   worker_exit_in_container: ({ incident }) => workersBlock(incident) === 'container_shm',
+  // The failure is raised in a spawned child process (levers/host-ram.ts): their number is what the host commits.
+  spawned_children: ({ incident }) => incident.host.spawnedChildren === true,
   // The experiment that decides runs without workers: where the paste already runs with 0, say so and watch the main process.
   host_lever_unstated: ({ incident }) => hostLeverUnstated(incident) && incident.host.workers !== 0,
   host_lever_unstated_workers_zero: ({ incident }) => hostLeverUnstated(incident) && incident.host.workers === 0,

@@ -146,6 +146,7 @@ export const CONDITIONS = [
   'host_ram_grows_unquoted',
   'loader_collected',
   'worker_exit_in_container',
+  'spawned_children',
 ] as const;
 export type Condition = (typeof CONDITIONS)[number];
 

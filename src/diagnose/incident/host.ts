@@ -24,4 +24,6 @@ export interface HostPart {
   workersSetTo?: number;
   /** A DataLoader worker exited without a SIGKILL shown ("exited unexpectedly", a bus error). */
   workerExitNoKill?: boolean;
+  /** The failure is raised in a child process the job spawned (multiprocessing's spawn_main frame, a SpawnPoolWorker). */
+  spawnedChildren?: boolean;
 }

@@ -8,7 +8,7 @@ import type { HostPart, Incident } from '../incident/index.js';
 
 export { workersEvidence } from './workers.js';
 
-export type HostRamFacts = Pick<HostPart, 'workersShown'>;
+export type HostRamFacts = Pick<HostPart, 'workersShown' | 'spawnedChildren'>;
 
 // Killed while the data was being loaded or prepared, before any step reported a loss: the progress lines
 // just above the kill name data ("Load the 24000 image of 25000.", "[INFO] load 6569 train frames.", "Loaded
@@ -22,6 +22,10 @@ const DATA_PREPARING =
 const DATA_KILLED_PROSE = /(?:加载数据|读取数据|数据加载|loading (?:the )?(?:data|dataset|images))[^\n]{0,20}(?:killed|被杀|已杀死)/i;
 export const TRAIN_PROGRESS = /\b(?:epoch|iter(?:ation)?s?|step)\b[^\n]{0,60}\d[^\n]{0,80}\bloss\b|\bloss\s{0,2}[=:]\s{0,2}\d/i;
 const WORKER_KILLED = /DataLoader worker \(pid[^\n]{0,80}?\) (?:is killed by signal: (?:Killed|Terminated)|exited unexpectedly)/;
+// A child the job started with the spawn method (Windows always; macOS by default): Python's multiprocessing runs it
+// through spawn.py's spawn_main, and a Pool names its children SpawnPoolWorker-N. Each such child imports the whole
+// stack again (torch's CUDA DLLs on Windows), so their number multiplies what the job commits.
+const SPAWNED_CHILD = /multiprocessing[\\/]spawn\.py", line \d{1,6}, in spawn_main|\bProcess SpawnPoolWorker-\d{1,4}\b/;
 
 export function killedLoadingData(text: string): boolean {
   const lines = text.split('\n', 20000);
@@ -40,7 +44,11 @@ export function killedLoadingData(text: string): boolean {
 
 /** What the paste shows of DataLoader workers beyond a stated count (read once per log). */
 export function readHostRam(text: string): HostRamFacts & WorkersFacts {
-  return { ...readWorkers(text), ...(WORKER_KILLED.test(text) ? { workersShown: true } : {}) };
+  return {
+    ...readWorkers(text),
+    ...(WORKER_KILLED.test(text) ? { workersShown: true } : {}),
+    ...(SPAWNED_CHILD.test(text) ? { spawnedChildren: true } : {}),
+  };
 }
 
 /**
