@@ -42,6 +42,8 @@ GROUPS.push('host6');
 GROUPS.push('static6');
 // recog7/ (issue 23: stacks that report a failed allocation in their own words: Ollama, vLLM v1, ONNX Runtime, TF, ggml, JAX, MXNet, XPU; tuned).
 GROUPS.push('recog7');
+// host8/ (issue 23: host-RAM kills in each launcher's format, another process holding the card, 3 confusers; tuned).
+GROUPS.push('host8');
 // The category vocabulary of /work/corpus-format.md (the same as test/fixtures/eval-dev/cases.json).
 const LABELS = new Set([
   'cuda_oom',
@@ -382,6 +384,23 @@ describe('expert expectations on real logs', () => {
       expect(s.failed, misses(s.rows)).toBe(0);
       expect(s.harmful, misses(s.rows)).toBe(0);
       expect(s.category / s.n, misses(s.rows)).toBeGreaterThanOrEqual(0.9);
+      expect(s.lever / s.leverOf, misses(s.rows)).toBeGreaterThanOrEqual(0.9);
+    },
+  );
+
+  // host8/ (issue 23's host-RAM kills and other holders; tuned): measured 24/30 category, 15/29 lever before the
+  // spawned-children, kill-told-with-its-cause and held-after-exit forms, 30/30 and 28/29 after (README.md).
+  it(
+    'host8/ (30 logs, 3500-3529, tuned: host-RAM kills per launcher, WinError 1455, another holder, lone-process confusers): no harmful first fix; floors under the measured level',
+    { timeout: 120_000 },
+    async () => {
+      const s = await scoreExpertDir(groupDir('host8'));
+      console.log(`tuned (host8): ${expertLine(s)}`);
+      expect(s.n).toBeGreaterThanOrEqual(30);
+      expect(s.failed, misses(s.rows)).toBe(0);
+      expect(s.harmful, misses(s.rows)).toBe(0);
+      expect(s.harmfulStrict, misses(s.rows)).toBeLessThanOrEqual(1);
+      expect(s.category / s.n, misses(s.rows)).toBeGreaterThanOrEqual(0.93);
       expect(s.lever / s.leverOf, misses(s.rows)).toBeGreaterThanOrEqual(0.9);
     },
   );
