@@ -4,7 +4,6 @@
 // store is the real SQLite one; the test's subclass notes, as each row is handed to it, whether that
 // command's ack had left: Slack's HTTP response ended, Discord's interaction response written to the
 // socket (undici's diagnostics channel). A row handed over later is written later still (the queue).
-import { createHmac } from 'node:crypto';
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -17,7 +16,7 @@ import { createSlackAdapter, type SlackAdapter } from '../../src/adapters/slack/
 import type { AuditEntry } from '../../src/ops/audit.js';
 import { AuditStore } from '../../src/storage/sqlite/audit.js';
 import { FakeDiscord } from './fake-discord.js';
-import { FakeSlack } from './fake-slack.js';
+import { FakeSlack, postSignedSlack } from './fake-slack.js';
 import { testDeps } from './helpers.js';
 
 const SECRET = 'test-signing-secret-0123456789';
@@ -69,18 +68,7 @@ async function slash(text: string, user: string) {
     response_url: `${slackFake.base}/response/${text.length}`,
     trigger_id: `t${text.length}`,
   }).toString();
-  const ts = Math.floor(Date.now() / 1000);
-  const sig = 'v0=' + createHmac('sha256', SECRET).update(`v0:${ts}:${body}`).digest('hex');
-  const res = await fetch(url, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/x-www-form-urlencoded',
-      'x-slack-signature': sig,
-      'x-slack-request-timestamp': String(ts),
-      'x-test-slash': '1',
-    },
-    body,
-  });
+  const res = await postSignedSlack(url, SECRET, body, 'application/x-www-form-urlencoded', { 'x-test-slash': '1' });
   await res.text();
 }
 

@@ -3,12 +3,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_CONCURRENT_DOWNLOADS } from '../../src/adapters/common.js';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createHmac } from 'node:crypto';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { FakeSlack } from './fake-slack.js';
+import { FakeSlack, postSignedSlack } from './fake-slack.js';
 
 const SECRET = 'test-signing-secret-0123456789';
 const OOM = readFileSync(new URL('../fixtures/eval-dev/003-cuda_oom.log', import.meta.url), 'utf8');
@@ -47,11 +46,7 @@ let bot: ChildProcess;
 let url: string;
 let stderr = '';
 
-async function signedPost(body: string, type: string) {
-  const ts = Math.floor(Date.now() / 1000);
-  const sig = 'v0=' + createHmac('sha256', SECRET).update(`v0:${ts}:${body}`).digest('hex');
-  return fetch(url, { method: 'POST', headers: { 'content-type': type, 'x-slack-signature': sig, 'x-slack-request-timestamp': String(ts) }, body });
-}
+const signedPost = (body: string, type: string) => postSignedSlack(url, SECRET, body, type);
 
 beforeAll(async () => {
   fake = await new FakeSlack().start();

@@ -1,6 +1,7 @@
 // A local fake of Slack's Web API (what SLACK_API_URL points at): records every call and answers
 // {ok:true,...} like Slack. Also serves files for url_private downloads and, for Socket Mode,
 // apps.connections.open + a WebSocket server.
+import { createHmac } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { WebSocketServer, type WebSocket } from 'ws';
@@ -15,6 +16,22 @@ async function readBody(req: IncomingMessage): Promise<Buffer> {
   const chunks: Buffer[] = [];
   for await (const c of req) chunks.push(c as Buffer);
   return Buffer.concat(chunks);
+}
+
+/** Slack's request signature (v0: HMAC-SHA256 of `v0:<ts>:<body>` with the app's signing secret), as Slack's headers. */
+export function slackSignature(secret: string, body: string, ts = Math.floor(Date.now() / 1000)): Record<string, string> {
+  return { 'x-slack-signature': 'v0=' + createHmac('sha256', secret).update(`v0:${ts}:${body}`).digest('hex'), 'x-slack-request-timestamp': String(ts) };
+}
+
+/** A request to the bot's Slack endpoint as Slack sends it: POSTed, signed now, with any extra headers. */
+export function postSignedSlack(
+  url: string,
+  secret: string,
+  body: string,
+  type = 'application/x-www-form-urlencoded',
+  extra: Record<string, string> = {},
+): Promise<Response> {
+  return fetch(url, { method: 'POST', headers: { 'content-type': type, ...slackSignature(secret, body), ...extra }, body });
 }
 
 export class FakeSlack {

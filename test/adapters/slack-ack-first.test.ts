@@ -2,7 +2,6 @@
 // signed slash commands; the answers go to the local fake Slack. A command's checks (usage, refusals)
 // still answer in the ack; the command itself (here /gpu status, whose hosts stand-in notes whether the
 // ack had been written when the command asked for the hosts) runs only after the ack left.
-import { createHmac } from 'node:crypto';
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -10,7 +9,7 @@ import { ChannelPacer } from '../../src/adapters/common.js';
 import { createSlackAdapter, type SlackAdapter } from '../../src/adapters/slack/app.js';
 import { unescapeSlack } from '../../src/adapters/slack/render.js';
 import type { HostsService } from '../../src/core/services.js';
-import { FakeSlack } from './fake-slack.js';
+import { FakeSlack, postSignedSlack } from './fake-slack.js';
 import { fakeHosts, testDeps } from './helpers.js';
 
 const SECRET = 'test-signing-secret-0123456789';
@@ -46,19 +45,8 @@ async function slash(text: string, user: string, trigger: string) {
     response_url: `${fake.base}/response/${trigger}`,
     trigger_id: trigger,
   }).toString();
-  const ts = Math.floor(Date.now() / 1000);
-  const sig = 'v0=' + createHmac('sha256', SECRET).update(`v0:${ts}:${body}`).digest('hex');
   lastTrigger = trigger;
-  const res = await fetch(url, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/x-www-form-urlencoded',
-      'x-slack-signature': sig,
-      'x-slack-request-timestamp': String(ts),
-      'x-test-trigger': trigger,
-    },
-    body,
-  });
+  const res = await postSignedSlack(url, SECRET, body, 'application/x-www-form-urlencoded', { 'x-test-trigger': trigger });
   const raw = await res.text();
   return raw.startsWith('{') ? (JSON.parse(raw) as { text?: string; blocks?: unknown[] }) : {};
 }

@@ -2,11 +2,10 @@
 // local fake Slack Web API.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { MAX_CONCURRENT_DOWNLOADS } from '../../src/adapters/common.js';
-import { createHmac } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { FakeSlack } from './fake-slack.js';
+import { FakeSlack, slackSignature } from './fake-slack.js';
 import { testDeps } from './helpers.js';
 import { createSlackAdapter, type SlackAdapter } from '../../src/adapters/slack/app.js';
 import { ChannelPacer } from '../../src/adapters/common.js';
@@ -20,10 +19,7 @@ let adapter: SlackAdapter;
 let deps: Awaited<ReturnType<typeof testDeps>>;
 let url: string;
 
-function sign(body: string, ts = Math.floor(Date.now() / 1000), secret = SECRET) {
-  const sig = 'v0=' + createHmac('sha256', secret).update(`v0:${ts}:${body}`).digest('hex');
-  return { 'x-slack-signature': sig, 'x-slack-request-timestamp': String(ts) };
-}
+const sign = (body: string, ts = Math.floor(Date.now() / 1000), secret = SECRET) => slackSignature(secret, body, ts);
 
 async function slash(text: string, user = 'UUSER1', headers?: Record<string, string>, where = { channel_id: 'C1', channel_name: 'ml' }, to = url) {
   const body = new URLSearchParams({

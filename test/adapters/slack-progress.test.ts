@@ -3,14 +3,13 @@
 // posts its progress once, edits that message (chat.update, same ts) at most once a second, and ends
 // with the full answer in it; a failed edit never loses the answer. A shared log file that takes a
 // while to download gets a "reading" message in its thread that the diagnosis replaces.
-import { createHmac } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ChannelPacer } from '../../src/adapters/common.js';
 import { createSlackAdapter, type SlackAdapter } from '../../src/adapters/slack/app.js';
 import { unescapeSlack } from '../../src/adapters/slack/render.js';
 import { describeWithSshd } from '../hosts/sshd-suite.js';
-import { FakeSlack, type SlackCall } from './fake-slack.js';
+import { FakeSlack, type SlackCall, postSignedSlack } from './fake-slack.js';
 import { testDeps } from './helpers.js';
 import { FLEET_SIZE, startSshFleet, type SshFleet } from './ssh-fleet.js';
 
@@ -41,13 +40,7 @@ describeWithSshd('Slack: progress of a long command', 'test/adapters/slack-progr
       response_url: `${fake.base}/response/1`,
       trigger_id: '1.2.3',
     }).toString();
-    const ts = Math.floor(Date.now() / 1000);
-    const sig = 'v0=' + createHmac('sha256', SECRET).update(`v0:${ts}:${body}`).digest('hex');
-    const res = await fetch(to, {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-slack-signature': sig, 'x-slack-request-timestamp': String(ts) },
-      body,
-    });
+    const res = await postSignedSlack(to, SECRET, body);
     return (await res.json()) as { response_type: string; text: string };
   }
 
@@ -187,13 +180,7 @@ describe('Slack: progress while a shared log file downloads', () => {
         files: [{ id: 'FP1', name: 'train.log', size: log.length, mimetype: 'text/plain', url_private: `${fake.base}/files/train.log` }],
       },
     });
-    const ts = Math.floor(Date.now() / 1000);
-    const sig = 'v0=' + createHmac('sha256', SECRET).update(`v0:${ts}:${body}`).digest('hex');
-    const res = await fetch(`http://127.0.0.1:${adapter.port()}/slack/events`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-slack-signature': sig, 'x-slack-request-timestamp': String(ts) },
-      body,
-    });
+    const res = await postSignedSlack(`http://127.0.0.1:${adapter.port()}/slack/events`, SECRET, body, 'application/json');
     expect(res.status).toBe(200);
     const [update] = await fake.waitFor('chat.update', 1, 30_000);
     const [post] = fake.of('chat.postMessage');

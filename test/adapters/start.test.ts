@@ -2,10 +2,9 @@
 // Discord, as in production (this file must not load discord.js before), the real Bolt app (HTTP mode)
 // and the real discord.js client in one process against the local fakes, with /metrics on.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createHmac } from 'node:crypto';
 import { createRequire } from 'node:module';
 import pino from 'pino';
-import { FakeSlack } from './fake-slack.js';
+import { FakeSlack, postSignedSlack } from './fake-slack.js';
 import { FakeDiscord } from './fake-discord.js';
 import { testDeps } from './helpers.js';
 import { parseConfig } from '../../src/config.js';
@@ -108,13 +107,7 @@ describe('Slack and Discord in one process', () => {
         response_url: `${slack.base}/response/1`,
         trigger_id: '1',
       }).toString();
-      const ts = Math.floor(Date.now() / 1000);
-      const sig = 'v0=' + createHmac('sha256', SECRET).update(`v0:${ts}:${body}`).digest('hex');
-      const res = await fetch(slackUrl, {
-        method: 'POST',
-        headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-slack-signature': sig, 'x-slack-request-timestamp': String(ts) },
-        body,
-      });
+      const res = await postSignedSlack(slackUrl, SECRET, body);
       expect(res.status).toBe(200);
       await res.text();
     };

@@ -4,7 +4,6 @@
 // requests against the fake Slack Web API), with the audit trail and the feedback store in a real PostgreSQL
 // (started by the test) and in SQLite: the rows are there, NUL shown as U+2400.
 import Database from '../../src/storage/sqlite-driver.js';
-import { createHmac } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -16,7 +15,7 @@ import { PgAuditStore } from '../../src/storage/postgres/audit.js';
 import { openPool, type Pool } from '../../src/storage/postgres/connect.js';
 import { PgFeedbackStore } from '../../src/storage/postgres/feedback.js';
 import { migrate } from '../../src/storage/postgres/migrations.js';
-import { FakeSlack } from '../adapters/fake-slack.js';
+import { FakeSlack, postSignedSlack } from '../adapters/fake-slack.js';
 import { testDeps } from '../adapters/helpers.js';
 import { startPostgres, type PgInstance } from '../storage/pg-harness.js';
 import { describeWithPostgres } from '../storage/pg-suite.js';
@@ -72,13 +71,7 @@ describeWithPostgres('NUL bytes and lone surrogates from users, in both stores',
   }
 
   async function post(url: string, body: string, type: string) {
-    const ts = Math.floor(Date.now() / 1000);
-    const sig = 'v0=' + createHmac('sha256', SECRET).update(`v0:${ts}:${body}`).digest('hex');
-    const res = await fetch(url, {
-      method: 'POST',
-      headers: { 'content-type': type, 'x-slack-signature': sig, 'x-slack-request-timestamp': String(ts) },
-      body,
-    });
+    const res = await postSignedSlack(url, SECRET, body, type);
     expect(res.status).toBe(200);
   }
   const slash = (url: string, text: string) =>

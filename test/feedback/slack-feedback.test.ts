@@ -1,11 +1,10 @@
 // 👍 / 👎 on Slack: the real Bolt app in HTTP mode posts a diagnosis with two buttons, then receives
 // signed block_actions requests (as Slack sends a button click) and stores the vote in real SQLite.
-import { createHmac } from 'node:crypto';
 import { join } from 'node:path';
 import { readFileSync } from 'node:fs';
 import Database from '../../src/storage/sqlite-driver.js';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { FakeSlack } from '../adapters/fake-slack.js';
+import { FakeSlack, slackSignature } from '../adapters/fake-slack.js';
 import { testDeps } from '../adapters/helpers.js';
 import { createSlackAdapter, type SlackAdapter } from '../../src/adapters/slack/app.js';
 import { ChannelPacer } from '../../src/adapters/common.js';
@@ -21,9 +20,7 @@ let deps: Awaited<ReturnType<typeof testDeps>>;
 let store: FeedbackStore;
 let url: string;
 
-function sign(body: string, ts = Math.floor(Date.now() / 1000)) {
-  return { 'x-slack-signature': 'v0=' + createHmac('sha256', SECRET).update(`v0:${ts}:${body}`).digest('hex'), 'x-slack-request-timestamp': String(ts) };
-}
+const sign = (body: string) => slackSignature(SECRET, body);
 
 async function post(body: string, type: string, headers?: Record<string, string>) {
   const t0 = performance.now();

@@ -4,8 +4,7 @@
 // reads the store, runs the detector and draws; a `/gpu help` sent while it does so is answered before
 // the chart is. Ordering only: what finished first, never how long anything took.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createHmac } from 'node:crypto';
-import { FakeSlack } from '../adapters/fake-slack.js';
+import { FakeSlack, postSignedSlack } from '../adapters/fake-slack.js';
 import { testDeps } from '../adapters/helpers.js';
 import { createSlackAdapter, type SlackAdapter } from '../../src/adapters/slack/app.js';
 import { ChannelPacer } from '../../src/adapters/common.js';
@@ -36,13 +35,7 @@ async function slash(text: string): Promise<{ status: number; body: any }> {
     response_url: `${fake.base}/response/1`,
     trigger_id: '1.2.3',
   }).toString();
-  const ts = Math.floor(Date.now() / 1000);
-  const sig = 'v0=' + createHmac('sha256', SECRET).update(`v0:${ts}:${body}`).digest('hex');
-  const res = await fetch(url, {
-    method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-slack-signature': sig, 'x-slack-request-timestamp': String(ts) },
-    body,
-  });
+  const res = await postSignedSlack(url, SECRET, body);
   const raw = await res.text();
   return { status: res.status, body: raw.startsWith('{') ? JSON.parse(raw) : raw };
 }

@@ -4,7 +4,6 @@
 // or whoever set it); a silenced GPU gets no threshold alert while another GPU's still goes out; the list
 // says who set each silence and until when; a cancelled or ended silence lets a condition still holding
 // be posted once.
-import { createHmac } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -24,7 +23,7 @@ import { WatchStore } from '../../src/storage/sqlite/watch.js';
 import { WatchRuntime } from '../../src/watch/runtime.js';
 import type { Sample } from '../../src/watch/types.js';
 import { CHANNEL_ID, FakeDiscord } from '../adapters/fake-discord.js';
-import { FakeSlack } from '../adapters/fake-slack.js';
+import { FakeSlack, postSignedSlack } from '../adapters/fake-slack.js';
 import { fakeHosts } from '../adapters/helpers.js';
 import { sqliteAudit } from '../storage/sqlite-stores.js';
 
@@ -159,13 +158,7 @@ describe('/gpu silence through Slack and Discord', () => {
       response_url: `${slack.base}/response/1`,
       trigger_id: '1.2.3',
     }).toString();
-    const ts = Math.floor(Date.now() / 1000);
-    const sig = 'v0=' + createHmac('sha256', SECRET).update(`v0:${ts}:${body}`).digest('hex');
-    const res = await fetch(url, {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-slack-signature': sig, 'x-slack-request-timestamp': String(ts) },
-      body,
-    });
+    const res = await postSignedSlack(url, SECRET, body);
     expect(res.status).toBe(200);
     // A quick answer comes in the ack itself; else the ack says it is working and the answer comes through the response_url.
     const raw = await res.text();
