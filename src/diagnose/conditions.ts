@@ -227,6 +227,7 @@ export const CONDITION_CHECKS: Record<Condition, (e: Evidence) => boolean> = {
   not_env_tpu: ({ incident }) => incident.environment.detected?.accelerator !== 'tpu',
   env_windows: ({ incident }) => incident.environment.detected?.os === 'windows',
   not_env_windows: ({ incident }) => incident.environment.detected?.os !== 'windows',
+  env_wsl: ({ incident }) => incident.environment.detected?.os === 'wsl',
   expandable_supported: ({ incident }) => expandableSegmentsAvailable(incident.environment.detected),
   // Ray's memory monitor killed a task for the node's RAM (stack-figures.ts): Ray's own knobs, not workers or the GPU.
   ray_memory_monitor: ({ incident }) => incident.stack.rayMonitor !== undefined,

@@ -147,6 +147,7 @@ export const CONDITIONS = [
   'loader_collected',
   'worker_exit_in_container',
   'spawned_children',
+  'env_wsl',
 ] as const;
 export type Condition = (typeof CONDITIONS)[number];
 

@@ -22,10 +22,12 @@ const DATA_PREPARING =
 const DATA_KILLED_PROSE = /(?:加载数据|读取数据|数据加载|loading (?:the )?(?:data|dataset|images))[^\n]{0,20}(?:killed|被杀|已杀死)/i;
 export const TRAIN_PROGRESS = /\b(?:epoch|iter(?:ation)?s?|step)\b[^\n]{0,60}\d[^\n]{0,80}\bloss\b|\bloss\s{0,2}[=:]\s{0,2}\d/i;
 const WORKER_KILLED = /DataLoader worker \(pid[^\n]{0,80}?\) (?:is killed by signal: (?:Killed|Terminated)|exited unexpectedly)/;
-// A child the job started with the spawn method (Windows always; macOS by default): Python's multiprocessing runs it
-// through spawn.py's spawn_main, and a Pool names its children SpawnPoolWorker-N. Each such child imports the whole
-// stack again (torch's CUDA DLLs on Windows), so their number multiplies what the job commits.
-const SPAWNED_CHILD = /multiprocessing[\\/]spawn\.py", line \d{1,6}, in spawn_main|\bProcess SpawnPoolWorker-\d{1,4}\b/;
+// A child process of the job's own pool: Python's multiprocessing runs a spawned child through spawn.py's spawn_main
+// (Windows always, macOS by default) and a Pool names its children SpawnPoolWorker-N; datasets' map with num_proc
+// reports a lost pool child in its own words. Each child imports the whole stack again (torch's CUDA DLLs on
+// Windows) and holds its own copy of its work, so their number multiplies what the job commits.
+const SPAWNED_CHILD =
+  /multiprocessing[\\/]spawn\.py", line \d{1,6}, in spawn_main|\bProcess SpawnPoolWorker-\d{1,4}\b|One of the subprocesses has abruptly died during map operation/;
 
 export function killedLoadingData(text: string): boolean {
   const lines = text.split('\n', 20000);

@@ -1,0 +1,133 @@
+// Issue 23, host-RAM kills and another holder: each principle with real logs from test/fixtures/untuned/host8 (public
+// threads, URLs in its cases.json) and synthetic variants written from the principle (marked "synthetic": invented
+// here in each launcher's fixed format, not copied from a thread). In process (corpus-case.ts), a few seconds.
+import { describe, expect, it } from 'vitest';
+import { diagnosePaste, firstOfCase } from './corpus-case.js';
+
+const HOST = 'host_oom_killed';
+const summary = (d: Awaited<ReturnType<typeof diagnosePaste>>) => d?.fixes[0]?.summary ?? '';
+
+describe('a host kill in every launcher format is host RAM (only the host kills a process for memory)', () => {
+  it.each(['3500', '3501', '3502', '3511', '3512', '3513', '3514'])('real host8/%s', async (n) => {
+    expect((await firstOfCase('host8', n))?.category).toBe(HOST);
+  });
+
+  // synthetic: one line per launcher, in its fixed format
+  const forms: Record<string, string> = {
+    'Slurm cgroup, new spelling': 'slurmstepd: error: Detected 1 oom_kill event in StepId=8812.0. Some of the step tasks have been OOM Killed.',
+    'Slurm cgroup, old spelling': 'slurmstepd: error: Detected 3 oom-kill event(s) in step 7731.batch cgroup.',
+    "srun's task line": 'srun: error: gpu-a17: tasks 0-3: Out Of Memory\nsrun: Terminating StepId=8812.0',
+    "sacct's job state":
+      '       JobID    JobName      State ExitCode\n------------ ---------- ---------- --------\n91022          finetune OUT_OF_MEMORY    0:125',
+    "scontrol's job state": 'JobId=91022 JobName=finetune\n   JobState=OUT_OF_MEMORY Reason=OutOfMemory Dependency=(null)',
+    'Kubernetes pod': '    Last State:     Terminated\n      Reason:       OOMKilled\n      Exit Code:    137',
+    'docker compose': 'trainer-1 exited with code 137',
+    'torchelastic agent': 'Signal 9 (SIGKILL) received by PID 40112',
+    'torchelastic rank': 'torch.distributed.elastic.multiprocessing.api:failed (exitcode: -9) local_rank: 0 (pid: 40113) of binary: /usr/bin/python3',
+    'accelerate / subprocess': "subprocess.CalledProcessError: Command '['/venv/bin/python', 'train.py']' died with <Signals.SIGKILL: 9>.",
+    'kernel log': '[901233.1] Out of memory: Killed process 40113 (python) total-vm:81234567kB, anon-rss:60123456kB',
+    'torch.multiprocessing.spawn': 'torch.multiprocessing.spawn.ProcessExitedException: process 2 terminated with signal SIGKILL',
+    "datasets' pool":
+      'Map (num_proc=48):  61%|██████    | 61000/100000\nRuntimeError: One of the subprocesses has abruptly died during map operation.To debug the error, disable multiprocessing.',
+    'told with its cause': 'My training process is killed due to insufficient memory when it reads the point clouds.',
+    'told with its cause, cause first': 'Not enough RAM on the node, the job was killed after 3 epochs.',
+  };
+  it.each(Object.entries(forms))('synthetic: %s', async (_name, text) => {
+    expect((await diagnosePaste(text))?.category).toBe(HOST);
+  });
+
+  it('synthetic: a kill for GPU memory or a container that docker says was not OOM-killed is not read as host RAM by these forms', async () => {
+    expect((await diagnosePaste('The run was killed due to insufficient GPU memory on the A10.'))?.category).not.toBe(HOST);
+    expect((await diagnosePaste('"State": {"ExitCode": 137, "OOMKilled": false}'))?.category).not.toBe(HOST);
+    // An identifier that merely contains the words is no job state.
+    expect((await diagnosePaste('cudaError_t err = CUDA_ERROR_OUT_OF_MEMORY;'))?.category).not.toBe(HOST);
+  });
+});
+
+describe("the job's own child processes: their number is the lever", () => {
+  it('real host8/3507: WinError 1455 raised in spawn_main of `pre.py -n 6` puts fewer worker processes first', async () => {
+    const d = await firstOfCase('host8', '3507');
+    expect(d?.rule).toBe('windows-pagefile-too-small');
+    expect(summary(d)).toMatch(/^The error is raised in a child process[^]*fewer worker processes/);
+  });
+
+  it("real host8/3505, 3508: WinError 1455 with no child shown names Windows' commit limit (RAM + page file, its swap)", async () => {
+    for (const n of ['3505', '3508']) {
+      const s = summary(await firstOfCase('host8', n));
+      expect(s).toMatch(/^Windows ran out of commit: RAM plus the page file \(Windows' swap\)/);
+    }
+  });
+
+  it('synthetic: a SpawnPoolWorker in the paste or a DataLoader spawned on Windows counts as children; a plain DLL load does not', async () => {
+    const dll =
+      'OSError: [WinError 1455] The paging file is too small for this operation to complete. Error loading "C:\\py\\torch\\lib\\cudnn64_8.dll" or one of its dependencies.';
+    const pool = `Process SpawnPoolWorker-3:\nTraceback (most recent call last):\n${dll}`;
+    const spawn = `Traceback (most recent call last):\n  File "<string>", line 1, in <module>\n  File "C:\\py\\lib\\multiprocessing\\spawn.py", line 116, in spawn_main\n${dll}`;
+    expect(summary(await diagnosePaste(pool))).toMatch(/^The error is raised in a child process/);
+    expect(summary(await diagnosePaste(spawn))).toMatch(/^The error is raised in a child process/);
+    expect(summary(await diagnosePaste(dll))).toMatch(/^Windows ran out of commit/);
+  });
+
+  it("synthetic: datasets' pool child killed: fewer processes first, not the generic experiment", async () => {
+    const d = await diagnosePaste(
+      'Map (num_proc=64):  12%|█▏        | 12000/100000\nRuntimeError: One of the subprocesses has abruptly died during map operation.',
+    );
+    expect(summary(d)).toMatch(/^The kill hit a child process the job started itself[^]*num_proc/);
+  });
+});
+
+describe("WSL2's VM cap: a host kill under WSL with no other lever names .wslconfig", () => {
+  it('real host8/3500: accelerate died with SIGKILL, paths under /mnt/c', async () => {
+    expect(summary(await firstOfCase('host8', '3500'))).toMatch(/^This runs under WSL2[^]*\.wslconfig/);
+  });
+
+  it('synthetic: the WSL2 kernel string; the same kill on plain Linux gets the experiment instead', async () => {
+    const kill = 'Epoch 2/50\n 40%|████      | 400/1000\nKilled';
+    expect(summary(await diagnosePaste(`Linux box 5.15.153.1-microsoft-standard-WSL2 #1 SMP x86_64\n${kill}`))).toMatch(/^This runs under WSL2/);
+    const linux = summary(await diagnosePaste(`Linux box 6.8.0-45-generic #45-Ubuntu SMP x86_64\n${kill}`));
+    expect(linux).not.toMatch(/WSL/);
+  });
+});
+
+describe('GPU memory still held after the job ended is another process (a leftover), and the first fix says so', () => {
+  it.each(['3520', '3521', '3522', '3523', '3524', '3525', '3526'])('real host8/%s', async (n) => {
+    const d = await firstOfCase('host8', n);
+    expect(d?.rule).toBe('idle-gpu-memory-held');
+    expect(summary(d)).toMatch(/^Another process holds this GPU memory/);
+  });
+
+  // synthetic: the same facts in other words
+  const forms = [
+    'After I pressed Ctrl-C the training stopped, but GPU memory is not released (nvidia-smi shows 20 GB used).',
+    'nvidia-smi lists no processes, yet the memory on GPU 2 is still in use: 30000MiB / 81559MiB.',
+    'Whenever a notebook stays open overnight the GPU memory fills up and my script cannot allocate anything.',
+    '训练中断之后显存没有释放，nvidia-smi 里还是占着 20G',
+    '程序崩溃后仍然占用显存，只能重启服务器',
+  ];
+  it.each(forms)('synthetic: %s', async (text) => {
+    const d = await diagnosePaste(text);
+    expect(d?.rule).toBe('idle-gpu-memory-held');
+    expect(summary(d)).toMatch(/^Another process holds this GPU memory/);
+  });
+
+  it('synthetic: a process that was killed and whose memory is still held is not a host-RAM kill', async () => {
+    expect((await diagnosePaste('训练进程被kill后，仍然占用GPU内存，nvidia-smi 看不到进程'))?.category).not.toBe(HOST);
+  });
+});
+
+describe('confusers: the run itself is the holder, so the card is not "freed" first', () => {
+  it('real host8/3527: a lone "Process N has 15.75 GiB" under Slurm is this run (batch first)', async () => {
+    const d = await firstOfCase('host8', '3527');
+    expect(summary(d)).not.toMatch(/another process|other process|held outside/i);
+  });
+
+  it('real host8/3528: another python process holds 2.3 of 23.6 GB, this run 19.7 GiB: its own batch', async () => {
+    expect(summary(await firstOfCase('host8', '3528'))).not.toMatch(/another process|other process|held outside/i);
+  });
+
+  it('real host8/3529: "this process has 14.53 GiB" with "显存无法得到释放" in the title stays a CUDA OOM of this process', async () => {
+    const d = await firstOfCase('host8', '3529');
+    expect(d?.category).toBe('cuda_oom');
+    expect(summary(d)).not.toMatch(/^Another process/);
+  });
+});
