@@ -19,7 +19,9 @@ import {
 import { hostLeverUnstated, workersEvidence } from './levers/host-ram.js';
 import { workersBlock, workersFirst, workersNotLever } from './levers/workers.js';
 import { sequenceFirst } from './levers/sequence.js';
-import { inputSizeFirst } from './levers/input-size.js';
+import { inputSaidLargeFirst, inputSizeFirst } from './levers/input-size.js';
+import { inputLengthFirst } from './levers/input-length.js';
+import { smallerInputFirst } from './levers/smaller-input.js';
 import {
   evalBatchHalves,
   evalBatchAboveTrain,
@@ -158,6 +160,25 @@ export const CONDITION_CHECKS: Record<Condition, (e: Evidence) => boolean> = {
   input_size_first: ({ incident }) => {
     const h = holder(incident);
     return inputSizeFirst(incident) && (h === undefined || h === 'activations');
+  },
+  // The report calls its one input large, with no size, outside training (levers/input-size.ts).
+  input_size_said: ({ incident }) => {
+    const h = holder(incident);
+    return inputSaidLargeFirst(incident) && (h === undefined || h === 'activations');
+  },
+  // One long clip or recording (levers/input-length.ts): chunk it, not the batch; video and audio each have their words.
+  input_length_first_video: ({ incident }) => {
+    const h = holder(incident);
+    return inputLengthFirst(incident) && incident.input.inputLengthKind !== 'audio' && (h === undefined || h === 'activations');
+  },
+  input_length_first_audio: ({ incident }) => {
+    const h = holder(incident);
+    return inputLengthFirst(incident) && incident.input.inputLengthKind === 'audio' && (h === undefined || h === 'activations');
+  },
+  // The report's own experiment: a smaller size or length worked, a larger failed (levers/smaller-input.ts).
+  smaller_input_worked: ({ incident }) => {
+    const h = holder(incident);
+    return smallerInputFirst(incident) && (h === undefined || h === 'activations');
   },
   // fp32 training shown at a batch of 1 or 2 or none (levers/amp.ts): mixed precision, one setting that halves the
   // activations, before a smaller batch or input, when this process's own tensors (or nothing stated) fill the card.

@@ -10,6 +10,8 @@ import { worldSize, zeroOffloadStated, zeroStage } from './levers/zero.js';
 import { killedLoadingData, readHostRam, TRAIN_PROGRESS } from './levers/host-ram.js';
 import { readSequenceLength } from './levers/sequence.js';
 import { readInputSize } from './levers/input-size.js';
+import { readInputLength } from './levers/input-length.js';
+import { readSmallerInput } from './levers/smaller-input.js';
 import { readFp32Training } from './levers/amp.js';
 import { mergeInto, newIncident, pruneUndefined, type Incident } from './incident/index.js';
 
@@ -243,7 +245,7 @@ export function extractSettings(fullText: string, options: { commandLine?: boole
     readEvalSettings(text),
     trainingProgress(text),
     readSequenceLength(text),
-    { input: readInputSize(text) },
+    { input: { ...readInputSize(text), ...readInputLength(text), ...readSmallerInput(text) } },
     { model: { fp32Setting: readFp32Training(text) } },
   );
   pruneUndefined(incident);

@@ -45,6 +45,8 @@ GROUPS.push('static6');
 GROUPS.push('recog7');
 // host8/ (issue 23: host-RAM kills in each launcher's format, another process holding the card, 3 confusers; tuned).
 GROUPS.push('host8');
+// input8/ (issue 23: one input is the lever: high-resolution images, 3-D volumes, video frames, long audio and contexts; tuned).
+GROUPS.push('input8');
 // The category vocabulary of /work/corpus-format.md (the same as test/fixtures/eval-dev/cases.json).
 const LABELS = new Set([
   'cuda_oom',
@@ -386,6 +388,24 @@ describe('expert expectations on real logs', () => {
       expect(s.harmful, misses(s.rows)).toBe(0);
       expect(s.category / s.n, misses(s.rows)).toBeGreaterThanOrEqual(0.9);
       expect(s.lever / s.leverOf, misses(s.rows)).toBeGreaterThanOrEqual(0.9);
+    },
+  );
+
+  // input8/ (issue 23's input-size lever; tuned): 20 threads where one input is the lever and 5 controls where a stated
+  // batch is; measured named first 11 -> 17 of 25 with the size forms, the clip / recording length and the report's own
+  // smaller-worked experiment (input8/README.md). Floors under the measurement (other helpers' recognition work moves it).
+  it(
+    'input8/ (25 logs, 3200-3224, tuned: one image, volume, clip, recording or context is the lever; 5 batch controls): no harmful first fix; floors under the measured level',
+    { timeout: 120_000 },
+    async () => {
+      const s = await scoreExpertDir(groupDir('input8'));
+      console.log(`tuned (input8): ${expertLine(s)}`);
+      expect(s.n).toBeGreaterThanOrEqual(25);
+      expect(s.failed, misses(s.rows)).toBe(0);
+      expect(s.harmful, misses(s.rows)).toBe(0);
+      expect(s.harmfulStrict, misses(s.rows)).toBe(0);
+      expect(s.category / s.n, misses(s.rows)).toBeGreaterThanOrEqual(0.7);
+      expect(s.lever / s.leverOf, misses(s.rows)).toBeGreaterThanOrEqual(0.65);
     },
   );
 

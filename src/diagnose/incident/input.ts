@@ -1,4 +1,5 @@
-// The size of one input the paste states (levers/input-size.ts).
+// The size of one input the paste states (levers/input-size.ts), its length in frames or seconds (levers/input-length.ts)
+// and a smaller size or length the report says worked (levers/smaller-input.ts).
 // A typed part of the incident (index.ts), split from the old Facts fields once (a812476, by a codemod since removed); edited by hand.
 
 export interface InputPart {
@@ -6,4 +7,14 @@ export interface InputPart {
   inputPixels?: number;
   inputSizeSetting?: string;
   inputSizeNext?: string;
+  /** The report's own words that its input is large, when it states no size ("a big image", "高分辨率"). */
+  inputSaidLarge?: string;
+  /** The longest clip (frames) or recording / video (seconds) the paste states, the text that states it, and a shorter one to test. */
+  inputLength?: number;
+  inputLengthKind?: 'frames' | 'video' | 'audio';
+  inputLengthSetting?: string;
+  inputLengthNext?: string;
+  /** The report says the run works at a smaller input size or length and fails at a larger one: both as stated. */
+  smallerWorked?: string;
+  largerFailed?: string;
 }

@@ -9,7 +9,7 @@ import { staticOverCard } from '../levers.js';
 import { oomAfterSteps } from './progress.js';
 import type { Incident, InputPart, PhasePart } from '../incident/index.js';
 
-export type InputSizeFacts = Pick<InputPart, 'inputPixels' | 'inputSizeSetting' | 'inputSizeNext'>;
+export type InputSizeFacts = Pick<InputPart, 'inputPixels' | 'inputSizeSetting' | 'inputSizeNext' | 'inputSaidLarge'>;
 
 const WINDOW = 512 * 1024;
 /**
@@ -24,24 +24,48 @@ const SIDE = String.raw`(\d{3,5})`;
 const KEYS = String.raw`imgsz|img[-_]size|image[-_]size|input[-_]size|crop[-_]size|resolution|--img(?![\w-])|INPUT\.M(?:IN|AX)_SIZE_T(?:RAIN|EST)`;
 // `crop_size = (512, 1024)`, `image_size: [1024, 2048]`, `--img-size 1280`, `-image_size 800px`, `imgsz=1536`.
 const KEY_PAIR = new RegExp(String.raw`(?:${KEYS})['"]?[ \t]{0,2}[=:][ \t]{0,2}[(\[][ \t]{0,2}${SIDE}[ \t]{0,2},[ \t]{0,2}${SIDE}[ \t]{0,2}[)\]]`, 'gi');
-const KEY_ONE = new RegExp(String.raw`(?:${KEYS})['"]?(?:[ \t]{0,2}[=:][ \t]{0,2}|[ \t]{1,3})['"]?${SIDE}(?:[ \t]?px)?(?![\w.]|,[ \t]{0,2}\d)`, 'gi');
+// A side ends at a word boundary or a sentence's full stop ("height 1024."), not inside a decimal ("1024.5").
+const END = String.raw`(?!\w|\.\d)`;
+// One value, not the first side of a pair ("resolution 4080 × 3060" is read as the pair below).
+const KEY_ONE = new RegExp(
+  String.raw`(?:${KEYS})['"]?(?:[ \t]{0,2}[=:][ \t]{0,2}|[ \t]{1,3})['"]?${SIDE}(?:[ \t]?px)?${END}(?!,[ \t]{0,2}\d|[ \t]?[x×*][ \t]?\d)`,
+  'gi',
+);
 // "2048*2048 image size", "1024x1024", "1720 × 1540": both sides at least 256 (3-digit numbers only).
-const WXH = new RegExp(String.raw`(?<![\w.])${SIDE}[ \t]?[x×*][ \t]?${SIDE}(?![\w.])`, 'g');
+// Not two sides of a 3-D size ("1504x1504x561": VOLUME_SIDES below).
+const WXH = new RegExp(String.raw`(?<![\w.]|[x×*][ \t]?)${SIDE}[ \t]?[x×*][ \t]?${SIDE}${END}(?![ \t]?[x×*][ \t]?\d)`, 'g');
 // 4-d tensor shapes: TF's NHWC in "OOM when allocating tensor with shape[1,5095,3729,3]", PyTorch's NCHW.
 const NHWC = /shape[ \t]?\[(\d{1,4}),[ \t]?(\d{3,5}),[ \t]?(\d{3,5}),[ \t]?[1-4]\]/g;
 const NCHW = /\[(\d{1,4}),[ \t]?[1-4],[ \t]?(\d{3,5}),[ \t]?(\d{3,5})\]/g;
 // A height and a width set side by side on one line: diffusers' `pipe(prompt, height=1024, width=1024)`, CompVis
 // txt2img's `--H 1536 --W 1536`, video samplers' `--height 720 --width 1280`, in either order.
-const SIDE_SET = String.raw`['"]?(?:[ \t]{0,2}[=:][ \t]{0,2}|[ \t]{1,3})${SIDE}(?![\w.])`;
+const SIDE_SET = String.raw`['"]?(?:[ \t]{0,2}[=:][ \t]{0,2}|[ \t]{1,3})${SIDE}${END}`;
 const HEIGHT = String.raw`(?<![\w-])(?:--?H|(?:--?)?[Hh]eight|HEIGHT)`;
 const WIDTH = String.raw`(?<![\w-])(?:--?W|(?:--?)?[Ww]idth|WIDTH)`;
 const HEIGHT_WIDTH = new RegExp(String.raw`${HEIGHT}${SIDE_SET}[^\n]{0,120}?${WIDTH}${SIDE_SET}`, 'g');
 const WIDTH_HEIGHT = new RegExp(String.raw`${WIDTH}${SIDE_SET}[^\n]{0,120}?${HEIGHT}${SIDE_SET}`, 'g');
+// Named resolutions: "720p", "1080P" (16:9, the number is the height); "4K video", "8k image" (3840×2160, 7680×4320;
+// a bare "4k" is as often a context length, so only beside an image or video word).
+const NAMED_P = /(?<![\w.])(480|540|576|720|1080|1440|2160|4320)[pP](?!\w)/g;
+const NAMED_K = /(?<![\w.])([248])[kK][ \t]{0,2}(?=images?\b|videos?\b|photos?\b|pictures?\b|resolution|upscal|UHD|图|视频|分辨率|画质)/gi;
+const K_SIDES: Record<string, [number, number]> = { '2': [1080, 2048], '4': [2160, 3840], '8': [4320, 7680] };
+// The report says the input is large without a number ("a big image", "high-resolution images", "large volumes",
+// "高分辨率", "大图"): the words people use for this class, weaker evidence than a size, used only outside training.
+const SAID_LARGE =
+  /\b(?:(?:very\s{1,2})?(?:large|big|huge|bigger|larger)|high[- ]?res(?:olution)?|hi[- ]res)\s{1,2}(?:input\s{1,2})?(?:images?|pictures?|pics|photos?|inputs?|volumes?|scans?|videos?|tiffs?)\b|高分辨率|大分辨率|大尺寸|大图/i;
+
 // A 5-d tensor shape in the error is one batch of volumes (3-D CT/MRI, voxel grids): TF's NDHWC
 // "shape[1,160,192,224,16]" or channels first "shape[1,16,160,192,224]"; the three largest of the four sides after
 // the batch are the volume, the smallest its channels.
 const VOLUME = /shape[ \t]?\[(\d{1,4}),[ \t]?(\d{1,4}),[ \t]?(\d{1,4}),[ \t]?(\d{1,4}),[ \t]?(\d{1,4})\]/g;
 const MIN_VOLUME_SIDE = 32;
+// A 3-D size written out ("a 1504x1504x561 CT volume", "512x512x512", "patch size 160x160x80"): its voxels.
+const VOLUME_SIDES = new RegExp(
+  String.raw`(?<![\w.]|[x×*][ \t]?)(\d{2,5})[ \t]?[x×*][ \t]?(\d{2,5})[ \t]?[x×*][ \t]?(\d{2,5})${END}(?![ \t]?[x×*][ \t]?\d)`,
+  'g',
+);
+// An image size in megapixels, the unit photographs and upscalers state: "12 MPix", "3MPX", "a 16MP photo", "12-megapixel".
+const MEGAPIXELS = /(?<![\w.])(\d{1,3}(?:\.\d{1,2})?)[ \t-]?(?:MPix|MPX|Mpx|MP|[Mm]ega-?pixels?)(?![A-Za-z])/g;
 // A video's frames multiply one input's pixels (every frame's activations are on the card at once in a video model).
 const FRAMES = /(?<![\w-])(?:--)?(?:num[-_]frames|video[-_]length|n[-_]frames|frames)['"]?(?:[ \t]{0,2}[=:][ \t]{0,2}|[ \t]{1,3})(\d{1,4})(?![\w.])/i;
 
@@ -63,6 +87,7 @@ const MAX_SIDE = 65536;
 /** The largest stated input in pixels, its text and half its sides (facts.inputPixels, inputSizeSetting, inputSizeNext). */
 export function readInputSize(fullText: string): InputSizeFacts {
   const text = fullText.length <= 2 * WINDOW ? fullText : fullText.slice(0, WINDOW) + '\n' + fullText.slice(-WINDOW);
+  const half = (n: number) => Math.max(1, Math.round(n / 2));
   let best: { h: number; w: number; quote: string } | undefined;
   const consider = (h: number, w: number, quote: string) => {
     if (h < MIN_SIDE || w < MIN_SIDE || h > MAX_SIDE || w > MAX_SIDE) return;
@@ -76,6 +101,8 @@ export function readInputSize(fullText: string): InputSizeFacts {
     [NCHW, (m: RegExpExecArray) => [m[2], m[3]]],
     [HEIGHT_WIDTH, (m: RegExpExecArray) => [m[1], m[2]]],
     [WIDTH_HEIGHT, (m: RegExpExecArray) => [m[2], m[1]]],
+    [NAMED_P, (m: RegExpExecArray) => [m[1], String(Math.round((Number(m[1]) * 16) / 9))]],
+    [NAMED_K, (m: RegExpExecArray) => K_SIDES[m[1]].map(String)],
   ] as [RegExp, (m: RegExpExecArray) => string[]][]) {
     re.lastIndex = 0;
     for (let m = re.exec(text); m; m = re.exec(text)) {
@@ -83,22 +110,41 @@ export function readInputSize(fullText: string): InputSizeFacts {
       consider(h, w, m[0]);
     }
   }
-  const half = (n: number) => Math.max(1, Math.round(n / 2));
+  // Megapixels stand for an image whose sides are not written: the pixels count, "half of each side" is a quarter of them.
+  let mega: { pixels: number; quote: string; next: string } | undefined;
+  MEGAPIXELS.lastIndex = 0;
+  for (let m = MEGAPIXELS.exec(text); m; m = MEGAPIXELS.exec(text)) {
+    const pixels = Number(m[1]) * 1e6;
+    if (pixels >= 1e6 && pixels <= 1e10 && (!mega || pixels > mega.pixels)) mega = { pixels, quote: m[0], next: `${Number((Number(m[1]) / 4).toFixed(2))} MP` };
+  }
   let volume: { voxels: number; quote: string; next: string } | undefined;
+  const considerVolume = (sides: number[], quote: string) => {
+    const voxels = sides[0] * sides[1] * sides[2];
+    if (Math.min(...sides) >= MIN_VOLUME_SIDE && (!volume || voxels > volume.voxels)) volume = { voxels, quote: quote.trim(), next: sides.map(half).join('×') };
+  };
   VOLUME.lastIndex = 0;
   for (let m = VOLUME.exec(text); m; m = VOLUME.exec(text)) {
     const four = [m[2], m[3], m[4], m[5]].map(Number);
-    const sides = four.filter((_, i) => i !== four.indexOf(Math.min(...four)));
-    const voxels = sides[0] * sides[1] * sides[2];
-    if (Math.min(...sides) >= MIN_VOLUME_SIDE && (!volume || voxels > volume.voxels)) volume = { voxels, quote: m[0], next: sides.map(half).join('×') };
+    considerVolume(
+      four.filter((_, i) => i !== four.indexOf(Math.min(...four))),
+      m[0],
+    );
   }
+  VOLUME_SIDES.lastIndex = 0;
+  for (let m = VOLUME_SIDES.exec(text); m; m = VOLUME_SIDES.exec(text)) considerVolume([m[1], m[2], m[3]].map(Number), m[0]);
   if (INPUT_NO_HELP.some((re) => re.test(text))) return {};
-  if (volume && (!best || volume.voxels > best.h * best.w)) return { inputPixels: volume.voxels, inputSizeSetting: volume.quote, inputSizeNext: volume.next };
-  if (!best) return {};
+  const pixels = best ? best.h * best.w : 0;
+  if (volume && volume.voxels > Math.max(pixels, mega?.pixels ?? 0))
+    return { inputPixels: volume.voxels, inputSizeSetting: volume.quote, inputSizeNext: volume.next };
+  if (mega && mega.pixels > pixels) return { inputPixels: mega.pixels, inputSizeSetting: mega.quote, inputSizeNext: mega.next };
+  if (!best) {
+    const said = SAID_LARGE.exec(text);
+    return said ? { inputSaidLarge: said[0] } : {};
+  }
   const frames = FRAMES.exec(text);
   const frameCount = frames && Number(frames[1]) >= 2 ? Number(frames[1]) : 1;
   return {
-    inputPixels: best.h * best.w * frameCount,
+    inputPixels: pixels * frameCount,
     inputSizeSetting: frameCount > 1 ? `${frames![0].trim()}, ${best.quote}` : best.quote,
     inputSizeNext: best.h === best.w ? String(half(best.h)) : `${half(best.h)}×${half(best.w)}`,
   };
@@ -115,6 +161,18 @@ const INPUT_PHASES = new Set<PhasePart['name']>([undefined, 'forward', 'backward
  */
 export function inputSizeFirst(f: Incident): boolean {
   if (f.input.inputPixels === undefined || f.input.inputPixels < LARGE_INPUT_PIXELS) return false;
+  if (f.run.batch !== undefined && f.run.batchDefaultOf === undefined && f.run.batch > SMALL_BATCH) return false;
+  return INPUT_PHASES.has(f.phase.name) && !grows(f) && !oomAfterSteps(f) && !staticOverCard(f);
+}
+
+/**
+ * The report calls its one input large and states no size: the input is still the first lever outside training (an
+ * inference, a generation or a run with no training shown), where no batch was stated above 2 and the other
+ * preconditions of inputSizeFirst hold. In training the batch experiment decides instead.
+ */
+export function inputSaidLargeFirst(f: Incident): boolean {
+  if (f.input.inputSaidLarge === undefined || f.input.inputPixels !== undefined || f.input.inputLength !== undefined) return false;
+  if (f.run.training === true) return false;
   if (f.run.batch !== undefined && f.run.batchDefaultOf === undefined && f.run.batch > SMALL_BATCH) return false;
   return INPUT_PHASES.has(f.phase.name) && !grows(f) && !oomAfterSteps(f) && !staticOverCard(f);
 }

@@ -1,0 +1,136 @@
+// One input is the lever (issue 23): when the run handles one input already (one image generated, segmented or
+// upscaled, one 3-D volume, one video of many frames, one long recording, one long context) the per-input
+// activations fill the card and halving the batch cannot shrink it. The input-size lever is named first exactly when
+// the paste gives its evidence: a size read in the forms reports state it (W x H with a sentence's full stop after it,
+// a 3-D size, megapixels, 720p / 4K, a clip's frames, a recording's minutes), the report's own experiment (a smaller
+// size or length worked, a larger failed), or, outside training, the report calling its input large; and never when a
+// batch above 2 is stated (the batch lever's) or the weights alone do not fit. Real threads from the tuned group
+// input8/ (test/fixtures/untuned/input8) beside synthetic variants written from the principle (said so below).
+import { describe, expect, it } from 'vitest';
+import { inputSaidLargeFirst, readInputSize } from '../../src/diagnose/levers/input-size.js';
+import { inputLengthFirst, readInputLength } from '../../src/diagnose/levers/input-length.js';
+import { readSmallerInput, smallerInputFirst } from '../../src/diagnose/levers/smaller-input.js';
+import { incidentOf } from '../../src/diagnose/incident/index.js';
+import { diagnosePaste, firstOfCase, type CaseDiagnosis } from './corpus-case.js';
+
+const first = (d: CaseDiagnosis | undefined) => d?.fixes[0]?.summary ?? '';
+const INPUT_WORDS = /image size|resolution|context length|sequence length|frames per pass|chunks/i;
+
+describe('real threads (input8/): the input is named first', () => {
+  it.each([
+    ['3202', 'E2FGVI, "1k-2k frames" of one video', /One input is long \(1k-2k frames\)/],
+    ['3204', 'DiffBIR, one 4080 × 3060 photo (the pair, not "resolution 4080")', /One input is large \(4080 × 3060\)/],
+    ['3205', 'FBCNN, "12 MPix" images', /One input is large \(12 MPix\)/],
+    ['3208', 'CrisperWhisper, an audio of 2 minutes', /One input is long \(audio of 2 minute\)[\s\S]*chunk_length_s=30/],
+    ['3209', 'llama.cpp: context 2048 works, 4096 fails', /works at context length 2048 and fails at context length 4096/],
+    ['3216', 'MONAI, a 1504x1504x561 CT volume at batch 1', /One input is large \(1504x1504x561\)/],
+    ['3218', 'SegNet, "width=2048 and height 1024." at batch 1', /One input is large \(width=2048 and height 1024\)/],
+  ])('%s: %s', async (n, _what, want) => {
+    const d = await firstOfCase('input8', n);
+    expect(d?.category).toBe('cuda_oom');
+    expect(first(d)).toMatch(want);
+    expect(first(d)).not.toMatch(/^Reduce the batch|experiment that decides: one step at batch 1/);
+  });
+  it('control 3224 (batch_size = 32, 16 works): a stated batch above 2 keeps the batch lever', async () => {
+    expect(first(await firstOfCase('input8', '3224'))).toMatch(/^Reduce the batch/);
+  });
+  it.each(['3220', '3221', '3222', '3223'])('control %s (the batch is the lever): the input is not named first', async (n) => {
+    expect(first(await firstOfCase('input8', n))).not.toMatch(/One input is|The report says the input is large|works at .* and fails at/);
+  });
+});
+
+describe('sizes read in the forms reports write them (synthetic variants)', () => {
+  it.each([
+    ['a sentence ends after the height', 'The images are width=2048 and height 1024.', 2048 * 1024],
+    ['a W x H after a key is the pair, not the key alone', 'input resolution 4000 × 3000, one image', 4000 * 3000],
+    ['a 3-D size is a volume', 'inference on a 512x512x512 cryo-EM map', 512 ** 3],
+    ['a 3-D patch with stars', 'patch size 192*192*96 at batch 1', 192 * 192 * 96],
+    ['megapixels, run together', 'upscaling a 24MP photo fails', 24e6],
+    ['megapixels in words', 'a 16-megapixel scan', 16e6],
+    ['a named video resolution', 'generating 720p video with 81 frames', 720 * 1280],
+    ['4K beside an image word', 'denoising a 4K image on a 3090', 2160 * 3840],
+  ])('%s', (_name, text, pixels) => {
+    expect(readInputSize(text).inputPixels).toBe(pixels);
+  });
+  it('a decimal or a 4k context is no size', () => {
+    expect(readInputSize('loss 1024.5 at step 2048.25').inputPixels).toBeUndefined();
+    expect(readInputSize('a 4k context window with 8k tokens').inputPixels).toBeUndefined();
+    expect(readInputSize('kernel 3x3x3, 64x64x64 is fine').inputPixels).toBe(64 ** 3);
+  });
+  it.each([
+    ['frames in prose', 'the clip has 240 frames', 'frames', 240],
+    ['a frame range takes the larger', 'between 500-1200 frames per video', 'frames', 1200],
+    ['frames in Chinese', '一段300帧的视频就爆显存', 'frames', 300],
+    ['a frame setting', 'python infer.py --num_frames 121 --fps 24', 'frames', 121],
+    ['video duration', 'a 30 second video at 1080p', 'video', 30],
+    ['audio before its duration', 'transcribing an audio file of 45 minutes', 'audio', 2700],
+    ['audio after its duration', 'a 1 hour recording', 'audio', 3600],
+    ['audio in Chinese', '一段20分钟的音频', 'audio', 1200],
+  ])('long input: %s', (_name, text, kind, length) => {
+    const got = readInputLength(text);
+    expect(got.inputLengthKind).toBe(kind);
+    expect(got.inputLength).toBe(length);
+  });
+  it('short clips and recordings are no long input', () => {
+    expect(readInputLength('16 frames at 256x256').inputLength).toBeUndefined();
+    expect(readInputLength('a 20 second audio clip').inputLength).toBeUndefined();
+    expect(readInputLength('trained 30 minutes then stopped').inputLength).toBeUndefined();
+  });
+});
+
+describe("the report's own experiment: a smaller size or length worked (synthetic variants)", () => {
+  it.each([
+    ['image sizes', '512x512 works fine but 1024x1024 gives CUDA out of memory', '512x512', '1024x1024'],
+    ['context lengths', 'n_ctx 8192 runs ok, with n_ctx 32768 it crashes with OOM', 'n_ctx 8192', 'n_ctx 32768'],
+    ['max_length', 'max_length 1024 works, max_length 4096 fails with out of memory', 'max_length 1024', 'max_length 4096'],
+    ['Chinese', '768*768可以跑，1024*1024就爆显存', '768*768', '1024*1024'],
+  ])('%s', (_name, text, smaller, larger) => {
+    expect(readSmallerInput(text)).toEqual({ smallerWorked: smaller, largerFailed: larger });
+  });
+  it('two sizes with no success and failure said are no experiment', () => {
+    expect(readSmallerInput('resize 1024x1024 to 512x512 before the model')).toEqual({});
+    expect(readSmallerInput('1024x1024 and 2048x2048 both fail with OOM')).toEqual({});
+  });
+  it('a stated batch above 2 keeps the batch lever', () => {
+    const f = incidentOf({ input: { smallerWorked: '512x512', largerFailed: '1024x1024' } });
+    expect(smallerInputFirst(f)).toBe(true);
+    expect(smallerInputFirst(incidentOf(f, { run: { batch: 16 } }))).toBe(false);
+  });
+});
+
+describe('preconditions of the length and said-large levers (synthetic)', () => {
+  const clip = incidentOf({ input: { inputLength: 500, inputLengthKind: 'frames', inputLengthSetting: '500 frames' } });
+  it('a long clip at no stated batch: the length', () => expect(inputLengthFirst(clip)).toBe(true));
+  it('a long clip at batch 8: the batch', () => expect(inputLengthFirst(incidentOf(clip, { run: { batch: 8 } }))).toBe(false));
+  it('a long clip whose memory grows: not the length', () => expect(inputLengthFirst(incidentOf(clip, { series: { memoryShape: 'growth' } }))).toBe(false));
+  it('weights over the card: not the length', () =>
+    expect(inputLengthFirst(incidentOf(clip, { model: { paramsB: 70, dtype: 'fp16' }, card: { gpuMemoryMiB: 24576 } }))).toBe(false));
+  const said = incidentOf({ input: { inputSaidLarge: 'big image' } });
+  it('said large, no training: the input', () => expect(inputSaidLargeFirst(said)).toBe(true));
+  it('said large in training: the batch experiment decides', () => expect(inputSaidLargeFirst(incidentOf(said, { run: { training: true } }))).toBe(false));
+  it('said large but a small size stated: the size decides', () =>
+    expect(inputSaidLargeFirst(incidentOf(said, { input: { inputPixels: 300 * 300 } }))).toBe(false));
+});
+
+describe('whole pastes through the CLI entry (synthetic variants)', () => {
+  const OOM = 'torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 6.00 GiB. GPU 0 has a total capacity of 23.65 GiB of which 2.10 GiB is free.';
+  it.each([
+    ['a 3-D volume at batch 1', `running a 1024x1024x400 CT scan through the 3-D UNet, batch_size=1\n${OOM}`, /One input is large \(1024x1024x400\)/],
+    ['megapixels with an upscaler', `upscaling a 20MP photo with the x4 model\n${OOM}`, /One input is large \(20MP\)/],
+    ['a long video in frames', `running the inpainting on 900 frames of one video\n${OOM}`, /One input is long \(900 frames\)/],
+    ['a long recording', `transcribing a 40 minute audio in one call\n${OOM}`, /One input is long/],
+    ['the report says its image is big', `segmenting one big image with the predictor\n${OOM}`, /The report says the input is large \("big image"\)/],
+    ['a smaller size worked', `generating at 768x768 works fine, at 1536x1536 it fails\n${OOM}`, /works at 768x768 and fails at 1536x1536/],
+  ])('%s: the input first', async (_name, paste, want) => {
+    const got = first(await diagnosePaste(paste));
+    expect(got).toMatch(want);
+    expect(got).toMatch(INPUT_WORDS);
+  });
+  it.each([
+    ['batch 16 beside a large image', `training at 1024x1024 with batch_size=16\n${OOM}`],
+    ['batch 8 beside many frames', `batch size 8, each sample 128 frames\n${OOM}`],
+  ])('%s: not the input first', async (_name, paste) => {
+    const got = first(await diagnosePaste(paste));
+    expect(got).not.toMatch(/One input is|The report says the input is large|works at .* and fails at/);
+  });
+});
