@@ -11,6 +11,7 @@
 import { formatMiB } from './fixes/arithmetic.js';
 import { t, type Locale } from '../core/i18n.js';
 import type { Incident } from './incident/index.js';
+import { evalGradsOnStated, evalPlainNoGrad } from './levers/eval.js';
 
 export type Holder = 'allocator_cache' | 'not_capacity' | 'other_processes' | 'weights' | 'optimizer_state' | 'activations';
 
@@ -146,6 +147,12 @@ export function whoHoldsMemory(f: Incident, loc?: Locale): HolderVerdict | undef
   // are rounding, not spare memory.
   if (tried !== undefined && f.figures.freeMiB !== undefined && f.figures.freeMiB >= 1.25 * tried && f.figures.freeMiB - tried >= 64) {
     return { holder: 'not_capacity', why: t(loc, 'holder.why.notCapacity', { free: MiB(f.figures.freeMiB), tried: MiB(tried) }) };
+  }
+  // An evaluation whose forwards keep their graphs (a script's own loop with no no_grad shown, or the report says
+  // gradients are on): the card fills with those graphs, and the idle cache beside them (under a tenth of the card) is
+  // their churn; the kept graphs, not the cache's layout, are what failed (levers/eval.ts gives no_grad first).
+  if ((evalPlainNoGrad(f) || evalGradsOnStated(f)) && idle !== undefined && total !== undefined && idle < 0.1 * total) {
+    return { holder: 'activations', why: t(loc, 'holder.why.evalKeptGraphs', { idle: MiB(idle) }) };
   }
   // The idle cache must cover the request and be a material share of the card (5%; 10% of what this
   // process reserved when the capacity is not printed): a few MiB of slack on a full card is a full card,

@@ -96,6 +96,8 @@ export const CONDITIONS = [
   'phase_eval_batch_one_keras',
   'phase_eval_batch_one_torch',
   'phase_eval_one_large_input',
+  'phase_eval_stated_input',
+  'phase_eval_engine_input',
   'eval_batch_halves',
   'oom_after_steps',
   'kept_reference_shown',

@@ -45,6 +45,8 @@ GROUPS.push('static6');
 GROUPS.push('recog7');
 // host8/ (issue 23: host-RAM kills in each launcher's format, another process holding the card, 3 confusers; tuned).
 GROUPS.push('host8');
+// eval8/ (issue 23: OOMs in the evaluation phase, 20 real threads, 6 zh; tuned).
+GROUPS.push('eval8');
 // input8/ (issue 23: one input is the lever: high-resolution images, 3-D volumes, video frames, long audio and contexts; tuned).
 GROUPS.push('input8');
 // The category vocabulary of /work/corpus-format.md (the same as test/fixtures/eval-dev/cases.json).
@@ -423,6 +425,24 @@ describe('expert expectations on real logs', () => {
       expect(s.harmfulStrict, misses(s.rows)).toBeLessThanOrEqual(1);
       expect(s.category / s.n, misses(s.rows)).toBeGreaterThanOrEqual(0.93);
       expect(s.lever / s.leverOf, misses(s.rows)).toBeGreaterThanOrEqual(0.9);
+    },
+  );
+
+  // eval8/ (issue 23's evaluation-phase OOMs; tuned): measured 18/20 category, 8/19 lever (named first 6), strict harm 1
+  // before the contrast / inference / named-function readings and the stated-input and no-grad-framework levers;
+  // 19/20, 14/19 (13), strict 0 after (README.md).
+  it(
+    'eval8/ (20 logs, 3400-3419, tuned: evaluation, test and inference OOMs, no_grad / framework / input levers): no harmful first fix; floors under the measured level',
+    { timeout: 120_000 },
+    async () => {
+      const s = await scoreExpertDir(groupDir('eval8'));
+      console.log(`tuned (eval8): ${expertLine(s)}`);
+      expect(s.n).toBeGreaterThanOrEqual(20);
+      expect(s.failed, misses(s.rows)).toBe(0);
+      expect(s.harmful, misses(s.rows)).toBe(0);
+      expect(s.harmfulStrict, misses(s.rows)).toBeLessThanOrEqual(1);
+      expect(s.category / s.n, misses(s.rows)).toBeGreaterThanOrEqual(0.85);
+      expect(s.lever / s.leverOf, misses(s.rows)).toBeGreaterThanOrEqual(0.65);
     },
   );
 

@@ -25,6 +25,12 @@ export interface EvalPart {
   evalWholeSet?: boolean;
   /** The sentence at the failure says the evaluation ran at batch 1. */
   evalBatchOne?: boolean;
+  /** An input shape the report states as a tuple ("the dimension (1025, 2049) ... at inference time"): pixels, text, half each side. */
+  evalInputPixels?: number;
+  evalInputSetting?: string;
+  evalInputNext?: string;
+  /** The framework whose evaluation already runs without gradients (PaddlePaddle, OpenMMLab, detectron2), as the paste names it. */
+  evalEngine?: string;
   /** A line names an evaluation batch in words or a form the settings do not read ("for evaluation with batch_size of 4"). */
   evalBatchNamed?: boolean;
 }

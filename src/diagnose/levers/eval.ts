@@ -12,6 +12,7 @@
 // Anchored at a flag or a line/field start, bounded: linear.
 import { newIncident, type Incident } from '../incident/index.js';
 import { t, type Locale } from '../../core/i18n.js';
+import { LARGE_INPUT_PIXELS } from './input-size.js';
 const EVAL_BATCH =
   /(?:^|[\s,({'"])(?:--)?((?:per_device_eval|per_gpu_eval|eval|val|valid|validation|test)[-_]batch[-_]size|-vb)(?:[ \t]{1,4}|[ \t]{0,2}[=:][ \t]{0,2})['"]?(\d{1,5})\b/gim;
 // A line that states the evaluation's batch in words or a form the settings do not read ("for evaluation with
@@ -24,13 +25,17 @@ const EVAL_ACCUMULATION = /(?:^|[\s,({'"])(?:--)?eval_accumulation_steps['"]?(?:
 const NO_GRAD = /(?:@|\bwith\s{1,3})torch\.(?:no_grad|inference_mode)\(\)|\btorch\.set_grad_enabled\(\s{0,2}False\s{0,2}\)/;
 
 const NO_GRAD_GLOBAL = new RegExp(NO_GRAD.source, 'g');
-const NEGATED = /(?:\bwithout|\bnot|\bnever|没有|没|未|不)[^\n]{0,24}$/i;
+const NEGATED = /(?:\bwithout|\bnot|\bnever|\bno\b|\bmissing|\bforgot\w{0,3}|没有|没|未|不|忘|缺)[^\n]{0,24}$/i;
+// PyTorch's own warning quotes the call it asks for ("volatile was removed and now has no effect. Use `with
+// torch.no_grad():` instead"): it says the code does not run under it.
+const QUOTED_BY_WARNING = /volatile was removed/;
 /** The first no_grad / inference_mode call the paste shows in code, skipping ones a sentence says are missing. */
 function shownNoGrad(text: string): string | undefined {
   NO_GRAD_GLOBAL.lastIndex = 0;
   for (let m = NO_GRAD_GLOBAL.exec(text), n = 0; m && n < 50; m = NO_GRAD_GLOBAL.exec(text), n++) {
     const lineStart = text.lastIndexOf('\n', m.index) + 1;
-    if (!NEGATED.test(text.slice(Math.max(lineStart, m.index - 40), m.index))) {
+    const before = text.slice(Math.max(lineStart, m.index - 80), m.index);
+    if (!NEGATED.test(before.slice(-40)) && !QUOTED_BY_WARNING.test(before)) {
       // A shared global pattern: its position must not carry over to the next paste the bot reads.
       NO_GRAD_GLOBAL.lastIndex = 0;
       return m[0];
@@ -39,6 +44,20 @@ function shownNoGrad(text: string): string | undefined {
   NO_GRAD_GLOBAL.lastIndex = 0;
   return undefined;
 }
+
+// Frameworks whose evaluation runs without gradients already, by their fixed vocabulary: PaddlePaddle's own OOM message
+// and package names (its suites evaluate under paddle.no_grad), OpenMMLab's packages, config words and test loops (its
+// test_step / single_gpu_test run without gradients). There no_grad is no lever: what remains is the evaluation batch or
+// one evaluation input's size.
+const EVAL_ENGINES: [RegExp, string][] = [
+  [/Out of memory error on GPU \d{1,3}\. Cannot allocate|\bppdet\b|\bpaddle(?:paddle|ocr|det|detection|seg|nlp|3d)?\b/i, 'PaddlePaddle'],
+  [/\bmm(?:det|seg|cv|engine|ocr|rotate|pose|3d|action|pretrain|track)\b|\bsamples?[ _]per[ _]gpu\b|\bsingle_gpu_test\b|\bEpoch\((?:val|test)\)/i, 'OpenMMLab'],
+];
+
+// An input's shape stated as a tuple beside the word that says what it is ("the dimension (1025, 2049)", "image size
+// is [1024, 2048]", "resolution of (2160, 3840)"): the input-size reader (levers/input-size.ts) reads keyed settings and
+// WxH; an evaluation report often gives the shape this way. Bounded, linear.
+const SHAPE_TUPLE = /\b(?:dimensions?|size|shape|resolution)\s{0,3}(?:(?:is|of|=|:)\s{0,3})?[(\[]\s{0,2}(\d{3,5})\s{0,2},\s{0,2}(\d{3,5})\s{0,2}[)\]]/i;
 
 /** The last match's groups of a global pattern (settings printed later win, as in settings.ts). */
 function last(text: string, re: RegExp): RegExpExecArray | undefined {
@@ -57,6 +76,15 @@ export function readEvalSettings(text: string): Incident {
     incident.eval.evalBatchSetting = `${batch[1]} ${batch[2]}`;
   }
   if (EVAL_BATCH_NAMED.test(text)) incident.eval.evalBatchNamed = true;
+  const shape = SHAPE_TUPLE.exec(text);
+  if (shape) {
+    const [h, w] = [Number(shape[1]), Number(shape[2])];
+    incident.eval.evalInputPixels = h * w;
+    incident.eval.evalInputSetting = shape[0].trim();
+    incident.eval.evalInputNext = `${Math.round(h / 2)}x${Math.round(w / 2)}`;
+  }
+  const engine = EVAL_ENGINES.find(([re]) => re.test(text));
+  if (engine) incident.eval.evalEngine = engine[1];
   const acc = last(text, EVAL_ACCUMULATION);
   if (acc && acc[1] !== 'None') incident.eval.evalAccumulation = Number(acc[1]);
   // Code shown under no_grad, not a sentence saying it is missing ("runs without `with torch.no_grad()`", "没有加 no_grad").
@@ -67,7 +95,10 @@ export function readEvalSettings(text: string): Incident {
 
 const inEval = (f: Incident) => f.phase.name === 'eval';
 
-/** Share of the card one request must reach to be one input's tensor rather than a layer's block among kept graphs. */
+/**
+ * Share of the card one request must reach to be one input's tensor rather than a layer's block among kept graphs. Not
+ * where the paste sets an evaluation batch above 1: that request may be the batch's.
+ */
 const ONE_INPUT_SHARE = 0.25;
 /**
  * The evaluation failed on one request that is a large share of the card: kept graphs fill a card in
@@ -82,6 +113,7 @@ export function evalOneLargeInput(f: Incident): boolean {
     f.eval.evalKeras !== true &&
     f.figures.triedAllocMiB !== undefined &&
     card !== undefined &&
+    !(f.eval.evalBatch !== undefined && f.eval.evalBatch > 1) &&
     f.figures.triedAllocMiB >= ONE_INPUT_SHARE * card
   );
 }
@@ -116,6 +148,32 @@ export const evalPlainNoGrad = (f: Incident) =>
   f.eval.evalCollects !== true &&
   f.eval.noGradShown === undefined &&
   !evalOneLargeInput(f);
+/**
+ * One large input stated for the evaluation (an image of LARGE_INPUT_PIXELS or more: levers/input-size.ts) at a batch of
+ * 1 or 2 or none stated: its activations grow with its pixels and halving cannot shrink it, so the input's size is the
+ * lever (tiles, sliding window, a smaller test size). Not HF Trainer's gathering, Keras (its batch-1 text says the same in
+ * its own terms), outputs collected, or gradients said on.
+ */
+export const evalStatedLargeInput = (f: Incident) => {
+  if (!inEval(f) || f.phase.evalLoop === 'hf' || f.eval.evalKeras === true || f.eval.evalCollects === true || evalGradsOnStated(f)) return false;
+  const pixels = f.input.inputPixels ?? f.eval.evalInputPixels;
+  if (pixels === undefined || pixels < LARGE_INPUT_PIXELS) return false;
+  const batch = evaluatedBatch(f);
+  return batch === undefined || batch <= 2;
+};
+/**
+ * A framework's own evaluation that runs without gradients (EVAL_ENGINES), with no evaluation batch above 1 stated and
+ * no large input stated: one evaluation input at full size is what fills the card (a stated evaluation batch above 1
+ * is halved instead: eval_batch_halves).
+ */
+export const evalEngineInput = (f: Incident) =>
+  inEval(f) &&
+  f.phase.evalLoop === 'plain' &&
+  f.eval.evalEngine !== undefined &&
+  f.eval.evalKeras !== true &&
+  !(f.eval.evalBatch !== undefined && f.eval.evalBatch > 1) &&
+  !evalGradsOnStated(f) &&
+  !evalStatedLargeInput(f);
 /** Keras evaluate / predict: no graph to drop; its batch_size is the lever. */
 export const evalKeras = (f: Incident) => inEval(f) && f.eval.evalKeras === true;
 /**
@@ -171,6 +229,11 @@ export const evalBatchHalves = (f: Incident) => inEval(f) && f.eval.evalBatch !=
 
 /** The reply's figure for a halved evaluation batch, and HF's default evaluation batch named where the paste sets none. */
 export function evalLeverWords(f: Incident, loc?: Locale): void {
+  // A shape the evaluation report states as a tuple gives the stated-input lever its words.
+  if (evalStatedLargeInput(f) && f.input.inputPixels === undefined && f.eval.evalInputSetting !== undefined) {
+    f.input.inputSizeSetting = f.eval.evalInputSetting;
+    f.input.inputSizeNext = f.eval.evalInputNext;
+  }
   if (f.eval.evalBatch === undefined && evalBatchAboveTrain(f)) f.eval.evalBatchSetting = t(loc, 'lever.eval.hfDefaultBatch', { batch: HF_DEFAULT_EVAL_BATCH });
   if (f.eval.evalBatch !== undefined && f.eval.evalBatch > 1) f.eval.evalBatchNext = Math.max(1, Math.floor(f.eval.evalBatch / 2));
   if (evalOneLargeInput(f)) {

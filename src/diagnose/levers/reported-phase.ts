@@ -25,7 +25,7 @@ const FAILURE =
 // sit at the failure (same line) with a preposition or verb that places it there.
 // The evaluation as the failure's subject counts too: "Validation out of memory", "the validation would meet out of memory".
 const EVAL_WORDS =
-  /\b(?:during|in|while|on|upon|when|at)\s{1,3}(?:(?:computing|running|doing|do|the|an?|my|first|accuracy|model)\s{1,3}){0,3}(?:validation|validating|evaluation|evaluating|eval|predicting|prediction|testing|test(?:\s{1,3}(?:mode|phase|stage|set|data|time|loop|step))?)(?:_step|_epoch_end|_loop)?\b|\b(?:when|while)\s{1,3}(?:I\s{1,3})?(?:run(?:ning)?\s{1,3})?(?:validat|evaluat)\w{0,4}\b|\b(?:validation|evaluation|eval|valid|val|test)\s{1,3}(?:step|loop|phase|stage|epoch|pass|mode)\b|\b(?:attempt(?:ing)?|try(?:ing)?|tried)\s{1,3}to\s{1,3}(?:evaluate|validate|test|predict)\b|\b(?:run(?:ning)?|python3?)\s{1,3}(?:the\s{1,3})?(?:[\w./-]{0,40}[\\/])?(?:eval|evaluate|evaluation|test|val|validate|predict)\.py\b|\b(?:predict|test)_function\b|\btrainer\.(?:evaluate|predict)\(\)|(?:验证|评估|评测|预测|测试|推理)(?:时|的时候|阶段|过程|集上)|\b(?:validation|evaluation|eval|testing)\s{1,3}(?:(?:would|will|always|still|also|then)\s{1,3})?(?:(?:meets?|hits?|gets?|runs?|ran|goes|went|causes?|throws?|gives?)\s{1,3}(?:an?\s{1,3}|into\s{1,3})?)?(?:OOM|out[ -]of[ -]memory)\b/i;
+  /\b(?:during|in|while|on|upon|when|at)\s{1,3}(?:(?:computing|running|doing|do|the|an?|my|first|accuracy|model)\s{1,3}){0,3}(?:validation|validating|evaluation|evaluating|eval|predicting|prediction|inference|inferring|testing|test(?:\s{1,3}(?:mode|phase|stage|set|data|time|loop|step))?)(?:_step|_epoch_end|_loop)?\b|\bfor\s{1,3}(?:the\s{1,3})?(?:inference|evaluation|validation|testing)\b|\b(?:when|while)\s{1,3}(?:I\s{1,3})?(?:run(?:ning)?\s{1,3})?(?:validat|evaluat)\w{0,4}\b|\b(?:validation|evaluation|eval|valid|val|test)\s{1,3}(?:step|loop|phase|stage|epoch|pass|mode)\b|\b(?:attempt(?:ing)?|try(?:ing)?|tried)\s{1,3}to\s{1,3}(?:evaluate|validate|test|predict)\b|\b(?:run(?:ning)?|python3?)\s{1,3}(?:the\s{1,3})?(?:[\w./-]{0,40}[\\/])?(?:eval|evaluate|evaluation|test|val|validate|predict)\.py\b|\b(?:predict|test)_function\b|\btrainer\.(?:evaluate|predict)\(\)|(?:验证|评估|评测|预测|测试|推理)(?:时|的时候|阶段|过程|集上)|\b(?:validation|evaluation|eval|testing)\s{1,3}(?:(?:would|will|always|still|also|then)\s{1,3})?(?:(?:meets?|hits?|gets?|runs?|ran|goes|went|causes?|throws?|gives?)\s{1,3}(?:an?\s{1,3}|into\s{1,3})?)?(?:OOM|out[ -]of[ -]memory)\b/i;
 // The failure placed after or outside the evaluation ("after validation", "the next epoch"): not an evaluation OOM.
 const AFTER_EVAL = /\bafter\s{1,3}(?:the\s{1,3})?(?:first\s{1,3})?(?:validation|evaluation|eval)\b[^\n]{0,80}\b(?:epoch|training)\b|验证(?:之后|后|结束后)/i;
 
@@ -38,19 +38,65 @@ const TITLE_EVAL = /\b(?:validation|validating|evaluation|evaluating|evaluate|pr
 // progress lines themselves are read in phase.ts, where a training line after an evaluation bar ends the evaluation.
 const LOG_LINE =
   /\d{1,3}%\||\bit\/s\b|\bs\/it\b|^\s{0,8}\[?\d{2,4}[-/]\d{2}|^\s{0,8}\d{1,2}:\d{2}|\b(?:INFO|WARNING|DEBUG|ERROR)\b|^\s{0,12}File "|^\s{0,8}Traceback|^\s{0,8}[\w.]{1,80}(?:Error|Exception):/;
-// The failure placed in training by the sentence that names it ("OOM during training", "训练时显存不足"); a sentence
+// The failure placed in training by the sentence that names it ("OOM during training", "training is out of memory",
+// "训练时显存不足"); a sentence
 // that says training is fine ("training works fine", "训练正常") does not place it there.
 const TRAINING_FAILURE =
-  /\b(?:during|in|while|when|at)\s{1,3}(?:the\s{1,3})?(?:first\s{1,3})?training\b(?![^\n]{0,40}\b(?:fine|ok|okay|normal(?:ly)?|works?|worked|well)\b)|训练(?:时|的时候|过程中)(?:显存|内存)?(?:不足|不够|溢出|爆|OOM)/i;
+  /\b(?:during|in|while|when|at)\s{1,3}(?:the\s{1,3})?(?:first\s{1,3})?training\b(?![^\n]{0,40}\b(?:fine|ok|okay|normal(?:ly)?|works?|worked|well)\b)|\btraining\s{1,3}(?:itself\s{1,3})?(?:is|was|runs?|ran|goes|went|gets?|got|fails?|failed|crash\w{0,3})\s{1,3}(?:\w{1,8}\s{1,3})?(?:OOM|out[ -]of[ -]memory)\b|训练(?:时|的时候|过程中)(?:显存|内存)?(?:不足|不够|溢出|爆|OOM)/i;
+
+// Training said to work and the evaluation said to fail, each in its own words ("train is ok. / test is error.", "I just
+// run the test code, but get the error. ... the train code, It is ok", "训练正常，验证报错"): the contrast places the failure
+// in the evaluation even where no sentence joins the failure and the phase with a preposition. Both halves must be there:
+// a bare "test ... error" is also how a unit test fails.
+const TRAINING_OK =
+  /\btrain(?:ing)?\b[^\n.!?]{0,30}?\b(?:is|was|are|were|goes|went|works?|worked|runs?|ran|seems?|looks?)\s{1,3}(?:\w{1,10}\s{1,3})?(?:ok|okay|fine|well|normal(?:ly)?|good)\b|训练(?:过程|时|阶段)?(?:中)?(?:一切)?(?:都)?(?:正常|没问题|没有问题|不报错|可以跑)/i;
+const EVAL_FAILS =
+  /\b(?:test(?:ing)?|validation|validating|evaluation|evaluating|eval|inference|predict(?:ion|ing)?)(?:\s{1,3}(?:code|script|step|phase|part|stage|process|loop))?\s{1,3}(?:is|was|gets?|got|gives?|gave|throws?|threw|raises?|fails?|failed|crash(?:es|ed)?)\s{1,3}(?:an?\s{1,3}|the\s{1,3})?(?:error|wrong|OOM|out[ -]of[ -]memory)\b|\brun(?:ning)?\s{1,3}(?:the\s{1,3})?(?:test|eval|evaluation|validation|inference|prediction)\s{1,3}(?:code|script)\b[^\n]{0,30}\b(?:error|fail\w{0,3}|OOM|out[ -]of[ -]memory)\b|(?:测试|验证|评估|推理|预测)[^\n]{0,12}(?:报错|出错|失败|爆显存|显存不足|溢出|OOM)/i;
+// The report names the function or method that failed, in prose ("for the epochVal method", "when the validate()
+// function is called", "in my evaluate_model function"): its name's words (snake_case or camelCase) say the phase, as a
+// frame's would (phase.ts). A name that begins test_/testX and goes on (test_forward) is pytest's naming, not a loop.
+const NAMED_FUNCTION =
+  /(?:^|[\s(`'"])([A-Za-z_][A-Za-z0-9_]{1,48})(?:\(\))?[`'"]?\s{1,3}(?:method|function|func|routine)\b|\b(?:in|for|at|inside|within|during|when|calling|call|running|run|the|my)\s{1,3}[`'"]?([A-Za-z_][A-Za-z0-9_]{1,48})\(\)/;
+const EVAL_NAME_PARTS = new Set([
+  'val',
+  'valid',
+  'validate',
+  'validation',
+  'validating',
+  'eval',
+  'evaluate',
+  'evaluation',
+  'evaluating',
+  'infer',
+  'inference',
+  'predict',
+  'prediction',
+]);
+const TEST_LOOP_NAMES = /^(?:test|testing)(?:_?(?:epoch|step|loop|model|net|all|one|set|data))?$|(?:_|[a-z])(?:test|Test|testing)$/;
+/** Whether a function name's words name an evaluation: validate_epoch, epochVal, runInference, test, model_test. */
+function evalName(name: string): boolean {
+  if (TEST_LOOP_NAMES.test(name)) return true;
+  const words = name
+    .replace(/([a-z0-9])([A-Z])/g, '$1_$2')
+    .toLowerCase()
+    .split('_');
+  return words.some((w) => EVAL_NAME_PARTS.has(w));
+}
+function namedEvalFunction(line: string): boolean {
+  const m = NAMED_FUNCTION.exec(line);
+  const name = m?.[1] ?? m?.[2];
+  return name !== undefined && evalName(name);
+}
 
 // Whose evaluation loop: HF Trainer's API or its gathering, Lightning, Keras; else the script's own.
 const HF =
   /\b(?:Seq2Seq)?Trainer\b[^\n]{0,40}\b(?:evaluate|predict)\b|\btrainer\.(?:evaluate|predict)\(|\b(?:evaluation_loop|prediction_loop|nested_concat|eval_accumulation_steps|compute_metrics)\b/;
 // HF Trainer named by its classes or its TrainingArguments' own setting names (a config, a command or a call that sets
-// them), or by a tool whose training is HF Trainer's (LLaMA-Factory). The accelerate "no_trainer" examples take the
+// them), or by a tool whose training is HF Trainer's (LLaMA-Factory, ms-swift; "SFT", supervised fine-tuning, is the
+// stage name of TRL's SFTTrainer and of the tools built on it, all HF Trainer subclasses). The accelerate "no_trainer" examples take the
 // same flags with a loop of their own: not the Trainer's.
 const HF_SETTINGS =
-  /\b(?:TrainingArguments|Seq2SeqTrainingArguments|SFTTrainer|SFTConfig|Seq2SeqTrainer|per_device_eval_batch_size|per_device_train_batch_size|evaluation_strategy|eval_strategy|eval_steps)\b|\btransformers\.Trainer\(|\bllama-?factory\b/i;
+  /\b(?:TrainingArguments|Seq2SeqTrainingArguments|SFTTrainer|SFTConfig|Seq2SeqTrainer|per_device_eval_batch_size|per_device_train_batch_size|evaluation_strategy|eval_strategy|eval_steps)\b|\btransformers\.Trainer\(|\bllama-?factory\b|\bsft\b|\bms-swift\b/i;
 const NO_TRAINER = /no_trainer/;
 const LIGHTNING = /\bpytorch_lightning\b|\blightning\.pytorch\b|\bLightningModule\b|\bPyTorch Lightning\b/;
 // Keras by name, its evaluate/predict call, or its compiled evaluation functions (predict_function, test_function).
@@ -64,9 +110,12 @@ const COLLECT_WORDS =
 
 // The report says the forward ran with gradients on: "without torch.no_grad()", "without setting 'with
 // torch.no_grad()'", "computes loss on test set without turning gradient computations off", "no_grad is not used",
-// "没有加 torch.no_grad()". A forward that needs no gradients yet keeps them is what no_grad / inference_mode fixes.
+// "there is no torch.no_grad()", "forgot to add torch.no_grad()", "没有加 torch.no_grad()", "这段循环之前没有类似 test.py 之中的
+// with torch.no_grad()"; or PyTorch says so itself: its "volatile was removed and now has no effect" warning is printed
+// where a script still marks its evaluation inputs volatile (PyTorch < 0.4's no-grad), so that forward keeps its graph.
+// A forward that needs no gradients yet keeps them is what no_grad / inference_mode fixes.
 const GRADS_ON =
-  /\bwithout\s{1,3}(?:(?:setting|using|calling|adding|wrapping(?:\s{1,3}it)?\s{1,3}in|a|the)\s{1,3}){0,2}['"`]?(?:with\s{1,3})?(?:torch\.)?(?:no_grad|inference_mode)\b|\bwithout\s{1,3}(?:turning|switching|disabling)\s{1,3}(?:off\s{1,3})?(?:the\s{1,3})?(?:gradients?|grad|autograd)(?:\s{1,3}computations?)?\b|\b(?:no_grad|inference_mode)(?:\(\))?['"`]?\s{1,3}(?:is|was)\s{1,3}(?:not|never)\s{1,3}(?:used|set|called)\b|\b(?:does|did)\s{1,3}not\s{1,3}use\s{1,3}['"`]?(?:with\s{1,3})?(?:torch\.)?no_grad|(?:没有|没|未|不)(?:加|用|使用|设置)[^\n]{0,14}no_grad/i;
+  /\bwithout\s{1,3}(?:(?:setting|using|calling|adding|wrapping(?:\s{1,3}it)?\s{1,3}in|a|the)\s{1,3}){0,2}['"`]?(?:with\s{1,3})?(?:torch\.)?(?:no_grad|inference_mode)\b|\bwithout\s{1,3}(?:turning|switching|disabling)\s{1,3}(?:off\s{1,3})?(?:the\s{1,3})?(?:gradients?|grad|autograd)(?:\s{1,3}computations?)?\b|\b(?:no_grad|inference_mode)(?:\(\))?['"`]?\s{1,3}(?:is|was)\s{1,3}(?:not|never)\s{1,3}(?:used|set|called)\b|\b(?:does|did|do)(?:\s{1,3}not|n't)\s{1,3}(?:use|call|have)\s{1,3}(?:any\s{1,3})?['"`]?(?:with\s{1,3})?(?:torch\.)?(?:no_grad|inference_mode)|\b(?:there\s{1,3}is\s{1,3}no|missing|forgot(?:ten)?(?:\s{1,3}to\s{1,3}(?:add|use|call|wrap\s{1,3}\w{1,12}\s{1,3}in))?)\s{1,3}(?:a\s{1,3}|the\s{1,3})?['"`]?(?:with\s{1,3})?(?:torch\.)?(?:no_grad|inference_mode)|(?:没有|没|未)(?:加|用|使用|设置)[^\n]{0,14}no_grad|(?:没有|忘了|忘记|缺少|缺)[^\n]{0,24}?no_grad|不(?:加|用|使用|设置)[^\n]{0,14}no_grad|\bvolatile was removed and now has no effect\b/i;
 // The evaluation fed the whole evaluation set as one batch: "the whole validation dataset (batch_size = 6,854) was
 // passed in", "it feeds in the entire validation set into the network".
 const WHOLE_SET =
@@ -74,7 +123,7 @@ const WHOLE_SET =
 // The sentence at the failure states the evaluation ran at batch 1: "I've reduced to `batch_size=1` and still",
 // "even with batch size 1", "batch of 1".
 const BATCH_ONE =
-  /\bbatch[ _-]?size\W{0,3}(?:=|:|of|to|is|at)?\W{0,3}1\b(?![.,]?\d)|\bbatch(?:\s{1,3}of)?\s{1,3}1\b(?![.,]?\d)|\bbs\s{0,2}=\s{0,2}1\b(?![.,]?\d)/i;
+  /\bbatch[ _-]?size\s{1,3}(?:is|was)\s{1,3}set\s{1,3}to\s{1,3}1\b(?![.,]?\d)|\bbatch[ _-]?size\W{0,3}(?:=|:|of|to|is|at)?\W{0,3}1\b(?![.,]?\d)|\bbatch(?:\s{1,3}of)?\s{1,3}1\b(?![.,]?\d)|\bbs\s{0,2}=\s{0,2}1\b(?![.,]?\d)/i;
 const quoted = (line: string) => `"${line.length > QUOTE_CHARS ? line.slice(0, QUOTE_CHARS) + '…' : line}"`;
 
 function* lines(text: string): Generator<string> {
@@ -101,6 +150,10 @@ export function reportedPhase(text: string): PhaseVerdict | undefined {
   let title: string | undefined;
   let trainingFailure = false;
   let noTrainer = false;
+  let trainingOk = false;
+  let evalFails: string | undefined;
+  let namedFn: string | undefined;
+  let evalBatchOneSaid = false;
   for (const line of lines(text)) {
     if (title === undefined && line.trim()) title = line.trim();
     if (FAILURE.test(line)) failure = true;
@@ -109,6 +162,11 @@ export function reportedPhase(text: string): PhaseVerdict | undefined {
     if (HF_SETTINGS.test(line)) hf = true;
     if (!said && FAILURE.test(line) && EVAL_WORDS.test(line) && !AFTER_EVAL.test(line)) said = line.trim();
     if (!gradsOn && GRADS_ON.test(line)) gradsOn = line.trim();
+    if (TRAINING_OK.test(line)) trainingOk = true;
+    // Batch 1 stated on any line that names the evaluation ("at inference time (and here the batch size is set to 1)").
+    if (EVAL_WORDS.test(line) && BATCH_ONE.test(line) && !TRAINING_FAILURE.test(line)) evalBatchOneSaid = true;
+    if (!evalFails && EVAL_FAILS.test(line) && !AFTER_EVAL.test(line)) evalFails = line.trim();
+    if (!namedFn && namedEvalFunction(line) && !AFTER_EVAL.test(line)) namedFn = line.trim();
     if (WHOLE_SET.test(line)) {
       wholeSet = true;
       // The whole evaluation set fed at once places the failure in evaluation ("... was passed in. Then it caused OOM").
@@ -123,6 +181,9 @@ export function reportedPhase(text: string): PhaseVerdict | undefined {
   // No sentence at the failure names a phase: the title names the evaluation, and no line places the failure in training.
   if (!said && failure && !trainingFailure && title && !LOG_LINE.test(title) && (TITLE_EVAL.test(title) || EVAL_WORDS.test(title)) && !AFTER_EVAL.test(title))
     said = title;
+  // Training said to work and the evaluation said to fail; or the failing function named, its name an evaluation's.
+  if (!said && failure && !trainingFailure && trainingOk && evalFails) said = evalFails;
+  if (!said && failure && !trainingFailure && namedFn) said = namedFn;
   if (noTrainer) hf = false;
   // A failure the report places in no phase, but whose forward it says ran with gradients on: that forward needed
   // none (evaluation, test or inference), so it is read as an evaluation without no_grad.
@@ -132,7 +193,7 @@ export function reportedPhase(text: string): PhaseVerdict | undefined {
   const verdict: PhaseVerdict = { phase: 'eval', frame: quoted(at), evalLoop: loop };
   if (gradsOn) verdict.gradsOnStated = quoted(gradsOn);
   if (wholeSet) verdict.evalWholeSet = true;
-  if (said && BATCH_ONE.test(said)) verdict.evalBatchOne = true;
+  if ((said && BATCH_ONE.test(said)) || evalBatchOneSaid) verdict.evalBatchOne = true;
   if (loop === 'hf' && gathers) verdict.gathersPredictions = true;
   if (loop === 'plain' && collects) verdict.evalCollects = true;
   if (keras) verdict.evalKeras = true;

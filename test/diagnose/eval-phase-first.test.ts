@@ -1,0 +1,147 @@
+// The evaluation phase first (issue 23, eval8): an OOM that training survived and the evaluation did not gets the
+// evaluation's lever (no_grad, eval_accumulation_steps, the evaluation input), never the training batch. Principles, each
+// with the real threads of test/fixtures/untuned/eval8 and synthetic variants written from the principle (marked
+// synthetic), diagnosed through the CLI's own entry in process (corpus-case.ts):
+// - The contrast places the failure: training said to work and the evaluation said to fail, in any two lines ("train is
+//   ok. / test is error.", "the train code, It is ok ... run the test code, but get the error", "训练正常……验证报错").
+// - Inference named at the failure ("out of memory errors ... for inference", "OOM during inference") is evaluation.
+// - The failing function named in prose, its name's words an evaluation's ("for the epochVal method", "in my
+//   validate_model function"); pytest's test_x names are not.
+// - Gradients said to be on in more forms ("there is no torch.no_grad()", "没有类似 test.py 之中的 with torch.no_grad()"),
+//   and PyTorch's own "volatile was removed and now has no effect" warning (which quotes no_grad, but is no code under it).
+// - "SFT" (TRL's SFTTrainer stage, LLaMA-Factory / ms-swift) names the HF Trainer family: eval_accumulation_steps first.
+// - In an evaluation that keeps every forward's graph, a small idle cache (under a tenth of the card) is the graphs'
+//   churn, not fragmentation: no_grad first, not expandable_segments.
+// - One large input stated for the evaluation (WxH, or a shape tuple "the dimension (1025, 2049)") at batch 1 or 2 or
+//   none: the input's size first (tiles, sliding window, a smaller test size), not no_grad.
+// - A framework whose evaluation already runs without gradients (PaddlePaddle by its own OOM message or package names,
+//   OpenMMLab by its packages and config words such as samples_per_gpu): no_grad is no lever; the evaluation input's
+//   size is, unless an evaluation batch above 1 is stated.
+import { describe, expect, it } from 'vitest';
+import { diagnosePaste, firstOfCase, type CaseDiagnosis } from './corpus-case.js';
+
+const first = (d: CaseDiagnosis | undefined) => d?.fixes[0]?.summary ?? '';
+const noTrainingBatch = (d: CaseDiagnosis | undefined) => {
+  expect(d?.fixes[0]?.changes?.batch, 'the first fix does not change the training batch').toBeUndefined();
+  expect(first(d)).not.toMatch(/^Reduce the batch/);
+};
+const OOM_LINE =
+  'RuntimeError: CUDA out of memory. Tried to allocate 38.00 MiB (GPU 0; 10.76 GiB total capacity; 8.95 GiB already allocated; 17.06 MiB free; 9.61 GiB reserved in total by PyTorch)';
+
+describe('training said to work, the evaluation said to fail (levers/reported-phase.ts)', () => {
+  it('real: "train is ok. / test is error." (eval8/3400) is evaluation without no_grad, not a fragmented cache', async () => {
+    const d = await firstOfCase('eval8', '3400');
+    expect(d?.category).toBe('cuda_oom');
+    expect(d?.facts.phase).toBe('eval');
+    expect(first(d)).toMatch(/inference_mode|no_grad/);
+    expect(first(d)).not.toMatch(/expandable_segments/);
+    noTrainingBatch(d);
+  });
+  it('real: "I just run the test code, but get the error ... the train code, It is ok" (eval8/3413): evaluation, not the training batch', async () => {
+    const d = await firstOfCase('eval8', '3413');
+    expect(d?.facts.phase).toBe('eval');
+    noTrainingBatch(d);
+  });
+  it.each([
+    ['en, two short lines', `Training works fine.\nValidation is error, see below\n${OOM_LINE}\n`],
+    ['en, the test script', `I run the test script and get an error.\nThe training runs well on the same card.\n${OOM_LINE}\n`],
+    ['zh, 训练正常 / 测试报错', `训练正常\n测试的时候报错了\n${OOM_LINE}\n`],
+    ['zh, 推理 fails', `训练过程一切正常，推理就爆显存\n${OOM_LINE}\n`],
+  ])('synthetic (%s): evaluation, no_grad first', async (_name, paste) => {
+    const d = await diagnosePaste(paste);
+    expect(d?.facts.phase).toBe('eval');
+    expect(first(d)).toMatch(/inference_mode|no_grad/);
+    noTrainingBatch(d);
+  });
+  it.each([
+    ['synthetic: a unit test fails, no training said to work', `test is error in CI\n${OOM_LINE}\n`],
+    ['synthetic: training fails, the evaluation is fine', `Training is out of memory; evaluation works fine.\n${OOM_LINE}\n`],
+  ])('%s: not placed in evaluation', async (_name, paste) => {
+    const d = await diagnosePaste(paste);
+    expect(d?.facts.phase).not.toBe('eval');
+  });
+});
+
+describe('inference and the failing function named in prose', () => {
+  it('real: "out of memory errors when passing even a single image through the model for inference" (eval8/3401) gets no_grad', async () => {
+    const d = await firstOfCase('eval8', '3401');
+    expect(d?.facts.phase).toBe('eval');
+    expect(first(d)).toMatch(/inference_mode|no_grad/);
+    noTrainingBatch(d);
+  });
+  it('real: "for the epochVal method. Have tried editing batch size" (eval8/3418) gets no_grad, not the batch', async () => {
+    const d = await firstOfCase('eval8', '3418');
+    expect(d?.facts.phase).toBe('eval');
+    expect(first(d)).toMatch(/inference_mode|no_grad/);
+    noTrainingBatch(d);
+  });
+  it.each([
+    ['en, OOM during inference', `CUDA out of memory during inference of my segmentation model\n${OOM_LINE}\n`],
+    ['en, the validate_model function', `${OOM_LINE}\nThis happens in my validate_model function after each epoch.\n`],
+    ['en, camelCase runValidation()', `${OOM_LINE}\nIt fails when calling runValidation() at the end of the epoch.\n`],
+    ['en, a test function', `${OOM_LINE}\nThe error comes from the model_test function.\n`],
+  ])('synthetic (%s): evaluation', async (_name, paste) => {
+    const d = await diagnosePaste(paste);
+    expect(d?.facts.phase).toBe('eval');
+    expect(first(d)).toMatch(/inference_mode|no_grad/);
+  });
+  it.each([
+    ['pytest naming', `${OOM_LINE}\nIt fails in the test_forward_backward function of our suite.\n`],
+    ['a training function', `${OOM_LINE}\nIt fails in the train_one_epoch function.\n`],
+    ['model.eval() in code is no function named in prose', `model.eval()\nout = model(x)\n${OOM_LINE}\n`],
+  ])('synthetic (%s): not evaluation by name', async (_name, paste) => {
+    const d = await diagnosePaste(paste);
+    expect(d?.facts.phase).not.toBe('eval');
+  });
+});
+
+describe('gradients said to be on', () => {
+  it('real: a test loop pasted with "没有类似test.py之中的with torch.no_grad()" (eval8/3404) gets no_grad', async () => {
+    const d = await firstOfCase('eval8', '3404');
+    expect(d?.facts.phase).toBe('eval');
+    expect(first(d)).toMatch(/inference_mode|no_grad/);
+    expect(first(d)).not.toMatch(/paste shows evaluation code under/);
+  });
+  it("real: PyTorch's 'volatile was removed and now has no effect' warning above test()'s OOM (eval8/3419) gets no_grad", async () => {
+    const d = await firstOfCase('eval8', '3419');
+    expect(d?.facts.phase).toBe('eval');
+    expect(first(d)).toMatch(/inference_mode|no_grad/);
+    expect(first(d)).not.toMatch(/paste shows evaluation code under/);
+  });
+  it.each([
+    ['en, there is no torch.no_grad()', `${OOM_LINE}\nThere is no torch.no_grad() around the prediction code.\n`],
+    ['en, forgot to add', `${OOM_LINE}\nI think I forgot to add with torch.no_grad() in the loop.\n`],
+    ['zh, 忘了加', `${OOM_LINE}\n好像忘了加 with torch.no_grad():\n`],
+    [
+      'en, the volatile warning alone',
+      `demo.py:40: UserWarning: volatile was removed and now has no effect. Use \`with torch.no_grad():\` instead.\n  x = Variable(x, volatile=True)\n${OOM_LINE}\n`,
+    ],
+  ])('synthetic (%s): a forward with gradients on, no_grad first', async (_name, paste) => {
+    const d = await diagnosePaste(paste);
+    expect(d?.facts.phase).toBe('eval');
+    expect(first(d)).toMatch(/inference_mode|no_grad/);
+    expect(first(d)).not.toMatch(/paste shows evaluation code under/);
+  });
+  it('synthetic: code shown under torch.no_grad() still counts as shown', async () => {
+    const full = OOM_LINE.replace('9.61 GiB reserved', '9.00 GiB reserved');
+    const d = await diagnosePaste(`Validation runs out of memory\nwith torch.no_grad():\n    out = model(x)\n${full}\n`);
+    expect(first(d)).toMatch(/paste shows evaluation code under/);
+  });
+});
+
+describe('SFT names the HF Trainer family', () => {
+  it('real: "sft训练时跑验证集会额外占用10GB显存" (eval8/3415) gets eval_accumulation_steps', async () => {
+    const d = await firstOfCase('eval8', '3415');
+    expect(d?.facts.phase).toBe('eval');
+    expect(first(d)).toMatch(/eval_accumulation_steps/);
+    noTrainingBatch(d);
+  });
+  it.each([
+    ['en', 'Qwen2 SFT: CUDA out of memory during evaluation\nTraining is fine, every eval step dies.\n'],
+    ['zh', 'llama3 sft 验证时显存不足\n训练正常，一到 eval 就 OOM\n'],
+  ])('synthetic (%s): eval_accumulation_steps first', async (_name, paste) => {
+    const d = await diagnosePaste(paste);
+    expect(d?.facts.phase).toBe('eval');
+    expect(first(d)).toMatch(/eval_accumulation_steps/);
+  });
+});
