@@ -307,6 +307,10 @@ export const CONDITION_CHECKS: Record<Condition, (e: Evidence) => boolean> = {
   // The last "Caching images" progress line stopped short of 100%: the run died while caching.
   ram_cache_incomplete: ({ incident }) => incident.host.cacheProgressPct !== undefined && incident.host.cacheProgressPct < 100,
   memory_series_flat: ({ incident }) => incident.series.memoryShape === 'flat',
+  // The report ties the host-RAM climb to the DataLoader workers (levers/workers.ts): fewer workers is the lever it names.
+  host_growth_names_workers: ({ incident }) => incident.host.growthWorkers !== undefined && incident.host.workersTried === undefined,
+  // No series in the paste contradicts a report of growth (a warm-up that stopped, a sawtooth back to its level).
+  memory_series_unsettled: ({ incident }) => incident.series.memorySettled !== true,
   killed_while_loading: ({ incident }) => incident.host.killedWhileLoading === true,
   killed_loading_data: ({ incident }) => incident.host.killedLoadingData === true && incident.host.killedWhileLoading !== true,
   // Killed while the weights were still loading: shards stopped short, or the report says so.

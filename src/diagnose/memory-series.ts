@@ -48,7 +48,8 @@ const MAX_POINTS = 2000;
 const YOLO_PROGRESS = /^\s{0,12}(\d{1,5})\/\d{1,5}\s{1,12}(\d{1,4}(?:\.\d{1,3})?) ?G(?:\s|$)/;
 // "Epoch [1][1550/23454] ... memory: 6814," (mmcv), "Epoch(train)  [1][ 300/14659] ... memory: 3686" (mmengine).
 const MM_EPOCH = /\bEpoch(\((?:train|val|test)\))?\s{0,8}\[\s{0,6}(\d{1,5})\]\[\s{0,8}\d{1,8}\/\d{1,8}\]/;
-const MM_MEMORY = /\bmemory: (\d{1,7})\b/;
+// An integer MB followed by a separator ("memory: 6814,", "memory: 3686  grad_norm"): "memory: 10.2G" is prose, not the column.
+const MM_MEMORY = /\bmemory: (\d{1,7})(?=[,\s]|$)/;
 // "eta: 0:10:21  iter: 19  total_loss: 1.6 ... max_mem: 2855M" (detectron2).
 const D2_MAX_MEM = /\bmax_mem: (\d{1,7})M\b/;
 // torchvision's reference MetricLogger (also DETR, DINO, MAE, DeiT...): "Epoch: [3]  [ 40/500]  eta: ...  max mem: 5432"
@@ -124,7 +125,33 @@ export function extractMemorySeries(text: string): SeriesPoint[] {
   }
   const fromSmi = smi.length >= MIN_SMI_TABLES ? smi : [];
   const series = yolo.length ? yolo : mm.length ? mm : d2.length ? d2 : logger.length ? logger : megatron.length ? megatron : fromSmi;
-  return (series.length ? series : printedSeries(text)).slice(-MAX_POINTS);
+  if (series.length) return series.slice(-MAX_POINTS);
+  const printed = printedSeries(text);
+  return (printed.length ? printed : chainedSeries(text)).slice(-MAX_POINTS);
+}
+
+// Readings the reporter chains in one sentence: "GPU memory consumption is 2934M -- 4413M -- 4433M -- 4537M",
+// "3G->12G->3G", "10.2G → 11.5G → 13.1G". Three or more figures with a unit, joined by an arrow or a dash, on a line
+// that names memory (显存/内存 too): the first such chain is the series. Read only when no tool column and no
+// repeated printed line is in the paste.
+const CHAIN =
+  /\d{1,7}(?:\.\d{1,3})?\s?(?:GiB|GB|G|MiB|MB|M)\b(?:\s{0,3}(?:->|-->|→|--|—|=>|~>|➡)\s{0,3}\d{1,7}(?:\.\d{1,3})?\s?(?:GiB|GB|G|MiB|MB|M)\b){2,40}/i;
+const CHAIN_WORD = /\b(?:mem(?:ory)?|vram|usage|consumption)\b|显存|内存/i;
+const CHAIN_FIGURE = /(\d{1,7}(?:\.\d{1,3})?)\s?(GiB|GB|G|MiB|MB|M)\b/gi;
+
+function chainedSeries(text: string): SeriesPoint[] {
+  let start = 0;
+  for (let n = 0; n < 50_000 && start < text.length; n++) {
+    let end = text.indexOf('\n', start);
+    if (end < 0) end = text.length;
+    const line = end - start <= 2000 ? text.slice(start, end) : '';
+    start = end + 1;
+    if (!line || !CHAIN_WORD.test(line) || NOT_A_READING.test(line)) continue;
+    const chain = CHAIN.exec(line);
+    if (!chain) continue;
+    return [...chain[0].matchAll(CHAIN_FIGURE)].map((m) => ({ mib: Math.round(Number(m[1]) * TO_MIB[m[2].toUpperCase()]) }));
+  }
+  return [];
 }
 
 // A series the user's own code printed: the same line again and again (a print in the loop) with a memory
@@ -187,7 +214,10 @@ export function classifyShape(points: readonly SeriesPoint[]): ShapeVerdict | un
   for (let i = n - 1; i >= 0; i--) floor[i] = run = Math.min(run, v[i]);
   const rise = floor[n - 1] - floor[0];
   const base = { firstMiB: v[0], lastMiB: v[n - 1], minMiB: min, maxMiB: max, riseMiB: rise, points: n };
-  if (max - min <= tol) return { shape: 'flat', ...base };
+  // The noise band hides movement that goes both ways; a series that rises at every reading has none to hide,
+  // so a creep smaller than the band (mmengine's 3686 -> 3699 -> 3756) is still a creep.
+  const risesEveryReading = n >= 3 && v.every((x, i) => i === 0 || x > v[i - 1]) && v[n - 1] - v[0] >= Math.max(16, 0.005 * max);
+  if (max - min <= tol && !risesEveryReading) return { shape: 'flat', ...base };
 
   // Drops: falls of more than the noise below the peak reached so far since the last drop.
   let drops = 0;
@@ -201,14 +231,16 @@ export function classifyShape(points: readonly SeriesPoint[]): ShapeVerdict | un
   // Steps of the floor, and how much of the rise the biggest one is.
   let steps = 0;
   let biggest = 0;
+  let biggestAt = 0;
   for (let i = 1; i < n; i++) {
     const s = floor[i] - floor[i - 1];
     if (s > 0) {
       steps++;
+      if (s > biggest) biggestAt = i;
       biggest = Math.max(biggest, s);
     }
   }
-  if (rise <= tol) return { shape: drops >= 2 ? 'sawtooth' : drops === 0 && v[n - 1] >= max - tol ? 'step' : 'irregular', ...base };
+  if (rise <= tol && !risesEveryReading) return { shape: drops >= 2 ? 'sawtooth' : drops === 0 && v[n - 1] >= max - tol ? 'step' : 'irregular', ...base };
 
   // Still rising in the last third (a warm-up stops early).
   const lastThird = Math.floor((2 * n) / 3);
@@ -217,10 +249,23 @@ export function classifyShape(points: readonly SeriesPoint[]): ShapeVerdict | un
   const withWhere = growsAt ? { growsAt } : {};
   // Two or three figures that only rise are all a short paste can show of a creep.
   const shortAndRising = n <= 3 && v.every((x, i) => i === 0 || x > v[i - 1]);
-  if (shortAndRising || (steps >= 2 && biggest <= 0.7 * rise && (lateRise > tol || (n <= 4 && v[n - 1] >= max - tol))))
+  if (shortAndRising || risesEveryReading || (steps >= 2 && biggest <= 0.7 * rise && (lateRise > tol || (n <= 4 && v[n - 1] >= max - tol))))
     return { shape: drops >= 2 ? 'sawtooth_rising' : 'growth', ...withWhere, ...base };
+  // A jump from the very first reading with the level held since is the first step reaching its working set
+  // (the allocator, cuDNN workspaces): a warm-up, since nothing was level before it.
+  if (biggest > 0.7 * rise && biggestAt === 1 && lateRise <= tol && n >= 4) return { shape: 'warmup', ...base };
   if (biggest > 0.7 * rise) return { shape: 'step', ...withWhere, ...base };
   return { shape: 'warmup', ...base };
+}
+
+/**
+ * A series that contradicts a report of growth: level within noise, a warm-up that stopped, peaks that come back to
+ * the same level, or one that ends where it began (3G -> 12G -> 3G). Words saying the memory climbs are then the
+ * reporter reading a peak, not a creep; one step (a validation batch) is left to the words.
+ */
+export function seriesSettled(verdict: ShapeVerdict): boolean {
+  if (verdict.shape === 'flat' || verdict.shape === 'warmup' || verdict.shape === 'sawtooth') return true;
+  return verdict.shape === 'irregular' && verdict.lastMiB <= verdict.firstMiB + tolerance(verdict.maxMiB);
 }
 
 /** With epochs printed: whether the floor rises inside epochs or across their boundaries. */

@@ -43,6 +43,8 @@ export const CONDITIONS = [
   'autobatch',
   'memory_series_grows',
   'memory_series_flat',
+  'memory_series_unsettled',
+  'host_growth_names_workers',
   'leak_grows_per_iteration',
   'leak_grows_between_epochs',
   'cache_not_emptied',

@@ -2,7 +2,7 @@
 // Namespace(...), dict dumps, HF TrainingArguments. Only the head and tail of a big log are read,
 // where launchers print them, so the cost stays bounded whatever the paste's size.
 import { formatMiB } from './fixes/arithmetic.js';
-import { classifyShape, extractMemorySeries } from './memory-series.js';
+import { classifyShape, extractMemorySeries, seriesSettled } from './memory-series.js';
 import { readEvalSettings } from './levers/eval.js';
 import { trainingProgress } from './levers/progress.js';
 import { knownGpuMemoryGiB, modelParamsB, statedGpuMemoryMiB, weightsDtype } from './model-facts.js';
@@ -207,6 +207,7 @@ export function extractSettings(fullText: string, options: { commandLine?: boole
     if (shape) {
       incident.series.memoryShape = shape.shape;
       if (shape.growsAt) incident.series.memoryGrowsAt = shape.growsAt;
+      if (seriesSettled(shape)) incident.series.memorySettled = true;
     }
   }
   if (/\bempty_cache\(\)/.test(text)) incident.series.emptiesCache = true;

@@ -17,7 +17,11 @@ describe('a growth series that reaches the card, with an OOM: the leak first', (
   it.each(['yolo-gpu-mem-growth-oom.log', 'mmengine-growth-oom.log', 'metric-logger-growth-oom.log', 'megatron-growth-oom.log'])('%s', (name) => {
     const [first, ...rest] = run(name);
     expect(first.category).toBe('growing_memory_leak');
-    expect(['release_graph_references', 'empty_cache_after_validation']).toContain(first.fixes[0].kind);
+    // What is kept: released where the paste shows it, else the measurement that finds it (growth-series-forms.test.ts).
+    const fix = first.fixes[0];
+    expect(['release_graph_references', 'empty_cache_after_validation'].includes(fix.kind) || /memory_summary|_record_memory_history/.test(fix.summary)).toBe(
+      true,
+    );
     expect(first.fixes[0].kind).not.toBe('reduce_batch');
     // The OOM is still reported, after it.
     expect(rest.some((d) => d.category === 'cuda_oom')).toBe(true);

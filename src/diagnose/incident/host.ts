@@ -18,6 +18,8 @@ export interface HostPart {
   hostGrowthCjk?: boolean;
   /** The code line of a `<listcomp>` frame that iterates a DataLoader: every batch kept in a list, trimmed. */
   loaderCollected?: string;
+  /** A sentence that ties host memory to the DataLoader workers ("memory increases when num_workers > 0", "workers=8 caused RAM OOM"), trimmed. */
+  growthWorkers?: string;
   /** The report's sentence saying fewer workers were tried and the run still died, trimmed. */
   workersTried?: string;
   /** The worker count as prose sets it ("The num-workers is set to 0"), which the settings' key=value reading misses. */

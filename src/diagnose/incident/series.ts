@@ -8,6 +8,8 @@ export interface SeriesPart {
   /** The series' shape (src/diagnose/memory-series.ts) and, for a rising one, where it rises. */
   memoryShape?: MemoryShape;
   memoryGrowsAt?: 'per_iteration' | 'between_epochs';
+  /** The series contradicts a report of growth: flat, a warm-up that stopped, or peaks back to their level (memory-series.ts seriesSettled). */
+  memorySettled?: boolean;
   /** The paste's line that shows what growing memory keeps (a loss tensor added to a total, outputs appended), trimmed. */
   keptReference?: string;
   /** The pasted code or log already calls torch.cuda.empty_cache(): advising it again changes nothing. */

@@ -12,7 +12,9 @@ const MAX_LINE = 600;
 const QUOTE_CHARS = 120;
 
 // A running total of a loss tensor: "total_loss += loss", "epoch_loss = epoch_loss + loss_g" (not loss.item(), float(loss), loss.detach()).
-const LOSS_TOTAL = /\b\w{1,40}\s{0,3}(?:\+=|=\s{0,3}\w{1,40}\s{0,3}\+)\s{0,3}(?:\w{1,30}\.)?\w{0,30}loss\w{0,20}\s*(?:[;#)]|$)/i;
+// Also quoted inside a sentence: "total_loss += loss 和 val_loss += loss", "`total_loss += loss` and ..." (a conjunction or punctuation follows, not .item()).
+const LOSS_TOTAL =
+  /\b\w{1,40}\s{0,3}(?:\+=|=\s{0,3}\w{1,40}\s{0,3}\+)\s{0,3}(?:\w{1,30}\.)?\w{0,30}loss\w{0,20}`?(?:\s*(?:[;#)]|$)|\s{1,3}(?:和|与|及|and\b)|\s{0,2}[，。、；）])/i;
 // Outputs kept in a list as they are: "preds.append(outputs)", "all_logits.append(logits)".
 const APPEND_OUTPUT = /\.(?:append|extend)\(\s{0,3}(?:outputs?|logits|preds?|predictions?|loss\w{0,20}|out|y_hat|features)\s{0,3}\)/;
 // The report naming what is kept: a loss kept without .item(), a tensor more each iteration, losses stored as tensors.

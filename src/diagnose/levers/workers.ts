@@ -13,7 +13,7 @@
 import type { HostPart, Incident } from '../incident/index.js';
 export type WorkersFacts = Pick<
   HostPart,
-  'workers' | 'hostGrowth' | 'hostGrowthCjk' | 'loaderCollected' | 'workersTried' | 'workersSetTo' | 'workerExitNoKill'
+  'workers' | 'hostGrowth' | 'hostGrowthCjk' | 'loaderCollected' | 'workersTried' | 'workersSetTo' | 'workerExitNoKill' | 'growthWorkers'
 >;
 
 const MAX_LINES = 20_000;
@@ -40,6 +40,13 @@ const DATALOADER_NEXT = /torch\/utils\/data\/dataloader\.py", line \d{1,7}, in _
 
 // Fewer workers tried and the run still died: a line naming workers, a lowered count and a result that did not change.
 const WORKERS_WORD = /\bworkers?\b|num[_ -]?workers?|workers_per_gpu|\bworker数/i;
+// The report ties host memory to the workers in one sentence: a workers word (a count above 0, "num_workers > 0",
+// "Dataloader多线程"), a memory word, and a verb of growth or cause ("workers=8 caused RAM OOM", "the memory
+// consumption increases over time when num_workers > 0"). Workers that were only lowered without change are workersTried.
+const WORKERS_TIED =
+  /\bnum[_ -]?workers?\b|\bworkers?\s{0,2}[=:]\s{0,2}[1-9]|\bDataLoader\b[^\n]{0,30}\bworkers?\b|(?:Dataloader|数据加载)[^\n]{0,6}(?:多线程|多进程)/i;
+const MEMORY_TIED = /\b(?:memory|RAM)\b|内存/i;
+const CAUSE_OR_GROWTH = /\b(?:due to|caused?|caus(?:es|ing)|increas\w{0,4}|grow\w{0,4}|leak\w{0,4}|OOM)\b|造成|导致|泄漏|泄露|一直在?(?:增长|增加|上涨)/i;
 const LOWERED =
   /\b(?:less|fewer|lower(?:ed)?|reduc(?:e|ed|ing)|decreas(?:e|ed|ing)|smaller)\b|workers?\w{0,20}\s{0,2}(?:=|:|to|of|is set to|set to|为|设置为|设为|改成|改为)\s{0,2}[01]\b|\b[01]\s{1,2}workers?\b|减少|调小|降低|设置为\s{0,2}[01]|设为\s{0,2}[01]/i;
 const NO_CHANGE =
@@ -69,6 +76,8 @@ export function readWorkers(text: string): WorkersFacts {
     if (out.loaderCollected === undefined && LISTCOMP_FRAME.test(line) && lines.slice(i + 2, i + 6).some((l) => DATALOADER_NEXT.test(l.slice(0, MAX_LINE))))
       out.loaderCollected = quote(lines[i + 1] ?? '');
     if (out.workersTried === undefined && WORKERS_WORD.test(line) && LOWERED.test(line) && NO_CHANGE.test(line)) out.workersTried = quote(line);
+    else if (out.growthWorkers === undefined && WORKERS_TIED.test(line) && MEMORY_TIED.test(line) && CAUSE_OR_GROWTH.test(line) && !GPU_WORDS.test(line))
+      out.growthWorkers = quote(line);
   }
   if (text.includes(TORCH_HINT)) {
     let last: string | undefined;
