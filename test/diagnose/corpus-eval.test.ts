@@ -430,7 +430,7 @@ describe('expert expectations on real logs', () => {
 
   // eval8/ (issue 23's evaluation-phase OOMs; tuned): measured 18/20 category, 8/19 lever (named first 6), strict harm 1
   // before the contrast / inference / named-function readings and the stated-input and no-grad-framework levers;
-  // 19/20, 14/19 (13), strict 0 after (README.md).
+  // 19/20, 13/19 (12), strict 0 after (README.md).
   it(
     'eval8/ (20 logs, 3400-3419, tuned: evaluation, test and inference OOMs, no_grad / framework / input levers): no harmful first fix; floors under the measured level',
     { timeout: 120_000 },
@@ -442,7 +442,7 @@ describe('expert expectations on real logs', () => {
       expect(s.harmful, misses(s.rows)).toBe(0);
       expect(s.harmfulStrict, misses(s.rows)).toBeLessThanOrEqual(1);
       expect(s.category / s.n, misses(s.rows)).toBeGreaterThanOrEqual(0.85);
-      expect(s.lever / s.leverOf, misses(s.rows)).toBeGreaterThanOrEqual(0.65);
+      expect(s.lever / s.leverOf, misses(s.rows)).toBeGreaterThanOrEqual(0.6);
     },
   );
 
