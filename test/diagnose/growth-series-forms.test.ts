@@ -186,3 +186,27 @@ describe('levers by evidence', () => {
     expect(s).toMatch(/tracemalloc/);
   });
 });
+
+// Principle: a run that lasts more epochs when given more RAM needs memory that grows with the epochs (a climb, not a
+// fixed size), so the answer is the one for growth: find what is kept, not more RAM.
+describe('more RAM bought more epochs: host growth (levers/workers.ts)', () => {
+  it('real growth8 3608 (zh): the measurement first', async () => {
+    const d = (await firstOfCase('growth8', '3608'))!;
+    expect(['growing_memory_leak', 'host_oom_killed']).toContain(d.category);
+    expect(d.fixes[0].summary).toMatch(/tracemalloc/);
+  });
+
+  it.each([
+    'synthetic: With 16GB RAM the training dies at epoch 20, with 32GB RAM at epoch 90. Killed',
+    'synthetic: 8G内存只能跑5个epoch，换成64G内存能跑到40个epoch，然后进程被kill',
+  ])('%s: growth, measured first', async (text) => {
+    const d = (await diagnosePaste(text))!;
+    expect(d.fixes[0].summary).toMatch(/tracemalloc/);
+    expect(d.fixes[0].changes.batch).toBeUndefined();
+  });
+
+  it('synthetic: more RAM but no more epochs is no growth reading', async () => {
+    const d = await diagnosePaste('With 16GB RAM the training dies at epoch 20, with 32GB RAM at epoch 20 too. Killed');
+    expect(d?.fixes[0]?.summary ?? '').not.toMatch(/rose as the run went on/);
+  });
+});

@@ -33,6 +33,20 @@ const NOT_GPU = /\bnot (?:the )?GPU\b|\bnot VRAM\b|不是显存/i;
 const OVER_TIME =
   /\b(?:during|while|through(?:out)?)\s{1,3}(?:the\s{1,3})?(?:training|epochs?|iterations?)\b|\b(?:each|every|per|with each|after)\s{1,3}(?:\d{1,6}\s{1,3})?(?:epochs?|steps?|iterations?|batch(?:es)?)\b|\buntil\b[^\n]{0,40}\bkill|\bgradually\b|\bsteadily\b|\bconstantly\b|\bslowly\b|\bkeeps?\b|\bkept\b|memory leak|越来越|不断|持续|逐渐|一直|泄[漏露]/i;
 
+// More RAM bought more epochs ("16G内存最多只能跑到20个epoch，换了32G内存…跑到90多个epoch", "with 16GB RAM it dies at
+// epoch 20, with 32GB RAM at epoch 90"): what the run needs grows with the epochs, a climb and not a fixed size.
+const EPOCH_AT = String.raw`(?:epochs?\s{0,2}(\d{1,5})|(\d{1,5})\s{0,2}多?\s{0,2}个?\s{0,2}(?:epochs?|轮))`;
+const RAM_AT = String.raw`(\d{1,4})\s{0,2}G(?:B|iB)?\s{0,2}的?\s{0,2}(?:内存|RAM|memory)`;
+const MORE_RAM_MORE_EPOCHS = new RegExp(`${RAM_AT}[^\n]{0,40}?${EPOCH_AT}[^\n]{0,40}?${RAM_AT}[^\n]{0,40}?${EPOCH_AT}`, 'i');
+
+/** The line that says a larger RAM let the run go more epochs before it died, if the paste has one. */
+function moreRamMoreEpochs(line: string): boolean {
+  const m = MORE_RAM_MORE_EPOCHS.exec(line);
+  if (!m) return false;
+  const [ram1, ep1, ram2, ep2] = [Number(m[1]), Number(m[2] ?? m[3]), Number(m[4]), Number(m[5] ?? m[6])];
+  return ram2 > ram1 && ep2 > ep1;
+}
+
 // Python's traceback of a list comprehension driving the DataLoader: `File "x.py", line 131, in <listcomp>` then the
 // code line, then (within a few lines) torch's dataloader.py `__next__`.
 const LISTCOMP_FRAME = /^\s{0,12}(?:\[rank\d{1,4}\]:\s{0,4})?File "[^"\n]{1,300}", line \d{1,7}, in <listcomp>\s*$/;
@@ -69,7 +83,8 @@ export function readWorkers(text: string): WorkersFacts {
   const lines = text.split('\n', MAX_LINES);
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i].length <= MAX_LINE ? lines[i] : lines[i].slice(0, MAX_LINE);
-    if (out.hostGrowth === undefined && HOST_MEMORY.test(line) && RISES.test(line) && OVER_TIME.test(line) && (!GPU_WORDS.test(line) || NOT_GPU.test(line))) {
+    const toldRising = HOST_MEMORY.test(line) && RISES.test(line) && OVER_TIME.test(line) && (!GPU_WORDS.test(line) || NOT_GPU.test(line));
+    if (out.hostGrowth === undefined && (toldRising || (!GPU_WORDS.test(line) && moreRamMoreEpochs(line)))) {
       out.hostGrowth = quote(line);
       if (/[\u3000-\u9fff\uff00-\uffef]/.test(line)) out.hostGrowthCjk = true;
     }
