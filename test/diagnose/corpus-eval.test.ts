@@ -43,6 +43,8 @@ GROUPS.push('host6');
 GROUPS.push('static6');
 // recog7/ (issue 23: stacks that report a failed allocation in their own words: Ollama, vLLM v1, ONNX Runtime, TF, ggml, JAX, MXNet, XPU; tuned).
 GROUPS.push('recog7');
+// growth8/ (issue 23: memory that climbs over steps or epochs, GPU or host RAM, and its confusers; 29 real threads, tuned).
+GROUPS.push('growth8');
 // host8/ (issue 23: host-RAM kills in each launcher's format, another process holding the card, 3 confusers; tuned).
 GROUPS.push('host8');
 // eval8/ (issue 23: OOMs in the evaluation phase, 20 real threads, 6 zh; tuned).
@@ -475,6 +477,22 @@ describe('expert expectations on real logs', () => {
       expect(s.harmful, misses(s.rows)).toBe(0);
       expect(s.category / s.n, misses(s.rows)).toBeGreaterThanOrEqual(0.9);
       expect(s.lever / s.leverOf, misses(s.rows)).toBeGreaterThanOrEqual(0.7);
+    },
+  );
+
+  // growth8/ (issue 23's growth class; tuned): measured 17/29 category, 9/29 lever when added, 27/29, 27/29 after the
+  // series-trend, settled-series and levers-by-evidence principles (growth8/README.md).
+  it(
+    'growth8/ (29 logs, 3600-3628, tuned: GPU and host series, growth told in words, a kept loss shown, warm-up / sawtooth / step confusers): no harmful first fix; floors under the measured level',
+    { timeout: 120_000 },
+    async () => {
+      const s = await scoreExpertDir(groupDir('growth8'));
+      console.log(`tuned (growth8): ${expertLine(s)}`);
+      expect(s.n).toBeGreaterThanOrEqual(29);
+      expect(s.failed, misses(s.rows)).toBe(0);
+      expect(s.harmful, misses(s.rows)).toBe(0);
+      expect(s.category / s.n, misses(s.rows)).toBeGreaterThanOrEqual(0.85);
+      expect(s.lever / s.leverOf, misses(s.rows)).toBeGreaterThanOrEqual(0.85);
     },
   );
 
