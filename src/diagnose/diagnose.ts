@@ -4,6 +4,8 @@ import type { RuleBase } from './rule-base.js';
 import type { Category } from './rule-types.js';
 import { isFlattened, normalizeLog, LogText } from './normalize.js';
 import { matchRules } from './match.js';
+import { withToldFailure, withoutToldWhereRecognised } from './told-hits.js';
+import { toldPhase } from './told-failure.js';
 import { extractOomFacts } from './facts.js';
 import { extractSettings } from './settings.js';
 import { holds } from './conditions.js';
@@ -54,6 +56,8 @@ export interface Diagnosis {
   contextual: boolean;
   /** The first of its lines that is an exception, not a sentence (undefined when all are prose or log lines). */
   firstExceptionLine?: number;
+  /** Read from the report's words alone (told-hits.ts): dropped where a rule recognised a memory failure itself. */
+  toldInWords?: boolean;
 }
 
 export interface DiagnoseResult {
@@ -123,7 +127,8 @@ export function diagnose(raw: string, base: RuleBase, loc?: Locale): DiagnoseRes
   const text = normalizeLog(raw);
   const readings = parseReadings(text);
   const log = new LogText(text);
-  const hits = matchRules(log, base);
+  // What the report tells in words: a memory failure no message shows, or a mention that denies one (told-hits.ts).
+  const { hits, told } = withToldFailure(log, base, matchRules(log, base));
   const settings = hits.length ? extractSettings(text, { commandLine: !isFlattened(raw) }) : newIncident();
   const tool = hits.length ? detectTool(log, base.tools) : undefined;
   const knobs = tool ? knobsFor(log, base.tools, tool, settings.run.commandLine) : undefined;
@@ -135,7 +140,7 @@ export function diagnose(raw: string, base: RuleBase, loc?: Locale): DiagnoseRes
   // A non-PyTorch stack's own figures (TF/XLA BFC, llama.cpp, TGI, vLLM), read once for every memory diagnosis.
   const stack = hits.some((h) => MEMORY_HOLDER_CATEGORIES.has(base.rules[h.rule].category)) ? readStackFigures(log) : undefined;
   // The phase the report names in words, for an OOM whose frames (if any) say none (levers/reported-phase.ts).
-  const saidPhase = stack ? reportedPhase(text) : undefined;
+  const saidPhase = stack ? (reportedPhase(text) ?? toldPhase(told)) : undefined;
   // What a growing memory keeps, where the paste shows it (levers/growth.ts): the leak fix needs it to come first.
   const kept = hits.length ? readKeptReference(text) : {};
   // Who wrote to /dev/shm (NCCL's segment or DataLoader workers): the shm fix speaks of it.
@@ -225,8 +230,10 @@ export function diagnose(raw: string, base: RuleBase, loc?: Locale): DiagnoseRes
       lastLine: hit.lastLine,
       contextual: (rule.requires?.length ?? 0) > 0,
       firstExceptionLine: hit.lines.find((l) => isExceptionLine(log.line(l))),
+      ...(hit.told ? { toldInWords: true } : {}),
     });
   }
+  diagnoses.splice(0, diagnoses.length, ...withoutToldWhereRecognised(diagnoses));
   diagnoses.sort((a, b) => b.score - a.score || a.rule.localeCompare(b.rule));
   // A growth series beside an OOM: whether it reached the card decides which comes first.
   // A rank's own failure before the other ranks' timeouts is the cause (first-failure.ts).

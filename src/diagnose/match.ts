@@ -10,6 +10,8 @@ export interface RuleHit {
   /** Line numbers (0-based, in the normalised text) where the rule's own patterns matched. */
   lines: number[];
   lastLine: number;
+  /** Added from the report's own words (told-hits.ts), not from a rule's patterns: weaker than any rule's own hit. */
+  told?: boolean;
 }
 
 const MAX_LINES_PER_RULE = 50;

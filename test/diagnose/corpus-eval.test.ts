@@ -51,6 +51,8 @@ GROUPS.push('host8');
 GROUPS.push('eval8');
 // input8/ (issue 23: one input is the lever: high-resolution images, 3-D volumes, video frames, long audio and contexts; tuned).
 GROUPS.push('input8');
+// words8/ (issue 23: failures told in the reporter's words anywhere in the paste, EN and zh, 6 confusers; tuned).
+GROUPS.push('words8');
 // The category vocabulary of /work/corpus-format.md (the same as test/fixtures/eval-dev/cases.json).
 const LABELS = new Set([
   'cuda_oom',
@@ -410,6 +412,23 @@ describe('expert expectations on real logs', () => {
       expect(s.harmfulStrict, misses(s.rows)).toBe(0);
       expect(s.category / s.n, misses(s.rows)).toBeGreaterThanOrEqual(0.7);
       expect(s.lever / s.leverOf, misses(s.rows)).toBeGreaterThanOrEqual(0.65);
+    },
+  );
+
+  // words8/ (issue 23's recognition of a failure told in words in any sentence; tuned): 22 real reports and 6 confusers,
+  // measured 12/28 category, 5/12 lever before src/diagnose/told-failure.ts, 22/28 and 11/12 after (words8/README.md).
+  it(
+    'words8/ (28 logs, 3100-3135, tuned: GPU OOM, host kill, growth and evaluation told in words, 12 zh; 6 confusers): no harmful first fix; floors under the measured level',
+    { timeout: 120_000 },
+    async () => {
+      const s = await scoreExpertDir(groupDir('words8'));
+      console.log(`tuned (words8): ${expertLine(s)}`);
+      expect(s.n).toBeGreaterThanOrEqual(28);
+      expect(s.failed, misses(s.rows)).toBe(0);
+      expect(s.harmful, misses(s.rows)).toBe(0);
+      expect(s.harmfulStrict, misses(s.rows)).toBe(0);
+      expect(s.category / s.n, misses(s.rows)).toBeGreaterThanOrEqual(0.7);
+      expect(s.lever / s.leverOf, misses(s.rows)).toBeGreaterThanOrEqual(0.75);
     },
   );
 

@@ -57,7 +57,7 @@ const EVAL_ENGINES: [RegExp, string][] = [
 // An input's shape stated as a tuple beside the word that says what it is ("the dimension (1025, 2049)", "image size
 // is [1024, 2048]", "resolution of (2160, 3840)"): the input-size reader (levers/input-size.ts) reads keyed settings and
 // WxH; an evaluation report often gives the shape this way. Bounded, linear.
-const SHAPE_TUPLE = /\b(?:dimensions?|size|shape|resolution)\s{0,3}(?:(?:is|of|=|:)\s{0,3})?[(\[]\s{0,2}(\d{3,5})\s{0,2},\s{0,2}(\d{3,5})\s{0,2}[)\]]/i;
+const SHAPE_TUPLE = /\b(?:dimensions?|size|shape|resolution)\s{0,3}(?:(?:is|of|=|:)\s{0,3})?[([]\s{0,2}(\d{3,5})\s{0,2},\s{0,2}(\d{3,5})\s{0,2}[)\]]/i;
 
 /** The last match's groups of a global pattern (settings printed later win, as in settings.ts). */
 function last(text: string, re: RegExp): RegExpExecArray | undefined {

@@ -1,0 +1,224 @@
+// A memory failure told in the reporter's own words, in any sentence of the paste (issue 23, recognition). Real
+// reports put the account in a body sentence, not only in the title: "GPU memory usage keeps increasing until it
+// crashes", "the process gets killed when loading the dataset", "显存一直增长", "加载模型的时候内存不够被kill了".
+//
+// A small grammar, read clause by clause: a SUBJECT (GPU memory / VRAM / 显存; host RAM / system memory / 内存; or
+// memory unnamed) with a PREDICATE of failure (runs out, is full, exceeds, not enough, explodes, OOM, 不足, 溢出, 爆,
+// 占满), of growth (keeps increasing, higher and higher, leaks, 一直增长) or of a kill (was killed, 被kill). A clause
+// that negates or avoids the failure ("to avoid OOM", "no OOM", "does not run out", "不会oom", "如何避免"), guesses a
+// cause in a question ("is it because the GPU memory is not enough?", "是因为显存不够吗"), asks about capacity ("how
+// much memory do I need", "is 24 GB enough?") or says the memory comes back ("then drops back to normal") tells no
+// failure. Log lines (frames, progress bars, logger lines, exceptions) and code are not read: they are the error's
+// own evidence, which the message rules read.
+//
+// Weight: the prose is weaker evidence than any message. diagnose.ts adds a diagnosis from it only where no rule
+// recognised a memory failure itself and the paste ends in no exception of another kind (the error's type wins);
+// its rules (oom-reported-in-words, host-oom-reported-in-words, *-growth-reported) sit below the message rules.
+//
+// Linear: lines and clauses are bounded, every pattern's repeats are bounded, nothing is nested unbounded.
+import type { LogText } from './normalize.js';
+import { isExceptionLine } from './final-error.js';
+import type { Phase, PhaseVerdict } from './phase.js';
+
+/** What the report tells: the card or the host ran out, its memory climbs, or the host killed the run. */
+export type ToldKind = 'gpu_oom' | 'host_oom' | 'gpu_growth' | 'host_growth';
+
+export interface ToldFailure {
+  kind: ToldKind;
+  /** The line (0-based, in the normalised text) whose clause tells it. */
+  line: number;
+  /** That clause, trimmed and bounded: the reply may quote it. */
+  clause: string;
+  /** Where the same account places the failure: evaluation or inference, generation, the model's load, the data's. */
+  phase?: Phase;
+}
+
+export interface ToldReading {
+  /** The failure the report tells, where one clause tells it affirmatively. */
+  told?: ToldFailure;
+  /** Lines whose every mention of a memory failure avoids it, or tells a climb that comes back: no evidence of one. */
+  denied: Set<number>;
+  /** Prose lines that speak of a memory failure at all (told, hedged or denied): sentences, not a message. */
+  spoken: Set<number>;
+}
+
+const MAX_LINES = 600;
+const MAX_LINE = 600;
+const MAX_CLAUSES = 12;
+const QUOTE_CHARS = 160;
+
+// Not prose: a frame, a traceback, a progress bar, a timestamped or levelled logger line, a shell prompt, code.
+const LOG_LINE =
+  /\d{1,3}%\||\bit\/s\b|\bs\/it\b|^\s{0,8}\[?\d{2,4}[-/]\d{2}|^\s{0,8}\d{1,2}:\d{2}|\b(?:INFO|WARNING|DEBUG|ERROR|WARN)\b|^\s{0,12}File "|^\s{0,8}Traceback|^\s{0,8}(?:\$|>>>|#|--|import |from \S{1,80} import |def |class )|^\s{0,8}[\w.[\]'"]{1,60}\s{0,2}=\s{0,2}\S|[;{}]\s*$|^\s{0,8}\|/;
+
+// Clauses: sentence ends, and a contrast that starts a new claim ("..., but GPU memory still runs out", "，但...").
+// Chinese clauses run on with "，": each is its own claim there ("内存一直在上涨，显存没有变化").
+const CLAUSE_BREAK = /[.!?](?=\s|$)|[。！？；;，]|,?\s{1,3}(?:but|however|although|though|whereas|yet)\s{1,3}/i;
+
+// SUBJECTS. GPU memory first ("GPU RAM" is the card's), then the host's, then memory unnamed.
+const GPU_SUBJECT =
+  /\b(?:GPU|CUDA|VRAM|video|graphics(?:\s{1,2}card)?|device|cards?)(?:['\u2018\u2019]s)?\s{0,2}(?:memory|memery|mem|RAM|usage|utili[sz]ation)\b|\bVRAM\b|显存|显卡\s{0,2}(?:内存|占用)|GPU\s{0,2}(?:占用)?\s{0,2}内存|\b(?:GPU|CUDA)\s{0,2}(?:OOM|out[ -]of[ -]memory)\b|\b(?:usage|consumption)\s{1,3}of\s{1,3}(?:the\s{1,3})?(?:GPU|gpu)\s{1,3}memory\b/i;
+const HOST_SUBJECT =
+  /\b(?:RAM|CPU\s{0,2}(?:memory|RAM|OOM)|host\s{0,2}(?:memory|RAM)|system\s{0,2}(?:memory|RAM)|main\s{0,2}memory|physical\s{0,2}memory|swap)\b|(?:^|[^显卡U占\s])\s{0,2}内存/i;
+// Memory unnamed: the word itself. A bare "OOM" is no subject: the message rules read it told as an event ("I get OOM").
+const ANY_MEMORY = /(?<!\bout[ -]of[ -])\bmemory\b|\bmem\b|\bmemery\b|内存/i;
+// Memory held for a data set is the host's: "the verification data set occupies all the remaining memory".
+const DATA_MEMORY = /\b(?:data\s{0,2}set|dataset|data|images|samples)\b[^\n]{0,60}\bmemory\b|数据集?[^\n]{0,20}内存/i;
+
+// PREDICATES.
+// Failure: the memory ran out, filled, was exceeded, was not enough, blew up.
+const FAILS =
+  /\bout[ -]of[ -]memory\b|\bOOM(?:s|ed|ing)?\b|\b(?:runs?|running|ran)\s{1,3}out\b|\bexceed(?:s|ed|ing)?\s{1,3}(?:the\s{1,3})?(?:available\s{1,3}|total\s{1,3}|GPU\s{1,3}|device\s{1,3}|card['\u2019]?s?\s{1,3})?(?:memory|capacity|limit|VRAM)\b|\bnot\s{1,3}enough\b|\binsufficient\b|\b(?:do|does|did)(?:\s{1,3}not|n['\u2019]t)\s{1,3}have\s{1,3}enough\b|\bexplod(?:e|es|ed|ing)\b|\bblows?\s{1,3}up\b|\bblew\s{1,3}up\b|\boverflow(?:s|ed|ing)?\b|\bexhausted\b|不足|不够|溢出|爆|耗尽|超限|(?:超出|超过)\s{0,2}(?:了\s{0,2})?(?:显存|内存|限制|上限|容量|最大)/i;
+// A full card or RAM is usage, not a failure (PyTorch's allocator keeps what it used; "显存满了, GPU 利用率低" is a
+// speed question): it tells the failure only with what followed ("it will stop at the time of full gpu memory").
+const FULL =
+  /\b(?:is|was|gets?|got|becomes?|became|being)\s{1,3}(?:completely\s{1,3}|almost\s{1,3})?full\b|\bfull\s{1,3}(?:GPU\s{1,3})?memory\b|\bfill(?:s|ed|ing)?\s{1,3}up\b|\bmax(?:e[sd]|ing)\s{1,3}out\b|\b(?:completely|fully)\s{1,3}(?:\([^)\n]{1,12}\)\s{1,3})?(?:used|occupied|consumed)\b|\b(?:uses?|using|used|takes?|took|eats?|ate|consumes?|consumed)\s{1,3}(?:up\s{1,3})?(?:all|the\s{1,3}(?:whole|entire))\b|占满|满了|用满|吃满/i;
+const CONSEQUENCE =
+  /\b(?:stop(?:s|ped|ping)?|crash\w{0,3}|fail\w{0,3}|errors?|die[sd]?|freez\w{0,3}|froze|hang(?:s|ing)?|killed|abort\w{0,3})\b|报错|崩|停止|停了|挂了|卡死|失败|被kill|被杀/i;
+// Growth: the memory climbs over the run.
+const GROWS =
+  /\b(?:keeps?|kept|keeping|continu\w{0,6}|gradual(?:ly)?|slowly|steadily|constantly|linearly|always)\s{1,3}(?:to\s{1,3}|be\s{1,3}|on\s{1,3})?(?:increas|grow|ris|climb|go(?:es|ing)?\s{1,3}up)\w{0,4}|\b(?:gradual|steady|slow|continuous|constant|linear)\s{1,3}(?:increase|growth|rise|climb|creep)\b|\b(?:higher|bigger|larger|more)\s{1,3}and\s{1,3}(?:higher|bigger|larger|more)\b|\bmemory\s{1,3}leak\w{0,3}\b|\bleak(?:s|ing|ed)?\s{1,3}(?:GPU\s{1,3}|host\s{1,3})?memory\b|(?:一直|持续|不断|逐渐|越来越|慢慢|不停)\s{0,2}(?:在\s{0,2})?(?:增加|增长|上涨|上升|涨|变大|变多|大|多|升高|飙升)|(?:泄漏|泄露)/i;
+// Growth told with the run as its measure: "increases as epochs increase", "grows over time", "随着训练的进行...增长".
+const GROWS_WITH_RUN =
+  /\b(?:over\s{1,3}time|as\s{1,3}(?:the\s{1,3})?(?:epochs?|iterations?|steps?|training|time)\s{1,3}(?:goes\s{1,3}on|increases?|progress\w{0,3}|passes)|(?:after|with|in|at|on|for)\s{1,3}(?:every|each)\s{1,3}(?:iteration|iter|step|epoch|batch)|epoch\s{1,3}after\s{1,3}epoch|during\s{1,3}training|while\s{1,3}training)\b|随着[^，。\n]{0,24}(?:增加|增多|进行|推移)|(?:每个?|每一)\s{0,2}(?:iter|iteration|step|epoch|batch|轮|次)/i;
+const INCREASES = /\b(?:increas\w{0,4}|grow\w{0,4}|grew|ris(?:es|ing)|rose|climb\w{0,4}|goes\s{1,3}up|going\s{1,3}up)\b|增加|增长|上涨|上升|变大|涨/i;
+// A kill by someone else (the kernel, the OS): passive or by the system; "I killed it" is the user's own act.
+const KILLED =
+  /\b(?:was|were|is|are|be|been|being|gets?|got|getting)\s{1,3}(?:\w{2,12}\s{1,3})?killed\b|\bkilled\s{1,3}by\s{1,3}(?:the\s{1,3})?(?:os|kernel|system|oom)|["\u201C]kill["\u201D]\s{1,3}problem|被\s{0,2}(?:kill|killed|杀|杀死|杀掉|系统杀)/i;
+const KILLED_BY_USER = /\bkilled\s{1,3}(?:by\s{1,3}(?:me|the\s{1,3}user|hand|ctrl|keyboard)|manually)\b|\bctrl[+-]c\b/i;
+
+// What tells no failure: a negation or an avoidance before the predicate, in the same clause.
+const NEGATED =
+  /\b(?:avoid\w{0,3}|prevent\w{0,3}|without|no|not|never|none|nothing|cannot|instead\s{1,3}of|in\s{1,3}case|free\s{1,3}of|(?:do|does|did|is|was|are|were|wo|would|could|ca|has|have|had)n['\u2019]?t)\b|避免|防止|不会|没有|没|不再|以免|并未|未曾|并没有|并不/i;
+// Words of not knowing are no negation of the failure: "I have no idea why GPU memory keeps increasing".
+const NOT_KNOWING = /\b(?:no\s{1,3}idea|not\s{1,3}sure|(?:do|does|did)(?:\s{1,3}not|n['\u2019]?t)\s{1,3}know|not\s{1,3}certain)\b|不知道|不清楚/gi;
+// Negation and hedges count only close before the predicate (a clause may start with an unrelated "no").
+const NEGATION_WINDOW = 32;
+// Avoiding it is no account of it: "to avoid CUDA out of memory", "without running out of memory", "如何避免显存不足".
+const AVOIDED = /\b(?:avoid\w{0,3}|prevent\w{0,3}|without|instead\s{1,3}of|in\s{1,3}case)\b|避免|防止|以免/i;
+// A hedge: a condition or a possibility ("if it runs out", "it might run out", "如果", "可能会导致"). A hedged clause
+// tells nothing, but takes nothing back either (a report often guesses at the failure it has).
+const HEDGED = /\b(?:if|whether|might|may|could|would|should|possibly|potentially|probably|perhaps)\b|如果|假如|是否|可能/i;
+// A failure of the past, already solved, is not this paste's: "At the beginning I was getting out of memory error".
+const PAST =
+  /\b(?:at\s{1,3}(?:the\s{1,3})?(?:beginning|start|first)|at\s{1,3}first|previously|used\s{1,3}to|(?:was|were|got|has\s{1,3}been|have\s{1,3}been)\s{1,3}(?:solved|fixed|resolved|gone))\b|一开始|之前|以前|已经解决|解决了/i;
+// An item of a list of possible causes ("3) Not enough RAM.") is a hypothesis, not an account.
+const LIST_ITEM = /^\s{0,6}(?:\d{1,2}[.)]|[-*\u2022])\s/;
+// A question about capacity: how much memory, is it enough, what is required ("需要多少显存", "够不够").
+const CAPACITY_QUESTION =
+  /\bhow\s{1,3}much\b|\benough\b[^\n]{0,60}[?？]\s*$|\b(?:need|needs|needed|require[sd]?|requirement)\b[^\n]{0,60}[?？]\s*$|多少|够不够|够吗|够用吗|需要多大/i;
+// A cause guessed in a question: "is it because the GPU memory is not enough?", "是因为显存不够吗", "due to ...?"
+const GUESSED_CAUSE =
+  /\b(?:is|was)\s{1,3}(?:it|this|that)\s{1,3}(?:the\s{1,3})?(?:because|due\s{1,3}to|caused\s{1,3}by|issue|problem|reason)\b|\bdue\s{1,3}to\b[^\n]{0,80}[?？]\s*$|是(?:因为|由于|不是)[^\n]{0,40}[吗嘛？?]\s*$/i;
+// Memory that comes back is caching, not a leak: "then drops back to normal", "goes back to a low level", "回落", a
+// sawtooth ("直到1个epoch结束 如此循环往复"), a climb that levels off. Read over the whole paste, as the growth rules do.
+const COMES_BACK =
+  /\b(?:drops?|dropped|goes|went|falls?|fell|comes|came|returns?|returned)\s{1,3}(?:back|down)\b|\bback\s{1,3}to\s{1,3}(?:normal|a\s{1,3}low)|回落|降下来|恢复正常|释放掉|then\s{1,3}(?:stays?|remains?)\s{1,3}(?:flat|constant|stable)|\b(?:stabili[sz]e[sd]?|plateaus?)\b|稳定下来|趋于稳定|循环往复|周而复始|锯齿|\bsawtooth\b|\bperiodic(?:ally)?\b/i;
+
+// The phase the account names beside the failure (issue 23: each phase has its own levers). Evaluation and inference
+// ("during validation", "推理时", "运行到验证的时候"), generation, loading the model or checkpoint, loading the data.
+// The words must place the failure there ("推理时", "到验证"): "用 vLLM 进行推理" names the job, not the phase it failed in.
+const PHASE_WORDS: [Phase, RegExp][] = [
+  [
+    'load',
+    /\b(?:while|when|during|at)\s{1,3}(?:the\s{1,3})?(?:time\s{1,3}of\s{1,3})?(?:loading|load(?:ing)?\s{1,3}of)\s{1,3}(?:the\s{1,3})?(?:model|checkpoint|weights)\b|加载模型|模型加载|加载权重|加载checkpoint/i,
+  ],
+  [
+    'data',
+    /\b(?:while|when|during)\s{1,3}(?:loading|load|reading|preprocessing)\s{1,3}(?:the\s{1,3})?(?:data|dataset|images)\b|\bload(?:ed|ing)?\s{1,3}(?:the\s{1,3})?(?:\w{2,12}\s{1,3}){0,2}(?:datasets?|data\s{1,3}batch)\b|加载数据|读取数据|数据加载/i,
+  ],
+  ['generate', /\b(?:during|while|when|in)\s{1,3}(?:the\s{1,3})?(?:generation|generating)\b|生成(?:时|的时候|过程)/i],
+  [
+    'eval',
+    /\b(?:during|in|while|when|at|on|upon)\s{1,3}(?:the\s{1,3})?(?:validation|validating|evaluation|evaluating|eval|inference|inferencing|testing|prediction|predicting)\b|\b(?:validation|evaluation|inference|testing)\s{1,3}(?:step|loop|phase|stage|time)\b|(?:验证|评估|评测|推理|测试|预测)(?:时|的时候|阶段|过程中?|集上)|(?:到|在)(?:验证|评估|评测|测试)/i,
+  ],
+];
+
+type Memory = 'gpu' | 'host' | 'unnamed';
+
+/**
+ * The failure a clause tells; 'denied' where it names one and takes it back (negated, avoided, a capacity question, a
+ * guessed cause, a past failure); 'hedged' where it only supposes one; undefined where it names none.
+ */
+function readClause(clause: string, line: string, pasteMemory: Memory): ToldKind | 'denied' | 'hedged' | undefined {
+  const subject: Memory | undefined = GPU_SUBJECT.test(clause) ? 'gpu' : HOST_SUBJECT.test(clause) ? 'host' : ANY_MEMORY.test(clause) ? 'unnamed' : undefined;
+  const killed = KILLED.exec(clause);
+  const fails = subject ? (FAILS.exec(clause) ?? (CONSEQUENCE.test(line) ? FULL.exec(clause) : null)) : null;
+  const grows = subject ? (GROWS.exec(clause) ?? (GROWS_WITH_RUN.test(clause) ? INCREASES.exec(clause) : null)) : null;
+  const predicate = killed ?? grows ?? fails;
+  if (!predicate) return undefined;
+  const before = clause.slice(0, predicate.index).replace(NOT_KNOWING, ' ').slice(-NEGATION_WINDOW);
+  // Taken back outright: avoided ("to avoid CUDA out of memory"). Negated, supposed, asked or past: tells nothing and
+  // takes nothing back (a paste that says "no OOM here" or asks "is 24 GB enough?" may still show the failure elsewhere:
+  // on the untuned splits a negation that took a rule's match back lost more right diagnoses than wrong ones).
+  if (AVOIDED.test(before)) return 'denied';
+  if (NEGATED.test(before) || HEDGED.test(before) || LIST_ITEM.test(line) || CAPACITY_QUESTION.test(clause) || GUESSED_CAUSE.test(clause) || PAST.test(clause))
+    return 'hedged';
+  // A kill is the kernel's answer to the host's memory (a full card raises an error, it does not kill the process).
+  if (killed) return KILLED_BY_USER.test(clause) ? 'denied' : 'host_oom';
+  const memory = subject === 'unnamed' ? (DATA_MEMORY.test(clause) ? 'host' : pasteMemory) : subject;
+  if (grows && predicate === grows) return COMES_BACK.test(clause) ? 'denied' : memory === 'host' ? 'host_growth' : 'gpu_growth';
+  return memory === 'host' ? 'host_oom' : 'gpu_oom';
+}
+
+/** Unnamed memory is the host's where the paste names only the host's memory, else the card's. */
+function memoryOfPaste(log: LogText, lines: number): Memory {
+  let host = false;
+  for (let i = 0; i < lines; i++) {
+    const line = log.line(i).slice(0, MAX_LINE);
+    if (GPU_SUBJECT.test(line) || /\b(?:CUDA|GPU|VRAM)\b|显卡/i.test(line)) return 'gpu';
+    if (HOST_SUBJECT.test(line)) host = true;
+  }
+  return host ? 'host' : 'unnamed';
+}
+
+// Which told failure speaks for the paste: a climb explains the failure it ends in; a kill is what happened to the run.
+const RANK: Record<ToldKind, number> = { host_growth: 4, gpu_growth: 3, host_oom: 2, gpu_oom: 1 };
+
+/** The memory failure the paste tells in words, and the lines that mention one only to deny it. */
+export function readToldFailure(log: LogText): ToldReading {
+  const lines = Math.min(log.lineCount, MAX_LINES);
+  const pasteMemory = memoryOfPaste(log, lines);
+  const denied = new Set<number>();
+  const spoken = new Set<number>();
+  const found: ToldFailure[] = [];
+  let comesBack = false;
+  for (let i = 0; i < lines; i++) {
+    const line = log.line(i);
+    if (line.length > MAX_LINE || !line.trim() || LOG_LINE.test(line) || isExceptionLine(line)) continue;
+    if (COMES_BACK.test(line) && ANY_MEMORY.test(line + (GPU_SUBJECT.test(line) ? ' memory' : ''))) comesBack = true;
+    let affirmed = false;
+    let negated = false;
+    for (const clause of line.split(CLAUSE_BREAK).slice(0, MAX_CLAUSES)) {
+      if (!clause?.trim()) continue;
+      const read = readClause(clause, line, pasteMemory);
+      if (read) spoken.add(i);
+      if (read === 'denied') negated = true;
+      else if (read === 'hedged') affirmed = true;
+      else if (read) {
+        affirmed = true;
+        const phase = PHASE_WORDS.find(([, words]) => words.test(line))?.[0];
+        found.push({ kind: read, line: i, clause: quote(clause), ...(phase ? { phase } : {}) });
+      }
+    }
+    if (negated && !affirmed) denied.add(i);
+  }
+  // A climb that comes back or levels off is no growth to tell (the growth rules exclude it too).
+  let told: ToldFailure | undefined;
+  for (const f of found) {
+    if (comesBack && (f.kind === 'gpu_growth' || f.kind === 'host_growth')) continue;
+    if (!told || RANK[f.kind] > RANK[told.kind]) told = f;
+  }
+  return { told, denied, spoken };
+}
+
+const quote = (clause: string) => {
+  const c = clause.trim();
+  return c.length > QUOTE_CHARS ? c.slice(0, QUOTE_CHARS) + '…' : c;
+};
+
+/** The phase a told GPU failure's own account names, as the levers read a phase (an evaluation's loop is the script's own). */
+export function toldPhase(told: ToldFailure | undefined): PhaseVerdict | undefined {
+  if (!told?.phase || (told.kind !== 'gpu_oom' && told.kind !== 'gpu_growth')) return undefined;
+  return { phase: told.phase, frame: `"${told.clause}"`, ...(told.phase === 'eval' ? { evalLoop: 'plain' as const } : {}) };
+}

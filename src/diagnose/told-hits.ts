@@ -1,0 +1,47 @@
+// The rule hits a paste's words add or take back (issue 23, recognition; the grammar is told-failure.ts).
+// - A memory failure told in words anywhere in the paste speaks only where no rule's diagnosis recognised a memory
+//   failure itself (withoutToldWhereRecognised, once the diagnoses are made) and the paste ends in no exception of another kind (a device mismatch, a KeyError: the error's type wins). It is
+//   answered by the rules that read a report's words, below every message rule (oom-reported-in-words and
+//   host-oom-reported-in-words at priority 60, the *-growth-reported rules for a climb).
+// - A memory rule whose only evidence is sentences that deny the failure ("to avoid CUDA out of memory", "no OOM",
+//   "is 24 GB enough?") has no evidence, unless another sentence of the paste tells the failure; and one whose only
+//   evidence is sentences never speaks where the paste ends in an exception of another kind.
+import type { RuleBase } from './rule-base.js';
+import type { RuleHit } from './match.js';
+import type { LogText } from './normalize.js';
+import type { Category } from './rule-types.js';
+import { endsNotMemory, finalError } from './final-error.js';
+import { readToldFailure, type ToldFailure, type ToldKind } from './told-failure.js';
+
+/** The rule that answers each kind of told failure. */
+const RULE_OF: Record<ToldKind, string> = {
+  gpu_oom: 'oom-reported-in-words',
+  host_oom: 'host-oom-reported-in-words',
+  gpu_growth: 'gpu-memory-growth-reported',
+  host_growth: 'host-ram-growth-reported',
+};
+
+const MEMORY = new Set<Category>(['cuda_oom', 'fragmentation', 'replica_oom', 'host_oom_killed', 'shm_exhausted', 'growing_memory_leak', 'cudnn_cublas_alloc']);
+
+/**
+ * The hits with what the paste's words tell (a told failure added, memory hits on denying sentences only dropped), and
+ * the told failure itself: its phase feeds the incident where no frame or sentence of the phase module names one.
+ */
+export function withToldFailure(log: LogText, base: RuleBase, hits: RuleHit[]): { hits: RuleHit[]; told?: ToldFailure } {
+  const { told, denied, spoken } = readToldFailure(log);
+  const memory = (h: RuleHit) => MEMORY.has(base.rules[h.rule].category);
+  const only = (lines: Set<number>) => (h: RuleHit) => memory(h) && h.lines.length > 0 && h.lines.every((l) => lines.has(l));
+  const kept = told ? hits : hits.filter((h) => !only(denied)(h));
+  // The paste ends in an exception of another kind: sentences about memory never override its type.
+  const last = finalError(log);
+  if (last && endsNotMemory(last)) return { hits: kept.filter((h) => !only(spoken)(h)) };
+  if (!told) return { hits: kept };
+  const rule = base.rules.findIndex((r) => r.id === RULE_OF[told.kind]);
+  if (rule < 0 || kept.some((h) => h.rule === rule)) return { hits: kept, told };
+  return { hits: [...kept, { rule, lines: [told.line], lastLine: told.line, told: true }], told };
+}
+
+/** The diagnoses without the one from the report's words where a rule recognised a memory failure itself. */
+export function withoutToldWhereRecognised<T extends { category: Category; toldInWords?: boolean }>(diagnoses: T[]): T[] {
+  return diagnoses.some((d) => !d.toldInWords && MEMORY.has(d.category)) ? diagnoses.filter((d) => !d.toldInWords) : diagnoses;
+}

@@ -1,0 +1,133 @@
+// A memory failure told in the reporter's words anywhere in the paste (issue 23, recognition): src/diagnose/told-failure.ts
+// reads a subject (GPU memory / VRAM / 显存, RAM / host memory / 内存, memory unnamed) with a predicate of failure,
+// growth or a kill in any sentence, excludes what negates, avoids, guesses or asks about capacity, and lets the error's
+// own type win (told-hits.ts). Real cases come from tuned group words8/ (test/fixtures/untuned/words8/cases.json has
+// each thread's URL); the other pastes here are SYNTHETIC variants written from the principle, not copied from threads.
+import { describe, expect, it } from 'vitest';
+import { LogText, normalizeLog } from '../../src/diagnose/normalize.js';
+import { readToldFailure } from '../../src/diagnose/told-failure.js';
+import { diagnosePaste, firstOfCase } from './corpus-case.js';
+
+const read = (text: string) => readToldFailure(new LogText(normalizeLog(text)));
+const told = (text: string) => read(text).told?.kind;
+
+describe('the grammar of a failure told in words (synthetic variants)', () => {
+  it.each([
+    ['Training runs fine at first.\nThen the GPU memory usage keeps increasing until it crashes.', 'gpu_growth'],
+    ['Setup: one RTX 4090.\nIt uses all 24 GB of VRAM and then stops.', 'gpu_oom'],
+    ['My dataset has 2M images.\nThe process gets killed when loading the dataset.', 'host_oom'],
+    ['I train a UNet on 512 px tiles.\nAfter a few epochs the system memory runs out.', 'host_oom'],
+    ['The CUDA memory is not enough for the 13B model on my card.', 'gpu_oom'],
+    ['Host RAM keeps growing epoch after epoch until the job dies.', 'host_growth'],
+    ['I noticed a steady increase in GPU memory during training (10G -> 22G).', 'gpu_growth'],
+    ['训练了几个epoch之后显存一直增长', 'gpu_growth'],
+    ['加载模型的时候内存不够被kill了', 'host_oom'],
+    ['推理时显存爆了', 'gpu_oom'],
+    ['运行到验证的时候显存溢出', 'gpu_oom'],
+    ['服务器内存不足，训练到一半程序就没了', 'host_oom'],
+    ['单卡训练，batch 设成 2 以后 GPU 内存还是不够', 'gpu_oom'],
+  ])('tells the failure: %s', (text, kind) => {
+    expect(told(text)).toBe(kind);
+  });
+
+  it.each([
+    ['I use gradient checkpointing to avoid OOM.'],
+    ['No OOM so far, the loss is NaN after 200 steps.'],
+    ['With batch 4 the GPU memory does not run out.'],
+    ['Training works without running out of memory.'],
+    ['如何避免显存不足？'],
+    ['How much GPU memory do I need to train the large model?'],
+    ['Is 24GB of VRAM enough for training?'],
+    ['是因为显存不够吗？'],
+    ['It might run out of GPU memory with larger images.'],
+    ['The GPU memory increases and then drops back to normal after every epoch.'],
+    ['显存满了，但是GPU利用率只有30%'],
+    ['At the beginning I was getting out of memory errors, batch 8 solved it.'],
+    ['3) Not enough RAM.'],
+    ['I killed the process manually with ctrl-c.'],
+  ])('tells no failure: %s', (text) => {
+    expect(told(text)).toBeUndefined();
+  });
+
+  it('takes back a sentence that only avoids the failure, but not one that hedges it', () => {
+    const avoid = read('I set batch 8 to avoid CUDA out of memory.');
+    expect([...avoid.denied]).toEqual([0]);
+    const hedge = read('Accumulating the loss tensor may cause GPU memory overflow.');
+    expect(hedge.denied.size).toBe(0);
+    expect(hedge.told).toBeUndefined();
+  });
+
+  it('reads the phase the same account names (evaluation, model load)', () => {
+    expect(read('Training is fine.\nDuring validation the GPU memory runs out after 30 batches.').told).toMatchObject({ kind: 'gpu_oom', phase: 'eval' });
+    expect(read('加载模型的时候内存不够被kill了').told).toMatchObject({ kind: 'host_oom', phase: 'load' });
+    expect(read('推理时显存爆了').told).toMatchObject({ kind: 'gpu_oom', phase: 'eval' });
+  });
+
+  it('reads memory held for a data set as the host RAM, and a kill as the host even beside the card', () => {
+    expect(told('The GPU is a 3090.\nThe data set occupies all the remaining memory, which is not enough.')).toBe('host_oom');
+    expect(told('显存24G，训练时进程被kill了')).toBe('host_oom');
+  });
+});
+
+describe('what the reply makes of the words (in process, synthetic variants)', () => {
+  it('a GPU failure told in a body sentence is a GPU OOM, read from the words, with the experiment that decides', async () => {
+    const d = await diagnosePaste('Fine-tuning question\nEverything loads. After 300 steps the GPU memory runs out and training stops.\n');
+    expect(d?.category).toBe('cuda_oom');
+    expect(d?.fixes[0].summary).toMatch(/batch 1|nvidia-smi|Tried to allocate|own words/);
+  });
+
+  it('a GPU failure told in an evaluation sentence gets the evaluation levers, not the training batch', async () => {
+    const d = await diagnosePaste('Validation problem\nTraining is fine.\nDuring validation the GPU memory runs out after 30 batches.\n');
+    expect(d?.category).toBe('cuda_oom');
+    expect(d?.fixes[0].summary).toMatch(/no_grad|inference_mode|evaluation/);
+    expect(d?.fixes[0].changes?.batch).toBeUndefined();
+  });
+
+  it('a host kill told in words is host RAM, and a climb told in words is growth', async () => {
+    expect((await diagnosePaste('Question\nThe process gets killed when loading the dataset.\n'))?.category).toBe('host_oom_killed');
+    expect((await diagnosePaste('Question\nI see a gradual increase in GPU memory usage during training.\n'))?.category).toBe('growing_memory_leak');
+    expect((await diagnosePaste('问题\n训练的时候内存占用一直在上涨\n'))?.category).toBe('growing_memory_leak');
+  });
+
+  it("the error's own type wins over the words (a KeyError, a device mismatch)", async () => {
+    const key =
+      '我觉得是显存不够了\nTraceback (most recent call last):\n  File "train.py", line 10, in <module>\n    x = batch["labels"]\nKeyError: \'labels\'\n';
+    const d = await diagnosePaste(key);
+    expect(d === undefined || !['cuda_oom', 'host_oom_killed', 'growing_memory_leak'].includes(d.category)).toBe(true);
+    const dev =
+      'The GPU memory is not enough I think\nTraceback (most recent call last):\n  File "train.py", line 3, in <module>\nRuntimeError: Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cpu!\n';
+    const e = await diagnosePaste(dev);
+    expect(e === undefined || e.category !== 'cuda_oom').toBe(true);
+  });
+
+  it('a memory failure only mentioned to be avoided is no diagnosis', async () => {
+    const d = await diagnosePaste('Loss is NaN\nI set batch 8 to avoid CUDA out of memory.\nAfter 100 steps the loss becomes NaN.\n');
+    expect(d === undefined || d.category !== 'cuda_oom').toBe(true);
+  });
+
+  it('capacity questions and a climb that comes back are no diagnosis', async () => {
+    expect(await diagnosePaste('GPU memory\nHow much GPU memory do I need to train this? Is a 12GB card enough?\n')).toBeUndefined();
+    expect(await diagnosePaste('显存问题\n一般推理阶段用多少显存？\n')).toBeUndefined();
+    const back = await diagnosePaste('Memory\nThe GPU memory consumption will gradually increase to the maximum and then drop back to normal.\n');
+    expect(back?.category).not.toBe('growing_memory_leak');
+  });
+});
+
+describe('real reports of words8/ (tuned, threads in cases.json)', () => {
+  it.each([
+    ['3110', 'growing_memory_leak'],
+    ['3111', 'growing_memory_leak'],
+    ['3113', 'growing_memory_leak'],
+    ['3116', 'host_oom_killed'],
+    ['3118', 'host_oom_killed'],
+    ['3119', 'host_oom_killed'],
+    ['3120', 'growing_memory_leak'],
+  ])('words8/%s is recognised from its words', async (n, category) => {
+    expect((await firstOfCase('words8', n))?.category).toBe(category);
+  });
+
+  it.each(['3130', '3131', '3132', '3133', '3134', '3135'])('words8/%s (a confuser: memory talked about, no failure) gets no memory diagnosis', async (n) => {
+    const d = await firstOfCase('words8', n);
+    expect(d === undefined || !['cuda_oom', 'host_oom_killed', 'growing_memory_leak'].includes(d.category)).toBe(true);
+  });
+});
