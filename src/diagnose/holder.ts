@@ -90,6 +90,14 @@ export function whoHoldsMemory(f: Incident, loc?: Locale): HolderVerdict | undef
       }),
     };
   }
+  // No figure in the error at all, and the report names another holder in words (levers/reported-holder.ts): that
+  // sentence is the only evidence of who holds the card. Any figure in the error is read above and decides first.
+  const anyFigure = [tried, f.figures.freeMiB, f.figures.allocatedMiB, f.figures.reservedMiB, f.figures.totalCapacityMiB, f.figures.thisProcessMiB].some(
+    (v) => v !== undefined,
+  );
+  if (f.processes.reportedHolder !== undefined && !anyFigure) {
+    return { holder: 'other_processes', why: t(loc, 'holder.why.reported', { quote: f.processes.reportedHolder }) };
+  }
   if (total !== undefined && mine !== undefined) {
     const elsewhere = Math.max(others, total - (f.figures.freeMiB ?? 0) - mine);
     // When the driver could not see this process ("0 bytes"), "outside it" includes its own non-PyTorch

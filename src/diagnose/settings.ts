@@ -8,6 +8,7 @@ import { trainingProgress } from './levers/progress.js';
 import { knownGpuMemoryGiB, modelParamsB, statedGpuMemoryMiB, weightsDtype } from './model-facts.js';
 import { worldSize, zeroOffloadStated, zeroStage } from './levers/zero.js';
 import { killedLoadingData, readHostRam, TRAIN_PROGRESS } from './levers/host-ram.js';
+import { readReportedHolder } from './levers/reported-holder.js';
 import { readSequenceLength } from './levers/sequence.js';
 import { readInputSize } from './levers/input-size.js';
 import { readInputLength } from './levers/input-length.js';
@@ -230,6 +231,7 @@ export function extractSettings(fullText: string, options: { commandLine?: boole
   )
     incident.host.killedWhileLoading = true;
   mergeInto(incident, { host: readHostRam(text) });
+  mergeInto(incident, { processes: readReportedHolder(text) });
   if (incident.card.statedGpuMemoryMiB === undefined) {
     const gib = knownGpuMemoryGiB(text);
     if (gib !== undefined) incident.card.gpuModelMemoryMiB = gib * 1024;

@@ -131,3 +131,71 @@ describe('confusers: the run itself is the holder, so the card is not "freed" fi
     expect(summary(d)).not.toMatch(/^Another process/);
   });
 });
+
+describe('the report names another holder in words: with no figure in the error, that sentence decides who holds the card', () => {
+  // synthetic: an error without figures (or none at all) plus the reporter's sentence
+  const told = [
+    'RuntimeError: CUDA error: out of memory\nThe GPU is being used by other processes on our shared server.',
+    'CUDA out of memory. Another user is running a job on the same GPU.',
+    'I run two trainings on the same GPU, the second one fails with CUDA out of memory',
+    'RuntimeError: CUDA error: out of memory\nnvidia-smi shows my old jupyter kernel still using 10GB',
+    '显卡被别人占用了，跑不起来，报 CUDA out of memory',
+    'GPU memory is occupied by another process (PID 3312, 20GB) so my training cannot start',
+    '显存被其他进程占用，nvidia-smi 显示 22G 已用',
+  ];
+  it.each(told)('synthetic: %s', async (text) => {
+    const d = await diagnosePaste(text);
+    expect(d?.category).toBe('cuda_oom');
+    expect(summary(d)).toMatch(/^Another process holds GPU memory/);
+    expect(JSON.stringify(d?.facts)).toMatch(/the report says another process holds the card/);
+  });
+
+  it('synthetic: a sentence that denies another holder is no evidence', async () => {
+    const d = await diagnosePaste('RuntimeError: CUDA error: out of memory\nThere is no other process using the GPU, nvidia-smi is empty.');
+    expect(summary(d)).not.toMatch(/^Another process/);
+  });
+
+  it('real host8/3528 and synthetic: figures in the error decide before the words', async () => {
+    // 3528 says "the only other process ... takes up 2317 MiB" beside 19.67 GiB allocated by this run.
+    expect(summary(await firstOfCase('host8', '3528'))).not.toMatch(/^Another process/);
+    const d = await diagnosePaste(
+      'torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 23.65 GiB of which 1.10 GiB is free. Including non-PyTorch memory, this process has 22.50 GiB memory in use.\nAnother process is using the GPU too, I think.',
+    );
+    expect(summary(d)).not.toMatch(/^Another process/);
+  });
+});
+
+describe('GPU memory used while nothing runs, told in words, is a leftover holder', () => {
+  // synthetic
+  const forms = [
+    'nvidia-smi shows 23GB used on GPU 1 but no process is listed',
+    'GPU memory is full even though nothing is running',
+    'Even when nothing runs, nvidia-smi shows 8GB of memory used',
+    'The GPU memory is not freed after the training ends',
+    'Memory on GPU0 stays at 10GB after the script exits',
+    'My jupyter notebook keeps holding the GPU memory after the cell finished',
+    '显存被占满了，但是没有程序在跑',
+    '程序结束后显存一直被占用',
+    '显卡上没有进程，但是显存占用了20G',
+    'jupyter 里显存一直不释放',
+  ];
+  it.each(forms)('synthetic: %s', async (text) => {
+    const d = await diagnosePaste(text);
+    expect(d?.rule).toBe('idle-gpu-memory-held');
+    expect(summary(d)).toMatch(/^Another process holds this GPU memory/);
+  });
+
+  it('synthetic: an nvidia-smi table with used memory and its "No running processes found" row alone is no such report', async () => {
+    const smi =
+      '|   0  Tesla T4   Off | 00000000:00:04.0 Off |   0 |\n| N/A   40C  P8  10W / 70W |   3MiB / 15360MiB |  0%  Default |\n|  No running processes found                                                 |';
+    expect((await diagnosePaste(smi))?.rule).not.toBe('idle-gpu-memory-held');
+  });
+});
+
+describe('host RAM told filling to the end of the process, in prose', () => {
+  it('synthetic: "RAM usage goes to 100% and then the process dies" and its variants', async () => {
+    for (const text of ['RAM usage goes to 100% and then the process dies', 'The system memory reaches 100% and the training is killed.']) {
+      expect((await diagnosePaste(text))?.category).toBe(HOST);
+    }
+  });
+});

@@ -12,4 +12,6 @@ export interface ProcessesPart {
   strayContextGpu?: number;
   strayContextPids?: string;
   strayContextMiB?: string;
+  /** The report's own sentence naming another holder of the GPU ("used by other processes", "被别人占用"), trimmed. */
+  reportedHolder?: string;
 }
