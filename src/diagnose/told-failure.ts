@@ -98,7 +98,10 @@ const NEGATION_WINDOW = 32;
 const AVOIDED = /\b(?:avoid\w{0,3}|prevent\w{0,3}|without|instead\s{1,3}of|in\s{1,3}case)\b|避免|防止|以免/i;
 // A hedge: a condition or a possibility ("if it runs out", "it might run out", "如果", "可能会导致"). A hedged clause
 // tells nothing, but takes nothing back either (a report often guesses at the failure it has).
-const HEDGED = /\b(?:if|whether|might|may|could|would|should|possibly|potentially|probably|perhaps)\b|如果|假如|是否|可能/i;
+const HEDGED =
+  /\b(?:if|whether|might|may|could|would|should|possibly|potentially|probably|perhaps|estimat\w{0,4}|calculat\w{0,4}|forecast\w{0,3})\b|\bpredict\w{0,4}\s{1,3}(?:the\s{1,3}|whether\s{1,3}|when\s{1,3}|if\s{1,3}|an?\s{1,3})?$|如果|假如|是否|可能/i;
+// A feature request or a proposal speaks of a failure the tool should handle, not one that happened.
+const REQUEST = /^\s{0,4}\[?\s{0,2}(?:feature(?:\s{1,3}request)?|enhancement|proposal|RFC)\s{0,2}[\]:]/i;
 // A failure of the past, already solved, is not this paste's: "At the beginning I was getting out of memory error".
 const PAST =
   /\b(?:at\s{1,3}(?:the\s{1,3})?(?:beginning|start|first)|at\s{1,3}first|previously|used\s{1,3}to|(?:was|were|got|has\s{1,3}been|have\s{1,3}been)\s{1,3}(?:solved|fixed|resolved|gone))\b|一开始|之前|以前|已经解决|解决了/i;
@@ -152,7 +155,15 @@ function readClause(clause: string, line: string, pasteMemory: Memory): ToldKind
   // takes nothing back (a paste that says "no OOM here" or asks "is 24 GB enough?" may still show the failure elsewhere:
   // on the untuned splits a negation that took a rule's match back lost more right diagnoses than wrong ones).
   if (AVOIDED.test(before)) return 'denied';
-  if (NEGATED.test(before) || HEDGED.test(before) || LIST_ITEM.test(line) || CAPACITY_QUESTION.test(clause) || GUESSED_CAUSE.test(clause) || PAST.test(clause))
+  if (
+    NEGATED.test(before) ||
+    HEDGED.test(before) ||
+    LIST_ITEM.test(line) ||
+    REQUEST.test(line) ||
+    CAPACITY_QUESTION.test(clause) ||
+    GUESSED_CAUSE.test(clause) ||
+    PAST.test(clause)
+  )
     return 'hedged';
   // A kill is the kernel's answer to the host's memory (a full card raises an error, it does not kill the process).
   if (killed) return KILLED_BY_USER.test(clause) ? 'denied' : 'host_oom';

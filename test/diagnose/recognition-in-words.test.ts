@@ -52,7 +52,7 @@ describe('a GPU out-of-memory stated in the first line, with no error message of
     'in a Chinese terminal the reply says it in Chinese',
     async () => {
       const text = await diagnoseOutput(['-'], { paste: 'CUDA OOM when running inference with a 7B model\n就是跑不动', locale: 'zh' });
-      expect(text).toContain('依据报告第一行的说法');
+      expect(text).toContain('依据报告里的描述');
       expect(text).toContain('这个回答是根据报告里的描述得出的');
     },
     TEST_TIMEOUT,

@@ -25,6 +25,8 @@ describe('the grammar of a failure told in words (synthetic variants)', () => {
     ['推理时显存爆了', 'gpu_oom'],
     ['运行到验证的时候显存溢出', 'gpu_oom'],
     ['服务器内存不足，训练到一半程序就没了', 'host_oom'],
+    ['Trainer predict method fails: the GPU memory runs out after 20 batches', 'gpu_oom'],
+    ['[Question] GPU memory keeps growing during training', 'gpu_growth'],
     ['单卡训练，batch 设成 2 以后 GPU 内存还是不够', 'gpu_oom'],
   ])('tells the failure: %s', (text, kind) => {
     expect(told(text)).toBe(kind);
@@ -45,6 +47,8 @@ describe('the grammar of a failure told in words (synthetic variants)', () => {
     ['At the beginning I was getting out of memory errors, batch 8 solved it.'],
     ['3) Not enough RAM.'],
     ['I killed the process manually with ctrl-c.'],
+    ['[Feature] estimate memory before loading to predict OOM'],
+    ['Can we calculate whether the GPU memory is not enough before training starts'],
   ])('tells no failure: %s', (text) => {
     expect(told(text)).toBeUndefined();
   });
