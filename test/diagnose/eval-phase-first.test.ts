@@ -10,6 +10,8 @@
 //   validate_model function"); pytest's test_x names are not.
 // - Gradients said to be on in more forms ("there is no torch.no_grad()", "没有类似 test.py 之中的 with torch.no_grad()"),
 //   and PyTorch's own "volatile was removed and now has no effect" warning (which quotes no_grad, but is no code under it).
+// - "predict" in a report's first line is the phase that failed ("OOM when predicting on the test set"), unless it
+//   forecasts the OOM or the memory ("Predict OOM before launching", "OOM prediction"): knowledge/oom-reported-in-words.
 // - "SFT" (TRL's SFTTrainer stage, LLaMA-Factory / ms-swift) names the HF Trainer family: eval_accumulation_steps first.
 // - In an evaluation that keeps every forward's graph, a small idle cache (under a tenth of the card) is the graphs'
 //   churn, not fragmentation: no_grad first, not expandable_segments.
@@ -137,5 +139,24 @@ describe('SFT names the HF Trainer family', () => {
     const d = await diagnosePaste(paste);
     expect(d?.facts.phase).toBe('eval');
     expect(first(d)).toMatch(/eval_accumulation_steps/);
+  });
+});
+
+describe('predict in a first line is the phase, not a forecast (knowledge/oom-reported-in-words)', () => {
+  it.each([
+    ['en, predicting on the test set', 'OOM when predicting on the test set\nmodel.predict(x) with keras\n'],
+    ['en, prediction fails', 'Out of memory during prediction with my fine-tuned model\nTraining was fine.\n'],
+  ])('synthetic (%s): a memory failure, placed in evaluation', async (_name, paste) => {
+    const d = await diagnosePaste(paste);
+    expect(d?.category).toBe('cuda_oom');
+    expect(d?.facts.phase).toBe('eval');
+  });
+  it.each([
+    ['predict OOM before launching', 'Predict OOM before launching a job\nIs there a tool that tells the memory a config needs?\n'],
+    ['predicting the peak memory', 'Predicting the peak memory of a model to avoid out of memory errors\n'],
+    ['an OOM predictor', 'OOM predictor for transformer configs\nWould be nice to have one.\n'],
+  ])('synthetic (%s): no failure told', async (_name, paste) => {
+    const d = await diagnosePaste(paste);
+    expect(d?.category).toBeUndefined();
   });
 });
