@@ -34,6 +34,8 @@ const LISTEN = new RE2(String.raw`server socket has failed to (?:listen on any l
 const PORT = new RE2(String.raw`(?:\bport:? ?|\]:|\d:)(\d{1,5})(?:,|\s{0,2}\(errno)`);
 const PORT_IN_USE = new RE2(String.raw`\(errno: 98 - Address already in use\)|EADDRINUSE`);
 const RENDEZVOUS = /RendezvousTimeoutError/;
+// This machine's own address as the store endpoint: 127.x.x.x, localhost, ::1.
+const LOOPBACK = /^\s{0,2}(?:127\.\d{1,3}\.\d{1,3}\.\d{1,3}|localhost|\[?::1\]?)(?![\w.])/i;
 const MAX_LINE = 600;
 
 /** The first failure of the start-up rendezvous the log shows, with its figures; undefined when none. */
@@ -78,7 +80,11 @@ export function rendezvousWords(stall: RendezvousStall | undefined, loc?: Locale
     case 'store_clients':
       return t(loc, 'diag.rendezvous.storeClients', { ...stall, missing: stall.expected - stall.joined });
     case 'connect':
-      return stall.endpoint ? t(loc, 'diag.rendezvous.connectTo', { endpoint: stall.endpoint }) : t(loc, 'diag.rendezvous.connect');
+      if (!stall.endpoint) return t(loc, 'diag.rendezvous.connect');
+      // A loopback store is right for a one-node run: the address is not the fault, the process that hosts it is.
+      return LOOPBACK.test(stall.endpoint)
+        ? t(loc, 'diag.rendezvous.connectLocal', { endpoint: stall.endpoint })
+        : t(loc, 'diag.rendezvous.connectTo', { endpoint: stall.endpoint });
     case 'listen':
       return t(loc, 'diag.rendezvous.listen', { port: stall.port ?? 'MASTER_PORT' });
     case 'rendezvous':

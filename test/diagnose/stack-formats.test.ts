@@ -222,3 +222,44 @@ describe("NCCL's socket layer in the forms older releases print (no 'NCCL' prefi
     TEST_TIMEOUT,
   );
 });
+
+describe("c10d's store on this machine (127.0.0.1, localhost): the rank that hosts it, not the address", () => {
+  it(
+    'real: stacks8/3717 (TimeoutError ... trying to connect to (127.0.0.1, 48391))',
+    async () => {
+      const d = await firstOfCase('stacks8', '3717');
+      expect(d?.category).toBe('nccl_or_distributed');
+      expect(d!.fixes[0].summary).toMatch(/on this same machine/);
+      expect(d!.fixes[0].summary).toMatch(/rank 0's own output/);
+      expect(d!.fixes[0].summary).not.toMatch(/not 127\.0\.0\.1/);
+    },
+    TEST_TIMEOUT,
+  );
+
+  it.each([
+    // synthetic: torch 2.x's DistNetworkError to localhost, and the IPv6 loopback
+    'torch.distributed.DistNetworkError: The client socket has timed out after 600000ms while trying to connect to (localhost, 29500).',
+    '[E socket.cpp:957] [c10d] The client socket has timed out after 900s while trying to connect to (::1, 29400).',
+    'torch.distributed.DistNetworkError: The client socket has timed out after 1800000ms while trying to connect to (127.0.0.1, 12345).',
+  ])(
+    'synthetic loopback %#',
+    async (paste) => {
+      const d = await diagnosePaste(paste);
+      expect(d?.category).toBe('nccl_or_distributed');
+      expect(d!.fixes[0].summary).toMatch(/on this same machine/);
+    },
+    TEST_TIMEOUT,
+  );
+
+  it(
+    'synthetic: another host keeps the reachability advice',
+    async () => {
+      const d = await diagnosePaste(
+        'torch.distributed.DistNetworkError: The client socket has timed out after 600000ms while trying to connect to (10.0.3.17, 29500).',
+      );
+      expect(d!.fixes[0].summary).toMatch(/reachable IP/);
+      expect(d!.fixes[0].summary).not.toMatch(/on this same machine/);
+    },
+    TEST_TIMEOUT,
+  );
+});
