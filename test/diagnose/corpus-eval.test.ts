@@ -43,8 +43,6 @@ GROUPS.push('host6');
 GROUPS.push('static6');
 // recog7/ (issue 23: stacks that report a failed allocation in their own words: Ollama, vLLM v1, ONNX Runtime, TF, ggml, JAX, MXNet, XPU; tuned).
 GROUPS.push('recog7');
-// growth8/ (issue 23: memory that climbs over steps or epochs, GPU or host RAM, and its confusers; 29 real threads, tuned).
-GROUPS.push('growth8');
 // host8/ (issue 23: host-RAM kills in each launcher's format, another process holding the card, 3 confusers; tuned).
 GROUPS.push('host8');
 // eval8/ (issue 23: OOMs in the evaluation phase, 20 real threads, 6 zh; tuned).
@@ -53,6 +51,11 @@ GROUPS.push('eval8');
 GROUPS.push('input8');
 // words8/ (issue 23: failures told in the reporter's words anywhere in the paste, EN and zh, 6 confusers; tuned).
 GROUPS.push('words8');
+// growth8/ (issue 23: memory that climbs over steps or epochs, GPU or host RAM, and its confusers; 29 real threads, tuned).
+GROUPS.push('growth8');
+// stacks8/ (issue 23: other stacks' and distributed runs' own message formats: MXNet, Paddle, MindSpore, Caffe, TF, HIP,
+// TensorRT, vLLM, Triton/Paddle shm, NCCL sockets, c10d stores; 4 confusers; 28 real threads, 8 zh; tuned).
+GROUPS.push('stacks8');
 // The category vocabulary of /work/corpus-format.md (the same as test/fixtures/eval-dev/cases.json).
 const LABELS = new Set([
   'cuda_oom',
@@ -512,6 +515,23 @@ describe('expert expectations on real logs', () => {
       expect(s.harmful, misses(s.rows)).toBe(0);
       expect(s.category / s.n, misses(s.rows)).toBeGreaterThanOrEqual(0.85);
       expect(s.lever / s.leverOf, misses(s.rows)).toBeGreaterThanOrEqual(0.85);
+    },
+  );
+
+  // stacks8/ (issue 23's other stacks and distributed formats; tuned): measured 20/28 category, 13/23 lever (named first
+  // 9), strict harm 1 when added; 25/28, 17/23 (15) after each stack's own format and settings (stacks8/README.md).
+  it(
+    'stacks8/ (28 logs, 3700-3727, tuned: MXNet, Paddle, MindSpore, Caffe, TF, HIP, TensorRT, vLLM, Triton / Paddle shm, NCCL sockets, c10d stores, 4 confusers): no harmful first fix; floors under the measured level',
+    { timeout: 120_000 },
+    async () => {
+      const s = await scoreExpertDir(groupDir('stacks8'));
+      console.log(`tuned (stacks8): ${expertLine(s)}`);
+      expect(s.n).toBeGreaterThanOrEqual(28);
+      expect(s.failed, misses(s.rows)).toBe(0);
+      expect(s.harmful, misses(s.rows)).toBe(0);
+      expect(s.harmfulStrict, misses(s.rows)).toBeLessThanOrEqual(1);
+      expect(s.category / s.n, misses(s.rows)).toBeGreaterThanOrEqual(0.85);
+      expect(s.lever / s.leverOf, misses(s.rows)).toBeGreaterThanOrEqual(0.7);
     },
   );
 
