@@ -44,7 +44,7 @@ import { oomAfterSteps } from './levers/progress.js';
 import { fp32WeightsOverCard } from './levers/budget.js';
 import { quantizeFirst, quantizeNotEnough } from './levers/quantize.js';
 import { ampFirst } from './levers/amp.js';
-import { generationLengthFirst } from './levers/generation-length.js';
+import { generationLengthFirst, servingContextFirst } from './levers/generation-length.js';
 import type { Incident } from './incident/index.js';
 
 export interface Evidence {
@@ -201,6 +201,11 @@ export const CONDITION_CHECKS: Record<Condition, (e: Evidence) => boolean> = {
   generation_length_first: ({ incident }) => {
     const h = holder(incident);
     return generationLengthFirst(incident) && (h === undefined || h === 'activations');
+  },
+  // A serving tool started with a long context (levers/generation-length.ts): the context length is its first knob.
+  serving_context_first: ({ incident }) => {
+    const h = holder(incident);
+    return servingContextFirst(incident) && (h === undefined || h === 'activations');
   },
   // ... and with no figure at all: who holds the card is the first unknown (another process, a hung run).
   batch_one_no_figures: ({ incident }) => batchAtOne(incident) && !hasMemoryFigures(incident),

@@ -116,6 +116,7 @@ export const CONDITIONS = [
   'quantize_first_adapter',
   'quantize_not_enough',
   'generation_length_first',
+  'serving_context_first',
   'batch_one_no_figures',
   'phase_load_dtype',
   'phase_checkpoint',

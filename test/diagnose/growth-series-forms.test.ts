@@ -210,3 +210,29 @@ describe('more RAM bought more epochs: host growth (levers/workers.ts)', () => {
     expect(d?.fixes[0]?.summary ?? '').not.toMatch(/rose as the run went on/);
   });
 });
+
+// Principle: growth told in words is a climb stated against the run's own clock (per epoch, each iteration, over
+// hours, with the number of steps, 随着…增加而增加); the card's memory (GPU, VRAM, 显存, allocated) is the GPU rule's,
+// RAM / 内存 the host's. All synthetic, written from the principle; each gets the measurement first, never the batch.
+describe("growth told against the run's clock (gpu-memory-growth-reported, host-ram-growth-reported)", () => {
+  it.each([
+    'GPU memory usage goes up every epoch',
+    'VRAM usage creeps up over time',
+    'the allocated memory increases by 200MB each iteration',
+    'memory consumption grows linearly with the number of iterations',
+    'GPU memory slowly fills up over several hours and then OOM',
+    'GPU memory grows by about 1GB per epoch',
+    '显存随着迭代次数增加而增加',
+  ])('GPU: %s', async (text) => {
+    const d = (await diagnosePaste(text))!;
+    expect(d.category).toBe('growing_memory_leak');
+    expect(d.fixes[0].summary).toMatch(MEASURE);
+    expect(d.fixes[0].changes.batch).toBeUndefined();
+  });
+
+  it.each(['RAM usage grows every epoch until the machine freezes', '内存占用越来越高', '内存随着epoch增加而增加，最后被kill'])('host: %s', async (text) => {
+    const d = (await diagnosePaste(text))!;
+    expect(['growing_memory_leak', 'host_oom_killed']).toContain(d.category);
+    expect(d.fixes[0].summary).toMatch(/tracemalloc/);
+  });
+});

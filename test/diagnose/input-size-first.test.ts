@@ -49,8 +49,13 @@ describe('sizes read in the forms reports write them (synthetic variants)', () =
     ['megapixels in words', 'a 16-megapixel scan', 16e6],
     ['a named video resolution', 'generating 720p video with 81 frames', 720 * 1280],
     ['4K beside an image word', 'denoising a 4K image on a 3090', 2160 * 3840],
+    ["TF's feature map at batch 1, channels first", 'OOM when allocating tensor with shape[1,64,1536,1536] and type float', 1536 * 1536],
+    ["TF's feature map at batch 1, channels last", 'OOM when allocating tensor with shape[1,2048,1024,32]', 2048 * 1024],
   ])('%s', (_name, text, pixels) => {
     expect(readInputSize(text).inputPixels).toBe(pixels);
+  });
+  it('a feature map at a batch above 2 says nothing of one input', () => {
+    expect(readInputSize('OOM when allocating tensor with shape[16,64,1024,1024]').inputPixels).toBeUndefined();
   });
   it('a decimal or a 4k context is no size', () => {
     expect(readInputSize('loss 1024.5 at step 2048.25').inputPixels).toBeUndefined();
@@ -132,5 +137,43 @@ describe('whole pastes through the CLI entry (synthetic variants)', () => {
   ])('%s: not the input first', async (_name, paste) => {
     const got = first(await diagnosePaste(paste));
     expect(got).not.toMatch(/One input is|The report says the input is large|works at .* and fails at/);
+  });
+});
+
+describe('an impossible request beside a stated large input is that input (synthetic variants)', () => {
+  const ABSURD =
+    'RuntimeError: CUDA out of memory. Tried to allocate 64.00 GiB (GPU 0; 24.00 GiB total capacity; 4.20 GiB already allocated; 18.10 GiB free; 4.40 GiB reserved in total by PyTorch)';
+  it.each([
+    [
+      'a diffusion size',
+      `python scripts/txt2img.py --prompt "a castle" --H 2048 --W 2048\n${ABSURD}`,
+      /one input far larger than the model can take at once \(--H 2048 --W 2048\)/,
+    ],
+    ['a video clip', `sampling 600 frames at once\n${ABSURD}`, /one input far larger than the model can take at once \(600 frames\)/],
+    [
+      'a long context',
+      `model.generate(**inputs, max_new_tokens=65536)\n${ABSURD}`,
+      /one input far larger than the model can take at once \(max_new_tokens=65536\)/,
+    ],
+  ])('%s: the input first', async (_name, paste, want) => {
+    const d = await diagnosePaste(paste);
+    expect(d?.rule).toBe('cuda-oom-absurd-request');
+    expect(first(d)).toMatch(want);
+    expect(first(d)).toMatch(/Lower the resolution, frames or length first/);
+  });
+  it('no input stated: a shape that blew up comes first, as before', async () => {
+    expect(first(await diagnosePaste(ABSURD))).toMatch(/not a batch that is a little too big: a tensor shape blew up/);
+  });
+});
+
+describe('a serving tool started with a long context names the context first (synthetic variants)', () => {
+  const OOM =
+    'torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 7.83 GiB. GPU 0 has a total capacity of 79.10 GiB of which 3.11 GiB is free. Including non-PyTorch memory, this process has 75.98 GiB memory in use.';
+  it('vLLM at --max-model-len 131072: the context length, then its other knobs', async () => {
+    const got = first(await diagnosePaste(`vllm serve meta-llama/Llama-3.1-8B-Instruct --max-model-len 131072\n${OOM}`));
+    expect(got).toMatch(/^vLLM serves with a long context \(--max-model-len 131072\)[\s\S]*Lower the context length first \(e\.g\. 65536/);
+  });
+  it('vLLM at --max-model-len 4096: its knobs as before', async () => {
+    expect(first(await diagnosePaste(`vllm serve meta-llama/Llama-3.1-8B-Instruct --max-model-len 4096\n${OOM}`))).not.toMatch(/serves with a long context/);
   });
 });

@@ -1,6 +1,7 @@
 // Computes each fix a rule names from the facts of the log. A fix is a sentence people can act on plus
 // the setting changes under the training tool's own names, and the corrected command line when known.
 import type { Fix as FixSpec, FixKind } from '../rule-types.js';
+import { absurdInput } from '../levers/input-size.js';
 import type { Evidence } from '../conditions.js';
 import { cachedUnusedMiB, heldElsewhereMiB, holds } from '../conditions.js';
 import { accumulationFor, fewerWorkers, fixedBatchForAutobatch, formatMiB, smallerBatch, smallerImgsz } from './arithmetic.js';
@@ -155,8 +156,10 @@ const MAKERS: Record<FixKind, Maker> = {
   absurd_request: ({ incident }, _spec, loc) => {
     const tried = incident.figures.triedAllocMiB !== undefined ? formatMiB(incident.figures.triedAllocMiB) : t(loc, 'fix.absurd.block');
     const cap = incident.figures.totalCapacityMiB !== undefined ? t(loc, 'fix.absurd.cap', { total: formatMiB(incident.figures.totalCapacityMiB) }) : '';
+    // A stated large input reads the request as that input's attention or feature maps, not as a shape that blew up.
+    const input = absurdInput(incident);
     return {
-      summary: t(loc, 'fix.absurd', { tried, cap }),
+      summary: input ? t(loc, 'fix.absurd.input', { tried, cap, input }) : t(loc, 'fix.absurd', { tried, cap }),
       changes: {},
     };
   },

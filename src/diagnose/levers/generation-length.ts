@@ -42,3 +42,15 @@ export function generationLengthFirst(f: Incident): boolean {
   if (f.sequence.generateLen === undefined || f.sequence.generateLen < LONG_REQUEST) return false;
   return !quantizeFirst(f);
 }
+
+/**
+ * A serving tool (vLLM, TGI, llama.cpp, Ollama: run.inference) started with a long context: one request of that length
+ * needs its KV cache and attention beside the weights, so the context length is the first of the tool's knobs, where
+ * the weights do not fill the card on their own (else quantize or split comes first). Who holds the card is checked
+ * beside it (conditions.ts).
+ */
+export function servingContextFirst(f: Incident): boolean {
+  if (f.run.inference !== true) return false;
+  if (f.sequence.generateLen === undefined || f.sequence.generateLen < LONG_REQUEST) return false;
+  return !quantizeFirst(f);
+}

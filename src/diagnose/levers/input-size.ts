@@ -37,6 +37,11 @@ const WXH = new RegExp(String.raw`(?<![\w.]|[x×*][ \t]?)${SIDE}[ \t]?[x×*][ \t
 // 4-d tensor shapes: TF's NHWC in "OOM when allocating tensor with shape[1,5095,3729,3]", PyTorch's NCHW.
 const NHWC = /shape[ \t]?\[(\d{1,4}),[ \t]?(\d{3,5}),[ \t]?(\d{3,5}),[ \t]?[1-4]\]/g;
 const NCHW = /\[(\d{1,4}),[ \t]?[1-4],[ \t]?(\d{3,5}),[ \t]?(\d{3,5})\]/g;
+// A feature map in the error at a batch of 1 or 2 (TF prints the shape it failed to allocate): any channels, spatial
+// sides of 3+ digits, NHWC "shape[1,2048,2048,64]" or NCHW "shape[1,64,2048,2048]". Early layers run at the input's
+// resolution, so the input is at least that large.
+const MAP_NHWC = /shape[ \t]?\[([12]),[ \t]?(\d{3,5}),[ \t]?(\d{3,5}),[ \t]?\d{1,5}\]/g;
+const MAP_NCHW = /shape[ \t]?\[([12]),[ \t]?\d{1,5},[ \t]?(\d{3,5}),[ \t]?(\d{3,5})\]/g;
 // A height and a width set side by side on one line: diffusers' `pipe(prompt, height=1024, width=1024)`, CompVis
 // txt2img's `--H 1536 --W 1536`, video samplers' `--height 720 --width 1280`, in either order.
 const SIDE_SET = String.raw`['"]?(?:[ \t]{0,2}[=:][ \t]{0,2}|[ \t]{1,3})${SIDE}${END}`;
@@ -99,6 +104,8 @@ export function readInputSize(fullText: string): InputSizeFacts {
     [WXH, (m: RegExpExecArray) => [m[1], m[2]]],
     [NHWC, (m: RegExpExecArray) => [m[2], m[3]]],
     [NCHW, (m: RegExpExecArray) => [m[2], m[3]]],
+    [MAP_NHWC, (m: RegExpExecArray) => [m[2], m[3]]],
+    [MAP_NCHW, (m: RegExpExecArray) => [m[2], m[3]]],
     [HEIGHT_WIDTH, (m: RegExpExecArray) => [m[1], m[2]]],
     [WIDTH_HEIGHT, (m: RegExpExecArray) => [m[2], m[1]]],
     [NAMED_P, (m: RegExpExecArray) => [m[1], String(Math.round((Number(m[1]) * 16) / 9))]],
@@ -175,4 +182,21 @@ export function inputSaidLargeFirst(f: Incident): boolean {
   if (f.run.training === true) return false;
   if (f.run.batch !== undefined && f.run.batchDefaultOf === undefined && f.run.batch > SMALL_BATCH) return false;
   return INPUT_PHASES.has(f.phase.name) && !grows(f) && !oomAfterSteps(f) && !staticOverCard(f);
+}
+
+/** Tokens of one sequence or context whose attention takes gigabytes (sequence.ts LONG_SEQUENCE, generation-length.ts LONG_REQUEST). */
+const LONG_TOKENS = 8192;
+
+/**
+ * An impossible request (many times the card) beside a stated large input, image or volume (inputPixels), a long
+ * clip or recording (input-length.ts), or a long sequence or context (sequence.ts): the request is that one input's
+ * attention or feature maps, which grow with the square of its tokens, so the input is the first lever, not a shape
+ * that blew up. The text that states the input, or undefined.
+ */
+export function absurdInput(f: Incident): string | undefined {
+  if (f.input.inputPixels !== undefined && f.input.inputPixels >= LARGE_INPUT_PIXELS) return f.input.inputSizeSetting;
+  if (f.input.inputLength !== undefined) return f.input.inputLengthSetting;
+  if (f.sequence.seqLen !== undefined && f.sequence.seqLen >= LONG_TOKENS) return f.sequence.seqLenSetting;
+  if (f.sequence.generateLen !== undefined && f.sequence.generateLen >= LONG_TOKENS) return f.sequence.generateLenSetting;
+  return undefined;
 }

@@ -25,13 +25,13 @@ const QUOTE_CHARS = 140;
 // epoch the RAM loses 1 GB", "内存不断增加", or a memory leak named in a host kill ("内存泄漏").
 const HOST_MEMORY = /\b(?:RAM|memory|mem)\b|内存/i;
 const RISES =
-  /\b(?:increas(?:es|ed|ing)|grow(?:s|ing)|grew|climb(?:s|ed|ing)|ris(?:es|ing)|rose|goes up|going up|went up|creep(?:s|ing)?|loses|leak(?:s|ing)?)\b|memory leak|越来越|不断(?:增加|增长|上涨|变大)|持续(?:增加|增长|上涨)|逐渐(?:增加|增长|变大)|一直(?:涨|增加|增长)|泄[漏露]/i;
+  /\b(?:increas(?:es|ed|ing)|grow(?:s|ing)|grew|climb(?:s|ed|ing)|ris(?:es|ing)|rose|goes up|going up|went up|creep(?:s|ing)?|loses|leak(?:s|ing)?)\b|memory leak|越来越|不断(?:增加|增长|上涨|变大)|持续(?:增加|增长|上涨)|逐渐(?:增加|增长|变大)|一直(?:涨|增加|增长)|泄[漏露]|随着[^\n]{0,16}(?:增加|增长|进行)[^\n]{0,4}而?(?:增加|增长|上涨|变大|升高)/i;
 // A GPU line is the card's memory (growth rules read that), unless it says it is not the GPU's.
 const GPU_WORDS = /\bGPU\b|\bCUDA\b|\bVRAM\b|显存/i;
 const NOT_GPU = /\bnot (?:the )?GPU\b|\bnot VRAM\b|不是显存/i;
 // A rise told over time ("during training", "each epoch", "after N epochs", "until killed") or with a leak named.
 const OVER_TIME =
-  /\b(?:during|while|through(?:out)?)\s{1,3}(?:the\s{1,3})?(?:training|epochs?|iterations?)\b|\b(?:each|every|per|with each|after)\s{1,3}(?:\d{1,6}\s{1,3})?(?:epochs?|steps?|iterations?|batch(?:es)?)\b|\buntil\b[^\n]{0,40}\bkill|\bgradually\b|\bsteadily\b|\bconstantly\b|\bslowly\b|\bkeeps?\b|\bkept\b|memory leak|越来越|不断|持续|逐渐|一直|泄[漏露]/i;
+  /\b(?:during|while|through(?:out)?)\s{1,3}(?:the\s{1,3})?(?:training|epochs?|iterations?)\b|\b(?:each|every|per|with each|after)\s{1,3}(?:\d{1,6}\s{1,3})?(?:epochs?|steps?|iterations?|batch(?:es)?)\b|\buntil\b[^\n]{0,40}\bkill|\bgradually\b|\bsteadily\b|\bconstantly\b|\bslowly\b|\bkeeps?\b|\bkept\b|memory leak|越来越|不断|持续|逐渐|一直|泄[漏露]|随着/i;
 
 // More RAM bought more epochs ("16G内存最多只能跑到20个epoch，换了32G内存…跑到90多个epoch", "with 16GB RAM it dies at
 // epoch 20, with 32GB RAM at epoch 90"): what the run needs grows with the epochs, a climb and not a fixed size.
