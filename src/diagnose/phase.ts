@@ -238,6 +238,8 @@ const PHASE_LINES: [RegExp, Phase][] = [
   [/^\s{0,4}(?:Evaluating|Evaluation|Eval|Validating|Validation|Valid|Val|Testing|Test)\s{0,3}(?:\[[^\]\n]{0,20}\])?:?\s{0,3}\d{1,3}%\|/, 'eval'],
   [/\bStart inference on \d{1,9} (?:batches|images)|\bInference done \d{1,9}\/\d{1,9}\.|\bEpoch\((?:val|test)\)\s{0,3}\[/, 'eval'],
   [/\*{3,} Running (?:Evaluation|Prediction) \*{3,}/, 'eval'],
+  // Ultralytics' validation table header (YOLOv5 "Class Images Labels P R mAP@.5", YOLOv8+ "Class Images Instances Box(P").
+  [/^\s{0,24}Class\s{1,24}Images\s{1,24}(?:Labels|Instances)\s/, 'eval'],
   [/Memory profiling takes [\d.]{1,10} seconds|init engine \(profile, create kv cache, warmup model\)/, 'generate'],
 ];
 

@@ -174,6 +174,14 @@ export const evalEngineInput = (f: Incident) =>
   !(f.eval.evalBatch !== undefined && f.eval.evalBatch > 1) &&
   !evalGradsOnStated(f) &&
   !evalStatedLargeInput(f);
+/**
+ * Ultralytics' validation during training (YOLOv5's train.py, the YOLOv8+ trainer) builds its loader at twice the
+ * training batch and runs under no_grad (smart_inference_mode): what the validation adds is that doubled batch, so the
+ * training batch it follows (or validating apart, at a smaller batch) is the lever, not no_grad. Not with a large input
+ * stated at a small batch (the input's size then), nor where the report says gradients are on.
+ */
+export const evalUltralyticsVal = (f: Incident) =>
+  inEval(f) && (f.run.tool === 'ultralytics' || f.run.tool === 'yolov5') && f.eval.evalKeras !== true && !evalGradsOnStated(f) && !evalStatedLargeInput(f);
 /** Keras evaluate / predict: no graph to drop; its batch_size is the lever. */
 export const evalKeras = (f: Incident) => inEval(f) && f.eval.evalKeras === true;
 /**
