@@ -263,3 +263,45 @@ describe("c10d's store on this machine (127.0.0.1, localhost): the rank that hos
     TEST_TIMEOUT,
   );
 });
+
+describe("NCCL's 'unhandled system error' with every rank on one machine: /dev/shm first, not the network", () => {
+  it(
+    'real: stacks8/3711 (nccl-tests, one host, in a container)',
+    async () => {
+      const d = await firstOfCase('stacks8', '3711');
+      expect(d).toMatchObject({ rule: 'nccl-system-error-one-node', category: 'nccl_or_distributed' });
+      expect(d!.fixes[0].summary).toMatch(/--shm-size/);
+      expect(d!.fixes[0].summary).not.toMatch(/NCCL_SOCKET_IFNAME/);
+    },
+    TEST_TIMEOUT,
+  );
+
+  it.each([
+    // synthetic: NCCL's own INFO line says one node
+    'node01:2231:2301 [1] NCCL INFO comm 0x55d0 rank 1 nRanks 4 nNodes 1 localRanks 4 localRank 1 MNNVL 0 - Init START\nRuntimeError: NCCL error in: ../torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:1970, unhandled system error (run with NCCL_DEBUG=INFO for details), NCCL version 2.21.5\nncclSystemError: System call (e.g. socket, malloc) or external library call failed or device error.',
+    // synthetic: torchrun --standalone on one machine
+    'torchrun --standalone --nproc_per_node=8 train.py\ntorch.distributed.DistBackendError: NCCL error in: ProcessGroupNCCL.cpp:1275, unhandled system error, NCCL version 2.18.1',
+    // synthetic: the user's words, in Chinese
+    '单机多卡训练时报错：\nRuntimeError: NCCL error in: ProcessGroupNCCL.cpp:825, unhandled system error, NCCL version 2.7.8',
+  ])(
+    'synthetic %#',
+    async (paste) => {
+      const d = await diagnosePaste(paste);
+      expect(d).toMatchObject({ rule: 'nccl-system-error-one-node', category: 'nccl_or_distributed' });
+    },
+    TEST_TIMEOUT,
+  );
+
+  it.each([
+    // synthetic near misses: a WARN line that names a socket, and no sign of one machine
+    'node0:11:11 [0] NCCL INFO comm 0x1 rank 0 nRanks 2 nNodes 1 localRanks 2\nnode0:11:30 [0] misc/socket.cc:484 NCCL WARN socketStartConnect: Connect to 10.1.1.2<40000> failed : Connection refused\nRuntimeError: NCCL error: unhandled system error',
+    'RuntimeError: NCCL error in: ProcessGroupNCCL.cpp:1191, unhandled system error, NCCL version 2.10.3',
+  ])(
+    'confuser (synthetic) %#: the network rule answers',
+    async (paste) => {
+      const d = await diagnosePaste(paste);
+      expect(d?.rule).toBe('nccl-setup-error');
+    },
+    TEST_TIMEOUT,
+  );
+});
