@@ -126,8 +126,32 @@ export function extractMemorySeries(text: string): SeriesPoint[] {
   const fromSmi = smi.length >= MIN_SMI_TABLES ? smi : [];
   const series = yolo.length ? yolo : mm.length ? mm : d2.length ? d2 : logger.length ? logger : megatron.length ? megatron : fromSmi;
   if (series.length) return series.slice(-MAX_POINTS);
+  const csv = smiCsvSeries(text);
+  if (csv.length >= MIN_SMI_TABLES) return csv.slice(-MAX_POINTS);
   const printed = printedSeries(text);
   return (printed.length ? printed : chainedSeries(text)).slice(-MAX_POINTS);
+}
+
+// nvidia-smi --query-gpu=...,memory.used --format=csv (often under `-l 1` or `watch`): the header names the column
+// ("memory.used [MiB]"), each row below it is one reading of the first GPU; a row that is not a reading ends it.
+const SMI_CSV_HEADER = /(?:^|,)\s{0,3}memory\.used(?: \[MiB\])?\s{0,3}(?:,|$)/;
+const SMI_CSV_MIB = /^\s{0,3}(\d{1,7})\s?MiB\s{0,3}$/;
+
+function smiCsvSeries(text: string): SeriesPoint[] {
+  const at = text.indexOf('memory.used');
+  if (at < 0) return [];
+  const lines = text.slice(text.lastIndexOf('\n', at) + 1).split('\n', 2 * MAX_POINTS);
+  if (!SMI_CSV_HEADER.test(lines[0])) return [];
+  const column = lines[0].split(',').findIndex((c) => /^\s{0,3}memory\.used\b/.test(c));
+  const out: SeriesPoint[] = [];
+  for (const row of lines.slice(1)) {
+    // `-l` repeats the header for every GPU count change; other GPUs' rows are read only in a one-GPU query.
+    if (SMI_CSV_HEADER.test(row)) continue;
+    const cell = SMI_CSV_MIB.exec(row.split(',')[column] ?? '');
+    if (!cell) break;
+    out.push({ mib: Number(cell[1]) });
+  }
+  return out;
 }
 
 // Readings the reporter chains in one sentence: "GPU memory consumption is 2934M -- 4413M -- 4433M -- 4537M",
@@ -163,6 +187,8 @@ const FIGURE_WITH_UNIT = /(\d{1,7}(?:\.\d{1,6})?)\s?(GiB|GB|G|MiB|MB|Mb|M)\b/;
 const BYTES_AFTER_CALL = /\bmemory_(?:allocated|reserved)\([^)\n]{0,20}\)\s{0,3}[:=]?\s{0,3}(\d{6,15})\b/;
 const NOT_A_READING = /Tried to allocate|total capacity|out of memory|OutOfMemory|^\s{0,4}\|/i;
 const TEMPLATE_DIGITS = /\d+(?:\.\d+)?/g;
+const BAR_GLYPHS = /[\u2580-\u259f\u25a0\u25a1\u2500-\u257f#]+/g;
+const SPACES = /\s+/g;
 const MAX_TEMPLATES = 200;
 const MIN_PRINTED = 3;
 const TO_MIB: Record<string, number> = { GIB: 1024, GB: 1024, G: 1024, MIB: 1, MB: 1, M: 1 };
@@ -181,7 +207,8 @@ function printedSeries(text: string): SeriesPoint[] {
     const unit = bytes ? null : FIGURE_WITH_UNIT.exec(line);
     const mib = bytes ? Number(bytes[1]) / 2 ** 20 : unit ? Number(unit[1]) * TO_MIB[unit[2].toUpperCase()] : undefined;
     if (mib === undefined || !(mib > 0)) continue;
-    const key = line.trim().replace(TEMPLATE_DIGITS, '#');
+    // A progress bar's glyphs and padding change from line to line (tqdm's "45%|████▌     |"): not part of the template.
+    const key = line.trim().replace(TEMPLATE_DIGITS, '#').replace(BAR_GLYPHS, '*').replace(SPACES, ' ');
     let points = groups.get(key);
     if (!points) {
       if (groups.size >= MAX_TEMPLATES) continue;

@@ -236,3 +236,36 @@ describe("growth told against the run's clock (gpu-memory-growth-reported, host-
     expect(d.fixes[0].summary).toMatch(/tracemalloc/);
   });
 });
+
+// Principle: a series is read wherever its readings repeat, whatever decorates them: tqdm's bar glyphs change from
+// line to line but the line is the same reading; nvidia-smi's CSV query names its column in a header. Synthetic.
+describe('series in a progress bar and in nvidia-smi CSV (memory-series.ts)', () => {
+  const bar = (p: number) => '█'.repeat(p / 10) + ' '.repeat(10 - p / 10);
+  const tqdm = [20, 40, 60, 80]
+    .map((p, i) => `Epoch 0: ${p}%|${bar(p)}| ${p * 10}/1000 [00:1${i}<01:40, 5.4it/s, loss=0.3${i}, mem=${(6 + i * 1.5).toFixed(1)}G]`)
+    .join('\n');
+  const csv =
+    'timestamp, memory.used [MiB]\n2024/05/01 10:00:01.000, 5000 MiB\n2024/05/01 10:10:01.000, 6200 MiB\n2024/05/01 10:20:01.000, 7400 MiB\n2024/05/01 10:30:01.000, 8600 MiB';
+
+  it('synthetic: tqdm postfix mem=…G, one reading per line despite the bar', () => {
+    expect(extractMemorySeries(tqdm).map((p) => p.mib)).toEqual([6144, 7680, 9216, 10752]);
+  });
+
+  it('synthetic: nvidia-smi --query-gpu CSV with a timestamp column', () => {
+    expect(extractMemorySeries(csv).map((p) => p.mib)).toEqual([5000, 6200, 7400, 8600]);
+  });
+
+  it('synthetic: a flat CSV is no series of growth', () => {
+    const flat = 'memory.used [MiB]\n5000 MiB\n5002 MiB\n5001 MiB\n5000 MiB';
+    expect(classifyShape(extractMemorySeries(flat))?.shape).toBe('flat');
+  });
+
+  it.each([
+    ['tqdm', tqdm],
+    ['nvidia-smi CSV', csv],
+  ])('synthetic: %s climbing: growth, measured first', async (_n, text) => {
+    const d = (await diagnosePaste(text))!;
+    expect(d.category).toBe('growing_memory_leak');
+    expect(d.fixes[0].summary).toMatch(MEASURE);
+  });
+});
