@@ -199,3 +199,29 @@ describe('host RAM told filling to the end of the process, in prose', () => {
     }
   });
 });
+
+describe('memory on GPU 0 although another GPU was chosen: every process touches the default device first', () => {
+  it.each(['3516', '3517', '3518'])('real host8/%s', async (n) => {
+    const d = await firstOfCase('host8', n);
+    expect(d?.rule).toBe('default-device-contexts-reported');
+    expect(summary(d)).toMatch(/CUDA_VISIBLE_DEVICES[^]*set_device/);
+  });
+
+  // synthetic
+  const forms = [
+    'CUDA_VISIBLE_DEVICES=1 python train.py still allocates memory on GPU 0 and crashes with out of memory because GPU 0 is full',
+    "After setting os.environ['CUDA_VISIBLE_DEVICES'] inside the script it still runs on GPU 0",
+    'Each rank calls set_device(local_rank) late, and every process also keeps a context on cuda:0 that fills it.',
+    'cuda:0 runs out of memory even though each worker is assigned to another GPU',
+  ];
+  it.each(forms)('synthetic: %s', async (text) => {
+    expect((await diagnosePaste(text))?.rule).toBe('default-device-contexts-reported');
+  });
+
+  it('synthetic: GPU 0 chosen on purpose, or another error type, is not this', async () => {
+    const own = 'CUDA_VISIBLE_DEVICES=0 python train.py\nThe job still uses all memory on GPU 0.';
+    expect((await diagnosePaste(own))?.rule).not.toBe('default-device-contexts-reported');
+    const cudnn = 'RuntimeError: cuDNN error: CUDNN_STATUS_INTERNAL_ERROR\nI set CUDA_VISIBLE_DEVICES=2 but it also fails on GPU 0.';
+    expect((await diagnosePaste(cudnn))?.rule).not.toBe('default-device-contexts-reported');
+  });
+});
