@@ -418,15 +418,15 @@ describe('expert expectations on real logs', () => {
     },
   );
 
-  // words8/ (issue 23's recognition of a failure told in words in any sentence; tuned): 22 real reports and 6 confusers,
-  // measured 12/28 category, 5/12 lever before src/diagnose/told-failure.ts, 22/28 and 11/12 after (words8/README.md).
+  // words8/ (issue 23's recognition of a failure told in words in any sentence; tuned): 21 real reports and 6 confusers,
+  // measured before and after src/diagnose/told-failure.ts in words8/README.md.
   it(
-    'words8/ (28 logs, 3100-3135, tuned: GPU OOM, host kill, growth and evaluation told in words, 12 zh; 6 confusers): no harmful first fix; floors under the measured level',
+    'words8/ (27 logs, 3100-3135, tuned: GPU OOM, host kill, growth and evaluation told in words, 11 zh; 6 confusers): no harmful first fix; floors under the measured level',
     { timeout: 120_000 },
     async () => {
       const s = await scoreExpertDir(groupDir('words8'));
       console.log(`tuned (words8): ${expertLine(s)}`);
-      expect(s.n).toBeGreaterThanOrEqual(28);
+      expect(s.n).toBeGreaterThanOrEqual(27);
       expect(s.failed, misses(s.rows)).toBe(0);
       expect(s.harmful, misses(s.rows)).toBe(0);
       expect(s.harmfulStrict, misses(s.rows)).toBe(0);
