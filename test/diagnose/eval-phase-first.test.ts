@@ -10,6 +10,8 @@
 //   validate_model function"); pytest's test_x names are not.
 // - Gradients said to be on in more forms ("there is no torch.no_grad()", "没有类似 test.py 之中的 with torch.no_grad()"),
 //   and PyTorch's own "volatile was removed and now has no effect" warning (which quotes no_grad, but is no code under it).
+// - Ultralytics' validation table header places the failure in evaluation; that validation runs under no_grad at twice
+//   the training batch, so the training batch it follows (or val=False / --noval) is the lever, not no_grad.
 // - "predict" in a report's first line is the phase that failed ("OOM when predicting on the test set"), unless it
 //   forecasts the OOM or the memory ("Predict OOM before launching", "OOM prediction"): knowledge/oom-reported-in-words.
 // - "SFT" (TRL's SFTTrainer stage, LLaMA-Factory / ms-swift) names the HF Trainer family: eval_accumulation_steps first.
@@ -158,5 +160,42 @@ describe('predict in a first line is the phase, not a forecast (knowledge/oom-re
   ])('synthetic (%s): no failure told', async (_name, paste) => {
     const d = await diagnosePaste(paste);
     expect(d?.category).toBeUndefined();
+  });
+});
+
+describe("Ultralytics' validation during training (synthetic: the tools' own log formats)", () => {
+  const v8 = [
+    'Ultralytics YOLOv8.0.230 🚀 Python-3.10.12 torch-2.1.0+cu121 CUDA:0 (Tesla T4, 15102MiB)',
+    'engine/trainer: task=detect, mode=train, model=yolov8s.pt, data=data.yaml, epochs=100, batch=16, imgsz=640',
+    '      1/100      7.12G      1.234      2.345      1.456         45        640: 100%|██████████| 300/300 [02:10<00:00,  2.30it/s]',
+    '                 Class     Images  Instances      Box(P          R      mAP50  mAP50-95):  12%|█▏        | 4/34 [00:03<00:25,  1.17it/s]',
+    'torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.20 GiB. GPU 0 has a total capacity of 14.75 GiB of which 512.00 MiB is free. Including non-PyTorch memory, this process has 14.24 GiB memory in use.',
+  ].join('\n');
+  const v5 = [
+    'YOLOv5 🚀 v7.0-72 Python-3.8.10 torch-1.13.1+cu117 CUDA:0 (NVIDIA GeForce RTX 3060, 12050MiB)',
+    'train: weights=yolov5s.pt, cfg=, data=data.yaml, epochs=300, batch_size=32, imgsz=640',
+    '      0/299      9.8G    0.08    0.05    0.02    120    640: 100%|██████████| 500/500 [03:00<00:00]',
+    '                 Class     Images     Labels          P          R     mAP@.5 mAP@.5:.95:  30%|███       | 30/100 [00:10<00:20]',
+    'RuntimeError: CUDA out of memory. Tried to allocate 500.00 MiB (GPU 0; 11.77 GiB total capacity; 10.50 GiB already allocated; 200.00 MiB free; 10.90 GiB reserved in total by PyTorch)',
+  ].join('\n');
+  it.each([
+    ['YOLOv8, the Instances header', v8],
+    ['YOLOv5, the Labels header', v5],
+  ])('%s: the validation at twice the training batch, not no_grad', async (_name, paste) => {
+    const d = await diagnosePaste(paste + '\n');
+    expect(d?.facts.phase).toBe('eval');
+    expect(first(d)).toMatch(/twice the training batch/);
+    expect(first(d)).toMatch(/val=False/);
+    expect(d?.fixes[0]?.changes?.batch).toBeUndefined();
+  });
+  it('an epoch row after the header: training again, not the validation', async () => {
+    const lines = v8.split('\n');
+    const paste = [
+      ...lines.slice(0, 4),
+      '      2/100      7.30G      1.200      2.300      1.400         40        640:  10%|█         | 30/300 [00:12<01:50,  2.40it/s]',
+      lines[4],
+    ].join('\n');
+    const d = await diagnosePaste(paste + '\n');
+    expect(d?.facts.phase).not.toBe('eval');
   });
 });
