@@ -14,7 +14,9 @@
 //   the training batch, so the training batch it follows (or val=False / --noval) is the lever, not no_grad.
 // - "predict" in a report's first line is the phase that failed ("OOM when predicting on the test set"), unless it
 //   forecasts the OOM or the memory ("Predict OOM before launching", "OOM prediction"): knowledge/oom-reported-in-words.
-// - "SFT" (TRL's SFTTrainer stage, LLaMA-Factory / ms-swift) names the HF Trainer family: eval_accumulation_steps first.
+// - "SFT" (TRL's SFTTrainer stage, LLaMA-Factory / ms-swift), TrainingArguments' setting names (do_eval,
+//   load_best_model_at_end ...) and transformers' example scripts (run_summarization.py ...; not the _no_trainer twins)
+//   name the HF Trainer family: eval_accumulation_steps first.
 // - In an evaluation that keeps every forward's graph, a small idle cache (under a tenth of the card) is the graphs'
 //   churn, not fragmentation: no_grad first, not expandable_segments.
 // - One large input stated for the evaluation (WxH, or a shape tuple "the dimension (1025, 2049)") at batch 1 or 2 or
@@ -127,7 +129,7 @@ describe('gradients said to be on', () => {
   });
 });
 
-describe('SFT names the HF Trainer family', () => {
+describe('SFT, HF Trainer settings and example scripts name the HF Trainer family', () => {
   it('real: "sft训练时跑验证集会额外占用10GB显存" (eval8/3415) gets eval_accumulation_steps', async () => {
     const d = await firstOfCase('eval8', '3415');
     expect(d?.facts.phase).toBe('eval');
@@ -137,10 +139,17 @@ describe('SFT names the HF Trainer family', () => {
   it.each([
     ['en', 'Qwen2 SFT: CUDA out of memory during evaluation\nTraining is fine, every eval step dies.\n'],
     ['zh', 'llama3 sft 验证时显存不足\n训练正常，一到 eval 就 OOM\n'],
+    ['en, run_summarization.py with --do_eval', 'OOM during evaluation\npython run_summarization.py --model_name_or_path t5-base --do_train --do_eval\n'],
+    ['en, load_best_model_at_end in a config', 'Evaluation runs out of memory\nload_best_model_at_end: true\nmetric_for_best_model: accuracy\n'],
   ])('synthetic (%s): eval_accumulation_steps first', async (_name, paste) => {
     const d = await diagnosePaste(paste);
     expect(d?.facts.phase).toBe('eval');
     expect(first(d)).toMatch(/eval_accumulation_steps/);
+  });
+  it("synthetic: the accelerate example's run_glue_no_trainer.py runs its own loop, not the Trainer's", async () => {
+    const d = await diagnosePaste('OOM during evaluation\naccelerate launch run_glue_no_trainer.py --model_name_or_path bert-base-cased --do_eval\n');
+    expect(d?.facts.phase).toBe('eval');
+    expect(first(d)).not.toMatch(/eval_accumulation_steps/);
   });
 });
 

@@ -93,10 +93,11 @@ const HF =
   /\b(?:Seq2Seq)?Trainer\b[^\n]{0,40}\b(?:evaluate|predict)\b|\btrainer\.(?:evaluate|predict)\(|\b(?:evaluation_loop|prediction_loop|nested_concat|eval_accumulation_steps|compute_metrics)\b/;
 // HF Trainer named by its classes or its TrainingArguments' own setting names (a config, a command or a call that sets
 // them), or by a tool whose training is HF Trainer's (LLaMA-Factory, ms-swift; "SFT", supervised fine-tuning, is the
-// stage name of TRL's SFTTrainer and of the tools built on it, all HF Trainer subclasses). The accelerate "no_trainer" examples take the
+// stage name of TRL's SFTTrainer and of the tools built on it, all HF Trainer subclasses), or by transformers' example
+// scripts that run it (run_glue.py, run_clm.py, run_summarization.py ...; their _no_trainer twins are excluded below). The accelerate "no_trainer" examples take the
 // same flags with a loop of their own: not the Trainer's.
 const HF_SETTINGS =
-  /\b(?:TrainingArguments|Seq2SeqTrainingArguments|SFTTrainer|SFTConfig|Seq2SeqTrainer|per_device_eval_batch_size|per_device_train_batch_size|evaluation_strategy|eval_strategy|eval_steps)\b|\btransformers\.Trainer\(|\bllama-?factory\b|\bsft\b|\bms-swift\b/i;
+  /\b(?:TrainingArguments|Seq2SeqTrainingArguments|SFTTrainer|SFTConfig|Seq2SeqTrainer|per_device_eval_batch_size|per_device_train_batch_size|evaluation_strategy|eval_strategy|eval_steps|do_eval|do_predict|predict_with_generate|load_best_model_at_end|metric_for_best_model)\b|\brun_(?:glue|clm|mlm|plm|summarization|translation|qa|seq2seq_qa|ner|swag|xnli|classification|image_classification|audio_classification|speech_recognition_seq2seq|speech_recognition_ctc)\.py\b|\btransformers\.Trainer\(|\bllama-?factory\b|\bsft\b|\bms-swift\b/i;
 const NO_TRAINER = /no_trainer/;
 const LIGHTNING = /\bpytorch_lightning\b|\blightning\.pytorch\b|\bLightningModule\b|\bPyTorch Lightning\b/;
 // Keras by name, its evaluate/predict call, or its compiled evaluation functions (predict_function, test_function).
