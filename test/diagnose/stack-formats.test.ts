@@ -305,3 +305,45 @@ describe("NCCL's 'unhandled system error' with every rank on one machine: /dev/s
     TEST_TIMEOUT,
   );
 });
+
+describe('more fixed formats of distributed start-up and of Paddle 1.x (synthetic variants of each)', () => {
+  it.each([
+    'torch.distributed.DistStoreError: Socket Timeout',
+    '[rank3]: RuntimeError: Socket Timeout\nException raised from doWait at ../torch/csrc/distributed/c10d/TCPStore.cpp:550',
+    '[E socket.cpp:922] [c10d] Socket Timeout while waiting for key 0',
+  ])(
+    "c10d's store timing out a wait: the rank that never set its key (%#)",
+    async (paste) => {
+      const d = await diagnosePaste(paste);
+      expect(d).toMatchObject({ rule: 'nccl-rendezvous-timeout', category: 'nccl_or_distributed' });
+    },
+    TEST_TIMEOUT,
+  );
+
+  it.each([
+    '[E ProcessGroupGloo.cpp:138] Gloo connectFullMesh failed with [../third_party/gloo/gloo/transport/tcp/pair.cc:144] no error',
+    'RuntimeError: Gloo connectFullMesh failed with [/opt/pytorch/third_party/gloo/gloo/transport/tcp/pair.cc:211] Connection refused',
+  ])(
+    "Gloo's pairs could not connect: the interface, GLOO_SOCKET_IFNAME (%#)",
+    async (paste) => {
+      const d = await diagnosePaste(paste);
+      expect(d).toMatchObject({ rule: 'nccl-setup-error', category: 'nccl_or_distributed' });
+      expect(d!.fixes[0].summary).toMatch(/GLOO_SOCKET_IFNAME/);
+    },
+    TEST_TIMEOUT,
+  );
+
+  it.each([
+    'paddle.fluid.core_avx.EnforceNotMet: Data check failed. Expected allocating_memory <= available_memory, but received allocating_memory:10513462067 > available_memory:1369702144. at [/paddle/paddle/fluid/platform/gpu_info.cc:106]',
+    'paddle.fluid.core.EnforceNotMet: enforce allocating <= available failed, 2147483648 > 104857600\nat [/paddle/paddle/fluid/platform/gpu_info.cc:89]',
+  ])(
+    "Paddle 1.x's allocator enforce: a GPU out of memory with its two figures (%#)",
+    async (paste) => {
+      const d = await diagnosePaste(paste);
+      // the CUDA rule answers it (the recognition rule speaks where that rule did not recognise the line itself)
+      expect(d?.category).toBe('cuda_oom');
+      expect(['paddle-gpu-alloc-enforce', 'cuda-oom']).toContain(d?.rule);
+    },
+    TEST_TIMEOUT,
+  );
+});
