@@ -3,6 +3,7 @@
 import type { Condition } from './rule-types.js';
 import type { Readings } from '../readings/types.js';
 import { whoHoldsMemory } from './holder.js';
+import { pipelineOffloadFirst, staticFullTrainingLever, type StaticLever } from './levers/static-order.js';
 import { expandableSegmentsAvailable } from './environment.js';
 import {
   batchAtOne,
@@ -83,6 +84,10 @@ const HALF_OR_LESS = new Set(['fp16', 'bf16', 'int8', 'int4']);
 /** Verdicts under which the static part can be the lever: nothing stated, or this process's own memory. */
 const STATIC_HOLDERS = new Set<string | undefined>([undefined, 'activations', 'optimizer_state', 'weights']);
 
+/** The static budget names `lever` first for full training over the card, and its words are there to quote. */
+const staticFirst = (f: Incident, lever: StaticLever) =>
+  staticFullTrainingLever(f) === lever && !oomAfterSteps(f) && f.budget.staticWhy !== undefined && f.budget.shardWhy !== undefined;
+
 export const CONDITION_CHECKS: Record<Condition, (e: Evidence) => boolean> = {
   fragmented: ({ incident }) => isFragmented(incident),
   not_fragmented: ({ incident }) => !isFragmented(incident),
@@ -147,6 +152,12 @@ export const CONDITION_CHECKS: Record<Condition, (e: Evidence) => boolean> = {
   // Why the batch is not offered, when the holder's verdict did not already say so.
   batch_blocked_growth: ({ incident }) => batchLever(incident).blockedBy === 'growth',
   // (Training only: its text leads with LoRA and ZeRO; a load or inference whose weights fill the card gets holder_weights' quantize / split.)
+  // Full training whose weights, gradients and optimizer state do not fit (levers/static-order.ts): the lever the
+  // budget names (shard over the launch's GPUs, offload the optimizer state, or a 4-bit base with LoRA), with its
+  // arithmetic; not after steps ran at these settings (then the static part fit).
+  static_full_training_shard: ({ incident }) => staticFirst(incident, 'shard'),
+  static_full_training_offload: ({ incident }) => staticFirst(incident, 'offload'),
+  static_full_training_qlora: ({ incident }) => staticFirst(incident, 'qlora'),
   batch_blocked_static: ({ incident }) =>
     incident.run.training === true && batchLever(incident).blockedBy === 'static_over_card' && incident.budget.staticWhy !== undefined,
   batch_unknown: ({ incident }) => incident.run.batch === undefined,
@@ -194,6 +205,8 @@ export const CONDITION_CHECKS: Record<Condition, (e: Evidence) => boolean> = {
   },
   // Inference or adapter training whose 16-bit weights fill the card (levers/quantize.ts): fewer bits per weight, or
   // fewer weights, first; another process or a card that is not full comes first.
+  // A diffusers pipeline whose weights fill the card (levers/static-order.ts): model CPU offload before quantizing.
+  pipeline_offload_first: ({ incident }) => pipelineOffloadFirst(incident) && STATIC_HOLDERS.has(holder(incident)),
   quantize_first_inference: ({ incident }) =>
     quantizeFirst(incident) && !quantizeNotEnough(incident) && incident.run.training !== true && STATIC_HOLDERS.has(holder(incident)),
   quantize_first_adapter: ({ incident }) =>

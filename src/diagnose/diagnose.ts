@@ -27,6 +27,7 @@ import { readDdpUnused } from './levers/ddp-unused.js';
 import { budgetWords } from './levers/budget.js';
 import { quantizeWords } from './levers/quantize.js';
 import { ampWords } from './levers/amp.js';
+import { shardWords } from './levers/static-order.js';
 import { reportedPhase } from './levers/reported-phase.js';
 import { readKeptReference } from './levers/growth.js';
 import { withPhase } from './phase.js';
@@ -187,6 +188,7 @@ export function diagnose(raw: string, base: RuleBase, loc?: Locale): DiagnoseRes
       quantizeWords(incident, loc);
       ampWords(incident, loc);
       budgetWords(incident, loc);
+      shardWords(incident, loc);
       const verdict = whoHoldsMemory(incident, loc);
       if (verdict) {
         incident.holder.verdict = verdict.holder;

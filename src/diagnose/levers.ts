@@ -45,11 +45,29 @@ export function staticMiB(f: Incident): number | undefined {
   return (f.model.paramsB * 1e9 * FULL_TRAINING_BYTES_PER_PARAM) / 2 ** 20;
 }
 
-/** The static part alone is at least the card: no batch size can fit it. */
+export interface StaticCeiling {
+  mib: number;
+  /** card: the log sizes the card; family: the largest size the card it names is sold with. */
+  basis: 'card' | 'family';
+}
+
+/**
+ * What the static part is compared with: the card's memory as the log gives it, else the largest size the card
+ * it names is sold with ("A100" -> 80 GB: a static part above that fits none of its sizes). A card the log does not
+ * name is not assumed (it may be a 141 GB H200, or the run may already shard).
+ */
+export function staticCeiling(f: Incident): StaticCeiling | undefined {
+  const card = cardMiB(f);
+  if (card !== undefined) return { mib: card, basis: 'card' };
+  if (f.card.familyMaxMiB !== undefined) return { mib: f.card.familyMaxMiB, basis: 'family' };
+  return undefined;
+}
+
+/** The static part alone is at least the card (or every size of the card named): no batch size can fit it. */
 export function staticOverCard(f: Incident): boolean {
   const need = staticMiB(f);
-  const card = cardMiB(f);
-  return need !== undefined && card !== undefined && need >= card;
+  const ceiling = staticCeiling(f);
+  return need !== undefined && ceiling !== undefined && need >= ceiling.mib;
 }
 
 const grows = (f: Incident) => f.series.memoryShape === 'growth' || f.series.memoryShape === 'sawtooth_rising';
@@ -106,9 +124,9 @@ export function leverWords(f: Incident, loc: Locale | undefined): void {
     f.model.dtypeWhy = f.model.dtypeEvidence ? t(loc, 'lever.dtypeWhy.matrix', { matrix: f.model.dtypeEvidence }) : t(loc, 'lever.dtypeWhy.fp32');
   const zero = zeroWhy(f, loc);
   if (staticOverCard(f)) {
-    f.budget.staticWhy = zero
-      ? `${zero} ≥ ${formatMiB(cardMiB(f)!)}`
-      : `${f.model.paramsB}B × ${staticBytesPerParam(f)} B/param ≈ ${formatMiB(staticMiB(f)!)} ≥ ${formatMiB(cardMiB(f)!)}`;
+    const ceiling = staticCeiling(f)!;
+    const against = t(loc, `lever.ceiling.${ceiling.basis}`, { card: formatMiB(ceiling.mib) });
+    f.budget.staticWhy = zero ? `${zero} ≥ ${against}` : `${f.model.paramsB}B × ${staticBytesPerParam(f)} B/param ≈ ${formatMiB(staticMiB(f)!)} ≥ ${against}`;
   } else if (staticDominates(f)) {
     const share = Math.round((100 * staticMiB(f)!) / cardMiB(f)!);
     const part = zero ?? `${f.model.paramsB}B × ${staticBytesPerParam(f)} B/param ≈ ${formatMiB(staticMiB(f)!)}`;

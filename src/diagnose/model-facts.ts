@@ -8,8 +8,9 @@ import { PROJECT_ROOT } from '../core/paths.js';
 
 // A card's memory stated in words: a model then its size ("A100 80G", "4090 24G显存", "3060 12GB"), or a size
 // then a GPU word ("24G显存", "8gb graphics card", "16GB VRAM"). Bounded and anchored on digits: linear.
+// nvidia-smi and torch name the data-centre cards with their form factor between: "A100-SXM4-80GB", "A100-PCIE-40GB".
 const GPU_MODEL_SIZE =
-  /\b(?:A100|A800|H100|H800|H200|V100|P100|A6000|A40|A10G?|L40S?|L4|T4|RTX\s?\d{4}(?:\s?Ti)?|\d{4}\s?Ti|[1-5]0[5-9]0)\b[^\n\d]{0,4}(\d{1,3})\s?G(?:B|iB)?\b/i;
+  /\b(?:A100|A800|H100|H800|H200|V100|P100|A6000|A40|A10G?|L40S?|L4|T4|RTX\s?\d{4}(?:\s?Ti)?|\d{4}\s?Ti|[1-5]0[5-9]0)\b(?:[-\s](?:SXM\d?|PCIE|NVL))?[^\n\d]{0,4}(\d{1,3})\s?G(?:B|iB)?\b/i;
 // The same in MiB, as nvidia-smi and drivers print a card's total: "RTX 3060 (max 8192MiB)", "T4 15360MiB".
 const GPU_MODEL_MIB =
   /\b(?:A100|A800|H100|H800|H200|V100|P100|A6000|A40|A10G?|L40S?|L4|T4|RTX\s?\d{4}(?:\s?Ti)?|\d{4}\s?Ti|[1-5]0[5-9]0)\b[^\n\d]{0,12}(\d{4,6})\s?MiB\b/i;
@@ -46,6 +47,11 @@ const PARAMS_IN_NAME = /(?:^|[/\s'"=:]|[^\x00-\x7F])[A-Za-z][\w.-]{0,40}[-_](\d{
 // The same count told in prose: "the 13B model", "a 7b LLM", "1.5B parameters", "6B模型" (no model name).
 const PARAMS_IN_PROSE = /(?:^|[^\w.])(\d{1,3}(?:\.\d{1,2})?)\s?[bB]\s?(?:models?\b|parameters?\b|params\b|LLM|模型|参数)/g;
 
+// A model family's name, a space, then its size: "LLaMA 7B", "Llama 2 13B", "Qwen2.5 72B", "Mistral 7B" (the families'
+// own spellings; a name with a dash is PARAMS_IN_NAME's).
+const PARAMS_AFTER_FAMILY =
+  /\b(?:LLaMA|Llama|Llama[- ]?[23](?:\.\d)?|Qwen\d?(?:\.\d)?|Mistral|Mixtral|Falcon|Baichuan\d?|ChatGLM\d?|InternLM\d?|Gemma\s?\d?|Vicuna|Alpaca|BLOOM|Pythia|StarCoder\d?|CodeLlama|DeepSeek(?:-\w{1,10})?|Yi|OPT|GPT-?J|GPT-?NeoX?)\s(\d{1,3}(?:\.\d{1,2})?)[bB](?![\w.])/g;
+
 // Qwen's checkpoints spell the decimal point of the size as an underscore ("Qwen-1_8B", "Qwen1.5-0_5B"): 1.8 and 0.5
 // billion, not 8 and 5. Only right after a dash or slash, so "llama_2_7b" stays 7B.
 const UNDERSCORE_DECIMAL = /(?<=[-/])(\d)_(\d)(?=[bB](?![\w.]))/g;
@@ -59,7 +65,13 @@ export function modelParamsB(text: string, model: string | undefined): number | 
     return v !== undefined && v > 0 && v <= 2000 ? v : undefined;
   };
   const body = text.length > 65536 ? text.slice(0, 32768) + text.slice(-32768) : text;
-  return (model ? last(' ' + model, PARAMS_IN_NAME) : undefined) ?? last(body, PARAMS_IN_NAME) ?? last(body, PARAMS_IN_PROSE) ?? knownModelParamsB(body);
+  return (
+    (model ? last(' ' + model, PARAMS_IN_NAME) : undefined) ??
+    last(body, PARAMS_IN_NAME) ??
+    last(body, PARAMS_IN_PROSE) ??
+    last(body, PARAMS_AFTER_FAMILY) ??
+    knownModelParamsB(body)
+  );
 }
 
 // A flag given the value False (`--fp16 False`, HfArgumentParser's booleans) states no half precision.
@@ -83,11 +95,23 @@ const QUANT_NAME = /[\w./-]{0,80}?[-_.](?:(?:bnb[-_.])?([48])bit|(GPTQ|AWQ)|int(
 // What ends in "4bit"/"8bit" but is no checkpoint: the loading flags (read with their value above) and 8-bit optimizers.
 const NOT_A_NAME = /load[-_]in|adam|optim|lion|sgd|paged/i;
 
-/** 4 or 8 when a model name in the paste carries a quantization marker (the first one found). */
-export function quantizedNameBits(text: string): 4 | 8 | undefined {
+// The parameter count a quantized checkpoint's own name carries ("vicuna-7B-GPTQ-4bit" -> 7).
+const SIZE_IN_NAME = /[-_/](\d{1,3}(?:\.\d{1,2})?)[bB](?![a-zA-Z])/;
+
+/**
+ * 4 or 8 when a model name in the paste carries a quantization marker (the first one found). A name that carries
+ * another size than the model the paste sizes (`paramsB`) speaks for that other checkpoint only ("I also tried
+ * Vicuna-7B-GPTQ-4bit" beside a 13B run): it says nothing of how the 13B weights are stored.
+ */
+export function quantizedNameBits(text: string, paramsB?: number): 4 | 8 | undefined {
   QUANT_NAME.lastIndex = 0;
   for (const m of text.matchAll(QUANT_NAME)) {
     if (NOT_A_NAME.test(m[0])) continue;
+    // The whole name token the marker ends ("vicuna-7B-GPTQ-4bit": "-4bit" alone is matched after "vicuna-7B-GPTQ").
+    let start = m.index;
+    while (start > 0 && m.index - start < 120 && /[\w./-]/.test(text[start - 1])) start--;
+    const own = SIZE_IN_NAME.exec(text.slice(start, m.index + m[0].length));
+    if (paramsB !== undefined && own && Math.abs(Number(own[1]) - paramsB) > 0.05 * paramsB) continue;
     const bits = m[1] ?? m[3] ?? m[4] ?? (m[2] ? '4' : undefined);
     if (bits === '4' || bits === '8') return Number(bits) as 4 | 8;
   }
@@ -95,9 +119,9 @@ export function quantizedNameBits(text: string): 4 | 8 | undefined {
 }
 
 /** The dtype the log says the weights or compute use (quantized first: it decides the weights' size). */
-export function weightsDtype(text: string): 'fp32' | 'fp16' | 'bf16' | 'int8' | 'int4' | undefined {
+export function weightsDtype(text: string, paramsB?: number): 'fp32' | 'fp16' | 'bf16' | 'int8' | 'int4' | undefined {
   const head = text.length > 65536 ? text.slice(0, 32768) + text.slice(-32768) : text;
-  const named = quantizedNameBits(head);
+  const named = quantizedNameBits(head, paramsB);
   for (const [re, dtype] of DTYPES) {
     if (re.test(head)) return dtype;
     // A quantized checkpoint's name decides before any compute dtype (bnb_4bit_compute_dtype=bfloat16 is not the weights).
@@ -148,4 +172,23 @@ export function knownGpuMemoryGiB(text: string): number | undefined {
   knownGpus ??= loadKnownGpus();
   const head = text.length > 65536 ? text.slice(0, 32768) + text.slice(-32768) : text;
   return knownGpus.find((g) => g.re.test(head))?.gib;
+}
+
+let gpuFamilies: { re: RE2; gib: number }[] | undefined;
+
+/** knowledge/gpus.json `families`: cards sold in several sizes, each with the largest it is sold with. */
+export function loadGpuFamilies(file = join(PROJECT_ROOT, 'knowledge', 'gpus.json')): { re: RE2; gib: number }[] {
+  if (!existsSync(file)) return [];
+  const doc = JSON.parse(readFileSync(file, 'utf8')) as { families?: { pattern: string; max_gib: number }[] };
+  return (doc.families ?? []).map((g, i) => {
+    if (typeof g.pattern !== 'string' || !(g.max_gib > 0)) throw new Error(`${file}: families.${i}: needs a pattern and max_gib > 0`);
+    return { re: new RE2(g.pattern, 'i'), gib: g.max_gib };
+  });
+}
+
+/** GiB of the largest size the first card family (file order) the log names is sold with ("A100" -> 80). */
+export function gpuFamilyMaxGiB(text: string): number | undefined {
+  gpuFamilies ??= loadGpuFamilies();
+  const head = text.length > 65536 ? text.slice(0, 32768) + text.slice(-32768) : text;
+  return gpuFamilies.find((g) => g.re.test(head))?.gib;
 }

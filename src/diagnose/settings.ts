@@ -5,7 +5,8 @@ import { formatMiB } from './fixes/arithmetic.js';
 import { classifyShape, extractMemorySeries, seriesSettled } from './memory-series.js';
 import { readEvalSettings } from './levers/eval.js';
 import { trainingProgress } from './levers/progress.js';
-import { knownGpuMemoryGiB, modelParamsB, statedGpuMemoryMiB, weightsDtype } from './model-facts.js';
+import { gpuFamilyMaxGiB, knownGpuMemoryGiB, modelParamsB, statedGpuMemoryMiB, weightsDtype } from './model-facts.js';
+import { readDiffusionPipeline } from './levers/static-order.js';
 import { worldSize, zeroOffloadStated, zeroStage } from './levers/zero.js';
 import { killedLoadingData, readHostRam, TRAIN_PROGRESS } from './levers/host-ram.js';
 import { readReportedHolder } from './levers/reported-holder.js';
@@ -98,6 +99,20 @@ export function findCommandLine(text: string): string | undefined {
     .trim();
 }
 
+// LoRA or PEFT named as what the run is not: "without any PEFT and Quantization", "rather than lora", "不用 LoRA".
+const ADAPTER_WORD = /\b(?:q?lora|peft)\b/gi;
+const ADAPTER_WORD_ONCE = /\b(?:q?lora|peft)\b/i;
+const ADAPTER_NEGATED =
+  /(?:\bwithout|\bw\/o|\bno|\bnot|\bnon|rather than|instead of|不用|不使用|而不是|没有用?)[\s-]{0,3}(?:any\s{1,2}|using\s{1,2}|the\s{1,2})?(?:[\w-]{1,12}\s{0,2}(?:and|or|\/|,)\s{0,2})?$/i;
+
+/** LoRA / PEFT named in the paste other than as what the run does without ("without PEFT", "not LoRA"). */
+function adapterWordAffirmed(text: string): boolean {
+  ADAPTER_WORD.lastIndex = 0;
+  for (let m = ADAPTER_WORD.exec(text); m; m = ADAPTER_WORD.exec(text)) {
+    if (!ADAPTER_NEGATED.test(text.slice(Math.max(0, m.index - 40), m.index))) return true;
+  }
+  return false;
+}
 /**
  * `commandLine: false` when the paste was flattened onto one line: its command cannot be told apart
  * from the log after it, so no corrected command is offered (settings are still read).
@@ -143,7 +158,7 @@ export function extractSettings(fullText: string, options: { commandLine?: boole
     incident.model.name = model.replace(/\.(pt|pth|yaml|yml)$/, '').replace(/^.*\//, '');
   const paramsB = modelParamsB(text, incident.model.name);
   if (paramsB !== undefined) incident.model.paramsB = paramsB;
-  const dtype = weightsDtype(text);
+  const dtype = weightsDtype(text, paramsB);
   if (dtype) incident.model.dtype = dtype;
   const gpu = /CUDA:\d{1,2} \(([^,()\n]{3,60}), (\d{3,7}(?:\.\d{1,6})?)\s?Mi?B\)/.exec(text);
   if (gpu) {
@@ -176,17 +191,27 @@ export function extractSettings(fullText: string, options: { commandLine?: boole
     incident.distributed.worldSize = worldSize(text);
     if (zeroOffloadStated(text)) incident.distributed.zeroOffload = true;
   }
-  if (/\bbackward\(|optimizer\.step|\bTrainer\b|trainer\.train\(|training_args|deepspeed|train_batch_size|finetun|fine-tun|\bsft\b|训练|微调/i.test(text))
+  if (/\bbackward\(|optimizer\.step|\bTrainer\b|trainer\.train\(|training_args|deepspeed|train_batch_size|finetun|fine[- ]tun|\bsft\b|训练|微调/i.test(text))
     incident.run.training = true;
   // A LoRA configuration says adapters; the word alone does not where the paste says the run is a full fine-tune
   // ("full fine-tuning", finetuning_type full, 全参): "have you compared LoRA and fully fine-tuning?" is a question.
+  if (readDiffusionPipeline(text)) incident.run.diffusionPipeline = true;
+  // The launch's GPU count for any training run, not only under ZeRO: the static budget shards over them (levers/static-order.ts).
+  if (incident.run.training && incident.distributed.worldSize === undefined) {
+    const ranks = worldSize(text);
+    if (ranks !== undefined) incident.distributed.worldSize = ranks;
+  }
   const adapterConfig = /\b(?:adapter_name|lora_r|lora_rank|lora_alpha|lora_target|LoraConfig|peft_config|use_peft|finetuning_type:?\s{0,2}lora)\b/i.test(text);
-  const fullStated = /\bfull(?:y)?[ -]?(?:parameter[ -])?fine-?tun|\bfinetuning_type:?\s{0,2}full\b|全参|全量微调/i.test(text);
+  const fullStated =
+    /\bfull(?:y)?[ -]?(?:parameter[ -])?fine[- ]?tun|\bfinetuning_type:?\s{0,2}full\b|\b(?:sft|train)_type[\s=:]{1,3}['"]?full\b|全参|全量微调/i.test(text);
   // The trainer's own full-training setting wins over lora_* keys it then ignores (LLaMA-Factory's --finetuning_type full).
-  const fullSetting = /\bfinetuning_type:?\s{0,2}full\b|\bfull_finetuning\s{0,2}=\s{0,2}True/i.test(text);
+  // (ms-swift's --sft_type / --train_type full is the same setting.)
+  const fullSetting = /\bfinetuning_type:?\s{0,2}full\b|\bfull_finetuning\s{0,2}=\s{0,2}True|\b(?:sft|train)_type[\s=:]{1,3}['"]?full\b/i.test(text);
   // Unsloth's banner, FastLanguageModel and get_peft_model train adapters without the word LoRA.
   const adapterTool = /==\(\(====\)\)==\s{0,4}Unsloth|\bFastLanguageModel\b|\bget_peft_model\(/.test(text);
-  if (!fullSetting && (adapterConfig || adapterTool || (!fullStated && /\b(?:q?lora|peft)\b/i.test(text)))) incident.run.adapterTraining = true;
+  if (!fullSetting && (adapterConfig || adapterTool || (!fullStated && adapterWordAffirmed(text)))) incident.run.adapterTraining = true;
+  // The paste says the run trains every weight (not inferred from "fine-tuning" alone, which is often LoRA).
+  else if (fullStated || fullSetting || ADAPTER_WORD_ONCE.test(text)) incident.run.fullTrainingStated = true;
   let shards: RegExpExecArray | null = null;
   for (const m of text.matchAll(/Loading checkpoint shards:?\s{0,4}(\d{1,3})%/gi)) shards = m;
   if (shards) incident.phase.shardsLoadedPct = Number(shards[1]);
@@ -235,6 +260,10 @@ export function extractSettings(fullText: string, options: { commandLine?: boole
   if (incident.card.statedGpuMemoryMiB === undefined) {
     const gib = knownGpuMemoryGiB(text);
     if (gib !== undefined) incident.card.gpuModelMemoryMiB = gib * 1024;
+    else {
+      const family = gpuFamilyMaxGiB(text);
+      if (family !== undefined) incident.card.familyMaxMiB = family * 1024;
+    }
   }
   // llama.cpp's load report: "llm_load_tensors:      CUDA0 buffer size =  3946.35 MiB" (weights on GPU 0)
   let onGpu = 0;

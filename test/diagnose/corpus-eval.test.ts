@@ -56,6 +56,9 @@ GROUPS.push('growth8');
 // stacks8/ (issue 23: other stacks' and distributed runs' own message formats: MXNet, Paddle, MindSpore, Caffe, TF, HIP,
 // TensorRT, vLLM, Triton/Paddle shm, NCCL sockets, c10d stores; 4 confusers; 28 real threads, 8 zh; tuned).
 GROUPS.push('stacks8');
+// static8/ (issue 23: static memory that does not fit and which lever the budget names first: full fine-tunes, ZeRO
+// stage choices, inference weights over the card, 7 controls; 22 real threads, 5 zh; tuned).
+GROUPS.push('static8');
 // The category vocabulary of /work/corpus-format.md (the same as test/fixtures/eval-dev/cases.json).
 const LABELS = new Set([
   'cuda_oom',
@@ -532,6 +535,24 @@ describe('expert expectations on real logs', () => {
       expect(s.harmfulStrict, misses(s.rows)).toBeLessThanOrEqual(1);
       expect(s.category / s.n, misses(s.rows)).toBeGreaterThanOrEqual(0.85);
       expect(s.lever / s.leverOf, misses(s.rows)).toBeGreaterThanOrEqual(0.7);
+    },
+  );
+
+  // static8/ (issue 23's static budget and its lever order; tuned): measured 19/22 category, 17/22 lever (named first
+  // 11), strict harm 1 when added; 19/22, 19/22 (16), strict 0 after levers/static-order.ts (static8/README.md).
+  it(
+    'static8/ (22 logs, 3300-3321, tuned: full fine-tunes 7B-70B over the card, ZeRO stages, inference weights over the card, 7 controls): no harmful first fix; floors under the measured level',
+    { timeout: 120_000 },
+    async () => {
+      const s = await scoreExpertDir(groupDir('static8'));
+      console.log(`tuned (static8): ${expertLine(s)}`);
+      expect(s.n).toBeGreaterThanOrEqual(22);
+      expect(s.failed, misses(s.rows)).toBe(0);
+      expect(s.harmful, misses(s.rows)).toBe(0);
+      expect(s.harmfulStrict, misses(s.rows)).toBe(0);
+      expect(s.category / s.n, misses(s.rows)).toBeGreaterThanOrEqual(0.8);
+      expect(s.lever / s.leverOf, misses(s.rows)).toBeGreaterThanOrEqual(0.8);
+      expect(s.leverFirst / s.leverOf, misses(s.rows)).toBeGreaterThanOrEqual(0.68);
     },
   );
 

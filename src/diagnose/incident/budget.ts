@@ -10,4 +10,6 @@ export interface BudgetPart {
   budgetWhy?: string;
   /** The 16-bit (or stated 8-bit) weights against the card, and at 4 bits, when quantizing is the lever (levers/quantize.ts). */
   quantizeWhy?: string;
+  /** Full training over the card: the per-GPU share over the launch's GPUs, or what offloading leaves (levers/static-order.ts). */
+  shardWhy?: string;
 }

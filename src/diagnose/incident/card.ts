@@ -8,4 +8,9 @@ export interface CardPart {
   statedGpuMemoryMiB?: number;
   /** The card's memory from its model name alone (knowledge/gpus.json: "GTX 1050 Ti" -> 4 GiB), when nothing else states it. */
   gpuModelMemoryMiB?: number;
+  /**
+   * The largest memory the card the log names is sold with, when its name does not fix it ("A100" -> 80 GiB;
+   * knowledge/gpus.json families): a static part above it fits none of its sizes (levers/static-order.ts).
+   */
+  familyMaxMiB?: number;
 }

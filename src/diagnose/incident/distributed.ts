@@ -4,7 +4,7 @@
 export interface DistributedPart {
   /** DeepSpeed ZeRO stage the run's config or command states (the config's "stage" wins over prose). */
   zeroStage?: number;
-  /** Data-parallel ranks the launch states (--nproc_per_node, --num_gpus, num_processes, world_size, "8 x A100"). */
+  /** Data-parallel ranks the launch states (--nproc_per_node, --num_gpus, num_processes, world_size, "8 x A100"); read under ZeRO and for any training run. */
   worldSize?: number;
   /** The config offloads optimizer state or parameters to CPU: the GPU's share is then not this arithmetic. */
   zeroOffload?: boolean;

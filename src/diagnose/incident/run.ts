@@ -32,4 +32,8 @@ export interface RunPart {
   /** The log is a training run (optimizer, backward, a trainer), and whether it trains adapters only (LoRA/PEFT). */
   training?: boolean;
   adapterTraining?: boolean;
+  /** The paste states a full fine-tune (full fine-tuning, finetuning_type full, 全参, "without PEFT"), not only training. */
+  fullTrainingStated?: boolean;
+  /** A diffusers pipeline (several models run in turn: text encoders, UNet/transformer, VAE); levers/static-order.ts. */
+  diffusionPipeline?: boolean;
 }
