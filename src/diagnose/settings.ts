@@ -8,7 +8,7 @@ import { trainingProgress } from './levers/progress.js';
 import { gpuFamilyMaxGiB, knownGpuMemoryGiB, modelParamsB, statedGpuMemoryMiB, weightsDtype } from './model-facts.js';
 import { readDiffusionPipeline } from './levers/static-order.js';
 import { worldSize, zeroOffloadStated, zeroStage } from './levers/zero.js';
-import { killedLoadingData, readHostRam, TRAIN_PROGRESS } from './levers/host-ram.js';
+import { killedLoadingData, killedLoadingModel, readHostRam, TRAIN_PROGRESS } from './levers/host-ram.js';
 import { readReportedHolder } from './levers/reported-holder.js';
 import { readSequenceLength } from './levers/sequence.js';
 import { readInputSize } from './levers/input-size.js';
@@ -243,6 +243,8 @@ export function extractSettings(fullText: string, options: { commandLine?: boole
     )
   )
     incident.host.killedWhileLoading = true;
+  // The kill right after a line that announces the model load (levers/host-ram.ts).
+  else if (killedLoadingModel(text)) incident.host.killedWhileLoading = true;
   if (killedLoadingData(text)) incident.host.killedLoadingData = true;
   // torchrun / DeepSpeed ranks SIGKILLed before any step logged a loss, with no DataLoader workers and no
   // data loading in sight: each rank was loading its own copy of the model into host RAM. (With the model's

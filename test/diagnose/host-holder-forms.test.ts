@@ -225,3 +225,33 @@ describe('memory on GPU 0 although another GPU was chosen: every process touches
     expect((await diagnosePaste(cudnn))?.rule).not.toBe('default-device-contexts-reported');
   });
 });
+
+describe('a kill right after the log announces the model load is a kill while loading (weights through host RAM)', () => {
+  // Either rule's words for the same lever: the weights pass through host RAM while they load.
+  const LOAD_KILL = /^(?:The process was killed|The host ran out of RAM) while the (?:model|weights) (?:was|were) loading/;
+  it.each([
+    ['fresh', '712'],
+    ['novel', '1226'],
+  ])('real %s/%s', async (g, n) => {
+    expect(summary(await firstOfCase(g, n))).toMatch(LOAD_KILL);
+  });
+
+  // synthetic
+  const forms = [
+    'python serve.py\nLoading model weights from /models/llama-13b ...\nKilled',
+    'Start\nload model begin.\n\nKilled',
+    'Loading checkpoint shards:  40%|████      | 2/5 [00:21<00:32, 10.8s/it]Killed',
+    '开始加载模型\n已杀死',
+    'the process was killed in from_pretrained, nothing else printed',
+  ];
+  it.each(forms)('synthetic: %s', async (text) => {
+    expect(summary(await diagnosePaste(text))).toMatch(LOAD_KILL);
+  });
+
+  it('synthetic: a kill after training steps reported a loss, or far below the load line, is not read as a load kill', async () => {
+    const trained = 'Loading model weights ...\nepoch 1 step 10 loss 2.31\nepoch 1 step 20 loss 2.05\nKilled';
+    expect(summary(await diagnosePaste(trained))).not.toMatch(LOAD_KILL);
+    const far = 'Loading model weights ...\nmodel ready\nbuilding index\nscanning corpus\nwriting shards\nmerging\nKilled';
+    expect(summary(await diagnosePaste(far))).not.toMatch(LOAD_KILL);
+  });
+});

@@ -44,6 +44,32 @@ export function killedLoadingData(text: string): boolean {
   return lines.slice(Math.max(0, kill - 12), kill).some((l) => DATA_LOADING.test(l.slice(0, 400)) || DATA_PREPARING.test(l.slice(0, 400)));
 }
 
+// Killed while the model was loading: one of the last lines before the kill announces the model load ("load model
+// begin.", "Loading model models/x...", "Loading checkpoint shards:", "加载模型...") and no training step reported a
+// loss before it, or the report puts the kill in from_pretrained ("from_pretrained就已经被kill").
+const MODEL_LOADING =
+  /\b(?:load(?:ing)?\s{1,3}(?:the\s{1,3})?(?:model|weights|checkpoint)s?|model\s{1,3}load(?:ing)?|Loading checkpoint shards|from_pretrained)\b|加载模型|模型加载/i;
+const FROM_PRETRAINED_KILLED = /\bfrom_pretrained\b[^\n]{0,20}?(?:\bkilled\b|被\s{0,2}(?:kill|杀))|\bkilled\b[^\n]{0,30}?\bfrom_pretrained\b/i;
+
+export function killedLoadingModel(text: string): boolean {
+  if (FROM_PRETRAINED_KILLED.test(text.slice(0, 20_000))) return true;
+  const lines = text.split('\n', 20000);
+  let kill = -1;
+  for (let i = lines.length - 1; i >= 0; i--) {
+    if (KILL_LINE.test(lines[i].slice(0, 300))) {
+      kill = i;
+      break;
+    }
+  }
+  if (kill < 0 || lines.slice(0, kill).some((l) => TRAIN_PROGRESS.test(l.slice(0, 400)))) return false;
+  // The last three non-empty lines before the kill (a progress bar may sit on the kill's own line's left).
+  const before = lines
+    .slice(Math.max(0, kill - 6), kill + 1)
+    .filter((l) => l.trim() !== '')
+    .slice(-4);
+  return before.some((l) => MODEL_LOADING.test(l.slice(0, 400)));
+}
+
 /** What the paste shows of DataLoader workers beyond a stated count (read once per log). */
 export function readHostRam(text: string): HostRamFacts & WorkersFacts {
   return {
