@@ -23,6 +23,7 @@ import { sequenceFirst } from './levers/sequence.js';
 import { inputSaidLargeFirst, inputSizeFirst } from './levers/input-size.js';
 import { inputLengthFirst } from './levers/input-length.js';
 import { smallerInputFirst } from './levers/smaller-input.js';
+import { vaeDecodeFirst } from './levers/vae-decode.js';
 import {
   evalBatchHalves,
   evalBatchAboveTrain,
@@ -191,6 +192,11 @@ export const CONDITION_CHECKS: Record<Condition, (e: Evidence) => boolean> = {
   input_length_first_audio: ({ incident }) => {
     const h = holder(incident);
     return inputLengthFirst(incident) && incident.input.inputLengthKind === 'audio' && (h === undefined || h === 'activations');
+  },
+  // The failure is in a VAE decode (levers/vae-decode.ts): decode in tiles or at a lower resolution.
+  vae_decode_input: ({ incident }) => {
+    const h = holder(incident);
+    return vaeDecodeFirst(incident) && (h === undefined || h === 'activations');
   },
   // The report's own experiment: a smaller size or length worked, a larger failed (levers/smaller-input.ts).
   smaller_input_worked: ({ incident }) => {

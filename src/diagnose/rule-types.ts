@@ -112,6 +112,7 @@ export const CONDITIONS = [
   'input_length_first_video',
   'input_length_first_audio',
   'smaller_input_worked',
+  'vae_decode_input',
   'amp_first',
   'pipeline_offload_first',
   'quantize_first_inference',

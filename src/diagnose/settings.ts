@@ -14,6 +14,7 @@ import { readSequenceLength } from './levers/sequence.js';
 import { readInputSize } from './levers/input-size.js';
 import { readInputLength } from './levers/input-length.js';
 import { readSmallerInput } from './levers/smaller-input.js';
+import { readVaeDecode } from './levers/vae-decode.js';
 import { readFp32Training } from './levers/amp.js';
 import { mergeInto, newIncident, pruneUndefined, type Incident } from './incident/index.js';
 
@@ -279,7 +280,7 @@ export function extractSettings(fullText: string, options: { commandLine?: boole
     readEvalSettings(text),
     trainingProgress(text),
     readSequenceLength(text),
-    { input: { ...readInputSize(text), ...readInputLength(text), ...readSmallerInput(text) } },
+    { input: { ...readInputSize(text), ...readInputLength(text), ...readSmallerInput(text), ...readVaeDecode(text) } },
     { model: { fp32Setting: readFp32Training(text) } },
   );
   pruneUndefined(incident);

@@ -10,6 +10,8 @@ import { describe, expect, it } from 'vitest';
 import { inputSaidLargeFirst, readInputSize } from '../../src/diagnose/levers/input-size.js';
 import { inputLengthFirst, readInputLength } from '../../src/diagnose/levers/input-length.js';
 import { readSmallerInput, smallerInputFirst } from '../../src/diagnose/levers/smaller-input.js';
+import { readVaeDecode, vaeDecodeFirst } from '../../src/diagnose/levers/vae-decode.js';
+import { sequenceFirst } from '../../src/diagnose/levers/sequence.js';
 import { incidentOf } from '../../src/diagnose/incident/index.js';
 import { diagnosePaste, firstOfCase, type CaseDiagnosis } from './corpus-case.js';
 
@@ -49,6 +51,8 @@ describe('sizes read in the forms reports write them (synthetic variants)', () =
     ['megapixels in words', 'a 16-megapixel scan', 16e6],
     ['a named video resolution', 'generating 720p video with 81 frames', 720 * 1280],
     ['4K beside an image word', 'denoising a 4K image on a 3090', 2160 * 3840],
+    ['a Chinese size word', '分辨率为2048的图片一张都跑不了', 2048 * 2048],
+    ['a Chinese size word with a full-width colon', '输入尺寸：1536', 1536 * 1536],
     ["TF's feature map at batch 1, channels first", 'OOM when allocating tensor with shape[1,64,1536,1536] and type float', 1536 * 1536],
     ["TF's feature map at batch 1, channels last", 'OOM when allocating tensor with shape[1,2048,1024,32]', 2048 * 1024],
   ])('%s', (_name, text, pixels) => {
@@ -176,4 +180,49 @@ describe('a serving tool started with a long context names the context first (sy
   it('vLLM at --max-model-len 4096: its knobs as before', async () => {
     expect(first(await diagnosePaste(`vllm serve meta-llama/Llama-3.1-8B-Instruct --max-model-len 4096\n${OOM}`))).not.toMatch(/serves with a long context/);
   });
+});
+
+describe('an OOM inside the VAE decode is one output decoded at once (real 3219, synthetic variants)', () => {
+  it('3219 (Wan2.2 --size 1280*704, vae2_2.py decode): decode in tiles or at a lower resolution', async () => {
+    expect(first(await firstOfCase('input8', '3219'))).toMatch(/^The card ran out while the VAE decoded[\s\S]*Lower the resolution or decode in tiles first/);
+  });
+  it.each([
+    ['diffusers', '  File "/opt/venv/lib/python3.10/site-packages/diffusers/models/autoencoders/autoencoder_kl.py", line 321, in decode'],
+    ['CompVis', '  File "/sd/ldm/models/diffusion/ddpm.py", line 763, in decode_first_stage'],
+    ['ComfyUI', '  File "/ComfyUI/comfy/sd.py", line 612, in decode'],
+    ['a decoder forward', '  File "/x/models/vae_decoder.py", line 88, in forward'],
+  ])('%s frame', (_name, frame) => {
+    expect(readVaeDecode(`Traceback (most recent call last):\n${frame}\n    return self.up(x)`).vaeDecodeFrame).toBeTruthy();
+  });
+  it('an encoder forward or a decode of text is no VAE decode', () => {
+    expect(readVaeDecode('  File "/x/models/vae_encoder.py", line 88, in forward').vaeDecodeFrame).toBeUndefined();
+    expect(readVaeDecode('  File "/x/tokenization_utils_base.py", line 3750, in decode').vaeDecodeFrame).toBeUndefined();
+  });
+  it('preconditions: no batch above 2, nothing that grows', () => {
+    const f = incidentOf({ input: { vaeDecodeFrame: 'autoencoder_kl.py, in decode' } });
+    expect(vaeDecodeFirst(f)).toBe(true);
+    expect(vaeDecodeFirst(incidentOf(f, { run: { batch: 8 } }))).toBe(false);
+    expect(vaeDecodeFirst(incidentOf(f, { series: { memoryShape: 'growth' } }))).toBe(false);
+  });
+  it('a whole paste: a diffusers pipeline failing in the decode', async () => {
+    const paste = [
+      'Traceback (most recent call last):',
+      '  File "/app/run.py", line 12, in <module>',
+      '    image = pipe(prompt).images[0]',
+      '  File "/opt/venv/lib/python3.10/site-packages/diffusers/pipelines/stable_diffusion_xl/pipeline_stable_diffusion_xl.py", line 1270, in __call__',
+      '    image = self.vae.decode(latents, return_dict=False)[0]',
+      '  File "/opt/venv/lib/python3.10/site-packages/diffusers/models/autoencoders/autoencoder_kl.py", line 321, in decode',
+      '    decoded = self._decode(z).sample',
+      'torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 4.50 GiB. GPU 0 has a total capacity of 11.72 GiB of which 1.90 GiB is free.',
+    ].join('\n');
+    expect(first(await diagnosePaste(paste))).toMatch(/^The card ran out while the VAE decoded/);
+  });
+});
+
+describe('at a stated batch of 1 a sequence of 4096 tokens already decides (synthetic)', () => {
+  const f = incidentOf({ run: { training: true, batch: 1 }, sequence: { seqLen: 4096 } });
+  it('batch 1 at 4096: the length', () => expect(sequenceFirst(f)).toBe(true));
+  it('batch 2 at 4096: not yet', () => expect(sequenceFirst(incidentOf(f, { run: { batch: 2 } }))).toBe(false));
+  it("a tool's default batch of 1 is not a stated one", () => expect(sequenceFirst(incidentOf(f, { run: { batchDefaultOf: 'x' } }))).toBe(false));
+  it('batch 1 at 2048: the experiment decides', () => expect(sequenceFirst(incidentOf(f, { sequence: { seqLen: 2048 } }))).toBe(false));
 });

@@ -14,6 +14,8 @@ export interface InputPart {
   inputLengthKind?: 'frames' | 'video' | 'audio';
   inputLengthSetting?: string;
   inputLengthNext?: string;
+  /** The traceback frame that places the failure in a VAE decode (levers/vae-decode.ts), as quoted. */
+  vaeDecodeFrame?: string;
   /** The report says the run works at a smaller input size or length and fails at a larger one: both as stated. */
   smallerWorked?: string;
   largerFailed?: string;

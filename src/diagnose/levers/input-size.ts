@@ -31,6 +31,11 @@ const KEY_ONE = new RegExp(
   String.raw`(?:${KEYS})['"]?(?:[ \t]{0,2}[=:][ \t]{0,2}|[ \t]{1,3})['"]?${SIDE}(?:[ \t]?px)?${END}(?!,[ \t]{0,2}\d|[ \t]?[x×*][ \t]?\d)`,
   'gi',
 );
+// Chinese reports name the size with its own words: "分辨率为2048", "输入尺寸：1536", "图片大小 4000" (one side).
+const ZH_KEY_ONE = new RegExp(
+  String.raw`(?:分辨率|尺寸|图像大小|图片大小|输入大小)[ \t]{0,2}(?:为|是|[=:：])?[ \t]{0,2}${SIDE}(?:[ \t]?(?:px|像素))?${END}(?![ \t]?[x×*][ \t]?\d)`,
+  'g',
+);
 // "2048*2048 image size", "1024x1024", "1720 × 1540": both sides at least 256 (3-digit numbers only).
 // Not two sides of a 3-D size ("1504x1504x561": VOLUME_SIDES below).
 const WXH = new RegExp(String.raw`(?<![\w.]|[x×*][ \t]?)${SIDE}[ \t]?[x×*][ \t]?${SIDE}${END}(?![ \t]?[x×*][ \t]?\d)`, 'g');
@@ -101,6 +106,7 @@ export function readInputSize(fullText: string): InputSizeFacts {
   for (const [re, sides] of [
     [KEY_PAIR, (m: RegExpExecArray) => [m[1], m[2]]],
     [KEY_ONE, (m: RegExpExecArray) => [m[1], m[1]]],
+    [ZH_KEY_ONE, (m: RegExpExecArray) => [m[1], m[1]]],
     [WXH, (m: RegExpExecArray) => [m[1], m[2]]],
     [NHWC, (m: RegExpExecArray) => [m[2], m[3]]],
     [NCHW, (m: RegExpExecArray) => [m[2], m[3]]],

@@ -15,6 +15,12 @@ const WINDOW = 512 * 1024;
 export const LONG_SEQUENCE = 8192;
 /** A batch this small is not halved first when the sequence is long. */
 const SMALL_BATCH = 2;
+/**
+ * At a stated batch of 1 the batch is no lever at all, so a shorter length than LONG_SEQUENCE already decides: from this
+ * many tokens one sample's activations and logits (Llama-3's 128256-word vocabulary × 4096 tokens in fp32 ≈ 2 GiB) are
+ * what is left to cut once the static part fits.
+ */
+export const LONG_SEQUENCE_AT_BATCH_ONE = 4096;
 
 // A length: 18000, 16384, "16k" / "32K" (×1024).
 const VALUE = String.raw`(\d{3,6}|\d{1,3}[kK])(?!\w|\.\d)`;
@@ -53,12 +59,13 @@ export function readSequenceLength(fullText: string): Incident {
 
 /**
  * The stated length is the first lever: a training step (not inference or a server) whose batch preconditions
- * hold (a forward/backward, no growth, a static part that fits), a length of LONG_SEQUENCE tokens or more, and
- * a batch that is already small or not stated. Who holds the card is checked beside it (conditions.ts).
+ * hold (a forward/backward, no growth, a static part that fits), a length of LONG_SEQUENCE tokens or more (at a
+ * stated batch of 1, LONG_SEQUENCE_AT_BATCH_ONE), and a batch that is already small or not stated. Who holds the card is checked beside it (conditions.ts).
  */
 export function sequenceFirst(f: Incident): boolean {
   if (f.run.training !== true || f.run.inference || f.phase.generating) return false;
-  if (f.sequence.seqLen === undefined || f.sequence.seqLen < LONG_SEQUENCE) return false;
+  const batchOne = f.run.batch === 1 && f.run.batchDefaultOf === undefined;
+  if (f.sequence.seqLen === undefined || f.sequence.seqLen < (batchOne ? LONG_SEQUENCE_AT_BATCH_ONE : LONG_SEQUENCE)) return false;
   if (f.run.batch !== undefined && f.run.batch > SMALL_BATCH) return false;
   return batchLever(f).holds;
 }
