@@ -347,3 +347,36 @@ describe('more fixed formats of distributed start-up and of Paddle 1.x (syntheti
     TEST_TIMEOUT,
   );
 });
+
+describe('/dev/shm told by its room, and the launcher giving SIGBUS as an exit code (synthetic variants)', () => {
+  it.each(['/dev/shm 空间不足，dataloader 报错', '训练时共享内存大小不够，num_workers 改成 0 就好了', 'the container shm size is too small for 8 workers'])(
+    'the room of /dev/shm named short (%#)',
+    async (paste) => {
+      const d = await diagnosePaste(paste);
+      expect(d?.category).toBe('shm_exhausted');
+    },
+    TEST_TIMEOUT,
+  );
+
+  it(
+    "torch elastic's 'exitcode: -7' (SIGBUS) in a container",
+    async () => {
+      const d = await diagnosePaste(
+        'docker run --gpus all -it my-image torchrun --nproc_per_node 4 train.py\ntorch.distributed.elastic.multiprocessing.api:failed (exitcode: -7) local_rank: 2 (pid: 4312) of binary: /usr/bin/python3',
+      );
+      expect(d).toMatchObject({ rule: 'bus-error-container', category: 'shm_exhausted' });
+    },
+    TEST_TIMEOUT,
+  );
+
+  it(
+    'confuser: a shm word beside a CUDA out-of-memory error stays the GPU answer',
+    async () => {
+      const d = await diagnosePaste(
+        'docker run --shm-size=16g ...\ntorch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 23.65 GiB of which 1.10 GiB is free. Of the allocated memory 21.80 GiB is allocated by PyTorch',
+      );
+      expect(d?.category).toBe('cuda_oom');
+    },
+    TEST_TIMEOUT,
+  );
+});
