@@ -255,3 +255,33 @@ describe('a kill right after the log announces the model load is a kill while lo
     expect(summary(await diagnosePaste(far))).not.toMatch(LOAD_KILL);
   });
 });
+
+describe("the error's own process lines decide: other PIDs with a share of the card are another holder, a lone one is the run", () => {
+  // synthetic, in PyTorch's fixed OOM format
+  const head = 'torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 23.65 GiB of which 1.06 GiB is free.';
+  it('synthetic: two other processes hold most of the card', async () => {
+    const d = await diagnosePaste(
+      `${head} Process 1123 has 12.30 GiB memory in use. Process 2231 has 10.27 GiB memory in use. Of the allocated memory 0.20 GiB is allocated by PyTorch, and 20.00 MiB is reserved by PyTorch but unallocated.`,
+    );
+    expect(summary(d)).toMatch(/^Another process holds GPU memory/);
+  });
+
+  it('synthetic: a lone "Process N has" whose allocator holds nearly all of it is this process (a container hides its own pid)', async () => {
+    const d = await diagnosePaste(
+      `${head} Process 48213 has 22.58 GiB memory in use. Of the allocated memory 21.90 GiB is allocated by PyTorch, and 300.00 MiB is reserved by PyTorch but unallocated.`,
+    );
+    expect(summary(d)).not.toMatch(/another process|other process|held outside/i);
+  });
+
+  it('synthetic: an nvidia-smi process table pasted under the error with another PID holding most of the card', async () => {
+    const d = await diagnosePaste(
+      [
+        'RuntimeError: CUDA out of memory. Tried to allocate 20.00 MiB (GPU 0; 10.76 GiB total capacity; 1.20 GiB already allocated; 12.44 MiB free; 1.30 GiB reserved in total by PyTorch)',
+        '|  GPU       PID   Type   Process name                             Usage      |',
+        '|    0      4711      C   /usr/bin/python3                            8900MiB |',
+        '|    0      9133      C   python                                      1500MiB |',
+      ].join('\n'),
+    );
+    expect(summary(d)).toMatch(/^Another process holds GPU memory/);
+  });
+});
