@@ -4,7 +4,7 @@ import type { RuleBase } from './rule-base.js';
 import type { Category } from './rule-types.js';
 import { isFlattened, normalizeLog, LogText } from './normalize.js';
 import { matchRules } from './match.js';
-import { withToldFailure, withoutToldWhereRecognised } from './told-hits.js';
+import { toldAccount, withToldFailure, withoutToldWhereRecognised } from './told-hits.js';
 import { toldPhase } from './told-failure.js';
 import { extractOomFacts } from './facts.js';
 import { extractSettings } from './settings.js';
@@ -174,6 +174,7 @@ export function diagnose(raw: string, base: RuleBase, loc?: Locale): DiagnoseRes
       extractOomFacts(log, rule.category === 'replica_oom' ? withReplicaOom(log, hit.lines) : hit.lines),
       { environment: { detected: environment } },
       environment && !expandableSegmentsAvailable(environment) ? { environment: { expandableWhy: expandableUnavailableWhy(environment) } } : {},
+      toldAccount(told),
     );
     if (MEMORY_HOLDER_CATEGORIES.has(rule.category)) {
       if (stack) withStackFigures(incident, stack);

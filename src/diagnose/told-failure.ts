@@ -128,7 +128,7 @@ const PHASE_WORDS: [Phase, RegExp][] = [
   ],
   [
     'data',
-    /\b(?:while|when|during)\s{1,3}(?:loading|load|reading|preprocessing)\s{1,3}(?:the\s{1,3})?(?:data|dataset|images)\b|\bload(?:ed|ing)?\s{1,3}(?:the\s{1,3})?(?:\w{2,12}\s{1,3}){0,2}(?:datasets?|data\s{1,3}batch)\b|加载数据|读取数据|数据加载/i,
+    /\b(?:while|when|during)\s{1,3}(?:loading|load|reading|preprocessing)\s{1,3}(?:the\s{1,3})?(?:data|dataset|images)\b|\bload(?:ed|ing)?\s{1,3}(?:the\s{1,3})?(?:\w{2,12}\s{1,3}){0,3}(?:datasets?|data\s{1,3}batch)\b|加载数据|读取数据|数据加载/i,
   ],
   ['generate', /\b(?:during|while|when|in)\s{1,3}(?:the\s{1,3})?(?:generation|generating)\b|生成(?:时|的时候|过程)/i],
   [
@@ -218,7 +218,8 @@ export function readToldFailure(log: LogText): ToldReading {
   let told: ToldFailure | undefined;
   for (const f of found) {
     if (comesBack && (f.kind === 'gpu_growth' || f.kind === 'host_growth')) continue;
-    if (!told || RANK[f.kind] > RANK[told.kind]) told = f;
+    // On a tie the account that also names its phase speaks (a title "Process Killed" above "killed when loading the data").
+    if (!told || RANK[f.kind] > RANK[told.kind] || (RANK[f.kind] === RANK[told.kind] && !told.phase && f.phase)) told = f;
   }
   return { told, denied, spoken };
 }

@@ -45,3 +45,8 @@ export function withToldFailure(log: LogText, base: RuleBase, hits: RuleHit[]): 
 export function withoutToldWhereRecognised<T extends { category: Category; toldInWords?: boolean }>(diagnoses: T[]): T[] {
   return diagnoses.some((d) => !d.toldInWords && MEMORY.has(d.category)) ? diagnoses.filter((d) => !d.toldInWords) : diagnoses;
 }
+
+/** What a told account adds to the incident: a host kill told while the data loads is the data held in host RAM. */
+export function toldAccount(told: ToldFailure | undefined): { host?: { killedLoadingData: true } } {
+  return told?.kind === 'host_oom' && told.phase === 'data' ? { host: { killedLoadingData: true } } : {};
+}

@@ -93,6 +93,17 @@ describe('what the reply makes of the words (in process, synthetic variants)', (
     expect((await diagnosePaste('问题\n训练的时候内存占用一直在上涨\n'))?.category).toBe('growing_memory_leak');
   });
 
+  it('a host kill told while the data loads gets the data-in-RAM lever; one told in training does not', async () => {
+    const data = await diagnosePaste('Question\nThe process was killed when I loaded the three big datasets.\n');
+    expect(data?.category).toBe('host_oom_killed');
+    expect(data?.fixes[0].summary).toMatch(/^The process was killed while it loaded or prepared its data/);
+    const zh = await diagnosePaste('问题\n加载数据的时候内存不够，进程被kill了\n');
+    expect(zh?.category).toBe('host_oom_killed');
+    const training = await diagnosePaste('Question\nAfter two epochs of training the process was killed.\n');
+    expect(training?.category).toBe('host_oom_killed');
+    expect(training?.fixes[0].summary).not.toMatch(/^The process was killed while it loaded or prepared its data/);
+  });
+
   it("the error's own type wins over the words (a KeyError, a device mismatch)", async () => {
     const key =
       '我觉得是显存不够了\nTraceback (most recent call last):\n  File "train.py", line 10, in <module>\n    x = batch["labels"]\nKeyError: \'labels\'\n';
