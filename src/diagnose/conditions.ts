@@ -337,6 +337,8 @@ export const CONDITION_CHECKS: Record<Condition, (e: Evidence) => boolean> = {
   host_growth_names_workers: ({ incident }) => incident.host.growthWorkers !== undefined && incident.host.workersTried === undefined,
   // No series in the paste contradicts a report of growth (a warm-up that stopped, a sawtooth back to its level).
   memory_series_unsettled: ({ incident }) => incident.series.memorySettled !== true,
+  // No host-RAM series in the paste contradicts a report of host growth (RSS flat or back to its level).
+  host_series_unsettled: ({ incident }) => incident.series.hostSettled !== true,
   killed_while_loading: ({ incident }) => incident.host.killedWhileLoading === true,
   killed_loading_data: ({ incident }) => incident.host.killedLoadingData === true && incident.host.killedWhileLoading !== true,
   // Killed while the weights were still loading: shards stopped short, or the report says so.

@@ -183,6 +183,9 @@ function chainedSeries(text: string): SeriesPoint[] {
 // The line's template (its digits blanked) groups the readings; the largest group of three or more is the series.
 // Only read when no tool's own column is in the paste. The failure's own message is not a reading.
 const MEMORY_WORD = /\b(?:mem(?:ory)?|allocated|reserved|vram|gpu_mem|cuda_mem)\b|\bmemory_(?:allocated|reserved)\(|显存/i;
+// Whose memory a printed line reads: the host's (RSS, RAM, 内存, psutil's used memory) unless it names the card.
+const HOST_WORD = /\b(?:RSS|RAM|resident|(?:cpu|host|system)[ _]mem(?:ory)?|used_memory|current_process_memory)\b|内存/i;
+const GPU_WORD = /\b(?:GPU|CUDA|VRAM|gpu_mem|cuda_mem|allocated|reserved)\b|显存|memory_(?:allocated|reserved)/i;
 const FIGURE_WITH_UNIT = /(\d{1,7}(?:\.\d{1,6})?)\s?(GiB|GB|G|MiB|MB|Mb|M)\b/;
 const BYTES_AFTER_CALL = /\bmemory_(?:allocated|reserved)\([^)\n]{0,20}\)\s{0,3}[:=]?\s{0,3}(\d{6,15})\b/;
 const NOT_A_READING = /Tried to allocate|total capacity|out of memory|OutOfMemory|^\s{0,4}\|/i;
@@ -193,7 +196,12 @@ const MAX_TEMPLATES = 200;
 const MIN_PRINTED = 3;
 const TO_MIB: Record<string, number> = { GIB: 1024, GB: 1024, G: 1024, MIB: 1, MB: 1, M: 1 };
 
-function printedSeries(text: string): SeriesPoint[] {
+/** The host-RAM series a paste prints (RSS / RAM readings repeated in the loop), in MiB, oldest first. */
+export function extractHostSeries(text: string): SeriesPoint[] {
+  return printedSeries(text, true).slice(-MAX_POINTS);
+}
+
+function printedSeries(text: string, host = false): SeriesPoint[] {
   const groups = new Map<string, SeriesPoint[]>();
   let best: SeriesPoint[] = [];
   let start = 0;
@@ -202,7 +210,9 @@ function printedSeries(text: string): SeriesPoint[] {
     if (end < 0) end = text.length;
     const line = end - start <= 400 ? text.slice(start, end) : '';
     start = end + 1;
-    if (!line || !MEMORY_WORD.test(line) || NOT_A_READING.test(line)) continue;
+    if (!line || NOT_A_READING.test(line)) continue;
+    const hostLine = HOST_WORD.test(line) && !GPU_WORD.test(line);
+    if (host ? !hostLine : hostLine || !MEMORY_WORD.test(line)) continue;
     const bytes = BYTES_AFTER_CALL.exec(line);
     const unit = bytes ? null : FIGURE_WITH_UNIT.exec(line);
     const mib = bytes ? Number(bytes[1]) / 2 ** 20 : unit ? Number(unit[1]) * TO_MIB[unit[2].toUpperCase()] : undefined;

@@ -45,6 +45,7 @@ export const CONDITIONS = [
   'memory_series_flat',
   'memory_series_unsettled',
   'host_growth_names_workers',
+  'host_series_unsettled',
   'leak_grows_per_iteration',
   'leak_grows_between_epochs',
   'cache_not_emptied',

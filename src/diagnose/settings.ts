@@ -2,7 +2,7 @@
 // Namespace(...), dict dumps, HF TrainingArguments. Only the head and tail of a big log are read,
 // where launchers print them, so the cost stays bounded whatever the paste's size.
 import { formatMiB } from './fixes/arithmetic.js';
-import { classifyShape, extractMemorySeries, seriesSettled } from './memory-series.js';
+import { classifyShape, extractHostSeries, extractMemorySeries, seriesSettled } from './memory-series.js';
 import { readEvalSettings } from './levers/eval.js';
 import { trainingProgress } from './levers/progress.js';
 import { gpuFamilyMaxGiB, knownGpuMemoryGiB, modelParamsB, statedGpuMemoryMiB, weightsDtype } from './model-facts.js';
@@ -236,6 +236,13 @@ export function extractSettings(fullText: string, options: { commandLine?: boole
       if (shape.growsAt) incident.series.memoryGrowsAt = shape.growsAt;
       if (seriesSettled(shape)) incident.series.memorySettled = true;
     }
+  }
+  const hostSeries = extractHostSeries(text);
+  if (hostSeries.length >= 3) {
+    incident.series.hostSeriesMiB = hostSeries.map((p) => p.mib);
+    const shape = classifyShape(hostSeries);
+    // A flat, warmed-up or returning series contradicts words of growth (one step or an irregular rise does not).
+    if (shape && seriesSettled(shape)) incident.series.hostSettled = true;
   }
   if (/\bempty_cache\(\)/.test(text)) incident.series.emptiesCache = true;
   if (

@@ -11,7 +11,7 @@
 // principle, and says so.
 import { describe, expect, it } from 'vitest';
 import { diagnosePaste, firstOfCase } from './corpus-case.js';
-import { classifyShape, extractMemorySeries, seriesSettled } from '../../src/diagnose/memory-series.js';
+import { classifyShape, extractHostSeries, extractMemorySeries, seriesSettled } from '../../src/diagnose/memory-series.js';
 
 const pts = (v: number[]) => v.map((mib) => ({ mib }));
 const MEASURE = /memory_summary|_record_memory_history|tracemalloc/;
@@ -267,5 +267,33 @@ describe('series in a progress bar and in nvidia-smi CSV (memory-series.ts)', ()
     const d = (await diagnosePaste(text))!;
     expect(d.category).toBe('growing_memory_leak');
     expect(d.fixes[0].summary).toMatch(MEASURE);
+  });
+});
+
+// Principle: whose memory a printed reading is comes from its own words: RSS, RAM, 内存, psutil's used memory are the
+// host's, GPU / allocated / reserved / 显存 the card's. A host series that climbs is host growth (the host answer:
+// tracemalloc, per-process RSS), never a GPU leak; one that does not climb contradicts words of host growth. Synthetic.
+describe('host-RAM readings are a host series (memory-series.ts extractHostSeries)', () => {
+  const rss = [5.1, 7.9, 10.8, 13.6].map((g, i) => `epoch ${i}: RSS ${g} GB`).join('\n');
+
+  it('synthetic: RSS per epoch is read as the host series, not the GPU one', () => {
+    expect(extractHostSeries(rss).map((p) => p.mib)).toEqual([5222, 8090, 11059, 13926]);
+    expect(extractMemorySeries(rss)).toEqual([]);
+  });
+
+  it.each([
+    ['RSS per epoch', rss],
+    ['内存占用 per epoch (zh)', [10.2, 14.8, 19.5].map((g, i) => `epoch ${i + 1} 内存占用: ${g}G`).join('\n')],
+    ['CPU memory per step', [3000, 4100, 5300, 6400].map((m, i) => `step ${i * 500} | cpu_mem ${m} MB`).join('\n')],
+  ])('synthetic: %s climbing: host growth, tracemalloc first', async (_n, text) => {
+    const d = (await diagnosePaste(text))!;
+    expect(d.rule).toBe('host-ram-growth-reported');
+    expect(d.fixes[0].summary).toMatch(/tracemalloc/);
+  });
+
+  it('synthetic: flat RSS readings contradict "the RAM keeps increasing": no host growth', async () => {
+    const flat = ['epoch 0 RSS 5.1 GB', 'epoch 1 RSS 5.1 GB', 'epoch 2 RSS 5.2 GB', 'epoch 3 RSS 5.1 GB'].join('\n');
+    const d = await diagnosePaste(`${flat}\nthe RAM keeps increasing during training`);
+    expect(d?.rule).not.toBe('host-ram-growth-reported');
   });
 });

@@ -8,6 +8,9 @@ export interface SeriesPart {
   /** The series' shape (src/diagnose/memory-series.ts) and, for a rising one, where it rises. */
   memoryShape?: MemoryShape;
   memoryGrowsAt?: 'per_iteration' | 'between_epochs';
+  /** Host RAM per step or epoch as the paste prints it (RSS / RAM readings), in MiB, and whether it settled (flat, warm-up, back to its level). */
+  hostSeriesMiB?: number[];
+  hostSettled?: boolean;
   /** The series contradicts a report of growth: flat, a warm-up that stopped, or peaks back to their level (memory-series.ts seriesSettled). */
   memorySettled?: boolean;
   /** The paste's line that shows what growing memory keeps (a loss tensor added to a total, outputs appended), trimmed. */
