@@ -51,6 +51,7 @@ describe('sizes read in the forms reports write them (synthetic variants)', () =
     ['megapixels in words', 'a 16-megapixel scan', 16e6],
     ['a named video resolution', 'generating 720p video with 81 frames', 720 * 1280],
     ['4K beside an image word', 'denoising a 4K image on a 3090', 2160 * 3840],
+    ["kohya's bare pair", 'accelerate launch sdxl_train_network.py --resolution=1024,1024 --train_batch_size=1', 1024 * 1024],
     ['a Chinese size word', '分辨率为2048的图片一张都跑不了', 2048 * 2048],
     ['a Chinese size word with a full-width colon', '输入尺寸：1536', 1536 * 1536],
     ["TF's feature map at batch 1, channels first", 'OOM when allocating tensor with shape[1,64,1536,1536] and type float', 1536 * 1536],
@@ -225,4 +226,16 @@ describe('at a stated batch of 1 a sequence of 4096 tokens already decides (synt
   it('batch 2 at 4096: not yet', () => expect(sequenceFirst(incidentOf(f, { run: { batch: 2 } }))).toBe(false));
   it("a tool's default batch of 1 is not a stated one", () => expect(sequenceFirst(incidentOf(f, { run: { batchDefaultOf: 'x' } }))).toBe(false));
   it('batch 1 at 2048: the experiment decides', () => expect(sequenceFirst(incidentOf(f, { sequence: { seqLen: 2048 } }))).toBe(false));
+});
+
+describe("transformers' own warning states the prompt's length (synthetic)", () => {
+  it('the first number of "Token indices sequence length ... (N > M)" is the request', async () => {
+    const paste = [
+      'Token indices sequence length is longer than the specified maximum sequence length for this model (150000 > 131072). Running this sequence through the model will result in indexing errors',
+      'Traceback (most recent call last):',
+      '  File "/opt/venv/lib/python3.11/site-packages/transformers/generation/utils.py", line 2215, in generate',
+      'torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 34.33 GiB. GPU 0 has a total capacity of 79.15 GiB of which 20.10 GiB is free.',
+    ].join('\n');
+    expect(first(await diagnosePaste(paste))).toMatch(/150000 tokens in the prompt/);
+  });
 });

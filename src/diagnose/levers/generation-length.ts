@@ -17,6 +17,10 @@ const GENERATION_LENGTH = new RegExp(
   'g',
 );
 
+// transformers' own warning names the prompt's length: "Token indices sequence length is longer than the specified
+// maximum sequence length for this model (150000 > 131072)"; the first number is the tokens one request carries.
+const PROMPT_TOKENS = /Token indices sequence length is longer than the specified maximum sequence length for this model \((\d{3,8}) > \d{1,8}\)/g;
+
 const tokens = (value: string) => (/k$/i.test(value) ? Number(value.slice(0, -1)) * 1024 : Number(value));
 
 /** The longest generation length the paste sets, the setting that states it and half of it. */
@@ -27,6 +31,11 @@ export function readGenerationLength(fullText: string): Pick<SequencePart, 'gene
   for (let m = GENERATION_LENGTH.exec(text); m; m = GENERATION_LENGTH.exec(text)) {
     const n = tokens(m[1]);
     if (n > 0 && n <= 10_000_000 && (!best || n > best.n)) best = { n, quote: m[0].trim() };
+  }
+  PROMPT_TOKENS.lastIndex = 0;
+  for (let m = PROMPT_TOKENS.exec(text); m; m = PROMPT_TOKENS.exec(text)) {
+    const n = Number(m[1]);
+    if (n <= 100_000_000 && (!best || n > best.n)) best = { n, quote: `${n} tokens in the prompt` };
   }
   return best ? { generateLen: best.n, generateLenSetting: best.quote, generateLenNext: Math.floor(best.n / 2) } : {};
 }

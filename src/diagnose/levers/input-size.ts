@@ -26,6 +26,11 @@ const KEYS = String.raw`imgsz|img[-_]size|image[-_]size|input[-_]size|crop[-_]si
 const KEY_PAIR = new RegExp(String.raw`(?:${KEYS})['"]?[ \t]{0,2}[=:][ \t]{0,2}[(\[][ \t]{0,2}${SIDE}[ \t]{0,2},[ \t]{0,2}${SIDE}[ \t]{0,2}[)\]]`, 'gi');
 // A side ends at a word boundary or a sentence's full stop ("height 1024."), not inside a decimal ("1024.5").
 const END = String.raw`(?!\w|\.\d)`;
+// kohya's sd-scripts and its configs write the pair bare: "--resolution=1024,1024", "resolution = 768,512".
+const KEY_PAIR_BARE = new RegExp(
+  String.raw`(?:${KEYS})['"]?[ \t]{0,2}[=:][ \t]{0,2}['"]?${SIDE}[ \t]{0,2},[ \t]{0,2}${SIDE}${END}(?![ \t]{0,2},[ \t]{0,2}\d)`,
+  'gi',
+);
 // One value, not the first side of a pair ("resolution 4080 × 3060" is read as the pair below).
 const KEY_ONE = new RegExp(
   String.raw`(?:${KEYS})['"]?(?:[ \t]{0,2}[=:][ \t]{0,2}|[ \t]{1,3})['"]?${SIDE}(?:[ \t]?px)?${END}(?!,[ \t]{0,2}\d|[ \t]?[x×*][ \t]?\d)`,
@@ -105,6 +110,7 @@ export function readInputSize(fullText: string): InputSizeFacts {
   };
   for (const [re, sides] of [
     [KEY_PAIR, (m: RegExpExecArray) => [m[1], m[2]]],
+    [KEY_PAIR_BARE, (m: RegExpExecArray) => [m[1], m[2]]],
     [KEY_ONE, (m: RegExpExecArray) => [m[1], m[1]]],
     [ZH_KEY_ONE, (m: RegExpExecArray) => [m[1], m[1]]],
     [WXH, (m: RegExpExecArray) => [m[1], m[2]]],
