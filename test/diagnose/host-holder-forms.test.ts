@@ -285,3 +285,22 @@ describe("the error's own process lines decide: other PIDs with a share of the c
     expect(summary(d)).toMatch(/^Another process holds GPU memory/);
   });
 });
+
+describe("host RAM in fixed notebook messages and in the machine's own words", () => {
+  // synthetic, in each message's fixed form
+  const forms = [
+    'Your notebook tried to allocate more memory than is available. It has restarted.',
+    'The system runs out of memory and the process is terminated',
+    'The server ran out of memory while tokenizing the corpus.',
+    '运行的时候电脑直接卡死，内存占用100%',
+    '内存使用率达到 100%，然后程序就退出了',
+  ];
+  it.each(forms)('synthetic: %s', async (text) => {
+    expect((await diagnosePaste(text))?.category).toBe(HOST);
+  });
+
+  it('synthetic: GPU memory (显存) at 100% or the GPU running out is not host RAM', async () => {
+    expect((await diagnosePaste('显存占用100%，然后报错'))?.category).not.toBe(HOST);
+    expect((await diagnosePaste('The GPU runs out of memory at step 200.'))?.category).not.toBe(HOST);
+  });
+});
