@@ -32,8 +32,19 @@ function cardSizeWord(text: string): RegExpExecArray | null {
   return null;
 }
 
+// A report that moves between cards ("I first used a GPU with 24GB ... Later I tried a GPU with 48GB") ends on the
+// card of the failure it shows: the last one stated is read.
+const GPU_MODEL_SIZES = new RegExp(GPU_MODEL_SIZE.source, 'gi');
+const GPUS_WITH_SIZE = new RegExp(GPU_WITH_SIZE.source, 'gi');
+function lastMatch(re: RegExp, text: string): RegExpExecArray | null {
+  re.lastIndex = 0;
+  let last: RegExpExecArray | null = null;
+  for (let m = re.exec(text); m; m = re.exec(text)) last = m;
+  return last;
+}
+
 export function statedGpuMemoryMiB(text: string): number | undefined {
-  const m = GPU_MODEL_SIZE.exec(text) ?? cardSizeWord(text) ?? GPU_WITH_SIZE.exec(text);
+  const m = lastMatch(GPU_MODEL_SIZES, text) ?? cardSizeWord(text) ?? lastMatch(GPUS_WITH_SIZE, text);
   const mib = m ? undefined : GPU_MODEL_MIB.exec(text);
   const gib = m ? Number(m[1]) : mib ? Number(mib[1]) / 1024 : NaN;
   return gib >= 2 && gib <= 192 ? gib * 1024 : undefined;

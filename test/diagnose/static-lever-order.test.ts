@@ -147,6 +147,12 @@ describe('what the budget reads (synthetic lines)', () => {
     expect(statedGpuMemoryMiB('GPU 0: NVIDIA A100-PCIE-40GB')).toBe(40 * 1024);
   });
 
+  it('a report that moves to another card ends on it: the last card stated is read', () => {
+    expect(statedGpuMemoryMiB('I first used a GPU with 24GB memory and it failed. Later I tried a GPU with 48GB memory')).toBe(48 * 1024);
+    expect(statedGpuMemoryMiB('It ran on an A100 40GB; on the A100 80GB node it fails too')).toBe(80 * 1024);
+    expect(statedGpuMemoryMiB('one RTX 3090 24GB')).toBe(24 * 1024);
+  });
+
   it('a card sold in several sizes, named alone, gives the largest it is sold with', () => {
     expect(extractSettings('full fine-tune on 2 A800 cards').card.familyMaxMiB).toBe(80 * 1024);
     expect(extractSettings('training on a V100').card.familyMaxMiB).toBe(32 * 1024);
