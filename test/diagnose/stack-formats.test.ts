@@ -380,3 +380,43 @@ describe('/dev/shm told by its room, and the launcher giving SIGBUS as an exit c
     TEST_TIMEOUT,
   );
 });
+
+describe("LLM servers' own out-of-memory formats, answered in their own settings (synthetic variants)", () => {
+  it.each([
+    'Error: llama runner process has terminated: cudaMalloc failed: out of memory',
+    'time=2025-01-01T00:00:00.000Z level=ERROR source=sched.go:455 msg="error loading llama server" error="llama runner process has terminated: CUDA error: out of memory\\n  current device: 1"',
+    'ollama run qwen2.5:32b\nError: llama runner process terminated: out of memory',
+  ])(
+    'Ollama: the context length first (%#)',
+    async (paste) => {
+      const d = await diagnosePaste(paste);
+      expect(d).toMatchObject({ rule: 'ollama-runner-gpu-oom', category: 'cuda_oom' });
+      expect(d!.fixes[0].summary).toMatch(/num_ctx/);
+      expect(d!.fixes[0].summary).not.toMatch(PYTORCH_LEVERS);
+    },
+    TEST_TIMEOUT,
+  );
+
+  it.each([
+    '[TensorRT-LLM][ERROR] tensorrt_llm::common::TllmException: [TensorRT-LLM][ERROR] CUDA runtime error in ::cudaMallocAsync(ptr, n, mCudaStream->get()): out of memory (/src/tensorrt_llm/cpp/tensorrt_llm/runtime/tllmBuffers.h:125)',
+    '[TensorRT-LLM][ERROR] Encountered an error in forwardAsync function: [TensorRT-LLM][ERROR] CUDA runtime error in cudaMalloc: out of memory',
+  ])(
+    'TensorRT-LLM: the engine limits and the KV cache fraction (%#)',
+    async (paste) => {
+      const d = await diagnosePaste(paste);
+      expect(d).toMatchObject({ rule: 'tensorrt-llm-runtime-oom', category: 'cuda_oom' });
+      expect(d!.fixes[0].summary).toMatch(/kv_cache_free_gpu_mem_fraction/);
+      expect(d!.fixes[0].summary).not.toMatch(PYTORCH_LEVERS);
+    },
+    TEST_TIMEOUT,
+  );
+
+  it(
+    'confuser: an Ollama runner that died of something else is not this rule',
+    async () => {
+      const d = await diagnosePaste('Error: llama runner process has terminated: exit status 0xc0000409');
+      expect(d?.rule).not.toBe('ollama-runner-gpu-oom');
+    },
+    TEST_TIMEOUT,
+  );
+});
