@@ -421,15 +421,15 @@ describe('expert expectations on real logs', () => {
     },
   );
 
-  // words8/ (issue 23's recognition of a failure told in words in any sentence; tuned): 21 real reports and 6 confusers,
+  // words8/ (issue 23's recognition of a failure told in words in any sentence; tuned): 21 real reports and 5 confusers,
   // measured before and after src/diagnose/told-failure.ts in words8/README.md.
   it(
-    'words8/ (27 logs, 3100-3135, tuned: GPU OOM, host kill, growth and evaluation told in words, 11 zh; 6 confusers): no harmful first fix; floors under the measured level',
+    'words8/ (26 logs, 3100-3135, tuned: GPU OOM, host kill, growth and evaluation told in words, 11 zh; 5 confusers): no harmful first fix; floors under the measured level',
     { timeout: 120_000 },
     async () => {
       const s = await scoreExpertDir(groupDir('words8'));
       console.log(`tuned (words8): ${expertLine(s)}`);
-      expect(s.n).toBeGreaterThanOrEqual(27);
+      expect(s.n).toBeGreaterThanOrEqual(26);
       expect(s.failed, misses(s.rows)).toBe(0);
       expect(s.harmful, misses(s.rows)).toBe(0);
       expect(s.harmfulStrict, misses(s.rows)).toBe(0);

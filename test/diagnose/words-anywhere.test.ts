@@ -141,7 +141,7 @@ describe('real reports of words8/ (tuned, threads in cases.json)', () => {
     expect((await firstOfCase('words8', n))?.category).toBe(category);
   });
 
-  it.each(['3130', '3131', '3132', '3133', '3134', '3135'])('words8/%s (a confuser: memory talked about, no failure) gets no memory diagnosis', async (n) => {
+  it.each(['3130', '3131', '3132', '3134', '3135'])('words8/%s (a confuser: memory talked about, no failure) gets no memory diagnosis', async (n) => {
     const d = await firstOfCase('words8', n);
     expect(d === undefined || !['cuda_oom', 'host_oom_killed', 'growing_memory_leak'].includes(d.category)).toBe(true);
   });
