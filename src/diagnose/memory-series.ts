@@ -196,8 +196,14 @@ const MAX_TEMPLATES = 200;
 const MIN_PRINTED = 3;
 const TO_MIB: Record<string, number> = { GIB: 1024, GB: 1024, G: 1024, MIB: 1, MB: 1, M: 1 };
 
-/** The host-RAM series a paste prints (RSS / RAM readings repeated in the loop), in MiB, oldest first. */
+// mmengine's periodic host report: "Memory information available_memory: 173251 MB, used_memory: 81971 MB, …,
+// current_process_memory: 9795 MB": the process's own figure is the reading (available memory falls as it rises).
+const MMENGINE_PROCESS = /\bMemory information\b[^\n]{0,300}?\bcurrent_process_memory: (\d{1,9}) MB\b/g;
+
+/** The host-RAM series a paste prints (a tool's host report, or RSS / RAM readings repeated in the loop), in MiB, oldest first. */
 export function extractHostSeries(text: string): SeriesPoint[] {
+  const mmengine = [...text.slice(0, 4_000_000).matchAll(MMENGINE_PROCESS)].map((m) => ({ mib: Number(m[1]) }));
+  if (mmengine.length >= MIN_PRINTED) return mmengine.slice(-MAX_POINTS);
   return printedSeries(text, true).slice(-MAX_POINTS);
 }
 

@@ -297,3 +297,18 @@ describe('host-RAM readings are a host series (memory-series.ts extractHostSerie
     expect(d?.rule).not.toBe('host-ram-growth-reported');
   });
 });
+
+// Principle: a tool's own host report is read in its fixed format: mmengine's "Memory information … current_process_memory:
+// N MB" gives the process's figure (its available_memory falls as the process grows, so the first figure is not the
+// reading). Synthetic lines in mmengine's format (growth8 3602 holds two real ones: 9795 -> 10965 MB).
+describe("mmengine's host report (memory-series.ts extractHostSeries)", () => {
+  const report = (used: number, proc: number) =>
+    `05/10 20:33:39 - mmengine - INFO - Memory information available_memory: ${250000 - used} MB, used_memory: ${used} MB, memory_utilization: 32.7 %, available_swap_memory: 74 MB, used_swap_memory: 1974 MB, swap_memory_utilization: 96.4 %, current_process_memory: ${proc} MB`;
+  it('synthetic: three reports: the process figure, in order', () => {
+    const text = [report(81971, 9795), report(86981, 10965), report(92011, 12140)].join('\n');
+    expect(extractHostSeries(text).map((p) => p.mib)).toEqual([9795, 10965, 12140]);
+  });
+  it('real figures of growth8 3602 (two reports) are not yet a series', () => {
+    expect(extractHostSeries(report(81971, 9795) + '\n' + report(86981, 10965))).toEqual([]);
+  });
+});
