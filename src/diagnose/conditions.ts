@@ -20,7 +20,7 @@ import {
 import { hostLeverUnstated, workersEvidence } from './levers/host-ram.js';
 import { workersBlock, workersFirst, workersNotLever } from './levers/workers.js';
 import { sequenceFirst } from './levers/sequence.js';
-import { inputSaidLargeFirst, inputSizeFirst } from './levers/input-size.js';
+import { inputSaidLargeFirst, inputSizeFirst, visionAtBatchOne } from './levers/input-size.js';
 import { inputLengthFirst } from './levers/input-length.js';
 import { smallerInputFirst } from './levers/smaller-input.js';
 import { vaeDecodeFirst } from './levers/vae-decode.js';
@@ -163,6 +163,11 @@ export const CONDITION_CHECKS: Record<Condition, (e: Evidence) => boolean> = {
     incident.run.training === true && batchLever(incident).blockedBy === 'static_over_card' && incident.budget.staticWhy !== undefined,
   batch_unknown: ({ incident }) => incident.run.batch === undefined,
   // The batch is already 1 and this process's own tensors (or nothing stated) fill the card: the experiment that decides.
+  // ... and the run is a vision network's (levers/input-size.ts): one image's activations lead the experiment.
+  batch_one_vision: ({ incident }) => {
+    const h = holder(incident);
+    return batchAtOne(incident) && visionAtBatchOne(incident) && hasMemoryFigures(incident) && (h === undefined || h === 'activations');
+  },
   batch_one_experiment: ({ incident }) => {
     const h = holder(incident);
     return batchAtOne(incident) && hasMemoryFigures(incident) && (h === undefined || h === 'activations');

@@ -106,6 +106,7 @@ export const CONDITIONS = [
   'oom_after_steps',
   'kept_reference_shown',
   'kept_reference_unshown',
+  'batch_one_vision',
   'batch_one_experiment',
   'sequence_first',
   'input_size_first',

@@ -239,3 +239,16 @@ describe("transformers' own warning states the prompt's length (synthetic)", () 
     expect(first(await diagnosePaste(paste))).toMatch(/150000 tokens in the prompt/);
   });
 });
+
+describe('a vision network at a stated batch of 1 leads with the image size (synthetic)', () => {
+  const OOM =
+    'RuntimeError: CUDA out of memory. Tried to allocate 20.00 MiB (GPU 0; 3.95 GiB total capacity; 3.10 GiB already allocated; 5.00 MiB free; 3.20 GiB reserved in total by PyTorch)';
+  it('ultralytics at batch=1, imgsz=640: the image size, then the check', async () => {
+    const got = first(await diagnosePaste(`yolo train data=coco.yaml model=yolov8x.pt imgsz=640 batch=1\n${OOM}`));
+    expect(got).toMatch(/^The batch is already 1[\s\S]*Lower the image size first/);
+  });
+  it('a text model at batch 1: the experiment, as before', async () => {
+    const got = first(await diagnosePaste(`python train.py --model_name_or_path bert-base-uncased --per_device_train_batch_size 1\nloss.backward()\n${OOM}`));
+    expect(got).not.toMatch(/Lower the image size first/);
+  });
+});

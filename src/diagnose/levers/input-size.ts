@@ -212,3 +212,15 @@ export function absurdInput(f: Incident): string | undefined {
   if (f.sequence.generateLen !== undefined && f.sequence.generateLen >= LONG_TOKENS) return f.sequence.generateLenSetting;
   return undefined;
 }
+
+/**
+ * Tools whose models are vision networks (tools.yaml ids): their weights are tens or hundreds of MB, so at a batch of 1
+ * one image's activations (feature maps at every scale) are most of a step and the image size is what is left to cut.
+ */
+const VISION_TOOLS = new Set(['ultralytics', 'yolov5', 'mmengine', 'mmcv', 'detectron2', 'timm', 'kohya-sd-scripts']);
+
+/** A vision network's training or forward at a stated batch of 1: a vision tool, or an image size stated in the paste. */
+export function visionAtBatchOne(f: Incident): boolean {
+  if (f.run.batch !== 1 || f.run.batchDefaultOf !== undefined) return false;
+  return (f.run.tool !== undefined && VISION_TOOLS.has(f.run.tool)) || f.input.inputPixels !== undefined;
+}
