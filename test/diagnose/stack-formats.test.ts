@@ -420,3 +420,19 @@ describe("LLM servers' own out-of-memory formats, answered in their own settings
     TEST_TIMEOUT,
   );
 });
+
+describe('NCCL could not open a connection at all (no route, unreachable, refused at connect): the network setup (synthetic)', () => {
+  it.each([
+    'gpu3:812:901 [0] NCCL WARN Net : Connect to 10.0.0.2<43120> failed : No route to host\nRuntimeError: NCCL error in: ProcessGroupNCCL.cpp:1191, unhandled system error',
+    'node7:22:60 [2] NCCL WARN Connect to 192.168.0.11<50311> failed : Network is unreachable',
+    'worker-2:1:77 [0] NCCL WARN Net : Connect to 172.16.4.9<34001> failed : Connection refused',
+  ])(
+    '%#',
+    async (paste) => {
+      const d = await diagnosePaste(paste);
+      expect(d).toMatchObject({ rule: 'nccl-setup-error', category: 'nccl_or_distributed' });
+      expect(d!.fixes[0].summary).toMatch(/NCCL_SOCKET_IFNAME/);
+    },
+    TEST_TIMEOUT,
+  );
+});
