@@ -81,6 +81,8 @@ const GROWS =
 // Growth told with the run as its measure: "increases as epochs increase", "grows over time", "随着训练的进行...增长".
 const GROWS_WITH_RUN =
   /\b(?:over\s{1,3}time|as\s{1,3}(?:the\s{1,3})?(?:epochs?|iterations?|steps?|training|time)\s{1,3}(?:goes\s{1,3}on|increases?|progress\w{0,3}|passes)|(?:after|with|in|at|on|for)\s{1,3}(?:every|each)\s{1,3}(?:iteration|iter|step|epoch|batch)|epoch\s{1,3}after\s{1,3}epoch|during\s{1,3}training|while\s{1,3}training)\b|随着[^，。\n]{0,24}(?:增加|增多|进行|推移)|(?:每个?|每一)\s{0,2}(?:iter|iteration|step|epoch|batch|轮|次)/i;
+// The run as the measure of a Chinese clause of its own: "随着训练的进行", "随着问问题的增多", "随着epoch的增加".
+const RUN_MEASURE = /随着[^，。\n]{0,24}(?:增加|增多|进行|推移|变长|变多)/;
 const INCREASES = /\b(?:increas\w{0,4}|grow\w{0,4}|grew|ris(?:es|ing)|rose|climb\w{0,4}|goes\s{1,3}up|going\s{1,3}up)\b|增加|增长|上涨|上升|变大|涨/i;
 // A kill by someone else (the kernel, the OS): passive or by the system; "I killed it" is the user's own act.
 const KILLED =
@@ -143,11 +145,12 @@ type Memory = 'gpu' | 'host' | 'unnamed';
  * The failure a clause tells; 'denied' where it names one and takes it back (negated, avoided, a capacity question, a
  * guessed cause, a past failure); 'hedged' where it only supposes one; undefined where it names none.
  */
-function readClause(clause: string, line: string, pasteMemory: Memory): ToldKind | 'denied' | 'hedged' | undefined {
+function readClause(clause: string, line: string, pasteMemory: Memory, overTheRun = false): ToldKind | 'denied' | 'hedged' | undefined {
   const subject: Memory | undefined = GPU_SUBJECT.test(clause) ? 'gpu' : HOST_SUBJECT.test(clause) ? 'host' : ANY_MEMORY.test(clause) ? 'unnamed' : undefined;
   const killed = KILLED.exec(clause);
   const fails = subject ? (FAILS.exec(clause) ?? (CONSEQUENCE.test(line) ? FULL.exec(clause) : null)) : null;
-  const grows = subject ? (GROWS.exec(clause) ?? (GROWS_WITH_RUN.test(clause) ? INCREASES.exec(clause) : null)) : null;
+  // A failure told right after the run's own measure ("随着问问题的增多，会出现显存溢出") is a climb over the run.
+  const grows = subject ? (GROWS.exec(clause) ?? (GROWS_WITH_RUN.test(clause) ? INCREASES.exec(clause) : overTheRun ? FAILS.exec(clause) : null)) : null;
   const predicate = killed ?? grows ?? fails;
   if (!predicate) return undefined;
   const before = clause.slice(0, predicate.index).replace(NOT_KNOWING, ' ').slice(-NEGATION_WINDOW);
@@ -200,9 +203,12 @@ export function readToldFailure(log: LogText): ToldReading {
     if (COMES_BACK.test(line) && ANY_MEMORY.test(line + (GPU_SUBJECT.test(line) ? ' memory' : ''))) comesBack = true;
     let affirmed = false;
     let negated = false;
+    // A Chinese clause that only sets the run as the measure ("随着训练的进行") carries it to the next clause.
+    let overTheRun = false;
     for (const clause of line.split(CLAUSE_BREAK).slice(0, MAX_CLAUSES)) {
       if (!clause?.trim()) continue;
-      const read = readClause(clause, line, pasteMemory);
+      const read = readClause(clause, line, pasteMemory, overTheRun);
+      overTheRun = RUN_MEASURE.test(clause) && !ANY_MEMORY.test(clause) && !GPU_SUBJECT.test(clause);
       if (read) spoken.add(i);
       if (read === 'denied') negated = true;
       else if (read === 'hedged') affirmed = true;

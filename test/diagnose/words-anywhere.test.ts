@@ -21,6 +21,8 @@ describe('the grammar of a failure told in words (synthetic variants)', () => {
     ['Host RAM keeps growing epoch after epoch until the job dies.', 'host_growth'],
     ['I noticed a steady increase in GPU memory during training (10G -> 22G).', 'gpu_growth'],
     ['训练了几个epoch之后显存一直增长', 'gpu_growth'],
+    ['在推理过程中随着请求的增多，会出现显存溢出的情况', 'gpu_growth'],
+    ['随着epoch的增加，内存不够了', 'host_growth'],
     ['加载模型的时候内存不够被kill了', 'host_oom'],
     ['推理时显存爆了', 'gpu_oom'],
     ['运行到验证的时候显存溢出', 'gpu_oom'],
