@@ -3,7 +3,7 @@
 import type { Condition } from './rule-types.js';
 import type { Readings } from '../readings/types.js';
 import { whoHoldsMemory } from './holder.js';
-import { pipelineOffloadFirst, staticFullTrainingLever, type StaticLever } from './levers/static-order.js';
+import { offloadedActivations, pipelineOffloadFirst, staticFullTrainingLever, type StaticLever } from './levers/static-order.js';
 import { expandableSegmentsAvailable } from './environment.js';
 import {
   batchAtOne,
@@ -159,6 +159,11 @@ export const CONDITION_CHECKS: Record<Condition, (e: Evidence) => boolean> = {
   static_full_training_shard: ({ incident }) => staticFirst(incident, 'shard'),
   static_full_training_offload: ({ incident }) => staticFirst(incident, 'offload'),
   static_full_training_qlora: ({ incident }) => staticFirst(incident, 'qlora'),
+  // The parameters are on the host already (levers/static-order.ts): checkpointing first, unless a long input is stated.
+  checkpointing_first_offloaded: ({ incident }) => {
+    const h = holder(incident);
+    return offloadedActivations(incident) && !sequenceFirst(incident) && !inputSizeFirst(incident) && (h === undefined || h === 'activations');
+  },
   batch_blocked_static: ({ incident }) =>
     incident.run.training === true && batchLever(incident).blockedBy === 'static_over_card' && incident.budget.staticWhy !== undefined,
   batch_unknown: ({ incident }) => incident.run.batch === undefined,

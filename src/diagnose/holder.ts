@@ -237,7 +237,9 @@ export function whoHoldsMemory(f: Incident, loc?: Locale): HolderVerdict | undef
   if (f.stack.ggmlGpuWeightsMiB !== undefined && total !== undefined && f.stack.ggmlGpuWeightsMiB >= WEIGHTS_FILL * total) {
     return { holder: 'weights', why: t(loc, 'holder.why.ggmlWeights', { weights: MiB(f.stack.ggmlGpuWeightsMiB), total: MiB(total) }) };
   }
-  if (f.model.paramsB !== undefined && weights !== undefined && total !== undefined) {
+  // Parameters offloaded to the host (ZeRO-3 offload_param, Gemini, FSDP offload_params) are not on the card.
+  const onCard = f.run.paramsOffloaded === undefined;
+  if (f.model.paramsB !== undefined && weights !== undefined && total !== undefined && onCard) {
     if (weights >= WEIGHTS_FILL * total) {
       const dtype = f.model.dtype ?? t(loc, 'holder.why.dtypeAssumed');
       return {
@@ -254,7 +256,7 @@ export function whoHoldsMemory(f: Incident, loc?: Locale): HolderVerdict | undef
   }
   // Training keeps the whole model on the card (LoRA/PEFT its frozen base): when the weights take most of
   // it, they are what to shrink (a 4-bit base, QLoRA), not the batch.
-  if (f.model.paramsB !== undefined && weights !== undefined && total !== undefined && f.run.training && weights >= ADAPTER_BASE_FILL * total) {
+  if (f.model.paramsB !== undefined && weights !== undefined && total !== undefined && onCard && f.run.training && weights >= ADAPTER_BASE_FILL * total) {
     return {
       holder: 'weights',
       why: t(loc, f.run.adapterTraining ? 'holder.why.adapterBase' : 'holder.why.trainBase', {
@@ -282,7 +284,7 @@ export function whoHoldsMemory(f: Incident, loc?: Locale): HolderVerdict | undef
   }
   // Full fine-tuning with Adam in mixed precision keeps ~16 bytes per parameter (fp16 weights and
   // gradients, fp32 master weights and two moments); LoRA/PEFT trains a tiny fraction of them.
-  if (f.model.paramsB !== undefined && total !== undefined && f.run.training && !f.run.adapterTraining) {
+  if (f.model.paramsB !== undefined && total !== undefined && f.run.training && !f.run.adapterTraining && onCard) {
     const state = (f.model.paramsB * 1e9 * 16) / 2 ** 20;
     if (state >= WEIGHTS_FILL * total) {
       return {

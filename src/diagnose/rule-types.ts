@@ -131,6 +131,7 @@ export const CONDITIONS = [
   'static_full_training_shard',
   'static_full_training_offload',
   'static_full_training_qlora',
+  'checkpointing_first_offloaded',
   'batch_blocked_static',
   'ggml_cuda_weights',
   'tool_jax',

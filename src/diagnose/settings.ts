@@ -6,7 +6,7 @@ import { classifyShape, extractHostSeries, extractMemorySeries, seriesSettled } 
 import { readEvalSettings } from './levers/eval.js';
 import { trainingProgress } from './levers/progress.js';
 import { gpuFamilyMaxGiB, knownGpuMemoryGiB, modelParamsB, statedGpuMemoryMiB, weightsDtype } from './model-facts.js';
-import { readDiffusionPipeline } from './levers/static-order.js';
+import { readCheckpointingOn, readDiffusionPipeline, readParamsOffloaded } from './levers/static-order.js';
 import { worldSize, zeroOffloadStated, zeroStage } from './levers/zero.js';
 import { killedLoadingData, killedLoadingModel, readHostRam, TRAIN_PROGRESS } from './levers/host-ram.js';
 import { readReportedHolder } from './levers/reported-holder.js';
@@ -192,11 +192,18 @@ export function extractSettings(fullText: string, options: { commandLine?: boole
     incident.distributed.worldSize = worldSize(text);
     if (zeroOffloadStated(text)) incident.distributed.zeroOffload = true;
   }
-  if (/\bbackward\(|optimizer\.step|\bTrainer\b|trainer\.train\(|training_args|deepspeed|train_batch_size|finetun|fine[- ]tun|\bsft\b|训练|微调/i.test(text))
+  if (
+    /\bbackward\(|optimizer\.step|\bTrainer\b|trainer\.train\(|training_args|deepspeed|train_batch_size|finetun|fine[- ]tun|\bsft\b|训练|微调|\btrain(?:ing)?\s{1,2}(?:a|an|the|my|our|this)\s{1,2}(?:[\w.-]{1,30}\s{1,2}){0,2}model\b/i.test(
+      text,
+    )
+  )
     incident.run.training = true;
   // A LoRA configuration says adapters; the word alone does not where the paste says the run is a full fine-tune
   // ("full fine-tuning", finetuning_type full, 全参): "have you compared LoRA and fully fine-tuning?" is a question.
   if (readDiffusionPipeline(text)) incident.run.diffusionPipeline = true;
+  const offloaded = readParamsOffloaded(text);
+  if (offloaded) incident.run.paramsOffloaded = offloaded;
+  if (readCheckpointingOn(text)) incident.run.checkpointingOn = true;
   // The launch's GPU count for any training run, not only under ZeRO: the static budget shards over them (levers/static-order.ts).
   if (incident.run.training && incident.distributed.worldSize === undefined) {
     const ranks = worldSize(text);

@@ -539,7 +539,7 @@ describe('expert expectations on real logs', () => {
   );
 
   // static8/ (issue 23's static budget and its lever order; tuned): measured 19/22 category, 17/22 lever (named first
-  // 11), strict harm 1 when added; 19/22, 19/22 (16), strict 0 after levers/static-order.ts (static8/README.md).
+  // 11), strict harm 1 when added; 19/22, 19/22 (18), strict 0 after levers/static-order.ts (static8/README.md).
   it(
     'static8/ (22 logs, 3300-3321, tuned: full fine-tunes 7B-70B over the card, ZeRO stages, inference weights over the card, 7 controls): no harmful first fix; floors under the measured level',
     { timeout: 120_000 },

@@ -141,6 +141,33 @@ describe('synthetic: the controls, where no static claim is made (synthetic past
   });
 });
 
+describe('the parameters on the host already: the activations fill the card, checkpointing first', () => {
+  it('static8/3316 (ColossalAI Gemini, offload_param_frac=1, 7B on 22 GB cards): gradient checkpointing before the batch experiment', async () => {
+    const d = await firstOfCase('static8', '3316');
+    expect(first(d)?.summary).toContain('offload_param_frac');
+    expect(namedFirst(d, 'checkpointing')).toBe(true);
+  });
+
+  it('synthetic: a ZeRO-3 config offloading the parameters to CPU, no checkpointing stated: checkpointing first, no batch change', async () => {
+    const d = await diagnosePaste(
+      `fine-tuning Llama-2-13b-hf with deepspeed\n"zero_optimization": {"stage": 3, "offload_param": {"device": "cpu"}, "offload_optimizer": {"device": "cpu"}}\n${oom(23.65)}`,
+    );
+    expect(namedFirst(d, 'checkpointing')).toBe(true);
+    noBatchChange(d);
+  });
+
+  it('synthetic controls: checkpointing already on, or a long sequence stated, keep their own answers', async () => {
+    const on = await diagnosePaste(
+      `fine-tuning Llama-2-13b-hf with deepspeed\ngradient_checkpointing: true\n"zero_optimization": {"stage": 3, "offload_param": {"device": "cpu"}}\n${oom(23.65)}`,
+    );
+    expect(first(on)?.summary ?? '').not.toMatch(/offloaded to the host already/);
+    const long = await diagnosePaste(
+      `finetuning_type: lora\nfsdp_offload_params: true\ncutoff_len: 32768\nper_device_train_batch_size: 1\nmodel_name_or_path: Qwen/Qwen2-7B\n${oom(79.35)}`,
+    );
+    expect(first(long)?.summary ?? '').not.toMatch(/offloaded to the host already/);
+  });
+});
+
 describe('what the budget reads (synthetic lines)', () => {
   it('a card named with its form factor is sized: "A100-SXM4-80GB", "A100-PCIE-40GB"', () => {
     expect(statedGpuMemoryMiB('gpu NVIDIA A100-SXM4-80GB')).toBe(80 * 1024);

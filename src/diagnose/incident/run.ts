@@ -34,6 +34,10 @@ export interface RunPart {
   adapterTraining?: boolean;
   /** The paste states a full fine-tune (full fine-tuning, finetuning_type full, 全参, "without PEFT"), not only training. */
   fullTrainingStated?: boolean;
+  /** The setting that offloads the parameters to the host (ZeRO-3 offload_param, Gemini, FSDP), as written; levers/static-order.ts. */
+  paramsOffloaded?: string;
+  /** Gradient (activation) checkpointing is on already. */
+  checkpointingOn?: boolean;
   /** A diffusers pipeline (several models run in turn: text encoders, UNet/transformer, VAE); levers/static-order.ts. */
   diffusionPipeline?: boolean;
 }

@@ -13,6 +13,7 @@
 import { formatMiB } from '../fixes/arithmetic.js';
 import { staticCeiling, staticOverCard } from '../levers.js';
 import { quantizeFirst } from './quantize.js';
+import { oomAfterSteps } from './progress.js';
 import { t, type Locale } from '../../core/i18n.js';
 import type { Incident } from '../incident/index.js';
 
@@ -91,3 +92,35 @@ export const readDiffusionPipeline = (text: string): boolean => DIFFUSION_PIPELI
 
 /** A diffusion pipeline whose 16-bit weights fill the card: model CPU offload before quantizing. */
 export const pipelineOffloadFirst = (f: Incident): boolean => f.run.diffusionPipeline === true && f.run.training !== true && quantizeFirst(f);
+
+// The parameters already live on the host: ZeRO-3's offload_param to cpu/nvme (config or Lightning's flag), ColossalAI
+// Gemini's offload_param_frac=1, FSDP's offload_params. Then the static part is off the card. Bounded, linear.
+const PARAMS_OFFLOADED =
+  /"offload_param"\s{0,3}:\s{0,3}\{[^}]{0,200}?"device"\s{0,3}:\s{0,3}"(?:cpu|nvme)"|\boffload_param_device[= :]{1,3}["']?(?:cpu|nvme)\b|\boffload_param_frac\s{0,2}=\s{0,2}1(?:\.0)?\b|\bfsdp_offload_params:\s{0,2}true\b|\bCPUOffload\(offload_params\s{0,2}=\s{0,2}True|\boffload_parameters\s{0,2}=\s{0,2}True/i;
+// Gradient (activation) checkpointing already on: the lever is spent.
+const CHECKPOINTING_ON =
+  /gradient_checkpointing["']?\s{0,3}[=:]\s{0,3}["']?(?:true|1)\b|--gradient[-_]checkpointing(?![\w-])(?![ \t=]{1,3}['"]?(?:False|false|no|0)\b)|gradient_checkpointing_enable\(|--checkpointing\b|activation[-_ ]checkpointing["']?\s{0,3}[=:]\s{0,3}["']?true|use_gradient_checkpointing\s{0,2}=\s{0,2}(?:True|["']unsloth)/i;
+
+/** The setting that offloads the parameters to the host, as the paste writes it (run.paramsOffloaded). */
+export function readParamsOffloaded(text: string): string | undefined {
+  const head = text.length > 1 << 20 ? text.slice(0, 1 << 20) : text;
+  const m = PARAMS_OFFLOADED.exec(head);
+  return m ? m[0].replace(/\s{1,40}/g, ' ').slice(0, 120) : undefined;
+}
+
+export const readCheckpointingOn = (text: string): boolean => CHECKPOINTING_ON.test(text.length > 1 << 20 ? text.slice(0, 1 << 20) : text);
+
+/**
+ * The parameters (and with them the optimizer state) live on the host already and checkpointing is off: what fills
+ * the card in a training step is the activations and the layers gathered for it, so gradient checkpointing, which
+ * keeps one activation per layer, comes before a batch that is small or unknown. The sequence and image readers
+ * (conditions.ts) keep their lever where the paste states a long input.
+ */
+export const offloadedActivations = (f: Incident): boolean =>
+  f.run.training === true &&
+  f.run.paramsOffloaded !== undefined &&
+  !f.run.checkpointingOn &&
+  !f.run.inference &&
+  (f.phase.name === undefined || f.phase.name === 'forward' || f.phase.name === 'backward') &&
+  (f.run.batch === undefined || f.run.batchDefaultOf !== undefined || f.run.batch <= 2) &&
+  !oomAfterSteps(f);
