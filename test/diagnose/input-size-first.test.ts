@@ -85,6 +85,8 @@ describe('sizes read in the forms reports write them (synthetic variants)', () =
     expect(readInputLength('16 frames at 256x256').inputLength).toBeUndefined();
     expect(readInputLength('a 20 second audio clip').inputLength).toBeUndefined();
     expect(readInputLength('trained 30 minutes then stopped').inputLength).toBeUndefined();
+    expect(readInputLength('recording memory history for 10 minutes before the OOM').inputLength).toBeUndefined();
+    expect(readInputLength('Requested to load CLIP model, took 12 seconds').inputLength).toBeUndefined();
   });
 });
 

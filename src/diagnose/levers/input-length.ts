@@ -30,10 +30,14 @@ const UNIT = String.raw`(seconds?|secs?|s|minutes?|mins?|hours?|hrs?|h|秒|分�
 const DURATION = String.raw`~?[ \t]?(\d{1,4}(?:\.\d{1,2})?)[ \t-]{0,2}${UNIT}(?![A-Za-z])`;
 // "an audio of 2 minute duration", "2-minute audio", "a 1 hour recording", "videos are ~ 1 min long", "10秒的视频".
 const AUDIO = String.raw`(?:audio|recording|speech|podcast|wav|mp3|flac|音频|录音)`;
+// Before a duration only the nouns: "recording" and "clip" also name other things there (recording memory for 10
+// minutes, the CLIP text encoder), so they count only after it ("a 1 hour recording").
+const AUDIO_NOUN = String.raw`(?:audio|podcast|wav|mp3|flac|音频|录音)`;
 const VIDEO = String.raw`(?:video|clip|mp4|视频)`;
-const AUDIO_BEFORE = new RegExp(String.raw`\b${AUDIO}\w{0,2}\b[^\n.,;]{0,24}?${DURATION}`, 'gi');
+const VIDEO_NOUN = String.raw`(?:video|mp4|视频)`;
+const AUDIO_BEFORE = new RegExp(String.raw`\b${AUDIO_NOUN}\w{0,2}\b[^\n.,;]{0,24}?${DURATION}`, 'gi');
 const AUDIO_AFTER = new RegExp(String.raw`${DURATION}[ \t]{0,2}(?:long[ \t]{1,2}|的)?${AUDIO}`, 'gi');
-const VIDEO_BEFORE = new RegExp(String.raw`\b${VIDEO}\w{0,2}\b[^\n.,;]{0,24}?${DURATION}`, 'gi');
+const VIDEO_BEFORE = new RegExp(String.raw`\b${VIDEO_NOUN}\w{0,2}\b[^\n.,;]{0,24}?${DURATION}`, 'gi');
 const VIDEO_AFTER = new RegExp(String.raw`${DURATION}[ \t]{0,2}(?:long[ \t]{1,2}|的)?${VIDEO}`, 'gi');
 
 const count = (v: string) => (/k$/i.test(v) ? Number(v.slice(0, -1)) * 1000 : Number(v));
