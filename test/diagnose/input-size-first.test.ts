@@ -249,6 +249,14 @@ describe('a vision network at a stated batch of 1 leads with the image size (syn
     const got = first(await diagnosePaste(`yolo train data=coco.yaml model=yolov8x.pt imgsz=640 batch=1\n${OOM}`));
     expect(got).toMatch(/^The batch is already 1[\s\S]*Lower the image size first/);
   });
+  it('a large card full at batch 1 and the usual 640 px: one image cannot explain it, so the experiment; at 1280 px the image size', async () => {
+    const big =
+      'torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 3.10 GiB. GPU 0 has a total capacity of 47.54 GiB of which 1.20 GiB is free. Of the allocated memory 45.10 GiB is allocated by PyTorch, and 300.00 MiB is reserved by PyTorch but unallocated.';
+    expect(first(await diagnosePaste(`yolo train data=coco.yaml model=yolov8x.pt imgsz=640 batch=1\n${big}`))).not.toMatch(/Lower the image size first/);
+    expect(first(await diagnosePaste(`yolo train data=coco.yaml model=yolov8x.pt imgsz=1280 batch=1\n${big}`))).toMatch(
+      /^One input is large \(imgsz=1280\)|^The batch is already 1[\s\S]*Lower the image size first/,
+    );
+  });
   it('a text model at batch 1: the experiment, as before', async () => {
     const got = first(await diagnosePaste(`python train.py --model_name_or_path bert-base-uncased --per_device_train_batch_size 1\nloss.backward()\n${OOM}`));
     expect(got).not.toMatch(/Lower the image size first/);

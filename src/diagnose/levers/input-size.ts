@@ -5,7 +5,7 @@
 // own names (imgsz, img_size, image_size, input_size, crop_size, resolution, Detectron2's INPUT.MIN/MAX_SIZE_TRAIN,
 // with one value or an (H, W) pair), a "W x H" in the paste, and a 4-d tensor shape in the error (TF's NHWC
 // "shape[1,5095,3729,3]", PyTorch's NCHW "[1, 3, 2048, 2048]"). Every pattern is bounded and linear.
-import { staticOverCard } from '../levers.js';
+import { cardMiB, staticOverCard } from '../levers.js';
 import { oomAfterSteps } from './progress.js';
 import type { Incident, InputPart, PhasePart } from '../incident/index.js';
 
@@ -219,8 +219,20 @@ export function absurdInput(f: Incident): string | undefined {
  */
 const VISION_TOOLS = new Set(['ultralytics', 'yolov5', 'mmengine', 'mmcv', 'detectron2', 'timm', 'kohya-sd-scripts']);
 
-/** A vision network's training or forward at a stated batch of 1: a vision tool, or an image size stated in the paste. */
+/** The usual training size of detection and classification tools (YOLO's 640, ImageNet crops below it). */
+const STANDARD_PIXELS = 640 * 640;
+/** A card this small can be filled by one standard-size image's activations in a large vision model. */
+const SMALL_CARD_MIB = 16 * 1024;
+
+/**
+ * A vision network's training or forward at a stated batch of 1 (a vision tool, or an image size stated in the paste)
+ * where one image can explain the card being full: the image is larger than the usual 640 px, or the card is small.
+ * One 640 px image's activations are a few GiB, so a large card full at that size says the static part or something
+ * else holds it, and the experiment decides (levers.ts batch_one_experiment).
+ */
 export function visionAtBatchOne(f: Incident): boolean {
   if (f.run.batch !== 1 || f.run.batchDefaultOf !== undefined) return false;
-  return (f.run.tool !== undefined && VISION_TOOLS.has(f.run.tool)) || f.input.inputPixels !== undefined;
+  if (!((f.run.tool !== undefined && VISION_TOOLS.has(f.run.tool)) || f.input.inputPixels !== undefined)) return false;
+  const card = cardMiB(f);
+  return (f.input.inputPixels !== undefined && f.input.inputPixels > STANDARD_PIXELS) || (card !== undefined && card <= SMALL_CARD_MIB);
 }
