@@ -7,6 +7,7 @@
 // Every pattern is bounded and applied per line: linear in the paste's length.
 
 import { incidentOf, newIncident, type Incident } from '../incident/index.js';
+import { boundedLines } from '../lines.js';
 const MAX_LINES = 20_000;
 const MAX_LINE = 600;
 const QUOTE_CHARS = 120;
@@ -23,12 +24,7 @@ const NAMED =
 
 /** The line that shows what the growth keeps, when the paste has one (facts.keptReference). */
 export function readKeptReference(text: string): Incident {
-  let start = 0;
-  for (let n = 0; n < MAX_LINES && start < text.length; n++) {
-    let end = text.indexOf('\n', start);
-    if (end < 0) end = text.length;
-    const line = end - start <= MAX_LINE ? text.slice(start, end) : '';
-    start = end + 1;
+  for (const line of boundedLines(text, MAX_LINES, MAX_LINE)) {
     if (!line) continue;
     // Code that already keeps numbers is not evidence: "+= loss.item()" ends on item() and fails LOSS_TOTAL.
     if (LOSS_TOTAL.test(line) || APPEND_OUTPUT.test(line) || NAMED.test(line)) {

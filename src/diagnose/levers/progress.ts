@@ -6,6 +6,7 @@
 
 // HF Trainer: "{'loss': 0.7091, 'learning_rate': 8.7e-06, 'epoch': 0.56}" (also with double quotes).
 import { newIncident, type Incident, type PhasePart } from '../incident/index.js';
+import { boundedLines } from '../lines.js';
 const HF_LOG = /\{['"]loss['"]: ?[\d.eE+-]{1,24},[^\n{}]{0,400}?['"]epoch['"]: ?(\d{1,6}(?:\.\d{1,8})?)\}/;
 // tqdm: " 56%|█████▋    | 16000/28347 [23:35<17:18, 11.89it/s, loss=0.7]"
 const TQDM = /(\d{1,3})%\|[^|\n]{0,200}\| {0,2}(\d{1,9})\/(\d{1,9}) \[([^\]\n]{0,300})\]/;
@@ -23,12 +24,7 @@ export function trainingProgress(text: string): Incident {
   let steps: number | undefined;
   let epochs: number | undefined;
   let line: string | undefined;
-  let start = 0;
-  for (let n = 0; n < MAX_LINES && start < text.length; n++) {
-    let end = text.indexOf('\n', start);
-    if (end < 0) end = text.length;
-    const raw = end - start <= MAX_LINE ? text.slice(start, end) : '';
-    start = end + 1;
+  for (const raw of boundedLines(text, MAX_LINES, MAX_LINE)) {
     if (!raw) continue;
     // tqdm redraws with carriage returns: the last redraw is what the terminal showed.
     const cut = raw.lastIndexOf('\r', raw.length - 2);

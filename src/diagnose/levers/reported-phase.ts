@@ -6,6 +6,7 @@
 // (HF Trainer's API, Lightning, Keras); what the loop keeps from the sentence ("appended to a list",
 // "concatenated on the GPU"). Every pattern is bounded and applied per line: linear in the paste's length.
 import type { PhaseVerdict } from '../phase.js';
+import { boundedLines } from '../lines.js';
 
 const MAX_LINES = 400;
 const MAX_LINE = 600;
@@ -127,15 +128,7 @@ const BATCH_ONE =
   /\bbatch[ _-]?size\s{1,3}(?:is|was)\s{1,3}set\s{1,3}to\s{1,3}1\b(?![.,]?\d)|\bbatch[ _-]?size\W{0,3}(?:=|:|of|to|is|at)?\W{0,3}1\b(?![.,]?\d)|\bbatch(?:\s{1,3}of)?\s{1,3}1\b(?![.,]?\d)|\bbs\s{0,2}=\s{0,2}1\b(?![.,]?\d)/i;
 const quoted = (line: string) => `"${line.length > QUOTE_CHARS ? line.slice(0, QUOTE_CHARS) + '…' : line}"`;
 
-function* lines(text: string): Generator<string> {
-  let start = 0;
-  for (let n = 0; n < MAX_LINES && start < text.length; n++) {
-    let end = text.indexOf('\n', start);
-    if (end < 0) end = text.length;
-    if (end - start <= MAX_LINE) yield text.slice(start, end);
-    start = end + 1;
-  }
-}
+const lines = (text: string) => boundedLines(text, MAX_LINES, MAX_LINE);
 
 /** The evaluation phase a sentence of the paste names at its failure, with that sentence as the evidence. */
 export function reportedPhase(text: string): PhaseVerdict | undefined {

@@ -6,6 +6,7 @@
 // it), not the batch, which the report did not change. Read per line, bounded and linear.
 import { oomAfterSteps } from './progress.js';
 import type { Incident, InputPart, PhasePart } from '../incident/index.js';
+import { boundedLines } from '../lines.js';
 
 export type SmallerInputFacts = Pick<InputPart, 'smallerWorked' | 'largerFailed'>;
 
@@ -31,12 +32,7 @@ const tokens = (v: string) => (/k$/i.test(v) ? Number(v.slice(0, -1)) * 1024 : N
 
 /** The smaller size or length a line of the report says worked and the larger it says failed, as stated. */
 export function readSmallerInput(text: string): SmallerInputFacts {
-  let start = 0;
-  for (let n = 0; n < MAX_LINES && start < text.length; n++) {
-    let end = text.indexOf('\n', start);
-    if (end < 0) end = text.length;
-    const line = end - start <= MAX_LINE ? text.slice(start, end) : '';
-    start = end + 1;
+  for (const line of boundedLines(text, MAX_LINES, MAX_LINE)) {
     if (!line || !WORKS.test(line) || !FAILS.test(line)) continue;
     for (const [re, size, quote] of [
       [IMAGE, (m: RegExpExecArray) => Number(m[1]) * Number(m[2]), (m: RegExpExecArray) => m[0]],

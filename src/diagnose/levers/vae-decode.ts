@@ -7,6 +7,7 @@
 // decode_first_stage, diffusers' decode_latents, ComfyUI's VAEDecode node. Bounded per line: linear.
 import { staticOverCard } from '../levers.js';
 import type { Incident, InputPart, PhasePart } from '../incident/index.js';
+import { boundedLines } from '../lines.js';
 
 export type VaeDecodeFacts = Pick<InputPart, 'vaeDecodeFrame'>;
 
@@ -24,13 +25,8 @@ const DECODE_CODE = /\bVAEDecode\b|\b(?:self\.)?(?:vae|first_stage_model)\.decod
 
 /** The traceback frame (or code line) that places the failure in a VAE decode, as quoted. */
 export function readVaeDecode(text: string): VaeDecodeFacts {
-  let start = 0;
   let code: string | undefined;
-  for (let n = 0; n < MAX_LINES && start < text.length; n++) {
-    let end = text.indexOf('\n', start);
-    if (end < 0) end = text.length;
-    const line = end - start <= MAX_LINE ? text.slice(start, end) : '';
-    start = end + 1;
+  for (const line of boundedLines(text, MAX_LINES, MAX_LINE)) {
     if (!line) continue;
     for (const re of [VAE_FILE_FRAME, COMFY_VAE_FRAME, DECODE_FN_FRAME]) {
       const m = re.exec(line);
