@@ -318,243 +318,130 @@ describe('expert expectations on real logs', () => {
     },
   );
 
-  // Tuned on purpose (issue 23): 20 real threads of the evaluation phase (a script's own test/validate loop without
-  // no_grad, HF Trainer gathering predictions, an evaluation batch or an evaluation input larger than training's, on
-  // PyTorch, Keras/TF and Paddle), read case by case while the evaluation levers were reworked. Floors a little under
-  // the measurement (eval5/README.md): 18/20 category, 10/20 lever before that work, 18/20 and 17/20 after it.
-  const EVAL5_FLOORS = { category: 0.85, lever: 0.8, harmfulStrict: 1 };
-  it('eval5/ (20 logs, 2000-2019, tuned: evaluation-phase threads): no harmful first fix; floors under the measured level', { timeout: 120_000 }, async () => {
-    const s = await scoreExpertDir(groupDir('eval5'));
-    console.log(`tuned (eval5): ${expertLine(s)}`);
-    expect(s.n).toBeGreaterThanOrEqual(20);
+  // Issue 23's tuned groups: real threads of one class each, read case by case while that class's reasoning was built
+  // (each group's README.md has its figures before and after). Floors sit a little under the measurement; `strict` is
+  // the most strict-harm cases allowed, `named` a floor on the stricter "named first" lever figure.
+  interface TunedFloors {
+    group: string;
+    what: string;
+    n: number;
+    category: number;
+    lever: number;
+    strict?: number;
+    named?: number;
+  }
+  const TUNED: TunedFloors[] = [
+    // 20 evaluation-phase threads (own test/validate loops without no_grad, HF Trainer gathering predictions, an
+    // evaluation batch or input larger than training's, PyTorch / Keras / Paddle): 18/20, 10/20 before; 18/20, 17/20 after.
+    { group: 'eval5', what: '20 logs, 2000-2019: evaluation-phase threads', n: 20, category: 0.85, lever: 0.8, strict: 1 },
+    // 13 evaluation OOMs reported in words and three confusers: 10/13, 3/10, strict 1 before; 10/13, 5/10, strict 0 after.
+    { group: 'eval6', what: '13 logs, 2300-2312: evaluation OOMs reported in words', n: 13, category: 0.75, lever: 0.45, strict: 0 },
+    // batch already 1, ZeRO per-rank budgets, DDP unused parameters, host-RAM kills, container /dev/shm.
+    {
+      group: 'static5',
+      what: '20 logs, 2100-2119: batch 1, ZeRO per rank, DDP unused parameters, host RAM, container shm',
+      n: 20,
+      category: 0.9,
+      lever: 0.88,
+      strict: 0,
+    },
+    // failures stated in words, MPS/TensorRT forms, exit 137: 12/20, 3/12 before the recognition rules; 16/20, 5/12 after.
+    { group: 'recog6', what: '20 logs, 2200-2219: reports in words, MPS and TensorRT messages, container kills', n: 20, category: 0.75, lever: 0.4 },
+    // SIGBUS in a container, cut torch shm messages, launcher kill lines, growth told over the run: 9/20, 9/20 before; 20/20 after.
+    {
+      group: 'host6',
+      what: '20 logs, 2500-2519: /dev/shm, host-RAM kills in launcher formats, growth vs one OOM after N epochs',
+      n: 20,
+      category: 0.9,
+      lever: 0.9,
+    },
+    // one input is the lever (20) and batch controls (5): named first 11 -> 17 of 25 with the size forms, clip / recording
+    // length and the report's own smaller-worked experiment.
+    {
+      group: 'input8',
+      what: '25 logs, 3200-3224: one image, volume, clip, recording or context is the lever; 5 batch controls',
+      n: 25,
+      category: 0.7,
+      lever: 0.65,
+      strict: 0,
+    },
+    // a failure told in words in any sentence (src/diagnose/told-failure.ts): 21 reports and 5 confusers.
+    {
+      group: 'words8',
+      what: '26 logs, 3100-3135: GPU OOM, host kill, growth and evaluation told in words, 11 zh; 5 confusers',
+      n: 26,
+      category: 0.7,
+      lever: 0.75,
+      strict: 0,
+    },
+    // spawned children, a kill told with its cause, memory held after exit: 24/30, 15/29 before; 30/30, 28/29 after.
+    {
+      group: 'host8',
+      what: '30 logs, 3500-3529: host-RAM kills per launcher, WinError 1455, another holder, lone-process confusers',
+      n: 30,
+      category: 0.93,
+      lever: 0.9,
+      strict: 1,
+    },
+    // contrast / inference / named-function readings, stated-input and no-grad-framework levers: 18/20, 8/19 (named
+    // first 6), strict 1 before; 19/20, 13/19 (12), strict 0 after.
+    {
+      group: 'eval8',
+      what: '20 logs, 3400-3419: evaluation, test and inference OOMs, no_grad / framework / input levers',
+      n: 20,
+      category: 0.85,
+      lever: 0.6,
+      strict: 1,
+    },
+    // levers/quantize.ts, levers/amp.ts and the input readers: 14/14, 10/14 (named first 7) before; 14/14, 11/14 (9) after.
+    { group: 'static6', what: '14 logs, 2400-2413: one large input, 16-bit weights that fill the card, fp32 training', n: 14, category: 0.92, lever: 0.75 },
+    // non-PyTorch stacks' own allocation messages: 11/20, 2/9 before the stack rules; 19/20, 7/9 after.
+    {
+      group: 'recog7',
+      what: '20 logs, 2600-2619: Ollama, vLLM v1, ONNX Runtime, TensorFlow, llama.cpp, JAX, MXNet, XPU in their own words',
+      n: 20,
+      category: 0.9,
+      lever: 0.7,
+    },
+    // series trend, settled series and levers by evidence: 17/29, 9/29 when added; 27/29, 27/29 after.
+    {
+      group: 'growth8',
+      what: '29 logs, 3600-3628: GPU and host series, growth told in words, a kept loss shown, warm-up / sawtooth / step confusers',
+      n: 29,
+      category: 0.85,
+      lever: 0.85,
+    },
+    // each stack's own format and settings: 20/28, 13/23 (named first 9), strict 1 when added; 25/28, 18/23 (16) after.
+    {
+      group: 'stacks8',
+      what: '28 logs, 3700-3727: MXNet, Paddle, MindSpore, Caffe, TF, HIP, TensorRT, vLLM, Triton / Paddle shm, NCCL sockets, c10d stores, 4 confusers',
+      n: 28,
+      category: 0.85,
+      lever: 0.7,
+      strict: 1,
+    },
+    // levers/static-order.ts: 19/22, 17/22 (named first 11), strict 1 when added; 19/22, 19/22 (18), strict 0 after.
+    {
+      group: 'static8',
+      what: '22 logs, 3300-3321: full fine-tunes 7B-70B over the card, ZeRO stages, inference weights over the card, 7 controls',
+      n: 22,
+      category: 0.8,
+      lever: 0.8,
+      strict: 0,
+      named: 0.68,
+    },
+  ];
+  it.each(TUNED)('$group/ ($what; tuned): no harmful first fix; floors under the measured level', { timeout: 120_000 }, async (t) => {
+    const s = await scoreExpertDir(groupDir(t.group));
+    console.log(`tuned (${t.group}): ${expertLine(s)}`);
+    expect(s.n).toBeGreaterThanOrEqual(t.n);
     expect(s.failed, misses(s.rows)).toBe(0);
     expect(s.harmful, misses(s.rows)).toBe(0);
-    expect(s.harmfulStrict, misses(s.rows)).toBeLessThanOrEqual(EVAL5_FLOORS.harmfulStrict);
-    expect(s.category / s.n, misses(s.rows)).toBeGreaterThanOrEqual(EVAL5_FLOORS.category);
-    expect(s.lever / s.leverOf, misses(s.rows)).toBeGreaterThanOrEqual(EVAL5_FLOORS.lever);
+    if (t.strict !== undefined) expect(s.harmfulStrict, misses(s.rows)).toBeLessThanOrEqual(t.strict);
+    expect(s.category / s.n, misses(s.rows)).toBeGreaterThanOrEqual(t.category);
+    expect(s.lever / s.leverOf, misses(s.rows)).toBeGreaterThanOrEqual(t.lever);
+    if (t.named !== undefined) expect(s.leverFirst / s.leverOf, misses(s.rows)).toBeGreaterThanOrEqual(t.named);
   });
-
-  // Tuned on purpose (issue 23): 13 real threads of evaluation OOMs reported in words (a title, a few sentences, a config
-  // or a snippet) and three confusers, read while the title / HF-settings readings were added (eval6/README.md): measured
-  // 10/13 category, 3/10 lever, strict harm 1 before; 10/13, 5/10, strict 0 after.
-  it(
-    'eval6/ (13 logs, 2300-2312, tuned: evaluation OOMs reported in words): no harmful first fix; floors under the measured level',
-    { timeout: 120_000 },
-    async () => {
-      const s = await scoreExpertDir(groupDir('eval6'));
-      console.log(`tuned (eval6): ${expertLine(s)}`);
-      expect(s.n).toBeGreaterThanOrEqual(13);
-      expect(s.failed, misses(s.rows)).toBe(0);
-      expect(s.harmful, misses(s.rows)).toBe(0);
-      expect(s.harmfulStrict, misses(s.rows)).toBe(0);
-      expect(s.category / s.n, misses(s.rows)).toBeGreaterThanOrEqual(0.75);
-      expect(s.lever / s.leverOf, misses(s.rows)).toBeGreaterThanOrEqual(0.45);
-    },
-  );
-
-  // Tuned on purpose (issue 23): 20 real threads of batch already 1, ZeRO per-rank budgets, DDP's unused-parameter
-  // errors, host-RAM kills and container /dev/shm, read case by case while the per-rank budget, the batch-1 static
-  // lever, the host-RAM levers with evidence and the DDP rule were built (static5/README.md).
-  const STATIC5_FLOORS = { category: 0.9, lever: 0.88 };
-  it(
-    'static5/ (20 logs, 2100-2119, tuned: batch 1, ZeRO per rank, DDP unused parameters, host RAM, container shm): no harmful first fix; floors under the measured level',
-    { timeout: 120_000 },
-    async () => {
-      const s = await scoreExpertDir(groupDir('static5'));
-      console.log(`tuned (static5): ${expertLine(s)}`);
-      expect(s.n).toBeGreaterThanOrEqual(20);
-      expect(s.failed, misses(s.rows)).toBe(0);
-      expect(s.harmful, misses(s.rows)).toBe(0);
-      expect(s.harmfulStrict, misses(s.rows)).toBe(0);
-      expect(s.category / s.n, misses(s.rows)).toBeGreaterThanOrEqual(STATIC5_FLOORS.category);
-      expect(s.lever / s.leverOf, misses(s.rows)).toBeGreaterThanOrEqual(STATIC5_FLOORS.lever);
-    },
-  );
-
-  // recog6/ (issue 23's recognition class: failures stated in words, MPS/TensorRT forms, exit 137; tuned): measured
-  // 12/20 category, 3/12 lever before the recognition rules, 16/20, 5/12 after (README.md).
-  it(
-    'recog6/ (20 logs, 2200-2219, tuned: reports in words, MPS and TensorRT messages, container kills): no harmful first fix; floors under the measured level',
-    { timeout: 120_000 },
-    async () => {
-      const s = await scoreExpertDir(groupDir('recog6'));
-      console.log(`tuned (recog6): ${expertLine(s)}`);
-      expect(s.n).toBeGreaterThanOrEqual(20);
-      expect(s.failed, misses(s.rows)).toBe(0);
-      expect(s.harmful, misses(s.rows)).toBe(0);
-      expect(s.category / s.n, misses(s.rows)).toBeGreaterThanOrEqual(0.75);
-      expect(s.lever / s.leverOf, misses(s.rows)).toBeGreaterThanOrEqual(0.4);
-    },
-  );
-
-  // host6/ (issue 23's /dev/shm, host-RAM and growth forms; tuned): measured 9/20 category, 9/20 lever before the
-  // rules for SIGBUS in a container, cut torch shm messages, launcher kill lines and growth told over the run, 20/20 after.
-  it(
-    'host6/ (20 logs, 2500-2519, tuned: /dev/shm, host-RAM kills in launcher formats, growth vs one OOM after N epochs): no harmful first fix; floors under the measured level',
-    { timeout: 120_000 },
-    async () => {
-      const s = await scoreExpertDir(groupDir('host6'));
-      console.log(`tuned (host6): ${expertLine(s)}`);
-      expect(s.n).toBeGreaterThanOrEqual(20);
-      expect(s.failed, misses(s.rows)).toBe(0);
-      expect(s.harmful, misses(s.rows)).toBe(0);
-      expect(s.category / s.n, misses(s.rows)).toBeGreaterThanOrEqual(0.9);
-      expect(s.lever / s.leverOf, misses(s.rows)).toBeGreaterThanOrEqual(0.9);
-    },
-  );
-
-  // input8/ (issue 23's input-size lever; tuned): 20 threads where one input is the lever and 5 controls where a stated
-  // batch is; measured named first 11 -> 17 of 25 with the size forms, the clip / recording length and the report's own
-  // smaller-worked experiment (input8/README.md). Floors under the measurement (other helpers' recognition work moves it).
-  it(
-    'input8/ (25 logs, 3200-3224, tuned: one image, volume, clip, recording or context is the lever; 5 batch controls): no harmful first fix; floors under the measured level',
-    { timeout: 120_000 },
-    async () => {
-      const s = await scoreExpertDir(groupDir('input8'));
-      console.log(`tuned (input8): ${expertLine(s)}`);
-      expect(s.n).toBeGreaterThanOrEqual(25);
-      expect(s.failed, misses(s.rows)).toBe(0);
-      expect(s.harmful, misses(s.rows)).toBe(0);
-      expect(s.harmfulStrict, misses(s.rows)).toBe(0);
-      expect(s.category / s.n, misses(s.rows)).toBeGreaterThanOrEqual(0.7);
-      expect(s.lever / s.leverOf, misses(s.rows)).toBeGreaterThanOrEqual(0.65);
-    },
-  );
-
-  // words8/ (issue 23's recognition of a failure told in words in any sentence; tuned): 21 real reports and 5 confusers,
-  // measured before and after src/diagnose/told-failure.ts in words8/README.md.
-  it(
-    'words8/ (26 logs, 3100-3135, tuned: GPU OOM, host kill, growth and evaluation told in words, 11 zh; 5 confusers): no harmful first fix; floors under the measured level',
-    { timeout: 120_000 },
-    async () => {
-      const s = await scoreExpertDir(groupDir('words8'));
-      console.log(`tuned (words8): ${expertLine(s)}`);
-      expect(s.n).toBeGreaterThanOrEqual(26);
-      expect(s.failed, misses(s.rows)).toBe(0);
-      expect(s.harmful, misses(s.rows)).toBe(0);
-      expect(s.harmfulStrict, misses(s.rows)).toBe(0);
-      expect(s.category / s.n, misses(s.rows)).toBeGreaterThanOrEqual(0.7);
-      expect(s.lever / s.leverOf, misses(s.rows)).toBeGreaterThanOrEqual(0.75);
-    },
-  );
-
-  // host8/ (issue 23's host-RAM kills and other holders; tuned): measured 24/30 category, 15/29 lever before the
-  // spawned-children, kill-told-with-its-cause and held-after-exit forms, 30/30 and 28/29 after (README.md).
-  it(
-    'host8/ (30 logs, 3500-3529, tuned: host-RAM kills per launcher, WinError 1455, another holder, lone-process confusers): no harmful first fix; floors under the measured level',
-    { timeout: 120_000 },
-    async () => {
-      const s = await scoreExpertDir(groupDir('host8'));
-      console.log(`tuned (host8): ${expertLine(s)}`);
-      expect(s.n).toBeGreaterThanOrEqual(30);
-      expect(s.failed, misses(s.rows)).toBe(0);
-      expect(s.harmful, misses(s.rows)).toBe(0);
-      expect(s.harmfulStrict, misses(s.rows)).toBeLessThanOrEqual(1);
-      expect(s.category / s.n, misses(s.rows)).toBeGreaterThanOrEqual(0.93);
-      expect(s.lever / s.leverOf, misses(s.rows)).toBeGreaterThanOrEqual(0.9);
-    },
-  );
-
-  // eval8/ (issue 23's evaluation-phase OOMs; tuned): measured 18/20 category, 8/19 lever (named first 6), strict harm 1
-  // before the contrast / inference / named-function readings and the stated-input and no-grad-framework levers;
-  // 19/20, 13/19 (12), strict 0 after (README.md).
-  it(
-    'eval8/ (20 logs, 3400-3419, tuned: evaluation, test and inference OOMs, no_grad / framework / input levers): no harmful first fix; floors under the measured level',
-    { timeout: 120_000 },
-    async () => {
-      const s = await scoreExpertDir(groupDir('eval8'));
-      console.log(`tuned (eval8): ${expertLine(s)}`);
-      expect(s.n).toBeGreaterThanOrEqual(20);
-      expect(s.failed, misses(s.rows)).toBe(0);
-      expect(s.harmful, misses(s.rows)).toBe(0);
-      expect(s.harmfulStrict, misses(s.rows)).toBeLessThanOrEqual(1);
-      expect(s.category / s.n, misses(s.rows)).toBeGreaterThanOrEqual(0.85);
-      expect(s.lever / s.leverOf, misses(s.rows)).toBeGreaterThanOrEqual(0.6);
-    },
-  );
-
-  // static6/ (issue 23's input size, quantize and mixed-precision levers; tuned): measured 14/14 category, 10/14 lever
-  // (named first 7) before levers/quantize.ts, levers/amp.ts and the new input readers, 14/14, 11/14 (9) after (README.md).
-  it(
-    'static6/ (14 logs, 2400-2413, tuned: one large input, 16-bit weights that fill the card, fp32 training): no harmful first fix; floors under the measured level',
-    { timeout: 120_000 },
-    async () => {
-      const s = await scoreExpertDir(groupDir('static6'));
-      console.log(`tuned (static6): ${expertLine(s)}`);
-      expect(s.n).toBeGreaterThanOrEqual(14);
-      expect(s.failed, misses(s.rows)).toBe(0);
-      expect(s.harmful, misses(s.rows)).toBe(0);
-      expect(s.category / s.n, misses(s.rows)).toBeGreaterThanOrEqual(0.92);
-      expect(s.lever / s.leverOf, misses(s.rows)).toBeGreaterThanOrEqual(0.75);
-    },
-  );
-
-  // recog7/ (issue 23: non-PyTorch stacks' own allocation messages; tuned): measured 11/20 category, 2/9 lever before
-  // the stack rules (onnxruntime-arena-*, tensorflow-bfc-oom, ollama-system-memory, vLLM v1, ggml, PJRT), 19/20, 7/9 after.
-  it(
-    'recog7/ (20 logs, 2600-2619, tuned: Ollama, vLLM v1, ONNX Runtime, TensorFlow, llama.cpp, JAX, MXNet, XPU in their own words): no harmful first fix; floors under the measured level',
-    { timeout: 120_000 },
-    async () => {
-      const s = await scoreExpertDir(groupDir('recog7'));
-      console.log(`tuned (recog7): ${expertLine(s)}`);
-      expect(s.n).toBeGreaterThanOrEqual(20);
-      expect(s.failed, misses(s.rows)).toBe(0);
-      expect(s.harmful, misses(s.rows)).toBe(0);
-      expect(s.category / s.n, misses(s.rows)).toBeGreaterThanOrEqual(0.9);
-      expect(s.lever / s.leverOf, misses(s.rows)).toBeGreaterThanOrEqual(0.7);
-    },
-  );
-
-  // growth8/ (issue 23's growth class; tuned): measured 17/29 category, 9/29 lever when added, 27/29, 27/29 after the
-  // series-trend, settled-series and levers-by-evidence principles (growth8/README.md).
-  it(
-    'growth8/ (29 logs, 3600-3628, tuned: GPU and host series, growth told in words, a kept loss shown, warm-up / sawtooth / step confusers): no harmful first fix; floors under the measured level',
-    { timeout: 120_000 },
-    async () => {
-      const s = await scoreExpertDir(groupDir('growth8'));
-      console.log(`tuned (growth8): ${expertLine(s)}`);
-      expect(s.n).toBeGreaterThanOrEqual(29);
-      expect(s.failed, misses(s.rows)).toBe(0);
-      expect(s.harmful, misses(s.rows)).toBe(0);
-      expect(s.category / s.n, misses(s.rows)).toBeGreaterThanOrEqual(0.85);
-      expect(s.lever / s.leverOf, misses(s.rows)).toBeGreaterThanOrEqual(0.85);
-    },
-  );
-
-  // stacks8/ (issue 23's other stacks and distributed formats; tuned): measured 20/28 category, 13/23 lever (named first
-  // 9), strict harm 1 when added; 25/28, 18/23 (16) after each stack's own format and settings (stacks8/README.md).
-  it(
-    'stacks8/ (28 logs, 3700-3727, tuned: MXNet, Paddle, MindSpore, Caffe, TF, HIP, TensorRT, vLLM, Triton / Paddle shm, NCCL sockets, c10d stores, 4 confusers): no harmful first fix; floors under the measured level',
-    { timeout: 120_000 },
-    async () => {
-      const s = await scoreExpertDir(groupDir('stacks8'));
-      console.log(`tuned (stacks8): ${expertLine(s)}`);
-      expect(s.n).toBeGreaterThanOrEqual(28);
-      expect(s.failed, misses(s.rows)).toBe(0);
-      expect(s.harmful, misses(s.rows)).toBe(0);
-      expect(s.harmfulStrict, misses(s.rows)).toBeLessThanOrEqual(1);
-      expect(s.category / s.n, misses(s.rows)).toBeGreaterThanOrEqual(0.85);
-      expect(s.lever / s.leverOf, misses(s.rows)).toBeGreaterThanOrEqual(0.7);
-    },
-  );
-
-  // static8/ (issue 23's static budget and its lever order; tuned): measured 19/22 category, 17/22 lever (named first
-  // 11), strict harm 1 when added; 19/22, 19/22 (18), strict 0 after levers/static-order.ts (static8/README.md).
-  it(
-    'static8/ (22 logs, 3300-3321, tuned: full fine-tunes 7B-70B over the card, ZeRO stages, inference weights over the card, 7 controls): no harmful first fix; floors under the measured level',
-    { timeout: 120_000 },
-    async () => {
-      const s = await scoreExpertDir(groupDir('static8'));
-      console.log(`tuned (static8): ${expertLine(s)}`);
-      expect(s.n).toBeGreaterThanOrEqual(22);
-      expect(s.failed, misses(s.rows)).toBe(0);
-      expect(s.harmful, misses(s.rows)).toBe(0);
-      expect(s.harmfulStrict, misses(s.rows)).toBe(0);
-      expect(s.category / s.n, misses(s.rows)).toBeGreaterThanOrEqual(0.8);
-      expect(s.lever / s.leverOf, misses(s.rows)).toBeGreaterThanOrEqual(0.8);
-      expect(s.leverFirst / s.leverOf, misses(s.rows)).toBeGreaterThanOrEqual(0.68);
-    },
-  );
 
   // Built blind (gpu-doctor never run on these logs while the group was built). Measured once when added, on the engine
   // of the end of stop 28 (issue 23's levers and stack routes in): category 65/87, lever 44/86, all checks 54/87,
