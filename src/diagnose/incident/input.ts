@@ -20,3 +20,11 @@ export interface InputPart {
   smallerWorked?: string;
   largerFailed?: string;
 }
+
+/**
+ * About half a megapixel (724 × 724) per input and more: at a batch of 1 or 2 one such image's activations are the
+ * step's largest part for detection, segmentation and diffusion networks (YOLO's default 640 stays under it). Kept
+ * with the input's part so every lever that weighs an input (levers/input-size.ts, eval.ts, input-length.ts) reads
+ * it from here rather than from one another.
+ */
+export const LARGE_INPUT_PIXELS = 512 * 1024;

@@ -12,7 +12,7 @@
 // Anchored at a flag or a line/field start, bounded: linear.
 import { newIncident, type Incident } from '../incident/index.js';
 import { t, type Locale } from '../../core/i18n.js';
-import { LARGE_INPUT_PIXELS } from './input-size.js';
+import { LARGE_INPUT_PIXELS } from '../incident/input.js';
 const EVAL_BATCH =
   /(?:^|[\s,({'"])(?:--)?((?:per_device_eval|per_gpu_eval|eval|val|valid|validation|test)[-_]batch[-_]size|-vb)(?:[ \t]{1,4}|[ \t]{0,2}[=:][ \t]{0,2})['"]?(\d{1,5})\b/gim;
 // A line that states the evaluation's batch in words or a form the settings do not read ("for evaluation with

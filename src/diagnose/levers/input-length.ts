@@ -7,7 +7,7 @@
 // Pixel sizes stay levers/input-size.ts's (a stated size times its frames). Every pattern is bounded and linear.
 import { staticOverCard } from '../levers.js';
 import { oomAfterSteps } from './progress.js';
-import { LARGE_INPUT_PIXELS } from './input-size.js';
+import { LARGE_INPUT_PIXELS } from '../incident/input.js';
 import type { Incident, InputPart, PhasePart } from '../incident/index.js';
 
 export type InputLengthFacts = Pick<InputPart, 'inputLength' | 'inputLengthKind' | 'inputLengthSetting' | 'inputLengthNext'>;

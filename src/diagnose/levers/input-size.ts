@@ -7,16 +7,12 @@
 // "shape[1,5095,3729,3]", PyTorch's NCHW "[1, 3, 2048, 2048]"). Every pattern is bounded and linear.
 import { cardMiB, staticOverCard } from '../levers.js';
 import { oomAfterSteps } from './progress.js';
+import { LARGE_INPUT_PIXELS } from '../incident/input.js';
 import type { Incident, InputPart, PhasePart } from '../incident/index.js';
 
 export type InputSizeFacts = Pick<InputPart, 'inputPixels' | 'inputSizeSetting' | 'inputSizeNext' | 'inputSaidLarge'>;
 
 const WINDOW = 512 * 1024;
-/**
- * About half a megapixel (724 × 724) per input and more: at a batch of 1 or 2 one such image's activations are the
- * step's largest part for detection, segmentation and diffusion networks (YOLO's default 640 stays under it).
- */
-export const LARGE_INPUT_PIXELS = 512 * 1024;
 const SMALL_BATCH = 2;
 
 const SIDE = String.raw`(\d{3,5})`;
