@@ -125,7 +125,7 @@ export function leverWords(f: Incident, loc: Locale | undefined): void {
   const zero = zeroWhy(f, loc);
   if (staticOverCard(f)) {
     const ceiling = staticCeiling(f)!;
-    const against = t(loc, `lever.ceiling.${ceiling.basis}`, { card: formatMiB(ceiling.mib) });
+    const against = ceiling.basis === 'family' ? t(loc, 'lever.ceiling.family', { card: formatMiB(ceiling.mib) }) : formatMiB(ceiling.mib);
     f.budget.staticWhy = zero ? `${zero} ≥ ${against}` : `${f.model.paramsB}B × ${staticBytesPerParam(f)} B/param ≈ ${formatMiB(staticMiB(f)!)} ≥ ${against}`;
   } else if (staticDominates(f)) {
     const share = Math.round((100 * staticMiB(f)!) / cardMiB(f)!);
