@@ -89,6 +89,8 @@ const STATIC_HOLDERS = new Set<string | undefined>([undefined, 'activations', 'o
 const staticFirst = (f: Incident, lever: StaticLever) =>
   staticFullTrainingLever(f) === lever && !oomAfterSteps(f) && f.budget.staticWhy !== undefined && f.budget.shardWhy !== undefined;
 
+const keptEvident = (i: Incident) => i.series.keptReference !== undefined || (i.series.emptiesCache === true && i.series.memoryShape === 'sawtooth_rising');
+
 export const CONDITION_CHECKS: Record<Condition, (e: Evidence) => boolean> = {
   fragmented: ({ incident }) => isFragmented(incident),
   not_fragmented: ({ incident }) => !isFragmented(incident),
@@ -359,8 +361,11 @@ export const CONDITION_CHECKS: Record<Condition, (e: Evidence) => boolean> = {
   // The paste shows training steps or epochs done at these settings before the OOM (levers/progress.ts).
   oom_after_steps: ({ incident }) => oomAfterSteps(incident),
   // The paste shows what growing memory keeps (levers/growth.ts): releasing it is the first lever; else the experiment that finds it.
-  kept_reference_shown: ({ incident }) => incident.series.keptReference !== undefined,
-  kept_reference_unshown: ({ incident }) => incident.series.keptReference === undefined,
+  // What the growth keeps is evident: the paste shows it (levers/growth.ts), or the shape rules out the allocator's cache:
+  // memory that drops back when the job empties its cache yet returns to a higher floor each time is live tensors kept
+  // (the leak watch's sawtooth), so releasing them leads; otherwise the experiment that finds what is kept.
+  kept_reference_shown: ({ incident }) => keptEvident(incident),
+  kept_reference_unshown: ({ incident }) => !keptEvident(incident),
   not_oom_after_epochs: ({ incident }) => incident.progress.oomAfterEpochs === undefined || incident.series.memoryShape === 'flat',
 };
 
