@@ -30,6 +30,15 @@ interface CompiledRule {
 /** An identifier divided or multiplied by numbers (`token = image_resolution/4/14/14`) is arithmetic in prose, not a credential. */
 const FORMULA = new RE2(String.raw`^[A-Za-z_][A-Za-z0-9_]{0,60}(?:[/*]\d{1,6}){1,8}$`);
 
+/**
+ * A value that is a lower-case name made of words, one of them a secret's own word (`token=hf_token`,
+ * `api_key=args.api_key`, `hf_token = 'your_huggingface_access_token'`), names the variable or placeholder that holds
+ * the secret, not the secret: generated tokens and keys carry no such word, and most carry capitals or long digit runs.
+ */
+const IDENTIFIER_VALUE = new RE2(String.raw`^["']?[a-z][a-z0-9]{0,30}(?:[_.][a-z0-9]{1,30}){1,8}["']?$`);
+const SECRET_WORD_PART = new RE2(String.raw`(?:^|[_.'"])(?:token|key|secret|password|passwd|pwd|credentials?)(?:$|[_.'"])`);
+const namesTheSecret = (v: string) => IDENTIFIER_VALUE.test(v) && SECRET_WORD_PART.test(v);
+
 /** A small number (`max_token=40`) is a setting, unless the key names a password (`pin`-like passwords are numbers). */
 const SMALL_NUMBER = new RE2(String.raw`^["']?\d{1,6}(?:\.\d{1,6})?["']?$`);
 const PASSWORD_KEY = new RE2(String.raw`pass|pwd|secret|credential|auth`, 'i');
@@ -42,7 +51,8 @@ function keywordReplacer(to: string): Replacer {
   return (match, key, sep, value, offset, whole) => {
     const k = String(key);
     const v = String(value);
-    if (NOT_A_SECRET.test(v) || SPECIAL_TOKEN_KEY.test(k) || FORMULA.test(v) || (SMALL_NUMBER.test(v) && !PASSWORD_KEY.test(k))) return match;
+    if (NOT_A_SECRET.test(v) || SPECIAL_TOKEN_KEY.test(k) || FORMULA.test(v) || namesTheSecret(v) || (SMALL_NUMBER.test(v) && !PASSWORD_KEY.test(k)))
+      return match;
     // A name that is the last part of a path is a file's name, not a key (`-v /etc/passwd:/etc/passwd:ro`, `~/.token:`).
     if (typeof offset === 'number' && typeof whole === 'string') {
       let start = offset;

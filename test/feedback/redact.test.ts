@@ -152,6 +152,21 @@ describe('kept-log redaction', () => {
     expect(redactLog('notpad_token=abcdefgh')).toBe('notpad_token=<redacted>');
     expect(redactLog('access_token="$TOKEN"')).toBe('access_token="$TOKEN"');
     expect(redactLog('token: xxxx')).toBe('token: xxxx');
+    // A lower-case name of words with a secret's own word is the variable or placeholder that holds it (a real
+    // blind6 thread passes `token=hf_token` to from_pretrained; the others are synthetic variants).
+    for (const line of [
+      'model = AutoModel.from_pretrained(path, token=hf_token)',
+      'client = Client(api_key=args.api_key)',
+      "hf_token = 'your_huggingface_access_token'",
+      'login(token=cfg.hub.token)',
+      'password: db_password',
+    ])
+      expect(redactLog(line), line).toBe(line);
+    // ... but a generated value is redacted: capitals, digits, or no secret word among its parts.
+    expect(redactLog('token=hf_AbCdEfGhIjKlMnOpQrStUv')).not.toContain('AbCdEfGhIjKlMnOpQrStUv');
+    expect(redactLog("hf_token = 'hf_abcdefghijklmnopqrstuvwxyz0123'")).not.toContain('abcdefghijklmnopqrstuvwxyz0123');
+    expect(redactLog('password=correct_horse_battery_staple')).toBe('password=<redacted>');
+    expect(redactLog('api_key=sk_live_4eC39HqLyjWDarjtT1zdp7dc')).not.toContain('4eC39HqLyjWDarjtT1zdp7dc');
   });
 
   it('home directories, e-mail and IP addresses become placeholders', () => {
