@@ -30,20 +30,54 @@ function makeLog(bytes: number): string {
   return parts.join('\n');
 }
 
-// GNU grep has no re2 syntax for (?:...) — translate to plain groups, which ERE accepts.
+// GNU grep has no re2 syntax for (?:...) — translate to plain groups, which ERE accepts. Perl classes become POSIX
+// ones: outside brackets as a bracket of their own ([[:space:]]), inside a bracket as its member ([:space:]), so a
+// class such as [\s,(] stays one bracket expression.
+const PERL_CLASS: Record<string, [inside: string, outside: string]> = {
+  d: ['0-9', '[0-9]'],
+  s: ['[:space:]', '[[:space:]]'],
+  S: ['', '[^[:space:]]'],
+  w: ['[:alnum:]_', '[[:alnum:]_]'],
+  W: ['', '[^[:alnum:]_]'],
+};
+function toEre(source: string): string {
+  let out = '';
+  let inBracket = false;
+  for (let i = 0; i < source.length; i++) {
+    const c = source[i];
+    if (c === '\\' && i + 1 < source.length) {
+      const n = source[i + 1];
+      const perl = PERL_CLASS[n];
+      // a negated class inside a bracket has no POSIX member: keep the escape (a little looser, the same work)
+      if (perl) out += inBracket ? perl[0] || `\\${n}` : perl[1];
+      else out += c + n;
+      i++;
+      continue;
+    }
+    if (!inBracket && c === '(' && source.startsWith('(?:', i)) {
+      out += '(';
+      i += 2;
+      continue;
+    }
+    if (!inBracket && c === '[') {
+      inBracket = true;
+      out += c;
+      // a ] right after [ or [^ is a member, not the end
+      if (source[i + 1] === '^') out += source[++i];
+      if (source[i + 1] === ']') out += source[++i];
+      continue;
+    }
+    if (inBracket && c === ']') inBracket = false;
+    out += c;
+  }
+  return out;
+}
 const patternsFile = join(dir, 'patterns.txt');
 writeFileSync(
   patternsFile,
   base.patterns
     .map((p) =>
-      p.source
-        .replace(/\(\?:/g, '(')
-        .replace(/\\d/g, '[0-9]')
-        .replace(/\\s/g, '[[:space:]]')
-        .replace(/\\S/g, '[^[:space:]]')
-        .replace(/\\w/g, '[[:alnum:]_]')
-        .replace(/\\W/g, '[^[:alnum:]_]')
-        .replace(/\\b/g, '\\b')
+      toEre(p.source)
         // re2's \x{HHHH} is the character itself; grep's UTF-8 locale (C.UTF-8) refuses ranges of CJK characters, and
         // glibc counts those characters as [:alpha:], so a range of them becomes that class (a little looser, the same work).
         .replace(/\\x\{[0-9a-fA-F]{1,6}\}-\\x\{[0-9a-fA-F]{1,6}\}/g, '[:alpha:]')
