@@ -29,15 +29,15 @@ const WORKER_KILLED = /DataLoader worker \(pid[^\n]{0,80}?\) (?:is killed by sig
 const SPAWNED_CHILD =
   /multiprocessing[\\/]spawn\.py", line \d{1,6}, in spawn_main|\bProcess SpawnPoolWorker-\d{1,4}\b|One of the subprocesses has abruptly died during map operation/;
 
+/** The index of the paste's last kill line (KILL_LINE), or -1. */
+function lastKillLine(lines: readonly string[]): number {
+  for (let i = lines.length - 1; i >= 0; i--) if (KILL_LINE.test(lines[i].slice(0, 300))) return i;
+  return -1;
+}
+
 export function killedLoadingData(text: string): boolean {
   const lines = text.split('\n', 20000);
-  let kill = -1;
-  for (let i = lines.length - 1; i >= 0; i--) {
-    if (KILL_LINE.test(lines[i].slice(0, 300))) {
-      kill = i;
-      break;
-    }
-  }
+  const kill = lastKillLine(lines);
   const before = kill >= 0 ? lines.slice(0, kill) : lines;
   if (before.some((l) => TRAIN_PROGRESS.test(l.slice(0, 400)))) return false;
   if (kill < 0) return DATA_KILLED_PROSE.test(text.slice(0, 4096));
@@ -54,13 +54,7 @@ const FROM_PRETRAINED_KILLED = /\bfrom_pretrained\b[^\n]{0,20}?(?:\bkilled\b|被
 export function killedLoadingModel(text: string): boolean {
   if (FROM_PRETRAINED_KILLED.test(text.slice(0, 20_000))) return true;
   const lines = text.split('\n', 20000);
-  let kill = -1;
-  for (let i = lines.length - 1; i >= 0; i--) {
-    if (KILL_LINE.test(lines[i].slice(0, 300))) {
-      kill = i;
-      break;
-    }
-  }
+  const kill = lastKillLine(lines);
   if (kill < 0 || lines.slice(0, kill).some((l) => TRAIN_PROGRESS.test(l.slice(0, 400)))) return false;
   // The last three non-empty lines before the kill (a progress bar may sit on the kill's own line's left).
   const before = lines
