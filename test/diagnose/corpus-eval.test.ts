@@ -59,6 +59,9 @@ GROUPS.push('stacks8');
 // static8/ (issue 23: static memory that does not fit and which lever the budget names first: full fine-tunes, ZeRO
 // stage choices, inference weights over the card, 7 controls; 22 real threads, 5 zh; tuned).
 GROUPS.push('static8');
+// holder9/ (issue 23: pastes that got no diagnosis: busy/unavailable devices, CUDA's OOM while the model is built, host
+// kills in Jupyter's, Ollama's and Windows' words, 1 confuser; 23 real threads, 2 zh; tuned).
+GROUPS.push('holder9');
 // The category vocabulary of /work/corpus-format.md (the same as test/fixtures/eval-dev/cases.json).
 const LABELS = new Set([
   'cuda_oom',
@@ -419,6 +422,15 @@ describe('expert expectations on real logs', () => {
       category: 0.85,
       lever: 0.7,
       strict: 1,
+    },
+    // cuda-devices-busy, the model build as a load, Windows' CPU-allocator wording: 14/23, 14/23 when added; 23/23, 23/23 after.
+    {
+      group: 'holder9',
+      what: '23 logs, 4100-4122: busy or unavailable devices, OOM before any batch, host kills in notebook / Ollama / Windows words',
+      n: 23,
+      category: 0.9,
+      lever: 0.9,
+      strict: 0,
     },
     // levers/static-order.ts: 19/22, 17/22 (named first 11), strict 1 when added; 19/22, 19/22 (18), strict 0 after.
     {
