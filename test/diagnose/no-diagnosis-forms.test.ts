@@ -22,8 +22,10 @@ describe('cudaErrorDevicesUnavailable (error 46, "busy or unavailable"): the dev
   const forms: Record<string, string> = {
     'PyTorch 1.x+ at model.cuda()':
       'Traceback (most recent call last):\n  File "train.py", line 40, in <module>\n    model.cuda()\nRuntimeError: CUDA error: all CUDA-capable devices are busy or unavailable',
-    'PyTorch 2.x AcceleratorError': 'torch.AcceleratorError: CUDA error: all CUDA-capable devices are busy or unavailable\nSearch for `cudaErrorDevicesUnavailable\' in https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__TYPES.html for more information.',
-    'CUDA 12 wording': 'RuntimeError: CUDA error: CUDA-capable device(s) is/are busy or unavailable\nCompile with `TORCH_USE_CUDA_DSA` to enable device-side assertions.',
+    'PyTorch 2.x AcceleratorError':
+      "torch.AcceleratorError: CUDA error: all CUDA-capable devices are busy or unavailable\nSearch for `cudaErrorDevicesUnavailable' in https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__TYPES.html for more information.",
+    'CUDA 12 wording':
+      'RuntimeError: CUDA error: CUDA-capable device(s) is/are busy or unavailable\nCompile with `TORCH_USE_CUDA_DSA` to enable device-side assertions.',
     'THC error 46': 'THCudaCheck FAIL file=/pytorch/aten/src/THC/THCGeneral.cpp line=47 error=46 : all CUDA-capable devices are busy or unavailable',
     'Caffe check': 'F0101 12:00:00.000 1234 common.cpp:152] Check failed: error == cudaSuccess (46 vs. 0)  all CUDA-capable devices are busy or unavailable',
     'driver API name': 'pycuda._driver.LogicError: cuCtxCreate failed: CUDA_ERROR_DEVICE_UNAVAILABLE',
@@ -48,7 +50,9 @@ describe('cudaErrorDevicesUnavailable (error 46, "busy or unavailable"): the dev
   });
 
   it('synthetic: CUDA unknown error is still the initialisation rule (busy is not its advice)', async () => {
-    const d = await diagnosePaste('RuntimeError: Unexpected error from cudaGetDeviceCount(). Did you run some cuda functions before calling NumCudaDevices() that might have already set an error? Error 999: unknown error');
+    const d = await diagnosePaste(
+      'RuntimeError: Unexpected error from cudaGetDeviceCount(). Did you run some cuda functions before calling NumCudaDevices() that might have already set an error? Error 999: unknown error',
+    );
     expect(d?.rule).toBe('cuda-init-failed');
   });
 });
@@ -114,10 +118,13 @@ describe("host-RAM kills in a notebook's, Ollama's and Windows' words", () => {
 
   // synthetic
   const forms: Record<string, string> = {
-    'Jupyter after loading': 'Loading checkpoint shards:  50%|█████     | 1/2 [00:20<00:20, 20.1s/it]\nThe kernel appears to have died. It will restart automatically.',
+    'Jupyter after loading':
+      'Loading checkpoint shards:  50%|█████     | 1/2 [00:20<00:20, 20.1s/it]\nThe kernel appears to have died. It will restart automatically.',
     'Ollama CLI': 'ollama run qwen2.5:72b\nError: llama runner process has terminated: signal: killed',
-    'Ollama server log': 'time=2025-03-01T10:00:00.000Z level=ERROR source=sched.go:455 msg="error loading llama server" error="llama runner process has terminated: signal: killed"',
-    'POSIX CPU allocator': "RuntimeError: [enforce fail at alloc_cpu.cpp:114] data. DefaultCPUAllocator: can't allocate memory: you tried to allocate 21474836480 bytes. Error code 12 (Cannot allocate memory)",
+    'Ollama server log':
+      'time=2025-03-01T10:00:00.000Z level=ERROR source=sched.go:455 msg="error loading llama server" error="llama runner process has terminated: signal: killed"',
+    'POSIX CPU allocator':
+      "RuntimeError: [enforce fail at alloc_cpu.cpp:114] data. DefaultCPUAllocator: can't allocate memory: you tried to allocate 21474836480 bytes. Error code 12 (Cannot allocate memory)",
   };
   it.each(Object.entries(forms))('synthetic: %s', async (_name, text) => {
     const d = await diagnosePaste(text);
@@ -126,9 +133,11 @@ describe("host-RAM kills in a notebook's, Ollama's and Windows' words", () => {
   });
 
   it('synthetic: the Windows CPU allocator wording names the page file; the POSIX one does not', async () => {
-    const win = 'RuntimeError: [enforce fail at ..\\c10\\core\\impl\\alloc_cpu.cpp:72] data. DefaultCPUAllocator: not enough memory: you tried to allocate 52428800 bytes.';
+    const win =
+      'RuntimeError: [enforce fail at ..\\c10\\core\\impl\\alloc_cpu.cpp:72] data. DefaultCPUAllocator: not enough memory: you tried to allocate 52428800 bytes.';
     expect((await diagnosePaste(win))?.rule).toBe('windows-pagefile-too-small');
-    const posix = "RuntimeError: [enforce fail at alloc_cpu.cpp:75] err == 0. DefaultCPUAllocator: can't allocate memory: you tried to allocate 52428800 bytes. Error code 12 (Cannot allocate memory)";
+    const posix =
+      "RuntimeError: [enforce fail at alloc_cpu.cpp:75] err == 0. DefaultCPUAllocator: can't allocate memory: you tried to allocate 52428800 bytes. Error code 12 (Cannot allocate memory)";
     expect((await diagnosePaste(posix))?.rule).not.toBe('windows-pagefile-too-small');
   });
 });
