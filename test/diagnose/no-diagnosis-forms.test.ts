@@ -6,7 +6,8 @@ import { describe, expect, it } from 'vitest';
 import { diagnosePaste, firstOfCase } from './corpus-case.js';
 
 const summary = (d: Awaited<ReturnType<typeof diagnosePaste>>) => d?.fixes[0]?.summary ?? '';
-const FREES = /another process|CUDA_VISIBLE_DEVICES/i;
+// The reply's first fix leads with the holder (not the batch experiment, whose text also mentions another process).
+const FREES = /^Another process holds/;
 const RAM = /RAM|swap|page file/i;
 
 describe('cudaErrorDevicesUnavailable (error 46, "busy or unavailable"): the device refused a context; another process holds it', () => {
@@ -155,5 +156,55 @@ describe("NCCL's start-up notices of skipped transports never outrank the failur
   it('synthetic: another NCCL WARN still reads as the collective failing', async () => {
     const d = await diagnosePaste('node1:123:456 [1] NCCL WARN Connection closed by remote peer 10.0.0.2<51234>');
     expect(d?.category).toBe('nccl_or_distributed');
+  });
+});
+
+describe("a CUDA context that could not be created, in each stack's words: the card was full before the job began", () => {
+  it.each(['4123', '4124'])('real holder9/%s frees or moves off the card', async (n) => {
+    const d = await firstOfCase('holder9', n);
+    expect(d?.category).toBe('cuda_oom');
+    expect(summary(d)).toMatch(FREES);
+    expect(summary(d)).not.toMatch(/\bbatch\b/);
+  });
+  // synthetic: each stack's fixed text of a failed context creation
+  it.each([
+    'tensorflow.python.framework.errors_impl.InternalError: CUDA runtime implicit initialization on GPU:1 failed. Status: out of memory',
+    'THCudaCheck FAIL file=/pytorch/aten/src/THC/THCGeneral.cpp line=51 error=2 : out of memory\nRuntimeError: cuda runtime error (2) : out of memory at /pytorch/aten/src/THC/THCGeneral.cpp:51',
+    'THCudaCheck FAIL file=/home/user/torch/extra/cutorch/init.c line=734 error=2 : out of memory',
+  ])('synthetic: %s', async (text) => {
+    expect(summary(await diagnosePaste(text))).toMatch(FREES);
+  });
+});
+
+describe("a pasted nvidia-smi or gpustat snapshot with the run's card nearly full, beside CUDA's own OOM: others hold it", () => {
+  const row = (gpu: number, used: number, total: number) =>
+    `|   ${gpu}  Tesla V100-SXM2...  On   | 00000000:00:0${gpu + 8}.0 Off |                    0 |\n| N/A   40C    P0    60W / 300W |  ${used}MiB / ${total}MiB |     50%      Default |`;
+  // synthetic: nvidia-smi tables and gpustat lines
+  it('synthetic: GPU 0 full in nvidia-smi, error without figures', async () => {
+    const text = `${row(0, 15514, 16130)}\n${row(1, 0, 16130)}\nRuntimeError: CUDA error: out of memory`;
+    expect(summary(await diagnosePaste(text))).toMatch(FREES);
+  });
+  it('synthetic: gpustat, GPU 0 full', async () => {
+    const text =
+      "[0] Tesla V100-SXM2-16GB | 44'C,  98 % | 15900 / 16130 MB | alice(15890M)\n[1] Tesla V100-SXM2-16GB | 40'C,   0 % |     0 / 16130 MB |\nRuntimeError: CUDA error: out of memory";
+    expect(summary(await diagnosePaste(text))).toMatch(FREES);
+  });
+  it("synthetic: the run's card half empty in the snapshot is no evidence of another holder", async () => {
+    const text = `${row(0, 6000, 16130)}\nRuntimeError: CUDA error: out of memory`;
+    expect(summary(await diagnosePaste(text))).not.toMatch(/^Another process holds/);
+  });
+  it("synthetic: PyTorch's own figures decide over a snapshot (this process holds the card)", async () => {
+    const text = `${row(0, 15900, 16130)}\ntorch.OutOfMemoryError: CUDA out of memory. Tried to allocate 512.00 MiB. GPU 0 has a total capacity of 15.77 GiB of which 200.00 MiB is free. Of the allocated memory 14.90 GiB is allocated by PyTorch, and 300.00 MiB is reserved by PyTorch but unallocated.`;
+    expect(summary(await diagnosePaste(text))).not.toMatch(/^Another process holds/);
+  });
+  it('synthetic: TensorFlow created its device with a few hundred MB of a 24 GB card', async () => {
+    const text =
+      '2023-01-01 10:00:00.000000: I tensorflow/core/common_runtime/gpu/gpu_device.cc:1510] Created device /job:localhost/replica:0/task:0/device:GPU:0 with 210 MB memory:  -> device: 0, name: NVIDIA GeForce RTX 3090, pci bus id: 0000:01:00.0, compute capability: 8.6\n2023-01-01 10:00:01.000000: W tensorflow/core/common_runtime/bfc_allocator.cc:479] Allocator (GPU_0_bfc) ran out of memory trying to allocate 64.00MiB (rounded to 67108864)requested by op Conv2D';
+    expect(summary(await diagnosePaste(text))).toMatch(FREES);
+  });
+  it('synthetic: TensorFlow created its device with most of the card: no other holder from that line', async () => {
+    const text =
+      '2023-01-01 10:00:00.000000: I tensorflow/core/common_runtime/gpu/gpu_device.cc:1510] Created device /job:localhost/replica:0/task:0/device:GPU:0 with 22282 MB memory:  -> device: 0, name: NVIDIA GeForce RTX 3090, pci bus id: 0000:01:00.0, compute capability: 8.6\n2023-01-01 10:00:01.000000: W tensorflow/core/common_runtime/bfc_allocator.cc:479] Allocator (GPU_0_bfc) ran out of memory trying to allocate 64.00MiB (rounded to 67108864)requested by op Conv2D';
+    expect(summary(await diagnosePaste(text))).not.toMatch(/^Another process holds/);
   });
 });
