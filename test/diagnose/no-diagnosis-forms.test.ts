@@ -105,7 +105,7 @@ describe('a report that another holder was on the card first ("already a trainin
 });
 
 describe("host-RAM kills in a notebook's, Ollama's and Windows' words", () => {
-  it.each(['4110', '4111', '4112', '4113', '4116', '4120'])('real holder9/%s is host RAM', async (n) => {
+  it.each(['4110', '4111', '4112', '4113', '4116', '4120', '4127', '4128', '4129'])('real holder9/%s is host RAM', async (n) => {
     const d = await firstOfCase('holder9', n);
     expect(d?.category).toBe('host_oom_killed');
     expect(summary(d)).toMatch(RAM);
