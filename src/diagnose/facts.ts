@@ -4,6 +4,7 @@
 import type { LogText } from './normalize.js';
 import { isGenerating, oomPhase } from './holder-phase.js';
 import { failurePhase, withPhase } from './phase.js';
+import { readSmiSnapshot, readTfDeviceMemory } from './smi-snapshot.js';
 import { hasAnyFact, newIncident, type FiguresPart, type Incident, type OtherProcess } from './incident/index.js';
 
 const UNIT_MIB: Record<string, number> = {
@@ -63,6 +64,13 @@ const OOM_FIELDS: [keyof FiguresPart, RegExp][] = [
 const OOM_LINE =
   /out of memory|OutOfMemoryError|OOM when allocating|Tried to allocate [\d.]{1,10} ?[KMGT]i?B \(GPU \d|Cannot malloc [\d.]{1,14} ?[KMG]i?B GPU memory|Free memory on device \(/i;
 const GPU_INDEX = /\((?:GPU|device) (\d{1,3});|\bGPU (\d{1,3}) has a total capac(?:i)?ty|Out of memory error on GPU (\d{1,3})|device:GPU:(\d{1,3})/i;
+// A CUDA context that could not be created, in each stack's fixed words: TensorFlow's "CUDA runtime implicit
+// initialization on GPU:0 failed. Status: out of memory", (Lua) cutorch's init.c and THC's THCGeneral (its state set
+// up at lazy init) failing with runtime error 2. Nothing of this job was on the card yet: it was full before the job began.
+const CONTEXT_OOM =
+  /CUDA runtime implicit initialization on GPU:\d{1,2} failed\. Status: out of memory|THCudaCheck FAIL file=[^\n]{0,160}?(?:cutorch[\\/]init\.c|THCGeneral\.c(?:pp|c)?) line=\d{1,6} error=2 : out of memory|cuda runtime error \(2\) : out of memory at [^\n]{0,160}?THCGeneral\.c(?:pp|c)?:\d/;
+// CUDA's own out-of-memory (outside PyTorch's allocator): the modern text, the pre-1.0 runtime error 2, THC's check.
+const RUNTIME_OOM = /CUDA error: out of memory|cuda runtime error \(2\)|THCudaCheck FAIL [^\n]{0,200}?error=2 : out of memory/i;
 const OTHER_PROCESS = /Process (\d{1,10}) has (\d{1,9}(?:\.\d{1,4})?)\s?([KMGT]i?B) memory in use/gi;
 
 /** The OOM message can be hard-wrapped over a few lines; join the lines until it looks complete. */
@@ -148,7 +156,7 @@ export function extractOomFacts(log: LogText, lines: number[]): Incident {
     const notSelf = withoutThisProcess(others, incident);
     if (notSelf.length) incident.processes.otherProcesses = notSelf;
     xlaHbmReport(log, at, incident);
-    if (/CUDA error: out of memory|cuda runtime error \(2\)/i.test(msg)) incident.figures.runtimeOom = true;
+    if (RUNTIME_OOM.test(msg) || CONTEXT_OOM.test(msg)) incident.figures.runtimeOom = true;
     // vLLM's start-up check: what was free before this process allocated anything, of the card.
     const startup = /Free memory on device \((\d{1,6}(?:\.\d{1,3})?)\/(\d{1,6}(?:\.\d{1,3})?) ?GiB\) on startup/.exec(msg);
     if (startup) {
@@ -156,7 +164,7 @@ export function extractOomFacts(log: LogText, lines: number[]): Incident {
       incident.figures.totalCapacityMiB ??= Number(startup[2]) * 1024;
     }
     if (hasAnyFact(incident)) {
-      const phase = oomPhase(log, at);
+      const phase = CONTEXT_OOM.test(msg) ? 'context' : oomPhase(log, at);
       if (phase) incident.phase.oomPhase = phase;
       if (isGenerating(log, at)) incident.phase.generating = true;
       withPhase(incident, failurePhase(log, at));
@@ -165,11 +173,19 @@ export function extractOomFacts(log: LogText, lines: number[]): Incident {
   }
   // A message without figures ("CUDA out of memory.") still has the frames that say what ran.
   if (!hasAnyFact(incident) && lastOom !== undefined) {
-    if (/CUDA error: out of memory|cuda runtime error \(2\)/i.test(log.line(lastOom))) incident.figures.runtimeOom = true;
-    const phase = oomPhase(log, lastOom);
+    const line = clip(log.line(lastOom));
+    if (RUNTIME_OOM.test(line) || CONTEXT_OOM.test(line)) incident.figures.runtimeOom = true;
+    const phase = CONTEXT_OOM.test(line) ? 'context' : oomPhase(log, lastOom);
     if (phase) incident.phase.oomPhase = phase;
     if (isGenerating(log, lastOom)) incident.phase.generating = true;
     withPhase(incident, failurePhase(log, lastOom));
+  }
+  // What the card held when the reporter looked (a pasted nvidia-smi or gpustat snapshot) or when TensorFlow started.
+  if (lastOom !== undefined) {
+    const cards = readSmiSnapshot(log);
+    if (cards.length) incident.processes.smiCards = cards;
+    const tf = readTfDeviceMemory(log);
+    if (tf) incident.figures.tfDeviceMiB = tf.mib;
   }
   return incident;
 }

@@ -88,6 +88,7 @@ function codeLinePhase(log: LogText, oomLine: number): OomPhase | undefined {
 
 /** Module.to / .cuda / .half move the model's weights: a load, not a step. */
 const MODULE_FILE = /nn[\\/]modules[\\/]module\.py$/;
+const NN_MODULES_FILE = /torch[\\/]nn[\\/]modules[\\/]\w{1,40}\.py$/;
 const MODULE_MOVES = new Set(['to', 'cuda', 'half', 'bfloat16', 'float', 'type']);
 
 /** frames[0] is the innermost; the five innermost decide. */
@@ -97,6 +98,9 @@ function phaseOf(frames: { file: string; fn: string }[]): OomPhase | undefined {
     if (f.fn === 'backward' || /autograd[\\/]/.test(f.file)) return 'backward';
     if (OPTIMIZER_FRAMES.test(f.fn) && /optim/.test(f.file)) return 'optimizer';
     if (LOAD_FRAMES.test(f.fn) || (MODULE_MOVES.has(f.fn) && MODULE_FILE.test(f.file))) return 'load';
+    // A torch.nn layer's constructor (its __init__ or reset_parameters) allocates the parameters of a model still
+    // being built, on the GPU when that is the default device: no batch exists yet.
+    if ((f.fn === '__init__' || f.fn === 'reset_parameters') && NN_MODULES_FILE.test(f.file)) return 'load';
     if (f.fn === 'forward' || f.fn === '_call_impl' || f.fn === '_wrapped_call_impl') return 'forward';
   }
   return undefined;

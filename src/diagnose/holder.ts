@@ -12,6 +12,7 @@ import { formatMiB } from './fixes/arithmetic.js';
 import { t, type Locale } from '../core/i18n.js';
 import type { Incident } from './incident/index.js';
 import { evalGradsOnStated, evalPlainNoGrad } from './levers/eval.js';
+import { fullCardInSnapshot } from './smi-snapshot.js';
 
 export type Holder = 'allocator_cache' | 'not_capacity' | 'other_processes' | 'weights' | 'optimizer_state' | 'activations';
 
@@ -125,6 +126,18 @@ export function whoHoldsMemory(f: Incident, loc?: Locale): HolderVerdict | undef
       holder: 'other_processes',
       why: t(loc, 'holder.why.runtimeLoad'),
     };
+  }
+  // CUDA's own out-of-memory with no figure of its own, beside a pasted nvidia-smi / gpustat snapshot where the run's
+  // card is nearly full: a failed run's memory is freed when it exits and a run not yet started holds none, so that
+  // memory belongs to other processes (smi-snapshot.ts).
+  const smiFull = f.figures.runtimeOom && tried === undefined ? fullCardInSnapshot(f.processes.smiCards ?? [], f.figures.gpuIndex) : undefined;
+  if (smiFull) {
+    return { holder: 'other_processes', why: t(loc, 'holder.why.smiFull', { gpu: smiFull.gpu, used: MiB(smiFull.usedMiB), total: MiB(smiFull.totalMiB) }) };
+  }
+  // TensorFlow created its device with under half the card: nearly all that was free as the job started, the rest
+  // already held by other processes.
+  if (f.figures.tfDeviceMiB !== undefined && total !== undefined && f.figures.tfDeviceMiB < 0.5 * total) {
+    return { holder: 'other_processes', why: t(loc, 'holder.why.tfDevice', { device: MiB(f.figures.tfDeviceMiB), total: MiB(total) }) };
   }
   // CUDA's own out-of-memory at the process's first CUDA call (set_device, lazy init): only its context was
   // being created, so other processes (or another container's) filled the card before this job began.

@@ -59,6 +59,9 @@ GROUPS.push('stacks8');
 // static8/ (issue 23: static memory that does not fit and which lever the budget names first: full fine-tunes, ZeRO
 // stage choices, inference weights over the card, 7 controls; 22 real threads, 5 zh; tuned).
 GROUPS.push('static8');
+// holder9/ (issue 23: pastes that got no diagnosis: busy/unavailable devices, CUDA's OOM while the model is built, host
+// kills in Jupyter's, Ollama's and Windows' words, 2 confusers; 30 real threads, 5 zh; tuned).
+GROUPS.push('holder9');
 // The category vocabulary of /work/corpus-format.md (the same as test/fixtures/eval-dev/cases.json).
 const LABELS = new Set([
   'cuda_oom',
@@ -419,6 +422,16 @@ describe('expert expectations on real logs', () => {
       category: 0.85,
       lever: 0.7,
       strict: 1,
+    },
+    // cuda-devices-busy, the model build and a failed context as a load, a pasted nvidia-smi snapshot, Windows' CPU-allocator
+    // wording: 19/30, 19/30 (holder first in 2 of 14 holder cases) when added; 30/30, 30/30 (13 of 14) after.
+    {
+      group: 'holder9',
+      what: '30 logs, 4100-4129: busy or unavailable devices, OOM before any batch or at context creation, host kills in notebook / Ollama / Windows words',
+      n: 30,
+      category: 0.9,
+      lever: 0.9,
+      strict: 0,
     },
     // levers/static-order.ts: 19/22, 17/22 (named first 11), strict 1 when added; 19/22, 19/22 (18), strict 0 after.
     {

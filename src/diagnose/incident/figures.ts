@@ -14,6 +14,8 @@ export interface FiguresPart {
   runtimeOom?: boolean;
   /** Free on the device when the process started, before it allocated anything (vLLM's start-up check). */
   startupFreeMiB?: number;
+  /** The memory TensorFlow created its GPU device with as the job started (nearly all that was free then), in MiB. */
+  tfDeviceMiB?: number;
   /** XLA's compile-time HBM report: what the program needs in all, and how much of it is arguments (parameters and inputs) and program temporaries. */
   xlaUsedMiB?: number;
   xlaArgumentsMiB?: number;

@@ -6,7 +6,16 @@ export interface OtherProcess {
   memoryMiB: number;
 }
 
+/** One GPU's memory in a pasted nvidia-smi / gpustat snapshot (src/diagnose/smi-snapshot.ts). */
+export interface SmiCard {
+  gpu: number;
+  usedMiB: number;
+  totalMiB: number;
+}
+
 export interface ProcessesPart {
+  /** Each GPU's memory in a pasted nvidia-smi or gpustat snapshot. */
+  smiCards?: SmiCard[];
   otherProcesses?: OtherProcess[];
   /** Ranks of one job that also hold a context on one shared GPU (src/diagnose/rank-contexts.ts). */
   strayContextGpu?: number;

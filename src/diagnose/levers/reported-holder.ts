@@ -24,6 +24,11 @@ const REPORTED = [
   /\b(?:old|previous|earlier|idle|stale|zombie|leftover|orphan(?:ed)?)\s{1,3}(?:jupyter\s{1,3}|notebook\s{1,3}|python\s{1,3}|training\s{1,3})?(?:kernels?|process(?:es)?|runs?|jobs?|sessions?)\b[^\n]{0,30}?\bstill\b[^\n]{0,20}?\b(?:using|holding|occupying|holds|uses|occupies|takes|taking)\b/i,
   // "I run two trainings on the same GPU", "two jobs share one card"
   /\b(?:two|2|three|several|multiple)\s{1,3}(?:trainings?|jobs?|runs?|experiments?|processes|scripts?|instances?)\b[^\n]{0,40}?\b(?:on|share|sharing)\s{1,3}(?:the\s{1,3})?(?:same|one|a single)\s{1,3}(?:GPU|card)\b/i,
+  // "there is already a training in GPU 0", "already one job on the card": a holder that was on the card first
+  new RegExp(
+    `\\balready\\s{1,3}(?:an?\\s{1,3}|another\\s{1,3}|one\\s{1,3}|some\\s{1,3})?(?:[\\w-]{1,12}\\s{1,3})?${HOLDER_WORDS}\\b[^\\n]{0,30}?\\b(?:on|in)\\s{1,3}(?:the\\s{1,3})?(?:GPU|card|cuda:?)\\s?\\d{0,2}\\b`,
+    'i',
+  ),
   // "显卡被别人占用了", "显存被其他进程占用", "被别的任务占满"
   /被\s{0,2}(?:别人|他人|其他人|其它人|别的(?:进程|程序|任务|用户|人)|其[他它](?:进程|程序|任务|用户))[^\n]{0,6}?(?:占用|占了|占着|占满|在用|使用)/,
   // "其他进程占用了显存", "别人的任务占着显卡"
