@@ -170,6 +170,7 @@ export const CONDITIONS = [
   'paddle_chunk_cap',
   'paddle_pool_full',
   'tf_weight_tensor',
+  'tf_maps_gpu',
   'tf_tensor_over_limit',
   'vllm_weights_exceed_card_multi',
   'vllm_weights_exceed_card_single',

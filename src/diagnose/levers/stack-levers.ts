@@ -25,6 +25,10 @@ const TF_STAT = /^\s{0,40}(Limit|InUse):\s{1,40}(\d{1,16})\s*$/;
 const VLLM_TP = /tensor[_-]parallel[_-]size[=\s]{1,3}(\d{1,2})\b/;
 // More than one GPU for this job, as the paste states it: several visible devices, a tensor-parallel run, or the report's words.
 const MULTI_GPU = /CUDA_VISIBLE_DEVICES=\d{1,2},\d|tensor[_-]parallel[_-]size[=\s]{1,3}[2-9]|\bmulti[- ]?GPUs?\b|\bmultiple GPUs\b|多卡|多张(?:显)?卡|多GPU/i;
+// CUDA's driver-API code as TensorFlow's (and JAX's) stream executor prints it; PyTorch never does. With TensorFlow named
+// in the paste (its package, a tf.data / TFDS pipeline), that is TensorFlow mapping the GPU at start-up.
+const DRIVER_OOM = /CUDA_ERROR_OUT_OF_MEMORY/;
+const TF_NAMED = /\btensorflow\b|\btfds\b|\btf\.data\b/i;
 const UNIT: Record<string, number> = { GB: 1024, MB: 1, kB: 1 / 1024, KB: 1 / 1024, B: 1 / 2 ** 20 };
 const DTYPE_BYTES: Record<string, number> = { float: 4, int32: 4, float32: 4, uint32: 4, double: 8, int64: 8, float64: 8, half: 2, float16: 2, bfloat16: 2, int16: 2, int8: 1, uint8: 1, bool: 1 };
 
@@ -34,6 +38,8 @@ export function readStackLevers(log: LogText): Partial<StackPart> {
   for (let l = 0; l < log.lineCount; l++) {
     const line = log.line(l).slice(0, MAX_LINE);
     if (part.multiGpuStated === undefined && MULTI_GPU.test(line)) part.multiGpuStated = true;
+    if (part.driverOom === undefined && line.includes('CUDA_ERROR') && DRIVER_OOM.test(line)) part.driverOom = true;
+    if (part.tfNamed === undefined && TF_NAMED.test(line)) part.tfNamed = true;
     if (line.includes('Cannot allocate') && line.includes('GpuMaxChunkSize')) {
       const m = PADDLE_ALLOC.exec(line);
       if (m) {
@@ -129,6 +135,8 @@ export const STACK_LEVER_CONDITIONS = {
     i.stack.tfLimitMiB !== undefined &&
     i.stack.tfTensorMiB > i.stack.tfLimitMiB &&
     (i.stack.tfInUseMiB ?? 0) < 0.05 * i.stack.tfLimitMiB,
+  // TensorFlow's stream executor could not map the GPU (its driver-API code) in a paste that names TensorFlow.
+  tf_maps_gpu: ({ incident: i }: { incident: Incident }) => i.stack.driverOom === true && i.stack.tfNamed === true,
   // Several GPUs stated: split the weights over them; one GPU: a quantized checkpoint is what fits it.
   vllm_weights_exceed_card_multi: ({ incident: i }: { incident: Incident }) => i.stack.servedWeights !== undefined && i.stack.multiGpuStated === true,
   vllm_weights_exceed_card_single: ({ incident: i }: { incident: Incident }) => i.stack.servedWeights !== undefined && i.stack.multiGpuStated !== true,
