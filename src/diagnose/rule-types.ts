@@ -171,6 +171,7 @@ export const CONDITIONS = [
   'paddle_pool_full',
   'tf_weight_tensor',
   'tf_maps_gpu',
+  'trt_profile_batch',
   'tf_tensor_over_limit',
   'vllm_weights_exceed_card_multi',
   'vllm_weights_exceed_card_single',

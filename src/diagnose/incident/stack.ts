@@ -69,6 +69,8 @@ export interface StackPart {
   multiGpuStated?: boolean;
   /** CUDA's driver-API out-of-memory code (TensorFlow's / JAX's stream executor) and TensorFlow named in the paste. */
   driverOom?: boolean;
+  /** The dimension a TensorRT optimization profile varies between its min and max shapes. */
+  trtProfileVaries?: 'batch' | 'resolution';
   tfNamed?: boolean;
   /** Ray's memory monitor killed a task for the node's RAM, with its figures (src/diagnose/stack-figures.ts). */
   rayMonitor?: string;

@@ -29,6 +29,9 @@ const MULTI_GPU = /CUDA_VISIBLE_DEVICES=\d{1,2},\d|tensor[_-]parallel[_-]size[=\
 // in the paste (its package, a tf.data / TFDS pipeline), that is TensorFlow mapping the GPU at start-up.
 const DRIVER_OOM = /CUDA_ERROR_OUT_OF_MEMORY/;
 const TF_NAMED = /\btensorflow\b|\btfds\b|\btf\.data\b/i;
+// A TensorRT optimization profile as trtexec or the Python builder states it: which dimension its range varies.
+const TRT_SHAPES = /--(min|max)Shapes=[\w./-]{0,80}?:(\d{1,5})x\d{1,5}x(\d{1,5})x\d{1,5}/g;
+const TRT_SET_SHAPE = /set_shape\(\s?["'][^"'\n]{1,60}["'],\s?\((\w{1,16}),[^()\n]{1,60}\),\s?\(\w{1,16},[^()\n]{1,60}\),\s?\((\w{1,16}),/;
 const UNIT: Record<string, number> = { GB: 1024, MB: 1, kB: 1 / 1024, KB: 1 / 1024, B: 1 / 2 ** 20 };
 const DTYPE_BYTES: Record<string, number> = { float: 4, int32: 4, float32: 4, uint32: 4, double: 8, int64: 8, float64: 8, half: 2, float16: 2, bfloat16: 2, int16: 2, int8: 1, uint8: 1, bool: 1 };
 
@@ -40,6 +43,7 @@ export function readStackLevers(log: LogText): Partial<StackPart> {
     if (part.multiGpuStated === undefined && MULTI_GPU.test(line)) part.multiGpuStated = true;
     if (part.driverOom === undefined && line.includes('CUDA_ERROR') && DRIVER_OOM.test(line)) part.driverOom = true;
     if (part.tfNamed === undefined && TF_NAMED.test(line)) part.tfNamed = true;
+    if (line.includes('Shapes=') || line.includes('set_shape(')) readTrtProfile(part, line);
     if (line.includes('Cannot allocate') && line.includes('GpuMaxChunkSize')) {
       const m = PADDLE_ALLOC.exec(line);
       if (m) {
@@ -95,6 +99,16 @@ function readTfTensor(part: Partial<StackPart>, dims: number[], dtype: string): 
   }
 }
 
+/** The profile's range: its batch (first dimension) varies between min and max, or its resolution does. */
+function readTrtProfile(part: Partial<StackPart>, line: string): void {
+  const set = TRT_SET_SHAPE.exec(line);
+  if (set && set[1] !== set[2]) part.trtProfileVaries = 'batch';
+  const seen: Record<string, [string, string]> = {};
+  for (const m of line.matchAll(TRT_SHAPES)) seen[m[1]] = [m[2], m[3]];
+  if (seen.min && seen.max) part.trtProfileVaries = seen.min[0] !== seen.max[0] ? 'batch' : seen.min[1] !== seen.max[1] ? 'resolution' : part.trtProfileVaries;
+  else if (seen.max && !part.trtProfileVaries) part.trtProfileVaries = Number(seen.max[0]) > 1 ? 'batch' : 'resolution';
+}
+
 /** The bytes one parameter takes in a served dtype (vLLM's --dtype; auto/half/bf16 serve in 16 bits). */
 const SERVED_BYTES: Record<string, number> = { fp32: 4, float32: 4, fp16: 2, bf16: 2, half: 2, float16: 2, bfloat16: 2, int8: 1, fp8: 1, int4: 0.5 };
 
@@ -137,6 +151,8 @@ export const STACK_LEVER_CONDITIONS = {
     (i.stack.tfInUseMiB ?? 0) < 0.05 * i.stack.tfLimitMiB,
   // TensorFlow's stream executor could not map the GPU (its driver-API code) in a paste that names TensorFlow.
   tf_maps_gpu: ({ incident: i }: { incident: Incident }) => i.stack.driverOom === true && i.stack.tfNamed === true,
+  // TensorRT's optimization profile varies its batch: the max batch is what the builder sizes for.
+  trt_profile_batch: ({ incident: i }: { incident: Incident }) => i.stack.trtProfileVaries === 'batch',
   // Several GPUs stated: split the weights over them; one GPU: a quantized checkpoint is what fits it.
   vllm_weights_exceed_card_multi: ({ incident: i }: { incident: Incident }) => i.stack.servedWeights !== undefined && i.stack.multiGpuStated === true,
   vllm_weights_exceed_card_single: ({ incident: i }: { incident: Incident }) => i.stack.servedWeights !== undefined && i.stack.multiGpuStated !== true,
