@@ -71,6 +71,8 @@ export interface StackPart {
   driverOom?: boolean;
   /** The dimension a TensorRT optimization profile varies between its min and max shapes. */
   trtProfileVaries?: 'batch' | 'resolution';
+  /** The resolution the Stable Diffusion web UI's own memory check says fits ("448x448"). */
+  webuiMaxRes?: string;
   tfNamed?: boolean;
   /** Ray's memory monitor killed a task for the node's RAM, with its figures (src/diagnose/stack-figures.ts). */
   rayMonitor?: string;

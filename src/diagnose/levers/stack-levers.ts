@@ -32,6 +32,8 @@ const TF_NAMED = /\btensorflow\b|\btfds\b|\btf\.data\b/i;
 // A TensorRT optimization profile as trtexec or the Python builder states it: which dimension its range varies.
 const TRT_SHAPES = /--(min|max)Shapes=[\w./-]{0,80}?:(\d{1,5})x\d{1,5}x(\d{1,5})x\d{1,5}/g;
 const TRT_SET_SHAPE = /set_shape\(\s?["'][^"'\n]{1,60}["'],\s?\((\w{1,16}),[^()\n]{1,60}\),\s?\(\w{1,16},[^()\n]{1,60}\),\s?\((\w{1,16}),/;
+// The Stable Diffusion web UI's own pre-check (its optimized-attention fork): the resolution it estimates fits.
+const WEBUI_MAX_RES = /Not enough memory, use lower resolution \(max approx\. (\d{2,5}x\d{2,5})\)/;
 const UNIT: Record<string, number> = { GB: 1024, MB: 1, kB: 1 / 1024, KB: 1 / 1024, B: 1 / 2 ** 20 };
 const DTYPE_BYTES: Record<string, number> = { float: 4, int32: 4, float32: 4, uint32: 4, double: 8, int64: 8, float64: 8, half: 2, float16: 2, bfloat16: 2, int16: 2, int8: 1, uint8: 1, bool: 1 };
 
@@ -44,6 +46,7 @@ export function readStackLevers(log: LogText): Partial<StackPart> {
     if (part.driverOom === undefined && line.includes('CUDA_ERROR') && DRIVER_OOM.test(line)) part.driverOom = true;
     if (part.tfNamed === undefined && TF_NAMED.test(line)) part.tfNamed = true;
     if (line.includes('Shapes=') || line.includes('set_shape(')) readTrtProfile(part, line);
+    if (line.includes('use lower resolution')) part.webuiMaxRes = WEBUI_MAX_RES.exec(line)?.[1] ?? part.webuiMaxRes;
     if (line.includes('Cannot allocate') && line.includes('GpuMaxChunkSize')) {
       const m = PADDLE_ALLOC.exec(line);
       if (m) {
