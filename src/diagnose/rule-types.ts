@@ -170,7 +170,6 @@ export const CONDITIONS = [
   'paddle_chunk_cap',
   'paddle_pool_full',
   'tf_weight_tensor',
-  'tf_maps_gpu',
   'trt_profile_batch',
   'tf_tensor_over_limit',
   'vllm_weights_exceed_card_multi',

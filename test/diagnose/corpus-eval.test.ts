@@ -59,6 +59,9 @@ GROUPS.push('stacks8');
 // static8/ (issue 23: static memory that does not fit and which lever the budget names first: full fine-tunes, ZeRO
 // stage choices, inference weights over the card, 7 controls; 22 real threads, 5 zh; tuned).
 GROUPS.push('static8');
+// nonpt9/ (issue 23: non-PyTorch stacks' first lever in their own settings: TF/Keras, JAX, vLLM, TGI, ONNX Runtime,
+// TensorRT, Ollama, Paddle, the SD web UI; 3 confusers; 21 real threads, 8 zh; tuned).
+GROUPS.push('nonpt9');
 // The category vocabulary of /work/corpus-format.md (the same as test/fixtures/eval-dev/cases.json).
 const LABELS = new Set([
   'cuda_oom',
@@ -429,6 +432,16 @@ describe('expert expectations on real logs', () => {
       lever: 0.8,
       strict: 0,
       named: 0.68,
+    },
+    // levers/stack-levers.ts: 17/21, 8/15 (named first 6), strict 1 when added; 21/21, 14/15 (14), strict 0 after.
+    {
+      group: 'nonpt9',
+      what: '21 logs, 4300-4320: TF/Keras, JAX, vLLM, TGI, ONNX Runtime, TensorRT, Ollama, Paddle, SD web UI, 3 confusers',
+      n: 21,
+      category: 0.85,
+      lever: 0.8,
+      strict: 0,
+      named: 0.8,
     },
   ];
   it.each(TUNED)('$group/ ($what; tuned): no harmful first fix; floors under the measured level', { timeout: 120_000 }, async (t) => {

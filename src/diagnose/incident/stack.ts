@@ -67,13 +67,10 @@ export interface StackPart {
   vllmTp?: number;
   /** The paste states more than one GPU for the job (visible devices, tensor parallel, the report's words). */
   multiGpuStated?: boolean;
-  /** CUDA's driver-API out-of-memory code (TensorFlow's / JAX's stream executor) and TensorFlow named in the paste. */
-  driverOom?: boolean;
   /** The dimension a TensorRT optimization profile varies between its min and max shapes. */
   trtProfileVaries?: 'batch' | 'resolution';
   /** The resolution the Stable Diffusion web UI's own memory check says fits ("448x448"). */
   webuiMaxRes?: string;
-  tfNamed?: boolean;
   /** Ray's memory monitor killed a task for the node's RAM, with its figures (src/diagnose/stack-figures.ts). */
   rayMonitor?: string;
 }

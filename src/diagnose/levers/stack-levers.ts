@@ -25,17 +25,28 @@ const TF_STAT = /^\s{0,40}(Limit|InUse):\s{1,40}(\d{1,16})\s*$/;
 const VLLM_TP = /tensor[_-]parallel[_-]size[=\s]{1,3}(\d{1,2})\b/;
 // More than one GPU for this job, as the paste states it: several visible devices, a tensor-parallel run, or the report's words.
 const MULTI_GPU = /CUDA_VISIBLE_DEVICES=\d{1,2},\d|tensor[_-]parallel[_-]size[=\s]{1,3}[2-9]|\bmulti[- ]?GPUs?\b|\bmultiple GPUs\b|多卡|多张(?:显)?卡|多GPU/i;
-// CUDA's driver-API code as TensorFlow's (and JAX's) stream executor prints it; PyTorch never does. With TensorFlow named
-// in the paste (its package, a tf.data / TFDS pipeline), that is TensorFlow mapping the GPU at start-up.
-const DRIVER_OOM = /CUDA_ERROR_OUT_OF_MEMORY/;
-const TF_NAMED = /\btensorflow\b|\btfds\b|\btf\.data\b/i;
 // A TensorRT optimization profile as trtexec or the Python builder states it: which dimension its range varies.
 const TRT_SHAPES = /--(min|max)Shapes=[\w./-]{0,80}?:(\d{1,5})x\d{1,5}x(\d{1,5})x\d{1,5}/g;
 const TRT_SET_SHAPE = /set_shape\(\s?["'][^"'\n]{1,60}["'],\s?\((\w{1,16}),[^()\n]{1,60}\),\s?\(\w{1,16},[^()\n]{1,60}\),\s?\((\w{1,16}),/;
 // The Stable Diffusion web UI's own pre-check (its optimized-attention fork): the resolution it estimates fits.
 const WEBUI_MAX_RES = /Not enough memory, use lower resolution \(max approx\. (\d{2,5}x\d{2,5})\)/;
 const UNIT: Record<string, number> = { GB: 1024, MB: 1, kB: 1 / 1024, KB: 1 / 1024, B: 1 / 2 ** 20 };
-const DTYPE_BYTES: Record<string, number> = { float: 4, int32: 4, float32: 4, uint32: 4, double: 8, int64: 8, float64: 8, half: 2, float16: 2, bfloat16: 2, int16: 2, int8: 1, uint8: 1, bool: 1 };
+const DTYPE_BYTES: Record<string, number> = {
+  float: 4,
+  int32: 4,
+  float32: 4,
+  uint32: 4,
+  double: 8,
+  int64: 8,
+  float64: 8,
+  half: 2,
+  float16: 2,
+  bfloat16: 2,
+  int16: 2,
+  int8: 1,
+  uint8: 1,
+  bool: 1,
+};
 
 /** Paddle 1.x's legacy allocator figures and TensorFlow's failed tensor, merged into the stack part. */
 export function readStackLevers(log: LogText): Partial<StackPart> {
@@ -43,8 +54,6 @@ export function readStackLevers(log: LogText): Partial<StackPart> {
   for (let l = 0; l < log.lineCount; l++) {
     const line = log.line(l).slice(0, MAX_LINE);
     if (part.multiGpuStated === undefined && MULTI_GPU.test(line)) part.multiGpuStated = true;
-    if (part.driverOom === undefined && line.includes('CUDA_ERROR') && DRIVER_OOM.test(line)) part.driverOom = true;
-    if (part.tfNamed === undefined && TF_NAMED.test(line)) part.tfNamed = true;
     if (line.includes('Shapes=') || line.includes('set_shape(')) readTrtProfile(part, line);
     if (line.includes('use lower resolution')) part.webuiMaxRes = WEBUI_MAX_RES.exec(line)?.[1] ?? part.webuiMaxRes;
     if (line.includes('Cannot allocate') && line.includes('GpuMaxChunkSize')) {
@@ -152,8 +161,6 @@ export const STACK_LEVER_CONDITIONS = {
     i.stack.tfLimitMiB !== undefined &&
     i.stack.tfTensorMiB > i.stack.tfLimitMiB &&
     (i.stack.tfInUseMiB ?? 0) < 0.05 * i.stack.tfLimitMiB,
-  // TensorFlow's stream executor could not map the GPU (its driver-API code) in a paste that names TensorFlow.
-  tf_maps_gpu: ({ incident: i }: { incident: Incident }) => i.stack.driverOom === true && i.stack.tfNamed === true,
   // TensorRT's optimization profile varies its batch: the max batch is what the builder sizes for.
   trt_profile_batch: ({ incident: i }: { incident: Incident }) => i.stack.trtProfileVaries === 'batch',
   // Several GPUs stated: split the weights over them; one GPU: a quantized checkpoint is what fits it.
