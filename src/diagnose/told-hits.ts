@@ -13,7 +13,8 @@ import type { Category } from './rule-types.js';
 import { endsNotMemory, finalError } from './final-error.js';
 import { readToldFailure, type ToldFailure, type ToldKind } from './told-failure.js';
 
-const ALLOCATOR_NOT_FAILURE = /The caller indicates that this is not a failure/;
+const NOT_FAILURE_TEXT = 'The caller indicates that this is not a failure';
+const ALLOCATOR_NOT_FAILURE = new RegExp(NOT_FAILURE_TEXT);
 
 /** The rule that answers each kind of told failure. */
 const RULE_OF: Record<ToldKind, string> = {
@@ -61,7 +62,7 @@ export function toldAccount(told: ToldFailure | undefined): { host?: { killedLoa
 /** The lines where an allocator says its shortfall was not a failure (TensorFlow's BFC retry warning). */
 function notFailureLines(log: LogText): Set<number> {
   const lines = new Set<number>();
-  if (!ALLOCATOR_NOT_FAILURE.test(log.buf)) return lines;
+  if (!log.buf.includes(NOT_FAILURE_TEXT)) return lines;
   for (let l = 0; l < log.lineCount; l++) if (ALLOCATOR_NOT_FAILURE.test(log.line(l).slice(0, 2000))) lines.add(l);
   return lines;
 }
