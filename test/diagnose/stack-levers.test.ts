@@ -60,7 +60,7 @@ describe("TensorFlow's failed tensor, sized from its shape and dtype", () => {
     async () => {
       const kernel = await firstOfCase('nonpt9', '4301');
       expect(kernel!.fixes[0].summary).toMatch(
-        /^The tensor TensorFlow could not allocate is a weight, not activations: shape\[7,7,512,4096\] is a 7×7 convolution kernel/,
+        /^The tensor TensorFlow could not allocate is a weight, not activations: a convolution kernel .*shape\[7,7,512,4096\] = 7×7, 512 → 4096/,
       );
       expect(kernel!.fixes[0].changes.batch).toBeUndefined();
       const over = await firstOfCase('nonpt9', '4300');
@@ -135,7 +135,9 @@ describe("vLLM's own knobs in the order its figures and the report give", () => 
     'real: nonpt9/4309 (13B in fp16 over a 22 GiB card, several GPUs asked): tensor parallel first',
     async () => {
       const d = await firstOfCase('nonpt9', '4309');
-      expect(d!.fixes[0].summary).toMatch(/^The weights alone do not fit one GPU \(13B × 2 bytes = 24\.21 GiB.*--tensor-parallel-size 2/);
+      expect(d!.fixes[0].summary).toMatch(
+        /^The weights alone do not fit one GPU \(weights 13B × 2 B = 24\.21 GiB > 22\.06 GiB of the card\).*--tensor-parallel-size 2/,
+      );
     },
     TEST_TIMEOUT,
   );

@@ -107,7 +107,8 @@ function readTfTensor(part: Partial<StackPart>, dims: number[], dtype: string): 
   part.tfTensor = `shape[${dims.join(',')}] ${dtype}: ${formatMiB(part.tfTensorMiB)}`;
   if (isConvKernel(dims)) {
     const params = elements / 1e6;
-    part.tfKernel = `shape[${dims.join(',')}] is a ${dims[0]}×${dims[1]} convolution kernel from ${dims[2]} to ${dims[3]} channels: ${params.toFixed(1)}M parameters, ${formatMiB(part.tfTensorMiB)} in ${dtype}`;
+    // Language-neutral figures: the reply's own words (en / zh) name what they are.
+    part.tfKernel = `shape[${dims.join(',')}] = ${dims[0]}×${dims[1]}, ${dims[2]} → ${dims[3]}: ${params.toFixed(1)}M × ${bytes} B = ${formatMiB(part.tfTensorMiB)}`;
   }
 }
 
@@ -139,7 +140,7 @@ export function servedWeightsWords(i: Incident): void {
   const total = (i.figures.totalCapacityMiB ?? i.card.gpuMemoryMiB) as number;
   const bytes = SERVED_BYTES[(i.model.dtype ?? 'fp16').toLowerCase()] ?? 2;
   const weightsMiB = ((i.model.paramsB as number) * 1e9 * bytes) / 2 ** 20;
-  i.stack.servedWeights = `${i.model.paramsB}B × ${bytes} bytes = ${formatMiB(weightsMiB)} of weights against ${formatMiB(total)} on the card`;
+  i.stack.servedWeights = `${i.model.paramsB}B × ${bytes} B = ${formatMiB(weightsMiB)} > ${formatMiB(total)}`;
   i.stack.servedWeightsGpus = Math.max(2 * (i.stack.vllmTp ?? 1), 2 ** Math.ceil(Math.log2(weightsMiB / (0.8 * total))));
 }
 
