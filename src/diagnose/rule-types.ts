@@ -171,6 +171,7 @@ export const CONDITIONS = [
   'paddle_pool_full',
   'tf_weight_tensor',
   'trt_profile_batch',
+  'trt_profile_unstated',
   'tf_tensor_over_limit',
   'vllm_weights_exceed_card_multi',
   'vllm_weights_exceed_card_single',

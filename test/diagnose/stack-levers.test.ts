@@ -192,6 +192,27 @@ describe('JAX, TensorRT, Ollama and the SD web UI name their own first lever', (
   );
 
   it(
+    'real: nonpt9/4321 and synthetic: a static build (no profile) is its workspace first; the assertion after it is no kernel assert',
+    async () => {
+      const d = await firstOfCase('nonpt9', '4321');
+      expect(d).toMatchObject({ rule: 'tensorrt-build-cuda-oom', category: 'cuda_oom' });
+      expect(d!.fixes[0].summary).toMatch(/states no dynamic-shape profile: the workspace the builder was given/);
+      const paste =
+        "[03/03/2023-09:00:00] [E] [TRT] 2: [virtualMemoryBuffer.cpp::resizePhysical::127] Error Code 2: OutOfMemory (no further information)\n[03/03/2023-09:00:00] [E] [TRT] ../rtSafe/safeRuntime.cpp (25) - Cuda Error in allocate: 2 (out of memory)\nsample: sample.cpp:88: bool build(): Assertion `engine != nullptr' failed.";
+      expect(await first(paste)).toMatch(/the workspace the builder was given/);
+    },
+    TEST_TIMEOUT,
+  );
+
+  it(
+    'real: nonpt9/4322 (a crash 0xc0000409 while creating the context) is no memory diagnosis',
+    async () => {
+      expect(await firstOfCase('nonpt9', '4322')).toBeUndefined();
+    },
+    TEST_TIMEOUT,
+  );
+
+  it(
     "real: nonpt9/4316 and synthetic: Ollama's runner dying while creating the context is answered context first",
     async () => {
       expect((await firstOfCase('nonpt9', '4316'))!.fixes[0].summary).toMatch(/lower the context length \(num_ctx/);

@@ -164,6 +164,8 @@ export const STACK_LEVER_CONDITIONS = {
     (i.stack.tfInUseMiB ?? 0) < 0.05 * i.stack.tfLimitMiB,
   // TensorRT's optimization profile varies its batch: the max batch is what the builder sizes for.
   trt_profile_batch: ({ incident: i }: { incident: Incident }) => i.stack.trtProfileVaries === 'batch',
+  // No optimization profile in the paste (a static build): the workspace the builder was given is what it asked for.
+  trt_profile_unstated: ({ incident: i }: { incident: Incident }) => i.stack.trtProfileVaries === undefined,
   // Several GPUs stated: split the weights over them; one GPU: a quantized checkpoint is what fits it.
   vllm_weights_exceed_card_multi: ({ incident: i }: { incident: Incident }) => i.stack.servedWeights !== undefined && i.stack.multiGpuStated === true,
   vllm_weights_exceed_card_single: ({ incident: i }: { incident: Incident }) => i.stack.servedWeights !== undefined && i.stack.multiGpuStated !== true,
