@@ -20,6 +20,7 @@ import {
 import { hostLeverUnstated, workersEvidence } from './levers/host-ram.js';
 import { workersBlock, workersFirst, workersNotLever } from './levers/workers.js';
 import { sequenceFirst } from './levers/sequence.js';
+import { STACK_LEVER_CONDITIONS } from './levers/stack-levers.js';
 import { inputSaidLargeFirst, inputSizeFirst, visionAtBatchOne } from './levers/input-size.js';
 import { inputLengthFirst } from './levers/input-length.js';
 import { smallerInputFirst } from './levers/smaller-input.js';
@@ -92,6 +93,7 @@ const staticFirst = (f: Incident, lever: StaticLever) =>
 const keptEvident = (i: Incident) => i.series.keptReference !== undefined || (i.series.emptiesCache === true && i.series.memoryShape === 'sawtooth_rising');
 
 export const CONDITION_CHECKS: Record<Condition, (e: Evidence) => boolean> = {
+  ...STACK_LEVER_CONDITIONS,
   fragmented: ({ incident }) => isFragmented(incident),
   not_fragmented: ({ incident }) => !isFragmented(incident),
   absurd_request: ({ incident }) => isAbsurd(incident),

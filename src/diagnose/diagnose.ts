@@ -28,6 +28,7 @@ import { budgetWords } from './levers/budget.js';
 import { quantizeWords } from './levers/quantize.js';
 import { ampWords } from './levers/amp.js';
 import { shardWords } from './levers/static-order.js';
+import { servedWeightsWords } from './levers/stack-levers.js';
 import { reportedPhase } from './levers/reported-phase.js';
 import { readKeptReference } from './levers/growth.js';
 import { withPhase } from './phase.js';
@@ -190,6 +191,7 @@ export function diagnose(raw: string, base: RuleBase, loc?: Locale): DiagnoseRes
       ampWords(incident, loc);
       budgetWords(incident, loc);
       shardWords(incident, loc);
+      servedWeightsWords(incident);
       const verdict = whoHoldsMemory(incident, loc);
       if (verdict) {
         incident.holder.verdict = verdict.holder;

@@ -63,6 +63,9 @@ const PARAMS_IN_PROSE = /(?:^|[^\w.])(\d{1,3}(?:\.\d{1,2})?)\s?[bB]\s?(?:models?
 const PARAMS_AFTER_FAMILY =
   /\b(?:LLaMA|Llama|Llama[- ]?[23](?:\.\d)?|Qwen\d?(?:\.\d)?|Mistral|Mixtral|Falcon|Baichuan\d?|ChatGLM\d?|InternLM\d?|Gemma\s?\d?|Vicuna|Alpaca|BLOOM|Pythia|StarCoder\d?|CodeLlama|DeepSeek(?:-\w{1,10})?|Yi|OPT|GPT-?J|GPT-?NeoX?)\s(\d{1,3}(?:\.\d{1,2})?)[bB](?![\w.])/g;
 
+// A local folder named after the family with the size joined to it ("./baichuan13b_new", "llama7b-chat"): lowest.
+const PARAMS_JOINED_TO_FAMILY = /(?:^|[/\s'"=:.])(?:baichuan|llama|qwen|mistral|falcon|internlm|chatglm|vicuna|gemma)(\d{1,3})b(?=[_\s'"/-]|$)/gim;
+
 // Qwen's checkpoints spell the decimal point of the size as an underscore ("Qwen-1_8B", "Qwen1.5-0_5B"): 1.8 and 0.5
 // billion, not 8 and 5. Only right after a dash or slash, so "llama_2_7b" stays 7B.
 const UNDERSCORE_DECIMAL = /(?<=[-/])(\d)_(\d)(?=[bB](?![\w.]))/g;
@@ -81,6 +84,7 @@ export function modelParamsB(text: string, model: string | undefined): number | 
     last(body, PARAMS_IN_NAME) ??
     last(body, PARAMS_IN_PROSE) ??
     last(body, PARAMS_AFTER_FAMILY) ??
+    last(body, PARAMS_JOINED_TO_FAMILY) ??
     knownModelParamsB(body)
   );
 }

@@ -166,6 +166,15 @@ export const CONDITIONS = [
   'worker_exit_in_container',
   'spawned_children',
   'env_wsl',
+  // a non-PyTorch stack's own figures (levers/stack-levers.ts)
+  'paddle_chunk_cap',
+  'paddle_pool_full',
+  'tf_weight_tensor',
+  'trt_profile_batch',
+  'trt_profile_unstated',
+  'tf_tensor_over_limit',
+  'vllm_weights_exceed_card_multi',
+  'vllm_weights_exceed_card_single',
 ] as const;
 export type Condition = (typeof CONDITIONS)[number];
 

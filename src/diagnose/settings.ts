@@ -11,6 +11,7 @@ import { worldSize, zeroOffloadStated, zeroStage } from './levers/zero.js';
 import { killedLoadingData, killedLoadingModel, readHostRam, TRAIN_PROGRESS } from './levers/host-ram.js';
 import { readReportedHolder } from './levers/reported-holder.js';
 import { readSequenceLength } from './levers/sequence.js';
+import { isConvKernel } from './levers/stack-levers.js';
 import { readInputSize } from './levers/input-size.js';
 import { readInputLength } from './levers/input-length.js';
 import { readSmallerInput } from './levers/smaller-input.js';
@@ -137,7 +138,9 @@ export function extractSettings(fullText: string, options: { commandLine?: boole
     // A 3-D tensor ending in 1-4 channels is one image (H, W, C: "shape[800,1280,3]", a decoded JPEG), not a batch.
     const dims = shape ? shape[2].split(',').slice(1).map(Number) : [];
     const oneImage = dims.length === 2 && dims[1] <= 4;
-    if (shape && !oneImage && Number(shape[1]) >= 1 && Number(shape[1]) <= 4096) {
+    // A [k,k,in,out] convolution kernel is a weight: its leading dimension is the filter, not a batch.
+    const kernel = shape !== null && isConvKernel([Number(shape[1]), ...dims]);
+    if (shape && !oneImage && !kernel && Number(shape[1]) >= 1 && Number(shape[1]) <= 4096) {
       incident.run.batch = Number(shape[1]);
       incident.run.batchFromShape = `shape[${shape[1]}${shape[2]}]`;
     }

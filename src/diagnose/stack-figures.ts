@@ -15,6 +15,7 @@ import { toMiB } from './facts.js';
 import { formatMiB } from './fixes/arithmetic.js';
 import type { LogText } from './normalize.js';
 import { fillMissing, newIncident, type Incident, type StackPart } from './incident/index.js';
+import { readStackLevers } from './levers/stack-levers.js';
 
 /** What a llama.cpp CUDA buffer that did not fit was for, from the line that follows it. */
 export type GgmlCudaPurpose = 'weights' | 'kv_cache' | 'compute';
@@ -142,6 +143,7 @@ export function readStackFigures(log: LogText): Incident {
     incident.figures.triedAllocMiB ??= round(ortAsk);
     incident.stack.ortRequest = formatMiB(ortAsk);
   }
+  Object.assign(incident.stack, readStackLevers(log));
   if (incident.stack.prefillTokens !== undefined) incident.stack.prefillTokensHalf = Math.max(1, Math.floor(incident.stack.prefillTokens / 2));
   return incident;
 }

@@ -13,6 +13,9 @@ import type { Category } from './rule-types.js';
 import { endsNotMemory, finalError } from './final-error.js';
 import { readToldFailure, type ToldFailure, type ToldKind } from './told-failure.js';
 
+const NOT_FAILURE_TEXT = 'The caller indicates that this is not a failure';
+const ALLOCATOR_NOT_FAILURE = new RegExp(NOT_FAILURE_TEXT);
+
 /** The rule that answers each kind of told failure. */
 const RULE_OF: Record<ToldKind, string> = {
   gpu_oom: 'oom-reported-in-words',
@@ -31,11 +34,16 @@ export function withToldFailure(log: LogText, base: RuleBase, hits: RuleHit[]): 
   const { told, denied, spoken } = readToldFailure(log);
   const memory = (h: RuleHit) => MEMORY.has(base.rules[h.rule].category);
   const only = (lines: Set<number>) => (h: RuleHit) => memory(h) && h.lines.length > 0 && h.lines.every((l) => lines.has(l));
-  const kept = told ? hits : hits.filter((h) => !only(denied)(h));
+  // A memory rule whose only lines are an allocator's retry that succeeded has no failure to answer.
+  const retried = notFailureLines(log);
+  const kept = (told ? hits : hits.filter((h) => !only(denied)(h))).filter((h) => !only(retried)(h));
   // The paste ends in an exception of another kind: sentences about memory never override its type.
   const last = finalError(log);
   if (last && endsNotMemory(last)) return { hits: kept.filter((h) => !only(spoken)(h)) };
   if (!told) return { hits: kept };
+  // The stack's own allocator line says the memory it ran short of was a retry that succeeded (TensorFlow's BFC "The
+  // caller indicates that this is not a failure"): with no failure recognised, words about memory do not make one.
+  if (!kept.some(memory) && retried.size > 0) return { hits: kept };
   const rule = base.rules.findIndex((r) => r.id === RULE_OF[told.kind]);
   if (rule < 0 || kept.some((h) => h.rule === rule)) return { hits: kept, told };
   return { hits: [...kept, { rule, lines: [told.line], lastLine: told.line, told: true }], told };
@@ -49,4 +57,12 @@ export function withoutToldWhereRecognised<T extends { category: Category; toldI
 /** What a told account adds to the incident: a host kill told while the data loads is the data held in host RAM. */
 export function toldAccount(told: ToldFailure | undefined): { host?: { killedLoadingData: true } } {
   return told?.kind === 'host_oom' && told.phase === 'data' ? { host: { killedLoadingData: true } } : {};
+}
+
+/** The lines where an allocator says its shortfall was not a failure (TensorFlow's BFC retry warning). */
+function notFailureLines(log: LogText): Set<number> {
+  const lines = new Set<number>();
+  if (!log.buf.includes(NOT_FAILURE_TEXT)) return lines;
+  for (let l = 0; l < log.lineCount; l++) if (ALLOCATOR_NOT_FAILURE.test(log.line(l).slice(0, 2000))) lines.add(l);
+  return lines;
 }

@@ -62,6 +62,9 @@ GROUPS.push('static8');
 // holder9/ (issue 23: pastes that got no diagnosis: busy/unavailable devices, CUDA's OOM while the model is built, host
 // kills in Jupyter's, Ollama's and Windows' words, 2 confusers; 30 real threads, 5 zh; tuned).
 GROUPS.push('holder9');
+// nonpt9/ (issue 23: non-PyTorch stacks' first lever in their own settings: TF/Keras, JAX, vLLM, TGI, ONNX Runtime,
+// TensorRT, Ollama, Paddle, the SD web UI; 4 confusers; 23 real threads, 8 zh; tuned).
+GROUPS.push('nonpt9');
 // The category vocabulary of /work/corpus-format.md (the same as test/fixtures/eval-dev/cases.json).
 const LABELS = new Set([
   'cuda_oom',
@@ -442,6 +445,17 @@ describe('expert expectations on real logs', () => {
       lever: 0.8,
       strict: 0,
       named: 0.68,
+    },
+    // levers/stack-levers.ts: 17/21, 8/15 (named first 6), strict 1 when added; 21/21, 14/15 (14), strict 0 after;
+    // 4321-4322 added after the rules, labelled before running: 22/23, 15/16 as first run, 23/23 after the workspace lever.
+    {
+      group: 'nonpt9',
+      what: '23 logs, 4300-4322: TF/Keras, JAX, vLLM, TGI, ONNX Runtime, TensorRT, Ollama, Paddle, SD web UI, 4 confusers',
+      n: 23,
+      category: 0.85,
+      lever: 0.8,
+      strict: 0,
+      named: 0.8,
     },
   ];
   it.each(TUNED)('$group/ ($what; tuned): no harmful first fix; floors under the measured level', { timeout: 120_000 }, async (t) => {

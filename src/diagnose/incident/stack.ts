@@ -40,6 +40,37 @@ export interface StackPart {
   ggmlLayers?: string;
   prefillTokens?: number;
   prefillTokensHalf?: number;
+  /** PaddlePaddle 1.x's legacy allocator: the request, its chunk cap, what it used and the card (MiB), the fraction
+   *  flag, and the same as the reply shows them (levers/stack-levers.ts). */
+  paddleAskMiB?: number;
+  paddleMaxChunkMiB?: number;
+  paddleUsedMiB?: number;
+  paddleTotalMiB?: number;
+  paddleFraction?: string;
+  paddleAsk?: string;
+  paddleMaxChunk?: string;
+  paddleUsed?: string;
+  paddleTotal?: string;
+  /** TensorFlow's failed tensor: its size from shape and dtype, and a conv kernel's words when it is one. */
+  tfTensorMiB?: number;
+  tfTensor?: string;
+  tfKernel?: string;
+  /** TensorFlow's BFC Stats block (Limit, InUse), read wherever the paste has it, and as the reply shows them. */
+  tfLimitMiB?: number;
+  tfInUseMiB?: number;
+  tfLimit?: string;
+  tfInUse?: string;
+  /** vLLM: the served weights against the card, and the GPUs a tensor-parallel split needs. */
+  servedWeights?: string;
+  servedWeightsGpus?: number;
+  /** vLLM's tensor_parallel_size as the log states it. */
+  vllmTp?: number;
+  /** The paste states more than one GPU for the job (visible devices, tensor parallel, the report's words). */
+  multiGpuStated?: boolean;
+  /** The dimension a TensorRT optimization profile varies between its min and max shapes. */
+  trtProfileVaries?: 'batch' | 'resolution';
+  /** The resolution the Stable Diffusion web UI's own memory check says fits ("448x448"). */
+  webuiMaxRes?: string;
   /** Ray's memory monitor killed a task for the node's RAM, with its figures (src/diagnose/stack-figures.ts). */
   rayMonitor?: string;
 }

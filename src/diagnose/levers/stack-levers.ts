@@ -1,0 +1,172 @@
+// The first lever in a non-PyTorch stack's own settings, read from that stack's own numbers (issue 23 item 5): each
+// stack reports a failed allocation in its fixed format, and those figures decide which of its knobs comes first.
+//   PaddlePaddle 1.x legacy allocator  "Cannot allocate 195.800781MB in GPU 0, available 5.937500MBtotal 7981694976
+//                                      GpuMinChunkSize 256.000000BGpuMaxChunkSize 21.694021MBGPU memory used: 324.750000kB"
+//                                      and "Current FLAGS_fraction_of_gpu_memory_to_use value is 0.003"
+//   TensorFlow                         "OOM when allocating tensor with shape[7,7,512,4096] and type float": the shape and
+//                                      dtype give the request's bytes, and a [k,k,in,out] shape is a convolution kernel
+//   vLLM                               the model's parameters (its name) in the served dtype against the card
+// Patterns are anchored on each library's message text and bounded (untrusted input, linear).
+import { formatMiB } from '../fixes/arithmetic.js';
+import type { Incident, StackPart } from '../incident/index.js';
+import type { LogText } from '../normalize.js';
+
+const MAX_LINE = 2000;
+const SIZE = String.raw`([\d.]{1,16})\s?(GB|MB|kB|KB|B)`;
+const PADDLE_ALLOC = new RegExp(
+  String.raw`Cannot allocate ([\d.]{1,16})MB in GPU (\d{1,3}), available ([\d.]{1,16})MB\s?total (\d{1,16})\s?GpuMinChunkSize [\d.]{1,16}\s?[kKMG]?B\s?GpuMaxChunkSize ${SIZE}\s?GPU memory used: ${SIZE}`,
+);
+const PADDLE_FRACTION = /Current FLAGS_fraction_of_gpu_memory_to_use value is (\d(?:\.\d{1,6})?)/;
+// The dtype is TensorFlow's default (float32) where a quoted message stops at the shape.
+const TF_TENSOR = /OOM when allocating tensor (?:with|of) shape\s?\[(\d{1,12}(?:, ?\d{1,12}){0,7})\](?: and type (\w{1,12}))?/;
+// The BFC allocator's Stats block, in bytes: its whole limit and what it holds.
+const TF_STAT = /^\s{0,40}(Limit|InUse):\s{1,40}(\d{1,16})\s*$/;
+// vLLM's engine config line ("tensor_parallel_size=1") or its flag: the GPUs the weights are already split over.
+const VLLM_TP = /tensor[_-]parallel[_-]size[=\s]{1,3}(\d{1,2})\b/;
+// More than one GPU for this job, as the paste states it: several visible devices, a tensor-parallel run, or the report's words.
+const MULTI_GPU = /CUDA_VISIBLE_DEVICES=\d{1,2},\d|tensor[_-]parallel[_-]size[=\s]{1,3}[2-9]|\bmulti[- ]?GPUs?\b|\bmultiple GPUs\b|多卡|多张(?:显)?卡|多GPU/i;
+// A TensorRT optimization profile as trtexec or the Python builder states it: which dimension its range varies.
+const TRT_SHAPES = /--(min|max)Shapes=[\w./-]{0,80}?:(\d{1,5})x\d{1,5}x(\d{1,5})x\d{1,5}/g;
+const TRT_SET_SHAPE = /set_shape\(\s?["'][^"'\n]{1,60}["'],\s?\((\w{1,16}),[^()\n]{1,60}\),\s?\(\w{1,16},[^()\n]{1,60}\),\s?\((\w{1,16}),/;
+// The Stable Diffusion web UI's own pre-check (its optimized-attention fork): the resolution it estimates fits.
+const WEBUI_MAX_RES = /Not enough memory, use lower resolution \(max approx\. (\d{2,5}x\d{2,5})\)/;
+const UNIT: Record<string, number> = { GB: 1024, MB: 1, kB: 1 / 1024, KB: 1 / 1024, B: 1 / 2 ** 20 };
+const DTYPE_BYTES: Record<string, number> = {
+  float: 4,
+  int32: 4,
+  float32: 4,
+  uint32: 4,
+  double: 8,
+  int64: 8,
+  float64: 8,
+  half: 2,
+  float16: 2,
+  bfloat16: 2,
+  int16: 2,
+  int8: 1,
+  uint8: 1,
+  bool: 1,
+};
+
+/** Paddle 1.x's legacy allocator figures and TensorFlow's failed tensor, merged into the stack part. */
+export function readStackLevers(log: LogText): Partial<StackPart> {
+  const part: Partial<StackPart> = {};
+  for (let l = 0; l < log.lineCount; l++) {
+    const line = log.line(l).slice(0, MAX_LINE);
+    if (part.multiGpuStated === undefined && MULTI_GPU.test(line)) part.multiGpuStated = true;
+    if (line.includes('Shapes=') || line.includes('set_shape(')) readTrtProfile(part, line);
+    if (line.includes('use lower resolution')) part.webuiMaxRes = WEBUI_MAX_RES.exec(line)?.[1] ?? part.webuiMaxRes;
+    if (line.includes('Cannot allocate') && line.includes('GpuMaxChunkSize')) {
+      const m = PADDLE_ALLOC.exec(line);
+      if (m) {
+        part.paddleAskMiB = Number(m[1]);
+        part.paddleTotalMiB = Number(m[4]) / 2 ** 20;
+        part.paddleMaxChunkMiB = Number(m[5]) * UNIT[m[6]];
+        part.paddleUsedMiB = Number(m[7]) * UNIT[m[8]];
+      }
+    } else if (line.includes('FLAGS_fraction_of_gpu_memory_to_use value')) {
+      const m = PADDLE_FRACTION.exec(line);
+      if (m) part.paddleFraction = m[1];
+    } else if (line.includes('OOM when allocating tensor')) {
+      const m = TF_TENSOR.exec(line);
+      if (m) readTfTensor(part, m[1].split(',').map(Number), m[2] ?? 'float');
+    } else if (line.includes('parallel')) {
+      const m = VLLM_TP.exec(line);
+      if (m) part.vllmTp = Number(m[1]);
+    } else if (line.includes('Limit:') || line.includes('InUse:')) {
+      const m = TF_STAT.exec(line);
+      if (m && m[1] === 'Limit') part.tfLimitMiB = Number(m[2]) / 2 ** 20;
+      else if (m) part.tfInUseMiB = Number(m[2]) / 2 ** 20;
+    }
+  }
+  if (part.tfLimitMiB !== undefined) part.tfLimit = formatMiB(part.tfLimitMiB);
+  if (part.tfInUseMiB !== undefined) part.tfInUse = formatMiB(part.tfInUseMiB);
+  if (part.paddleAskMiB !== undefined) {
+    part.paddleAsk = formatMiB(part.paddleAskMiB);
+    part.paddleMaxChunk = formatMiB(part.paddleMaxChunkMiB ?? 0);
+    part.paddleUsed = formatMiB(part.paddleUsedMiB ?? 0);
+    part.paddleTotal = formatMiB(part.paddleTotalMiB ?? 0);
+    part.paddleFraction ??= '?';
+  }
+  return part;
+}
+
+/**
+ * A TensorFlow conv kernel is [filter_h, filter_w, in_channels, out_channels]: a square filter of 1-11 and channel counts
+ * of at least 16 (a weight, not an activation, whose leading dimension would be the batch).
+ */
+export function isConvKernel(dims: number[]): boolean {
+  return dims.length === 4 && dims[0] === dims[1] && dims[0] >= 1 && dims[0] <= 11 && dims[2] >= 16 && dims[3] >= 16;
+}
+
+function readTfTensor(part: Partial<StackPart>, dims: number[], dtype: string): void {
+  const bytes = DTYPE_BYTES[dtype.toLowerCase()];
+  if (bytes === undefined || dims.some((d) => !Number.isFinite(d))) return;
+  const elements = dims.reduce((a, b) => a * b, 1);
+  part.tfTensorMiB = (elements * bytes) / 2 ** 20;
+  part.tfTensor = `shape[${dims.join(',')}] ${dtype}: ${formatMiB(part.tfTensorMiB)}`;
+  if (isConvKernel(dims)) {
+    const params = elements / 1e6;
+    // Language-neutral figures: the reply's own words (en / zh) name what they are.
+    part.tfKernel = `shape[${dims.join(',')}] = ${dims[0]}×${dims[1]}, ${dims[2]} → ${dims[3]}: ${params.toFixed(1)}M × ${bytes} B = ${formatMiB(part.tfTensorMiB)}`;
+  }
+}
+
+/** The profile's range: its batch (first dimension) varies between min and max, or its resolution does. */
+function readTrtProfile(part: Partial<StackPart>, line: string): void {
+  const set = TRT_SET_SHAPE.exec(line);
+  if (set && set[1] !== set[2]) part.trtProfileVaries = 'batch';
+  const seen: Record<string, [string, string]> = {};
+  for (const m of line.matchAll(TRT_SHAPES)) seen[m[1]] = [m[2], m[3]];
+  if (seen.min && seen.max) part.trtProfileVaries = seen.min[0] !== seen.max[0] ? 'batch' : seen.min[1] !== seen.max[1] ? 'resolution' : part.trtProfileVaries;
+  else if (seen.max && !part.trtProfileVaries) part.trtProfileVaries = Number(seen.max[0]) > 1 ? 'batch' : 'resolution';
+}
+
+/** The bytes one parameter takes in a served dtype (vLLM's --dtype; auto/half/bf16 serve in 16 bits). */
+const SERVED_BYTES: Record<string, number> = { fp32: 4, float32: 4, fp16: 2, bf16: 2, half: 2, float16: 2, bfloat16: 2, int8: 1, fp8: 1, int4: 0.5 };
+
+/** vLLM's weights alone, from the model's size and the served dtype, exceed the card's memory: one GPU cannot hold them. */
+export function servedWeightsExceedCard(i: Incident): boolean {
+  const total = i.figures.totalCapacityMiB ?? i.card.gpuMemoryMiB;
+  const params = i.model.paramsB;
+  if (i.run.tool !== 'vllm' || total === undefined || params === undefined) return false;
+  const bytes = SERVED_BYTES[(i.model.dtype ?? 'fp16').toLowerCase()] ?? 2;
+  return (params * 1e9 * bytes) / (i.stack.vllmTp ?? 1) > total * 2 ** 20;
+}
+
+/** The words of the served-weights lever, for the reply ("13B × 2 bytes = 24.2 GiB against 22.06 GiB"). */
+export function servedWeightsWords(i: Incident): void {
+  if (!servedWeightsExceedCard(i)) return;
+  const total = (i.figures.totalCapacityMiB ?? i.card.gpuMemoryMiB) as number;
+  const bytes = SERVED_BYTES[(i.model.dtype ?? 'fp16').toLowerCase()] ?? 2;
+  const weightsMiB = ((i.model.paramsB as number) * 1e9 * bytes) / 2 ** 20;
+  i.stack.servedWeights = `${i.model.paramsB}B × ${bytes} B = ${formatMiB(weightsMiB)} > ${formatMiB(total)}`;
+  i.stack.servedWeightsGpus = Math.max(2 * (i.stack.vllmTp ?? 1), 2 ** Math.ceil(Math.log2(weightsMiB / (0.8 * total))));
+}
+
+/** Conditions on these figures (conditions.ts spreads them into its table). */
+export const STACK_LEVER_CONDITIONS = {
+  // Paddle's chunk cap below the request on a card it barely uses: the fraction flag is set too low, not a full card.
+  paddle_chunk_cap: ({ incident: i }: { incident: Incident }) =>
+    i.stack.paddleAskMiB !== undefined &&
+    i.stack.paddleMaxChunkMiB !== undefined &&
+    i.stack.paddleAskMiB > i.stack.paddleMaxChunkMiB &&
+    (i.stack.paddleUsedMiB ?? 0) < 0.1 * (i.stack.paddleTotalMiB ?? Infinity),
+  paddle_pool_full: ({ incident: i }: { incident: Incident }) =>
+    i.stack.paddleAskMiB !== undefined && !STACK_LEVER_CONDITIONS.paddle_chunk_cap({ incident: i }),
+  // TensorFlow's failed tensor is a convolution kernel: the model's weights, so the batch is not the lever.
+  tf_weight_tensor: ({ incident: i }: { incident: Incident }) => i.stack.tfKernel !== undefined,
+  // One tensor larger than TensorFlow's whole allocator limit while it holds next to nothing: no batch fits it.
+  tf_tensor_over_limit: ({ incident: i }: { incident: Incident }) =>
+    i.stack.tfTensorMiB !== undefined &&
+    i.stack.tfLimitMiB !== undefined &&
+    i.stack.tfTensorMiB > i.stack.tfLimitMiB &&
+    (i.stack.tfInUseMiB ?? 0) < 0.05 * i.stack.tfLimitMiB,
+  // TensorRT's optimization profile varies its batch: the max batch is what the builder sizes for.
+  trt_profile_batch: ({ incident: i }: { incident: Incident }) => i.stack.trtProfileVaries === 'batch',
+  // No optimization profile in the paste (a static build): the workspace the builder was given is what it asked for.
+  trt_profile_unstated: ({ incident: i }: { incident: Incident }) => i.stack.trtProfileVaries === undefined,
+  // Several GPUs stated: split the weights over them; one GPU: a quantized checkpoint is what fits it.
+  vllm_weights_exceed_card_multi: ({ incident: i }: { incident: Incident }) => i.stack.servedWeights !== undefined && i.stack.multiGpuStated === true,
+  vllm_weights_exceed_card_single: ({ incident: i }: { incident: Incident }) => i.stack.servedWeights !== undefined && i.stack.multiGpuStated !== true,
+};
