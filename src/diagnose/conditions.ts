@@ -47,6 +47,7 @@ import { oomAfterSteps } from './levers/progress.js';
 import { fp32WeightsOverCard } from './levers/budget.js';
 import { quantizeFirst, quantizeNotEnough } from './levers/quantize.js';
 import { ampFirst } from './levers/amp.js';
+import { fullTuneStaticFirst } from './levers/experiment-order.js';
 import { generationLengthFirst, servingContextFirst } from './levers/generation-length.js';
 import type { Incident } from './incident/index.js';
 
@@ -246,6 +247,8 @@ export const CONDITION_CHECKS: Record<Condition, (e: Evidence) => boolean> = {
   // whole weights on every GPU. Another process or a card that is not full comes first.
   batch_one_static_dominates: ({ incident }) => batchOneStaticDominates(incident) && STATIC_HOLDERS.has(holder(incident)),
   batch_one_zero_below_3: ({ incident }) => batchOneZeroBelow3(incident) && STATIC_HOLDERS.has(holder(incident)),
+  // A stated full fine-tune at a small or unstated batch (levers/experiment-order.ts): shard / offload lead the experiment.
+  full_tune_static_first: ({ incident }) => fullTuneStaticFirst(incident) && STATIC_HOLDERS.has(holder(incident)),
   // DDP's reducer errors (levers/ddp-unused.ts): a hook fired twice, or find_unused_parameters already on.
   ddp_marked_twice: ({ incident }) => incident.distributed.ddpMarkedTwice === true,
   ddp_find_unused_already: ({ incident }) => incident.distributed.ddpFindUnusedSet === true && incident.distributed.ddpMarkedTwice !== true,

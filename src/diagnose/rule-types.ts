@@ -154,6 +154,7 @@ export const CONDITIONS = [
   'host_lever_unstated',
   'host_lever_unstated_workers_zero',
   'batch_one_static_dominates',
+  'full_tune_static_first',
   'batch_one_zero_below_3',
   'workers_evidence',
   'workers_first',

@@ -1,0 +1,116 @@
+// Issue 23, the lever order when the evidence points past the batch: the reply ranks its levers, and where the paste's
+// evidence decides, the evidenced lever is named first (the scorer's stricter check, leverNamedFirst). Rules of the
+// ranking tested here, each with real threads from the tuned group order9 and synthetic variants written from the rule:
+// - a stated full fine-tune at a batch of 1 or 2 or none stated: shard / offload the static part lead the experiment
+//   (src/diagnose/levers/experiment-order.ts), not another process, the batch or the input;
+// - the report says a larger length fails and states the one it ran at: the length leads (levers/smaller-input.ts);
+// - a tool is named by its own word, not by a directory that contains it ("train_infer_quanti_vllm/" is no vLLM);
+// - controls: where the batch is the lever (a smaller batch worked, small inputs), the batch stays first.
+import { describe, expect, it } from 'vitest';
+import { diagnosePaste, firstOfCase, type CaseDiagnosis } from './corpus-case.js';
+import { leverNamedFirst } from './eval-score.js';
+import { readSmallerInput } from '../../src/diagnose/levers/smaller-input.js';
+
+const first = (d: CaseDiagnosis | undefined) => d?.fixes[0];
+const namedFirst = (d: CaseDiagnosis | undefined, lever: string) => leverNamedFirst(lever, first(d), d?.category);
+const OOM = 'torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 256.00 MiB';
+
+describe('real threads (order9, tuned)', () => {
+  it('4413: LLaVA-1.5 7B "without LoRA" on 4xA6000 at batch size = 1: sharding / offloading lead, not another process', async () => {
+    const d = await firstOfCase('order9', '4413');
+    expect(first(d)?.summary).toMatch(/^The paste runs a full fine-tune/);
+    expect(namedFirst(d, 'offload_or_zero')).toBe(true);
+    expect(first(d)?.changes?.batch).toBeUndefined();
+  });
+
+  it('4417: 全量微调 on 8 V100 32GB with no batch stated: sharding leads, in Chinese too', async () => {
+    const d = await firstOfCase('order9', '4417');
+    expect(namedFirst(d, 'offload_or_zero')).toBe(true);
+  });
+
+  it('4405: cutoff_len 256 costs 44 GB and "larger cutoff_len like 768" OOMs: the length leads', async () => {
+    const d = await firstOfCase('order9', '4405');
+    expect(d?.facts.smallerWorked).toBe('cutoff_len 256');
+    expect(namedFirst(d, 'imgsz')).toBe(true);
+  });
+
+  it('4406: an SFT script under a directory named "..._vllm" is not read as vLLM serving', async () => {
+    const d = await firstOfCase('order9', '4406');
+    expect(d?.facts.tool).not.toBe('vllm');
+    expect(first(d)?.summary).not.toMatch(/^vLLM is serving/);
+  });
+
+  it('controls 4418 and 4420: batch 4 over batch 2 that trained, batch 10 over 8 at 256x256: the batch stays first', async () => {
+    for (const n of ['4418', '4420']) {
+      const d = await firstOfCase('order9', n);
+      expect(namedFirst(d, 'batch')).toBe(true);
+    }
+  });
+});
+
+describe('synthetic: a stated full fine-tune puts the static part first', () => {
+  it('English, batch 1 stated, no figures, several GPUs', async () => {
+    const d = await diagnosePaste(`Full fine-tuning (no LoRA) of our 13B model on 2x A100 40GB with --per_device_train_batch_size 1 still fails:\n${OOM}`);
+    expect(namedFirst(d, 'offload_or_zero')).toBe(true);
+  });
+
+  it('Chinese, batch unstated, finetuning_type full', async () => {
+    const d = await diagnosePaste(`全参数微调，--finetuning_type full，4张3090 24G，训练时报错：\n${OOM}`);
+    expect(namedFirst(d, 'offload_or_zero')).toBe(true);
+  });
+
+  it('not with adapters: a LoRA run at batch 1 gets no full-tune text', async () => {
+    const d = await diagnosePaste(`LoRA fine-tuning with peft, per_device_train_batch_size 1, on a 24GB card:\n${OOM}`);
+    expect(first(d)?.summary ?? '').not.toMatch(/^The paste runs a full fine-tune/);
+  });
+
+  it('not above a batch of 2: a full fine-tune at batch 32 keeps the batch lever', async () => {
+    const d = await diagnosePaste(`Full fine-tuning, --per_device_train_batch_size 32 on an A100 80GB:\n${OOM}`);
+    expect(first(d)?.summary ?? '').not.toMatch(/^The paste runs a full fine-tune/);
+  });
+
+  it('not where the budget sizes the static part as small: Qwen2-0.5B in full on a 24GB card', async () => {
+    const d = await diagnosePaste(`Full fine-tuning Qwen/Qwen2-0.5B (no LoRA), batch size 1, on an RTX 3090 24GB:\n${OOM}`);
+    expect(first(d)?.summary ?? '').not.toMatch(/^The paste runs a full fine-tune/);
+  });
+
+  it('not after steps ran at these settings (then the static part fit)', async () => {
+    const d = await diagnosePaste(
+      `Full fine-tuning without LoRA, per_device_train_batch_size 1\n{'loss': 1.2034, 'learning_rate': 1.9e-05, 'epoch': 1.42}\n${OOM}`,
+    );
+    expect(first(d)?.summary ?? '').not.toMatch(/^The paste runs a full fine-tune/);
+  });
+});
+
+describe('synthetic: a larger length that fails beside the length the run states', () => {
+  it('reads "increasing max_length to 4096 runs out of memory" with max_length=1024 stated', () => {
+    const text = 'python train.py --max_length=1024 --batch_size 1\nIncreasing max_length to 4096 runs out of memory.';
+    expect(readSmallerInput(text)).toEqual({ smallerWorked: 'max_length 1024', largerFailed: 'max_length 4096' });
+  });
+
+  it('reads the Chinese "把 cutoff_len 调大到 4096 就爆显存" with cutoff_len: 2048 stated', () => {
+    const text = 'cutoff_len: 2048\n把 cutoff_len 调大到 4096 就爆显存';
+    expect(readSmallerInput(text).largerFailed).toBe('cutoff_len 4096');
+  });
+
+  it('nothing without a smaller stated length, and nothing where the line says it works', () => {
+    expect(readSmallerInput('with larger max_length like 4096 it will OOM')).toEqual({});
+    expect(readSmallerInput('max_length 512\nwith larger max_length 1024 it works fine, no OOM')).toEqual({});
+  });
+
+  it('in a paste: the length leads, not the batch-1 experiment', async () => {
+    const d = await diagnosePaste(
+      `LoRA on a 4-bit 30B base, --max_seq_length 512 --batch_size 1 uses 40GB.\nWith a longer max_seq_length of 2048 it goes OOM.\n${OOM}`,
+    );
+    expect(namedFirst(d, 'imgsz')).toBe(true);
+  });
+});
+
+describe('synthetic: a tool named by its own word only', () => {
+  it('a directory ending in _vllm is no vLLM; vllm.entrypoints is', async () => {
+    const path = await diagnosePaste(`python /home/me/train_vllm/sft.py --per_device_train_batch_size 8\n${OOM}`);
+    expect(path?.facts.tool).not.toBe('vllm');
+    const real = await diagnosePaste(`python -m vllm.entrypoints.openai.api_server --model m\n${OOM}`);
+    expect(real?.facts.tool).toBe('vllm');
+  });
+});
