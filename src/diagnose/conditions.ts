@@ -307,6 +307,8 @@ export const CONDITION_CHECKS: Record<Condition, (e: Evidence) => boolean> = {
     incident.run.amp !== true &&
     !(incident.run.ampDefaultOn && incident.run.amp !== false) &&
     !(incident.model.dtype !== undefined && HALF_OR_LESS.has(incident.model.dtype)),
+  // The run already computes in half precision (or quantized): "load in bf16" is no lever there (levers/experiment-order.ts).
+  half_precision_on: (e) => !CONDITION_CHECKS.amp_would_help(e),
   inference_tool: ({ incident }) => incident.run.inference === true,
   // Generation or a diffusion pipeline ran out, and no serving tool with its own knobs was recognised.
   generating_untooled: ({ incident }) => incident.phase.generating === true && incident.run.inference !== true,

@@ -75,6 +75,7 @@ export const CONDITIONS = [
   'vllm_util_would_not_fit',
   'tool_unknown',
   'amp_would_help',
+  'half_precision_on',
   'deepspeed_optimizer_init',
   'host_ram_weights',
   'holder_stated',

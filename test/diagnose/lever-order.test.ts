@@ -4,6 +4,7 @@
 // - a stated full fine-tune at a batch of 1 or 2 or none stated: shard / offload the static part lead the experiment
 //   (src/diagnose/levers/experiment-order.ts), not another process, the batch or the input;
 // - the report says a larger length fails and states the one it ran at: the length leads (levers/smaller-input.ts);
+// - the batch-1 experiment in a run already in half precision leads its static branch with sharding, not "load in bf16";
 // - a tool is named by its own word, not by a directory that contains it ("train_infer_quanti_vllm/" is no vLLM);
 // - controls: where the batch is the lever (a smaller batch worked, small inputs), the batch stays first.
 import { describe, expect, it } from 'vitest';
@@ -32,6 +33,12 @@ describe('real threads (order9, tuned)', () => {
     const d = await firstOfCase('order9', '4405');
     expect(d?.facts.smallerWorked).toBe('cutoff_len 256');
     expect(namedFirst(d, 'imgsz')).toBe(true);
+  });
+
+  it('4414: InternVL at batch 1 with --fp16 True on V100 32g: the experiment names sharding before bf16', async () => {
+    const d = await firstOfCase('order9', '4414');
+    expect(first(d)?.summary).toContain('already computes in half precision');
+    expect(namedFirst(d, 'offload_or_zero')).toBe(true);
   });
 
   it('4406: an SFT script under a directory named "..._vllm" is not read as vLLM serving', async () => {
@@ -79,6 +86,25 @@ describe('synthetic: a stated full fine-tune puts the static part first', () => 
       `Full fine-tuning without LoRA, per_device_train_batch_size 1\n{'loss': 1.2034, 'learning_rate': 1.9e-05, 'epoch': 1.42}\n${OOM}`,
     );
     expect(first(d)?.summary ?? '').not.toMatch(/^The paste runs a full fine-tune/);
+  });
+});
+
+describe('synthetic: the batch-1 experiment names no lever the run already has', () => {
+  const FIGURES =
+    'RuntimeError: CUDA out of memory. Tried to allocate 256.00 MiB (GPU 0; 23.70 GiB total capacity; 21.90 GiB already allocated; 100.00 MiB free; 22.30 GiB reserved in total by PyTorch)';
+  it('--fp16 at batch 1: sharding leads the static branch', async () => {
+    const d = await diagnosePaste(`python train.py --batch_size 1 --fp16\n${FIGURES}`);
+    expect(first(d)?.summary).toMatch(/^The batch is already 1/);
+    expect(namedFirst(d, 'offload_or_zero')).toBe(true);
+  });
+  it('bf16 mixed precision in Chinese: the same order in the zh text', async () => {
+    const d = await diagnosePaste(`batch_size=1，开了 --bf16 True，还是爆显存：\n${FIGURES}`);
+    expect(namedFirst(d, 'offload_or_zero')).toBe(true);
+  });
+  it('no half precision shown: bf16 stays the first static lever', async () => {
+    const d = await diagnosePaste(`python train.py --batch_size 1\n${FIGURES}`);
+    expect(first(d)?.summary).toMatch(/^The batch is already 1/);
+    expect(namedFirst(d, 'amp')).toBe(true);
   });
 });
 
