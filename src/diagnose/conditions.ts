@@ -48,6 +48,7 @@ import { fp32WeightsOverCard } from './levers/budget.js';
 import { quantizeFirst, quantizeNotEnough } from './levers/quantize.js';
 import { ampFirst } from './levers/amp.js';
 import { fullTuneStaticFirst } from './levers/experiment-order.js';
+import { singleTensorInput } from './levers/single-tensor.js';
 import { generationLengthFirst, servingContextFirst } from './levers/generation-length.js';
 import type { Incident } from './incident/index.js';
 
@@ -247,6 +248,11 @@ export const CONDITION_CHECKS: Record<Condition, (e: Evidence) => boolean> = {
   // whole weights on every GPU. Another process or a card that is not full comes first.
   batch_one_static_dominates: ({ incident }) => batchOneStaticDominates(incident) && STATIC_HOLDERS.has(holder(incident)),
   batch_one_zero_below_3: ({ incident }) => batchOneZeroBelow3(incident) && STATIC_HOLDERS.has(holder(incident)),
+  // One failed request of half the card or more at a small or unstated batch (levers/single-tensor.ts): the input's size.
+  single_tensor_input: ({ incident }) => {
+    const h = holder(incident);
+    return singleTensorInput(incident) && (h === undefined || h === 'activations');
+  },
   // A stated full fine-tune at a small or unstated batch (levers/experiment-order.ts): shard / offload lead the experiment.
   full_tune_static_first: ({ incident }) => fullTuneStaticFirst(incident) && STATIC_HOLDERS.has(holder(incident)),
   // DDP's reducer errors (levers/ddp-unused.ts): a hook fired twice, or find_unused_parameters already on.

@@ -156,6 +156,7 @@ export const CONDITIONS = [
   'host_lever_unstated_workers_zero',
   'batch_one_static_dominates',
   'full_tune_static_first',
+  'single_tensor_input',
   'batch_one_zero_below_3',
   'workers_evidence',
   'workers_first',

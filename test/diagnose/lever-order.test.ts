@@ -4,11 +4,13 @@
 // - a stated full fine-tune at a batch of 1 or 2 or none stated: shard / offload the static part lead the experiment
 //   (src/diagnose/levers/experiment-order.ts), not another process, the batch or the input;
 // - the report says a larger length fails and states the one it ran at: the length leads (levers/smaller-input.ts);
+// - one failed request of half the card or more at a batch of 1-2 or none stated is one tensor over whole inputs
+//   (attention scores, a full-resolution feature map, logits): the input's size leads (levers/single-tensor.ts);
 // - the batch-1 experiment in a run already in half precision leads its static branch with sharding, not "load in bf16";
 // - a tool is named by its own word, not by a directory that contains it ("train_infer_quanti_vllm/" is no vLLM);
 // - controls: where the batch is the lever (a smaller batch worked, small inputs), the batch stays first.
 import { describe, expect, it } from 'vitest';
-import { diagnosePaste, firstOfCase, type CaseDiagnosis } from './corpus-case.js';
+import { diagnoseOutput, diagnosePaste, firstOfCase, type CaseDiagnosis } from './corpus-case.js';
 import { leverNamedFirst } from './eval-score.js';
 import { readSmallerInput } from '../../src/diagnose/levers/smaller-input.js';
 
@@ -86,6 +88,44 @@ describe('synthetic: a stated full fine-tune puts the static part first', () => 
       `Full fine-tuning without LoRA, per_device_train_batch_size 1\n{'loss': 1.2034, 'learning_rate': 1.9e-05, 'epoch': 1.42}\n${OOM}`,
     );
     expect(first(d)?.summary ?? '').not.toMatch(/^The paste runs a full fine-tune/);
+  });
+});
+
+describe('one request of half the card or more: the input size leads', () => {
+  it('real (tuned llm/341, fresh/709, input8/3203): 99%, 79% and 60% of the card in one request, no batch stated', async () => {
+    for (const [g, n] of [
+      ['llm', '341'],
+      ['fresh', '709'],
+      ['input8', '3203'],
+    ]) {
+      const d = await firstOfCase(g, n);
+      expect(first(d)?.summary).toMatch(/^The failed request alone is/);
+      expect(namedFirst(d, 'imgsz')).toBe(true);
+    }
+  });
+  const req = (tried: number, total: number, allocated: number) =>
+    `torch.OutOfMemoryError: CUDA out of memory. Tried to allocate ${tried.toFixed(2)} GiB. GPU 0 has a total capacity of ${total.toFixed(2)} GiB of which ${(total - allocated - 0.3).toFixed(2)} GiB is free. Of the allocated memory ${allocated.toFixed(2)} GiB is allocated by PyTorch, and 100.00 MiB is reserved by PyTorch but unallocated.`;
+  it('synthetic: 16 GiB of a 23.6 GiB card at batch 1 names the sequence / image size first, with the share', async () => {
+    const d = await diagnosePaste(`--per_device_train_batch_size 1\n${req(16, 23.6, 5)}`);
+    expect(first(d)?.summary).toContain('68%');
+    expect(namedFirst(d, 'imgsz')).toBe(true);
+  });
+  it('synthetic, Chinese report and zh reply: the zh text gives the share and names the length first', async () => {
+    const zh = await diagnoseOutput(['-'], { paste: `训练时报错，batch_size 没改过：\n${req(40, 79.3, 30)}`, locale: 'zh' });
+    expect(zh).toContain('失败的这一次申请就占了卡的 40.00 GiB / 79.30 GiB, 50%');
+    expect(zh.indexOf('序列 / 上下文长度')).toBeGreaterThan(0);
+  });
+  it('synthetic: a quarter of the card in one request is no such evidence', async () => {
+    const d = await diagnosePaste(req(6, 23.6, 17));
+    expect(first(d)?.summary ?? '').not.toMatch(/^The failed request alone is/);
+  });
+  it('synthetic: a stated batch of 16 keeps the batch lever', async () => {
+    const d = await diagnosePaste(`python train.py --batch-size 16\n${req(16, 23.6, 5)}`);
+    expect(first(d)?.summary ?? '').not.toMatch(/^The failed request alone is/);
+  });
+  it('synthetic: above twice the card the absurd-request rule answers', async () => {
+    const d = await diagnosePaste(req(80, 23.6, 2));
+    expect(first(d)?.summary ?? '').not.toMatch(/^The failed request alone is/);
   });
 });
 
