@@ -177,6 +177,9 @@ export const CONDITION_CHECKS: Record<Condition, (e: Evidence) => boolean> = {
     const h = holder(incident);
     return batchAtOne(incident) && visionAtBatchOne(incident) && hasMemoryFigures(incident) && (h === undefined || h === 'activations');
   },
+  // Training adapters (LoRA / PEFT) on a frozen base: its optimizer state is the adapters' only.
+  adapter_training: ({ incident }) => incident.run.training === true && incident.run.adapterTraining === true,
+  not_adapter_training: ({ incident }) => !(incident.run.training === true && incident.run.adapterTraining === true),
   batch_one_experiment: ({ incident }) => {
     const h = holder(incident);
     return batchAtOne(incident) && hasMemoryFigures(incident) && (h === undefined || h === 'activations');

@@ -109,6 +109,8 @@ export const CONDITIONS = [
   'kept_reference_unshown',
   'batch_one_vision',
   'batch_one_experiment',
+  'adapter_training',
+  'not_adapter_training',
   'sequence_first',
   'input_size_first',
   'input_size_said',

@@ -7,6 +7,7 @@
 // - one failed request of half the card or more at a batch of 1-2 or none stated is one tensor over whole inputs
 //   (attention scores, a full-resolution feature map, logits): the input's size leads (levers/single-tensor.ts);
 // - the batch-1 experiment in a run already in half precision leads its static branch with sharding, not "load in bf16";
+// - ... and in a run that trains adapters on a frozen base (their optimizer state is small), one input leads;
 // - a tool is named by its own word, not by a directory that contains it ("train_infer_quanti_vllm/" is no vLLM);
 // - controls: where the batch is the lever (a smaller batch worked, small inputs), the batch stays first.
 import { describe, expect, it } from 'vitest';
@@ -140,6 +141,16 @@ describe('synthetic: the batch-1 experiment names no lever the run already has',
   it('bf16 mixed precision in Chinese: the same order in the zh text', async () => {
     const d = await diagnosePaste(`batch_size=1，开了 --bf16 True，还是爆显存：\n${FIGURES}`);
     expect(namedFirst(d, 'offload_or_zero')).toBe(true);
+  });
+  it('LoRA at batch 1 (real: tuned llm/395, ms-swift LoRA at max_length 1024): the input leads, not an 8-bit optimizer or LoRA', async () => {
+    const d = await firstOfCase('llm', '395');
+    expect(first(d)?.summary).toContain('trains adapters');
+    expect(namedFirst(d, 'imgsz')).toBe(true);
+  });
+  it('LoRA with peft at batch 1, synthetic: the sequence length leads', async () => {
+    const d = await diagnosePaste(`LoRA fine-tuning with peft, get_peft_model(model, config), --per_device_train_batch_size 1\n${FIGURES}`);
+    expect(first(d)?.summary).toContain('trains adapters');
+    expect(namedFirst(d, 'imgsz')).toBe(true);
   });
   it('no half precision shown: bf16 stays the first static lever', async () => {
     const d = await diagnosePaste(`python train.py --batch_size 1\n${FIGURES}`);
