@@ -15,7 +15,7 @@ import { readInputSize } from './levers/input-size.js';
 import { readInputLength } from './levers/input-length.js';
 import { readSmallerInput } from './levers/smaller-input.js';
 import { readVaeDecode } from './levers/vae-decode.js';
-import { readFp32Training } from './levers/amp.js';
+import { readFp32Training, readHalfPrecisionWorked } from './levers/amp.js';
 import { mergeInto, newIncident, pruneUndefined, type Incident } from './incident/index.js';
 
 // Moved to their own modules (model-facts.ts, levers/zero.ts, levers/host-ram.ts); named here for existing callers.
@@ -295,7 +295,7 @@ export function extractSettings(fullText: string, options: { commandLine?: boole
     trainingProgress(text),
     readSequenceLength(text),
     { input: { ...readInputSize(text), ...readInputLength(text), ...readSmallerInput(text), ...readVaeDecode(text) } },
-    { model: { fp32Setting: readFp32Training(text) } },
+    { model: { fp32Setting: readFp32Training(text), halfPrecisionWorked: readHalfPrecisionWorked(text) } },
   );
   pruneUndefined(incident);
   return incident;

@@ -8,12 +8,14 @@
 //   (attention scores, a full-resolution feature map, logits): the input's size leads (levers/single-tensor.ts);
 // - the batch-1 experiment in a run already in half precision leads its static branch with sharding, not "load in bf16";
 // - ... and in a run that trains adapters on a frozen base (their optimizer state is small), one input leads;
+// - the report's own experiment, half precision fits and full precision runs out, puts mixed precision first;
 // - a tool is named by its own word, not by a directory that contains it ("train_infer_quanti_vllm/" is no vLLM);
 // - controls: where the batch is the lever (a smaller batch worked, small inputs), the batch stays first.
 import { describe, expect, it } from 'vitest';
 import { diagnoseOutput, diagnosePaste, firstOfCase, type CaseDiagnosis } from './corpus-case.js';
 import { leverNamedFirst } from './eval-score.js';
 import { readSmallerInput } from '../../src/diagnose/levers/smaller-input.js';
+import { readHalfPrecisionWorked } from '../../src/diagnose/levers/amp.js';
 
 const first = (d: CaseDiagnosis | undefined) => d?.fixes[0];
 const namedFirst = (d: CaseDiagnosis | undefined, lever: string) => leverNamedFirst(lever, first(d), d?.category);
@@ -180,6 +182,27 @@ describe('synthetic: a larger length that fails beside the length the run states
       `LoRA on a 4-bit 30B base, --max_seq_length 512 --batch_size 1 uses 40GB.\nWith a longer max_seq_length of 2048 it goes OOM.\n${OOM}`,
     );
     expect(namedFirst(d, 'imgsz')).toBe(true);
+  });
+});
+
+describe("the report's precision experiment: half precision fits, full precision runs out", () => {
+  it('4424 (real): Accelerator(mixed_precision="fp16") runs, turning the flag off raises OOM: mixed precision leads', async () => {
+    const d = await firstOfCase('order9', '4424');
+    expect(first(d)?.summary).toContain('fits with half precision and runs out without it');
+    expect(namedFirst(d, 'amp')).toBe(true);
+  });
+  it('synthetic: either order, English and Chinese', () => {
+    expect(readHalfPrecisionWorked('Without mixed precision it runs out of memory, with --bf16 it works')).toBeDefined();
+    expect(readHalfPrecisionWorked('开了 fp16 就能跑，关掉就爆显存')).toBeDefined();
+    expect(readHalfPrecisionWorked('with fp16 it works without any problem, but in fp32 I get CUDA out of memory')).toBeDefined();
+  });
+  it('synthetic: not the reverse report, and not a failure in both', () => {
+    expect(readHalfPrecisionWorked('With --fp16 I get OOM, but fp32 works fine')).toBeUndefined();
+    expect(readHalfPrecisionWorked('fp16 OOM too, and without it out of memory as well')).toBeUndefined();
+  });
+  it('synthetic paste: the experiment beats the batch-unknown fallback', async () => {
+    const d = await diagnosePaste(`With --bf16 training works, without it I get CUDA out of memory.\n${OOM}`);
+    expect(namedFirst(d, 'amp')).toBe(true);
   });
 });
 
