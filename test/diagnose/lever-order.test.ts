@@ -16,6 +16,7 @@ import { diagnoseOutput, diagnosePaste, firstOfCase, type CaseDiagnosis } from '
 import { leverNamedFirst } from './eval-score.js';
 import { readSmallerInput } from '../../src/diagnose/levers/smaller-input.js';
 import { readHalfPrecisionWorked } from '../../src/diagnose/levers/amp.js';
+import { statedGpuMemoryMiB } from '../../src/diagnose/model-facts.js';
 
 const first = (d: CaseDiagnosis | undefined) => d?.fixes[0];
 const namedFirst = (d: CaseDiagnosis | undefined, lever: string) => leverNamedFirst(lever, first(d), d?.category);
@@ -212,5 +213,13 @@ describe('synthetic: a tool named by its own word only', () => {
     expect(path?.facts.tool).not.toBe('vllm');
     const real = await diagnosePaste(`python -m vllm.entrypoints.openai.api_server --model m\n${OOM}`);
     expect(real?.facts.tool).toBe('vllm');
+  });
+});
+
+describe('synthetic: a GPU count written against the card name still names the card (the budget needs its size)', () => {
+  it('reads 8xA100 80GB, 4xA6000(48GB), 2x3090 24GB as the card, not the count', () => {
+    expect(statedGpuMemoryMiB('on 8xA100 80GB')).toBe(80 * 1024);
+    expect(statedGpuMemoryMiB('I tested it using 4xA6000(48GB) with batch size = 1')).toBe(48 * 1024);
+    expect(statedGpuMemoryMiB('two cards, 2x3090 24GB')).toBe(24 * 1024);
   });
 });
