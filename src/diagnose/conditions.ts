@@ -8,6 +8,7 @@ import { expandableSegmentsAvailable } from './environment.js';
 import {
   batchAtOne,
   batchLever,
+  cardMiB,
   batchOneStaticDominates,
   batchOneZeroBelow3,
   checkpointLoad,
@@ -72,11 +73,13 @@ export function heldElsewhereMiB(f: Incident): number | undefined {
   return Math.max(0, f.figures.totalCapacityMiB - f.figures.freeMiB - mine);
 }
 
-// Twice the card, or more than the largest single GPU made (288 GB) when the card's size was cut from the paste.
+// Twice the card (the message's total, else the card the paste names), or more than the largest single GPU made
+// (288 GB) when no card's size is known.
 const LARGEST_GPU_MIB = 288 * 1024;
-const isAbsurd = (f: Incident) =>
-  f.figures.triedAllocMiB !== undefined &&
-  ((f.figures.totalCapacityMiB !== undefined && f.figures.triedAllocMiB > 2 * f.figures.totalCapacityMiB) || f.figures.triedAllocMiB > LARGEST_GPU_MIB);
+const isAbsurd = (f: Incident) => {
+  const card = cardMiB(f);
+  return f.figures.triedAllocMiB !== undefined && ((card !== undefined && f.figures.triedAllocMiB > 2 * card) || f.figures.triedAllocMiB > LARGEST_GPU_MIB);
+};
 
 // Fragmentation is the allocator's idle cache covering the failed request (reserved − allocated, or
 // PyTorch's own "reserved but unallocated" figure, ≥ the request). Free memory on the device that

@@ -223,3 +223,18 @@ describe('synthetic: a GPU count written against the card name still names the c
     expect(statedGpuMemoryMiB('two cards, 2x3090 24GB')).toBe(24 * 1024);
   });
 });
+
+describe('an absurd request is weighed against the card the paste names when the message prints no total', () => {
+  it('holdout/808 (real, tuned): 218.96 GiB on an "Nvidia gpu with 8gb": not a batch, the input or a shape', async () => {
+    const d = await firstOfCase('holdout', '808');
+    expect(d?.rule).toBe('cuda-oom-absurd-request');
+    expect(first(d)?.summary).toMatch(/^A 218\.96 GiB request on a 8\.00 GiB GPU/);
+  });
+  it('synthetic: 100 GiB with an RTX 3090 24GB named is absurd; with no card named it is not (under the largest GPU made)', async () => {
+    const named = await diagnosePaste('torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 100.00 GiB\nmy RTX 3090 24GB');
+    expect(named?.rule).toBe('cuda-oom-absurd-request');
+    expect(first(named)?.changes?.batch).toBeUndefined();
+    const unnamed = await diagnosePaste('torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 100.00 GiB');
+    expect(unnamed?.rule).not.toBe('cuda-oom-absurd-request');
+  });
+});
