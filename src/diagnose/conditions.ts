@@ -254,6 +254,8 @@ export const CONDITION_CHECKS: Record<Condition, (e: Evidence) => boolean> = {
   // whole weights on every GPU. Another process or a card that is not full comes first.
   batch_one_static_dominates: ({ incident }) => batchOneStaticDominates(incident) && STATIC_HOLDERS.has(holder(incident)),
   batch_one_zero_below_3: ({ incident }) => batchOneZeroBelow3(incident) && STATIC_HOLDERS.has(holder(incident)),
+  // The report's own experiment: it fits with gradient checkpointing and runs out without it (levers/setting-experiment.ts).
+  checkpointing_worked: ({ incident }) => incident.run.checkpointingWorked !== undefined && STATIC_HOLDERS.has(holder(incident)),
   // One failed request of half the card or more at a small or unstated batch (levers/single-tensor.ts): the input's size.
   single_tensor_input: ({ incident }) => {
     const h = holder(incident);

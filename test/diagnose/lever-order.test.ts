@@ -8,7 +8,8 @@
 //   (attention scores, a full-resolution feature map, logits): the input's size leads (levers/single-tensor.ts);
 // - the batch-1 experiment in a run already in half precision leads its static branch with sharding, not "load in bf16";
 // - ... and in a run that trains adapters on a frozen base (their optimizer state is small), one input leads;
-// - the report's own experiment, half precision fits and full precision runs out, puts mixed precision first;
+// - the report's own experiment with one setting (levers/setting-experiment.ts): half precision fits and full precision
+//   runs out puts mixed precision first; it fits with gradient checkpointing and not without puts checkpointing first;
 // - a tool is named by its own word, not by a directory that contains it ("train_infer_quanti_vllm/" is no vLLM);
 // - controls: where the batch is the lever (a smaller batch worked, small inputs), the batch stays first.
 import { describe, expect, it } from 'vitest';
@@ -17,6 +18,7 @@ import { leverNamedFirst } from './eval-score.js';
 import { readSmallerInput } from '../../src/diagnose/levers/smaller-input.js';
 import { readHalfPrecisionWorked } from '../../src/diagnose/levers/amp.js';
 import { statedGpuMemoryMiB } from '../../src/diagnose/model-facts.js';
+import { CHECKPOINTING, readSettingWorked } from '../../src/diagnose/levers/setting-experiment.js';
 
 const first = (d: CaseDiagnosis | undefined) => d?.fixes[0];
 const namedFirst = (d: CaseDiagnosis | undefined, lever: string) => leverNamedFirst(lever, first(d), d?.category);
@@ -204,6 +206,30 @@ describe("the report's precision experiment: half precision fits, full precision
   it('synthetic paste: the experiment beats the batch-unknown fallback', async () => {
     const d = await diagnosePaste(`With --bf16 training works, without it I get CUDA out of memory.\n${OOM}`);
     expect(namedFirst(d, 'amp')).toBe(true);
+  });
+});
+
+describe("the report's checkpointing experiment: it fits with gradient checkpointing and runs out without it", () => {
+  it('4425 (real): LoRA runs well with gradient_checkpointing, OOM when dropped (over two lines): checkpointing leads', async () => {
+    const d = await firstOfCase('order9', '4425');
+    expect(first(d)?.summary).toMatch(/^The report says the run fits with gradient checkpointing/);
+    expect(namedFirst(d, 'checkpointing')).toBe(true);
+  });
+  it('synthetic: English in either order, Chinese, and over two lines', () => {
+    expect(readSettingWorked('Without gradient checkpointing it runs out of memory, with it enabled it works', CHECKPOINTING)).toBeDefined();
+    expect(readSettingWorked('开启梯度检查点就能跑，关掉就爆显存', CHECKPOINTING)).toBeDefined();
+    expect(
+      readSettingWorked('With --gradient_checkpointing training runs fine.\nWhen I disable gradient_checkpointing I get CUDA out of memory.', CHECKPOINTING),
+    ).toBeDefined();
+  });
+  it('synthetic: not a saved checkpoint, not the reverse, not a failure in both', () => {
+    expect(readSettingWorked('Saving the checkpoint works, but without the checkpoint the resume is OOM', CHECKPOINTING)).toBeUndefined();
+    expect(readSettingWorked('With gradient_checkpointing I get OOM, but without it training works', CHECKPOINTING)).toBeUndefined();
+    expect(readSettingWorked('gradient checkpointing on: OOM; gradient checkpointing off: OOM too', CHECKPOINTING)).toBeUndefined();
+  });
+  it('synthetic paste: the experiment leads over the batch-unknown fallback', async () => {
+    const d = await diagnosePaste(`With gradient_checkpointing=True the step fits, but after removing gradient checkpointing it goes OOM.\n${OOM}`);
+    expect(namedFirst(d, 'checkpointing')).toBe(true);
   });
 });
 

@@ -9,7 +9,7 @@
 import { batchLever } from '../levers.js';
 import { t, type Locale } from '../../core/i18n.js';
 import type { Incident } from '../incident/index.js';
-import { boundedLines } from '../lines.js';
+import { HALF_PRECISION, readSettingWorked } from './setting-experiment.js';
 
 const WINDOW = 512 * 1024;
 const OFF = String.raw`['"]?(?:False|false|no|none|0)(?![\w.])`;
@@ -45,41 +45,8 @@ export function readFp32Training(fullText: string): string | undefined {
   return tf && TF_TRAINING.test(text) ? tf[0] : undefined;
 }
 
-// The report's own experiment: the run fits with half precision and runs out without it ("if I set
-// Accelerator(mixed_precision="fp16"), the code runs normally, but when I turn off the flag the code raise OOM",
-// "开了 fp16 就能跑，关掉就爆显存"). Read per clause of one line: one clause (or it and the clause before) says it
-// works with half precision, another says it runs out with half precision off, in either order; the reverse report
-// ("with --fp16 I get OOM, but fp32 works") is not it.
-const HALF_WORD = /\b(?:fp16|bf16|half[ -]precision|mixed[ _-]?precision|amp|autocast)\b|半精度|混合精度/i;
-const OFF_WORD =
-  /\b(?:turn(?:ed|ing|s)?[ \t]{1,3}(?:\w{1,12}[ \t]{1,3}){0,3}?off|off[ \t]{1,3}the[ \t]{1,3}\w{1,12}|without(?![ \t]{1,3}(?:any[ \t]{1,3}|a[ \t]{1,3})?(?:problems?|issues?|errors?))|disabl\w{1,4}|remov\w{1,4}|(?:do|does|did)(?:n't| not)[ \t]{1,3}(?:set|use)|fp32|float32|full[ -]precision)\b|关掉|关闭|去掉|不开|不用/i;
-const WORKS_WORD =
-  /\b(?:works?|worked|runs?[ \t]{1,3}(?:normally|fine|ok|well)|ran[ \t]{1,3}(?:normally|fine|ok|well)|fits?|no[ \t]{1,3}(?:OOM|error))\b|正常|能跑|可以跑|没问题/i;
-const FAILS_WORD = /\b(?:OOM|out[ -]of[ -]memory)\b|爆显存|显存不足|显存不够/i;
-const CLAUSE = /[,;，；]|\bbut\b|\bhowever\b|但是?|而|却/i;
-const MAX_LINES = 5000;
-const MAX_LINE = 600;
-const MAX_CLAUSES = 24;
-
-/** One line's clauses: one works with half precision, another runs out with it off. */
-function halfWorksOffFails(line: string): boolean {
-  const c = line.split(CLAUSE).slice(0, MAX_CLAUSES);
-  const plainHalf = (i: number) => i >= 0 && HALF_WORD.test(c[i]) && !OFF_WORD.test(c[i]) && !FAILS_WORD.test(c[i]);
-  const worksHalf = (i: number) => WORKS_WORD.test(c[i]) && !FAILS_WORD.test(c[i]) && !OFF_WORD.test(c[i]) && (plainHalf(i) || plainHalf(i - 1));
-  const failsOff = (j: number) => FAILS_WORD.test(c[j]) && !WORKS_WORD.test(c[j]) && (OFF_WORD.test(c[j]) || (j > 0 && OFF_WORD.test(c[j - 1])));
-  const works = c.findIndex((_, i) => worksHalf(i));
-  return works >= 0 && c.some((_, j) => j !== works && failsOff(j));
-}
-
 /** The report's line that says the run fits with half precision and runs out without it (model.halfPrecisionWorked). */
-export function readHalfPrecisionWorked(text: string): string | undefined {
-  for (const line of boundedLines(text, MAX_LINES, MAX_LINE)) {
-    if (!line || !HALF_WORD.test(line) || !FAILS_WORD.test(line) || !halfWorksOffFails(line)) continue;
-    const quote = line.trim();
-    return quote.length > 160 ? `${quote.slice(0, 157)}...` : quote;
-  }
-  return undefined;
-}
+export const readHalfPrecisionWorked = (text: string) => readSettingWorked(text, HALF_PRECISION);
 
 const SMALL_BATCH = 2;
 
