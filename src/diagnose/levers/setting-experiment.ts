@@ -15,7 +15,7 @@ const FAILS_WORD = /\b(?:OOM|out[ -]of[ -]memory)\b|爆显存|显存不足|显�
 const ON_AGAIN = /\b(?:with[ \t]{1,3}it|enabl(?:e|ed|ing)|turn(?:ed|ing)?[ \t]{1,3}(?:it[ \t]{1,3})?on)\b|开启|打开|开着/i;
 const CLAUSE = /[,;，；\n]|\bbut\b|\bhowever\b|但是?|而|却/i;
 const MAX_LINES = 5000;
-const MAX_LINE = 600;
+const MAX_LINE = 1200;
 const MAX_CLAUSES = 24;
 const MAX_QUOTE = 160;
 
