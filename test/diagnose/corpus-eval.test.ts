@@ -60,7 +60,7 @@ GROUPS.push('stacks8');
 // stage choices, inference weights over the card, 7 controls; 22 real threads, 5 zh; tuned).
 GROUPS.push('static8');
 // order9/ (issue 23: the lever order when the evidence points past the batch: input size, sequence length, full fine-tunes
-// that shard / offload first, checkpointing, mixed precision; 5 batch controls; 27 real threads, 8 zh; tuned).
+// that shard / offload first, checkpointing, mixed precision; 5 batch controls; 27 real threads, 9 zh; tuned).
 GROUPS.push('order9');
 // The category vocabulary of /work/corpus-format.md (the same as test/fixtures/eval-dev/cases.json).
 const LABELS = new Set([
