@@ -8,6 +8,7 @@ import { expandableSegmentsAvailable } from './environment.js';
 import {
   batchAtOne,
   batchLever,
+  cardMiB,
   batchOneStaticDominates,
   batchOneZeroBelow3,
   checkpointLoad,
@@ -48,6 +49,8 @@ import { oomAfterSteps } from './levers/progress.js';
 import { fp32WeightsOverCard } from './levers/budget.js';
 import { quantizeFirst, quantizeNotEnough } from './levers/quantize.js';
 import { ampFirst } from './levers/amp.js';
+import { fullTuneStaticFirst } from './levers/experiment-order.js';
+import { singleTensorInput } from './levers/single-tensor.js';
 import { generationLengthFirst, servingContextFirst } from './levers/generation-length.js';
 import type { Incident } from './incident/index.js';
 
@@ -71,11 +74,13 @@ export function heldElsewhereMiB(f: Incident): number | undefined {
   return Math.max(0, f.figures.totalCapacityMiB - f.figures.freeMiB - mine);
 }
 
-// Twice the card, or more than the largest single GPU made (288 GB) when the card's size was cut from the paste.
+// Twice the card (the message's total, else the card the paste names), or more than the largest single GPU made
+// (288 GB) when no card's size is known.
 const LARGEST_GPU_MIB = 288 * 1024;
-const isAbsurd = (f: Incident) =>
-  f.figures.triedAllocMiB !== undefined &&
-  ((f.figures.totalCapacityMiB !== undefined && f.figures.triedAllocMiB > 2 * f.figures.totalCapacityMiB) || f.figures.triedAllocMiB > LARGEST_GPU_MIB);
+const isAbsurd = (f: Incident) => {
+  const card = cardMiB(f);
+  return f.figures.triedAllocMiB !== undefined && ((card !== undefined && f.figures.triedAllocMiB > 2 * card) || f.figures.triedAllocMiB > LARGEST_GPU_MIB);
+};
 
 // Fragmentation is the allocator's idle cache covering the failed request (reserved − allocated, or
 // PyTorch's own "reserved but unallocated" figure, ≥ the request). Free memory on the device that
@@ -177,6 +182,9 @@ export const CONDITION_CHECKS: Record<Condition, (e: Evidence) => boolean> = {
     const h = holder(incident);
     return batchAtOne(incident) && visionAtBatchOne(incident) && hasMemoryFigures(incident) && (h === undefined || h === 'activations');
   },
+  // Training adapters (LoRA / PEFT) on a frozen base: its optimizer state is the adapters' only.
+  adapter_training: ({ incident }) => incident.run.training === true && incident.run.adapterTraining === true,
+  not_adapter_training: ({ incident }) => !(incident.run.training === true && incident.run.adapterTraining === true),
   batch_one_experiment: ({ incident }) => {
     const h = holder(incident);
     return batchAtOne(incident) && hasMemoryFigures(incident) && (h === undefined || h === 'activations');
@@ -248,6 +256,15 @@ export const CONDITION_CHECKS: Record<Condition, (e: Evidence) => boolean> = {
   // whole weights on every GPU. Another process or a card that is not full comes first.
   batch_one_static_dominates: ({ incident }) => batchOneStaticDominates(incident) && STATIC_HOLDERS.has(holder(incident)),
   batch_one_zero_below_3: ({ incident }) => batchOneZeroBelow3(incident) && STATIC_HOLDERS.has(holder(incident)),
+  // The report's own experiment: it fits with gradient checkpointing and runs out without it (levers/setting-experiment.ts).
+  checkpointing_worked: ({ incident }) => incident.run.checkpointingWorked !== undefined && STATIC_HOLDERS.has(holder(incident)),
+  // One failed request of half the card or more at a small or unstated batch (levers/single-tensor.ts): the input's size.
+  single_tensor_input: ({ incident }) => {
+    const h = holder(incident);
+    return singleTensorInput(incident) && (h === undefined || h === 'activations');
+  },
+  // A stated full fine-tune at a small or unstated batch (levers/experiment-order.ts): shard / offload lead the experiment.
+  full_tune_static_first: ({ incident }) => fullTuneStaticFirst(incident) && STATIC_HOLDERS.has(holder(incident)),
   // DDP's reducer errors (levers/ddp-unused.ts): a hook fired twice, or find_unused_parameters already on.
   ddp_marked_twice: ({ incident }) => incident.distributed.ddpMarkedTwice === true,
   ddp_find_unused_already: ({ incident }) => incident.distributed.ddpFindUnusedSet === true && incident.distributed.ddpMarkedTwice !== true,
@@ -306,6 +323,8 @@ export const CONDITION_CHECKS: Record<Condition, (e: Evidence) => boolean> = {
     incident.run.amp !== true &&
     !(incident.run.ampDefaultOn && incident.run.amp !== false) &&
     !(incident.model.dtype !== undefined && HALF_OR_LESS.has(incident.model.dtype)),
+  // The run already computes in half precision (or quantized): "load in bf16" is no lever there (levers/experiment-order.ts).
+  half_precision_on: (e) => !CONDITION_CHECKS.amp_would_help(e),
   inference_tool: ({ incident }) => incident.run.inference === true,
   // Generation or a diffusion pipeline ran out, and no serving tool with its own knobs was recognised.
   generating_untooled: ({ incident }) => incident.phase.generating === true && incident.run.inference !== true,

@@ -10,6 +10,7 @@ import { t, type Locale } from '../core/i18n.js';
 import { evalLeverWords } from './levers/eval.js';
 import { oomAfterSteps } from './levers/progress.js';
 import { zeroPerRankMiB, zeroRanksWords, zeroWhy } from './levers/zero.js';
+import { singleTensorWords } from './levers/single-tensor.js';
 import type { Incident, PhasePart } from './incident/index.js';
 
 export type BatchBlock = 'phase' | 'growth' | 'after_steps' | 'static_over_card' | 'inference';
@@ -120,6 +121,7 @@ function staticBytesPerParam(f: Incident): number {
 /** The words the lever advice quotes ({dtypeWhy}, {staticWhy}), from the facts that justify it. */
 export function leverWords(f: Incident, loc: Locale | undefined): void {
   evalLeverWords(f, loc);
+  singleTensorWords(f);
   if (loadInFp32(f))
     f.model.dtypeWhy = f.model.dtypeEvidence ? t(loc, 'lever.dtypeWhy.matrix', { matrix: f.model.dtypeEvidence }) : t(loc, 'lever.dtypeWhy.fp32');
   const zero = zeroWhy(f, loc);

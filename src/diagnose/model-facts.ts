@@ -9,11 +9,12 @@ import { PROJECT_ROOT } from '../core/paths.js';
 // A card's memory stated in words: a model then its size ("A100 80G", "4090 24G显存", "3060 12GB"), or a size
 // then a GPU word ("24G显存", "8gb graphics card", "16GB VRAM"). Bounded and anchored on digits: linear.
 // nvidia-smi and torch name the data-centre cards with their form factor between: "A100-SXM4-80GB", "A100-PCIE-40GB".
+// A count written against the name counts GPUs, not the card's size: "8xA100 80GB", "4xA6000(48GB)", "2x3090 24GB".
 const GPU_MODEL_SIZE =
-  /\b(?:A100|A800|H100|H800|H200|V100|P100|A6000|A40|A10G?|L40S?|L4|T4|RTX\s?\d{4}(?:\s?Ti)?|\d{4}\s?Ti|[1-5]0[5-9]0)\b(?:[-\s](?:SXM\d?|PCIE|NVL))?[^\n\d]{0,4}(\d{1,3})\s?G(?:B|iB)?\b/i;
+  /(?:\b|(?<=\d[xX×]))(?:A100|A800|H100|H800|H200|V100|P100|A6000|A40|A10G?|L40S?|L4|T4|RTX\s?\d{4}(?:\s?Ti)?|\d{4}\s?Ti|[1-5]0[5-9]0)\b(?:[-\s](?:SXM\d?|PCIE|NVL))?[^\n\d]{0,4}(\d{1,3})\s?G(?:B|iB)?\b/i;
 // The same in MiB, as nvidia-smi and drivers print a card's total: "RTX 3060 (max 8192MiB)", "T4 15360MiB".
 const GPU_MODEL_MIB =
-  /\b(?:A100|A800|H100|H800|H200|V100|P100|A6000|A40|A10G?|L40S?|L4|T4|RTX\s?\d{4}(?:\s?Ti)?|\d{4}\s?Ti|[1-5]0[5-9]0)\b[^\n\d]{0,12}(\d{4,6})\s?MiB\b/i;
+  /(?:\b|(?<=\d[xX×]))(?:A100|A800|H100|H800|H200|V100|P100|A6000|A40|A10G?|L40S?|L4|T4|RTX\s?\d{4}(?:\s?Ti)?|\d{4}\s?Ti|[1-5]0[5-9]0)\b[^\n\d]{0,12}(\d{4,6})\s?MiB\b/i;
 // "a GPU with 24gb of ram", "graphics card with 8 GB"
 const GPU_WITH_SIZE = /\b(?:GPU|graphics card|video card)s? with (\d{1,3})\s?G(?:B|iB)?\b/i;
 const SIZE_GPU_WORD = /\b(\d{1,3})\s?G(?:B|iB)?\s?(?:的)?\s?(?:显存|显卡|VRAM|GPU|graphics card|video card)/i;

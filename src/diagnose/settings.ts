@@ -16,7 +16,8 @@ import { readInputSize } from './levers/input-size.js';
 import { readInputLength } from './levers/input-length.js';
 import { readSmallerInput } from './levers/smaller-input.js';
 import { readVaeDecode } from './levers/vae-decode.js';
-import { readFp32Training } from './levers/amp.js';
+import { readFp32Training, readHalfPrecisionWorked } from './levers/amp.js';
+import { CHECKPOINTING, readSettingWorked } from './levers/setting-experiment.js';
 import { mergeInto, newIncident, pruneUndefined, type Incident } from './incident/index.js';
 
 // Moved to their own modules (model-facts.ts, levers/zero.ts, levers/host-ram.ts); named here for existing callers.
@@ -207,6 +208,7 @@ export function extractSettings(fullText: string, options: { commandLine?: boole
   const offloaded = readParamsOffloaded(text);
   if (offloaded) incident.run.paramsOffloaded = offloaded;
   if (readCheckpointingOn(text)) incident.run.checkpointingOn = true;
+  incident.run.checkpointingWorked = readSettingWorked(text, CHECKPOINTING);
   // The launch's GPU count for any training run, not only under ZeRO: the static budget shards over them (levers/static-order.ts).
   if (incident.run.training && incident.distributed.worldSize === undefined) {
     const ranks = worldSize(text);
@@ -298,7 +300,7 @@ export function extractSettings(fullText: string, options: { commandLine?: boole
     trainingProgress(text),
     readSequenceLength(text),
     { input: { ...readInputSize(text), ...readInputLength(text), ...readSmallerInput(text), ...readVaeDecode(text) } },
-    { model: { fp32Setting: readFp32Training(text) } },
+    { model: { fp32Setting: readFp32Training(text), halfPrecisionWorked: readHalfPrecisionWorked(text) } },
   );
   pruneUndefined(incident);
   return incident;

@@ -65,6 +65,9 @@ GROUPS.push('holder9');
 // nonpt9/ (issue 23: non-PyTorch stacks' first lever in their own settings: TF/Keras, JAX, vLLM, TGI, ONNX Runtime,
 // TensorRT, Ollama, Paddle, the SD web UI; 4 confusers; 23 real threads, 8 zh; tuned).
 GROUPS.push('nonpt9');
+// order9/ (issue 23: the lever order when the evidence points past the batch: input size, sequence length, full fine-tunes
+// that shard / offload first, checkpointing, mixed precision; 5 batch controls; 27 real threads, 9 zh; tuned).
+GROUPS.push('order9');
 // The category vocabulary of /work/corpus-format.md (the same as test/fixtures/eval-dev/cases.json).
 const LABELS = new Set([
   'cuda_oom',
@@ -456,6 +459,16 @@ describe('expert expectations on real logs', () => {
       lever: 0.8,
       strict: 0,
       named: 0.8,
+    // levers/experiment-order.ts, single-tensor.ts, setting-experiment.ts and the larger-length experiment: 15/22, 13/22
+    // (named first 5), strict 0 when added (22 cases); 20/27, 18/27 (13), strict 0 after (27 cases).
+    {
+      group: 'order9',
+      what: '27 logs, 4400-4426: input size, sequence length, full fine-tunes, checkpointing, amp; 5 batch controls',
+      n: 27,
+      category: 0.7,
+      lever: 0.62,
+      strict: 0,
+      named: 0.44,
     },
   ];
   it.each(TUNED)('$group/ ($what; tuned): no harmful first fix; floors under the measured level', { timeout: 120_000 }, async (t) => {

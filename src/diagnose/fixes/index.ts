@@ -2,6 +2,7 @@
 // the setting changes under the training tool's own names, and the corrected command line when known.
 import type { Fix as FixSpec, FixKind } from '../rule-types.js';
 import { absurdInput } from '../levers/input-size.js';
+import { cardMiB } from '../levers.js';
 import type { Evidence } from '../conditions.js';
 import { cachedUnusedMiB, heldElsewhereMiB, holds } from '../conditions.js';
 import { accumulationFor, fewerWorkers, fixedBatchForAutobatch, formatMiB, smallerBatch, smallerImgsz } from './arithmetic.js';
@@ -155,7 +156,9 @@ const MAKERS: Record<FixKind, Maker> = {
   shm_size: ({ incident }, _spec, loc) => ({ ...shmFix(incident, loc), changes: {} }),
   absurd_request: ({ incident }, _spec, loc) => {
     const tried = incident.figures.triedAllocMiB !== undefined ? formatMiB(incident.figures.triedAllocMiB) : t(loc, 'fix.absurd.block');
-    const cap = incident.figures.totalCapacityMiB !== undefined ? t(loc, 'fix.absurd.cap', { total: formatMiB(incident.figures.totalCapacityMiB) }) : '';
+    // The card that makes the request absurd: the message's total, else the card the paste names (conditions.ts).
+    const card = cardMiB(incident);
+    const cap = card !== undefined ? t(loc, 'fix.absurd.cap', { total: formatMiB(card) }) : '';
     // A stated large input reads the request as that input's attention or feature maps, not as a shape that blew up.
     const input = absurdInput(incident);
     return {

@@ -19,6 +19,8 @@ export interface InputPart {
   /** The report says the run works at a smaller input size or length and fails at a larger one: both as stated. */
   smallerWorked?: string;
   largerFailed?: string;
+  /** One failed request of half the card or more, against the card (levers/single-tensor.ts), as quoted. */
+  singleTensorWhy?: string;
 }
 
 /**

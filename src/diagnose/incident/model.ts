@@ -13,5 +13,7 @@ export interface ModelPart {
   dtypeWhy?: string;
   /** The setting or error line that shows training in fp32 with no half precision stated, and the reply's words for it (levers/amp.ts). */
   fp32Setting?: string;
+  /** The report's line that says the run fits with half precision and runs out without it (levers/amp.ts). */
+  halfPrecisionWorked?: string;
   ampWhy?: string;
 }

@@ -38,6 +38,8 @@ export interface RunPart {
   paramsOffloaded?: string;
   /** Gradient (activation) checkpointing is on already. */
   checkpointingOn?: boolean;
+  /** The report's words that the run fits with gradient checkpointing and runs out without it (levers/setting-experiment.ts). */
+  checkpointingWorked?: string;
   /** A diffusers pipeline (several models run in turn: text encoders, UNet/transformer, VAE); levers/static-order.ts. */
   diffusionPipeline?: boolean;
 }

@@ -9,6 +9,7 @@
 import { batchLever } from '../levers.js';
 import { t, type Locale } from '../../core/i18n.js';
 import type { Incident } from '../incident/index.js';
+import { HALF_PRECISION, readSettingWorked } from './setting-experiment.js';
 
 const WINDOW = 512 * 1024;
 const OFF = String.raw`['"]?(?:False|false|no|none|0)(?![\w.])`;
@@ -44,6 +45,9 @@ export function readFp32Training(fullText: string): string | undefined {
   return tf && TF_TRAINING.test(text) ? tf[0] : undefined;
 }
 
+/** The report's line that says the run fits with half precision and runs out without it (model.halfPrecisionWorked). */
+export const readHalfPrecisionWorked = (text: string) => readSettingWorked(text, HALF_PRECISION);
+
 const SMALL_BATCH = 2;
 
 /**
@@ -52,7 +56,11 @@ const SMALL_BATCH = 2;
  * that turns it on by default, and no pre-Volta card named. Who holds the card is checked beside it (conditions.ts).
  */
 export function ampFirst(f: Incident): boolean {
-  if (f.model.fp32Setting === undefined || f.run.inference || f.phase.generating) return false;
+  if (f.run.inference || f.phase.generating) return false;
+  // The report's own experiment proves the lever: half precision fits, full precision does not (whatever else is stated).
+  if (f.model.halfPrecisionWorked !== undefined)
+    return !(f.run.batch !== undefined && f.run.batchDefaultOf === undefined && f.run.batch > SMALL_BATCH) && batchLever(f).holds;
+  if (f.model.fp32Setting === undefined) return false;
   if (f.run.amp === true || (f.run.ampDefaultOn && f.run.amp !== false)) return false;
   // TensorFlow's evidence is read only beside its training frames (readFp32Training).
   const tfTraining = /^OOM when allocating/.test(f.model.fp32Setting);
@@ -64,6 +72,10 @@ export function ampFirst(f: Incident): boolean {
 
 /** The words the reply quotes ({ampWhy}). */
 export function ampWords(f: Incident, loc: Locale | undefined): void {
+  if (f.model.halfPrecisionWorked !== undefined) {
+    f.model.ampWhy = t(loc, 'lever.amp.experiment', { setting: f.model.halfPrecisionWorked });
+    return;
+  }
   if (f.model.fp32Setting === undefined) return;
   const tf = /^OOM when allocating/.test(f.model.fp32Setting);
   f.model.ampWhy = t(loc, tf ? 'lever.amp.tfFloat' : 'lever.amp.stated', { setting: f.model.fp32Setting });

@@ -30,9 +30,38 @@ const FAILS = /\b(?:OOM|out[ -]of[ -]memory|fails?|failed|crash\w{0,3}|errors?)\
 
 const tokens = (v: string) => (/k$/i.test(v) ? Number(v.slice(0, -1)) * 1024 : Number(v));
 
+// A report that ties the failure to raising the length: "with larger cutoff_len like 768, it will cause OOM",
+// "increasing max_length to 4096 runs out of memory", "把 cutoff_len 调大到 4096 就爆显存". The length it ran at is
+// then the one the paste states elsewhere (a setting or its default), below the one that failed.
+const RAISED = /\b(?:larger|longer|bigger|higher|increas\w{0,3}|rais\w{0,3}|enlarg\w{0,3})\b|调大|加大|增大|提高/i;
+
+/** Every stated length of the paste (setting words and values), in order, at most `max`. */
+function statedLengths(lines: string[], max: number): { n: number; quote: string }[] {
+  const out: { n: number; quote: string }[] = [];
+  for (const line of lines) {
+    LENGTH.lastIndex = 0;
+    for (let m = LENGTH.exec(line); m && out.length < max; m = LENGTH.exec(line)) out.push({ n: tokens(m[2]), quote: `${m[1]} ${m[2]}` });
+  }
+  return out;
+}
+
+/** A line that says a larger length fails, and a smaller length the paste states: the report's experiment in two places. */
+function raisedLengthFails(lines: string[]): SmallerInputFacts {
+  for (const line of lines) {
+    if (!line || !RAISED.test(line) || !FAILS.test(line) || WORKS.test(line)) continue;
+    const failed = statedLengths([line], 8);
+    if (!failed.length) continue;
+    const large = failed.reduce((a, b) => (b.n > a.n ? b : a));
+    const ran = statedLengths(lines, 64).filter((l) => l.n > 0 && l.n < large.n);
+    if (ran.length) return { smallerWorked: ran[0].quote, largerFailed: large.quote };
+  }
+  return {};
+}
+
 /** The smaller size or length a line of the report says worked and the larger it says failed, as stated. */
 export function readSmallerInput(text: string): SmallerInputFacts {
-  for (const line of boundedLines(text, MAX_LINES, MAX_LINE)) {
+  const lines = [...boundedLines(text, MAX_LINES, MAX_LINE)];
+  for (const line of lines) {
     if (!line || !WORKS.test(line) || !FAILS.test(line)) continue;
     for (const [re, size, quote] of [
       [IMAGE, (m: RegExpExecArray) => Number(m[1]) * Number(m[2]), (m: RegExpExecArray) => m[0]],
@@ -47,7 +76,7 @@ export function readSmallerInput(text: string): SmallerInputFacts {
       if (small.n > 0 && large.n > small.n) return { smallerWorked: small.quote, largerFailed: large.quote };
     }
   }
-  return {};
+  return raisedLengthFails(lines);
 }
 
 const grows = (f: Incident) => f.series.memoryShape === 'growth' || f.series.memoryShape === 'sawtooth_rising';
