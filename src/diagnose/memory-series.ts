@@ -50,8 +50,9 @@ const YOLO_PROGRESS = /^\s{0,12}(\d{1,5})\/\d{1,5}\s{1,12}(\d{1,4}(?:\.\d{1,3})?
 const MM_EPOCH = /\bEpoch(\((?:train|val|test)\))?\s{0,8}\[\s{0,6}(\d{1,5})\]\[\s{0,8}\d{1,8}\/\d{1,8}\]/;
 // An integer MB followed by a separator ("memory: 6814,", "memory: 3686  grad_norm"): "memory: 10.2G" is prose, not the column.
 const MM_MEMORY = /\bmemory: (\d{1,7})(?=[,\s]|$)/;
-// "eta: 0:10:21  iter: 19  total_loss: 1.6 ... max_mem: 2855M" (detectron2).
-const D2_MAX_MEM = /\bmax_mem: (\d{1,7})M\b/;
+// "eta: 0:10:21  iter: 19  total_loss: 1.6 ... max_mem: 2855M" (detectron2); loggers built on it print the same key
+// without the unit ("... lr: 0.000100  max_mem: 2899"): MB of torch.cuda.max_memory_allocated() either way.
+const D2_MAX_MEM = /\bmax_mem: (\d{1,7})(?:M\b|MB\b|(?=\s|,|$))/;
 // torchvision's reference MetricLogger (also DETR, DINO, MAE, DeiT...): "Epoch: [3]  [ 40/500]  eta: ...  max mem: 5432"
 // (MB of torch.cuda.max_memory_allocated); "Test:  [...]" lines are evaluation's own.
 const METRIC_LOGGER = /^\s{0,40}(?:Epoch: \[(\d{1,5})\])?\s{0,4}\[\s{0,8}\d{1,8}\/\d{1,8}\].{0,600}?\bmax mem: (\d{1,7})(?:\.\d{1,3})?(?:\s|$)/;

@@ -60,7 +60,8 @@ const WORKERS_WORD = /\bworkers?\b|num[_ -]?workers?|workers_per_gpu|\bworker数
 const WORKERS_TIED =
   /\bnum[_ -]?workers?\b|\bworkers?\s{0,2}[=:]\s{0,2}[1-9]|\bDataLoader\b[^\n]{0,30}\bworkers?\b|(?:Dataloader|数据加载)[^\n]{0,6}(?:多线程|多进程)/i;
 const MEMORY_TIED = /\b(?:memory|RAM)\b|内存/i;
-const CAUSE_OR_GROWTH = /\b(?:due to|caused?|caus(?:es|ing)|increas\w{0,4}|grow\w{0,4}|leak\w{0,4}|OOM)\b|造成|导致|泄漏|泄露|一直在?(?:增长|增加|上涨)/i;
+const CAUSE_OR_GROWTH =
+  /\b(?:due to|caused?|caus(?:es|ing)|led to|leads? to|leading to|more and more|increas\w{0,4}|grow\w{0,4}|leak\w{0,4}|OOM)\b|造成|导致|泄漏|泄露|一直在?(?:增长|增加|上涨)/i;
 const LOWERED =
   /\b(?:less|fewer|lower(?:ed)?|reduc(?:e|ed|ing)|decreas(?:e|ed|ing)|smaller)\b|workers?\w{0,20}\s{0,2}(?:=|:|to|of|is set to|set to|为|设置为|设为|改成|改为)\s{0,2}[01]\b|\b[01]\s{1,2}workers?\b|减少|调小|降低|设置为\s{0,2}[01]|设为\s{0,2}[01]/i;
 const NO_CHANGE =
