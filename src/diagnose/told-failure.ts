@@ -209,6 +209,10 @@ function memoryOfPaste(log: LogText, lines: number): Memory {
 const YES_NO_QUESTION =
   /^\s{0,4}(?:(?:is|are|was|were|could|can|may|might|does|do|did|would|will|should|has|have)\b|(?:GPU\s{1,3}|CUDA\s{1,3}|host\s{1,3})?memory\s{1,3}leak\w{0,3}\s{0,3}$)|是否|是不是|有没有/i;
 
+const LEAK_ONLY = /\bleak|泄漏|泄露/i;
+const CLIMB_VERB =
+  /\b(?:increas|grow|grew|ris(?:es|ing)|rose|climb|go(?:es|ing)?\s{1,3}up|more\s{1,3}(?:and\s{1,3}more\s{1,3})?memory)|越来越|增加|增长|上涨|上升/i;
+
 // Which told failure speaks for the paste: a climb explains the failure it ends in; a kill is what happened to the run.
 const RANK: Record<ToldKind, number> = { host_growth: 4, gpu_growth: 3, host_oom: 2, gpu_oom: 1 };
 
@@ -233,10 +237,11 @@ export function readToldFailure(log: LogText): ToldReading {
       if (!clause?.trim()) continue;
       const end = line.indexOf(clause, at) + clause.length;
       at = Math.max(at, end);
-      const asked = clause.trim().length > 0 && /^\s{0,3}[?？]/.test(line.slice(end, end + 4)) && YES_NO_QUESTION.test(clause);
+      const asked = /^\s{0,3}[?？]/.test(line.slice(end, end + 4)) && YES_NO_QUESTION.test(clause) && LEAK_ONLY.test(clause) && !CLIMB_VERB.test(clause);
       const said = readClause(clause, line, pasteMemory, overTheRun);
-      // A climb asked about ("Is there a memory leak somewhere?") is a guess, not an account of one.
-      const read = asked && (said === 'gpu_growth' || said === 'host_growth') ? 'hedged' : said;
+      // A leak only asked about ("Is there a memory leak somewhere?") is a guess: no account of a climb, and a rule's
+      // match on it alone is taken back. A climb the question presupposes ("is it normal that memory keeps increasing?") is told.
+      const read = asked && (said === 'gpu_growth' || said === 'host_growth' || said === 'hedged') ? 'denied' : said;
       overTheRun = RUN_MEASURE.test(clause) && !ANY_MEMORY.test(clause) && !GPU_SUBJECT.test(clause);
       if (read) spoken.add(i);
       if (read === 'denied') negated = true;
