@@ -130,7 +130,38 @@ export function extractMemorySeries(text: string): SeriesPoint[] {
   const csv = smiCsvSeries(text);
   if (csv.length >= MIN_SMI_TABLES) return csv.slice(-MAX_POINTS);
   const printed = printedSeries(text);
-  return (printed.length ? printed : chainedSeries(text)).slice(-MAX_POINTS);
+  if (printed.length) return printed.slice(-MAX_POINTS);
+  const chained = chainedSeries(text);
+  return (chained.length ? chained : proseSeries(text)).slice(-MAX_POINTS);
+}
+
+// Memory told at points of the run in the report's sentences: "after epoch 1 it uses 5 GB, after epoch 3 it uses 9 GB",
+// "at iteration 99 the model uses 3200MB of GPU memory, at iteration 219 it jumps to 7000MB", "第1个epoch显存3G，第5个epoch
+// 显存8G". Two or more readings at points that advance make a series (read only when no tool column, printed line or
+// chain is in the paste). Host memory named with the figure is the host's series' business, not this one.
+const RUN_POINT_FIGURE =
+  /(?:\b(?:after|at|in|on|by)\s{1,3}(?:the\s{1,3})?(?:end\s{1,3}of\s{1,3})?(?:epoch|iteration|iter|step)s?\s{0,2}#?(\d{1,7})|第\s{0,2}(\d{1,7})\s{0,2}个?\s{0,2}(?:epoch|轮|step|iter|次迭代))[^\n\d]{0,60}?(\d{1,6}(?:\.\d{1,3})?)\s?(GiB|GB|G|MiB|MB|M)\b/gi;
+const MAX_PROSE_LINES = 300;
+
+function proseSeries(text: string): SeriesPoint[] {
+  const points: SeriesPoint[] = [];
+  let last = -1;
+  let start = 0;
+  for (let n = 0; n < MAX_PROSE_LINES && start < text.length; n++) {
+    let end = text.indexOf('\n', start);
+    if (end < 0) end = text.length;
+    const line = end - start <= 2000 ? text.slice(start, end) : '';
+    start = end + 1;
+    if (!line || NOT_A_READING.test(line) || (HOST_WORD.test(line) && !GPU_WORD.test(line))) continue;
+    for (const m of line.matchAll(RUN_POINT_FIGURE)) {
+      const at = Number(m[1] ?? m[2]);
+      // Points must advance through the run: a figure told for an earlier point starts no series.
+      if (at <= last) return points.length >= 2 ? points : [];
+      last = at;
+      points.push({ mib: Math.round(Number(m[3]) * TO_MIB[m[4].toUpperCase()]) });
+    }
+  }
+  return points.length >= 2 ? points : [];
 }
 
 // nvidia-smi --query-gpu=...,memory.used --format=csv (often under `-l 1` or `watch`): the header names the column

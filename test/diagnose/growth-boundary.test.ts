@@ -141,6 +141,32 @@ describe('a running peak printed without its unit is a series: one that levels o
   });
 });
 
+describe('memory told at points of the run in prose is a series ("after epoch N it uses X")', () => {
+  it.each([
+    ['After epoch 1 it uses 5 GB of GPU memory, after epoch 3 it uses 9 GB.', [5120, 9216]],
+    ['At iteration 99 the model uses 3200MB of GPU memory, at iteration 219 it jumps to 7000MB', [3200, 7000]],
+    ['第1个epoch显存3G，第5个epoch显存8G', [3072, 8192]],
+  ])('synthetic: %s', (words, mib) => {
+    expect(extractMemorySeries(words).map((p) => p.mib)).toEqual(mib);
+  });
+  it.each([
+    ['one reading is no series', 'At epoch 5 the GPU memory is 10GB'],
+    ['host RAM is the host series', 'After epoch 1 RAM is 5 GB, after epoch 2 RAM is 9 GB'],
+    ['points that go back start no series', 'At step 200 it used 9 GB, at step 100 it used 5 GB'],
+  ])('synthetic, %s', (_why, words) => {
+    expect(extractMemorySeries(words)).toEqual([]);
+  });
+  it('synthetic: the climb told at epochs up to the OOM is the leak first, with the measurement that finds it', async () => {
+    const ds = await diagnoseAll(
+      '-',
+      'After epoch 1 it uses 5 GB of GPU memory, after epoch 3 it uses 9 GB, after epoch 5 it uses 14 GB.\n' +
+        'RuntimeError: CUDA out of memory. Tried to allocate 256.00 MiB (GPU 0; 15.78 GiB total capacity; 14.10 GiB already allocated; 120.50 MiB free; 14.40 GiB reserved in total by PyTorch)',
+    );
+    expect(ds[0].category).toBe('growing_memory_leak');
+    expect(fixText(ds[0])).toMatch(MEASURE);
+  });
+});
+
 describe('host memory the workers "led to": the workers are the lever', () => {
   it('real growth9 4010: "Dataloader workers created more and more subprocess ... led to severe memory loss"', async () => {
     const [first] = await real('growth9', '4010-growing_memory_leak.log');
