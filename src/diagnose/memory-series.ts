@@ -239,9 +239,20 @@ export function extractHostSeries(text: string): SeriesPoint[] {
   return printedSeries(text, true).slice(-MAX_POINTS);
 }
 
+// A size the line sets beside its reading ("batch_size=16 ... 9.1 GB", "resolution 1024: 14 GB", "seq_len 4096"): readings
+// whose size changes from line to line are an experiment over sizes, not a climb at constant work per step.
+const SIZE_KNOB =
+  /\b(?:batch[_ -]?size|bs|batch|resolution|res|img[_ -]?size|image[_ -]?size|imgsz|seq(?:uence)?[_ -]?len(?:gth)?|max[_ -]?len(?:gth)?|context[_ -]?len(?:gth)?|input[_ -]?size|crop[_ -]?size|num[_ -]?frames|n[_ -]?frames)\s{0,3}[=:]?\s{0,3}(\d{1,6}(?:\s?[x×*]\s?\d{1,6})?)\b|(?:分辨率|尺寸|长度)\s{0,3}[=:：]?\s{0,3}(\d{1,6}(?:\s?[x×*]\s?\d{1,6})?)/i;
+
+interface PrintedGroup {
+  points: SeriesPoint[];
+  size?: string;
+  /** The size the lines set changes between readings: an experiment over sizes. */
+  sizeVaries?: true;
+}
+
 function printedSeries(text: string, host = false): SeriesPoint[] {
-  const groups = new Map<string, SeriesPoint[]>();
-  let best: SeriesPoint[] = [];
+  const groups = new Map<string, PrintedGroup>();
   let start = 0;
   for (let n = 0; n < 50_000 && start < text.length; n++) {
     let end = text.indexOf('\n', start);
@@ -257,17 +268,31 @@ function printedSeries(text: string, host = false): SeriesPoint[] {
     if (mib === undefined || !(mib > 0)) continue;
     // A progress bar's glyphs and padding change from line to line (tqdm's "45%|████▌     |"): not part of the template.
     const key = line.trim().replace(TEMPLATE_DIGITS, '#').replace(BAR_GLYPHS, '*').replace(SPACES, ' ');
-    let points = groups.get(key);
-    if (!points) {
+    let group = groups.get(key);
+    if (!group) {
       if (groups.size >= MAX_TEMPLATES) continue;
-      points = [];
-      groups.set(key, points);
+      group = { points: [] };
+      groups.set(key, group);
     }
-    if (points.length < MAX_POINTS) points.push({ mib: Math.round(mib) });
-    if (points.length > best.length) best = points;
+    const knob = SIZE_KNOB.exec(line);
+    const size = knob ? (knob[1] ?? knob[2]) : undefined;
+    if (group.points.length > 0 && size !== group.size) group.sizeVaries = true;
+    group.size = size;
+    if (group.points.length < MAX_POINTS) group.points.push({ mib: Math.round(mib) });
   }
-  return best.length >= MIN_PRINTED ? best : [];
+  // The longest group of readings at one size; on a tie the allocated figure over the reserved one (the allocator's
+  // cache can grow while what tensors hold stays flat: allocated says whether anything is kept).
+  let best: [string, PrintedGroup] | undefined;
+  for (const entry of groups) {
+    if (entry[1].sizeVaries) continue;
+    const n = entry[1].points.length;
+    const m = best?.[1].points.length ?? 0;
+    if (n > m || (best && n === m && ALLOCATED.test(entry[0]) && !ALLOCATED.test(best[0]) && RESERVED.test(best[0]))) best = entry;
+  }
+  return best && best[1].points.length >= MIN_PRINTED ? best[1].points : [];
 }
+const ALLOCATED = /allocated/i;
+const RESERVED = /reserved|cached/i;
 
 /** Noise band: YOLO prints 0.1 GiB steps; the allocator moves in 2-20 MiB blocks. */
 const tolerance = (max: number) => Math.max(48, 0.02 * max);

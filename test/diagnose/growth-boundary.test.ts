@@ -167,6 +167,29 @@ describe('memory told at points of the run in prose is a series ("after epoch N 
   });
 });
 
+describe('printed readings: an experiment over sizes is no climb, allocated decides over reserved', () => {
+  it.each([
+    ['batch sizes', ['batch_size=8 GPU memory 5.1 GB', 'batch_size=16 GPU memory 9.3 GB', 'batch_size=32 GPU memory 17.8 GB']],
+    ['resolutions', ['resolution 512: memory 4.2 GB', 'resolution 768: memory 7.9 GB', 'resolution 1024: memory 13.5 GB']],
+    ['sequence lengths', ['seq_len=1024 allocated 6000 MB', 'seq_len=2048 allocated 9000 MB', 'seq_len=4096 allocated 15000 MB']],
+    ['分辨率', ['分辨率 512 显存 4.2G', '分辨率 768 显存 7.9G', '分辨率 1024 显存 13.5G']],
+  ])('synthetic: readings at rising %s make no series', (_what, lines) => {
+    expect(extractMemorySeries(lines.join('\n'))).toEqual([]);
+  });
+  it('synthetic: readings at one batch size that rise are the climb', () => {
+    const lines = [1, 2, 3, 4].map((i) => `step ${i * 100} bs 32 GPU memory ${4000 + i * 1500} MB`);
+    expect(classifyShape(extractMemorySeries(lines.join('\n')))?.shape).toBe('growth');
+  });
+  it('synthetic: reserved climbing while allocated stays flat is the cache: the allocated series is read, flat', async () => {
+    const lines = [1, 2, 3, 4, 5].map((i) => `step ${i * 100} reserved: ${4000 + i * 1500} MB\nstep ${i * 100} allocated: 3000 MB`);
+    const series = extractMemorySeries(lines.join('\n'));
+    expect(series.map((p) => p.mib)).toEqual([3000, 3000, 3000, 3000, 3000]);
+    expect(classifyShape(series)?.shape).toBe('flat');
+    const ds = await diagnoseAll('-', `${lines.join('\n')}\n${OOM}`);
+    expect(ds.some((d) => d.category === 'growing_memory_leak')).toBe(false);
+  });
+});
+
 describe('host memory the workers "led to": the workers are the lever', () => {
   it('real growth9 4010: "Dataloader workers created more and more subprocess ... led to severe memory loss"', async () => {
     const [first] = await real('growth9', '4010-growing_memory_leak.log');
