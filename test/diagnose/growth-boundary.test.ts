@@ -190,6 +190,33 @@ describe('printed readings: an experiment over sizes is no climb, allocated deci
   });
 });
 
+describe('epochs said in words before the failure feed the incident', () => {
+  const KILL = (words: string) => `Training gets killed\n${words}\nKilled\n`;
+  it.each([
+    'After 14 epochs the process is killed. I have 30GB RAM and num_workers=8.',
+    'The process was killed at epoch 20, num_workers=8.',
+    '在第20个epoch被kill了，num_workers=8',
+  ])('synthetic: a host kill after many epochs is a climb, not the workers: %s', async (words) => {
+    const first = await diagnosePaste(KILL(words));
+    expect(first?.category).toBe('host_oom_killed');
+    expect(fixText(first)).toMatch(/tracemalloc/);
+    expect(first?.fixes[0].changes.workers).toBeUndefined();
+  });
+  it('synthetic: a kill at epoch 2 is no such evidence (the first validation can peak): the workers stay the lever', async () => {
+    const first = await diagnosePaste(KILL('The process is killed at epoch 2. I have 30GB RAM and num_workers=8.'));
+    expect(first?.fixes[0].changes.workers).toBe(4);
+  });
+  it.each(['The training runs fine for 10 epochs, then CUDA out of memory', 'It worked well for 30 epochs and then ran out of GPU memory'])(
+    'synthetic: %s',
+    async (words) => {
+      const first = await diagnosePaste(`OOM\n${words}\n${OOM}`);
+      expect(first?.category).toBe('cuda_oom');
+      expect(first?.fixes[0].changes.batch).toBeUndefined();
+      expect(fixText(first)).toMatch(/ran out only later/);
+    },
+  );
+});
+
 describe('host memory the workers "led to": the workers are the lever', () => {
   it('real growth9 4010: "Dataloader workers created more and more subprocess ... led to severe memory loss"', async () => {
     const [first] = await real('growth9', '4010-growing_memory_leak.log');

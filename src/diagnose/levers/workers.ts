@@ -39,6 +39,15 @@ const EPOCH_AT = String.raw`(?:epochs?\s{0,2}(\d{1,5})|(\d{1,5})\s{0,2}多?\s{0,
 const RAM_AT = String.raw`(\d{1,4})\s{0,2}G(?:B|iB)?\s{0,2}的?\s{0,2}(?:内存|RAM|memory)`;
 const MORE_RAM_MORE_EPOCHS = new RegExp(`${RAM_AT}[^\n]{0,40}?${EPOCH_AT}[^\n]{0,40}?${RAM_AT}[^\n]{0,40}?${EPOCH_AT}`, 'i');
 
+// A kill told after many epochs at the run's settings ("After 14 epochs the process is killed", "在第20个epoch被kill"):
+// the memory each epoch needs fit for epochs, so what the kill ended is a climb; workers' fixed copies fail in the first.
+// Three epochs or fewer can be the first validation's peak (settings.ts reads epochs before an OOM the same way).
+const MANY_EPOCHS = String.raw`(?:[4-9]|[1-9]\d{1,4})`;
+const KILLED_AFTER_EPOCHS = new RegExp(
+  String.raw`\b(?:after|at|in|on|during)\s{1,3}(?:the\s{1,3})?(?:${MANY_EPOCHS}(?:st|nd|rd|th)?\s{1,3}epochs?|epoch\s{1,3}${MANY_EPOCHS})\b[^\n]{0,60}\b(?:killed|kill)\b|\bkilled\b[^\n]{0,40}\b(?:after|at|in|on)\s{1,3}(?:the\s{1,3})?(?:${MANY_EPOCHS}(?:st|nd|rd|th)?\s{1,3}epochs?|epoch\s{1,3}${MANY_EPOCHS})\b|第\s{0,2}${MANY_EPOCHS}\s{0,2}个?\s{0,2}(?:epoch|轮)[^\n]{0,20}(?:被\s{0,2}(?:kill|杀)|killed)`,
+  'i',
+);
+
 /** The line that says a larger RAM let the run go more epochs before it died, if the paste has one. */
 function moreRamMoreEpochs(line: string): boolean {
   const m = MORE_RAM_MORE_EPOCHS.exec(line);
@@ -85,7 +94,8 @@ export function readWorkers(text: string): WorkersFacts {
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i].length <= MAX_LINE ? lines[i] : lines[i].slice(0, MAX_LINE);
     const toldRising = HOST_MEMORY.test(line) && RISES.test(line) && OVER_TIME.test(line) && (!GPU_WORDS.test(line) || NOT_GPU.test(line));
-    if (out.hostGrowth === undefined && (toldRising || (!GPU_WORDS.test(line) && moreRamMoreEpochs(line)))) {
+    const grewToKill = !GPU_WORDS.test(line) && (moreRamMoreEpochs(line) || KILLED_AFTER_EPOCHS.test(line));
+    if (out.hostGrowth === undefined && (toldRising || grewToKill)) {
       out.hostGrowth = quote(line);
       if (/[\u3000-\u9fff\uff00-\uffef]/.test(line)) out.hostGrowthCjk = true;
     }
