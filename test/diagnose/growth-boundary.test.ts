@@ -230,6 +230,21 @@ describe('host memory the workers "led to": the workers are the lever', () => {
   ])('synthetic: %s', (words) => {
     expect(readWorkers(words).growthWorkers).toBeDefined();
   });
+  it('real growth9 4011: RAM (NOT on GPU) keeps decreasing in free -m, "caused by the data from Dataloader"', async () => {
+    const [first] = await real('growth9', '4011-growing_memory_leak.log');
+    expect(first.category).toBe('growing_memory_leak');
+    expect(fixText(first)).toMatch(/^The report ties the climb to the DataLoader workers/);
+  });
+  it.each([
+    ['RAM keeps increasing during training until the kill. I found it is caused by the DataLoader.', true],
+    ['The memory (not on GPU) keeps growing every epoch. The leak comes from the dataloader.', true],
+    // No host climb told: the loader named alone ties nothing.
+    ['Training is slow. I think it is caused by the DataLoader.', false],
+    // The card's climb is the growth rules' business.
+    ['GPU memory keeps increasing during training, caused by the DataLoader.', false],
+  ])('synthetic: %s', (words, tied) => {
+    expect(readWorkers(words).growthWorkers !== undefined).toBe(tied);
+  });
   it('synthetic: a GPU line is the card, not the workers', () => {
     expect(readWorkers('The DataLoader workers led to GPU memory growing').growthWorkers).toBeUndefined();
   });

@@ -28,7 +28,7 @@ const RISES =
   /\b(?:increas(?:es|ed|ing)|grow(?:s|ing)|grew|climb(?:s|ed|ing)|ris(?:es|ing)|rose|goes up|going up|went up|creep(?:s|ing)?|loses|leak(?:s|ing)?)\b|memory leak|越来越|不断(?:增加|增长|上涨|变大)|持续(?:增加|增长|上涨)|逐渐(?:增加|增长|变大)|一直(?:涨|增加|增长)|泄[漏露]|随着[^\n]{0,16}(?:增加|增长|进行)[^\n]{0,4}而?(?:增加|增长|上涨|变大|升高)/i;
 // A GPU line is the card's memory (growth rules read that), unless it says it is not the GPU's.
 const GPU_WORDS = /\bGPU\b|\bCUDA\b|\bVRAM\b|显存/i;
-const NOT_GPU = /\bnot (?:the )?GPU\b|\bnot VRAM\b|不是显存/i;
+const NOT_GPU = /\bnot\s{1,3}(?:on\s{1,3}|in\s{1,3})?(?:the\s{1,3})?(?:GPU|VRAM)\b|不是显存/i;
 // A rise told over time ("during training", "each epoch", "after N epochs", "until killed") or with a leak named.
 const OVER_TIME =
   /\b(?:during|while|through(?:out)?)\s{1,3}(?:the\s{1,3})?(?:training|epochs?|iterations?)\b|\b(?:each|every|per|with each|after)\s{1,3}(?:\d{1,6}\s{1,3})?(?:epochs?|steps?|iterations?|batch(?:es)?)\b|\buntil\b[^\n]{0,40}\bkill|\bgradually\b|\bsteadily\b|\bconstantly\b|\bslowly\b|\bkeeps?\b|\bkept\b|memory leak|越来越|不断|持续|逐渐|一直|泄[漏露]|随着/i;
@@ -69,6 +69,10 @@ const WORKERS_WORD = /\bworkers?\b|num[_ -]?workers?|workers_per_gpu|\bworker数
 const WORKERS_TIED =
   /\bnum[_ -]?workers?\b|\bworkers?\s{0,2}[=:]\s{0,2}[1-9]|\bDataLoader\b[^\n]{0,30}\bworkers?\b|(?:Dataloader|数据加载)[^\n]{0,6}(?:多线程|多进程)/i;
 const MEMORY_TIED = /\b(?:memory|RAM)\b|内存/i;
+// The DataLoader named as the cause in a sentence of its own ("found this issue is caused by the data from Dataloader"):
+// it ties the host climb the paste tells elsewhere to the loader's workers.
+const LOADER_CAUSE =
+  /\b(?:caused\s{1,3}by|due\s{1,3}to|because\s{1,3}of|comes?\s{1,3}from)\s{1,3}(?:the\s{1,3})?(?:data\s{1,3}from\s{1,3}(?:the\s{1,3})?)?DataLoader\b/i;
 const CAUSE_OR_GROWTH =
   /\b(?:due to|caused?|caus(?:es|ing)|led to|leads? to|leading to|more and more|increas\w{0,4}|grow\w{0,4}|leak\w{0,4}|OOM)\b|造成|导致|泄漏|泄露|一直在?(?:增长|增加|上涨)/i;
 const LOWERED =
@@ -104,6 +108,12 @@ export function readWorkers(text: string): WorkersFacts {
     if (out.workersTried === undefined && WORKERS_WORD.test(line) && LOWERED.test(line) && NO_CHANGE.test(line)) out.workersTried = quote(line);
     else if (out.growthWorkers === undefined && WORKERS_TIED.test(line) && MEMORY_TIED.test(line) && CAUSE_OR_GROWTH.test(line) && !GPU_WORDS.test(line))
       out.growthWorkers = quote(line);
+  }
+  if (out.growthWorkers === undefined && out.hostGrowth !== undefined) {
+    const cause = lines.map((l) => l.slice(0, MAX_LINE)).find((l) => LOADER_CAUSE.test(l) && (!GPU_WORDS.test(l) || NOT_GPU.test(l)));
+    // The sentence that names the loader is the evidence the reply quotes.
+    const at = cause ? (LOADER_CAUSE.exec(cause)?.index ?? 0) : 0;
+    if (cause) out.growthWorkers = quote(cause.slice(cause.lastIndexOf('. ', at) + 1));
   }
   if (text.includes(TORCH_HINT)) {
     let last: string | undefined;
