@@ -414,7 +414,7 @@ describe('expert expectations on real logs', () => {
       lever: 0.85,
     },
     // the growth / OOM boundary (told climbs, runs told before the failure, a running peak that levels off): 22/23, 13/21
-    // (named first 11), strict 2 when added; 23/23, 19/21 (18), strict 0 after.
+    // (named first 11), strict 2 when added; 23/23, 19/21 (19), strict 0 after.
     {
       group: 'growth9',
       what: '23 logs, 4000-4022: growth told in words (GPU, host), batch trials, running peaks, one-input and eval confusers',
