@@ -202,6 +202,10 @@ describe('epochs said in words before the failure feed the incident', () => {
     expect(fixText(first)).toMatch(/tracemalloc/);
     expect(first?.fixes[0].changes.workers).toBeUndefined();
   });
+  it('synthetic: dying at the same epoch with more RAM is a fixed need there, no climb', () => {
+    expect(readWorkers('With 16GB RAM the training is killed at epoch 20, with 32GB RAM at epoch 20 too.').hostGrowth).toBeUndefined();
+    expect(readWorkers('With 16GB RAM it is killed at epoch 20, with 32GB RAM at epoch 90.').hostGrowth).toBeDefined();
+  });
   it('synthetic: a kill at epoch 2 is no such evidence (the first validation can peak): the workers stay the lever', async () => {
     const first = await diagnosePaste(KILL('The process is killed at epoch 2. I have 30GB RAM and num_workers=8.'));
     expect(first?.fixes[0].changes.workers).toBe(4);

@@ -37,6 +37,7 @@ const OVER_TIME =
 // epoch 20, with 32GB RAM at epoch 90"): what the run needs grows with the epochs, a climb and not a fixed size.
 const EPOCH_AT = String.raw`(?:epochs?\s{0,2}(\d{1,5})|(\d{1,5})\s{0,2}多?\s{0,2}个?\s{0,2}(?:epochs?|轮))`;
 const RAM_AT = String.raw`(\d{1,4})\s{0,2}G(?:B|iB)?\s{0,2}的?\s{0,2}(?:内存|RAM|memory)`;
+const RAM_SIZES = new RegExp(RAM_AT, 'gi');
 const MORE_RAM_MORE_EPOCHS = new RegExp(`${RAM_AT}[^\n]{0,40}?${EPOCH_AT}[^\n]{0,40}?${RAM_AT}[^\n]{0,40}?${EPOCH_AT}`, 'i');
 
 // A kill told after many epochs at the run's settings ("After 14 epochs the process is killed", "在第20个epoch被kill"):
@@ -98,7 +99,10 @@ export function readWorkers(text: string): WorkersFacts {
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i].length <= MAX_LINE ? lines[i] : lines[i].slice(0, MAX_LINE);
     const toldRising = HOST_MEMORY.test(line) && RISES.test(line) && OVER_TIME.test(line) && (!GPU_WORDS.test(line) || NOT_GPU.test(line));
-    const grewToKill = !GPU_WORDS.test(line) && (moreRamMoreEpochs(line) || KILLED_AFTER_EPOCHS.test(line));
+    // A line that compares RAM sizes says itself whether more RAM bought more epochs (moreRamMoreEpochs): dying at the
+    // same epoch with more RAM is a fixed need at that epoch, no climb.
+    const comparesRam = (line.match(RAM_SIZES) ?? []).length >= 2;
+    const grewToKill = !GPU_WORDS.test(line) && (moreRamMoreEpochs(line) || (!comparesRam && KILLED_AFTER_EPOCHS.test(line)));
     if (out.hostGrowth === undefined && (toldRising || grewToKill)) {
       out.hostGrowth = quote(line);
       if (/[\u3000-\u9fff\uff00-\uffef]/.test(line)) out.hostGrowthCjk = true;
