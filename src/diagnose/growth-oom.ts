@@ -40,3 +40,14 @@ export function orderGrowthAndOom<T extends Ranked>(ranked: T[]): T[] {
   out[oomAt] = leak;
   return out;
 }
+
+/**
+ * Whether the words measure a climb of the card's memory against the run, the evidence of a climb at constant work per
+ * step: a climb told per step or over a count of the run, the run told to go on before the failure ("after a few
+ * iterations"), or epochs that ran first ("after 21 epochs"). "My memory keeps growing" alone is no such evidence, and
+ * a climb the report ties to the input's length or size ("应该是音频长度的问题") is the input, not something kept.
+ */
+export function climbOverRun(incident: Incident): boolean {
+  if (incident.series.riseWithInput !== undefined) return false;
+  return incident.series.toldClimb !== undefined || incident.progress.runToldBeforeFailure !== undefined || incident.progress.oomAfterEpochs !== undefined;
+}

@@ -50,8 +50,9 @@ const YOLO_PROGRESS = /^\s{0,12}(\d{1,5})\/\d{1,5}\s{1,12}(\d{1,4}(?:\.\d{1,3})?
 const MM_EPOCH = /\bEpoch(\((?:train|val|test)\))?\s{0,8}\[\s{0,6}(\d{1,5})\]\[\s{0,8}\d{1,8}\/\d{1,8}\]/;
 // An integer MB followed by a separator ("memory: 6814,", "memory: 3686  grad_norm"): "memory: 10.2G" is prose, not the column.
 const MM_MEMORY = /\bmemory: (\d{1,7})(?=[,\s]|$)/;
-// "eta: 0:10:21  iter: 19  total_loss: 1.6 ... max_mem: 2855M" (detectron2).
-const D2_MAX_MEM = /\bmax_mem: (\d{1,7})M\b/;
+// "eta: 0:10:21  iter: 19  total_loss: 1.6 ... max_mem: 2855M" (detectron2); loggers built on it print the same key
+// without the unit ("... lr: 0.000100  max_mem: 2899"): MB of torch.cuda.max_memory_allocated() either way.
+const D2_MAX_MEM = /\bmax_mem: (\d{1,7})(?:M\b|MB\b|(?=\s|,|$))/;
 // torchvision's reference MetricLogger (also DETR, DINO, MAE, DeiT...): "Epoch: [3]  [ 40/500]  eta: ...  max mem: 5432"
 // (MB of torch.cuda.max_memory_allocated); "Test:  [...]" lines are evaluation's own.
 const METRIC_LOGGER = /^\s{0,40}(?:Epoch: \[(\d{1,5})\])?\s{0,4}\[\s{0,8}\d{1,8}\/\d{1,8}\].{0,600}?\bmax mem: (\d{1,7})(?:\.\d{1,3})?(?:\s|$)/;
@@ -129,7 +130,38 @@ export function extractMemorySeries(text: string): SeriesPoint[] {
   const csv = smiCsvSeries(text);
   if (csv.length >= MIN_SMI_TABLES) return csv.slice(-MAX_POINTS);
   const printed = printedSeries(text);
-  return (printed.length ? printed : chainedSeries(text)).slice(-MAX_POINTS);
+  if (printed.length) return printed.slice(-MAX_POINTS);
+  const chained = chainedSeries(text);
+  return (chained.length ? chained : proseSeries(text)).slice(-MAX_POINTS);
+}
+
+// Memory told at points of the run in the report's sentences: "after epoch 1 it uses 5 GB, after epoch 3 it uses 9 GB",
+// "at iteration 99 the model uses 3200MB of GPU memory, at iteration 219 it jumps to 7000MB", "第1个epoch显存3G，第5个epoch
+// 显存8G". Two or more readings at points that advance make a series (read only when no tool column, printed line or
+// chain is in the paste). Host memory named with the figure is the host's series' business, not this one.
+const RUN_POINT_FIGURE =
+  /(?:\b(?:after|at|in|on|by)\s{1,3}(?:the\s{1,3})?(?:end\s{1,3}of\s{1,3})?(?:epoch|iteration|iter|step)s?\s{0,2}#?(\d{1,7})|第\s{0,2}(\d{1,7})\s{0,2}个?\s{0,2}(?:epoch|轮|step|iter|次迭代))[^\n\d]{0,60}?(\d{1,6}(?:\.\d{1,3})?)\s?(GiB|GB|G|MiB|MB|M)\b/gi;
+const MAX_PROSE_LINES = 300;
+
+function proseSeries(text: string): SeriesPoint[] {
+  const points: SeriesPoint[] = [];
+  let last = -1;
+  let start = 0;
+  for (let n = 0; n < MAX_PROSE_LINES && start < text.length; n++) {
+    let end = text.indexOf('\n', start);
+    if (end < 0) end = text.length;
+    const line = end - start <= 2000 ? text.slice(start, end) : '';
+    start = end + 1;
+    if (!line || NOT_A_READING.test(line) || (HOST_WORD.test(line) && !GPU_WORD.test(line))) continue;
+    for (const m of line.matchAll(RUN_POINT_FIGURE)) {
+      const at = Number(m[1] ?? m[2]);
+      // Points must advance through the run: a figure told for an earlier point starts no series.
+      if (at <= last) return points.length >= 2 ? points : [];
+      last = at;
+      points.push({ mib: Math.round(Number(m[3]) * TO_MIB[m[4].toUpperCase()]) });
+    }
+  }
+  return points.length >= 2 ? points : [];
 }
 
 // nvidia-smi --query-gpu=...,memory.used --format=csv (often under `-l 1` or `watch`): the header names the column
@@ -207,9 +239,20 @@ export function extractHostSeries(text: string): SeriesPoint[] {
   return printedSeries(text, true).slice(-MAX_POINTS);
 }
 
+// A size the line sets beside its reading ("batch_size=16 ... 9.1 GB", "resolution 1024: 14 GB", "seq_len 4096"): readings
+// whose size changes from line to line are an experiment over sizes, not a climb at constant work per step.
+const SIZE_KNOB =
+  /\b(?:batch[_ -]?size|bs|batch|resolution|res|img[_ -]?size|image[_ -]?size|imgsz|seq(?:uence)?[_ -]?len(?:gth)?|max[_ -]?len(?:gth)?|context[_ -]?len(?:gth)?|input[_ -]?size|crop[_ -]?size|num[_ -]?frames|n[_ -]?frames)\s{0,3}[=:]?\s{0,3}(\d{1,6}(?:\s?[x×*]\s?\d{1,6})?)\b|(?:分辨率|尺寸|长度)\s{0,3}[=:：]?\s{0,3}(\d{1,6}(?:\s?[x×*]\s?\d{1,6})?)/i;
+
+interface PrintedGroup {
+  points: SeriesPoint[];
+  size?: string;
+  /** The size the lines set changes between readings: an experiment over sizes. */
+  sizeVaries?: true;
+}
+
 function printedSeries(text: string, host = false): SeriesPoint[] {
-  const groups = new Map<string, SeriesPoint[]>();
-  let best: SeriesPoint[] = [];
+  const groups = new Map<string, PrintedGroup>();
   let start = 0;
   for (let n = 0; n < 50_000 && start < text.length; n++) {
     let end = text.indexOf('\n', start);
@@ -225,17 +268,31 @@ function printedSeries(text: string, host = false): SeriesPoint[] {
     if (mib === undefined || !(mib > 0)) continue;
     // A progress bar's glyphs and padding change from line to line (tqdm's "45%|████▌     |"): not part of the template.
     const key = line.trim().replace(TEMPLATE_DIGITS, '#').replace(BAR_GLYPHS, '*').replace(SPACES, ' ');
-    let points = groups.get(key);
-    if (!points) {
+    let group = groups.get(key);
+    if (!group) {
       if (groups.size >= MAX_TEMPLATES) continue;
-      points = [];
-      groups.set(key, points);
+      group = { points: [] };
+      groups.set(key, group);
     }
-    if (points.length < MAX_POINTS) points.push({ mib: Math.round(mib) });
-    if (points.length > best.length) best = points;
+    const knob = SIZE_KNOB.exec(line);
+    const size = knob ? (knob[1] ?? knob[2]) : undefined;
+    if (group.points.length > 0 && size !== group.size) group.sizeVaries = true;
+    group.size = size;
+    if (group.points.length < MAX_POINTS) group.points.push({ mib: Math.round(mib) });
   }
-  return best.length >= MIN_PRINTED ? best : [];
+  // The longest group of readings at one size; on a tie the allocated figure over the reserved one (the allocator's
+  // cache can grow while what tensors hold stays flat: allocated says whether anything is kept).
+  let best: [string, PrintedGroup] | undefined;
+  for (const entry of groups) {
+    if (entry[1].sizeVaries) continue;
+    const n = entry[1].points.length;
+    const m = best?.[1].points.length ?? 0;
+    if (n > m || (best && n === m && ALLOCATED.test(entry[0]) && !ALLOCATED.test(best[0]) && RESERVED.test(best[0]))) best = entry;
+  }
+  return best && best[1].points.length >= MIN_PRINTED ? best[1].points : [];
 }
+const ALLOCATED = /allocated/i;
+const RESERVED = /reserved|cached/i;
 
 /** Noise band: YOLO prints 0.1 GiB steps; the allocator moves in 2-20 MiB blocks. */
 const tolerance = (max: number) => Math.max(48, 0.02 * max);

@@ -317,6 +317,11 @@ const EPOCHS_BEFORE: RegExp[] = [
     'i',
   ),
   new RegExp(String.raw`\btrained\s{1,3}(?:for\s{1,3})?(${MANY})\s{1,3}epochs?\s{1,3}(?:successfully|fine|without)`, 'i'),
+  // "the training runs fine for 10 epochs, then ...", "it worked well for 30 epochs": the run went on at its settings.
+  new RegExp(
+    String.raw`\b(?:runs?|ran|running|trains?|trained|training|works?|worked)\s{1,3}(?:fine|well|normally|ok(?:ay)?|without\s{1,3}(?:any\s{1,3})?(?:problems?|issues?|errors?))\s{1,3}for\s{1,3}(?:about\s{1,3}|around\s{1,3})?(${MANY})\s{1,3}epochs?\b`,
+    'i',
+  ),
   new RegExp(String.raw`\b(?:on|in|at|during)\s{1,3}(?:the\s{1,3})?(epoch\s{1,3}(?:number\s{1,3})?${MANY}\b|${MANY}(?:st|nd|rd|th)\s{1,3}epoch)`, 'i'),
   new RegExp(String.raw`(?:训练|跑)(?:了|到)?\s?((?:第\s?)?(?:${MANY}|几|多|若干)\s?个?\s?(?:epoch|轮))`, 'i'),
 ];

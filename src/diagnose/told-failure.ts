@@ -31,6 +31,8 @@ export interface ToldFailure {
   clause: string;
   /** Where the same account places the failure: evaluation or inference, generation, the model's load, the data's. */
   phase?: Phase;
+  /** A climb told against the run's own measure ("with each iteration", "in 1000 iterations", "随着训练的进行"). */
+  overRun?: true;
 }
 
 export interface ToldReading {
@@ -68,7 +70,7 @@ const DATA_MEMORY = /\b(?:data\s{0,2}set|dataset|data|images|samples)\b[^\n]{0,6
 // PREDICATES.
 // Failure: the memory ran out, filled, was exceeded, was not enough, blew up.
 const FAILS =
-  /\bout[ -]of[ -]memory\b|\bOOM(?:s|ed|ing)?\b|\b(?:runs?|running|ran)\s{1,3}out\b|\bexceed(?:s|ed|ing)?\s{1,3}(?:the\s{1,3})?(?:available\s{1,3}|total\s{1,3}|GPU\s{1,3}|device\s{1,3}|card['\u2019]?s?\s{1,3})?(?:memory|capacity|limit|VRAM)\b|\bnot\s{1,3}enough\b|\binsufficient\b|\b(?:do|does|did)(?:\s{1,3}not|n['\u2019]t)\s{1,3}have\s{1,3}enough\b|\bexplod(?:e|es|ed|ing)\b|\bblows?\s{1,3}up\b|\bblew\s{1,3}up\b|\boverflow(?:s|ed|ing)?\b|\bexhausted\b|不足|不够|溢出|爆|耗尽|超限|(?:超出|超过)\s{0,2}(?:了\s{0,2})?(?:显存|内存|限制|上限|容量|最大)/i;
+  /\bout[ -]of[ -]memory\b|\b(?:CUDA|GPU)\s{0,2}memory\s{1,3}errors?\b|\bOOM(?:s|ed|ing)?\b|\b(?:runs?|running|ran)\s{1,3}out\b|\bexceed(?:s|ed|ing)?\s{1,3}(?:the\s{1,3})?(?:available\s{1,3}|total\s{1,3}|GPU\s{1,3}|device\s{1,3}|card['\u2019]?s?\s{1,3})?(?:memory|capacity|limit|VRAM)\b|\bnot\s{1,3}enough\b|\binsufficient\b|\b(?:do|does|did)(?:\s{1,3}not|n['\u2019]t)\s{1,3}have\s{1,3}enough\b|\bexplod(?:e|es|ed|ing)\b|\bblows?\s{1,3}up\b|\bblew\s{1,3}up\b|\boverflow(?:s|ed|ing)?\b|\bexhausted\b|不足|不够|溢出|爆|耗尽|超限|(?:超出|超过)\s{0,2}(?:了\s{0,2})?(?:显存|内存|限制|上限|容量|最大)/i;
 // A full card or RAM is usage, not a failure (PyTorch's allocator keeps what it used; "显存满了, GPU 利用率低" is a
 // speed question): it tells the failure only with what followed ("it will stop at the time of full gpu memory").
 const FULL =
@@ -77,13 +79,17 @@ const CONSEQUENCE =
   /\b(?:stop(?:s|ped|ping)?|crash\w{0,3}|fail\w{0,3}|errors?|die[sd]?|freez\w{0,3}|froze|hang(?:s|ing)?|killed|abort\w{0,3})\b|报错|崩|停止|停了|挂了|卡死|失败|被kill|被杀/i;
 // Growth: the memory climbs over the run.
 const GROWS =
-  /\b(?:keeps?|kept|keeping|continu\w{0,6}|gradual(?:ly)?|slowly|steadily|constantly|linearly|always)\s{1,3}(?:to\s{1,3}|be\s{1,3}|on\s{1,3})?(?:increas|grow|ris|climb|go(?:es|ing)?\s{1,3}up)\w{0,4}|\b(?:gradual|steady|slow|continuous|constant|linear)\s{1,3}(?:increase|growth|rise|climb|creep)\b|\b(?:higher|bigger|larger|more)\s{1,3}and\s{1,3}(?:higher|bigger|larger|more)\b|\bmemory\s{1,3}leak\w{0,3}\b|\bleak(?:s|ing|ed)?\s{1,3}(?:GPU\s{1,3}|host\s{1,3})?memory\b|(?:一直|持续|不断|逐渐|越来越|慢慢|不停)\s{0,2}(?:在\s{0,2})?(?:增加|增长|上涨|上升|涨|变大|变多|大|多|升高|飙升)|(?:泄漏|泄露)/i;
+  /\b(?:keeps?|kept|keeping)\s{1,3}(?:on\s{1,3})?(?:using|taking|consuming|eating|allocating|occupying)\s{1,3}more\b|\b(?:keeps?|kept|keeping|continu\w{0,6}|gradual(?:ly)?|slowly|steadily|constantly|linearly|always)\s{1,3}(?:to\s{1,3}|be\s{1,3}|on\s{1,3})?(?:increas|grow|ris|climb|go(?:es|ing)?\s{1,3}up)\w{0,4}|\b(?:gradual|steady|slow|continuous|constant|linear)\s{1,3}(?:increase|growth|rise|climb|creep)\b|\b(?:higher|bigger|larger|more)\s{1,3}and\s{1,3}(?:higher|bigger|larger|more)\b|\bmemory\s{1,3}leak\w{0,3}\b|\bleak(?:s|ing|ed)?\s{1,3}(?:GPU\s{1,3}|host\s{1,3})?memory\b|(?:一直|持续|不断|逐渐|越来越|慢慢|不停)\s{0,2}(?:在\s{0,2})?(?:增加|增长|上涨|上升|涨|变大|变多|大|多|升高|飙升)|(?:泄漏|泄露)/i;
 // Growth told with the run as its measure: "increases as epochs increase", "grows over time", "随着训练的进行...增长".
 const GROWS_WITH_RUN =
-  /\b(?:over\s{1,3}time|as\s{1,3}(?:the\s{1,3})?(?:epochs?|iterations?|steps?|training|time)\s{1,3}(?:goes\s{1,3}on|increases?|progress\w{0,3}|passes)|(?:after|with|in|at|on|for)\s{1,3}(?:every|each)\s{1,3}(?:iteration|iter|step|epoch|batch)|epoch\s{1,3}after\s{1,3}epoch|during\s{1,3}training|while\s{1,3}training)\b|随着[^，。\n]{0,24}(?:增加|增多|进行|推移)|(?:每个?|每一)\s{0,2}(?:iter|iteration|step|epoch|batch|轮|次)/i;
+  /\b(?:over\s{1,3}time|as\s{1,3}(?:the\s{1,3})?(?:epochs?|iterations?|steps?|training|time)\s{1,3}(?:goes\s{1,3}on|increases?|grows?|advances?|continues|progress\w{0,3}|passes)|(?:after|with|in|at|on|for)\s{1,3}(?:every|each)\s{1,3}(?:iteration|iter|step|epoch|batch)|epoch\s{1,3}after\s{1,3}epoch|during\s{1,3}training|while\s{1,3}training)\b|随着[^，。\n]{0,24}(?:增加|增多|进行|推移)|(?:每个?|每一)\s{0,2}(?:iter|iteration|step|epoch|batch|轮|次)/i;
+// A count of the run beside the climb: "in the diffusion 1000 iterations", "over 20 epochs", "within 500 steps".
+const RUN_COUNT =
+  /\b(?:in|over|within|during|for|after)\s{1,3}(?:the\s{1,3})?(?:\w{1,20}\s{1,3})?\d{1,7}[kK]?\s{1,3}(?:iterations?|iters?|steps?|epochs?|batches)\b|\d{1,7}\s{0,2}个?\s{0,2}(?:epoch|step|iter|轮|次迭代)/i;
 // The run as the measure of a Chinese clause of its own: "随着训练的进行", "随着问问题的增多", "随着epoch的增加".
 const RUN_MEASURE = /随着[^，。\n]{0,24}(?:增加|增多|进行|推移|变长|变多)/;
-const INCREASES = /\b(?:increas\w{0,4}|grow\w{0,4}|grew|ris(?:es|ing)|rose|climb\w{0,4}|goes\s{1,3}up|going\s{1,3}up)\b|增加|增长|上涨|上升|变大|涨/i;
+const INCREASES =
+  /\b(?:uses?|using|takes?|taking|consumes?|consuming|occup(?:y|ies|ying))\s{1,3}more\b|\b(?:increas\w{0,4}|grow\w{0,4}|grew|ris(?:es|ing)|rose|climb\w{0,4}|goes\s{1,3}up|going\s{1,3}up)\b|增加|增长|上涨|上升|变大|涨/i;
 // A kill by someone else (the kernel, the OS): passive or by the system; "I killed it" is the user's own act.
 const KILLED =
   /\b(?:was|were|is|are|be|been|being|gets?|got|getting)\s{1,3}(?:\w{2,12}\s{1,3})?killed\b|\bkilled\s{1,3}by\s{1,3}(?:the\s{1,3})?(?:os|kernel|system|oom)|["\u201C]kill["\u201D]\s{1,3}problem|被\s{0,2}(?:kill|killed|杀|杀死|杀掉|系统杀)/i;
@@ -106,7 +112,7 @@ const HEDGED =
 const REQUEST = /^\s{0,4}\[?\s{0,2}(?:feature(?:\s{1,3}request)?|enhancement|proposal|RFC)\s{0,2}[\]:]/i;
 // A failure of the past, already solved, is not this paste's: "At the beginning I was getting out of memory error".
 const PAST =
-  /\b(?:at\s{1,3}(?:the\s{1,3})?(?:beginning|start|first)|at\s{1,3}first|previously|used\s{1,3}to|(?:was|were|got|has\s{1,3}been|have\s{1,3}been)\s{1,3}(?:solved|fixed|resolved|gone))\b|一开始|之前|以前|已经解决|解决了/i;
+  /\b(?:at\s{1,3}(?:the\s{1,3})?(?:beginning|start|first)|at\s{1,3}first)\b(?!\s{1,3}(?:of\s{1,3}(?:the\s{1,3})?)?(?:epoch|step|iteration|iter|batch|forward|backward)s?\b)|\b(?:previously|used\s{1,3}to|(?:was|were|got|has\s{1,3}been|have\s{1,3}been)\s{1,3}(?:solved|fixed|resolved|gone))\b|一开始|之前|以前|已经解决|解决了/i;
 // An item of a list of possible causes ("3) Not enough RAM.") is a hypothesis, not an account.
 const LIST_ITEM = /^\s{0,6}(?:\d{1,2}[.)]|[-*\u2022])\s/;
 // A question about capacity: how much memory, is it enough, what is required ("需要多少显存", "够不够").
@@ -141,6 +147,18 @@ const PHASE_WORDS: [Phase, RegExp][] = [
 
 type Memory = 'gpu' | 'host' | 'unnamed';
 
+// A bare "OOM" / "out of memory" tells no failure without a subject (the message rules read it as an event), but one
+// the clause avoids takes a match on it back: "maybe it's necessary to avoid potential OOM error" is no OOM.
+const BARE_FAILURE = /\bOOMs?\b|\bout[ -]of[ -]memory\b|\bOutOfMemory/i;
+function avoidsBareFailure(clause: string, line: string): boolean {
+  const m = BARE_FAILURE.exec(clause);
+  if (!m || !AVOIDED.test(clause.slice(Math.max(0, m.index - NEGATION_WINDOW), m.index))) return false;
+  // A line that names the failure again elsewhere ("... preventing OOM errors. However, we are seeing OOM errors occur")
+  // may tell it there: only a lone mention is taken back.
+  return line.match(BARE_FAILURE_ALL)?.length === 1;
+}
+const BARE_FAILURE_ALL = new RegExp(BARE_FAILURE.source, 'gi');
+
 /**
  * The failure a clause tells; 'denied' where it names one and takes it back (negated, avoided, a capacity question, a
  * guessed cause, a past failure); 'hedged' where it only supposes one; undefined where it names none.
@@ -152,7 +170,7 @@ function readClause(clause: string, line: string, pasteMemory: Memory, overTheRu
   // A failure told right after the run's own measure ("随着问问题的增多，会出现显存溢出") is a climb over the run.
   const grows = subject ? (GROWS.exec(clause) ?? (GROWS_WITH_RUN.test(clause) ? INCREASES.exec(clause) : overTheRun ? FAILS.exec(clause) : null)) : null;
   const predicate = killed ?? grows ?? fails;
-  if (!predicate) return undefined;
+  if (!predicate) return avoidsBareFailure(clause, line) ? 'denied' : undefined;
   const before = clause.slice(0, predicate.index).replace(NOT_KNOWING, ' ').slice(-NEGATION_WINDOW);
   // Taken back outright: avoided ("to avoid CUDA out of memory"). Negated, supposed, asked or past: tells nothing and
   // takes nothing back (a paste that says "no OOM here" or asks "is 24 GB enough?" may still show the failure elsewhere:
@@ -186,6 +204,15 @@ function memoryOfPaste(log: LogText, lines: number): Memory {
   return host ? 'host' : 'unnamed';
 }
 
+// A yes/no question (an auxiliary first: "Is there a memory leak?", "Could it be a leak?", "是否内存泄漏？") or one that
+// is only its noun ("Memory leak?"): it asks whether, and tells nothing. "Why does GPU memory keep increasing?" tells it.
+const YES_NO_QUESTION =
+  /^\s{0,4}(?:(?:is|are|was|were|could|can|may|might|does|do|did|would|will|should|has|have)\b|(?:GPU\s{1,3}|CUDA\s{1,3}|host\s{1,3})?memory\s{1,3}leak\w{0,3}\s{0,3}$)|是否|是不是|有没有/i;
+
+const LEAK_ONLY = /\bleak|泄漏|泄露/i;
+const CLIMB_VERB =
+  /\b(?:increas|grow|grew|ris(?:es|ing)|rose|climb|go(?:es|ing)?\s{1,3}up|more\s{1,3}(?:and\s{1,3}more\s{1,3})?memory)|越来越|增加|增长|上涨|上升/i;
+
 // Which told failure speaks for the paste: a climb explains the failure it ends in; a kill is what happened to the run.
 const RANK: Record<ToldKind, number> = { host_growth: 4, gpu_growth: 3, host_oom: 2, gpu_oom: 1 };
 
@@ -205,9 +232,16 @@ export function readToldFailure(log: LogText): ToldReading {
     let negated = false;
     // A Chinese clause that only sets the run as the measure ("随着训练的进行") carries it to the next clause.
     let overTheRun = false;
+    let at = 0;
     for (const clause of line.split(CLAUSE_BREAK).slice(0, MAX_CLAUSES)) {
       if (!clause?.trim()) continue;
-      const read = readClause(clause, line, pasteMemory, overTheRun);
+      const end = line.indexOf(clause, at) + clause.length;
+      at = Math.max(at, end);
+      const asked = /^\s{0,3}[?？]/.test(line.slice(end, end + 4)) && YES_NO_QUESTION.test(clause) && LEAK_ONLY.test(clause) && !CLIMB_VERB.test(clause);
+      const said = readClause(clause, line, pasteMemory, overTheRun);
+      // A leak only asked about ("Is there a memory leak somewhere?") is a guess: no account of a climb, and a rule's
+      // match on it alone is taken back. A climb the question presupposes ("is it normal that memory keeps increasing?") is told.
+      const read = asked && (said === 'gpu_growth' || said === 'host_growth' || said === 'hedged') ? 'denied' : said;
       overTheRun = RUN_MEASURE.test(clause) && !ANY_MEMORY.test(clause) && !GPU_SUBJECT.test(clause);
       if (read) spoken.add(i);
       if (read === 'denied') negated = true;
@@ -215,7 +249,8 @@ export function readToldFailure(log: LogText): ToldReading {
       else if (read) {
         affirmed = true;
         const phase = PHASE_WORDS.find(([, words]) => words.test(line))?.[0];
-        found.push({ kind: read, line: i, clause: quote(clause), ...(phase ? { phase } : {}) });
+        const overRun = (read === 'gpu_growth' || read === 'host_growth') && (GROWS_WITH_RUN.test(line) || RUN_COUNT.test(line));
+        found.push({ kind: read, line: i, clause: quote(clause), ...(phase ? { phase } : {}), ...(overRun ? { overRun: true as const } : {}) });
       }
     }
     if (negated && !affirmed) denied.add(i);

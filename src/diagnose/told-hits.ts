@@ -12,6 +12,8 @@ import type { LogText } from './normalize.js';
 import type { Category } from './rule-types.js';
 import { endsNotMemory, finalError } from './final-error.js';
 import { readToldFailure, type ToldFailure, type ToldKind } from './told-failure.js';
+import type { Incident } from './incident/index.js';
+import { climbOverRun } from './growth-oom.js';
 
 const NOT_FAILURE_TEXT = 'The caller indicates that this is not a failure';
 const ALLOCATOR_NOT_FAILURE = new RegExp(NOT_FAILURE_TEXT);
@@ -49,14 +51,30 @@ export function withToldFailure(log: LogText, base: RuleBase, hits: RuleHit[]): 
   return { hits: [...kept, { rule, lines: [told.line], lastLine: told.line, told: true }], told };
 }
 
-/** The diagnoses without the one from the report's words where a rule recognised a memory failure itself. */
-export function withoutToldWhereRecognised<T extends { category: Category; toldInWords?: boolean }>(diagnoses: T[]): T[] {
-  return diagnoses.some((d) => !d.toldInWords && MEMORY.has(d.category)) ? diagnoses.filter((d) => !d.toldInWords) : diagnoses;
+/**
+ * The diagnoses without the one from the report's words where a rule recognised a memory failure itself. A climb told
+ * in words is not what an OOM message says (the message says the card ran out, the words how it got there): it stays
+ * beside a recognised OOM, and goes only where a rule recognised a climb itself.
+ */
+export function withoutToldWhereRecognised<T extends { rule: string; category: Category; toldInWords?: boolean; incident: Incident }>(diagnoses: T[]): T[] {
+  const recognised = diagnoses.filter((d) => !d.toldInWords && MEMORY.has(d.category));
+  if (recognised.length === 0) return diagnoses;
+  // The card's climb told over the run beside the card's OOM (a host climb beside a CUDA OOM is another memory, and a
+  // climb told with no measure of the run is no evidence against the OOM's figures: the message speaks).
+  const keepsClimb = recognised.some((d) => CARD_OOM.has(d.category)) && !recognised.some((d) => d.category === 'growing_memory_leak');
+  return diagnoses.filter((d) => !d.toldInWords || (keepsClimb && d.rule === RULE_OF.gpu_growth && climbOverRun(d.incident)));
 }
 
-/** What a told account adds to the incident: a host kill told while the data loads is the data held in host RAM. */
-export function toldAccount(told: ToldFailure | undefined): { host?: { killedLoadingData: true } } {
-  return told?.kind === 'host_oom' && told.phase === 'data' ? { host: { killedLoadingData: true } } : {};
+const CARD_OOM = new Set<Category>(['cuda_oom', 'fragmentation', 'replica_oom']);
+
+/**
+ * What a told account adds to the incident: a host kill told while the data loads is the data held in host RAM; a climb
+ * of the card's memory told against the run's measure is a climb over steps (growth-oom.ts reads it).
+ */
+export function toldAccount(told: ToldFailure | undefined): { host?: { killedLoadingData: true }; series?: { toldClimb: string } } {
+  if (told?.kind === 'host_oom' && told.phase === 'data') return { host: { killedLoadingData: true } };
+  if (told?.kind === 'gpu_growth' && told.overRun) return { series: { toldClimb: told.clause } };
+  return {};
 }
 
 /** The lines where an allocator says its shortfall was not a failure (TensorFlow's BFC retry warning). */

@@ -53,6 +53,8 @@ GROUPS.push('input8');
 GROUPS.push('words8');
 // growth8/ (issue 23: memory that climbs over steps or epochs, GPU or host RAM, and its confusers; 29 real threads, tuned).
 GROUPS.push('growth8');
+// growth9/ (issue 23: where growth ends and an ordinary OOM begins; 23 real threads, 7 zh, 9 confusers; tuned).
+GROUPS.push('growth9');
 // stacks8/ (issue 23: other stacks' and distributed runs' own message formats: MXNet, Paddle, MindSpore, Caffe, TF, HIP,
 // TensorRT, vLLM, Triton/Paddle shm, NCCL sockets, c10d stores; 4 confusers; 28 real threads, 8 zh; tuned).
 GROUPS.push('stacks8');
@@ -419,6 +421,16 @@ describe('expert expectations on real logs', () => {
       n: 29,
       category: 0.85,
       lever: 0.85,
+    },
+    // the growth / OOM boundary (told climbs, runs told before the failure, a running peak that levels off): 22/23, 13/21
+    // (named first 11), strict 2 when added; 23/23, 19/21 (19), strict 0 after.
+    {
+      group: 'growth9',
+      what: '23 logs, 4000-4022: growth told in words (GPU, host), batch trials, running peaks, one-input and eval confusers',
+      n: 23,
+      category: 0.9,
+      lever: 0.8,
+      strict: 0,
     },
     // each stack's own format and settings: 20/28, 13/23 (named first 9), strict 1 when added; 25/28, 18/23 (16) after.
     {

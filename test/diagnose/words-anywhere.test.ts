@@ -79,7 +79,8 @@ describe('what the reply makes of the words (in process, synthetic variants)', (
   it('a GPU failure told in a body sentence is a GPU OOM, read from the words, with the experiment that decides', async () => {
     const d = await diagnosePaste('Fine-tuning question\nEverything loads. After 300 steps the GPU memory runs out and training stops.\n');
     expect(d?.category).toBe('cuda_oom');
-    expect(d?.fixes[0].summary).toMatch(/batch 1|nvidia-smi|Tried to allocate|own words/);
+    // "After 300 steps": the step fit, so the experiment is the one that tells a climb from one larger input (growth-boundary.test.ts).
+    expect(d?.fixes[0].summary).toMatch(/batch 1|nvidia-smi|Tried to allocate|own words|memory_allocated\(\) every 50 steps/);
   });
 
   it('a GPU failure told in an evaluation sentence gets the evaluation levers, not the training batch', async () => {

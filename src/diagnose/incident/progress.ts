@@ -7,6 +7,8 @@ export interface ProgressPart {
   /** Whole epochs a progress line showed done before the failure. */
   epochsDone?: number;
   progressLine?: string;
+  /** The report says in words that the run went on at its settings for a while before it failed ("after a few iterations", "训练一段时间后"). */
+  runToldBeforeFailure?: string;
   /** The report says the run trained several epochs at these settings before the GPU ran out ("after 21 epochs", "after several epochs"). */
   oomAfterEpochs?: string;
 }

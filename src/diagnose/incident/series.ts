@@ -15,6 +15,10 @@ export interface SeriesPart {
   memorySettled?: boolean;
   /** The paste's line that shows what growing memory keeps (a loss tensor added to a total, outputs appended), trimmed. */
   keptReference?: string;
+  /** A climb of the card's memory the report tells against the run's measure ("with each iteration"), quoted (told-failure.ts). */
+  toldClimb?: string;
+  /** The report names the input's length or size as what drives the memory ("应该是音频长度的问题"): a rise with the input, not a climb. */
+  riseWithInput?: string;
   /** The pasted code or log already calls torch.cuda.empty_cache(): advising it again changes nothing. */
   emptiesCache?: boolean;
 }

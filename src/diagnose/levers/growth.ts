@@ -22,15 +22,27 @@ const APPEND_OUTPUT = /\.(?:append|extend)\(\s{0,3}(?:outputs?|logits|preds?|pre
 const NAMED =
   /without\s{1,3}(?:calling\s{1,3})?\.?item\(\)|\.item\(\)\s{1,3}(?:should|must|needs? to)\s{1,3}be\s{1,3}(?:added|used|called)|\bone more tensor each (?:iteration|step)\b|\b(?:losses|loss tensors?|outputs)\s{1,3}(?:are\s{1,3}|were\s{1,3})?(?:accumulat|stor|kept|saved|append)\w{0,4}\b[^\n]{0,40}\b(?:tensors?|graph|history|Variables?)\b|\bcompounding number of (?:loss )?tensors\b/i;
 
+// The report naming the input's length or size as what drives the memory: "it's probably the audio length",
+// "应该是音频长度的问题", "because of the longer sequences", "caused by large images". Memory that rises with the input
+// is no climb at constant work per step: a growth told beside it is the input, not something kept.
+const INPUT_NOUN = String.raw`(?:sequence|seq|input|audio|image|img|text|sentence|context|prompt|token|video|clip|point\s{0,2}cloud|scene)s?`;
+const INPUT_CAUSE = new RegExp(
+  String.raw`\b(?:due\s{1,3}to|because\s{1,3}of|caused\s{1,3}by|problem\s{1,3}(?:is|with)|issue\s{1,3}(?:is|with)|depends?\s{1,3}on)\s{1,3}(?:the\s{1,3})?(?:(?:long(?:er|est)?|large(?:r|st)?|big(?:ger|gest)?|variable)\s{1,3}${INPUT_NOUN}|${INPUT_NOUN}\s{1,3}(?:length|size|resolution)s?)\b` +
+    String.raw`|(?:音频|序列|句子|文本|输入|图片|图像|视频|样本)\s{0,2}(?:长度|尺寸|大小|太长|过长|太大)\s{0,2}的?\s{0,2}(?:问题|导致|引起|造成|有关|相关)`,
+  'i',
+);
+
 /** The line that shows what the growth keeps, when the paste has one (facts.keptReference). */
 export function readKeptReference(text: string): Incident {
+  let inputCause: string | undefined;
   for (const line of boundedLines(text, MAX_LINES, MAX_LINE)) {
     if (!line) continue;
+    inputCause ??= INPUT_CAUSE.exec(line)?.[0];
     // Code that already keeps numbers is not evidence: "+= loss.item()" ends on item() and fails LOSS_TOTAL.
     if (LOSS_TOTAL.test(line) || APPEND_OUTPUT.test(line) || NAMED.test(line)) {
       const quote = line.trim();
       return incidentOf({ series: { keptReference: quote.length > QUOTE_CHARS ? quote.slice(0, QUOTE_CHARS) + '…' : quote } });
     }
   }
-  return newIncident();
+  return inputCause ? incidentOf({ series: { riseWithInput: inputCause } }) : newIncident();
 }

@@ -56,11 +56,41 @@ export function trainingProgress(text: string): Incident {
     }
   }
   const incident: Incident = newIncident();
+  const told = toldRunBeforeFailure(text);
+  if (told) incident.progress.runToldBeforeFailure = told;
   if (steps !== undefined) incident.progress.stepsDone = steps;
   if (epochs !== undefined && epochs > 0) incident.progress.epochsDone = epochs;
   if (line !== undefined && (incident.progress.stepsDone !== undefined || incident.progress.epochsDone !== undefined))
     incident.progress.progressLine = line.trim().slice(0, 160);
+  // The report's own words are the evidence the reply quotes where no progress line shows the run.
+  else if (told) incident.progress.progressLine = told;
   return incident;
+}
+
+// The report's own words that the run went on at its settings for a while before the failure: "after a few iterations",
+// "after several iterations", "after 2000 steps", "after training for a while", "训练一段时间后", "跑了几个step之后".
+// A step that ran before the failure fit (levers above); a count said in words is what a report has of it. Epochs
+// said in words are settings.ts's oomAfterEpochs. Bounded, per line: linear.
+const TOLD_RUN = [
+  /\bafter\s{1,3}(?:(?:a\s{1,3})?(?:few|several|some|many|multiple|couple\s{1,3}of|hundreds\s{1,3}of|thousands\s{1,3}of)|\d{2,7}[kK]?)\s{1,3}(?:training\s{1,3})?(?:iterations?|iters?|steps?|batch(?:es)?)\b/i,
+  /\bafter\s{1,3}(?:training|running)\s{1,3}(?:for\s{1,3})?(?:a\s{1,3}while|some\s{1,3}time|a\s{1,3}period\s{1,3}of\s{1,3}time)\b/i,
+  /(?:训练|跑|运行|迭代)了?\s{0,2}(?:一段时间|一会儿?|(?:几|若干|\d{2,7})\s{0,2}个?\s{0,2}(?:step|iter|iteration|batch|迭代|次迭代|批次?)s?)\s{0,2}(?:之?后|以后)/i,
+];
+const MAX_TOLD_LINES = 200;
+// A batch size tried in the same sentence ("If I try to use a batch size like 16 it starts training and after 10
+// iterations it throws a Cuda oom error"): the point of failure moves with the batch, a trial of the batch, no climb.
+const BATCH_TRIAL = /\b(?:if|when|once)\s{1,3}I\s{1,3}(?:try|tried|use|used|set|increase|raise|run)\b[^\n]{0,60}\bbatch|(?:如果|当|一旦)[^\n]{0,12}batch/i;
+
+/** The phrase that says the run went on for a while before it failed, if the report says so. */
+export function toldRunBeforeFailure(text: string): string | undefined {
+  for (const line of boundedLines(text, MAX_TOLD_LINES, MAX_LINE)) {
+    if (!line || BATCH_TRIAL.test(line)) continue;
+    for (const re of TOLD_RUN) {
+      const m = line ? re.exec(line) : null;
+      if (m) return m[0].replace(/\s+/g, ' ').trim();
+    }
+  }
+  return undefined;
 }
 
 /** Steps in one run that say the step fit: fewer can be the first steps' warm-up or one unlucky batch. */
@@ -75,5 +105,5 @@ const TRAINING_PHASES = new Set<PhasePart['name']>([undefined, 'forward', 'backw
 export function oomAfterSteps(f: Incident): boolean {
   if (f.run.inference || f.phase.generating || !TRAINING_PHASES.has(f.phase.name)) return false;
   if (f.series.memoryShape === 'flat' || f.progress.oomAfterEpochs !== undefined) return false;
-  return (f.progress.epochsDone ?? 0) >= 1 || (f.progress.stepsDone ?? 0) >= STEPS_THAT_FIT;
+  return (f.progress.epochsDone ?? 0) >= 1 || (f.progress.stepsDone ?? 0) >= STEPS_THAT_FIT || f.progress.runToldBeforeFailure !== undefined;
 }

@@ -28,7 +28,7 @@ const RISES =
   /\b(?:increas(?:es|ed|ing)|grow(?:s|ing)|grew|climb(?:s|ed|ing)|ris(?:es|ing)|rose|goes up|going up|went up|creep(?:s|ing)?|loses|leak(?:s|ing)?)\b|memory leak|越来越|不断(?:增加|增长|上涨|变大)|持续(?:增加|增长|上涨)|逐渐(?:增加|增长|变大)|一直(?:涨|增加|增长)|泄[漏露]|随着[^\n]{0,16}(?:增加|增长|进行)[^\n]{0,4}而?(?:增加|增长|上涨|变大|升高)/i;
 // A GPU line is the card's memory (growth rules read that), unless it says it is not the GPU's.
 const GPU_WORDS = /\bGPU\b|\bCUDA\b|\bVRAM\b|显存/i;
-const NOT_GPU = /\bnot (?:the )?GPU\b|\bnot VRAM\b|不是显存/i;
+const NOT_GPU = /\bnot\s{1,3}(?:on\s{1,3}|in\s{1,3})?(?:the\s{1,3})?(?:GPU|VRAM)\b|不是显存/i;
 // A rise told over time ("during training", "each epoch", "after N epochs", "until killed") or with a leak named.
 const OVER_TIME =
   /\b(?:during|while|through(?:out)?)\s{1,3}(?:the\s{1,3})?(?:training|epochs?|iterations?)\b|\b(?:each|every|per|with each|after)\s{1,3}(?:\d{1,6}\s{1,3})?(?:epochs?|steps?|iterations?|batch(?:es)?)\b|\buntil\b[^\n]{0,40}\bkill|\bgradually\b|\bsteadily\b|\bconstantly\b|\bslowly\b|\bkeeps?\b|\bkept\b|memory leak|越来越|不断|持续|逐渐|一直|泄[漏露]|随着/i;
@@ -37,7 +37,17 @@ const OVER_TIME =
 // epoch 20, with 32GB RAM at epoch 90"): what the run needs grows with the epochs, a climb and not a fixed size.
 const EPOCH_AT = String.raw`(?:epochs?\s{0,2}(\d{1,5})|(\d{1,5})\s{0,2}多?\s{0,2}个?\s{0,2}(?:epochs?|轮))`;
 const RAM_AT = String.raw`(\d{1,4})\s{0,2}G(?:B|iB)?\s{0,2}的?\s{0,2}(?:内存|RAM|memory)`;
+const RAM_SIZES = new RegExp(RAM_AT, 'gi');
 const MORE_RAM_MORE_EPOCHS = new RegExp(`${RAM_AT}[^\n]{0,40}?${EPOCH_AT}[^\n]{0,40}?${RAM_AT}[^\n]{0,40}?${EPOCH_AT}`, 'i');
+
+// A kill told after many epochs at the run's settings ("After 14 epochs the process is killed", "在第20个epoch被kill"):
+// the memory each epoch needs fit for epochs, so what the kill ended is a climb; workers' fixed copies fail in the first.
+// Three epochs or fewer can be the first validation's peak (settings.ts reads epochs before an OOM the same way).
+const MANY_EPOCHS = String.raw`(?:[4-9]|[1-9]\d{1,4})`;
+const KILLED_AFTER_EPOCHS = new RegExp(
+  String.raw`\b(?:after|at|in|on|during)\s{1,3}(?:the\s{1,3})?(?:${MANY_EPOCHS}(?:st|nd|rd|th)?\s{1,3}epochs?|epoch\s{1,3}${MANY_EPOCHS})\b[^\n]{0,60}\b(?:killed|kill)\b|\bkilled\b[^\n]{0,40}\b(?:after|at|in|on)\s{1,3}(?:the\s{1,3})?(?:${MANY_EPOCHS}(?:st|nd|rd|th)?\s{1,3}epochs?|epoch\s{1,3}${MANY_EPOCHS})\b|第\s{0,2}${MANY_EPOCHS}\s{0,2}个?\s{0,2}(?:epoch|轮)[^\n]{0,20}(?:被\s{0,2}(?:kill|杀)|killed)`,
+  'i',
+);
 
 /** The line that says a larger RAM let the run go more epochs before it died, if the paste has one. */
 function moreRamMoreEpochs(line: string): boolean {
@@ -60,7 +70,12 @@ const WORKERS_WORD = /\bworkers?\b|num[_ -]?workers?|workers_per_gpu|\bworker数
 const WORKERS_TIED =
   /\bnum[_ -]?workers?\b|\bworkers?\s{0,2}[=:]\s{0,2}[1-9]|\bDataLoader\b[^\n]{0,30}\bworkers?\b|(?:Dataloader|数据加载)[^\n]{0,6}(?:多线程|多进程)/i;
 const MEMORY_TIED = /\b(?:memory|RAM)\b|内存/i;
-const CAUSE_OR_GROWTH = /\b(?:due to|caused?|caus(?:es|ing)|increas\w{0,4}|grow\w{0,4}|leak\w{0,4}|OOM)\b|造成|导致|泄漏|泄露|一直在?(?:增长|增加|上涨)/i;
+// The DataLoader named as the cause in a sentence of its own ("found this issue is caused by the data from Dataloader"):
+// it ties the host climb the paste tells elsewhere to the loader's workers.
+const LOADER_CAUSE =
+  /\b(?:caused\s{1,3}by|due\s{1,3}to|because\s{1,3}of|comes?\s{1,3}from)\s{1,3}(?:the\s{1,3})?(?:data\s{1,3}from\s{1,3}(?:the\s{1,3})?)?DataLoader\b/i;
+const CAUSE_OR_GROWTH =
+  /\b(?:due to|caused?|caus(?:es|ing)|led to|leads? to|leading to|more and more|increas\w{0,4}|grow\w{0,4}|leak\w{0,4}|OOM)\b|造成|导致|泄漏|泄露|一直在?(?:增长|增加|上涨)/i;
 const LOWERED =
   /\b(?:less|fewer|lower(?:ed)?|reduc(?:e|ed|ing)|decreas(?:e|ed|ing)|smaller)\b|workers?\w{0,20}\s{0,2}(?:=|:|to|of|is set to|set to|为|设置为|设为|改成|改为)\s{0,2}[01]\b|\b[01]\s{1,2}workers?\b|减少|调小|降低|设置为\s{0,2}[01]|设为\s{0,2}[01]/i;
 const NO_CHANGE =
@@ -84,7 +99,11 @@ export function readWorkers(text: string): WorkersFacts {
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i].length <= MAX_LINE ? lines[i] : lines[i].slice(0, MAX_LINE);
     const toldRising = HOST_MEMORY.test(line) && RISES.test(line) && OVER_TIME.test(line) && (!GPU_WORDS.test(line) || NOT_GPU.test(line));
-    if (out.hostGrowth === undefined && (toldRising || (!GPU_WORDS.test(line) && moreRamMoreEpochs(line)))) {
+    // A line that compares RAM sizes says itself whether more RAM bought more epochs (moreRamMoreEpochs): dying at the
+    // same epoch with more RAM is a fixed need at that epoch, no climb.
+    const comparesRam = (line.match(RAM_SIZES) ?? []).length >= 2;
+    const grewToKill = !GPU_WORDS.test(line) && (moreRamMoreEpochs(line) || (!comparesRam && KILLED_AFTER_EPOCHS.test(line)));
+    if (out.hostGrowth === undefined && (toldRising || grewToKill)) {
       out.hostGrowth = quote(line);
       if (/[\u3000-\u9fff\uff00-\uffef]/.test(line)) out.hostGrowthCjk = true;
     }
@@ -93,6 +112,12 @@ export function readWorkers(text: string): WorkersFacts {
     if (out.workersTried === undefined && WORKERS_WORD.test(line) && LOWERED.test(line) && NO_CHANGE.test(line)) out.workersTried = quote(line);
     else if (out.growthWorkers === undefined && WORKERS_TIED.test(line) && MEMORY_TIED.test(line) && CAUSE_OR_GROWTH.test(line) && !GPU_WORDS.test(line))
       out.growthWorkers = quote(line);
+  }
+  if (out.growthWorkers === undefined && out.hostGrowth !== undefined) {
+    const cause = lines.map((l) => l.slice(0, MAX_LINE)).find((l) => LOADER_CAUSE.test(l) && (!GPU_WORDS.test(l) || NOT_GPU.test(l)));
+    // The sentence that names the loader is the evidence the reply quotes.
+    const at = cause ? (LOADER_CAUSE.exec(cause)?.index ?? 0) : 0;
+    if (cause) out.growthWorkers = quote(cause.slice(cause.lastIndexOf('. ', at) + 1));
   }
   if (text.includes(TORCH_HINT)) {
     let last: string | undefined;
