@@ -153,6 +153,18 @@ describe('TensorFlow keeps no autograd graph: its evaluation OOM is the batch it
   });
 });
 
+describe('a title that names the evaluation by its verb places the failure there', () => {
+  it('real: "Abort Validate" over one 7.08 GiB request of a 12 GB card: one full-size validation image (eval9 4210)', async () => {
+    const d = await firstOfCase('eval9', '4210');
+    expect(d?.fixes[0].summary).toMatch(/in evaluation \("Abort Validate"\) on one request of 59%/);
+    expect(d?.fixes[0].summary).toMatch(/in pieces/);
+  });
+  it('synthetic: "Validate fails" titled, the message below', async () => {
+    const d = await diagnosePaste(['Validate fails on the second epoch', oomLine('3.00 GiB', '23.70 GiB', '19.20 GiB', '1.10 GiB', '20.10 GiB')].join('\n'));
+    expect(d?.fixes[0].summary).toMatch(/evaluation/);
+  });
+});
+
 describe('a handler that crashed before retrying is not an OOM again while handling an OOM', () => {
   it('real: TabR evaluation whose OOM handler hits a missing torch.cuda.OutOfMemoryError (eval9 4219)', async () => {
     const d = await firstOfCase('eval9', '4219');

@@ -6,6 +6,22 @@
 import { describe, expect, it } from 'vitest';
 import { diagnosePaste, firstOfCase } from './corpus-case.js';
 
+describe('the card said unable to hold it (撑不住 / 扛不住 / 装不下 / 放不下) is a failure told', () => {
+  it('real: TANGO eval.py "显存撑不住" (zh, eval9 4217)', async () => {
+    const d = await firstOfCase('eval9', '4217');
+    expect(d?.category).toBe('cuda_oom');
+  });
+  it.each([['推理问题\n输入一长，显存就扛不住了'], ['关于测试\n模型太大，显存装不下'], ['评估的问题\n验证集的图片太大，显存放不下']])(
+    '%j is a GPU out-of-memory report (synthetic)',
+    async (text) => {
+      expect((await diagnosePaste(text))?.category).toBe('cuda_oom');
+    },
+  );
+  it('negated it tells nothing (synthetic)', async () => {
+    expect(await diagnosePaste('配置说明\n这样设置之后显存不会撑不住')).toBeUndefined();
+  });
+});
+
 describe('the error quoted as an event in a body sentence tells the failure', () => {
   it("real: DSB2017 test() OOM, the message only in the report's words (zh, eval9 4202)", async () => {
     const d = await firstOfCase('eval9', '4202');

@@ -34,7 +34,7 @@ const AFTER_EVAL = /\bafter\s{1,3}(?:the\s{1,3})?(?:first\s{1,3})?(?:validation|
 // does not ("Evaluation Error Ran out of memory" above "... I encounter a error when doing evaluation"; "预测评估时总是OOM"):
 // an evaluation word at the failure as above, or the evaluation named as the title's subject. A bare "test" is left
 // out (unit tests), and so is a paste whose failure a line places in training (TRAINING_FAILURE).
-const TITLE_EVAL = /\b(?:validation|validating|evaluation|evaluating|evaluate|predicting|prediction)\b|(?:验证|评估|评测|预测)/i;
+const TITLE_EVAL = /\b(?:validation|validating|validate|evaluation|evaluating|evaluate|predicting|prediction)\b|(?:验证|评估|评测|预测)/i;
 // A log line is not a title: a progress bar, a timestamped or levelled logger line, a frame, an exception line. The
 // progress lines themselves are read in phase.ts, where a training line after an evaluation bar ends the evaluation.
 const LOG_LINE =
