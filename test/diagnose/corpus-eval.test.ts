@@ -59,6 +59,8 @@ GROUPS.push('stacks8');
 // static8/ (issue 23: static memory that does not fit and which lever the budget names first: full fine-tunes, ZeRO
 // stage choices, inference weights over the card, 7 controls; 22 real threads, 5 zh; tuned).
 GROUPS.push('static8');
+// eval9/ (issue 23: evaluation, validation and inference-phase OOMs, 22 real threads, 5 zh, 4 confusers; tuned).
+GROUPS.push('eval9');
 // The category vocabulary of /work/corpus-format.md (the same as test/fixtures/eval-dev/cases.json).
 const LABELS = new Set([
   'cuda_oom',
@@ -419,6 +421,16 @@ describe('expert expectations on real logs', () => {
       category: 0.85,
       lever: 0.7,
       strict: 1,
+    },
+    // levers/eval-said.ts, eval-batch.ts and the phase readings: 19/22, 17/22 (named first 6), strict 0 when added; 22/22, 19/22 (14) after.
+    {
+      group: 'eval9',
+      what: '22 logs, 4200-4221: evaluation batch, no_grad, input size and eval_accumulation levers, 4 confusers',
+      n: 22,
+      category: 0.9,
+      lever: 0.8,
+      strict: 0,
+      named: 0.55,
     },
     // levers/static-order.ts: 19/22, 17/22 (named first 11), strict 1 when added; 19/22, 19/22 (18), strict 0 after.
     {
