@@ -129,6 +129,10 @@ const WHOLE_SET =
 // "even with batch size 1", "batch of 1".
 const BATCH_ONE =
   /\bbatch[ _-]?size\s{1,3}(?:is|was)\s{1,3}set\s{1,3}to\s{1,3}1\b(?![.,]?\d)|\bbatch[ _-]?size\W{0,3}(?:=|:|of|to|is|at)?\W{0,3}1\b(?![.,]?\d)|\bbatch(?:\s{1,3}of)?\s{1,3}1\b(?![.,]?\d)|\bbs\s{0,2}=\s{0,2}1\b(?![.,]?\d)/i;
+// A command that runs an evaluation script by its conventional name (an inference script's levers are the weights' and
+// the request's, not the evaluation's); and one that runs a training script.
+const EVAL_COMMAND = /(?:^|[\s`$>])python3?(?:\s{1,3}-[\w-]{1,20}){0,3}\s{1,3}(?:[\w./-]{0,60}[\\/])?(?:test|eval|evaluate|evaluation|validate|val)\.py\b/;
+const TRAIN_COMMAND = /(?:^|[\s`$>])(?:python3?|torchrun|accelerate\s{1,3}launch|deepspeed)\b[^\n]{0,80}?\btrain\w{0,20}\.py\b/;
 const quoted = (line: string) => `"${line.length > QUOTE_CHARS ? line.slice(0, QUOTE_CHARS) + '…' : line}"`;
 
 const lines = (text: string) => boundedLines(text, MAX_LINES, MAX_LINE);
@@ -151,7 +155,11 @@ export function reportedPhase(text: string): PhaseVerdict | undefined {
   let evalFails: string | undefined;
   let namedFn: string | undefined;
   let evalBatchOneSaid = false;
+  let evalCommand: string | undefined;
+  let trainCommand = false;
   for (const line of lines(text)) {
+    if (!evalCommand && EVAL_COMMAND.test(line)) evalCommand = line.trim();
+    if (TRAIN_COMMAND.test(line)) trainCommand = true;
     if (title === undefined && line.trim()) title = line.trim();
     if (FAILURE.test(line)) failure = true;
     if (FAILURE.test(line) && TRAINING_FAILURE.test(line) && !EVAL_WORDS.test(line)) trainingFailure = true;
@@ -181,6 +189,9 @@ export function reportedPhase(text: string): PhaseVerdict | undefined {
   // Training said to work and the evaluation said to fail; or the failing function named, its name an evaluation's.
   if (!said && failure && !trainingFailure && trainingOk && evalFails) said = evalFails;
   if (!said && failure && !trainingFailure && namedFn) said = namedFn;
+  // The run is the repository's own evaluation script (`python tools/test.py ...`, `python eval.py`) and no
+  // training script runs in the paste: an eval-only run, whatever line the failure is on.
+  if (!said && failure && !trainingFailure && evalCommand && !trainCommand) said = evalCommand;
   if (noTrainer) hf = false;
   // A failure the report places in no phase, but whose forward it says ran with gradients on: that forward needed
   // none (evaluation, test or inference), so it is read as an evaluation without no_grad.
