@@ -165,6 +165,26 @@ describe('a title that names the evaluation by its verb places the failure there
   });
 });
 
+describe('a proposal to add no_grad says the forward runs with gradients on', () => {
+  it('real: TANGO "eval.py里可以加下torch.no_grad()，不然显存撑不住" (zh, eval9 4217)', async () => {
+    const d = await firstOfCase('eval9', '4217');
+    expect(d?.category).toBe('cuda_oom');
+    expect(d?.fixes[0].summary).toMatch(/runs with them on/);
+  });
+  it.each([
+    ['Validation OOM\nYou should add torch.no_grad() in validate(), otherwise it runs out of memory.'],
+    ['验证时显存不足\n应该加上 torch.no_grad()，否则显存放不下'],
+  ])('synthetic: %j gets no_grad first', async (text) => {
+    const d = await diagnosePaste(text);
+    expect(d?.fixes[0].summary).toMatch(/no_grad|inference_mode/);
+    expect(d?.fixes[0].summary).toMatch(/runs with them on/);
+  });
+  it('synthetic: code already under no_grad is no such proposal', async () => {
+    const d = await diagnosePaste('Validation OOM\nwith torch.no_grad():\n    out = model(x)\nRuntimeError: CUDA error: out of memory');
+    expect(d?.fixes[0].summary ?? '').not.toMatch(/runs with them on/);
+  });
+});
+
 describe('a handler that crashed before retrying is not an OOM again while handling an OOM', () => {
   it('real: TabR evaluation whose OOM handler hits a missing torch.cuda.OutOfMemoryError (eval9 4219)', async () => {
     const d = await firstOfCase('eval9', '4219');
