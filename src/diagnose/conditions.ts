@@ -18,7 +18,7 @@ import {
   loadInFp32,
 } from './levers.js';
 import { hostLeverUnstated, workersEvidence } from './levers/host-ram.js';
-import { evalBatchNoGrad, evalBatchSaidFits, evalHfGeneratesBatch } from './levers/eval-batch.js';
+import { evalBatchNoGrad, evalBatchSaidFits, evalHfGeneratesBatch, evalPlainGenerates } from './levers/eval-batch.js';
 import { workersBlock, workersFirst, workersNotLever } from './levers/workers.js';
 import { sequenceFirst } from './levers/sequence.js';
 import { inputSaidLargeFirst, inputSizeFirst, visionAtBatchOne } from './levers/input-size.js';
@@ -137,6 +137,7 @@ export const CONDITION_CHECKS: Record<Condition, (e: Evidence) => boolean> = {
   phase_eval_hf_generate_batch: ({ incident }) => evalHfGeneratesBatch(incident),
   phase_eval_batch_said_fits: ({ incident }) => evalBatchSaidFits(incident),
   phase_eval_batch_nograd: ({ incident }) => evalBatchNoGrad(incident),
+  phase_eval_plain_generates: ({ incident }) => evalPlainGenerates(incident),
   phase_eval_lightning: ({ incident }) => evalLightning(incident),
   phase_eval_plain: ({ incident }) => evalPlainNoGrad(incident),
   phase_eval_plain_nograd_shown: ({ incident }) => evalPlainNoGradShown(incident),

@@ -211,6 +211,19 @@ export function phaseFromFrames(frames: Frame[]): PhaseVerdict | undefined {
     if (marker === 'generate') {
       const hfEval = frames.find((g) => markerOf(g) === 'eval' && evalLoopOf([g]) === 'hf');
       if (hfEval) return { phase: 'eval', frame: quote(hfEval), evalLoop: 'hf', evalGenerates: true };
+      // A script's own evaluation function that calls generate() (evaluate.py's evaluate(), a val loop): generation
+      // inside that evaluation, under generate's own no_grad. Not a Keras / TensorFlow file's, nor a generic inference one.
+      const ownEval = frames.find(
+        (g) => markerOf(g) === 'eval' && evalLoopOf([g]) === 'plain' && !TF_FILE.test(g.file) && !/^(?:inference|run_inference|do_inference)$/.test(g.fn),
+      );
+      if (ownEval)
+        return {
+          phase: 'eval',
+          frame: quote(ownEval),
+          evalLoop: 'plain',
+          evalGenerates: true,
+          noGradFrame: `${quote(f)} (generate() runs under torch.no_grad())`,
+        };
     }
     // Reading a shard inside from_pretrained is the model load (its levers are dtype and placement).
     if (marker === 'checkpoint') {

@@ -91,6 +91,7 @@ export const CONDITIONS = [
   'phase_eval_batch_said_fits',
   'phase_eval_batch_nograd',
   'phase_eval_hf_generate_batch',
+  'phase_eval_plain_generates',
   'phase_eval_hf_accumulates',
   'phase_eval_hf_generate',
   'phase_eval_plain_nograd_shown',

@@ -130,6 +130,38 @@ describe("HF's generating evaluation at a stated eval batch: the batch multiplie
   });
 });
 
+describe("a script's own evaluation that calls generate(): prompts per call first, never no_grad", () => {
+  it('real: TALLRec evaluate.py -> evaluate() -> model.generate on a 24 GB card (eval9 4204)', async () => {
+    const d = await firstOfCase('eval9', '4204');
+    evalBatchFirst(d);
+    expect(first(d)).toMatch(/while the evaluation generated \(evaluate\.py, in evaluate\)/);
+    expect(first(d)).toMatch(/already runs without gradients/);
+  });
+  const gen = (outer: string[][]) =>
+    [
+      'Traceback (most recent call last):',
+      ...outer.flat(),
+      ...f(`${SITE}/torch/utils/_contextlib.py`, 'decorate_context', 'return func(*args, **kwargs)'),
+      ...f(`${SITE}/transformers/generation/utils.py`, 'generate', 'return self._sample('),
+      ...f(`${SITE}/transformers/generation/utils.py`, '_sample', 'outputs = self(**model_inputs)'),
+      'torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 3.00 GiB. GPU 0 has a total capacity of 23.65 GiB of which 1.20 GiB is free.',
+    ].join('\n');
+  it('synthetic: a validation loop of its own that generates', async () => {
+    const d = await diagnosePaste(
+      gen([
+        f('run.py', 'main', 'scores = run_validation(model, tok, data)'),
+        f('run.py', 'run_validation', 'out = model.generate(**batch, max_new_tokens=512)'),
+      ]),
+    );
+    evalBatchFirst(d);
+    expect(first(d)).toMatch(/max_new_tokens/);
+  });
+  it('synthetic: a generate() with no evaluation function above it stays inference', async () => {
+    const d = await diagnosePaste(gen([f('chat.py', 'main', 'reply = answer(model, prompt)'), f('chat.py', 'answer', 'out = model.generate(**ids)')]));
+    expect(first(d)).not.toMatch(/while the evaluation generated/);
+  });
+});
+
 describe('TensorFlow keeps no autograd graph: its evaluation OOM is the batch it evaluates, never no_grad', () => {
   it('real: slim eval_image_classifier.py on shape[100,64,224,224] (eval9 4221)', async () => {
     const d = await firstOfCase('eval9', '4221');

@@ -36,3 +36,10 @@ export const evalBatchNoGrad = (f: Incident) =>
 
 /** HF Trainer's generating evaluation at a stated evaluation batch above 1: the batch multiplies the KV cache first. */
 export const evalHfGeneratesBatch = (f: Incident) => evalHfGenerates(f) && batchAboveOne(f);
+
+/**
+ * A script's own evaluation that generates (generate() under its evaluation function): no graph is kept (generate runs
+ * under no_grad), and the KV cache grows with the prompts per call, their length and the beams: the prompts per call
+ * (the evaluation batch) first, then max_new_tokens and num_beams.
+ */
+export const evalPlainGenerates = (f: Incident) => inEval(f) && f.phase.evalLoop === 'plain' && f.eval.evalGenerates === true && f.eval.evalKeras !== true;
