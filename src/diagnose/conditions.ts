@@ -19,6 +19,7 @@ import {
   loadInFp32,
 } from './levers.js';
 import { hostLeverUnstated, workersEvidence } from './levers/host-ram.js';
+import { evalBatchNoGrad, evalBatchSaidFits, evalHfGeneratesBatch, evalPlainGenerates } from './levers/eval-batch.js';
 import { workersBlock, workersFirst, workersNotLever } from './levers/workers.js';
 import { sequenceFirst } from './levers/sequence.js';
 import { STACK_LEVER_CONDITIONS } from './levers/stack-levers.js';
@@ -139,7 +140,11 @@ export const CONDITION_CHECKS: Record<Condition, (e: Evidence) => boolean> = {
   phase_eval_gather: ({ incident }) => evalGathers(incident),
   phase_eval_hf: ({ incident }) => evalHfKeepsLogits(incident),
   phase_eval_hf_accumulates: ({ incident }) => evalHfAccumulates(incident),
-  phase_eval_hf_generate: ({ incident }) => evalHfGenerates(incident),
+  phase_eval_hf_generate: ({ incident }) => evalHfGenerates(incident) && !evalHfGeneratesBatch(incident),
+  phase_eval_hf_generate_batch: ({ incident }) => evalHfGeneratesBatch(incident),
+  phase_eval_batch_said_fits: ({ incident }) => evalBatchSaidFits(incident),
+  phase_eval_batch_nograd: ({ incident }) => evalBatchNoGrad(incident),
+  phase_eval_plain_generates: ({ incident }) => evalPlainGenerates(incident),
   phase_eval_lightning: ({ incident }) => evalLightning(incident),
   phase_eval_plain: ({ incident }) => evalPlainNoGrad(incident),
   phase_eval_plain_nograd_shown: ({ incident }) => evalPlainNoGradShown(incident),

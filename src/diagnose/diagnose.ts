@@ -7,6 +7,7 @@ import { matchRules } from './match.js';
 import { toldAccount, withToldFailure, withoutToldWhereRecognised } from './told-hits.js';
 import { toldPhase } from './told-failure.js';
 import { extractOomFacts } from './facts.js';
+import { longGenerationInCode } from './levers/generation-length.js';
 import { extractSettings } from './settings.js';
 import { holds } from './conditions.js';
 import { whoHoldsMemory } from './holder.js';
@@ -183,6 +184,9 @@ export function diagnose(raw: string, base: RuleBase, loc?: Locale): DiagnoseRes
       // What the report says of an evaluation its frames found (gradients on, the whole set at once) still counts.
       else if (incident.phase.name === 'eval' && saidPhase)
         mergeInto(incident, { eval: { gradsOnStated: saidPhase.gradsOnStated, evalWholeSet: saidPhase.evalWholeSet, evalBatchOne: saidPhase.evalBatchOne } });
+      // No frame places the failure, no training step is shown, the paste's code generates at a long stated length: its length's OOM.
+      if (incident.phase.name === undefined && incident.phase.oomPhase === undefined && !incident.run.training && longGenerationInCode(incident, text))
+        incident.phase.generating = true;
       withToolKnobs(incident, tool, knobs, loc);
       // The phase and the budget give the levers their words: a dtype read from the failed request, the static part against the card.
       inferLoadDtype(incident);

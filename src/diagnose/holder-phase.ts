@@ -57,7 +57,9 @@ export function isGenerating(log: LogText, oomLine: number): boolean {
     for (let l = from, n = 0; step > 0 ? l <= to : l >= to; l += step) {
       const m = FRAME.exec(log.line(l).slice(0, 600));
       if (!m) continue;
-      if (TRAINING_FN.test(m[2]) || /autograd[\\/]|optim[\\/]/.test(m[1])) return false;
+      // torch's grad-mode decorator (autograd/grad_mode.py decorate_context) wraps a no_grad function, not backward.
+      const decorator = m[2] === 'decorate_context' && /autograd[\\/]grad_mode\.py$/.test(m[1]);
+      if (TRAINING_FN.test(m[2]) || (!decorator && /autograd[\\/]|optim[\\/]/.test(m[1]))) return false;
       if (GENERATION_FILE.test(m[1]) || GENERATION_FN.test(m[2])) generating = true;
       if (++n >= 60) break;
     }
@@ -95,7 +97,7 @@ const MODULE_MOVES = new Set(['to', 'cuda', 'half', 'bfloat16', 'float', 'type']
 function phaseOf(frames: { file: string; fn: string }[]): OomPhase | undefined {
   for (const f of frames.slice(0, 5)) {
     if (CONTEXT_FRAMES.test(f.fn) && (CUDA_INIT_FILE.test(f.file) || /^(?:set_device|_lazy_init|_cuda_init)$/.test(f.fn))) return 'context';
-    if (f.fn === 'backward' || /autograd[\\/]/.test(f.file)) return 'backward';
+    if (f.fn === 'backward' || (/autograd[\\/]/.test(f.file) && !(f.fn === 'decorate_context' && /grad_mode\.py$/.test(f.file)))) return 'backward';
     if (OPTIMIZER_FRAMES.test(f.fn) && /optim/.test(f.file)) return 'optimizer';
     if (LOAD_FRAMES.test(f.fn) || (MODULE_MOVES.has(f.fn) && MODULE_FILE.test(f.file))) return 'load';
     // A torch.nn layer's constructor (its __init__ or reset_parameters) allocates the parameters of a model still

@@ -170,9 +170,11 @@ export function whoHoldsMemory(f: Incident, loc?: Locale): HolderVerdict | undef
     return { holder: 'not_capacity', why: t(loc, 'holder.why.notCapacity', { free: MiB(f.figures.freeMiB), tried: MiB(tried) }) };
   }
   // An evaluation whose forwards keep their graphs (a script's own loop with no no_grad shown, or the report says
-  // gradients are on): the card fills with those graphs, and the idle cache beside them (under a tenth of the card) is
-  // their churn; the kept graphs, not the cache's layout, are what failed (levers/eval.ts gives no_grad first).
-  if ((evalPlainNoGrad(f) || evalGradsOnStated(f)) && idle !== undefined && total !== undefined && idle < 0.1 * total) {
+  // gradients are on): the card fills with those graphs, and the idle cache beside them, whatever its size, is their
+  // churn: kept graphs pin blocks between the freed temporaries, so no_grad removes what splits the cache too; the kept
+  // graphs, not the cache's layout, are what failed (levers/eval.ts gives no_grad first). Under no_grad a large idle
+  // cache is the allocator's layout again (below).
+  if ((evalPlainNoGrad(f) || evalGradsOnStated(f)) && idle !== undefined) {
     return { holder: 'activations', why: t(loc, 'holder.why.evalKeptGraphs', { idle: MiB(idle) }) };
   }
   // The idle cache must cover the request and be a material share of the card (5%; 10% of what this

@@ -26,6 +26,8 @@ export interface PhaseVerdict {
   evalWholeSet?: boolean;
   /** The sentence at the failure says the evaluation ran at batch 1. */
   evalBatchOne?: boolean;
+  /** The frames run the evaluation under a grad-mode decorator (@torch.no_grad()): the decorator's frame, quoted. */
+  noGradFrame?: string;
 }
 
 export interface Frame {
@@ -127,6 +129,10 @@ const COLLECTIVE_FN =
 const DDP_FILE = /parallel[\\/]distributed\.py$/;
 const OPTIMIZER_FN = /^(?:_single_tensor_adamw?|_multi_tensor_adamw?|_fused_adamw?|adamw?|_init_group|step)$/;
 const BACKWARD_FN = /^(?:backward|_engine_run_backward|run_backward)$/;
+// torch's grad-mode decorator (@torch.no_grad(), @torch.inference_mode(): autograd/grad_mode.py in torch < 2.0,
+// utils/_contextlib.py after) wraps the function below it: a forward without gradients, not autograd's backward.
+export const GRAD_MODE_DECORATOR = (f: Frame) => f.fn === 'decorate_context' && /(?:autograd[\\/]grad_mode|utils[\\/]_contextlib)\.py$/.test(f.file);
+const AUTOGRAD_FILE = (f: Frame) => /autograd[\\/]/.test(f.file) && !GRAD_MODE_DECORATOR(f);
 const FORWARD_FN = /^(?:forward|_call_impl|_wrapped_call_impl)$/;
 const TRAIN_FN = /^(?:training_step|train_step|_inner_training_loop|train_one_epoch|train_epoch|_run_train|fit_loop|optimizer_step)$/;
 
@@ -151,7 +157,8 @@ function markerOf(f: Frame): Marker | undefined {
   if (f.fn === 'load_state_dict' || f.fn === '_load_from_state_dict') return 'checkpoint';
   if (DATA_FILE.test(f.file)) return 'data';
   if (COLLECTIVE_FN.test(f.fn) || (DDP_FILE.test(f.file) && f.fn === '__init__')) return 'collective';
-  if (BACKWARD_FN.test(f.fn) || /autograd[\\/]/.test(f.file)) return 'backward';
+  if (GRAD_MODE_DECORATOR(f)) return undefined;
+  if (BACKWARD_FN.test(f.fn) || AUTOGRAD_FILE(f)) return 'backward';
   if (OPTIMIZER_FN.test(f.fn) && /optim/.test(f.file)) return 'optimizer';
   if (LOAD_FN.test(f.fn) || (MODULE_MOVES.test(f.fn) && MODULE_FILE.test(f.file))) return 'load';
   if (GENERATE_FN.test(f.fn) && (f.fn === 'generate' || GENERATE_FILE.test(f.file))) return 'generate';
@@ -204,6 +211,19 @@ export function phaseFromFrames(frames: Frame[]): PhaseVerdict | undefined {
     if (marker === 'generate') {
       const hfEval = frames.find((g) => markerOf(g) === 'eval' && evalLoopOf([g]) === 'hf');
       if (hfEval) return { phase: 'eval', frame: quote(hfEval), evalLoop: 'hf', evalGenerates: true };
+      // A script's own evaluation function that calls generate() (evaluate.py's evaluate(), a val loop): generation
+      // inside that evaluation, under generate's own no_grad. Not a Keras / TensorFlow file's, nor a generic inference one.
+      const ownEval = frames.find(
+        (g) => markerOf(g) === 'eval' && evalLoopOf([g]) === 'plain' && !TF_FILE.test(g.file) && !/^(?:inference|run_inference|do_inference)$/.test(g.fn),
+      );
+      if (ownEval)
+        return {
+          phase: 'eval',
+          frame: quote(ownEval),
+          evalLoop: 'plain',
+          evalGenerates: true,
+          noGradFrame: `${quote(f)} (generate() runs under torch.no_grad())`,
+        };
     }
     // Reading a shard inside from_pretrained is the model load (its levers are dtype and placement).
     if (marker === 'checkpoint') {
@@ -225,6 +245,8 @@ function evalVerdict(frames: Frame[], f: Frame, forward: Frame | undefined): Pha
     else if (loop === 'plain' && COLLECT_CODE.test(f.code)) verdict.evalCollects = true;
   }
   if (frames.some((g) => KERAS_FILE.test(g.file))) verdict.evalKeras = true;
+  const decorator = frames.find(GRAD_MODE_DECORATOR);
+  if (decorator) verdict.noGradFrame = `${quote(decorator)} (@torch.no_grad() / inference_mode())`;
   return verdict;
 }
 
@@ -283,7 +305,15 @@ export function withPhase(
   // The incident's phase and evaluation parts as a phase fills them (structurally: the incident's part modules import this file).
   incident: {
     phase: { name?: Phase; phaseFrame?: string; evalLoop?: PhaseVerdict['evalLoop']; gathersPredictions?: boolean };
-    eval: { evalGenerates?: boolean; evalCollects?: boolean; evalKeras?: boolean; gradsOnStated?: string; evalWholeSet?: boolean; evalBatchOne?: boolean };
+    eval: {
+      evalGenerates?: boolean;
+      evalCollects?: boolean;
+      evalKeras?: boolean;
+      gradsOnStated?: string;
+      evalWholeSet?: boolean;
+      evalBatchOne?: boolean;
+      noGradShown?: string;
+    };
   },
   verdict: PhaseVerdict | undefined,
 ): void {
@@ -298,4 +328,5 @@ export function withPhase(
   if (verdict.gradsOnStated) incident.eval.gradsOnStated = verdict.gradsOnStated;
   if (verdict.evalWholeSet) incident.eval.evalWholeSet = true;
   if (verdict.evalBatchOne) incident.eval.evalBatchOne = true;
+  if (verdict.noGradFrame) incident.eval.noGradShown ??= verdict.noGradFrame;
 }

@@ -64,13 +64,18 @@ const HOST_SUBJECT =
   /\b(?:RAM|CPU\s{0,2}(?:memory|RAM|OOM)|host\s{0,2}(?:memory|RAM)|system\s{0,2}(?:memory|RAM)|main\s{0,2}memory|physical\s{0,2}memory|swap)\b|(?:^|[^显卡U占\s])\s{0,2}内存/i;
 // Memory unnamed: the word itself. A bare "OOM" is no subject: the message rules read it told as an event ("I get OOM").
 const ANY_MEMORY = /(?<!\bout[ -]of[ -])\bmemory\b|\bmem\b|\bmemery\b|内存/i;
+// The error's own words told as what the run printed, with no memory named: "提示out of memory", "报错 CUDA out of memory",
+// "出现了OOM", "it throws out of memory", "I got an OOM": the message quoted as an event (a bare "OOM" elsewhere is no
+// subject). Negated, hedged or avoided as any clause is ("if I get OOM", "to avoid out of memory").
+const ERROR_TOLD =
+  /(?:(?:提示|报错?|出现了?|显示|遇到了?|得到)[\u4e00-\u9fff]{0,2}|\b(?:get|gets|got|getting|throws?|threw|shows?|showed|says?|said|raises?|raised|hits?|encounter(?:s|ed|ing)?|receiv(?:e|es|ed|ing)))\s{0,3}(?:an?\s{1,3}|the\s{1,3})?[:：'"`]?\s{0,3}(?:CUDA\s{1,3}|GPU\s{1,3})?(?:out[ -]of[ -]memory|OOM)\b/i;
 // Memory held for a data set is the host's: "the verification data set occupies all the remaining memory".
 const DATA_MEMORY = /\b(?:data\s{0,2}set|dataset|data|images|samples)\b[^\n]{0,60}\bmemory\b|数据集?[^\n]{0,20}内存/i;
 
 // PREDICATES.
 // Failure: the memory ran out, filled, was exceeded, was not enough, blew up.
 const FAILS =
-  /\bout[ -]of[ -]memory\b|\b(?:CUDA|GPU)\s{0,2}memory\s{1,3}errors?\b|\bOOM(?:s|ed|ing)?\b|\b(?:runs?|running|ran)\s{1,3}out\b|\bexceed(?:s|ed|ing)?\s{1,3}(?:the\s{1,3})?(?:available\s{1,3}|total\s{1,3}|GPU\s{1,3}|device\s{1,3}|card['\u2019]?s?\s{1,3})?(?:memory|capacity|limit|VRAM)\b|\bnot\s{1,3}enough\b|\binsufficient\b|\b(?:do|does|did)(?:\s{1,3}not|n['\u2019]t)\s{1,3}have\s{1,3}enough\b|\bexplod(?:e|es|ed|ing)\b|\bblows?\s{1,3}up\b|\bblew\s{1,3}up\b|\boverflow(?:s|ed|ing)?\b|\bexhausted\b|不足|不够|溢出|爆|耗尽|超限|(?:超出|超过)\s{0,2}(?:了\s{0,2})?(?:显存|内存|限制|上限|容量|最大)/i;
+  /\bout[ -]of[ -]memory\b|\b(?:CUDA|GPU)\s{0,2}memory\s{1,3}errors?\b|\bOOM(?:s|ed|ing)?\b|\b(?:runs?|running|ran)\s{1,3}out\b|\bexceed(?:s|ed|ing)?\s{1,3}(?:the\s{1,3})?(?:available\s{1,3}|total\s{1,3}|GPU\s{1,3}|device\s{1,3}|card['\u2019]?s?\s{1,3})?(?:memory|capacity|limit|VRAM)\b|\bnot\s{1,3}enough\b|\binsufficient\b|\b(?:do|does|did)(?:\s{1,3}not|n['\u2019]t)\s{1,3}have\s{1,3}enough\b|\bexplod(?:e|es|ed|ing)\b|\bblows?\s{1,3}up\b|\bblew\s{1,3}up\b|\boverflow(?:s|ed|ing)?\b|\bexhausted\b|不足|不够|溢出|爆|耗尽|超限|撑不住|扛不住|装不下|放不下|(?:超出|超过)\s{0,2}(?:了\s{0,2})?(?:显存|内存|限制|上限|容量|最大)/i;
 // A full card or RAM is usage, not a failure (PyTorch's allocator keeps what it used; "显存满了, GPU 利用率低" is a
 // speed question): it tells the failure only with what followed ("it will stop at the time of full gpu memory").
 const FULL =
@@ -166,7 +171,7 @@ const BARE_FAILURE_ALL = new RegExp(BARE_FAILURE.source, 'gi');
 function readClause(clause: string, line: string, pasteMemory: Memory, overTheRun = false): ToldKind | 'denied' | 'hedged' | undefined {
   const subject: Memory | undefined = GPU_SUBJECT.test(clause) ? 'gpu' : HOST_SUBJECT.test(clause) ? 'host' : ANY_MEMORY.test(clause) ? 'unnamed' : undefined;
   const killed = KILLED.exec(clause);
-  const fails = subject ? (FAILS.exec(clause) ?? (CONSEQUENCE.test(line) ? FULL.exec(clause) : null)) : null;
+  const fails = subject ? (FAILS.exec(clause) ?? (CONSEQUENCE.test(line) ? FULL.exec(clause) : null)) : ERROR_TOLD.exec(clause);
   // A failure told right after the run's own measure ("随着问问题的增多，会出现显存溢出") is a climb over the run.
   const grows = subject ? (GROWS.exec(clause) ?? (GROWS_WITH_RUN.test(clause) ? INCREASES.exec(clause) : overTheRun ? FAILS.exec(clause) : null)) : null;
   const predicate = killed ?? grows ?? fails;
@@ -188,7 +193,7 @@ function readClause(clause: string, line: string, pasteMemory: Memory, overTheRu
     return 'hedged';
   // A kill is the kernel's answer to the host's memory (a full card raises an error, it does not kill the process).
   if (killed) return KILLED_BY_USER.test(clause) ? 'denied' : 'host_oom';
-  const memory = subject === 'unnamed' ? (DATA_MEMORY.test(clause) ? 'host' : pasteMemory) : subject;
+  const memory = subject === 'unnamed' || subject === undefined ? (DATA_MEMORY.test(clause) ? 'host' : pasteMemory) : subject;
   if (grows && predicate === grows) return COMES_BACK.test(clause) ? 'denied' : memory === 'host' ? 'host_growth' : 'gpu_growth';
   return memory === 'host' ? 'host_oom' : 'gpu_oom';
 }

@@ -70,6 +70,8 @@ GROUPS.push('nonpt9');
 // order9/ (issue 23: the lever order when the evidence points past the batch: input size, sequence length, full fine-tunes
 // that shard / offload first, checkpointing, mixed precision; 5 batch controls; 27 real threads, 9 zh; tuned).
 GROUPS.push('order9');
+// eval9/ (issue 23: evaluation, validation and inference-phase OOMs, 22 real threads, 5 zh, 4 confusers; tuned).
+GROUPS.push('eval9');
 // The category vocabulary of /work/corpus-format.md (the same as test/fixtures/eval-dev/cases.json).
 const LABELS = new Set([
   'cuda_oom',
@@ -451,6 +453,16 @@ describe('expert expectations on real logs', () => {
       lever: 0.9,
       strict: 0,
     },
+    // levers/eval-said.ts, eval-batch.ts and the phase readings: 19/22, 17/22 (named first 6), strict 0 when added; 22/22, 21/22 (16) after.
+    {
+      group: 'eval9',
+      what: '22 logs, 4200-4221: evaluation batch, no_grad, input size and eval_accumulation levers, 4 confusers',
+      n: 22,
+      category: 0.9,
+      lever: 0.85,
+      strict: 0,
+      named: 0.6,
+    },
     // levers/static-order.ts: 19/22, 17/22 (named first 11), strict 1 when added; 19/22, 19/22 (18), strict 0 after.
     {
       group: 'static8',
@@ -471,6 +483,7 @@ describe('expert expectations on real logs', () => {
       lever: 0.8,
       strict: 0,
       named: 0.8,
+    },
     // levers/experiment-order.ts, single-tensor.ts, setting-experiment.ts and the larger-length experiment: 15/22, 13/22
     // (named first 5), strict 0 when added (22 cases); 20/27, 18/27 (13), strict 0 after (27 cases).
     {

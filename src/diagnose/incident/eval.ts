@@ -33,4 +33,7 @@ export interface EvalPart {
   evalEngine?: string;
   /** A line names an evaluation batch in words or a form the settings do not read ("for evaluation with batch_size of 4"). */
   evalBatchNamed?: boolean;
+  /** The report says the evaluation runs at this smaller batch ("I don't get OOM only when I set validation batch size = 12"): the words, quoted. */
+  evalBatchFits?: number;
+  evalBatchFitsSaid?: string;
 }

@@ -13,6 +13,7 @@
 import { newIncident, type Incident } from '../incident/index.js';
 import { t, type Locale } from '../../core/i18n.js';
 import { LARGE_INPUT_PIXELS } from '../incident/input.js';
+import { evalBatchSaidToFit, predictWithGenerate } from './eval-said.js';
 const EVAL_BATCH =
   /(?:^|[\s,({'"])(?:--)?((?:per_device_eval|per_gpu_eval|eval|val|valid|validation|test)[-_]batch[-_]size|-vb)(?:[ \t]{1,4}|[ \t]{0,2}[=:][ \t]{0,2})['"]?(\d{1,5})\b/gim;
 // A line that states the evaluation's batch in words or a form the settings do not read ("for evaluation with
@@ -90,6 +91,12 @@ export function readEvalSettings(text: string): Incident {
   // Code shown under no_grad, not a sentence saying it is missing ("runs without `with torch.no_grad()`", "没有加 no_grad").
   const noGrad = NO_GRAD.test(text) ? shownNoGrad(text) : undefined;
   if (noGrad) incident.eval.noGradShown = noGrad;
+  if (predictWithGenerate(text)) incident.eval.evalGenerates = true;
+  const fits = evalBatchSaidToFit(text);
+  if (fits) {
+    incident.eval.evalBatchFits = fits.batch;
+    incident.eval.evalBatchFitsSaid = fits.said;
+  }
   return incident;
 }
 
@@ -224,6 +231,7 @@ const evaluatedBatch = (f: Incident) => evalBatchOf(f) ?? (f.eval.evalBatchOne ?
 export const evalAtBatchOne = (f: Incident) =>
   inEval(f) &&
   evaluatedBatch(f) === 1 &&
+  f.eval.evalBatchFits === undefined &&
   f.phase.gathersPredictions !== true &&
   f.eval.evalCollects !== true &&
   !evalGradsOnStated(f) &&

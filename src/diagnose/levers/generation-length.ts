@@ -11,17 +11,20 @@ import type { Incident, SequencePart } from '../incident/index.js';
 const WINDOW = 512 * 1024;
 /** At this many tokens of context or output and more, one request's KV cache and attention take gigabytes. */
 export const LONG_REQUEST = 8192;
-const VALUE = String.raw`(\d{3,7}|\d{1,4}[kK])(?!\w|\.\d)`;
+// Digits may be grouped as Python and prose write them: "1_000_000", "25,000".
+const VALUE = String.raw`(\d{1,3}(?:[_,]\d{3}){1,2}|\d{3,7}|\d{1,4}[kK])(?!\w|\.\d)`;
+// The context a run is given, by its own names: --context_window / --context-length flags and keys, and the length of
+// the text or prompt stated as a value ("text length=25000", "prompt length: 32k").
 const GENERATION_LENGTH = new RegExp(
-  String.raw`(?:--max[-_]model[-_]len(?:=|[ \t]{1,4})|(?<![\w-])(?:max_new_tokens|max_model_len|max_length)['"]?[ \t]{0,2}[=:][ \t]{0,2})['"]?${VALUE}`,
-  'g',
+  String.raw`(?:--(?:max[-_]model[-_]len|context[-_](?:window|length|len))(?:=|[ \t]{1,4})|(?<![\w-])(?:max_new_tokens|max_model_len|max_length|context_window|context_length|(?:text|prompt|input)[ _]length)['"]?[ \t]{0,2}[=:][ \t]{0,2})['"]?${VALUE}`,
+  'gi',
 );
 
 // transformers' own warning names the prompt's length: "Token indices sequence length is longer than the specified
 // maximum sequence length for this model (150000 > 131072)"; the first number is the tokens one request carries.
 const PROMPT_TOKENS = /Token indices sequence length is longer than the specified maximum sequence length for this model \((\d{3,8}) > \d{1,8}\)/g;
 
-const tokens = (value: string) => (/k$/i.test(value) ? Number(value.slice(0, -1)) * 1024 : Number(value));
+const tokens = (value: string) => (/k$/i.test(value) ? Number(value.slice(0, -1)) * 1024 : Number(value.replace(/[_,]/g, '')));
 
 /** The longest generation length the paste sets, the setting that states it and half of it. */
 export function readGenerationLength(fullText: string): Pick<SequencePart, 'generateLen' | 'generateLenSetting' | 'generateLenNext'> {
@@ -62,4 +65,18 @@ export function servingContextFirst(f: Incident): boolean {
   if (f.run.inference !== true) return false;
   if (f.sequence.generateLen === undefined || f.sequence.generateLen < LONG_REQUEST) return false;
   return !quantizeFirst(f);
+}
+
+// A generation the paste's own code runs: a model's generate() call, a transformers text-generation pipeline, vLLM's
+// LLM(...).generate. Read only where no frame places the failure and no training step is in the paste (diagnose.ts).
+const GENERATION_CALL =
+  /^[ \t]{0,16}(?:[\w.[\]'", ]{1,80}=[ \t]{0,2})?[\w.[\]]{1,60}\.generate\(|\bpipeline\([ \t]{0,2}(?:task[ \t]{0,2}=[ \t]{0,2})?["']text-generation["']/m;
+
+/**
+ * The paste's code runs a generation (a call at a line's start, or a text-generation pipeline) at a stated length of
+ * LONG_REQUEST tokens or more: what the length lever needs, and nothing more (a short request's OOM keeps its holder).
+ */
+export function longGenerationInCode(f: Incident, fullText: string): boolean {
+  if (f.sequence.generateLen === undefined || f.sequence.generateLen < LONG_REQUEST) return false;
+  return GENERATION_CALL.test(fullText.length <= 2 * WINDOW ? fullText : fullText.slice(0, WINDOW) + '\n' + fullText.slice(-WINDOW));
 }

@@ -16,7 +16,7 @@ const QUOTE_CHARS = 140;
 // TensorFlow's exception names the failure too ("ResourceExhaustedError in predict_function").
 // A shortage said in words counts too: "GPU memory not enough", "not enough GPU memory", "exceed the gpu memory".
 const FAILURE =
-  /out of memory|\bOOM\b|OutOfMemory|memory (?:error|exception)|CUDA error|ResourceExhausted|RESOURCE_EXHAUSTED|显存(?:不足|不够|爆|溢出|占满)|爆显存|内存不足|\bmemory\s{1,3}(?:is\s{1,3})?not\s{1,3}enough\b|\bnot\s{1,3}enough\s{1,3}(?:GPU\s{1,3}|CUDA\s{1,3}|VRAM\s{1,3})?memory\b|\bexceed(?:s|ed|ing)?\s{1,3}(?:the\s{1,3})?(?:GPU|CUDA|device)\s{1,3}memory\b/i;
+  /out of memory|\bOOM\b|OutOfMemory|memory (?:error|exception)|CUDA error|ResourceExhausted|RESOURCE_EXHAUSTED|显存(?:不足|不够|爆|溢出|占满|撑不住|扛不住|装不下|放不下)|爆显存|内存不足|\bmemory\s{1,3}(?:is\s{1,3})?not\s{1,3}enough\b|\bnot\s{1,3}enough\s{1,3}(?:GPU\s{1,3}|CUDA\s{1,3}|VRAM\s{1,3})?memory\b|\bexceed(?:s|ed|ing)?\s{1,3}(?:the\s{1,3})?(?:GPU|CUDA|device)\s{1,3}memory\b/i;
 // The phase named at the failure: "during / in / while / on / when" evaluation, validation, eval, predict(ion).
 // "after validation" and "before validation" are left out: the failure is then in the training around it.
 // Testing is evaluation too: "while testing", "in test mode", "on the test set", "during the test phase", "an
@@ -34,7 +34,7 @@ const AFTER_EVAL = /\bafter\s{1,3}(?:the\s{1,3})?(?:first\s{1,3})?(?:validation|
 // does not ("Evaluation Error Ran out of memory" above "... I encounter a error when doing evaluation"; "预测评估时总是OOM"):
 // an evaluation word at the failure as above, or the evaluation named as the title's subject. A bare "test" is left
 // out (unit tests), and so is a paste whose failure a line places in training (TRAINING_FAILURE).
-const TITLE_EVAL = /\b(?:validation|validating|evaluation|evaluating|evaluate|predicting|prediction)\b|(?:验证|评估|评测|预测)/i;
+const TITLE_EVAL = /\b(?:validation|validating|validate|evaluation|evaluating|evaluate|predicting|prediction)\b|(?:验证|评估|评测|预测)/i;
 // A log line is not a title: a progress bar, a timestamped or levelled logger line, a frame, an exception line. The
 // progress lines themselves are read in phase.ts, where a training line after an evaluation bar ends the evaluation.
 const LOG_LINE =
@@ -52,7 +52,7 @@ const TRAINING_FAILURE =
 const TRAINING_OK =
   /\btrain(?:ing)?\b[^\n.!?]{0,30}?\b(?:is|was|are|were|goes|went|works?|worked|runs?|ran|seems?|looks?)\s{1,3}(?:\w{1,10}\s{1,3})?(?:ok|okay|fine|well|normal(?:ly)?|good)\b|训练(?:过程|时|阶段)?(?:中)?(?:一切)?(?:都)?(?:正常|没问题|没有问题|不报错|可以跑)/i;
 const EVAL_FAILS =
-  /\b(?:test(?:ing)?|validation|validating|evaluation|evaluating|eval|inference|predict(?:ion|ing)?)(?:\s{1,3}(?:code|script|step|phase|part|stage|process|loop))?\s{1,3}(?:is|was|gets?|got|gives?|gave|throws?|threw|raises?|fails?|failed|crash(?:es|ed)?)\s{1,3}(?:an?\s{1,3}|the\s{1,3})?(?:error|wrong|OOM|out[ -]of[ -]memory)\b|\brun(?:ning)?\s{1,3}(?:the\s{1,3})?(?:test|eval|evaluation|validation|inference|prediction)\s{1,3}(?:code|script)\b[^\n]{0,30}\b(?:error|fail\w{0,3}|OOM|out[ -]of[ -]memory)\b|(?:测试|验证|评估|推理|预测)[^\n]{0,12}(?:报错|出错|失败|爆显存|显存不足|溢出|OOM)/i;
+  /\b(?:test(?:ing)?|validation|validating|evaluation|evaluating|eval|inference|predict(?:ion|ing)?)(?:\s{1,3}(?:code|script|step|phase|part|stage|process|loop))?\s{1,3}(?:is|was|gets?|got|gives?|gave|throws?|threw|raises?|fails?|failed|crash(?:es|ed)?|goes|went)\s{1,3}(?:an?\s{1,3}|the\s{1,3})?(?:error|wrong|OOM|out[ -]of[ -]memory)\b|\brun(?:ning)?\s{1,3}(?:the\s{1,3})?(?:test|eval|evaluation|validation|inference|prediction)\s{1,3}(?:code|script)\b[^\n]{0,30}\b(?:error|fail\w{0,3}|OOM|out[ -]of[ -]memory)\b|(?:测试|验证|评估|推理|预测)[^\n]{0,12}(?:报错|出错|失败|爆显存|显存不足|溢出|OOM)/i;
 // The report names the function or method that failed, in prose ("for the epochVal method", "when the validate()
 // function is called", "in my evaluate_model function"): its name's words (snake_case or camelCase) say the phase, as a
 // frame's would (phase.ts). A name that begins test_/testX and goes on (test_forward) is pytest's naming, not a loop.
@@ -102,7 +102,10 @@ const HF_SETTINGS =
 const NO_TRAINER = /no_trainer/;
 const LIGHTNING = /\bpytorch_lightning\b|\blightning\.pytorch\b|\bLightningModule\b|\bPyTorch Lightning\b/;
 // Keras by name, its evaluate/predict call, or its compiled evaluation functions (predict_function, test_function).
-const KERAS = /\bkeras\b|\bmodel\.(?:evaluate|predict)\([^\n)]{0,80}\bbatch_size\b|\b(?:predict|test)_function\b/i;
+// TensorFlow's own OOM (ResourceExhaustedError, "OOM when allocating tensor"): a graph framework with no autograd graph to
+// drop either, so its evaluation has the same levers as Keras's.
+const KERAS =
+  /\bkeras\b|\bmodel\.(?:evaluate|predict)\([^\n)]{0,80}\bbatch_size\b|\b(?:predict|test)_function\b|\bResourceExhaustedError\b|\bOOM when allocating tensor\b|\bRESOURCE_EXHAUSTED\b/i;
 // HF Trainer concatenating predictions on the device: named by its function or in words.
 const GATHER_WORDS =
   /\bnested_concat\b|\b(?:aggregat|concatenat|accumulat|gather)\w{0,4}\b[^\n]{0,40}\bpredictions?\b[^\n]{0,40}\bGPU\b|\bpredictions?\b[^\n]{0,60}\b(?:aggregat|concatenat|accumulat|gather)\w{0,4}\b[^\n]{0,40}\bGPU\b/i;
@@ -117,15 +120,19 @@ const COLLECT_WORDS =
 // where a script still marks its evaluation inputs volatile (PyTorch < 0.4's no-grad), so that forward keeps its graph.
 // A forward that needs no gradients yet keeps them is what no_grad / inference_mode fixes.
 const GRADS_ON =
-  /\bwithout\s{1,3}(?:(?:setting|using|calling|adding|wrapping(?:\s{1,3}it)?\s{1,3}in|a|the)\s{1,3}){0,2}['"`]?(?:with\s{1,3})?(?:torch\.)?(?:no_grad|inference_mode)\b|\bwithout\s{1,3}(?:turning|switching|disabling)\s{1,3}(?:off\s{1,3})?(?:the\s{1,3})?(?:gradients?|grad|autograd)(?:\s{1,3}computations?)?\b|\b(?:no_grad|inference_mode)(?:\(\))?['"`]?\s{1,3}(?:is|was)\s{1,3}(?:not|never)\s{1,3}(?:used|set|called)\b|\b(?:does|did|do)(?:\s{1,3}not|n't)\s{1,3}(?:use|call|have)\s{1,3}(?:any\s{1,3})?['"`]?(?:with\s{1,3})?(?:torch\.)?(?:no_grad|inference_mode)|\b(?:there\s{1,3}is\s{1,3}no|missing|forgot(?:ten)?(?:\s{1,3}to\s{1,3}(?:add|use|call|wrap\s{1,3}\w{1,12}\s{1,3}in))?)\s{1,3}(?:a\s{1,3}|the\s{1,3})?['"`]?(?:with\s{1,3})?(?:torch\.)?(?:no_grad|inference_mode)|(?:没有|没|未)(?:加|用|使用|设置)[^\n]{0,14}no_grad|(?:没有|忘了|忘记|缺少|缺)[^\n]{0,24}?no_grad|不(?:加|用|使用|设置)[^\n]{0,14}no_grad|\bvolatile was removed and now has no effect\b/i;
+  /\bwithout\s{1,3}(?:(?:setting|using|calling|adding|wrapping(?:\s{1,3}it)?\s{1,3}in|a|the)\s{1,3}){0,2}['"`]?(?:with\s{1,3})?(?:torch\.)?(?:no_grad|inference_mode)\b|\bwithout\s{1,3}(?:turning|switching|disabling)\s{1,3}(?:off\s{1,3})?(?:the\s{1,3})?(?:gradients?|grad|autograd)(?:\s{1,3}computations?)?\b|\b(?:no_grad|inference_mode)(?:\(\))?['"`]?\s{1,3}(?:is|was)\s{1,3}(?:not|never)\s{1,3}(?:used|set|called)\b|\b(?:does|did|do)(?:\s{1,3}not|n't)\s{1,3}(?:use|call|have)\s{1,3}(?:any\s{1,3})?['"`]?(?:with\s{1,3})?(?:torch\.)?(?:no_grad|inference_mode)|\b(?:there\s{1,3}is\s{1,3}no|missing|forgot(?:ten)?(?:\s{1,3}to\s{1,3}(?:add|use|call|wrap\s{1,3}\w{1,12}\s{1,3}in))?)\s{1,3}(?:a\s{1,3}|the\s{1,3})?['"`]?(?:with\s{1,3})?(?:torch\.)?(?:no_grad|inference_mode)|(?:没有|没|未)(?:加|用|使用|设置)[^\n]{0,14}no_grad|(?:没有|忘了|忘记|缺少|缺)[^\n]{0,24}?no_grad|不(?:加|用|使用|设置)[^\n]{0,14}no_grad|(?:可以|应该|需要|要)(?:加|加上|加下|加个|使用|用)[^\n]{0,14}no_grad|\bshould\s{1,3}(?:add|use|call|wrap\s{1,3}\w{1,20}\s{1,3}in)\s{1,3}(?:a\s{1,3})?['"`]?(?:with\s{1,3})?(?:torch\.)?(?:no_grad|inference_mode)|\bvolatile was removed and now has no effect\b/i;
 // The evaluation fed the whole evaluation set as one batch: "the whole validation dataset (batch_size = 6,854) was
-// passed in", "it feeds in the entire validation set into the network".
+// passed in", "it feeds in the entire validation set into the network", "all the validation sets are treated as a batch".
 const WHOLE_SET =
-  /\b(?:whole|entire|full|complete)\*{0,2}\s{1,3}\*{0,2}(?:validation|val|valid|test|eval|evaluation|dev)\*{0,2}\s{1,3}(?:data\s{0,3})?(?:set|data|split)\b[^\n]{0,80}\b(?:passed|fed|feeds?|given|sent|at once|in one (?:batch|go|forward)|as one batch|into the (?:network|model|net))|\b(?:passe[sd]|feeds?|fed|puts?|sends?)\s{1,3}(?:in\s{1,3})?(?:the\s{1,3})?(?:whole|entire|full|complete)\s{1,3}(?:validation|val|valid|test|eval|evaluation|dev)\s{1,3}(?:data\s{0,3})?(?:set|data|split)\b/i;
+  /\b(?:whole|entire|full|complete|all\s{1,3}(?:of\s{1,3})?the)\*{0,2}\s{1,3}\*{0,2}(?:validation|val|valid|test|eval|evaluation|dev)\*{0,2}\s{1,3}(?:data\s{0,3})?(?:sets?|data|split)\b[^\n]{0,80}\b(?:passed|fed|feeds?|given|sent|at once|in one (?:batch|go|forward)|as (?:one|a (?:single\s{1,3})?)batch|into the (?:network|model|net))|\b(?:passe[sd]|feeds?|fed|puts?|sends?)\s{1,3}(?:in\s{1,3})?(?:the\s{1,3})?(?:whole|entire|full|complete)\s{1,3}(?:validation|val|valid|test|eval|evaluation|dev)\s{1,3}(?:data\s{0,3})?(?:set|data|split)\b/i;
 // The sentence at the failure states the evaluation ran at batch 1: "I've reduced to `batch_size=1` and still",
 // "even with batch size 1", "batch of 1".
 const BATCH_ONE =
   /\bbatch[ _-]?size\s{1,3}(?:is|was)\s{1,3}set\s{1,3}to\s{1,3}1\b(?![.,]?\d)|\bbatch[ _-]?size\W{0,3}(?:=|:|of|to|is|at)?\W{0,3}1\b(?![.,]?\d)|\bbatch(?:\s{1,3}of)?\s{1,3}1\b(?![.,]?\d)|\bbs\s{0,2}=\s{0,2}1\b(?![.,]?\d)/i;
+// A command that runs an evaluation script by its conventional name (an inference script's levers are the weights' and
+// the request's, not the evaluation's); and one that runs a training script.
+const EVAL_COMMAND = /(?:^|[\s`$>])python3?(?:\s{1,3}-[\w-]{1,20}){0,3}\s{1,3}(?:[\w./-]{0,60}[\\/])?(?:test|eval|evaluate|evaluation|validate|val)\.py\b/;
+const TRAIN_COMMAND = /(?:^|[\s`$>])(?:python3?|torchrun|accelerate\s{1,3}launch|deepspeed)\b[^\n]{0,80}?\btrain\w{0,20}\.py\b/;
 const quoted = (line: string) => `"${line.length > QUOTE_CHARS ? line.slice(0, QUOTE_CHARS) + '…' : line}"`;
 
 const lines = (text: string) => boundedLines(text, MAX_LINES, MAX_LINE);
@@ -148,7 +155,11 @@ export function reportedPhase(text: string): PhaseVerdict | undefined {
   let evalFails: string | undefined;
   let namedFn: string | undefined;
   let evalBatchOneSaid = false;
+  let evalCommand: string | undefined;
+  let trainCommand = false;
   for (const line of lines(text)) {
+    if (!evalCommand && EVAL_COMMAND.test(line)) evalCommand = line.trim();
+    if (TRAIN_COMMAND.test(line)) trainCommand = true;
     if (title === undefined && line.trim()) title = line.trim();
     if (FAILURE.test(line)) failure = true;
     if (FAILURE.test(line) && TRAINING_FAILURE.test(line) && !EVAL_WORDS.test(line)) trainingFailure = true;
@@ -178,6 +189,9 @@ export function reportedPhase(text: string): PhaseVerdict | undefined {
   // Training said to work and the evaluation said to fail; or the failing function named, its name an evaluation's.
   if (!said && failure && !trainingFailure && trainingOk && evalFails) said = evalFails;
   if (!said && failure && !trainingFailure && namedFn) said = namedFn;
+  // The run is the repository's own evaluation script (`python tools/test.py ...`, `python eval.py`) and no
+  // training script runs in the paste: an eval-only run, whatever line the failure is on.
+  if (!said && failure && !trainingFailure && evalCommand && !trainCommand) said = evalCommand;
   if (noTrainer) hf = false;
   // A failure the report places in no phase, but whose forward it says ran with gradients on: that forward needed
   // none (evaluation, test or inference), so it is read as an evaluation without no_grad.
