@@ -62,6 +62,9 @@ GROUPS.push('static8');
 // holder9/ (issue 23: pastes that got no diagnosis: busy/unavailable devices, CUDA's OOM while the model is built, host
 // kills in Jupyter's, Ollama's and Windows' words, 2 confusers; 30 real threads, 5 zh; tuned).
 GROUPS.push('holder9');
+// shm9/ (issue 23: /dev/shm and NCCL forms that got no diagnosis or another lever: torchrun's SIGBUS, Ray's object store,
+// NCCL's system error in a container, NCCL's shm attach, 5 confusers; 35 real threads, 8 zh; tuned).
+GROUPS.push('shm9');
 // The category vocabulary of /work/corpus-format.md (the same as test/fixtures/eval-dev/cases.json).
 const LABELS = new Set([
   'cuda_oom',
@@ -429,6 +432,16 @@ describe('expert expectations on real logs', () => {
       group: 'holder9',
       what: '30 logs, 4100-4129: busy or unavailable devices, OOM before any batch or at context creation, host kills in notebook / Ollama / Windows words',
       n: 30,
+      category: 0.9,
+      lever: 0.9,
+      strict: 0,
+    },
+    // SIGBUS of a rank, Docker's host name, Ray's object store, NCCL's shm attach and system error in a container:
+    // 25/35, 22/35 when added; 35/35, 35/35 after.
+    {
+      group: 'shm9',
+      what: '35 logs, 4500-4534: /dev/shm (DataLoader, SIGBUS of ranks, Ray, C++ IPC), NCCL system errors, shm attach, timeouts, rendezvous',
+      n: 35,
       category: 0.9,
       lever: 0.9,
       strict: 0,
