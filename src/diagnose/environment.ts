@@ -40,10 +40,7 @@ const DOCKER =
 // host name is printed is a container: torch elastic's failure record ("host : 494f2fcc8a8d"), a shell prompt
 // ("root@c8680db4aa07:"), NCCL's line prefix ("e66aa18dc444:3171:3171 [0]"). A letter and a digit both: not a number.
 const HEX_ID = '(?=[0-9a-f]{0,11}[a-f])(?=[0-9a-f]{0,11}[0-9])[0-9a-f]{12}';
-const DOCKER_HOSTNAME = new RegExp(
-  `^\\s{0,8}host\\s{0,8}:\\s{0,4}${HEX_ID}\\s{0,4}$|\\broot@${HEX_ID}:|^${HEX_ID}:\\d{1,9}:\\d{1,9} \\[\\d{1,3}\\]`,
-  'm',
-);
+const DOCKER_HOSTNAME = new RegExp(`^\\s{0,8}host\\s{0,8}:\\s{0,4}${HEX_ID}\\s{0,4}$|\\broot@${HEX_ID}:|^${HEX_ID}:\\d{1,9}:\\d{1,9} \\[\\d{1,3}\\]`, 'm');
 const KUBERNETES = /(?:^|[\s$>`'"])kubectl\s{1,3}\w|\bemptyDir\s{0,2}:|\/var\/run\/secrets\/kubernetes\.io\b|\bKUBERNETES_SERVICE_HOST\b/m;
 const ROCM = /\bHIP out of memory\b|\bhipError\w{0,40}|\bHIP runtime version: \d|\+rocm\d|\bAMD Instinct\b|\brocm-smi\b|HIP_VISIBLE_DEVICES/;
 
