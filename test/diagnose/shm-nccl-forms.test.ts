@@ -186,3 +186,34 @@ describe('An NCCL segment a peer cannot attach to is missing, not a full /dev/sh
     expect((await diagnosePaste('OSError: [Errno 28] No space left on device, /dev/shm is full'))?.category).toBe('shm_exhausted');
   });
 });
+
+describe("A rank's own OOM before the others' watchdog timeouts is the first failure, also when its message is a long one", () => {
+  const OOM =
+    'torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 336.00 MiB. GPU 2 has a total capacity of 79.15 GiB of which 141.25 MiB is free. Including non-PyTorch memory, this process has 78.99 GiB memory in use. Of the allocated memory 77.21 GiB is allocated by PyTorch, and 283.51 MiB is reserved by PyTorch but unallocated. If reserved but unallocated memory is large try setting PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True to avoid fragmentation.';
+  const TIMEOUT =
+    '[rank5]:[E ProcessGroupNCCL.cpp:563] [Rank 5] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=15734, OpType=ALLREDUCE, NumelIn=220084533, NumelOut=220084533, Timeout(ms)=600000) ran for 600037 milliseconds before timing out.';
+
+  it('real shm9/4535 (confuser): rank 11 OOMs in attention, ranks 5-14 then time out: the OOM is answered, not NCCL', async () => {
+    const d = await firstOfCase('shm9', '4535');
+    expect(d?.category).not.toBe('nccl_or_distributed');
+    expect(d?.rule).toMatch(/^cuda-oom/);
+  });
+
+  // synthetic: PyTorch 2.x's [rankN]: prefix, the 2.x message past 300 characters, then the waiting ranks
+  it('synthetic: [rank2]: OOM (a 400-character message), then two ranks time out', async () => {
+    const text = ['[rank2]:   File "train.py", line 210, in step', '[rank2]:     loss.backward()', `[rank2]: ${OOM}`, TIMEOUT, TIMEOUT.replace(/5/g, '3')].join(
+      '\n',
+    );
+    expect((await diagnosePaste(text))?.category).toBe('cuda_oom');
+  });
+
+  it('synthetic near miss: the timeouts come first and an OOM only after the watchdog tore the ranks down: NCCL stays first', async () => {
+    const text = [
+      TIMEOUT,
+      '[rank5]: RuntimeError: NCCL communicator was aborted on rank 5.',
+      ...Array.from({ length: 160 }, (_, i) => `step ${i} skipped`),
+      `[rank2]: ${OOM}`,
+    ].join('\n');
+    expect((await diagnosePaste(text))?.category).toBe('nccl_or_distributed');
+  });
+});
