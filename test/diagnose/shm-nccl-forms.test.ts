@@ -217,3 +217,36 @@ describe("A rank's own OOM before the others' watchdog timeouts is the first fai
     expect((await diagnosePaste(text))?.category).toBe('nccl_or_distributed');
   });
 });
+
+describe('Every rank stuck in its first collective: the ranks never moved data (P2P / network); no rank fell behind', () => {
+  it.each(['4523', '4524', '4525'])('real shm9/%s: SeqNum=1 on every rank: NCCL_P2P_DISABLE before any lagging rank', async (n) => {
+    const s = summary(await firstOfCase('shm9', n));
+    expect(s).toMatch(/^No collective ever completed/);
+    expect(s).toMatch(/NCCL_P2P_DISABLE=1/);
+  });
+
+  // synthetic: PyTorch 2.3+'s "last completed NCCL work: -1" without a SeqNum, and a subgroup's first collective
+  it.each([
+    [
+      'completed -1',
+      '[rank1]:[E ProcessGroupNCCL.cpp:1834] [PG ID 0 PG GUID 0(default_pg) Rank 1] Timeout at NCCL work: 1, last enqueued NCCL work: 1, last completed NCCL work: -1.\n[rank1]:[E ProcessGroupNCCL.cpp:630] [Rank 1] Some NCCL operations have failed or timed out.',
+    ],
+    [
+      'two ranks at SeqNum 1',
+      '[E ProcessGroupNCCL.cpp:474] [Rank 1] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=1, OpType=BROADCAST, NumelIn=112, NumelOut=112, Timeout(ms)=1800000) ran for 1800010 milliseconds before timing out.\n[E ProcessGroupNCCL.cpp:474] [Rank 0] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=1, OpType=BROADCAST, NumelIn=112, NumelOut=112, Timeout(ms)=1800000) ran for 1800012 milliseconds before timing out.',
+    ],
+  ])('synthetic: %s', async (_name, text) => {
+    expect(summary(await diagnosePaste(text))).toMatch(/^No collective ever completed/);
+  });
+
+  it('synthetic near miss: ranks at different SeqNums: the lagging rank, not the transport', async () => {
+    const text =
+      '[E ProcessGroupNCCL.cpp:737] [Rank 1] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=469508, OpType=ALLREDUCE, Timeout(ms)=1800000) ran for 1802212 milliseconds before timing out.\n[E ProcessGroupNCCL.cpp:737] [Rank 3] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=469502, OpType=ALLREDUCE, Timeout(ms)=1800000) ran for 1802211 milliseconds before timing out.';
+    const s = summary(await diagnosePaste(text));
+    expect(s).toMatch(/^Rank 3 is at SeqNum 469502/);
+  });
+
+  it('real shm9/4534: one rank timed out after 5125 collectives: not the first-collective reading', async () => {
+    expect(summary(await firstOfCase('shm9', '4534'))).not.toMatch(/^No collective ever completed/);
+  });
+});
