@@ -250,3 +250,43 @@ describe('Every rank stuck in its first collective: the ranks never moved data (
     expect(summary(await firstOfCase('shm9', '4534'))).not.toMatch(/^No collective ever completed/);
   });
 });
+
+describe('A pasted df line of /dev/shm is the measurement: full is shm; "shm 64M" is Docker\'s default mount (a container)', () => {
+  const EXIT = 'RuntimeError: DataLoader worker (pid(s) 4121, 4122) exited unexpectedly';
+  // synthetic: df -h / df -k lines in their fixed columns
+  it.each([
+    ['docker default, full', `shm              64M   64M     0 100% /dev/shm\n${EXIT}`],
+    ['a host tmpfs at 97%', `tmpfs            32G   31G  1.0G  97% /dev/shm\n${EXIT}`],
+  ])('synthetic: %s: shm first', async (_name, text) => {
+    const d = await diagnosePaste(text);
+    expect(d?.category).toBe('shm_exhausted');
+    expect(summary(d)).toMatch(SHM_FIRST);
+  });
+
+  it("synthetic: Docker's 64M mount with room left, a worker exited: the container's /dev/shm first", async () => {
+    const d = await diagnosePaste(`shm              64M     0   64M   0% /dev/shm\n${EXIT}`);
+    expect(d?.rule).toBe('dataloader-worker-exit-container');
+  });
+
+  it.each([
+    ['df -h', 'shm              64M     0   64M   0% /dev/shm'],
+    ['df -k', 'shm                 65536       0     65536   0% /dev/shm'],
+  ])("synthetic: %s of Docker's mount is a container", (_name, text) => {
+    expect(detectEnvironment(text).container).toBe('docker');
+  });
+
+  it('synthetic near miss: a large host /dev/shm barely used is no shm evidence', async () => {
+    const d = await diagnosePaste(`tmpfs            32G    1G   31G   3% /dev/shm\n${EXIT}`);
+    expect(d?.category).not.toBe('shm_exhausted');
+  });
+
+  it("synthetic: NCCL's own 'failed to extend /dev/shm/nccl-…' WARN outranks the generic system-error wrapper", async () => {
+    const text = [
+      'node1:2211:2290 [0] transport/shm.cc:590 NCCL WARN Error: failed to extend /dev/shm/nccl-abc123 to 9637892 bytes',
+      'torch.distributed.DistBackendError: NCCL error in: ../torch/csrc/distributed/c10d/NCCLUtils.hpp:317, unhandled system error (run with NCCL_DEBUG=INFO for details), NCCL version 2.21.5',
+    ].join('\n');
+    const d = await diagnosePaste(text);
+    expect(d?.rule).toBe('shm-exhausted');
+    expect(summary(d)).toMatch(/^NCCL could not create its shared-memory segment/);
+  });
+});
