@@ -43,7 +43,10 @@ const HEX_ID = '(?=[0-9a-f]{0,11}[a-f])(?=[0-9a-f]{0,11}[0-9])[0-9a-f]{12}';
 const DOCKER_HOSTNAME = new RegExp(`^\\s{0,8}host\\s{0,8}:\\s{0,4}${HEX_ID}\\s{0,4}$|\\broot@${HEX_ID}:|^${HEX_ID}:\\d{1,9}:\\d{1,9} \\[\\d{1,3}\\]`, 'm');
 // Docker mounts a tmpfs named "shm" of 64 MB at /dev/shm unless told otherwise: a pasted df line of it is a container.
 const DOCKER_SHM_MOUNT = /^shm\s{1,20}(?:64M|65536)\s[^\n]{0,80}\/dev\/shm\s{0,4}$/m;
-const KUBERNETES = /(?:^|[\s$>`'"])kubectl\s{1,3}\w|\bemptyDir\s{0,2}:|\/var\/run\/secrets\/kubernetes\.io\b|\bKUBERNETES_SERVICE_HOST\b/m;
+// The managed services' and the platform's own names count too ("deployed on Kubernetes engine", GKE, a k8s pod):
+// a pod has no --shm-size, so the place decides the flag even when the report also quotes a docker command.
+const KUBERNETES =
+  /(?:^|[\s$>`'"])kubectl\s{1,3}\w|\bemptyDir\s{0,2}:|\/var\/run\/secrets\/kubernetes\.io\b|\bKUBERNETES_SERVICE_HOST\b|\bKubernetes (?:engine|cluster|pod)s?\b|\bk8s\b|\b(?:GKE|EKS|AKS|OpenShift)\b/m;
 const ROCM = /\bHIP out of memory\b|\bhipError\w{0,40}|\bHIP runtime version: \d|\+rocm\d|\bAMD Instinct\b|\brocm-smi\b|HIP_VISIBLE_DEVICES/;
 
 /** The environment the paste shows; fields it gives no signal for stay undefined. */

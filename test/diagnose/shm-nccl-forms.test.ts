@@ -290,3 +290,24 @@ describe('A pasted df line of /dev/shm is the measurement: full is shm; "shm 64M
     expect(summary(d)).toMatch(/^NCCL could not create its shared-memory segment/);
   });
 });
+
+describe('Where the job runs decides the flag: a Kubernetes pod has no --shm-size, even when the report quotes docker', () => {
+  it('real shm9/4505: a Seldon microservice on GKE: an emptyDir of medium Memory, not docker --shm-size', async () => {
+    const s = summary(await firstOfCase('shm9', '4505'));
+    expect(s).toMatch(/emptyDir with medium: Memory/);
+    expect(s).not.toMatch(/Start the container with --ipc=host/);
+  });
+
+  // synthetic: the platform's names; a near miss that only runs docker
+  it.each([
+    ['GKE', 'Our job runs on GKE.'],
+    ['k8s pod', 'the k8s pod restarts'],
+    ['Kubernetes cluster', 'on our Kubernetes cluster the worker dies'],
+  ])('synthetic: %s', (_name, text) => {
+    expect(detectEnvironment(text).container).toBe('kubernetes');
+  });
+
+  it('synthetic near miss: docker run alone is Docker', () => {
+    expect(detectEnvironment('docker run --gpus all -it pytorch/pytorch python train.py').container).toBe('docker');
+  });
+});
