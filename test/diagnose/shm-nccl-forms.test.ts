@@ -311,3 +311,25 @@ describe('Where the job runs decides the flag: a Kubernetes pod has no --shm-siz
     expect(detectEnvironment('docker run --gpus all -it pytorch/pytorch python train.py').container).toBe('docker');
   });
 });
+
+describe("Other launchers' words for a child's SIGBUS", () => {
+  // synthetic: DeepSpeed's launcher line and Open MPI's termination banner, in their fixed formats
+  it('synthetic: DeepSpeed "exits with return code = -7"', async () => {
+    const text =
+      "[2023-07-20 10:00:00,000] [ERROR] [launch.py:321:sigkill_handler] ['/usr/bin/python', '-u', 'main.py', '--local_rank=0'] exits with return code = -7";
+    const d = await diagnosePaste(text);
+    expect(d?.rule).toBe('rank-sigbus-shm');
+    expect(summary(d)).toMatch(/SIGBUS/);
+  });
+
+  it('synthetic near miss: DeepSpeed "exits with return code = -9" is SIGKILL', async () => {
+    const text = "[ERROR] [launch.py:321:sigkill_handler] ['/usr/bin/python', '-u', 'main.py'] exits with return code = -9";
+    expect((await diagnosePaste(text))?.rule).not.toBe('rank-sigbus-shm');
+  });
+
+  it('synthetic: mpirun in a docker container, "Bus error (signal 7)"', async () => {
+    const text =
+      'running with mpirun inside a docker container\n=   BAD TERMINATION OF ONE OF YOUR APPLICATION PROCESSES\n=   EXIT CODE: 135\nAPPLICATION TERMINATED WITH THE EXIT STRING: Bus error (signal 7)';
+    expect((await diagnosePaste(text))?.rule).toBe('bus-error-container');
+  });
+});

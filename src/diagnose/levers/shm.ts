@@ -33,7 +33,7 @@ const OBJECT_STORE =
   /object store is using \/tmp instead of \/dev\/shm because \/dev\/shm has only (\d{1,15}) bytes|object store size[^\n]{0,60}exceeds[^\n]{0,40}\/dev\/shm/;
 // Only the signal is in the paste (a rank's "exitcode: -7", "Signal 7 (SIGBUS)", the shell's "Bus error"): no library
 // says who wrote to /dev/shm, so the reply names the signal, not DataLoader workers.
-const SIGBUS = /exitcode\s{0,2}:\s{0,2}-7\b|\bSignal 7 \(SIGBUS\)|\bSIGBUS\b|\bBus error\b|\bbus error\b|总线错误/;
+const SIGBUS = /exitcode\s{0,2}:\s{0,2}-7\b|exits with return code = -7\b|\bSignal 7 \(SIGBUS\)|\bSIGBUS\b|\bBus error\b|\bbus error\b|总线错误/;
 // NCCL's WARN gives the errno of its shm_open: "Permission denied" is who may write /dev/shm, not its size.
 const DENIED = /NCCL WARN Call to shm_open failed : Permission denied/;
 // Python's multiprocessing locks and queues are POSIX semaphores, files in /dev/shm on Linux: SemLock's frame.
