@@ -36,7 +36,17 @@ const TPU = /\blibtpu\b|\btorch_xla\b|\bxla:\d\b|\bTpuDevice\b|\bTPU_\d{1,3}\(|j
 // vLLM/SGLang images) or a Kubernetes pod (kubectl, a pod spec's emptyDir, the service account mount).
 const DOCKER =
   /(?:^|[\s$>`'"])(?:sudo\s{1,3})?(?:docker|podman|nvidia-docker)\s{1,3}(?:run|exec|compose)\b|\bDocker version \d|\bnvcr\.io\/|\/\.dockerenv\b|\b(?:vllm\/vllm-openai|lmsysorg\/sglang):/m;
-const KUBERNETES = /(?:^|[\s$>`'"])kubectl\s{1,3}\w|\bemptyDir\s{0,2}:|\/var\/run\/secrets\/kubernetes\.io\b|\bKUBERNETES_SERVICE_HOST\b/m;
+// Docker names a container's host after its short id (12 hex digits) unless told otherwise, so that id where a
+// host name is printed is a container: torch elastic's failure record ("host : 494f2fcc8a8d"), a shell prompt
+// ("root@c8680db4aa07:"), NCCL's line prefix ("e66aa18dc444:3171:3171 [0]"). A letter and a digit both: not a number.
+const HEX_ID = '(?=[0-9a-f]{0,11}[a-f])(?=[0-9a-f]{0,11}[0-9])[0-9a-f]{12}';
+const DOCKER_HOSTNAME = new RegExp(`^\\s{0,8}host\\s{0,8}:\\s{0,4}${HEX_ID}\\s{0,4}$|\\broot@${HEX_ID}:|^${HEX_ID}:\\d{1,9}:\\d{1,9} \\[\\d{1,3}\\]`, 'm');
+// Docker mounts a tmpfs named "shm" of 64 MB at /dev/shm unless told otherwise: a pasted df line of it is a container.
+const DOCKER_SHM_MOUNT = /^shm\s{1,20}(?:64M|65536)\s[^\n]{0,80}\/dev\/shm\s{0,4}$/m;
+// The managed services' and the platform's own names count too ("deployed on Kubernetes engine", GKE, a k8s pod):
+// a pod has no --shm-size, so the place decides the flag even when the report also quotes a docker command.
+const KUBERNETES =
+  /(?:^|[\s$>`'"])kubectl\s{1,3}\w|\bemptyDir\s{0,2}:|\/var\/run\/secrets\/kubernetes\.io\b|\bKUBERNETES_SERVICE_HOST\b|\bKubernetes (?:engine|cluster|pod)s?\b|\bk8s\b|\b(?:GKE|EKS|AKS|OpenShift)\b/m;
 const ROCM = /\bHIP out of memory\b|\bhipError\w{0,40}|\bHIP runtime version: \d|\+rocm\d|\bAMD Instinct\b|\brocm-smi\b|HIP_VISIBLE_DEVICES/;
 
 /** The environment the paste shows; fields it gives no signal for stay undefined. */
@@ -60,7 +70,7 @@ export function detectEnvironment(text: string): Environment {
   } else if (hit(TPU)) env.accelerator = 'tpu';
   else if (hit(ROCM)) env.accelerator = 'rocm';
   if (hit(KUBERNETES)) env.container = 'kubernetes';
-  else if (hit(DOCKER)) env.container = 'docker';
+  else if (hit(DOCKER) || hit(DOCKER_HOSTNAME) || hit(DOCKER_SHM_MOUNT)) env.container = 'docker';
   const v = torchVersion(t);
   if (v) env.torch = v;
   return env;

@@ -62,8 +62,9 @@ export function isExceptionLine(line: string): boolean {
   return EXCEPTION_LINE.test(line.slice(0, MAX_LINE));
 }
 
-// Bounded and run in re2: applied to untrusted lines.
-const EXCEPTION_LINE = new RE2(String.raw`^\s{0,8}(?:[A-Za-z_][\w.]{0,100}\.)?([A-Z][A-Za-z0-9_]{0,60}(?:Error|Exception))(?::\s?(.{0,300}))?\s*$`);
+// Bounded and run in re2: applied to untrusted lines. The message may fill the whole line (MAX_LINE): PyTorch's
+// OOM message alone runs past 400 characters.
+const EXCEPTION_LINE = new RE2(String.raw`^\s{0,8}(?:[A-Za-z_][\w.]{0,100}\.)?([A-Z][A-Za-z0-9_]{0,60}(?:Error|Exception))(?::\s?(.{0,600}))?\s*$`);
 const TRACEBACK = 'Traceback (most recent call last)';
 const CHAINED = /^(?:During handling of the above exception|The above exception was the direct cause)/;
 /** Only the end of a log can hold its final exception; bounded so a huge paste stays cheap. */

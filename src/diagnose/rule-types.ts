@@ -28,6 +28,7 @@ export const FIX_KINDS = [
   'absurd_request',
   'wrong_device',
   'nccl_lagging_rank',
+  'nccl_first_collective',
   'advice',
 ] as const;
 export type FixKind = (typeof FIX_KINDS)[number];

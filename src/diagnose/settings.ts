@@ -237,6 +237,12 @@ export function extractSettings(fullText: string, options: { commandLine?: boole
   const seq: Record<string, number> = {};
   for (const m of text.matchAll(/\[Rank (\d{1,6})\][^\n]{0,200}?SeqNum=(\d{1,12})/g)) seq[m[1]] = Math.max(seq[m[1]] ?? 0, Number(m[2]));
   if (Object.keys(seq).length) incident.distributed.ncclSeqByRank = seq;
+  // No collective ever completed: every rank timed out in its group's first one (SeqNum=1), or PyTorch says so
+  // ("last completed NCCL work: -1"). No rank fell behind then; the ranks could not move data at all.
+  const seqs = Object.values(seq);
+  const completed = [...text.matchAll(/last completed NCCL work: (-?\d{1,12})/g)].map((m) => Number(m[1]));
+  if ((seqs.length > 0 && seqs.every((n) => n === 1)) || (completed.length > 0 && completed.every((n) => n === -1)))
+    incident.distributed.ncclNeverCompleted = true;
   const auto = /AutoBatch: Using batch-size (\d{1,6})/.exec(text);
   if (auto) incident.run.autobatch = Number(auto[1]);
   const series = extractMemorySeries(text);

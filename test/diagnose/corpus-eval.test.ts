@@ -72,6 +72,9 @@ GROUPS.push('nonpt9');
 GROUPS.push('order9');
 // eval9/ (issue 23: evaluation, validation and inference-phase OOMs, 22 real threads, 5 zh, 4 confusers; tuned).
 GROUPS.push('eval9');
+// shm9/ (issue 23: /dev/shm and NCCL forms that got no diagnosis or another lever: torchrun's SIGBUS, Ray's object store,
+// NCCL's system error in a container, NCCL's shm attach, 6 confusers; 36 real threads, 8 zh; tuned).
+GROUPS.push('shm9');
 // The category vocabulary of /work/corpus-format.md (the same as test/fixtures/eval-dev/cases.json).
 const LABELS = new Set([
   'cuda_oom',
@@ -462,6 +465,16 @@ describe('expert expectations on real logs', () => {
       lever: 0.85,
       strict: 0,
       named: 0.6,
+    },
+    // SIGBUS of a rank, Docker's host name, Ray's object store, NCCL's shm attach and system error in a container:
+    // 25/35, 22/35 when added; 35/35, 35/35 after (4535, an OOM-first confuser added later: 35/36, 35/35).
+    {
+      group: 'shm9',
+      what: '36 logs, 4500-4535: /dev/shm (DataLoader, SIGBUS of ranks, Ray, C++ IPC), NCCL system errors, shm attach, timeouts, rendezvous',
+      n: 36,
+      category: 0.9,
+      lever: 0.9,
+      strict: 0,
     },
     // levers/static-order.ts: 19/22, 17/22 (named first 11), strict 1 when added; 19/22, 19/22 (18), strict 0 after.
     {

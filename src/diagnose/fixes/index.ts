@@ -175,6 +175,9 @@ const MAKERS: Record<FixKind, Maker> = {
       changes: {},
     };
   },
+  // The first collective never completed on any rank: the transport, not a rank that fell behind (settings.ts).
+  nccl_first_collective: ({ incident }, _spec, loc) =>
+    incident.distributed.ncclNeverCompleted ? { summary: t(loc, 'fix.ncclFirstCollective'), changes: {} } : null,
   nccl_lagging_rank: ({ incident }, _spec, loc) => {
     const seq = Object.entries(incident.distributed.ncclSeqByRank ?? {});
     if (seq.length < 2) return null;

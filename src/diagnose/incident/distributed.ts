@@ -13,6 +13,8 @@ export interface DistributedPart {
   ncclTimeoutMs?: number;
   /** Highest NCCL SeqNum each rank reported in watchdog timeouts. */
   ncclSeqByRank?: Record<string, number>;
+  /** Every rank timed out in its group's first collective (SeqNum=1, or "last completed NCCL work: -1"). */
+  ncclNeverCompleted?: boolean;
   /** Who never reached the distributed start-up, in words (src/diagnose/rendezvous.ts). */
   rendezvousFinding?: string;
   /** The rank that failed or diverged first, in words (src/diagnose/lost-rank.ts). */

@@ -2,8 +2,10 @@
 // A typed part of the incident (index.ts), split from the old Facts fields once (a812476, by a codemod since removed); edited by hand.
 
 export interface ShmPart {
-  /** Who ran out of /dev/shm and how (src/diagnose/levers/shm.ts): NCCL's segment, DataLoader workers, or multiprocessing's semaphores. */
-  shmWriter?: 'nccl' | 'workers' | 'semaphore';
+  /** Who ran out of /dev/shm and how (src/diagnose/levers/shm.ts): NCCL's segment, DataLoader workers, multiprocessing's semaphores, Ray's object store, or only the signal (SIGBUS). */
+  shmWriter?: 'nccl' | 'workers' | 'semaphore' | 'object_store' | 'signal';
   shmSegment?: string;
+  shmAvailable?: string;
+  shmDenied?: boolean;
   shmDisableIgnored?: boolean;
 }
