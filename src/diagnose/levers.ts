@@ -4,14 +4,16 @@
 // full training gradients and optimizer state) that fits the card on its own. Each phase has its own
 // lever: evaluation's gathering or graphs, the load's dtype, a checkpoint's map_location, a collective's
 // device. Pure functions over the facts; conditions.ts names them for the rules.
-import { weightsMiB } from './holder.js';
 import { formatMiB } from './fixes/arithmetic.js';
 import { t, type Locale } from '../core/i18n.js';
 import { evalLeverWords } from './levers/eval.js';
 import { oomAfterSteps } from './levers/progress.js';
-import { zeroPerRankMiB, zeroRanksWords, zeroWhy } from './levers/zero.js';
+import { zeroRanksWords, zeroWhy } from './levers/zero.js';
 import { singleTensorWords } from './levers/single-tensor.js';
 import type { Incident, PhasePart } from './incident/index.js';
+import { FULL_TRAINING_BYTES_PER_PARAM, cardMiB, staticCeiling, staticMiB, staticOverCard } from './levers/static-fit.js';
+
+export { cardMiB, staticCeiling, staticMiB, staticOverCard, type StaticCeiling } from './levers/static-fit.js';
 
 export type BatchBlock = 'phase' | 'growth' | 'after_steps' | 'static_over_card' | 'inference';
 
@@ -22,55 +24,6 @@ export interface BatchLever {
 
 /** Phases whose memory grows with the training batch; none known (no frames) is judged by the other evidence. */
 const BATCH_PHASES = new Set<PhasePart['name']>([undefined, 'forward', 'backward']);
-/**
- * Bytes per parameter of full fine-tuning with AdamW in mixed precision, before any activation: half
- * weights and gradients, fp32 master weights and two moments (ZeRO paper's accounting; Hugging Face's
- * "model training anatomy" gives 16-18).
- */
-const FULL_TRAINING_BYTES_PER_PARAM = 16;
-
-/** The card's memory as the log states it (the OOM message first). */
-export function cardMiB(f: Incident): number | undefined {
-  return f.figures.totalCapacityMiB ?? f.card.gpuMemoryMiB ?? f.card.statedGpuMemoryMiB ?? f.card.gpuModelMemoryMiB;
-}
-
-/**
- * The static part of the run in MiB when the log sizes the model: the weights, plus gradients and
- * optimizer state for full training; under ZeRO each GPU's share, unknown when the log does not state the ranks.
- */
-export function staticMiB(f: Incident): number | undefined {
-  if (f.model.paramsB === undefined) return undefined;
-  if (!f.run.training || f.run.adapterTraining) return weightsMiB(f.model.paramsB, f.model.dtype);
-  // Under ZeRO each GPU holds its share (levers/zero.ts): known only when the log states the ranks and no offload.
-  if (f.distributed.zeroStage !== undefined && f.distributed.zeroStage > 0) return zeroPerRankMiB(f);
-  return (f.model.paramsB * 1e9 * FULL_TRAINING_BYTES_PER_PARAM) / 2 ** 20;
-}
-
-export interface StaticCeiling {
-  mib: number;
-  /** card: the log sizes the card; family: the largest size the card it names is sold with. */
-  basis: 'card' | 'family';
-}
-
-/**
- * What the static part is compared with: the card's memory as the log gives it, else the largest size the card
- * it names is sold with ("A100" -> 80 GB: a static part above that fits none of its sizes). A card the log does not
- * name is not assumed (it may be a 141 GB H200, or the run may already shard).
- */
-export function staticCeiling(f: Incident): StaticCeiling | undefined {
-  const card = cardMiB(f);
-  if (card !== undefined) return { mib: card, basis: 'card' };
-  if (f.card.familyMaxMiB !== undefined) return { mib: f.card.familyMaxMiB, basis: 'family' };
-  return undefined;
-}
-
-/** The static part alone is at least the card (or every size of the card named): no batch size can fit it. */
-export function staticOverCard(f: Incident): boolean {
-  const need = staticMiB(f);
-  const ceiling = staticCeiling(f);
-  return need !== undefined && ceiling !== undefined && need >= ceiling.mib;
-}
-
 const grows = (f: Incident) => f.series.memoryShape === 'growth' || f.series.memoryShape === 'sawtooth_rising';
 
 /** Whether halving the training batch is a lever this log supports, and if not, the first reason why not. */

@@ -6,7 +6,8 @@
 // arithmetic (levers.ts: ~16 B/param with Adam); this module is the load and inference side.
 import { weightsMiB } from '../holder.js';
 import { formatMiB } from '../fixes/arithmetic.js';
-import { cardMiB, loadInFp32 } from '../levers.js';
+import { loadInFp32 } from '../levers.js';
+import { cardMiB } from './static-fit.js';
 import { t, type Locale } from '../../core/i18n.js';
 import type { Incident, PhasePart } from '../incident/index.js';
 

@@ -7,7 +7,7 @@
 // input size changes it. So sharding and offloading lead, with the check that confirms it beside them.
 // The budget decides instead wherever the paste sizes the model (static-order.ts, levers.ts): a model it sizes
 // whose static part takes less than STATIC_SHARE of the card gets the usual experiment.
-import { cardMiB, staticMiB } from '../levers.js';
+import { cardMiB, staticMiB } from './static-fit.js';
 import { oomAfterSteps } from './progress.js';
 import type { Incident, PhasePart } from '../incident/index.js';
 

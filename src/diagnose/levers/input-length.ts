@@ -5,7 +5,7 @@
 // the forms reports use: a frame count in prose or a setting ("1k-2k frames", "97 frames", "22帧", num_frames 97),
 // a video's or a recording's duration ("an audio of 2 minute duration", "a 1 hour recording", "10 秒的视频").
 // Pixel sizes stay levers/input-size.ts's (a stated size times its frames). Every pattern is bounded and linear.
-import { staticOverCard } from '../levers.js';
+import { staticOverCard } from './static-fit.js';
 import { oomAfterSteps } from './progress.js';
 import { LARGE_INPUT_PIXELS } from '../incident/input.js';
 import type { Incident, InputPart, PhasePart } from '../incident/index.js';

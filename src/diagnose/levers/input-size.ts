@@ -5,7 +5,7 @@
 // own names (imgsz, img_size, image_size, input_size, crop_size, resolution, Detectron2's INPUT.MIN/MAX_SIZE_TRAIN,
 // with one value or an (H, W) pair), a "W x H" in the paste, and a 4-d tensor shape in the error (TF's NHWC
 // "shape[1,5095,3729,3]", PyTorch's NCHW "[1, 3, 2048, 2048]"). Every pattern is bounded and linear.
-import { cardMiB, staticOverCard } from '../levers.js';
+import { cardMiB, staticOverCard } from './static-fit.js';
 import { oomAfterSteps } from './progress.js';
 import { LARGE_INPUT_PIXELS } from '../incident/input.js';
 import type { Incident, InputPart, PhasePart } from '../incident/index.js';

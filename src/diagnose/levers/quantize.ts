@@ -7,7 +7,7 @@
 // (levers/budget.ts): half precision is the cheaper change and sure to help there.
 import { weightsMiB } from '../holder.js';
 import { formatMiB } from '../fixes/arithmetic.js';
-import { cardMiB } from '../levers.js';
+import { cardMiB } from './static-fit.js';
 import { fp32WeightsOverCard } from './budget.js';
 import { t, type Locale } from '../../core/i18n.js';
 import type { Incident, PhasePart } from '../incident/index.js';

@@ -6,7 +6,7 @@
 // materialises L²). Above twice the card the absurd-request rule answers instead; an allocator cache that covers the
 // request is fragmentation (holder.ts), and another holder is checked beside it (conditions.ts).
 import { formatMiB } from '../fixes/arithmetic.js';
-import { staticOverCard } from '../levers.js';
+import { staticOverCard } from './static-fit.js';
 import { oomAfterSteps } from './progress.js';
 import type { Incident, PhasePart } from '../incident/index.js';
 

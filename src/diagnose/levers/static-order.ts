@@ -11,7 +11,7 @@
 //   runs. Where its weights fill the card, offload comes before quantizing.
 // Patterns match diffusers' own progress line and class names; bounded, linear.
 import { formatMiB } from '../fixes/arithmetic.js';
-import { staticCeiling, staticOverCard } from '../levers.js';
+import { staticCeiling, staticOverCard } from './static-fit.js';
 import { quantizeFirst } from './quantize.js';
 import { oomAfterSteps } from './progress.js';
 import { t, type Locale } from '../../core/i18n.js';

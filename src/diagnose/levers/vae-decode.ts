@@ -5,7 +5,7 @@
 // (Tiled), a smaller decode chunk) or a lower resolution / fewer frames, not the batch and not the sampler. Read
 // from the traceback's frames, the frameworks' own names: a frame in a VAE / autoencoder module's decode, CompVis'
 // decode_first_stage, diffusers' decode_latents, ComfyUI's VAEDecode node. Bounded per line: linear.
-import { staticOverCard } from '../levers.js';
+import { staticOverCard } from './static-fit.js';
 import type { Incident, InputPart, PhasePart } from '../incident/index.js';
 import { boundedLines } from '../lines.js';
 
