@@ -150,6 +150,22 @@ const PHASE_WORDS: [Phase, RegExp][] = [
   ],
 ];
 
+// A clause that says its step went fine ("模型加载没问题", "loading the model works") names a phase the run passed, not the
+// one it failed in: the failing clause's own phase first, else the line's other clauses that do not say so.
+const WENT_FINE =
+  /没问题|没有问题|没事|正常|成功|顺利|\b(?:fine|ok|okay)\b|\bworks?\b|\bworked\b|\bno\s{1,3}(?:problems?|issues?|errors?)\b|\bsucceed(?:s|ed)?\b|\bsuccessfully\b/i;
+function toldPhaseWords(clause: string, line: string): Phase | undefined {
+  const of = (text: string) => PHASE_WORDS.find(([, words]) => words.test(text))?.[0];
+  const own = of(clause);
+  if (own) return own;
+  const rest = line
+    .split(CLAUSE_BREAK)
+    .slice(0, MAX_CLAUSES)
+    .filter((c) => c && c !== clause && !WENT_FINE.test(c))
+    .join(' ');
+  return of(rest);
+}
+
 type Memory = 'gpu' | 'host' | 'unnamed';
 
 // A bare "OOM" / "out of memory" tells no failure without a subject (the message rules read it as an event), but one
@@ -253,7 +269,7 @@ export function readToldFailure(log: LogText): ToldReading {
       else if (read === 'hedged') affirmed = true;
       else if (read) {
         affirmed = true;
-        const phase = PHASE_WORDS.find(([, words]) => words.test(line))?.[0];
+        const phase = toldPhaseWords(clause, line);
         const overRun = (read === 'gpu_growth' || read === 'host_growth') && (GROWS_WITH_RUN.test(line) || RUN_COUNT.test(line));
         found.push({ kind: read, line: i, clause: quote(clause), ...(phase ? { phase } : {}), ...(overRun ? { overRun: true as const } : {}) });
       }

@@ -69,6 +69,24 @@ describe('the grammar of a failure told in words (synthetic variants)', () => {
     expect(read('推理时显存爆了').told).toMatchObject({ kind: 'gpu_oom', phase: 'eval' });
   });
 
+  // Principle: a clause that says its step went fine names a phase the run passed, not the one it failed in (fresh/725:
+  // "模型加载没问题， deepspeed.initialize时报错OOM" is the optimizer's set-up, not the load). Synthetic variants below.
+  it('does not take the phase from a clause that says that step went fine', () => {
+    expect(read('模型加载没问题，训练第一步时显存爆了').told?.phase).toBeUndefined();
+    expect(read('Loading the model works fine, but during evaluation the GPU memory runs out.').told).toMatchObject({ kind: 'gpu_oom', phase: 'eval' });
+    expect(read('加载模型成功，推理时显存不足').told).toMatchObject({ kind: 'gpu_oom', phase: 'eval' });
+    // controls: the phase named in the failing clause, or in a clause that does not say it went fine, still counts
+    expect(read('加载模型时显存不足').told).toMatchObject({ kind: 'gpu_oom', phase: 'load' });
+    expect(read('When loading the model, the GPU memory is not enough.').told).toMatchObject({ kind: 'gpu_oom', phase: 'load' });
+  });
+
+  it('fresh/725: a set-up OOM after a load said to be fine keeps the optimizer state as the holder and offload first', async () => {
+    const d = (await firstOfCase('fresh', '725'))!;
+    expect(d.facts.phase).not.toBe('load');
+    expect(d.facts.holder).toBe('optimizer_state');
+    expect(d.fixes[0].summary).toMatch(/offload/i);
+  });
+
   it('reads memory held for a data set as the host RAM, and a kill as the host even beside the card', () => {
     expect(told('The GPU is a 3090.\nThe data set occupies all the remaining memory, which is not enough.')).toBe('host_oom');
     expect(told('显存24G，训练时进程被kill了')).toBe('host_oom');
