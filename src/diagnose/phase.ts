@@ -305,15 +305,7 @@ export function withPhase(
   // The incident's phase and evaluation parts as a phase fills them (structurally: the incident's part modules import this file).
   incident: {
     phase: { name?: Phase; phaseFrame?: string; evalLoop?: PhaseVerdict['evalLoop']; gathersPredictions?: boolean };
-    eval: {
-      evalGenerates?: boolean;
-      evalCollects?: boolean;
-      evalKeras?: boolean;
-      gradsOnStated?: string;
-      evalWholeSet?: boolean;
-      evalBatchOne?: boolean;
-      noGradShown?: string;
-    };
+    eval: Pick<PhaseVerdict, 'evalGenerates' | 'evalCollects' | 'evalKeras' | 'gradsOnStated' | 'evalWholeSet' | 'evalBatchOne'> & { noGradShown?: string };
   },
   verdict: PhaseVerdict | undefined,
 ): void {
