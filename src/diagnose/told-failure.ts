@@ -19,6 +19,20 @@
 import type { LogText } from './normalize.js';
 import { isExceptionLine } from './final-error.js';
 import type { Phase, PhaseVerdict } from './phase.js';
+import {
+  CARD_BLOWS_ZH,
+  CHANGE_TITLE,
+  FAILS_ZH,
+  FORECAST,
+  GENERIC_CAUSE,
+  GPU_MEMORY_ZH,
+  HANDLED,
+  HOST_MEMORY_ZH,
+  OOM_EVENT,
+  OUT_OF_MEMORY,
+  TOOL_ANY_FAILURE,
+  TOOL_GPU_FAILURE,
+} from './told-vocabulary.js';
 
 /** What the report tells: the card or the host ran out, its memory climbs, or the host killed the run. */
 export type ToldKind = 'gpu_oom' | 'host_oom' | 'gpu_growth' | 'host_growth';
@@ -64,6 +78,16 @@ const HOST_SUBJECT =
 const ANY_MEMORY = /(?<!\bout[ -]of[ -])\bmemory\b|\bmem\b|\bmemery\b|内存/i;
 // Memory held for a data set is the host's: "the verification data set occupies all the remaining memory".
 const DATA_MEMORY = /\b(?:data\s{0,2}set|dataset|data|images|samples)\b[^\n]{0,60}\bmemory\b|数据集?[^\n]{0,20}内存/i;
+
+// The vocabulary's further forms (told-vocabulary.ts): misspelt "out of memory" with the card named, 显存's slip 现存,
+// the card that "blew up", a CUDA tool's code for the failure; OOM or "out of memory" as the event itself, memory
+// unnamed ("It still shows 'out of memory'", "[OOM issue]", "it OOMs at step 300"), or RESOURCE_EXHAUSTED in prose.
+const GPU_SUBJECT_MORE = new RegExp(
+  `\\b(?:GPU|CUDA)\\s{0,2}${OUT_OF_MEMORY}\\b|${GPU_MEMORY_ZH.source}|${CARD_BLOWS_ZH.source}|${TOOL_GPU_FAILURE.source}`,
+  'i',
+);
+const EVENT_SUBJECT = new RegExp(`${OOM_EVENT}|\\b${OUT_OF_MEMORY}\\b|${TOOL_ANY_FAILURE.source}`, 'i');
+const FAILS_MORE = new RegExp(`${OOM_EVENT}|\\b${OUT_OF_MEMORY}\\b|${FAILS_ZH.source}|${TOOL_GPU_FAILURE.source}|${TOOL_ANY_FAILURE.source}`, 'i');
 
 // PREDICATES.
 // Failure: the memory ran out, filled, was exceeded, was not enough, blew up.
@@ -145,10 +169,17 @@ type Memory = 'gpu' | 'host' | 'unnamed';
  * The failure a clause tells; 'denied' where it names one and takes it back (negated, avoided, a capacity question, a
  * guessed cause, a past failure); 'hedged' where it only supposes one; undefined where it names none.
  */
-function readClause(clause: string, line: string, pasteMemory: Memory, overTheRun = false): ToldKind | 'denied' | 'hedged' | undefined {
-  const subject: Memory | undefined = GPU_SUBJECT.test(clause) ? 'gpu' : HOST_SUBJECT.test(clause) ? 'host' : ANY_MEMORY.test(clause) ? 'unnamed' : undefined;
+function readClause(clause: string, line: string, pasteMemory: Memory, overTheRun = false, title = false): ToldKind | 'denied' | 'hedged' | undefined {
+  const subject: Memory | undefined =
+    GPU_SUBJECT.test(clause) || GPU_SUBJECT_MORE.test(clause)
+      ? 'gpu'
+      : HOST_SUBJECT.test(clause) || HOST_MEMORY_ZH.test(clause)
+        ? 'host'
+        : ANY_MEMORY.test(clause) || EVENT_SUBJECT.test(clause)
+          ? 'unnamed'
+          : undefined;
   const killed = KILLED.exec(clause);
-  const fails = subject ? (FAILS.exec(clause) ?? (CONSEQUENCE.test(line) ? FULL.exec(clause) : null)) : null;
+  const fails = subject ? (FAILS.exec(clause) ?? FAILS_MORE.exec(clause) ?? (CONSEQUENCE.test(line) ? FULL.exec(clause) : null)) : null;
   // A failure told right after the run's own measure ("随着问问题的增多，会出现显存溢出") is a climb over the run.
   const grows = subject ? (GROWS.exec(clause) ?? (GROWS_WITH_RUN.test(clause) ? INCREASES.exec(clause) : overTheRun ? FAILS.exec(clause) : null)) : null;
   const predicate = killed ?? grows ?? fails;
@@ -157,7 +188,9 @@ function readClause(clause: string, line: string, pasteMemory: Memory, overTheRu
   // Taken back outright: avoided ("to avoid CUDA out of memory"). Negated, supposed, asked or past: tells nothing and
   // takes nothing back (a paste that says "no OOM here" or asks "is 24 GB enough?" may still show the failure elsewhere:
   // on the untuned splits a negation that took a rule's match back lost more right diagnoses than wrong ones).
-  if (AVOIDED.test(before)) return 'denied';
+  // Avoided, handled or forecast ("better handle CUDA OOM", "may just make it go OOM", "可能爆显存"), or the title of a
+  // change to the software ("Find CUDA OOM batches before training"): no run failed.
+  if (AVOIDED.test(before) || HANDLED.test(before) || FORECAST.test(before) || (title && CHANGE_TITLE.test(line))) return 'denied';
   if (
     NEGATED.test(before) ||
     HEDGED.test(before) ||
@@ -165,6 +198,7 @@ function readClause(clause: string, line: string, pasteMemory: Memory, overTheRu
     REQUEST.test(line) ||
     CAPACITY_QUESTION.test(clause) ||
     GUESSED_CAUSE.test(clause) ||
+    GENERIC_CAUSE.test(clause) ||
     PAST.test(clause)
   )
     return 'hedged';
@@ -207,14 +241,18 @@ export function readToldFailure(log: LogText): ToldReading {
     let overTheRun = false;
     for (const clause of line.split(CLAUSE_BREAK).slice(0, MAX_CLAUSES)) {
       if (!clause?.trim()) continue;
-      const read = readClause(clause, line, pasteMemory, overTheRun);
+      const read = readClause(clause, line, pasteMemory, overTheRun, i === 0);
       overTheRun = RUN_MEASURE.test(clause) && !ANY_MEMORY.test(clause) && !GPU_SUBJECT.test(clause);
       if (read) spoken.add(i);
       if (read === 'denied') negated = true;
       else if (read === 'hedged') affirmed = true;
       else if (read) {
         affirmed = true;
-        const phase = PHASE_WORDS.find(([, words]) => words.test(line))?.[0];
+        // The event alone ("inference OOM", "OOM during inference"), with no memory named, names the job the reporter
+        // ran more often than the loop within it that failed: it places no phase.
+        const named =
+          GPU_SUBJECT.test(clause) || GPU_SUBJECT_MORE.test(clause) || HOST_SUBJECT.test(clause) || HOST_MEMORY_ZH.test(clause) || ANY_MEMORY.test(clause);
+        const phase = named ? PHASE_WORDS.find(([, words]) => words.test(line))?.[0] : undefined;
         found.push({ kind: read, line: i, clause: quote(clause), ...(phase ? { phase } : {}) });
       }
     }
