@@ -23,11 +23,13 @@ import {
   CARD_BLOWS_ZH,
   CHANGE_TITLE,
   FAILS_ZH,
+  FIXED_SINCE,
   FORECAST,
   GENERIC_CAUSE,
   GPU_MEMORY_ZH,
   HANDLED,
   HOST_MEMORY_ZH,
+  NEGATED_AT,
   OOM_EVENT,
   OUT_OF_MEMORY,
   TOOL_ANY_FAILURE,
@@ -191,6 +193,8 @@ function readClause(clause: string, line: string, pasteMemory: Memory, overTheRu
   // Avoided, handled or forecast ("better handle CUDA OOM", "may just make it go OOM", "可能爆显存"), or the title of a
   // change to the software ("Find CUDA OOM batches before training"): no run failed.
   if (AVOIDED.test(before) || HANDLED.test(before) || FORECAST.test(before) || (title && CHANGE_TITLE.test(line))) return 'denied';
+  // Denied at the word ("no OOM", "没有爆显存"), or a past failure the line says is fixed: no failure of this run.
+  if (NEGATED_AT.test(before) || (PAST.test(clause) && FIXED_SINCE.test(line))) return 'denied';
   if (
     NEGATED.test(before) ||
     HEDGED.test(before) ||

@@ -71,3 +71,13 @@ export const CHANGE_TITLE =
  */
 export const GENERIC_CAUSE =
   /\b(?:due\s{1,3}to|because\s{1,3}of|for\s{1,3}fear\s{1,3}of)\s{1,3}(?:the\s{1,3})?(?:CUDA\s{1,3}|GPU\s{1,3})?(?:OOM|out[ -]?of[ -]?memory)\s{1,3}(?:errors|issues|problems)\b/i;
+
+/**
+ * The failure word negated right before it ("no OOM", "without OOM", "not an OOM", "没有爆显存", "没OOM"): a direct
+ * denial. Wider negations ("it does not seem to run out until step 300") stay hedges: they take nothing back.
+ */
+export const NEGATED_AT = /(?:\b(?:no|without|never|not\s{1,3}an?)|没有|没|并未|未)\s{0,2}(?:CUDA\s{1,3}|GPU\s{1,3}|显存\s{0,2})?$/i;
+
+/** A failure of the past that the report says is fixed ("At first I got OOM, but I fixed it", "之前爆显存，已经解决了"). */
+export const FIXED_SINCE =
+  /\b(?:fixed|solved|resolved)\s{1,3}(?:it|this|that|the)\b|\b(?:works|working|runs|running)\s{1,3}(?:fine\s{1,3})?now\b|已经?解决|解决了|现在(?:可以|能)/i;

@@ -68,6 +68,9 @@ GROUPS.push('nonpt9');
 // order9/ (issue 23: the lever order when the evidence points past the batch: input size, sequence length, full fine-tunes
 // that shard / offload first, checkpointing, mixed precision; 5 batch controls; 27 real threads, 9 zh; tuned).
 GROUPS.push('order9');
+// told9/ (issue 23: failures told only in words: bare OOM, misspellings, Chinese slips, tool words; 6 confusers of the
+// guards: forecast, denial, PR / feature titles; 29 real threads, 10 zh; tuned).
+GROUPS.push('told9');
 // The category vocabulary of /work/corpus-format.md (the same as test/fixtures/eval-dev/cases.json).
 const LABELS = new Set([
   'cuda_oom',
@@ -459,6 +462,7 @@ describe('expert expectations on real logs', () => {
       lever: 0.8,
       strict: 0,
       named: 0.8,
+    },
     // levers/experiment-order.ts, single-tensor.ts, setting-experiment.ts and the larger-length experiment: 15/22, 13/22
     // (named first 5), strict 0 when added (22 cases); 20/27, 18/27 (13), strict 0 after (27 cases).
     {
@@ -469,6 +473,17 @@ describe('expert expectations on real logs', () => {
       lever: 0.62,
       strict: 0,
       named: 0.44,
+    },
+    // told-vocabulary.ts (the vocabulary of a failure told in words, and its guards): 24/29, 12/18 (named first 7),
+    // strict 1 before; 29/29, 17/18 (12), strict 1 after (29 cases).
+    {
+      group: 'told9',
+      what: '29 logs, 4600-4635: GPU OOM told only in words (EN, 10 zh); 6 confusers: forecast, denial, change titles',
+      n: 29,
+      category: 0.9,
+      lever: 0.8,
+      strict: 1,
+      named: 0.55,
     },
   ];
   it.each(TUNED)('$group/ ($what; tuned): no harmful first fix; floors under the measured level', { timeout: 120_000 }, async (t) => {
