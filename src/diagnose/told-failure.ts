@@ -254,9 +254,8 @@ export function readToldFailure(log: LogText): ToldReading {
         affirmed = true;
         // The event alone ("inference OOM", "OOM during inference"), with no memory named, names the job the reporter
         // ran more often than the loop within it that failed: it places no phase.
-        const named =
-          GPU_SUBJECT.test(clause) || GPU_SUBJECT_MORE.test(clause) || HOST_SUBJECT.test(clause) || HOST_MEMORY_ZH.test(clause) || ANY_MEMORY.test(clause);
-        const phase = named ? PHASE_WORDS.find(([, words]) => words.test(line))?.[0] : undefined;
+        const eventOnly = read === 'gpu_oom' && !(GPU_SUBJECT.test(clause) || GPU_SUBJECT_MORE.test(clause) || ANY_MEMORY.test(clause));
+        const phase = eventOnly ? undefined : PHASE_WORDS.find(([, words]) => words.test(line))?.[0];
         found.push({ kind: read, line: i, clause: quote(clause), ...(phase ? { phase } : {}) });
       }
     }
