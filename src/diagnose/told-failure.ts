@@ -22,6 +22,7 @@ import type { Phase, PhaseVerdict } from './phase.js';
 import {
   CARD_BLOWS_ZH,
   CHANGE_TITLE,
+  DESPITE,
   FAILS_ZH,
   FIXED_SINCE,
   FORECAST,
@@ -200,8 +201,7 @@ function readClause(clause: string, line: string, pasteMemory: Memory, overTheRu
     HEDGED.test(before) ||
     LIST_ITEM.test(line) ||
     REQUEST.test(line) ||
-    CAPACITY_QUESTION.test(clause) ||
-    GUESSED_CAUSE.test(clause) ||
+    (!DESPITE.test(before) && (CAPACITY_QUESTION.test(clause) || GUESSED_CAUSE.test(clause))) ||
     GENERIC_CAUSE.test(clause) ||
     PAST.test(clause)
   )

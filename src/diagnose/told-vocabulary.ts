@@ -51,11 +51,11 @@ export const FORECAST =
   /(?:\b(?:may|might|could)\s{1,3}(?:just\s{1,3}|easily\s{1,3}|eventually\s{1,3})?(?:make\s{1,3}it\s{1,3})?(?:go|run|hit|cause|trigger|lead\s{1,3}to|end\s{1,3}in)\s{1,3}(?:an?\s{1,3}|the\s{1,3})?(?:CUDA\s{1,3}|GPU\s{1,3})?|\b(?:will|would)\s{1,3}(?:it|this|that|they)\s{1,3}(?:\w{1,10}\s{1,3}){0,2}|(?:可能(?!是)|会不会|担心|害怕|恐怕|快要|即将|随时)[^，。？！\n]{0,4}?(?:会|要|就)?\s{0,2}(?:显存|内存|GPU|gpu|显卡)?\s{0,2})$/i;
 
 /**
- * An OOM as the object of handling it ("better handle CUDA OOM", "detect OOM batches", "troubleshooting OOM errors",
+ * An OOM as the object of handling it ("better handle CUDA OOM", "detect OOM batches", "troubleshooting OOM errors", a README's "Addressing OOM",
  * "recover from OOM"): the tool's behaviour is the subject, no run failed. Read like an avoidance, before the predicate.
  */
 export const HANDLED =
-  /\b(?:handl\w{0,3}|detect\w{0,3}|catch\w{0,3}|recover\w{0,3}|troubleshoot\w{0,3}|mitigat\w{0,4}|guard\w{0,3}\s{1,3}against|protect\w{0,3}\s{1,3}against)\b|应对|预防/i;
+  /\b(?:handl\w{0,3}|detect\w{0,3}|catch\w{0,3}|recover\w{0,3}|troubleshoot\w{0,3}|mitigat\w{0,4}|address\w{0,3}|tackl\w{0,3}|guard\w{0,3}\s{1,3}against|protect\w{0,3}\s{1,3}against)\b|应对|预防/i;
 
 /**
  * A title that is a change to the software, not an account of a run: a pull request's or feature's imperative ("Add
@@ -81,3 +81,10 @@ export const NEGATED_AT = /(?:\b(?:no|without|never|not\s{1,3}an?)|没有|没|�
 /** A failure of the past that the report says is fixed ("At first I got OOM, but I fixed it", "之前爆显存，已经解决了"). */
 export const FIXED_SINCE =
   /\b(?:fixed|solved|resolved)\s{1,3}(?:it|this|that|the)\b|\b(?:works|working|runs|running)\s{1,3}(?:fine\s{1,3})?now\b|已经?解决|解决了|现在(?:可以|能)/i;
+
+/**
+ * A failure told as having happened despite something ("... and still oom", "还是OOM", "even with batch 1 it OOMs"):
+ * an account, even inside a capacity question ("how much vram, because i used 140gb and still oom"), which then asks
+ * what would fit, not whether it fails.
+ */
+export const DESPITE = /(?:\b(?:still|again|even\s{1,3}(?:with|on|at)\s{1,3}[^,.;]{1,30})|还是|依然|仍然|仍|又)\s{0,3}(?:会\s{0,2})?$/i;

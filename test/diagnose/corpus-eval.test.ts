@@ -68,8 +68,8 @@ GROUPS.push('nonpt9');
 // order9/ (issue 23: the lever order when the evidence points past the batch: input size, sequence length, full fine-tunes
 // that shard / offload first, checkpointing, mixed precision; 5 batch controls; 27 real threads, 9 zh; tuned).
 GROUPS.push('order9');
-// told9/ (issue 23: failures told only in words: bare OOM, misspellings, Chinese slips, tool words; 6 confusers of the
-// guards: forecast, denial, PR / feature titles; 29 real threads, 10 zh; tuned).
+// told9/ (issue 23: failures told only in words: bare OOM, misspellings, Chinese slips, tool words; 10 confusers of the
+// guards: forecast, denial, PR / feature titles, capacity questions; 40 real threads, 14 zh; tuned).
 GROUPS.push('told9');
 // The category vocabulary of /work/corpus-format.md (the same as test/fixtures/eval-dev/cases.json).
 const LABELS = new Set([
@@ -475,11 +475,11 @@ describe('expert expectations on real logs', () => {
       named: 0.44,
     },
     // told-vocabulary.ts (the vocabulary of a failure told in words, and its guards): 24/29, 12/18 (named first 7),
-    // strict 1 before; 29/29, 17/18 (12), strict 1 after (29 cases).
+    // strict 1 before; 29/29, 17/18 (12) after; 11 more labelled before running: 38/40 as first run, 40/40, 25/26 (18).
     {
       group: 'told9',
-      what: '29 logs, 4600-4635: GPU OOM told only in words (EN, 10 zh); 6 confusers: forecast, denial, change titles',
-      n: 29,
+      what: '40 logs, 4600-4639: GPU OOM told only in words (EN, 14 zh); 10 confusers: forecast, denial, change titles, capacity',
+      n: 40,
       category: 0.9,
       lever: 0.8,
       strict: 1,

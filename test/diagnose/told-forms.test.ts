@@ -71,6 +71,17 @@ describe('guards: a mention that tells no failure (synthetic variants)', () => {
     expect((await diagnosePaste(paste))?.category).toBeUndefined();
   });
 
+  it('a failure told as happening despite something is an account even inside a capacity question (synthetic)', () => {
+    expect(told('How much VRAM do I need, because I used an 80 GB card and still OOM?')).toBe('gpu_oom');
+    expect(told('需要多少显存？我用了两张24G的卡还是OOM')).toBe('gpu_oom');
+    expect(told('How much VRAM do I need to fine-tune the 7B model?')).toBeUndefined();
+  });
+
+  it('an OOM as the object of addressing or tackling it tells nothing (synthetic)', () => {
+    expect(told('The README section "Addressing OOM" says a 7B model needs 112 GB of VRAM.')).toBeUndefined();
+    expect(told('This release tackles CUDA OOM in the sampler.')).toBeUndefined();
+  });
+
   it('OOMs named in the plural as the cause of a limit tell nothing (synthetic)', () => {
     expect(told('GPU usage stays low, while the memory (a blocker for larger batches due to out-of-memory errors) is full.')).toBeUndefined();
   });
@@ -81,6 +92,8 @@ describe('real reports (tuned groups told9/ and order9/)', () => {
     ['told9', '4609'], // "然后我更改了batch，又说GPU暴了"
     ['told9', '4616'], // "Current train.py OOMs even with H100"
     ['told9', '4620'], // "Training on A800 80G with batchsize 1 will OOM"
+    ['told9', '4623'], // "got cuda out of memoery issue"
+    ['told9', '4625'], // "how much vram because i used h200 140gb vram and still oom"
     ['order9', '4403'], // "CUDA out of memeory"
     ['order9', '4404'], // "显存都超了"
     ['order9', '4409'], // "[OOM issue]" in the title
@@ -98,6 +111,8 @@ describe('real reports (tuned groups told9/ and order9/)', () => {
     ['told9', '4633'], // "Find CUDA OOM batches before starting training"
     ['told9', '4634'], // "troubleshooting the top 3 OOM errors"
     ['told9', '4635'], // "ENH: handle OOM during model loading"
+    ['told9', '4636'], // "推理时大概需要多少显存？" (a capacity question)
+    ['told9', '4639'], // a README's "Addressing OOM" quoted in a question
   ])('%s/%s tells no failure', async (group, n) => {
     expect((await firstOfCase(group, n))?.category).toBeUndefined();
   });
