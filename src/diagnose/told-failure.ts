@@ -26,6 +26,7 @@ import {
   FAILS_ZH,
   FIXED_SINCE,
   FORECAST,
+  FULL_AT_LIMIT,
   GENERIC_CAUSE,
   GPU_MEMORY_ZH,
   HANDLED,
@@ -182,7 +183,9 @@ function readClause(clause: string, line: string, pasteMemory: Memory, overTheRu
           ? 'unnamed'
           : undefined;
   const killed = KILLED.exec(clause);
-  const fails = subject ? (FAILS.exec(clause) ?? FAILS_MORE.exec(clause) ?? (CONSEQUENCE.test(line) ? FULL.exec(clause) : null)) : null;
+  const fails = subject
+    ? (FAILS.exec(clause) ?? FAILS_MORE.exec(clause) ?? (CONSEQUENCE.test(line) ? (FULL.exec(clause) ?? FULL_AT_LIMIT.exec(clause)) : null))
+    : null;
   // A failure told right after the run's own measure ("随着问问题的增多，会出现显存溢出") is a climb over the run.
   const grows = subject ? (GROWS.exec(clause) ?? (GROWS_WITH_RUN.test(clause) ? INCREASES.exec(clause) : overTheRun ? FAILS.exec(clause) : null)) : null;
   const predicate = killed ?? grows ?? fails;

@@ -88,3 +88,9 @@ export const FIXED_SINCE =
  * what would fit, not whether it fails.
  */
 export const DESPITE = /(?:\b(?:still|again|even\s{1,3}(?:with|on|at)\s{1,3}[^,.;]{1,30})|还是|依然|仍然|仍|又)\s{0,3}(?:会\s{0,2})?$/i;
+
+/**
+ * Memory told full at its limit, which tells the failure only with what followed on the line (as FULL in
+ * told-failure.ts): "RAM usage was at 100%" then "the kernel died"; 跑满 / 爆满 / 打满 / 拉满 (ran full) then 报错.
+ */
+export const FULL_AT_LIMIT = /\b(?:at|hits?|hit|reach\w{0,3}|to)\s{1,3}100\s{0,2}%|跑满|爆满|打满|拉满/i;

@@ -44,6 +44,22 @@ describe('forms that tell a GPU failure in words (synthetic variants)', () => {
   });
 });
 
+describe('host kills and full memory told in words (synthetic variants)', () => {
+  it.each([
+    // the kernel's OOM killer is a host kill, not a GPU OOM
+    ['Training on 8 GPUs, the job got OOM-killed by the kernel after 2 epochs.', 'host_oom_killed'],
+    // memory told full at its limit, with what followed on the line
+    ['the kernel died while loading the model, RAM usage was at 100%', 'host_oom_killed'],
+    ['GPU显存跑满然后报错了', 'cuda_oom'],
+  ])('%j is %s', async (paste, category) => {
+    expect((await diagnosePaste(paste))?.category).toBe(category);
+  });
+
+  it('memory at 100% with nothing that failed is usage, not a failure (synthetic)', async () => {
+    expect((await diagnosePaste('GPU memory is at 100% but utilization is only 30%, is this normal?'))?.category).toBeUndefined();
+  });
+});
+
 describe('guards: a mention that tells no failure (synthetic variants)', () => {
   it.each([
     // negation at the word
