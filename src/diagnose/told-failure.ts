@@ -26,6 +26,8 @@ import {
   FAILS_ZH,
   FIXED_SINCE,
   FORECAST,
+  FORECAST_QUESTION,
+  FORECAST_QUESTION_LINE,
   FULL_AT_LIMIT,
   GENERIC_CAUSE,
   GPU_MEMORY_ZH,
@@ -196,7 +198,14 @@ function readClause(clause: string, line: string, pasteMemory: Memory, overTheRu
   // on the untuned splits a negation that took a rule's match back lost more right diagnoses than wrong ones).
   // Avoided, handled or forecast ("better handle CUDA OOM", "may just make it go OOM", "可能爆显存"), or the title of a
   // change to the software ("Find CUDA OOM batches before training"): no run failed.
-  if (AVOIDED.test(before) || HANDLED.test(before) || FORECAST.test(before) || (title && CHANGE_TITLE.test(line))) return 'denied';
+  if (
+    AVOIDED.test(before) ||
+    HANDLED.test(before) ||
+    FORECAST.test(before) ||
+    (!DESPITE.test(before) && (FORECAST_QUESTION.test(clause) || FORECAST_QUESTION_LINE.test(line))) ||
+    (title && CHANGE_TITLE.test(line))
+  )
+    return 'denied';
   // Denied at the word ("no OOM", "没有爆显存"), or a past failure the line says is fixed: no failure of this run.
   if (NEGATED_AT.test(before) || (PAST.test(clause) && FIXED_SINCE.test(line))) return 'denied';
   if (

@@ -48,7 +48,7 @@ export const FAILS_ZH = /炸|暴(?:了|掉)|超了|不够用/;
  * the cause ("might be OOM", "可能是显存不够") is no forecast: a report often guesses at the failure it has.
  */
 export const FORECAST =
-  /(?:\b(?:may|might|could)\s{1,3}(?:just\s{1,3}|easily\s{1,3}|eventually\s{1,3})?(?:make\s{1,3}it\s{1,3})?(?:go|run|hit|cause|trigger|lead\s{1,3}to|end\s{1,3}in)\s{1,3}(?:an?\s{1,3}|the\s{1,3})?(?:CUDA\s{1,3}|GPU\s{1,3})?|\b(?:will|would)\s{1,3}(?:it|this|that|they)\s{1,3}(?:\w{1,10}\s{1,3}){0,2}|(?:可能(?!是)|会不会|担心|害怕|恐怕|快要|即将|随时)[^，。？！\n]{0,4}?(?:会|要|就)?\s{0,2}(?:显存|内存|GPU|gpu|显卡)?\s{0,2})$/i;
+  /(?:\b(?:may|might|could)\s{1,3}(?:just\s{1,3}|easily\s{1,3}|eventually\s{1,3})?(?:make\s{1,3}it\s{1,3})?(?:go|run|hit|cause|trigger|lead\s{1,3}to|end\s{1,3}in)\s{1,3}(?:an?\s{1,3}|the\s{1,3})?(?:CUDA\s{1,3}|GPU\s{1,3})?|\b(?:will|would)\s{1,3}(?:it|this|that|they)\s{1,3}(?:\w{1,10}\s{1,3}){0,2}|\b(?:expect\w{0,3}|afraid|worried|worry|fear\w{0,3})\b[^.?!\n]{0,30}|(?:可能(?!是)|会不会|担心|害怕|恐怕|快要|即将|随时)[^，。？！\n]{0,4}?(?:会|要|就)?\s{0,2}(?:显存|内存|GPU|gpu|显卡)?\s{0,2})$/i;
 
 /**
  * An OOM as the object of handling it ("better handle CUDA OOM", "detect OOM batches", "troubleshooting OOM errors", a README's "Addressing OOM",
@@ -94,3 +94,11 @@ export const DESPITE = /(?:\b(?:still|again|even\s{1,3}(?:with|on|at)\s{1,3}[^,.
  * told-failure.ts): "RAM usage was at 100%" then "the kernel died"; 跑满 / 爆满 / 打满 / 拉满 (ran full) then 报错.
  */
 export const FULL_AT_LIMIT = /\b(?:at|hits?|hit|reach\w{0,3}|to)\s{1,3}100\s{0,2}%|跑满|爆满|打满|拉满/i;
+
+/**
+ * A yes/no question about a failure to come: "训练7B在24G上会OOM吗？" (will it OOM?), "Will 13B OOM on a 24 GB card?".
+ * "为什么会爆显存？" (why did it) asks about one that happened: no 吗, no leading will.
+ */
+export const FORECAST_QUESTION = /会\s{0,2}[^，。？！\n]{0,12}?(?:吗|么|嘛)\s{0,2}[?？]?\s*$/;
+/** The English form, read on the whole line (a clause loses its question mark): a line that asks "Will ... ?". */
+export const FORECAST_QUESTION_LINE = /^\s{0,4}(?:will|would)\b[^\n]{0,160}[?？]\s*$/i;

@@ -28,6 +28,10 @@ describe('forms that tell a GPU failure in words (synthetic variants)', () => {
     '训练时gpu现存不足',
     '我把batch改成8，GPU暴了',
     '4张卡微调，显存都超了',
+    // a question about a failure that happened (why, how to fix) still tells it
+    'Why OOM with batch 1 on 24GB?',
+    '为什么会爆显存？batch只有1',
+    '训练还是OOM了，batch要改成多少会好吗？',
   ])('%j is a GPU OOM', async (paste) => {
     expect((await diagnosePaste(paste))?.category).toBe('cuda_oom');
   });
@@ -67,6 +71,9 @@ describe('guards: a mention that tells no failure (synthetic variants)', () => {
     '训练正常，没有爆显存，但是loss不下降',
     // questions and forecasts
     'Will it OOM if I train 13B on a 24 GB card?',
+    'Will 13B OOM on a 24 GB card?',
+    '训练7B在24G上会OOM吗？',
+    'I expect it to OOM on 8 GB, is there a low-memory mode?',
     '请问24G的卡训练7B会不会爆显存？',
     'The DataLoader may just make it go OOM if the images are large; is there a way to stream them?',
     '显存占得很满，感觉随时都可能爆显存，这正常吗',
