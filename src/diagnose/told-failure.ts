@@ -203,7 +203,7 @@ function readClause(clause: string, line: string, pasteMemory: Memory, overTheRu
     HANDLED.test(before) ||
     FORECAST.test(before) ||
     (!DESPITE.test(before) && (FORECAST_QUESTION.test(clause) || FORECAST_QUESTION_LINE.test(line))) ||
-    (title && CHANGE_TITLE.test(line))
+    (title && CHANGE_TITLE.test(line) && !DESPITE.test(before))
   )
     return 'denied';
   // Denied at the word ("no OOM", "没有爆显存"), or a past failure the line says is fixed: no failure of this run.

@@ -32,6 +32,8 @@ describe('forms that tell a GPU failure in words (synthetic variants)', () => {
     'Why OOM with batch 1 on 24GB?',
     '为什么会爆显存？batch只有1',
     '训练还是OOM了，batch要改成多少会好吗？',
+    // a first line that starts like a change title but tells what happened despite it
+    'Add gradient checkpointing and it still OOMs',
   ])('%j is a GPU OOM', async (paste) => {
     expect((await diagnosePaste(paste))?.category).toBe('cuda_oom');
   });
