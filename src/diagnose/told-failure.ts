@@ -19,6 +19,26 @@
 import type { LogText } from './normalize.js';
 import { isExceptionLine } from './final-error.js';
 import type { Phase, PhaseVerdict } from './phase.js';
+import {
+  CARD_BLOWS_ZH,
+  CHANGE_TITLE,
+  DESPITE,
+  FAILS_ZH,
+  FIXED_SINCE,
+  FORECAST,
+  FORECAST_QUESTION,
+  FORECAST_QUESTION_LINE,
+  FULL_AT_LIMIT,
+  GENERIC_CAUSE,
+  GPU_MEMORY_ZH,
+  HANDLED,
+  HOST_MEMORY_ZH,
+  NEGATED_AT,
+  OOM_EVENT,
+  OUT_OF_MEMORY,
+  TOOL_ANY_FAILURE,
+  TOOL_GPU_FAILURE,
+} from './told-vocabulary.js';
 
 /** What the report tells: the card or the host ran out, its memory climbs, or the host killed the run. */
 export type ToldKind = 'gpu_oom' | 'host_oom' | 'gpu_growth' | 'host_growth';
@@ -71,6 +91,16 @@ const ERROR_TOLD =
   /(?:(?:提示|报错?|出现了?|显示|遇到了?|得到)[\u4e00-\u9fff]{0,2}|\b(?:get|gets|got|getting|throws?|threw|shows?|showed|says?|said|raises?|raised|hits?|encounter(?:s|ed|ing)?|receiv(?:e|es|ed|ing)))\s{0,3}(?:an?\s{1,3}|the\s{1,3})?[:：'"`]?\s{0,3}(?:CUDA\s{1,3}|GPU\s{1,3})?(?:out[ -]of[ -]memory|OOM)\b/i;
 // Memory held for a data set is the host's: "the verification data set occupies all the remaining memory".
 const DATA_MEMORY = /\b(?:data\s{0,2}set|dataset|data|images|samples)\b[^\n]{0,60}\bmemory\b|数据集?[^\n]{0,20}内存/i;
+
+// The vocabulary's further forms (told-vocabulary.ts): misspelt "out of memory" with the card named, 显存's slip 现存,
+// the card that "blew up", a CUDA tool's code for the failure; OOM or "out of memory" as the event itself, memory
+// unnamed ("It still shows 'out of memory'", "[OOM issue]", "it OOMs at step 300"), or RESOURCE_EXHAUSTED in prose.
+const GPU_SUBJECT_MORE = new RegExp(
+  `\\b(?:GPU|CUDA)\\s{0,2}${OUT_OF_MEMORY}\\b|${GPU_MEMORY_ZH.source}|${CARD_BLOWS_ZH.source}|${TOOL_GPU_FAILURE.source}`,
+  'i',
+);
+const EVENT_SUBJECT = new RegExp(`${OOM_EVENT}|\\b${OUT_OF_MEMORY}\\b|${TOOL_ANY_FAILURE.source}`, 'i');
+const FAILS_MORE = new RegExp(`${OOM_EVENT}|\\b${OUT_OF_MEMORY}\\b|${FAILS_ZH.source}|${TOOL_GPU_FAILURE.source}|${TOOL_ANY_FAILURE.source}`, 'i');
 
 // PREDICATES.
 // Failure: the memory ran out, filled, was exceeded, was not enough, blew up.
@@ -184,10 +214,19 @@ const BARE_FAILURE_ALL = new RegExp(BARE_FAILURE.source, 'gi');
  * The failure a clause tells; 'denied' where it names one and takes it back (negated, avoided, a capacity question, a
  * guessed cause, a past failure); 'hedged' where it only supposes one; undefined where it names none.
  */
-function readClause(clause: string, line: string, pasteMemory: Memory, overTheRun = false): ToldKind | 'denied' | 'hedged' | undefined {
-  const subject: Memory | undefined = GPU_SUBJECT.test(clause) ? 'gpu' : HOST_SUBJECT.test(clause) ? 'host' : ANY_MEMORY.test(clause) ? 'unnamed' : undefined;
+function readClause(clause: string, line: string, pasteMemory: Memory, overTheRun = false, title = false): ToldKind | 'denied' | 'hedged' | undefined {
+  const subject: Memory | undefined =
+    GPU_SUBJECT.test(clause) || GPU_SUBJECT_MORE.test(clause)
+      ? 'gpu'
+      : HOST_SUBJECT.test(clause) || HOST_MEMORY_ZH.test(clause)
+        ? 'host'
+        : ANY_MEMORY.test(clause) || EVENT_SUBJECT.test(clause)
+          ? 'unnamed'
+          : undefined;
   const killed = KILLED.exec(clause);
-  const fails = subject ? (FAILS.exec(clause) ?? (CONSEQUENCE.test(line) ? FULL.exec(clause) : null)) : ERROR_TOLD.exec(clause);
+  const fails = subject
+    ? (FAILS.exec(clause) ?? FAILS_MORE.exec(clause) ?? (CONSEQUENCE.test(line) ? (FULL.exec(clause) ?? FULL_AT_LIMIT.exec(clause)) : null))
+    : ERROR_TOLD.exec(clause);
   // A failure told right after the run's own measure ("随着问问题的增多，会出现显存溢出") is a climb over the run.
   const grows = subject ? (GROWS.exec(clause) ?? (GROWS_WITH_RUN.test(clause) ? INCREASES.exec(clause) : overTheRun ? FAILS.exec(clause) : null)) : null;
   const predicate = killed ?? grows ?? fails;
@@ -196,14 +235,25 @@ function readClause(clause: string, line: string, pasteMemory: Memory, overTheRu
   // Taken back outright: avoided ("to avoid CUDA out of memory"). Negated, supposed, asked or past: tells nothing and
   // takes nothing back (a paste that says "no OOM here" or asks "is 24 GB enough?" may still show the failure elsewhere:
   // on the untuned splits a negation that took a rule's match back lost more right diagnoses than wrong ones).
-  if (AVOIDED.test(before)) return 'denied';
+  // Avoided, handled or forecast ("better handle CUDA OOM", "may just make it go OOM", "可能爆显存"), or the title of a
+  // change to the software ("Find CUDA OOM batches before training"): no run failed.
+  if (
+    AVOIDED.test(before) ||
+    HANDLED.test(before) ||
+    FORECAST.test(before) ||
+    (!DESPITE.test(before) && (FORECAST_QUESTION.test(clause) || FORECAST_QUESTION_LINE.test(line))) ||
+    (title && CHANGE_TITLE.test(line) && !DESPITE.test(before))
+  )
+    return 'denied';
+  // Denied at the word ("no OOM", "没有爆显存"), or a past failure the line says is fixed: no failure of this run.
+  if (NEGATED_AT.test(before) || (PAST.test(clause) && FIXED_SINCE.test(line))) return 'denied';
   if (
     NEGATED.test(before) ||
     HEDGED.test(before) ||
     LIST_ITEM.test(line) ||
     REQUEST.test(line) ||
-    CAPACITY_QUESTION.test(clause) ||
-    GUESSED_CAUSE.test(clause) ||
+    (!DESPITE.test(before) && (CAPACITY_QUESTION.test(clause) || GUESSED_CAUSE.test(clause))) ||
+    GENERIC_CAUSE.test(clause) ||
     PAST.test(clause)
   )
     return 'hedged';
@@ -259,7 +309,7 @@ export function readToldFailure(log: LogText): ToldReading {
       const end = line.indexOf(clause, at) + clause.length;
       at = Math.max(at, end);
       const asked = /^\s{0,3}[?？]/.test(line.slice(end, end + 4)) && YES_NO_QUESTION.test(clause) && LEAK_ONLY.test(clause) && !CLIMB_VERB.test(clause);
-      const said = readClause(clause, line, pasteMemory, overTheRun);
+      const said = readClause(clause, line, pasteMemory, overTheRun, i === 0);
       // A leak only asked about ("Is there a memory leak somewhere?") is a guess: no account of a climb, and a rule's
       // match on it alone is taken back. A climb the question presupposes ("is it normal that memory keeps increasing?") is told.
       const read = asked && (said === 'gpu_growth' || said === 'host_growth' || said === 'hedged') ? 'denied' : said;
@@ -269,7 +319,10 @@ export function readToldFailure(log: LogText): ToldReading {
       else if (read === 'hedged') affirmed = true;
       else if (read) {
         affirmed = true;
-        const phase = toldPhaseWords(clause, line);
+        // The event alone ("inference OOM", "OOM during inference"), with no memory named, names the job the reporter
+        // ran more often than the loop within it that failed: it places no phase.
+        const eventOnly = read === 'gpu_oom' && !(GPU_SUBJECT.test(clause) || GPU_SUBJECT_MORE.test(clause) || ANY_MEMORY.test(clause));
+        const phase = eventOnly ? undefined : toldPhaseWords(clause, line);
         const overRun = (read === 'gpu_growth' || read === 'host_growth') && (GROWS_WITH_RUN.test(line) || RUN_COUNT.test(line));
         found.push({ kind: read, line: i, clause: quote(clause), ...(phase ? { phase } : {}), ...(overRun ? { overRun: true as const } : {}) });
       }

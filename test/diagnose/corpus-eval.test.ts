@@ -75,6 +75,9 @@ GROUPS.push('eval9');
 // shm9/ (issue 23: /dev/shm and NCCL forms that got no diagnosis or another lever: torchrun's SIGBUS, Ray's object store,
 // NCCL's system error in a container, NCCL's shm attach, 6 confusers; 36 real threads, 8 zh; tuned).
 GROUPS.push('shm9');
+// told9/ (issue 23: failures told only in words: bare OOM, misspellings, Chinese slips, tool words; 10 confusers of the
+// guards: forecast, denial, PR / feature titles, capacity questions; 40 real threads, 14 zh; tuned).
+GROUPS.push('told9');
 // The category vocabulary of /work/corpus-format.md (the same as test/fixtures/eval-dev/cases.json).
 const LABELS = new Set([
   'cuda_oom',
@@ -507,6 +510,17 @@ describe('expert expectations on real logs', () => {
       lever: 0.62,
       strict: 0,
       named: 0.44,
+    },
+    // told-vocabulary.ts (the vocabulary of a failure told in words, and its guards): 24/29, 12/18 (named first 7),
+    // strict 1 before; 29/29, 17/18 (12) after; 11 more labelled before running: 38/40 as first run, 40/40, 25/26 (18).
+    {
+      group: 'told9',
+      what: '40 logs, 4600-4639: GPU OOM told only in words (EN, 14 zh); 10 confusers: forecast, denial, change titles, capacity',
+      n: 40,
+      category: 0.9,
+      lever: 0.8,
+      strict: 1,
+      named: 0.55,
     },
   ];
   it.each(TUNED)('$group/ ($what; tuned): no harmful first fix; floors under the measured level', { timeout: 120_000 }, async (t) => {

@@ -1,0 +1,104 @@
+// The vocabulary a report tells a memory failure with, and the words that take it back (issue 23, recognition), as
+// data with the reason each form is here. told-failure.ts reads a clause with it; the forms are a language's and a
+// tool's fixed words and their common slips, never one thread's wording. Every repeat is bounded (linear on any text).
+
+/** Spellings of "memory" that reports type: a doubled or swapped letter (memeory, memroy, momery, memery, memoery). */
+export const MEMORY_SPELLINGS = ['memory', 'memeory', 'memroy', 'momery', 'memery', 'memoery', 'memorry', 'memmory', 'meomry', 'memoy'];
+const MEM = `(?:${MEMORY_SPELLINGS.join('|')})`;
+
+/** "out of memory" and its run-together and hyphenated forms ("out-of-memory", "outofmemory", "out of memeory"). */
+export const OUT_OF_MEMORY = `out[ -]?of[ -]?${MEM}`;
+
+/**
+ * OOM named as an event, a noun or a verb ("got OOM", "it OOMs at step 300", "got OOMed", "OOM了"), but not inside a
+ * setting's or a file's name (`oom_threshold`, `--no-oom`, `oom.log`, `max_oom=3`): a name is no account of a failure.
+ */
+export const OOM_EVENT = `(?<![-\\w./=])OOM(?:s|ed|ing)?(?![-_=.]?[A-Za-z0-9])`;
+
+/**
+ * A tool's own words for the failure, quoted in prose: the CUDA runtime's code 2 ("CUDA error 2",
+ * cudaErrorMemoryAllocation, CUDA_ERROR_OUT_OF_MEMORY) is the card's; XLA's and gRPC's RESOURCE_EXHAUSTED in an ML
+ * report is a device allocation that failed.
+ */
+export const TOOL_GPU_FAILURE =
+  /\bCUDA\s{1,2}error\s{0,2}(?:code\s{0,2})?[:=(]?\s{0,2}2\b(?![.\d])|\bcudaErrorMemoryAllocation\b|\bCUDA_ERROR_OUT_OF_MEMORY\b/i;
+export const TOOL_ANY_FAILURE = /\bRESOURCE[_ ]EXHAUSTED\b/;
+
+/**
+ * The card's memory in Chinese: 显存, and its IME slip 现存 (same pinyin, xiancun) where a card, a size or a failure
+ * word beside it says it is the card's ("24G现存", "gpu现存不足", "现存溢出"): alone, 现存 means "existing".
+ */
+export const GPU_MEMORY_ZH = /显存|(?:GPU|gpu|显卡|卡|\d\s{0,2}[Gg][Bb]?)\s{0,2}现存|现存\s{0,2}(?:不足|不够|溢出|爆|炸|OOM|oom|超)/;
+
+/** The card itself blowing up stands for its memory in Chinese slang ("GPU爆了", "显卡又暴了"; 暴 is 爆's slip). */
+export const CARD_BLOWS_ZH = /(?:GPU|gpu|显卡)(?=\s{0,2}(?:又|都|就|直接|也|要)?\s{0,2}[爆暴](?:了|掉|满|炸))/;
+
+/** Host memory in Chinese: 内存, and its slip 内从 where a failure word follows ("内从不足", "内从爆了"). */
+export const HOST_MEMORY_ZH = /内从\s{0,2}(?:不足|不够|溢出|爆|炸|满)/;
+
+/**
+ * Chinese predicates of failure beyond 不足/溢出/爆: 炸 (blew up), 暴了 (爆's slip; 暴涨 is a surge, not a failure),
+ * 超了 (went over: "显存都超了"), 不够用 (not enough to use).
+ */
+export const FAILS_ZH = /炸|暴(?:了|掉)|超了|不够用/;
+
+/**
+ * A forecast: a failure that may come, not one that came ("a few batches may just make it go OOM", "will it OOM?",
+ * "感觉随时都可能爆显存", "会不会爆显存", "担心显存不够"). Read at the end of the words before the predicate. A guess at
+ * the cause ("might be OOM", "可能是显存不够") is no forecast: a report often guesses at the failure it has.
+ */
+export const FORECAST =
+  /(?:\b(?:may|might|could)\s{1,3}(?:just\s{1,3}|easily\s{1,3}|eventually\s{1,3})?(?:make\s{1,3}it\s{1,3})?(?:go|run|hit|cause|trigger|lead\s{1,3}to|end\s{1,3}in)\s{1,3}(?:an?\s{1,3}|the\s{1,3})?(?:CUDA\s{1,3}|GPU\s{1,3})?|\b(?:will|would)\s{1,3}(?:it|this|that|they)\s{1,3}(?:\w{1,10}\s{1,3}){0,2}|\b(?:expect\w{0,3}|afraid|worried|worry|fear\w{0,3})\b[^.?!\n]{0,30}|(?:可能(?!是)|会不会|担心|害怕|恐怕|快要|即将|随时)[^，。？！\n]{0,4}?(?:会|要|就)?\s{0,2}(?:显存|内存|GPU|gpu|显卡)?\s{0,2})$/i;
+
+/**
+ * An OOM as the object of handling it ("better handle CUDA OOM", "detect OOM batches", "troubleshooting OOM errors", a README's "Addressing OOM",
+ * "recover from OOM"): the tool's behaviour is the subject, no run failed. Read like an avoidance, before the predicate.
+ */
+export const HANDLED =
+  /\b(?:handl\w{0,3}|detect\w{0,3}|catch\w{0,3}|recover\w{0,3}|troubleshoot\w{0,3}|mitigat\w{0,4}|address\w{0,3}|tackl\w{0,3}|guard\w{0,3}\s{1,3}against|protect\w{0,3}\s{1,3}against)\b|应对|预防/i;
+
+/**
+ * A title that is a change to the software, not an account of a run: a pull request's or feature's imperative ("Add
+ * ...", "Find CUDA OOM batches before training", "Support ...") or a conventional prefix ("ENH:", "feat(x):", "fix:",
+ * "docs:"). Read on the paste's first line only (a body's "Add --fp16 and it still OOMs" tells one).
+ */
+export const CHANGE_TITLE =
+  /^\s{0,4}(?:(?:ENH|feat|fix|perf|docs?|chore|refactor)(?:\([^)\n]{1,24}\))?\s{0,2}:|(?:add|allow|better|detect|document|enable|expose|find|handle|implement|improve|introduce|support|track)\b)/i;
+
+/**
+ * OOMs named in the plural as the cause of a limit ("a blocker for larger batches due to out-of-memory errors",
+ * "because of OOM issues"): a kind of failure the reporter steers clear of, not one this run had. Tells nothing.
+ */
+export const GENERIC_CAUSE =
+  /\b(?:due\s{1,3}to|because\s{1,3}of|for\s{1,3}fear\s{1,3}of)\s{1,3}(?:the\s{1,3})?(?:CUDA\s{1,3}|GPU\s{1,3})?(?:OOM|out[ -]?of[ -]?memory)\s{1,3}(?:errors|issues|problems)\b/i;
+
+/**
+ * The failure word negated right before it ("no OOM", "without OOM", "not an OOM", "没有爆显存", "没OOM"): a direct
+ * denial. Wider negations ("it does not seem to run out until step 300") stay hedges: they take nothing back.
+ */
+export const NEGATED_AT = /(?:\b(?:no|without|never|not\s{1,3}an?)|没有|没|并未|未)\s{0,2}(?:CUDA\s{1,3}|GPU\s{1,3}|显存\s{0,2})?$/i;
+
+/** A failure of the past that the report says is fixed ("At first I got OOM, but I fixed it", "之前爆显存，已经解决了"). */
+export const FIXED_SINCE =
+  /\b(?:fixed|solved|resolved)\s{1,3}(?:it|this|that|the)\b|\b(?:works|working|runs|running)\s{1,3}(?:fine\s{1,3})?now\b|已经?解决|解决了|现在(?:可以|能)/i;
+
+/**
+ * A failure told as having happened despite something ("... and still oom", "还是OOM", "even with batch 1 it OOMs"):
+ * an account, even inside a capacity question ("how much vram, because i used 140gb and still oom"), which then asks
+ * what would fit, not whether it fails.
+ */
+export const DESPITE = /(?:\b(?:still|again|even\s{1,3}(?:with|on|at)\s{1,3}[^,.;]{1,30})|还是|依然|仍然|仍|又)\s{0,3}(?:会\s{0,2})?$/i;
+
+/**
+ * Memory told full at its limit, which tells the failure only with what followed on the line (as FULL in
+ * told-failure.ts): "RAM usage was at 100%" then "the kernel died"; 跑满 / 爆满 / 打满 / 拉满 (ran full) then 报错.
+ */
+export const FULL_AT_LIMIT = /\b(?:at|hits?|hit|reach\w{0,3}|to)\s{1,3}100\s{0,2}%|跑满|爆满|打满|拉满/i;
+
+/**
+ * A yes/no question about a failure to come: "训练7B在24G上会OOM吗？" (will it OOM?), "Will 13B OOM on a 24 GB card?".
+ * "为什么会爆显存？" (why did it) asks about one that happened: no 吗, no leading will.
+ */
+export const FORECAST_QUESTION = /会\s{0,2}[^，。？！\n]{0,12}?(?:吗|么|嘛)\s{0,2}[?？]?\s*$/;
+/** The English form, read on the whole line (a clause loses its question mark): a line that asks "Will ... ?". */
+export const FORECAST_QUESTION_LINE = /^\s{0,4}(?:will|would)\b[^\n]{0,160}[?？]\s*$/i;
