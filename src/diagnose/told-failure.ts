@@ -69,9 +69,10 @@ const MAX_LINE = 600;
 const MAX_CLAUSES = 12;
 const QUOTE_CHARS = 160;
 
-// Not prose: a frame, a traceback, a progress bar, a timestamped or levelled logger line, a shell prompt, code.
+// Not prose: a frame, a traceback, a progress bar, a timestamped or levelled logger line, a shell prompt, code, a
+// machine's line of key=value fields ("THCudaCheck FAIL file=... line=58 error=2 : out of memory").
 const LOG_LINE =
-  /\d{1,3}%\||\bit\/s\b|\bs\/it\b|^\s{0,8}\[?\d{2,4}[-/]\d{2}|^\s{0,8}\d{1,2}:\d{2}|\b(?:INFO|WARNING|DEBUG|ERROR|WARN)\b|^\s{0,12}File "|^\s{0,8}Traceback|^\s{0,8}(?:\$|>>>|#|--|import |from \S{1,80} import |def |class )|^\s{0,8}[\w.[\]'"]{1,60}\s{0,2}=\s{0,2}\S|[;{}]\s*$|^\s{0,8}\|/;
+  /\b\w{1,24}=\S{1,200}\s{1,3}\w{1,24}=\S|\d{1,3}%\||\bit\/s\b|\bs\/it\b|^\s{0,8}\[?\d{2,4}[-/]\d{2}|^\s{0,8}\d{1,2}:\d{2}|\b(?:INFO|WARNING|DEBUG|ERROR|WARN)\b|^\s{0,12}File "|^\s{0,8}Traceback|^\s{0,8}(?:\$|>>>|#|--|import |from \S{1,80} import |def |class )|^\s{0,8}[\w.[\]'"]{1,60}\s{0,2}=\s{0,2}\S|[;{}]\s*$|^\s{0,8}\|/;
 
 // Clauses: sentence ends, and a contrast that starts a new claim ("..., but GPU memory still runs out", "，但...").
 // Chinese clauses run on with "，": each is its own claim there ("内存一直在上涨，显存没有变化").

@@ -12,8 +12,9 @@ export const OUT_OF_MEMORY = `out[ -]?of[ -]?${MEM}`;
 /**
  * OOM named as an event, a noun or a verb ("got OOM", "it OOMs at step 300", "got OOMed", "OOM了"), but not inside a
  * setting's or a file's name (`oom_threshold`, `--no-oom`, `oom.log`, `max_oom=3`): a name is no account of a failure.
+ * Nor as the modifier of a tool's name ("OOM predictor", "an OOM estimator for configs"): the thing is named, no run failed.
  */
-export const OOM_EVENT = `(?<![-\\w./=])OOM(?:s|ed|ing)?(?![-_=.]?[A-Za-z0-9])`;
+export const OOM_EVENT = `(?<![-\\w./=])OOM(?:s|ed|ing)?(?![-_=.]?[A-Za-z0-9])(?!\\s{1,3}(?:predict|estimat|calculat|check|detect|simulat|profil|analy[sz])\\w{0,6}\\b)`;
 
 /**
  * A tool's own words for the failure, quoted in prose: the CUDA runtime's code 2 ("CUDA error 2",

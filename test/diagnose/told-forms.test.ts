@@ -142,3 +142,25 @@ describe('real reports (tuned groups told9/ and order9/)', () => {
     expect((await firstOfCase(group, n))?.category).toBeUndefined();
   });
 });
+
+// Two guards added when the vocabulary met the older suites (abstain.test.ts, eval-phase-first.test.ts). SYNTHETIC variants.
+describe('names and machine lines that tell no failure in words', () => {
+  it.each([
+    'OOM predictor for transformer configs\nWould be nice to have one.',
+    'An OOM estimator for LLM fine-tuning configs',
+    'Feature request: OOM checker before launching a job',
+    'OOM calculator gives wrong numbers for Qwen',
+  ])('%j: OOM as the modifier of a tool name tells none', (paste) => {
+    expect(told(paste)).toBeUndefined();
+  });
+  it('the same word as an event still tells one (controls)', () => {
+    expect(told('The OOM checker said fine, but training OOMs at step 30')).toBe('gpu_oom');
+    expect(told('I got OOM predicting on the test set')).toBe('gpu_oom');
+  });
+  it.each(['THCudaCheck FAIL file=/src/THC/THCStorage.cu line=58 error=2 : out of memory', 'alloc failed dev=0 size=2147483648 status=out of memory'])(
+    '%j: a machine line of key=value fields is a message, not prose',
+    (line) => {
+      expect(readToldFailure(new LogText(normalizeLog(`${line}\nTraceback (most recent call last):\n`))).spoken.size).toBe(0);
+    },
+  );
+});
