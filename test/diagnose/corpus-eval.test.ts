@@ -1,5 +1,5 @@
 // The corpus of real logs with expert expectations (test/fixtures/untuned): the tuned splits (llm/, vision/,
-// mixed/, fresh/, holdout/, sealed/ since stop 20, blind/ and unseen/ since late stop 20, novel/ since the end of stop 20) and the untuned splits (fresh2/, from the end of stop 20; blind2/, balanced by class for issue 23; blind3/, built blind after the engine rework for issue 23's closing figure; blind4/, built blind for the end-of-session measurement; blind5/, built blind for issue 23's closing measurement; blind6/, built blind while the next session changed the engine), scored with the CLI's own code in process (readLogFile, diagnose,
+// mixed/, fresh/, holdout/, sealed/ since stop 20, blind/ and unseen/ since late stop 20, novel/ since the end of stop 20) and the untuned splits (fresh2/, from the end of stop 20; blind2/, balanced by class for issue 23; blind3/, built blind after the engine rework for issue 23's closing figure; blind4/, built blind for the end-of-session measurement; blind5/, built blind for issue 23's closing measurement; blind6/, built blind while the next session changed the engine; blind7/, built blind for issue 23's done-when while the session after changed the engine), scored with the CLI's own code in process (readLogFile, diagnose,
 // toJsonContract: same JSON as `gpu-doctor diagnose --json`). Figures are printed; floors catch regressions.
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -24,6 +24,7 @@ const GROUPS = [
   'blind4',
   'blind5',
   'blind6',
+  'blind7',
   'budget4',
   'phase4',
 ];
@@ -109,7 +110,8 @@ describe('corpus files: every log has one case and every case a real public sour
       expect(c.file, where).toMatch(/^\d{3,4}-/);
       expect(c.file, where).toBe(`${c.file.split('-')[0]}-${c.labels[0]}.log`);
       expect(c.source, where).toMatch(/^https:\/\/github\.com\/[^/\s]+\/[^/\s]+\/(issues|pull|discussions)\/\d+$/);
-      expect(['en', 'zh'], where).toContain(c.language);
+      // the paste's language as an ISO 639-1 code: en and zh above all; blind7 has one Korean thread
+      expect(['en', 'zh', 'ko', 'ru', 'ja'], where).toContain(c.language);
       expect(typeof c.confuser, where).toBe('boolean');
       expect(c.expected_fix?.length ?? 0, where).toBeGreaterThan(20);
       expect(readFileSync(join(dir, c.file), 'utf8').trim().length, where).toBeGreaterThan(0);
@@ -610,6 +612,23 @@ describe('expert expectations on real logs', () => {
       expect(s.harmful).toBe(BLIND6_FLOORS.harmful);
       expect(s.category / s.n).toBeGreaterThanOrEqual(BLIND6_FLOORS.category);
       expect(s.lever / s.leverOf).toBeGreaterThanOrEqual(BLIND6_FLOORS.lever);
+    },
+  );
+  // blind7: at the session's starting engine (01a1c09) category 71/88, lever 46/65 (named first 38), strict 5; at its end
+  // (see blind7/README.md) category 72/88, lever 47/65 (named first 41), strict 5. Floors under the end.
+  const BLIND7_FLOORS = { category: 0.8, lever: 0.7, harmful: 0, failed: 0 };
+  it(
+    'untuned split (blind7/: 88 logs, 3900-3994, issue 23 done-when, built blind, balanced by class; 24 zh, 10 confusers): floors under the measured level',
+    { timeout: 120_000 },
+    async () => {
+      const s = await scoreExpertDir(groupDir('blind7'));
+      // Misses are not printed per case: nobody tunes on this split.
+      console.log(`untuned (blind7): ${expertLine(s)}`);
+      expect(s.n).toBeGreaterThanOrEqual(88);
+      expect(s.failed).toBe(BLIND7_FLOORS.failed);
+      expect(s.harmful).toBe(BLIND7_FLOORS.harmful);
+      expect(s.category / s.n).toBeGreaterThanOrEqual(BLIND7_FLOORS.category);
+      expect(s.lever / s.leverOf).toBeGreaterThanOrEqual(BLIND7_FLOORS.lever);
     },
   );
 });
