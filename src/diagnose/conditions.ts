@@ -281,6 +281,8 @@ export const CONDITION_CHECKS: Record<Condition, (e: Evidence) => boolean> = {
   workers_first: ({ incident }) => workersFirst(incident),
   workers_not_lever_tried: ({ incident }) => workersNotLever(incident) && incident.host.workersTried !== undefined,
   workers_not_lever_few: ({ incident }) => workersNotLever(incident) && incident.host.workersTried === undefined,
+  // An evaluation or prediction gathering the whole set's outputs in host RAM (levers/eval-gathered.ts): write or reduce per batch.
+  host_eval_gathered: ({ incident }) => incident.host.evalGathered !== undefined,
   host_kept_reference: ({ incident }) => incident.series.keptReference !== undefined && incident.host.loaderCollected === undefined,
   host_ram_grows: ({ incident }) => workersBlock(incident) === 'growth' && incident.series.keptReference === undefined && incident.host.hostGrowthCjk !== true,
   host_ram_grows_unquoted: ({ incident }) =>
