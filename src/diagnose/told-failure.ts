@@ -128,7 +128,7 @@ const INCREASES =
   /\b(?:uses?|using|takes?|taking|consumes?|consuming|occup(?:y|ies|ying))\s{1,3}more\b|\b(?:increas\w{0,4}|grow\w{0,4}|grew|ris(?:es|ing)|rose|climb\w{0,4}|goes\s{1,3}up|going\s{1,3}up)\b|增加|增长|上涨|上升|变大|涨/i;
 // A kill by someone else (the kernel, the OS): passive or by the system; "I killed it" is the user's own act.
 const KILLED =
-  /\b(?:was|were|is|are|be|been|being|gets?|got|getting)\s{1,3}(?:\w{2,12}\s{1,3})?killed\b|\bkilled\s{1,3}by\s{1,3}(?:the\s{1,3})?(?:os|kernel|system|oom)|["\u201C]kill["\u201D]\s{1,3}problem|\b(?:memory|RAM)\b[^\n]{0,40}?\band\s{1,3}kills?\s{1,3}(?:the\s{1,3})?(?:job|process|run|training)\b|被\s{0,2}(?:kill|killed|杀|杀死|杀掉|系统杀)/i;
+  /\b(?:was|were|is|are|be|been|being|gets?|got|getting)\s{1,3}(?:\w{2,12}\s{1,3})?killed\b|\bkilled\s{1,3}by\s{1,3}(?:the\s{1,3})?(?:os|kernel|system|oom)|["\u201C]kill["\u201D]\s{1,3}problem|\b(?:memory|RAM)\b[^\n]{0,40}?\band\s{1,3}kills?\s{1,3}(?:the\s{1,3})?(?:job|process|run|training)\b|\b(?:OOM|out[ -]of[ -]memory)[ -]?killer\b|(?:显示|出现|提示|报)了?\s{0,2}["“]?Killed\b|被\s{0,2}(?:kill|killed|杀|杀死|杀掉|系统杀)/i;
 const KILLED_BY_USER = /\bkilled\s{1,3}(?:by\s{1,3}(?:me|the\s{1,3}user|hand|ctrl|keyboard)|manually)\b|\bctrl[+-]c\b/i;
 
 // What tells no failure: a negation or an avoidance before the predicate, in the same clause.
@@ -273,7 +273,7 @@ function readClause(clause: string, line: string, pasteMemory: Memory, overTheRu
 const NOT_GPU = /\bnot\s{1,3}(?:the\s{1,3})?(?:GPU|CUDA|VRAM|video)(?:\s{1,2}(?:memory|mem|RAM))?\b|不是显存/gi;
 // The system killing the process ("killed by the OS", "the system will be out of memory, and kill process"): the
 // kernel kills for host RAM, a full card raises an error, so memory the paste leaves unnamed beside it is the host's.
-const SYSTEM_KILLS = /\b(?:system|OS|kernel|linux)\b[^\n]{0,60}?\bkill(?:s|ed)?\b/i;
+const SYSTEM_KILLS = /\b(?:system|OS|kernel|linux|signal)\b[^\n]{0,60}?\bkill(?:s|ed)?\b/i;
 
 /**
  * Unnamed memory is the host's where the paste names only the host's memory, or names no memory of the card and tells

@@ -27,6 +27,7 @@ describe('a climb that ends in the system killing the process is a host leak: fi
     'the system kills': 'After each epoch the memory grows by about 3GB, then the system kills the job.',
     'memory named by denying the card': 'Memory leak in the data pipeline (not GPU memory, but RAM): it keeps growing with every epoch.',
     'RAM qualified in parentheses, a rate per epoch': 'RAM(CPU) usage increasing during the training, around 5GB per epoch.',
+    'a signal kills it': 'After a few hundred epochs the job receives a signal that kills it; the memory keeps growing every epoch.',
   };
   it.each(Object.entries(forms))('synthetic: %s', async (_name, text) => {
     const d = await diagnosePaste(text);
@@ -38,6 +39,8 @@ describe('a climb that ends in the system killing the process is a host leak: fi
     const card = await diagnosePaste('GPU memory keeps increasing every epoch until the run fails.');
     expect(card?.category).toBe('growing_memory_leak');
     expect(summary(card)).toMatch(CARD_PROBE);
+    // The kernel's OOM killer named is a host kill, not a full card.
+    expect((await diagnosePaste('While building the label dicts my guess is it gets targeted by the OOM Killer.'))?.category).toBe('host_oom_killed');
     const load = await diagnosePaste('Loading 1200000 images into memory ...\nKilled');
     expect(load?.category).toBe('host_oom_killed');
     expect(summary(load)).not.toMatch(FIND_WHAT_GROWS);
@@ -68,6 +71,33 @@ describe("an evaluation or prediction that keeps the whole set's outputs fills h
     const d = await diagnosePaste(text);
     expect(d?.category).toBe('host_oom_killed');
     expect(summary(d)).toMatch(PER_BATCH);
+  });
+
+  // 4712 "在evaluation后显示Killed"; 4715 "RAM overflow and process death" in "the nnUNet prediction process"; 4717 a
+  // "Killed" line right after "INFO:root:predicting"; 4720 "在验证的时候进程被杀死".
+  it.each(['4712', '4715', '4717', '4720'])('real hostgrow9/%s: a kill inside an evaluation or prediction, the holder inferred', async (n) => {
+    const d = await firstOfCase('hostgrow9', n);
+    expect(d?.category).toBe('host_oom_killed');
+    expect(summary(d)).toMatch(/^The kill came while the run evaluated or predicted/);
+    expect(summary(d)).toMatch(PER_BATCH);
+  });
+
+  // synthetic: the kill placed in the phase by a line above it, or told in the phase's words
+  const killedIn: Record<string, string> = {
+    'a kill line after the evaluation starts': 'Epoch 12: loss 0.031\n***** Running Evaluation *****\nEvaluating: 41%|████      | 820/2000\nKilled',
+    'told, English': 'Training runs fine but the process gets killed during inference on the test set.',
+    'told, Chinese': '训练没问题，预测的时候进程被杀死了',
+  };
+  it.each(Object.entries(killedIn))('synthetic: %s', async (_name, text) => {
+    const d = await diagnosePaste(text);
+    expect(d?.category).toBe('host_oom_killed');
+    expect(summary(d)).toMatch(PER_BATCH);
+  });
+
+  it('synthetic control: a kill line after training steps, with validation only mentioned earlier, is not placed in it', async () => {
+    const d = await diagnosePaste('Validation accuracy: 0.81\nEpoch 4 step 100 loss 0.52\nEpoch 4 step 200 loss 0.50\nEpoch 4 step 300 loss 0.49\nKilled');
+    expect(d?.category).toBe('host_oom_killed');
+    expect(summary(d)).not.toMatch(PER_BATCH);
   });
 
   it('synthetic control: outputs appended in training, with no evaluation or prediction, are not this lever', async () => {

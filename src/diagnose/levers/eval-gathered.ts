@@ -26,13 +26,34 @@ const GATHERED_TOLD =
 // NumPy failing one array: the whole set's outputs or inputs allocated at once.
 const ARRAY_AT_ONCE = /Unable to allocate \d{1,6}(?:\.\d{1,3})?\s?[GT]iB for an array with shape/;
 const EVAL_ACCUMULATION = /\beval_accumulation_steps\s{0,2}[=:]\s{0,2}\d{1,6}/;
+// A host kill told inside an evaluation or prediction ("Killed while evaluating", "在验证的时候进程被杀死", "RAM overflow
+// and process death" in "the prediction process"), or a kill line right after the run announced one ("INFO:root:predicting"
+// then "Killed"): what such a loop holds across the set is, first of all, its outputs (the reply says it is inferred).
+const KILL_TOLD = /\bkill(?:s|ed)?\b|\bprocess\s{1,3}death\b|\b(?:RAM|memory)\s{1,3}overflow\b|被\s{0,2}(?:kill|杀)|杀死|内存(?:溢出|不足|爆)/i;
+const KILL_LINE = /^\W{0,4}(?:Killed|已杀死)\W{0,4}$/;
+const RECENT = 3;
 
-/** The line that shows the set's outputs gathered in host RAM during an evaluation or prediction, trimmed; or nothing. */
-export function readEvalGathered(text: string): Pick<HostPart, 'evalGathered'> {
+/**
+ * The line that shows the set's outputs gathered in host RAM during an evaluation or prediction, trimmed; else the line
+ * that puts a host kill in one (evalKilled); or nothing.
+ */
+export function readEvalGathered(text: string): Pick<HostPart, 'evalGathered' | 'evalKilled'> {
   let phase = false;
   let shown: string | undefined;
+  let killedIn: string | undefined;
+  const recent: string[] = [];
   for (const line of boundedLines(text, MAX_LINES, MAX_LINE)) {
-    if (!line) continue;
+    if (!line.trim()) continue;
+    if (killedIn === undefined) {
+      if (EVAL_PHASE.test(line) && KILL_TOLD.test(line)) killedIn = quote(line, 0);
+      else if (KILL_LINE.test(line))
+        killedIn = recent
+          .find((l) => EVAL_PHASE.test(l))
+          ?.trim()
+          .slice(0, QUOTE_CHARS);
+    }
+    recent.push(line);
+    if (recent.length > RECENT) recent.shift();
     if (!phase && EVAL_PHASE.test(line)) phase = true;
     if (shown === undefined) {
       const m = GATHERED_CODE.exec(line) ?? GATHERED_TOLD.exec(line) ?? ARRAY_AT_ONCE.exec(line) ?? EVAL_ACCUMULATION.exec(line);
@@ -40,7 +61,7 @@ export function readEvalGathered(text: string): Pick<HostPart, 'evalGathered'> {
     }
     if (phase && shown !== undefined) return { evalGathered: shown };
   }
-  return {};
+  return killedIn === undefined ? {} : { evalKilled: killedIn };
 }
 
 /** The line around the evidence, at most QUOTE_CHARS from where the evidence starts. */
