@@ -47,6 +47,24 @@ describe('a climb that ends in the system killing the process is a host leak: fi
   });
 });
 
+describe('host readings that climb to a kill: the leak comes first, a flat series leaves the kill first', () => {
+  // synthetic: readings a training loop prints, then the kernel's kill
+  const rising: Record<string, string> = {
+    'RSS per epoch': 'epoch 1 loss 0.91 RSS 10.2 GB\nepoch 2 loss 0.80 RSS 14.8 GB\nepoch 3 loss 0.74 RSS 19.5 GB\nepoch 4 loss 0.70 RSS 24.1 GB\nKilled',
+    '内存占用 per epoch': '每个epoch结束 内存占用: 10.5G\n每个epoch结束 内存占用: 15.2G\n每个epoch结束 内存占用: 20.1G\n已杀死',
+  };
+  it.each(Object.entries(rising))('synthetic: %s', async (_name, text) => {
+    const d = await diagnosePaste(text);
+    expect(d?.category).toBe('growing_memory_leak');
+    expect(summary(d)).toMatch(FIND_WHAT_GROWS);
+  });
+
+  it('synthetic control: the same readings flat before the kill are one big load, not a climb', async () => {
+    const flat = 'epoch 1 loss 0.91 RSS 20.2 GB\nepoch 2 loss 0.80 RSS 20.3 GB\nepoch 3 loss 0.74 RSS 20.2 GB\nepoch 4 loss 0.70 RSS 20.3 GB\nKilled';
+    expect((await diagnosePaste(flat))?.category).toBe('host_oom_killed');
+  });
+});
+
 describe("an evaluation or prediction that keeps the whole set's outputs fills host RAM: reduce or write per batch", () => {
   // 4707 storing dicts and arrays of the predictions during evaluation; 4708 "Killed while evaluating" with the result
   // dictionary; 4710 one 32.4 GiB array at PREDICT (one allocation, no growth).
