@@ -9,7 +9,8 @@ import type { Incident } from './incident/index.js';
 const REACHES_CARD = 0.6;
 
 interface Ranked {
-  rule: string;
+  /** The rule's id (diagnoses carry it; the host reordering reads it). */
+  rule?: string;
   category: Category;
   incident: Incident;
 }
@@ -39,7 +40,7 @@ const CLIMBS = new Set(['growth', 'sawtooth_rising']);
  * report and already puts finding what grows first.
  */
 function orderHostGrowthAndKill<T extends Ranked>(ranked: T[]): T[] {
-  const leakAt = ranked.findIndex((d) => d.category === 'growing_memory_leak' && HOST_GROWTH_RULE.test(d.rule));
+  const leakAt = ranked.findIndex((d) => d.category === 'growing_memory_leak' && HOST_GROWTH_RULE.test(d.rule ?? ''));
   const killAt = ranked.findIndex((d) => d.category === 'host_oom_killed');
   if (leakAt === -1 || killAt === -1 || leakAt < killAt) return ranked;
   const { series, host } = ranked[leakAt].incident;
