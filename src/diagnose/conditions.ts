@@ -273,11 +273,11 @@ export const CONDITION_CHECKS: Record<Condition, (e: Evidence) => boolean> = {
   // DDP's reducer errors (levers/ddp-unused.ts): a hook fired twice, or find_unused_parameters already on.
   ddp_marked_twice: ({ incident }) => incident.distributed.ddpMarkedTwice === true,
   ddp_find_unused_already: ({ incident }) => incident.distributed.ddpFindUnusedSet === true && incident.distributed.ddpMarkedTwice !== true,
-  // Host RAM (levers/host-ram.ts): workers only with a stated count above 0 or a killed worker shown; with no
-  // lever's evidence at all, the experiment that decides.
+  // Host RAM (levers/host-ram.ts, workers.ts, eval-gathered.ts): each lever on its evidence; none: the experiment that decides.
   workers_evidence: ({ incident }) => workersEvidence(incident),
-  // Fewer workers first only when nothing points elsewhere (levers/workers.ts): host RAM that rises, a frame that keeps
-  // every batch, workers already tried or at most one, a worker that exited in a container (its /dev/shm).
+  host_eval_gathered: ({ incident }) => incident.host.evalGathered !== undefined,
+  host_eval_killed: ({ incident }) => incident.host.evalKilled !== undefined,
+  // Fewer workers first only when nothing points elsewhere: levers/workers.ts's workersBlock lists what does.
   workers_first: ({ incident }) => workersFirst(incident),
   workers_not_lever_tried: ({ incident }) => workersNotLever(incident) && incident.host.workersTried !== undefined,
   workers_not_lever_few: ({ incident }) => workersNotLever(incident) && incident.host.workersTried === undefined,

@@ -9,6 +9,8 @@ import type { Incident } from './incident/index.js';
 const REACHES_CARD = 0.6;
 
 interface Ranked {
+  /** The rule's id (diagnoses carry it; the host reordering reads it). */
+  rule?: string;
   category: Category;
   incident: Incident;
 }
@@ -24,6 +26,32 @@ export function growthReachesCard(series: readonly number[], cardMiB: number | u
 
 /** The diagnoses reordered so that the leak and the OOM come in the order the series supports; others keep their place. */
 export function orderGrowthAndOom<T extends Ranked>(ranked: T[]): T[] {
+  return orderHostGrowthAndKill(orderCardGrowthAndOom(ranked));
+}
+
+// The host rules that answer a climb of host RAM (knowledge/host-ram-growth-*).
+const HOST_GROWTH_RULE = /^host-ram-growth-/;
+const CLIMBS = new Set(['growth', 'sawtooth_rising']);
+
+/**
+ * A host kill beside a climb of host RAM that the paste shows (RSS / RAM readings that rise to the kill): the kill is where
+ * the climb ended, so the leak and its lever (find what grows) come first. A flat or settled series is one big load, not a
+ * climb: the kill speaks. A climb only told (workers.ts's hostGrowth) keeps the kill first: its own growth fix quotes the
+ * report and already puts finding what grows first.
+ */
+function orderHostGrowthAndKill<T extends Ranked>(ranked: T[]): T[] {
+  const leakAt = ranked.findIndex((d) => d.category === 'growing_memory_leak' && HOST_GROWTH_RULE.test(d.rule ?? ''));
+  const killAt = ranked.findIndex((d) => d.category === 'host_oom_killed');
+  if (leakAt === -1 || killAt === -1 || leakAt < killAt) return ranked;
+  const { series, host } = ranked[leakAt].incident;
+  if (series.hostSettled || !CLIMBS.has(series.hostShape ?? '') || host.hostGrowth !== undefined) return ranked;
+  const out = ranked.slice();
+  out[killAt] = ranked[leakAt];
+  out[leakAt] = ranked[killAt];
+  return out;
+}
+
+function orderCardGrowthAndOom<T extends Ranked>(ranked: T[]): T[] {
   const leakAt = ranked.findIndex((d) => d.category === 'growing_memory_leak');
   const oomAt = ranked.findIndex((d) => OOM_CATEGORIES.has(d.category));
   if (leakAt === -1 || oomAt === -1) return ranked;

@@ -171,6 +171,8 @@ export const CONDITIONS = [
   'workers_not_lever_tried',
   'workers_not_lever_few',
   'host_kept_reference',
+  'host_eval_gathered',
+  'host_eval_killed',
   'host_ram_grows',
   'host_ram_grows_unquoted',
   'loader_collected',

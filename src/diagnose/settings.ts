@@ -260,6 +260,7 @@ export function extractSettings(fullText: string, options: { commandLine?: boole
     incident.series.hostSeriesMiB = hostSeries.map((p) => p.mib);
     const shape = classifyShape(hostSeries);
     // A flat, warmed-up or returning series contradicts words of growth (one step or an irregular rise does not).
+    if (shape) incident.series.hostShape = shape.shape;
     if (shape && seriesSettled(shape)) incident.series.hostSettled = true;
   }
   if (/\bempty_cache\(\)/.test(text)) incident.series.emptiesCache = true;

@@ -65,7 +65,7 @@ export interface ToldReading {
 }
 
 const MAX_LINES = 600;
-const MAX_LINE = 600;
+const MAX_LINE = 1200;
 const MAX_CLAUSES = 12;
 const QUOTE_CHARS = 160;
 
@@ -118,7 +118,7 @@ const GROWS =
   /\b(?:keeps?|kept|keeping)\s{1,3}(?:on\s{1,3})?(?:using|taking|consuming|eating|allocating|occupying)\s{1,3}more\b|\b(?:keeps?|kept|keeping|continu\w{0,6}|gradual(?:ly)?|slowly|steadily|constantly|linearly|always)\s{1,3}(?:to\s{1,3}|be\s{1,3}|on\s{1,3})?(?:increas|grow|ris|climb|go(?:es|ing)?\s{1,3}up)\w{0,4}|\b(?:gradual|steady|slow|continuous|constant|linear)\s{1,3}(?:increase|growth|rise|climb|creep)\b|\b(?:higher|bigger|larger|more)\s{1,3}and\s{1,3}(?:higher|bigger|larger|more)\b|\bmemory\s{1,3}leak\w{0,3}\b|\bleak(?:s|ing|ed)?\s{1,3}(?:GPU\s{1,3}|host\s{1,3})?memory\b|(?:一直|持续|不断|逐渐|越来越|慢慢|不停)\s{0,2}(?:在\s{0,2})?(?:增加|增长|上涨|上升|涨|变大|变多|大|多|升高|飙升)|(?:泄漏|泄露)/i;
 // Growth told with the run as its measure: "increases as epochs increase", "grows over time", "随着训练的进行...增长".
 const GROWS_WITH_RUN =
-  /\b(?:over\s{1,3}time|as\s{1,3}(?:the\s{1,3})?(?:epochs?|iterations?|steps?|training|time)\s{1,3}(?:goes\s{1,3}on|increases?|grows?|advances?|continues|progress\w{0,3}|passes)|(?:after|with|in|at|on|for)\s{1,3}(?:every|each)\s{1,3}(?:iteration|iter|step|epoch|batch)|epoch\s{1,3}after\s{1,3}epoch|during\s{1,3}training|while\s{1,3}training)\b|随着[^，。\n]{0,24}(?:增加|增多|进行|推移)|(?:每个?|每一)\s{0,2}(?:iter|iteration|step|epoch|batch|轮|次)/i;
+  /\b(?:over\s{1,3}time|as\s{1,3}(?:the\s{1,3})?(?:epochs?|iterations?|steps?|training|time)\s{1,3}(?:goes\s{1,3}on|increases?|grows?|advances?|continues|progress\w{0,3}|passes)|(?:(?:after|with|in|at|on|for)\s{1,3})?(?:every|each)\s{1,3}(?:iteration|iter|step|epoch|batch)|epoch\s{1,3}after\s{1,3}epoch|during\s{1,3}(?:the\s{1,3})?training|while\s{1,3}training|per\s{1,3}(?:iteration|iter|step|epoch|batch))\b|随着[^，。\n]{0,24}(?:增加|增多|进行|推移)|(?:每个?|每一)\s{0,2}(?:iter|iteration|step|epoch|batch|轮|次)/i;
 // A count of the run beside the climb: "in the diffusion 1000 iterations", "over 20 epochs", "within 500 steps".
 const RUN_COUNT =
   /\b(?:in|over|within|during|for|after)\s{1,3}(?:the\s{1,3})?(?:\w{1,20}\s{1,3})?\d{1,7}[kK]?\s{1,3}(?:iterations?|iters?|steps?|epochs?|batches)\b|\d{1,7}\s{0,2}个?\s{0,2}(?:epoch|step|iter|轮|次迭代)/i;
@@ -128,7 +128,7 @@ const INCREASES =
   /\b(?:uses?|using|takes?|taking|consumes?|consuming|occup(?:y|ies|ying))\s{1,3}more\b|\b(?:increas\w{0,4}|grow\w{0,4}|grew|ris(?:es|ing)|rose|climb\w{0,4}|goes\s{1,3}up|going\s{1,3}up)\b|增加|增长|上涨|上升|变大|涨/i;
 // A kill by someone else (the kernel, the OS): passive or by the system; "I killed it" is the user's own act.
 const KILLED =
-  /\b(?:was|were|is|are|be|been|being|gets?|got|getting)\s{1,3}(?:\w{2,12}\s{1,3})?killed\b|\bkilled\s{1,3}by\s{1,3}(?:the\s{1,3})?(?:os|kernel|system|oom)|["\u201C]kill["\u201D]\s{1,3}problem|被\s{0,2}(?:kill|killed|杀|杀死|杀掉|系统杀)/i;
+  /\b(?:was|were|is|are|be|been|being|gets?|got|getting)\s{1,3}(?:\w{2,12}\s{1,3})?killed\b|\bkilled\s{1,3}by\s{1,3}(?:the\s{1,3})?(?:os|kernel|system|oom)|["\u201C]kill["\u201D]\s{1,3}problem|\b(?:memory|RAM)\b[^\n]{0,40}?\band\s{1,3}kills?\s{1,3}(?:the\s{1,3})?(?:job|process|run|training)\b|\b(?:OOM|out[ -]of[ -]memory)[ -]?killer\b|(?:显示|出现|提示|报)了?\s{0,2}["“]?Killed\b|被\s{0,2}(?:kill|killed|杀|杀死|杀掉|系统杀)/i;
 const KILLED_BY_USER = /\bkilled\s{1,3}(?:by\s{1,3}(?:me|the\s{1,3}user|hand|ctrl|keyboard)|manually)\b|\bctrl[+-]c\b/i;
 
 // What tells no failure: a negation or an avoidance before the predicate, in the same clause.
@@ -230,7 +230,10 @@ function readClause(clause: string, line: string, pasteMemory: Memory, overTheRu
     : ERROR_TOLD.exec(clause);
   // A failure told right after the run's own measure ("随着问问题的增多，会出现显存溢出") is a climb over the run.
   const grows = subject ? (GROWS.exec(clause) ?? (GROWS_WITH_RUN.test(clause) ? INCREASES.exec(clause) : overTheRun ? FAILS.exec(clause) : null)) : null;
-  const predicate = killed ?? grows ?? fails;
+  // A climb told with the kill it ends in ("keeps increasing ... until it is killed"): the climb is the failure and the
+  // kill its consequence, which makes the memory the host's (the kernel kills for host RAM).
+  const climbToKill = killed !== null && grows !== null && grows.index < killed.index && !KILLED_BY_USER.test(clause);
+  const predicate = climbToKill ? grows : (killed ?? grows ?? fails);
   if (!predicate) return avoidsBareFailure(clause, line) ? 'denied' : undefined;
   const before = clause.slice(0, predicate.index).replace(NOT_KNOWING, ' ').slice(-NEGATION_WINDOW);
   // Taken back outright: avoided ("to avoid CUDA out of memory"). Negated, supposed, asked or past: tells nothing and
@@ -259,21 +262,35 @@ function readClause(clause: string, line: string, pasteMemory: Memory, overTheRu
   )
     return 'hedged';
   // A kill is the kernel's answer to the host's memory (a full card raises an error, it does not kill the process).
+  if (climbToKill) return COMES_BACK.test(clause) ? 'denied' : 'host_growth';
   if (killed) return KILLED_BY_USER.test(clause) ? 'denied' : 'host_oom';
   const memory = subject === 'unnamed' || subject === undefined ? (DATA_MEMORY.test(clause) ? 'host' : pasteMemory) : subject;
   if (grows && predicate === grows) return COMES_BACK.test(clause) ? 'denied' : memory === 'host' ? 'host_growth' : 'gpu_growth';
   return memory === 'host' ? 'host_oom' : 'gpu_oom';
 }
 
-/** Unnamed memory is the host's where the paste names only the host's memory, else the card's. */
+// The card's memory named only to be denied ("memory leakage (not GPU memory, but RAM)") names the host's.
+const NOT_GPU = /\bnot\s{1,3}(?:the\s{1,3})?(?:GPU|CUDA|VRAM|video)(?:\s{1,2}(?:memory|mem|RAM))?\b|不是显存/gi;
+// The system killing the process ("killed by the OS", "the system will be out of memory, and kill process"): the
+// kernel kills for host RAM, a full card raises an error, so memory the paste leaves unnamed beside it is the host's.
+const SYSTEM_KILLS = /\b(?:system|OS|kernel|linux|signal)\b[^\n]{0,60}?\bkill(?:s|ed)?\b/i;
+
+/**
+ * Unnamed memory is the host's where the paste names only the host's memory, or names no memory of the card and tells
+ * the process killed by the system; else the card's.
+ */
 function memoryOfPaste(log: LogText, lines: number): Memory {
   let host = false;
+  let killed = false;
   for (let i = 0; i < lines; i++) {
-    const line = log.line(i).slice(0, MAX_LINE);
+    const whole = log.line(i).slice(0, MAX_LINE);
+    const line = whole.replace(NOT_GPU, ' ');
+    if (line !== whole) host = true;
     if (GPU_SUBJECT.test(line) || /\b(?:CUDA|GPU|VRAM)\b|显卡/i.test(line)) return 'gpu';
     if (HOST_SUBJECT.test(line)) host = true;
+    if ((SYSTEM_KILLS.test(line) || KILLED.test(line)) && !KILLED_BY_USER.test(line)) killed = true;
   }
-  return host ? 'host' : 'unnamed';
+  return host || killed ? 'host' : 'unnamed';
 }
 
 // A yes/no question (an auxiliary first: "Is there a memory leak?", "Could it be a leak?", "是否内存泄漏？") or one that

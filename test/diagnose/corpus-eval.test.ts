@@ -79,6 +79,8 @@ GROUPS.push('shm9');
 // told9/ (issue 23: failures told only in words: bare OOM, misspellings, Chinese slips, tool words; 10 confusers of the
 // guards: forecast, denial, PR / feature titles, capacity questions; 40 real threads, 14 zh; tuned).
 GROUPS.push('told9');
+// hostgrow9/ (issue 23: host RAM that climbs until the kill, evaluation that fills host RAM; 21 real threads, 5 zh; tuned).
+GROUPS.push('hostgrow9');
 // The category vocabulary of /work/corpus-format.md (the same as test/fixtures/eval-dev/cases.json).
 const LABELS = new Set([
   'cuda_oom',
@@ -523,6 +525,17 @@ describe('expert expectations on real logs', () => {
       lever: 0.8,
       strict: 1,
       named: 0.55,
+    },
+    // host climbs told to end in the system's kill, eval/predict outputs gathered in host RAM: 9/12, 5/12 before (12
+    // labelled first); 21 labelled before the eval-kill reading: 18/21, 17/21 as first run, 20/21, 19/21 (19) after.
+    {
+      group: 'hostgrow9',
+      what: '21 logs, 4700-4720: host RAM climbing to the kill, eval/predict outputs filling RAM (5 zh); 5 flat-load confusers',
+      n: 21,
+      category: 0.85,
+      lever: 0.8,
+      strict: 0,
+      named: 0.75,
     },
   ];
   it.each(TUNED)('$group/ ($what; tuned): no harmful first fix; floors under the measured level', { timeout: 120_000 }, async (t) => {

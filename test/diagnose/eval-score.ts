@@ -147,6 +147,9 @@ const SUMMARY_WORDS = {
   amp: /mixed precision|fp16|bf16|\bamp\b/i,
 };
 
+// Not in NAMED below: its words ("per batch") are read there as the batch lever's, so its named-first figure is the loose one.
+const GATHER_PER_BATCH = /per batch|each batch|in (?:batches|chunks)|to disk|streaming|generator|preprocess_logits_for_metrics|predict_on_batch/i;
+
 /** How each lever shows in the first fix (its summary, changes, env, command or code). */
 const LEVERS: Record<string, (fix: FullFix | undefined, category: string | undefined) => boolean> = {
   batch: (f) => typeof f?.changes?.batch === 'number' || typeof f?.changes?.per_device_train_batch_size === 'number' || /\bbatch\b/i.test(f?.summary ?? ''),
@@ -170,6 +173,8 @@ const LEVERS: Record<string, (fix: FullFix | undefined, category: string | undef
   eval_accumulation: (f) => /eval_accumulation_steps|preprocess_logits_for_metrics|prediction_loss_only/i.test(JSON.stringify(f ?? {})),
   host_ram_or_swap: (f, cat) => cat === 'host_oom_killed' && /swap|RAM|host memory|system memory|--memory|memory limit/i.test(f?.summary ?? ''),
   find_leak: (f) => /memory_summary|_record_memory_history|memory snapshot|tracemalloc|profil|growing_memory/i.test(JSON.stringify(f ?? {})),
+  // Outputs gathered over a whole eval/predict set fill host RAM: write or reduce them per batch, predict in chunks.
+  gather_per_batch: (f) => GATHER_PER_BATCH.test(f?.summary ?? ''),
   framework_version: (f) => /upgrade|update (?:to|PyTorch|torch|the)|newer (?:version|release)|downgrade|pip install -U/i.test(f?.summary ?? ''),
   // vLLM's share of the card for weights plus KV cache: the first fix turns --gpu-memory-utilization / gpu_memory_utilization.
   gpu_memory_utilization: (f) => /--gpu[-_]memory[-_]utilization|gpu_memory_utilization/i.test(JSON.stringify(f ?? {})),

@@ -26,6 +26,10 @@ export interface HostPart {
   workersSetTo?: number;
   /** A DataLoader worker exited without a SIGKILL shown ("exited unexpectedly", a bus error). */
   workerExitNoKill?: boolean;
+  /** An evaluation or prediction's outputs over the whole set gathered in host RAM, as the paste shows it (levers/eval-gathered.ts), trimmed. */
+  evalGathered?: string;
+  /** No such line, but the paste puts the host kill in an evaluation or prediction (levers/eval-gathered.ts), trimmed. */
+  evalKilled?: string;
   /** The failure is raised in a child process the job spawned (multiprocessing's spawn_main frame, a SpawnPoolWorker). */
   spawnedChildren?: boolean;
 }

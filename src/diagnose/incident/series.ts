@@ -11,6 +11,8 @@ export interface SeriesPart {
   /** Host RAM per step or epoch as the paste prints it (RSS / RAM readings), in MiB, and whether it settled (flat, warm-up, back to its level). */
   hostSeriesMiB?: number[];
   hostSettled?: boolean;
+  /** That host series' shape (memory-series.ts classifyShape): 'growth' or 'sawtooth_rising' is a climb to the kill. */
+  hostShape?: MemoryShape;
   /** The series contradicts a report of growth: flat, a warm-up that stopped, or peaks back to their level (memory-series.ts seriesSettled). */
   memorySettled?: boolean;
   /** The paste's line that shows what growing memory keeps (a loss tensor added to a total, outputs appended), trimmed. */

@@ -4,11 +4,12 @@
 // 0 or shows a worker killed. When none of that is in the log, the reply says so and gives the one experiment
 // that decides (levers/host-ram's condition host_lever_unstated). Patterns are bounded (untrusted input, linear).
 import { readWorkers, workersEvidence, type WorkersFacts } from './workers.js';
+import { readEvalGathered } from './eval-gathered.js';
 import type { HostPart, Incident } from '../incident/index.js';
 
 export { workersEvidence } from './workers.js';
 
-export type HostRamFacts = Pick<HostPart, 'workersShown' | 'spawnedChildren'>;
+export type HostRamFacts = Pick<HostPart, 'workersShown' | 'spawnedChildren' | 'evalGathered' | 'evalKilled'>;
 
 // Killed while the data was being loaded or prepared, before any step reported a loss: the progress lines
 // just above the kill name data ("Load the 24000 image of 25000.", "[INFO] load 6569 train frames.", "Loaded
@@ -68,6 +69,7 @@ export function killedLoadingModel(text: string): boolean {
 export function readHostRam(text: string): HostRamFacts & WorkersFacts {
   return {
     ...readWorkers(text),
+    ...readEvalGathered(text),
     ...(WORKER_KILLED.test(text) ? { workersShown: true } : {}),
     ...(SPAWNED_CHILD.test(text) ? { spawnedChildren: true } : {}),
   };
@@ -80,7 +82,7 @@ export function readHostRam(text: string): HostRamFacts & WorkersFacts {
 export function hostLeverUnstated(f: Incident): boolean {
   if (f.host.killedWhileLoading || f.host.killedLoadingData || f.stack.rayMonitor !== undefined || workersEvidence(f)) return false;
   // What rose or what the failing frame keeps is evidence of its own (levers/workers.ts).
-  if (f.host.hostGrowth || f.series.keptReference || f.host.loaderCollected) return false;
+  if (f.host.hostGrowth || f.series.keptReference || f.host.loaderCollected || f.host.evalGathered || f.host.evalKilled) return false;
   if (f.host.workers === undefined && (f.model.paramsB ?? 0) >= 1) return false;
   if (f.run.cache === true || f.run.cache === 'ram' || f.run.batch === -1 || f.run.autobatch !== undefined) return false;
   return true;

@@ -137,7 +137,8 @@ export const workersEvidence = (f: Incident) => (f.host.workers !== undefined &&
 
 /** The first reason the workers are not the lever of this host-RAM failure, or none when the evidence says they are. */
 export function workersBlock(f: Incident): WorkersBlock | undefined {
-  if (f.host.loaderCollected) return 'collected';
+  // A frame keeping every batch, or an evaluation keeping every output (levers/eval-gathered.ts): one process holds the set.
+  if (f.host.loaderCollected || f.host.evalGathered || f.host.evalKilled) return 'collected';
   if (f.series.keptReference || f.host.hostGrowth) return 'growth';
   if (f.host.workersTried) return 'tried';
   const workers = f.host.workers ?? f.host.workersSetTo;
