@@ -81,6 +81,8 @@ GROUPS.push('shm9');
 GROUPS.push('told9');
 // hostgrow9/ (issue 23: host RAM that climbs until the kill, evaluation that fills host RAM; 21 real threads, 5 zh; tuned).
 GROUPS.push('hostgrow9');
+// confuse10/ (issue 23: NCCL result strings beside any caller, Paddle's shm errno list, c10d store errors; 10 real threads; tuned).
+GROUPS.push('confuse10');
 // The category vocabulary of /work/corpus-format.md (the same as test/fixtures/eval-dev/cases.json).
 const LABELS = new Set([
   'cuda_oom',
@@ -481,6 +483,16 @@ describe('expert expectations on real logs', () => {
       n: 36,
       category: 0.9,
       lever: 0.9,
+      strict: 0,
+    },
+    // NCCL's result strings beside any caller, Paddle's shm errno list, DistStoreError / rendezvous frames: labelled before
+    // running, 9/10, 9/10 on first run (2/10 before the rules); 10/10 after reading the store's "N/M clients joined" alone.
+    {
+      group: 'confuse10',
+      what: '10 logs, 5500-5509: horovod / nccl-tests / Paddle NCCL errors, c10d store and rendezvous failures',
+      n: 10,
+      category: 0.85,
+      lever: 0.85,
       strict: 0,
     },
     // levers/static-order.ts: 19/22, 17/22 (named first 11), strict 1 when added; 19/22, 19/22 (18), strict 0 after.

@@ -38,3 +38,27 @@ describe('A store error or a traceback inside the rendezvous is the distributed 
     expect(d?.rule).not.toBe('nccl-rendezvous-timeout');
   });
 });
+
+describe("The store's count of who joined is its fixed message, with or without its timeout head", () => {
+  it('real confuse10/5504: "torch.distributed.DistStoreError: 16/32 clients joined" names 16 missing', async () => {
+    const d = await firstOfCase('confuse10', '5504');
+    expect(d?.rule).toBe('nccl-rendezvous-timeout');
+    expect(first(d)).toMatch(/16 of 32/);
+  });
+
+  it('real confuse10/5509: a title "timeout with error 1/4 clients joined" names 3 missing', async () => {
+    const d = await firstOfCase('confuse10', '5509');
+    expect(d?.category).toBe('nccl_or_distributed');
+    expect(first(d)).toMatch(/1 of 4 processes: 3 never/);
+  });
+
+  // synthetic: PyTorch 2.2+'s "workers" wording with its wait, and the count alone
+  it.each([
+    ['workers with the wait', 'torch.distributed.DistStoreError: Timed out after 6 seconds waiting for workers. 1/2 workers joined.', /waited 6 s/],
+    ['count alone', 'Rank 0 gave up: 3/8 clients joined', /3 of 8 processes: 5 never/],
+  ])('synthetic: %s', async (_name, text, words) => {
+    const d = await diagnosePaste(text);
+    expect(d?.rule).toBe('nccl-rendezvous-timeout');
+    expect(first(d)).toMatch(words);
+  });
+});
