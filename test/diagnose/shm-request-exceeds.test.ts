@@ -13,6 +13,10 @@ describe('A request compared with /dev/shm is /dev/shm short, not host RAM', () 
     const d = await firstOfCase('blind7', '3994');
     expect(d?.category).toBe('shm_exhausted');
     expect(first(d)).toMatch(/--shm-size|--ipc=host/);
+    // the writer is the store, not DataLoader workers: the reply names the store and offers no fewer workers
+    expect(first(d)).toMatch(/store/);
+    expect(first(d)).not.toMatch(/DataLoader workers/);
+    expect(d?.fixes.some((f) => f.changes.workers !== undefined || /Lower the DataLoader workers/.test(f.summary))).toBe(false);
   });
 
   // synthetic: the comparison in a store's and an allocator's words, no container named
@@ -26,6 +30,14 @@ describe('A request compared with /dev/shm is /dev/shm short, not host RAM', () 
     const d = await diagnosePaste(text);
     expect(d?.category).toBe('shm_exhausted');
     expect(first(d)).toMatch(/shm/);
+    expect(first(d)).toMatch(/store/);
+  });
+
+  it("synthetic: the amount /dev/shm has is quoted from the store's own message", async () => {
+    const d = await diagnosePaste(
+      'System memory request exceeds memory available in /dev/shm. The request is for 8000000000 bytes, and the amount available is 67108864 bytes.',
+    );
+    expect(first(d)).toMatch(/67108864 bytes/);
   });
 
   // synthetic near miss: /dev/shm reported large, host RAM exhausted
