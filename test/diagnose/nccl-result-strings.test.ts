@@ -23,6 +23,10 @@ describe("NCCL's result string beside the call that returned it is an NCCL failu
     ['call, internal', 'Failed, NCCL error: ncclAllReduce returned internal error (node 3 of 8)'],
     ['nccl-tests', "gpu-node-2: Test NCCL failure common.cu:1005 'unhandled system error'\n .. gpu-node-2 pid 9901: Test failure common.cu:891"],
     ['lower-case wrapper', 'RuntimeError: nccl error: internal error - please report this issue to the NCCL developers'],
+    [
+      'XLA wrapper',
+      'jaxlib.xla_extension.XlaRuntimeError: INTERNAL: external/xla/xla/service/gpu/nccl_utils.cc:297: NCCL operation ncclCommInitRank(&comm, nranks, id, rank) failed: unhandled system error',
+    ],
   ])('synthetic: %s', async (_name, text) => {
     const d = await diagnosePaste(text);
     expect(d?.category).toBe('nccl_or_distributed');
@@ -62,5 +66,26 @@ describe("Paddle's NCCL error with its ENOSPC/EAGAIN remedy list is NCCL's share
     const d = await diagnosePaste(text);
     expect(d?.category).toBe('nccl_or_distributed');
     expect(first(d)).toMatch(/\/dev\/shm/);
+  });
+});
+
+describe("NCCL's other result strings name their own cause under any wrapper", () => {
+  // synthetic: "unhandled cuda error" (a CUDA call NCCL made failed) and ncclRemoteError's string (a peer went away)
+  it.each([
+    ['horovod, cuda', 'horovod.common.exceptions.HorovodInternalError: ncclCommInitRank failed: unhandled cuda error', 'nccl-unhandled-cuda-error'],
+    [
+      'nccl-tests, cuda',
+      "gpu-a: Test NCCL failure common.cu:1204 'unhandled cuda error (run with NCCL_DEBUG=INFO for details) / '",
+      'nccl-unhandled-cuda-error',
+    ],
+    [
+      'remote error',
+      'torch.distributed.DistBackendError: NCCL error in: ../torch/csrc/distributed/c10d/NCCLUtils.hpp:219, remote process exited or there was a network error, NCCL version 2.19.3',
+      'nccl-lost-rank',
+    ],
+  ])('synthetic: %s', async (_name, text, rule) => {
+    const d = await diagnosePaste(text);
+    expect(d?.rule).toBe(rule);
+    expect(first(d)).not.toMatch(/\bbatch\b/i);
   });
 });
