@@ -89,3 +89,31 @@ describe("NCCL's other result strings name their own cause under any wrapper", (
     expect(first(d)).not.toMatch(/\bbatch\b/i);
   });
 });
+
+describe("NCCL's transport naming the failed completion with its peer is the fabric or that node, not a rank behind", () => {
+  it('real confuse10/5511: ncclRemoteError with "NET/IB : Got completion from peer ... with error 12"', async () => {
+    const d = await firstOfCase('confuse10', '5511');
+    expect(d?.rule).toBe('nccl-transport-completion-error');
+    expect(first(d)).toMatch(/ibstat|NCCL_IB_TIMEOUT/);
+  });
+
+  // synthetic: the IBext plugin's spelling and the OFI plugin's line, beside PyTorch's generic async-error message
+  it.each([
+    ['IBext', 'node3:812:901 [2] NCCL WARN NET/IBext : Got completion from peer 10.1.4.7<41230> with error 12, opcode 0, len 0, vendor err 129 (Recv)'],
+    ['IBP', 'NET/IBP:Got completion from peer 7.6.13.83<36315> with status=12 opcode=32698 len=32696 vendor err 129 (Send)'],
+    [
+      'OFI with the generic message',
+      '[E ProcessGroupNCCL.cpp:455] Some NCCL operations have failed or timed out.\nNET/OFI Request 0x7f14cc5b60c0 completed with error. RC: 113. Error: 2 (UNDELIVERABLE). Completed length: 0',
+    ],
+  ])('synthetic: %s', async (_name, text) => {
+    const d = await diagnosePaste(text);
+    expect(d?.rule).toBe('nccl-transport-completion-error');
+  });
+
+  it('synthetic near miss: a watchdog timeout without a transport error stays the collective timeout', async () => {
+    const d = await diagnosePaste(
+      '[Rank 1] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=812, OpType=ALLREDUCE, NumelIn=1, NumelOut=1, Timeout(ms)=600000) ran for 600011 milliseconds before timing out.',
+    );
+    expect(d?.rule).toBe('nccl-collective-timeout');
+  });
+});
