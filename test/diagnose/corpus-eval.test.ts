@@ -489,11 +489,12 @@ describe('expert expectations on real logs', () => {
     // running, 9/10, 9/10 on first run (2/10 before the rules); 10/10 after reading the store's "N/M clients joined" alone;
     // 5510 (PyTorch's "more than 1EB" request) added after that rule, labelled before running: right on first run;
     // 5511-5517 (NCCL's remote-error / unhandled-cuda strings under other wrappers) likewise: 7/7 on first run (4/7 before);
-    // 5518 (torch.multiprocessing.spawn's "terminated with signal SIGBUS") right on first run.
+    // 5518 (torch.multiprocessing.spawn's "terminated with signal SIGBUS") right on first run; 5519-5523 (CUDA's unsupported
+    // PTX toolchain) labelled before its rule was written: lever 0/5 before the rule, 5/5 on the rule's first run.
     {
       group: 'confuse10',
-      what: '19 logs, 5500-5518: horovod / nccl-tests / Paddle / PyTorch NCCL result strings, c10d store failures, 1EB, SIGBUS',
-      n: 19,
+      what: '24 logs, 5500-5523: NCCL result strings under any wrapper, c10d store failures, 1EB, SIGBUS, unsupported PTX',
+      n: 24,
       category: 0.85,
       lever: 0.85,
       strict: 0,
