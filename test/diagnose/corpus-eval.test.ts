@@ -490,11 +490,12 @@ describe('expert expectations on real logs', () => {
     // 5510 (PyTorch's "more than 1EB" request) added after that rule, labelled before running: right on first run;
     // 5511-5517 (NCCL's remote-error / unhandled-cuda strings under other wrappers) likewise: 7/7 on first run (4/7 before);
     // 5518 (torch.multiprocessing.spawn's "terminated with signal SIGBUS") right on first run; 5519-5523 (CUDA's unsupported
-    // PTX toolchain) labelled before its rule was written: lever 0/5 before the rule, 5/5 on the rule's first run.
+    // PTX toolchain) labelled before its rule was written: lever 0/5 before the rule, 5/5 on the rule's first run; 5524-5528
+    // (uncorrectable ECC) the same way: 0/5 before, 5/5 on the rule's first run.
     {
       group: 'confuse10',
-      what: '24 logs, 5500-5523: NCCL result strings under any wrapper, c10d store failures, 1EB, SIGBUS, unsupported PTX',
-      n: 24,
+      what: '29 logs, 5500-5528: NCCL result strings under any wrapper, c10d store failures, 1EB, SIGBUS, PTX, ECC',
+      n: 29,
       category: 0.85,
       lever: 0.85,
       strict: 0,
