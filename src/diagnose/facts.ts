@@ -18,6 +18,10 @@ const UNIT_MIB: Record<string, number> = {
   gb: 1024,
   tib: 1048576,
   tb: 1048576,
+  pib: 1073741824,
+  pb: 1073741824,
+  eib: 1099511627776,
+  eb: 1099511627776,
 };
 
 export function toMiB(value: string, unit: string): number | undefined {
@@ -28,7 +32,7 @@ export function toMiB(value: string, unit: string): number | undefined {
 }
 
 // Paddle prints six decimals ("98.000244MB").
-const NUM = String.raw`(\d{1,15}(?:\.\d{1,6})?)\s?([KMGT]i?B|bytes|B)`;
+const NUM = String.raw`(\d{1,15}(?:\.\d{1,6})?)\s?([KMGTPE]i?B|bytes|B)`;
 const OOM_FIELDS: [keyof FiguresPart, RegExp][] = [
   // "Allocation on device 0 would exceed allowed memory. (out of memory)" then one figure a line (first: its "Free (according to CUDA)"
   // must not be read as the generic "<N> free" of the line joined before it):
@@ -38,6 +42,9 @@ const OOM_FIELDS: [keyof FiguresPart, RegExp][] = [
   ['totalCapacityMiB', new RegExp(String.raw`Device limit\s{0,3}:\s{0,3}${NUM}`, 'i')],
   ['freeMiB', new RegExp(String.raw`Free \(according to CUDA\)\s{0,3}:\s{0,3}${NUM}`, 'i')],
   ['triedAllocMiB', new RegExp(String.raw`Tried to allocate ${NUM}`, 'i')],
+  // PyTorch's caching allocator names a request of 1 EiB or more only as "Tried to allocate more than 1EB memory":
+  // a size no card holds (a garbage or overflowed size), read as its lower bound.
+  ['triedAllocMiB', new RegExp(String.raw`Tried to allocate more than ${NUM}`, 'i')],
   ['totalCapacityMiB', new RegExp(String.raw`${NUM} total capac(?:i)?ty`, 'i')],
   ['totalCapacityMiB', new RegExp(String.raw`total capac(?:i)?ty of ${NUM}`, 'i')],
   ['freeMiB', new RegExp(String.raw`of which ${NUM} is free`, 'i')],

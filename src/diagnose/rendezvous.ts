@@ -11,8 +11,8 @@ import { t, type Locale } from '../core/i18n.js';
 export type RendezvousStall =
   /** init_process_group's store barrier: `arrived` of `world` ranks incremented the key before `timeout`. */
   | { kind: 'barrier'; rank?: number; world: number; arrived: number; timeout: string }
-  /** The TCPStore server (rank 0) waited for clients: DistStoreError "N/M clients joined". */
-  | { kind: 'store_clients'; joined: number; expected: number; seconds: number }
+  /** The TCPStore server (rank 0) waited for clients: DistStoreError "N/M clients joined" (its wait, where printed). */
+  | { kind: 'store_clients'; joined: number; expected: number; seconds?: number }
   /** A node could not open the store at MASTER_ADDR:MASTER_PORT (or the rendezvous endpoint). */
   | { kind: 'connect'; endpoint?: string; after?: string }
   /** The store server could not listen: the port is taken (another job, a previous run still alive). */
@@ -25,7 +25,9 @@ const BARRIER = new RE2(
   String.raw`store based barrier (?:on|to initialize process group for) rank:? ?(\d{1,7}),? (?:for )?key: ?\S{1,80} \(world_size=(\d{1,7}), worker_count=(\d{1,7}), timeout=([\d:.]{1,20})\)`,
 );
 const BARRIER_TIMED_OUT = /Timed out initializing process group in store based barrier/;
-const CLIENTS = new RE2(String.raw`Timed out after (\d{1,9}) seconds waiting for clients\. (\d{1,7})/(\d{1,7}) clients joined`);
+// The count alone is the store's fixed message too (a title or a wrapped line keeps "16/32 clients joined" without its
+// "Timed out after N seconds" head); PyTorch 2.2+ says "workers" where older releases said "clients".
+const CLIENTS = new RE2(String.raw`(?:Timed out after (\d{1,9}) seconds waiting for (?:clients|workers)\. )?(\d{1,7})/(\d{1,7}) (?:clients|workers) joined`);
 const CONNECT = new RE2(
   String.raw`(?:client socket has timed out after (\d{1,9}m?s) while trying to connect to (?:\(([\w.:\-\[\]]{1,100}, ?\d{1,5})\)|([\w.:\-\[\]]{1,120}?))[.,]?(?:\s|$)|connect\(\) timed out\. Original timeout was (\d{1,9} ?ms)|RendezvousConnectionError)`,
 );
@@ -44,7 +46,7 @@ export function readRendezvous(log: LogText): RendezvousStall | undefined {
   let other: RendezvousStall | undefined;
   for (let l = 0; l < log.lineCount; l++) {
     const line = log.line(l).slice(0, MAX_LINE);
-    if (!/barrier|clients|socket|connect|Rendezvous|EADDRINUSE|errno: 98/.test(line)) continue;
+    if (!/barrier|clients|workers joined|socket|connect|Rendezvous|EADDRINUSE|errno: 98/.test(line)) continue;
     const b = BARRIER.exec(line);
     // The last figures win for the barrier (the waiting lines repeat until the timeout line).
     if (b) {
@@ -53,7 +55,7 @@ export function readRendezvous(log: LogText): RendezvousStall | undefined {
     }
     if (other) continue;
     const c = CLIENTS.exec(line);
-    if (c) other = { kind: 'store_clients', seconds: Number(c[1]), joined: Number(c[2]), expected: Number(c[3]) };
+    if (c) other = { kind: 'store_clients', seconds: c[1] === undefined ? undefined : Number(c[1]), joined: Number(c[2]), expected: Number(c[3]) };
     else if (LISTEN.test(line) || PORT_IN_USE.test(line)) other = { kind: 'listen', port: PORT.exec(line)?.[1] };
     else {
       const k = CONNECT.exec(line);
@@ -78,7 +80,10 @@ export function rendezvousWords(stall: RendezvousStall | undefined, loc?: Locale
       if (stall.arrived > stall.world) return t(loc, 'diag.rendezvous.barrierShared', { ...stall, rank: stall.rank ?? '?' });
       return t(loc, 'diag.rendezvous.barrierMissing', { ...stall, rank: stall.rank ?? '?', missing: stall.world - stall.arrived });
     case 'store_clients':
-      return t(loc, 'diag.rendezvous.storeClients', { ...stall, missing: stall.expected - stall.joined });
+      return t(loc, stall.seconds === undefined ? 'diag.rendezvous.storeClientsCount' : 'diag.rendezvous.storeClients', {
+        ...stall,
+        missing: stall.expected - stall.joined,
+      });
     case 'connect':
       if (!stall.endpoint) return t(loc, 'diag.rendezvous.connect');
       // A loopback store is right for a one-node run: the address is not the fault, the process that hosts it is.

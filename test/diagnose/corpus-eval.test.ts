@@ -81,6 +81,8 @@ GROUPS.push('shm9');
 GROUPS.push('told9');
 // hostgrow9/ (issue 23: host RAM that climbs until the kill, evaluation that fills host RAM; 21 real threads, 5 zh; tuned).
 GROUPS.push('hostgrow9');
+// confuse10/ (issue 23: NCCL result strings beside any caller, Paddle's shm errno list, c10d store errors; 10 real threads; tuned).
+GROUPS.push('confuse10');
 // The category vocabulary of /work/corpus-format.md (the same as test/fixtures/eval-dev/cases.json).
 const LABELS = new Set([
   'cuda_oom',
@@ -481,6 +483,21 @@ describe('expert expectations on real logs', () => {
       n: 36,
       category: 0.9,
       lever: 0.9,
+      strict: 0,
+    },
+    // NCCL's result strings beside any caller, Paddle's shm errno list, DistStoreError / rendezvous frames: labelled before
+    // running, 9/10, 9/10 on first run (2/10 before the rules); 10/10 after reading the store's "N/M clients joined" alone;
+    // 5510 (PyTorch's "more than 1EB" request) added after that rule, labelled before running: right on first run;
+    // 5511-5517 (NCCL's remote-error / unhandled-cuda strings under other wrappers) likewise: 7/7 on first run (4/7 before);
+    // 5518 (torch.multiprocessing.spawn's "terminated with signal SIGBUS") right on first run; 5519-5523 (CUDA's unsupported
+    // PTX toolchain) labelled before its rule was written: lever 0/5 before the rule, 5/5 on the rule's first run; 5524-5528
+    // (uncorrectable ECC) the same way: 0/5 before, 5/5 on the rule's first run.
+    {
+      group: 'confuse10',
+      what: '29 logs, 5500-5528: NCCL result strings under any wrapper, c10d store failures, 1EB, SIGBUS, PTX, ECC',
+      n: 29,
+      category: 0.85,
+      lever: 0.85,
       strict: 0,
     },
     // levers/static-order.ts: 19/22, 17/22 (named first 11), strict 1 when added; 19/22, 19/22 (18), strict 0 after.

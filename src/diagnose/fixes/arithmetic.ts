@@ -54,5 +54,12 @@ export function fixedBatchForAutobatch(autobatch: number | undefined): number {
 }
 
 export function formatMiB(mib: number): string {
+  // Requests past a tebibyte are garbage sizes (PyTorch's "more than 1EB"): named in their own unit, not as 10^9 GiB.
+  for (const [unit, size] of [
+    ['EiB', 2 ** 40],
+    ['PiB', 2 ** 30],
+    ['TiB', 2 ** 20],
+  ] as const)
+    if (mib >= size) return `${(mib / size).toFixed(2)} ${unit}`;
   return mib >= 1024 ? `${(mib / 1024).toFixed(2)} GiB` : `${mib.toFixed(mib < 10 ? 2 : 0)} MiB`;
 }

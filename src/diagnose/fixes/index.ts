@@ -79,6 +79,9 @@ const MAKERS: Record<FixKind, Maker> = {
     const { incident } = e;
     // A fix must change something: with 0 workers stated there is none to lower.
     if (incident.host.workers !== undefined && incident.host.workers <= 0) return null;
+    // The writer that filled /dev/shm is named and is not DataLoader workers (NCCL's segment, a store sized above
+    // /dev/shm): fewer workers frees nothing there.
+    if (['nccl', 'store', 'object_store'].includes(incident.shm.shmWriter ?? '')) return null;
     const ram = hostRamGiB(e);
     const next = fewerWorkers(incident.host.workers, ram);
     const ramText = ram !== undefined ? t(loc, 'fix.workers.ram', { ram: ram.toFixed(ram < 100 ? 1 : 0) }) : '';

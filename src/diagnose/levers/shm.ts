@@ -31,6 +31,10 @@ const WORKERS =
 // Ray keeps its object store (plasma) in /dev/shm and says so when /dev/shm is smaller than the store it wants.
 const OBJECT_STORE =
   /object store is using \/tmp instead of \/dev\/shm because \/dev\/shm has only (\d{1,15}) bytes|object store size[^\n]{0,60}exceeds[^\n]{0,40}\/dev\/shm/;
+// Any other store that sizes itself in /dev/shm and says so (Arrow Plasma: "System memory request exceeds memory available
+// in /dev/shm. The request is for N bytes, and the amount available is M bytes"): its own size is the second lever.
+const STORE_OVER_SHM = /\b(?:request|size|store)\b[^\n]{0,80}\bexceeds\b[^\n]{0,40}\b(?:available in|size of) \/dev\/shm/;
+const STORE_AVAILABLE = /amount available is (\d{1,15}) bytes/;
 // Only the signal is in the paste (a rank's "exitcode: -7", "Signal 7 (SIGBUS)", the shell's "Bus error"): no library
 // says who wrote to /dev/shm, so the reply names the signal, not DataLoader workers.
 const SIGBUS = /exitcode\s{0,2}:\s{0,2}-7\b|exits with return code = -7\b|\bSignal 7 \(SIGBUS\)|\bSIGBUS\b|\bBus error\b|\bbus error\b|总线错误/;
@@ -66,6 +70,11 @@ export function readShm(log: LogText): ShmFacts {
         if (m[1]) out.shmAvailable = `${m[1]} bytes`;
       }
     }
+    if (out.shmWriter === undefined && line.includes('/dev/shm') && STORE_OVER_SHM.test(line)) out.shmWriter = 'store';
+    if (out.shmWriter === 'store' && out.shmAvailable === undefined) {
+      const m = STORE_AVAILABLE.exec(line);
+      if (m) out.shmAvailable = `${m[1]} bytes`;
+    }
     if (!sigbus && SIGBUS.test(line)) sigbus = true;
     if (DENIED.test(line)) out.shmDenied = true;
   }
@@ -89,6 +98,10 @@ export function shmFix(f: Incident & ShmFacts, loc: Locale | undefined): { summa
   if (f.shm.shmWriter === 'object_store') {
     const available = f.shm.shmAvailable ? t(loc, 'lever.shm.available', { size: f.shm.shmAvailable }) : '';
     return { summary: t(loc, 'lever.shm.objectStore', { available, how }), command };
+  }
+  if (f.shm.shmWriter === 'store') {
+    const available = f.shm.shmAvailable ? t(loc, 'lever.shm.available', { size: f.shm.shmAvailable }) : '';
+    return { summary: t(loc, 'lever.shm.store', { available, how }), command };
   }
   if (f.shm.shmWriter === 'signal') return { summary: t(loc, 'lever.shm.signal', { how }), command };
   if (f.shm.shmWriter === 'semaphore') return { summary: t(loc, 'lever.shm.semaphore', { how }), command };
