@@ -1,5 +1,4 @@
-// Conditions a rule or fix can require, computed from the facts. Rules name them in YAML
-// (`when: [fragmented]`); keeping the arithmetic here keeps rule files declarative.
+// Conditions a rule or fix can require, computed from the facts. Rules name them in YAML (`when: [fragmented]`); keeping the arithmetic here keeps rule files declarative.
 import type { Condition } from './rule-types.js';
 import type { Readings } from '../readings/types.js';
 import { whoHoldsMemory } from './holder.js';
@@ -20,6 +19,7 @@ import {
 } from './levers.js';
 import { hostLeverUnstated, workersEvidence } from './levers/host-ram.js';
 import { evalBatchNoGrad, evalBatchSaidFits, evalHfGeneratesBatch, evalPlainGenerates } from './levers/eval-batch.js';
+import { evalOverSet, wholeArrayOnDevice } from './levers/eval-over-set.js';
 import { workersBlock, workersFirst, workersNotLever } from './levers/workers.js';
 import { sequenceFirst } from './levers/sequence.js';
 import { STACK_LEVER_CONDITIONS } from './levers/stack-levers.js';
@@ -83,9 +83,8 @@ const isAbsurd = (f: Incident) => {
   return f.figures.triedAllocMiB !== undefined && ((card !== undefined && f.figures.triedAllocMiB > 2 * card) || f.figures.triedAllocMiB > LARGEST_GPU_MIB);
 };
 
-// Fragmentation is the allocator's idle cache covering the failed request (reserved − allocated, or
-// PyTorch's own "reserved but unallocated" figure, ≥ the request). Free memory on the device that
-// exceeds the request is not fragmentation but "not capacity" (holder.ts).
+// Fragmentation is the allocator's idle cache covering the failed request (reserved − allocated, or PyTorch's own
+// "reserved but unallocated" figure, ≥ the request). Free memory on the device that exceeds it is "not capacity" (holder.ts).
 const isFragmented = (f: Incident) => !isAbsurd(f) && whoHoldsMemory(f)?.holder === 'allocator_cache';
 const holder = (f: Incident) => (isAbsurd(f) ? undefined : whoHoldsMemory(f)?.holder);
 const HALF_OR_LESS = new Set(['fp16', 'bf16', 'int8', 'int4']);
@@ -138,6 +137,8 @@ export const CONDITION_CHECKS: Record<Condition, (e: Evidence) => boolean> = {
   },
   // Each phase's own lever (issue 23): evaluation, the model load, a checkpoint, a collective, the DataLoader.
   phase_eval_gather: ({ incident }) => evalGathers(incident),
+  phase_eval_over_set: ({ incident }) => evalOverSet(incident),
+  tf_whole_array: ({ incident }) => wholeArrayOnDevice(incident),
   phase_eval_hf: ({ incident }) => evalHfKeepsLogits(incident),
   phase_eval_hf_accumulates: ({ incident }) => evalHfAccumulates(incident),
   phase_eval_hf_generate: ({ incident }) => evalHfGenerates(incident) && !evalHfGeneratesBatch(incident),
@@ -167,9 +168,8 @@ export const CONDITION_CHECKS: Record<Condition, (e: Evidence) => boolean> = {
   // Why the batch is not offered, when the holder's verdict did not already say so.
   batch_blocked_growth: ({ incident }) => batchLever(incident).blockedBy === 'growth',
   // (Training only: its text leads with LoRA and ZeRO; a load or inference whose weights fill the card gets holder_weights' quantize / split.)
-  // Full training whose weights, gradients and optimizer state do not fit (levers/static-order.ts): the lever the
-  // budget names (shard over the launch's GPUs, offload the optimizer state, or a 4-bit base with LoRA), with its
-  // arithmetic; not after steps ran at these settings (then the static part fit).
+  // Full training whose weights, gradients and optimizer state do not fit (levers/static-order.ts): the lever the budget names
+  // (shard over the launch's GPUs, offload the optimizer state, or a 4-bit base with LoRA), with its arithmetic; not after steps ran at these settings.
   static_full_training_shard: ({ incident }) => staticFirst(incident, 'shard'),
   static_full_training_offload: ({ incident }) => staticFirst(incident, 'offload'),
   static_full_training_qlora: ({ incident }) => staticFirst(incident, 'qlora'),

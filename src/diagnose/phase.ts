@@ -3,6 +3,7 @@
 // "File …/x.py:N, in Class.name(", rich's "x.py:N in name"), so the patterns read function names and
 // module paths, never a thread's wording. Every pattern is anchored and bounded (linear).
 import type { LogText } from './normalize.js';
+import { evalWorkAfterForward } from './levers/eval-over-set.js';
 
 export type Phase = 'load' | 'checkpoint' | 'forward' | 'backward' | 'optimizer' | 'eval' | 'generate' | 'data' | 'collective';
 
@@ -10,6 +11,8 @@ export interface PhaseVerdict {
   phase: Phase;
   /** The frame (or log line) that showed it, as the reply quotes it: "trainer_pt_utils.py, in nested_concat". */
   frame: string;
+  /** The evaluation's own code failed below it with no model call in between (levers/eval-over-set.ts): the frame, quoted. */
+  evalOverSet?: string;
   /** Evaluation only: whose loop it is. HF Trainer and Lightning run it without gradients already. */
   evalLoop?: 'hf' | 'lightning' | 'plain';
   /** HF Trainer was concatenating every batch's predictions on the GPU (nested_concat). */
@@ -244,6 +247,8 @@ function evalVerdict(frames: Frame[], f: Frame, forward: Frame | undefined): Pha
     if (loop === 'hf' && GATHER_CODE.test(f.code)) verdict.gathersPredictions = true;
     else if (loop === 'plain' && COLLECT_CODE.test(f.code)) verdict.evalCollects = true;
   }
+  const work = forward ? undefined : evalWorkAfterForward(frames, frames.indexOf(f));
+  if (work) verdict.evalOverSet = work;
   if (frames.some((g) => KERAS_FILE.test(g.file))) verdict.evalKeras = true;
   const decorator = frames.find(GRAD_MODE_DECORATOR);
   if (decorator) verdict.noGradFrame = `${quote(decorator)} (@torch.no_grad() / inference_mode())`;
@@ -305,7 +310,9 @@ export function withPhase(
   // The incident's phase and evaluation parts as a phase fills them (structurally: the incident's part modules import this file).
   incident: {
     phase: { name?: Phase; phaseFrame?: string; evalLoop?: PhaseVerdict['evalLoop']; gathersPredictions?: boolean };
-    eval: Pick<PhaseVerdict, 'evalGenerates' | 'evalCollects' | 'evalKeras' | 'gradsOnStated' | 'evalWholeSet' | 'evalBatchOne'> & { noGradShown?: string };
+    eval: Pick<PhaseVerdict, 'evalGenerates' | 'evalCollects' | 'evalKeras' | 'gradsOnStated' | 'evalWholeSet' | 'evalBatchOne' | 'evalOverSet'> & {
+      noGradShown?: string;
+    };
   },
   verdict: PhaseVerdict | undefined,
 ): void {
@@ -320,5 +327,6 @@ export function withPhase(
   if (verdict.gradsOnStated) incident.eval.gradsOnStated = verdict.gradsOnStated;
   if (verdict.evalWholeSet) incident.eval.evalWholeSet = true;
   if (verdict.evalBatchOne) incident.eval.evalBatchOne = true;
+  if (verdict.evalOverSet) incident.eval.evalOverSet = verdict.evalOverSet;
   if (verdict.noGradFrame) incident.eval.noGradShown ??= verdict.noGradFrame;
 }

@@ -88,6 +88,8 @@ export const CONDITIONS = [
   'not_oom_after_epochs',
   'phase_eval_gather',
   'phase_eval_hf',
+  'phase_eval_over_set',
+  'tf_whole_array',
   'phase_eval_lightning',
   'phase_eval_plain',
   'phase_eval_batch_said_fits',

@@ -14,6 +14,7 @@ import { newIncident, type Incident } from '../incident/index.js';
 import { t, type Locale } from '../../core/i18n.js';
 import { LARGE_INPUT_PIXELS } from '../incident/input.js';
 import { evalBatchSaidToFit, predictWithGenerate } from './eval-said.js';
+import { readEvalOverSet, tfWholeArray } from './eval-over-set.js';
 const EVAL_BATCH =
   /(?:^|[\s,({'"])(?:--)?((?:per_device_eval|per_gpu_eval|eval|val|valid|validation|test)[-_]batch[-_]size|-vb)(?:[ \t]{1,4}|[ \t]{0,2}[=:][ \t]{0,2})['"]?(\d{1,5})\b/gim;
 // A line that states the evaluation's batch in words or a form the settings do not read ("for evaluation with
@@ -92,6 +93,10 @@ export function readEvalSettings(text: string): Incident {
   const noGrad = NO_GRAD.test(text) ? shownNoGrad(text) : undefined;
   if (noGrad) incident.eval.noGradShown = noGrad;
   if (predictWithGenerate(text)) incident.eval.evalGenerates = true;
+  const overSet = readEvalOverSet(text);
+  if (overSet) incident.eval.evalOverSetSaid = overSet;
+  const wholeArray = tfWholeArray(text);
+  if (wholeArray) incident.eval.evalWholeArray = wholeArray;
   const fits = evalBatchSaidToFit(text);
   if (fits) {
     incident.eval.evalBatchFits = fits.batch;
@@ -252,6 +257,8 @@ export function evalLeverWords(f: Incident, loc?: Locale): void {
   }
   if (f.eval.evalBatch === undefined && evalBatchAboveTrain(f)) f.eval.evalBatchSetting = t(loc, 'lever.eval.hfDefaultBatch', { batch: HF_DEFAULT_EVAL_BATCH });
   if (f.eval.evalBatch !== undefined && f.eval.evalBatch > 1) f.eval.evalBatchNext = Math.max(1, Math.floor(f.eval.evalBatch / 2));
+  // The frames' evidence of a computation over the set is quoted before a sentence's.
+  if (f.eval.evalOverSet !== undefined) f.eval.evalOverSetSaid = f.eval.evalOverSet;
   if (evalOneLargeInput(f)) {
     const card = f.figures.totalCapacityMiB ?? f.card.gpuMemoryMiB ?? f.card.statedGpuMemoryMiB ?? f.card.gpuModelMemoryMiB;
     f.eval.evalRequestShare = `${Math.round((100 * f.figures.triedAllocMiB!) / card!)}%`;
