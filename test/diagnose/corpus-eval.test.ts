@@ -81,6 +81,8 @@ GROUPS.push('shm9');
 GROUPS.push('told9');
 // hostgrow9/ (issue 23: host RAM that climbs until the kill, evaluation that fills host RAM; 21 real threads, 5 zh; tuned).
 GROUPS.push('hostgrow9');
+// eval10/ (issue 23: evaluations that fail over the whole set: distance / similarity matrices, concatenated features; 5 real threads, 1 zh, 1 ja; tuned).
+GROUPS.push('eval10');
 // The category vocabulary of /work/corpus-format.md (the same as test/fixtures/eval-dev/cases.json).
 const LABELS = new Set([
   'cuda_oom',
@@ -536,6 +538,15 @@ describe('expert expectations on real logs', () => {
       lever: 0.8,
       strict: 0,
       named: 0.75,
+    },
+    // levers/eval-over-set.ts: first run on threads it had never seen 4/5, 0/5, strict 1; 4/5, 1/5 (1), strict 1 after.
+    {
+      group: 'eval10',
+      what: '5 logs, 5100-5104: distance / similarity matrices and concatenations over the whole evaluation set',
+      n: 5,
+      category: 0.8,
+      lever: 0.2,
+      strict: 1,
     },
   ];
   it.each(TUNED)('$group/ ($what; tuned): no harmful first fix; floors under the measured level', { timeout: 120_000 }, async (t) => {

@@ -56,6 +56,33 @@ describe('real evaluations that failed over the set (read splits)', () => {
   });
 });
 
+describe('an evaluation script or a metrics module places the failure in the evaluation', () => {
+  it('eval10/5100 (tuned, real): fld metrics/PrecisionRecall.py get_nn_dists -> torch.cdist, 50.10 GiB', async () => {
+    const d = await firstOfCase('eval10', '5100');
+    overSetFirst(d);
+    expect(first(d)).toMatch(/cdist/);
+  });
+  it('synthetic: an eval_*.py script whose scoring function fails with no model call', async () => {
+    const log = [
+      'Traceback (most recent call last):',
+      ...frame('tools/eval_retrieval.py', '<module>', 'main()'),
+      ...frame('tools/eval_retrieval.py', 'main', 'r1 = recall_at_k(q, g, 1)'),
+      ...frame('tools/eval_retrieval.py', 'recall_at_k', 'd = torch.cdist(q, g)'),
+      OOM2,
+    ].join('\n');
+    overSetFirst(await diagnosePaste(log));
+  });
+  it("synthetic control: a test_*.py file is pytest's, not an evaluation script", async () => {
+    const log = [
+      'Traceback (most recent call last):',
+      ...frame('tests/test_ops.py', 'test_big_matmul', 'c = helper(a, b)'),
+      ...frame('tests/test_ops.py', 'helper', 'return a @ b'),
+      OOM2,
+    ].join('\n');
+    expect(first(await diagnosePaste(log))).not.toMatch(OVER_SET);
+  });
+});
+
 describe('synthetic variants written from the principle', () => {
   it('synthetic: a retrieval metric multiplies all query and corpus embeddings under evaluate() (PyTorch 2.x message)', async () => {
     const log = [
