@@ -19,7 +19,7 @@ import {
 } from './levers.js';
 import { hostLeverUnstated, workersEvidence } from './levers/host-ram.js';
 import { evalBatchNoGrad, evalBatchSaidFits, evalHfGeneratesBatch, evalPlainGenerates } from './levers/eval-batch.js';
-import { evalOverSet, wholeArrayOnDevice } from './levers/eval-over-set.js';
+import { EVAL_SET_CONDITIONS } from './levers/eval-over-set.js';
 import { workersBlock, workersFirst, workersNotLever } from './levers/workers.js';
 import { sequenceFirst } from './levers/sequence.js';
 import { STACK_LEVER_CONDITIONS } from './levers/stack-levers.js';
@@ -99,6 +99,7 @@ const keptEvident = (i: Incident) => i.series.keptReference !== undefined || (i.
 
 export const CONDITION_CHECKS: Record<Condition, (e: Evidence) => boolean> = {
   ...STACK_LEVER_CONDITIONS,
+  ...EVAL_SET_CONDITIONS,
   fragmented: ({ incident }) => isFragmented(incident),
   not_fragmented: ({ incident }) => !isFragmented(incident),
   absurd_request: ({ incident }) => isAbsurd(incident),
@@ -137,8 +138,6 @@ export const CONDITION_CHECKS: Record<Condition, (e: Evidence) => boolean> = {
   },
   // Each phase's own lever (issue 23): evaluation, the model load, a checkpoint, a collective, the DataLoader.
   phase_eval_gather: ({ incident }) => evalGathers(incident),
-  phase_eval_over_set: ({ incident }) => evalOverSet(incident),
-  tf_whole_array: ({ incident }) => wholeArrayOnDevice(incident),
   phase_eval_hf: ({ incident }) => evalHfKeepsLogits(incident),
   phase_eval_hf_accumulates: ({ incident }) => evalHfAccumulates(incident),
   phase_eval_hf_generate: ({ incident }) => evalHfGenerates(incident) && !evalHfGeneratesBatch(incident),

@@ -3,7 +3,7 @@
 // "File …/x.py:N, in Class.name(", rich's "x.py:N in name"), so the patterns read function names and
 // module paths, never a thread's wording. Every pattern is anchored and bounded (linear).
 import type { LogText } from './normalize.js';
-import { evalWorkAfterForward } from './levers/eval-over-set.js';
+import { evalWorkAfterForward } from './levers/eval-frames.js';
 
 export type Phase = 'load' | 'checkpoint' | 'forward' | 'backward' | 'optimizer' | 'eval' | 'generate' | 'data' | 'collective';
 

@@ -90,6 +90,7 @@ export const CONDITIONS = [
   'phase_eval_hf',
   'phase_eval_over_set',
   'tf_whole_array',
+  'growth_in_eval_pass',
   'phase_eval_lightning',
   'phase_eval_plain',
   'phase_eval_batch_said_fits',

@@ -42,4 +42,6 @@ export interface EvalPart {
   evalOverSetSaid?: string;
   /** TensorFlow's failed tensor is a whole data array (its leading dimension a set's length): the shape, quoted. */
   evalWholeArray?: string;
+  /** A line tells memory climbing through an inference or evaluation pass over a set: quoted (levers/eval-over-set.ts). */
+  evalPassGrowth?: string;
 }

@@ -3,42 +3,19 @@
 // batch's outputs concatenated on the device (Keras predict's final concatenation, a script's torch.cat of the set),
 // metrics over all predictions. It grows with the set, not with a batch, so neither the batch nor no_grad is the lever:
 // keep each batch's outputs on the CPU and compute over the set in chunks. Evidence, each in a fixed form:
-// - the traceback: frames run inside the evaluation's own frame, none of them a model call (evalWorkAfterForward);
+// - the traceback: frames run inside the evaluation's own frame, none of them a model call (eval-frames.ts);
 // - the pass's progress bar complete (tqdm "100%|…| N/N", Keras "N/N [====") or past half of at least 100 batches, as
 //   the last bar before the failure: each batch's forward fit, so what fails is what the pass keeps across batches;
 // - the report saying the failure came while concatenating or gathering the set's predictions or outputs.
 // TensorFlow's failed tensor whose leading dimension is a data set's length, not a batch, is the whole array put on the
 // device (tfWholeArray). Every pattern is bounded and applied per line: linear in the paste's length.
-import type { Frame } from '../phase.js';
 import type { Incident } from '../incident/index.js';
 import { boundedLines } from '../lines.js';
+export { evalWorkAfterForward } from './eval-frames.js';
 
 const MAX_LINES = 20_000;
 const MAX_LINE = 600;
 const QUOTE_CHARS = 120;
-
-// A model call inside the evaluation: nn.Module's call frames (module.py: __call__ in PyTorch < 1.7, _call_impl after),
-// a forward, or a source line that calls the network, its encoder or generate().
-const MODULE_FILE = /nn[\\/]modules[\\/]module\.py$/;
-const MODEL_FN = /^(?:forward|__call__|_call_impl|_wrapped_call_impl|generate|encode|decode)$/;
-const TF_FILE = /(?:^|[\\/])(?:keras|tf_keras)[\\/]|tensorflow[\\/]python[\\/]/;
-const CONCAT = /concat/i;
-const MODEL_CALL_CODE = /\b(?:self\.)?(?:model|net|network|encoder|decoder|backbone|module)\w{0,12}\(|\.(?:forward|encode|generate)\(/;
-
-/**
- * The innermost frame, when the evaluation frame at `evalAt` (frames innermost first) ran code of its own below it and none
- * of it calls the model: the failure is in what the evaluation computes from the outputs, quoted with its source line.
- */
-export function evalWorkAfterForward(frames: Frame[], evalAt: number): string | undefined {
-  if (evalAt <= 0) return undefined;
-  const inner = frames.slice(0, evalAt);
-  if (inner.some((g) => MODULE_FILE.test(g.file) || MODEL_FN.test(g.fn) || (g.code !== undefined && MODEL_CALL_CODE.test(g.code)))) return undefined;
-  // Keras / TensorFlow run the model through their own functions: only their concatenation of the outputs says it.
-  if (inner.some((g) => TF_FILE.test(g.file)) && !inner.some((g) => CONCAT.test(g.fn) || CONCAT.test(g.code ?? ''))) return undefined;
-  const f = frames[0];
-  const base = f.file.slice(Math.max(f.file.lastIndexOf('/'), f.file.lastIndexOf('\\')) + 1);
-  return `${base}, in ${f.fn}${f.code ? `: ${f.code.slice(0, 80)}` : ''}`;
-}
 
 // A progress bar's count: tqdm's "100%|██████| 3125/3125 [03:27<00:00" or "| 20/76 [", Keras's "1532/1532 [=====".
 const TQDM_BAR = /(\d{1,3})%\|[^|\n]{0,200}\|\s{0,3}(\d{1,9})\/(\d{1,9})\b/;
@@ -125,3 +102,29 @@ export const evalOverSet = (f: Incident) =>
 
 /** TensorFlow put a whole data array on the device: feeding it in batches from the host is the lever, not the batch. */
 export const wholeArrayOnDevice = (f: Incident) => f.eval.evalWholeArray !== undefined;
+
+// Memory told to climb through an inference or evaluation pass over a set ("GPU memory usage keeps growing when performing
+// inference on the test set", "推理时显存一直增长"): at a fixed batch, what grows across the pass is what it keeps of each
+// batch, the predictions gathered on the device until the end. Growth words and the pass on one line; not training's.
+const GROWS =
+  /\b(?:keeps?|kept|keeping)\s{1,3}(?:on\s{1,3})?(?:grow|increas|ris|climb|go(?:es|ing)?\s{1,3}up)\w{0,4}|\bcreep\w{0,4}\s{1,3}up\b|\b(?:grow|increas|climb)\w{0,4}\s{1,3}(?:steadily|gradually|continuously|constantly)\b|(?:一直|不断|持续|逐渐)\s{0,2}(?:增长|增加|上涨|上升|变大)/i;
+// A pass over a set: a test / validation set named, or the evaluation itself; inference alone may be one request after
+// another (a server, a notebook), where a climb with each new input size is the allocator's cache.
+const PASS_OVER_SET =
+  /\b(?:on|over|through)\s{1,3}(?:the\s{1,3}|a\s{1,3}|my\s{1,3})?(?:whole\s{1,3}|entire\s{1,3})?(?:test|validation|val|eval|evaluation|dev)\s{0,3}(?:set|data(?:set)?|split)\b|\b(?:during|while|when|in)\s{1,3}(?:the\s{1,3})?(?:evaluation|evaluating|validation|validating)\b|测试集|验证集|(?:评估|验证)(?:时|的时候|过程中|阶段)/i;
+const TRAINING_WORDS = /\btrain(?:ing)?\b|训练/i;
+
+/** The line that tells memory climbing through an inference or evaluation pass over a set, quoted. */
+export function readEvalPassGrowth(text: string): string | undefined {
+  for (const line of boundedLines(text, MAX_LINES, MAX_LINE))
+    if (GROWS.test(line) && PASS_OVER_SET.test(line) && !TRAINING_WORDS.test(line)) return quote(line);
+  return undefined;
+}
+
+type Check = (e: { incident: Incident }) => boolean;
+/** The conditions rules name for these levers (conditions.ts spreads them into its table). */
+export const EVAL_SET_CONDITIONS: Record<'phase_eval_over_set' | 'tf_whole_array' | 'growth_in_eval_pass', Check> = {
+  phase_eval_over_set: ({ incident }) => evalOverSet(incident),
+  tf_whole_array: ({ incident }) => wholeArrayOnDevice(incident),
+  growth_in_eval_pass: ({ incident }) => incident.eval.evalPassGrowth !== undefined,
+};

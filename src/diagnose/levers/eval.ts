@@ -14,7 +14,7 @@ import { newIncident, type Incident } from '../incident/index.js';
 import { t, type Locale } from '../../core/i18n.js';
 import { LARGE_INPUT_PIXELS } from '../incident/input.js';
 import { evalBatchSaidToFit, predictWithGenerate } from './eval-said.js';
-import { readEvalOverSet, tfWholeArray } from './eval-over-set.js';
+import { readEvalOverSet, readEvalPassGrowth, tfWholeArray } from './eval-over-set.js';
 const EVAL_BATCH =
   /(?:^|[\s,({'"])(?:--)?((?:per_device_eval|per_gpu_eval|eval|val|valid|validation|test)[-_]batch[-_]size|-vb)(?:[ \t]{1,4}|[ \t]{0,2}[=:][ \t]{0,2})['"]?(\d{1,5})\b/gim;
 // A line that states the evaluation's batch in words or a form the settings do not read ("for evaluation with
@@ -95,6 +95,8 @@ export function readEvalSettings(text: string): Incident {
   if (predictWithGenerate(text)) incident.eval.evalGenerates = true;
   const overSet = readEvalOverSet(text);
   if (overSet) incident.eval.evalOverSetSaid = overSet;
+  const passGrowth = readEvalPassGrowth(text);
+  if (passGrowth) incident.eval.evalPassGrowth = passGrowth;
   const wholeArray = tfWholeArray(text);
   if (wholeArray) incident.eval.evalWholeArray = wholeArray;
   const fits = evalBatchSaidToFit(text);
