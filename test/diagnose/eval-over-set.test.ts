@@ -148,6 +148,16 @@ describe('synthetic variants written from the principle', () => {
   });
 });
 
+describe('outputs said to be kept on the GPU across the pass', () => {
+  it('eval10/5105 (tuned, real): fastinference get_preds stores the inputs on the GPU until the loop ends', async () => {
+    overSetFirst(await firstOfCase('eval10', '5105'));
+  });
+  it('synthetic: predictions said to be accumulated on the device during evaluation', async () => {
+    const log = ['CUDA out of memory during evaluation', 'The predictions are accumulated on the device for the whole validation set.'].join('\n');
+    overSetFirst(await diagnosePaste(log));
+  });
+});
+
 describe('the readers, on their own (synthetic lines)', () => {
   it('a complete or late bar before the failure counts; an early or training bar does not', () => {
     expect(readEvalOverSet('Batches: 100%|█| 31/31 [00:01<00:00]\nCUDA out of memory')).toMatch(/31\/31/);

@@ -21,6 +21,12 @@ describe('growth through a pass over a set', () => {
     expect(await first('GPU memory keeps increasing over the validation set until CUDA out of memory')).toMatch(PASS);
     expect(await first('评估时显存一直增长，最后爆显存')).toMatch(PASS);
   });
+  it('eval10/5106 (tuned, real): "模型在验证/推理的过程中显存会一直累积" (accumulates) over 4000 pairs', async () => {
+    expect((await firstOfCase('eval10', '5106'))?.fixes[0]?.summary).toMatch(PASS);
+  });
+  it('eval10/5107 (tuned, real confuser): a chat server growing over requests is no pass over a set', async () => {
+    expect((await firstOfCase('eval10', '5107'))?.fixes[0]?.summary ?? '').not.toMatch(PASS);
+  });
   it('synthetic control: a climb during training is the leak search, not the pass', async () => {
     expect(await first('GPU memory keeps increasing during training until CUDA out of memory')).not.toMatch(PASS);
   });

@@ -31,7 +31,7 @@ const FAILURE_LINE =
 // The report places the failure in concatenating or gathering the set's outputs ("when it is concating the predictions
 // together", "while gathering all embeddings", "拼接预测结果时").
 const GATHER_SAID =
-  /\b(?:concat\w{0,8}|gather\w{0,4}|stack(?:s|ed|ing)?|merg(?:e|es|ed|ing)|aggregat\w{0,5})\b[^\n]{0,30}\b(?:the\s{1,3}|all\s{1,3}(?:the\s{1,3})?)?(?:predictions|outputs|results|embeddings|logits|features|scores)\b|(?:拼接|合并|汇总|收集)[^\n]{0,10}(?:预测|输出|结果|特征|向量)/i;
+  /\b(?:concat\w{0,8}|gather\w{0,4}|stack(?:s|ed|ing)?|merg(?:e|es|ed|ing)|aggregat\w{0,5})\b[^\n]{0,30}\b(?:the\s{1,3}|all\s{1,3}(?:the\s{1,3})?)?(?:predictions|outputs|results|embeddings|logits|features|scores)\b|\b(?:inputs|outputs|predictions|preds|logits|results|embeddings|features|labels)\b[^\n]{0,40}\b(?:stored|kept|held|accumulated)\b[^\n]{0,12}?[\s_*]on\s{1,3}(?:the\s{1,3})?_?(?:GPU|device|CUDA)(?![A-Za-z])|(?:拼接|合并|汇总|收集)[^\n]{0,10}(?:预测|输出|结果|特征|向量)/i;
 
 // A pass that failed after this many of its batches, and this share of them, had run: each batch fit, what failed is kept across them.
 const LATE_BATCHES = 100;
@@ -107,11 +107,11 @@ export const wholeArrayOnDevice = (f: Incident) => f.eval.evalWholeArray !== und
 // inference on the test set", "推理时显存一直增长"): at a fixed batch, what grows across the pass is what it keeps of each
 // batch, the predictions gathered on the device until the end. Growth words and the pass on one line; not training's.
 const GROWS =
-  /\b(?:keeps?|kept|keeping)\s{1,3}(?:on\s{1,3})?(?:grow|increas|ris|climb|go(?:es|ing)?\s{1,3}up)\w{0,4}|\bcreep\w{0,4}\s{1,3}up\b|\b(?:grow|increas|climb)\w{0,4}\s{1,3}(?:steadily|gradually|continuously|constantly)\b|(?:一直|不断|持续|逐渐)\s{0,2}(?:增长|增加|上涨|上升|变大)/i;
+  /\b(?:keeps?|kept|keeping)\s{1,3}(?:on\s{1,3})?(?:grow|increas|ris|climb|go(?:es|ing)?\s{1,3}up)\w{0,4}|\bcreep\w{0,4}\s{1,3}up\b|\b(?:grow|increas|climb)\w{0,4}\s{1,3}(?:steadily|gradually|continuously|constantly)\b|(?:一直|不断|持续|逐渐)\s{0,2}(?:增长|增加|上涨|上升|变大|累积)/i;
 // A pass over a set: a test / validation set named, or the evaluation itself; inference alone may be one request after
 // another (a server, a notebook), where a climb with each new input size is the allocator's cache.
 const PASS_OVER_SET =
-  /\b(?:on|over|through)\s{1,3}(?:the\s{1,3}|a\s{1,3}|my\s{1,3})?(?:whole\s{1,3}|entire\s{1,3})?(?:test|validation|val|eval|evaluation|dev)\s{0,3}(?:set|data(?:set)?|split)\b|\b(?:during|while|when|in)\s{1,3}(?:the\s{1,3})?(?:evaluation|evaluating|validation|validating)\b|测试集|验证集|(?:评估|验证)(?:时|的时候|过程中|阶段)/i;
+  /\b(?:on|over|through)\s{1,3}(?:the\s{1,3}|a\s{1,3}|my\s{1,3})?(?:whole\s{1,3}|entire\s{1,3})?(?:test|validation|val|eval|evaluation|dev)\s{0,3}(?:set|data(?:set)?|split)\b|\b(?:during|while|when|in)\s{1,3}(?:the\s{1,3})?(?:evaluation|evaluating|validation|validating)\b|测试集|验证集|(?:评估|验证)(?:[/、]\s{0,2}(?:推理|预测|测试))?(?:时|的时候|过程中|的过程中|阶段)/i;
 const TRAINING_WORDS = /\btrain(?:ing)?\b|训练/i;
 
 /** The line that tells memory climbing through an inference or evaluation pass over a set, quoted. */
