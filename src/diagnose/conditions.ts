@@ -18,7 +18,7 @@ import {
   loadInFp32,
 } from './levers.js';
 import { hostLeverUnstated, workersEvidence } from './levers/host-ram.js';
-import { evalBatchNoGrad, evalBatchSaidFits, evalHfGeneratesBatch, evalPlainGenerates } from './levers/eval-batch.js';
+import { evalBatchNoGrad, evalBatchSaidFits, evalEngineBatch, evalHfGeneratesBatch, evalPlainGenerates } from './levers/eval-batch.js';
 import { EVAL_SET_CONDITIONS } from './levers/eval-over-set.js';
 import { workersBlock, workersFirst, workersNotLever } from './levers/workers.js';
 import { sequenceFirst } from './levers/sequence.js';
@@ -153,6 +153,7 @@ export const CONDITION_CHECKS: Record<Condition, (e: Evidence) => boolean> = {
   phase_eval_one_large_input: ({ incident }) => evalOneLargeInput(incident),
   phase_eval_stated_input: ({ incident }) => evalStatedLargeInput(incident),
   phase_eval_engine_input: ({ incident }) => evalEngineInput(incident),
+  phase_eval_engine_batch: ({ incident }) => evalEngineBatch(incident),
   phase_eval_ultralytics: ({ incident }) => evalUltralyticsVal(incident),
   eval_batch_halves: ({ incident }) => evalBatchHalves(incident),
   phase_eval_grads_stated: ({ incident }) => evalGradsOnStated(incident),

@@ -110,6 +110,7 @@ export const CONDITIONS = [
   'phase_eval_one_large_input',
   'phase_eval_stated_input',
   'phase_eval_engine_input',
+  'phase_eval_engine_batch',
   'phase_eval_ultralytics',
   'eval_batch_halves',
   'oom_after_steps',

@@ -186,5 +186,11 @@ describe('the readers, on their own (synthetic lines)', () => {
     ];
     expect(evalWorkAfterForward(model, 1)).toBeUndefined();
     expect(evalWorkAfterForward(own, 0)).toBeUndefined();
+    // A traceback cut above the model's frames: a step function, or the model handed to a call, is a model call.
+    const cut = [
+      { file: 'trainer.py', fn: 'valid_step', code: 'loss = self.task.valid_step(sample, self.model, crit)' },
+      { file: 'eval.py', fn: 'validate' },
+    ];
+    expect(evalWorkAfterForward(cut, 1)).toBeUndefined();
   });
 });

@@ -44,4 +44,6 @@ export interface EvalPart {
   evalWholeArray?: string;
   /** A line tells memory climbing through an inference or evaluation pass over a set: quoted (levers/eval-over-set.ts). */
   evalPassGrowth?: string;
+  /** The toolkit's own validation batch setting, where its validation runs in its trainer (levers/eval.ts EVAL_ENGINES). */
+  evalEngineBatchFlag?: string;
 }

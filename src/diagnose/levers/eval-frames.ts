@@ -15,7 +15,9 @@ const MODULE_FILE = /nn[\\/]modules[\\/]module\.py$/;
 const MODEL_FN = /^(?:forward|__call__|_call_impl|_wrapped_call_impl|generate|encode|decode)$/;
 const TF_FILE = /(?:^|[\\/])(?:keras|tf_keras)[\\/]|tensorflow[\\/]python[\\/]/;
 const CONCAT = /concat/i;
-const MODEL_CALL_CODE = /\b(?:self\.)?(?:model|net|network|encoder|decoder|backbone|module)\w{0,12}\(|\.(?:forward|encode|generate)\(/;
+// A step function, or the model handed to a call (a traceback cut above the model's own frames), counts as a model call too.
+const MODEL_CALL_CODE =
+  /\b(?:self\.)?(?:model|net|network|encoder|decoder|backbone|module)\w{0,12}\(|\.(?:forward|encode|generate)\(|\b\w{0,20}_?step\(|\b(?:self\.)?(?:model|net)\s{0,2}[,)]/;
 
 /**
  * The innermost frame, when the evaluation frame at `evalAt` (frames innermost first) ran code of its own below it and none
