@@ -1,5 +1,4 @@
-// Conditions a rule or fix can require, computed from the facts. Rules name them in YAML
-// (`when: [fragmented]`); keeping the arithmetic here keeps rule files declarative.
+// Conditions a rule or fix can require, computed from the facts. Rules name them in YAML (`when: [fragmented]`); keeping the arithmetic here keeps rule files declarative.
 import type { Condition } from './rule-types.js';
 import type { Readings } from '../readings/types.js';
 import { whoHoldsMemory } from './holder.js';
@@ -19,7 +18,8 @@ import {
   loadInFp32,
 } from './levers.js';
 import { hostLeverUnstated, workersEvidence } from './levers/host-ram.js';
-import { evalBatchNoGrad, evalBatchSaidFits, evalHfGeneratesBatch, evalPlainGenerates } from './levers/eval-batch.js';
+import { evalBatchNoGrad, evalBatchSaidFits, evalEngineBatch, evalHfGeneratesBatch, evalPlainGenerates } from './levers/eval-batch.js';
+import { EVAL_SET_CONDITIONS } from './levers/eval-over-set.js';
 import { workersBlock, workersFirst, workersNotLever } from './levers/workers.js';
 import { sequenceFirst } from './levers/sequence.js';
 import { STACK_LEVER_CONDITIONS } from './levers/stack-levers.js';
@@ -83,9 +83,8 @@ const isAbsurd = (f: Incident) => {
   return f.figures.triedAllocMiB !== undefined && ((card !== undefined && f.figures.triedAllocMiB > 2 * card) || f.figures.triedAllocMiB > LARGEST_GPU_MIB);
 };
 
-// Fragmentation is the allocator's idle cache covering the failed request (reserved − allocated, or
-// PyTorch's own "reserved but unallocated" figure, ≥ the request). Free memory on the device that
-// exceeds the request is not fragmentation but "not capacity" (holder.ts).
+// Fragmentation is the allocator's idle cache covering the failed request (reserved − allocated, or PyTorch's own
+// "reserved but unallocated" figure, ≥ the request). Free memory on the device that exceeds it is "not capacity" (holder.ts).
 const isFragmented = (f: Incident) => !isAbsurd(f) && whoHoldsMemory(f)?.holder === 'allocator_cache';
 const holder = (f: Incident) => (isAbsurd(f) ? undefined : whoHoldsMemory(f)?.holder);
 const HALF_OR_LESS = new Set(['fp16', 'bf16', 'int8', 'int4']);
@@ -100,6 +99,7 @@ const keptEvident = (i: Incident) => i.series.keptReference !== undefined || (i.
 
 export const CONDITION_CHECKS: Record<Condition, (e: Evidence) => boolean> = {
   ...STACK_LEVER_CONDITIONS,
+  ...EVAL_SET_CONDITIONS,
   fragmented: ({ incident }) => isFragmented(incident),
   not_fragmented: ({ incident }) => !isFragmented(incident),
   absurd_request: ({ incident }) => isAbsurd(incident),
@@ -153,6 +153,7 @@ export const CONDITION_CHECKS: Record<Condition, (e: Evidence) => boolean> = {
   phase_eval_one_large_input: ({ incident }) => evalOneLargeInput(incident),
   phase_eval_stated_input: ({ incident }) => evalStatedLargeInput(incident),
   phase_eval_engine_input: ({ incident }) => evalEngineInput(incident),
+  phase_eval_engine_batch: ({ incident }) => evalEngineBatch(incident),
   phase_eval_ultralytics: ({ incident }) => evalUltralyticsVal(incident),
   eval_batch_halves: ({ incident }) => evalBatchHalves(incident),
   phase_eval_grads_stated: ({ incident }) => evalGradsOnStated(incident),
@@ -167,9 +168,8 @@ export const CONDITION_CHECKS: Record<Condition, (e: Evidence) => boolean> = {
   // Why the batch is not offered, when the holder's verdict did not already say so.
   batch_blocked_growth: ({ incident }) => batchLever(incident).blockedBy === 'growth',
   // (Training only: its text leads with LoRA and ZeRO; a load or inference whose weights fill the card gets holder_weights' quantize / split.)
-  // Full training whose weights, gradients and optimizer state do not fit (levers/static-order.ts): the lever the
-  // budget names (shard over the launch's GPUs, offload the optimizer state, or a 4-bit base with LoRA), with its
-  // arithmetic; not after steps ran at these settings (then the static part fit).
+  // Full training whose weights, gradients and optimizer state do not fit (levers/static-order.ts): the lever the budget names
+  // (shard over the launch's GPUs, offload the optimizer state, or a 4-bit base with LoRA), with its arithmetic; not after steps ran at these settings.
   static_full_training_shard: ({ incident }) => staticFirst(incident, 'shard'),
   static_full_training_offload: ({ incident }) => staticFirst(incident, 'offload'),
   static_full_training_qlora: ({ incident }) => staticFirst(incident, 'qlora'),

@@ -3,6 +3,7 @@
 // "File …/x.py:N, in Class.name(", rich's "x.py:N in name"), so the patterns read function names and
 // module paths, never a thread's wording. Every pattern is anchored and bounded (linear).
 import type { LogText } from './normalize.js';
+import { evalWorkAfterForward } from './levers/eval-frames.js';
 
 export type Phase = 'load' | 'checkpoint' | 'forward' | 'backward' | 'optimizer' | 'eval' | 'generate' | 'data' | 'collective';
 
@@ -10,6 +11,8 @@ export interface PhaseVerdict {
   phase: Phase;
   /** The frame (or log line) that showed it, as the reply quotes it: "trainer_pt_utils.py, in nested_concat". */
   frame: string;
+  /** The evaluation's own code failed below it with no model call in between (levers/eval-over-set.ts): the frame, quoted. */
+  evalOverSet?: string;
   /** Evaluation only: whose loop it is. HF Trainer and Lightning run it without gradients already. */
   evalLoop?: 'hf' | 'lightning' | 'plain';
   /** HF Trainer was concatenating every batch's predictions on the GPU (nested_concat). */
@@ -112,8 +115,10 @@ const TF_EVAL_FN =
 // without a graph kept for backward.
 const KERAS_FILE = /(?:^|[\\/])(?:keras|tf_keras)[\\/]|tensorflow[\\/]python[\\/]/;
 const TF_FILE = KERAS_FILE;
+// An evaluation script by its name ("eval_image.py", "evaluate_retrieval.py", "run_eval.py"; not test_*.py: pytest's), and a
+// metrics module ("metrics/precision_recall.py", "metric_utils.py"): what runs there is the evaluation's scoring.
 const EVAL_FILE =
-  /(?:^|[\\/])(?:val|eval|evaluate|validate|validation|validator)\.py$|detectron2[\\/]evaluation[\\/]evaluator\.py$|loops[\\/](?:[\w]{1,30}[\\/])?(?:evaluation_loop|evaluation_epoch_loop|prediction_loop)\.py$/;
+  /(?:^|[\\/])(?:eval|evaluate|evaluation)_\w{1,40}\.py$|(?:^|[\\/])\w{1,40}_(?:eval|evaluate|evaluation)\.py$|[\\/]metrics?[\\/][\w/\\]{0,80}\.py$|(?:^|[\\/])metrics?(?:_\w{1,30})?\.py$|(?:^|[\\/])(?:val|eval|evaluate|validate|validation|validator)\.py$|detectron2[\\/]evaluation[\\/]evaluator\.py$|loops[\\/](?:[\w]{1,30}[\\/])?(?:evaluation_loop|evaluation_epoch_loop|prediction_loop)\.py$/;
 const GENERATE_FILE = /transformers[\\/]generation[\\/]|generation_utils\.py$|vllm[\\/](?:worker|v1[\\/]worker|engine|v1[\\/]engine|executor)[\\/]/;
 const GENERATE_FN =
   /^(?:generate|_sample|greedy_search|beam_search|_beam_search|sample|contrastive_search|_assisted_decoding|profile_run|determine_num_available_blocks|determine_available_memory|_initialize_kv_caches|initialize_cache|_dummy_run|_dummy_sampler_run|capture_model)$/;
@@ -244,6 +249,11 @@ function evalVerdict(frames: Frame[], f: Frame, forward: Frame | undefined): Pha
     if (loop === 'hf' && GATHER_CODE.test(f.code)) verdict.gathersPredictions = true;
     else if (loop === 'plain' && COLLECT_CODE.test(f.code)) verdict.evalCollects = true;
   }
+  // The evaluation's outermost frame: its script's or loop's, with everything it ran inside it (a scoring function, a metric).
+  let outer = frames.indexOf(f);
+  for (let i = frames.length - 1; i > outer; i--) if (markerOf(frames[i]) === 'eval') outer = i;
+  const work = forward ? undefined : evalWorkAfterForward(frames, outer);
+  if (work) verdict.evalOverSet = work;
   if (frames.some((g) => KERAS_FILE.test(g.file))) verdict.evalKeras = true;
   const decorator = frames.find(GRAD_MODE_DECORATOR);
   if (decorator) verdict.noGradFrame = `${quote(decorator)} (@torch.no_grad() / inference_mode())`;
@@ -305,7 +315,9 @@ export function withPhase(
   // The incident's phase and evaluation parts as a phase fills them (structurally: the incident's part modules import this file).
   incident: {
     phase: { name?: Phase; phaseFrame?: string; evalLoop?: PhaseVerdict['evalLoop']; gathersPredictions?: boolean };
-    eval: Pick<PhaseVerdict, 'evalGenerates' | 'evalCollects' | 'evalKeras' | 'gradsOnStated' | 'evalWholeSet' | 'evalBatchOne'> & { noGradShown?: string };
+    eval: Pick<PhaseVerdict, 'evalGenerates' | 'evalCollects' | 'evalKeras' | 'gradsOnStated' | 'evalWholeSet' | 'evalBatchOne' | 'evalOverSet'> & {
+      noGradShown?: string;
+    };
   },
   verdict: PhaseVerdict | undefined,
 ): void {
@@ -320,5 +332,6 @@ export function withPhase(
   if (verdict.gradsOnStated) incident.eval.gradsOnStated = verdict.gradsOnStated;
   if (verdict.evalWholeSet) incident.eval.evalWholeSet = true;
   if (verdict.evalBatchOne) incident.eval.evalBatchOne = true;
+  if (verdict.evalOverSet) incident.eval.evalOverSet = verdict.evalOverSet;
   if (verdict.noGradFrame) incident.eval.noGradShown ??= verdict.noGradFrame;
 }

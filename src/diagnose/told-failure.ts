@@ -149,8 +149,11 @@ const REQUEST = /^\s{0,4}\[?\s{0,2}(?:feature(?:\s{1,3}request)?|enhancement|pro
 // A failure of the past, already solved, is not this paste's: "At the beginning I was getting out of memory error".
 const PAST =
   /\b(?:at\s{1,3}(?:the\s{1,3})?(?:beginning|start|first)|at\s{1,3}first)\b(?!\s{1,3}(?:of\s{1,3}(?:the\s{1,3})?)?(?:epoch|step|iteration|iter|batch|forward|backward)s?\b)|\b(?:previously|used\s{1,3}to|(?:was|were|got|has\s{1,3}been|have\s{1,3}been)\s{1,3}(?:solved|fixed|resolved|gone))\b|一开始|之前|以前|已经解决|解决了/i;
-// An item of a list of possible causes ("3) Not enough RAM.") is a hypothesis, not an account.
+// An item of a list of possible causes ("3) Not enough RAM.") is a hypothesis, not an account; an item that tells an event
+// with a finite verb ("2) Sometimes it errors out because it runs out of system RAM", "- the run crashed") is an account.
 const LIST_ITEM = /^\s{0,6}(?:\d{1,2}[.)]|[-*\u2022])\s/;
+const LIST_EVENT =
+  /\b(?:runs|ran)\s{1,3}out\b|\b(?:errors|errored)\s{1,3}out\b|\b(?:crashes|crashed|dies|died|fails|failed)\b|\b(?:was|got|gets)\s{1,3}killed\b/i;
 // A question about capacity: how much memory, is it enough, what is required ("需要多少显存", "够不够").
 const CAPACITY_QUESTION =
   /\bhow\s{1,3}much\b|\benough\b[^\n]{0,60}[?？]\s*$|\b(?:need|needs|needed|require[sd]?|requirement)\b[^\n]{0,60}[?？]\s*$|多少|够不够|够吗|够用吗|需要多大/i;
@@ -254,7 +257,7 @@ function readClause(clause: string, line: string, pasteMemory: Memory, overTheRu
   if (
     NEGATED.test(before) ||
     HEDGED.test(before) ||
-    LIST_ITEM.test(line) ||
+    (LIST_ITEM.test(line) && !LIST_EVENT.test(line)) ||
     REQUEST.test(line) ||
     (!DESPITE.test(before) && (CAPACITY_QUESTION.test(clause) || GUESSED_CAUSE.test(clause))) ||
     GENERIC_CAUSE.test(clause) ||

@@ -83,6 +83,9 @@ GROUPS.push('told9');
 GROUPS.push('hostgrow9');
 // confuse10/ (issue 23: NCCL result strings beside any caller, Paddle's shm errno list, c10d store errors; 10 real threads; tuned).
 GROUPS.push('confuse10');
+// eval10/ (issue 23: evaluations that fail over the whole set: distance / similarity matrices, concatenated features, growth
+// through a pass; 8 real threads, 3 zh, 1 ja, 1 confuser; tuned).
+GROUPS.push('eval10');
 // The category vocabulary of /work/corpus-format.md (the same as test/fixtures/eval-dev/cases.json).
 const LABELS = new Set([
   'cuda_oom',
@@ -553,6 +556,16 @@ describe('expert expectations on real logs', () => {
       lever: 0.8,
       strict: 0,
       named: 0.75,
+    },
+    // levers/eval-over-set.ts: first run on threads it had never seen 4/5, 0/5, strict 1 (5100-5104) and 2/3, 0/2 (5105-5107,
+    // growth through a pass); 7/8, 3/7 (3), strict 1 after.
+    {
+      group: 'eval10',
+      what: '8 logs, 5100-5107: matrices and outputs kept over the whole evaluation set, growth through a pass, 1 confuser',
+      n: 8,
+      category: 0.85,
+      lever: 0.4,
+      strict: 1,
     },
   ];
   it.each(TUNED)('$group/ ($what; tuned): no harmful first fix; floors under the measured level', { timeout: 120_000 }, async (t) => {

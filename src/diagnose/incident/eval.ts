@@ -36,4 +36,14 @@ export interface EvalPart {
   /** The report says the evaluation runs at this smaller batch ("I don't get OOM only when I set validation batch size = 12"): the words, quoted. */
   evalBatchFits?: number;
   evalBatchFitsSaid?: string;
+  /** The evaluation's own code failed below its frame with no model call in between: that frame, quoted (levers/eval-over-set.ts). */
+  evalOverSet?: string;
+  /** A progress line or sentence says the failure came after every batch of the pass ran, or while gathering outputs: quoted. */
+  evalOverSetSaid?: string;
+  /** TensorFlow's failed tensor is a whole data array (its leading dimension a set's length): the shape, quoted. */
+  evalWholeArray?: string;
+  /** A line tells memory climbing through an inference or evaluation pass over a set: quoted (levers/eval-over-set.ts). */
+  evalPassGrowth?: string;
+  /** The toolkit's own validation batch setting, where its validation runs in its trainer (levers/eval.ts EVAL_ENGINES). */
+  evalEngineBatchFlag?: string;
 }

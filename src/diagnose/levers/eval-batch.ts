@@ -43,3 +43,10 @@ export const evalHfGeneratesBatch = (f: Incident) => evalHfGenerates(f) && batch
  * (the evaluation batch) first, then max_new_tokens and num_beams.
  */
 export const evalPlainGenerates = (f: Incident) => inEval(f) && f.phase.evalLoop === 'plain' && f.eval.evalGenerates === true && f.eval.evalKeras !== true;
+
+/**
+ * A toolkit's own periodic validation with a validation batch of its own (levers/eval.ts EVAL_ENGINES: OpenNMT-py,
+ * fairseq): it runs under no_grad, so no_grad is no lever; its validation batch setting is, unless the paste states one at 1.
+ */
+export const evalEngineBatch = (f: Incident) =>
+  inEval(f) && f.eval.evalEngineBatchFlag !== undefined && f.eval.gradsOnStated === undefined && !(f.eval.evalBatch !== undefined && f.eval.evalBatch <= 1);

@@ -14,6 +14,7 @@ import { newIncident, type Incident } from '../incident/index.js';
 import { t, type Locale } from '../../core/i18n.js';
 import { LARGE_INPUT_PIXELS } from '../incident/input.js';
 import { evalBatchSaidToFit, predictWithGenerate } from './eval-said.js';
+import { readEvalOverSet, readEvalPassGrowth, tfWholeArray } from './eval-over-set.js';
 const EVAL_BATCH =
   /(?:^|[\s,({'"])(?:--)?((?:per_device_eval|per_gpu_eval|eval|val|valid|validation|test)[-_]batch[-_]size|-vb)(?:[ \t]{1,4}|[ \t]{0,2}[=:][ \t]{0,2})['"]?(\d{1,5})\b/gim;
 // A line that states the evaluation's batch in words or a form the settings do not read ("for evaluation with
@@ -50,9 +51,13 @@ function shownNoGrad(text: string): string | undefined {
 // and package names (its suites evaluate under paddle.no_grad), OpenMMLab's packages, config words and test loops (its
 // test_step / single_gpu_test run without gradients). There no_grad is no lever: what remains is the evaluation batch or
 // one evaluation input's size.
-const EVAL_ENGINES: [RegExp, string][] = [
+// Sequence-to-sequence toolkits validate periodically inside their own trainer, under no_grad, with a validation batch of
+// their own (OpenNMT-py's -valid_batch_size, fairseq's --batch-size-valid / --max-tokens-valid): that setting is the lever.
+const EVAL_ENGINES: [RegExp, string, string?][] = [
   [/Out of memory error on GPU \d{1,3}\. Cannot allocate|\bppdet\b|\bpaddle(?:paddle|ocr|det|detection|seg|nlp|3d)?\b/i, 'PaddlePaddle'],
   [/\bmm(?:det|seg|cv|engine|ocr|rotate|pose|3d|action|pretrain|track)\b|\bsamples?[ _]per[ _]gpu\b|\bsingle_gpu_test\b|\bEpoch\((?:val|test)\)/i, 'OpenMMLab'],
+  [/\bonmt[\\/]|\bonmt_train\b|\bOpenNMT-py\b/, 'OpenNMT-py', '-valid_batch_size'],
+  [/\bfairseq[\\/]|\bfairseq-train\b/, 'fairseq', '--batch-size-valid / --max-tokens-valid'],
 ];
 
 // An input's shape stated as a tuple beside the word that says what it is ("the dimension (1025, 2049)", "image size
@@ -86,12 +91,19 @@ export function readEvalSettings(text: string): Incident {
   }
   const engine = EVAL_ENGINES.find(([re]) => re.test(text));
   if (engine) incident.eval.evalEngine = engine[1];
+  if (engine?.[2]) incident.eval.evalEngineBatchFlag = engine[2];
   const acc = last(text, EVAL_ACCUMULATION);
   if (acc && acc[1] !== 'None') incident.eval.evalAccumulation = Number(acc[1]);
   // Code shown under no_grad, not a sentence saying it is missing ("runs without `with torch.no_grad()`", "没有加 no_grad").
   const noGrad = NO_GRAD.test(text) ? shownNoGrad(text) : undefined;
   if (noGrad) incident.eval.noGradShown = noGrad;
   if (predictWithGenerate(text)) incident.eval.evalGenerates = true;
+  const overSet = readEvalOverSet(text);
+  if (overSet) incident.eval.evalOverSetSaid = overSet;
+  const passGrowth = readEvalPassGrowth(text);
+  if (passGrowth) incident.eval.evalPassGrowth = passGrowth;
+  const wholeArray = tfWholeArray(text);
+  if (wholeArray) incident.eval.evalWholeArray = wholeArray;
   const fits = evalBatchSaidToFit(text);
   if (fits) {
     incident.eval.evalBatchFits = fits.batch;
@@ -177,6 +189,7 @@ export const evalEngineInput = (f: Incident) =>
   inEval(f) &&
   f.phase.evalLoop === 'plain' &&
   f.eval.evalEngine !== undefined &&
+  f.eval.evalEngineBatchFlag === undefined &&
   f.eval.evalKeras !== true &&
   !(f.eval.evalBatch !== undefined && f.eval.evalBatch > 1) &&
   !evalGradsOnStated(f) &&
@@ -252,6 +265,8 @@ export function evalLeverWords(f: Incident, loc?: Locale): void {
   }
   if (f.eval.evalBatch === undefined && evalBatchAboveTrain(f)) f.eval.evalBatchSetting = t(loc, 'lever.eval.hfDefaultBatch', { batch: HF_DEFAULT_EVAL_BATCH });
   if (f.eval.evalBatch !== undefined && f.eval.evalBatch > 1) f.eval.evalBatchNext = Math.max(1, Math.floor(f.eval.evalBatch / 2));
+  // The frames' evidence of a computation over the set is quoted before a sentence's.
+  if (f.eval.evalOverSet !== undefined) f.eval.evalOverSetSaid = f.eval.evalOverSet;
   if (evalOneLargeInput(f)) {
     const card = f.figures.totalCapacityMiB ?? f.card.gpuMemoryMiB ?? f.card.statedGpuMemoryMiB ?? f.card.gpuModelMemoryMiB;
     f.eval.evalRequestShare = `${Math.round((100 * f.figures.triedAllocMiB!) / card!)}%`;

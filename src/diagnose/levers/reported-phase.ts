@@ -16,7 +16,7 @@ const QUOTE_CHARS = 140;
 // TensorFlow's exception names the failure too ("ResourceExhaustedError in predict_function").
 // A shortage said in words counts too: "GPU memory not enough", "not enough GPU memory", "exceed the gpu memory".
 const FAILURE =
-  /out of memory|\bOOM\b|OutOfMemory|memory (?:error|exception)|CUDA error|ResourceExhausted|RESOURCE_EXHAUSTED|显存(?:不足|不够|爆|溢出|占满|撑不住|扛不住|装不下|放不下)|爆显存|内存不足|\bmemory\s{1,3}(?:is\s{1,3})?not\s{1,3}enough\b|\bnot\s{1,3}enough\s{1,3}(?:GPU\s{1,3}|CUDA\s{1,3}|VRAM\s{1,3})?memory\b|\bexceed(?:s|ed|ing)?\s{1,3}(?:the\s{1,3})?(?:GPU|CUDA|device)\s{1,3}memory\b/i;
+  /out of memory|\bOOM\b|OutOfMemory|memory (?:error|exception)|CUDA error|ResourceExhausted|RESOURCE_EXHAUSTED|\bresource\s{1,3}exhausted\b|显存(?:不足|不够|爆|溢出|占满|撑不住|扛不住|装不下|放不下)|爆显存|内存不足|\bmemory\s{1,3}(?:is\s{1,3})?not\s{1,3}enough\b|\bnot\s{1,3}enough\s{1,3}(?:GPU\s{1,3}|CUDA\s{1,3}|VRAM\s{1,3})?memory\b|\bexceed(?:s|ed|ing)?\s{1,3}(?:the\s{1,3})?(?:GPU|CUDA|device)\s{1,3}memory\b/i;
 // The phase named at the failure: "during / in / while / on / when" evaluation, validation, eval, predict(ion).
 // "after validation" and "before validation" are left out: the failure is then in the training around it.
 // Testing is evaluation too: "while testing", "in test mode", "on the test set", "during the test phase", "an
@@ -26,7 +26,7 @@ const FAILURE =
 // sit at the failure (same line) with a preposition or verb that places it there.
 // The evaluation as the failure's subject counts too: "Validation out of memory", "the validation would meet out of memory".
 const EVAL_WORDS =
-  /\b(?:during|in|while|on|upon|when|at)\s{1,3}(?:(?:computing|running|doing|do|the|an?|my|first|accuracy|model)\s{1,3}){0,3}(?:validation|validating|evaluation|evaluating|eval|predicting|prediction|testing|test(?:\s{1,3}(?:mode|phase|stage|set|data|time|loop|step))?)(?:_step|_epoch_end|_loop)?\b|\b(?:when|while)\s{1,3}(?:I\s{1,3})?(?:run(?:ning)?\s{1,3})?(?:validat|evaluat)\w{0,4}\b|\b(?:validation|evaluation|eval|valid|val|test)\s{1,3}(?:step|loop|phase|stage|epoch|pass|mode)\b|\b(?:attempt(?:ing)?|try(?:ing)?|tried)\s{1,3}to\s{1,3}(?:evaluate|validate|test|predict)\b|\b(?:run(?:ning)?|python3?)\s{1,3}(?:the\s{1,3})?(?:[\w./-]{0,40}[\\/])?(?:eval|evaluate|evaluation|test|val|validate|predict)\.py\b|\b(?:predict|test)_function\b|\btrainer\.(?:evaluate|predict)\(\)|(?:验证|评估|评测|预测|测试|推理)(?:时|的时候|阶段|过程|集上)|\b(?:validation|evaluation|eval|testing)\s{1,3}(?:(?:would|will|always|still|also|then)\s{1,3})?(?:(?:meets?|hits?|gets?|runs?|ran|goes|went|causes?|throws?|gives?)\s{1,3}(?:an?\s{1,3}|into\s{1,3})?)?(?:OOM|out[ -]of[ -]memory)\b/i;
+  /\b(?:during|in|while|on|upon|when|at)\s{1,3}(?:(?:computing|running|doing|do|the|an?|my|first|accuracy|model)\s{1,3}){0,3}(?:validation|validating|evaluation|evaluating|eval|predicting|prediction|testing|test(?:\s{1,3}(?:mode|phase|stage|set|data|time|loop|step))?)(?:_step|_epoch_end|_loop)?\b|\b(?:when|while)\s{1,3}(?:I\s{1,3})?(?:run(?:ning)?\s{1,3})?(?:validat|evaluat)\w{0,4}\b|\b(?:validation|evaluation|eval|valid|val|test)\s{1,3}(?:step|loop|phase|stage|epoch|pass|mode)\b|\b(?:attempt(?:ing)?|try(?:ing)?|tried)\s{1,3}to\s{1,3}(?:evaluate|validate|test|predict)\b|\b(?:run(?:ning)?|python3?)\s{1,3}(?:the\s{1,3})?(?:[\w./-]{0,40}[\\/])?(?:eval|evaluate|evaluation|test|val|validate|predict|demo)\.py\b|\b(?:predict|test)_function\b|\btrainer\.(?:evaluate|predict)\(\)|(?:验证|评估|评测|预测|测试|推理)(?:时|的时候|阶段|过程|集上)|\b(?:validation|validating|evaluation|evaluating|eval|inference|prediction|predicting|testing)\s{0,2}(?:时|的时候|阶段|过程)|\b(?:running|calling|call|run|using)\s{1,3}(?:the\s{1,3})?(?:[\w]{1,20}\.){0,4}(?:predict|evaluate)(?:\(\))?(?=\s|$|[.,;:])|\b(?:validation|evaluation|eval|testing)\s{1,3}(?:(?:would|will|always|still|also|then)\s{1,3})?(?:(?:meets?|hits?|gets?|runs?|ran|goes|went|causes?|throws?|gives?)\s{1,3}(?:an?\s{1,3}|into\s{1,3})?)?(?:OOM|out[ -]of[ -]memory)\b/i;
 // The failure placed after or outside the evaluation ("after validation", "the next epoch"): not an evaluation OOM.
 const AFTER_EVAL = /\bafter\s{1,3}(?:the\s{1,3})?(?:first\s{1,3})?(?:validation|evaluation|eval)\b[^\n]{0,80}\b(?:epoch|training)\b|验证(?:之后|后|结束后)/i;
 
@@ -131,7 +131,7 @@ const BATCH_ONE =
   /\bbatch[ _-]?size\s{1,3}(?:is|was)\s{1,3}set\s{1,3}to\s{1,3}1\b(?![.,]?\d)|\bbatch[ _-]?size\W{0,3}(?:=|:|of|to|is|at)?\W{0,3}1\b(?![.,]?\d)|\bbatch(?:\s{1,3}of)?\s{1,3}1\b(?![.,]?\d)|\bbs\s{0,2}=\s{0,2}1\b(?![.,]?\d)/i;
 // A command that runs an evaluation script by its conventional name (an inference script's levers are the weights' and
 // the request's, not the evaluation's); and one that runs a training script.
-const EVAL_COMMAND = /(?:^|[\s`$>])python3?(?:\s{1,3}-[\w-]{1,20}){0,3}\s{1,3}(?:[\w./-]{0,60}[\\/])?(?:test|eval|evaluate|evaluation|validate|val)\.py\b/;
+const EVAL_COMMAND = /(?:^|[\s`$>])python3?(?:\s{1,3}-[\w-]{1,20}){0,3}\s{1,3}(?:[\w./-]{0,60}[\\/])?(?:test|eval|evaluate|evaluation|validate|val|demo)\.py\b/;
 const TRAIN_COMMAND = /(?:^|[\s`$>])(?:python3?|torchrun|accelerate\s{1,3}launch|deepspeed)\b[^\n]{0,80}?\btrain\w{0,20}\.py\b/;
 const quoted = (line: string) => `"${line.length > QUOTE_CHARS ? line.slice(0, QUOTE_CHARS) + '…' : line}"`;
 
