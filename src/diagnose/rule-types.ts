@@ -188,6 +188,10 @@ export const CONDITIONS = [
   'tf_tensor_over_limit',
   'vllm_weights_exceed_card_multi',
   'vllm_weights_exceed_card_single',
+  // a cap the stack was given, not the card (levers/memory-cap.ts)
+  'stack_cap_first',
+  'vllm_share_low',
+  'co_runtime_preallocates',
 ] as const;
 export type Condition = (typeof CONDITIONS)[number];
 

@@ -16,6 +16,7 @@ import { formatMiB } from './fixes/arithmetic.js';
 import type { LogText } from './normalize.js';
 import { fillMissing, newIncident, type Incident, type StackPart } from './incident/index.js';
 import { readStackLevers } from './levers/stack-levers.js';
+import { readMemoryCap } from './levers/memory-cap.js';
 
 /** What a llama.cpp CUDA buffer that did not fit was for, from the line that follows it. */
 export type GgmlCudaPurpose = 'weights' | 'kv_cache' | 'compute';
@@ -143,7 +144,7 @@ export function readStackFigures(log: LogText): Incident {
     incident.figures.triedAllocMiB ??= round(ortAsk);
     incident.stack.ortRequest = formatMiB(ortAsk);
   }
-  Object.assign(incident.stack, readStackLevers(log));
+  Object.assign(incident.stack, readStackLevers(log), readMemoryCap(log));
   if (incident.stack.prefillTokens !== undefined) incident.stack.prefillTokensHalf = Math.max(1, Math.floor(incident.stack.prefillTokens / 2));
   return incident;
 }

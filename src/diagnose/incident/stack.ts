@@ -71,6 +71,12 @@ export interface StackPart {
   trtProfileVaries?: 'batch' | 'resolution';
   /** The resolution the Stable Diffusion web UI's own memory check says fits ("448x448"). */
   webuiMaxRes?: string;
+  /** A memory cap the stack's own settings put on it (levers/memory-cap.ts): a share of the card, a pool in MB, as stated. */
+  memCapFraction?: number;
+  memCapMiB?: number;
+  memCap?: string;
+  /** A second accelerator runtime named beside a PyTorch OOM (XLA, JAX, TensorFlow). */
+  coRuntime?: string;
   /** Ray's memory monitor killed a task for the node's RAM, with its figures (src/diagnose/stack-figures.ts). */
   rayMonitor?: string;
 }

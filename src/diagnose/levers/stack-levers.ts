@@ -10,6 +10,7 @@
 import { formatMiB } from '../fixes/arithmetic.js';
 import type { Incident, StackPart } from '../incident/index.js';
 import type { LogText } from '../normalize.js';
+import { MEMORY_CAP_CONDITIONS } from './memory-cap.js';
 
 const MAX_LINE = 2000;
 const SIZE = String.raw`([\d.]{1,16})\s?(GB|MB|kB|KB|B)`;
@@ -146,6 +147,7 @@ export function servedWeightsWords(i: Incident): void {
 
 /** Conditions on these figures (conditions.ts spreads them into its table). */
 export const STACK_LEVER_CONDITIONS = {
+  ...MEMORY_CAP_CONDITIONS,
   // Paddle's chunk cap below the request on a card it barely uses: the fraction flag is set too low, not a full card.
   paddle_chunk_cap: ({ incident: i }: { incident: Incident }) =>
     i.stack.paddleAskMiB !== undefined &&
