@@ -183,6 +183,8 @@ export const CONDITIONS = [
   'paddle_chunk_cap',
   'paddle_pool_full',
   'tf_weight_tensor',
+  'tf_length_axis',
+  'ort_request_absurd',
   'trt_profile_batch',
   'trt_profile_unstated',
   'tf_tensor_over_limit',

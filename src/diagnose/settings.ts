@@ -11,7 +11,7 @@ import { worldSize, zeroOffloadStated, zeroStage } from './levers/zero.js';
 import { killedLoadingData, killedLoadingModel, readHostRam, TRAIN_PROGRESS } from './levers/host-ram.js';
 import { readReportedHolder } from './levers/reported-holder.js';
 import { readSequenceLength } from './levers/sequence.js';
-import { isConvKernel } from './levers/stack-levers.js';
+import { isConvKernel, lengthAxis } from './levers/stack-levers.js';
 import { readInputSize } from './levers/input-size.js';
 import { readInputLength } from './levers/input-length.js';
 import { readSmallerInput } from './levers/smaller-input.js';
@@ -141,7 +141,9 @@ export function extractSettings(fullText: string, options: { commandLine?: boole
     const oneImage = dims.length === 2 && dims[1] <= 4;
     // A [k,k,in,out] convolution kernel is a weight: its leading dimension is the filter, not a batch.
     const kernel = shape !== null && isConvKernel([Number(shape[1]), ...dims]);
-    if (shape && !oneImage && !kernel && Number(shape[1]) >= 1 && Number(shape[1]) <= 4096) {
+    // A middle axis of 100,000+ is a length that blew up: the leading dimension is not the lever to read as a batch.
+    const long = shape !== null && lengthAxis([Number(shape[1]), ...dims]) !== undefined;
+    if (shape && !oneImage && !kernel && !long && Number(shape[1]) >= 1 && Number(shape[1]) <= 4096) {
       incident.run.batch = Number(shape[1]);
       incident.run.batchFromShape = `shape[${shape[1]}${shape[2]}]`;
     }

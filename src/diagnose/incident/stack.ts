@@ -21,6 +21,7 @@ export interface StackPart {
   vllmKvAvailable?: string;
   /** ONNX Runtime's BFCArena: the buffer it failed to allocate, as the reply shows it ("4.00 GiB"). */
   ortRequest?: string;
+  ortAskMiB?: number;
   vllmGpuBlocks?: number;
   vllmUtil?: number;
   /** Figures in a non-PyTorch stack's own format (src/diagnose/stack-figures.ts): TF/XLA's BFC allocator (its
@@ -55,6 +56,8 @@ export interface StackPart {
   tfTensorMiB?: number;
   tfTensor?: string;
   tfKernel?: string;
+  /** A middle axis of that tensor of 100,000+ (a length read unbounded), as the reply shows it. */
+  tfLongAxis?: string;
   /** TensorFlow's BFC Stats block (Limit, InUse), read wherever the paste has it, and as the reply shows them. */
   tfLimitMiB?: number;
   tfInUseMiB?: number;

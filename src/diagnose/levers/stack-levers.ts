@@ -100,12 +100,24 @@ export function isConvKernel(dims: number[]): boolean {
   return dims.length === 4 && dims[0] === dims[1] && dims[0] >= 1 && dims[0] <= 11 && dims[2] >= 16 && dims[3] >= 16;
 }
 
+/**
+ * A middle axis of 100,000 or more in an activation: no batch, image side or channel count is that large, so it is a
+ * length (time steps, tokens, points) read unbounded from the data. The last axis is left out: a vocabulary's logits
+ * (250,002 for XLM-R) are a last axis whose leading dimension is still the batch.
+ */
+export function lengthAxis(dims: number[]): number | undefined {
+  const middle = dims.slice(1, -1).filter((d) => d >= 100_000);
+  return middle.length > 0 ? Math.max(...middle) : undefined;
+}
+
 function readTfTensor(part: Partial<StackPart>, dims: number[], dtype: string): void {
   const bytes = DTYPE_BYTES[dtype.toLowerCase()];
   if (bytes === undefined || dims.some((d) => !Number.isFinite(d))) return;
   const elements = dims.reduce((a, b) => a * b, 1);
   part.tfTensorMiB = (elements * bytes) / 2 ** 20;
   part.tfTensor = `shape[${dims.join(',')}] ${dtype}: ${formatMiB(part.tfTensorMiB)}`;
+  const longAxis = lengthAxis(dims);
+  if (longAxis !== undefined) part.tfLongAxis = String(longAxis);
   if (isConvKernel(dims)) {
     const params = elements / 1e6;
     // Language-neutral figures: the reply's own words (en / zh) name what they are.
@@ -156,6 +168,10 @@ export const STACK_LEVER_CONDITIONS = {
     (i.stack.paddleUsedMiB ?? 0) < 0.1 * (i.stack.paddleTotalMiB ?? Infinity),
   paddle_pool_full: ({ incident: i }: { incident: Incident }) =>
     i.stack.paddleAskMiB !== undefined && !STACK_LEVER_CONDITIONS.paddle_chunk_cap({ incident: i }),
+  // ONNX Runtime's arena asked for more than any accelerator has (4 TiB): a shape that overflowed, not capacity.
+  ort_request_absurd: ({ incident: i }: { incident: Incident }) => (i.stack.ortAskMiB ?? 0) > 4 * 2 ** 20,
+  // A middle axis of TensorFlow's failed tensor is a length of 100,000+: that length, not the batch, is the lever.
+  tf_length_axis: ({ incident: i }: { incident: Incident }) => i.stack.tfLongAxis !== undefined,
   // TensorFlow's failed tensor is a convolution kernel: the model's weights, so the batch is not the lever.
   tf_weight_tensor: ({ incident: i }: { incident: Incident }) => i.stack.tfKernel !== undefined,
   // One tensor larger than TensorFlow's whole allocator limit while it holds next to nothing: no batch fits it.
