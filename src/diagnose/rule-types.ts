@@ -185,6 +185,7 @@ export const CONDITIONS = [
   'tf_weight_tensor',
   'tf_length_axis',
   'ort_request_absurd',
+  'ollama_named',
   'trt_profile_batch',
   'trt_profile_unstated',
   'tf_tensor_over_limit',

@@ -70,6 +70,8 @@ export interface StackPart {
   vllmTp?: number;
   /** The paste states more than one GPU for the job (visible devices, tensor parallel, the report's words). */
   multiGpuStated?: boolean;
+  /** The paste names Ollama (which runs llama.cpp and keeps loaded models resident). */
+  ollamaNamed?: boolean;
   /** The dimension a TensorRT optimization profile varies between its min and max shapes. */
   trtProfileVaries?: 'batch' | 'resolution';
   /** The resolution the Stable Diffusion web UI's own memory check says fits ("448x448"). */

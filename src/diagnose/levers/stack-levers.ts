@@ -55,6 +55,7 @@ export function readStackLevers(log: LogText): Partial<StackPart> {
   for (let l = 0; l < log.lineCount; l++) {
     const line = log.line(l).slice(0, MAX_LINE);
     if (part.multiGpuStated === undefined && MULTI_GPU.test(line)) part.multiGpuStated = true;
+    if (part.ollamaNamed === undefined && /\bollama\b/i.test(line)) part.ollamaNamed = true;
     if (line.includes('Shapes=') || line.includes('set_shape(')) readTrtProfile(part, line);
     if (line.includes('use lower resolution')) part.webuiMaxRes = WEBUI_MAX_RES.exec(line)?.[1] ?? part.webuiMaxRes;
     if (line.includes('Cannot allocate') && line.includes('GpuMaxChunkSize')) {
@@ -168,6 +169,8 @@ export const STACK_LEVER_CONDITIONS = {
     (i.stack.paddleUsedMiB ?? 0) < 0.1 * (i.stack.paddleTotalMiB ?? Infinity),
   paddle_pool_full: ({ incident: i }: { incident: Incident }) =>
     i.stack.paddleAskMiB !== undefined && !STACK_LEVER_CONDITIONS.paddle_chunk_cap({ incident: i }),
+  // The paste names Ollama, which keeps the models it loaded resident: a llama.cpp failure there has Ollama's levers.
+  ollama_named: ({ incident: i }: { incident: Incident }) => i.stack.ollamaNamed === true,
   // ONNX Runtime's arena asked for more than any accelerator has (4 TiB): a shape that overflowed, not capacity.
   ort_request_absurd: ({ incident: i }: { incident: Incident }) => (i.stack.ortAskMiB ?? 0) > 4 * 2 ** 20,
   // A middle axis of TensorFlow's failed tensor is a length of 100,000+: that length, not the batch, is the lever.
