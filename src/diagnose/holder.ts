@@ -64,7 +64,8 @@ export function whoHoldsMemory(f: Incident, loc?: Locale): HolderVerdict | undef
   const total = f.figures.totalCapacityMiB ?? f.card.gpuMemoryMiB ?? f.card.statedGpuMemoryMiB ?? f.card.gpuModelMemoryMiB;
   const idle = idleCacheMiB(f);
   // The model's weights as the log sizes them (parameters × bytes per dtype), when it names a size.
-  const weights = f.model.paramsB !== undefined ? weightsMiB(f.model.paramsB, f.model.dtype) : undefined;
+  // Per card: tensor parallelism (--tensor-parallel-size N) puts 1/N of them on each GPU.
+  const weights = f.model.paramsB !== undefined ? weightsMiB(f.model.paramsB, f.model.dtype) / (f.stack.vllmTp ?? 1) : undefined;
   const mine = thisProcessHolds(f);
   const others = (f.processes.otherProcesses ?? []).reduce((s, p) => s + p.memoryMiB, 0);
   // A served model whose weights (over its tensor-parallel GPUs) exceed the whole card: no one's memory freed makes room.
