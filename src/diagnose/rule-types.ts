@@ -195,6 +195,7 @@ export const CONDITIONS = [
   'stack_cap_first',
   'vllm_share_low',
   'co_runtime_preallocates',
+  'tf_upfront_failed',
 ] as const;
 export type Condition = (typeof CONDITIONS)[number];
 

@@ -55,6 +55,28 @@ describe('a memory cap set by the stack is the lever when a small request failed
   );
 });
 
+describe("TensorFlow 1.x's up-front reservation of nearly the whole card failed: its share is the lever", () => {
+  it(
+    'real: nonpt10/5302 (failed to allocate 5.93G from device on a GTX 1060 6GB at batch 1)',
+    async () => {
+      const d = await firstOfCase('nonpt10', '5302');
+      expect(d!.fixes[0].summary).toMatch(/^TensorFlow asked for 5\.93 GiB in one piece.*per_process_gpu_memory_fraction 0\.8-0\.9/);
+    },
+    TEST_TIMEOUT,
+  );
+
+  it(
+    'synthetic: an 11 GB card; a control where 1.2 GiB failed mid-run keeps its own lever',
+    async () => {
+      const at = (size: string, bytes: number) =>
+        `I tensorflow/core/common_runtime/gpu/gpu_device.cc:1030] Creating TensorFlow device (/gpu:0) -> (device: 0, name: GeForce GTX 1080 Ti 11GB, pci bus id: 0000:01:00.0)\nE tensorflow/stream_executor/cuda/cuda_driver.cc:924] failed to allocate ${size} (${bytes} bytes) from device: CUDA_ERROR_OUT_OF_MEMORY`;
+      expect(await first(at('10.62G', 11408507904))).toMatch(/^TensorFlow asked for 10\.6\d GiB in one piece/);
+      expect(await first(at('1.20G', 1288490188))).not.toMatch(/^TensorFlow asked for/); // a tenth of the card: no up-front grab
+    },
+    TEST_TIMEOUT,
+  );
+});
+
 describe('vLLM started with a low --gpu-memory-utilization: raising it comes first', () => {
   it(
     'real: blind6/3885 (0.3 of an A100 80 GB) and blind7/3962 (0.4, V1 engine)',

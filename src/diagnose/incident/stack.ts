@@ -82,6 +82,9 @@ export interface StackPart {
   memCap?: string;
   /** A second accelerator runtime named beside a PyTorch OOM (XLA, JAX, TensorFlow). */
   coRuntime?: string;
+  /** TensorFlow 1.x's up-front reservation that failed ("failed to allocate 5.93G ... from device"), MiB and as shown. */
+  tfUpfrontMiB?: number;
+  tfUpfront?: string;
   /** Ray's memory monitor killed a task for the node's RAM, with its figures (src/diagnose/stack-figures.ts). */
   rayMonitor?: string;
 }

@@ -21,6 +21,9 @@ const FRACTION_SETTING =
 const PADDLE_FRACTION_NOW = /FLAGS_fraction_of_gpu_memory_to_use is (0?\.\d{1,4}|1(?:\.0{1,4})?) now/;
 // PaddleOCR / PaddleX's pool in MB: PaddleOCR(gpu_mem=4000), --gpu_mem 4000.
 const PADDLE_GPU_MEM = /\bgpu_mem\s{0,2}[=\s]\s{0,2}(\d{3,6})\b/;
+// TensorFlow 1.x reserves its whole share as it creates the device: "failed to allocate 5.93G (6365773824 bytes) from
+// device: CUDA_ERROR_OUT_OF_MEMORY" for (nearly) the card means that up-front grab failed, not a step's tensors.
+const TF_UPFRONT = /failed to allocate [\d.]{1,10}[KMGT]? \((\d{1,15}) bytes\) from device: CUDA_ERROR_OUT_OF_MEMORY/;
 // A second accelerator runtime in this process, as its package, module or the report names it.
 const CO_RUNTIME = /\b(torch_xla|jaxlib|jax|XLA|xla|tensorflow)\b/;
 const CO_RUNTIME_NAME: Record<string, string> = {
@@ -47,6 +50,10 @@ export function readMemoryCap(log: LogText): Partial<StackPart> {
       else if (set) part.memCapFraction ??= Number(set[2]);
       if (set) part.memCap = now ? `FLAGS_fraction_of_gpu_memory_to_use = ${now[1]}` : `${set[1]} = ${set[2]}`;
     }
+    if (line.includes('from device: CUDA_ERROR_OUT_OF_MEMORY')) {
+      const m = TF_UPFRONT.exec(line);
+      if (m) part.tfUpfrontMiB = Math.max(part.tfUpfrontMiB ?? 0, Number(m[1]) / 2 ** 20);
+    }
     if (line.includes('gpu_mem')) {
       const m = PADDLE_GPU_MEM.exec(line);
       if (m) part.memCapMiB = Number(m[1]);
@@ -56,6 +63,7 @@ export function readMemoryCap(log: LogText): Partial<StackPart> {
       if (m) part.coRuntime = CO_RUNTIME_NAME[m[1]];
     }
   }
+  if (part.tfUpfrontMiB !== undefined) part.tfUpfront = `${(part.tfUpfrontMiB / 1024).toFixed(2)} GiB`;
   if (part.memCapMiB !== undefined) part.memCap = part.memCap ? `gpu_mem=${part.memCapMiB} (MB), ${part.memCap}` : `gpu_mem=${part.memCapMiB} (MB)`;
   return part;
 }
@@ -92,15 +100,25 @@ export function vllmShareLow(i: Incident): boolean {
 export function coRuntimePreallocates(i: Incident): boolean {
   const total = i.figures.totalCapacityMiB;
   const f = i.figures;
-  const mine = f.reservedMiB ?? f.thisProcessMiB ?? (f.allocatedMiB !== undefined ? f.allocatedMiB + (f.reservedUnallocatedMiB ?? 0) : undefined);
+  // PyTorch's own figures only (reserved, this process, reserved-but-unallocated): the OOM is PyTorch's, so a TF / JAX
+  // named beside it is a second runtime; another stack's "allocated" (Paddle's) says nothing of that.
+  const torchAllocated = f.allocatedMiB !== undefined && f.reservedUnallocatedMiB !== undefined ? f.allocatedMiB + f.reservedUnallocatedMiB : undefined;
+  const mine = f.reservedMiB ?? f.thisProcessMiB ?? torchAllocated;
   const free = i.figures.freeMiB;
   if (i.stack.coRuntime === undefined || total === undefined || mine === undefined || free === undefined) return false;
   if ((i.processes.otherProcesses?.length ?? 0) > 0) return false;
   return mine < 0.25 * total && total - free - mine > 0.5 * total;
 }
 
+/** TensorFlow's up-front reservation of (nearly) the whole card failed: its share, not a step, is the lever. */
+export function tfUpfrontFailed(i: Incident): boolean {
+  const card = cardMiB(i);
+  return i.stack.tfUpfrontMiB !== undefined && card !== undefined && i.stack.tfUpfrontMiB >= 0.8 * card;
+}
+
 export const MEMORY_CAP_CONDITIONS = {
   stack_cap_first: ({ incident: i }: { incident: Incident }) => stackCapFirst(i),
   vllm_share_low: ({ incident: i }: { incident: Incident }) => vllmShareLow(i),
   co_runtime_preallocates: ({ incident: i }: { incident: Incident }) => coRuntimePreallocates(i),
+  tf_upfront_failed: ({ incident: i }: { incident: Incident }) => tfUpfrontFailed(i),
 };
