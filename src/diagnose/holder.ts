@@ -13,6 +13,7 @@ import { t, type Locale } from '../core/i18n.js';
 import type { Incident } from './incident/index.js';
 import { evalGradsOnStated, evalPlainNoGrad } from './levers/eval.js';
 import { fullCardInSnapshot } from './smi-snapshot.js';
+import { coRuntimePreallocates } from './levers/memory-cap.js';
 
 export type Holder = 'allocator_cache' | 'not_capacity' | 'other_processes' | 'weights' | 'optimizer_state' | 'activations';
 
@@ -63,9 +64,15 @@ export function whoHoldsMemory(f: Incident, loc?: Locale): HolderVerdict | undef
   const total = f.figures.totalCapacityMiB ?? f.card.gpuMemoryMiB ?? f.card.statedGpuMemoryMiB ?? f.card.gpuModelMemoryMiB;
   const idle = idleCacheMiB(f);
   // The model's weights as the log sizes them (parameters × bytes per dtype), when it names a size.
-  const weights = f.model.paramsB !== undefined ? weightsMiB(f.model.paramsB, f.model.dtype) : undefined;
+  // Per card: tensor parallelism (--tensor-parallel-size N) puts 1/N of them on each GPU.
+  const weights = f.model.paramsB !== undefined ? weightsMiB(f.model.paramsB, f.model.dtype) / (f.stack.vllmTp ?? 1) : undefined;
   const mine = thisProcessHolds(f);
   const others = (f.processes.otherProcesses ?? []).reduce((s, p) => s + p.memoryMiB, 0);
+  // A served model whose weights (over its tensor-parallel GPUs) exceed the whole card: no one's memory freed makes room.
+  if (f.stack.servedWeights !== undefined && weights !== undefined && total !== undefined) {
+    const vars = { params: f.model.paramsB!, bytes: BYTES_PER_PARAM[f.model.dtype ?? 'fp16'] ?? 2, dtype: f.model.dtype ?? t(loc, 'holder.why.dtypeAssumed') };
+    return { holder: 'weights', why: t(loc, 'holder.why.weights', { ...vars, weights: MiB(weights), total: MiB(total) }) };
+  }
   // Before this process allocated anything, part of the card was already taken: that is someone else's.
   if (f.figures.startupFreeMiB !== undefined && total !== undefined && total - f.figures.startupFreeMiB >= 1024) {
     return {
@@ -98,6 +105,11 @@ export function whoHoldsMemory(f: Incident, loc?: Locale): HolderVerdict | undef
   );
   if (f.processes.reportedHolder !== undefined && !anyFigure) {
     return { holder: 'other_processes', why: t(loc, 'holder.why.reported', { quote: f.processes.reportedHolder }) };
+  }
+  // Most of the card outside PyTorch with a second runtime named (XLA, JAX, TF): that runtime's preallocation, same process.
+  if (coRuntimePreallocates(f) && total !== undefined && mine !== undefined) {
+    const outside = MiB(total - (f.figures.freeMiB ?? 0) - mine);
+    return { holder: 'not_capacity', why: t(loc, 'holder.why.coRuntime', { runtime: f.stack.coRuntime!, outside, total: MiB(total), mine: MiB(mine) }) };
   }
   if (total !== undefined && mine !== undefined) {
     const elsewhere = Math.max(others, total - (f.figures.freeMiB ?? 0) - mine);

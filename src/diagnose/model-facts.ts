@@ -20,8 +20,9 @@ const GPU_WITH_SIZE = /\b(?:GPU|graphics card|video card)s? with (\d{1,3})\s?G(?
 const SIZE_GPU_WORD = /\b(\d{1,3})\s?G(?:B|iB)?\s?(?:的)?\s?(?:显存|显卡|VRAM|GPU|graphics card|video card)/i;
 
 // What a run needs or uses is not the card: "requires 28G GPU RAM", "uses 20GB VRAM", "占用了 30G 显存".
+// Nor what is left of it: "还剩接近18G的显存" (nearly 18G remaining), "remaining 10GB GPU memory".
 const USAGE_BEFORE =
-  /(?:requires?|required|needs?|needed|uses?|using|used|takes?|took|occup\w{0,4}|consum\w{0,4}|需要|占用了?|用了)\s{0,3}(?:about|around|roughly|~|约)?\s{0,3}$/i;
+  /(?:requires?|required|needs?|needed|uses?|using|used|takes?|took|occup\w{0,4}|consum\w{0,4}|需要|占用了?|用了|remaining|剩余?|剩下|还剩|空闲)\s{0,3}(?:about|around|roughly|nearly|almost|~|约|接近|将近|大约|近)?\s{0,3}$/i;
 const SIZE_GPU_WORDS = new RegExp(SIZE_GPU_WORD.source, 'gi');
 
 /** The first "<N>G <GPU word>" that names the card, not what the run needs or uses of it. */

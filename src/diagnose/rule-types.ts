@@ -187,11 +187,19 @@ export const CONDITIONS = [
   'paddle_chunk_cap',
   'paddle_pool_full',
   'tf_weight_tensor',
+  'tf_length_axis',
+  'ort_request_absurd',
+  'ollama_named',
   'trt_profile_batch',
   'trt_profile_unstated',
   'tf_tensor_over_limit',
   'vllm_weights_exceed_card_multi',
   'vllm_weights_exceed_card_single',
+  // a cap the stack was given, not the card (levers/memory-cap.ts)
+  'stack_cap_first',
+  'vllm_share_low',
+  'co_runtime_preallocates',
+  'tf_upfront_failed',
 ] as const;
 export type Condition = (typeof CONDITIONS)[number];
 

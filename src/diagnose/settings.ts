@@ -11,7 +11,7 @@ import { worldSize, zeroOffloadStated, zeroStage } from './levers/zero.js';
 import { killedLoadingData, killedLoadingModel, readHostRam, TRAIN_PROGRESS } from './levers/host-ram.js';
 import { readReportedHolder } from './levers/reported-holder.js';
 import { readSequenceLength } from './levers/sequence.js';
-import { isConvKernel } from './levers/stack-levers.js';
+import { isConvKernel, lengthAxis } from './levers/stack-levers.js';
 import { readInputSize } from './levers/input-size.js';
 import { readInputLength } from './levers/input-length.js';
 import { readSmallerInput } from './levers/smaller-input.js';
@@ -56,7 +56,7 @@ const PROSE_WORKERS = /(?:^|[\s,(\u3000-\u9fff\uff00-\uffef])num[-_ ]?workers[ \
 // Host RAM in words: "32G的内存", "16 GB RAM", "64GB of RAM", "32GB system memory" (内存 is RAM; 显存 is the GPU's).
 const HOST_RAM = /\b(\d{1,4}(?:\.\d{1,2})?)\s?G(?:B|iB)?\s?(?:的\s?)?(?:内存|RAM\b|of RAM\b|(?:system|host) memory\b)/i;
 const PATTERNS = {
-  batch: keyPattern('per_device_train_batch_size|train_batch_size|batch[-_]size|batch|bs|IMS_PER_BATCH|SOLVER\\.IMS_PER_BATCH', INT),
+  batch: keyPattern('per_device_train_batch_size|train_batch_size|batch[-_]size|batch|bs|IMS_PER_BATCH|SOLVER\\.IMS_PER_BATCH|BATCH_IMAGES', INT),
   workers: keyPattern('num[-_]workers|workers_per_gpu|workers|dataloader_num_workers|n_workers', INT),
   imgsz: keyPattern('img[-_]size|imgsz|img|image[-_]size|imgsize', String.raw`\d{2,5}`),
   epochs: keyPattern('epochs|num_train_epochs|max_epochs', String.raw`\d{1,6}`),
@@ -141,7 +141,9 @@ export function extractSettings(fullText: string, options: { commandLine?: boole
     const oneImage = dims.length === 2 && dims[1] <= 4;
     // A [k,k,in,out] convolution kernel is a weight: its leading dimension is the filter, not a batch.
     const kernel = shape !== null && isConvKernel([Number(shape[1]), ...dims]);
-    if (shape && !oneImage && !kernel && Number(shape[1]) >= 1 && Number(shape[1]) <= 4096) {
+    // A middle axis of 100,000+ is a length that blew up: the leading dimension is not the lever to read as a batch.
+    const long = shape !== null && lengthAxis([Number(shape[1]), ...dims]) !== undefined;
+    if (shape && !oneImage && !kernel && !long && Number(shape[1]) >= 1 && Number(shape[1]) <= 4096) {
       incident.run.batch = Number(shape[1]);
       incident.run.batchFromShape = `shape[${shape[1]}${shape[2]}]`;
     }

@@ -16,6 +16,7 @@ import { formatMiB } from './fixes/arithmetic.js';
 import type { LogText } from './normalize.js';
 import { fillMissing, newIncident, type Incident, type StackPart } from './incident/index.js';
 import { readStackLevers } from './levers/stack-levers.js';
+import { readMemoryCap } from './levers/memory-cap.js';
 
 /** What a llama.cpp CUDA buffer that did not fit was for, from the line that follows it. */
 export type GgmlCudaPurpose = 'weights' | 'kv_cache' | 'compute';
@@ -37,7 +38,7 @@ const VLLM_UTIL = /gpu[_-]memory[_-]utilization[=\s]{1,3}(0?\.\d{1,4}|1(?:\.0{1,
 // vLLM v1 (0.8+) sizes the cache for one request of max_model_len and, since 0.9, estimates the length that fits.
 const VLLM_V1_KV =
   /max seq len \((\d{1,9})\),? \(([\d.]{1,10}) GiB KV cache is needed, which is larger than the available KV cache memory \((-?[\d.]{1,10}) GiB\)(?:\.\s{0,3}Based on the available memory,\s{0,3}the estimated maximum model length is (\d{1,9}))?/;
-const ORT_ARENA = /Failed to allocate memory for requested buffer of size (\d{1,15})\b/;
+const ORT_ARENA = /Failed to allocate memory for requested buffer of size (\d{1,20})\b/;
 const GGML_GALLOCR_CUDA = /ggml_gallocr_reserve_n: failed to allocate CUDA(\d{1,3}) buffer of size (\d{1,15})\b/;
 // JAX through PJRT (jaxlib 0.4+): "RESOURCE_EXHAUSTED: Failed to allocate request for 6.27GiB (6727663616B) on device ordinal 0"
 const PJRT_REQUEST = /RESOURCE[_ ]EXHAUSTED: Failed to allocate request for [\d.]{1,10} ?[KMGT]i?B \((\d{1,15})B\)/;
@@ -141,9 +142,11 @@ export function readStackFigures(log: LogText): Incident {
   if (pjrtAsk !== undefined) incident.figures.triedAllocMiB ??= round(pjrtAsk);
   if (ortAsk !== undefined) {
     incident.figures.triedAllocMiB ??= round(ortAsk);
-    incident.stack.ortRequest = formatMiB(ortAsk);
+    // Past a PiB (a shape that overflowed) the bytes read better than GiB: "4.6e+18 bytes".
+    incident.stack.ortRequest = ortAsk > 2 ** 30 ? `${(ortAsk * 2 ** 20).toExponential(1)} bytes` : formatMiB(ortAsk);
+    incident.stack.ortAskMiB = ortAsk;
   }
-  Object.assign(incident.stack, readStackLevers(log));
+  Object.assign(incident.stack, readStackLevers(log), readMemoryCap(log));
   if (incident.stack.prefillTokens !== undefined) incident.stack.prefillTokensHalf = Math.max(1, Math.floor(incident.stack.prefillTokens / 2));
   return incident;
 }

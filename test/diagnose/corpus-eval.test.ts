@@ -68,6 +68,9 @@ GROUPS.push('holder9');
 // nonpt9/ (issue 23: non-PyTorch stacks' first lever in their own settings: TF/Keras, JAX, vLLM, TGI, ONNX Runtime,
 // TensorRT, Ollama, Paddle, the SD web UI; 4 confusers; 23 real threads, 8 zh; tuned).
 GROUPS.push('nonpt9');
+// nonpt10/ (issue 23: a cap the stack was given, not the card: vLLM's share, TF fractions, TF beside torch; 4 real threads,
+// found after levers/memory-cap.ts and labelled before running; tuned).
+GROUPS.push('nonpt10');
 // order9/ (issue 23: the lever order when the evidence points past the batch: input size, sequence length, full fine-tunes
 // that shard / offload first, checkpointing, mixed precision; 5 batch controls; 27 real threads, 9 zh; tuned).
 GROUPS.push('order9');
@@ -523,6 +526,17 @@ describe('expert expectations on real logs', () => {
       lever: 0.8,
       strict: 0,
       named: 0.8,
+    },
+    // levers/memory-cap.ts: first run (threads found after the principle, labelled before running) 4/4, 1/4 (named 1), strict 0;
+    // 4/4, 2/4 (2) after TF 1.x's up-front reservation was read.
+    {
+      group: 'nonpt10',
+      what: '4 logs, 5300-5303: vLLM gpu_memory_utilization, TF per-process fractions, TF beside torch',
+      n: 4,
+      category: 0.75,
+      lever: 0.45,
+      strict: 0,
+      named: 0.45,
     },
     // levers/experiment-order.ts, single-tensor.ts, setting-experiment.ts and the larger-length experiment: 15/22, 13/22
     // (named first 5), strict 0 when added (22 cases); 20/27, 18/27 (13), strict 0 after (27 cases).

@@ -115,10 +115,10 @@ describe('llama.cpp without the cudaMalloc line: which buffer failed says the le
       'llm_load_tensors: offloaded 33/33 layers to GPU\nllm_load_tensors:      CUDA0 buffer size =  4403.49 MiB\nllama_new_context_with_model: n_ctx      = 131072\nllama_kv_cache_init: failed to allocate buffer for kv cache\nllama_new_context_with_model: llama_kv_cache_init() failed for self-attention cache\n',
       /^The KV cache does not fit on GPU 0: .*n_ctx = 131072 now/,
     ],
-    // llama.cpp before ggml-backend: its own CUDA error 2 and the device it names
+    // llama.cpp before ggml-backend: its own CUDA error 2 and the device it names; no buffer named, so the context leads
     [
       'CUDA error 2 at /home/user/llama.cpp/ggml-cuda.cu:6246: out of memory\ncurrent device: 1\n',
-      /^ggml could not allocate a buffer on GPU 1: offload fewer layers \(-ngl\)/,
+      /^ggml could not allocate a buffer on GPU 1: shorten the context length \(-c/,
     ],
   ])(
     '%#',

@@ -21,6 +21,7 @@ export interface StackPart {
   vllmKvAvailable?: string;
   /** ONNX Runtime's BFCArena: the buffer it failed to allocate, as the reply shows it ("4.00 GiB"). */
   ortRequest?: string;
+  ortAskMiB?: number;
   vllmGpuBlocks?: number;
   vllmUtil?: number;
   /** Figures in a non-PyTorch stack's own format (src/diagnose/stack-figures.ts): TF/XLA's BFC allocator (its
@@ -55,6 +56,8 @@ export interface StackPart {
   tfTensorMiB?: number;
   tfTensor?: string;
   tfKernel?: string;
+  /** A middle axis of that tensor of 100,000+ (a length read unbounded), as the reply shows it. */
+  tfLongAxis?: string;
   /** TensorFlow's BFC Stats block (Limit, InUse), read wherever the paste has it, and as the reply shows them. */
   tfLimitMiB?: number;
   tfInUseMiB?: number;
@@ -67,10 +70,21 @@ export interface StackPart {
   vllmTp?: number;
   /** The paste states more than one GPU for the job (visible devices, tensor parallel, the report's words). */
   multiGpuStated?: boolean;
+  /** The paste names Ollama (which runs llama.cpp and keeps loaded models resident). */
+  ollamaNamed?: boolean;
   /** The dimension a TensorRT optimization profile varies between its min and max shapes. */
   trtProfileVaries?: 'batch' | 'resolution';
   /** The resolution the Stable Diffusion web UI's own memory check says fits ("448x448"). */
   webuiMaxRes?: string;
+  /** A memory cap the stack's own settings put on it (levers/memory-cap.ts): a share of the card, a pool in MB, as stated. */
+  memCapFraction?: number;
+  memCapMiB?: number;
+  memCap?: string;
+  /** A second accelerator runtime named beside a PyTorch OOM (XLA, JAX, TensorFlow). */
+  coRuntime?: string;
+  /** TensorFlow 1.x's up-front reservation that failed ("failed to allocate 5.93G ... from device"), MiB and as shown. */
+  tfUpfrontMiB?: number;
+  tfUpfront?: string;
   /** Ray's memory monitor killed a task for the node's RAM, with its figures (src/diagnose/stack-figures.ts). */
   rayMonitor?: string;
 }

@@ -26,7 +26,8 @@ export function quantizeFirst(f: Incident): boolean {
   if (!WEIGHT_PHASES.has(f.phase.name) || f.model.paramsB === undefined || f.model.dtype === 'int4') return false;
   const card = cardMiB(f);
   if (card === undefined || fp32WeightsOverCard(f)) return false;
-  return weightsMiB(f.model.paramsB, heldBits(f) === 8 ? 'int8' : 'bf16') >= WEIGHTS_FILL * card;
+  // Tensor parallelism (vLLM's --tensor-parallel-size N) puts 1/N of the weights on each card.
+  return weightsMiB(f.model.paramsB, heldBits(f) === 8 ? 'int8' : 'bf16') / (f.stack.vllmTp ?? 1) >= WEIGHTS_FILL * card;
 }
 
 /** Even at 4 bits the weights fill the card: a smaller model or more GPUs, not quantization, is what is left. */

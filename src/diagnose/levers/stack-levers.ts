@@ -10,6 +10,7 @@
 import { formatMiB } from '../fixes/arithmetic.js';
 import type { Incident, StackPart } from '../incident/index.js';
 import type { LogText } from '../normalize.js';
+import { MEMORY_CAP_CONDITIONS } from './memory-cap.js';
 
 const MAX_LINE = 2000;
 const SIZE = String.raw`([\d.]{1,16})\s?(GB|MB|kB|KB|B)`;
@@ -54,6 +55,7 @@ export function readStackLevers(log: LogText): Partial<StackPart> {
   for (let l = 0; l < log.lineCount; l++) {
     const line = log.line(l).slice(0, MAX_LINE);
     if (part.multiGpuStated === undefined && MULTI_GPU.test(line)) part.multiGpuStated = true;
+    if (part.ollamaNamed === undefined && /\bollama\b/i.test(line)) part.ollamaNamed = true;
     if (line.includes('Shapes=') || line.includes('set_shape(')) readTrtProfile(part, line);
     if (line.includes('use lower resolution')) part.webuiMaxRes = WEBUI_MAX_RES.exec(line)?.[1] ?? part.webuiMaxRes;
     if (line.includes('Cannot allocate') && line.includes('GpuMaxChunkSize')) {
@@ -99,12 +101,24 @@ export function isConvKernel(dims: number[]): boolean {
   return dims.length === 4 && dims[0] === dims[1] && dims[0] >= 1 && dims[0] <= 11 && dims[2] >= 16 && dims[3] >= 16;
 }
 
+/**
+ * A middle axis of 100,000 or more in an activation: no batch, image side or channel count is that large, so it is a
+ * length (time steps, tokens, points) read unbounded from the data. The last axis is left out: a vocabulary's logits
+ * (250,002 for XLM-R) are a last axis whose leading dimension is still the batch.
+ */
+export function lengthAxis(dims: number[]): number | undefined {
+  const middle = dims.slice(1, -1).filter((d) => d >= 100_000);
+  return middle.length > 0 ? Math.max(...middle) : undefined;
+}
+
 function readTfTensor(part: Partial<StackPart>, dims: number[], dtype: string): void {
   const bytes = DTYPE_BYTES[dtype.toLowerCase()];
   if (bytes === undefined || dims.some((d) => !Number.isFinite(d))) return;
   const elements = dims.reduce((a, b) => a * b, 1);
   part.tfTensorMiB = (elements * bytes) / 2 ** 20;
   part.tfTensor = `shape[${dims.join(',')}] ${dtype}: ${formatMiB(part.tfTensorMiB)}`;
+  const longAxis = lengthAxis(dims);
+  if (longAxis !== undefined) part.tfLongAxis = String(longAxis);
   if (isConvKernel(dims)) {
     const params = elements / 1e6;
     // Language-neutral figures: the reply's own words (en / zh) name what they are.
@@ -146,6 +160,7 @@ export function servedWeightsWords(i: Incident): void {
 
 /** Conditions on these figures (conditions.ts spreads them into its table). */
 export const STACK_LEVER_CONDITIONS = {
+  ...MEMORY_CAP_CONDITIONS,
   // Paddle's chunk cap below the request on a card it barely uses: the fraction flag is set too low, not a full card.
   paddle_chunk_cap: ({ incident: i }: { incident: Incident }) =>
     i.stack.paddleAskMiB !== undefined &&
@@ -154,6 +169,12 @@ export const STACK_LEVER_CONDITIONS = {
     (i.stack.paddleUsedMiB ?? 0) < 0.1 * (i.stack.paddleTotalMiB ?? Infinity),
   paddle_pool_full: ({ incident: i }: { incident: Incident }) =>
     i.stack.paddleAskMiB !== undefined && !STACK_LEVER_CONDITIONS.paddle_chunk_cap({ incident: i }),
+  // The paste names Ollama, which keeps the models it loaded resident: a llama.cpp failure there has Ollama's levers.
+  ollama_named: ({ incident: i }: { incident: Incident }) => i.stack.ollamaNamed === true,
+  // ONNX Runtime's arena asked for more than any accelerator has (4 TiB): a shape that overflowed, not capacity.
+  ort_request_absurd: ({ incident: i }: { incident: Incident }) => (i.stack.ortAskMiB ?? 0) > 4 * 2 ** 20,
+  // A middle axis of TensorFlow's failed tensor is a length of 100,000+: that length, not the batch, is the lever.
+  tf_length_axis: ({ incident: i }: { incident: Incident }) => i.stack.tfLongAxis !== undefined,
   // TensorFlow's failed tensor is a convolution kernel: the model's weights, so the batch is not the lever.
   tf_weight_tensor: ({ incident: i }: { incident: Incident }) => i.stack.tfKernel !== undefined,
   // One tensor larger than TensorFlow's whole allocator limit while it holds next to nothing: no batch fits it.
