@@ -164,6 +164,7 @@ export const CONDITIONS = [
   'batch_one_static_dominates',
   'full_tune_static_first',
   'single_tensor_input',
+  'tile_restoration_first',
   'checkpointing_worked',
   'batch_one_zero_below_3',
   'workers_evidence',

@@ -16,6 +16,7 @@ import { readInputSize } from './levers/input-size.js';
 import { readInputLength } from './levers/input-length.js';
 import { readSmallerInput } from './levers/smaller-input.js';
 import { readVaeDecode } from './levers/vae-decode.js';
+import { readTiledRestoration } from './levers/tiled-restoration.js';
 import { readFp32Training, readHalfPrecisionWorked } from './levers/amp.js';
 import { CHECKPOINTING, readSettingWorked } from './levers/setting-experiment.js';
 import { mergeInto, newIncident, pruneUndefined, type Incident } from './incident/index.js';
@@ -306,7 +307,7 @@ export function extractSettings(fullText: string, options: { commandLine?: boole
     readEvalSettings(text),
     trainingProgress(text),
     readSequenceLength(text),
-    { input: { ...readInputSize(text), ...readInputLength(text), ...readSmallerInput(text), ...readVaeDecode(text) } },
+    { input: { ...readInputSize(text), ...readInputLength(text), ...readSmallerInput(text), ...readVaeDecode(text), ...readTiledRestoration(text) } },
     { model: { fp32Setting: readFp32Training(text), halfPrecisionWorked: readHalfPrecisionWorked(text) } },
   );
   pruneUndefined(incident);

@@ -81,6 +81,8 @@ GROUPS.push('shm9');
 GROUPS.push('told9');
 // hostgrow9/ (issue 23: host RAM that climbs until the kill, evaluation that fills host RAM; 21 real threads, 5 zh; tuned).
 GROUPS.push('hostgrow9');
+// input10/ (issue 23: one input already too big at batch 1 or none: upscalers' tiles, ...; new threads, tuned).
+GROUPS.push('input10');
 // The category vocabulary of /work/corpus-format.md (the same as test/fixtures/eval-dev/cases.json).
 const LABELS = new Set([
   'cuda_oom',
@@ -537,6 +539,8 @@ describe('expert expectations on real logs', () => {
       strict: 0,
       named: 0.75,
     },
+    // one input already too big at batch 1 or none (upscalers' tiles, ...): first run on new threads in its README.
+    { group: 'input10', what: '5 logs, 5400-5404: one input too big at batch 1 or none (tiles)', n: 5, category: 0.8, lever: 0.8, strict: 0, named: 0.8 },
   ];
   it.each(TUNED)('$group/ ($what; tuned): no harmful first fix; floors under the measured level', { timeout: 120_000 }, async (t) => {
     const s = await scoreExpertDir(groupDir(t.group));

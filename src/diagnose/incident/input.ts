@@ -19,6 +19,9 @@ export interface InputPart {
   /** The report says the run works at a smaller input size or length and fails at a larger one: both as stated. */
   smallerWorked?: string;
   largerFailed?: string;
+  /** A restoration / upscaling tool's tiling as the paste states it, and whether it names the tool (levers/tiled-restoration.ts). */
+  tileWhy?: string;
+  tileToolNamed?: boolean;
   /** One failed request of half the card or more, against the card (levers/single-tensor.ts), as quoted. */
   singleTensorWhy?: string;
 }

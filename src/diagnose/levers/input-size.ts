@@ -204,6 +204,8 @@ const LONG_TOKENS = 8192;
 export function absurdInput(f: Incident): string | undefined {
   if (f.input.inputPixels !== undefined && f.input.inputPixels >= LARGE_INPUT_PIXELS) return f.input.inputSizeSetting;
   if (f.input.inputLength !== undefined) return f.input.inputLengthSetting;
+  // An upscaler run on one image whole (levers/tiled-restoration.ts): its feature maps at the output's size.
+  if (f.input.tileWhy !== undefined) return f.input.tileWhy;
   if (f.sequence.seqLen !== undefined && f.sequence.seqLen >= LONG_TOKENS) return f.sequence.seqLenSetting;
   if (f.sequence.generateLen !== undefined && f.sequence.generateLen >= LONG_TOKENS) return f.sequence.generateLenSetting;
   return undefined;
