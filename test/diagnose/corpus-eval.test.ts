@@ -540,7 +540,15 @@ describe('expert expectations on real logs', () => {
       named: 0.75,
     },
     // one input already too big at batch 1 or none (upscalers' tiles, ...): first run on new threads in its README.
-    { group: 'input10', what: '5 logs, 5400-5404: one input too big at batch 1 or none (tiles)', n: 5, category: 0.8, lever: 0.8, strict: 0, named: 0.8 },
+    {
+      group: 'input10',
+      what: '7 logs, 5400-5406: one input too big at batch 1 or none (tiles, allowed-memory form)',
+      n: 7,
+      category: 0.8,
+      lever: 0.8,
+      strict: 0,
+      named: 0.8,
+    },
   ];
   it.each(TUNED)('$group/ ($what; tuned): no harmful first fix; floors under the measured level', { timeout: 120_000 }, async (t) => {
     const s = await scoreExpertDir(groupDir(t.group));
