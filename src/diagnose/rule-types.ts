@@ -165,6 +165,7 @@ export const CONDITIONS = [
   'full_tune_static_first',
   'single_tensor_input',
   'tile_restoration_first',
+  'sample_tensor_input',
   'checkpointing_worked',
   'batch_one_zero_below_3',
   'workers_evidence',

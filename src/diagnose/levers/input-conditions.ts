@@ -1,7 +1,7 @@
 // Conditions of the levers that shrink one input (issue 23): one tensor of half the card (single-tensor.ts), a
 // restoration tool's tiles (tiled-restoration.ts). Each holds only where this process's own tensors, or nothing
 // stated, fill the card: another holder or a card that is not full answers first (conditions.ts).
-import { singleTensorInput } from './single-tensor.js';
+import { sampleTensorInput, singleTensorInput } from './single-tensor.js';
 import { tiledRestorationFirst } from './tiled-restoration.js';
 import type { Incident } from '../incident/index.js';
 
@@ -16,6 +16,8 @@ export function inputLeverConditions(holder: (f: Incident) => string | undefined
   return {
     // One failed request of half the card or more at a small or unstated batch (single-tensor.ts): the input's size.
     single_tensor_input: ({ incident }) => singleTensorInput(incident) && own(incident),
+    // One sample's slice of TensorFlow's failed activation alone rules every batch out (single-tensor.ts): the input's size.
+    sample_tensor_input: ({ incident }) => sampleTensorInput(incident) && own(incident),
     // An upscaler or restoration tool run on one image, or a tile setting stated (tiled-restoration.ts): tiles first.
     tile_restoration_first: ({ incident }) => tiledRestorationFirst(incident) && own(incident),
   } satisfies Record<string, Check>;
