@@ -81,7 +81,7 @@ GROUPS.push('shm9');
 GROUPS.push('told9');
 // hostgrow9/ (issue 23: host RAM that climbs until the kill, evaluation that fills host RAM; 21 real threads, 5 zh; tuned).
 GROUPS.push('hostgrow9');
-// input10/ (issue 23: one input already too big at batch 1 or none: upscalers' tiles, ...; new threads, tuned).
+// input10/ (issue 23: one input already too big at batch 1 or none: upscalers' tiles, TF per-sample tensors; new threads, tuned).
 GROUPS.push('input10');
 // The category vocabulary of /work/corpus-format.md (the same as test/fixtures/eval-dev/cases.json).
 const LABELS = new Set([
@@ -539,11 +539,11 @@ describe('expert expectations on real logs', () => {
       strict: 0,
       named: 0.75,
     },
-    // one input already too big at batch 1 or none (upscalers' tiles, ...): first run on new threads in its README.
+    // one input already too big at batch 1 or none (tiles, TF per-sample tensors): first-run figures on new threads in its README.
     {
       group: 'input10',
-      what: '7 logs, 5400-5406: one input too big at batch 1 or none (tiles, allowed-memory form)',
-      n: 7,
+      what: '12 logs, 5400-5411: one input too big at batch 1 or none (tiles, allowed-memory form, TF per-sample tensor); 3 batch controls',
+      n: 12,
       category: 0.8,
       lever: 0.8,
       strict: 0,
