@@ -57,7 +57,7 @@ const PROSE_WORKERS = /(?:^|[\s,(\u3000-\u9fff\uff00-\uffef])num[-_ ]?workers[ \
 // Host RAM in words: "32G的内存", "16 GB RAM", "64GB of RAM", "32GB system memory" (内存 is RAM; 显存 is the GPU's).
 const HOST_RAM = /\b(\d{1,4}(?:\.\d{1,2})?)\s?G(?:B|iB)?\s?(?:的\s?)?(?:内存|RAM\b|of RAM\b|(?:system|host) memory\b)/i;
 const PATTERNS = {
-  batch: keyPattern('per_device_train_batch_size|train_batch_size|batch[-_]size|batch|bs|IMS_PER_BATCH|SOLVER\\.IMS_PER_BATCH', INT),
+  batch: keyPattern('per_device_train_batch_size|train_batch_size|batch[-_]?size|batch|bs|IMS_PER_BATCH|SOLVER\\.IMS_PER_BATCH', INT),
   workers: keyPattern('num[-_]workers|workers_per_gpu|workers|dataloader_num_workers|n_workers', INT),
   imgsz: keyPattern('img[-_]size|imgsz|img|image[-_]size|imgsize', String.raw`\d{2,5}`),
   epochs: keyPattern('epochs|num_train_epochs|max_epochs', String.raw`\d{1,6}`),
