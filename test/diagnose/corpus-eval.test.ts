@@ -542,12 +542,12 @@ describe('expert expectations on real logs', () => {
     // one input already too big at batch 1 or none (tiles, TF per-sample tensors): first-run figures on new threads in its README.
     {
       group: 'input10',
-      what: '14 logs, 5400-5413: one input too big at batch 1 or none (tiles, allowed-memory form, TF per-sample tensor, long contexts); 3 batch controls',
-      n: 14,
-      category: 0.8,
-      lever: 0.8,
+      what: '18 logs, 5400-5417: one input too big at batch 1 or none (tiles, allowed-memory form, TF per-sample tensor, long contexts, sizes in words); 3 batch controls',
+      n: 18,
+      category: 0.85,
+      lever: 0.85,
       strict: 0,
-      named: 0.6,
+      named: 0.5,
     },
   ];
   it.each(TUNED)('$group/ ($what; tuned): no harmful first fix; floors under the measured level', { timeout: 120_000 }, async (t) => {
