@@ -166,6 +166,7 @@ export const CONDITIONS = [
   'single_tensor_input',
   'tile_restoration_first',
   'sample_tensor_input',
+  'host_request_over_ram',
   'checkpointing_worked',
   'batch_one_zero_below_3',
   'workers_evidence',

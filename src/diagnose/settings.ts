@@ -17,6 +17,7 @@ import { readInputLength } from './levers/input-length.js';
 import { readSmallerInput } from './levers/smaller-input.js';
 import { readVaeDecode } from './levers/vae-decode.js';
 import { readTiledRestoration } from './levers/tiled-restoration.js';
+import { readHostRequest } from './levers/host-request.js';
 import { readFp32Training, readHalfPrecisionWorked } from './levers/amp.js';
 import { CHECKPOINTING, readSettingWorked } from './levers/setting-experiment.js';
 import { mergeInto, newIncident, pruneUndefined, type Incident } from './incident/index.js';
@@ -285,7 +286,7 @@ export function extractSettings(fullText: string, options: { commandLine?: boole
     !TRAIN_PROGRESS.test(text)
   )
     incident.host.killedWhileLoading = true;
-  mergeInto(incident, { host: readHostRam(text) });
+  mergeInto(incident, { host: { ...readHostRam(text), ...readHostRequest(text) } });
   mergeInto(incident, { processes: readReportedHolder(text) });
   if (incident.card.statedGpuMemoryMiB === undefined) {
     const gib = knownGpuMemoryGiB(text);
