@@ -167,6 +167,7 @@ export const CONDITIONS = [
   'tile_restoration_first',
   'sample_tensor_input',
   'host_request_over_ram',
+  'long_attention_first',
   'checkpointing_worked',
   'batch_one_zero_below_3',
   'workers_evidence',

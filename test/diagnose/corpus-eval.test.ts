@@ -542,8 +542,8 @@ describe('expert expectations on real logs', () => {
     // one input already too big at batch 1 or none (tiles, TF per-sample tensors): first-run figures on new threads in its README.
     {
       group: 'input10',
-      what: '25 logs, 5400-5424: one input too big at batch 1 or none (tiles, allowed-memory form, TF per-sample tensor, long contexts, sizes in words, a host request of the whole data, video lengths); 3 batch controls',
-      n: 25,
+      what: '27 logs, 5400-5426: one input too big at batch 1 or none (tiles, allowed-memory form, TF per-sample tensor, long contexts and attention, sizes in words, a host request of the whole data, video lengths); 3 batch controls',
+      n: 27,
       category: 0.85,
       lever: 0.85,
       strict: 0,

@@ -4,6 +4,7 @@
 import { sampleTensorInput, singleTensorInput } from './single-tensor.js';
 import { tiledRestorationFirst } from './tiled-restoration.js';
 import { hostRequestOverRam } from './host-request.js';
+import { longAttentionFirst } from './long-attention.js';
 import type { Incident } from '../incident/index.js';
 
 type Check = ({ incident }: { incident: Incident }) => boolean;
@@ -21,6 +22,8 @@ export function inputLeverConditions(holder: (f: Incident) => string | undefined
     sample_tensor_input: ({ incident }) => sampleTensorInput(incident) && own(incident),
     // One host allocation as large as the RAM (host-request.ts): the data or one input materialised whole, not the page file.
     host_request_over_ram: ({ incident }) => hostRequestOverRam(incident),
+    // A long sequence in an inference or evaluation (long-attention.ts): fused attention, then the length.
+    long_attention_first: ({ incident }) => longAttentionFirst(incident) && own(incident),
     // An upscaler or restoration tool run on one image, or a tile setting stated (tiled-restoration.ts): tiles first.
     tile_restoration_first: ({ incident }) => tiledRestorationFirst(incident) && own(incident),
   } satisfies Record<string, Check>;
