@@ -17,6 +17,8 @@ export function longAttentionFirst(f: Incident): boolean {
   if (f.sequence.seqLen === undefined || f.sequence.seqLen < LONG_SEQUENCE) return false;
   if (f.run.training === true && f.phase.name !== 'eval') return false;
   if (f.run.inference === true) return false; // a serving tool answers with its own context knobs (generation-length.ts)
+  // HF Trainer's evaluation keeps every batch's logits (vocabulary × length): its own gathering levers answer (eval.ts).
+  if (f.phase.evalLoop === 'hf' || f.phase.gathersPredictions === true) return false;
   if (f.run.batch !== undefined && f.run.batchDefaultOf === undefined && f.run.batch > SMALL_BATCH) return false;
   return ATTENTION_PHASES.has(f.phase.name) && !grows(f) && !staticOverCard(f);
 }
