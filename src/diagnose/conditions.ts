@@ -51,7 +51,7 @@ import { fp32WeightsOverCard } from './levers/budget.js';
 import { quantizeFirst, quantizeNotEnough } from './levers/quantize.js';
 import { ampFirst } from './levers/amp.js';
 import { fullTuneStaticFirst } from './levers/experiment-order.js';
-import { singleTensorInput } from './levers/single-tensor.js';
+import { inputLeverConditions } from './levers/input-conditions.js';
 import { generationLengthFirst, servingContextFirst } from './levers/generation-length.js';
 import type { Incident } from './incident/index.js';
 
@@ -100,6 +100,7 @@ const keptEvident = (i: Incident) => i.series.keptReference !== undefined || (i.
 export const CONDITION_CHECKS: Record<Condition, (e: Evidence) => boolean> = {
   ...STACK_LEVER_CONDITIONS,
   ...EVAL_SET_CONDITIONS,
+  ...inputLeverConditions(holder),
   fragmented: ({ incident }) => isFragmented(incident),
   not_fragmented: ({ incident }) => !isFragmented(incident),
   absurd_request: ({ incident }) => isAbsurd(incident),
@@ -263,11 +264,6 @@ export const CONDITION_CHECKS: Record<Condition, (e: Evidence) => boolean> = {
   batch_one_zero_below_3: ({ incident }) => batchOneZeroBelow3(incident) && STATIC_HOLDERS.has(holder(incident)),
   // The report's own experiment: it fits with gradient checkpointing and runs out without it (levers/setting-experiment.ts).
   checkpointing_worked: ({ incident }) => incident.run.checkpointingWorked !== undefined && STATIC_HOLDERS.has(holder(incident)),
-  // One failed request of half the card or more at a small or unstated batch (levers/single-tensor.ts): the input's size.
-  single_tensor_input: ({ incident }) => {
-    const h = holder(incident);
-    return singleTensorInput(incident) && (h === undefined || h === 'activations');
-  },
   // A stated full fine-tune at a small or unstated batch (levers/experiment-order.ts): shard / offload lead the experiment.
   full_tune_static_first: ({ incident }) => fullTuneStaticFirst(incident) && STATIC_HOLDERS.has(holder(incident)),
   // DDP's reducer errors (levers/ddp-unused.ts): a hook fired twice, or find_unused_parameters already on.

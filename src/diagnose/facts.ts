@@ -37,9 +37,11 @@ const OOM_FIELDS: [keyof FiguresPart, RegExp][] = [
   // "Allocation on device 0 would exceed allowed memory. (out of memory)" then one figure a line (first: its "Free (according to CUDA)"
   // must not be read as the generic "<N> free" of the line joined before it):
   // "Currently allocated : 6.50 GiB", "Requested : 40.00 MiB", "Device limit : 8.00 GiB", "Free (according to CUDA): 0 bytes"
-  ['allocatedMiB', new RegExp(String.raw`Currently allocated\s{0,3}:\s{0,3}${NUM}`, 'i')],
-  ['triedAllocMiB', new RegExp(String.raw`Requested\s{0,3}:\s{0,3}${NUM}`, 'i')],
-  ['totalCapacityMiB', new RegExp(String.raw`Device limit\s{0,3}:\s{0,3}${NUM}`, 'i')],
+  // PyTorch pads the names to one column ("Requested               : 50.62 GiB"): the request and the limit are read padded.
+  // Its "Currently allocated" is left unread: it counts live tensors only, with no reserved figure beside it, so the card
+  // minus it minus free would call this process's own cache and context "held outside" (holder.ts).
+  ['triedAllocMiB', new RegExp(String.raw`Requested\s{0,24}:\s{0,3}${NUM}`, 'i')],
+  ['totalCapacityMiB', new RegExp(String.raw`Device limit\s{0,24}:\s{0,3}${NUM}`, 'i')],
   ['freeMiB', new RegExp(String.raw`Free \(according to CUDA\)\s{0,3}:\s{0,3}${NUM}`, 'i')],
   ['triedAllocMiB', new RegExp(String.raw`Tried to allocate ${NUM}`, 'i')],
   // PyTorch's caching allocator names a request of 1 EiB or more only as "Tried to allocate more than 1EB memory":

@@ -9,7 +9,7 @@ import { t, type Locale } from '../core/i18n.js';
 import { evalLeverWords } from './levers/eval.js';
 import { oomAfterSteps } from './levers/progress.js';
 import { zeroRanksWords, zeroWhy } from './levers/zero.js';
-import { singleTensorWords } from './levers/single-tensor.js';
+import { sampleTensorWords, singleTensorWords } from './levers/single-tensor.js';
 import type { Incident, PhasePart } from './incident/index.js';
 import { FULL_TRAINING_BYTES_PER_PARAM, cardMiB, staticCeiling, staticMiB, staticOverCard } from './levers/static-fit.js';
 
@@ -75,6 +75,7 @@ function staticBytesPerParam(f: Incident): number {
 export function leverWords(f: Incident, loc: Locale | undefined): void {
   evalLeverWords(f, loc);
   singleTensorWords(f);
+  sampleTensorWords(f);
   if (loadInFp32(f))
     f.model.dtypeWhy = f.model.dtypeEvidence ? t(loc, 'lever.dtypeWhy.matrix', { matrix: f.model.dtypeEvidence }) : t(loc, 'lever.dtypeWhy.fp32');
   const zero = zeroWhy(f, loc);

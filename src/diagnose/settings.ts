@@ -16,6 +16,8 @@ import { readInputSize } from './levers/input-size.js';
 import { readInputLength } from './levers/input-length.js';
 import { readSmallerInput } from './levers/smaller-input.js';
 import { readVaeDecode } from './levers/vae-decode.js';
+import { readTiledRestoration } from './levers/tiled-restoration.js';
+import { readHostRequest } from './levers/host-request.js';
 import { readFp32Training, readHalfPrecisionWorked } from './levers/amp.js';
 import { CHECKPOINTING, readSettingWorked } from './levers/setting-experiment.js';
 import { mergeInto, newIncident, pruneUndefined, type Incident } from './incident/index.js';
@@ -56,7 +58,7 @@ const PROSE_WORKERS = /(?:^|[\s,(\u3000-\u9fff\uff00-\uffef])num[-_ ]?workers[ \
 // Host RAM in words: "32G的内存", "16 GB RAM", "64GB of RAM", "32GB system memory" (内存 is RAM; 显存 is the GPU's).
 const HOST_RAM = /\b(\d{1,4}(?:\.\d{1,2})?)\s?G(?:B|iB)?\s?(?:的\s?)?(?:内存|RAM\b|of RAM\b|(?:system|host) memory\b)/i;
 const PATTERNS = {
-  batch: keyPattern('per_device_train_batch_size|train_batch_size|batch[-_]size|batch|bs|IMS_PER_BATCH|SOLVER\\.IMS_PER_BATCH|BATCH_IMAGES', INT),
+  batch: keyPattern('per_device_train_batch_size|train_batch_size|batch[-_]?size|batch|bs|IMS_PER_BATCH|SOLVER\\.IMS_PER_BATCH|BATCH_IMAGES', INT),
   workers: keyPattern('num[-_]workers|workers_per_gpu|workers|dataloader_num_workers|n_workers', INT),
   imgsz: keyPattern('img[-_]size|imgsz|img|image[-_]size|imgsize', String.raw`\d{2,5}`),
   epochs: keyPattern('epochs|num_train_epochs|max_epochs', String.raw`\d{1,6}`),
@@ -286,7 +288,7 @@ export function extractSettings(fullText: string, options: { commandLine?: boole
     !TRAIN_PROGRESS.test(text)
   )
     incident.host.killedWhileLoading = true;
-  mergeInto(incident, { host: readHostRam(text) });
+  mergeInto(incident, { host: { ...readHostRam(text), ...readHostRequest(text) } });
   mergeInto(incident, { processes: readReportedHolder(text) });
   if (incident.card.statedGpuMemoryMiB === undefined) {
     const gib = knownGpuMemoryGiB(text);
@@ -308,7 +310,7 @@ export function extractSettings(fullText: string, options: { commandLine?: boole
     readEvalSettings(text),
     trainingProgress(text),
     readSequenceLength(text),
-    { input: { ...readInputSize(text), ...readInputLength(text), ...readSmallerInput(text), ...readVaeDecode(text) } },
+    { input: { ...readInputSize(text), ...readInputLength(text), ...readSmallerInput(text), ...readVaeDecode(text), ...readTiledRestoration(text) } },
     { model: { fp32Setting: readFp32Training(text), halfPrecisionWorked: readHalfPrecisionWorked(text) } },
   );
   pruneUndefined(incident);

@@ -74,6 +74,13 @@ const QUOTE_CHARS = 160;
 const LOG_LINE =
   /\b\w{1,24}=\S{1,200}\s{1,3}\w{1,24}=\S|\d{1,3}%\||\bit\/s\b|\bs\/it\b|^\s{0,8}\[?\d{2,4}[-/]\d{2}|^\s{0,8}\d{1,2}:\d{2}|\b(?:INFO|WARNING|DEBUG|ERROR|WARN)\b|^\s{0,12}File "|^\s{0,8}Traceback|^\s{0,8}(?:\$|>>>|#|--|import |from \S{1,80} import |def |class )|^\s{0,8}[\w.[\]'"]{1,60}\s{0,2}=\s{0,2}\S|[;{}]\s*$|^\s{0,8}\|/;
 
+// A framework's own OOM message with its figures is the framework speaking, whatever a script's logger prints before it
+// (Real-ESRGAN's caught "Error CUDA out of memory. Tried to allocate 1.12 GiB (GPU 0; 4.00 GiB total capacity; ...)",
+// "[ERROR] CUDA out of memory. Tried to allocate", ComfyUI's "Allocation on device 0 would exceed allowed memory"):
+// never a sentence, so a later exception of another kind does not take it back (told-hits.ts).
+const FRAMEWORK_MESSAGE =
+  /CUDA out of memory\.\s{0,2}Tried to allocate [\d.]{1,10} ?[KMGT]i?B|Tried to allocate [\d.]{1,10} ?[KMGT]i?B \(GPU \d{1,3}; [\d.]{1,10} ?[KMGT]i?B total capacity|Allocation on device \d{1,3} would exceed allowed memory/;
+
 // Clauses: sentence ends, and a contrast that starts a new claim ("..., but GPU memory still runs out", "，但...").
 // Chinese clauses run on with "，": each is its own claim there ("内存一直在上涨，显存没有变化").
 const CLAUSE_BREAK = /[.!?](?=\s|$)|[。！？；;，]|,?\s{1,3}(?:but|however|although|though|whereas|yet)\s{1,3}/i;
@@ -318,7 +325,7 @@ export function readToldFailure(log: LogText): ToldReading {
   let comesBack = false;
   for (let i = 0; i < lines; i++) {
     const line = log.line(i);
-    if (line.length > MAX_LINE || !line.trim() || LOG_LINE.test(line) || isExceptionLine(line)) continue;
+    if (line.length > MAX_LINE || !line.trim() || LOG_LINE.test(line) || isExceptionLine(line) || FRAMEWORK_MESSAGE.test(line)) continue;
     if (COMES_BACK.test(line) && ANY_MEMORY.test(line + (GPU_SUBJECT.test(line) ? ' memory' : ''))) comesBack = true;
     let affirmed = false;
     let negated = false;

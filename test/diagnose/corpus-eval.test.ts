@@ -89,6 +89,8 @@ GROUPS.push('confuse10');
 // eval10/ (issue 23: evaluations that fail over the whole set: distance / similarity matrices, concatenated features, growth
 // through a pass; 8 real threads, 3 zh, 1 ja, 1 confuser; tuned).
 GROUPS.push('eval10');
+// input10/ (issue 23: one input already too big at batch 1 or none: upscalers' tiles, TF per-sample tensors; new threads, tuned).
+GROUPS.push('input10');
 // The category vocabulary of /work/corpus-format.md (the same as test/fixtures/eval-dev/cases.json).
 const LABELS = new Set([
   'cuda_oom',
@@ -580,6 +582,16 @@ describe('expert expectations on real logs', () => {
       category: 0.85,
       lever: 0.4,
       strict: 1,
+    },
+    // one input already too big at batch 1 or none (tiles, TF per-sample tensors): first-run figures on new threads in its README.
+    {
+      group: 'input10',
+      what: '27 logs, 5400-5426: one input too big at batch 1 or none (tiles, allowed-memory form, TF per-sample tensor, long contexts and attention, sizes in words, a host request of the whole data, video lengths); 3 batch controls',
+      n: 27,
+      category: 0.85,
+      lever: 0.85,
+      strict: 0,
+      named: 0.5,
     },
   ];
   it.each(TUNED)('$group/ ($what; tuned): no harmful first fix; floors under the measured level', { timeout: 120_000 }, async (t) => {

@@ -59,7 +59,9 @@ describe('more ways a log states a GPU OOM, read for their numbers (tuned mixed/
   it('PyTorch\'s "would exceed allowed memory" form (ComfyUI, mixed/610): figures from the lines under it, ComfyUI\'s --lowvram first', async () => {
     const [d] = await diagnoses('fixtures/untuned/mixed/610-cuda_oom.log');
     expect(d.category).toBe('cuda_oom');
-    expect(d.facts).toMatchObject({ allocatedMiB: 6656, triedAllocMiB: 40, totalCapacityMiB: 8192, freeMiB: 0, tool: 'comfyui' });
+    expect(d.facts).toMatchObject({ triedAllocMiB: 40, totalCapacityMiB: 8192, freeMiB: 0, tool: 'comfyui' });
+    // Its "Currently allocated" (live tensors, no reserved figure) is not what the process holds (allowed-memory-form.test.ts).
+    expect(d.facts.allocatedMiB).toBeUndefined();
     expect(d.fixes[0].summary).toMatch(/--lowvram/);
   });
 

@@ -3,6 +3,9 @@
 
 export interface HostPart {
   hostRamGiB?: number;
+  /** The one host allocation the allocator says failed, in MiB and as the reply quotes it (levers/host-request.ts). */
+  hostRequestMiB?: number;
+  hostRequest?: string;
   workers?: number;
   /** The report says the kill came while the model was loading ("模型加载Killed", "killed while loading the model"). */
   killedWhileLoading?: boolean;

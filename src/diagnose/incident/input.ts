@@ -19,6 +19,11 @@ export interface InputPart {
   /** The report says the run works at a smaller input size or length and fails at a larger one: both as stated. */
   smallerWorked?: string;
   largerFailed?: string;
+  /** A restoration / upscaling tool's tiling as the paste states it, and whether it names the tool (levers/tiled-restoration.ts). */
+  tileWhy?: string;
+  tileToolNamed?: boolean;
+  /** The failed tensor's one-sample share when it alone rules every batch out (levers/single-tensor.ts), as quoted. */
+  sampleTensorWhy?: string;
   /** One failed request of half the card or more, against the card (levers/single-tensor.ts), as quoted. */
   singleTensorWhy?: string;
 }

@@ -159,13 +159,17 @@ export const evalPlainNoGradShown = (f: Incident) =>
   f.eval.evalCollects !== true &&
   f.eval.noGradShown !== undefined &&
   !evalOneLargeInput(f);
-/** A script's own loop with no sign of no_grad: every forward keeps its graph. */
+/**
+ * A script's own loop with no sign of no_grad: every forward keeps its graph. Not where the report's own experiment says
+ * the same evaluation ran at a smaller input and failed at a larger one (levers/smaller-input.ts): the input decides there.
+ */
 export const evalPlainNoGrad = (f: Incident) =>
   inEval(f) &&
   f.phase.evalLoop === 'plain' &&
   f.eval.evalKeras !== true &&
   f.eval.evalCollects !== true &&
   f.eval.noGradShown === undefined &&
+  f.input.smallerWorked === undefined &&
   !evalOneLargeInput(f);
 /**
  * One large input stated for the evaluation (an image of LARGE_INPUT_PIXELS or more: levers/input-size.ts) at a batch of

@@ -15,14 +15,19 @@ export const LONG_REQUEST = 8192;
 const VALUE = String.raw`(\d{1,3}(?:[_,]\d{3}){1,2}|\d{3,7}|\d{1,4}[kK])(?!\w|\.\d)`;
 // The context a run is given, by its own names: --context_window / --context-length flags and keys, and the length of
 // the text or prompt stated as a value ("text length=25000", "prompt length: 32k").
+// llama.cpp and Ollama name it their own way: --ctx-size, the Modelfile's "PARAMETER num_ctx 131072", options' num_ctx,
+// and llama.cpp's context report "llama_new_context_with_model: n_ctx      = 32768" (not n_ctx_train, the model's own).
 const GENERATION_LENGTH = new RegExp(
-  String.raw`(?:--(?:max[-_]model[-_]len|context[-_](?:window|length|len))(?:=|[ \t]{1,4})|(?<![\w-])(?:max_new_tokens|max_model_len|max_length|context_window|context_length|(?:text|prompt|input)[ _]length)['"]?[ \t]{0,2}[=:][ \t]{0,2})['"]?${VALUE}`,
+  String.raw`(?:--(?:max[-_]model[-_]len|context[-_](?:window|length|len)|ctx[-_]size)(?:=|[ \t]{1,4})|\bPARAMETER[ \t]{1,4}num_ctx[ \t]{1,4}|(?<![\w-])(?:max_new_tokens|max_model_len|max_length|context_window|context_length|num_ctx|(?:text|prompt|input)[ _]length)['"]?[ \t]{0,2}[=:][ \t]{0,2}|(?<![\w-])n_ctx[ \t]{0,8}=[ \t]{0,2})['"]?${VALUE}`,
   'gi',
 );
 
 // transformers' own warning names the prompt's length: "Token indices sequence length is longer than the specified
 // maximum sequence length for this model (150000 > 131072)"; the first number is the tokens one request carries.
-const PROMPT_TOKENS = /Token indices sequence length is longer than the specified maximum sequence length for this model \((\d{3,8}) > \d{1,8}\)/g;
+// Serving runners print the tokens of the prompt they load: Ollama's runner 'msg="loading cache slot" id=0 cache=0
+// prompt=95938', llama.cpp's server "n_prompt_tokens = 95938".
+const PROMPT_TOKENS =
+  /Token indices sequence length is longer than the specified maximum sequence length for this model \((\d{3,8}) > \d{1,8}\)|msg="loading cache slot"[^\n]{0,60}?\bprompt=(\d{3,8})\b|\bn_prompt_tokens\s{0,2}=\s{0,2}(\d{3,8})\b/g;
 
 const tokens = (value: string) => (/k$/i.test(value) ? Number(value.slice(0, -1)) * 1024 : Number(value.replace(/[_,]/g, '')));
 
@@ -37,7 +42,7 @@ export function readGenerationLength(fullText: string): Pick<SequencePart, 'gene
   }
   PROMPT_TOKENS.lastIndex = 0;
   for (let m = PROMPT_TOKENS.exec(text); m; m = PROMPT_TOKENS.exec(text)) {
-    const n = Number(m[1]);
+    const n = Number(m[1] ?? m[2] ?? m[3]);
     if (n <= 100_000_000 && (!best || n > best.n)) best = { n, quote: `${n} tokens in the prompt` };
   }
   return best ? { generateLen: best.n, generateLenSetting: best.quote, generateLenNext: Math.floor(best.n / 2) } : {};

@@ -36,9 +36,11 @@ const AUDIO_NOUN = String.raw`(?:audio|podcast|wav|mp3|flac|音频|录音)`;
 const VIDEO = String.raw`(?:video|clip|mp4|视频)`;
 const VIDEO_NOUN = String.raw`(?:video|mp4|视频)`;
 const AUDIO_BEFORE = new RegExp(String.raw`\b${AUDIO_NOUN}\w{0,2}\b[^\n.,;]{0,24}?${DURATION}`, 'gi');
-const AUDIO_AFTER = new RegExp(String.raw`${DURATION}[ \t]{0,2}(?:long[ \t]{1,2}|的)?${AUDIO}`, 'gi');
+// An approximate duration reads the same: "5分钟左右的视频", "a 10 minute or so recording".
+const ABOUT = String.raw`(?:[ \t]{0,2}(?:左右|上下|多|or[ \t]so))?`;
+const AUDIO_AFTER = new RegExp(String.raw`${DURATION}${ABOUT}[ \t]{0,2}(?:long[ \t]{1,2}|的)?${AUDIO}`, 'gi');
 const VIDEO_BEFORE = new RegExp(String.raw`\b${VIDEO_NOUN}\w{0,2}\b[^\n.,;]{0,24}?${DURATION}`, 'gi');
-const VIDEO_AFTER = new RegExp(String.raw`${DURATION}[ \t]{0,2}(?:long[ \t]{1,2}|的)?${VIDEO}`, 'gi');
+const VIDEO_AFTER = new RegExp(String.raw`${DURATION}${ABOUT}[ \t]{0,2}(?:long[ \t]{1,2}|的)?${VIDEO}`, 'gi');
 
 const count = (v: string) => (/k$/i.test(v) ? Number(v.slice(0, -1)) * 1000 : Number(v));
 function seconds(value: string, unit: string): number {

@@ -41,7 +41,8 @@ const ZH_KEY_ONE = new RegExp(
 );
 // "2048*2048 image size", "1024x1024", "1720 × 1540": both sides at least 256 (3-digit numbers only).
 // Not two sides of a 3-D size ("1504x1504x561": VOLUME_SIDES below).
-const WXH = new RegExp(String.raw`(?<![\w.]|[x×*][ \t]?)${SIDE}[ \t]?[x×*][ \t]?${SIDE}${END}(?![ \t]?[x×*][ \t]?\d)`, 'g');
+// Markdown escapes the star ("1024\\*1024") and some write a capital X ("1024X1024"): the same size.
+const WXH = new RegExp(String.raw`(?<![\w.]|[x×*][ \t]?)${SIDE}[ \t]?(?:\\?\*|[x×X])[ \t]?${SIDE}${END}(?![ \t]?[x×*X][ \t]?\d)`, 'g');
 // 4-d tensor shapes: TF's NHWC in "OOM when allocating tensor with shape[1,5095,3729,3]", PyTorch's NCHW.
 const NHWC = /shape[ \t]?\[(\d{1,4}),[ \t]?(\d{3,5}),[ \t]?(\d{3,5}),[ \t]?[1-4]\]/g;
 const NCHW = /\[(\d{1,4}),[ \t]?[1-4],[ \t]?(\d{3,5}),[ \t]?(\d{3,5})\]/g;
@@ -207,6 +208,8 @@ const LONG_TOKENS = 8192;
 export function absurdInput(f: Incident): string | undefined {
   if (f.input.inputPixels !== undefined && f.input.inputPixels >= LARGE_INPUT_PIXELS) return f.input.inputSizeSetting;
   if (f.input.inputLength !== undefined) return f.input.inputLengthSetting;
+  // An upscaler run on one image whole (levers/tiled-restoration.ts): its feature maps at the output's size.
+  if (f.input.tileWhy !== undefined) return f.input.tileWhy;
   if (f.sequence.seqLen !== undefined && f.sequence.seqLen >= LONG_TOKENS) return f.sequence.seqLenSetting;
   if (f.sequence.generateLen !== undefined && f.sequence.generateLen >= LONG_TOKENS) return f.sequence.generateLenSetting;
   return undefined;

@@ -32,9 +32,16 @@ const KEY_SETTING = new RegExp(
   'gim',
 );
 // Prose: "context length of 18000", "max sequence length 8192", "seq len 8192", "上下文长度 16k", "序列长度为8192".
+// A length set in Chinese prose names the setting itself: "length设置为20k", "长度设为16384".
 const PROSE = new RegExp(
-  String.raw`(?:\b(?:max(?:imum)?[ \t]{1,2})?(?:context|sequence|seq)[ \t]{1,2}(?:length|len|window)[ \t]{0,2}(?:of|is|=|:|to)?[ \t]{0,2}|(?:上下文|序列)长度[ \t]{0,2}[为是：:=]?[ \t]{0,2})${VALUE}`,
+  String.raw`(?:\b(?:max(?:imum)?[ \t]{1,2})?(?:context|sequence|seq)[ \t]{1,2}(?:length|len|window)[ \t]{0,2}(?:of|is|=|:|to)?[ \t]{0,2}|(?:上下文|序列)长度[ \t]{0,2}[为是：:=]?[ \t]{0,2}|(?:\blength|长度)[ \t]{0,2}(?:设置为|设置成|设为|调到)[ \t]{0,2})${VALUE}`,
   'gim',
+);
+
+// The value before its noun: "a 32k context", "200k context length", "128k-token context", "16384 tokens of context".
+const PROSE_BEFORE = new RegExp(
+  String.raw`(?<![\w.])(\d{3,6}|\d{1,3}[kK])[ \t-]{0,2}(?:tokens?[ \t-]{1,2}(?:of[ \t]{1,2})?|length[ \t]{1,2})?context(?:[ \t]{1,2}(?:length|window))?\b`,
+  'gi',
 );
 
 function tokens(value: string): number {
@@ -45,7 +52,7 @@ function tokens(value: string): number {
 export function readSequenceLength(fullText: string): Incident {
   const text = fullText.length <= 2 * WINDOW ? fullText : fullText.slice(0, WINDOW) + '\n' + fullText.slice(-WINDOW);
   let best: { n: number; quote: string } | undefined;
-  for (const re of [KEY_SETTING, PROSE]) {
+  for (const re of [KEY_SETTING, PROSE, PROSE_BEFORE]) {
     re.lastIndex = 0;
     for (let m = re.exec(text); m; m = re.exec(text)) {
       const n = tokens(m[1]);

@@ -6,7 +6,7 @@
 // materialises L²). Above twice the card the absurd-request rule answers instead; an allocator cache that covers the
 // request is fragmentation (holder.ts), and another holder is checked beside it (conditions.ts).
 import { formatMiB } from '../fixes/arithmetic.js';
-import { staticOverCard } from './static-fit.js';
+import { cardMiB, staticOverCard } from './static-fit.js';
 import { oomAfterSteps } from './progress.js';
 import type { Incident, PhasePart } from '../incident/index.js';
 
@@ -35,4 +35,35 @@ export function singleTensorWords(f: Incident): void {
   const tried = f.figures.triedAllocMiB!;
   const total = f.figures.totalCapacityMiB!;
   f.input.singleTensorWhy = `${formatMiB(tried)} / ${formatMiB(total)}, ${Math.round((100 * tried) / total)}%`;
+}
+
+/**
+ * A failed activation tensor whose leading dimension is the batch (TensorFlow prints its shape): one sample's slice of it
+ * is the tensor over that batch. A single layer's output of at least SAMPLE_SHARE of the card for ONE sample leaves no
+ * batch that fits, since a forward keeps several maps of that size (each layer at that resolution, and backward's
+ * copies): at batch 1 the input's size is still too large. With the card unknown, SAMPLE_UNKNOWN_CARD_MIB stands for a
+ * quarter of a 16 GB card, the usual size of the cards such pastes come from (Colab's T4, consumer cards).
+ */
+const SAMPLE_SHARE = 0.25;
+const SAMPLE_UNKNOWN_CARD_MIB = 4096;
+
+/** The failed tensor's one-sample share, when it alone rules every batch out; undefined otherwise. */
+export function sampleTensorMiB(f: Incident): number | undefined {
+  const tensor = f.stack.tfTensorMiB;
+  const batch = f.run.batch;
+  if (f.run.batchFromShape === undefined || tensor === undefined || batch === undefined || batch < 1) return undefined;
+  const sample = tensor / batch;
+  const card = cardMiB(f);
+  return sample >= (card !== undefined ? SAMPLE_SHARE * card : SAMPLE_UNKNOWN_CARD_MIB) ? sample : undefined;
+}
+
+/** One sample's slice of the failed tensor rules out every batch, in a phase that runs inputs, nothing growing. */
+export function sampleTensorInput(f: Incident): boolean {
+  return sampleTensorMiB(f) !== undefined && INPUT_PHASES.has(f.phase.name) && !grows(f) && !oomAfterSteps(f) && !staticOverCard(f);
+}
+
+/** {sampleTensorWhy}: the failed tensor over its batch, as the reply quotes it. */
+export function sampleTensorWords(f: Incident): void {
+  if (!sampleTensorInput(f)) return;
+  f.input.sampleTensorWhy = `${f.run.batchFromShape}: ${formatMiB(f.stack.tfTensorMiB!)} / ${f.run.batch} = ${formatMiB(sampleTensorMiB(f)!)}`;
 }

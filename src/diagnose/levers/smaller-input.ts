@@ -16,7 +16,8 @@ const SMALL_BATCH = 2;
 
 const LENGTH_VALUE = String.raw`(\d{3,7}|\d{1,4}[kK])(?!\w|\.\d)`;
 // Two image sizes: "512x512", "1024 × 768", "768*768".
-const IMAGE = /(?<![\w.])(\d{3,5})[ \t]?[x×*][ \t]?(\d{3,5})(?!\w|\.\d)/g;
+// (Markdown escapes the star, "1024\\*1024"; some write a capital X, "1024X1024".)
+const IMAGE = /(?<![\w.])(\d{3,5})[ \t]?(?:\\?\*|[x×X])[ \t]?(\d{3,5})(?!\w|\.\d)/g;
 // Two lengths named by the settings' and reports' own words: context length, n_ctx / num_ctx / --ctx-size,
 // max_length, max_seq_length, cutoff_len, max_model_len, sequence length (a bare "N tokens" is as often the prompt's
 // or the output's count as the setting's, so it does not count).
@@ -25,7 +26,7 @@ const LENGTH = new RegExp(
   'gi',
 );
 const WORKS =
-  /\b(?:works?|worked|working|fine|without (?:a |any )?(?:problem|issue|error)s?|no problems?|(?:am|was|is|are|were) able to|succeed\w{0,3}|runs? (?:fine|ok|well)|ran (?:fine|ok|well))\b|正常|可以跑|能跑|没问题/i;
+  /\b(?:works?|worked|working|fine|without (?:a |any )?(?:problem|issue|error)s?|no problems?|(?:am|was|is|are|were) able to|succeed\w{0,3}|runs? (?:fine|ok|well)|ran (?:fine|ok|well))\b|正常|可以跑|能跑|没问题|没有问题|不报错/i;
 const FAILS = /\b(?:OOM|out[ -]of[ -]memory|fails?|failed|crash\w{0,3}|errors?)\b|爆|不够|不足|溢出|报错/i;
 
 const tokens = (v: string) => (/k$/i.test(v) ? Number(v.slice(0, -1)) * 1024 : Number(v));
@@ -58,11 +59,39 @@ function raisedLengthFails(lines: string[]): SmallerInputFacts {
   return {};
 }
 
+// The failing input named in words after stated sizes that worked: "416*240 and 832*480 work, higher resolutions run out
+// of memory", "用416*240与832*480测试没有问题，但使用更高分辨率的就会爆显存".
+const LARGER_WORDS =
+  /\b(?:higher|larger|bigger)[ \t]{1,2}(?:resolutions?|sizes?|images?|inputs?|frames?)\b|更高(?:的)?分辨率|更大(?:的)?(?:分辨率|尺寸|图片|图像|输入)/i;
+// A size the report changed its input to, then the run failed: "changed the input size to [480, 640] ... out of memory",
+// "将输入图片尺寸修改为[480, 640]，则代码将无法正常工作，并提示显存不足". Before the change it ran: the change is the experiment.
+const CHANGED_TO = String.raw`[ \t]{0,2}((?:[\[(][ \t]{0,2})?\d{3,5}[ \t]{0,2}[,x×*][ \t]{0,2}\d{3,5}(?:[ \t]{0,2}[\])])?)`;
+const CHANGED_SIZE = new RegExp(
+  String.raw`(?:(?:(?:image|input|img)[ \t]{1,2}(?:size|resolution)|resolution|尺寸|分辨率)[^\n\d]{0,12}?(?:\b(?:changed?|changing|set|setting|increased?|increasing|resized?)[ \t]{1,2}(?:it[ \t]{1,2})?to|修改为|改为|改成|设为|设置为|调到|调整为|提高到)|\b(?:changed?|changing|set|setting|increased?|increasing|raised?|raising)[ \t]{1,2}(?:the[ \t]{1,2})?(?:(?:image|input|img)[ \t]{1,2})?(?:size|resolution)[ \t]{1,2}to)${CHANGED_TO}`,
+  'i',
+);
+
+/** Stated sizes that worked and a larger one said in words to fail, or a size the report changed to before it failed. */
+function sizeSaidInWords(lines: string[]): SmallerInputFacts {
+  for (const line of lines) {
+    if (!line || !FAILS.test(line)) continue;
+    const larger = LARGER_WORDS.exec(line);
+    if (larger && WORKS.test(line)) {
+      const sizes = [...line.matchAll(IMAGE)].slice(0, 8).map((m) => ({ n: Number(m[1]) * Number(m[2]), quote: m[0] }));
+      if (sizes.length) return { smallerWorked: sizes.reduce((a, b) => (b.n > a.n ? b : a)).quote, largerFailed: larger[0] };
+    }
+    const changed = CHANGED_SIZE.exec(line);
+    if (changed) return { smallerWorked: 'the size before the change', largerFailed: changed[1].trim() };
+  }
+  return {};
+}
+
 /** The smaller size or length a line of the report says worked and the larger it says failed, as stated. */
 export function readSmallerInput(text: string): SmallerInputFacts {
   const lines = [...boundedLines(text, MAX_LINES, MAX_LINE)];
   for (const line of lines) {
-    if (!line || !WORKS.test(line) || !FAILS.test(line)) continue;
+    // A larger input said in words is the one that failed: every stated size of that line worked (sizeSaidInWords).
+    if (!line || !WORKS.test(line) || !FAILS.test(line) || LARGER_WORDS.test(line)) continue;
     for (const [re, size, quote] of [
       [IMAGE, (m: RegExpExecArray) => Number(m[1]) * Number(m[2]), (m: RegExpExecArray) => m[0]],
       [LENGTH, (m: RegExpExecArray) => tokens(m[2]), (m: RegExpExecArray) => `${m[1]} ${m[2]}`],
@@ -76,11 +105,13 @@ export function readSmallerInput(text: string): SmallerInputFacts {
       if (small.n > 0 && large.n > small.n) return { smallerWorked: small.quote, largerFailed: large.quote };
     }
   }
-  return raisedLengthFails(lines);
+  const raised = raisedLengthFails(lines);
+  return raised.smallerWorked !== undefined ? raised : sizeSaidInWords(lines);
 }
 
 const grows = (f: Incident) => f.series.memoryShape === 'growth' || f.series.memoryShape === 'sawtooth_rising';
-const INPUT_PHASES = new Set<PhasePart['name']>([undefined, 'forward', 'backward', 'generate']);
+// An evaluation too: the report ran the same loop at the smaller input, so the input is what changed.
+const INPUT_PHASES = new Set<PhasePart['name']>([undefined, 'forward', 'backward', 'generate', 'eval']);
 
 /**
  * The report's own experiment names the input size first: a smaller size or length worked and a larger failed, no
