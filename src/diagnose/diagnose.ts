@@ -30,6 +30,7 @@ import { quantizeWords } from './levers/quantize.js';
 import { ampWords } from './levers/amp.js';
 import { shardWords } from './levers/static-order.js';
 import { servedWeightsWords } from './levers/stack-levers.js';
+import { reportedLoad } from './levers/reported-load.js';
 import { reportedPhase } from './levers/reported-phase.js';
 import { readKeptReference } from './levers/growth.js';
 import { withPhase } from './phase.js';
@@ -180,7 +181,9 @@ export function diagnose(raw: string, base: RuleBase, loc?: Locale): DiagnoseRes
     );
     if (MEMORY_HOLDER_CATEGORIES.has(rule.category)) {
       if (stack) withStackFigures(incident, stack);
-      if (incident.phase.name === undefined && incident.phase.oomPhase === undefined) withPhase(incident, saidPhase);
+      // No frame and no evaluation sentence places it: outside training and serving tools, a sentence may place it at the load.
+      if (incident.phase.name === undefined && incident.phase.oomPhase === undefined)
+        withPhase(incident, saidPhase ?? (incident.run.training || tool?.inference ? undefined : reportedLoad(text)));
       // What the report says of an evaluation its frames found (gradients on, the whole set at once) still counts.
       else if (incident.phase.name === 'eval' && saidPhase)
         mergeInto(incident, { eval: { gradsOnStated: saidPhase.gradsOnStated, evalWholeSet: saidPhase.evalWholeSet, evalBatchOne: saidPhase.evalBatchOne } });

@@ -8,6 +8,7 @@
 //                    the allocation failed while the model was being loaded or moved to the GPU
 //   optimizer_state  the allocation failed in the optimizer's step (Adam's state is 2 × fp32 parameters)
 //   activations      this process holds the card: batch × input size is the lever
+import { inferenceWeightsFill } from './levers/reported-load.js';
 import { formatMiB } from './fixes/arithmetic.js';
 import { t, type Locale } from '../core/i18n.js';
 import type { Incident } from './incident/index.js';
@@ -307,6 +308,10 @@ export function whoHoldsMemory(f: Incident, loc?: Locale): HolderVerdict | undef
         why: t(loc, 'holder.why.fullFinetune', { params: f.model.paramsB, state: MiB(state), total: MiB(total) }),
       };
     }
+  }
+  // Outside training, said to be inference: nothing per step accumulates, so most of the card held is the weights.
+  if (inferenceWeightsFill(f, mine, total)) {
+    return { holder: 'weights', why: t(loc, 'holder.why.inferenceWeights', { mine: MiB(mine!), total: MiB(total!), said: f.run.inferenceSaid! }) };
   }
   if (mine !== undefined && total !== undefined) {
     return {

@@ -1,6 +1,7 @@
 // Training settings stated anywhere in a paste: command lines, `engine/trainer:` dumps,
 // Namespace(...), dict dumps, HF TrainingArguments. Only the head and tail of a big log are read,
 // where launchers print them, so the cost stays bounded whatever the paste's size.
+import { readInferenceSaid } from './levers/reported-load.js';
 import { formatMiB } from './fixes/arithmetic.js';
 import { classifyShape, extractHostSeries, extractMemorySeries, seriesSettled } from './memory-series.js';
 import { readEvalSettings } from './levers/eval.js';
@@ -202,6 +203,7 @@ export function extractSettings(fullText: string, options: { commandLine?: boole
     )
   )
     incident.run.training = true;
+  else incident.run.inferenceSaid = readInferenceSaid(text);
   // A LoRA configuration says adapters; the word alone does not where the paste says the run is a full fine-tune
   // ("full fine-tuning", finetuning_type full, 全参): "have you compared LoRA and fully fine-tuning?" is a question.
   if (readDiffusionPipeline(text)) incident.run.diffusionPipeline = true;
