@@ -1,5 +1,4 @@
-// Conditions a rule or fix can require, computed from the facts. Rules name them in YAML
-// (`when: [fragmented]`); keeping the arithmetic here keeps rule files declarative.
+// Conditions a rule or fix can require, computed from the facts; rules name them in YAML (`when: [fragmented]`), so rule files stay declarative.
 import type { Condition } from './rule-types.js';
 import type { Readings } from '../readings/types.js';
 import { whoHoldsMemory } from './holder.js';
@@ -23,6 +22,7 @@ import { evalBatchNoGrad, evalBatchSaidFits, evalHfGeneratesBatch, evalPlainGene
 import { workersBlock, workersFirst, workersNotLever } from './levers/workers.js';
 import { sequenceFirst } from './levers/sequence.js';
 import { STACK_LEVER_CONDITIONS } from './levers/stack-levers.js';
+import { loadLever } from './levers/load-lever.js';
 import { inputSaidLargeFirst, inputSizeFirst, visionAtBatchOne } from './levers/input-size.js';
 import { inputLengthFirst } from './levers/input-length.js';
 import { smallerInputFirst } from './levers/smaller-input.js';
@@ -59,7 +59,6 @@ export interface Evidence {
   incident: Incident;
   readings: Readings;
 }
-
 /** Memory PyTorch's allocator holds but has not handed out: what fragmentation wastes. */
 export function cachedUnusedMiB(f: Incident): number | undefined {
   if (f.figures.reservedUnallocatedMiB !== undefined) return f.figures.reservedUnallocatedMiB;
@@ -95,7 +94,6 @@ const STATIC_HOLDERS = new Set<string | undefined>([undefined, 'activations', 'o
 /** The static budget names `lever` first for full training over the card, and its words are there to quote. */
 const staticFirst = (f: Incident, lever: StaticLever) =>
   staticFullTrainingLever(f) === lever && !oomAfterSteps(f) && f.budget.staticWhy !== undefined && f.budget.shardWhy !== undefined;
-
 const keptEvident = (i: Incident) => i.series.keptReference !== undefined || (i.series.emptiesCache === true && i.series.memoryShape === 'sawtooth_rising');
 
 export const CONDITION_CHECKS: Record<Condition, (e: Evidence) => boolean> = {
@@ -240,6 +238,8 @@ export const CONDITION_CHECKS: Record<Condition, (e: Evidence) => boolean> = {
   // fewer weights, first; another process or a card that is not full comes first.
   // A diffusers pipeline whose weights fill the card (levers/static-order.ts): model CPU offload before quantizing.
   pipeline_offload_first: ({ incident }) => pipelineOffloadFirst(incident) && STATIC_HOLDERS.has(holder(incident)),
+  load_pipeline_offload: ({ incident }) => holder(incident) === 'weights' && loadLever(incident) === 'pipeline_offload',
+  load_shard_first: ({ incident }) => holder(incident) === 'weights' && loadLever(incident) === 'shard_at_load',
   quantize_first_inference: ({ incident }) =>
     quantizeFirst(incident) && !quantizeNotEnough(incident) && incident.run.training !== true && STATIC_HOLDERS.has(holder(incident)),
   quantize_first_adapter: ({ incident }) =>

@@ -141,9 +141,12 @@ export function quantizedNameBits(text: string, paramsB?: number): 4 | 8 | undef
   return undefined;
 }
 
+const COMMENTED_LINE = /^[ \t]{0,40}#[^\n]*$/gm;
+
 /** The dtype the log says the weights or compute use (quantized first: it decides the weights' size). */
 export function weightsDtype(text: string, paramsB?: number): 'fp32' | 'fp16' | 'bf16' | 'int8' | 'int4' | undefined {
-  const head = text.length > 65536 ? text.slice(0, 32768) + text.slice(-32768) : text;
+  // A commented-out line (`#load_in_4bit=True` in code, a YAML or shell comment) states a setting that is off.
+  const head = (text.length > 65536 ? text.slice(0, 32768) + text.slice(-32768) : text).replace(COMMENTED_LINE, '');
   const named = quantizedNameBits(head, paramsB);
   for (const [re, dtype] of DTYPES) {
     if (re.test(head)) return dtype;

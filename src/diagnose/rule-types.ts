@@ -125,6 +125,8 @@ export const CONDITIONS = [
   'vae_decode_input',
   'amp_first',
   'pipeline_offload_first',
+  'load_pipeline_offload',
+  'load_shard_first',
   'quantize_first_inference',
   'quantize_first_adapter',
   'quantize_not_enough',

@@ -2,6 +2,7 @@
 // Namespace(...), dict dumps, HF TrainingArguments. Only the head and tail of a big log are read,
 // where launchers print them, so the cost stays bounded whatever the paste's size.
 import { readInferenceSaid } from './levers/reported-load.js';
+import { readPipelineLoad, readShardingNamed } from './levers/load-lever.js';
 import { formatMiB } from './fixes/arithmetic.js';
 import { classifyShape, extractHostSeries, extractMemorySeries, seriesSettled } from './memory-series.js';
 import { readEvalSettings } from './levers/eval.js';
@@ -206,7 +207,8 @@ export function extractSettings(fullText: string, options: { commandLine?: boole
   else incident.run.inferenceSaid = readInferenceSaid(text);
   // A LoRA configuration says adapters; the word alone does not where the paste says the run is a full fine-tune
   // ("full fine-tuning", finetuning_type full, 全参): "have you compared LoRA and fully fine-tuning?" is a question.
-  if (readDiffusionPipeline(text)) incident.run.diffusionPipeline = true;
+  if (readDiffusionPipeline(text) || readPipelineLoad(text)) incident.run.diffusionPipeline = true;
+  if (readShardingNamed(text)) incident.distributed.shardingNamed = true;
   const offloaded = readParamsOffloaded(text);
   if (offloaded) incident.run.paramsOffloaded = offloaded;
   if (readCheckpointingOn(text)) incident.run.checkpointingOn = true;
