@@ -22,7 +22,7 @@ import { evalBatchNoGrad, evalBatchSaidFits, evalHfGeneratesBatch, evalPlainGene
 import { workersBlock, workersFirst, workersNotLever } from './levers/workers.js';
 import { sequenceFirst } from './levers/sequence.js';
 import { STACK_LEVER_CONDITIONS } from './levers/stack-levers.js';
-import { loadLever } from './levers/load-lever.js';
+import { LOAD_LEVER_CONDITIONS } from './levers/load-lever.js';
 import { inputSaidLargeFirst, inputSizeFirst, visionAtBatchOne } from './levers/input-size.js';
 import { inputLengthFirst } from './levers/input-length.js';
 import { smallerInputFirst } from './levers/smaller-input.js';
@@ -98,6 +98,7 @@ const keptEvident = (i: Incident) => i.series.keptReference !== undefined || (i.
 
 export const CONDITION_CHECKS: Record<Condition, (e: Evidence) => boolean> = {
   ...STACK_LEVER_CONDITIONS,
+  ...LOAD_LEVER_CONDITIONS,
   fragmented: ({ incident }) => isFragmented(incident),
   not_fragmented: ({ incident }) => !isFragmented(incident),
   absurd_request: ({ incident }) => isAbsurd(incident),
@@ -238,8 +239,6 @@ export const CONDITION_CHECKS: Record<Condition, (e: Evidence) => boolean> = {
   // fewer weights, first; another process or a card that is not full comes first.
   // A diffusers pipeline whose weights fill the card (levers/static-order.ts): model CPU offload before quantizing.
   pipeline_offload_first: ({ incident }) => pipelineOffloadFirst(incident) && STATIC_HOLDERS.has(holder(incident)),
-  load_pipeline_offload: ({ incident }) => holder(incident) === 'weights' && loadLever(incident) === 'pipeline_offload',
-  load_shard_first: ({ incident }) => holder(incident) === 'weights' && loadLever(incident) === 'shard_at_load',
   quantize_first_inference: ({ incident }) =>
     quantizeFirst(incident) && !quantizeNotEnough(incident) && incident.run.training !== true && STATIC_HOLDERS.has(holder(incident)),
   quantize_first_adapter: ({ incident }) =>

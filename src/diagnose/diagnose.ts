@@ -33,7 +33,7 @@ import { servedWeightsWords } from './levers/stack-levers.js';
 import { reportedLoad } from './levers/reported-load.js';
 import { reportedPhase } from './levers/reported-phase.js';
 import { readKeptReference } from './levers/growth.js';
-import { withPhase } from './phase.js';
+import { cutTracebackPhase, withPhase } from './phase.js';
 import { readRendezvous, rendezvousWords } from './rendezvous.js';
 import { lostRankWords, readLostRank } from './lost-rank.js';
 import { orderFirstFailure } from './first-failure.js';
@@ -181,9 +181,10 @@ export function diagnose(raw: string, base: RuleBase, loc?: Locale): DiagnoseRes
     );
     if (MEMORY_HOLDER_CATEGORIES.has(rule.category)) {
       if (stack) withStackFigures(incident, stack);
-      // No frame and no evaluation sentence places it: outside training and serving tools, a sentence may place it at the load.
+      // No frame at the error places it: a traceback the paste cut before its error line, else an evaluation sentence, else
+      // (outside training and serving tools) a sentence placing it at the load.
       if (incident.phase.name === undefined && incident.phase.oomPhase === undefined)
-        withPhase(incident, saidPhase ?? (incident.run.training || tool?.inference ? undefined : reportedLoad(text)));
+        withPhase(incident, cutTracebackPhase(log) ?? saidPhase ?? (incident.run.training || tool?.inference ? undefined : reportedLoad(text)));
       // What the report says of an evaluation its frames found (gradients on, the whole set at once) still counts.
       else if (incident.phase.name === 'eval' && saidPhase)
         mergeInto(incident, { eval: { gradsOnStated: saidPhase.gradsOnStated, evalWholeSet: saidPhase.evalWholeSet, evalBatchOne: saidPhase.evalBatchOne } });

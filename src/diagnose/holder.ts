@@ -237,7 +237,7 @@ export function whoHoldsMemory(f: Incident, loc?: Locale): HolderVerdict | undef
       why: t(loc, 'holder.why.load', { size, card: total !== undefined ? t(loc, 'holder.why.card', { total: MiB(total) }) : '' }),
     };
   }
-  if (f.phase.oomPhase === 'optimizer') {
+  if (f.phase.oomPhase === 'optimizer' || f.phase.name === 'optimizer') {
     return {
       holder: 'optimizer_state',
       why: t(loc, 'holder.why.optimizer', { card: total !== undefined ? t(loc, 'holder.why.card', { total: MiB(total) }) : '' }),

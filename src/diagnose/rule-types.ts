@@ -127,6 +127,7 @@ export const CONDITIONS = [
   'pipeline_offload_first',
   'load_pipeline_offload',
   'load_shard_first',
+  'load_tool_knobs',
   'quantize_first_inference',
   'quantize_first_adapter',
   'quantize_not_enough',

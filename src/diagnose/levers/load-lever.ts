@@ -7,8 +7,11 @@
 //   moves the whole model onto each rank's GPU before any sharding happens (Trainer's model.to(device) when DeepSpeed is
 //   not active yet, .cuda() before the FSDP wrap): build or load it sharded (ZeRO-3's zero.Init through the Trainer's
 //   deepspeed config before from_pretrained, FSDP wrapping on the CPU or meta device before moving) first;
+// - a serving tool or UI (vLLM, ComfyUI, the web UIs: tools.yaml `inference`) places the weights with its own knobs
+//   (--lowvram, --gpu-memory-utilization, --tensor-parallel-size, its quantization flag): those first;
 // - anything else (inference) keeps holder_weights' order: quantize, a smaller model, split, offload.
 // Patterns are a library's fixed vocabulary, bounded and linear.
+import { whoHoldsMemory } from '../holder.js';
 import type { Incident } from '../incident/index.js';
 
 // diffusers' own pipeline classes loaded by from_pretrained (CogView4Pipeline, HunyuanVideoPipeline, AutoPipelineForText2Image).
@@ -26,12 +29,23 @@ export const readShardingNamed = (text: string): boolean => SHARDING_NAMED.test(
 
 const atLoad = (f: Incident) => f.phase.name === 'load' || (f.phase.name === undefined && f.phase.oomPhase === 'load');
 
-export type LoadLever = 'pipeline_offload' | 'shard_at_load';
+export type LoadLever = 'pipeline_offload' | 'shard_at_load' | 'tool_knobs';
 
 /** The lever a load whose weights fill the card opens with, when the run says which; undefined: holder_weights' order. */
 export function loadLever(f: Incident): LoadLever | undefined {
   if (!atLoad(f)) return undefined;
+  if (f.run.inference === true && f.run.toolKnobs !== undefined) return 'tool_knobs';
   if (f.run.diffusionPipeline === true && f.run.training !== true) return 'pipeline_offload';
   if ((f.run.training === true && !f.run.adapterTraining) || f.distributed.shardingNamed === true) return 'shard_at_load';
   return undefined;
 }
+
+/** The weights fill the card at the load and the run names `lever` first. */
+const weightsAtLoad = (f: Incident, lever: LoadLever) => whoHoldsMemory(f)?.holder === 'weights' && loadLever(f) === lever;
+
+/** The conditions the rules name (conditions.ts spreads them). */
+export const LOAD_LEVER_CONDITIONS = {
+  load_pipeline_offload: ({ incident }: { incident: Incident }) => weightsAtLoad(incident, 'pipeline_offload'),
+  load_shard_first: ({ incident }: { incident: Incident }) => weightsAtLoad(incident, 'shard_at_load'),
+  load_tool_knobs: ({ incident }: { incident: Incident }) => weightsAtLoad(incident, 'tool_knobs'),
+};
