@@ -336,6 +336,9 @@ export function whoHoldsMemory(f: Incident, loc?: Locale): HolderVerdict | undef
   return undefined;
 }
 
+/** A TensorFlow allocator limit under this is smaller than any card a model trains on minus its context. */
+const BFC_TINY_LIMIT_MIB = 512;
+
 /**
  * The holder from a non-PyTorch stack's own format: TF/XLA's BFC Stats (InUse against its Limit), what
  * llama.cpp's failed CUDA buffer was for, TGI's prefill warmup, vLLM's zero KV-cache blocks.
@@ -357,6 +360,11 @@ function stackHolder(f: Incident, loc?: Locale): HolderVerdict | undefined {
     figures: { triedAllocMiB: tried },
   } = f;
   if (allocator !== undefined && limit !== undefined && inUse !== undefined && tried !== undefined && inUse + tried > limit) {
+    // TensorFlow sizes its allocator from the memory free when the session starts: a limit far below any card's (and
+    // below a tenth of this one's) means the card was nearly full before this process began.
+    const total = f.figures.totalCapacityMiB ?? f.card.gpuMemoryMiB ?? f.card.statedGpuMemoryMiB;
+    if (limit < BFC_TINY_LIMIT_MIB && (total === undefined || limit < 0.1 * total))
+      return { holder: 'other_processes', why: t(loc, 'holder.why.bfcTinyLimit', { allocator, limit: MiB(limit) }) };
     return {
       holder: 'activations',
       why: t(loc, 'holder.why.bfc', { allocator, inUse: MiB(inUse), limit: MiB(limit), maxInUse: MiB(f.stack.bfcMaxInUseMiB ?? inUse), tried: MiB(tried) }),
