@@ -31,6 +31,7 @@ import { ampWords } from './levers/amp.js';
 import { shardWords } from './levers/static-order.js';
 import { servedWeightsWords } from './levers/stack-levers.js';
 import { reportedLoad } from './levers/reported-load.js';
+import { splitWords } from './levers/split-cards.js';
 import { reportedPhase } from './levers/reported-phase.js';
 import { readKeptReference } from './levers/growth.js';
 import { cutTracebackPhase, withPhase } from './phase.js';
@@ -200,6 +201,7 @@ export function diagnose(raw: string, base: RuleBase, loc?: Locale): DiagnoseRes
       budgetWords(incident, loc);
       shardWords(incident, loc);
       servedWeightsWords(incident);
+      splitWords(incident, loc);
       const verdict = whoHoldsMemory(incident, loc);
       if (verdict) {
         incident.holder.verdict = verdict.holder;

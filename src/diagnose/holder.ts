@@ -46,7 +46,7 @@ const WRAPPED_COUNTER_MIB = 4 * 2 ** 20;
 const plausible = (mib: number | undefined) => (mib !== undefined && mib < WRAPPED_COUNTER_MIB ? mib : undefined);
 
 /** What this process holds on the device: its own figure, else what its allocator reserved. */
-function thisProcessHolds(f: Incident): number | undefined {
+export function thisProcessHolds(f: Incident): number | undefined {
   // "this process has 0 bytes memory in use" next to GiBs allocated: the driver cannot see it (a container), not zero.
   const own = f.figures.thisProcessMiB === 0 && (f.figures.allocatedMiB ?? 0) > 0 ? undefined : f.figures.thisProcessMiB;
   const allocated = plausible(f.figures.allocatedMiB);

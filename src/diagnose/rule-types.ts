@@ -128,6 +128,7 @@ export const CONDITIONS = [
   'load_pipeline_offload',
   'load_shard_first',
   'load_tool_knobs',
+  'split_over_cards',
   'quantize_first_inference',
   'quantize_first_adapter',
   'quantize_not_enough',

@@ -3,6 +3,10 @@
 // where launchers print them, so the cost stays bounded whatever the paste's size.
 import { readInferenceSaid } from './levers/reported-load.js';
 import { readPipelineLoad, readShardingNamed } from './levers/load-lever.js';
+
+// HF TrainingArguments that run only evaluation or prediction (LLaMA-Factory's predict configs too): not training.
+const EVAL_ONLY_RUN = /\bdo_(?:predict|eval)\s{0,2}[:=]\s{0,2}["']?true\b/i;
+const TRAIN_RUN = /\bdo_train\s{0,2}[:=]\s{0,2}["']?true\b/i;
 import { formatMiB } from './fixes/arithmetic.js';
 import { classifyShape, extractHostSeries, extractMemorySeries, seriesSettled } from './memory-series.js';
 import { readEvalSettings } from './levers/eval.js';
@@ -203,8 +207,8 @@ export function extractSettings(fullText: string, options: { commandLine?: boole
       text,
     )
   )
-    incident.run.training = true;
-  else incident.run.inferenceSaid = readInferenceSaid(text);
+    incident.run.training = !EVAL_ONLY_RUN.test(text) || TRAIN_RUN.test(text);
+  if (!incident.run.training) incident.run.inferenceSaid = readInferenceSaid(text);
   // A LoRA configuration says adapters; the word alone does not where the paste says the run is a full fine-tune
   // ("full fine-tuning", finetuning_type full, 全参): "have you compared LoRA and fully fine-tuning?" is a question.
   if (readDiffusionPipeline(text) || readPipelineLoad(text)) incident.run.diffusionPipeline = true;
@@ -213,8 +217,8 @@ export function extractSettings(fullText: string, options: { commandLine?: boole
   if (offloaded) incident.run.paramsOffloaded = offloaded;
   if (readCheckpointingOn(text)) incident.run.checkpointingOn = true;
   incident.run.checkpointingWorked = readSettingWorked(text, CHECKPOINTING);
-  // The launch's GPU count for any training run, not only under ZeRO: the static budget shards over them (levers/static-order.ts).
-  if (incident.run.training && incident.distributed.worldSize === undefined) {
+  // The launch's GPU count for any run, not only under ZeRO: the static budget shards over them (levers/static-order.ts), inference splits over them (levers/split-cards.ts).
+  if (incident.distributed.worldSize === undefined) {
     const ranks = worldSize(text);
     if (ranks !== undefined) incident.distributed.worldSize = ranks;
   }

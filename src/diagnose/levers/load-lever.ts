@@ -12,6 +12,7 @@
 // - anything else (inference) keeps holder_weights' order: quantize, a smaller model, split, offload.
 // Patterns are a library's fixed vocabulary, bounded and linear.
 import { whoHoldsMemory } from '../holder.js';
+import { splitOverCards } from './split-cards.js';
 import type { Incident } from '../incident/index.js';
 
 // diffusers' own pipeline classes loaded by from_pretrained (CogView4Pipeline, HunyuanVideoPipeline, AutoPipelineForText2Image).
@@ -45,6 +46,9 @@ const weightsAtLoad = (f: Incident, lever: LoadLever) => whoHoldsMemory(f)?.hold
 
 /** The conditions the rules name (conditions.ts spreads them). */
 export const LOAD_LEVER_CONDITIONS = {
+  // Several GPUs stated and the weights (or this process) fill one outside training (levers/split-cards.ts).
+  split_over_cards: ({ incident }: { incident: Incident }) =>
+    splitOverCards(incident) && ['weights', 'activations', undefined].includes(whoHoldsMemory(incident)?.holder),
   load_pipeline_offload: ({ incident }: { incident: Incident }) => weightsAtLoad(incident, 'pipeline_offload'),
   load_shard_first: ({ incident }: { incident: Incident }) => weightsAtLoad(incident, 'shard_at_load'),
   load_tool_knobs: ({ incident }: { incident: Incident }) => weightsAtLoad(incident, 'tool_knobs'),
