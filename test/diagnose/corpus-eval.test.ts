@@ -81,7 +81,7 @@ GROUPS.push('shm9');
 GROUPS.push('told9');
 // hostgrow9/ (issue 23: host RAM that climbs until the kill, evaluation that fills host RAM; 21 real threads, 5 zh; tuned).
 GROUPS.push('hostgrow9');
-// static10/ (issue 23: loads and inference runs whose weights fill the card, new threads labelled first; 6 real threads, 3 zh; tuned).
+// static10/ (issue 23: loads and inference runs whose weights fill the card, GPU 0 crowded by ranks; new threads labelled first; 9 real, 3 zh; tuned).
 GROUPS.push('static10');
 // The category vocabulary of /work/corpus-format.md (the same as test/fixtures/eval-dev/cases.json).
 const LABELS = new Set([
@@ -539,11 +539,12 @@ describe('expert expectations on real logs', () => {
       strict: 0,
       named: 0.75,
     },
-    // levers/reported-load.ts, load-lever.ts: labelled before running, first run 6/6, 4/6 (named first 2), strict 0; 6/6, 6/6 (5) after.
+    // levers/reported-load.ts, load-lever.ts: labelled before running, first run 6/6, 4/6 (named first 2), strict 0; 6/6, 6/6 (5)
+    // after; 5206-5208 labelled before running: first run 9/9, 7/7 (named first 6), checks 7/9; 9/9, checks 9/9 after.
     {
       group: 'static10',
-      what: '6 logs, 5200-5205: a load or an inference run whose weights fill the card (FSDP, diffusers, 13B on 24 GB), 1 confuser',
-      n: 6,
+      what: '9 logs, 5200-5208: weights that fill the card at the load or in inference, GPU 0 crowded by ranks, 1 confuser',
+      n: 9,
       category: 0.8,
       lever: 0.8,
       strict: 0,

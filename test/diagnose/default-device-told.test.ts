@@ -3,7 +3,7 @@
 // worker and runs out first. Users tell it by what nvidia-smi shows them: "N additional processes on GPU 0", "GPU 0 uses
 // more memory than the other GPUs", "memory on GPU 0 although I do not use it". Those reports get the per-rank device
 // (set_device / map_location), not the batch. Real examples: blind6 3877, 3878 and blind7 3984 (public threads, URLs in
-// their cases.json); the other texts are synthetic variants written from the principle. In process, a few seconds.
+// their cases.json) and static10 5206, 5207 (new threads, labelled before running); the other texts are synthetic variants written from the principle. In process, a few seconds.
 import { describe, expect, it } from 'vitest';
 import { diagnosePaste, firstOfCase } from './corpus-case.js';
 
@@ -15,6 +15,8 @@ describe('extra processes or memory on GPU 0 in a multi-GPU run: each rank or wo
     ['blind6', '3877'],
     ['blind6', '3878'],
     ['blind7', '3984'],
+    ['static10', '5206'],
+    ['static10', '5207'],
   ])('real %s/%s', async (g, n) => {
     const d = await firstOfCase(g, n);
     expect(d?.rule).toBe(RULE);
@@ -30,6 +32,9 @@ describe('extra processes or memory on GPU 0 in a multi-GPU run: each rank or wo
     'GPU 0 uses more memory than the others': 'CUDA out of memory. With 8 cards, GPU 0 uses much more memory than the other GPUs.',
     'first card holds more memory': 'OOM with torchrun: the first GPU takes more memory than the rest.',
     'do not use GPU 0': "RuntimeError: CUDA out of memory. I don't use GPU 0 at all, but there is memory on it from every process.",
+    "other GPUs' processes on GPU 0": 'Training with DDP overflows: processes of the other GPUs also show up on GPU 0.',
+    'GPU 0 has many processes': 'CUDA out of memory. GPU 0 has many processes, one per rank.',
+    'DDP title, GPU 0 uses much more': 'DDP: cuda:0 uses much more memory and runs out of memory first',
     'Chinese, processes on card 0': 'DDP 训练显存不足，0号卡上多了3个进程，其他卡都只有一个。',
     'Chinese, more memory on card 0': '多卡训练爆显存，GPU0 显存比其他卡多很多。',
   };
