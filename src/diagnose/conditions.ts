@@ -22,7 +22,7 @@ import { evalBatchNoGrad, evalBatchSaidFits, evalHfGeneratesBatch, evalPlainGene
 import { workersBlock, workersFirst, workersNotLever } from './levers/workers.js';
 import { sequenceFirst } from './levers/sequence.js';
 import { STACK_LEVER_CONDITIONS } from './levers/stack-levers.js';
-import { LOAD_LEVER_CONDITIONS } from './levers/load-lever.js';
+import { PLACEMENT_CONDITIONS } from './levers/placement.js';
 import { inputSaidLargeFirst, inputSizeFirst, visionAtBatchOne } from './levers/input-size.js';
 import { inputLengthFirst } from './levers/input-length.js';
 import { smallerInputFirst } from './levers/smaller-input.js';
@@ -98,7 +98,7 @@ const keptEvident = (i: Incident) => i.series.keptReference !== undefined || (i.
 
 export const CONDITION_CHECKS: Record<Condition, (e: Evidence) => boolean> = {
   ...STACK_LEVER_CONDITIONS,
-  ...LOAD_LEVER_CONDITIONS,
+  ...PLACEMENT_CONDITIONS,
   fragmented: ({ incident }) => isFragmented(incident),
   not_fragmented: ({ incident }) => !isFragmented(incident),
   absurd_request: ({ incident }) => isAbsurd(incident),

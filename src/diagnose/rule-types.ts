@@ -129,6 +129,7 @@ export const CONDITIONS = [
   'load_shard_first',
   'load_tool_knobs',
   'split_over_cards',
+  'other_gpu_asked',
   'quantize_first_inference',
   'quantize_first_adapter',
   'quantize_not_enough',

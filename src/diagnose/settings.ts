@@ -16,6 +16,7 @@ import { readCheckpointingOn, readDiffusionPipeline, readParamsOffloaded } from 
 import { worldSize, zeroOffloadStated, zeroStage } from './levers/zero.js';
 import { killedLoadingData, killedLoadingModel, readHostRam, TRAIN_PROGRESS } from './levers/host-ram.js';
 import { readReportedHolder } from './levers/reported-holder.js';
+import { readOtherGpuAsked } from './levers/other-gpu.js';
 import { readSequenceLength } from './levers/sequence.js';
 import { isConvKernel } from './levers/stack-levers.js';
 import { readInputSize } from './levers/input-size.js';
@@ -293,7 +294,7 @@ export function extractSettings(fullText: string, options: { commandLine?: boole
   )
     incident.host.killedWhileLoading = true;
   mergeInto(incident, { host: readHostRam(text) });
-  mergeInto(incident, { processes: readReportedHolder(text) });
+  mergeInto(incident, { processes: { ...readReportedHolder(text), otherGpuAsked: readOtherGpuAsked(text) } });
   if (incident.card.statedGpuMemoryMiB === undefined) {
     const gib = knownGpuMemoryGiB(text);
     if (gib !== undefined) incident.card.gpuModelMemoryMiB = gib * 1024;
