@@ -62,8 +62,10 @@ const SMALL_REQUEST = 0.1;
 export function inferenceWeightsFill(f: Incident, mine: number | undefined, total: number | undefined): boolean {
   // A serving tool (vLLM, TGI, web UIs) has its own knobs for what it keeps (conditions.ts inference_tool).
   if (f.run.training === true || f.run.inference === true || f.run.inferenceSaid === undefined || mine === undefined || total === undefined) return false;
-  // A stated batch above 1 (not a tool's default) puts that batch's activations beside the weights.
+  // A stated batch above 1 (not a tool's default) puts that batch's activations beside the weights, and a stated input
+  // size, clip or generation length is the request's own evidence (input-size.ts, input-length.ts, generation-length.ts).
   if (f.run.batch !== undefined && f.run.batchDefaultOf === undefined && f.run.batch > 1) return false;
+  if (f.input.inputSizeSetting !== undefined || f.input.inputLengthSetting !== undefined || f.sequence.generateLenSetting !== undefined) return false;
   if (f.phase.name !== undefined && f.phase.name !== 'load' && f.phase.name !== 'generate') return false;
   const tried = f.figures.triedAllocMiB;
   return mine >= HOLDS_CARD * total && (tried === undefined || tried < SMALL_REQUEST * total);
