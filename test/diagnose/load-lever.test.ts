@@ -2,7 +2,7 @@
 // what the run is. A diffusers pipeline moved whole to the GPU holds every sub-model at once: model CPU offload first. A
 // run that trains every parameter, or shards (FSDP / ZeRO-3), moves the whole model onto each rank's GPU before any
 // sharding: build it sharded first. Inference keeps quantize first. Also: a commented-out setting (`#load_in_4bit=True`)
-// states nothing, and a phase a line says went fine ("模型加载成功") is not the failure's. Real examples: blind6 3835 and
+// states nothing, and a phase a line says went fine ("模型加载成功") is not the failure's. Real examples: blind6 3835, 3841 and
 // static10 5200, 5202, 5204, 5205 (public threads, URLs in their cases.json); every other text is a synthetic variant
 // written from the principle. In process (corpus-case.ts), a few seconds.
 import { describe, expect, it } from 'vitest';
@@ -36,6 +36,15 @@ describe('a load whose weights fill the card opens with the lever of the run it 
     for (const said of ['model is wrapped with FSDP after this', 'deepspeed config: zero_stage: 3', 'fsdp_config: {"fsdp_sharding_strategy": 1}']) {
       expect(first(await diagnosePaste(`${said}\n${frames('model = model.cuda()')}`))).toMatch(SHARD);
     }
+  });
+  it('real blind6/3841: FLUX (already FP8) inference filling 24 GB: offload the idle models first', async () => {
+    expect(first(await firstOfCase('blind6', '3841'))).toMatch(OFFLOAD);
+  });
+  it('synthetic: a diffusion family named in an inference run whose process fills the card', async () => {
+    const oom =
+      'torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 20.00 MiB. GPU 0 has a total capacity of 15.70 GiB of which 5.00 MiB is free. Including non-PyTorch memory, this process has 15.60 GiB memory in use.';
+    for (const family of ['SDXL', 'Stable Diffusion 3.5', 'HunyuanVideo'])
+      expect(first(await diagnosePaste(`python infer.py  # ${family} inference on a 16 GB card\n${oom}`))).toMatch(OFFLOAD);
   });
   it('synthetic control: plain inference keeps quantize first', async () => {
     const d = await diagnosePaste(`python generate.py --prompt hi\n${frames('model = model.cuda()')}`);

@@ -1,5 +1,6 @@
 // Which lever a load that does not fit opens with, by what the run is (issue 23: each phase has its own levers, and a
-// lever needs the evidence it cites). When the weights fill the card while the model is loaded or moved to the GPU:
+// lever needs the evidence it cites). When the weights fill the card while the model is loaded or moved to the GPU (or
+// in a run said to be inference, where the weights are on the card as they are at the load):
 // - a diffusers pipeline (its class by the library's own form, `XxxPipeline.from_pretrained(`, or a known pipeline
 //   family) is several models run one after another; moved whole to the GPU it holds all of them at once, and model CPU
 //   offload keeps only the running one there: offload first;
@@ -15,8 +16,11 @@ import { whoHoldsMemory } from '../holder.js';
 import { splitOverCards } from './split-cards.js';
 import type { Incident } from '../incident/index.js';
 
-// diffusers' own pipeline classes loaded by from_pretrained (CogView4Pipeline, HunyuanVideoPipeline, AutoPipelineForText2Image).
-const DIFFUSERS_PIPELINE_LOAD = /\b(?:[A-Z][A-Za-z0-9]{1,40}Pipeline|AutoPipelineFor[A-Za-z0-9]{1,20})\.from_(?:pretrained|single_file)\(/;
+// diffusers' own pipeline classes loaded by from_pretrained (CogView4Pipeline, HunyuanVideoPipeline, AutoPipelineForText2Image),
+// or a diffusion model family by name (FLUX, SDXL, SD3, Stable Diffusion, HunyuanVideo, CogVideoX, Wan2.x): each is
+// a pipeline of text encoders, a transformer or UNet and a VAE.
+const DIFFUSERS_PIPELINE_LOAD =
+  /\b(?:[A-Z][A-Za-z0-9]{1,40}Pipeline|AutoPipelineFor[A-Za-z0-9]{1,20})\.from_(?:pretrained|single_file)\(|\b(?:FLUX(?:\.1)?|SD-?XL|SD3(?:\.5)?|Stable[ -]Diffusion|HunyuanVideo|CogVideoX|Wan2\.\d)\b/i;
 // The run shards its model across GPUs: FSDP by name or by its own calls and settings, DeepSpeed ZeRO-3.
 const SHARDING_NAMED =
   /\bFSDP\b|\bapply_fsdp\b|\bFullyShardedDataParallel\b|\bfully_shard\(|\bfsdp_(?:config|sharding_strategy|shard_size|transformer_layer_cls_to_wrap)\b|--fsdp\b|\bzero[_-]?3\b|\bzero_stage\s{0,2}[=:]\s{0,2}3\b|\bzero\.Init\(/i;
@@ -34,9 +38,11 @@ export type LoadLever = 'pipeline_offload' | 'shard_at_load' | 'tool_knobs';
 
 /** The lever a load whose weights fill the card opens with, when the run says which; undefined: holder_weights' order. */
 export function loadLever(f: Incident): LoadLever | undefined {
-  if (!atLoad(f)) return undefined;
+  // Said to be inference (reported-load.ts): the weights are on the card as they are at the load.
+  if (!atLoad(f) && f.run.inferenceSaid === undefined) return undefined;
   if (f.run.inference === true && f.run.toolKnobs !== undefined) return 'tool_knobs';
   if (f.run.diffusionPipeline === true && f.run.training !== true) return 'pipeline_offload';
+  if (!atLoad(f)) return undefined;
   if ((f.run.training === true && !f.run.adapterTraining) || f.distributed.shardingNamed === true) return 'shard_at_load';
   return undefined;
 }
