@@ -1,4 +1,4 @@
-// Conditions a rule or fix can require, computed from the facts. Rules name them in YAML (`when: [fragmented]`); keeping the arithmetic here keeps rule files declarative.
+// Conditions a rule or fix can require, computed from the facts; rules name them in YAML (`when: [fragmented]`), so rule files stay declarative.
 import type { Condition } from './rule-types.js';
 import type { Readings } from '../readings/types.js';
 import { whoHoldsMemory } from './holder.js';
@@ -23,6 +23,7 @@ import { EVAL_SET_CONDITIONS } from './levers/eval-over-set.js';
 import { workersBlock, workersFirst, workersNotLever } from './levers/workers.js';
 import { sequenceFirst } from './levers/sequence.js';
 import { STACK_LEVER_CONDITIONS } from './levers/stack-levers.js';
+import { PLACEMENT_CONDITIONS } from './levers/placement.js';
 import { inputSaidLargeFirst, inputSizeFirst, visionAtBatchOne } from './levers/input-size.js';
 import { inputLengthFirst } from './levers/input-length.js';
 import { smallerInputFirst } from './levers/smaller-input.js';
@@ -59,7 +60,6 @@ export interface Evidence {
   incident: Incident;
   readings: Readings;
 }
-
 /** Memory PyTorch's allocator holds but has not handed out: what fragmentation wastes. */
 export function cachedUnusedMiB(f: Incident): number | undefined {
   if (f.figures.reservedUnallocatedMiB !== undefined) return f.figures.reservedUnallocatedMiB;
@@ -94,13 +94,13 @@ const STATIC_HOLDERS = new Set<string | undefined>([undefined, 'activations', 'o
 /** The static budget names `lever` first for full training over the card, and its words are there to quote. */
 const staticFirst = (f: Incident, lever: StaticLever) =>
   staticFullTrainingLever(f) === lever && !oomAfterSteps(f) && f.budget.staticWhy !== undefined && f.budget.shardWhy !== undefined;
-
 const keptEvident = (i: Incident) => i.series.keptReference !== undefined || (i.series.emptiesCache === true && i.series.memoryShape === 'sawtooth_rising');
 
 export const CONDITION_CHECKS: Record<Condition, (e: Evidence) => boolean> = {
   ...STACK_LEVER_CONDITIONS,
   ...EVAL_SET_CONDITIONS,
   ...inputLeverConditions(holder),
+  ...PLACEMENT_CONDITIONS,
   fragmented: ({ incident }) => isFragmented(incident),
   not_fragmented: ({ incident }) => !isFragmented(incident),
   absurd_request: ({ incident }) => isAbsurd(incident),

@@ -30,9 +30,11 @@ import { quantizeWords } from './levers/quantize.js';
 import { ampWords } from './levers/amp.js';
 import { shardWords } from './levers/static-order.js';
 import { servedWeightsWords } from './levers/stack-levers.js';
+import { reportedLoad } from './levers/reported-load.js';
+import { splitWords } from './levers/split-cards.js';
 import { reportedPhase } from './levers/reported-phase.js';
 import { readKeptReference } from './levers/growth.js';
-import { withPhase } from './phase.js';
+import { cutTracebackPhase, withPhase } from './phase.js';
 import { readRendezvous, rendezvousWords } from './rendezvous.js';
 import { lostRankWords, readLostRank } from './lost-rank.js';
 import { orderFirstFailure } from './first-failure.js';
@@ -180,7 +182,10 @@ export function diagnose(raw: string, base: RuleBase, loc?: Locale): DiagnoseRes
     );
     if (MEMORY_HOLDER_CATEGORIES.has(rule.category)) {
       if (stack) withStackFigures(incident, stack);
-      if (incident.phase.name === undefined && incident.phase.oomPhase === undefined) withPhase(incident, saidPhase);
+      // No frame at the error places it: a traceback the paste cut before its error line, else an evaluation sentence, else
+      // (outside training and serving tools) a sentence placing it at the load.
+      if (incident.phase.name === undefined && incident.phase.oomPhase === undefined)
+        withPhase(incident, cutTracebackPhase(log) ?? saidPhase ?? (incident.run.training || tool?.inference ? undefined : reportedLoad(text)));
       // What the report says of an evaluation its frames found (gradients on, the whole set at once) still counts.
       else if (incident.phase.name === 'eval' && saidPhase)
         mergeInto(incident, { eval: { gradsOnStated: saidPhase.gradsOnStated, evalWholeSet: saidPhase.evalWholeSet, evalBatchOne: saidPhase.evalBatchOne } });
@@ -196,6 +201,7 @@ export function diagnose(raw: string, base: RuleBase, loc?: Locale): DiagnoseRes
       budgetWords(incident, loc);
       shardWords(incident, loc);
       servedWeightsWords(incident);
+      splitWords(incident, loc);
       const verdict = whoHoldsMemory(incident, loc);
       if (verdict) {
         incident.holder.verdict = verdict.holder;

@@ -8,6 +8,7 @@
 //                    the allocation failed while the model was being loaded or moved to the GPU
 //   optimizer_state  the allocation failed in the optimizer's step (Adam's state is 2 × fp32 parameters)
 //   activations      this process holds the card: batch × input size is the lever
+import { inferenceWeightsFill } from './levers/reported-load.js';
 import { formatMiB } from './fixes/arithmetic.js';
 import { t, type Locale } from '../core/i18n.js';
 import type { Incident } from './incident/index.js';
@@ -46,7 +47,7 @@ const WRAPPED_COUNTER_MIB = 4 * 2 ** 20;
 const plausible = (mib: number | undefined) => (mib !== undefined && mib < WRAPPED_COUNTER_MIB ? mib : undefined);
 
 /** What this process holds on the device: its own figure, else what its allocator reserved. */
-function thisProcessHolds(f: Incident): number | undefined {
+export function thisProcessHolds(f: Incident): number | undefined {
   // "this process has 0 bytes memory in use" next to GiBs allocated: the driver cannot see it (a container), not zero.
   const own = f.figures.thisProcessMiB === 0 && (f.figures.allocatedMiB ?? 0) > 0 ? undefined : f.figures.thisProcessMiB;
   const allocated = plausible(f.figures.allocatedMiB);
@@ -248,7 +249,7 @@ export function whoHoldsMemory(f: Incident, loc?: Locale): HolderVerdict | undef
       why: t(loc, 'holder.why.load', { size, card: total !== undefined ? t(loc, 'holder.why.card', { total: MiB(total) }) : '' }),
     };
   }
-  if (f.phase.oomPhase === 'optimizer') {
+  if (f.phase.oomPhase === 'optimizer' || f.phase.name === 'optimizer') {
     return {
       holder: 'optimizer_state',
       why: t(loc, 'holder.why.optimizer', { card: total !== undefined ? t(loc, 'holder.why.card', { total: MiB(total) }) : '' }),
@@ -320,6 +321,10 @@ export function whoHoldsMemory(f: Incident, loc?: Locale): HolderVerdict | undef
       };
     }
   }
+  // Outside training, said to be inference: nothing per step accumulates, so most of the card held is the weights.
+  if (inferenceWeightsFill(f, mine, total)) {
+    return { holder: 'weights', why: t(loc, 'holder.why.inferenceWeights', { mine: MiB(mine!), total: MiB(total!), said: f.run.inferenceSaid! }) };
+  }
   if (mine !== undefined && total !== undefined) {
     return {
       holder: 'activations',
@@ -343,6 +348,9 @@ export function whoHoldsMemory(f: Incident, loc?: Locale): HolderVerdict | undef
   return undefined;
 }
 
+/** A TensorFlow allocator limit under this is smaller than any card a model trains on minus its context. */
+const BFC_TINY_LIMIT_MIB = 512;
+
 /**
  * The holder from a non-PyTorch stack's own format: TF/XLA's BFC Stats (InUse against its Limit), what
  * llama.cpp's failed CUDA buffer was for, TGI's prefill warmup, vLLM's zero KV-cache blocks.
@@ -364,6 +372,11 @@ function stackHolder(f: Incident, loc?: Locale): HolderVerdict | undefined {
     figures: { triedAllocMiB: tried },
   } = f;
   if (allocator !== undefined && limit !== undefined && inUse !== undefined && tried !== undefined && inUse + tried > limit) {
+    // TensorFlow sizes its allocator from the memory free when the session starts: a limit far below any card's (and
+    // below a tenth of this one's) means the card was nearly full before this process began.
+    const total = f.figures.totalCapacityMiB ?? f.card.gpuMemoryMiB ?? f.card.statedGpuMemoryMiB;
+    if (limit < BFC_TINY_LIMIT_MIB && (total === undefined || limit < 0.1 * total))
+      return { holder: 'other_processes', why: t(loc, 'holder.why.bfcTinyLimit', { allocator, limit: MiB(limit) }) };
     return {
       holder: 'activations',
       why: t(loc, 'holder.why.bfc', { allocator, inUse: MiB(inUse), limit: MiB(limit), maxInUse: MiB(f.stack.bfcMaxInUseMiB ?? inUse), tried: MiB(tried) }),

@@ -103,6 +103,13 @@ const DTYPES: [RegExp, 'fp32' | 'fp16' | 'bf16' | 'int8' | 'int4'][] = [
     /torch_dtype\s{0,2}[=:]\s{0,2}['"]?(?:torch\.)?(?:float16|half)|--fp16\b(?![ \t=]{1,3}['"]?(?:False|false|no|0)\b)|\bfp16\s{0,2}[=:]\s{0,2}True|dtype\s{0,2}[=:]\s{0,2}['"]?(?:torch\.)?(?:float16|half)\b|--half\b|\.half\(\)|mixed_precision\s{0,2}[=:]\s{0,2}['"]?fp16|precision\s{0,2}[=:]\s{0,2}['"]?16/i,
     'fp16',
   ],
+  // Full precision stated for the weights, after every half-precision form (which decides where both appear): "the
+  // weights are transferred at full precision (fp32)", torch_dtype=torch.float32, and the web UIs' own switches that
+  // load fp32 (Easy Diffusion's FORCE_FULL_PRECISION, AUTOMATIC1111's --no-half, --precision full).
+  [
+    /\b(?:weights?|model|parameters|params|checkpoint|tensors)\b[^\n]{0,60}?\b(?:in|at|as|to)\s{1,3}(?:full\s{1,3}precision|fp32|float32|single\s{1,3}precision)\b|torch_dtype\s{0,2}[=:]\s{0,2}['"]?(?:torch\.)?float32\b|\bFORCE_FULL_PRECISION\s{0,2}=\s{0,2}(?:T|true|1|yes)\b|--no-half\b(?!-)|--precision\s{1,3}full\b/i,
+    'fp32',
+  ],
 ];
 
 // A checkpoint's name says how its weights are stored (issue 23, the memory budget): "-bnb-4bit" (Unsloth), "-4bit",
@@ -135,9 +142,12 @@ export function quantizedNameBits(text: string, paramsB?: number): 4 | 8 | undef
   return undefined;
 }
 
+const COMMENTED_LINE = /^[ \t]{0,40}#[^\n]*$/gm;
+
 /** The dtype the log says the weights or compute use (quantized first: it decides the weights' size). */
 export function weightsDtype(text: string, paramsB?: number): 'fp32' | 'fp16' | 'bf16' | 'int8' | 'int4' | undefined {
-  const head = text.length > 65536 ? text.slice(0, 32768) + text.slice(-32768) : text;
+  // A commented-out line (`#load_in_4bit=True` in code, a YAML or shell comment) states a setting that is off.
+  const head = (text.length > 65536 ? text.slice(0, 32768) + text.slice(-32768) : text).replace(COMMENTED_LINE, '');
   const named = quantizedNameBits(head, paramsB);
   for (const [re, dtype] of DTYPES) {
     if (re.test(head)) return dtype;

@@ -127,6 +127,8 @@ const LOAD_FN =
 const MODULE_FILE = /nn[\\/]modules[\\/]module\.py$/;
 const MODULE_MOVES = /^(?:to|cuda|half|bfloat16|float|type|_apply|convert)$/;
 const CHECKPOINT_FILE = /torch[\\/]serialization\.py$/;
+// transformers' own checkpoint loaders (the Trainer's best-model reload and resume, sharded checkpoints).
+const CHECKPOINT_LOADER_FN = /^(?:load_sharded_checkpoint|_load_best_model|_load_from_checkpoint|_load_rng_state)$/;
 const CHECKPOINT_FN = /^(?:load|_load|_legacy_load|persistent_load|restore_location|default_restore_location|_cuda_deserialize|load_tensor|_deserialize)$/;
 const DATA_FILE = /torch[\\/]utils[\\/]data[\\/]|torch[\\/]multiprocessing[\\/]reductions\.py$/;
 const COLLECTIVE_FN =
@@ -159,7 +161,8 @@ function markerOf(f: Frame): Marker | undefined {
   if (EVAL_GATHER_FN.test(f.fn) && /trainer/.test(f.file)) return 'eval_gather';
   if (TF_EVAL_FN.test(f.fn) && TF_FILE.test(f.file)) return 'eval';
   if (CHECKPOINT_FILE.test(f.file) && CHECKPOINT_FN.test(f.fn)) return 'checkpoint';
-  if (f.fn === 'load_state_dict' || f.fn === '_load_from_state_dict') return 'checkpoint';
+  if (f.fn === 'load_state_dict' || f.fn === '_load_from_state_dict' || CHECKPOINT_LOADER_FN.test(f.fn)) return 'checkpoint';
+  if (f.code && /^(?:[\w.[\], ]{1,60}=\s{0,2})?torch\.load\(/.test(f.code)) return 'checkpoint';
   if (DATA_FILE.test(f.file)) return 'data';
   if (COLLECTIVE_FN.test(f.fn) || (DDP_FILE.test(f.file) && f.fn === '__init__')) return 'collective';
   if (GRAD_MODE_DECORATOR(f)) return undefined;
@@ -290,6 +293,19 @@ function evalLoopOfLine(line: string): PhaseVerdict['evalLoop'] {
   if (/Running (?:Evaluation|Prediction)/.test(line)) return 'hf';
   return LIGHTNING_BAR.test(line) ? 'lightning' : 'plain';
 }
+
+/**
+ * The phase the paste's last traceback shows when the paste cut it before its error line (a failure told in words
+ * above a traceback excerpt): its innermost frames still say what ran.
+ */
+export function cutTracebackPhase(log: LogText): PhaseVerdict | undefined {
+  // Its last frame (an excerpt may start at the frames, without the "Traceback" head): the frames above it, innermost first.
+  for (let l = log.lineCount - 1; l >= 0 && l >= log.lineCount - MAX_TRACEBACK_SCAN; l--) {
+    if (frameOf(log.line(l).slice(0, MAX_LINE))) return phaseFromFrames(tracebackFrames(log, l + 1));
+  }
+  return undefined;
+}
+const MAX_TRACEBACK_SCAN = 2000;
 
 /** The phase of the failure whose message is at `errorLine`, from its traceback, else from the lines just before it. */
 export function failurePhase(log: LogText, errorLine: number): PhaseVerdict | undefined {

@@ -1,6 +1,12 @@
 // Training settings stated anywhere in a paste: command lines, `engine/trainer:` dumps,
 // Namespace(...), dict dumps, HF TrainingArguments. Only the head and tail of a big log are read,
 // where launchers print them, so the cost stays bounded whatever the paste's size.
+import { readInferenceSaid } from './levers/reported-load.js';
+import { readPipelineLoad, readShardingNamed } from './levers/load-lever.js';
+
+// HF TrainingArguments that run only evaluation or prediction (LLaMA-Factory's predict configs too): not training.
+const EVAL_ONLY_RUN = /\bdo_(?:predict|eval)\s{0,2}[:=]\s{0,2}["']?true\b/i;
+const TRAIN_RUN = /\bdo_train\s{0,2}[:=]\s{0,2}["']?true\b/i;
 import { formatMiB } from './fixes/arithmetic.js';
 import { classifyShape, extractHostSeries, extractMemorySeries, seriesSettled } from './memory-series.js';
 import { readEvalSettings } from './levers/eval.js';
@@ -10,6 +16,7 @@ import { readCheckpointingOn, readDiffusionPipeline, readParamsOffloaded } from 
 import { worldSize, zeroOffloadStated, zeroStage } from './levers/zero.js';
 import { killedLoadingData, killedLoadingModel, readHostRam, TRAIN_PROGRESS } from './levers/host-ram.js';
 import { readReportedHolder } from './levers/reported-holder.js';
+import { readOtherGpuAsked } from './levers/other-gpu.js';
 import { readSequenceLength } from './levers/sequence.js';
 import { isConvKernel, lengthAxis } from './levers/stack-levers.js';
 import { readInputSize } from './levers/input-size.js';
@@ -205,16 +212,18 @@ export function extractSettings(fullText: string, options: { commandLine?: boole
       text,
     )
   )
-    incident.run.training = true;
+    incident.run.training = !EVAL_ONLY_RUN.test(text) || TRAIN_RUN.test(text);
+  if (!incident.run.training) incident.run.inferenceSaid = readInferenceSaid(text);
   // A LoRA configuration says adapters; the word alone does not where the paste says the run is a full fine-tune
   // ("full fine-tuning", finetuning_type full, 全参): "have you compared LoRA and fully fine-tuning?" is a question.
-  if (readDiffusionPipeline(text)) incident.run.diffusionPipeline = true;
+  if (readDiffusionPipeline(text) || readPipelineLoad(text)) incident.run.diffusionPipeline = true;
+  if (readShardingNamed(text)) incident.distributed.shardingNamed = true;
   const offloaded = readParamsOffloaded(text);
   if (offloaded) incident.run.paramsOffloaded = offloaded;
   if (readCheckpointingOn(text)) incident.run.checkpointingOn = true;
   incident.run.checkpointingWorked = readSettingWorked(text, CHECKPOINTING);
-  // The launch's GPU count for any training run, not only under ZeRO: the static budget shards over them (levers/static-order.ts).
-  if (incident.run.training && incident.distributed.worldSize === undefined) {
+  // The launch's GPU count for any run, not only under ZeRO: the static budget shards over them (levers/static-order.ts), inference splits over them (levers/split-cards.ts).
+  if (incident.distributed.worldSize === undefined) {
     const ranks = worldSize(text);
     if (ranks !== undefined) incident.distributed.worldSize = ranks;
   }
@@ -289,7 +298,7 @@ export function extractSettings(fullText: string, options: { commandLine?: boole
   )
     incident.host.killedWhileLoading = true;
   mergeInto(incident, { host: { ...readHostRam(text), ...readHostRequest(text) } });
-  mergeInto(incident, { processes: readReportedHolder(text) });
+  mergeInto(incident, { processes: { ...readReportedHolder(text), otherGpuAsked: readOtherGpuAsked(text) } });
   if (incident.card.statedGpuMemoryMiB === undefined) {
     const gib = knownGpuMemoryGiB(text);
     if (gib !== undefined) incident.card.gpuModelMemoryMiB = gib * 1024;

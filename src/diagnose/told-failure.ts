@@ -199,12 +199,12 @@ function toldPhaseWords(clause: string, line: string): Phase | undefined {
   const of = (text: string) => PHASE_WORDS.find(([, words]) => words.test(text))?.[0];
   const own = of(clause);
   if (own) return own;
-  const rest = line
-    .split(CLAUSE_BREAK)
-    .slice(0, MAX_CLAUSES)
-    .filter((c) => c && c !== clause && !WENT_FINE.test(c))
-    .join(' ');
-  return of(rest);
+  const clauses = line.split(CLAUSE_BREAK).slice(0, MAX_CLAUSES);
+  const rest = clauses.filter((c) => c && c !== clause && !WENT_FINE.test(c)).join(' ');
+  // A phase the line says went fine ("模型加载成功", "the model loaded fine") is one the failure came after.
+  const passed = new Set(clauses.filter((c) => c && WENT_FINE.test(c)).map(of));
+  const phase = of(rest);
+  return phase && !passed.has(phase) ? phase : undefined;
 }
 
 type Memory = 'gpu' | 'host' | 'unnamed';

@@ -91,6 +91,8 @@ GROUPS.push('confuse10');
 GROUPS.push('eval10');
 // input10/ (issue 23: one input already too big at batch 1 or none: upscalers' tiles, TF per-sample tensors; new threads, tuned).
 GROUPS.push('input10');
+// static10/ (issue 23: loads and inference runs whose weights fill the card, GPU 0 crowded by ranks; new threads labelled first; 9 real, 3 zh; tuned).
+GROUPS.push('static10');
 // The category vocabulary of /work/corpus-format.md (the same as test/fixtures/eval-dev/cases.json).
 const LABELS = new Set([
   'cuda_oom',
@@ -592,6 +594,17 @@ describe('expert expectations on real logs', () => {
       lever: 0.85,
       strict: 0,
       named: 0.5,
+    },
+    // levers/reported-load.ts, load-lever.ts: labelled before running, first run 6/6, 4/6 (named first 2), strict 0; 6/6, 6/6 (5)
+    // after; 5206-5208 labelled before running: first run 9/9, 7/7 (named first 6), checks 7/9; 9/9, checks 9/9 after.
+    {
+      group: 'static10',
+      what: '9 logs, 5200-5208: weights that fill the card at the load or in inference, GPU 0 crowded by ranks, 1 confuser',
+      n: 9,
+      category: 0.8,
+      lever: 0.8,
+      strict: 0,
+      named: 0.66,
     },
   ];
   it.each(TUNED)('$group/ ($what; tuned): no harmful first fix; floors under the measured level', { timeout: 120_000 }, async (t) => {

@@ -6,6 +6,10 @@ export interface DistributedPart {
   zeroStage?: number;
   /** Data-parallel ranks the launch states (--nproc_per_node, --num_gpus, num_processes, world_size, "8 x A100"); read under ZeRO and for any training run. */
   worldSize?: number;
+  /** GPUs stated beside weights that fill one card, when splitting the model over them is the lever (levers/split-cards.ts). */
+  splitGpus?: string;
+  /** The paste names sharding the model over GPUs (FSDP, ZeRO-3): a load then shards before it moves (levers/load-lever.ts). */
+  shardingNamed?: boolean;
   /** The config offloads optimizer state or parameters to CPU: the GPU's share is then not this arithmetic. */
   zeroOffload?: boolean;
   /** The per-rank arithmetic as the reply quotes it, '' when the log does not size it ({zeroRanksWhy}). */

@@ -23,4 +23,6 @@ export interface ProcessesPart {
   strayContextMiB?: string;
   /** The report's own sentence naming another holder of the GPU ("used by other processes", "被别人占用"), trimmed. */
   reportedHolder?: string;
+  /** The GPU index the report asks to run on instead (levers/other-gpu.ts). */
+  otherGpuAsked?: number;
 }

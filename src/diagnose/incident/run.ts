@@ -9,6 +9,8 @@ export interface RunPart {
   toolKnobs?: string;
   /** A serving tool (vLLM, web UIs): no training batch or AMP to change. */
   inference?: boolean;
+  /** The report's line that says the run is inference (an inference script, "deploy", "use the model"; levers/reported-load.ts). */
+  inferenceSaid?: string;
   batch?: number;
   autobatch?: number;
   /** The batch is the tool's default, not read from the log (its name, for the reply). */
