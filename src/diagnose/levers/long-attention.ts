@@ -4,6 +4,7 @@
 // never stores it. So where the paste states a length of LONG_SEQUENCE tokens or more and no training step runs (a
 // training step is sequence.ts's), at no stated batch above 2, the attention implementation and then the length lead,
 // before the no_grad guess of an evaluation told only in words.
+import { generationLengthFirst } from './generation-length.js';
 import { LONG_SEQUENCE } from './sequence.js';
 import { staticOverCard } from './static-fit.js';
 import type { Incident, PhasePart } from '../incident/index.js';
@@ -17,6 +18,8 @@ export function longAttentionFirst(f: Incident): boolean {
   if (f.sequence.seqLen === undefined || f.sequence.seqLen < LONG_SEQUENCE) return false;
   if (f.run.training === true && f.phase.name !== 'eval') return false;
   if (f.run.inference === true) return false; // a serving tool answers with its own context knobs (generation-length.ts)
+  // A generate() request of that length: its KV cache grows with every token, so the request's length answers (generation-length.ts).
+  if (generationLengthFirst(f)) return false;
   // HF Trainer's evaluation keeps every batch's logits (vocabulary × length): its own gathering levers answer (eval.ts).
   if (f.phase.evalLoop === 'hf' || f.phase.gathersPredictions === true) return false;
   if (f.run.batch !== undefined && f.run.batchDefaultOf === undefined && f.run.batch > SMALL_BATCH) return false;

@@ -19,6 +19,8 @@ const gpusStated = (f: Incident): number | undefined => f.distributed.worldSize 
 /** Outside training, the weights (or this process) fill one card and the stated GPUs would hold them split. */
 export function splitOverCards(f: Incident): boolean {
   if (f.run.training === true || f.phase.name === 'eval' || f.phase.name === 'checkpoint') return false;
+  // Already split by tensor parallelism (vLLM's --tensor-parallel-size above 1): the split is on, its own levers answer.
+  if (f.stack.vllmTp !== undefined && f.stack.vllmTp > 1) return false;
   const n = gpusStated(f);
   const card = cardMiB(f);
   if (n === undefined || n < 2 || card === undefined) return false;
