@@ -176,7 +176,7 @@ export function diagnose(raw: string, base: RuleBase, loc?: Locale): DiagnoseRes
       extractOomFacts(log, rule.category === 'replica_oom' ? withReplicaOom(log, hit.lines) : hit.lines),
       { environment: { detected: environment } },
       environment && !expandableSegmentsAvailable(environment) ? { environment: { expandableWhy: expandableUnavailableWhy(environment) } } : {},
-      toldAccount(told),
+      toldAccount(told, settings.host.hostGrowth !== undefined, told ? log.line(told.line) : ''),
     );
     if (MEMORY_HOLDER_CATEGORIES.has(rule.category)) {
       if (stack) withStackFigures(incident, stack);

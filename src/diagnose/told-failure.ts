@@ -38,6 +38,10 @@ import {
   OUT_OF_MEMORY,
   TOOL_ANY_FAILURE,
   TOOL_GPU_FAILURE,
+  AFTER_RUNNING,
+  NEVER_SETTLES,
+  WITH_RUN_COUNT,
+  climbFromTo,
 } from './told-vocabulary.js';
 
 /** What the report tells: the card or the host ran out, its memory climbs, or the host killed the run. */
@@ -78,11 +82,11 @@ const LOG_LINE =
 // Chinese clauses run on with "，": each is its own claim there ("内存一直在上涨，显存没有变化").
 const CLAUSE_BREAK = /[.!?](?=\s|$)|[。！？；;，]|,?\s{1,3}(?:but|however|although|though|whereas|yet)\s{1,3}/i;
 
-// SUBJECTS. GPU memory first ("GPU RAM" is the card's), then the host's, then memory unnamed.
+// SUBJECTS. GPU memory first ("GPU RAM" is the card's), then the host's (RSS, a process's resident set, is the host's), then memory unnamed.
 const GPU_SUBJECT =
   /\b(?:GPU|CUDA|VRAM|video|graphics(?:\s{1,2}card)?|device|cards?)(?:['\u2018\u2019]s)?\s{0,2}(?:memory|memery|mem|RAM|usage|utili[sz]ation)\b|\bVRAM\b|显存|显卡\s{0,2}(?:内存|占用)|GPU\s{0,2}(?:占用)?\s{0,2}内存|\b(?:GPU|CUDA)\s{0,2}(?:OOM|out[ -]of[ -]memory)\b|\b(?:usage|consumption)\s{1,3}of\s{1,3}(?:the\s{1,3})?(?:GPU|gpu)\s{1,3}memory\b/i;
 const HOST_SUBJECT =
-  /\b(?:RAM|CPU\s{0,2}(?:memory|RAM|OOM)|host\s{0,2}(?:memory|RAM)|system\s{0,2}(?:memory|RAM)|main\s{0,2}memory|physical\s{0,2}memory|swap)\b|(?:^|[^显卡U占\s])\s{0,2}内存/i;
+  /\b(?:RAM|RSS|CPU\s{0,2}(?:memory|RAM|OOM)|host\s{0,2}(?:memory|RAM)|system\s{0,2}(?:memory|RAM)|main\s{0,2}memory|physical\s{0,2}memory|swap)\b|(?:^|[^显卡U占\s])\s{0,2}内存/i;
 // Memory unnamed: the word itself. A bare "OOM" is no subject: the message rules read it told as an event ("I get OOM").
 const ANY_MEMORY = /(?<!\bout[ -]of[ -])\bmemory\b|\bmem\b|\bmemery\b|内存/i;
 // The error's own words told as what the run printed, with no memory named: "提示out of memory", "报错 CUDA out of memory",
@@ -229,7 +233,13 @@ function readClause(clause: string, line: string, pasteMemory: Memory, overTheRu
     ? (FAILS.exec(clause) ?? FAILS_MORE.exec(clause) ?? (CONSEQUENCE.test(line) ? (FULL.exec(clause) ?? FULL_AT_LIMIT.exec(clause)) : null))
     : ERROR_TOLD.exec(clause);
   // A failure told right after the run's own measure ("随着问问题的增多，会出现显存溢出") is a climb over the run.
-  const grows = subject ? (GROWS.exec(clause) ?? (GROWS_WITH_RUN.test(clause) ? INCREASES.exec(clause) : overTheRun ? FAILS.exec(clause) : null)) : null;
+  // Also a climb told with its figures ("from 3GB to 9GB"), against the run's count, or a fill after running a while.
+  const grows = subject
+    ? (GROWS.exec(clause) ??
+      climbFromTo(clause) ??
+      (GROWS_WITH_RUN.test(clause) || WITH_RUN_COUNT.test(clause) ? INCREASES.exec(clause) : overTheRun ? FAILS.exec(clause) : null) ??
+      (AFTER_RUNNING.test(line) ? FULL.exec(clause) : null))
+    : null;
   // A climb told with the kill it ends in ("keeps increasing ... until it is killed"): the climb is the failure and the
   // kill its consequence, which makes the memory the host's (the kernel kills for host RAM).
   const climbToKill = killed !== null && grows !== null && grows.index < killed.index && !KILLED_BY_USER.test(clause);
@@ -262,10 +272,11 @@ function readClause(clause: string, line: string, pasteMemory: Memory, overTheRu
   )
     return 'hedged';
   // A kill is the kernel's answer to the host's memory (a full card raises an error, it does not kill the process).
-  if (climbToKill) return COMES_BACK.test(clause) ? 'denied' : 'host_growth';
+  const comesBack = COMES_BACK.test(clause) && !NEVER_SETTLES.test(clause);
+  if (climbToKill) return comesBack ? 'denied' : 'host_growth';
   if (killed) return KILLED_BY_USER.test(clause) ? 'denied' : 'host_oom';
   const memory = subject === 'unnamed' || subject === undefined ? (DATA_MEMORY.test(clause) ? 'host' : pasteMemory) : subject;
-  if (grows && predicate === grows) return COMES_BACK.test(clause) ? 'denied' : memory === 'host' ? 'host_growth' : 'gpu_growth';
+  if (grows && predicate === grows) return comesBack ? 'denied' : memory === 'host' ? 'host_growth' : 'gpu_growth';
   return memory === 'host' ? 'host_oom' : 'gpu_oom';
 }
 
@@ -316,7 +327,7 @@ export function readToldFailure(log: LogText): ToldReading {
   for (let i = 0; i < lines; i++) {
     const line = log.line(i);
     if (line.length > MAX_LINE || !line.trim() || LOG_LINE.test(line) || isExceptionLine(line)) continue;
-    if (COMES_BACK.test(line) && ANY_MEMORY.test(line + (GPU_SUBJECT.test(line) ? ' memory' : ''))) comesBack = true;
+    if (COMES_BACK.test(line) && !NEVER_SETTLES.test(line) && ANY_MEMORY.test(line + (GPU_SUBJECT.test(line) ? ' memory' : ''))) comesBack = true;
     let affirmed = false;
     let negated = false;
     // A Chinese clause that only sets the run as the measure ("随着训练的进行") carries it to the next clause.
@@ -341,7 +352,9 @@ export function readToldFailure(log: LogText): ToldReading {
         // ran more often than the loop within it that failed: it places no phase.
         const eventOnly = read === 'gpu_oom' && !(GPU_SUBJECT.test(clause) || GPU_SUBJECT_MORE.test(clause) || ANY_MEMORY.test(clause));
         const phase = eventOnly ? undefined : toldPhaseWords(clause, line);
-        const overRun = (read === 'gpu_growth' || read === 'host_growth') && (GROWS_WITH_RUN.test(line) || RUN_COUNT.test(line));
+        const overRun =
+          (read === 'gpu_growth' || read === 'host_growth') &&
+          (GROWS_WITH_RUN.test(line) || RUN_COUNT.test(line) || WITH_RUN_COUNT.test(line) || AFTER_RUNNING.test(line));
         found.push({ kind: read, line: i, clause: quote(clause), ...(phase ? { phase } : {}), ...(overRun ? { overRun: true as const } : {}) });
       }
     }

@@ -14,6 +14,7 @@ import { endsNotMemory, finalError } from './final-error.js';
 import { readToldFailure, type ToldFailure, type ToldKind } from './told-failure.js';
 import type { Incident } from './incident/index.js';
 import { climbOverRun } from './growth-oom.js';
+import { toldClimbTiesWorkers } from './levers/workers.js';
 
 const NOT_FAILURE_TEXT = 'The caller indicates that this is not a failure';
 const ALLOCATOR_NOT_FAILURE = new RegExp(NOT_FAILURE_TEXT);
@@ -71,8 +72,23 @@ const CARD_OOM = new Set<Category>(['cuda_oom', 'fragmentation', 'replica_oom'])
  * What a told account adds to the incident: a host kill told while the data loads is the data held in host RAM; a climb
  * of the card's memory told against the run's measure is a climb over steps (growth-oom.ts reads it).
  */
-export function toldAccount(told: ToldFailure | undefined): { host?: { killedLoadingData: true }; series?: { toldClimb: string } } {
+export function toldAccount(
+  told: ToldFailure | undefined,
+  hostGrowthRead = false,
+  toldLine = '',
+): { host?: { killedLoadingData?: true; hostGrowth?: string; hostGrowthCjk?: true; growthWorkers?: string }; series?: { toldClimb: string } } {
   if (told?.kind === 'host_oom' && told.phase === 'data') return { host: { killedLoadingData: true } };
+  // A host climb the grammar reads where the workers' reader found none ("the memory usage slowly increase as training
+  // progresses", "starts from 0 and increases ... to 6e+4, after which the process is killed"): one account of the
+  // climb for every host lever (levers/workers.ts), not two readers that disagree. A rise while loading is no climb.
+  if (told?.kind === 'host_growth' && !hostGrowthRead && told.phase !== 'load' && told.phase !== 'data')
+    return {
+      host: {
+        hostGrowth: told.clause,
+        ...(/[\u3000-\u9fff\uff00-\uffef]/.test(told.clause) ? { hostGrowthCjk: true as const } : {}),
+        ...(toldClimbTiesWorkers(toldLine) ? { growthWorkers: toldClimbTiesWorkers(toldLine) } : {}),
+      },
+    };
   if (told?.kind === 'gpu_growth' && told.overRun) return { series: { toldClimb: told.clause } };
   return {};
 }

@@ -103,3 +103,50 @@ export const FULL_AT_LIMIT = /\b(?:at|hits?|hit|reach\w{0,3}|to)\s{1,3}100\s{0,2
 export const FORECAST_QUESTION = /会\s{0,2}[^，。？！\n]{0,12}?(?:吗|么|嘛)\s{0,2}[?？]?\s*$/;
 /** The English form, read on the whole line (a clause loses its question mark): a line that asks "Will ... ?". */
 export const FORECAST_QUESTION_LINE = /^\s{0,4}(?:will|would)\b[^\n]{0,160}[?？]\s*$/i;
+
+// ---- A climb told over the run (h1, session 36): the forms real reports use that the grammar missed.
+
+/**
+ * The run's own count as the measure of a climb: "increases with the number of training epochs", "grows with the
+ * count of requests", "with more iterations". Memory that rises with the run's count at constant work is a climb.
+ */
+export const WITH_RUN_COUNT =
+  /\bwith\s{1,3}(?:the\s{1,3})?(?:(?:number|count)\s{1,3}of\s{1,3}|more\s{1,3})(?:\w{2,12}\s{1,3})?(?:epochs|iterations|steps|batches|requests|calls|queries|rounds)\b/i;
+
+/**
+ * A fill told after the run went on for a while ("After running for more than ten minutes, the GPU memory is full",
+ * "after a few hours the RAM is full"): at constant work the run fit at first, so what fills it later was kept.
+ */
+export const AFTER_RUNNING =
+  /\bafter\s{1,3}(?:(?:running|training|serving|streaming|working|inference)\s{1,3}(?:for\s{1,3})?(?:(?:more\s{1,3}than|about|around|over|nearly|almost|a\s{1,3}few|several|some)\s{1,3})?(?:\d{1,5}|an?|one|two|three|five|ten|twenty|thirty)?\s{0,3}(?:minutes?|mins?|hours?|hrs?|days?)|(?:a\s{1,3}(?:while|few\s{1,3}(?:minutes|hours|days))|some\s{1,3}time|(?:several|many)\s{1,3}(?:minutes|hours|days)))\b|(?:运行|跑|训练)了?\s{0,2}(?:一段时间|几个小时|\d{1,4}\s{0,2}(?:分钟|小时))(?:之?后|以后)/i;
+
+/**
+ * A climb told with its figures: "increasing from 3GB to 9GB", "went up from 2.8 GB to 3.9 GB", "starts from 0 and
+ * increases ... to 6e+4". The numbers are compared by climbFromTo: a fall ("6598MB -> 6134MB") is no climb.
+ */
+const NUM = String.raw`(\d{1,7}(?:\.\d{1,3})?(?:e[+]?\d{1,2})?)\s{0,2}(?:[KMGT]i?B|[KMGT]|gigabytes?|megabytes?)?`;
+const CLIMB_WORD = String.raw`(?:increas|grow|grew|ris(?:es|ing|e)|rose|climb|creep|crept|go(?:es|ing)?\s{1,3}up|went\s{1,3}up|jump|went)\w{0,4}`;
+const CLIMB_THEN_FROM = new RegExp(
+  String.raw`\b${CLIMB_WORD}\s{1,3}(?:\w{1,15}\s{1,3}){0,3}?from\s{1,3}(?:about\s{1,3}|around\s{1,3}|~\s?)?${NUM}\s{1,3}(?:\w{1,12}\s{1,3}){0,2}?to\s{1,3}(?:about\s{1,3}|around\s{1,3}|~\s?)?${NUM}`,
+  'i',
+);
+const FROM_THEN_CLIMB = new RegExp(
+  String.raw`\b(?:starts?|started|starting|begins?|began|beginning)\s{1,3}(?:\w{1,12}\s{1,3}){0,2}?(?:from|at)\s{1,3}(?:about\s{1,3}|around\s{1,3})?${NUM}\s{1,3}(?:\w{1,12}\s{1,3}){0,4}?\b${CLIMB_WORD}\b[^\n.;]{0,60}?\bto\s{1,3}(?:about\s{1,3}|around\s{1,3}|~\s?)?${NUM}`,
+  'i',
+);
+
+/** The clause's climb told with two figures, the second above the first (the match, for its place in the clause). */
+export function climbFromTo(clause: string): RegExpExecArray | null {
+  for (const form of [CLIMB_THEN_FROM, FROM_THEN_CLIMB]) {
+    const m = form.exec(clause);
+    if (m && Number(m[2]) > Number(m[1])) return m;
+  }
+  return null;
+}
+
+/**
+ * A settling the report says did not come ("Expect memory to quickly stabilize but it never does", "it never plateaus",
+ * "no sign of it stopping"): the words of a comeback there tell the opposite, a climb.
+ */
+export const NEVER_SETTLES =
+  /\b(?:never|not|n't|no\s{1,3}sign\s{1,3}of\s{1,3}it)\s{1,3}(?:\w{1,12}\s{1,3}){0,2}?(?:stabili[sz]\w{0,3}|plateau\w{0,3}|level\w{0,3}\s{1,3}off|drops?|go(?:es)?\s{1,3}(?:back|down)|stop\w{0,4})\b|\bexpect\w{0,3}\b[^\n]{0,60}?\b(?:stabili[sz]\w{0,3}|plateau\w{0,3}|level\w{0,3}\s{1,3}off)\b[^\n]{0,30}?\bbut\b/i;
