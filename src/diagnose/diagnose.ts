@@ -218,6 +218,8 @@ export function diagnose(raw: string, base: RuleBase, loc?: Locale): DiagnoseRes
         incident.holder.why += t(loc, 'diag.holder.flat', { n: incident.series.memorySeriesMiB.length });
       }
     }
+    // A growth's first fix depends on the stack that keeps it (TensorFlow's graph, PyTorch's tensors): its tool, no knobs.
+    else if (rule.category === 'growing_memory_leak' && tool) incident.run.tool = tool.id;
     const evidence = { incident, readings };
     if (!holds(rule.when, evidence)) continue;
     const fixes = computeFixes(rule.fixes, evidence, loc, command);
