@@ -16,8 +16,6 @@ interface Ranked {
 }
 
 const OOM_CATEGORIES = new Set<Category>(['cuda_oom', 'fragmentation', 'replica_oom']);
-// The rule that answers a climb of the card's memory told in words (knowledge/gpu-memory-growth-reported).
-const TOLD_GROWTH_RULE = /^gpu-memory-growth-reported$/;
 
 /** Whether the growth series reached the card the OOM names (unknown card: the series is the evidence there is). */
 export function growthReachesCard(series: readonly number[], cardMiB: number | undefined): boolean {
@@ -60,16 +58,8 @@ function orderCardGrowthAndOom<T extends Ranked>(ranked: T[]): T[] {
   const leak = ranked[leakAt];
   const oom = ranked[oomAt];
   const series = leak.incident.series.memorySeriesMiB ?? [];
-  // Growth the user reports in words (gpu-memory-growth-reported) has no readings to set against the card: it leads
-  // only where the words measure the climb against the run (climbOverRun: "increases with each epoch", the OOM told
-  // "after several epochs"), which says how the card the OOM names filled; a climb told alone leaves the message first.
-  if (series.length === 0) {
-    if (leakAt < oomAt || !TOLD_GROWTH_RULE.test(leak.rule ?? '') || !climbOverRun(leak.incident)) return ranked;
-    const out = ranked.slice();
-    out[leakAt] = oom;
-    out[oomAt] = leak;
-    return out;
-  }
+  // Growth the user reports in words (gpu-memory-growth-reported) has no readings to set against the card.
+  if (series.length === 0) return ranked;
   const card = oom.incident.figures.totalCapacityMiB ?? oom.incident.card.gpuMemoryMiB ?? oom.incident.card.statedGpuMemoryMiB;
   const leakFirst = growthReachesCard(series, card);
   if (leakFirst === leakAt < oomAt) return ranked;
