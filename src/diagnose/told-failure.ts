@@ -42,6 +42,7 @@ import {
   NEVER_SETTLES,
   WITH_RUN_COUNT,
   climbFromTo,
+  twoReadingsClimb,
 } from './told-vocabulary.js';
 
 /** What the report tells: the card or the host ran out, its memory climbs, or the host killed the run. */
@@ -119,17 +120,17 @@ const CONSEQUENCE =
   /\b(?:stop(?:s|ped|ping)?|crash\w{0,3}|fail\w{0,3}|errors?|die[sd]?|freez\w{0,3}|froze|hang(?:s|ing)?|killed|abort\w{0,3})\b|报错|崩|停止|停了|挂了|卡死|失败|被kill|被杀/i;
 // Growth: the memory climbs over the run.
 const GROWS =
-  /\b(?:keeps?|kept|keeping)\s{1,3}(?:on\s{1,3})?(?:using|taking|consuming|eating|allocating|occupying)\s{1,3}more\b|\b(?:keeps?|kept|keeping|continu\w{0,6}|gradual(?:ly)?|slowly|steadily|constantly|linearly|always)\s{1,3}(?:to\s{1,3}|be\s{1,3}|on\s{1,3})?(?:increas|grow|ris|climb|go(?:es|ing)?\s{1,3}up)\w{0,4}|\b(?:gradual|steady|slow|continuous|constant|linear)\s{1,3}(?:increase|growth|rise|climb|creep)\b|\b(?:higher|bigger|larger|more)\s{1,3}and\s{1,3}(?:higher|bigger|larger|more)\b|\bmemory\s{1,3}leak\w{0,3}\b|\bleak(?:s|ing|ed)?\s{1,3}(?:GPU\s{1,3}|host\s{1,3})?memory\b|(?:一直|持续|不断|逐渐|越来越|慢慢|不停)\s{0,2}(?:在\s{0,2})?(?:增加|增长|上涨|上升|涨|变大|变多|大|多|升高|飙升)|(?:泄漏|泄露)/i;
+  /\b(?:keeps?|kept|keeping)\s{1,3}(?:on\s{1,3})?(?:using|taking|consuming|eating|allocating|occupying)\s{1,3}more\b|\b(?:keeps?|kept|keeping|continu\w{0,6}|gradual(?:ly)?|slowly|steadily|constantly|linearly|always)\s{1,3}(?:to\s{1,3}|be\s{1,3}|on\s{1,3})?(?:increas|grow|ris|climb|go(?:es|ing)?\s{1,3}up)\w{0,4}|\b(?:gradual|steady|slow|continuous|constant|linear)\s{1,3}(?:increase|growth|rise|climb|creep)\b|\b(?:higher|bigger|larger|more)\s{1,3}and\s{1,3}(?:higher|bigger|larger|more)\b|\bmemory\s{1,3}leak\w{0,3}\b|\bleak(?:s|ing|ed)?\s{1,3}(?:GPU\s{1,3}|host\s{1,3})?memory\b|\b(?:upward|rising|increasing|growing)\s{1,3}trend\b|(?:一直|持续|不断|逐渐|越来越|慢慢|不停)\s{0,2}(?:在\s{0,2})?(?:增加|增长|增大|上涨|上升|涨|变大|变多|大|多|升高|飙升)|(?:泄漏|泄露)/i;
 // Growth told with the run as its measure: "increases as epochs increase", "grows over time", "随着训练的进行...增长".
 const GROWS_WITH_RUN =
-  /\b(?:over\s{1,3}time|as\s{1,3}(?:the\s{1,3})?(?:epochs?|iterations?|steps?|training|time)\s{1,3}(?:goes\s{1,3}on|increases?|grows?|advances?|continues|progress\w{0,3}|passes)|(?:(?:after|with|in|at|on|for)\s{1,3})?(?:every|each)\s{1,3}(?:iteration|iter|step|epoch|batch)|epoch\s{1,3}after\s{1,3}epoch|during\s{1,3}(?:the\s{1,3})?training|while\s{1,3}training|per\s{1,3}(?:iteration|iter|step|epoch|batch))\b|随着[^，。\n]{0,24}(?:增加|增多|进行|推移)|(?:每个?|每一)\s{0,2}(?:iter|iteration|step|epoch|batch|轮|次)/i;
+  /\b(?:over\s{1,3}time|as\s{1,3}(?:the\s{1,3})?(?:epochs?|iterations?|steps?|training|time)\s{1,3}(?:goes\s{1,3}on|went\s{1,3}on|increas(?:es|ed|e)|grows?|grew|advance[sd]?|continue[sd]?|progress\w{0,3}|pass(?:es|ed))|(?:(?:after|with|in|at|on|for)\s{1,3})?(?:every|each)\s{1,3}(?:iteration|iter|step|epoch|batch)|epoch\s{1,3}after\s{1,3}epoch|during\s{1,3}(?:the\s{1,3})?training|while\s{1,3}training|per\s{1,3}(?:iteration|iter|step|epoch|batch))\b|随着[^，。\n]{0,24}(?:增加|增多|进行|推移)|(?:每个?|每一)\s{0,2}(?:iter|iteration|step|epoch|batch|轮|次)/i;
 // A count of the run beside the climb: "in the diffusion 1000 iterations", "over 20 epochs", "within 500 steps".
 const RUN_COUNT =
   /\b(?:in|over|within|during|for|after)\s{1,3}(?:the\s{1,3})?(?:\w{1,20}\s{1,3})?\d{1,7}[kK]?\s{1,3}(?:iterations?|iters?|steps?|epochs?|batches)\b|\d{1,7}\s{0,2}个?\s{0,2}(?:epoch|step|iter|轮|次迭代)/i;
 // The run as the measure of a Chinese clause of its own: "随着训练的进行", "随着问问题的增多", "随着epoch的增加".
 const RUN_MEASURE = /随着[^，。\n]{0,24}(?:增加|增多|进行|推移|变长|变多)/;
 const INCREASES =
-  /\b(?:uses?|using|takes?|taking|consumes?|consuming|occup(?:y|ies|ying))\s{1,3}more\b|\b(?:increas\w{0,4}|grow\w{0,4}|grew|ris(?:es|ing)|rose|climb\w{0,4}|goes\s{1,3}up|going\s{1,3}up)\b|增加|增长|上涨|上升|变大|涨/i;
+  /\b(?:uses?|using|takes?|taking|consumes?|consuming|occup(?:y|ies|ying))\s{1,3}more\b|\b(?:increas\w{0,4}|grow\w{0,4}|grew|ris(?:es|ing)|rose|climb\w{0,4}|goes\s{1,3}up|going\s{1,3}up|go(?:es|ing)?\s{1,3}higher|get(?:s|ting)?\s{1,3}higher|escalat\w{0,4}|bump(?:s|ed)?\s{1,3}up)\b|增加|增长|增大|上涨|上升|变大|涨/i;
 // A kill by someone else (the kernel, the OS): passive or by the system; "I killed it" is the user's own act.
 const KILLED =
   /\b(?:was|were|is|are|be|been|being|gets?|got|getting)\s{1,3}(?:\w{2,12}\s{1,3})?killed\b|\bkilled\s{1,3}by\s{1,3}(?:the\s{1,3})?(?:os|kernel|system|oom)|["\u201C]kill["\u201D]\s{1,3}problem|\b(?:memory|RAM)\b[^\n]{0,40}?\band\s{1,3}kills?\s{1,3}(?:the\s{1,3})?(?:job|process|run|training)\b|\b(?:OOM|out[ -]of[ -]memory)[ -]?killer\b|(?:显示|出现|提示|报)了?\s{0,2}["“]?Killed\b|被\s{0,2}(?:kill|killed|杀|杀死|杀掉|系统杀)/i;
@@ -357,6 +358,12 @@ export function readToldFailure(log: LogText): ToldReading {
           (GROWS_WITH_RUN.test(line) || RUN_COUNT.test(line) || WITH_RUN_COUNT.test(line) || AFTER_RUNNING.test(line));
         found.push({ kind: read, line: i, clause: quote(clause), ...(phase ? { phase } : {}), ...(overRun ? { overRun: true as const } : {}) });
       }
+    }
+    // Two readings of the run, the later larger (told-vocabulary.ts twoReadingsClimb), where no clause told the climb.
+    if (!affirmed && !COMES_BACK.test(line) && twoReadingsClimb(line)) {
+      const memory = GPU_SUBJECT.test(line) ? 'gpu' : HOST_SUBJECT.test(line) ? 'host' : ANY_MEMORY.test(line) ? pasteMemory : undefined;
+      if (memory) found.push({ kind: memory === 'host' ? 'host_growth' : 'gpu_growth', line: i, clause: quote(line), overRun: true });
+      if (memory) spoken.add(i);
     }
     if (negated && !affirmed) denied.add(i);
   }

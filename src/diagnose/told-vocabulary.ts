@@ -150,3 +150,28 @@ export function climbFromTo(clause: string): RegExpExecArray | null {
  */
 export const NEVER_SETTLES =
   /\b(?:never|not|n't|no\s{1,3}sign\s{1,3}of\s{1,3}it)\s{1,3}(?:\w{1,12}\s{1,3}){0,2}?(?:stabili[sz]\w{0,3}|plateau\w{0,3}|level\w{0,3}\s{1,3}off|drops?|go(?:es)?\s{1,3}(?:back|down)|stop\w{0,4})\b|\bexpect\w{0,3}\b[^\n]{0,60}?\b(?:stabili[sz]\w{0,3}|plateau\w{0,3}|level\w{0,3}\s{1,3}off)\b[^\n]{0,30}?\bbut\b/i;
+
+/**
+ * Memory told at two points of the run, the later larger: "Initially ... around 19+ GB, but it subsequently escalated to
+ * over 30+ GB", "GPU usage was just 9GB at the beginning, but increasing to 13-14GB later on". A reading marked as the
+ * run's start, and a larger one after it on the same line with a word of rise or of later time. A card's or machine's
+ * size ("a 24GB GPU", "32 GB of RAM") is no reading; "the end of epoch 0" is no start (one step at the first validation).
+ */
+const EARLY_MARK =
+  /\b(?:initially|at\s{1,3}(?:the\s{1,3})?(?:beginning|start)|at\s{1,3}first|in\s{1,3}the\s{1,3}beginning|start(?:s|ed|ing)?\s{1,3}(?:with|at|from)|begins?\s{1,3}(?:with|at))|一开始|刚开始|开始时|起初|最初/gi;
+const READING = /(\d{1,6}(?:\.\d{1,3})?)\+?\s{0,2}(GiB|GB|G|MiB|MB|M)\b(?!\s{0,3}(?:of\s{1,3})?(?:card|GPU|gpu|graphics|RAM|VRAM|memory|disk|SSD))/gi;
+const LATER_RISE =
+  /\b(?:increas\w{0,4}|grow\w{0,4}|grew|ris(?:es|ing|e)|rose|climb\w{0,4}|escalat\w{0,4}|bump\w{0,3}\s{1,3}up|jump\w{0,3}|go(?:es)?\s{1,3}up|went\s{1,3}up|later|subsequently|eventually|afterwards|epoch\s{0,2}[2-9]\d{0,4})\b|后面|后来|之后|增|涨|升/i;
+const toMiB = (n: string, unit: string) => Number(n) * (/^[GT]/i.test(unit) ? 1024 : 1);
+
+/** Whether the line tells the memory at the run's start and a larger reading later (a climb), per the forms above. */
+export function twoReadingsClimb(line: string): boolean {
+  EARLY_MARK.lastIndex = 0;
+  const early = EARLY_MARK.exec(line);
+  if (!early) return false;
+  const readings = [...line.matchAll(READING)].map((m) => ({ at: m.index, mib: toMiB(m[1], m[2]) }));
+  // The start's reading: the nearest one to its mark, within a short reach either side.
+  const near = readings.filter((r) => Math.abs(r.at - early.index) <= 60).sort((a, b) => Math.abs(a.at - early.index) - Math.abs(b.at - early.index))[0];
+  if (!near) return false;
+  return readings.some((r) => r.at > near.at && r.mib > 1.15 * near.mib && LATER_RISE.test(line.slice(near.at, r.at)));
+}

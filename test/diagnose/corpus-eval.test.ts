@@ -81,6 +81,8 @@ GROUPS.push('shm9');
 GROUPS.push('told9');
 // hostgrow9/ (issue 23: host RAM that climbs until the kill, evaluation that fills host RAM; 21 real threads, 5 zh; tuned).
 GROUPS.push('hostgrow9');
+// growth10/ (issue 23: climbs told in figure, epoch and time forms; gunicorn worker kills and a timeout-kill confuser; tuned).
+GROUPS.push('growth10');
 // The category vocabulary of /work/corpus-format.md (the same as test/fixtures/eval-dev/cases.json).
 const LABELS = new Set([
   'cuda_oom',
@@ -433,6 +435,16 @@ describe('expert expectations on real logs', () => {
       n: 29,
       category: 0.85,
       lever: 0.85,
+    },
+    // climbs told in more forms (session 36 h1): first run 1/7 growth threads on the told-climb forms of 65016ec; 6/10, 6/10 after
+    // two readings of the run.
+    {
+      group: 'growth10',
+      what: '10 logs, 5000-5009: climbs told with two readings, epochs, time; host climbs to a kill; gunicorn worker kills, a timeout-kill confuser',
+      n: 10,
+      category: 0.5,
+      lever: 0.5,
+      strict: 0,
     },
     // the growth / OOM boundary (told climbs, runs told before the failure, a running peak that levels off): 22/23, 13/21
     // (named first 11), strict 2 when added; 23/23, 19/21 (19), strict 0 after.

@@ -43,6 +43,42 @@ describe('a climb told with its figures, the run count or a fill after running i
   });
 });
 
+describe("memory told at the run's start and larger later is a climb", () => {
+  it('real: Ultravox server "Initially ... around 19+ GB, but it subsequently escalated to over 30+ GB" (growth10 5006)', async () => {
+    expect((await firstOfCase('growth10', '5006'))?.category).toBe('growing_memory_leak');
+  });
+  it('real: splatter-image "9GB at the beginning, but increasing to 13-14GB later on" (growth10 5005)', async () => {
+    expect((await firstOfCase('growth10', '5005'))?.category).toBe('growing_memory_leak');
+  });
+  it('real: VILLA "As the epoch increased, so did the GPU memory" (growth10 5000)', async () => {
+    expect((await firstOfCase('growth10', '5000'))?.category).toBe('growing_memory_leak');
+  });
+  it('real: HiVT "GPU Memory-Usage goes higher every epoch" (growth10 5001)', async () => {
+    expect((await firstOfCase('growth10', '5001'))?.category).toBe('growing_memory_leak');
+  });
+  it('real: detrex "RAM一直增大" (growth10 5002)', async () => {
+    expect((await firstOfCase('growth10', '5002'))?.category).toBe('growing_memory_leak');
+  });
+
+  // Synthetic: the start marked, a larger reading later on the same line.
+  it.each([
+    ['Question\nAt the start the GPU memory is 5 GB, but after a day it rose to 21 GB.'],
+    ['Question\nInitially the VRAM usage was about 7.5GB, later it went up to 15GB.'],
+    ['问题\n一开始显存占用 6G，后面涨到了 20G'],
+    ['Question\nThe GPU memory usage gets higher with each iteration.'],
+  ])('%j is a growth report (synthetic)', async (text) => {
+    expect((await diagnosePaste(text))?.category).toBe('growing_memory_leak');
+  });
+  it.each([
+    // Smaller later, a card's size, one step at the end of epoch 0 then level: no climb.
+    ['Question\nAt the beginning the GPU memory is 20 GB, later it is 12 GB.'],
+    ['Question\nAt first I used a 12GB GPU, then a 24GB GPU for the same model.'],
+    ['Question\nMemory was ~4GB, and at the end of epoch 0 it increased to ~6GB; afterwards all epochs run at ~6GB.'],
+  ])('%j tells no climb (synthetic)', async (text) => {
+    expect((await diagnosePaste(text))?.category).not.toBe('growing_memory_leak');
+  });
+});
+
 describe('one account of a host climb for every host lever', () => {
   it('real: LightZero, memory "starts from 0 and increases ... to 6e+4, after which the process is killed" (blind6 3813)', async () => {
     const d = await firstOfCase('blind6', '3813');
