@@ -81,7 +81,7 @@ GROUPS.push('shm9');
 GROUPS.push('told9');
 // hostgrow9/ (issue 23: host RAM that climbs until the kill, evaluation that fills host RAM; 21 real threads, 5 zh; tuned).
 GROUPS.push('hostgrow9');
-// growth10/ (issue 23: climbs told in figure, epoch and time forms; gunicorn worker kills and a timeout-kill confuser; tuned).
+// growth10/ (issue 23: climbs told in figure, epoch and time forms; gunicorn worker kills and a timeout-kill confuser; 14 real threads; tuned).
 GROUPS.push('growth10');
 // The category vocabulary of /work/corpus-format.md (the same as test/fixtures/eval-dev/cases.json).
 const LABELS = new Set([
@@ -436,12 +436,12 @@ describe('expert expectations on real logs', () => {
       category: 0.85,
       lever: 0.85,
     },
-    // climbs told in more forms (session 36 h1): first run 1/7 growth threads on the told-climb forms of 65016ec; 6/10, 6/10 after
-    // two readings of the run.
+    // climbs told in more forms (session 36 h1): first run 1/7 growth threads on the told-climb forms of 65016ec; 6/10 after
+    // two readings of the run; gunicorn's worker kills: first run 2/4 new threads (5010-5013); 11/14, 11/14 after.
     {
       group: 'growth10',
-      what: '10 logs, 5000-5009: climbs told with two readings, epochs, time; host climbs to a kill; gunicorn worker kills, a timeout-kill confuser',
-      n: 10,
+      what: '14 logs, 5000-5013: climbs told with two readings, epochs, time; host climbs to a kill; gunicorn worker kills, a timeout-kill confuser',
+      n: 14,
       category: 0.5,
       lever: 0.5,
       strict: 0,
