@@ -91,6 +91,17 @@ describe('one account of a host climb for every host lever', () => {
     expect(d?.fixes[0].summary).toMatch(/tracemalloc/);
     expect(d?.fixes[0].changes.batch).toBeUndefined();
   });
+  it('real: Open-Sora, "训练时内存逐渐变大" then a DataLoader worker killed: the same measure-first fix as a plain kill (blind6 3880)', async () => {
+    const d = await firstOfCase('blind6', '3880');
+    expect(d?.fixes[0].summary).toMatch(/tracemalloc/);
+  });
+  it('a DataLoader worker killed after a told climb: measure first (synthetic)', async () => {
+    const d = await diagnosePaste(
+      'Killed in epoch 9\nHost RAM keeps increasing during training.\nRuntimeError: DataLoader worker (pid 4242) is killed by signal: Killed.',
+    );
+    expect(d?.category).toBe('host_oom_killed');
+    expect(d?.fixes[0].summary).toMatch(/tracemalloc/);
+  });
   it('real: SparseML, RAM fills "especially when using larger number of workers": the workers stay the lever (blind7 3943)', async () => {
     const d = await firstOfCase('blind7', '3943');
     expect(d?.fixes[0].summary).toMatch(/^The report ties the host-RAM climb to the DataLoader workers/);
