@@ -27,6 +27,14 @@ const RULE_OF: Record<ToldKind, string> = {
   host_growth: 'host-ram-growth-reported',
 };
 
+// The categories each told kind is an account of (a climb ends in an OOM or a kill, so it vouches for those too).
+const TOLD_CATEGORIES: Record<ToldKind, Set<Category>> = {
+  gpu_oom: new Set<Category>(['cuda_oom', 'fragmentation', 'replica_oom', 'cudnn_cublas_alloc']),
+  host_oom: new Set<Category>(['host_oom_killed', 'shm_exhausted']),
+  gpu_growth: new Set<Category>(['growing_memory_leak']),
+  host_growth: new Set<Category>(['growing_memory_leak', 'host_oom_killed']),
+};
+
 const MEMORY = new Set<Category>(['cuda_oom', 'fragmentation', 'replica_oom', 'host_oom_killed', 'shm_exhausted', 'growing_memory_leak', 'cudnn_cublas_alloc']);
 
 /**
@@ -39,7 +47,10 @@ export function withToldFailure(log: LogText, base: RuleBase, hits: RuleHit[]): 
   const only = (lines: Set<number>) => (h: RuleHit) => memory(h) && h.lines.length > 0 && h.lines.every((l) => lines.has(l));
   // A memory rule whose only lines are an allocator's retry that succeeded has no failure to answer.
   const retried = notFailureLines(log);
-  const kept = (told ? hits : hits.filter((h) => !only(denied)(h))).filter((h) => !only(retried)(h));
+  // A told failure keeps a rule whose lines only deny one where it tells that rule's kind of failure: a climb told ("GPU
+  // memory keeps increasing") is no account of the OOM a question only fears ("how do I know I won't run out?").
+  const toldKind = (h: RuleHit) => told !== undefined && TOLD_CATEGORIES[told.kind].has(base.rules[h.rule].category);
+  const kept = hits.filter((h) => !only(denied)(h) || toldKind(h)).filter((h) => !only(retried)(h));
   // The paste ends in an exception of another kind: sentences about memory never override its type.
   const last = finalError(log);
   if (last && endsNotMemory(last)) return { hits: kept.filter((h) => !only(spoken)(h)) };

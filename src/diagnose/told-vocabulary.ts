@@ -45,11 +45,12 @@ export const FAILS_ZH = /炸|暴(?:了|掉)|超了|不够用/;
 
 /**
  * A forecast: a failure that may come, not one that came ("a few batches may just make it go OOM", "will it OOM?",
- * "感觉随时都可能爆显存", "会不会爆显存", "担心显存不够"). Read at the end of the words before the predicate. A guess at
+ * "感觉随时都可能爆显存", "会不会爆显存", "担心显存不够", "how do I know I won't run out of GPU memory hours into
+ * training?"). Read at the end of the words before the predicate. A guess at
  * the cause ("might be OOM", "可能是显存不够") is no forecast: a report often guesses at the failure it has.
  */
 export const FORECAST =
-  /(?:\b(?:may|might|could)\s{1,3}(?:just\s{1,3}|easily\s{1,3}|eventually\s{1,3})?(?:make\s{1,3}it\s{1,3})?(?:go|run|hit|cause|trigger|lead\s{1,3}to|end\s{1,3}in)\s{1,3}(?:an?\s{1,3}|the\s{1,3})?(?:CUDA\s{1,3}|GPU\s{1,3})?|\b(?:will|would)\s{1,3}(?:it|this|that|they)\s{1,3}(?:\w{1,10}\s{1,3}){0,2}|\b(?:expect\w{0,3}|afraid|worried|worry|fear\w{0,3})\b[^.?!\n]{0,30}|(?:可能(?!是)|会不会|担心|害怕|恐怕|快要|即将|随时)[^，。？！\n]{0,4}?(?:会|要|就)?\s{0,2}(?:显存|内存|GPU|gpu|显卡)?\s{0,2})$/i;
+  /(?:\b(?:may|might|could)\s{1,3}(?:just\s{1,3}|easily\s{1,3}|eventually\s{1,3})?(?:make\s{1,3}it\s{1,3})?(?:go|run|hit|cause|trigger|lead\s{1,3}to|end\s{1,3}in)\s{1,3}(?:an?\s{1,3}|the\s{1,3})?(?:CUDA\s{1,3}|GPU\s{1,3})?|\b(?:will|would)\s{1,3}(?:it|this|that|they)\s{1,3}(?:\w{1,10}\s{1,3}){0,2}|\b(?:expect\w{0,3}|afraid|worried|worry|fear\w{0,3})\b[^.?!\n]{0,30}|\bhow\s{1,3}(?:do|can|could|would|will)\s{1,3}(?:I|we|you|one)\s{1,3}(?:know|tell|be\s{1,3}sure|predict)\b[^.?!\n]{0,40}|(?:可能(?!是)|会不会|担心|害怕|恐怕|快要|即将|随时)[^，。？！\n]{0,4}?(?:会|要|就)?\s{0,2}(?:显存|内存|GPU|gpu|显卡)?\s{0,2})$/i;
 
 /**
  * An OOM as the object of handling it ("better handle CUDA OOM", "detect OOM batches", "troubleshooting OOM errors", a README's "Addressing OOM",

@@ -127,3 +127,23 @@ describe('one account of a host climb for every host lever', () => {
     expect(d?.fixes[0].summary).not.toMatch(/not the number of DataLoader worker/);
   });
 });
+
+describe('a question that fears a failure tells none, also beside a told climb', () => {
+  it('real: YOLOv8 GPU_mem 2.8 -> 3.9 GB, "how do I know I won\'t run out of GPU memory hours into training?" (blind6 3816)', async () => {
+    const d = await firstOfCase('blind6', '3816');
+    expect(d?.category).toBe('growing_memory_leak');
+    expect(d?.fixes[0].changes.batch).toBeUndefined();
+  });
+  // Synthetic: the fear alone, and beside a climb told in words.
+  it('the fear alone is no failure (synthetic)', async () => {
+    expect(await diagnosePaste("Question\nHow do I know it won't run out of GPU memory on a 12 GB card?")).toBeUndefined();
+  });
+  it('beside a told climb the climb answers, not an OOM (synthetic)', async () => {
+    const d = await diagnosePaste("GPU memory keeps increasing during training\nHow do I know I won't run out of GPU memory after a few days?");
+    expect(d?.category).toBe('growing_memory_leak');
+  });
+  it('an OOM that happened is still told beside the climb (synthetic)', async () => {
+    const d = await diagnosePaste('GPU memory keeps increasing during training\nThen I run out of GPU memory at epoch 40.');
+    expect(d?.category).toMatch(/^(?:growing_memory_leak|cuda_oom)$/);
+  });
+});
