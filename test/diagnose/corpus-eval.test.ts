@@ -81,7 +81,7 @@ GROUPS.push('shm9');
 GROUPS.push('told9');
 // hostgrow9/ (issue 23: host RAM that climbs until the kill, evaluation that fills host RAM; 21 real threads, 5 zh; tuned).
 GROUPS.push('hostgrow9');
-// growth10/ (issue 23: climbs told in figure, epoch and time forms; gunicorn worker kills and a timeout-kill confuser; 14 real threads; tuned).
+// growth10/ (issue 23: climbs told in figure, epoch and time forms; gunicorn worker kills and a timeout-kill confuser; 19 real threads; tuned).
 GROUPS.push('growth10');
 // The category vocabulary of /work/corpus-format.md (the same as test/fixtures/eval-dev/cases.json).
 const LABELS = new Set([
@@ -437,13 +437,14 @@ describe('expert expectations on real logs', () => {
       lever: 0.85,
     },
     // climbs told in more forms (session 36 h1): first run 1/7 growth threads on the told-climb forms of 65016ec; 6/10 after
-    // two readings of the run; gunicorn's worker kills: first run 2/4 new threads (5010-5013); 11/14, 11/14 after.
+    // two readings of the run; gunicorn's worker kills: first run 2/4 new threads (5010-5013); told climbs again: first
+    // run 3/5 new threads (5014-5018); 15/19, 15/19 after.
     {
       group: 'growth10',
-      what: '14 logs, 5000-5013: climbs told with two readings, epochs, time; host climbs to a kill; gunicorn worker kills, a timeout-kill confuser',
-      n: 14,
-      category: 0.5,
-      lever: 0.5,
+      what: '19 logs, 5000-5018: climbs told with two readings, epochs, time; host climbs to a kill; gunicorn worker kills, a timeout-kill confuser',
+      n: 19,
+      category: 0.7,
+      lever: 0.7,
       strict: 0,
     },
     // the growth / OOM boundary (told climbs, runs told before the failure, a running peak that levels off): 22/23, 13/21

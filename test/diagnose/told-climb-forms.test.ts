@@ -66,6 +66,7 @@ describe("memory told at the run's start and larger later is a climb", () => {
     ['Question\nInitially the VRAM usage was about 7.5GB, later it went up to 15GB.'],
     ['问题\n一开始显存占用 6G，后面涨到了 20G'],
     ['Question\nThe GPU memory usage gets higher with each iteration.'],
+    ['Inference question\nDuring inference the memory usage has been increasing, and it will soon exceed the limit.'],
   ])('%j is a growth report (synthetic)', async (text) => {
     expect((await diagnosePaste(text))?.category).toBe('growing_memory_leak');
   });
