@@ -87,19 +87,15 @@ export function toldAccount(
   told: ToldFailure | undefined,
   hostGrowthRead = false,
   toldLine = '',
-): { host?: { killedLoadingData?: true; hostGrowth?: string; hostGrowthCjk?: true; growthWorkers?: string }; series?: { toldClimb: string } } {
+): { host?: { killedLoadingData?: true; hostGrowth?: string; hostGrowthCjk?: true }; series?: { toldClimb: string } } {
   if (told?.kind === 'host_oom' && told.phase === 'data') return { host: { killedLoadingData: true } };
   // A host climb the grammar reads where the workers' reader found none ("the memory usage slowly increase as training
   // progresses", "starts from 0 and increases ... to 6e+4, after which the process is killed"): one account of the
   // climb for every host lever (levers/workers.ts), not two readers that disagree. A rise while loading is no climb.
-  if (told?.kind === 'host_growth' && !hostGrowthRead && told.phase !== 'load' && told.phase !== 'data')
-    return {
-      host: {
-        hostGrowth: told.clause,
-        ...(/[\u3000-\u9fff\uff00-\uffef]/.test(told.clause) ? { hostGrowthCjk: true as const } : {}),
-        ...(toldClimbTiesWorkers(toldLine) ? { growthWorkers: toldClimbTiesWorkers(toldLine) } : {}),
-      },
-    };
+  // A climb told on the line that names the workers' count ("num_workers 为20时候，内存一直慢慢涨上来") leaves the workers'
+  // own reading as it is: their count is the lever that line gives (levers/workers.ts workersFirst).
+  if (told?.kind === 'host_growth' && !hostGrowthRead && told.phase !== 'load' && told.phase !== 'data' && !toldClimbTiesWorkers(toldLine))
+    return { host: { hostGrowth: told.clause, ...(/[\u3000-\u9fff\uff00-\uffef]/.test(told.clause) ? { hostGrowthCjk: true as const } : {}) } };
   if (told?.kind === 'gpu_growth' && told.overRun) return { series: { toldClimb: told.clause } };
   return {};
 }
