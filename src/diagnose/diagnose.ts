@@ -178,7 +178,7 @@ export function diagnose(raw: string, base: RuleBase, loc?: Locale): DiagnoseRes
       extractOomFacts(log, rule.category === 'replica_oom' ? withReplicaOom(log, hit.lines) : hit.lines),
       { environment: { detected: environment } },
       environment && !expandableSegmentsAvailable(environment) ? { environment: { expandableWhy: expandableUnavailableWhy(environment) } } : {},
-      toldAccount(told),
+      toldAccount(told, settings.host.hostGrowth !== undefined, told ? log.line(told.line) : ''),
     );
     if (MEMORY_HOLDER_CATEGORIES.has(rule.category)) {
       if (stack) withStackFigures(incident, stack);
@@ -224,6 +224,8 @@ export function diagnose(raw: string, base: RuleBase, loc?: Locale): DiagnoseRes
         incident.holder.why += t(loc, 'diag.holder.flat', { n: incident.series.memorySeriesMiB.length });
       }
     }
+    // A growth's first fix depends on the stack that keeps it (TensorFlow's graph, PyTorch's tensors): its tool, no knobs.
+    else if (rule.category === 'growing_memory_leak' && tool) incident.run.tool = tool.id;
     const evidence = { incident, readings };
     if (!holds(rule.when, evidence)) continue;
     const fixes = computeFixes(rule.fixes, evidence, loc, command);

@@ -38,6 +38,11 @@ import {
   OUT_OF_MEMORY,
   TOOL_ANY_FAILURE,
   TOOL_GPU_FAILURE,
+  AFTER_RUNNING,
+  NEVER_SETTLES,
+  WITH_RUN_COUNT,
+  climbFromTo,
+  twoReadingsClimb,
 } from './told-vocabulary.js';
 
 /** What the report tells: the card or the host ran out, its memory climbs, or the host killed the run. */
@@ -85,11 +90,11 @@ const FRAMEWORK_MESSAGE =
 // Chinese clauses run on with "，": each is its own claim there ("内存一直在上涨，显存没有变化").
 const CLAUSE_BREAK = /[.!?](?=\s|$)|[。！？；;，]|,?\s{1,3}(?:but|however|although|though|whereas|yet)\s{1,3}/i;
 
-// SUBJECTS. GPU memory first ("GPU RAM" is the card's), then the host's, then memory unnamed.
+// SUBJECTS. GPU memory first ("GPU RAM" is the card's), then the host's (RSS, a process's resident set, is the host's), then memory unnamed.
 const GPU_SUBJECT =
   /\b(?:GPU|CUDA|VRAM|video|graphics(?:\s{1,2}card)?|device|cards?)(?:['\u2018\u2019]s)?\s{0,2}(?:memory|memery|mem|RAM|usage|utili[sz]ation)\b|\bVRAM\b|显存|显卡\s{0,2}(?:内存|占用)|GPU\s{0,2}(?:占用)?\s{0,2}内存|\b(?:GPU|CUDA)\s{0,2}(?:OOM|out[ -]of[ -]memory)\b|\b(?:usage|consumption)\s{1,3}of\s{1,3}(?:the\s{1,3})?(?:GPU|gpu)\s{1,3}memory\b/i;
 const HOST_SUBJECT =
-  /\b(?:RAM|CPU\s{0,2}(?:memory|RAM|OOM)|host\s{0,2}(?:memory|RAM)|system\s{0,2}(?:memory|RAM)|main\s{0,2}memory|physical\s{0,2}memory|swap)\b|(?:^|[^显卡U占\s])\s{0,2}内存/i;
+  /\b(?:RAM|RSS|CPU\s{0,2}(?:memory|RAM|OOM)|host\s{0,2}(?:memory|RAM)|system\s{0,2}(?:memory|RAM)|main\s{0,2}memory|physical\s{0,2}memory|swap)\b|(?:^|[^显卡U占\s])\s{0,2}内存/i;
 // Memory unnamed: the word itself. A bare "OOM" is no subject: the message rules read it told as an event ("I get OOM").
 const ANY_MEMORY = /(?<!\bout[ -]of[ -])\bmemory\b|\bmem\b|\bmemery\b|内存/i;
 // The error's own words told as what the run printed, with no memory named: "提示out of memory", "报错 CUDA out of memory",
@@ -122,17 +127,17 @@ const CONSEQUENCE =
   /\b(?:stop(?:s|ped|ping)?|crash\w{0,3}|fail\w{0,3}|errors?|die[sd]?|freez\w{0,3}|froze|hang(?:s|ing)?|killed|abort\w{0,3})\b|报错|崩|停止|停了|挂了|卡死|失败|被kill|被杀/i;
 // Growth: the memory climbs over the run.
 const GROWS =
-  /\b(?:keeps?|kept|keeping)\s{1,3}(?:on\s{1,3})?(?:using|taking|consuming|eating|allocating|occupying)\s{1,3}more\b|\b(?:keeps?|kept|keeping|continu\w{0,6}|gradual(?:ly)?|slowly|steadily|constantly|linearly|always)\s{1,3}(?:to\s{1,3}|be\s{1,3}|on\s{1,3})?(?:increas|grow|ris|climb|go(?:es|ing)?\s{1,3}up)\w{0,4}|\b(?:gradual|steady|slow|continuous|constant|linear)\s{1,3}(?:increase|growth|rise|climb|creep)\b|\b(?:higher|bigger|larger|more)\s{1,3}and\s{1,3}(?:higher|bigger|larger|more)\b|\bmemory\s{1,3}leak\w{0,3}\b|\bleak(?:s|ing|ed)?\s{1,3}(?:GPU\s{1,3}|host\s{1,3})?memory\b|(?:一直|持续|不断|逐渐|越来越|慢慢|不停)\s{0,2}(?:在\s{0,2})?(?:增加|增长|上涨|上升|涨|变大|变多|大|多|升高|飙升)|(?:泄漏|泄露)/i;
+  /\b(?:keeps?|kept|keeping)\s{1,3}(?:on\s{1,3})?(?:using|taking|consuming|eating|allocating|occupying)\s{1,3}more\b|\b(?:keeps?|kept|keeping|continu\w{0,6}|gradual(?:ly)?|slowly|steadily|constantly|linearly|always)\s{1,3}(?:to\s{1,3}|be\s{1,3}|on\s{1,3})?(?:increas|grow|ris|climb|go(?:es|ing)?\s{1,3}up)\w{0,4}|\b(?:gradual|steady|slow|continuous|constant|linear)\s{1,3}(?:increase|growth|rise|climb|creep)\b|\b(?:higher|bigger|larger|more)\s{1,3}and\s{1,3}(?:higher|bigger|larger|more)\b|\bmemory\s{1,3}leak\w{0,3}\b|\bleak(?:s|ing|ed)?\s{1,3}(?:GPU\s{1,3}|host\s{1,3})?memory\b|\b(?:upward|rising|increasing|growing)\s{1,3}trend\b|\b(?:has|have)\s{1,3}been\s{1,3}(?:steadily\s{1,3}|constantly\s{1,3})?(?:increasing|growing|rising|climbing)\b|(?:一直|持续|不断|逐渐|越来越|慢慢|不停)\s{0,2}(?:在\s{0,2})?(?:增加|增长|增大|上涨|上升|涨|变大|变多|大|多|升高|飙升)|(?:泄漏|泄露)/i;
 // Growth told with the run as its measure: "increases as epochs increase", "grows over time", "随着训练的进行...增长".
 const GROWS_WITH_RUN =
-  /\b(?:over\s{1,3}time|as\s{1,3}(?:the\s{1,3})?(?:epochs?|iterations?|steps?|training|time)\s{1,3}(?:goes\s{1,3}on|increases?|grows?|advances?|continues|progress\w{0,3}|passes)|(?:(?:after|with|in|at|on|for)\s{1,3})?(?:every|each)\s{1,3}(?:iteration|iter|step|epoch|batch)|epoch\s{1,3}after\s{1,3}epoch|during\s{1,3}(?:the\s{1,3})?training|while\s{1,3}training|per\s{1,3}(?:iteration|iter|step|epoch|batch))\b|随着[^，。\n]{0,24}(?:增加|增多|进行|推移)|(?:每个?|每一)\s{0,2}(?:iter|iteration|step|epoch|batch|轮|次)/i;
+  /\b(?:over\s{1,3}time|as\s{1,3}(?:the\s{1,3})?(?:epochs?|iterations?|steps?|training|time)\s{1,3}(?:goes\s{1,3}on|went\s{1,3}on|increas(?:es|ed|e)|grows?|grew|advance[sd]?|continue[sd]?|progress\w{0,3}|pass(?:es|ed))|(?:(?:after|with|in|at|on|for)\s{1,3})?(?:every|each)\s{1,3}(?:iteration|iter|step|epoch|batch)|epoch\s{1,3}after\s{1,3}epoch|during\s{1,3}(?:the\s{1,3})?training|while\s{1,3}training|per\s{1,3}(?:iteration|iter|step|epoch|batch))\b|随着[^，。\n]{0,24}(?:增加|增多|进行|推移)|(?:每个?|每一)\s{0,2}(?:iter|iteration|step|epoch|batch|轮|次)/i;
 // A count of the run beside the climb: "in the diffusion 1000 iterations", "over 20 epochs", "within 500 steps".
 const RUN_COUNT =
   /\b(?:in|over|within|during|for|after)\s{1,3}(?:the\s{1,3})?(?:\w{1,20}\s{1,3})?\d{1,7}[kK]?\s{1,3}(?:iterations?|iters?|steps?|epochs?|batches)\b|\d{1,7}\s{0,2}个?\s{0,2}(?:epoch|step|iter|轮|次迭代)/i;
 // The run as the measure of a Chinese clause of its own: "随着训练的进行", "随着问问题的增多", "随着epoch的增加".
 const RUN_MEASURE = /随着[^，。\n]{0,24}(?:增加|增多|进行|推移|变长|变多)/;
 const INCREASES =
-  /\b(?:uses?|using|takes?|taking|consumes?|consuming|occup(?:y|ies|ying))\s{1,3}more\b|\b(?:increas\w{0,4}|grow\w{0,4}|grew|ris(?:es|ing)|rose|climb\w{0,4}|goes\s{1,3}up|going\s{1,3}up)\b|增加|增长|上涨|上升|变大|涨/i;
+  /\b(?:uses?|using|takes?|taking|consumes?|consuming|occup(?:y|ies|ying))\s{1,3}more\b|\b(?:increas\w{0,4}|grow\w{0,4}|grew|ris(?:es|ing)|rose|climb\w{0,4}|goes\s{1,3}up|going\s{1,3}up|go(?:es|ing)?\s{1,3}higher|get(?:s|ting)?\s{1,3}higher|escalat\w{0,4}|bump(?:s|ed)?\s{1,3}up)\b|增加|增长|增大|上涨|上升|变大|涨/i;
 // A kill by someone else (the kernel, the OS): passive or by the system; "I killed it" is the user's own act.
 const KILLED =
   /\b(?:was|were|is|are|be|been|being|gets?|got|getting)\s{1,3}(?:\w{2,12}\s{1,3})?killed\b|\bkilled\s{1,3}by\s{1,3}(?:the\s{1,3})?(?:os|kernel|system|oom)|["\u201C]kill["\u201D]\s{1,3}problem|\b(?:memory|RAM)\b[^\n]{0,40}?\band\s{1,3}kills?\s{1,3}(?:the\s{1,3})?(?:job|process|run|training)\b|\b(?:OOM|out[ -]of[ -]memory)[ -]?killer\b|(?:显示|出现|提示|报)了?\s{0,2}["“]?Killed\b|被\s{0,2}(?:kill|killed|杀|杀死|杀掉|系统杀)/i;
@@ -239,7 +244,13 @@ function readClause(clause: string, line: string, pasteMemory: Memory, overTheRu
     ? (FAILS.exec(clause) ?? FAILS_MORE.exec(clause) ?? (CONSEQUENCE.test(line) ? (FULL.exec(clause) ?? FULL_AT_LIMIT.exec(clause)) : null))
     : ERROR_TOLD.exec(clause);
   // A failure told right after the run's own measure ("随着问问题的增多，会出现显存溢出") is a climb over the run.
-  const grows = subject ? (GROWS.exec(clause) ?? (GROWS_WITH_RUN.test(clause) ? INCREASES.exec(clause) : overTheRun ? FAILS.exec(clause) : null)) : null;
+  // Also a climb told with its figures ("from 3GB to 9GB"), against the run's count, or a fill after running a while.
+  const grows = subject
+    ? (GROWS.exec(clause) ??
+      climbFromTo(clause) ??
+      (GROWS_WITH_RUN.test(clause) || WITH_RUN_COUNT.test(clause) ? INCREASES.exec(clause) : overTheRun ? FAILS.exec(clause) : null) ??
+      (AFTER_RUNNING.test(line) ? FULL.exec(clause) : null))
+    : null;
   // A climb told with the kill it ends in ("keeps increasing ... until it is killed"): the climb is the failure and the
   // kill its consequence, which makes the memory the host's (the kernel kills for host RAM).
   const climbToKill = killed !== null && grows !== null && grows.index < killed.index && !KILLED_BY_USER.test(clause);
@@ -272,10 +283,11 @@ function readClause(clause: string, line: string, pasteMemory: Memory, overTheRu
   )
     return 'hedged';
   // A kill is the kernel's answer to the host's memory (a full card raises an error, it does not kill the process).
-  if (climbToKill) return COMES_BACK.test(clause) ? 'denied' : 'host_growth';
+  const comesBack = COMES_BACK.test(clause) && !NEVER_SETTLES.test(clause);
+  if (climbToKill) return comesBack ? 'denied' : 'host_growth';
   if (killed) return KILLED_BY_USER.test(clause) ? 'denied' : 'host_oom';
   const memory = subject === 'unnamed' || subject === undefined ? (DATA_MEMORY.test(clause) ? 'host' : pasteMemory) : subject;
-  if (grows && predicate === grows) return COMES_BACK.test(clause) ? 'denied' : memory === 'host' ? 'host_growth' : 'gpu_growth';
+  if (grows && predicate === grows) return comesBack ? 'denied' : memory === 'host' ? 'host_growth' : 'gpu_growth';
   return memory === 'host' ? 'host_oom' : 'gpu_oom';
 }
 
@@ -326,7 +338,7 @@ export function readToldFailure(log: LogText): ToldReading {
   for (let i = 0; i < lines; i++) {
     const line = log.line(i);
     if (line.length > MAX_LINE || !line.trim() || LOG_LINE.test(line) || isExceptionLine(line) || FRAMEWORK_MESSAGE.test(line)) continue;
-    if (COMES_BACK.test(line) && ANY_MEMORY.test(line + (GPU_SUBJECT.test(line) ? ' memory' : ''))) comesBack = true;
+    if (COMES_BACK.test(line) && !NEVER_SETTLES.test(line) && ANY_MEMORY.test(line + (GPU_SUBJECT.test(line) ? ' memory' : ''))) comesBack = true;
     let affirmed = false;
     let negated = false;
     // A Chinese clause that only sets the run as the measure ("随着训练的进行") carries it to the next clause.
@@ -351,9 +363,17 @@ export function readToldFailure(log: LogText): ToldReading {
         // ran more often than the loop within it that failed: it places no phase.
         const eventOnly = read === 'gpu_oom' && !(GPU_SUBJECT.test(clause) || GPU_SUBJECT_MORE.test(clause) || ANY_MEMORY.test(clause));
         const phase = eventOnly ? undefined : toldPhaseWords(clause, line);
-        const overRun = (read === 'gpu_growth' || read === 'host_growth') && (GROWS_WITH_RUN.test(line) || RUN_COUNT.test(line));
+        const overRun =
+          (read === 'gpu_growth' || read === 'host_growth') &&
+          (GROWS_WITH_RUN.test(line) || RUN_COUNT.test(line) || WITH_RUN_COUNT.test(line) || AFTER_RUNNING.test(line));
         found.push({ kind: read, line: i, clause: quote(clause), ...(phase ? { phase } : {}), ...(overRun ? { overRun: true as const } : {}) });
       }
+    }
+    // Two readings of the run, the later larger (told-vocabulary.ts twoReadingsClimb), where no clause told the climb.
+    if (!affirmed && !COMES_BACK.test(line) && twoReadingsClimb(line)) {
+      const memory = GPU_SUBJECT.test(line) ? 'gpu' : HOST_SUBJECT.test(line) ? 'host' : ANY_MEMORY.test(line) ? pasteMemory : undefined;
+      if (memory) found.push({ kind: memory === 'host' ? 'host_growth' : 'gpu_growth', line: i, clause: quote(line), overRun: true });
+      if (memory) spoken.add(i);
     }
     if (negated && !affirmed) denied.add(i);
   }

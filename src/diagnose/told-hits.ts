@@ -14,6 +14,7 @@ import { endsNotMemory, finalError } from './final-error.js';
 import { readToldFailure, type ToldFailure, type ToldKind } from './told-failure.js';
 import type { Incident } from './incident/index.js';
 import { climbOverRun } from './growth-oom.js';
+import { toldClimbTiesWorkers } from './levers/workers.js';
 
 const NOT_FAILURE_TEXT = 'The caller indicates that this is not a failure';
 const ALLOCATOR_NOT_FAILURE = new RegExp(NOT_FAILURE_TEXT);
@@ -24,6 +25,14 @@ const RULE_OF: Record<ToldKind, string> = {
   host_oom: 'host-oom-reported-in-words',
   gpu_growth: 'gpu-memory-growth-reported',
   host_growth: 'host-ram-growth-reported',
+};
+
+// The categories each told kind is an account of (a climb ends in an OOM or a kill, so it vouches for those too).
+const TOLD_CATEGORIES: Record<ToldKind, Set<Category>> = {
+  gpu_oom: new Set<Category>(['cuda_oom', 'fragmentation', 'replica_oom', 'cudnn_cublas_alloc']),
+  host_oom: new Set<Category>(['host_oom_killed', 'shm_exhausted']),
+  gpu_growth: new Set<Category>(['growing_memory_leak']),
+  host_growth: new Set<Category>(['growing_memory_leak', 'host_oom_killed']),
 };
 
 const MEMORY = new Set<Category>(['cuda_oom', 'fragmentation', 'replica_oom', 'host_oom_killed', 'shm_exhausted', 'growing_memory_leak', 'cudnn_cublas_alloc']);
@@ -38,7 +47,10 @@ export function withToldFailure(log: LogText, base: RuleBase, hits: RuleHit[]): 
   const only = (lines: Set<number>) => (h: RuleHit) => memory(h) && h.lines.length > 0 && h.lines.every((l) => lines.has(l));
   // A memory rule whose only lines are an allocator's retry that succeeded has no failure to answer.
   const retried = notFailureLines(log);
-  const kept = (told ? hits : hits.filter((h) => !only(denied)(h))).filter((h) => !only(retried)(h));
+  // A told failure keeps a rule whose lines only deny one where it tells that rule's kind of failure: a climb told ("GPU
+  // memory keeps increasing") is no account of the OOM a question only fears ("how do I know I won't run out?").
+  const toldKind = (h: RuleHit) => told !== undefined && TOLD_CATEGORIES[told.kind].has(base.rules[h.rule].category);
+  const kept = hits.filter((h) => !only(denied)(h) || toldKind(h)).filter((h) => !only(retried)(h));
   // The paste ends in an exception of another kind: sentences about memory never override its type.
   const last = finalError(log);
   if (last && endsNotMemory(last)) return { hits: kept.filter((h) => !only(spoken)(h)) };
@@ -71,8 +83,19 @@ const CARD_OOM = new Set<Category>(['cuda_oom', 'fragmentation', 'replica_oom'])
  * What a told account adds to the incident: a host kill told while the data loads is the data held in host RAM; a climb
  * of the card's memory told against the run's measure is a climb over steps (growth-oom.ts reads it).
  */
-export function toldAccount(told: ToldFailure | undefined): { host?: { killedLoadingData: true }; series?: { toldClimb: string } } {
+export function toldAccount(
+  told: ToldFailure | undefined,
+  hostGrowthRead = false,
+  toldLine = '',
+): { host?: { killedLoadingData?: true; hostGrowth?: string; hostGrowthCjk?: true }; series?: { toldClimb: string } } {
   if (told?.kind === 'host_oom' && told.phase === 'data') return { host: { killedLoadingData: true } };
+  // A host climb the grammar reads where the workers' reader found none ("the memory usage slowly increase as training
+  // progresses", "starts from 0 and increases ... to 6e+4, after which the process is killed"): one account of the
+  // climb for every host lever (levers/workers.ts), not two readers that disagree. A rise while loading is no climb.
+  // A climb told on the line that names the workers' count ("num_workers 为20时候，内存一直慢慢涨上来") leaves the workers'
+  // own reading as it is: their count is the lever that line gives (levers/workers.ts workersFirst).
+  if (told?.kind === 'host_growth' && !hostGrowthRead && told.phase !== 'load' && told.phase !== 'data' && !toldClimbTiesWorkers(toldLine))
+    return { host: { hostGrowth: told.clause, ...(/[\u3000-\u9fff\uff00-\uffef]/.test(told.clause) ? { hostGrowthCjk: true as const } : {}) } };
   if (told?.kind === 'gpu_growth' && told.overRun) return { series: { toldClimb: told.clause } };
   return {};
 }

@@ -45,11 +45,12 @@ export const FAILS_ZH = /炸|暴(?:了|掉)|超了|不够用/;
 
 /**
  * A forecast: a failure that may come, not one that came ("a few batches may just make it go OOM", "will it OOM?",
- * "感觉随时都可能爆显存", "会不会爆显存", "担心显存不够"). Read at the end of the words before the predicate. A guess at
+ * "感觉随时都可能爆显存", "会不会爆显存", "担心显存不够", "how do I know I won't run out of GPU memory hours into
+ * training?"). Read at the end of the words before the predicate. A guess at
  * the cause ("might be OOM", "可能是显存不够") is no forecast: a report often guesses at the failure it has.
  */
 export const FORECAST =
-  /(?:\b(?:may|might|could)\s{1,3}(?:just\s{1,3}|easily\s{1,3}|eventually\s{1,3})?(?:make\s{1,3}it\s{1,3})?(?:go|run|hit|cause|trigger|lead\s{1,3}to|end\s{1,3}in)\s{1,3}(?:an?\s{1,3}|the\s{1,3})?(?:CUDA\s{1,3}|GPU\s{1,3})?|\b(?:will|would)\s{1,3}(?:it|this|that|they)\s{1,3}(?:\w{1,10}\s{1,3}){0,2}|\b(?:expect\w{0,3}|afraid|worried|worry|fear\w{0,3})\b[^.?!\n]{0,30}|(?:可能(?!是)|会不会|担心|害怕|恐怕|快要|即将|随时)[^，。？！\n]{0,4}?(?:会|要|就)?\s{0,2}(?:显存|内存|GPU|gpu|显卡)?\s{0,2})$/i;
+  /(?:\b(?:may|might|could)\s{1,3}(?:just\s{1,3}|easily\s{1,3}|eventually\s{1,3})?(?:make\s{1,3}it\s{1,3})?(?:go|run|hit|cause|trigger|lead\s{1,3}to|end\s{1,3}in)\s{1,3}(?:an?\s{1,3}|the\s{1,3})?(?:CUDA\s{1,3}|GPU\s{1,3})?|\b(?:will|would)\s{1,3}(?:it|this|that|they)\s{1,3}(?:\w{1,10}\s{1,3}){0,2}|\b(?:expect\w{0,3}|afraid|worried|worry|fear\w{0,3})\b[^.?!\n]{0,30}|\bhow\s{1,3}(?:do|can|could|would|will)\s{1,3}(?:I|we|you|one)\s{1,3}(?:know|tell|be\s{1,3}sure|predict)\b[^.?!\n]{0,40}|(?:可能(?!是)|会不会|担心|害怕|恐怕|快要|即将|随时)[^，。？！\n]{0,4}?(?:会|要|就)?\s{0,2}(?:显存|内存|GPU|gpu|显卡)?\s{0,2})$/i;
 
 /**
  * An OOM as the object of handling it ("better handle CUDA OOM", "detect OOM batches", "troubleshooting OOM errors", a README's "Addressing OOM",
@@ -103,3 +104,75 @@ export const FULL_AT_LIMIT = /\b(?:at|hits?|hit|reach\w{0,3}|to)\s{1,3}100\s{0,2
 export const FORECAST_QUESTION = /会\s{0,2}[^，。？！\n]{0,12}?(?:吗|么|嘛)\s{0,2}[?？]?\s*$/;
 /** The English form, read on the whole line (a clause loses its question mark): a line that asks "Will ... ?". */
 export const FORECAST_QUESTION_LINE = /^\s{0,4}(?:will|would)\b[^\n]{0,160}[?？]\s*$/i;
+
+// ---- A climb told over the run (h1, session 36): the forms real reports use that the grammar missed.
+
+/**
+ * The run's own count as the measure of a climb: "increases with the number of training epochs", "grows with the
+ * count of requests", "with more iterations". Memory that rises with the run's count at constant work is a climb.
+ */
+export const WITH_RUN_COUNT =
+  /\bwith\s{1,3}(?:the\s{1,3})?(?:(?:number|count)\s{1,3}of\s{1,3}|more\s{1,3})(?:\w{2,12}\s{1,3})?(?:epochs|iterations|steps|batches|requests|calls|queries|rounds)\b/i;
+
+/**
+ * A fill told after the run went on for a while ("After running for more than ten minutes, the GPU memory is full",
+ * "after a few hours the RAM is full"): at constant work the run fit at first, so what fills it later was kept.
+ */
+export const AFTER_RUNNING =
+  /\bafter\s{1,3}(?:(?:running|training|serving|streaming|working|inference)\s{1,3}(?:for\s{1,3})?(?:(?:more\s{1,3}than|about|around|over|nearly|almost|a\s{1,3}few|several|some)\s{1,3})?(?:\d{1,5}|an?|one|two|three|five|ten|twenty|thirty)?\s{0,3}(?:minutes?|mins?|hours?|hrs?|days?)|(?:a\s{1,3}(?:while|few\s{1,3}(?:minutes|hours|days))|some\s{1,3}time|(?:several|many)\s{1,3}(?:minutes|hours|days)))\b|(?:运行|跑|训练)了?\s{0,2}(?:一段时间|几个小时|\d{1,4}\s{0,2}(?:分钟|小时))(?:之?后|以后)/i;
+
+/**
+ * A climb told with its figures: "increasing from 3GB to 9GB", "went up from 2.8 GB to 3.9 GB", "starts from 0 and
+ * increases ... to 6e+4". The numbers are compared by climbFromTo: a fall ("6598MB -> 6134MB") is no climb.
+ */
+const NUM = String.raw`(\d{1,7}(?:\.\d{1,3})?(?:e[+]?\d{1,2})?)\s{0,2}(?:[KMGT]i?B|[KMGT]|gigabytes?|megabytes?)?`;
+const CLIMB_WORD = String.raw`(?:increas|grow|grew|ris(?:es|ing|e)|rose|climb|creep|crept|go(?:es|ing)?\s{1,3}up|went\s{1,3}up|jump|went)\w{0,4}`;
+const CLIMB_THEN_FROM = new RegExp(
+  String.raw`\b${CLIMB_WORD}\s{1,3}(?:\w{1,15}\s{1,3}){0,3}?from\s{1,3}(?:about\s{1,3}|around\s{1,3}|~\s?)?${NUM}\s{1,3}(?:\w{1,12}\s{1,3}){0,2}?to\s{1,3}(?:about\s{1,3}|around\s{1,3}|~\s?)?${NUM}`,
+  'i',
+);
+const FROM_THEN_CLIMB = new RegExp(
+  String.raw`\b(?:starts?|started|starting|begins?|began|beginning)\s{1,3}(?:\w{1,12}\s{1,3}){0,2}?(?:from|at)\s{1,3}(?:about\s{1,3}|around\s{1,3})?${NUM}\s{1,3}(?:\w{1,12}\s{1,3}){0,4}?\b${CLIMB_WORD}\b[^\n.;]{0,60}?\bto\s{1,3}(?:about\s{1,3}|around\s{1,3}|~\s?)?${NUM}`,
+  'i',
+);
+
+/** The clause's climb told with two figures, the second above the first (the match, for its place in the clause). */
+export function climbFromTo(clause: string): RegExpExecArray | null {
+  for (const form of [CLIMB_THEN_FROM, FROM_THEN_CLIMB]) {
+    const m = form.exec(clause);
+    if (m && Number(m[2]) > Number(m[1])) return m;
+  }
+  return null;
+}
+
+/**
+ * A settling the report says did not come ("Expect memory to quickly stabilize but it never does", "it never plateaus",
+ * "no sign of it stopping"): the words of a comeback there tell the opposite, a climb.
+ */
+export const NEVER_SETTLES =
+  /\b(?:never|not|n't|no\s{1,3}sign\s{1,3}of\s{1,3}it)\s{1,3}(?:\w{1,12}\s{1,3}){0,2}?(?:stabili[sz]\w{0,3}|plateau\w{0,3}|level\w{0,3}\s{1,3}off|drops?|go(?:es)?\s{1,3}(?:back|down)|stop\w{0,4})\b|\bexpect\w{0,3}\b[^\n]{0,60}?\b(?:stabili[sz]\w{0,3}|plateau\w{0,3}|level\w{0,3}\s{1,3}off)\b[^\n]{0,30}?\bbut\b/i;
+
+/**
+ * Memory told at two points of the run, the later larger: "Initially ... around 19+ GB, but it subsequently escalated to
+ * over 30+ GB", "GPU usage was just 9GB at the beginning, but increasing to 13-14GB later on". A reading marked as the
+ * run's start, and a larger one after it on the same line with a word of rise or of later time. A card's or machine's
+ * size ("a 24GB GPU", "32 GB of RAM") is no reading; "the end of epoch 0" is no start (one step at the first validation).
+ */
+const EARLY_MARK =
+  /\b(?:initially|at\s{1,3}(?:the\s{1,3})?(?:beginning|start)|at\s{1,3}first|in\s{1,3}the\s{1,3}beginning|start(?:s|ed|ing)?\s{1,3}(?:with|at|from)|begins?\s{1,3}(?:with|at))|一开始|刚开始|开始时|起初|最初/gi;
+const READING = /(\d{1,6}(?:\.\d{1,3})?)\+?\s{0,2}(GiB|GB|G|MiB|MB|M)\b(?!\s{0,3}(?:of\s{1,3})?(?:card|GPU|gpu|graphics|RAM|VRAM|memory|disk|SSD))/gi;
+const LATER_RISE =
+  /\b(?:increas\w{0,4}|grow\w{0,4}|grew|ris(?:es|ing|e)|rose|climb\w{0,4}|escalat\w{0,4}|bump\w{0,3}\s{1,3}up|jump\w{0,3}|go(?:es)?\s{1,3}up|went\s{1,3}up|later|subsequently|eventually|afterwards|epoch\s{0,2}[2-9]\d{0,4})\b|后面|后来|之后|增|涨|升/i;
+const toMiB = (n: string, unit: string) => Number(n) * (/^[GT]/i.test(unit) ? 1024 : 1);
+
+/** Whether the line tells the memory at the run's start and a larger reading later (a climb), per the forms above. */
+export function twoReadingsClimb(line: string): boolean {
+  EARLY_MARK.lastIndex = 0;
+  const early = EARLY_MARK.exec(line);
+  if (!early) return false;
+  const readings = [...line.matchAll(READING)].map((m) => ({ at: m.index, mib: toMiB(m[1], m[2]) }));
+  // The start's reading: the nearest one to its mark, within a short reach either side.
+  const near = readings.filter((r) => Math.abs(r.at - early.index) <= 60).sort((a, b) => Math.abs(a.at - early.index) - Math.abs(b.at - early.index))[0];
+  if (!near) return false;
+  return readings.some((r) => r.at > near.at && r.mib > 1.15 * near.mib && LATER_RISE.test(line.slice(near.at, r.at)));
+}

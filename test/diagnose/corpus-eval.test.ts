@@ -93,6 +93,8 @@ GROUPS.push('eval10');
 GROUPS.push('input10');
 // static10/ (issue 23: loads and inference runs whose weights fill the card, GPU 0 crowded by ranks; new threads labelled first; 9 real, 3 zh; tuned).
 GROUPS.push('static10');
+// growth10/ (issue 23: climbs told in figure, epoch and time forms; gunicorn worker kills and a timeout-kill confuser; 19 real threads; tuned).
+GROUPS.push('growth10');
 // The category vocabulary of /work/corpus-format.md (the same as test/fixtures/eval-dev/cases.json).
 const LABELS = new Set([
   'cuda_oom',
@@ -445,6 +447,17 @@ describe('expert expectations on real logs', () => {
       n: 29,
       category: 0.85,
       lever: 0.85,
+    },
+    // climbs told in more forms (session 36 h1): first run 1/7 growth threads on the told-climb forms of 65016ec; 6/10 after
+    // two readings of the run; gunicorn's worker kills: first run 2/4 new threads (5010-5013); told climbs again: first
+    // run 3/5 new threads (5014-5018); 15/19, 15/19 after.
+    {
+      group: 'growth10',
+      what: '19 logs, 5000-5018: climbs told with two readings, epochs, time; host climbs to a kill; gunicorn worker kills, a timeout-kill confuser',
+      n: 19,
+      category: 0.7,
+      lever: 0.7,
+      strict: 0,
     },
     // the growth / OOM boundary (told climbs, runs told before the failure, a running peak that levels off): 22/23, 13/21
     // (named first 11), strict 2 when added; 23/23, 19/21 (19), strict 0 after.

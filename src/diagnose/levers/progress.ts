@@ -72,7 +72,7 @@ export function trainingProgress(text: string): Incident {
 // A step that ran before the failure fit (levers above); a count said in words is what a report has of it. Epochs
 // said in words are settings.ts's oomAfterEpochs. Bounded, per line: linear.
 const TOLD_RUN = [
-  /\bafter\s{1,3}(?:(?:a\s{1,3})?(?:few|several|some|many|multiple|couple\s{1,3}of|hundreds\s{1,3}of|thousands\s{1,3}of)|\d{2,7}[kK]?)\s{1,3}(?:training\s{1,3})?(?:iterations?|iters?|steps?|batch(?:es)?)\b/i,
+  /\bafter\s{1,3}(?:(?:a\s{1,3})?(?:few|several|some|many|multiple|couple\s{1,3}of|hundreds\s{1,3}of|thousands\s{1,3}of)|(?:(?:nearly|almost|about|around|over|roughly|more\s{1,3}than|~)\s{0,3})?\d{2,7}[kK]?)\s{1,3}(?:training\s{1,3})?(?:iterations?|iters?|steps?|batch(?:es)?)\b/i,
   /\bafter\s{1,3}(?:training|running)\s{1,3}(?:for\s{1,3})?(?:a\s{1,3}while|some\s{1,3}time|a\s{1,3}period\s{1,3}of\s{1,3}time)\b/i,
   /(?:训练|跑|运行|迭代)了?\s{0,2}(?:一段时间|一会儿?|(?:几|若干|\d{2,7})\s{0,2}个?\s{0,2}(?:step|iter|iteration|batch|迭代|次迭代|批次?)s?)\s{0,2}(?:之?后|以后)/i,
 ];
@@ -80,14 +80,29 @@ const MAX_TOLD_LINES = 200;
 // A batch size tried in the same sentence ("If I try to use a batch size like 16 it starts training and after 10
 // iterations it throws a Cuda oom error"): the point of failure moves with the batch, a trial of the batch, no climb.
 const BATCH_TRIAL = /\b(?:if|when|once)\s{1,3}I\s{1,3}(?:try|tried|use|used|set|increase|raise|run)\b[^\n]{0,60}\bbatch|(?:如果|当|一旦)[^\n]{0,12}batch/i;
+// A row of a trial table: the line sets the batch to another value than the line before it did ("batch_size: 300; fails
+// OOM after 540th batch" under "batch_size: 500; ..."): the failure point moves with the batch, a trial, no climb.
+const BATCH_SET = /\bbatch[_ -]?size\s{0,2}[:=]\s{0,2}(\d{1,6})\b/i;
 
 /** The phrase that says the run went on for a while before it failed, if the report says so. */
 export function toldRunBeforeFailure(text: string): string | undefined {
-  for (const line of boundedLines(text, MAX_TOLD_LINES, MAX_LINE)) {
-    if (!line || BATCH_TRIAL.test(line)) continue;
+  const lines = [...boundedLines(text, MAX_TOLD_LINES, MAX_LINE)];
+  const batchOf = (i: number) => (lines[i] === undefined ? undefined : BATCH_SET.exec(lines[i])?.[1]);
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i];
+    const batch = batchOf(i);
+    const [before, after] = [batchOf(i - 1), batchOf(i + 1)];
+    const tableRow = batch !== undefined && ((before !== undefined && before !== batch) || (after !== undefined && after !== batch));
+    // A sentence the paste wrapped ("after nearly 3000" / "iterations with batchsize 128"): the line read with the end of
+    // the one before it, where that one ends mid-sentence (no closing punctuation).
+    const previous = lines[i - 1] ?? '';
+    const joined = previous && !/[.!?:;。！？]\s*$/.test(previous) ? `${previous.slice(-60)} ${line}` : line;
+    if (!line || tableRow || BATCH_TRIAL.test(joined)) continue;
+    // Only a phrase that reaches into this line: one wholly in the line before was read there.
+    const from = joined.length - line.length;
     for (const re of TOLD_RUN) {
-      const m = line ? re.exec(line) : null;
-      if (m) return m[0].replace(/\s+/g, ' ').trim();
+      const m = re.exec(joined);
+      if (m && m.index + m[0].length > from) return m[0].replace(/\s+/g, ' ').trim();
     }
   }
   return undefined;

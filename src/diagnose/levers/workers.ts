@@ -67,8 +67,10 @@ const WORKERS_WORD = /\bworkers?\b|num[_ -]?workers?|workers_per_gpu|\bworker数
 // The report ties host memory to the workers in one sentence: a workers word (a count above 0, "num_workers > 0",
 // "Dataloader多线程"), a memory word, and a verb of growth or cause ("workers=8 caused RAM OOM", "the memory
 // consumption increases over time when num_workers > 0"). Workers that were only lowered without change are workersTried.
+// Also the workers' count named as what the memory scales with ("especially when using larger number of workers", "with
+// more workers", a launcher's --loader-num-workers flag).
 const WORKERS_TIED =
-  /\bnum[_ -]?workers?\b|\bworkers?\s{0,2}[=:]\s{0,2}[1-9]|\bDataLoader\b[^\n]{0,30}\bworkers?\b|(?:Dataloader|数据加载)[^\n]{0,6}(?:多线程|多进程)/i;
+  /\bnum[_ -]?workers?\b|\bworkers?\s{0,2}[=:]\s{0,2}[1-9]|\bDataLoader\b[^\n]{0,30}\bworkers?\b|(?:Dataloader|数据加载)[^\n]{0,6}(?:多线程|多进程)|\b(?:number|count)\s{1,3}of\s{1,3}(?:(?:DataLoader|data\s{1,3}loader|loader)\s{1,3})?workers\b|\bmore\s{1,3}workers\b|--[\w-]{0,30}workers\b/i;
 const MEMORY_TIED = /\b(?:memory|RAM)\b|内存/i;
 // The DataLoader named as the cause in a sentence of its own ("found this issue is caused by the data from Dataloader"):
 // it ties the host climb the paste tells elsewhere to the loader's workers.
@@ -91,6 +93,15 @@ const quote = (line: string) => {
   const q = line.trim();
   return q.length > QUOTE_CHARS ? q.slice(0, QUOTE_CHARS) + '…' : q;
 };
+
+/**
+ * A climb the report's grammar reads (told-failure.ts) on a line that also names the workers' count ("num_workers 为20时候，
+ * 内存一直慢慢涨上来"): the line ties the climb to the workers, as readWorkers' own sentences do.
+ */
+export function toldClimbTiesWorkers(line: string): string | undefined {
+  const l = line.slice(0, MAX_LINE);
+  return WORKERS_TIED.test(l) && MEMORY_TIED.test(l) && (!GPU_WORDS.test(l) || NOT_GPU.test(l)) ? quote(l) : undefined;
+}
 
 /** What the paste shows that decides whether the workers are the lever (read once per log). */
 export function readWorkers(text: string): WorkersFacts {
@@ -139,7 +150,8 @@ export const workersEvidence = (f: Incident) => (f.host.workers !== undefined &&
 export function workersBlock(f: Incident): WorkersBlock | undefined {
   // A frame keeping every batch, or an evaluation keeping every output (levers/eval-gathered.ts): one process holds the set.
   if (f.host.loaderCollected || f.host.evalGathered || f.host.evalKilled) return 'collected';
-  if (f.series.keptReference || f.host.hostGrowth) return 'growth';
+  // A climb the report itself ties to the workers' count leaves them the lever (host_growth_names_workers leads).
+  if (f.series.keptReference || (f.host.hostGrowth && f.host.growthWorkers === undefined)) return 'growth';
   if (f.host.workersTried) return 'tried';
   const workers = f.host.workers ?? f.host.workersSetTo;
   if (workers !== undefined && workers <= 1) return 'few';
