@@ -5,10 +5,15 @@ import { compileRuleBase, DEFAULT_KNOWLEDGE_DIR, readRules, readTools } from '..
 import { compileTools } from '../src/diagnose/tools.js';
 
 export async function writeRuleCache() {
-  const { files, rules } = await readRules();
+  const { files, rules, advice } = await readRules();
   compileRuleBase(files, rules);
   const tools = await readTools();
   const toolsFile = join(DEFAULT_KNOWLEDGE_DIR, 'tools.yaml');
   const toolsEntry = tools ? { size: statSync(toolsFile).size, mtimeMs: statSync(toolsFile).mtimeMs, tools: compileTools(tools, toolsFile).tools } : undefined;
-  return { files: files.map(({ file, size, mtimeMs }) => ({ file, size, mtimeMs })), rules, ...(toolsEntry ? { tools: toolsEntry } : {}) };
+  return {
+    files: files.map(({ file, size, mtimeMs }) => ({ file, size, mtimeMs })),
+    ...(advice ? { advice } : {}),
+    rules,
+    ...(toolsEntry ? { tools: toolsEntry } : {}),
+  };
 }

@@ -109,30 +109,81 @@ async function parseRuleFile(file: string): Promise<Rule> {
 
 interface RuleCache {
   files: { file: string; size: number; mtimeMs: number }[];
+  /** knowledge/advice.yaml as it was when the cached rules' shared advice was filled in (absent: no such file). */
+  advice?: { size: number; mtimeMs: number };
   rules: Rule[];
 }
 
-function cachedRules(files: RuleFile[], cacheFile: string): Rule[] | null {
+type FileStamp = { size: number; mtimeMs: number };
+const stampOf = (file: string): FileStamp | undefined => {
+  if (!existsSync(file)) return undefined;
+  const st = statSync(file);
+  return { size: st.size, mtimeMs: st.mtimeMs };
+};
+
+function cachedRules(files: RuleFile[], advice: FileStamp | undefined, cacheFile: string): Rule[] | null {
   if (!existsSync(cacheFile)) return null;
   try {
     const cache = JSON.parse(readFileSync(cacheFile, 'utf8')) as RuleCache;
     const same =
       cache.files.length === files.length &&
-      cache.files.every((c, i) => c.file === files[i].file && c.size === files[i].size && c.mtimeMs === files[i].mtimeMs);
+      cache.files.every((c, i) => c.file === files[i].file && c.size === files[i].size && c.mtimeMs === files[i].mtimeMs) &&
+      cache.advice?.size === advice?.size &&
+      cache.advice?.mtimeMs === advice?.mtimeMs;
     return same ? cache.rules : null;
   } catch {
     return null;
   }
 }
 
+/** knowledge/advice.yaml validated: shared advice by id (empty when the folder has none). */
+async function readSharedAdvice(file: string): Promise<Map<string, { text: string; zh: { text: string } }>> {
+  if (!existsSync(file)) return new Map();
+  const [{ parse: parseYaml }, { sharedAdviceSchema }] = await Promise.all([import('yaml'), import('./rule-schema.js')]);
+  let doc: unknown;
+  try {
+    doc = parseYaml(readFileSync(file, 'utf8'));
+  } catch (e) {
+    throw new RuleLoadError(`${file}: not valid YAML: ${(e as Error).message.split('\n')[0]}`);
+  }
+  const parsed = sharedAdviceSchema.safeParse(doc);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`);
+    throw new RuleLoadError(`${file}: ${problems.join('; ')}`);
+  }
+  const byId = new Map<string, { text: string; zh: { text: string } }>();
+  for (const a of parsed.data) {
+    if (byId.has(a.id)) throw new RuleLoadError(`${file}: id "${a.id}" is used twice`);
+    byId.set(a.id, { text: a.text, zh: a.zh });
+  }
+  return byId;
+}
+
+/** A rule's `shared:` fixes with their text filled from advice.yaml; an unknown id fails loudly, naming the fix. */
+function fillSharedAdvice(rule: Rule, file: string, advice: Map<string, { text: string; zh: { text: string } }>): Rule {
+  if (!rule.fixes.some((f) => f.shared !== undefined)) return rule;
+  const fixes = rule.fixes.map((f, i) => {
+    if (f.shared === undefined) return f;
+    const a = advice.get(f.shared);
+    if (!a) throw new RuleLoadError(`${file}: fixes.${i}.shared: "${f.shared}" is no id in advice.yaml`);
+    return { ...f, text: a.text, zh: a.zh };
+  });
+  return { ...rule, fixes };
+}
+
+export const SHARED_ADVICE_FILE = 'advice.yaml';
+
 /** Validated rules of a knowledge folder, plus what the build's cache needs to know they are current. */
-export async function readRules(knowledgeDir = DEFAULT_KNOWLEDGE_DIR, cacheFile?: string): Promise<{ files: RuleFile[]; rules: Rule[] }> {
+export async function readRules(knowledgeDir = DEFAULT_KNOWLEDGE_DIR, cacheFile?: string): Promise<{ files: RuleFile[]; rules: Rule[]; advice?: FileStamp }> {
   const files = listRuleFiles(knowledgeDir);
-  const cached = cacheFile ? cachedRules(files, cacheFile) : null;
-  if (cached) return { files, rules: cached };
+  const adviceFile = join(knowledgeDir, SHARED_ADVICE_FILE);
+  const advice = stampOf(adviceFile);
+  const cached = cacheFile ? cachedRules(files, advice, cacheFile) : null;
+  if (cached) return { files, rules: cached, advice };
+  const shared = await readSharedAdvice(adviceFile);
   const rules: Rule[] = [];
-  for (const f of files) rules.push(await parseRuleFile(f.file));
-  return { files, rules };
+  for (const f of files) rules.push(fillSharedAdvice(await parseRuleFile(f.file), f.file, shared));
+  return { files, rules, advice };
 }
 
 /**

@@ -14,11 +14,26 @@ const pattern = z
   .max(500)
   .refine((p) => !/^\.\*|\.\*$/.test(p), 'a pattern must not start or end with .* (it is searched, not anchored)');
 
+const adviceId = z.string().regex(/^[a-z0-9]+(-[a-z0-9]+)*$/, 'lower-case words joined by -');
+/** knowledge/advice.yaml: advice texts shared by several rules' fixes (`kind: advice, shared: <id>`). */
+export const sharedAdviceSchema = z.array(
+  z
+    .object({
+      id: adviceId,
+      text: z.string().min(1),
+      zh: z.object({ text: z.string().min(1) }).strict(),
+    })
+    .strict()
+    .refine((a) => samePlaceholders(a.text, a.zh.text), { message: 'zh.text must translate text, with the same {placeholders}', path: ['zh', 'text'] }),
+);
+
 export const fixSchema = z
   .object({
     kind: z.enum(FIX_KINDS),
-    /** Sentence for people; {fact} placeholders are filled from the facts. Required for `advice`. */
+    /** Sentence for people; {fact} placeholders are filled from the facts. `advice` needs it or `shared`. */
     text: z.string().min(1).optional(),
+    /** The id of a text in knowledge/advice.yaml, for advice that answers failures of more than one rule (one text, one place). */
+    shared: adviceId.optional(),
     /** Only offer this fix when these conditions hold. */
     when: z.array(z.enum(CONDITIONS)).optional(),
     /** The text in Simplified Chinese, with the same {fact} placeholders (issue 14 §6). */
@@ -29,7 +44,14 @@ export const fixSchema = z
     /** Setting changes for `advice` fixes, e.g. {cache: false}. */
     changes: z.record(z.string(), z.union([z.number(), z.string(), z.boolean()])).optional(),
   })
-  .refine((f) => f.kind !== 'advice' || f.text, { message: 'an advice fix needs text', path: ['text'] })
+  .refine((f) => f.kind !== 'advice' || (f.text !== undefined) !== (f.shared !== undefined), {
+    message: 'an advice fix needs text or shared (an id in advice.yaml), not both',
+    path: ['text'],
+  })
+  .refine((f) => f.shared === undefined || (f.kind === 'advice' && !f.zh), {
+    message: 'shared advice brings its own zh; only kind advice takes it',
+    path: ['shared'],
+  })
   .refine((f) => !f.zh || (f.text !== undefined && samePlaceholders(f.text, f.zh.text)), {
     message: 'zh.text must translate text, with the same {placeholders}',
     path: ['zh', 'text'],

@@ -215,6 +215,8 @@ export type Condition = (typeof CONDITIONS)[number];
 export interface Fix {
   kind: FixKind;
   text?: string;
+  /** knowledge/advice.yaml's id for a text several rules share; the loader fills `text` and `zh` from it. */
+  shared?: string;
   /** The text in Simplified Chinese (same placeholders); a zh reply falls back to `text` without it. */
   zh?: { text: string };
   when?: Condition[];
