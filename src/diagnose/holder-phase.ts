@@ -35,7 +35,34 @@ export function oomPhase(log: LogText, oomLine: number): OomPhase | undefined {
     const m = FRAME.exec(log.line(l).slice(0, 600));
     if (m) after.push({ file: m[1], fn: m[2] });
   }
-  return phaseOf(frames) ?? phaseOf(after.reverse()) ?? codeLinePhase(log, oomLine) ?? (PROSE_LOAD.test(log.line(oomLine).slice(0, 600)) ? 'load' : undefined);
+  return (
+    phaseOf(frames) ??
+    phaseOf(after.reverse()) ??
+    codeLinePhase(log, oomLine) ??
+    rustBacktracePhase(log, oomLine) ??
+    (PROSE_LOAD.test(log.line(oomLine).slice(0, 600)) ? 'load' : undefined)
+  );
+}
+
+// Rust's std backtrace (RUST_BACKTRACE=1; anyhow / candle's Error::bt) under the error, innermost first:
+// "   3: candle_core::safetensors::convert_slice", "  12: candle_transformers::models::falcon::Falcon::load",
+// "   6: <candle_core::safetensors::MmapedSafetensors as candle_nn::var_builder::SimpleBackend>::get".
+const RUST_FRAME = /^\s{0,12}\d{1,4}: (<?[A-Za-z_][\w:<> ]{0,300})\s*$/;
+// Reading weights (safetensors / GGUF files, a VarBuilder, a model's `load`) happens before any input exists.
+const RUST_LOAD = /(?:^|[:<])(?:safetensors|var_builder|gguf_file)::|::(?:load|load_\w{1,40}|from_mmaped_safetensors|from_safetensors|from_gguf)$/;
+const RUST_FORWARD = /::(?:forward|forward_t|generate)$/;
+
+/** A Rust backtrace's phase: the innermost frame that loads weights or runs a forward decides. */
+function rustBacktracePhase(log: LogText, oomLine: number): OomPhase | undefined {
+  let seen = 0;
+  for (let l = oomLine + 1; l < log.lineCount && l <= oomLine + 80 && seen < 30; l++) {
+    const m = RUST_FRAME.exec(log.line(l).slice(0, 400));
+    if (!m || !m[1].includes('::')) continue;
+    seen++;
+    if (RUST_FORWARD.test(m[1])) return 'forward';
+    if (RUST_LOAD.test(m[1])) return 'load';
+  }
+  return undefined;
 }
 
 /** The message's own line says it failed while the model was built or moved: "`CUDA error: out of memory` on model instantiation". */
