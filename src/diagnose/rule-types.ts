@@ -211,6 +211,7 @@ export const CONDITIONS = [
   'tf_upfront_failed',
   'keras_graph_rebuilt',
   'server_workers_hold_card',
+  'ort_token_inputs',
 ] as const;
 export type Condition = (typeof CONDITIONS)[number];
 

@@ -56,3 +56,30 @@ describe('backtraces (synthetic)', () => {
     expect(d?.facts.oomPhase).toBeUndefined();
   });
 });
+
+// Without a backtrace: candle's examples print "retrieved the files in {:?}" before the weights go to the device and
+// "loaded the model in {:?}" after; mistral.rs panics in its pipeline/isq.rs while it quantizes weights as it loads them.
+// Real threads (stacks11, tuned) beside synthetic variants (said so).
+describe('Rust runners without a backtrace', () => {
+  it('stacks11/5904 (candle, "retrieved the files in"): the weights load, split or quantize', async () => {
+    const d = await firstOfCase('stacks11', '5904');
+    expect(d?.facts.oomPhase).toBe('load');
+    expect(first(d)).toMatch(/quantized[\s\S]*split it over several GPUs/);
+  });
+  it('stacks11/5905 (mistral.rs panic in pipeline/isq.rs): the load', async () => {
+    expect((await firstOfCase('stacks11', '5905'))?.facts.oomPhase).toBe('load');
+  });
+  it('synthetic: the model loaded before the failure is no load', async () => {
+    const d = await diagnosePaste(['retrieved the files in 1.2s', 'loaded the model in 8.1s', 'starting the inference loop', ERR].join('\n'));
+    expect(d?.facts.oomPhase).toBeUndefined();
+  });
+  it('synthetic: a loaders panic of mistral.rs is the load', async () => {
+    const d = await diagnosePaste(
+      [
+        "thread 'main' panicked at mistralrs-core/src/pipeline/loaders/normal_loaders.rs:120:9:",
+        `called \`Result::unwrap()\` on an \`Err\` value: ${ERR.slice(7)}`,
+      ].join('\n'),
+    );
+    expect(d?.facts.oomPhase).toBe('load');
+  });
+});
