@@ -52,7 +52,13 @@ export function listedHolder(f: Incident, loc?: Locale): ListedVerdict | undefin
   if (workers) {
     const list = workers.rows.map((r) => `pid ${r.pid}: ${MiB(r.usedMiB)}`).join(', ');
     f.processes.serverWorkers = `${workers.rows.length} × ${workers.name} (${list})`;
-    return { holder: 'weights', why: t(loc, 'holder.why.serverWorkers', { workers: f.processes.serverWorkers, gpu: workers.rows[0].gpu }) };
+    return {
+      holder: 'weights',
+      why: t(loc, 'holder.why.serverWorkers', {
+        workers: f.processes.serverWorkers,
+        gpu: workers.rows[0].gpu >= 0 ? workers.rows[0].gpu : (f.figures.gpuIndex ?? 0),
+      }),
+    };
   }
   const held = heldOnGpu(rows, f.figures.gpuIndex);
   if (held.mib < LISTED_HELD_MIB) return undefined;

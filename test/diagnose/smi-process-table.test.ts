@@ -79,7 +79,7 @@ describe('the row layouts (synthetic)', () => {
   it('the listed processes are on another GPU than the one that failed: no verdict from them', async () => {
     const paste = ['ResourceExhaustedError: Out of memory error on GPU 1.', ...HEAD_NEW, rowNew(0, 5150, 'python', 11200)].join('\n');
     const d = await diagnosePaste(paste);
-    expect(String(d?.facts.holderWhy ?? '')).not.toMatch(/process table/);
+    expect(String(d?.facts.holderWhy as string | undefined)).not.toMatch(/process table/);
   });
   it('an error with its own figures decides, not the table', async () => {
     const paste = [
@@ -88,6 +88,39 @@ describe('the row layouts (synthetic)', () => {
       rowNew(0, 777, 'python', 23040),
     ].join('\n');
     const d = await diagnosePaste(paste);
-    expect(String(d?.facts.holderWhy ?? '')).not.toMatch(/process table/);
+    expect(String(d?.facts.holderWhy as string | undefined)).not.toMatch(/process table/);
+  });
+});
+
+// `nvidia-smi --query-compute-apps=pid,process_name,used_memory --format=csv`: a header of nvidia-smi's field names, then
+// one row a process. The query names no GPU index: rows count only when they are of one device (one gpu_uuid) or the
+// command above picked the device (-i N). Synthetic, written from nvidia-smi's field names (said so).
+describe('the compute-apps CSV (synthetic)', () => {
+  const OOM = 'RuntimeError: CUDA error: out of memory';
+  it('one device by its uuid: 21 GiB listed beside a figure-less OOM is other processes', async () => {
+    const paste = [OOM, 'gpu_uuid, pid, process_name, used_gpu_memory [MiB]', 'GPU-4f31bb83-f8dc, 1328668, /usr/local/bin/python3.10, 21504 MiB'].join('\n');
+    const d = await diagnosePaste(paste);
+    expect(d?.facts.holder).toBe('other_processes');
+  });
+  it('the device picked with -i, nounits: read', () => {
+    const rows = readSmiProcesses(
+      new LogText(
+        [
+          '$ nvidia-smi -i 3 --query-compute-apps=pid,process_name,used_memory --format=csv,nounits',
+          'pid, process_name, used_gpu_memory [MiB]',
+          '27220, ollama.exe, 12497',
+        ].join('\n'),
+      ),
+    );
+    expect(rows).toEqual([{ gpu: 3, pid: 27220, name: 'ollama.exe', usedMiB: 12497 }]);
+  });
+  it('no device column and no -i: the rows may be any GPU, so they decide nothing', async () => {
+    const paste = [OOM, 'pid, process_name, used_gpu_memory [MiB]', '3858903, VLLM::EngineCore, 16265 MiB'].join('\n');
+    const d = await diagnosePaste(paste);
+    expect(String(d?.facts.holderWhy as string | undefined)).not.toMatch(/process table/);
+  });
+  it('two gunicorn workers of one device: fewer workers', async () => {
+    const paste = [OOM, 'gpu_uuid, pid, process_name, used_gpu_memory [MiB]', 'GPU-aa, 101, gunicorn, 7000 MiB', 'GPU-aa, 102, gunicorn, 7000 MiB'].join('\n');
+    expect(first(await diagnosePaste(paste))).toMatch(/one worker process/);
   });
 });

@@ -15,6 +15,7 @@ export interface SmiCard {
 
 /** One row of a pasted nvidia-smi "Processes:" table (src/diagnose/smi-processes.ts). */
 export interface SmiProcess {
+  /** The GPU index; for a compute-apps CSV row -2 (one device, unnamed: the run's) or -1 (the device cannot be told). */
   gpu: number;
   pid: number;
   /** The process name's last path part ("python", "uwsgi"). */
