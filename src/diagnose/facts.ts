@@ -5,6 +5,7 @@ import type { LogText } from './normalize.js';
 import { isGenerating, oomPhase } from './holder-phase.js';
 import { failurePhase, withPhase } from './phase.js';
 import { readSmiSnapshot, readTfDeviceMemory } from './smi-snapshot.js';
+import { readSmiProcesses } from './smi-processes.js';
 import { hasAnyFact, newIncident, type FiguresPart, type Incident, type OtherProcess } from './incident/index.js';
 
 const UNIT_MIB: Record<string, number> = {
@@ -38,8 +39,10 @@ const OOM_FIELDS: [keyof FiguresPart, RegExp][] = [
   // must not be read as the generic "<N> free" of the line joined before it):
   // "Currently allocated : 6.50 GiB", "Requested : 40.00 MiB", "Device limit : 8.00 GiB", "Free (according to CUDA): 0 bytes"
   // PyTorch pads the names to one column ("Requested               : 50.62 GiB"): the request and the limit are read padded.
-  // Its "Currently allocated" is left unread: it counts live tensors only, with no reserved figure beside it, so the card
-  // minus it minus free would call this process's own cache and context "held outside" (holder.ts).
+  // Its "Currently allocated" is the cudaMallocAsync backend's pytorch_used_bytes (CUDAMallocAsyncAllocator.cpp): what
+  // this process's PyTorch holds, with no reserved figure beside it (the driver's pool may keep more), so it is read apart
+  // as asyncUsedMiB, not as the caching allocator's "allocated" (the card minus it minus free is no measure of others).
+  ['asyncUsedMiB', new RegExp(String.raw`Currently allocated\s{0,24}:\s{0,3}${NUM}`, 'i')],
   ['triedAllocMiB', new RegExp(String.raw`Requested\s{0,24}:\s{0,3}${NUM}`, 'i')],
   ['totalCapacityMiB', new RegExp(String.raw`Device limit\s{0,24}:\s{0,3}${NUM}`, 'i')],
   ['freeMiB', new RegExp(String.raw`Free \(according to CUDA\)\s{0,3}:\s{0,3}${NUM}`, 'i')],
@@ -132,6 +135,7 @@ function withoutThisProcess(all: OtherProcess[], f: Incident): OtherProcess[] {
 export function extractOomFacts(log: LogText, lines: number[]): Incident {
   const incident: Incident = newIncident();
   let lastOom: number | undefined;
+  let bareIndex: number | undefined;
   // The last OOM message in the log is the one that ended the run.
   for (let i = lines.length - 1; i >= 0; i--) {
     // A pattern that starts at the end of a line ("(?:^|[^:\w])OutOfMemoryError" takes its newline) lands on the line above the message.
@@ -156,6 +160,9 @@ export function extractOomFacts(log: LogText, lines: number[]): Incident {
       incident.figures.reservedUnallocatedMiB = incident.figures.cachedMiB;
     }
     const g = GPU_INDEX.exec(msg);
+    // A GPU index alone ("Out of memory error on GPU 0." repeated in prose after the full message) is no figure: the
+    // message above it with the numbers is read instead, and this index kept only if none has any.
+    const onlyIndex = g !== null && !hasAnyFact(incident);
     if (g) incident.figures.gpuIndex = Number(g[1] ?? g[2] ?? g[3] ?? g[4]);
     const others: OtherProcess[] = [];
     for (const m of msg.matchAll(OTHER_PROCESS)) {
@@ -172,6 +179,11 @@ export function extractOomFacts(log: LogText, lines: number[]): Incident {
       incident.figures.startupFreeMiB = Number(startup[1]) * 1024;
       incident.figures.totalCapacityMiB ??= Number(startup[2]) * 1024;
     }
+    if (onlyIndex && Object.keys(incident.figures).length === 1 && !hasAnyFact({ ...incident, figures: {} })) {
+      bareIndex ??= incident.figures.gpuIndex;
+      delete incident.figures.gpuIndex;
+      continue;
+    }
     if (hasAnyFact(incident)) {
       const phase = CONTEXT_OOM.test(msg) ? 'context' : oomPhase(log, at);
       if (phase) incident.phase.oomPhase = phase;
@@ -182,6 +194,7 @@ export function extractOomFacts(log: LogText, lines: number[]): Incident {
   }
   // A message without figures ("CUDA out of memory.") still has the frames that say what ran.
   if (!hasAnyFact(incident) && lastOom !== undefined) {
+    if (bareIndex !== undefined) incident.figures.gpuIndex = bareIndex;
     const line = clip(log.line(lastOom));
     if (RUNTIME_OOM.test(line) || CONTEXT_OOM.test(line)) incident.figures.runtimeOom = true;
     const phase = CONTEXT_OOM.test(line) ? 'context' : oomPhase(log, lastOom);
@@ -193,6 +206,8 @@ export function extractOomFacts(log: LogText, lines: number[]): Incident {
   if (lastOom !== undefined) {
     const cards = readSmiSnapshot(log);
     if (cards.length) incident.processes.smiCards = cards;
+    const rows = readSmiProcesses(log);
+    if (rows.length) incident.processes.smiProcesses = rows;
     const tf = readTfDeviceMemory(log);
     if (tf) incident.figures.tfDeviceMiB = tf.mib;
   }

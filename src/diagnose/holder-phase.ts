@@ -35,7 +35,53 @@ export function oomPhase(log: LogText, oomLine: number): OomPhase | undefined {
     const m = FRAME.exec(log.line(l).slice(0, 600));
     if (m) after.push({ file: m[1], fn: m[2] });
   }
-  return phaseOf(frames) ?? phaseOf(after.reverse()) ?? codeLinePhase(log, oomLine) ?? (PROSE_LOAD.test(log.line(oomLine).slice(0, 600)) ? 'load' : undefined);
+  return (
+    phaseOf(frames) ??
+    phaseOf(after.reverse()) ??
+    codeLinePhase(log, oomLine) ??
+    rustBacktracePhase(log, oomLine) ??
+    rustLoadLines(log, oomLine) ??
+    (PROSE_LOAD.test(log.line(oomLine).slice(0, 600)) ? 'load' : undefined)
+  );
+}
+
+// Rust's std backtrace (RUST_BACKTRACE=1; anyhow / candle's Error::bt) under the error, innermost first:
+// "   3: candle_core::safetensors::convert_slice", "  12: candle_transformers::models::falcon::Falcon::load",
+// "   6: <candle_core::safetensors::MmapedSafetensors as candle_nn::var_builder::SimpleBackend>::get".
+const RUST_FRAME = /^\s{0,12}\d{1,4}: (<?[A-Za-z_][\w:<> ]{0,300})\s*$/;
+// Reading weights (safetensors / GGUF files, a VarBuilder, a model's `load`) happens before any input exists.
+const RUST_LOAD = /(?:^|[:<])(?:safetensors|var_builder|gguf_file)::|::(?:load|load_\w{1,40}|from_mmaped_safetensors|from_safetensors|from_gguf)$/;
+const RUST_FORWARD = /::(?:forward|forward_t|generate)$/;
+
+// Rust runners' own log lines around a failed load: candle's examples print "retrieved the files in {:?}" once the
+// weights are downloaded and "loaded the model in {:?}" once they are on the device, so an OOM between the two is the
+// load; mistral.rs quantizes weights in place as it loads them (a panic in its pipeline/isq.rs or pipeline/loaders).
+const CANDLE_FILES_RETRIEVED = /^\s{0,12}retrieved the files in \d/;
+const CANDLE_MODEL_LOADED = /^\s{0,12}loaded the model in \d/;
+const MISTRALRS_LOAD_PANIC = /panicked at mistralrs-core[\\/]src[\\/]pipeline[\\/](?:isq\.rs|loaders[\\/])/;
+
+/** The load phase from candle's or mistral.rs's own lines just above the OOM (or on its line). */
+function rustLoadLines(log: LogText, oomLine: number): OomPhase | undefined {
+  for (let l = oomLine; l >= 0 && l >= oomLine - 30; l--) {
+    const line = log.line(l).slice(0, 600);
+    if (MISTRALRS_LOAD_PANIC.test(line)) return 'load';
+    if (l < oomLine && CANDLE_MODEL_LOADED.test(line)) return undefined;
+    if (l < oomLine && CANDLE_FILES_RETRIEVED.test(line)) return 'load';
+  }
+  return undefined;
+}
+
+/** A Rust backtrace's phase: the innermost frame that loads weights or runs a forward decides. */
+function rustBacktracePhase(log: LogText, oomLine: number): OomPhase | undefined {
+  let seen = 0;
+  for (let l = oomLine + 1; l < log.lineCount && l <= oomLine + 80 && seen < 30; l++) {
+    const m = RUST_FRAME.exec(log.line(l).slice(0, 400));
+    if (!m || !m[1].includes('::')) continue;
+    seen++;
+    if (RUST_FORWARD.test(m[1])) return 'forward';
+    if (RUST_LOAD.test(m[1])) return 'load';
+  }
+  return undefined;
 }
 
 /** The message's own line says it failed while the model was built or moved: "`CUDA error: out of memory` on model instantiation". */

@@ -14,6 +14,7 @@ import { t, type Locale } from '../core/i18n.js';
 import type { Incident } from './incident/index.js';
 import { evalGradsOnStated, evalPlainNoGrad } from './levers/eval.js';
 import { fullCardInSnapshot } from './smi-snapshot.js';
+import { asyncOwnMiB, listedHolder, ownPlusAskOverCard } from './holder-listed.js';
 import { coRuntimePreallocates } from './levers/memory-cap.js';
 
 export type Holder = 'allocator_cache' | 'not_capacity' | 'other_processes' | 'weights' | 'optimizer_state' | 'activations';
@@ -51,7 +52,9 @@ export function thisProcessHolds(f: Incident): number | undefined {
   // "this process has 0 bytes memory in use" next to GiBs allocated: the driver cannot see it (a container), not zero.
   const own = f.figures.thisProcessMiB === 0 && (f.figures.allocatedMiB ?? 0) > 0 ? undefined : f.figures.thisProcessMiB;
   const allocated = plausible(f.figures.allocatedMiB);
-  return own ?? plausible(f.figures.reservedMiB) ?? (allocated !== undefined ? allocated + (f.figures.reservedUnallocatedMiB ?? 0) : undefined);
+  return (
+    own ?? plausible(f.figures.reservedMiB) ?? (allocated !== undefined ? allocated + (f.figures.reservedUnallocatedMiB ?? 0) : undefined) ?? asyncOwnMiB(f)
+  );
 }
 
 const MiB = formatMiB;
@@ -120,7 +123,7 @@ export function whoHoldsMemory(f: Incident, loc?: Locale): HolderVerdict | undef
     if ((f.figures.freeMiB !== undefined || others > 0) && (!invisible || (total !== undefined && elsewhere >= 0.5 * total))) {
       // Others hold over a quarter of the card, and this process little of it or they nearly a third:
       // freeing theirs would let this job fit, whatever its own layout.
-      if (elsewhere > Math.max(2048, 0.25 * total) && (mine < 0.5 * total || elsewhere >= 0.3 * total)) {
+      if (elsewhere > Math.max(2048, 0.25 * total) && (mine < 0.5 * total || elsewhere >= 0.3 * total) && !ownPlusAskOverCard(mine, tried, total)) {
         const whom = f.processes.otherProcesses?.length
           ? t(loc, 'holder.why.whom', { list: f.processes.otherProcesses.map((p) => `pid ${p.pid}: ${MiB(p.memoryMiB)}`).join(', ') })
           : '';
@@ -147,6 +150,8 @@ export function whoHoldsMemory(f: Incident, loc?: Locale): HolderVerdict | undef
   if (smiFull) {
     return { holder: 'other_processes', why: t(loc, 'holder.why.smiFull', { gpu: smiFull.gpu, used: MiB(smiFull.usedMiB), total: MiB(smiFull.totalMiB) }) };
   }
+  const listed = listedHolder(f, loc);
+  if (listed) return listed;
   // TensorFlow created its device with under half the card: nearly all that was free as the job started, the rest
   // already held by other processes.
   if (f.figures.tfDeviceMiB !== undefined && total !== undefined && f.figures.tfDeviceMiB < 0.5 * total) {
@@ -164,7 +169,9 @@ export function whoHoldsMemory(f: Incident, loc?: Locale): HolderVerdict | undef
     f.figures.freeMiB !== undefined &&
     f.figures.freeMiB < 1 &&
     plausible(f.figures.allocatedMiB) === undefined &&
-    plausible(f.figures.reservedMiB) === undefined
+    plausible(f.figures.reservedMiB) === undefined &&
+    // (the async backend's own bytes in use: a GiB or more is this process's, not a card full before it began)
+    (plausible(f.figures.asyncUsedMiB) ?? 0) < 1024
   ) {
     return {
       holder: 'other_processes',

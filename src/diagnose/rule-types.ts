@@ -209,6 +209,9 @@ export const CONDITIONS = [
   'vllm_share_low',
   'co_runtime_preallocates',
   'tf_upfront_failed',
+  'keras_graph_rebuilt',
+  'server_workers_hold_card',
+  'ort_token_inputs',
 ] as const;
 export type Condition = (typeof CONDITIONS)[number];
 

@@ -17,6 +17,8 @@ import type { LogText } from './normalize.js';
 import { fillMissing, newIncident, type Incident, type StackPart } from './incident/index.js';
 import { readStackLevers } from './levers/stack-levers.js';
 import { readMemoryCap } from './levers/memory-cap.js';
+import { readKerasRebuilt } from './levers/keras-rebuilt.js';
+import { readTokenInputs } from './levers/token-inputs.js';
 
 /** What a llama.cpp CUDA buffer that did not fit was for, from the line that follows it. */
 export type GgmlCudaPurpose = 'weights' | 'kv_cache' | 'compute';
@@ -146,7 +148,7 @@ export function readStackFigures(log: LogText): Incident {
     incident.stack.ortRequest = ortAsk > 2 ** 30 ? `${(ortAsk * 2 ** 20).toExponential(1)} bytes` : formatMiB(ortAsk);
     incident.stack.ortAskMiB = ortAsk;
   }
-  Object.assign(incident.stack, readStackLevers(log), readMemoryCap(log));
+  Object.assign(incident.stack, readStackLevers(log), readMemoryCap(log), readKerasRebuilt(log), readTokenInputs(log));
   if (incident.stack.prefillTokens !== undefined) incident.stack.prefillTokensHalf = Math.max(1, Math.floor(incident.stack.prefillTokens / 2));
   return incident;
 }

@@ -2,8 +2,9 @@
 // (out of memory)" with one figure a line, its names padded to one column when copied raw ("Requested               :
 // 50.62 GiB") and collapsed when a page renders it ("Requested : 62.57 GiB"). Its request and device limit are read in
 // both forms, so the one-tensor and absurd-request levers see them, and the absurd-request rule reads this form as a CUDA
-// OOM like the others (ComfyUI prints it without the exception's name). Its "Currently allocated" counts live tensors
-// only, with no reserved figure: it is not read as what this process holds, so nothing is called "held outside".
+// OOM like the others (ComfyUI prints it without the exception's name). Its "Currently allocated" (the cudaMallocAsync
+// backend's bytes in use, no reserved figure) is read apart, as this process's only when it is most of the card
+// (async-allocator-form.test.ts), so a small lower bound never calls the rest "held outside".
 // Real threads (blind6 read split, input10 tuned group) beside synthetic variants written from the format (said so).
 import { describe, expect, it } from 'vitest';
 import { diagnosePaste, firstOfCase, type CaseDiagnosis } from './corpus-case.js';

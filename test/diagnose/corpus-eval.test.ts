@@ -96,6 +96,8 @@ GROUPS.push('input10');
 GROUPS.push('static10');
 // growth10/ (issue 23: climbs told in figure, epoch and time forms; gunicorn worker kills and a timeout-kill confuser; 19 real threads; tuned).
 GROUPS.push('growth10');
+// stacks11/ (issue 23: non-PyTorch and holder forms: cudaMallocAsync's allowed-memory form, Rust runners' loads, a process table; 9 real threads, new, tuned).
+GROUPS.push('stacks11');
 // The category vocabulary of /work/corpus-format.md (the same as test/fixtures/eval-dev/cases.json).
 const LABELS = new Set([
   'cuda_oom',
@@ -452,6 +454,15 @@ describe('expert expectations on real logs', () => {
     // climbs told in more forms (session 36 h1): first run 1/7 growth threads on the told-climb forms of 65016ec; 6/10 after
     // two readings of the run; gunicorn's worker kills: first run 2/4 new threads (5010-5013); told climbs again: first
     // run 3/5 new threads (5014-5018); 15/19, 15/19 after.
+    // non-PyTorch and holder forms (stop 37, g3): first run on 9 new threads category 9/9, lever 4/4 (named first 2), checks 6/9; 8/9 after.
+    {
+      group: 'stacks11',
+      what: '9 logs, 5900-5908: cudaMallocAsync allowed-memory form, Rust runners (candle, mistral.rs) loading, Caffe / MXNet OOMs beside nvidia-smi, TF held card, Keras in a loop',
+      n: 9,
+      category: 0.85,
+      lever: 0.6,
+      strict: 0,
+    },
     {
       group: 'growth10',
       what: '19 logs, 5000-5018: climbs told with two readings, epochs, time; host climbs to a kill; gunicorn worker kills, a timeout-kill confuser',

@@ -10,6 +10,8 @@ export interface FiguresPart {
   reservedUnallocatedMiB?: number;
   cachedMiB?: number;
   thisProcessMiB?: number;
+  /** PyTorch's cudaMallocAsync backend's "Currently allocated" (its pytorch_used_bytes): every block this process's PyTorch holds, with no reserved figure beside it. */
+  asyncUsedMiB?: number;
   /** CUDA's own "CUDA error: out of memory" (or the pre-1.0 "cuda runtime error (2)"): an allocation outside PyTorch's caching allocator, such as the context or the first tensor. */
   runtimeOom?: boolean;
   /** Free on the device when the process started, before it allocated anything (vLLM's start-up check). */

@@ -13,7 +13,21 @@ export interface SmiCard {
   totalMiB: number;
 }
 
+/** One row of a pasted nvidia-smi "Processes:" table (src/diagnose/smi-processes.ts). */
+export interface SmiProcess {
+  /** The GPU index; for a compute-apps CSV row -2 (one device, unnamed: the run's) or -1 (the device cannot be told). */
+  gpu: number;
+  pid: number;
+  /** The process name's last path part ("python", "uwsgi"). */
+  name: string;
+  usedMiB: number;
+}
+
 export interface ProcessesPart {
+  /** The rows of a pasted nvidia-smi process table that state their memory. */
+  smiProcesses?: SmiProcess[];
+  /** Workers of one pre-fork server holding the GPU in that table, as the reply quotes them ("2 × uwsgi (pid 3240: 3.16 GiB, ...)"). */
+  serverWorkers?: string;
   /** Each GPU's memory in a pasted nvidia-smi or gpustat snapshot. */
   smiCards?: SmiCard[];
   otherProcesses?: OtherProcess[];

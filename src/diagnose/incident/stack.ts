@@ -80,6 +80,11 @@ export interface StackPart {
   memCapFraction?: number;
   memCapMiB?: number;
   memCap?: string;
+  /** Keras models trained in one TF 1.x graph, from the failed op's scope suffix ('training_12/Adam/zeros': 13) (levers/keras-rebuilt.ts). */
+  kerasGraphModels?: number;
+  kerasOp?: string;
+  /** The paste feeds token sequences (input_ids / attention_mask) and names no image input (levers/token-inputs.ts). */
+  tokenInputs?: boolean;
   /** A second accelerator runtime named beside a PyTorch OOM (XLA, JAX, TensorFlow). */
   coRuntime?: string;
   /** TensorFlow 1.x's up-front reservation that failed ("failed to allocate 5.93G ... from device"), MiB and as shown. */

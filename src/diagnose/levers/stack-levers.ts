@@ -11,6 +11,9 @@ import { formatMiB } from '../fixes/arithmetic.js';
 import type { Incident, StackPart } from '../incident/index.js';
 import type { LogText } from '../normalize.js';
 import { MEMORY_CAP_CONDITIONS } from './memory-cap.js';
+import { KERAS_REBUILT_CONDITIONS } from './keras-rebuilt.js';
+import { LISTED_HOLDER_CONDITIONS } from '../holder-listed.js';
+import { TOKEN_INPUT_CONDITIONS } from './token-inputs.js';
 
 const MAX_LINE = 2000;
 const SIZE = String.raw`([\d.]{1,16})\s?(GB|MB|kB|KB|B)`;
@@ -161,6 +164,9 @@ export function servedWeightsWords(i: Incident): void {
 /** Conditions on these figures (conditions.ts spreads them into its table). */
 export const STACK_LEVER_CONDITIONS = {
   ...MEMORY_CAP_CONDITIONS,
+  ...KERAS_REBUILT_CONDITIONS,
+  ...LISTED_HOLDER_CONDITIONS,
+  ...TOKEN_INPUT_CONDITIONS,
   // Paddle's chunk cap below the request on a card it barely uses: the fraction flag is set too low, not a full card.
   paddle_chunk_cap: ({ incident: i }: { incident: Incident }) =>
     i.stack.paddleAskMiB !== undefined &&
