@@ -20,6 +20,11 @@ const SIDE = String.raw`(\d{3,5})`;
 const KEYS = String.raw`imgsz|img[-_]size|image[-_]size|input[-_]size|crop[-_]size|resolution|--img(?![\w-])|INPUT\.M(?:IN|AX)_SIZE_T(?:RAIN|EST)`;
 // `crop_size = (512, 1024)`, `image_size: [1024, 2048]`, `--img-size 1280`, `-image_size 800px`, `imgsz=1536`.
 const KEY_PAIR = new RegExp(String.raw`(?:${KEYS})['"]?[ \t]{0,2}[=:][ \t]{0,2}[(\[][ \t]{0,2}${SIDE}[ \t]{0,2},[ \t]{0,2}${SIDE}[ \t]{0,2}[)\]]`, 'gi');
+// Reports write the pair after the words with a verb: "input image size is [2436,1476]", "image size of (1024, 2048)".
+const SAID_PAIR = new RegExp(
+  String.raw`\b(?:image|input|img)[ \t]size[ \t]{1,2}(?:is|was|of)[ \t]{1,2}[(\[][ \t]{0,2}${SIDE}[ \t]{0,2},[ \t]{0,2}${SIDE}[ \t]{0,2}[)\]]`,
+  'gi',
+);
 // R-CNN configs (mx-rcnn, py-faster-rcnn) state the training scale as (short side, long side) pairs: "'SCALES': [(600, 1000)]".
 const RCNN_SCALES = new RegExp(String.raw`\bSCALES['"]?[ \t]{0,2}[=:][ \t]{0,2}\[?\([ \t]{0,2}${SIDE}[ \t]{0,2},[ \t]{0,2}${SIDE}[ \t]{0,2}\)`, 'g');
 // A side ends at a word boundary or a sentence's full stop ("height 1024."), not inside a decimal ("1024.5").
@@ -110,6 +115,7 @@ export function readInputSize(fullText: string): InputSizeFacts {
   for (const [re, sides] of [
     [KEY_PAIR, (m: RegExpExecArray) => [m[1], m[2]]],
     [KEY_PAIR_BARE, (m: RegExpExecArray) => [m[1], m[2]]],
+    [SAID_PAIR, (m: RegExpExecArray) => [m[1], m[2]]],
     [RCNN_SCALES, (m: RegExpExecArray) => [m[1], m[2]]],
     [KEY_ONE, (m: RegExpExecArray) => [m[1], m[1]]],
     [ZH_KEY_ONE, (m: RegExpExecArray) => [m[1], m[1]]],
