@@ -39,7 +39,6 @@ import {
   TOOL_ANY_FAILURE,
   TOOL_GPU_FAILURE,
   AFTER_RUNNING,
-  NOT_FREED,
   NEVER_SETTLES,
   WITH_RUN_COUNT,
   climbFromTo,
@@ -214,6 +213,7 @@ function toldPhaseWords(clause: string, line: string): Phase | undefined {
 }
 
 type Memory = 'gpu' | 'host' | 'unnamed';
+
 // A bare "OOM" / "out of memory" tells no failure without a subject (the message rules read it as an event), but one
 // the clause avoids takes a match on it back: "maybe it's necessary to avoid potential OOM error" is no OOM.
 const BARE_FAILURE = /\bOOMs?\b|\bout[ -]of[ -]memory\b|\bOutOfMemory/i;
@@ -243,13 +243,12 @@ function readClause(clause: string, line: string, pasteMemory: Memory, overTheRu
   const fails = subject
     ? (FAILS.exec(clause) ?? FAILS_MORE.exec(clause) ?? (CONSEQUENCE.test(line) ? (FULL.exec(clause) ?? FULL_AT_LIMIT.exec(clause)) : null))
     : ERROR_TOLD.exec(clause);
-  // A climb: a failure told right after the run's own measure ("随着问问题的增多，会出现显存溢出"), figures ("from 3GB to 9GB"),
-  // the run's count (or memory not freed per unit of it), or a fill after running a while.
-  const perRun = GROWS_WITH_RUN.test(clause) || WITH_RUN_COUNT.test(clause);
+  // A failure told right after the run's own measure ("随着问问题的增多，会出现显存溢出") is a climb over the run.
+  // Also a climb told with its figures ("from 3GB to 9GB"), against the run's count, or a fill after running a while.
   const grows = subject
     ? (GROWS.exec(clause) ??
       climbFromTo(clause) ??
-      (perRun ? (INCREASES.exec(clause) ?? NOT_FREED.exec(clause)) : overTheRun ? FAILS.exec(clause) : null) ??
+      (GROWS_WITH_RUN.test(clause) || WITH_RUN_COUNT.test(clause) ? INCREASES.exec(clause) : overTheRun ? FAILS.exec(clause) : null) ??
       (AFTER_RUNNING.test(line) ? FULL.exec(clause) : null))
     : null;
   // A climb told with the kill it ends in ("keeps increasing ... until it is killed"): the climb is the failure and the

@@ -115,13 +115,6 @@ export const WITH_RUN_COUNT =
   /\bwith\s{1,3}(?:the\s{1,3})?(?:(?:number|count)\s{1,3}of\s{1,3}|more\s{1,3})(?:\w{2,12}\s{1,3})?(?:epochs|iterations|steps|batches|requests|calls|queries|rounds)\b/i;
 
 /**
- * Memory told as not given back, with the run's unit beside it in the clause ("every iteration there are hundreds of
- * megabytes of VRAM that are not freed up", "每个step都有显存没有释放"): what each unit leaves behind adds up, a climb.
- */
-export const NOT_FREED =
-  /\b(?:not|never|n't)\s{1,3}(?:being\s{1,3}|getting\s{1,3}|been\s{1,3})?(?:freed|released|deallocated|reclaimed|garbage[- ]collected)\b|(?:没有?|未|不)\s{0,2}(?:被\s{0,2})?释放/i;
-
-/**
  * A fill told after the run went on for a while ("After running for more than ten minutes, the GPU memory is full",
  * "after a few hours the RAM is full"): at constant work the run fit at first, so what fills it later was kept.
  */
