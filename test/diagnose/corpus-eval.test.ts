@@ -96,6 +96,8 @@ GROUPS.push('input10');
 GROUPS.push('static10');
 // growth10/ (issue 23: climbs told in figure, epoch and time forms; gunicorn worker kills and a timeout-kill confuser; 19 real threads; tuned).
 GROUPS.push('growth10');
+// series11/ (issue 23: input-size settings and told growth on new threads: video frames, upscaler tiles, Ollama contexts; 11 real; tuned).
+GROUPS.push('series11');
 // The category vocabulary of /work/corpus-format.md (the same as test/fixtures/eval-dev/cases.json).
 const LABELS = new Set([
   'cuda_oom',
@@ -608,6 +610,15 @@ describe('expert expectations on real logs', () => {
       lever: 0.85,
       strict: 0,
       named: 0.5,
+    },
+    // labelled before running: first run category 8/11, lever 7/11 (named first 5), checks 5/11, strict 0; README has the after.
+    {
+      group: 'series11',
+      what: '11 logs, 5850-5860: video frames and resolution, upscaler tiles, memory not released per inference, an Ollama context',
+      n: 11,
+      category: 0.7,
+      lever: 0.6,
+      strict: 0,
     },
     // levers/reported-load.ts, load-lever.ts: labelled before running, first run 6/6, 4/6 (named first 2), strict 0; 6/6, 6/6 (5)
     // after; 5206-5208 labelled before running: first run 9/9, 7/7 (named first 6), checks 7/9; 9/9, checks 9/9 after.

@@ -57,3 +57,12 @@ describe('StableSR tiles', () => {
     expect(readTiledRestoration(text).tileWhy).toContain(why);
   });
 });
+
+describe("a clip's duration after its frame count is no frame setting", () => {
+  it('synthetic: "1000 frames = 40 seconds at 720x1280": the frames are not 40', () => {
+    expect(readInputSize('i get 1000 frames = 40 seconds at 720x1280').inputSizeSetting).toBe('720x1280');
+  });
+  it('synthetic control: a frames setting still multiplies the pixels', () => {
+    expect(readInputSize('num_frames=49, height 480 width 720').inputPixels).toBe(49 * 480 * 720);
+  });
+});

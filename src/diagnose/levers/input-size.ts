@@ -86,7 +86,9 @@ const VOLUME_SIDES = new RegExp(
 // An image size in megapixels, the unit photographs and upscalers state: "12 MPix", "3MPX", "a 16MP photo", "12-megapixel".
 const MEGAPIXELS = /(?<![\w.])(\d{1,3}(?:\.\d{1,2})?)[ \t-]?(?:MPix|MPX|Mpx|MP|[Mm]ega-?pixels?)(?![A-Za-z])/g;
 // A video's frames multiply one input's pixels (every frame's activations are on the card at once in a video model).
-const FRAMES = /(?<![\w-])(?:--)?(?:num[-_]frames|video[-_]length|n[-_]frames|frames)['"]?(?:[ \t]{0,2}[=:][ \t]{0,2}|[ \t]{1,3})(\d{1,4})(?![\w.])/i;
+// Not a count written before the noun ("1000 frames = 40 seconds": 40 is the duration, not the frames).
+const FRAMES =
+  /(?<![\w-]|\d[ \t]{1,2})(?:--)?(?:num[-_]frames|video[-_]length|n[-_]frames|frames)['"]?(?:[ \t]{0,2}[=:][ \t]{0,2}|[ \t]{1,3})(\d{1,4})(?![\w.])/i;
 
 // The report says a smaller input was tried and the error stayed ("I still encounter this problem when I change it to
 // 512*512", "lowered the resolution to 768x768 and it still fails", "改成512*512还是爆显存"): the input is not the lever.
