@@ -96,7 +96,7 @@ GROUPS.push('input10');
 GROUPS.push('static10');
 // growth10/ (issue 23: climbs told in figure, epoch and time forms; gunicorn worker kills and a timeout-kill confuser; 19 real threads; tuned).
 GROUPS.push('growth10');
-// series11/ (issue 23: input-size settings and told growth on new threads: video frames, upscaler tiles, Ollama contexts; 11 real; tuned).
+// series11/ (issue 23: input-size settings and growth forms on new threads: video frames, upscaler tiles, Ollama contexts, TF retracing; 15 real; tuned).
 GROUPS.push('series11');
 // The category vocabulary of /work/corpus-format.md (the same as test/fixtures/eval-dev/cases.json).
 const LABELS = new Set([
@@ -611,12 +611,13 @@ describe('expert expectations on real logs', () => {
       strict: 0,
       named: 0.5,
     },
-    // labelled before running: first run category 8/11, lever 7/11 (named first 5), checks 5/11, strict 0; README has the after.
+    // labelled before running: first run category 8/11, lever 7/11 (named first 5), checks 5/11 (5850-5860), then 2/4 checks
+    // on 5861-5864; after 12/15, 8/12, checks 10/15, strict 0 (README).
     {
       group: 'series11',
-      what: '11 logs, 5850-5860: video frames and resolution, upscaler tiles, memory not released per inference, an Ollama context',
-      n: 11,
-      category: 0.7,
+      what: '15 logs, 5850-5864: video frames and resolution, upscaler tiles, memory not released per inference, an Ollama context, TF retracing',
+      n: 15,
+      category: 0.75,
       lever: 0.6,
       strict: 0,
     },
