@@ -66,3 +66,9 @@ describe("a clip's duration after its frame count is no frame setting", () => {
     expect(readInputSize('num_frames=49, height 480 width 720').inputPixels).toBe(49 * 480 * 720);
   });
 });
+
+describe('one evaluation input far larger than training: pieces of any kind of input', () => {
+  it('blind8/5620: so-vits-svc inference asks 11 GiB for one audio file: segments, not only image tiles', async () => {
+    expect((await firstOfCase('blind8', '5620'))?.fixes[0]?.summary).toMatch(/split it into segments[\s\S]*recording/);
+  });
+});
