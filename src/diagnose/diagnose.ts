@@ -29,7 +29,7 @@ import { budgetWords } from './levers/budget.js';
 import { quantizeWords } from './levers/quantize.js';
 import { ampWords } from './levers/amp.js';
 import { shardWords } from './levers/static-order.js';
-import { servedWeightsWords } from './levers/stack-levers.js';
+import { readTfRetracing, servedWeightsWords } from './levers/stack-levers.js';
 import { reportedLoad } from './levers/reported-load.js';
 import { splitWords } from './levers/split-cards.js';
 import { reportedPhase } from './levers/reported-phase.js';
@@ -148,6 +148,8 @@ export function diagnose(raw: string, base: RuleBase, loc?: Locale): DiagnoseRes
   const saidPhase = stack ? (reportedPhase(text) ?? toldPhase(told)) : undefined;
   // What a growing memory keeps, where the paste shows it (levers/growth.ts): the leak fix needs it to come first.
   const kept = hits.length ? readKeptReference(text) : {};
+  // TensorFlow's retracing warning: what a TF climb keeps (levers/stack-levers.ts).
+  const retracing = hits.length && text.includes('tf.function retracing') ? { stack: readTfRetracing(log) } : {};
   // Who wrote to /dev/shm (NCCL's segment or DataLoader workers): the shm fix speaks of it.
   const shm = hits.some((h) => base.rules[h.rule].category === 'shm_exhausted') ? readShm(log) : {};
   // Ray's memory monitor names the node's RAM it judged: a host-RAM kill, with its own knobs.
@@ -175,6 +177,7 @@ export function diagnose(raw: string, base: RuleBase, loc?: Locale): DiagnoseRes
       { distributed: lostRank },
       { distributed: ddp },
       kept,
+      retracing,
       extractOomFacts(log, rule.category === 'replica_oom' ? withReplicaOom(log, hit.lines) : hit.lines),
       { environment: { detected: environment } },
       environment && !expandableSegmentsAvailable(environment) ? { environment: { expandableWhy: expandableUnavailableWhy(environment) } } : {},

@@ -7,6 +7,8 @@
 // leak watch found (src/watch/detector.ts), so a digest and a paste get the same fix.
 //
 // Every pattern here is bounded and applied per line: linear in the paste's length.
+import { smiCsvSeries } from './smi-csv-series.js';
+import { deepspeedSeries } from './deepspeed-series.js';
 
 export interface SeriesPoint {
   mib: number;
@@ -127,6 +129,8 @@ export function extractMemorySeries(text: string): SeriesPoint[] {
   const fromSmi = smi.length >= MIN_SMI_TABLES ? smi : [];
   const series = yolo.length ? yolo : mm.length ? mm : d2.length ? d2 : logger.length ? logger : megatron.length ? megatron : fromSmi;
   if (series.length) return series.slice(-MAX_POINTS);
+  const deepspeed = deepspeedSeries(text);
+  if (deepspeed.length) return deepspeed.slice(-MAX_POINTS);
   const csv = smiCsvSeries(text);
   if (csv.length >= MIN_SMI_TABLES) return csv.slice(-MAX_POINTS);
   const printed = printedSeries(text);
@@ -162,28 +166,6 @@ function proseSeries(text: string): SeriesPoint[] {
     }
   }
   return points.length >= 2 ? points : [];
-}
-
-// nvidia-smi --query-gpu=...,memory.used --format=csv (often under `-l 1` or `watch`): the header names the column
-// ("memory.used [MiB]"), each row below it is one reading of the first GPU; a row that is not a reading ends it.
-const SMI_CSV_HEADER = /(?:^|,)\s{0,3}memory\.used(?: \[MiB\])?\s{0,3}(?:,|$)/;
-const SMI_CSV_MIB = /^\s{0,3}(\d{1,7})\s?MiB\s{0,3}$/;
-
-function smiCsvSeries(text: string): SeriesPoint[] {
-  const at = text.indexOf('memory.used');
-  if (at < 0) return [];
-  const lines = text.slice(text.lastIndexOf('\n', at) + 1).split('\n', 2 * MAX_POINTS);
-  if (!SMI_CSV_HEADER.test(lines[0])) return [];
-  const column = lines[0].split(',').findIndex((c) => /^\s{0,3}memory\.used\b/.test(c));
-  const out: SeriesPoint[] = [];
-  for (const row of lines.slice(1)) {
-    // `-l` repeats the header for every GPU count change; other GPUs' rows are read only in a one-GPU query.
-    if (SMI_CSV_HEADER.test(row)) continue;
-    const cell = SMI_CSV_MIB.exec(row.split(',')[column] ?? '');
-    if (!cell) break;
-    out.push({ mib: Number(cell[1]) });
-  }
-  return out;
 }
 
 // Readings the reporter chains in one sentence: "GPU memory consumption is 2934M -- 4413M -- 4433M -- 4537M",

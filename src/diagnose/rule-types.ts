@@ -199,6 +199,7 @@ export const CONDITIONS = [
   'tf_length_axis',
   'ort_request_absurd',
   'ollama_named',
+  'tf_retracing',
   'trt_profile_batch',
   'trt_profile_unstated',
   'tf_tensor_over_limit',

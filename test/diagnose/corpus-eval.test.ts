@@ -98,6 +98,8 @@ GROUPS.push('static10');
 GROUPS.push('growth10');
 // stacks11/ (issue 23: non-PyTorch and holder forms: cudaMallocAsync's allowed-memory form, Rust runners' loads, a process table; 9 real threads, new, tuned).
 GROUPS.push('stacks11');
+// series11/ (issue 23: input-size settings and growth forms on new threads: video frames, upscaler tiles, Ollama contexts, TF retracing; 15 real; tuned).
+GROUPS.push('series11');
 // The category vocabulary of /work/corpus-format.md (the same as test/fixtures/eval-dev/cases.json).
 const LABELS = new Set([
   'cuda_oom',
@@ -619,6 +621,16 @@ describe('expert expectations on real logs', () => {
       lever: 0.85,
       strict: 0,
       named: 0.5,
+    },
+    // labelled before running: first run category 8/11, lever 7/11 (named first 5), checks 5/11 (5850-5860), then 2/4 checks
+    // on 5861-5864; after 12/15, 8/12, checks 10/15, strict 0 (README).
+    {
+      group: 'series11',
+      what: '15 logs, 5850-5864: video frames and resolution, upscaler tiles, memory not released per inference, an Ollama context, TF retracing',
+      n: 15,
+      category: 0.75,
+      lever: 0.6,
+      strict: 0,
     },
     // levers/reported-load.ts, load-lever.ts: labelled before running, first run 6/6, 4/6 (named first 2), strict 0; 6/6, 6/6 (5)
     // after; 5206-5208 labelled before running: first run 9/9, 7/7 (named first 6), checks 7/9; 9/9, checks 9/9 after.

@@ -72,6 +72,8 @@ export interface StackPart {
   multiGpuStated?: boolean;
   /** The paste names Ollama (which runs llama.cpp and keeps loaded models resident). */
   ollamaNamed?: boolean;
+  /** TensorFlow's retracing warning as quoted ("5 out of the last 5 calls to <function …> triggered tf.function retracing"). */
+  tfRetracing?: string;
   /** The dimension a TensorRT optimization profile varies between its min and max shapes. */
   trtProfileVaries?: 'batch' | 'resolution';
   /** The resolution the Stable Diffusion web UI's own memory check says fits ("448x448"). */

@@ -17,8 +17,11 @@ const VALUE = String.raw`(\d{1,3}(?:[_,]\d{3}){1,2}|\d{3,7}|\d{1,4}[kK])(?!\w|\.
 // the text or prompt stated as a value ("text length=25000", "prompt length: 32k").
 // llama.cpp and Ollama name it their own way: --ctx-size, the Modelfile's "PARAMETER num_ctx 131072", options' num_ctx,
 // and llama.cpp's context report "llama_new_context_with_model: n_ctx      = 32768" (not n_ctx_train, the model's own).
+// Ollama's server config names its default context "OLLAMA_CONTEXT_LENGTH:8192" (env map) or "=8192" (the variable set);
+// the clients in front of a local runner write it in camelCase: Continue's model settings "contextLength: 24000" (its
+// config.json / config.yaml), LM Studio's load config {"contextLength": 32768}.
 const GENERATION_LENGTH = new RegExp(
-  String.raw`(?:--(?:max[-_]model[-_]len|context[-_](?:window|length|len)|ctx[-_]size)(?:=|[ \t]{1,4})|\bPARAMETER[ \t]{1,4}num_ctx[ \t]{1,4}|(?<![\w-])(?:max_new_tokens|max_model_len|max_length|context_window|context_length|num_ctx|(?:text|prompt|input)[ _]length)['"]?[ \t]{0,2}[=:][ \t]{0,2}|(?<![\w-])n_ctx[ \t]{0,8}=[ \t]{0,2})['"]?${VALUE}`,
+  String.raw`(?:--(?:max[-_]model[-_]len|context[-_](?:window|length|len)|ctx[-_]size)(?:=|[ \t]{1,4})|\bPARAMETER[ \t]{1,4}num_ctx[ \t]{1,4}|(?<![\w-])(?:max_new_tokens|max_model_len|max_length|context_window|context_length|num_ctx|OLLAMA_CONTEXT_LENGTH|(?:text|prompt|input)[ _]length)['"]?[ \t]{0,2}[=:][ \t]{0,2}|(?<![\w-])contextLength['"]?[ \t]{0,2}:[ \t]{0,2}|(?<![\w-])n_ctx[ \t]{0,8}=[ \t]{0,2})['"]?${VALUE}`,
   'gi',
 );
 

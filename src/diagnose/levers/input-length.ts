@@ -24,6 +24,10 @@ const SMALL_BATCH = 2;
 const COUNT = String.raw`(\d{1,5}|\d{1,3}(?:\.\d)?[kK])`;
 // "1k-2k frames", "97 frames", "between 1000 and 2000 frames" (the larger counts), "321帧", "num_frames: 97".
 const FRAME_PROSE = new RegExp(String.raw`(?<![\w.])${COUNT}(?:[ \t]{0,2}(?:-|–|~|to|and)[ \t]{0,2}${COUNT})?[ \t]{0,2}(?:frames\b|帧)`, 'gi');
+// The count after the noun, where a report says where the run stops working: "when I increase the frames more than 81",
+// "frame count above 121", "帧数超过81" (a count stated as the threshold is the clip's length all the same).
+const FRAME_THRESHOLD =
+  /(?<![\w-])(?:frames?(?:[ \t]count|[ \t]number)?|num[-_ ]frames|帧数)[ \t]{0,2}(?:(?:is[ \t]|goes[ \t])?(?:more than|greater than|higher than|above|over|beyond|past|exceeds?|>)|超过|大于)[ \t]{0,2}(\d{2,5})(?!\w|\.\d)/gi;
 const FRAME_SETTING =
   /(?<![\w-])(?:--)?(?:num[-_]frames|video[-_]length|n[-_]frames|num[-_]output[-_]frames|frames)['"]?(?:[ \t]{0,2}[=:][ \t]{0,2}|[ \t]{1,3})(\d{1,5})(?!\w|\.\d)/gi;
 const UNIT = String.raw`(seconds?|secs?|s|minutes?|mins?|hours?|hrs?|h|秒|分钟|小时)`;
@@ -55,7 +59,7 @@ function seconds(value: string, unit: string): number {
 export function readInputLength(fullText: string): InputLengthFacts {
   const text = fullText.length <= 2 * WINDOW ? fullText : fullText.slice(0, WINDOW) + '\n' + fullText.slice(-WINDOW);
   let frames: { n: number; quote: string } | undefined;
-  for (const re of [FRAME_PROSE, FRAME_SETTING]) {
+  for (const re of [FRAME_PROSE, FRAME_SETTING, FRAME_THRESHOLD]) {
     re.lastIndex = 0;
     for (let m = re.exec(text); m; m = re.exec(text)) {
       const n = Math.max(count(m[1]), m[2] ? count(m[2]) : 0);

@@ -20,6 +20,11 @@ const SIDE = String.raw`(\d{3,5})`;
 const KEYS = String.raw`imgsz|img[-_]size|image[-_]size|input[-_]size|crop[-_]size|resolution|--img(?![\w-])|INPUT\.M(?:IN|AX)_SIZE_T(?:RAIN|EST)`;
 // `crop_size = (512, 1024)`, `image_size: [1024, 2048]`, `--img-size 1280`, `-image_size 800px`, `imgsz=1536`.
 const KEY_PAIR = new RegExp(String.raw`(?:${KEYS})['"]?[ \t]{0,2}[=:][ \t]{0,2}[(\[][ \t]{0,2}${SIDE}[ \t]{0,2},[ \t]{0,2}${SIDE}[ \t]{0,2}[)\]]`, 'gi');
+// Reports write the pair after the words with a verb: "input image size is [2436,1476]", "image size of (1024, 2048)".
+const SAID_PAIR = new RegExp(
+  String.raw`\b(?:image|input|img)[ \t]size[ \t]{1,2}(?:is|was|of)[ \t]{1,2}[(\[][ \t]{0,2}${SIDE}[ \t]{0,2},[ \t]{0,2}${SIDE}[ \t]{0,2}[)\]]`,
+  'gi',
+);
 // R-CNN configs (mx-rcnn, py-faster-rcnn) state the training scale as (short side, long side) pairs: "'SCALES': [(600, 1000)]".
 const RCNN_SCALES = new RegExp(String.raw`\bSCALES['"]?[ \t]{0,2}[=:][ \t]{0,2}\[?\([ \t]{0,2}${SIDE}[ \t]{0,2},[ \t]{0,2}${SIDE}[ \t]{0,2}\)`, 'g');
 // A side ends at a word boundary or a sentence's full stop ("height 1024."), not inside a decimal ("1024.5").
@@ -81,7 +86,9 @@ const VOLUME_SIDES = new RegExp(
 // An image size in megapixels, the unit photographs and upscalers state: "12 MPix", "3MPX", "a 16MP photo", "12-megapixel".
 const MEGAPIXELS = /(?<![\w.])(\d{1,3}(?:\.\d{1,2})?)[ \t-]?(?:MPix|MPX|Mpx|MP|[Mm]ega-?pixels?)(?![A-Za-z])/g;
 // A video's frames multiply one input's pixels (every frame's activations are on the card at once in a video model).
-const FRAMES = /(?<![\w-])(?:--)?(?:num[-_]frames|video[-_]length|n[-_]frames|frames)['"]?(?:[ \t]{0,2}[=:][ \t]{0,2}|[ \t]{1,3})(\d{1,4})(?![\w.])/i;
+// Not a count written before the noun ("1000 frames = 40 seconds": 40 is the duration, not the frames).
+const FRAMES =
+  /(?<![\w-]|\d[ \t]{1,2})(?:--)?(?:num[-_]frames|video[-_]length|n[-_]frames|frames)['"]?(?:[ \t]{0,2}[=:][ \t]{0,2}|[ \t]{1,3})(\d{1,4})(?![\w.])/i;
 
 // The report says a smaller input was tried and the error stayed ("I still encounter this problem when I change it to
 // 512*512", "lowered the resolution to 768x768 and it still fails", "改成512*512还是爆显存"): the input is not the lever.
@@ -110,6 +117,7 @@ export function readInputSize(fullText: string): InputSizeFacts {
   for (const [re, sides] of [
     [KEY_PAIR, (m: RegExpExecArray) => [m[1], m[2]]],
     [KEY_PAIR_BARE, (m: RegExpExecArray) => [m[1], m[2]]],
+    [SAID_PAIR, (m: RegExpExecArray) => [m[1], m[2]]],
     [RCNN_SCALES, (m: RegExpExecArray) => [m[1], m[2]]],
     [KEY_ONE, (m: RegExpExecArray) => [m[1], m[1]]],
     [ZH_KEY_ONE, (m: RegExpExecArray) => [m[1], m[1]]],

@@ -32,6 +32,9 @@ const MULTI_GPU = /CUDA_VISIBLE_DEVICES=\d{1,2},\d|tensor[_-]parallel[_-]size[=\
 // A TensorRT optimization profile as trtexec or the Python builder states it: which dimension its range varies.
 const TRT_SHAPES = /--(min|max)Shapes=[\w./-]{0,80}?:(\d{1,5})x\d{1,5}x(\d{1,5})x\d{1,5}/g;
 const TRT_SET_SHAPE = /set_shape\(\s?["'][^"'\n]{1,60}["'],\s?\((\w{1,16}),[^()\n]{1,60}\),\s?\(\w{1,16},[^()\n]{1,60}\),\s?\((\w{1,16}),/;
+// TensorFlow's retracing warning (polymorphic_function / def_function): "WARNING:tensorflow:5 out of the last 5 calls to
+// <function train_step at 0x7f…> triggered tf.function retracing. Tracing is expensive …", also behind other loggers.
+const TF_RETRACING = /\d{1,9} out of the last \d{1,9} calls to <function [^\n]{1,300}?> triggered tf\.function retracing/;
 // The Stable Diffusion web UI's own pre-check (its optimized-attention fork): the resolution it estimates fits.
 const WEBUI_MAX_RES = /Not enough memory, use lower resolution \(max approx\. (\d{2,5}x\d{2,5})\)/;
 const UNIT: Record<string, number> = { GB: 1024, MB: 1, kB: 1 / 1024, KB: 1 / 1024, B: 1 / 2 ** 20 };
@@ -51,6 +54,16 @@ const DTYPE_BYTES: Record<string, number> = {
   uint8: 1,
   bool: 1,
 };
+
+/** TensorFlow's retracing warning, quoted without its address: read for every diagnosis (a growth rule's first fix names it). */
+export function readTfRetracing(log: LogText): Pick<StackPart, 'tfRetracing'> {
+  for (let l = 0; l < log.lineCount; l++) {
+    const line = log.line(l).slice(0, MAX_LINE);
+    const m = line.includes('tf.function retracing') ? TF_RETRACING.exec(line) : null;
+    if (m) return { tfRetracing: m[0].replace(/ at 0x[\da-f]{1,16}/, '') };
+  }
+  return {};
+}
 
 /** Paddle 1.x's legacy allocator figures and TensorFlow's failed tensor, merged into the stack part. */
 export function readStackLevers(log: LogText): Partial<StackPart> {
@@ -177,6 +190,8 @@ export const STACK_LEVER_CONDITIONS = {
     i.stack.paddleAskMiB !== undefined && !STACK_LEVER_CONDITIONS.paddle_chunk_cap({ incident: i }),
   // The paste names Ollama, which keeps the models it loaded resident: a llama.cpp failure there has Ollama's levers.
   ollama_named: ({ incident: i }: { incident: Incident }) => i.stack.ollamaNamed === true,
+  // TensorFlow says it retraced a function again and again: each trace keeps a new graph, a climb of its own.
+  tf_retracing: ({ incident: i }: { incident: Incident }) => i.stack.tfRetracing !== undefined,
   // ONNX Runtime's arena asked for more than any accelerator has (4 TiB): a shape that overflowed, not capacity.
   ort_request_absurd: ({ incident: i }: { incident: Incident }) => (i.stack.ortAskMiB ?? 0) > 4 * 2 ** 20,
   // A middle axis of TensorFlow's failed tensor is a length of 100,000+: that length, not the batch, is the lever.

@@ -20,20 +20,23 @@ const MAX_QUOTES = 3;
 
 // The tools' own names and entry points, fixed vocabulary (case-insensitive): "Real-ESRGAN", "RealESRGAN_x4plus",
 // "RealESRGANer", "realesr-animevideov3", "RealCUGAN_for_win10", "Real-CUGAN", "cugan", "SwinIR", "main_test_swinir.py".
+// StableSR (a diffusion upscaler) by its name and its sampling scripts ("sr_val_ddpm_text_T_vqganfin_oldcanvas_tile.py",
+// "sr_val_ddpm_text_T_vqganfin_old.py"); its tiles are --vqgantile_size / --vqgantile_stride (1280 / 1000 by default).
 const TOOL =
-  /(?<![\w-])(Real[-_ ]?ESRGAN(?:er)?|realesr-\w{1,20}|(?:Real[-_ ]?)?CUGAN|SwinIR)(?=[\w.-]{0,40})|(inference_realesrgan(?:_video)?\.py|main_test_swinir\.py)/i;
+  /(?<![\w-])(Real[-_ ]?ESRGAN(?:er)?|realesr-\w{1,20}|(?:Real[-_ ]?)?CUGAN|SwinIR|StableSR)(?=[\w.-]{0,40})|(inference_realesrgan(?:_video)?\.py|main_test_swinir\.py|sr_val_ddpm_text_T_vqganfin\w{0,40}\.py)/i;
 // A training run of those tools: BasicSR's / Real-ESRGAN's train script with an options file.
 const TRAIN_SCRIPT = /(?:^|[\s/\\])(?:realesrgan[\\/])?train\.py\s{1,3}-opt\b|\btrain_realesr\w{0,20}\.yml\b/i;
 // The tile setting as the tools write it: "tile=0", "--tile 400", "-t 256" only with the inference script, "tile: 4",
 // "tile_size = 512", "tile_pad=10" is padding, not the tile; Chinese "分块" settings are rare and left out.
-const TILE_SETTING = /(?<![\w-])(?:--?)?(tile(?:[_-]?size|[_-]?mode)?)['"]?[ \t]{0,2}(?:[=:：][ \t]{0,2}|[ \t]{1,3})(\d{1,5})(?![\w./])/gi;
+const TILE_SETTING = /(?<![\w-])(?:--?)?((?:vqgan)?tile(?:[_-]?size|[_-]?mode|_stride)?)['"]?[ \t]{0,2}(?:[=:：][ \t]{0,2}|[ \t]{1,3})(\d{1,5})(?![\w./])/gi;
 // Half precision turned off: Real-CUGAN's "half=False", Real-ESRGAN's "--fp32".
 const HALF_OFF = /(?<![\w-])half[ \t]{0,2}[=:][ \t]{0,2}False\b|(?<![\w-])--fp32\b/;
 // The inference script's command line: where it is shown without --tile, the whole image is upscaled at once.
 const COMMAND = /(?:inference_realesrgan(?:_video)?|main_test_swinir)\.py\b[^\n]{0,400}/i;
 
 /** The tool's own spelling of its name, from any of its names or scripts. */
-const toolName = (found: string) => (/cugan/i.test(found) ? 'Real-CUGAN' : /swinir/i.test(found) ? 'SwinIR' : 'Real-ESRGAN');
+const toolName = (found: string) =>
+  /cugan/i.test(found) ? 'Real-CUGAN' : /swinir/i.test(found) ? 'SwinIR' : /stablesr|vqganfin/i.test(found) ? 'StableSR' : 'Real-ESRGAN';
 
 /** What the paste states of a restoration tool's tiling ({tileWhy}), or nothing where it runs none. */
 export function readTiledRestoration(text: string): TiledRestorationFacts {
