@@ -112,6 +112,7 @@ export const CONDITIONS = [
   'phase_eval_engine_input',
   'phase_eval_engine_batch',
   'phase_eval_ultralytics',
+  'phase_eval_yolo_train_val',
   'eval_batch_halves',
   'oom_after_steps',
   'kept_reference_shown',
@@ -197,6 +198,7 @@ export const CONDITIONS = [
   'paddle_pool_full',
   'tf_weight_tensor',
   'tf_length_axis',
+  'tf_wide_last_axis',
   'ort_request_absurd',
   'ollama_named',
   'trt_profile_batch',
@@ -204,6 +206,7 @@ export const CONDITIONS = [
   'tf_tensor_over_limit',
   'vllm_weights_exceed_card_multi',
   'vllm_weights_exceed_card_single',
+  'vllm_no_blocks_scheduler',
   // a cap the stack was given, not the card (levers/memory-cap.ts)
   'stack_cap_first',
   'vllm_share_low',

@@ -15,6 +15,7 @@ import { t, type Locale } from '../../core/i18n.js';
 import { LARGE_INPUT_PIXELS } from '../incident/input.js';
 import { evalBatchSaidToFit, predictWithGenerate } from './eval-said.js';
 import { readEvalOverSet, readEvalPassGrowth, tfWholeArray } from './eval-over-set.js';
+import { readYoloTrainVal } from './eval-yolo.js';
 const EVAL_BATCH =
   /(?:^|[\s,({'"])(?:--)?((?:per_device_eval|per_gpu_eval|eval|val|valid|validation|test)[-_]batch[-_]size|-vb)(?:[ \t]{1,4}|[ \t]{0,2}[=:][ \t]{0,2})['"]?(\d{1,5})\b/gim;
 // A line that states the evaluation's batch in words or a form the settings do not read ("for evaluation with
@@ -58,6 +59,13 @@ const EVAL_ENGINES: [RegExp, string, string?][] = [
   [/\bmm(?:det|seg|cv|engine|ocr|rotate|pose|3d|action|pretrain|track)\b|\bsamples?[ _]per[ _]gpu\b|\bsingle_gpu_test\b|\bEpoch\((?:val|test)\)/i, 'OpenMMLab'],
   [/\bonmt[\\/]|\bonmt_train\b|\bOpenNMT-py\b/, 'OpenNMT-py', '-valid_batch_size'],
   [/\bfairseq[\\/]|\bfairseq-train\b/, 'fairseq', '--batch-size-valid / --max-tokens-valid'],
+  // Caffe's test net runs forward only, by its own data layer's batch: glog's CUDA_CHECK ("Check failed: error ==
+  // cudaSuccess (2 vs. 0)  out of memory"), the solver's "Iteration N, Testing net (#0)", its .prototxt net files.
+  [
+    /\berror == cudaSuccess\b|\bTesting net \(#\d|\.prototxt\b|\bcaffe\b/i,
+    'Caffe',
+    "batch_size of the test net's data layer (test.prototxt, phase TEST), raising test_iter so that test_iter × batch_size still covers the test set",
+  ],
 ];
 
 // An input's shape stated as a tuple beside the word that says what it is ("the dimension (1025, 2049)", "image size
@@ -102,6 +110,8 @@ export function readEvalSettings(text: string): Incident {
   if (overSet) incident.eval.evalOverSetSaid = overSet;
   const passGrowth = readEvalPassGrowth(text);
   if (passGrowth) incident.eval.evalPassGrowth = passGrowth;
+  const yoloVal = readYoloTrainVal(text);
+  if (yoloVal) incident.eval.evalYoloVal = yoloVal;
   const wholeArray = tfWholeArray(text);
   if (wholeArray) incident.eval.evalWholeArray = wholeArray;
   const fits = evalBatchSaidToFit(text);

@@ -111,6 +111,13 @@ export function lengthAxis(dims: number[]): number | undefined {
   return middle.length > 0 ? Math.max(...middle) : undefined;
 }
 
+/**
+ * A last axis of a million or more: sub-word vocabularies stay under ~262,000 and image sides under 100,000, so it is a
+ * word-level vocabulary or a class count that large (the logits or the softmax weight, rows × classes × bytes), or a
+ * feature map flattened before a dense layer. Every row is that wide: that axis, not the leading one, is the lever.
+ */
+const WIDE_LAST_AXIS = 1_000_000;
+
 function readTfTensor(part: Partial<StackPart>, dims: number[], dtype: string): void {
   const bytes = DTYPE_BYTES[dtype.toLowerCase()];
   if (bytes === undefined || dims.some((d) => !Number.isFinite(d))) return;
@@ -119,6 +126,8 @@ function readTfTensor(part: Partial<StackPart>, dims: number[], dtype: string): 
   part.tfTensor = `shape[${dims.join(',')}] ${dtype}: ${formatMiB(part.tfTensorMiB)}`;
   const longAxis = lengthAxis(dims);
   if (longAxis !== undefined) part.tfLongAxis = String(longAxis);
+  const last = dims[dims.length - 1];
+  if (dims.length >= 2 && longAxis === undefined && last >= WIDE_LAST_AXIS) part.tfWideAxis = String(last);
   if (isConvKernel(dims)) {
     const params = elements / 1e6;
     // Language-neutral figures: the reply's own words (en / zh) name what they are.
@@ -175,6 +184,8 @@ export const STACK_LEVER_CONDITIONS = {
   ort_request_absurd: ({ incident: i }: { incident: Incident }) => (i.stack.ortAskMiB ?? 0) > 4 * 2 ** 20,
   // A middle axis of TensorFlow's failed tensor is a length of 100,000+: that length, not the batch, is the lever.
   tf_length_axis: ({ incident: i }: { incident: Incident }) => i.stack.tfLongAxis !== undefined,
+  // The last axis of TensorFlow's failed tensor is a million wide or more: the vocabulary / class count is the lever.
+  tf_wide_last_axis: ({ incident: i }: { incident: Incident }) => i.stack.tfWideAxis !== undefined && i.stack.tfKernel === undefined,
   // TensorFlow's failed tensor is a convolution kernel: the model's weights, so the batch is not the lever.
   tf_weight_tensor: ({ incident: i }: { incident: Incident }) => i.stack.tfKernel !== undefined,
   // One tensor larger than TensorFlow's whole allocator limit while it holds next to nothing: no batch fits it.

@@ -1,0 +1,37 @@
+// The YOLO family's per-epoch validation inside train.py (issue 23: each phase has its own levers): it runs under
+// no_grad at twice the training batch, so the validation batch is the lever and no_grad is not.
+import type { Incident } from '../incident/index.js';
+import { boundedLines } from '../lines.js';
+
+const inEval = (f: Incident) => f.phase.name === 'eval';
+
+// The YOLO family's own train.py validates after every epoch by a fixed call, whose first line a traceback quotes:
+// ultralytics/yolov3 "results, maps = test.test(cfg, data, batch_size=batch_size * 2, ...)", YOLOv5 before v6 and YOLOv7
+// "results, maps, times = test.test(data_dict, batch_size=batch_size * 2, ...)", YOLOv5 6+ "results, maps, _ =
+// validate.run(data_dict, batch_size=batch_size // WORLD_SIZE * 2, ...)"; and its validation table's header line
+// ("Class Images Labels P R mAP@.5", "Class Images Instances Box(P R mAP50", "Class Images Targets P R mAP@0.5").
+// Bounded, per line.
+const YOLO_VAL_CALL = /\bresults,\s{0,2}maps(?:,\s{0,2}\w{1,8})?\s{0,2}=\s{0,2}(?:test\.test|val\.run|validate\.run)\(/;
+const YOLO_VAL_HEADER = /\bClass\s{1,20}Images\s{1,20}(?:Labels|Instances|Targets)\s{1,20}(?:Box\()?P\s{1,20}R\s{1,20}mAP/;
+
+const QUOTE_CHARS = 100;
+
+/** The YOLO family's per-epoch validation call or table header, quoted (trimmed). */
+export function readYoloTrainVal(text: string): string | undefined {
+  // The call says which validation ran; the table header only that one was under way.
+  for (const form of [YOLO_VAL_CALL, YOLO_VAL_HEADER])
+    for (const line of boundedLines(text, 20_000, 600)) {
+      if (!form.test(line)) continue;
+      const t = line.trim();
+      return t.length <= QUOTE_CHARS ? `"${t}"` : `"${t.slice(0, QUOTE_CHARS)}…"`;
+    }
+  return undefined;
+}
+
+/**
+ * A YOLO-family train.py (YOLOv5 before 6, YOLOv7, ultralytics/yolov3 and their forks, not recognised as a tool) failed
+ * in its per-epoch validation: that call runs under no_grad at twice the training batch (rect batches of varying
+ * shape), so the validation batch, not no_grad, is the lever. Not where the report says gradients are on.
+ */
+export const evalYoloTrainVal = (f: Incident) =>
+  inEval(f) && f.eval.evalYoloVal !== undefined && f.run.tool !== 'ultralytics' && f.run.tool !== 'yolov5' && f.eval.gradsOnStated === undefined;
