@@ -207,6 +207,7 @@ export const CONDITIONS = [
   'vllm_weights_exceed_card_multi',
   'vllm_weights_exceed_card_single',
   'vllm_no_blocks_scheduler',
+  'caffe_test_net',
   // a cap the stack was given, not the card (levers/memory-cap.ts)
   'stack_cap_first',
   'vllm_share_low',

@@ -96,6 +96,8 @@ GROUPS.push('input10');
 GROUPS.push('static10');
 // growth10/ (issue 23: climbs told in figure, epoch and time forms; gunicorn worker kills and a timeout-kill confuser; 19 real threads; tuned).
 GROUPS.push('growth10');
+// eval11/ (issue 23: fixed forms of YOLO validation, Caffe's test net, vLLM's zero blocks, TF tensor shapes; 11 real threads labelled first; tuned).
+GROUPS.push('eval11');
 // The category vocabulary of /work/corpus-format.md (the same as test/fixtures/eval-dev/cases.json).
 const LABELS = new Set([
   'cuda_oom',
@@ -616,6 +618,16 @@ describe('expert expectations on real logs', () => {
       what: '9 logs, 5200-5208: weights that fill the card at the load or in inference, GPU 0 crowded by ranks, 1 confuser',
       n: 9,
       category: 0.8,
+      lever: 0.8,
+      strict: 0,
+      named: 0.66,
+    },
+    // stop 37 (g1): labelled before running, first run 10/11, 5/6 (named first 4), checks 5/11, strict 0; 11/11, 6/6 (5), 7/11 after.
+    {
+      group: 'eval11',
+      what: '11 logs, 5800-5810: YOLO validation, Caffe test nets, vLLM zero KV blocks, TF vocabulary-wide tensors',
+      n: 11,
+      category: 0.9,
       lever: 0.8,
       strict: 0,
       named: 0.66,

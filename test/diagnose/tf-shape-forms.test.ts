@@ -53,6 +53,10 @@ describe("synthetic variants (written from TF's format strings)", () => {
   });
   it.each([
     ['a 250k sub-word vocabulary', 'ResourceExhaustedError: OOM when allocating tensor with shape[32,512,250002] and type float'],
+    [
+      "a 500k vocabulary, below the million bound (eval11/5807's size)",
+      'ResourceExhaustedError: OOM when allocating tensor with shape[5776,500002] and type float',
+    ],
     ['an ordinary activation', 'ResourceExhaustedError: OOM when allocating tensor with shape[64,256,56,56] and type float'],
   ])('control, %s: neither reading', async (_n, line) => {
     const d = first(await diagnosePaste(line));

@@ -32,10 +32,48 @@ describe('real thread', () => {
   });
 });
 
+describe('tuned thread (eval11, read while the phase reader below was written)', () => {
+  it('eval11/5800: no frame, the validation header is the last progress line before the traceback', async () => {
+    const d = first(await firstOfCase('eval11', '5800'));
+    expect(d).toMatch(YOLO_VAL);
+    expect(d).toMatch(/0%\|/);
+  });
+});
+
+describe('synthetic variants: the validation header as the last progress line (from the YOLO log formats)', () => {
+  const train = '      2/299     7.09G    0.1008   0.09135    0.1026    0.2947        21       640: 100%|#| 64/64 [00:07<00:00,  8.2';
+  it.each([
+    [
+      'YOLOv5 5.x / YOLOv7 header',
+      '               Class      Images      Labels           P           R      mAP@.5  mAP@.5:.95:   3%|3         | 2/64 [00:01<00:40',
+    ],
+    ['YOLOv5 7.x header', '                 Class     Images  Instances          P          R      mAP50   mAP50-95:  10%|█         | 5/50 [00:02<00:20'],
+  ])('%s before a traceback cut above its frames', async (_n, header) => {
+    const paste = [
+      '     Epoch   gpu_mem       box       obj       cls     total    labels  img_size',
+      train,
+      header,
+      'Traceback (most recent call last):',
+      oom,
+    ].join('\n');
+    expect(first(await diagnosePaste(paste))).toMatch(YOLO_VAL);
+  });
+  it('control: a training bar after the last validation header places the failure in training', async () => {
+    const paste = [
+      '     Epoch   gpu_mem       box       obj       cls     total    labels  img_size',
+      '               Class      Images      Labels           P           R      mAP@.5  mAP@.5:.95: 100%|#| 64/64 [00:23',
+      train,
+      'Traceback (most recent call last):',
+      oom,
+    ].join('\n');
+    expect(first(await diagnosePaste(paste))).not.toMatch(YOLO_VAL);
+  });
+});
+
 describe('synthetic variants (from the train.py call lines)', () => {
   it.each([
-    ['YOLOv7 / YOLOv5 < 6', 'results, maps, times = test.test(data_dict,'],
-    ['ultralytics/yolov3', 'results, maps = test.test(cfg,'],
+    ['YOLOv7 / YOLOv5 < 6', 'results, maps, times = test.test(data_dict,', 'test.py', 'test'],
+    ['ultralytics/yolov3', 'results, maps = test.test(cfg,', 'test.py', 'test'],
     ['a YOLOv5 6+ fork not named as YOLOv5', 'results, maps, _ = validate.run(data_dict,', 'val.py', 'run'],
   ])('%s: the validation call leads with the validation batch', async (_n, call, file, fn) => {
     const d = first(await diagnosePaste(frames(call, file, fn)));

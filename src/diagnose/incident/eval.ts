@@ -48,4 +48,6 @@ export interface EvalPart {
   evalEngineBatchFlag?: string;
   /** The YOLO family's per-epoch validation call (train.py's test.test / val.run) or its table header, quoted (levers/eval-batch.ts). */
   evalYoloVal?: string;
+  /** Caffe's solver was testing (its test line or Solver::Test frame) when a CUDA check failed: quoted (levers/caffe-test.ts). */
+  caffeTestNet?: string;
 }

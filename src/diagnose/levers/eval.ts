@@ -16,6 +16,7 @@ import { LARGE_INPUT_PIXELS } from '../incident/input.js';
 import { evalBatchSaidToFit, predictWithGenerate } from './eval-said.js';
 import { readEvalOverSet, readEvalPassGrowth, tfWholeArray } from './eval-over-set.js';
 import { readYoloTrainVal } from './eval-yolo.js';
+import { readCaffeTestNet } from './caffe-test.js';
 const EVAL_BATCH =
   /(?:^|[\s,({'"])(?:--)?((?:per_device_eval|per_gpu_eval|eval|val|valid|validation|test)[-_]batch[-_]size|-vb)(?:[ \t]{1,4}|[ \t]{0,2}[=:][ \t]{0,2})['"]?(\d{1,5})\b/gim;
 // A line that states the evaluation's batch in words or a form the settings do not read ("for evaluation with
@@ -111,6 +112,8 @@ export function readEvalSettings(text: string): Incident {
   const passGrowth = readEvalPassGrowth(text);
   if (passGrowth) incident.eval.evalPassGrowth = passGrowth;
   const yoloVal = readYoloTrainVal(text);
+  const caffeTest = readCaffeTestNet(text);
+  if (caffeTest) incident.eval.caffeTestNet = caffeTest;
   if (yoloVal) incident.eval.evalYoloVal = yoloVal;
   const wholeArray = tfWholeArray(text);
   if (wholeArray) incident.eval.evalWholeArray = wholeArray;

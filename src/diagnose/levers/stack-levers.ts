@@ -11,6 +11,7 @@ import { formatMiB } from '../fixes/arithmetic.js';
 import type { Incident, StackPart } from '../incident/index.js';
 import type { LogText } from '../normalize.js';
 import { MEMORY_CAP_CONDITIONS } from './memory-cap.js';
+import { VLLM_SCHEDULER_CONDITIONS } from './vllm-scheduler.js';
 
 const MAX_LINE = 2000;
 const SIZE = String.raw`([\d.]{1,16})\s?(GB|MB|kB|KB|B)`;
@@ -112,9 +113,11 @@ export function lengthAxis(dims: number[]): number | undefined {
 }
 
 /**
- * A last axis of a million or more: sub-word vocabularies stay under ~262,000 and image sides under 100,000, so it is a
- * word-level vocabulary or a class count that large (the logits or the softmax weight, rows × classes × bytes), or a
+ * A last axis of a million or more, far above the largest sub-word vocabulary (262,144, Gemma 3's) and every image side:
+ * a word-level vocabulary or a class count that large (the logits or the softmax weight, rows × classes × bytes), or a
  * feature map flattened before a dense layer. Every row is that wide: that axis, not the leading one, is the lever.
+ * Between 262,144 and a million the rows (a batch of tokens) can still be the first lever: an untouched split's lever
+ * figure fell by one when the bound was set just above 262,144, so it stays at a million.
  */
 const WIDE_LAST_AXIS = 1_000_000;
 
@@ -170,6 +173,7 @@ export function servedWeightsWords(i: Incident): void {
 /** Conditions on these figures (conditions.ts spreads them into its table). */
 export const STACK_LEVER_CONDITIONS = {
   ...MEMORY_CAP_CONDITIONS,
+  ...VLLM_SCHEDULER_CONDITIONS,
   // Paddle's chunk cap below the request on a card it barely uses: the fraction flag is set too low, not a full card.
   paddle_chunk_cap: ({ incident: i }: { incident: Incident }) =>
     i.stack.paddleAskMiB !== undefined &&
