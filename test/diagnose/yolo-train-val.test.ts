@@ -8,6 +8,8 @@ import { diagnosePaste, firstOfCase, type CaseDiagnosis } from './corpus-case.js
 
 const first = (d: CaseDiagnosis | undefined) => d?.fixes[0]?.summary ?? '';
 const YOLO_VAL = /^The card ran out in the validation train\.py runs after each epoch/;
+// Ultralytics' own forms (validate.run, the Instances / Box(P header) get its trainer's text, with its flags.
+const ULTRA_VAL = /^The card ran out in Ultralytics' validation/;
 const oom =
   'RuntimeError: CUDA out of memory. Tried to allocate 1.25 GiB (GPU 0; 7.79 GiB total capacity; 5.10 GiB already allocated; 1.02 GiB free; 5.60 GiB reserved in total by PyTorch)';
 const frames = (call: string, file = 'test.py', fn = 'test') =>
@@ -47,7 +49,6 @@ describe('synthetic variants: the validation header as the last progress line (f
       'YOLOv5 5.x / YOLOv7 header',
       '               Class      Images      Labels           P           R      mAP@.5  mAP@.5:.95:   3%|3         | 2/64 [00:01<00:40',
     ],
-    ['YOLOv5 7.x header', '                 Class     Images  Instances          P          R      mAP50   mAP50-95:  10%|█         | 5/50 [00:02<00:20'],
   ])('%s before a traceback cut above its frames', async (_n, header) => {
     const paste = [
       '     Epoch   gpu_mem       box       obj       cls     total    labels  img_size',
@@ -57,6 +58,18 @@ describe('synthetic variants: the validation header as the last progress line (f
       oom,
     ].join('\n');
     expect(first(await diagnosePaste(paste))).toMatch(YOLO_VAL);
+  });
+  it.each([
+    ['YOLOv5 7.x header', '                 Class     Images  Instances          P          R      mAP50   mAP50-95:  10%|█         | 5/50 [00:02<00:20'],
+    ['YOLOv8+ header', '                 Class     Images  Instances      Box(P          R      mAP50  mAP50-95):  20%|██        | 10/50 [00:03<00:12'],
+  ])("%s (Ultralytics' own form): its trainer's text", async (_n, header) => {
+    const paste = [
+      '      1/100      7.25G      1.118      1.355      1.217         45        640: 100%|██████████| 500/500 [02:00<00:00',
+      header,
+      'Traceback (most recent call last):',
+      oom,
+    ].join('\n');
+    expect(first(await diagnosePaste(paste))).toMatch(ULTRA_VAL);
   });
   it('control: a training bar after the last validation header places the failure in training', async () => {
     const paste = [
@@ -74,11 +87,15 @@ describe('synthetic variants (from the train.py call lines)', () => {
   it.each([
     ['YOLOv7 / YOLOv5 < 6', 'results, maps, times = test.test(data_dict,', 'test.py', 'test'],
     ['ultralytics/yolov3', 'results, maps = test.test(cfg,', 'test.py', 'test'],
-    ['a YOLOv5 6+ fork not named as YOLOv5', 'results, maps, _ = validate.run(data_dict,', 'val.py', 'run'],
   ])('%s: the validation call leads with the validation batch', async (_n, call, file, fn) => {
     const d = first(await diagnosePaste(frames(call, file, fn)));
     expect(d).toMatch(YOLO_VAL);
     expect(d).toContain(call);
+  });
+  it("a YOLOv5 6+ fork's validate.run, not named as YOLOv5: Ultralytics' text", async () => {
+    const d = first(await diagnosePaste(frames('results, maps, _ = validate.run(data_dict,', 'val.py', 'run')));
+    expect(d).toMatch(ULTRA_VAL);
+    expect(d).toMatch(/--noval|val=False/);
   });
   it('the table header alone, a validation failure said in words', async () => {
     const paste = [

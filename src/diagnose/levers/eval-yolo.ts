@@ -39,7 +39,18 @@ export function readYoloTrainVal(text: string): string | undefined {
  * shape), so the validation batch, not no_grad, is the lever. Not where the report says gradients are on.
  */
 export const evalYoloTrainVal = (f: Incident) =>
-  inEval(f) && f.eval.evalYoloVal !== undefined && f.run.tool !== 'ultralytics' && f.run.tool !== 'yolov5' && f.eval.gradsOnStated === undefined;
+  inEval(f) &&
+  f.eval.evalYoloVal !== undefined &&
+  !ultralyticsValForm(f) &&
+  f.run.tool !== 'ultralytics' &&
+  f.run.tool !== 'yolov5' &&
+  f.eval.gradsOnStated === undefined;
+
+// Ultralytics' own forms of the same validation (YOLOv5 6+ train.py's validate.run, the Instances / Box(P header of
+// YOLOv5 7 and YOLOv8+): its trainer's text answers (levers/eval.ts evalUltralyticsVal), with its own flags.
+const ULTRALYTICS_VAL = /\b(?:validate|val)\.run\(|\bInstances\b|\bBox\(P\b/;
+/** The validation form quoted is Ultralytics' own (YOLOv5 6+, YOLOv8+), not an older train.py's test.test. */
+export const ultralyticsValForm = (f: Incident) => f.eval.evalYoloVal !== undefined && ULTRALYTICS_VAL.test(f.eval.evalYoloVal);
 
 // The YOLO family's training progress: its header ("Epoch   gpu_mem   box ...", YOLOv8's "Epoch    GPU_mem   box_loss")
 // and its per-epoch bar ("2/299     7.09G    0.1008 ..."). A failure whose last progress line is the validation table's

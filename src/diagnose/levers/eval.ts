@@ -15,7 +15,7 @@ import { t, type Locale } from '../../core/i18n.js';
 import { LARGE_INPUT_PIXELS } from '../incident/input.js';
 import { evalBatchSaidToFit, predictWithGenerate } from './eval-said.js';
 import { readEvalOverSet, readEvalPassGrowth, tfWholeArray } from './eval-over-set.js';
-import { readYoloTrainVal } from './eval-yolo.js';
+import { readYoloTrainVal, ultralyticsValForm } from './eval-yolo.js';
 import { readCaffeTestNet } from './caffe-test.js';
 const EVAL_BATCH =
   /(?:^|[\s,({'"])(?:--)?((?:per_device_eval|per_gpu_eval|eval|val|valid|validation|test)[-_]batch[-_]size|-vb)(?:[ \t]{1,4}|[ \t]{0,2}[=:][ \t]{0,2})['"]?(\d{1,5})\b/gim;
@@ -55,6 +55,9 @@ function shownNoGrad(text: string): string | undefined {
 // one evaluation input's size.
 // Sequence-to-sequence toolkits validate periodically inside their own trainer, under no_grad, with a validation batch of
 // their own (OpenNMT-py's -valid_batch_size, fairseq's --batch-size-valid / --max-tokens-valid): that setting is the lever.
+// TensorFlow's exception class or its allocation message (op_kernel.cc), in any version's wording.
+const TF_EXCEPTION = /\bResourceExhaustedError\b|\bOOM when allocating tensor\b/;
+
 const EVAL_ENGINES: [RegExp, string, string?][] = [
   [/Out of memory error on GPU \d{1,3}\. Cannot allocate|\bppdet\b|\bpaddle(?:paddle|ocr|det|detection|seg|nlp|3d)?\b/i, 'PaddlePaddle'],
   [/\bmm(?:det|seg|cv|engine|ocr|rotate|pose|3d|action|pretrain|track)\b|\bsamples?[ _]per[ _]gpu\b|\bsingle_gpu_test\b|\bEpoch\((?:val|test)\)/i, 'OpenMMLab'],
@@ -111,6 +114,8 @@ export function readEvalSettings(text: string): Incident {
   if (overSet) incident.eval.evalOverSetSaid = overSet;
   const passGrowth = readEvalPassGrowth(text);
   if (passGrowth) incident.eval.evalPassGrowth = passGrowth;
+  // TensorFlow's own exception: Keras / TF ran the evaluation, which keeps no autograd graph, whatever frame shows it.
+  if (TF_EXCEPTION.test(text)) incident.eval.evalKeras = true;
   const yoloVal = readYoloTrainVal(text);
   const caffeTest = readCaffeTestNet(text);
   if (caffeTest) incident.eval.caffeTestNet = caffeTest;
@@ -218,7 +223,11 @@ export const evalEngineInput = (f: Incident) =>
  * stated at a small batch (the input's size then), nor where the report says gradients are on.
  */
 export const evalUltralyticsVal = (f: Incident) =>
-  inEval(f) && (f.run.tool === 'ultralytics' || f.run.tool === 'yolov5') && f.eval.evalKeras !== true && !evalGradsOnStated(f) && !evalStatedLargeInput(f);
+  inEval(f) &&
+  (f.run.tool === 'ultralytics' || f.run.tool === 'yolov5' || ultralyticsValForm(f)) &&
+  f.eval.evalKeras !== true &&
+  !evalGradsOnStated(f) &&
+  !evalStatedLargeInput(f);
 /** Keras evaluate / predict: no graph to drop; its batch_size is the lever. */
 export const evalKeras = (f: Incident) => inEval(f) && f.eval.evalKeras === true;
 /**
