@@ -96,7 +96,7 @@ GROUPS.push('input10');
 GROUPS.push('static10');
 // growth10/ (issue 23: climbs told in figure, epoch and time forms; gunicorn worker kills and a timeout-kill confuser; 19 real threads; tuned).
 GROUPS.push('growth10');
-// eval11/ (issue 23: fixed forms of YOLO validation, Caffe's test net, vLLM's zero blocks, TF tensor shapes; 11 real threads labelled first; tuned).
+// eval11/ (issue 23: fixed forms of YOLO validation, Caffe's test net, vLLM's zero blocks, TF tensor shapes, Adam state; 12 real threads labelled first; tuned).
 GROUPS.push('eval11');
 // The category vocabulary of /work/corpus-format.md (the same as test/fixtures/eval-dev/cases.json).
 const LABELS = new Set([
@@ -622,11 +622,12 @@ describe('expert expectations on real logs', () => {
       strict: 0,
       named: 0.66,
     },
-    // stop 37 (g1): labelled before running, first run 10/11, 5/6 (named first 4), checks 5/11, strict 0; 11/11, 6/6 (5), 7/11 after.
+    // stop 37 (g1): labelled before running, first run 10/11, 5/6 (named first 4), checks 5/11, strict 0; 11/11, 6/6 (5), 7/11 after;
+    // 5811 (optimizer state) right on first run: 12/12, 6/6 (5), checks 8/12.
     {
       group: 'eval11',
-      what: '11 logs, 5800-5810: YOLO validation, Caffe test nets, vLLM zero KV blocks, TF vocabulary-wide tensors',
-      n: 11,
+      what: '12 logs, 5800-5811: YOLO validation, Caffe test nets, vLLM zero KV blocks, TF vocabulary-wide tensors, Adam state',
+      n: 12,
       category: 0.9,
       lever: 0.8,
       strict: 0,

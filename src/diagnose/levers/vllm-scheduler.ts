@@ -1,7 +1,7 @@
 // vLLM found no memory for a single KV-cache block (issue 23 item 4: a command is read with its tool's own flags).
 // vLLM sizes the cache from what is left of gpu_memory_utilization × card after the weights and its profiling run; the
 // run is a forward of max_num_batched_tokens tokens and a sampler warm-up over max_num_seqs dummy requests (default
-// 256), so with the context (--max-model-len) and the share already set in the command, those two scheduler limits are
+// 256 in V0, up to 1024 in V1), so with the context (--max-model-len) and the share already set in the command, those two scheduler limits are
 // what is left to turn. Its fixed messages for zero blocks: V0's raise_if_cache_size_invalid "No available memory for
 // the cache blocks. Try increasing `gpu_memory_utilization` when initializing the engine.", the "# GPU blocks: 0" line,
 // a negative "the rest of the memory reserved for KV Cache is -…" profile line. Patterns bounded, per line.
