@@ -33,6 +33,8 @@ import { readTfRetracing, servedWeightsWords } from './levers/stack-levers.js';
 import { reportedLoad } from './levers/reported-load.js';
 import { splitWords } from './levers/split-cards.js';
 import { reportedPhase } from './levers/reported-phase.js';
+import { optimizerStateSaid } from './levers/optimizer-said.js';
+import { yoloValPhase } from './levers/eval-yolo.js';
 import { readKeptReference } from './levers/growth.js';
 import { cutTracebackPhase, withPhase } from './phase.js';
 import { readRendezvous, rendezvousWords } from './rendezvous.js';
@@ -145,7 +147,7 @@ export function diagnose(raw: string, base: RuleBase, loc?: Locale): DiagnoseRes
   // A non-PyTorch stack's own figures (TF/XLA BFC, llama.cpp, TGI, vLLM), read once for every memory diagnosis.
   const stack = hits.some((h) => MEMORY_HOLDER_CATEGORIES.has(base.rules[h.rule].category)) ? readStackFigures(log) : undefined;
   // The phase the report names in words, for an OOM whose frames (if any) say none (levers/reported-phase.ts).
-  const saidPhase = stack ? (reportedPhase(text) ?? toldPhase(told)) : undefined;
+  const saidPhase = stack ? (reportedPhase(text) ?? optimizerStateSaid(text) ?? yoloValPhase(text) ?? toldPhase(told)) : undefined;
   // What a growing memory keeps, where the paste shows it (levers/growth.ts): the leak fix needs it to come first.
   const kept = hits.length ? readKeptReference(text) : {};
   // TensorFlow's retracing warning: what a TF climb keeps (levers/stack-levers.ts).

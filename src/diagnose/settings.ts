@@ -10,6 +10,7 @@ const TRAIN_RUN = /\bdo_train\s{0,2}[:=]\s{0,2}["']?true\b/i;
 import { formatMiB } from './fixes/arithmetic.js';
 import { classifyShape, extractHostSeries, extractMemorySeries, seriesSettled } from './memory-series.js';
 import { readEvalSettings } from './levers/eval.js';
+import { readVllmScheduler } from './levers/vllm-scheduler.js';
 import { trainingProgress } from './levers/progress.js';
 import { gpuFamilyMaxGiB, knownGpuMemoryGiB, modelParamsB, statedGpuMemoryMiB, weightsDtype } from './model-facts.js';
 import { readCheckpointingOn, readDiffusionPipeline, readParamsOffloaded } from './levers/static-order.js';
@@ -194,6 +195,7 @@ export function extractSettings(fullText: string, options: { commandLine?: boole
     incident.stack.kvCacheTokens = Number(kv[2]);
   }
   vllmProfile(text, incident);
+  mergeInto(incident, { stack: readVllmScheduler(text) });
   if (BATCH_NO_HELP.some((re) => re.test(text))) incident.tried.batchChangeNoHelp = true;
   // ggml's CPU buffer that could not be allocated: "failed to allocate buffer of size 137438953504" (bytes).
   let ggml = 0;

@@ -100,6 +100,8 @@ GROUPS.push('growth10');
 GROUPS.push('stacks11');
 // series11/ (issue 23: input-size settings and growth forms on new threads: video frames, upscaler tiles, Ollama contexts, TF retracing; 15 real; tuned).
 GROUPS.push('series11');
+// eval11/ (issue 23: fixed forms of YOLO validation, Caffe's test net, vLLM's zero blocks, TF tensor shapes, Adam state; 12 real threads labelled first; tuned).
+GROUPS.push('eval11');
 // The category vocabulary of /work/corpus-format.md (the same as test/fixtures/eval-dev/cases.json).
 const LABELS = new Set([
   'cuda_oom',
@@ -639,6 +641,17 @@ describe('expert expectations on real logs', () => {
       what: '9 logs, 5200-5208: weights that fill the card at the load or in inference, GPU 0 crowded by ranks, 1 confuser',
       n: 9,
       category: 0.8,
+      lever: 0.8,
+      strict: 0,
+      named: 0.66,
+    },
+    // stop 37 (g1): labelled before running, first run 10/11, 5/6 (named first 4), checks 5/11, strict 0; 11/11, 6/6 (5), 7/11 after;
+    // 5811 (optimizer state) right on first run: 12/12, 6/6 (5), checks 8/12.
+    {
+      group: 'eval11',
+      what: '12 logs, 5800-5811: YOLO validation, Caffe test nets, vLLM zero KV blocks, TF vocabulary-wide tensors, Adam state',
+      n: 12,
+      category: 0.9,
       lever: 0.8,
       strict: 0,
       named: 0.66,

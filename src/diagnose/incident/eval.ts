@@ -46,4 +46,8 @@ export interface EvalPart {
   evalPassGrowth?: string;
   /** The toolkit's own validation batch setting, where its validation runs in its trainer (levers/eval.ts EVAL_ENGINES). */
   evalEngineBatchFlag?: string;
+  /** The YOLO family's per-epoch validation call (train.py's test.test / val.run) or its table header, quoted (levers/eval-batch.ts). */
+  evalYoloVal?: string;
+  /** Caffe's solver was testing (its test line or Solver::Test frame) when a CUDA check failed: quoted (levers/caffe-test.ts). */
+  caffeTestNet?: string;
 }

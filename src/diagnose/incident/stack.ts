@@ -23,6 +23,10 @@ export interface StackPart {
   ortRequest?: string;
   ortAskMiB?: number;
   vllmGpuBlocks?: number;
+  /** vLLM found no memory for one KV-cache block, and the engine flags the paste's command sets (levers/vllm-scheduler.ts). */
+  vllmZeroBlocks?: boolean;
+  vllmFlags?: { tp?: number; util?: number; maxModelLen?: number; maxNumSeqs?: number };
+  vllmFlagsSet?: string;
   vllmUtil?: number;
   /** Figures in a non-PyTorch stack's own format (src/diagnose/stack-figures.ts): TF/XLA's BFC allocator (its
    *  name and Stats block), llama.cpp's failed CUDA buffer and what it was for, TGI's prefill, vLLM's blocks. */
@@ -58,6 +62,8 @@ export interface StackPart {
   tfKernel?: string;
   /** A middle axis of that tensor of 100,000+ (a length read unbounded), as the reply shows it. */
   tfLongAxis?: string;
+  /** A last axis of that tensor of 1,000,000+ (a word vocabulary, a class count, a flattened map), as the reply shows it. */
+  tfWideAxis?: string;
   /** TensorFlow's BFC Stats block (Limit, InUse), read wherever the paste has it, and as the reply shows them. */
   tfLimitMiB?: number;
   tfInUseMiB?: number;

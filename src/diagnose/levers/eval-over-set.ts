@@ -61,8 +61,10 @@ export function readEvalOverSet(text: string): string | undefined {
   return found;
 }
 
-// TensorFlow's failed tensor: "OOM when allocating tensor with shape[160000,64,64,1] and type double".
-const TF_SHAPE = /OOM when allocating tensor with shape\[(\d{1,9})((?:, ?\d{1,7}){1,6})\] and type (\w{1,12})/;
+// TensorFlow's failed tensor: "OOM when allocating tensor with shape[160000,64,64,1] and type double". TF 1.x before
+// 1.5 printed the shape alone (allocate_temp's `ResourceExhausted("OOM when allocating tensor with shape",
+// shape.DebugString())`), so the type is optional and then TensorFlow's default, float.
+const TF_SHAPE = /OOM when allocating tensor (?:with|of) shape ?\[(\d{1,9})((?:, ?\d{1,7}){1,6})\](?: and type (\w{1,12}))?/;
 /**
  * A leading dimension no batch reaches (above 4096, where settings.ts stops reading it as the batch) on a tensor of 3
  * dimensions or more: the data set's own length. Keras turns NumPy arrays passed to fit / evaluate / predict into one
@@ -74,7 +76,7 @@ export function tfWholeArray(text: string): string | undefined {
     const m = TF_SHAPE.exec(line);
     if (!m) continue;
     const dims = m[2].split(',').filter((d) => d.trim()).length + 1;
-    if (dims >= 3 && Number(m[1]) > MAX_BATCH_ROWS) return `shape[${m[1]}${m[2].replace(/ /g, '')}] ${m[3]}`;
+    if (dims >= 3 && Number(m[1]) > MAX_BATCH_ROWS) return `shape[${m[1]}${m[2].replace(/ /g, '')}] ${m[3] ?? 'float'}`;
   }
   return undefined;
 }

@@ -15,6 +15,8 @@ import { t, type Locale } from '../../core/i18n.js';
 import { LARGE_INPUT_PIXELS } from '../incident/input.js';
 import { evalBatchSaidToFit, predictWithGenerate } from './eval-said.js';
 import { readEvalOverSet, readEvalPassGrowth, tfWholeArray } from './eval-over-set.js';
+import { readYoloTrainVal, ultralyticsValForm } from './eval-yolo.js';
+import { readCaffeTestNet } from './caffe-test.js';
 const EVAL_BATCH =
   /(?:^|[\s,({'"])(?:--)?((?:per_device_eval|per_gpu_eval|eval|val|valid|validation|test)[-_]batch[-_]size|-vb)(?:[ \t]{1,4}|[ \t]{0,2}[=:][ \t]{0,2})['"]?(\d{1,5})\b/gim;
 // A line that states the evaluation's batch in words or a form the settings do not read ("for evaluation with
@@ -53,11 +55,21 @@ function shownNoGrad(text: string): string | undefined {
 // one evaluation input's size.
 // Sequence-to-sequence toolkits validate periodically inside their own trainer, under no_grad, with a validation batch of
 // their own (OpenNMT-py's -valid_batch_size, fairseq's --batch-size-valid / --max-tokens-valid): that setting is the lever.
+// TensorFlow's exception class or its allocation message (op_kernel.cc), in any version's wording.
+const TF_EXCEPTION = /\bResourceExhaustedError\b|\bOOM when allocating tensor\b/;
+
 const EVAL_ENGINES: [RegExp, string, string?][] = [
   [/Out of memory error on GPU \d{1,3}\. Cannot allocate|\bppdet\b|\bpaddle(?:paddle|ocr|det|detection|seg|nlp|3d)?\b/i, 'PaddlePaddle'],
   [/\bmm(?:det|seg|cv|engine|ocr|rotate|pose|3d|action|pretrain|track)\b|\bsamples?[ _]per[ _]gpu\b|\bsingle_gpu_test\b|\bEpoch\((?:val|test)\)/i, 'OpenMMLab'],
   [/\bonmt[\\/]|\bonmt_train\b|\bOpenNMT-py\b/, 'OpenNMT-py', '-valid_batch_size'],
   [/\bfairseq[\\/]|\bfairseq-train\b/, 'fairseq', '--batch-size-valid / --max-tokens-valid'],
+  // Caffe's test net runs forward only, by its own data layer's batch: glog's CUDA_CHECK ("Check failed: error ==
+  // cudaSuccess (2 vs. 0)  out of memory"), the solver's "Iteration N, Testing net (#0)", its .prototxt net files.
+  [
+    /\berror == cudaSuccess\b|\bTesting net \(#\d|\.prototxt\b|\bcaffe\b/i,
+    'Caffe',
+    "batch_size of the test net's data layer (test.prototxt, phase TEST), raising test_iter so that test_iter × batch_size still covers the test set",
+  ],
 ];
 
 // An input's shape stated as a tuple beside the word that says what it is ("the dimension (1025, 2049)", "image size
@@ -102,6 +114,12 @@ export function readEvalSettings(text: string): Incident {
   if (overSet) incident.eval.evalOverSetSaid = overSet;
   const passGrowth = readEvalPassGrowth(text);
   if (passGrowth) incident.eval.evalPassGrowth = passGrowth;
+  // TensorFlow's own exception: Keras / TF ran the evaluation, which keeps no autograd graph, whatever frame shows it.
+  if (TF_EXCEPTION.test(text)) incident.eval.evalKeras = true;
+  const yoloVal = readYoloTrainVal(text);
+  const caffeTest = readCaffeTestNet(text);
+  if (caffeTest) incident.eval.caffeTestNet = caffeTest;
+  if (yoloVal) incident.eval.evalYoloVal = yoloVal;
   const wholeArray = tfWholeArray(text);
   if (wholeArray) incident.eval.evalWholeArray = wholeArray;
   const fits = evalBatchSaidToFit(text);
@@ -205,7 +223,11 @@ export const evalEngineInput = (f: Incident) =>
  * stated at a small batch (the input's size then), nor where the report says gradients are on.
  */
 export const evalUltralyticsVal = (f: Incident) =>
-  inEval(f) && (f.run.tool === 'ultralytics' || f.run.tool === 'yolov5') && f.eval.evalKeras !== true && !evalGradsOnStated(f) && !evalStatedLargeInput(f);
+  inEval(f) &&
+  (f.run.tool === 'ultralytics' || f.run.tool === 'yolov5' || ultralyticsValForm(f)) &&
+  f.eval.evalKeras !== true &&
+  !evalGradsOnStated(f) &&
+  !evalStatedLargeInput(f);
 /** Keras evaluate / predict: no graph to drop; its batch_size is the lever. */
 export const evalKeras = (f: Incident) => inEval(f) && f.eval.evalKeras === true;
 /**

@@ -14,6 +14,7 @@ import { MEMORY_CAP_CONDITIONS } from './memory-cap.js';
 import { KERAS_REBUILT_CONDITIONS } from './keras-rebuilt.js';
 import { LISTED_HOLDER_CONDITIONS } from '../holder-listed.js';
 import { TOKEN_INPUT_CONDITIONS } from './token-inputs.js';
+import { VLLM_SCHEDULER_CONDITIONS } from './vllm-scheduler.js';
 
 const MAX_LINE = 2000;
 const SIZE = String.raw`([\d.]{1,16})\s?(GB|MB|kB|KB|B)`;
@@ -127,6 +128,15 @@ export function lengthAxis(dims: number[]): number | undefined {
   return middle.length > 0 ? Math.max(...middle) : undefined;
 }
 
+/**
+ * A last axis of a million or more, far above the largest sub-word vocabulary (262,144, Gemma 3's) and every image side:
+ * a word-level vocabulary or a class count that large (the logits or the softmax weight, rows × classes × bytes), or a
+ * feature map flattened before a dense layer. Every row is that wide: that axis, not the leading one, is the lever.
+ * Between 262,144 and a million the rows (a batch of tokens) can still be the first lever: an untouched split's lever
+ * figure fell by one when the bound was set just above 262,144, so it stays at a million.
+ */
+const WIDE_LAST_AXIS = 1_000_000;
+
 function readTfTensor(part: Partial<StackPart>, dims: number[], dtype: string): void {
   const bytes = DTYPE_BYTES[dtype.toLowerCase()];
   if (bytes === undefined || dims.some((d) => !Number.isFinite(d))) return;
@@ -135,6 +145,8 @@ function readTfTensor(part: Partial<StackPart>, dims: number[], dtype: string): 
   part.tfTensor = `shape[${dims.join(',')}] ${dtype}: ${formatMiB(part.tfTensorMiB)}`;
   const longAxis = lengthAxis(dims);
   if (longAxis !== undefined) part.tfLongAxis = String(longAxis);
+  const last = dims[dims.length - 1];
+  if (dims.length >= 2 && longAxis === undefined && last >= WIDE_LAST_AXIS) part.tfWideAxis = String(last);
   if (isConvKernel(dims)) {
     const params = elements / 1e6;
     // Language-neutral figures: the reply's own words (en / zh) name what they are.
@@ -180,6 +192,7 @@ export const STACK_LEVER_CONDITIONS = {
   ...KERAS_REBUILT_CONDITIONS,
   ...LISTED_HOLDER_CONDITIONS,
   ...TOKEN_INPUT_CONDITIONS,
+  ...VLLM_SCHEDULER_CONDITIONS,
   // Paddle's chunk cap below the request on a card it barely uses: the fraction flag is set too low, not a full card.
   paddle_chunk_cap: ({ incident: i }: { incident: Incident }) =>
     i.stack.paddleAskMiB !== undefined &&
@@ -196,6 +209,8 @@ export const STACK_LEVER_CONDITIONS = {
   ort_request_absurd: ({ incident: i }: { incident: Incident }) => (i.stack.ortAskMiB ?? 0) > 4 * 2 ** 20,
   // A middle axis of TensorFlow's failed tensor is a length of 100,000+: that length, not the batch, is the lever.
   tf_length_axis: ({ incident: i }: { incident: Incident }) => i.stack.tfLongAxis !== undefined,
+  // The last axis of TensorFlow's failed tensor is a million wide or more: the vocabulary / class count is the lever.
+  tf_wide_last_axis: ({ incident: i }: { incident: Incident }) => i.stack.tfWideAxis !== undefined && i.stack.tfKernel === undefined,
   // TensorFlow's failed tensor is a convolution kernel: the model's weights, so the batch is not the lever.
   tf_weight_tensor: ({ incident: i }: { incident: Incident }) => i.stack.tfKernel !== undefined,
   // One tensor larger than TensorFlow's whole allocator limit while it holds next to nothing: no batch fits it.
