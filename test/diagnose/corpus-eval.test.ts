@@ -96,6 +96,8 @@ GROUPS.push('input10');
 GROUPS.push('static10');
 // growth10/ (issue 23: climbs told in figure, epoch and time forms; gunicorn worker kills and a timeout-kill confuser; 19 real threads; tuned).
 GROUPS.push('growth10');
+// recog11/ (issue 23: fixed forms blind8 missed, found anew: No CUDA GPUs, MLX max buffer, NCCL start-up hang, quoted Killed; tuned).
+GROUPS.push('recog11');
 // The category vocabulary of /work/corpus-format.md (the same as test/fixtures/eval-dev/cases.json).
 const LABELS = new Set([
   'cuda_oom',
@@ -619,6 +621,16 @@ describe('expert expectations on real logs', () => {
       lever: 0.8,
       strict: 0,
       named: 0.66,
+    },
+    // labelled before running: first run 6/9 checks (No CUDA GPUs 2/2, MLX max buffer 4/4, NCCL start-up hang 0/2, quoted Killed 0/1); 9/9 after.
+    {
+      group: 'recog11',
+      what: '9 logs, 5950-5958: No CUDA GPUs (devices hidden), MLX max buffer size, NCCL start-up hang told, quoted Killed',
+      n: 9,
+      category: 0.85,
+      lever: 0.8,
+      strict: 0,
+      named: 0.8,
     },
   ];
   it.each(TUNED)('$group/ ($what; tuned): no harmful first fix; floors under the measured level', { timeout: 120_000 }, async (t) => {
