@@ -22,10 +22,20 @@ describe('a hang at NCCL start-up, told', () => {
     ['en stuck at', 'both nodes are stuck at "NCCL INFO Init COMPLETE" and nothing else is printed'],
     ['zh init first', 'torchrun 两台机器，nccl初始化之后就卡住了，没有报错'],
     ['zh stuck first', '训练一直卡在 init nccl 这一步'],
+    ['named at NCCL', 'Training hung up after : NCCL INFO Launch mode Parallel'],
+    [
+      'own sentence beside Init COMPLETE',
+      'node1:12:40 [0] NCCL INFO comm 0x55 rank 0 nranks 16 cudaDev 0 - Init COMPLETE\nThe program just hangs after that, GPU util 0%',
+    ],
   ])('synthetic: %s', async (_name, text) => {
     const d = await diagnosePaste(text);
     expect(d?.rule).toBe('nccl-init-hang-reported');
     expect(d?.category).toBe('nccl_or_distributed');
+  });
+
+  it('synthetic: a hang told without any NCCL start-up line is not read as one', async () => {
+    const d = await diagnosePaste('The program just hangs at epoch 3 of the dataloader loop');
+    expect(d?.rule).not.toBe('nccl-init-hang-reported');
   });
 
   it('synthetic: NCCL init lines without a hang are not a diagnosis of their own', async () => {
@@ -44,6 +54,8 @@ describe('the shell\'s "Killed" quoted as the exit', () => {
     ['title', 'exit with "Killed"'],
     ['backticks', 'The script exits with `Killed` while loading the checkpoint'],
     ['plain', 'python train.py ... then it just died with Killed, no traceback'],
+    ['quoted event', '"Killed" when loading a model.'],
+    ['backticked event', 'I get `Killed` while training after the first epoch'],
   ])('synthetic: %s', async (_name, text) => {
     const d = await diagnosePaste(text);
     expect(d?.category).toBe('host_oom_killed');
