@@ -623,11 +623,11 @@ describe('expert expectations on real logs', () => {
       named: 0.66,
     },
     // labelled before running: first run 6/9 checks (No CUDA GPUs 2/2, MLX max buffer 4/4, NCCL start-up hang 0/2, quoted Killed 0/1); 9/9
-    // after; 5959-5964 (container without GPUs) first run 6/6.
+    // after; 5959-5964 (container without GPUs) first run 6/6; 5965 (Metal out of unified memory) category right, lever missed.
     {
       group: 'recog11',
-      what: '15 logs, 5950-5964: No CUDA GPUs (devices hidden), MLX max buffer size, NCCL start-up hang told, quoted Killed, container without GPUs',
-      n: 15,
+      what: '16 logs, 5950-5965: No CUDA GPUs (devices hidden), MLX max buffer size, NCCL start-up hang told, quoted Killed, container without GPUs, Metal OOM',
+      n: 16,
       category: 0.85,
       lever: 0.8,
       strict: 0,

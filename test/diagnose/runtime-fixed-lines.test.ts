@@ -62,3 +62,32 @@ describe("MLX's maximum Metal buffer size", () => {
     expect(d?.fixes.some((f) => f.changes.batch !== undefined)).toBe(false);
   });
 });
+
+describe("Metal out of the GPU's share of unified memory (MLX allocator, Metal command buffer)", () => {
+  it('real recog11/5965 (mflux at 5712x4284; tuned, labelled before running)', async () => {
+    const d = await firstOfCase('recog11', '5965');
+    expect(d?.rule).toBe('mlx-metal-out-of-memory');
+  });
+
+  // synthetic: mlx/backend/metal/allocator.cpp's messages and Metal's command-buffer status
+  it.each([
+    ['malloc', 'RuntimeError: [malloc] Unable to allocate 1073741824 bytes.'],
+    ['resource limit', 'ERROR - mlx_lm.server generation thread died: [metal::malloc] Resource limit (499000) exceeded.'],
+    [
+      'command buffer',
+      'libc++abi: terminating due to uncaught exception of type std::runtime_error: [METAL] Command buffer execution failed: Insufficient Memory (00000008:kIOGPUCommandBufferCallbackErrorOutOfMemory)',
+    ],
+  ])('synthetic: %s', async (_name, text) => {
+    const d = await diagnosePaste(text);
+    expect(d?.rule).toBe('mlx-metal-out-of-memory');
+    expect(d?.category).toBe('cuda_oom');
+    expect(d?.fixes.some((f) => f.changes.batch !== undefined)).toBe(false);
+  });
+
+  it('synthetic: a stated image size is the first lever', async () => {
+    const d = await diagnosePaste(
+      'Generating at 4096x4096\n[METAL] Command buffer execution failed: Insufficient Memory (00000008:kIOGPUCommandBufferCallbackErrorOutOfMemory)',
+    );
+    expect(first(d)).toMatch(/resolution/);
+  });
+});
