@@ -623,11 +623,12 @@ describe('expert expectations on real logs', () => {
       named: 0.66,
     },
     // labelled before running: first run 6/9 checks (No CUDA GPUs 2/2, MLX max buffer 4/4, NCCL start-up hang 0/2, quoted Killed 0/1); 9/9
-    // after; 5959-5964 (container without GPUs) first run 6/6; 5965 (Metal out of unified memory) category right, lever missed.
+    // after; 5959-5964 (container without GPUs) first run 6/6; 5965 (Metal out of unified memory) category right, lever missed;
+    // 5966 (kubelet eviction for memory) first run right.
     {
       group: 'recog11',
-      what: '16 logs, 5950-5965: No CUDA GPUs (devices hidden), MLX max buffer size, NCCL start-up hang told, quoted Killed, container without GPUs, Metal OOM',
-      n: 16,
+      what: '17 logs, 5950-5966: No CUDA GPUs (devices hidden), MLX max buffer size, NCCL start-up hang told, quoted Killed, container without GPUs, Metal OOM, kubelet eviction',
+      n: 17,
       category: 0.85,
       lever: 0.8,
       strict: 0,
