@@ -624,11 +624,11 @@ describe('expert expectations on real logs', () => {
     },
     // labelled before running: first run 6/9 checks (No CUDA GPUs 2/2, MLX max buffer 4/4, NCCL start-up hang 0/2, quoted Killed 0/1); 9/9
     // after; 5959-5964 (container without GPUs) first run 6/6; 5965 (Metal out of unified memory) category right, lever missed;
-    // 5966 (kubelet eviction for memory) first run right.
+    // 5966 (kubelet eviction for memory) first run right; 5967-5968 (SGLang's KV pool check) 1/2 (5968's paste lacks the message).
     {
       group: 'recog11',
-      what: '17 logs, 5950-5966: No CUDA GPUs (devices hidden), MLX max buffer size, NCCL start-up hang told, quoted Killed, container without GPUs, Metal OOM, kubelet eviction',
-      n: 17,
+      what: '19 logs, 5950-5968: No CUDA GPUs (devices hidden), MLX max buffer size, NCCL start-up hang told, quoted Killed, container without GPUs, Metal OOM, kubelet eviction, SGLang KV pool',
+      n: 19,
       category: 0.85,
       lever: 0.8,
       strict: 0,

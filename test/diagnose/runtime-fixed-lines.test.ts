@@ -91,3 +91,24 @@ describe("Metal out of the GPU's share of unified memory (MLX allocator, Metal c
     expect(first(d)).toMatch(/resolution/);
   });
 });
+
+describe("SGLang's start-up check of its KV cache pool", () => {
+  it('real recog11/5967 (the message in the title; tuned, labelled before running)', async () => {
+    const d = await firstOfCase('recog11', '5967');
+    expect(d?.rule).toBe('sglang-kv-pool-too-small');
+    expect(first(d)).toMatch(/raise --mem-fraction-static/);
+  });
+
+  // synthetic: the message through the scheduler's wrapper and the profile's negative figure
+  it.each([
+    [
+      'scheduler',
+      '[2025-03-12 10:00:00 TP0] Scheduler hit an exception: Traceback (most recent call last):\nRuntimeError: Not enough memory. Please try to increase --mem-fraction-static.',
+    ],
+    ['negative profile', '[2025-07-02 07:41:59 DP0 TP0] max_total_tokens=131072 is larger than the profiled value -561981. Use the profiled value instead.'],
+  ])('synthetic: %s', async (_name, text) => {
+    const d = await diagnosePaste(text);
+    expect(d?.rule).toBe('sglang-kv-pool-too-small');
+    expect(d?.fixes.some((f) => f.changes.batch !== undefined)).toBe(false);
+  });
+});
