@@ -102,6 +102,8 @@ GROUPS.push('stacks11');
 GROUPS.push('series11');
 // eval11/ (issue 23: fixed forms of YOLO validation, Caffe's test net, vLLM's zero blocks, TF tensor shapes, Adam state; 12 real threads labelled first; tuned).
 GROUPS.push('eval11');
+// recog11/ (issue 23: fixed forms blind8 missed, found anew: No CUDA GPUs, MLX max buffer, NCCL start-up hang, quoted Killed; tuned).
+GROUPS.push('recog11');
 // The category vocabulary of /work/corpus-format.md (the same as test/fixtures/eval-dev/cases.json).
 const LABELS = new Set([
   'cuda_oom',
@@ -655,6 +657,18 @@ describe('expert expectations on real logs', () => {
       lever: 0.8,
       strict: 0,
       named: 0.66,
+    },
+    // labelled before running: first run 6/9 checks (No CUDA GPUs 2/2, MLX max buffer 4/4, NCCL start-up hang 0/2, quoted Killed 0/1); 9/9
+    // after; 5959-5964 (container without GPUs) first run 6/6; 5965 (Metal out of unified memory) category right, lever missed;
+    // 5966 (kubelet eviction for memory) first run right; 5967-5968 (SGLang's KV pool check) 1/2 (5968's paste lacks the message).
+    {
+      group: 'recog11',
+      what: '19 logs, 5950-5968: No CUDA GPUs (devices hidden), MLX max buffer size, NCCL start-up hang told, quoted Killed, container without GPUs, Metal OOM, kubelet eviction, SGLang KV pool',
+      n: 19,
+      category: 0.85,
+      lever: 0.8,
+      strict: 0,
+      named: 0.8,
     },
   ];
   it.each(TUNED)('$group/ ($what; tuned): no harmful first fix; floors under the measured level', { timeout: 120_000 }, async (t) => {
