@@ -107,6 +107,8 @@ describe('tools.yaml is checked when it loads', () => {
     const root = mkdtempSync(join(tmpdir(), 'kb-tools-'));
     mkdirSync(join(root, 'cuda-oom'));
     cpSync(resolve(import.meta.dirname, '../../knowledge/cuda-oom/rule.yaml'), join(root, 'cuda-oom', 'rule.yaml'));
+    // the rule's shared advice (kind: advice, shared: <id>) comes with it
+    cpSync(resolve(import.meta.dirname, '../../knowledge/advice.yaml'), join(root, 'advice.yaml'));
     writeFileSync(join(root, 'tools.yaml'), yaml);
     return root;
   };
