@@ -104,6 +104,8 @@ GROUPS.push('series11');
 GROUPS.push('eval11');
 // recog11/ (issue 23: fixed forms blind8 missed, found anew: No CUDA GPUs, MLX max buffer, NCCL start-up hang, quoted Killed; tuned).
 GROUPS.push('recog11');
+// torchcat11/ (issue 23: PyTorch/CUDA fixed formats swept from the catalogue: the allocator's NVML assert as an OOM; tuned).
+GROUPS.push('torchcat11');
 // The category vocabulary of /work/corpus-format.md (the same as test/fixtures/eval-dev/cases.json).
 const LABELS = new Set([
   'cuda_oom',
@@ -670,6 +672,9 @@ describe('expert expectations on real logs', () => {
       strict: 0,
       named: 0.8,
     },
+    // labelled before running: NVML assert in CUDACachingAllocator 6/6 category first run (0/6 before: no diagnosis), 6010-6011 2/2;
+    // CUDA launch timeout (display watchdog) 6006-6009 4/4 first run (2/4 before, by abstaining).
+    { group: 'torchcat11', what: '12 logs, 6000-6011: the allocator NVML assert (an OOM), CUDA launch timeout', n: 12, category: 0.95, lever: 0.8, strict: 0 },
   ];
   it.each(TUNED)('$group/ ($what; tuned): no harmful first fix; floors under the measured level', { timeout: 120_000 }, async (t) => {
     const s = await scoreExpertDir(groupDir(t.group));
