@@ -100,3 +100,33 @@ describe("Lightning's device checks before training", () => {
     expect(d?.rule).not.toBe('lightning-gpus-unavailable');
   });
 });
+
+describe('device_map="auto" put weights on disk: the model fits neither the GPU nor the RAM', () => {
+  it.each(['6064', '6067', '6069'])('real libcat11/%s', async (n) => {
+    const d = await firstOfCase('libcat11', n);
+    expect(d?.rule).toBe('model-offloaded-to-disk');
+    expect(noBatch(d)).toBe(false);
+  });
+
+  // synthetic: transformers' message with quotes instead of backticks, wrapped by rich, and accelerate's dispatch_model one
+  it.each([
+    ['quotes', "ValueError: The current 'device_map' had weights offloaded to the disk. Please provide an 'offload_folder' for them."],
+    [
+      'wrapped',
+      'ValueError: The current `device_map` had weights offloaded to the disk. Please provide an `offload_folder` for \nthem. Alternatively, make sure you have `safetensors` installed',
+    ],
+    [
+      'dispatch_model',
+      'ValueError: We need an `offload_dir` to dispatch this model according to this `device_map`, the following submodules need to be offloaded: model.layers.30, model.layers.31.',
+    ],
+  ])('synthetic: %s', async (_name, text) => {
+    const d = await diagnosePaste(text);
+    expect(d?.rule).toBe('model-offloaded-to-disk');
+    expect(first(d)).toMatch(/16-bit dtype/);
+  });
+
+  it('near miss (synthetic): offloading that went on is not this error', async () => {
+    const d = await diagnosePaste('Some parameters are on the meta device because they were offloaded to the disk and cpu.');
+    expect(d?.rule).not.toBe('model-offloaded-to-disk');
+  });
+});
