@@ -130,3 +130,30 @@ describe('device_map="auto" put weights on disk: the model fits neither the GPU 
     expect(d?.rule).not.toBe('model-offloaded-to-disk');
   });
 });
+
+describe("DeepSpeed ZeRO's own optimizer-state frames", () => {
+  // synthetic: stage_1_and_2.py allocates the fp32 gradient partition itself in initialize_optimizer_states, and stage3.py
+  // builds its state in _setup_for_real_optimizer: an OOM there is the optimizer state's, not the batch's
+  it.each([
+    [
+      'stage 1/2',
+      'Traceback (most recent call last):\n  File "/usr/local/lib/python3.10/site-packages/deepspeed/runtime/zero/stage_1_and_2.py", line 485, in __init__\n    self.initialize_optimizer_states()\n  File "/usr/local/lib/python3.10/site-packages/deepspeed/runtime/zero/stage_1_and_2.py", line 611, in initialize_optimizer_states\n    single_grad_partition = torch.zeros(int(self.partition_size[i]),\ntorch.OutOfMemoryError: CUDA out of memory. Tried to allocate 12.50 GiB. GPU 0 has a total capacity of 79.15 GiB of which 6.20 GiB is free. Of the allocated memory 72.10 GiB is allocated by PyTorch, and 310.00 MiB is reserved by PyTorch but unallocated.',
+    ],
+    [
+      'stage 3',
+      '  File "/opt/conda/lib/python3.10/site-packages/deepspeed/runtime/zero/stage3.py", line 459, in _setup_for_real_optimizer\n    self.initialize_optimizer_states()\n  File "/opt/conda/lib/python3.10/site-packages/deepspeed/runtime/zero/stage3.py", line 990, in initialize_optimizer_states\n    gradient_buffer = torch.zeros(num_elements, dtype=gradient_dtype, device=self.device)\ntorch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 9.77 GiB. GPU 0 has a total capacity of 39.39 GiB of which 3.05 GiB is free.',
+    ],
+  ])('synthetic: %s', async (_name, text) => {
+    const d = await diagnosePaste(text);
+    expect(d?.category).toBe('cuda_oom');
+    expect(first(d)).toMatch(/optimizer state/);
+    expect(noBatch(d)).toBe(false);
+  });
+
+  it('near miss (synthetic): a forward OOM under ZeRO-3 parameter fetching is not the optimizer state', async () => {
+    const d = await diagnosePaste(
+      '  File "/usr/local/lib/python3.10/site-packages/deepspeed/runtime/zero/partitioned_param_coordinator.py", line 300, in fetch_sub_module\n    self.__all_gather_params(params_to_fetch, forward)\ntorch.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.00 GiB. GPU 0 has a total capacity of 79.15 GiB of which 500.00 MiB is free.',
+    );
+    expect(first(d)).not.toMatch(/optimizer state does not fit/);
+  });
+});
