@@ -25,6 +25,7 @@ describe("transformers' bitsandbytes quantizer: modules dispatched to the CPU or
       'wrapped',
       'ValueError:\n                        Some modules are dispatched on the CPU or the disk. Make sure you have enough GPU RAM to fit\n                        the quantized model. If you want to dispatch the model on the CPU or the disk while keeping',
     ],
+    ['wrapped after disk', 'ValueError:\nSome modules are dispatched on the CPU or the disk.\nMake sure you have enough GPU RAM to fit the quantized model.'],
     [
       'comfyui',
       '!!! Exception during processing !!! Some modules are dispatched on the CPU or the disk. Make sure you have enough GPU RAM to fit the quantized model.',
