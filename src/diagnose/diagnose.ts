@@ -273,8 +273,11 @@ export function diagnose(raw: string, base: RuleBase, loc?: Locale): DiagnoseRes
     // Kept: evidence before that traceback, rules that read context, or the final exception line itself
     // being the memory error (vLLM raises ValueError for a KV cache that does not fit), also when the
     // rule's evidence goes on past it (vLLM's '# GPU blocks: 0' pasted below the exception).
+    // A triple-quoted message ('ValueError: ' then the text on the next lines, as transformers' bnb quantizer raises it)
+    // is the exception's own message too.
+    const ownMessage = (d: Diagnosis) => last.message === '' && d.firstLine > last.line && d.firstLine <= last.line + 3;
     const kept = diagnoses.filter(
-      (d) => !MEMORY_CATEGORIES.has(d.category) || d.contextual || before(d) || (d.firstLine <= last.line && last.line <= d.lastLine),
+      (d) => !MEMORY_CATEGORIES.has(d.category) || d.contextual || before(d) || (d.firstLine <= last.line && last.line <= d.lastLine) || ownMessage(d),
     );
     if (kept.length === 0) return { diagnoses: kept, readings, notMemory: last };
     return { diagnoses: kept, readings };

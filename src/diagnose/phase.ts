@@ -136,6 +136,10 @@ const COLLECTIVE_FN =
 const DDP_FILE = /parallel[\\/]distributed\.py$/;
 const OPTIMIZER_FN = /^(?:_single_tensor_adamw?|_multi_tensor_adamw?|_fused_adamw?|adamw?|_init_group|step)$/;
 const BACKWARD_FN = /^(?:backward|_engine_run_backward|run_backward)$/;
+// DeepSpeed ZeRO builds and steps its optimizer state in runtime/zero/ (stage_1_and_2.py, stage3.py): an OOM there is
+// the optimizer state's, before or after the batch's activations.
+const ZERO_OPTIMIZER_FN = /^(?:initialize_optimizer_states|_create_fp32_partitions|_setup_for_real_optimizer|_optimizer_step|step)$/;
+const ZERO_FILE = /deepspeed[\\/]runtime[\\/]zero[\\/]/;
 // torch's grad-mode decorator (@torch.no_grad(), @torch.inference_mode(): autograd/grad_mode.py in torch < 2.0,
 // utils/_contextlib.py after) wraps the function below it: a forward without gradients, not autograd's backward.
 export const GRAD_MODE_DECORATOR = (f: Frame) => f.fn === 'decorate_context' && /(?:autograd[\\/]grad_mode|utils[\\/]_contextlib)\.py$/.test(f.file);
@@ -167,7 +171,7 @@ function markerOf(f: Frame): Marker | undefined {
   if (COLLECTIVE_FN.test(f.fn) || (DDP_FILE.test(f.file) && f.fn === '__init__')) return 'collective';
   if (GRAD_MODE_DECORATOR(f)) return undefined;
   if (BACKWARD_FN.test(f.fn) || AUTOGRAD_FILE(f)) return 'backward';
-  if (OPTIMIZER_FN.test(f.fn) && /optim/.test(f.file)) return 'optimizer';
+  if ((OPTIMIZER_FN.test(f.fn) && /optim/.test(f.file)) || (ZERO_OPTIMIZER_FN.test(f.fn) && ZERO_FILE.test(f.file))) return 'optimizer';
   if (LOAD_FN.test(f.fn) || (MODULE_MOVES.test(f.fn) && MODULE_FILE.test(f.file))) return 'load';
   if (GENERATE_FN.test(f.fn) && (f.fn === 'generate' || GENERATE_FILE.test(f.file))) return 'generate';
   if (EVAL_FN.test(f.fn) || EVAL_FILE.test(f.file) || EVAL_NAME_WORD.test(f.fn)) return 'eval';

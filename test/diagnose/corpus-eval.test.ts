@@ -106,6 +106,8 @@ GROUPS.push('eval11');
 GROUPS.push('recog11');
 // torchcat11/ (issue 23: PyTorch/CUDA fixed formats swept from the catalogue: the allocator's NVML assert as an OOM; tuned).
 GROUPS.push('torchcat11');
+// libcat11/ (issue 23: fixed messages of transformers' bnb quantizer and disk offload, accelerate's batch finder, Lightning's device checks; 20 real threads labelled first; tuned).
+GROUPS.push('libcat11');
 // The category vocabulary of /work/corpus-format.md (the same as test/fixtures/eval-dev/cases.json).
 const LABELS = new Set([
   'cuda_oom',
@@ -675,6 +677,17 @@ describe('expert expectations on real logs', () => {
     // labelled before running: NVML assert in CUDACachingAllocator 6/6 category first run (0/6 before: no diagnosis), 6010-6011 2/2;
     // CUDA launch timeout (display watchdog) 6006-6009 4/4 first run (2/4 before, by abstaining).
     { group: 'torchcat11', what: '12 logs, 6000-6011: the allocator NVML assert (an OOM), CUDA launch timeout', n: 12, category: 0.95, lever: 0.8, strict: 0 },
+    // labelled before running, after the rules were written from the libraries' sources: first run 13/13 category, lever 8/8
+    // (named first 7); 6063-6069 (weights offloaded to disk) first run 5/7 (a cut paste and a title-only message), 7/7 after.
+    {
+      group: 'libcat11',
+      what: '20 logs, 6050-6069: bnb quantized model dispatched to CPU/disk, accelerate no executable batch size, Lightning GPUs unavailable / ids absent, weights offloaded to disk',
+      n: 20,
+      category: 0.9,
+      lever: 0.85,
+      strict: 0,
+      named: 0.75,
+    },
   ];
   it.each(TUNED)('$group/ ($what; tuned): no harmful first fix; floors under the measured level', { timeout: 120_000 }, async (t) => {
     const s = await scoreExpertDir(groupDir(t.group));
