@@ -104,6 +104,8 @@ GROUPS.push('series11');
 GROUPS.push('eval11');
 // recog11/ (issue 23: fixed forms blind8 missed, found anew: No CUDA GPUs, MLX max buffer, NCCL start-up hang, quoted Killed; tuned).
 GROUPS.push('recog11');
+// stackcat11/ (issue 23: non-PyTorch message catalogues: TF "Dst tensor is not initialized", Ray 1.x RayOutOfMemoryError, Darknet's check_error OOM; tuned).
+GROUPS.push('stackcat11');
 // The category vocabulary of /work/corpus-format.md (the same as test/fixtures/eval-dev/cases.json).
 const LABELS = new Set([
   'cuda_oom',
@@ -666,6 +668,17 @@ describe('expert expectations on real logs', () => {
       what: '19 logs, 5950-5968: No CUDA GPUs (devices hidden), MLX max buffer size, NCCL start-up hang told, quoted Killed, container without GPUs, Metal OOM, kubelet eviction, SGLang KV pool',
       n: 19,
       category: 0.85,
+      lever: 0.8,
+      strict: 0,
+      named: 0.8,
+    },
+    // labelled before running: first run 16/18 checks (TF eager input copy 6/6, bare Dst tensor 6/6 category, lever 1/3; Ray 1.x 1/3,
+    // 3/3 once the class name alone is read; Darknet 3/3); 18/18 after.
+    {
+      group: 'stackcat11',
+      what: '18 logs, 6150-6167: TensorFlow "Dst tensor is not initialized" (eager input copy and bare), Ray 1.x RayOutOfMemoryError, Darknet check_error OOM',
+      n: 18,
+      category: 0.9,
       lever: 0.8,
       strict: 0,
       named: 0.8,

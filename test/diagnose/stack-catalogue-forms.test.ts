@@ -1,0 +1,132 @@
+// Fixed message formats of non-PyTorch stacks and launchers, each read by its own words (issue 23 item 5: routes by
+// exception type and stack). Every paste here is SYNTHETIC, written from the format string in the library's source
+// with plausible values, beside a near miss that must not take the same route:
+//   TensorFlow eager copy   "Failed copying input tensor from …CPU:0 to …GPU:0 in order to run _EagerConst: Dst tensor is not initialized."
+//   TensorFlow bare form    "InternalError: Dst tensor is not initialized." (a GPU allocation that failed)
+//   TensorFlow pinned host  "failed to alloc N bytes on host: CUDA_ERROR_OUT_OF_MEMORY", "could not allocate pinned host memory of size: N"
+//   PaddlePaddle            GPU OOM raised as Python's MemoryError; CPU allocator "Fail to alloc memory of N size, error code is 12."
+//   Darknet                 "CUDA Error: out of memory" then check_error's "Assertion `0' failed."
+//   Ray 1.x                 "RayOutOfMemoryError: More than 95% of the memory on node … is used (a / b GB)."
+import { describe, expect, it } from 'vitest';
+import { diagnosePaste } from './corpus-case.js';
+
+const tb = (call: string) => `Traceback (most recent call last):\n  File "main.py", line 31, in <module>\n    ${call}\n`;
+
+describe('TensorFlow "Dst tensor is not initialized" is a GPU out-of-memory (synthetic)', () => {
+  it.each([
+    [
+      'fit, _EagerConst',
+      tb('model.fit(x, y, batch_size=8)') +
+        'tensorflow.python.framework.errors_impl.InternalError: Failed copying input tensor from /job:localhost/replica:0/task:0/device:CPU:0 to /job:localhost/replica:0/task:0/device:GPU:0 in order to run _EagerConst: Dst tensor is not initialized.\n',
+    ],
+    [
+      'predict, GatherV2',
+      tb('model.predict(X)') +
+        'InternalError: Failed copying input tensor from /job:localhost/replica:0/task:0/device:CPU:0 to /job:localhost/replica:0/task:0/device:GPU:1 in order to run GatherV2: Dst tensor is not initialized. [Op:GatherV2]\n',
+    ],
+    ['TF 1.x EagerPyFunc', 'RuntimeError: Error copying tensor to device: /job:localhost/replica:0/task:0/device:GPU:0. Dst tensor is not initialized.\n'],
+    ['a title cut to its tail', '_EagerConst: Dst tensor is not initialized\nIt fails when I call fit() on my arrays.\n'],
+  ])('%s: the whole input copied at once, so data on the host in batches, not the batch size', async (_n, paste) => {
+    const d = await diagnosePaste(paste);
+    expect(d?.rule).toBe('tensorflow-input-copy-oom');
+    expect(d?.category).toBe('cuda_oom');
+    expect(d?.fixes[0].summary).toMatch(/in batches/);
+    expect(d?.fixes[0].summary).toMatch(/does not shrink it/);
+  });
+  it.each([
+    [
+      'session run of a Const',
+      tb('sess.run(init)') +
+        'tensorflow.python.framework.errors_impl.InternalError: Dst tensor is not initialized.\n\t [[Node: zeros_3 = Const[dtype=DT_FLOAT, _device="/job:localhost/replica:0/task:0/gpu:0"]()]]\n',
+    ],
+    ['"see above for traceback"', 'InternalError (see above for traceback): Dst tensor is not initialized.\n'],
+  ])('%s: the bare form is a GPU OOM, answered as cuda-oom answers it', async (_n, paste) => {
+    const d = await diagnosePaste(paste);
+    expect(d?.rule).toBe('tensorflow-dst-tensor-oom');
+    expect(d?.category).toBe('cuda_oom');
+  });
+  it('near miss: an uninitialised variable is not memory', async () => {
+    const d = await diagnosePaste(
+      tb('sess.run(out)') + 'tensorflow.python.framework.errors_impl.FailedPreconditionError: Attempting to use uninitialized value dense/kernel\n',
+    );
+    expect(d?.category ?? 'none').not.toBe('cuda_oom');
+  });
+});
+
+describe('host-side allocations of TensorFlow and PaddlePaddle are host RAM (synthetic)', () => {
+  it.each([
+    [
+      'TF pinned host, both lines',
+      'E tensorflow/stream_executor/cuda/cuda_driver.cc:1067] failed to alloc 8589934592 bytes on host: CUDA_ERROR_OUT_OF_MEMORY: out of memory\nW ./tensorflow/core/common_runtime/gpu/gpu_host_allocator.h:44] could not allocate pinned host memory of size: 8589934592\n',
+      'pinned-host-alloc-failed',
+    ],
+    [
+      'XLA pinned host',
+      'E external/xla/xla/stream_executor/cuda/cuda_driver.cc:1580] failed to alloc 2147483648 bytes on host: CUDA_ERROR_OUT_OF_MEMORY: out of memory\n',
+      'pinned-host-alloc-failed',
+    ],
+    ['Paddle CPU allocator', '(ResourceExhausted) Fail to alloc memory of 1073741824 size, error code is 12.\n', 'host-alloc-failed'],
+  ])('%s', async (_n, paste, rule) => {
+    const d = await diagnosePaste(paste);
+    expect(d?.rule).toBe(rule);
+    expect(d?.category).toBe('host_oom_killed');
+  });
+  it('near miss: the same stream executor line "on device" is the GPU', async () => {
+    const d = await diagnosePaste(
+      'E tensorflow/stream_executor/cuda/cuda_driver.cc:806] failed to allocate 10.51G (11284250624 bytes) from device: CUDA_ERROR_OUT_OF_MEMORY: out of memory\n',
+    );
+    expect(d?.category).toBe('cuda_oom');
+  });
+});
+
+describe("PaddlePaddle's GPU OOM raised as MemoryError stays the card's (synthetic)", () => {
+  it.each(['0', '3'])('GPU %s', async (gpu) => {
+    const paste =
+      tb('loss.backward()') +
+      `MemoryError: \n\n----------------------\nError Message Summary:\n----------------------\nResourceExhaustedError: \n\nOut of memory error on GPU ${gpu}. Cannot allocate 256.000244MB memory on GPU ${gpu}, 7.59GB memory has been allocated and available memory is only 60.75MB.\n\nPlease check whether there is any other process using GPU ${gpu}.\n`;
+    const d = await diagnosePaste(paste);
+    expect(d?.category).toBe('cuda_oom');
+  });
+  it("near miss: Python's own MemoryError without Paddle's GPU line is host RAM", async () => {
+    const d = await diagnosePaste(tb('data = load_all()') + 'MemoryError\n');
+    expect(d?.category).toBe('host_oom_killed');
+  });
+});
+
+describe("Darknet's check_error on a CUDA out of memory is an OOM, not a kernel assert (synthetic)", () => {
+  it.each([
+    ['pjreddie', "   29 CUDA Error: out of memory\ndarknet: ./src/cuda.c:36: check_error: Assertion `0' failed.\nAborted (core dumped)\n"],
+    [
+      'at start-up',
+      "layer     filters    size              input                output\n    0 CUDA Error: out of memory\ndarknet: ./src/cuda.c:36: check_error: Assertion `0' failed.\n",
+    ],
+  ])('%s', async (_n, paste) => {
+    expect((await diagnosePaste(paste))?.category).toBe('cuda_oom');
+  });
+  it("near miss: darknet's assert on an illegal memory access stays a kernel fault", async () => {
+    const d = await diagnosePaste("CUDA Error: an illegal memory access was encountered\ndarknet: ./src/cuda.c:36: check_error: Assertion `0' failed.\n");
+    expect(d?.category).toBe('device_assert_not_memory');
+  });
+  it('near miss: PyTorch\'s lower-case "CUDA error: out of memory" beside an illegal access keeps the assert route', async () => {
+    const d = await diagnosePaste(
+      'RuntimeError: CUDA error: an illegal memory access was encountered\nLater, with another setting:\nRuntimeError: CUDA error: out of memory\n',
+    );
+    expect(d?.category).toBe('device_assert_not_memory');
+  });
+});
+
+describe("Ray 1.x's memory monitor error is the node's RAM (synthetic)", () => {
+  it.each([
+    [
+      'with its figures',
+      'ray.memory_monitor.RayOutOfMemoryError: More than 95% of the memory on node ip-172-31-5-9 is used (60.12 / 62.8 GB). The top 10 memory consumers are:\n',
+      /60\.12 \/ 62\.8 GB > 95%/,
+    ],
+    ['wrapped in a task error', 'ray.exceptions.RayTaskError(RayOutOfMemoryError): ray::Worker.step() (pid=811, ip=10.1.2.3)\n', /RAY_memory_usage_threshold/],
+  ])('%s', async (_n, paste, figures) => {
+    const d = await diagnosePaste(paste);
+    expect(d?.category).toBe('host_oom_killed');
+    expect(d?.fixes[0].summary).toMatch(/Ray's memory monitor/);
+    expect(d?.fixes[0].summary).toMatch(figures);
+  });
+});
