@@ -130,3 +130,48 @@ describe("Ray 1.x's memory monitor error is the node's RAM (synthetic)", () => {
     expect(d?.fixes[0].summary).toMatch(figures);
   });
 });
+
+describe('JAX falling back to the CPU is a missing or failed CUDA backend; a held TPU is another process (synthetic)', () => {
+  it.each([
+    [
+      'CPU-only jaxlib',
+      'WARNING:2025-03-02 11:00:00,000:jax._src.xla_bridge:909: An NVIDIA GPU may be present on this machine, but a CUDA-enabled jaxlib is not installed. Falling back to cpu.\n',
+    ],
+    [
+      'older cuSPARSE',
+      "I0302 11:00:00.000000 77 xla_bridge.py:660] Unable to initialize backend 'cuda': Found cuSPARSE version 12001, but JAX was built against version 12200, which is newer.\n",
+    ],
+    [
+      'plugin start-up',
+      'WARNING:jax._src.xla_bridge:CUDA backend failed to initialize: Unable to load CUDA. (Set TF_CPP_MIN_LOG_LEVEL=0 and rerun for more info.)\n',
+    ],
+    ['JAX 0.4.30+ raise', "RuntimeError: Backend 'cuda' failed to initialize: Unable to use CUDA because of the following issues with CUDA components:\n"],
+    ['old JAX', 'WARNING:absl:No GPU/TPU found, falling back to CPU. (Set TF_CPP_MIN_LOG_LEVEL=0 and rerun for more info.)\n'],
+  ])('%s', async (_n, paste) => {
+    const d = await diagnosePaste(paste);
+    expect(d?.rule).toBe('jax-gpu-backend-unavailable');
+    expect(d?.fixes[0].summary).toMatch(/jax\[cuda12\]/);
+  });
+  it.each([
+    [
+      'JAX',
+      "Unable to initialize backend 'tpu': ABORTED: The TPU is already in use by process with pid 9001. Not attempting to load libtpu.so in this process.\n",
+    ],
+    [
+      'libtpu, older',
+      'libtpu.so already in use by another process probably owned by another user. Run "$ sudo lsof -w /dev/accel0" to figure out which process is using the TPU.\nWARNING:absl:No GPU/TPU found, falling back to CPU.\n',
+    ],
+  ])('TPU held: %s', async (_n, paste) => {
+    const d = await diagnosePaste(paste);
+    expect(d?.rule).toBe('tpu-held-by-another-process');
+    expect(d?.fixes[0].summary).toMatch(/lsof|pid/);
+  });
+  it('near miss: the warning beside a real failure of the run leaves the failure first', async () => {
+    const d = await diagnosePaste(
+      'WARNING:jax._src.xla_bridge:An NVIDIA GPU may be present on this machine, but a CUDA-enabled jaxlib is not installed. Falling back to cpu.\n' +
+        tb('trainer.train()') +
+        'torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 23.68 GiB of which 1.02 GiB is free.\n',
+    );
+    expect(d?.category).toBe('cuda_oom');
+  });
+});
