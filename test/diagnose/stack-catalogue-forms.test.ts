@@ -175,3 +175,32 @@ describe('JAX falling back to the CPU is a missing or failed CUDA backend; a hel
     expect(d?.category).toBe('cuda_oom');
   });
 });
+
+describe('XLA\'s "DNN library initialization failed" is cuDNN not starting: versions first, memory second (synthetic)', () => {
+  it.each([
+    [
+      'JAX, alone',
+      'jaxlib.xla_extension.XlaRuntimeError: FAILED_PRECONDITION: DNN library initialization failed. Look at the errors above for more details.\n',
+    ],
+    [
+      'JAX, new exception name',
+      'jax.errors.JaxRuntimeError: FAILED_PRECONDITION: DNN library initialization failed. Look at the errors above for more details.\n',
+    ],
+    [
+      'TF XLA function',
+      'FailedPreconditionError: DNN library initialization failed. Look at the errors above for more details. [Op:__inference_run_graph_xla_118]\n',
+    ],
+  ])('%s', async (_n, paste) => {
+    const d = await diagnosePaste(paste);
+    expect(d?.rule).toBe('xla-dnn-library-init-failed');
+    expect(d?.category).toBe('driver_or_smi');
+    expect(d?.fixes[0].summary).toMatch(/Loaded runtime CuDNN library/);
+    expect(d?.fixes[0].summary).toMatch(/XLA_PYTHON_CLIENT_MEM_FRACTION/);
+  });
+  it("near miss: TensorFlow's own cuDNN handle failure keeps TensorFlow's memory-growth answer", async () => {
+    const d = await diagnosePaste(
+      'Could not create cudnn handle: CUDNN_STATUS_INTERNAL_ERROR\nUnknownError: Failed to get convolution algorithm. This is probably because cuDNN failed to initialize\n',
+    );
+    expect(d?.rule).toBe('tensorflow-cudnn-init-memory');
+  });
+});
