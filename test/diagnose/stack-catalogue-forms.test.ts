@@ -204,3 +204,32 @@ describe('XLA\'s "DNN library initialization failed" is cuDNN not starting: vers
     expect(d?.rule).toBe('tensorflow-cudnn-init-memory');
   });
 });
+
+describe('PaddlePaddle naming a CUDA library it cannot open is the install, not memory (synthetic)', () => {
+  it.each([
+    [
+      'Linux cuBLAS',
+      'RuntimeError: (PreconditionNotMet) The third-party dynamic library (libcublas.so) that Paddle depends on is not configured correctly. (error code is libcublas.so: cannot open shared object file: No such file or directory)\n',
+    ],
+    [
+      'Windows cuDNN',
+      'OSError: (PreconditionNotMet) The third-party dynamic library (cudnn64_8.dll) that Paddle depends on is not configured correctly. (error code is 126)\n',
+    ],
+    ['CPU build', 'ValueError: (InvalidArgument) Cannot use GPU because you have installed CPU version PaddlePaddle.\n'],
+  ])('%s', async (_n, paste) => {
+    const d = await diagnosePaste(paste);
+    expect(d?.rule).toBe('paddle-gpu-library-not-found');
+    expect(d?.fixes[0].summary).toMatch(/run_check/);
+  });
+});
+
+describe("kubectl's JSON container state names the OOM kill (synthetic)", () => {
+  it('"reason":"OOMKilled"', async () => {
+    const d = await diagnosePaste('{"lastState":{"terminated":{"exitCode":137,"reason":"OOMKilled","finishedAt":"2025-01-01T00:00:00Z"}}}\n');
+    expect(d?.category).toBe('host_oom_killed');
+  });
+  it('near miss: "OOMKilled": false from docker inspect stays no OOM', async () => {
+    const d = await diagnosePaste('"State": {\n    "Status": "exited",\n    "OOMKilled": false,\n    "ExitCode": 1\n');
+    expect(d?.category ?? 'none').not.toBe('host_oom_killed');
+  });
+});
