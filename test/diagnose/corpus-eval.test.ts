@@ -674,11 +674,12 @@ describe('expert expectations on real logs', () => {
     },
     // labelled before running: first run 16/18 checks (TF eager input copy 6/6, bare Dst tensor 6/6 category, lever 1/3; Ray 1.x 1/3,
     // 3/3 once the class name alone is read; Darknet 3/3); 18/18 after. 6168-6176: JAX CPU fall-back 6/6 (its confuser 0/1), TPU held 2/2;
-    // 6177-6179: XLA's "DNN library initialization failed" 3/3; 6180-6183: Paddle's missing CUDA library 4/4.
+    // 6177-6179: XLA's "DNN library initialization failed" 3/3; 6180-6183: Paddle's missing CUDA library 4/4;
+    // 6184: Ray's ObjectStoreFullError 1/1.
     {
       group: 'stackcat11',
-      what: '34 logs, 6150-6183: TensorFlow "Dst tensor is not initialized" (eager input copy and bare), Ray 1.x RayOutOfMemoryError, Darknet check_error OOM, JAX CPU fall-back, TPU held, XLA DNN init, Paddle missing CUDA library',
-      n: 34,
+      what: '35 logs, 6150-6184: TensorFlow "Dst tensor is not initialized" (eager input copy and bare), Ray 1.x RayOutOfMemoryError, Darknet check_error OOM, JAX CPU fall-back, TPU held, XLA DNN init, Paddle missing CUDA library, Ray object store full',
+      n: 35,
       category: 0.9,
       lever: 0.8,
       strict: 0,

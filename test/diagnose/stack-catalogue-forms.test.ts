@@ -233,3 +233,14 @@ describe("kubectl's JSON container state names the OOM kill (synthetic)", () => 
     expect(d?.category ?? 'none').not.toBe('host_oom_killed');
   });
 });
+
+describe("Ray's ObjectStoreFullError is the node's shared-memory object store (synthetic)", () => {
+  it.each([
+    ['put', 'ray.exceptions.ObjectStoreFullError: Failed to put object 0a0b0c0d0e0f in object store because it is full. Object size is 1073741824 bytes.\n'],
+    ['wrapped', 'ray.exceptions.RayTaskError(ObjectStoreFullError): ray::preprocess() (pid=77, ip=10.0.0.9)\n'],
+  ])('%s', async (_n, paste) => {
+    const d = await diagnosePaste(paste);
+    expect(d?.rule).toBe('ray-object-store-full');
+    expect(d?.fixes[0].summary).toMatch(/ray\.put a large argument once/);
+  });
+});
