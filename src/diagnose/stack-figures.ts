@@ -189,7 +189,11 @@ function vllmV1Kv(incident: Incident, m: RegExpExecArray): void {
 // running was 12.49GB / 13.15GB (0.950003), which exceeds the memory usage threshold of 0.95." (Ray 2.x).
 const RAY_NODE =
   /where the task \([^)\n]{0,300}?(?:name=([\w.<>-]{1,80}),[^)\n]{0,120}?)?memory used=(\d{1,6}(?:\.\d{1,3})?)GB\) was running was (\d{1,6}(?:\.\d{1,3})?)GB \/ (\d{1,6}(?:\.\d{1,3})?)GB \([\d.]{1,10}\), which exceeds the memory usage threshold of (\d(?:\.\d{1,6})?)/;
-const RAY_KILLED = /killed due to memory pressure \(OOM\)|Task was killed due to the node running low on memory|Ray killed this worker/;
+const RAY_KILLED = /killed due to memory pressure \(OOM\)|Task was killed due to the node running low on memory|Ray killed this worker|\bRayOutOfMemoryError\b/;
+// Ray 1.x's monitor raised in the task instead of killing it: "RayOutOfMemoryError: More than 95% of the memory on node
+// ip-10-0-0-5 is used (30.12 / 31.0 GB). The top 10 memory consumers are:" (memory_monitor.py).
+const RAY_V1 =
+  /RayOutOfMemoryError:?\s{0,3}More than (\d{1,3})% of the memory on node [^\s()]{1,120} is used \((\d{1,6}(?:\.\d{1,3})?) \/ (\d{1,6}(?:\.\d{1,3})?) GB\)/;
 
 /** The Ray memory monitor's kill and its figures, as the reply shows them; undefined when Ray did not kill. */
 export function readRayMonitor(log: LogText): Pick<StackPart, 'rayMonitor'> {
@@ -202,6 +206,8 @@ export function readRayMonitor(log: LogText): Pick<StackPart, 'rayMonitor'> {
       const task = m[1] ? `${m[1]}, ` : '';
       return { rayMonitor: `${task}${m[2]} GB; node ${m[3]} / ${m[4]} GB ≥ ${m[5]}` };
     }
+    const v1 = line.includes('RayOutOfMemoryError') ? RAY_V1.exec(line) : null;
+    if (v1) return { rayMonitor: `node ${v1[2]} / ${v1[3]} GB > ${v1[1]}%` };
     if (RAY_KILLED.test(line)) killed = true;
   }
   return killed ? { rayMonitor: 'node RAM over RAY_memory_usage_threshold' } : {};

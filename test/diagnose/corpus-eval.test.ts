@@ -108,6 +108,8 @@ GROUPS.push('recog11');
 GROUPS.push('torchcat11');
 // libcat11/ (issue 23: fixed messages of transformers' bnb quantizer and disk offload, accelerate's batch finder, Lightning's device checks; 20 real threads labelled first; tuned).
 GROUPS.push('libcat11');
+// stackcat11/ (issue 23: non-PyTorch message catalogues: TF "Dst tensor is not initialized", Ray 1.x RayOutOfMemoryError, Darknet's check_error OOM; tuned).
+GROUPS.push('stackcat11');
 // The category vocabulary of /work/corpus-format.md (the same as test/fixtures/eval-dev/cases.json).
 const LABELS = new Set([
   'cuda_oom',
@@ -687,6 +689,19 @@ describe('expert expectations on real logs', () => {
       lever: 0.85,
       strict: 0,
       named: 0.75,
+    },
+    // labelled before running: first run 16/18 checks (TF eager input copy 6/6, bare Dst tensor 6/6 category, lever 1/3; Ray 1.x 1/3,
+    // 3/3 once the class name alone is read; Darknet 3/3); 18/18 after. 6168-6176: JAX CPU fall-back 6/6 (its confuser 0/1), TPU held 2/2;
+    // 6177-6179: XLA's "DNN library initialization failed" 3/3; 6180-6183: Paddle's missing CUDA library 4/4;
+    // 6184: Ray's ObjectStoreFullError 1/1.
+    {
+      group: 'stackcat11',
+      what: '35 logs, 6150-6184: TensorFlow "Dst tensor is not initialized" (eager input copy and bare), Ray 1.x RayOutOfMemoryError, Darknet check_error OOM, JAX CPU fall-back, TPU held, XLA DNN init, Paddle missing CUDA library, Ray object store full',
+      n: 35,
+      category: 0.9,
+      lever: 0.8,
+      strict: 0,
+      named: 0.8,
     },
   ];
   it.each(TUNED)('$group/ ($what; tuned): no harmful first fix; floors under the measured level', { timeout: 120_000 }, async (t) => {
