@@ -104,6 +104,8 @@ GROUPS.push('series11');
 GROUPS.push('eval11');
 // recog11/ (issue 23: fixed forms blind8 missed, found anew: No CUDA GPUs, MLX max buffer, NCCL start-up hang, quoted Killed; tuned).
 GROUPS.push('recog11');
+// servecat11/ (stop 37, s3: serving stacks' fixed formats: vLLM start-up check and sampler warm-up, TensorRT allocator; tuned).
+GROUPS.push('servecat11');
 // The category vocabulary of /work/corpus-format.md (the same as test/fixtures/eval-dev/cases.json).
 const LABELS = new Set([
   'cuda_oom',
@@ -667,6 +669,16 @@ describe('expert expectations on real logs', () => {
       n: 19,
       category: 0.85,
       lever: 0.8,
+      strict: 0,
+      named: 0.8,
+    },
+    // labelled before running: first run 6/7 checks (sampler warm-up 3/4: 6100 wrapped, 6102 cut; start-up check 2/2; TensorRT 1/1); 7/7 after.
+    {
+      group: 'servecat11',
+      what: '7 logs, 6100-6106: vLLM sampler warm-up OOM, vLLM start-up free-memory check, TensorRT allocator OOM',
+      n: 7,
+      category: 0.85,
+      lever: 0.85,
       strict: 0,
       named: 0.8,
     },
