@@ -151,3 +151,32 @@ describe("llama.cpp's loader naming the GPU buffer it could not allocate", () =>
     expect(d?.rule).not.toBe('ggml-cuda-buffer-alloc');
   });
 });
+
+// Serving stacks named by their own paths and log prefixes get their own memory knobs, never a training batch
+// (knowledge/tools.yaml): SGLang's "[date TP0]" prefix, LMDeploy's TurboMind "[TM][ERROR]", ExLlamaV2, MLC LLM.
+describe("serving stacks' own memory knobs", () => {
+  // synthetic: an OOM in each stack's own frames or log prefix
+  it.each([
+    [
+      'SGLang',
+      '[2025-03-01 10:00:00 TP0] Scheduler hit an exception: Traceback (most recent call last):\ntorch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB.',
+      /--mem-fraction-static/,
+    ],
+    ['LMDeploy TurboMind', '[TM][ERROR] CUDA runtime error: out of memory /lmdeploy/src/turbomind/utils/allocator.h:231', /--cache-max-entry-count/],
+    [
+      'ExLlamaV2',
+      '  File "/exllamav2/model.py", line 339, in load_autosplit_gen\ntorch.OutOfMemoryError: CUDA out of memory. Tried to allocate 256.00 MiB.',
+      /max_seq_len/,
+    ],
+    [
+      'MLC LLM',
+      '  File "/site-packages/mlc_llm/serve/engine.py", line 900, in __init__\ntvm._ffi.base.TVMError: InternalError: Check failed: (e == cudaSuccess) is false: CUDA: out of memory',
+      /context_window_size/,
+    ],
+  ])('synthetic: %s', async (_name, text, knob) => {
+    const d = await diagnosePaste(text);
+    expect(d?.category).toBe('cuda_oom');
+    expect(first(d)).toMatch(knob);
+    expect(noBatch(d)).toBe(false);
+  });
+});
