@@ -153,7 +153,8 @@ describe("llama.cpp's loader naming the GPU buffer it could not allocate", () =>
 });
 
 // Serving stacks named by their own paths and log prefixes get their own memory knobs, never a training batch
-// (knowledge/tools.yaml): SGLang's "[date TP0]" prefix, LMDeploy's TurboMind "[TM][ERROR]", ExLlamaV2, MLC LLM.
+// (knowledge/tools.yaml): SGLang's "[date TP0]" prefix, LMDeploy's TurboMind "[TM][ERROR]", ExLlamaV2, MLC LLM, ONNX Runtime's
+// own error lines ([ONNXRuntimeError], [E:onnxruntime:...]).
 describe("serving stacks' own memory knobs", () => {
   // synthetic: an OOM in each stack's own frames or log prefix
   it.each([
@@ -167,6 +168,11 @@ describe("serving stacks' own memory knobs", () => {
       'ExLlamaV2',
       '  File "/exllamav2/model.py", line 339, in load_autosplit_gen\ntorch.OutOfMemoryError: CUDA out of memory. Tried to allocate 256.00 MiB.',
       /max_seq_len/,
+    ],
+    [
+      'ONNX Runtime cuda_call',
+      '[E:onnxruntime:Default, cuda_call.cc:118 CudaCall] CUDA failure 2: out of memory ; GPU=0 ; hostname=h ; file=/onnxruntime_src/onnxruntime/core/providers/cuda/cuda_allocator.cc ; line=47 ; expr=cudaMalloc((void**)&p, size);',
+      /arena_extend_strategy/,
     ],
     [
       'MLC LLM',
