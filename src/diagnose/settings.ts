@@ -11,6 +11,7 @@ import { formatMiB } from './fixes/arithmetic.js';
 import { classifyShape, extractHostSeries, extractMemorySeries, seriesSettled } from './memory-series.js';
 import { readEvalSettings } from './levers/eval.js';
 import { readVllmScheduler } from './levers/vllm-scheduler.js';
+import { readVllmStartup } from './levers/vllm-startup.js';
 import { trainingProgress } from './levers/progress.js';
 import { gpuFamilyMaxGiB, knownGpuMemoryGiB, modelParamsB, statedGpuMemoryMiB, weightsDtype } from './model-facts.js';
 import { readCheckpointingOn, readDiffusionPipeline, readParamsOffloaded } from './levers/static-order.js';
@@ -196,6 +197,7 @@ export function extractSettings(fullText: string, options: { commandLine?: boole
   }
   vllmProfile(text, incident);
   mergeInto(incident, { stack: readVllmScheduler(text) });
+  mergeInto(incident, { stack: readVllmStartup(text) });
   if (BATCH_NO_HELP.some((re) => re.test(text))) incident.tried.batchChangeNoHelp = true;
   // ggml's CPU buffer that could not be allocated: "failed to allocate buffer of size 137438953504" (bytes).
   let ggml = 0;

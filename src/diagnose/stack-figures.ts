@@ -45,6 +45,8 @@ const GGML_GALLOCR_CUDA = /ggml_gallocr_reserve_n: failed to allocate CUDA(\d{1,
 // JAX through PJRT (jaxlib 0.4+): "RESOURCE_EXHAUSTED: Failed to allocate request for 6.27GiB (6727663616B) on device ordinal 0"
 const PJRT_REQUEST = /RESOURCE[_ ]EXHAUSTED: Failed to allocate request for [\d.]{1,10} ?[KMGT]i?B \((\d{1,15})B\)/;
 const GGML_KV_FAILED = /llama_kv_cache_init: failed to allocate buffer for kv cache/;
+// llama.cpp's loader naming the GPU buffer of the weights it could not allocate (the cudaMalloc line not pasted).
+const GGML_LOAD_GPU = /error loading model: unable to allocate (?:CUDA|ROCm|Vulkan|SYCL)(\d{1,3}) buffer/;
 // The device a ggml failure was on, where its own line does not say: the last CUDA buffer placed before it
 // ("llm_load_tensors:      CUDA0 buffer size =  4403.49 MiB") or the CUDA error's "current device: 0".
 const GGML_DEVICE = /\bCUDA(\d{1,3})\s{0,12}(?:KV |compute )?buffer size\s{0,4}=|current device: (\d{1,3})\b/;
@@ -58,6 +60,7 @@ export function readStackFigures(log: LogText): Incident {
   let ggml: { ask: number; device: number; line: number } | undefined;
   let gallocr: { ask: number; device: number } | undefined;
   let kvInitFailed = false;
+  let loadDevice: number | undefined;
   let lastDevice: number | undefined;
   let ggmlCudaError = false;
   let ortAsk: number | undefined;
@@ -94,6 +97,10 @@ export function readStackFigures(log: LogText): Incident {
       const m = PJRT_REQUEST.exec(line);
       if (m) pjrtAsk = Number(m[1]) / 2 ** 20;
     } else if (GGML_KV_FAILED.test(line)) kvInitFailed = true;
+    else if (line.includes('unable to allocate')) {
+      const m = GGML_LOAD_GPU.exec(line);
+      if (m) loadDevice = Number(m[1]);
+    }
     if (line.includes('ggml-cuda.cu')) ggmlCudaError = true;
     if (line.includes('buffer size') || line.includes('current device')) {
       const m = GGML_DEVICE.exec(line);
@@ -139,6 +146,10 @@ export function readStackFigures(log: LogText): Incident {
     incident.stack.ggmlCudaAskMiB = round(gallocr.ask);
     incident.stack.ggmlCudaPurpose = 'compute';
   } else if (!ggml && kvInitFailed) incident.stack.ggmlCudaPurpose = 'kv_cache';
+  else if (!ggml && loadDevice !== undefined) {
+    incident.stack.ggmlCudaPurpose = 'weights';
+    incident.figures.gpuIndex = loadDevice;
+  }
   if (gallocr || kvInitFailed) incident.stack.ggmlCtxStated ??= incident.stack.ggmlCtx !== undefined ? `n_ctx = ${incident.stack.ggmlCtx}` : 'n_ctx = ?';
   if (!ggml && !gallocr && (kvInitFailed || ggmlCudaError) && lastDevice !== undefined) incident.figures.gpuIndex = lastDevice;
   if (pjrtAsk !== undefined) incident.figures.triedAllocMiB ??= round(pjrtAsk);

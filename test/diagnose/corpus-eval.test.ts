@@ -110,6 +110,8 @@ GROUPS.push('torchcat11');
 GROUPS.push('libcat11');
 // stackcat11/ (issue 23: non-PyTorch message catalogues: TF "Dst tensor is not initialized", Ray 1.x RayOutOfMemoryError, Darknet's check_error OOM; tuned).
 GROUPS.push('stackcat11');
+// servecat11/ (stop 37, s3: serving stacks' fixed formats: vLLM start-up check and sampler warm-up, TensorRT allocator; tuned).
+GROUPS.push('servecat11');
 // The category vocabulary of /work/corpus-format.md (the same as test/fixtures/eval-dev/cases.json).
 const LABELS = new Set([
   'cuda_oom',
@@ -700,6 +702,17 @@ describe('expert expectations on real logs', () => {
       n: 35,
       category: 0.9,
       lever: 0.8,
+      strict: 0,
+      named: 0.8,
+    },
+    // labelled before running: first run 6/7 checks (sampler warm-up 3/4: 6100 wrapped, 6102 cut; start-up check 2/2; TensorRT 1/1); 7/7 after;
+    // 6107-6111 (LMDeploy TurboMind OOMs, its knobs in tools.yaml) first run 4/5 (6108: split over the cards named, not the cache share).
+    {
+      group: 'servecat11',
+      what: '12 logs, 6100-6111: vLLM sampler warm-up OOM, vLLM start-up free-memory check, TensorRT allocator OOM, LMDeploy TurboMind OOM',
+      n: 12,
+      category: 0.85,
+      lever: 0.85,
       strict: 0,
       named: 0.8,
     },

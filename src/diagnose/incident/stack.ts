@@ -28,6 +28,15 @@ export interface StackPart {
   vllmFlags?: { tp?: number; util?: number; maxModelLen?: number; maxNumSeqs?: number };
   vllmFlagsSet?: string;
   vllmUtil?: number;
+  /** vLLM's start-up check (levers/vllm-startup.ts): free/total, its request, what others hold, a share that fits. */
+  vllmStartFree?: string;
+  vllmStartAsk?: string;
+  vllmStartHeld?: string;
+  vllmStartNear?: boolean;
+  vllmStartUtilFits?: string;
+  /** The dummy requests of vLLM's sampler warm-up that ran out of memory (max_num_seqs), and half of them. */
+  vllmWarmupSeqs?: number;
+  vllmWarmupSeqsHalf?: number;
   /** Figures in a non-PyTorch stack's own format (src/diagnose/stack-figures.ts): TF/XLA's BFC allocator (its
    *  name and Stats block), llama.cpp's failed CUDA buffer and what it was for, TGI's prefill, vLLM's blocks. */
   bfcAllocator?: string;
