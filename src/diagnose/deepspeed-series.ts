@@ -7,7 +7,7 @@
 //   backward", "... before step"), where memory rises and falls inside the step, so only reports under the same message
 //   make a series: the largest such group of three or more.
 // Rank 1 and up are skipped (rank 0's series, or the only rank's). Bounded patterns, per line: linear.
-import type { SeriesPoint } from './memory-series.js';
+import type { SeriesPoint } from './series-point.js';
 
 const MAX_LINES = 50_000;
 const MAX_POINTS = 2000;

@@ -9,12 +9,9 @@
 // Every pattern here is bounded and applied per line: linear in the paste's length.
 import { smiCsvSeries } from './smi-csv-series.js';
 import { deepspeedSeries } from './deepspeed-series.js';
+import type { SeriesPoint } from './series-point.js';
 
-export interface SeriesPoint {
-  mib: number;
-  /** The epoch the tool printed with the figure, when it did. */
-  epoch?: number;
-}
+export type { SeriesPoint } from './series-point.js';
 
 export type MemoryShape =
   /** Level within noise. */

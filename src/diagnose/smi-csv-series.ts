@@ -1,5 +1,5 @@
 // A memory series from nvidia-smi's CSV query (memory-series.ts reads the paste's other series forms).
-import type { SeriesPoint } from './memory-series.js';
+import type { SeriesPoint } from './series-point.js';
 
 const MAX_POINTS = 2000;
 
