@@ -1,6 +1,6 @@
 // knowledge/tools.yaml: which tool wrote a log, and fixes in that tool's own terms (issue 12, item 2).
 // Detection is checked on real logs of the dev and held-out sets, whose cases.json name the framework.
-import { mkdtempSync, mkdirSync, readFileSync, writeFileSync, cpSync } from 'node:fs';
+import { mkdtempSync, mkdirSync, readdirSync, readFileSync, writeFileSync, cpSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -31,6 +31,29 @@ describe('tool detection on real logs', () => {
 
   it('a log with no tool markers names none (OneTrainer is not in the list)', () => {
     expect(toolOf('fixtures/eval-extra/003-cuda_oom.log')).toBeUndefined();
+  });
+
+  // The one-pass RE2.Set must name the same tool as trying each detect pattern in file order, on every real log of
+  // the corpus groups (the earliest tool in tools.yaml with any match wins either way).
+  it('one pass with every detect pattern names the same tool as a pass per pattern, on every corpus log', () => {
+    const untuned = join(testDir, 'fixtures/untuned');
+    const logs = readdirSync(untuned, { withFileTypes: true })
+      .filter((d) => d.isDirectory())
+      .flatMap((d) =>
+        readdirSync(join(untuned, d.name))
+          .filter((f) => f.endsWith('.log'))
+          .map((f) => join(untuned, d.name, f)),
+      );
+    expect(logs.length).toBeGreaterThan(1000);
+    const perPattern = { ...base.tools!, detectSet: undefined };
+    let named = 0;
+    for (const file of logs) {
+      const log = new LogText(normalizeLog(readFileSync(file, 'utf8')));
+      const once = detectTool(log, base.tools)?.id;
+      expect(once, file).toBe(detectTool(log, perPattern)?.id);
+      if (once) named++;
+    }
+    expect(named).toBeGreaterThan(300);
   });
 });
 
