@@ -7,21 +7,12 @@
 // (async-allocator-form.test.ts), so a small lower bound never calls the rest "held outside".
 // Real threads (blind6 read split, input10 tuned group) beside synthetic variants written from the format (said so).
 import { describe, expect, it } from 'vitest';
+import { allowedMemoryMessage } from './allowed-memory-message.js';
 import { diagnosePaste, firstOfCase, type CaseDiagnosis } from './corpus-case.js';
 
 const first = (d: CaseDiagnosis | undefined) => d?.fixes[0]?.summary ?? '';
-const form = (requested: string, limit: string, free: string, pad: boolean, prefix = 'torch.cuda.OutOfMemoryError: ') => {
-  const name = (n: string) => (pad ? n.padEnd(24) : n + ' ');
-  return [
-    `${prefix}Allocation on device 0 would exceed allowed memory. (out of memory)`,
-    `${name('Currently allocated')}: 9.10 GiB`,
-    `${name('Requested')}: ${requested}`,
-    `${name('Device limit')}: ${limit}`,
-    `Free (according to CUDA): ${free}`,
-    'PyTorch limit (set by user-supplied memory fraction)',
-    `${pad ? ' '.repeat(24) : ''}: 17179869184.00 GiB`,
-  ].join('\n');
-};
+const form = (requested: string, limit: string, free: string, pad: boolean, prefix = 'torch.cuda.OutOfMemoryError: ') =>
+  allowedMemoryMessage({ allocated: '9.10 GiB', requested, limit, free, pad, prefix });
 
 describe('real threads', () => {
   it('blind6/3807: three padded messages (frames 32, 16, 12): the last request is 80% of the card, one tensor: the input and memory-efficient attention', async () => {

@@ -6,21 +6,12 @@
 // this process's memory plus its request exceed the card, freeing others cannot make room: they are not the holder.
 // Real threads (blind8 read split) beside synthetic variants written from the format string (said so).
 import { describe, expect, it } from 'vitest';
+import { allowedMemoryMessage } from './allowed-memory-message.js';
 import { diagnosePaste, firstOfCase, type CaseDiagnosis } from './corpus-case.js';
 
 const first = (d: CaseDiagnosis | undefined) => d?.fixes[0]?.summary ?? '';
-const form = (allocated: string, requested: string, limit: string, free: string, pad = true, prefix = 'torch.OutOfMemoryError: ') => {
-  const name = (n: string) => (pad ? n.padEnd(24) : n + ' ');
-  return [
-    `${prefix}Allocation on device 0 would exceed allowed memory. (out of memory)`,
-    `${name('Currently allocated')}: ${allocated}`,
-    `${name('Requested')}: ${requested}`,
-    `${name('Device limit')}: ${limit}`,
-    `Free (according to CUDA): ${free}`,
-    'PyTorch limit (set by user-supplied memory fraction)',
-    `${pad ? ' '.repeat(24) : ''}: 17179869184.00 GiB`,
-  ].join('\n');
-};
+const form = (allocated: string, requested: string, limit: string, free: string, pad = true, prefix = 'torch.OutOfMemoryError: ') =>
+  allowedMemoryMessage({ allocated, requested, limit, free, pad, prefix });
 
 describe('real threads (blind8)', () => {
   it('5663: 15.16 of 15.99 GiB allocated, a 512 KiB request: this process holds the card, no other process is named', async () => {
