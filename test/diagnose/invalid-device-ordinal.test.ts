@@ -28,7 +28,10 @@ describe('"invalid device ordinal": the run names a GPU index the process does n
     ['driver API', 'CUDA_ERROR_INVALID_DEVICE: invalid device ordinal'],
     ['HIP', 'RuntimeError: HIP error: invalid device ordinal'],
     ['XLA', 'jaxlib.xla_extension.XlaRuntimeError: INVALID_ARGUMENT: Invalid device ordinal value (1). Valid range is [0, 0].'],
-    ['torch.load', 'RuntimeError: Attempting to deserialize object on CUDA device 3 but torch.cuda.device_count() is 1. Please use torch.load with map_location'],
+    [
+      'torch.load',
+      'RuntimeError: Attempting to deserialize object on CUDA device 3 but torch.cuda.device_count() is 1. Please use torch.load with map_location',
+    ],
   ])('synthetic: %s', async (_name, text) => {
     const d = await diagnosePaste(text);
     expect(d?.rule).toBe('cuda-invalid-device-ordinal');
