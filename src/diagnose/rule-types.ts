@@ -218,6 +218,8 @@ export const CONDITIONS = [
   'co_runtime_preallocates',
   'tf_upfront_failed',
   'keras_graph_rebuilt',
+  'metric_list_states',
+  'no_metric_list_states',
   'server_workers_hold_card',
   'ort_token_inputs',
 ] as const;

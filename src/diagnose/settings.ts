@@ -16,7 +16,7 @@ import { trainingProgress } from './levers/progress.js';
 import { gpuFamilyMaxGiB, knownGpuMemoryGiB, modelParamsB, statedGpuMemoryMiB, weightsDtype } from './model-facts.js';
 import { readCheckpointingOn, readDiffusionPipeline, readParamsOffloaded } from './levers/static-order.js';
 import { worldSize, zeroOffloadStated, zeroStage } from './levers/zero.js';
-import { killedLoadingData, killedLoadingModel, readHostRam, TRAIN_PROGRESS } from './levers/host-ram.js';
+import { checkpointLoadedToHost, killedLoadingData, killedLoadingModel, readHostRam, TRAIN_PROGRESS } from './levers/host-ram.js';
 import { readReportedHolder } from './levers/reported-holder.js';
 import { readOtherGpuAsked } from './levers/other-gpu.js';
 import { readSequenceLength } from './levers/sequence.js';
@@ -288,7 +288,7 @@ export function extractSettings(fullText: string, options: { commandLine?: boole
   )
     incident.host.killedWhileLoading = true;
   // The kill right after a line that announces the model load (levers/host-ram.ts).
-  else if (killedLoadingModel(text)) incident.host.killedWhileLoading = true;
+  else if (killedLoadingModel(text) || checkpointLoadedToHost(text)) incident.host.killedWhileLoading = true;
   if (killedLoadingData(text)) incident.host.killedLoadingData = true;
   // torchrun / DeepSpeed ranks SIGKILLed before any step logged a loss, with no DataLoader workers and no
   // data loading in sight: each rank was loading its own copy of the model into host RAM. (With the model's

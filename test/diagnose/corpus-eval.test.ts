@@ -114,6 +114,8 @@ GROUPS.push('libcat11');
 GROUPS.push('stackcat11');
 // servecat11/ (stop 37, s3: serving stacks' fixed formats: vLLM start-up check and sampler warm-up, TensorRT allocator; tuned).
 GROUPS.push('servecat11');
+// growth12/ (stop 38, e3: NCCL's no-interface WARN, pandarallel's memory file system, TorchMetrics list states, Keras predict in a loop; 8 real threads; tuned).
+GROUPS.push('growth12');
 // The category vocabulary of /work/corpus-format.md (the same as test/fixtures/eval-dev/cases.json).
 const LABELS = new Set([
   'cuda_oom',
@@ -477,6 +479,15 @@ describe('expert expectations on real logs', () => {
       n: 9,
       category: 0.85,
       lever: 0.6,
+      strict: 0,
+    },
+    // stop 38, e3: first run on 8 new threads category 6/8, lever 3/6, all checks 3/8 (NCCL 3/3; pandarallel 0/1, TorchMetrics 0/2, Keras 0/2).
+    {
+      group: 'growth12',
+      what: '8 logs, 6400-6407: NCCL bootstrap without an interface, pandarallel memory file system, TorchMetrics states, Keras predict in a loop',
+      n: 8,
+      category: 0.7,
+      lever: 0.5,
       strict: 0,
     },
     {

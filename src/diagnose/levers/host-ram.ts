@@ -65,6 +65,19 @@ export function killedLoadingModel(text: string): boolean {
   return before.some((l) => MODEL_LOADING.test(l.slice(0, 400)));
 }
 
+// A checkpoint deserialised into host RAM: torch.load told to map it to the CPU, Accelerate's load_state (it loads
+// every file with map_location="cpu"), or torch.load's own frames (serialization.py) under the failure. Each process
+// holds the whole state (an Adam optimizer's is twice the fp32 weights) in RAM before it reaches its device.
+const CHECKPOINT_TO_HOST =
+  /\btorch\.load\([^\n]{0,160}\bmap_location\s{0,2}=\s{0,2}(?:["']cpu["']|torch\.device\(\s{0,2}["']cpu["'])|\baccelerator\.load_state\(|accelerate[\\/]checkpointing\.py", line \d{1,6}, in load_accelerator_state|torch[\\/]serialization\.py", line \d{1,6}, in (?:load|_load)\b/;
+
+/** Killed (or out of host RAM) loading a checkpoint into host memory, before any training step logged a loss. */
+export function checkpointLoadedToHost(text: string): boolean {
+  const head = text.slice(0, 200_000);
+  if (!CHECKPOINT_TO_HOST.test(head)) return false;
+  return !head.split('\n', 20000).some((l) => TRAIN_PROGRESS.test(l.slice(0, 400)));
+}
+
 /** What the paste shows of DataLoader workers beyond a stated count (read once per log). */
 export function readHostRam(text: string): HostRamFacts & WorkersFacts {
   return {

@@ -42,6 +42,10 @@ const SIGBUS = /exitcode\s{0,2}:\s{0,2}-7\b|exits with return code = -7\b|\bSign
 const DENIED = /NCCL WARN Call to shm_open failed : Permission denied/;
 // Python's multiprocessing locks and queues are POSIX semaphores, files in /dev/shm on Linux: SemLock's frame.
 const SEMAPHORE = /_multiprocessing\.SemLock\(|multiprocessing\/synchronize\.py", line \d{1,6}, in __init__/;
+// pandarallel passes each worker's chunk as a pickle file in its "memory file system" (MEMORY_FS_ROOT, /dev/shm):
+// its INFO line, its 1.5 message, its frames or its files.
+const MEMORY_FS =
+  /Pandarallel will use Memory file system|you use Memory File System and you don.t have enough|pandarallel\/(?:core|pandarallel)\.py|pandarallel_(?:input|output)_\w{1,40}\.pickle/;
 const SHM_DISABLE = /\bNCCL_SHM_DISABLE["']?\s{0,3}[=:]\s{0,3}["']?1\b/;
 const MAX_LINE = 2000;
 
@@ -62,6 +66,7 @@ export function readShm(log: LogText): ShmFacts {
       }
     }
     if (out.shmWriter === undefined && WORKERS.test(line)) out.shmWriter = 'workers';
+    if (out.shmWriter === undefined && line.includes('andarallel') && MEMORY_FS.test(line)) out.shmWriter = 'memory_fs';
     if (out.shmWriter === undefined && SEMAPHORE.test(line)) semaphore = true;
     if (out.shmWriter === undefined && line.includes('object store')) {
       const m = OBJECT_STORE.exec(line);
@@ -103,6 +108,7 @@ export function shmFix(f: Incident & ShmFacts, loc: Locale | undefined): { summa
     const available = f.shm.shmAvailable ? t(loc, 'lever.shm.available', { size: f.shm.shmAvailable }) : '';
     return { summary: t(loc, 'lever.shm.store', { available, how }), command };
   }
+  if (f.shm.shmWriter === 'memory_fs') return { summary: t(loc, 'lever.shm.memoryFs', { how }), command };
   if (f.shm.shmWriter === 'signal') return { summary: t(loc, 'lever.shm.signal', { how }), command };
   if (f.shm.shmWriter === 'semaphore') return { summary: t(loc, 'lever.shm.semaphore', { how }), command };
   return { summary: t(loc, 'lever.shm.workers', { how }), command };
