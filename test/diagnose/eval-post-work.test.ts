@@ -122,6 +122,20 @@ describe("synthetic variants: faiss-gpu's allocation messages (StandardGpuResour
   });
 });
 
+describe('tuned threads (eval12, labelled before the first run)', () => {
+  it('6306: the old MemorySpace.cpp form "failed to cudaMalloc N bytes (error 2 out of memory)" (added after the first run)', async () => {
+    const d = first(await firstOfCase('eval12', '6306'));
+    expect(d).toMatch(FAISS);
+    expect(d).toMatch(/1\.50 GiB/);
+  });
+  it('6302: a torchmetrics collection update in a test loop', async () => {
+    expect(first(await firstOfCase('eval12', '6302'))).toMatch(METRIC);
+  });
+  it('6307: the volatile warning under a test.py forward', async () => {
+    expect(first(await firstOfCase('eval12', '6307'))).toMatch(VOLATILE);
+  });
+});
+
 describe("synthetic variants: PyTorch 0.4's removal of volatile", () => {
   it('the autograd warning beside an OOM', async () => {
     const paste = [

@@ -10,7 +10,8 @@
 //   PrecisionRecallCurve, AveragePrecision without fixed thresholds, and any metric whose states are lists);
 // - faiss-gpu's allocation failure, in its versions' texts (StandardGpuResources.cpp): 1.6 "Failed to cudaMalloc N bytes
 //   on device D (error 2 out of memory)" with "Outstanding allocations:", 1.7+ "StandardGpuResources: alloc fail type …
-//   size N bytes (cudaMalloc error out of memory [2])", older builds "Failed to cudaMalloc N bytes": a k-NN search keeps
+//   size N bytes (cudaMalloc error out of memory [2])", older builds "Failed to cudaMalloc N bytes" and MemorySpace.cpp's
+//   "failed to cudaMalloc N bytes (error 2 out of memory)" (allocMemorySpaceV, faiss <= 1.6): a k-NN search keeps
 //   queries × k distances and ids plus its tiles, so the queries searched at once, k and the index's place are the levers.
 // Every pattern is bounded and applied per line: linear in the paste's length.
 import type { Incident } from '../incident/index.js';
@@ -27,7 +28,7 @@ const NMS_CALL = /\b(?:torchvision\.ops\.nms|torchvision\.nms|ops\.nms|batched_n
 const NMS_FILE = /torchvision[\\/]ops[\\/]boxes\.py$|mmcv[\\/]ops[\\/]nms\.py$/;
 const METRIC_FILE = /(?:^|[\\/])(?:torchmetrics|torcheval[\\/]metrics|ignite[\\/](?:contrib[\\/])?metrics|pytorch_lightning[\\/]metrics)[\\/]/;
 const TRACEBACK_HEAD = /^\s{0,4}Traceback \(most recent call last\)/;
-const FAISS_ALLOC = /Failed to cudaMalloc (\d{1,16}) bytes|StandardGpuResources: alloc fail [^\n]{0,200}?size (\d{1,16}) bytes[^\n]{0,20}\(cudaMalloc error/;
+const FAISS_ALLOC = /[Ff]ailed to cudaMalloc (\d{1,16}) bytes|StandardGpuResources: alloc fail [^\n]{0,200}?size (\d{1,16}) bytes[^\n]{0,20}\(cudaMalloc error/;
 
 export interface EvalPostWork {
   /** The NMS frame or call among the traceback's innermost frames, quoted ("general.py, in non_max_suppression"). */
