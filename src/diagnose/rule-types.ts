@@ -120,6 +120,7 @@ export const CONDITIONS = [
   'eval_metric_states',
   'faiss_gpu_alloc',
   'volatile_removed',
+  'flair_embed_with_grad',
   'eval_batch_halves',
   'oom_after_steps',
   'kept_reference_shown',

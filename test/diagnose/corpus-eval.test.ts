@@ -669,11 +669,12 @@ describe('expert expectations on real logs', () => {
       strict: 0,
       named: 0.66,
     },
-    // stop 38 (e1): labelled before running, first run category 9/10, lever 4/5, checks 5/10; 7/10 after faiss's MemorySpace.cpp form.
+    // stop 38 (e1): labelled before running, first run category 9/10, lever 4/5, checks 5/10; 7/10 after faiss's MemorySpace.cpp form;
+    // 6310 (flair embeddings growing on the CPU, no OOM) first run category right, lever missed; 8/11 after the growth rule names it.
     {
       group: 'eval12',
-      what: '10 logs, 6300-6309: NMS over candidate boxes, torchmetrics states, faiss-gpu k-NN buffers (three message versions), volatile removed',
-      n: 10,
+      what: '11 logs, 6300-6310: NMS over candidate boxes, torchmetrics states, faiss-gpu k-NN buffers (three message versions), volatile removed, flair fine_tune',
+      n: 11,
       category: 0.8,
       lever: 0.8,
       strict: 0,

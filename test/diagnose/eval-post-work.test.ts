@@ -11,6 +11,7 @@ const NMS = /^The card ran out in non-maximum suppression/;
 const METRIC = /^The card ran out in a metric library's update/;
 const FAISS = /^faiss-gpu could not allocate/;
 const VOLATILE = /^PyTorch 0\.4 removed Variable/;
+const FLAIR = /^flair's Transformer(?:Document|Word)Embeddings fine-tunes by default/;
 const OOM = (gib: string) =>
   `torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate ${gib} GiB (GPU 0; 23.65 GiB total capacity; 21.12 GiB already allocated; 1.02 GiB free; 21.80 GiB reserved in total by PyTorch)`;
 const frame = (file: string, fn: string, code: string) => [`  File "${file}", line 42, in ${fn}`, `    ${code}`];
@@ -32,6 +33,11 @@ describe('real threads (blind9 read split)', () => {
     expect(d).toMatch(FAISS);
     expect(d).toMatch(/1\.50 GiB/);
     expect(d).toMatch(/in chunks/);
+  });
+  it('5714: flair TransformerDocumentEmbeddings embedding 20k documents in a loop: fine_tune=False / no_grad', async () => {
+    const d = first(await firstOfCase('blind9', '5714'));
+    expect(d).toMatch(FLAIR);
+    expect(d).toMatch(/fine_tune=False/);
   });
   it('5712: runs on PyTorch 0.3.0, OOM on 0.4.0: no_grad in place of volatile', async () => {
     const d = first(await firstOfCase('blind9', '5712'));
@@ -155,5 +161,29 @@ describe("synthetic variants: PyTorch 0.4's removal of volatile", () => {
   it('control: versions 1.x and 2.x only are no such upgrade', async () => {
     const paste = ['It worked with torch 1.13.1 but with torch 2.1.0 I get', 'RuntimeError: CUDA out of memory. Tried to allocate 20.00 MiB'].join('\n');
     expect(first(await diagnosePaste(paste))).not.toMatch(VOLATILE);
+  });
+});
+
+describe("synthetic variants: flair's transformer embeddings (fine_tune=True by default)", () => {
+  const oom = 'RuntimeError: CUDA out of memory. Tried to allocate 20.00 MiB';
+  it('TransformerWordEmbeddings embedding sentences in a loop', async () => {
+    const paste = ["emb = TransformerWordEmbeddings('roberta-base')", 'for s in sentences:', '    emb.embed(s)', '    vecs.append(s[0].embedding)', oom].join(
+      '\n',
+    );
+    expect(first(await diagnosePaste(paste))).toMatch(FLAIR);
+  });
+  it('control: fine_tune=False already set', async () => {
+    const paste = ["emb = TransformerDocumentEmbeddings('bert-base-uncased', fine_tune=False)", 'emb.embed(sentence)', oom].join('\n');
+    expect(first(await diagnosePaste(paste))).not.toMatch(FLAIR);
+  });
+  it("control: flair's ModelTrainer fine-tunes on purpose", async () => {
+    const paste = [
+      "emb = TransformerDocumentEmbeddings('bert-base-uncased')",
+      'trainer = ModelTrainer(classifier, corpus)',
+      'trainer.train("out")',
+      'emb.embed(sentence)',
+      oom,
+    ].join('\n');
+    expect(first(await diagnosePaste(paste))).not.toMatch(FLAIR);
   });
 });

@@ -56,4 +56,6 @@ export interface EvalPart {
   evalMetricState?: string;
   /** PyTorch's "volatile was removed" warning, or the paste's PyTorch 0.3 and 0.4+ versions, quoted (levers/volatile.ts). */
   volatileRemoved?: string;
+  /** flair's transformer embeddings class, embedding outside its trainer with fine_tune on (levers/library-grad-default.ts). */
+  flairGradEmbed?: string;
 }

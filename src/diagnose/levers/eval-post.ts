@@ -18,6 +18,7 @@ import type { Incident } from '../incident/index.js';
 import { boundedLines } from '../lines.js';
 import { frameOf } from '../phase.js';
 import { EVAL_YOLO_CONDITIONS } from './eval-yolo.js';
+import { LIBRARY_GRAD_CONDITIONS } from './library-grad-default.js';
 
 const MAX_LINES = 20_000;
 const MAX_LINE = 600;
@@ -72,9 +73,10 @@ export function readEvalPostWork(text: string): EvalPostWork {
 // prediction pass's. A forward or backward phase read from the frames is training's.
 const notTraining = (f: Incident) => f.phase.name !== 'backward' && f.phase.name !== 'optimizer' && f.run.training !== true;
 
-/** These conditions with the YOLO family's validation ones (eval-yolo.ts), for conditions.ts to spread. */
+/** These conditions with the YOLO family's validation ones (eval-yolo.ts) and library defaults' (library-grad-default.ts), for conditions.ts to spread. */
 export const EVAL_POST_CONDITIONS = {
   ...EVAL_YOLO_CONDITIONS,
+  ...LIBRARY_GRAD_CONDITIONS,
   eval_nms_candidates: ({ incident }: { incident: Incident }) =>
     incident.eval.evalNms !== undefined && (incident.phase.name === 'eval' || notTraining(incident)),
   eval_metric_states: ({ incident }: { incident: Incident }) => incident.eval.evalMetricState !== undefined && incident.eval.gradsOnStated === undefined,
