@@ -117,6 +117,7 @@ export const CONDITIONS = [
   'phase_eval_ultralytics',
   'phase_eval_yolo_train_val',
   'eval_nms_candidates',
+  'not_eval_nms_candidates',
   'eval_metric_states',
   'faiss_gpu_alloc',
   'volatile_removed',

@@ -670,7 +670,8 @@ describe('expert expectations on real logs', () => {
       named: 0.66,
     },
     // stop 38 (e1): labelled before running, first run category 9/10, lever 4/5, checks 5/10; 7/10 after faiss's MemorySpace.cpp form;
-    // 6310 (flair embeddings growing on the CPU, no OOM) first run category right, lever missed; 8/11 after the growth rule names it.
+    // 6310 (flair embeddings growing on the CPU, no OOM) first run category right, lever missed; 8/11 after the growth rule names it;
+    // 9/11 (category 11/11) once the fragmentation rule yields to NMS among the innermost frames (6300).
     {
       group: 'eval12',
       what: '11 logs, 6300-6310: NMS over candidate boxes, torchmetrics states, faiss-gpu k-NN buffers (three message versions), volatile removed, flair fine_tune',

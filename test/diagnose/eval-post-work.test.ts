@@ -69,6 +69,17 @@ describe('synthetic variants: NMS frames (YOLOv5/ultralytics, torchvision, mmcv)
     ].join('\n');
     expect(first(await diagnosePaste(paste))).toMatch(NMS);
   });
+  it("mmdet's mask_matrix_nms (SOLO) innermost, with figures that alone would read as fragmentation", async () => {
+    const paste = [
+      'Traceback (most recent call last):',
+      ...frame('/x/mmdet/models/dense_heads/solo_head.py', '_get_results_single', 'scores, labels, _, keep_inds = mask_matrix_nms('),
+      ...frame('/x/mmdet/models/layers/matrix_nms.py', 'mask_matrix_nms', 'inter_matrix = torch.mm(flatten_masks, flatten_masks.transpose(1, 0))'),
+      'RuntimeError: CUDA out of memory. Tried to allocate 2.98 GiB (GPU 0; 10.76 GiB total capacity; 1.19 GiB already allocated; 2.35 GiB free; 7.46 GiB reserved in total by PyTorch)',
+    ].join('\n');
+    const d = await diagnosePaste(paste);
+    expect(d?.category).toBe('cuda_oom');
+    expect(first(d)).toMatch(NMS);
+  });
   it('control: an NMS call only far outside the failing frames is not named', async () => {
     const paste = [
       'Traceback (most recent call last):',
@@ -98,6 +109,15 @@ describe('synthetic variants: metric libraries (torchmetrics, torcheval, Ignite)
       'Traceback (most recent call last):',
       ...frame('/env/site-packages/ignite/engine/engine.py', '_fire_event', 'func(*first, *(event_args + others), **kwargs)'),
       ...frame('/env/site-packages/ignite/metrics/epoch_metric.py', 'update', 'self._predictions.append(y_pred)'),
+      OOM('1.25'),
+    ].join('\n');
+    expect(first(await diagnosePaste(paste))).toMatch(METRIC);
+  });
+  it("MONAI's cumulative metric buffers (monai/metrics)", async () => {
+    const paste = [
+      'Traceback (most recent call last):',
+      ...frame('seg.py', 'validation', 'dice_metric(y_pred=val_outputs, y=val_labels)'),
+      ...frame('/env/site-packages/monai/metrics/metric.py', '__call__', 'self.extend(ret)'),
       OOM('1.25'),
     ].join('\n');
     expect(first(await diagnosePaste(paste))).toMatch(METRIC);

@@ -2,10 +2,12 @@
 // each phase has its own levers). None of these grows with the model's batch, so neither the batch nor no_grad is the
 // lever; each library's own knob is. Read from fixed forms only:
 // - non-maximum suppression: the YOLO family's `non_max_suppression` (general.py / ops.py), torchvision's `nms` /
-//   `batched_nms` (torchvision/ops/boxes.py), mmcv's `batched_nms` / `multiclass_nms`, detectron2's `batched_nms`, as
+//   `batched_nms` (torchvision/ops/boxes.py), mmcv's `batched_nms` / `multiclass_nms`, detectron2's `batched_nms`,
+//   mmdet's `mask_matrix_nms` (SOLO's pairwise mask IoU), as
 //   the innermost frames of the traceback or the call on their source line: the failure is in the candidate boxes of one
 //   image, which an untrained or low-threshold model floods (the test pass's conf_thres 0.001);
-// - a metric library's frames (torchmetrics, torcheval, Ignite's metrics, Lightning < 1.3's own pytorch_lightning/metrics):
+// - a metric library's frames (torchmetrics, torcheval, Ignite's metrics, Lightning < 1.3's own pytorch_lightning/metrics,
+//   MONAI's cumulative metrics, whose buffers keep every batch's results):
 //   its states keep every batch's predictions on the device until compute() (curve metrics such as AUROC, ROC,
 //   PrecisionRecallCurve, AveragePrecision without fixed thresholds, and any metric whose states are lists);
 // - faiss-gpu's allocation failure, in its versions' texts (StandardGpuResources.cpp): 1.6 "Failed to cudaMalloc N bytes
@@ -24,10 +26,12 @@ const MAX_LINES = 20_000;
 const MAX_LINE = 600;
 const INNERMOST = 3;
 
-const NMS_FN = /^(?:non_max_suppression\w{0,12}|nms|batched_nms|_batched_nms_\w{1,20}|multiclass_nms\w{0,8}|nms_rotated|batched_rotated_nms)$/;
+const NMS_FN =
+  /^(?:non_max_suppression\w{0,12}|nms|batched_nms|_batched_nms_\w{1,20}|multiclass_nms\w{0,8}|nms_rotated|batched_rotated_nms|(?:mask_)?matrix_nms)$/;
 const NMS_CALL = /\b(?:torchvision\.ops\.nms|torchvision\.nms|ops\.nms|batched_nms|non_max_suppression\w{0,12}|multiclass_nms)\s{0,2}\(/;
 const NMS_FILE = /torchvision[\\/]ops[\\/]boxes\.py$|mmcv[\\/]ops[\\/]nms\.py$/;
-const METRIC_FILE = /(?:^|[\\/])(?:torchmetrics|torcheval[\\/]metrics|ignite[\\/](?:contrib[\\/])?metrics|pytorch_lightning[\\/]metrics)[\\/]/;
+const METRIC_FILE =
+  /(?:^|[\\/])(?:torchmetrics|torcheval[\\/]metrics|ignite[\\/](?:contrib[\\/])?metrics|pytorch_lightning[\\/]metrics|monai[\\/]metrics)[\\/]/;
 const TRACEBACK_HEAD = /^\s{0,4}Traceback \(most recent call last\)/;
 const FAISS_ALLOC = /[Ff]ailed to cudaMalloc (\d{1,16}) bytes|StandardGpuResources: alloc fail [^\n]{0,200}?size (\d{1,16}) bytes[^\n]{0,20}\(cudaMalloc error/;
 
@@ -72,13 +76,16 @@ export function readEvalPostWork(text: string): EvalPostWork {
 // Training's own NMS (a detector's RPN filter_proposals) is capped by its pre_nms_top_n: the candidate flood is the
 // prediction pass's. A forward or backward phase read from the frames is training's.
 const notTraining = (f: Incident) => f.phase.name !== 'backward' && f.phase.name !== 'optimizer' && f.run.training !== true;
+/** NMS among the innermost frames, in evaluation or prediction. */
+const nmsCandidates = (f: Incident) => f.eval.evalNms !== undefined && (f.phase.name === 'eval' || notTraining(f));
 
 /** These conditions with the YOLO family's validation ones (eval-yolo.ts) and library defaults' (library-grad-default.ts), for conditions.ts to spread. */
 export const EVAL_POST_CONDITIONS = {
   ...EVAL_YOLO_CONDITIONS,
   ...LIBRARY_GRAD_CONDITIONS,
-  eval_nms_candidates: ({ incident }: { incident: Incident }) =>
-    incident.eval.evalNms !== undefined && (incident.phase.name === 'eval' || notTraining(incident)),
+  eval_nms_candidates: ({ incident }: { incident: Incident }) => nmsCandidates(incident),
+  // The fragmentation rule yields to it: a request made by NMS is one image's box set, not an allocator split.
+  not_eval_nms_candidates: ({ incident }: { incident: Incident }) => !nmsCandidates(incident),
   eval_metric_states: ({ incident }: { incident: Incident }) => incident.eval.evalMetricState !== undefined && incident.eval.gradsOnStated === undefined,
   // Code for PyTorch <= 0.3 run on 0.4+ (levers/volatile.ts): its no-graph forwards keep their graphs; not in a backward or step.
   volatile_removed: ({ incident }: { incident: Incident }) =>
