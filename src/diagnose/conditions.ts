@@ -20,7 +20,7 @@ import {
 import { hostLeverUnstated, workersEvidence } from './levers/host-ram.js';
 import { evalBatchNoGrad, evalBatchSaidFits, evalEngineBatch, evalHfGeneratesBatch, evalPlainGenerates } from './levers/eval-batch.js';
 import { EVAL_SET_CONDITIONS } from './levers/eval-over-set.js';
-import { EVAL_YOLO_CONDITIONS } from './levers/eval-yolo.js';
+import { EVAL_POST_CONDITIONS } from './levers/eval-post.js';
 import { workersBlock, workersFirst, workersNotLever } from './levers/workers.js';
 import { sequenceFirst } from './levers/sequence.js';
 import { STACK_LEVER_CONDITIONS } from './levers/stack-levers.js';
@@ -159,7 +159,7 @@ export const CONDITION_CHECKS: Record<Condition, (e: Evidence) => boolean> = {
   phase_eval_engine_input: ({ incident }) => evalEngineInput(incident),
   phase_eval_engine_batch: ({ incident }) => evalEngineBatch(incident),
   phase_eval_ultralytics: ({ incident }) => evalUltralyticsVal(incident),
-  ...EVAL_YOLO_CONDITIONS,
+  ...EVAL_POST_CONDITIONS,
   eval_batch_halves: ({ incident }) => evalBatchHalves(incident),
   phase_eval_grads_stated: ({ incident }) => evalGradsOnStated(incident),
   phase_eval_whole_set: ({ incident }) => evalWholeSet(incident),

@@ -10,7 +10,10 @@ const ENTITY = /&(?:gt|lt|amp|quot|nbsp|#39|#x27);/g;
 // `[default0]:`, Ray `(RayTrainWorker pid=123, ip=10.0.0.1)`, markdown quoting `> `.
 // Open MPI's --tag-output "[job,rank]<stderr>:", at line starts and, when ranks interleave, mid-line.
 const MPI_TAG = /\[\d{1,6},\d{1,6}\]<std(?:out|err)>:/g;
-const LINE_PREFIX = /^(?:(?:> ?)+|\[(?:rank|default)\d+\]:\s?|\((?:[A-Za-z_]+ )?pid=\d+(?:, ip=[0-9.]+)?\)\s?|\d{1,3}: (?=\[|Traceback| {2}File|\w+Error))+/gm;
+// Docker's and Kubernetes' --timestamps (RFC 3339 in UTC to the nanosecond, "2023-06-15T23:39:48.836381821Z ") are
+// stripped the same way: frames then read at a line start.
+const LINE_PREFIX =
+  /^(?:(?:> ?)+|\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d{1,9})?Z |\[(?:rank|default)\d+\]:\s?|\((?:[A-Za-z_]+ )?pid=\d+(?:, ip=[0-9.]+)?\)\s?|\d{1,3}: (?=\[|Traceback| {2}File|\w+Error))+/gm;
 // tqdm redraws with \r and leaves the next message glued to its closing bracket.
 const TQDM_GLUE = /((?:it\/s|s\/it|B\/s)[^\]\n]{0,400}\])(?=[A-Za-z[])/g;
 

@@ -100,7 +100,7 @@ const EVAL_FN =
 // A script's own evaluation function by the words of its name ("evaluate_model", "do_eval", "val_one_epoch",
 // "validate_and_log"): one of its underscore-separated words is an evaluation word. "test" is left out: pytest
 // names its functions test_*.
-const EVAL_NAME_WORD = /(?:^|_)(?:eval|evaluate|evaluation|evaluating|val|valid|validate|validation|validating)(?:_|$)/i;
+const EVAL_NAME_WORD = /(?:^|_)(?:eval|evaluate|evaluation|evaluating|val|valid|validate|validation|validating|inference)(?:_|$)/i;
 // A script's own test function ("def test(model, loader)", "test_epoch", "run_test", "model_test"): evaluation,
 // except under pytest or unittest (phaseFromFrames checks the traceback for them). A name that begins "test_" and
 // goes on to say what it tests ("test_forward_large_batch") is pytest's naming even where the paste cut the runner's

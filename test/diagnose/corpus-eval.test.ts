@@ -104,6 +104,8 @@ GROUPS.push('stacks11');
 GROUPS.push('series11');
 // eval11/ (issue 23: fixed forms of YOLO validation, Caffe's test net, vLLM's zero blocks, TF tensor shapes, Adam state; 12 real threads labelled first; tuned).
 GROUPS.push('eval11');
+// eval12/ (stop 38, e1: eval work after the forward named by its library: NMS frames, metric libraries, faiss-gpu's alloc messages, PyTorch 0.4's volatile; 10 real threads labelled first; tuned).
+GROUPS.push('eval12');
 // recog11/ (issue 23: fixed forms blind8 missed, found anew: No CUDA GPUs, MLX max buffer, NCCL start-up hang, quoted Killed; tuned).
 GROUPS.push('recog11');
 // torchcat11/ (issue 23: PyTorch/CUDA fixed formats swept from the catalogue: the allocator's NVML assert as an OOM; tuned).
@@ -678,6 +680,18 @@ describe('expert expectations on real logs', () => {
       lever: 0.8,
       strict: 0,
       named: 0.66,
+    },
+    // stop 38 (e1): labelled before running, first run category 9/10, lever 4/5, checks 5/10; 7/10 after faiss's MemorySpace.cpp form;
+    // 6310 (flair embeddings growing on the CPU, no OOM) first run category right, lever missed; 8/11 after the growth rule names it;
+    // 9/11 (category 11/11) once the fragmentation rule yields to NMS among the innermost frames (6300).
+    {
+      group: 'eval12',
+      what: '11 logs, 6300-6310: NMS over candidate boxes, torchmetrics states, faiss-gpu k-NN buffers (three message versions), volatile removed, flair fine_tune',
+      n: 11,
+      category: 0.8,
+      lever: 0.8,
+      strict: 0,
+      named: 0.8,
     },
     // labelled before running: first run 6/9 checks (No CUDA GPUs 2/2, MLX max buffer 4/4, NCCL start-up hang 0/2, quoted Killed 0/1); 9/9
     // after; 5959-5964 (container without GPUs) first run 6/6; 5965 (Metal out of unified memory) category right, lever missed;

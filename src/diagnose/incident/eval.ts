@@ -50,4 +50,12 @@ export interface EvalPart {
   evalYoloVal?: string;
   /** Caffe's solver was testing (its test line or Solver::Test frame) when a CUDA check failed: quoted (levers/caffe-test.ts). */
   caffeTestNet?: string;
+  /** Non-maximum suppression among the traceback's innermost frames, quoted (levers/eval-post.ts). */
+  evalNms?: string;
+  /** A metric library's frame (torchmetrics, torcheval, Ignite) in the traceback, quoted (levers/eval-post.ts). */
+  evalMetricState?: string;
+  /** PyTorch's "volatile was removed" warning, or the paste's PyTorch 0.3 and 0.4+ versions, quoted (levers/volatile.ts). */
+  volatileRemoved?: string;
+  /** flair's transformer embeddings class, embedding outside its trainer with fine_tune on (levers/library-grad-default.ts). */
+  flairGradEmbed?: string;
 }

@@ -22,6 +22,8 @@ export interface StackPart {
   /** ONNX Runtime's BFCArena: the buffer it failed to allocate, as the reply shows it ("4.00 GiB"). */
   ortRequest?: string;
   ortAskMiB?: number;
+  /** faiss-gpu's failed cudaMalloc, as the reply shows it ("1.50 GiB") (levers/eval-post.ts). */
+  faissAlloc?: string;
   vllmGpuBlocks?: number;
   /** vLLM found no memory for one KV-cache block, and the engine flags the paste's command sets (levers/vllm-scheduler.ts). */
   vllmZeroBlocks?: boolean;

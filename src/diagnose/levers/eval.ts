@@ -17,6 +17,9 @@ import { evalBatchSaidToFit, predictWithGenerate } from './eval-said.js';
 import { readEvalOverSet, readEvalPassGrowth, tfWholeArray } from './eval-over-set.js';
 import { readYoloTrainVal, ultralyticsValForm } from './eval-yolo.js';
 import { readCaffeTestNet } from './caffe-test.js';
+import { readEvalPostWork } from './eval-post.js';
+import { readVolatileRemoved } from './volatile.js';
+import { readFlairGradEmbed } from './library-grad-default.js';
 const EVAL_BATCH =
   /(?:^|[\s,({'"])(?:--)?((?:per_device_eval|per_gpu_eval|eval|val|valid|validation|test)[-_]batch[-_]size|-vb)(?:[ \t]{1,4}|[ \t]{0,2}[=:][ \t]{0,2})['"]?(\d{1,5})\b/gim;
 // A line that states the evaluation's batch in words or a form the settings do not read ("for evaluation with
@@ -120,6 +123,14 @@ export function readEvalSettings(text: string): Incident {
   const caffeTest = readCaffeTestNet(text);
   if (caffeTest) incident.eval.caffeTestNet = caffeTest;
   if (yoloVal) incident.eval.evalYoloVal = yoloVal;
+  const post = readEvalPostWork(text);
+  if (post.nms) incident.eval.evalNms = post.nms;
+  if (post.metric) incident.eval.evalMetricState = post.metric;
+  if (post.faiss) incident.stack.faissAlloc = post.faiss;
+  const volatile = readVolatileRemoved(text);
+  if (volatile) incident.eval.volatileRemoved = volatile;
+  const flair = readFlairGradEmbed(text);
+  if (flair) incident.eval.flairGradEmbed = flair;
   const wholeArray = tfWholeArray(text);
   if (wholeArray) incident.eval.evalWholeArray = wholeArray;
   const fits = evalBatchSaidToFit(text);
