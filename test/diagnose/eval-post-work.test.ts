@@ -8,7 +8,8 @@ import { diagnosePaste, firstOfCase, type CaseDiagnosis } from './corpus-case.js
 
 const first = (d: CaseDiagnosis | undefined) => d?.fixes[0]?.summary ?? '';
 const NMS = /^The card ran out in non-maximum suppression/;
-const METRIC = /^The card ran out in a metric library's update/;
+// TorchMetrics' list-state metrics get levers/metric-states.ts's text; other metric libraries eval-post.ts's.
+const METRIC = /^The card ran out in a metric library's update|^The paste shows a TorchMetrics metric/;
 const FAISS = /^faiss-gpu could not allocate/;
 const VOLATILE = /^PyTorch 0\.4 removed Variable/;
 const FLAIR = /^flair's Transformer(?:Document|Word)Embeddings fine-tunes by default/;

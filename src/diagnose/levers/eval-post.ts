@@ -86,7 +86,9 @@ export const EVAL_POST_CONDITIONS = {
   eval_nms_candidates: ({ incident }: { incident: Incident }) => nmsCandidates(incident),
   // The fragmentation rule yields to it: a request made by NMS is one image's box set, not an allocator split.
   not_eval_nms_candidates: ({ incident }: { incident: Incident }) => !nmsCandidates(incident),
-  eval_metric_states: ({ incident }: { incident: Incident }) => incident.eval.evalMetricState !== undefined && incident.eval.gradsOnStated === undefined,
+  // A TorchMetrics list-state metric read by levers/metric-states.ts has that module's fix (one text, not two).
+  eval_metric_states: ({ incident }: { incident: Incident }) =>
+    incident.eval.evalMetricState !== undefined && incident.eval.gradsOnStated === undefined && incident.stack.metricListState === undefined,
   // Code for PyTorch <= 0.3 run on 0.4+ (levers/volatile.ts): its no-graph forwards keep their graphs; not in a backward or step.
   volatile_removed: ({ incident }: { incident: Incident }) =>
     incident.eval.volatileRemoved !== undefined &&
