@@ -21,6 +21,7 @@ import { allocConfFacts } from './alloc-conf.js';
 import { leverWords } from './levers.js';
 import { orderGrowthAndOom } from './growth-oom.js';
 import { readRayMonitor, readStackFigures, withStackFigures } from './stack-figures.js';
+import { readCudnnHandleMemory } from './levers/cudnn-handle.js';
 import { detectEnvironment, expandableSegmentsAvailable, expandableUnavailableWhy } from './environment.js';
 import { formatMiB } from './fixes/arithmetic.js';
 import { readShm } from './levers/shm.js';
@@ -152,6 +153,8 @@ export function diagnose(raw: string, base: RuleBase, loc?: Locale): DiagnoseRes
   const kept = hits.length ? readKeptReference(text) : {};
   // TensorFlow's retracing warning: what a TF climb keeps (levers/stack-levers.ts).
   const retracing = hits.length && text.includes('tf.function retracing') ? { stack: readTfRetracing(log) } : {};
+  // The card's memory printed beside a failed cuDNN handle, read for every category (levers/cudnn-handle.ts).
+  const cudnnHandle = hits.length && text.includes('cudnn handle') ? { stack: readCudnnHandleMemory(log) } : {};
   // Who wrote to /dev/shm (NCCL's segment or DataLoader workers): the shm fix speaks of it.
   const shm = hits.some((h) => base.rules[h.rule].category === 'shm_exhausted') ? readShm(log) : {};
   // Ray's memory monitor names the node's RAM it judged: a host-RAM kill, with its own knobs.
@@ -180,6 +183,7 @@ export function diagnose(raw: string, base: RuleBase, loc?: Locale): DiagnoseRes
       { distributed: ddp },
       kept,
       retracing,
+      cudnnHandle,
       extractOomFacts(log, rule.category === 'replica_oom' ? withReplicaOom(log, hit.lines) : hit.lines),
       { environment: { detected: environment } },
       environment && !expandableSegmentsAvailable(environment) ? { environment: { expandableWhy: expandableUnavailableWhy(environment) } } : {},

@@ -205,6 +205,8 @@ export const CONDITIONS = [
   'ort_request_absurd',
   'ollama_named',
   'tf_retracing',
+  'cudnn_handle_card_free',
+  'not_cudnn_handle_card_free',
   'trt_profile_batch',
   'trt_profile_unstated',
   'tf_tensor_over_limit',
