@@ -22,6 +22,7 @@ import { leverWords } from './levers.js';
 import { orderGrowthAndOom } from './growth-oom.js';
 import { readRayMonitor, readStackFigures, withStackFigures } from './stack-figures.js';
 import { readCudnnHandleMemory } from './levers/cudnn-handle.js';
+import { readLossDivergence } from './levers/loss-diverged.js';
 import { detectEnvironment, expandableSegmentsAvailable, expandableUnavailableWhy } from './environment.js';
 import { formatMiB } from './fixes/arithmetic.js';
 import { readShm } from './levers/shm.js';
@@ -155,6 +156,8 @@ export function diagnose(raw: string, base: RuleBase, loc?: Locale): DiagnoseRes
   const retracing = hits.length && text.includes('tf.function retracing') ? { stack: readTfRetracing(log) } : {};
   // The card's memory printed beside a failed cuDNN handle, read for every category (levers/cudnn-handle.ts).
   const cudnnHandle = hits.length && text.includes('cudnn handle') ? { stack: readCudnnHandleMemory(log) } : {};
+  // A loss that exploded on the progress lines before the failure (levers/loss-diverged.ts).
+  const loss = hits.length && text.includes('loss') ? { series: readLossDivergence(log) } : {};
   // Who wrote to /dev/shm (NCCL's segment or DataLoader workers): the shm fix speaks of it.
   const shm = hits.some((h) => base.rules[h.rule].category === 'shm_exhausted') ? readShm(log) : {};
   // Ray's memory monitor names the node's RAM it judged: a host-RAM kill, with its own knobs.
@@ -184,6 +187,7 @@ export function diagnose(raw: string, base: RuleBase, loc?: Locale): DiagnoseRes
       kept,
       retracing,
       cudnnHandle,
+      loss,
       extractOomFacts(log, rule.category === 'replica_oom' ? withReplicaOom(log, hit.lines) : hit.lines),
       { environment: { detected: environment } },
       environment && !expandableSegmentsAvailable(environment) ? { environment: { expandableWhy: expandableUnavailableWhy(environment) } } : {},

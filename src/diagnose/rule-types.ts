@@ -207,6 +207,7 @@ export const CONDITIONS = [
   'tf_retracing',
   'cudnn_handle_card_free',
   'not_cudnn_handle_card_free',
+  'loss_diverged',
   'trt_profile_batch',
   'trt_profile_unstated',
   'tf_tensor_over_limit',

@@ -13,6 +13,7 @@ import type { LogText } from '../normalize.js';
 import { MEMORY_CAP_CONDITIONS } from './memory-cap.js';
 import { KERAS_REBUILT_CONDITIONS } from './keras-rebuilt.js';
 import { CUDNN_HANDLE_CONDITIONS } from './cudnn-handle.js';
+import { LOSS_DIVERGED_CONDITIONS } from './loss-diverged.js';
 import { LISTED_HOLDER_CONDITIONS } from '../holder-listed.js';
 import { TOKEN_INPUT_CONDITIONS } from './token-inputs.js';
 import { VLLM_SCHEDULER_CONDITIONS } from './vllm-scheduler.js';
@@ -193,6 +194,7 @@ export const STACK_LEVER_CONDITIONS = {
   ...MEMORY_CAP_CONDITIONS,
   ...KERAS_REBUILT_CONDITIONS,
   ...CUDNN_HANDLE_CONDITIONS,
+  ...LOSS_DIVERGED_CONDITIONS,
   ...LISTED_HOLDER_CONDITIONS,
   ...TOKEN_INPUT_CONDITIONS,
   ...VLLM_SCHEDULER_CONDITIONS,
