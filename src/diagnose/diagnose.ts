@@ -23,6 +23,7 @@ import { orderGrowthAndOom } from './growth-oom.js';
 import { readRayMonitor, readStackFigures, withStackFigures } from './stack-figures.js';
 import { readCudnnHandleMemory } from './levers/cudnn-handle.js';
 import { readLossDivergence } from './levers/loss-diverged.js';
+import { tfInitializerPhase } from './levers/tf-initializer.js';
 import { detectEnvironment, expandableSegmentsAvailable, expandableUnavailableWhy } from './environment.js';
 import { formatMiB } from './fixes/arithmetic.js';
 import { readShm } from './levers/shm.js';
@@ -198,7 +199,13 @@ export function diagnose(raw: string, base: RuleBase, loc?: Locale): DiagnoseRes
       // No frame at the error places it: a traceback the paste cut before its error line, else an evaluation sentence, else
       // (outside training and serving tools) a sentence placing it at the load.
       if (incident.phase.name === undefined && incident.phase.oomPhase === undefined)
-        withPhase(incident, cutTracebackPhase(log) ?? saidPhase ?? (incident.run.training || tool?.inference ? undefined : reportedLoad(text)));
+        withPhase(
+          incident,
+          cutTracebackPhase(log) ??
+            tfInitializerPhase(log, incident) ??
+            saidPhase ??
+            (incident.run.training || tool?.inference ? undefined : reportedLoad(text)),
+        );
       // What the report says of an evaluation its frames found (gradients on, the whole set at once) still counts.
       else if (incident.phase.name === 'eval' && saidPhase)
         mergeInto(incident, { eval: { gradsOnStated: saidPhase.gradsOnStated, evalWholeSet: saidPhase.evalWholeSet, evalBatchOne: saidPhase.evalBatchOne } });

@@ -38,3 +38,37 @@ describe("TensorFlow's variables initializer is the load phase", () => {
     expect(d?.fixes[0].summary).not.toMatch(/before any batch ran/);
   });
 });
+
+// TensorFlow names the failed op beside its error; ops under a variable's "Initializer" scope (and its optimizer slots')
+// compute initial values: the load phase when the failed tensor is a real share of the card (levers/tf-initializer.ts).
+// Real: stacks12/6453 (tuned, read after its first run); synthetic variants of TF 1.x's three spellings of the op.
+describe("TensorFlow's failed op under a variable's Initializer scope", () => {
+  const oom = (shape: string, op: string, card = '') =>
+    `${card}2018-08-28 00:33:52.727597: E tensorflow/core/common_runtime/executor.cc:630] Executor failed to create kernel. Resource exhausted: OOM when allocating tensor of shape [${shape}] and type float\n${op}`;
+
+  it('real stacks12/6453: the Adam slot of a 24576x2400 dense kernel is the load phase', async () => {
+    const d = await firstOfCase('stacks12', '6453');
+    expect(d?.fixes[0].summary).toMatch(/before any batch ran/);
+  });
+
+  it.each([
+    ['[[Node:', '\t [[Node: fc6/weights/Initializer/random_uniform/RandomUniform = RandomUniform[T=DT_INT32, dtype=DT_FLOAT]()]]'],
+    ['{{node', '\t [[{{node dense_7/kernel/Adam/Initializer/zeros}} = Const[dtype=DT_FLOAT]()]]'],
+    ['Caused by op', "Caused by op 'rnn/lstm_cell/kernel/Initializer/random_uniform/RandomUniform', defined at:"],
+  ])('synthetic: a 256 MiB initializer (%s) with no card stated is the load phase', async (_n, op) => {
+    const d = await diagnosePaste(oom('8192,8192', op));
+    expect(d?.fixes[0].summary).toMatch(/before any batch ran/);
+  });
+
+  it.each([
+    ['a 4 KiB slot', oom('1024', '\t [[Node: conv6/biases/Adam/Initializer/zeros = Const[dtype=DT_FLOAT]()]]')],
+    [
+      '3% of a stated 16 GB card',
+      oom('563354,256', '\t [[Node: embeddings/Adam/Initializer/zeros = Const[dtype=DT_FLOAT]()]]', 'Machine: 4 * Tesla P100-PCIE-16GB\n'),
+    ],
+    ['a training op', oom('8192,8192', '\t [[{{node dense_7/MatMul}}]]')],
+  ])('synthetic: %s is not read as the weights filling the card', async (_n, text) => {
+    const d = await diagnosePaste(text);
+    expect(d?.fixes[0].summary).not.toMatch(/before any batch ran/);
+  });
+});
