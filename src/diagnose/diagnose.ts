@@ -22,6 +22,9 @@ import { leverWords } from './levers.js';
 import { orderGrowthAndOom } from './growth-oom.js';
 import { readRayMonitor, readStackFigures, withStackFigures } from './stack-figures.js';
 import { readMetricStates } from './levers/metric-states.js';
+import { readCudnnHandleMemory } from './levers/cudnn-handle.js';
+import { readLossDivergence } from './levers/loss-diverged.js';
+import { tfInitializerPhase } from './levers/tf-initializer.js';
 import { detectEnvironment, expandableSegmentsAvailable, expandableUnavailableWhy } from './environment.js';
 import { formatMiB } from './fixes/arithmetic.js';
 import { readShm } from './levers/shm.js';
@@ -155,6 +158,10 @@ export function diagnose(raw: string, base: RuleBase, loc?: Locale): DiagnoseRes
   const retracing = hits.length && text.includes('tf.function retracing') ? { stack: readTfRetracing(log) } : {};
   // A TorchMetrics metric that keeps list states: what a climb or a full card holds (levers/metric-states.ts).
   const metricStates = hits.length ? { stack: readMetricStates(log) } : {};
+  // The card's memory printed beside a failed cuDNN handle, read for every category (levers/cudnn-handle.ts).
+  const cudnnHandle = hits.length && text.includes('cudnn handle') ? { stack: readCudnnHandleMemory(log) } : {};
+  // A loss that exploded on the progress lines before the failure (levers/loss-diverged.ts).
+  const loss = hits.length && text.includes('loss') ? { series: readLossDivergence(log) } : {};
   // Who wrote to /dev/shm (NCCL's segment or DataLoader workers): the shm fix speaks of it.
   const shm = hits.some((h) => base.rules[h.rule].category === 'shm_exhausted') ? readShm(log) : {};
   // Ray's memory monitor names the node's RAM it judged: a host-RAM kill, with its own knobs.
@@ -184,6 +191,8 @@ export function diagnose(raw: string, base: RuleBase, loc?: Locale): DiagnoseRes
       kept,
       retracing,
       metricStates,
+      cudnnHandle,
+      loss,
       extractOomFacts(log, rule.category === 'replica_oom' ? withReplicaOom(log, hit.lines) : hit.lines),
       { environment: { detected: environment } },
       environment && !expandableSegmentsAvailable(environment) ? { environment: { expandableWhy: expandableUnavailableWhy(environment) } } : {},
@@ -194,7 +203,13 @@ export function diagnose(raw: string, base: RuleBase, loc?: Locale): DiagnoseRes
       // No frame at the error places it: a traceback the paste cut before its error line, else an evaluation sentence, else
       // (outside training and serving tools) a sentence placing it at the load.
       if (incident.phase.name === undefined && incident.phase.oomPhase === undefined)
-        withPhase(incident, cutTracebackPhase(log) ?? saidPhase ?? (incident.run.training || tool?.inference ? undefined : reportedLoad(text)));
+        withPhase(
+          incident,
+          cutTracebackPhase(log) ??
+            tfInitializerPhase(log, incident) ??
+            saidPhase ??
+            (incident.run.training || tool?.inference ? undefined : reportedLoad(text)),
+        );
       // What the report says of an evaluation its frames found (gradients on, the whole set at once) still counts.
       else if (incident.phase.name === 'eval' && saidPhase)
         mergeInto(incident, { eval: { gradsOnStated: saidPhase.gradsOnStated, evalWholeSet: saidPhase.evalWholeSet, evalBatchOne: saidPhase.evalBatchOne } });

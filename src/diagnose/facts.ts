@@ -62,7 +62,7 @@ const OOM_FIELDS: [keyof FiguresPart, RegExp][] = [
   ['thisProcessMiB', new RegExp(String.raw`this process has ${NUM} memory in use`, 'i')],
   // PaddlePaddle: "Cannot allocate 98.000244MB memory on GPU 0, 6.000000GB memory has been allocated and
   // available memory is only 0.000000B."
-  ['triedAllocMiB', new RegExp(String.raw`Cannot allocate ${NUM} memory on GPU`, 'i')],
+  ['triedAllocMiB', new RegExp(String.raw`Cannot allocate ${NUM} (?:CUDA managed )?memory on GPU`, 'i')],
   ['allocatedMiB', new RegExp(String.raw`${NUM} memory has been allocated`, 'i')],
   ['freeMiB', new RegExp(String.raw`available memory is only ${NUM}`, 'i')],
   // JAX / XLA at run time: "RESOURCE_EXHAUSTED: Out of memory while trying to allocate 7406166528 bytes."

@@ -124,6 +124,7 @@ const GENERATE_FN =
   /^(?:generate|_sample|greedy_search|beam_search|_beam_search|sample|contrastive_search|_assisted_decoding|profile_run|determine_num_available_blocks|determine_available_memory|_initialize_kv_caches|initialize_cache|_dummy_run|_dummy_sampler_run|capture_model)$/;
 const LOAD_FN =
   /^(?:from_pretrained|_load_pretrained_model|_from_config|from_config|_load_state_dict_into_meta_model|set_module_tensor_to_device|dispatch_model|load_checkpoint_and_dispatch|load_checkpoint_in_model|to_empty|load_model|load_weights|_move_model_to_device|post_init|init_weights)$/;
+const TF_VARIABLES_INIT_CODE = /\b(?:global_variables_initializer|initialize_all_variables|local_variables_initializer)\(\)/;
 const MODULE_FILE = /nn[\\/]modules[\\/]module\.py$/;
 const MODULE_MOVES = /^(?:to|cuda|half|bfloat16|float|type|_apply|convert)$/;
 const CHECKPOINT_FILE = /torch[\\/]serialization\.py$/;
@@ -167,6 +168,9 @@ function markerOf(f: Frame): Marker | undefined {
   if (CHECKPOINT_FILE.test(f.file) && CHECKPOINT_FN.test(f.fn)) return 'checkpoint';
   if (f.fn === 'load_state_dict' || f.fn === '_load_from_state_dict' || CHECKPOINT_LOADER_FN.test(f.fn)) return 'checkpoint';
   if (f.code && /^(?:[\w.[\], ]{1,60}=\s{0,2})?torch\.load\(/.test(f.code)) return 'checkpoint';
+  // TensorFlow 1.x creating the variables in a session (sess.run(tf.global_variables_initializer()), the older
+  // initialize_all_variables, tf.compat.v1's): the weights and optimizer slots are allocated, no batch has run yet.
+  if (f.code && TF_VARIABLES_INIT_CODE.test(f.code)) return 'load';
   if (DATA_FILE.test(f.file)) return 'data';
   if (COLLECTIVE_FN.test(f.fn) || (DDP_FILE.test(f.file) && f.fn === '__init__')) return 'collective';
   if (GRAD_MODE_DECORATOR(f)) return undefined;

@@ -100,6 +100,8 @@ GROUPS.push('static10');
 GROUPS.push('growth10');
 // stacks11/ (issue 23: non-PyTorch and holder forms: cudaMallocAsync's allowed-memory form, Rust runners' loads, a process table; 9 real threads, new, tuned).
 GROUPS.push('stacks11');
+// stacks12/ (issue 23: non-PyTorch and confuser forms of blind9: cuDNN handle figures, numpy's array message, MLX malloc_or_wait, Sophon bmlib, TF initializer frames, BCE assertion / diverged loss; 18 real threads labelled first; tuned).
+GROUPS.push('stacks12');
 // series11/ (issue 23: input-size settings and growth forms on new threads: video frames, upscaler tiles, Ollama contexts, TF retracing; 15 real; tuned).
 GROUPS.push('series11');
 // eval11/ (issue 23: fixed forms of YOLO validation, Caffe's test net, vLLM's zero blocks, TF tensor shapes, Adam state; 12 real threads labelled first; tuned).
@@ -475,6 +477,16 @@ describe('expert expectations on real logs', () => {
     // two readings of the run; gunicorn's worker kills: first run 2/4 new threads (5010-5013); told climbs again: first
     // run 3/5 new threads (5014-5018); 15/19, 15/19 after.
     // non-PyTorch and holder forms (stop 37, g3): first run on 9 new threads category 9/9, lever 4/4 (named first 2), checks 6/9; 8/9 after.
+    // non-PyTorch and confuser forms of blind9 (stop 38, e4): first run on 12 new threads category 12/12, lever 6/10 (named first 6), checks 12/12, strict 0;
+    // divergence confusers (6 more, first run): BCE assertion 4/4, loss series 0 fired; group 17/18, 12/16, checks 16/18.
+    {
+      group: 'stacks12',
+      what: '18 logs, 6450-6467: cuDNN handle with the card free (JAX), numpy array MemoryError, MLX malloc_or_wait, Sophon bm_alloc_gmem, TF variables initializer, BCE assertion / diverged loss',
+      n: 18,
+      category: 0.9,
+      lever: 0.6,
+      strict: 0,
+    },
     {
       group: 'stacks11',
       what: '9 logs, 5900-5908: cudaMallocAsync allowed-memory form, Rust runners (candle, mistral.rs) loading, Caffe / MXNet OOMs beside nvidia-smi, TF held card, Keras in a loop',

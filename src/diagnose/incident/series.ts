@@ -3,6 +3,8 @@
 import type { MemoryShape } from '../memory-series.js';
 
 export interface SeriesPart {
+  /** The total loss left its level on the progress lines before the failure: "1.0083 -> 2.3e+5" (levers/loss-diverged.ts). */
+  lossJump?: string;
   /** GPU memory per epoch or iteration, in MiB, as the training log printed it. */
   memorySeriesMiB?: number[];
   /** The series' shape (src/diagnose/memory-series.ts) and, for a rising one, where it rises. */

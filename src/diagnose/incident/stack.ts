@@ -111,6 +111,11 @@ export interface StackPart {
   /** TensorFlow 1.x's up-front reservation that failed ("failed to allocate 5.93G ... from device"), MiB and as shown. */
   tfUpfrontMiB?: number;
   tfUpfront?: string;
+  /** The card's free and total MiB that XLA / TensorFlow printed after a failed cuDNN handle (levers/cudnn-handle.ts). */
+  cudnnHandleFreeMiB?: number;
+  cudnnHandleTotalMiB?: number;
+  /** ... as shown: "7.43 GiB of 7.64 GiB" (free of total). */
+  cudnnHandleMemory?: string;
   /** Ray's memory monitor killed a task for the node's RAM, with its figures (src/diagnose/stack-figures.ts). */
   rayMonitor?: string;
 }

@@ -37,12 +37,17 @@ const REPORTED = [
 // The line denies another holder: "no other process", "not used by anyone else", "并没有其他进程".
 const DENIED = /\bno (?:other|another)\b|\bnot\b[^\n]{0,25}\b(?:another|other|anyone)\b|\bnothing else\b|\bnobody else\b|没有(?:其他|其它|别的|别人)|并没有/i;
 
+// A framework's own hint inside its error message is no report of a holder: PaddlePaddle's allocators (cuda_allocator.cc
+// and its siblings) close every GPU OOM with "Please check whether there is any other process using GPU %d." and "1. If
+// yes, please stop them, or start PaddlePaddle on another GPU.", whatever holds the card.
+const FRAMEWORK_HINT = /Please check whether there is any other process using GPU \d|If yes, please stop them, or start PaddlePaddle on another GPU/i;
+
 /** The report's sentence that names another holder of the GPU, trimmed (none: {}). */
 export function readReportedHolder(text: string): Pick<ProcessesPart, 'reportedHolder'> {
   const lines = text.split('\n', MAX_LINES);
   for (const raw of lines) {
     const line = raw.length <= MAX_LINE ? raw : raw.slice(0, MAX_LINE);
-    if (DENIED.test(line) || !REPORTED.some((re) => re.test(line))) continue;
+    if (DENIED.test(line) || FRAMEWORK_HINT.test(line) || !REPORTED.some((re) => re.test(line))) continue;
     const q = line.trim();
     return { reportedHolder: q.length > QUOTE_CHARS ? q.slice(0, QUOTE_CHARS) + '…' : q };
   }

@@ -13,6 +13,8 @@ import type { LogText } from '../normalize.js';
 import { MEMORY_CAP_CONDITIONS } from './memory-cap.js';
 import { KERAS_REBUILT_CONDITIONS } from './keras-rebuilt.js';
 import { METRIC_STATE_CONDITIONS } from './metric-states.js';
+import { CUDNN_HANDLE_CONDITIONS } from './cudnn-handle.js';
+import { LOSS_DIVERGED_CONDITIONS } from './loss-diverged.js';
 import { LISTED_HOLDER_CONDITIONS } from '../holder-listed.js';
 import { TOKEN_INPUT_CONDITIONS } from './token-inputs.js';
 import { VLLM_SCHEDULER_CONDITIONS } from './vllm-scheduler.js';
@@ -193,6 +195,8 @@ export const STACK_LEVER_CONDITIONS = {
   ...MEMORY_CAP_CONDITIONS,
   ...KERAS_REBUILT_CONDITIONS,
   ...METRIC_STATE_CONDITIONS,
+  ...CUDNN_HANDLE_CONDITIONS,
+  ...LOSS_DIVERGED_CONDITIONS,
   ...LISTED_HOLDER_CONDITIONS,
   ...TOKEN_INPUT_CONDITIONS,
   ...VLLM_SCHEDULER_CONDITIONS,
