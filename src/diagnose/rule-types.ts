@@ -218,6 +218,7 @@ export const CONDITIONS = [
   'co_runtime_preallocates',
   'tf_upfront_failed',
   'keras_graph_rebuilt',
+  'lora_trains_whole_layers',
   'server_workers_hold_card',
   'ort_token_inputs',
 ] as const;

@@ -100,6 +100,8 @@ export interface StackPart {
   /** Keras models trained in one TF 1.x graph, from the failed op's scope suffix ('training_12/Adam/zeros': 13) (levers/keras-rebuilt.ts). */
   kerasGraphModels?: number;
   kerasOp?: string;
+  /** PEFT's trainable-parameter line where a LoRA run trains a tenth of the model or more (levers/lora-trainable.ts). */
+  trainableWide?: string;
   /** The paste feeds token sequences (input_ids / attention_mask) and names no image input (levers/token-inputs.ts). */
   tokenInputs?: boolean;
   /** A second accelerator runtime named beside a PyTorch OOM (XLA, JAX, TensorFlow). */
