@@ -219,6 +219,7 @@ export const CONDITIONS = [
   'tf_upfront_failed',
   'keras_graph_rebuilt',
   'lora_trains_whole_layers',
+  'input_skipped_first',
   'server_workers_hold_card',
   'ort_token_inputs',
 ] as const;

@@ -24,6 +24,7 @@ import { isConvKernel, lengthAxis } from './levers/stack-levers.js';
 import { readInputSize } from './levers/input-size.js';
 import { readInputLength } from './levers/input-length.js';
 import { readSmallerInput } from './levers/smaller-input.js';
+import { readInputSkipped } from './levers/input-skipped.js';
 import { readVaeDecode } from './levers/vae-decode.js';
 import { readTiledRestoration } from './levers/tiled-restoration.js';
 import { readHostRequest } from './levers/host-request.js';
@@ -323,7 +324,16 @@ export function extractSettings(fullText: string, options: { commandLine?: boole
     readEvalSettings(text),
     trainingProgress(text),
     readSequenceLength(text),
-    { input: { ...readInputSize(text), ...readInputLength(text), ...readSmallerInput(text), ...readVaeDecode(text), ...readTiledRestoration(text) } },
+    {
+      input: {
+        ...readInputSize(text),
+        ...readInputLength(text),
+        ...readSmallerInput(text),
+        ...readVaeDecode(text),
+        ...readTiledRestoration(text),
+        ...readInputSkipped(text),
+      },
+    },
     { model: { fp32Setting: readFp32Training(text), halfPrecisionWorked: readHalfPrecisionWorked(text) } },
   );
   pruneUndefined(incident);
