@@ -113,7 +113,7 @@ GROUPS.push('libcat11');
 GROUPS.push('stackcat11');
 // servecat11/ (stop 37, s3: serving stacks' fixed formats: vLLM start-up check and sampler warm-up, TensorRT allocator; tuned).
 GROUPS.push('servecat11');
-// input12/ (issue 23, stop 38 e2: served / model-parallel weights that fit no card, Xinference requests, fp32 default; 7 real, 3 zh, labelled first; tuned).
+// input12/ (issue 23, stop 38 e2: served / model-parallel weights that fit no card, Xinference requests, fp32 default; 9 real, 5 zh, labelled first; tuned).
 GROUPS.push('input12');
 // The category vocabulary of /work/corpus-format.md (the same as test/fixtures/eval-dev/cases.json).
 const LABELS = new Set([
@@ -650,11 +650,11 @@ describe('expert expectations on real logs', () => {
     // levers/reported-load.ts, load-lever.ts: labelled before running, first run 6/6, 4/6 (named first 2), strict 0; 6/6, 6/6 (5)
     // after; 5206-5208 labelled before running: first run 9/9, 7/7 (named first 6), checks 7/9; 9/9, checks 9/9 after.
     // stop 38 (e2): labelled before running, first run 6350-6352 3/3, 2/3 (named first 2), checks 3/3; 6353-6355 2/3, 1/2 (0), checks
-    // 2/3; 6356 1/1, 1/1 (1), checks 1/1; strict 0. After: 6/7, 4/6 (4), checks 6/7.
+    // 2/3; 6356 1/1, 1/1 (1), checks 1/1; 6357-6358 2/2, 2/2 (1), checks 1/2; strict 0. After: 8/9, 6/8 (5), checks 7/9.
     {
       group: 'input12',
-      what: '7 logs, 6350-6356: served or model-parallel weights that fit no card, Xinference requests, a float32-default load',
-      n: 7,
+      what: '9 logs, 6350-6358: served or model-parallel weights that fit no card, Xinference requests, a float32-default load',
+      n: 9,
       category: 0.8,
       lever: 0.6,
       strict: 0,
