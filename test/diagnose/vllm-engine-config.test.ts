@@ -28,10 +28,10 @@ describe("vLLM's engine config line: weights per GPU against the card", () => {
   );
 
   it(
-    'real: input12/6350 (Llama 3 70B in bf16 on "a single 80GB GPU", the engine line cut before tensor_parallel_size)',
+    'real: input12/6350 (Llama 3 70B in bf16 on "a single 80GB GPU", the engine line cut before tensor_parallel_size): a card sized in words goes to the weights lever that reads it',
     async () => {
       expect((await firstOfCase('input12', '6350'))?.fixes[0].summary).toMatch(
-        /^The weights alone do not fit this GPU \(weights 70B × 2 B = 130\.39 GiB > 80\.00 GiB/,
+        /^The weights alone fill the card: 70B parameters × 2 B ≈ 130\.39 GiB of weights against the 80\.00 GiB card.*quantize first/,
       );
     },
     TEST_TIMEOUT,

@@ -171,16 +171,18 @@ const SERVED_BYTES: Record<string, number> = { fp32: 4, float32: 4, fp16: 2, bf1
 
 /**
  * What one GPU of a vLLM run holds at most, in MiB, and how the reply names it. The card as the log gives it (the OOM
- * message, a stated or named card); where the log names no card, vLLM's default share (gpu_memory_utilization 0.9) of a
+ * message, vLLM's device line); where the log names or sizes no card at all, vLLM's default share (gpu_memory_utilization 0.9) of a
  * 141 GB H200, the largest card of its generation: weights per rank above that fit no card the run could have OOMed on
  * short of a 180+ GB one, whose share would have held them (issue 23: a static part that does not fit is never the batch's).
  * The GPU count to shard over is then reckoned on 80 GB cards (A100 / H100), the usual serving card.
  */
 const UNSTATED_CARD_SHARE_MIB = (0.9 * 141e9) / 2 ** 20;
 const UNSTATED_SHARD_CARD_MIB = 80 * 1024;
-function servedCeiling(i: Incident): { mib: number; words?: string; shardMiB: number } {
-  const stated = i.figures.totalCapacityMiB ?? i.card.gpuMemoryMiB ?? i.card.statedGpuMemoryMiB ?? i.card.familyMaxMiB;
-  if (stated !== undefined) return { mib: stated, shardMiB: stated };
+function servedCeiling(i: Incident): { mib: number; words?: string; shardMiB: number } | undefined {
+  const total = i.figures.totalCapacityMiB ?? i.card.gpuMemoryMiB;
+  if (total !== undefined) return { mib: total, shardMiB: total };
+  // A card the paste names or sizes in words goes to the levers that read it (split-cards.ts: several stated cards).
+  if (i.card.statedGpuMemoryMiB !== undefined || i.card.familyMaxMiB !== undefined) return undefined;
   return { mib: UNSTATED_CARD_SHARE_MIB, shardMiB: UNSTATED_SHARD_CARD_MIB, words: "0.9 × 141 GB (an H200, the largest card), vLLM's default share" };
 }
 
@@ -188,7 +190,7 @@ function servedCeiling(i: Incident): { mib: number; words?: string; shardMiB: nu
 export function servedWeightsExceedCard(i: Incident): boolean {
   const ceiling = servedCeiling(i);
   const params = i.model.paramsB;
-  if (i.run.tool !== 'vllm' || params === undefined) return false;
+  if (i.run.tool !== 'vllm' || ceiling === undefined || params === undefined) return false;
   const bytes = SERVED_BYTES[(i.model.dtype ?? 'fp16').toLowerCase()] ?? 2;
   return (params * 1e9 * bytes) / (i.stack.vllmTp ?? 1) > ceiling.mib * 2 ** 20;
 }
@@ -196,7 +198,7 @@ export function servedWeightsExceedCard(i: Incident): boolean {
 /** The words of the served-weights lever, for the reply ("13B × 2 bytes = 24.2 GiB against 22.06 GiB"). */
 export function servedWeightsWords(i: Incident): void {
   if (!servedWeightsExceedCard(i)) return;
-  const ceiling = servedCeiling(i);
+  const ceiling = servedCeiling(i)!;
   const bytes = SERVED_BYTES[(i.model.dtype ?? 'fp16').toLowerCase()] ?? 2;
   const weightsMiB = ((i.model.paramsB as number) * 1e9 * bytes) / 2 ** 20;
   const tp = i.stack.vllmTp !== undefined && i.stack.vllmTp > 1 ? ` / ${i.stack.vllmTp} GPUs` : '';
