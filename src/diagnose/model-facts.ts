@@ -94,7 +94,8 @@ export function modelParamsB(text: string, model: string | undefined): number | 
 // A flag given the value False (`--fp16 False`, HfArgumentParser's booleans) states no half precision.
 const DTYPES: [RegExp, 'fp32' | 'fp16' | 'bf16' | 'int8' | 'int4'][] = [
   [/load_in_4bit\s{0,2}[=:]\s{0,2}True|--load[-_]in[-_]4bit\b|\bnf4\b|bnb_4bit|quantization[^\n]{0,20}\b(?:awq|gptq|int4)\b/i, 'int4'],
-  [/load_in_8bit\s{0,2}[=:]\s{0,2}True|--load[-_]in[-_]8bit\b|\bint8\b/i, 'int8'],
+  // torch.int8 is a cast's dtype (.to(dtype=torch.int8)), not a quantized load
+  [/load_in_8bit\s{0,2}[=:]\s{0,2}True|--load[-_]in[-_]8bit\b|(?<!torch\.)\bint8\b/i, 'int8'],
   [
     /torch_dtype\s{0,2}[=:]\s{0,2}['"]?(?:torch\.)?bfloat16|--bf16\b(?![ \t=]{1,3}['"]?(?:False|false|no|0)\b)|\bbf16\s{0,2}[=:]\s{0,2}True|dtype\s{0,2}[=:]\s{0,2}['"]?(?:torch\.)?bfloat16|mixed_precision\s{0,2}[=:]\s{0,2}['"]?bf16/i,
     'bf16',
@@ -117,7 +118,8 @@ const DTYPES: [RegExp, 'fp32' | 'fp16' | 'bf16' | 'int8' | 'int4'][] = [
 // "-Int8", Q8_0 are 8. A name token ends in the marker; bounded, linear.
 const QUANT_NAME = /[\w./-]{0,80}?[-_.](?:(?:bnb[-_.])?([48])bit|(GPTQ|AWQ)|int([48])|(?:I?Q([48])_(?:K(?:_[MSL])?|[01]|XS|NL)))(?![\w])/gi;
 // What ends in "4bit"/"8bit" but is no checkpoint: the loading flags (read with their value above) and 8-bit optimizers.
-const NOT_A_NAME = /load[-_]in|adam|optim|lion|sgd|paged/i;
+// torch.int8 is a dtype a cast names (.to(dtype=torch.int8)), no checkpoint.
+const NOT_A_NAME = /load[-_]in|adam|optim|lion|sgd|paged|^torch\.int/i;
 
 // The parameter count a quantized checkpoint's own name carries ("vicuna-7B-GPTQ-4bit" -> 7).
 const SIZE_IN_NAME = /[-_/](\d{1,3}(?:\.\d{1,2})?)[bB](?![a-zA-Z])/;

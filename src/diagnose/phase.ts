@@ -152,6 +152,10 @@ const TRAIN_FN = /^(?:training_step|train_step|_inner_training_loop|train_one_ep
 // frames inside it): HF Trainer's evaluate/predict, Lightning's validate/test/predict, a script's own evaluate().
 const EVAL_CALL_CODE =
   /\b(?:trainer|model|runner|learner|evaluator|validator)\.(?:evaluate|validate|predict|test)\(|^(?:[\w.[\], ]{1,60}=\s{0,2})?(?:evaluate|validate|run_validation|run_eval|inference_on_dataset)\(/;
+// The innermost frame's source line calls a model loader (a traceback cut just below it, as pasted excerpts often are:
+// LLaMA-Factory's "model = load_model(tokenizer, model_args, ...)" in run_sft, a script's "model = X.from_pretrained(").
+const LOAD_CALL_CODE =
+  /^(?:[\w.[\], ]{1,60}=\s{0,2})?(?:[\w.]{1,80}\.)?(?:from_pretrained|load_model|load_pretrained_model|load_checkpoint_and_dispatch|dispatch_model|load_checkpoint_in_model|from_config)\(/;
 /** The loop an evaluation call names: trainer.evaluate() is HF Trainer's; validate/test are Lightning's; predict goes with the frames. */
 function evalLoopOfCall(code: string, frames: Frame[]): PhaseVerdict['evalLoop'] {
   const loop = evalLoopOf(frames);
@@ -207,6 +211,7 @@ export function phaseFromFrames(frames: Frame[]): PhaseVerdict | undefined {
   const underTestRunner = frames.some((f) => TEST_RUNNER_FILE.test(f.file));
   for (const f of frames) {
     const marker = markerOf(f) ?? (!underTestRunner && TEST_NAME_WORD.test(f.fn) ? 'eval' : undefined);
+    if (!marker && f === frames[0] && f.code && LOAD_CALL_CODE.test(f.code)) return { phase: 'load', frame: `${quote(f)}: ${f.code.slice(0, 100)}` };
     if (!marker) {
       // No frame name says it, but the line the frame ran calls an evaluation entry point: the run was evaluating.
       if (f.code && EVAL_CALL_CODE.test(f.code)) {

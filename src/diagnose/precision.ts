@@ -38,6 +38,11 @@ const MiB = 2 ** 20;
 /** PyTorch prints the request with two decimals in MiB (GiB above 1024 MiB: 0.01 GiB). */
 const tolerance = (mib: number) => (mib >= 1024 ? 5.2 : 0.006);
 
+/** The request is exactly one known weight matrix in half precision. */
+export function halfMatrixOf(triedMiB: number, shapes: Matrix[] = knownMatrices()): boolean {
+  return shapes.some((m) => Math.abs((m.rows * m.cols * 2) / MiB - triedMiB) <= tolerance(triedMiB));
+}
+
 /**
  * "28672 × 8192 × 4 bytes (Llama-2-70B)" when `triedMiB` is exactly one known matrix in fp32 and no
  * known matrix in half precision; otherwise undefined (the size is no evidence of a dtype).
@@ -55,12 +60,21 @@ export function fp32MatrixOf(triedMiB: number, shapes: Matrix[] = knownMatrices(
  * request of exactly one known weight matrix is a weight being placed, not an activation.
  */
 export function inferLoadDtype(incident: Incident): void {
-  if (incident.model.dtype !== undefined || incident.figures.triedAllocMiB === undefined) return;
+  // transformers' float32 default read from the load call (levers/load-default-dtype.ts) yields to the failed request.
+  const byDefault = incident.model.dtypeDefaultOf !== undefined;
+  if ((incident.model.dtype !== undefined && !byDefault) || incident.figures.triedAllocMiB === undefined) return;
   const loading = incident.phase.name === 'load' || (incident.phase.name === undefined && incident.phase.oomPhase === 'load');
   const unframed = incident.phase.name === undefined && incident.phase.oomPhase === undefined && !incident.run.training;
   if (!loading && !unframed) return;
   const matrix = fp32MatrixOf(incident.figures.triedAllocMiB);
+  // A request of one known matrix in half precision says the weights are not float32, whatever the call's default.
+  if (byDefault && !matrix && halfMatrixOf(incident.figures.triedAllocMiB)) [incident.model.dtype, incident.model.dtypeDefaultOf] = [undefined, undefined];
   if (!matrix) return;
+  // A matrix of another model's size than the one the paste names is a coincidence of sizes: the call's default stands.
+  const familyB = Number(/(\d{1,4}(?:\.\d{1,2})?)B\b/.exec(matrix)?.[1]);
+  const paramsB = incident.model.paramsB;
+  if (byDefault && paramsB !== undefined && familyB > 0 && Math.abs(familyB - paramsB) > 0.25 * paramsB) return;
+  incident.model.dtypeDefaultOf = undefined;
   incident.model.dtype = 'fp32';
   incident.model.dtypeEvidence = matrix;
 }

@@ -229,6 +229,8 @@ export const CONDITIONS = [
   'keras_graph_rebuilt',
   'metric_list_states',
   'no_metric_list_states',
+  'lora_trains_whole_layers',
+  'input_skipped_first',
   'server_workers_hold_card',
   'ort_token_inputs',
 ] as const;

@@ -24,6 +24,8 @@ import { isConvKernel, lengthAxis } from './levers/stack-levers.js';
 import { readInputSize } from './levers/input-size.js';
 import { readInputLength } from './levers/input-length.js';
 import { readSmallerInput } from './levers/smaller-input.js';
+import { readInputSkipped } from './levers/input-skipped.js';
+import { inferDefaultFp32 } from './levers/load-default-dtype.js';
 import { readVaeDecode } from './levers/vae-decode.js';
 import { readTiledRestoration } from './levers/tiled-restoration.js';
 import { readHostRequest } from './levers/host-request.js';
@@ -178,6 +180,7 @@ export function extractSettings(fullText: string, options: { commandLine?: boole
   if (paramsB !== undefined) incident.model.paramsB = paramsB;
   const dtype = weightsDtype(text, paramsB);
   if (dtype) incident.model.dtype = dtype;
+  else inferDefaultFp32(incident, text);
   const gpu = /CUDA:\d{1,2} \(([^,()\n]{3,60}), (\d{3,7}(?:\.\d{1,6})?)\s?Mi?B\)/.exec(text);
   if (gpu) {
     incident.card.gpuName = gpu[1].trim();
@@ -323,7 +326,16 @@ export function extractSettings(fullText: string, options: { commandLine?: boole
     readEvalSettings(text),
     trainingProgress(text),
     readSequenceLength(text),
-    { input: { ...readInputSize(text), ...readInputLength(text), ...readSmallerInput(text), ...readVaeDecode(text), ...readTiledRestoration(text) } },
+    {
+      input: {
+        ...readInputSize(text),
+        ...readInputLength(text),
+        ...readSmallerInput(text),
+        ...readVaeDecode(text),
+        ...readTiledRestoration(text),
+        ...readInputSkipped(text),
+      },
+    },
     { model: { fp32Setting: readFp32Training(text), halfPrecisionWorked: readHalfPrecisionWorked(text) } },
   );
   pruneUndefined(incident);

@@ -18,6 +18,7 @@ import { fillMissing, newIncident, type Incident, type StackPart } from './incid
 import { readStackLevers } from './levers/stack-levers.js';
 import { readMemoryCap } from './levers/memory-cap.js';
 import { readKerasRebuilt } from './levers/keras-rebuilt.js';
+import { readLoraTrainable } from './levers/lora-trainable.js';
 import { readTokenInputs } from './levers/token-inputs.js';
 
 /** What a llama.cpp CUDA buffer that did not fit was for, from the line that follows it. */
@@ -159,7 +160,7 @@ export function readStackFigures(log: LogText): Incident {
     incident.stack.ortRequest = ortAsk > 2 ** 30 ? `${(ortAsk * 2 ** 20).toExponential(1)} bytes` : formatMiB(ortAsk);
     incident.stack.ortAskMiB = ortAsk;
   }
-  Object.assign(incident.stack, readStackLevers(log), readMemoryCap(log), readKerasRebuilt(log), readTokenInputs(log));
+  Object.assign(incident.stack, readStackLevers(log), readMemoryCap(log), readKerasRebuilt(log), readTokenInputs(log), readLoraTrainable(log));
   if (incident.stack.prefillTokens !== undefined) incident.stack.prefillTokensHalf = Math.max(1, Math.floor(incident.stack.prefillTokens / 2));
   return incident;
 }

@@ -120,6 +120,8 @@ GROUPS.push('stackcat11');
 GROUPS.push('servecat11');
 // growth12/ (stop 38, e3: NCCL's no-interface WARN, pandarallel's memory file system, TorchMetrics list states, Keras predict in a loop; 8 real threads; tuned).
 GROUPS.push('growth12');
+// input12/ (issue 23, stop 38 e2: served / model-parallel weights that fit no card, Xinference requests, fp32 default; 9 real, 5 zh, labelled first; tuned).
+GROUPS.push('input12');
 // The category vocabulary of /work/corpus-format.md (the same as test/fixtures/eval-dev/cases.json).
 const LABELS = new Set([
   'cuda_oom',
@@ -673,6 +675,16 @@ describe('expert expectations on real logs', () => {
     },
     // levers/reported-load.ts, load-lever.ts: labelled before running, first run 6/6, 4/6 (named first 2), strict 0; 6/6, 6/6 (5)
     // after; 5206-5208 labelled before running: first run 9/9, 7/7 (named first 6), checks 7/9; 9/9, checks 9/9 after.
+    // stop 38 (e2): labelled before running, first run 6350-6352 3/3, 2/3 (named first 2), checks 3/3; 6353-6355 2/3, 1/2 (0), checks
+    // 2/3; 6356 1/1, 1/1 (1), checks 1/1; 6357-6358 2/2, 2/2 (1), checks 1/2; strict 0. After: 8/9, 6/8 (5), checks 7/9.
+    {
+      group: 'input12',
+      what: '9 logs, 6350-6358: served or model-parallel weights that fit no card, Xinference requests, a float32-default load',
+      n: 9,
+      category: 0.8,
+      lever: 0.6,
+      strict: 0,
+    },
     {
       group: 'static10',
       what: '9 logs, 5200-5208: weights that fill the card at the load or in inference, GPU 0 crowded by ranks, 1 confuser',

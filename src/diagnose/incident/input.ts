@@ -22,6 +22,8 @@ export interface InputPart {
   /** A restoration / upscaling tool's tiling as the paste states it, and whether it names the tool (levers/tiled-restoration.ts). */
   tileWhy?: string;
   tileToolNamed?: boolean;
+  /** The input a per-input skip line names over its OOM ("Skip a.png due to an error:"; levers/input-skipped.ts). */
+  skippedInput?: string;
   /** The failed tensor's one-sample share when it alone rules every batch out (levers/single-tensor.ts), as quoted. */
   sampleTensorWhy?: string;
   /** One failed request of half the card or more, against the card (levers/single-tensor.ts), as quoted. */

@@ -11,6 +11,8 @@ export interface ModelPart {
   /** How the dtype was inferred when the log states none ("28672 × 8192 × 4 bytes (Llama-2-70B)"), and the reply's words for it. */
   dtypeEvidence?: string;
   dtypeWhy?: string;
+  /** The load call that takes transformers' default float32 (no torch_dtype), when the dtype was read from it (levers/load-default-dtype.ts). */
+  dtypeDefaultOf?: string;
   /** The setting or error line that shows training in fp32 with no half precision stated, and the reply's words for it (levers/amp.ts). */
   fp32Setting?: string;
   /** The report's line that says the run fits with half precision and runs out without it (levers/amp.ts). */

@@ -104,6 +104,8 @@ export interface StackPart {
   kerasOp?: string;
   /** A TorchMetrics metric that keeps every update's preds and targets in list states on its device, or its frame (levers/metric-states.ts). */
   metricListState?: string;
+  /** PEFT's trainable-parameter line where a LoRA run trains a tenth of the model or more (levers/lora-trainable.ts). */
+  trainableWide?: string;
   /** The paste feeds token sequences (input_ids / attention_mask) and names no image input (levers/token-inputs.ts). */
   tokenInputs?: boolean;
   /** A second accelerator runtime named beside a PyTorch OOM (XLA, JAX, TensorFlow). */

@@ -46,7 +46,11 @@ export function fp32WeightsOverCard(f: Incident): boolean {
 export function budgetWords(f: Incident, loc: Locale | undefined): void {
   if (!fp32WeightsOverCard(f)) return;
   const b = weightBudget(f)!;
-  const from = f.model.dtypeEvidence ? t(loc, 'lever.budget.fromRequest', { matrix: f.model.dtypeEvidence }) : t(loc, 'lever.budget.stated');
+  const from = f.model.dtypeEvidence
+    ? t(loc, 'lever.budget.fromRequest', { matrix: f.model.dtypeEvidence })
+    : f.model.dtypeDefaultOf
+      ? t(loc, 'lever.budget.loadDefault', { call: f.model.dtypeDefaultOf })
+      : t(loc, 'lever.budget.stated');
   f.budget.budgetWhy = t(loc, 'lever.budget.fp32', {
     params: f.model.paramsB!,
     weights: formatMiB(b.weightsMiB),

@@ -5,6 +5,7 @@ import { sampleTensorInput, singleTensorInput } from './single-tensor.js';
 import { tiledRestorationFirst } from './tiled-restoration.js';
 import { hostRequestOverRam } from './host-request.js';
 import { longAttentionFirst } from './long-attention.js';
+import { inputSkippedFirst } from './input-skipped.js';
 import type { Incident } from '../incident/index.js';
 
 type Check = ({ incident }: { incident: Incident }) => boolean;
@@ -26,5 +27,7 @@ export function inputLeverConditions(holder: (f: Incident) => string | undefined
     long_attention_first: ({ incident }) => longAttentionFirst(incident) && own(incident),
     // An upscaler or restoration tool run on one image, or a tile setting stated (tiled-restoration.ts): tiles first.
     tile_restoration_first: ({ incident }) => tiledRestorationFirst(incident) && own(incident),
+    // A per-input skip line over its OOM (input-skipped.ts): one input at a time, and this one is too large.
+    input_skipped_first: ({ incident }) => inputSkippedFirst(incident) && own(incident),
   } satisfies Record<string, Check>;
 }

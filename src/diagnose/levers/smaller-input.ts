@@ -14,22 +14,24 @@ const MAX_LINES = 5000;
 const MAX_LINE = 1200;
 const SMALL_BATCH = 2;
 
-const LENGTH_VALUE = String.raw`(\d{3,7}|\d{1,4}[kK])(?!\w|\.\d)`;
+// Chinese reports count in 万 (ten thousand), often written W: "28W" / "28万" tokens is 280,000.
+const LENGTH_VALUE = String.raw`(\d{3,7}|\d{1,4}[kK]|\d{1,3}(?:\.\d)?[wW万])(?![a-zA-Z0-9_]|\.\d)`;
 // Two image sizes: "512x512", "1024 × 768", "768*768".
 // (Markdown escapes the star, "1024\\*1024"; some write a capital X, "1024X1024".)
 const IMAGE = /(?<![\w.])(\d{3,5})[ \t]?(?:\\?\*|[x×X])[ \t]?(\d{3,5})(?!\w|\.\d)/g;
 // Two lengths named by the settings' and reports' own words: context length, n_ctx / num_ctx / --ctx-size,
-// max_length, max_seq_length, cutoff_len, max_model_len, sequence length (a bare "N tokens" is as often the prompt's
+// max_length, max_seq_length, cutoff_len, max_model_len, sequence length, token length and Chinese reports' token长度 /
+// 输入长度 / 上下文长度 (a bare "N tokens" is as often the prompt's
 // or the output's count as the setting's, so it does not count).
 const LENGTH = new RegExp(
-  String.raw`\b(context(?:[ \t]length|[ \t]window)?|ctx[-_]size|num_ctx|n_ctx|max[-_ ]?(?:seq(?:uence)?[-_ ]?)?len(?:gth)?|cutoff[-_ ]?len(?:gth)?|max[-_]model[-_]len|sequence[ \t]length|seq[-_ ]len)\b[^\d\n]{0,24}?${LENGTH_VALUE}`,
+  String.raw`(\b(?:context(?:[ \t]length|[ \t]window)?|ctx[-_]size|num_ctx|n_ctx|max[-_ ]?(?:seq(?:uence)?[-_ ]?)?len(?:gth)?|cutoff[-_ ]?len(?:gth)?|max[-_]model[-_]len|sequence[ \t]length|seq[-_ ]len|token[ \t]length)\b|\btoken[ \t]?(?:长度|数)|(?:输入|上下文|序列)长度)[^\d\n]{0,24}?${LENGTH_VALUE}`,
   'gi',
 );
 const WORKS =
-  /\b(?:works?|worked|working|fine|without (?:a |any )?(?:problem|issue|error)s?|no problems?|(?:am|was|is|are|were) able to|succeed\w{0,3}|runs? (?:fine|ok|well)|ran (?:fine|ok|well))\b|正常|可以跑|能跑|没问题|没有问题|不报错/i;
+  /\b(?:works?|worked|working|fine|without (?:a |any )?(?:problem|issue|error)s?|no problems?|(?:am|was|is|are|were) able to|succeed\w{0,3}|runs? (?:fine|ok|well)|ran (?:fine|ok|well))\b|正常|可以跑|能跑|没问题|没有问题|不(?:会)?报错|不会爆/i;
 const FAILS = /\b(?:OOM|out[ -]of[ -]memory|fails?|failed|crash\w{0,3}|errors?)\b|爆|不够|不足|溢出|报错/i;
 
-const tokens = (v: string) => (/k$/i.test(v) ? Number(v.slice(0, -1)) * 1024 : Number(v));
+const tokens = (v: string) => (/k$/i.test(v) ? Number(v.slice(0, -1)) * 1024 : /[wW万]$/.test(v) ? Number(v.slice(0, -1)) * 10_000 : Number(v));
 
 // A report that ties the failure to raising the length: "with larger cutoff_len like 768, it will cause OOM",
 // "increasing max_length to 4096 runs out of memory", "把 cutoff_len 调大到 4096 就爆显存". The length it ran at is

@@ -15,6 +15,7 @@ import { KERAS_REBUILT_CONDITIONS } from './keras-rebuilt.js';
 import { METRIC_STATE_CONDITIONS } from './metric-states.js';
 import { CUDNN_HANDLE_CONDITIONS } from './cudnn-handle.js';
 import { LOSS_DIVERGED_CONDITIONS } from './loss-diverged.js';
+import { LORA_TRAINABLE_CONDITIONS } from './lora-trainable.js';
 import { LISTED_HOLDER_CONDITIONS } from '../holder-listed.js';
 import { TOKEN_INPUT_CONDITIONS } from './token-inputs.js';
 import { VLLM_SCHEDULER_CONDITIONS } from './vllm-scheduler.js';
@@ -171,23 +172,41 @@ function readTrtProfile(part: Partial<StackPart>, line: string): void {
 /** The bytes one parameter takes in a served dtype (vLLM's --dtype; auto/half/bf16 serve in 16 bits). */
 const SERVED_BYTES: Record<string, number> = { fp32: 4, float32: 4, fp16: 2, bf16: 2, half: 2, float16: 2, bfloat16: 2, int8: 1, fp8: 1, int4: 0.5 };
 
+/**
+ * What one GPU of a vLLM run holds at most, in MiB, and how the reply names it. The card as the log gives it (the OOM
+ * message, vLLM's device line); where the log names or sizes no card at all, vLLM's default share (gpu_memory_utilization 0.9) of a
+ * 141 GB H200, the largest card of its generation: weights per rank above that fit no card the run could have OOMed on
+ * short of a 180+ GB one, whose share would have held them (issue 23: a static part that does not fit is never the batch's).
+ * The GPU count to shard over is then reckoned on 80 GB cards (A100 / H100), the usual serving card.
+ */
+const UNSTATED_CARD_SHARE_MIB = (0.9 * 141e9) / 2 ** 20;
+const UNSTATED_SHARD_CARD_MIB = 80 * 1024;
+function servedCeiling(i: Incident): { mib: number; words?: string; shardMiB: number } | undefined {
+  const total = i.figures.totalCapacityMiB ?? i.card.gpuMemoryMiB;
+  if (total !== undefined) return { mib: total, shardMiB: total };
+  // A card the paste names or sizes in words goes to the levers that read it (split-cards.ts: several stated cards).
+  if (i.card.statedGpuMemoryMiB !== undefined || i.card.familyMaxMiB !== undefined) return undefined;
+  return { mib: UNSTATED_CARD_SHARE_MIB, shardMiB: UNSTATED_SHARD_CARD_MIB, words: "0.9 × 141 GB (an H200, the largest card), vLLM's default share" };
+}
+
 /** vLLM's weights alone, from the model's size and the served dtype, exceed the card's memory: one GPU cannot hold them. */
 export function servedWeightsExceedCard(i: Incident): boolean {
-  const total = i.figures.totalCapacityMiB ?? i.card.gpuMemoryMiB;
+  const ceiling = servedCeiling(i);
   const params = i.model.paramsB;
-  if (i.run.tool !== 'vllm' || total === undefined || params === undefined) return false;
+  if (i.run.tool !== 'vllm' || ceiling === undefined || params === undefined) return false;
   const bytes = SERVED_BYTES[(i.model.dtype ?? 'fp16').toLowerCase()] ?? 2;
-  return (params * 1e9 * bytes) / (i.stack.vllmTp ?? 1) > total * 2 ** 20;
+  return (params * 1e9 * bytes) / (i.stack.vllmTp ?? 1) > ceiling.mib * 2 ** 20;
 }
 
 /** The words of the served-weights lever, for the reply ("13B × 2 bytes = 24.2 GiB against 22.06 GiB"). */
 export function servedWeightsWords(i: Incident): void {
   if (!servedWeightsExceedCard(i)) return;
-  const total = (i.figures.totalCapacityMiB ?? i.card.gpuMemoryMiB) as number;
+  const ceiling = servedCeiling(i)!;
   const bytes = SERVED_BYTES[(i.model.dtype ?? 'fp16').toLowerCase()] ?? 2;
   const weightsMiB = ((i.model.paramsB as number) * 1e9 * bytes) / 2 ** 20;
-  i.stack.servedWeights = `${i.model.paramsB}B × ${bytes} B = ${formatMiB(weightsMiB)} > ${formatMiB(total)}`;
-  i.stack.servedWeightsGpus = Math.max(2 * (i.stack.vllmTp ?? 1), 2 ** Math.ceil(Math.log2(weightsMiB / (0.8 * total))));
+  const tp = i.stack.vllmTp !== undefined && i.stack.vllmTp > 1 ? ` / ${i.stack.vllmTp} GPUs` : '';
+  i.stack.servedWeights = `${i.model.paramsB}B × ${bytes} B${tp} = ${formatMiB(weightsMiB / (i.stack.vllmTp ?? 1))} > ${ceiling.words ?? formatMiB(ceiling.mib)}`;
+  i.stack.servedWeightsGpus = Math.max(2 * (i.stack.vllmTp ?? 1), 2 ** Math.ceil(Math.log2(weightsMiB / (0.8 * ceiling.shardMiB))));
 }
 
 /** Conditions on these figures (conditions.ts spreads them into its table). */
@@ -197,6 +216,7 @@ export const STACK_LEVER_CONDITIONS = {
   ...METRIC_STATE_CONDITIONS,
   ...CUDNN_HANDLE_CONDITIONS,
   ...LOSS_DIVERGED_CONDITIONS,
+  ...LORA_TRAINABLE_CONDITIONS,
   ...LISTED_HOLDER_CONDITIONS,
   ...TOKEN_INPUT_CONDITIONS,
   ...VLLM_SCHEDULER_CONDITIONS,
