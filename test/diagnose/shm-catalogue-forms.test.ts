@@ -134,3 +134,42 @@ describe("Other tools' fixed shared-memory messages (synthetic only: no real thr
     expect(d?.rule).toBe('nccl-shm-attach');
   });
 });
+
+describe("A launcher's own report of a child's SIGBUS (subprocess, mpirun, faulthandler in a DataLoader worker) is /dev/shm first", () => {
+  it.each([
+    [
+      "Python's CalledProcessError under accelerate's launcher",
+      "  File \"/usr/local/lib/python3.10/dist-packages/accelerate/commands/launch.py\", line 763, in simple_launcher\n    raise subprocess.CalledProcessError(returncode=process.returncode, cmd=cmd)\nsubprocess.CalledProcessError: Command '['/usr/bin/python', 'train.py']' died with <Signals.SIGBUS: 7>.",
+    ],
+    ["Open MPI's mpirun", 'mpirun noticed that process rank 1 with PID 0 on node trtllm-node exited on signal 7 (Bus error).'],
+    [
+      'faulthandler in a DataLoader worker',
+      'Fatal Python error: Bus error\n\nThread 0x00007f3a (most recent call first):\n  File "/usr/local/lib/python3.10/dist-packages/torch/utils/data/_utils/worker.py", line 308 in _worker_loop',
+    ],
+  ])('synthetic: %s', async (_name, text) => {
+    const d = await diagnosePaste(text);
+    expect(d?.rule).toBe('rank-sigbus-shm');
+    expect(summary(d)).toMatch(/SIGBUS/);
+  });
+
+  it("synthetic near miss: faulthandler's bus error in a program with no PyTorch worker or launcher", async () => {
+    const d = await diagnosePaste(
+      'Fatal Python error: Bus error\n\nCurrent thread 0x00007f3a (most recent call first):\n  File "/usr/lib/python3/dist-packages/numpy/core/memmap.py", line 267 in __new__',
+    );
+    expect(d?.rule).not.toBe('rank-sigbus-shm');
+  });
+});
+
+describe("DeepSpeed ds_report's /dev/shm measurement under 1 GB is evidence of a small container /dev/shm beside a bare bus error", () => {
+  it('synthetic: ds_report 64 MB line, then Bus error (core dumped)', async () => {
+    const d = await diagnosePaste(
+      "shared memory (/dev/shm) size .... 64.00 MB\n [WARNING]  /dev/shm size might be too small, if running in docker increase to at least --shm-size='1gb'\npython train.py\nBus error (core dumped)",
+    );
+    expect(d?.rule).toBe('bus-error-container');
+  });
+
+  it('synthetic near miss: ds_report measuring a large /dev/shm (GB) is no such evidence', async () => {
+    const d = await diagnosePaste('shared memory (/dev/shm) size .... 251.79 GB\npython train.py\nBus error (core dumped)');
+    expect(d?.rule).not.toBe('bus-error-container');
+  });
+});
