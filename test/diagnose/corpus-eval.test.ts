@@ -122,6 +122,9 @@ GROUPS.push('servecat11');
 GROUPS.push('growth12');
 // input12/ (issue 23, stop 38 e2: served / model-parallel weights that fit no card, Xinference requests, fp32 default; 9 real, 5 zh, labelled first; tuned).
 GROUPS.push('input12');
+// shm12/ (stop 38, h2: the shared-memory class swept across tools' fixed formats: torch's fd sharing limit, Windows' 1455
+// shared file mapping, vLLM's shm_broadcast wait; 12 real threads labelled first; tuned).
+GROUPS.push('shm12');
 // The category vocabulary of /work/corpus-format.md (the same as test/fixtures/eval-dev/cases.json).
 const LABELS = new Set([
   'cuda_oom',
@@ -764,6 +767,17 @@ describe('expert expectations on real logs', () => {
       n: 12,
       category: 0.85,
       lever: 0.85,
+      strict: 0,
+      named: 0.8,
+    },
+    // torch's fd sharing limit, Windows' 1455 shared file mapping, vLLM's shm_broadcast wait: labelled before running,
+    // 0/12 before the rules, 10/12 on their first run, 12/12 after (torch < 1.5's EMFILE in resource_sharer, Windows frames).
+    {
+      group: 'shm12',
+      what: "12 logs, 6550-6561: torch.multiprocessing's open-file limit (3 forms), Windows 1455 shared file mapping, vLLM shm_broadcast wait",
+      n: 12,
+      category: 0.9,
+      lever: 0.8,
       strict: 0,
       named: 0.8,
     },

@@ -87,7 +87,9 @@ const WORKERS_SET_TO = /\bnum[-_ ]?workers?\s{1,2}(?:is|was|were)\s{1,2}(?:set\s
 const TORCH_HINT = 'Rerunning with num_workers=0';
 const WORKERS_KEY = /(?:^|[\s,({'"-])(?:num[-_]workers|workers_per_gpu|dataloader_num_workers|n_workers|workers)['"]?[ \t]{0,2}[=: ][ \t]{0,2}(\d{1,3})\b/gim;
 const SIGKILL_WORKER = /DataLoader worker \(pid[^\n]{0,80}?\) is killed by signal: Killed/;
-const WORKER_EXIT = /DataLoader worker \(pid[^\n]{0,80}?\) (?:exited unexpectedly|is killed by signal: Bus error)/;
+// Paddle's DataLoader names the count and the pids instead: "DataLoader 2 workers exit unexpectedly, pids: 311, 312"
+const WORKER_EXIT =
+  /DataLoader worker \(pid[^\n]{0,80}?\) (?:exited unexpectedly|is killed by signal: Bus error)|DataLoader \d{1,4} workers? exit unexpectedly, pids:/;
 
 const quote = (line: string) => {
   const q = line.trim();
