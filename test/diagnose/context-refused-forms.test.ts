@@ -74,3 +74,17 @@ describe("SGLang's TP balance check: one of the server's GPUs is partly held els
     expect(d?.rule).not.toBe('sglang-tp-memory-unbalanced');
   });
 });
+
+describe('the same forms as titles and wrapped pastes show them (synthetic)', () => {
+  it('a title without the final period', async () => {
+    expect((await diagnosePaste('[Bug] ValueError: The memory capacity is unbalanced\nserver_args=ServerArgs(tp_size=4)'))?.rule).toBe(
+      'sglang-tp-memory-unbalanced',
+    );
+  });
+  it("vLLM's assertion wrapped after the first figure", async () => {
+    const d = await diagnosePaste(
+      'AssertionError: Error in memory profiling. Initial free memory 41.02 GiB,\ncurrent free memory 44.87 GiB. This happens when other processes sharing the',
+    );
+    expect(d?.rule).toBe('vllm-memory-profiling-changed');
+  });
+});

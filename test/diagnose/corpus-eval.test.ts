@@ -113,6 +113,8 @@ GROUPS.push('libcat11');
 GROUPS.push('stackcat11');
 // servecat11/ (stop 37, s3: serving stacks' fixed formats: vLLM start-up check and sampler warm-up, TensorRT allocator; tuned).
 GROUPS.push('servecat11');
+// holder12/ (stop 38, h1: another holder or a refused context in tools' fixed formats: CUDA MPS 805, SGLang's TP balance check, vLLM's profiling assertion, TF 1.x free memory at start; 10 real threads labelled first; tuned).
+GROUPS.push('holder12');
 // The category vocabulary of /work/corpus-format.md (the same as test/fixtures/eval-dev/cases.json).
 const LABELS = new Set([
   'cuda_oom',
@@ -716,6 +718,17 @@ describe('expert expectations on real logs', () => {
       lever: 0.85,
       strict: 0,
       named: 0.8,
+    },
+    // labelled before running: first run category 6/10, lever 5/10 (MPS 805 3/3; SGLang balance 1/2, 6503 a title without the
+    // period; vLLM profiling 0/1, wrapped; TF 1.x start-up free memory 0/1, no error line in the excerpt; 2 TF confusers 1/2); 8/10, 7/10 after.
+    {
+      group: 'holder12',
+      what: '10 logs, 6500-6509: CUDA MPS error 805, SGLang TP balance check, vLLM profiling assertion, TF 1.x free memory at start, desktop-share confusers',
+      n: 10,
+      category: 0.75,
+      lever: 0.65,
+      strict: 0,
+      named: 0.55,
     },
   ];
   it.each(TUNED)('$group/ ($what; tuned): no harmful first fix; floors under the measured level', { timeout: 120_000 }, async (t) => {
