@@ -83,3 +83,27 @@ describe('TF up to 1.4: "Total memory:" and "Free memory:" on two lines', () => 
     expect(readTfStartFree('Free memory: 100.00MiB')).toEqual({});
   });
 });
+
+describe('TF 2.0-2.3: the card size at discovery, then the device created with what was free', () => {
+  const tf2 = (size: string, mb: number) =>
+    [
+      '2020-10-01 10:00:00.000000: I tensorflow/core/common_runtime/gpu/gpu_device.cc:1716] Found device 0 with properties: ',
+      `pciBusID: 0000:01:00.0 name: GeForce RTX 2080 Ti computeCapability: 7.5`,
+      `coreClock: 1.545GHz coreCount: 68 deviceMemorySize: ${size} deviceMemoryBandwidth: 573.69GiB/s`,
+      '2020-10-01 10:00:00.100000: I tensorflow/stream_executor/platform/default/dso_loader.cc:48] Successfully opened dynamic library libcudart.so.10.1',
+      `2020-10-01 10:00:01.000000: I tensorflow/core/common_runtime/gpu/gpu_device.cc:1402] Created TensorFlow device (/job:localhost/replica:0/task:0/device:GPU:0 with ${mb} MB memory) -> physical GPU (device: 0, name: GeForce RTX 2080 Ti, pci bus id: 0000:01:00.0, compute capability: 7.5)`,
+    ].join('\n');
+  it('215 MB of a 10.76 GiB card: most of it held before', () => {
+    expect(readTfStartFree(tf2('10.76GiB', 215))).toMatchObject({ tfStartFreeMiB: 215, tfStartHeld: '10.55 GiB' });
+  });
+  it('9700 MB of a 10.76 GiB card: nothing held to speak of', () => {
+    expect(readTfStartFree(tf2('10.76GiB', 9700)).tfStartHeld).toBeUndefined();
+  });
+  it('a created device with no card size before it says nothing', () => {
+    expect(readTfStartFree(tf2('10.76GiB', 215).replace(/deviceMemorySize: \S+/, ''))).toEqual({});
+  });
+  it('the cuDNN handle failure under it: another process first', async () => {
+    const d = await diagnosePaste(`${tf2('7.79GiB', 302)}\n${cudnn}`);
+    expect(d?.fixes[0].summary).toMatch(/^Another process holds this GPU/);
+  });
+});
