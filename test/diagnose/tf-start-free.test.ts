@@ -107,3 +107,20 @@ describe('TF 2.0-2.3: the card size at discovery, then the device created with w
     expect(d?.fixes[0].summary).toMatch(/^Another process holds this GPU/);
   });
 });
+
+describe("TF 1.x's up-front reservation measured against the free memory it found (synthetic)", () => {
+  const upfront = (gib: string, bytes: number) =>
+    `2017-08-12 08:25:14.797353: E tensorflow/stream_executor/cuda/cuda_driver.cc:924] failed to allocate ${gib}G (${bytes} bytes) from device: CUDA_ERROR_OUT_OF_MEMORY`;
+  it.each([
+    ['1.94GiB', '1.71GiB', '1.52', 1631518720],
+    ['3.95GiB', '3.41GiB', '3.07', 3296329728],
+  ])('total %s, free %s, a %s G ask: its share is the lever, not another process or the batch', async (total, free, gib, bytes) => {
+    const d = await diagnosePaste(`${found(0, 'Quadro P1000', total, free)}\n${upfront(gib, bytes)}`);
+    expect(d?.fixes[0].summary).toMatch(/per_process_gpu_memory_fraction/);
+    expect(d?.fixes[0].summary).not.toMatch(/^Another process/);
+  });
+  it('near miss: a small ask beside a mostly free card is not the reservation', async () => {
+    const d = await diagnosePaste(`${found(0, 'GeForce GTX 1080', '7.92GiB', '7.60GiB')}\n${upfront('0.20', 214748364)}`);
+    expect(d?.fixes[0]?.summary ?? '').not.toMatch(/in one piece, nearly the whole card/);
+  });
+});
