@@ -77,6 +77,8 @@ export const CONDITIONS = [
   'vllm_start_near',
   'vllm_start_held',
   'vllm_warmup_seqs',
+  'tf_start_held',
+  'not_tf_start_held',
   'tool_unknown',
   'amp_would_help',
   'half_precision_on',

@@ -125,6 +125,8 @@ GROUPS.push('input12');
 // shm12/ (stop 38, h2: the shared-memory class swept across tools' fixed formats: torch's fd sharing limit, Windows' 1455
 // shared file mapping, vLLM's shm_broadcast wait; 12 real threads labelled first; tuned).
 GROUPS.push('shm12');
+// holder12/ (stop 38, h1: another holder or a refused context in tools' fixed formats: CUDA MPS 805, SGLang's TP balance check, vLLM's profiling assertion, TF 1.x free memory at start; 10 real threads labelled first; tuned).
+GROUPS.push('holder12');
 // The category vocabulary of /work/corpus-format.md (the same as test/fixtures/eval-dev/cases.json).
 const LABELS = new Set([
   'cuda_oom',
@@ -780,6 +782,18 @@ describe('expert expectations on real logs', () => {
       lever: 0.8,
       strict: 0,
       named: 0.8,
+    },
+    // labelled before running: first run category 6/10, lever 5/10 (MPS 805 3/3; SGLang balance 1/2, 6503 a title without the
+    // period; vLLM profiling 0/1, wrapped; TF 1.x start-up free memory 0/1, no error line in the excerpt; 2 TF confusers 1/2 category,
+    // 0/2 lever); 8/10 category, 8/10 lever after (TF 1.x's up-front ask measured against the free memory it found: 6508).
+    {
+      group: 'holder12',
+      what: '10 logs, 6500-6509: CUDA MPS error 805, SGLang TP balance check, vLLM profiling assertion, TF 1.x free memory at start, desktop-share confusers',
+      n: 10,
+      category: 0.75,
+      lever: 0.75,
+      strict: 0,
+      named: 0.75,
     },
   ];
   it.each(TUNED)('$group/ ($what; tuned): no harmful first fix; floors under the measured level', { timeout: 120_000 }, async (t) => {

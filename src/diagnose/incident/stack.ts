@@ -36,6 +36,12 @@ export interface StackPart {
   vllmStartHeld?: string;
   vllmStartNear?: boolean;
   vllmStartUtilFits?: string;
+  /** TensorFlow 1.x's GPU at discovery (levers/tf-start-free.ts): its index, free and total MiB, and what others held
+   *  when that was most of the card (as the reply shows it). */
+  tfStartGpu?: number;
+  tfStartFreeMiB?: number;
+  tfStartTotalMiB?: number;
+  tfStartHeld?: string;
   /** The dummy requests of vLLM's sampler warm-up that ran out of memory (max_num_seqs), and half of them. */
   vllmWarmupSeqs?: number;
   vllmWarmupSeqsHalf?: number;

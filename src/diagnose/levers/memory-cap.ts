@@ -113,7 +113,12 @@ export function coRuntimePreallocates(i: Incident): boolean {
 /** TensorFlow's up-front reservation of (nearly) the whole card failed: its share, not a step, is the lever. */
 export function tfUpfrontFailed(i: Incident): boolean {
   const card = cardMiB(i);
-  return i.stack.tfUpfrontMiB !== undefined && card !== undefined && i.stack.tfUpfrontMiB >= 0.8 * card;
+  const ask = i.stack.tfUpfrontMiB;
+  if (ask === undefined) return false;
+  // TF 1.x reserves nearly all that was FREE as it started (levers/tf-start-free.ts): its first ask is measured against
+  // that too, when no other process held most of the card (then the holder comes first).
+  const free = i.stack.tfStartHeld === undefined ? i.stack.tfStartFreeMiB : undefined;
+  return (card !== undefined && ask >= 0.8 * card) || (free !== undefined && ask >= 0.8 * free);
 }
 
 export const MEMORY_CAP_CONDITIONS = {
