@@ -12,7 +12,7 @@ import { classifyShape, extractHostSeries, extractMemorySeries, seriesSettled } 
 import { readEvalSettings } from './levers/eval.js';
 import { readVllmScheduler } from './levers/vllm-scheduler.js';
 import { readVllmStartup } from './levers/vllm-startup.js';
-import { readTfStartFree } from './levers/tf-start-free.js';
+import { applyTfStartFree } from './levers/tf-start-free.js';
 import { trainingProgress } from './levers/progress.js';
 import { gpuFamilyMaxGiB, knownGpuMemoryGiB, modelParamsB, statedGpuMemoryMiB, weightsDtype } from './model-facts.js';
 import { readCheckpointingOn, readDiffusionPipeline, readParamsOffloaded } from './levers/static-order.js';
@@ -202,12 +202,8 @@ export function extractSettings(fullText: string, options: { commandLine?: boole
   vllmProfile(text, incident);
   mergeInto(incident, { stack: readVllmScheduler(text) });
   mergeInto(incident, { stack: readVllmStartup(text) });
-  mergeInto(incident, { stack: readTfStartFree(text) });
-  // TF 1.x found most of the card held before this job allocated anything: what was free at its start (holder.ts).
-  if (incident.stack.tfStartHeld !== undefined) {
-    incident.figures.startupFreeMiB ??= incident.stack.tfStartFreeMiB;
-    incident.figures.totalCapacityMiB ??= incident.stack.tfStartTotalMiB;
-  }
+  // TF 1.x found most of the card held before this job allocated anything (levers/tf-start-free.ts).
+  applyTfStartFree(text, incident);
   if (BATCH_NO_HELP.some((re) => re.test(text))) incident.tried.batchChangeNoHelp = true;
   // ggml's CPU buffer that could not be allocated: "failed to allocate buffer of size 137438953504" (bytes).
   let ggml = 0;

@@ -3,7 +3,7 @@
 // someone else: a desktop takes a few hundred MiB, so most of the card gone says another process holds it, and then
 // neither the batch nor allow_growth in this job is the first lever: freeing or moving off that card is (issue 23
 // item 5: a stack is read for its own numbers). Anchored on TF's fixed text, bounded per line (untrusted input, linear).
-import type { Incident, StackPart } from '../incident/index.js';
+import { mergeInto, type Incident, type StackPart } from '../incident/index.js';
 import { boundedLines } from '../lines.js';
 import { formatMiB } from '../fixes/arithmetic.js';
 
@@ -54,6 +54,14 @@ export function readTfStartFree(text: string): Partial<StackPart> {
     };
   }
   return {};
+}
+
+/** Reads TF's start-up figures into the incident; most of the card held then is what was free at its start (holder.ts). */
+export function applyTfStartFree(text: string, incident: Incident): void {
+  mergeInto(incident, { stack: readTfStartFree(text) });
+  if (incident.stack.tfStartHeld === undefined) return;
+  incident.figures.startupFreeMiB ??= incident.stack.tfStartFreeMiB;
+  incident.figures.totalCapacityMiB ??= incident.stack.tfStartTotalMiB;
 }
 
 export const TF_START_CONDITIONS = {
