@@ -74,7 +74,10 @@ describe('/dev/shm: a SIGBUS in a container, and torch.multiprocessing messages 
     const d = await diagnoseText(
       `${SHARE_FRAMES}\nRuntimeError: unable to open shared memory object </torch_91_3_0> in read-write mode: Too many open files (24)\n`,
     );
-    expect(d?.category).not.toBe('shm_exhausted');
+    // Since stop 38 its own rule (torch-shm-fd-limit, in the shared-memory family): the fd limit, not /dev/shm's room.
+    expect(d?.rule).toBe('torch-shm-fd-limit');
+    expect(d?.fixes[0]?.summary).toMatch(/file_system|ulimit/);
+    expect(d?.fixes[0]?.summary).not.toMatch(/--shm-size|shm_size/);
   });
 
   it('the first fix names /dev/shm before the workers that write to it (en and zh)', async () => {
