@@ -21,6 +21,7 @@ import { hostLeverUnstated, workersEvidence } from './levers/host-ram.js';
 import { evalBatchNoGrad, evalBatchSaidFits, evalEngineBatch, evalHfGeneratesBatch, evalPlainGenerates } from './levers/eval-batch.js';
 import { EVAL_SET_CONDITIONS } from './levers/eval-over-set.js';
 import { EVAL_POST_CONDITIONS } from './levers/eval-post.js';
+import { GGML_BUFFER_CONDITIONS } from './levers/ggml-buffer.js';
 import { workersBlock, workersFirst, workersNotLever } from './levers/workers.js';
 import { sequenceFirst } from './levers/sequence.js';
 import { STACK_LEVER_CONDITIONS } from './levers/stack-levers.js';
@@ -302,10 +303,8 @@ export const CONDITION_CHECKS: Record<Condition, (e: Evidence) => boolean> = {
       const share = g.memoryUsedMiB / g.memoryTotalMiB;
       return (share >= 0.72 && share <= 0.8) || (share >= 0.87 && share <= 0.93);
     }),
-  // What llama.cpp's failed CUDA buffer was for (stack-figures.ts): each has its own lever.
-  ggml_cuda_weights: ({ incident }) => incident.stack.ggmlCudaPurpose === 'weights',
-  ggml_cuda_kv: ({ incident }) => incident.stack.ggmlCudaPurpose === 'kv_cache',
-  ggml_cuda_compute: ({ incident }) => incident.stack.ggmlCudaPurpose === 'compute',
+  // What llama.cpp's failed GPU buffer was for, and whether the paste names the GPU (levers/ggml-buffer.ts).
+  ...GGML_BUFFER_CONDITIONS,
   // Where the job runs (environment.ts): a hosted notebook's GPU is its own; MPS and old or Windows PyTorch lack CUDA's levers.
   env_notebook: ({ incident }) => incident.environment.detected?.notebook !== undefined,
   not_env_notebook: ({ incident }) => incident.environment.detected?.notebook === undefined,

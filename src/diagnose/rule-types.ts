@@ -163,6 +163,7 @@ export const CONDITIONS = [
   'checkpointing_first_offloaded',
   'batch_blocked_static',
   'ggml_cuda_weights',
+  'gpu_index_known',
   'tool_jax',
   'gpu_reading_jax_pool',
   'ggml_cuda_kv',

@@ -30,6 +30,7 @@ const BFC_OOM = /Allocator \(([A-Za-z0-9_]{1,40})\) ran out of memory trying to 
 const BFC_NOT_FAILURE = /The caller indicates that this is not a failure/;
 const BFC_STAT = /^\s{0,40}(Limit|InUse|MaxInUse):\s{1,40}(\d{1,16})\s*$/;
 const GGML_CUDA = /ggml_backend_cuda_buffer_type_alloc_buffer: allocating (\d{1,9}(?:\.\d{1,3})?) MiB on device (\d{1,3}): cudaMalloc failed: out of memory/;
+const GGML_VULKAN = /ggml_vulkan: Device memory allocation of size (\d{1,20}) failed/;
 const GGML_KV = /kv_cache_init|KV cache|kv cache/;
 const GGML_COMPUTE = /compute buffer/;
 const GGML_WEIGHTS = /alloc_tensor_range|error loading model|unable to allocate (?:backend|CUDA\d{0,2}) buffer|load_tensors/;
@@ -66,6 +67,7 @@ export function readStackFigures(log: LogText): Incident {
   let ggmlCudaError = false;
   let ortAsk: number | undefined;
   let pjrtAsk: number | undefined;
+  let vulkanAsk: number | undefined;
   for (let l = 0; l < log.lineCount; l++) {
     const line = log.line(l).slice(0, MAX_LINE);
     if (line.includes('ran out of memory trying to allocate') && !BFC_NOT_FAILURE.test(line)) {
@@ -75,6 +77,10 @@ export function readStackFigures(log: LogText): Incident {
     } else if (line.includes('Use:') || line.includes('Limit:')) {
       const m = BFC_STAT.exec(line);
       if (m) stats[m[1] as 'Limit' | 'InUse' | 'MaxInUse'] = Number(m[2]) / 2 ** 20;
+    } else if (line.includes('ggml_vulkan: Device memory allocation of size')) {
+      // ggml's Vulkan backend: the size asked, in bytes, and no device index (levers/ggml-buffer.ts).
+      const m = GGML_VULKAN.exec(line);
+      if (m) vulkanAsk = Number(m[1]) / 2 ** 20;
     } else if (line.includes('cudaMalloc failed')) {
       const m = GGML_CUDA.exec(line);
       if (m) ggml = { ask: Number(m[1]), device: Number(m[2]), line: l };
@@ -154,6 +160,7 @@ export function readStackFigures(log: LogText): Incident {
   if (gallocr || kvInitFailed) incident.stack.ggmlCtxStated ??= incident.stack.ggmlCtx !== undefined ? `n_ctx = ${incident.stack.ggmlCtx}` : 'n_ctx = ?';
   if (!ggml && !gallocr && (kvInitFailed || ggmlCudaError) && lastDevice !== undefined) incident.figures.gpuIndex = lastDevice;
   if (pjrtAsk !== undefined) incident.figures.triedAllocMiB ??= round(pjrtAsk);
+  if (vulkanAsk !== undefined) incident.figures.triedAllocMiB ??= round(vulkanAsk);
   if (ortAsk !== undefined) {
     incident.figures.triedAllocMiB ??= round(ortAsk);
     // Past a PiB (a shape that overflowed) the bytes read better than GiB: "4.6e+18 bytes".
