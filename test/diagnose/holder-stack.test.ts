@@ -55,6 +55,16 @@ describe('who holds the memory names the figures the stack printed', () => {
     expect(h).toMatch(/max seq len \(32768\).*KV cache \(9072\)/);
     expect(h).not.toMatch(/no memory figures/);
   });
+  it("vLLM's start-up check: what was free of the card at its start, real (blind9/5772, servecat11/6104) and synthetic", async () => {
+    expect(await holder(logOf('blind9', '5772'))).toMatch(/Other processes: only 22\.76 GiB of 24\.00 GiB was free when the process started: about 1\.24 GiB/);
+    expect(await holder(logOf('servecat11', '6104'))).toMatch(/only 19\.77 GiB of 22\.05 GiB was free/);
+    for (const device of ['', 'cuda:1 ']) {
+      const synthetic = `ValueError: Free memory on device ${device}(4.10/79.19 GiB) on startup is less than desired GPU memory utilization (0.9, 71.27 GiB). Decrease GPU memory utilization or reduce GPU memory used by other processes.`;
+      const h = await holder(synthetic);
+      expect(h, device).toMatch(/only 4\.10 GiB of 79\.19 GiB was free/);
+      expect(h, device).not.toMatch(/no memory figures/);
+    }
+  });
   it('MLX: the request its allocator printed, real (stacks12/6459) and synthetic [metal::malloc]', async () => {
     expect(await holder(logOf('stacks12', '6459'))).toMatch(/MLX's own figures \(request 9\.00 GiB\)/);
     const synthetic =
