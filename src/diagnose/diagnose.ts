@@ -11,6 +11,7 @@ import { longGenerationInCode } from './levers/generation-length.js';
 import { extractSettings } from './settings.js';
 import { holds } from './conditions.js';
 import { whoHoldsMemory } from './holder.js';
+import { unstatedHolderWhy } from './holder-unstated.js';
 import { strayContexts } from './rank-contexts.js';
 import { endsNotMemory, finalError, isExceptionLine, NOT_MEMORY_EXCEPTIONS, type FinalError } from './final-error.js';
 import { detectTool, knobInZh, knobsFor, type ToolInfo } from './tools.js';
@@ -26,7 +27,6 @@ import { readCudnnHandleMemory } from './levers/cudnn-handle.js';
 import { readLossDivergence } from './levers/loss-diverged.js';
 import { tfInitializerPhase } from './levers/tf-initializer.js';
 import { detectEnvironment, expandableSegmentsAvailable, expandableUnavailableWhy } from './environment.js';
-import { formatMiB } from './fixes/arithmetic.js';
 import { readShm } from './levers/shm.js';
 import { readDdpUnused } from './levers/ddp-unused.js';
 import { budgetWords } from './levers/budget.js';
@@ -234,14 +234,7 @@ export function diagnose(raw: string, base: RuleBase, loc?: Locale): DiagnoseRes
         // Every OOM reply says who holds the memory, and when the log cannot tell, says so and how to find out.
         // The frames may still say where it failed (the fix quotes them): the line says only what is missing.
         // A request alone (JAX, a bare 'Tried to allocate') is a figure: the line says only what is missing.
-        incident.holder.why =
-          incident.figures.triedAllocMiB !== undefined
-            ? t(loc, 'diag.holder.requestOnly', { tried: formatMiB(incident.figures.triedAllocMiB) })
-            : incident.figures.xlaUsedMiB !== undefined && incident.figures.totalCapacityMiB !== undefined
-              ? t(loc, 'diag.holder.xlaUsedOnly', { used: formatMiB(incident.figures.xlaUsedMiB), total: formatMiB(incident.figures.totalCapacityMiB) })
-              : incident.phase.phaseFrame
-                ? t(loc, 'diag.holder.unstatedPhase', { frame: incident.phase.phaseFrame })
-                : t(loc, 'diag.holder.unstated');
+        incident.holder.why = unstatedHolderWhy(incident, rule.id, text, loc);
       }
       // A flat series up to the failure: the step needs more than the card has; nothing accumulated.
       if (incident.series.memoryShape === 'flat' && incident.series.memorySeriesMiB) {

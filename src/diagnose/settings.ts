@@ -11,7 +11,7 @@ import { formatMiB } from './fixes/arithmetic.js';
 import { classifyShape, extractHostSeries, extractMemorySeries, seriesSettled } from './memory-series.js';
 import { readEvalSettings } from './levers/eval.js';
 import { readVllmScheduler } from './levers/vllm-scheduler.js';
-import { readVllmStartup } from './levers/vllm-startup.js';
+import { applyVllmStartup } from './levers/vllm-startup.js';
 import { applyTfStartFree } from './levers/tf-start-free.js';
 import { trainingProgress } from './levers/progress.js';
 import { gpuFamilyMaxGiB, knownGpuMemoryGiB, modelParamsB, statedGpuMemoryMiB, weightsDtype } from './model-facts.js';
@@ -201,7 +201,7 @@ export function extractSettings(fullText: string, options: { commandLine?: boole
   }
   vllmProfile(text, incident);
   mergeInto(incident, { stack: readVllmScheduler(text) });
-  mergeInto(incident, { stack: readVllmStartup(text) });
+  applyVllmStartup(text, incident);
   // TF 1.x found most of the card held before this job allocated anything (levers/tf-start-free.ts).
   applyTfStartFree(text, incident);
   if (BATCH_NO_HELP.some((re) => re.test(text))) incident.tried.batchChangeNoHelp = true;

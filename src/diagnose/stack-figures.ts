@@ -28,7 +28,8 @@ export type GgmlCudaPurpose = 'weights' | 'kv_cache' | 'compute';
 // "The caller indicates that this is not a failure" is a retry that succeeded, not an OOM.
 const BFC_OOM = /Allocator \(([A-Za-z0-9_]{1,40})\) ran out of memory trying to allocate (\d{1,12}(?:\.\d{1,4})?)\s?([KMGT]i?B|B)\b/;
 const BFC_NOT_FAILURE = /The caller indicates that this is not a failure/;
-const BFC_STAT = /^\s{0,40}(Limit|InUse|MaxInUse):\s{1,40}(\d{1,16})\s*$/;
+// TensorFlow logs them behind its own prefix ("2024-03-01 10:00:00.000000: I tensorflow/…/bfc_allocator.cc:1101] Limit: …").
+const BFC_STAT = /^(?:[^\n\]]{0,200}\] )?\s{0,40}(Limit|InUse|MaxInUse):\s{1,40}(\d{1,16})\s*$/;
 const GGML_CUDA = /ggml_backend_cuda_buffer_type_alloc_buffer: allocating (\d{1,9}(?:\.\d{1,3})?) MiB on device (\d{1,3}): cudaMalloc failed: out of memory/;
 const GGML_VULKAN = /ggml_vulkan: Device memory allocation of size (\d{1,20}) failed/;
 const GGML_KV = /kv_cache_init|KV cache|kv cache/;

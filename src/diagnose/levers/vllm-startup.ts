@@ -6,7 +6,7 @@
 // - v1's sampler warm-up (gpu_model_runner.py _dummy_sampler_run): "CUDA out of memory occurred when warming up sampler
 //   with 1024 dummy requests": it runs after the KV cache took its share, with max_num_seqs requests.
 // Patterns anchored on vLLM's text, bounded, per line (untrusted input, linear).
-import type { Incident, StackPart } from '../incident/index.js';
+import { mergeInto, type Incident, type StackPart } from '../incident/index.js';
 import { boundedLines } from '../lines.js';
 
 const FREE_AT_START =
@@ -45,6 +45,16 @@ export function readVllmStartup(text: string): Partial<StackPart> {
     prev = line;
   }
   return part;
+}
+
+/** Reads vLLM's start-up figures into the incident: what was free at its start, of the card, is the holder's evidence (holder.ts). */
+export function applyVllmStartup(text: string, incident: Incident): void {
+  const part = readVllmStartup(text);
+  mergeInto(incident, { stack: part });
+  if (part.vllmStartFree === undefined) return;
+  const [free, total] = part.vllmStartFree.replace(' GiB', '').split('/').map(Number);
+  incident.figures.startupFreeMiB ??= free * 1024;
+  incident.figures.totalCapacityMiB ??= total * 1024;
 }
 
 export const VLLM_STARTUP_CONDITIONS = {
