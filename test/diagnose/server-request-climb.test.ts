@@ -15,7 +15,7 @@ describe('a climb told over requests, then an OOM: the climb first', () => {
   it('real: vLLM-Omni "when sending requests continuously ... gradually increases, leading to OOM errors after subsequent requests" (blind6 3811)', async () => {
     const d = await firstOfCase('blind6', '3811');
     expect(d?.category).toBe('growing_memory_leak');
-    expect(d?.fixes[0].kind).not.toBe('reduce_batch');
+    expect(d?.fixes[0].summary).not.toMatch(/^Reduce the batch/);
   });
 
   it('real: SGLang on 4x 4090 "During the request process, the VRAM usage on GPU 0 continuously increases" (growth13 6802)', async () => {
