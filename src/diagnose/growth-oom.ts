@@ -4,6 +4,7 @@
 // that grows far below the card did not fill it: the OOM's own figures answer first.
 import type { Category } from './rule-types.js';
 import type { Incident } from './incident/index.js';
+import { OVER_REQUESTS } from './told-vocabulary.js';
 
 /** Share of the card the last reading must reach for the growth to be what filled it. */
 const REACHES_CARD = 0.6;
@@ -16,6 +17,8 @@ interface Ranked {
 }
 
 const OOM_CATEGORIES = new Set<Category>(['cuda_oom', 'fragmentation', 'replica_oom']);
+/** The rule that answers a climb of the card's memory told in words (knowledge/, told-hits.ts). */
+const TOLD_GROWTH_RULE = 'gpu-memory-growth-reported';
 
 /** Whether the growth series reached the card the OOM names (unknown card: the series is the evidence there is). */
 export function growthReachesCard(series: readonly number[], cardMiB: number | undefined): boolean {
@@ -58,15 +61,34 @@ function orderCardGrowthAndOom<T extends Ranked>(ranked: T[]): T[] {
   const leak = ranked[leakAt];
   const oom = ranked[oomAt];
   const series = leak.incident.series.memorySeriesMiB ?? [];
-  // Growth the user reports in words (gpu-memory-growth-reported) has no readings to set against the card.
-  if (series.length === 0) return ranked;
   const card = oom.incident.figures.totalCapacityMiB ?? oom.incident.card.gpuMemoryMiB ?? oom.incident.card.statedGpuMemoryMiB;
-  const leakFirst = growthReachesCard(series, card);
+  // Growth the user reports in words (gpu-memory-growth-reported) has no readings to set against the card: it comes
+  // first only as a server's climb told request after request (toldClimbFirst); otherwise the OOM's own figures speak.
+  const leakFirst = series.length > 0 ? growthReachesCard(series, card) : toldClimbFirst(leak, oom, card);
+  if (series.length === 0 && !leakFirst) return ranked;
   if (leakFirst === leakAt < oomAt) return ranked;
   const out = ranked.slice();
   out[leakAt] = oom;
   out[oomAt] = leak;
   return out;
+}
+
+/** A request that alone takes this share of the card is a capacity question, whatever the words say of a climb. */
+const BIG_REQUEST = 0.25;
+
+/**
+ * A server's run is counted in requests: memory told to climb request after request ("gradually increases ... after
+ * subsequent requests", "with each request") before a request fails is the climb ending, not one request too big, so
+ * the climb comes first. Not where the OOM's single request is a quarter of the card (capacity), nor in an evaluation
+ * pass (what it gathers of each batch: the eval levers answer it). A climb told over epochs or steps keeps the OOM
+ * first: its own text already reads the run that fit before ("The card ran out only later"), and on the blind splits
+ * that reading was as often capacity met late (a longer input, the eval pass) as a leak.
+ */
+function toldClimbFirst(leak: Ranked, oom: Ranked, cardMiB: number | undefined): boolean {
+  if (leak.rule !== TOLD_GROWTH_RULE || !OVER_REQUESTS.test(leak.incident.series.toldClimb ?? '') || !climbOverRun(leak.incident)) return false;
+  const tried = oom.incident.figures.triedAllocMiB;
+  if (tried !== undefined && cardMiB !== undefined && tried >= BIG_REQUEST * cardMiB) return false;
+  return oom.incident.phase.name !== 'eval';
 }
 
 /**

@@ -41,6 +41,7 @@ import {
   AFTER_RUNNING,
   NEVER_SETTLES,
   WITH_RUN_COUNT,
+  OVER_REQUESTS,
   climbFromTo,
   twoReadingsClimb,
 } from './told-vocabulary.js';
@@ -365,7 +366,7 @@ export function readToldFailure(log: LogText): ToldReading {
         const phase = eventOnly ? undefined : toldPhaseWords(clause, line);
         const overRun =
           (read === 'gpu_growth' || read === 'host_growth') &&
-          (GROWS_WITH_RUN.test(line) || RUN_COUNT.test(line) || WITH_RUN_COUNT.test(line) || AFTER_RUNNING.test(line));
+          (GROWS_WITH_RUN.test(line) || RUN_COUNT.test(line) || WITH_RUN_COUNT.test(line) || AFTER_RUNNING.test(line) || OVER_REQUESTS.test(line));
         found.push({ kind: read, line: i, clause: quote(clause), ...(phase ? { phase } : {}), ...(overRun ? { overRun: true as const } : {}) });
       }
     }

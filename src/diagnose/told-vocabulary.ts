@@ -122,6 +122,13 @@ export const AFTER_RUNNING =
   /\bafter\s{1,3}(?:(?:running|training|serving|streaming|working|inference)\s{1,3}(?:for\s{1,3})?(?:(?:more\s{1,3}than|about|around|over|nearly|almost|a\s{1,3}few|several|some)\s{1,3})?(?:\d{1,5}|an?|one|two|three|five|ten|twenty|thirty)?\s{0,3}(?:minutes?|mins?|hours?|hrs?|days?)|(?:a\s{1,3}(?:while|few\s{1,3}(?:minutes|hours|days))|some\s{1,3}time|(?:several|many)\s{1,3}(?:minutes|hours|days)))\b|(?:运行|跑|训练)了?\s{0,2}(?:一段时间|几个小时|\d{1,4}\s{0,2}(?:分钟|小时))(?:之?后|以后)/i;
 
 /**
+ * A server's run is counted in requests: a climb told against them ("gradually increases ... after subsequent requests",
+ * "sending requests continuously", "with each request", "during the request process", "每次请求后显存增加") is a climb at constant work per request.
+ */
+export const OVER_REQUESTS =
+  /\b(?:after|with)\s{1,3}(?:the\s{1,3})?(?:each|every|subsequent|successive|several|many|multiple|repeated|consecutive|further|a\s{1,3}few|some|\d{1,6})\s{1,3}(?:\w{2,12}\s{1,3})?(?:requests?|calls?|quer(?:y|ies)|generations?|inferences?|conversations?)\b|\bper\s{1,3}(?:request|call|query|generation|inference)\b|\b(?:during|while|in)\s{1,3}(?:the\s{1,3})?(?:request|serving)\s{1,3}process(?:ing)?\b|\bwhile\s{1,3}(?:serving|handling|processing)\s{1,3}(?:the\s{1,3})?requests\b|\b(?:send(?:s|ing)?|sent|mak(?:e|es|ing)|made|handl(?:e|es|ed|ing))\s{1,3}(?:\w{2,12}\s{1,3})?requests\s{1,3}(?:continuously|repeatedly|one\s{1,3}after\s{1,3}another|in\s{1,3}a\s{1,3}loop|back[ -]to[ -]back)\b|(?:每次|每个|多次|连续|持续|不断)\s{0,2}(?:的\s{0,2})?(?:请求|调用|推理|生成|对话)/i;
+
+/**
  * A climb told with its figures: "increasing from 3GB to 9GB", "went up from 2.8 GB to 3.9 GB", "starts from 0 and
  * increases ... to 6e+4". The numbers are compared by climbFromTo: a fall ("6598MB -> 6134MB") is no climb.
  */

@@ -121,6 +121,8 @@ GROUPS.push('stackcat11');
 GROUPS.push('servecat11');
 // growth12/ (stop 38, e3: NCCL's no-interface WARN, pandarallel's memory file system, TorchMetrics list states, Keras predict in a loop; 8 real threads; tuned).
 GROUPS.push('growth12');
+// growth13/ (stop 39, g1: a server's memory told to climb request after request before an OOM; 5 real threads labelled first; tuned).
+GROUPS.push('growth13');
 // input12/ (issue 23, stop 38 e2: served / model-parallel weights that fit no card, Xinference requests, fp32 default; 9 real, 5 zh, labelled first; tuned).
 GROUPS.push('input12');
 // shm12/ (stop 38, h2: the shared-memory class swept across tools' fixed formats: torch's fd sharing limit, Windows' 1455
@@ -504,6 +506,16 @@ describe('expert expectations on real logs', () => {
       strict: 0,
     },
     // stop 38, e3: first run on 8 new threads category 6/8, lever 3/6, all checks 3/8 (NCCL 3/3; pandarallel 0/1, TorchMetrics 0/2, Keras 0/2).
+    // stop 39, g1: first run on 5 new serving threads category 3/5, lever 2/3 (the climb over requests decided none); after
+    // "during the request process" joined the request measure: category 4/5, strict 0.
+    {
+      group: 'growth13',
+      what: '5 logs, 6800-6804: serving stacks (SGLang, vLLM, TorchServe) whose memory climbs request after request',
+      n: 5,
+      category: 0.75,
+      lever: 0.6,
+      strict: 0,
+    },
     {
       group: 'growth12',
       what: '8 logs, 6400-6407: NCCL bootstrap without an interface, pandarallel memory file system, TorchMetrics states, Keras predict in a loop',

@@ -34,4 +34,27 @@ describe('growth through a pass over a set', () => {
     expect(await first('在推理过程中显存不断增加，新跑一个case就会占用显存，直至OOM')).not.toMatch(PASS);
     expect(readEvalPassGrowth('memory keeps growing while serving requests')).toBeUndefined();
   });
+
+  // Stop 39 (g1): the test pass named ("during testing", "in the test phase"), the adverb before the verb ("gradually
+  // increases"), and a line that contrasts the phase that was fine with the one that climbs.
+  it('blind9/5723 (read, real): "fine during both training and validation, but during testing ... gradually increases"', async () => {
+    const s = (await firstOfCase('blind9', '5723'))?.fixes[0]?.summary ?? '';
+    expect(s).toMatch(PASS);
+    expect(s).toMatch(/each batch/);
+  });
+  it.each([
+    'Training is fine, but during testing the GPU memory gradually increases until CUDA out of memory',
+    'In the test phase the VRAM steadily grows batch after batch and then OOM',
+    'Validation works; in the test loop GPU memory keeps increasing until it runs out',
+  ])('synthetic: %j is a climb through the test pass', (t) => {
+    expect(readEvalPassGrowth(t)).toBeDefined();
+  });
+  it.each([
+    // The climb is on the training side of the contrast.
+    'Testing is fine, but during training the GPU memory gradually increases',
+    // A test of the user's own, no pass: "in my test" names no test phase.
+    'In my test the memory gradually increases with each request',
+  ])('synthetic control: %j is no climb through a test pass', (t) => {
+    expect(readEvalPassGrowth(t)).toBeUndefined();
+  });
 });

@@ -109,17 +109,20 @@ export const wholeArrayOnDevice = (f: Incident) => f.eval.evalWholeArray !== und
 // inference on the test set", "推理时显存一直增长"): at a fixed batch, what grows across the pass is what it keeps of each
 // batch, the predictions gathered on the device until the end. Growth words and the pass on one line; not training's.
 const GROWS =
-  /\b(?:keeps?|kept|keeping)\s{1,3}(?:on\s{1,3})?(?:grow|increas|ris|climb|go(?:es|ing)?\s{1,3}up)\w{0,4}|\bcreep\w{0,4}\s{1,3}up\b|\b(?:grow|increas|climb)\w{0,4}\s{1,3}(?:steadily|gradually|continuously|constantly)\b|(?:一直|不断|持续|逐渐)\s{0,2}(?:增长|增加|上涨|上升|变大|累积)/i;
+  /\b(?:keeps?|kept|keeping)\s{1,3}(?:on\s{1,3})?(?:grow|increas|ris|climb|go(?:es|ing)?\s{1,3}up)\w{0,4}|\b(?:steadily|gradually|continuously|constantly|slowly)\s{1,3}(?:grow|increas|climb|ris)\w{0,4}|\bcreep\w{0,4}\s{1,3}up\b|\b(?:grow|increas|climb)\w{0,4}\s{1,3}(?:steadily|gradually|continuously|constantly)\b|(?:一直|不断|持续|逐渐)\s{0,2}(?:增长|增加|上涨|上升|变大|累积)/i;
 // A pass over a set: a test / validation set named, or the evaluation itself; inference alone may be one request after
 // another (a server, a notebook), where a climb with each new input size is the allocator's cache.
 const PASS_OVER_SET =
-  /\b(?:on|over|through)\s{1,3}(?:the\s{1,3}|a\s{1,3}|my\s{1,3})?(?:whole\s{1,3}|entire\s{1,3})?(?:test|validation|val|eval|evaluation|dev)\s{0,3}(?:set|data(?:set)?|split)\b|\b(?:during|while|when|in)\s{1,3}(?:the\s{1,3})?(?:evaluation|evaluating|validation|validating)\b|测试集|验证集|(?:评估|验证)(?:[/、]\s{0,2}(?:推理|预测|测试))?(?:时|的时候|过程中|的过程中|阶段)/i;
+  /\b(?:on|over|through)\s{1,3}(?:the\s{1,3}|a\s{1,3}|my\s{1,3})?(?:whole\s{1,3}|entire\s{1,3})?(?:test|validation|val|eval|evaluation|dev)\s{0,3}(?:set|data(?:set)?|split)\b|\b(?:during|while|when|in)\s{1,3}(?:the\s{1,3})?(?:evaluation|evaluating|validation|validating|testing|test\s{1,3}(?:phase|stage|loop))\b|测试集|验证集|(?:评估|验证)(?:[/、]\s{0,2}(?:推理|预测|测试))?(?:时|的时候|过程中|的过程中|阶段)/i;
 const TRAINING_WORDS = /\btrain(?:ing)?\b|训练/i;
+// A contrast splits a line into the phase that was fine and the one that climbs ("fine during training and validation,
+// but during testing the memory gradually increases"): each side is read on its own.
+const CONTRAST = /\bbut\b|\bwhereas\b|;|；|但是?|而/;
 
 /** The line that tells memory climbing through an inference or evaluation pass over a set, quoted. */
 export function readEvalPassGrowth(text: string): string | undefined {
   for (const line of boundedLines(text, MAX_LINES, MAX_LINE))
-    if (GROWS.test(line) && PASS_OVER_SET.test(line) && !TRAINING_WORDS.test(line)) return quote(line);
+    for (const part of line.split(CONTRAST).slice(0, 4)) if (GROWS.test(part) && PASS_OVER_SET.test(part) && !TRAINING_WORDS.test(part)) return quote(line);
   return undefined;
 }
 

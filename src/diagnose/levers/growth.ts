@@ -18,6 +18,9 @@ const LOSS_TOTAL =
   /\b\w{1,40}\s{0,3}(?:\+=|=\s{0,3}\w{1,40}\s{0,3}\+)\s{0,3}(?:\w{1,30}\.)?\w{0,30}loss\w{0,20}`?(?:\s*(?:[;#)]|$)|\s{1,3}(?:和|与|及|and\b)|\s{0,2}[，。、；）])/i;
 // Outputs kept in a list as they are: "preds.append(outputs)", "all_logits.append(logits)".
 const APPEND_OUTPUT = /\.(?:append|extend)\(\s{0,3}(?:outputs?|logits|preds?|predictions?|loss\w{0,20}|out|y_hat|features)\s{0,3}\)/;
+// A running-average meter fed the loss tensor itself, the ImageNet example's AverageMeter idiom written without .item()
+// ("losses.update(loss, input.size(0))", "meter.update(loss_total)"): the meter sums tensors and keeps every step's graph.
+const METER_UPDATE = /\b\w{0,30}(?:loss|meter)\w{0,20}\.update\(\s{0,3}(?:\w{1,30}\.)?\w{0,30}loss\w{0,20}\s{0,3}(?:,|\))/i;
 // The report naming what is kept: a loss kept without .item(), a tensor more each iteration, losses stored as tensors.
 const NAMED =
   /without\s{1,3}(?:calling\s{1,3})?\.?item\(\)|\.item\(\)\s{1,3}(?:should|must|needs? to)\s{1,3}be\s{1,3}(?:added|used|called)|\bone more tensor each (?:iteration|step)\b|\b(?:losses|loss tensors?|outputs)\s{1,3}(?:are\s{1,3}|were\s{1,3})?(?:accumulat|stor|kept|saved|append)\w{0,4}\b[^\n]{0,40}\b(?:tensors?|graph|history|Variables?)\b|\bcompounding number of (?:loss )?tensors\b/i;
@@ -39,7 +42,7 @@ export function readKeptReference(text: string): Incident {
     if (!line) continue;
     inputCause ??= INPUT_CAUSE.exec(line)?.[0];
     // Code that already keeps numbers is not evidence: "+= loss.item()" ends on item() and fails LOSS_TOTAL.
-    if (LOSS_TOTAL.test(line) || APPEND_OUTPUT.test(line) || NAMED.test(line)) {
+    if (LOSS_TOTAL.test(line) || APPEND_OUTPUT.test(line) || METER_UPDATE.test(line) || NAMED.test(line)) {
       const quote = line.trim();
       return incidentOf({ series: { keptReference: quote.length > QUOTE_CHARS ? quote.slice(0, QUOTE_CHARS) + '…' : quote } });
     }
