@@ -1,0 +1,100 @@
+// Pastes the engine answered with no diagnosis at all (blind6-10's "none" rows), read by forms that name the failure
+// outside a framework's message (issue 23, recognition). Principles, each with synthetic variants written from the
+// principle (said so below) beside the real threads of the read splits:
+// - Exit status 137 (128 + SIGKILL) in the other words launchers and reporters use ("error code 137", docker ps's
+//   "Exited (137)", "退出码 137"): the host's OOM kill (host-oom-killed).
+// - The shell's "Killed" quoted in brackets ("总是退出（killed）"): the kill told, the host's memory (told-failure.ts).
+// - ENOSPC ("[Errno 28] No space left on device") in a paste that names shared memory apart from it: /dev/shm full
+//   (shm-no-space.ts); not where a df row shows /dev/shm with room, nor where no shared memory is named.
+// - The card's memory told larger in evaluation than in training (a ratio, a comparative, two figures): evaluation keeps
+//   what training frees, the failure placed in evaluation (told-eval-compare.ts); not where evaluation takes less.
+import { describe, expect, it } from 'vitest';
+import { diagnosePaste, firstOfCase } from './corpus-case.js';
+
+describe('exit status 137 told in any wording (host-oom-killed)', () => {
+  it('real: "crashes with error code 137" in a 996 MiB Docker VM (blind10/6238)', async () => {
+    expect((await firstOfCase('blind10', '6238'))?.category).toBe('host_oom_killed');
+  });
+  it.each([
+    ['docker ps', 'CONTAINER ID   IMAGE     STATUS\n3f2a1b   trainer   Exited (137) 2 minutes ago\n'],
+    ['error code', 'My training container keeps dying. It crashes with error code 137 after a few epochs.\n'],
+    ['status code', 'The job finished with status code 137 and no Python traceback.\n'],
+    ['zh', '容器训练到一半就退出了，退出码 137，没有任何报错。\n'],
+  ])('synthetic (%s): the host OOM kill', async (_name, paste) => {
+    expect((await diagnosePaste(paste))?.category).toBe('host_oom_killed');
+  });
+  it('synthetic: another exit status is no kill', async () => {
+    expect((await diagnosePaste('The container exited with error code 1 after printing the usage.\n'))?.category).not.toBe('host_oom_killed');
+  });
+});
+
+describe('"killed" quoted in brackets (told-failure.ts)', () => {
+  it('real: "训练过程中途总是退出（killed），没任何错误提示" on a CPU-only run (blind10/6261)', async () => {
+    expect((await firstOfCase('blind10', '6261'))?.category).toBe('host_oom_killed');
+  });
+  it.each([
+    ['en, parentheses', 'Training exits (Killed) in the middle of epoch 2 with no error message\n'],
+    ['en, square brackets', 'The preprocessing script stops with [killed] while it builds the vocabulary\n'],
+    ['zh, full-width', '跑到第三个epoch就退出了（Killed），没有报错\n'],
+  ])('synthetic (%s): the host kill', async (_name, paste) => {
+    expect((await diagnosePaste(paste))?.category).toBe('host_oom_killed');
+  });
+});
+
+describe('ENOSPC beside shared memory (shm-no-space.ts)', () => {
+  it.each([
+    ['6205', 'the shared memory told filling in a Kubeflow pod'],
+    ['6206', 'df -h showing only the shm device changing'],
+  ])('real: blind10/%s (%s) is /dev/shm full', async (n) => {
+    const d = await firstOfCase('blind10', n);
+    expect(d?.category).toBe('shm_exhausted');
+    expect(d?.fixes[0]?.summary).toMatch(/shm/);
+  });
+  it.each([
+    ['the shm named in a sentence', 'OSError: [Errno 28] No space left on device\nThe pod only has 64M of /dev/shm as far as I can see.\n'],
+    [
+      "torch's multiprocessing frames",
+      'Traceback (most recent call last):\n  File "/usr/lib/python3/site-packages/torch/multiprocessing/reductions.py", line 333, in reduce_storage\n    fd, size = storage._share_fd_cpu_()\nOSError: [Errno 28] No space left on device\n',
+    ],
+    ['zh', '训练时报 OSError: [Errno 28] No space left on device\n我怀疑是容器的共享内存太小了\n'],
+  ])('synthetic (%s): /dev/shm full', async (_name, paste) => {
+    expect((await diagnosePaste(paste))?.category).toBe('shm_exhausted');
+  });
+  it.each([
+    ['no shared memory named', 'OSError: [Errno 28] No space left on device\nwhile saving the checkpoint to /data/ckpt\n'],
+    ['a df row of /dev/shm with room', 'OSError: [Errno 28] No space left on device\n$ df -h\nshm              64M     0   64M   0% /dev/shm\n/dev/sda1       100G  100G     0 100% /\n'],
+    ['only the shm setting', 'OSError: [Errno 28] No space left on device\nI run the container with --shm-size=16g already.\n'],
+  ])('synthetic (%s): not read as /dev/shm full', async (_name, paste) => {
+    expect((await diagnosePaste(paste))?.category).not.toBe('shm_exhausted');
+  });
+});
+
+describe('evaluation told taking more of the card than training (told-eval-compare.ts)', () => {
+  it.each([
+    ['6220', '推理时占用显存显著大于训练时占用显存'],
+    ['6229', '8.8g under model.train(), 15.8g under model.eval()'],
+  ])('real: blind10/%s (%s) is a card failure in evaluation, no_grad first, not the batch', async (n) => {
+    const d = await firstOfCase('blind10', n);
+    expect(d?.category).toBe('cuda_oom');
+    expect(d?.facts.phase).toBe('eval');
+    expect(d?.fixes[0]?.summary).toMatch(/no_grad|inference_mode/);
+    expect(d?.fixes[0]?.changes?.batch).toBeUndefined();
+  });
+  it.each([
+    ['en, ratio', 'Validation uses twice the GPU memory of training\nSame model, same batch size of 16, on a 24 GB card.\n'],
+    ['en, comparative', 'Why does my model take more GPU memory during evaluation than during training? It is a plain PyTorch loop.\n'],
+    ['zh, figures on one line', '训练时显存占用10G，验证时直接到18G，这正常吗\n'],
+    ['zh, ratio', '评估时显存是训练时的3倍\n'],
+  ])('synthetic (%s): the card in evaluation', async (_name, paste) => {
+    const d = await diagnosePaste(paste);
+    expect(d?.category).toBe('cuda_oom');
+    expect(d?.facts.phase).toBe('eval');
+  });
+  it.each([
+    ['evaluation takes less', '训练时显存占用20G，验证时只有12G\n'],
+    ['en, less', 'Evaluation uses less GPU memory than training, as expected.\n'],
+    ['another error at the end', 'Validation uses twice the GPU memory of training\nTraceback (most recent call last):\n  File "eval.py", line 3, in <module>\nKeyError: \'labels\'\n'],
+  ])('synthetic (%s): no card failure told', async (_name, paste) => {
+    expect((await diagnosePaste(paste))?.category).not.toBe('cuda_oom');
+  });
+});
