@@ -17,6 +17,8 @@ const EVAL_THEN_TRAIN = new RegExp(
   String.raw`(?:${EVAL_SRC})[^\n]{0,60}?(?:${RATIO}[^\n]{0,40}?(?:${TRAIN_SRC})|${COMPARATIVE}[^\n]{0,20}?(?:${TRAIN_SRC})|(?:${TRAIN_SRC})[^\n]{0,20}?(?:的|of)?[^\n]{0,6}?${RATIO})`,
   'i',
 );
+// The Chinese comparative: "测试时占用显存比训练时占用显存高", "测试比训练要多占1000M左右的显存" (A 比 B 高/多/大; "比训练时低很多" is lower).
+const EVAL_ABOVE_ZH = new RegExp(String.raw`(?:${EVAL_SRC})[^\n]{0,30}?比[^\n]{0,12}?(?:${TRAIN_SRC})[^\n低少小]{0,16}?(?:高|多|大)`, 'i');
 // "more (GPU) memory during evaluation than during training"
 const MORE_IN_EVAL = new RegExp(
   String.raw`\bmore\s{1,3}(?:GPU\s{1,3}|CUDA\s{1,3})?memory\s{1,3}(?:in|during|for|at|on)\s{1,3}(?:the\s{1,3})?(?:${EVAL_SRC})[^\n]{0,30}?\bthan\b[^\n]{0,20}?(?:${TRAIN_SRC})`,
@@ -40,7 +42,7 @@ function readingAfter(text: string, word: RegExp, other: RegExp): number | undef
 /** The clause of the line that tells evaluation taking more of the card than training; undefined where none. */
 export function evalAboveTraining(line: string, previous = ''): string | undefined {
   if (!EVAL.test(line)) return undefined;
-  if (EVAL_THEN_TRAIN.test(line) || MORE_IN_EVAL.test(line)) return MEMORY.test(line) ? line : undefined;
+  if (EVAL_THEN_TRAIN.test(line) || MORE_IN_EVAL.test(line) || EVAL_ABOVE_ZH.test(line)) return MEMORY.test(line) ? line : undefined;
   if (MEMORY.test(line) && SURGE.test(line) && !TRAIN.test(line)) return line;
   // Figures: training's reading on this line or the one before, evaluation's on this line, a third above it or more.
   const evalMiB = readingAfter(line, EVAL, TRAIN);

@@ -4,9 +4,9 @@
 // - Exit status 137 (128 + SIGKILL) in the other words launchers and reporters use ("error code 137", docker ps's
 //   "Exited (137)", "退出码 137"): the host's OOM kill (host-oom-killed).
 // - The shell's "Killed" quoted in brackets ("总是退出（killed）"): the kill told, the host's memory (told-failure.ts).
-// - ENOSPC ("[Errno 28] No space left on device") in a paste that names shared memory apart from it: /dev/shm full
-//   (shm-no-space.ts); not where a df row shows /dev/shm with room, nor where no shared memory is named.
-// - The card's memory told larger in evaluation than in training (a ratio, a comparative, two figures): evaluation keeps
+// - ENOSPC ("[Errno 28] No space left on device") in a paste that names shared memory apart from it, or a DataLoader in
+//   a container: /dev/shm full (shm-no-space.ts); not where a df row shows /dev/shm with room, nor where neither is named.
+// - The card's memory told larger in evaluation than in training (a ratio, a comparative, 比...高, two figures): evaluation keeps
 //   what training frees, the failure placed in evaluation (told-eval-compare.ts); not where evaluation takes less.
 import { describe, expect, it } from 'vitest';
 import { diagnosePaste, firstOfCase } from './corpus-case.js';
@@ -57,12 +57,17 @@ describe('ENOSPC beside shared memory (shm-no-space.ts)', () => {
       'Traceback (most recent call last):\n  File "/usr/lib/python3/site-packages/torch/multiprocessing/reductions.py", line 333, in reduce_storage\n    fd, size = storage._share_fd_cpu_()\nOSError: [Errno 28] No space left on device\n',
     ],
     ['zh', '训练时报 OSError: [Errno 28] No space left on device\n我怀疑是容器的共享内存太小了\n'],
+    ['a DataLoader in a container', 'I run training inside a docker container with DataLoader(num_workers=8).\nOSError: [Errno 28] No space left on device\n'],
   ])('synthetic (%s): /dev/shm full', async (_name, paste) => {
     expect((await diagnosePaste(paste))?.category).toBe('shm_exhausted');
   });
   it.each([
+    ['a container but no DataLoader', 'Building the docker image fails: OSError: [Errno 28] No space left on device\n'],
     ['no shared memory named', 'OSError: [Errno 28] No space left on device\nwhile saving the checkpoint to /data/ckpt\n'],
-    ['a df row of /dev/shm with room', 'OSError: [Errno 28] No space left on device\n$ df -h\nshm              64M     0   64M   0% /dev/shm\n/dev/sda1       100G  100G     0 100% /\n'],
+    [
+      'a df row of /dev/shm with room',
+      'OSError: [Errno 28] No space left on device\n$ df -h\nshm              64M     0   64M   0% /dev/shm\n/dev/sda1       100G  100G     0 100% /\n',
+    ],
     ['only the shm setting', 'OSError: [Errno 28] No space left on device\nI run the container with --shm-size=16g already.\n'],
   ])('synthetic (%s): not read as /dev/shm full', async (_name, paste) => {
     expect((await diagnosePaste(paste))?.category).not.toBe('shm_exhausted');
@@ -85,6 +90,7 @@ describe('evaluation told taking more of the card than training (told-eval-compa
     ['en, comparative', 'Why does my model take more GPU memory during evaluation than during training? It is a plain PyTorch loop.\n'],
     ['zh, figures on one line', '训练时显存占用10G，验证时直接到18G，这正常吗\n'],
     ['zh, ratio', '评估时显存是训练时的3倍\n'],
+    ['zh, 比 comparative', '为什么测试时显存占用比训练时还高？测试 batch 只有 2\n'],
   ])('synthetic (%s): the card in evaluation', async (_name, paste) => {
     const d = await diagnosePaste(paste);
     expect(d?.category).toBe('cuda_oom');
@@ -92,8 +98,12 @@ describe('evaluation told taking more of the card than training (told-eval-compa
   });
   it.each([
     ['evaluation takes less', '训练时显存占用20G，验证时只有12G\n'],
+    ['zh, 比 lower', '验证时显存比训练时低很多，正常吗\n'],
     ['en, less', 'Evaluation uses less GPU memory than training, as expected.\n'],
-    ['another error at the end', 'Validation uses twice the GPU memory of training\nTraceback (most recent call last):\n  File "eval.py", line 3, in <module>\nKeyError: \'labels\'\n'],
+    [
+      'another error at the end',
+      'Validation uses twice the GPU memory of training\nTraceback (most recent call last):\n  File "eval.py", line 3, in <module>\nKeyError: \'labels\'\n',
+    ],
   ])('synthetic (%s): no card failure told', async (_name, paste) => {
     expect((await diagnosePaste(paste))?.category).not.toBe('cuda_oom');
   });
