@@ -43,6 +43,7 @@ import {
   AFTER_RUNNING,
   NEVER_SETTLES,
   WITH_RUN_COUNT,
+  attemptFailedOnCard,
   climbFromTo,
   twoReadingsClimb,
 } from './told-vocabulary.js';
@@ -205,7 +206,7 @@ function readClause(clause: string, line: string, pasteMemory: Memory, overTheRu
   const killed = KILLED.exec(clause);
   const fails = subject
     ? (FAILS.exec(clause) ?? FAILS_MORE.exec(clause) ?? (CONSEQUENCE.test(line) ? (FULL.exec(clause) ?? FULL_AT_LIMIT.exec(clause)) : null))
-    : ERROR_TOLD.exec(clause);
+    : (ERROR_TOLD.exec(clause) ?? attemptFailedOnCard(clause));
   // A failure told right after the run's own measure ("随着问问题的增多，会出现显存溢出") is a climb over the run.
   // Also a climb told with its figures ("from 3GB to 9GB"), against the run's count, or a fill after running a while.
   const grows = subject

@@ -8,6 +8,8 @@
 //   a container: /dev/shm full (shm-no-space.ts); not where a df row shows /dev/shm with room, nor where neither is named.
 // - The card's memory told larger in evaluation than in training (a ratio, a comparative, 比...高, two figures): evaluation keeps
 //   what training frees, the failure placed in evaluation (told-eval-compare.ts); not where evaluation takes less.
+// - An attempt to train a model of a stated size on a named card told as failing ("to no avail", "without success",
+//   "跑不起来"): the card's failure, whose lever the budget decides.
 import { describe, expect, it } from 'vitest';
 import { diagnosePaste, firstOfCase } from './corpus-case.js';
 
@@ -105,6 +107,27 @@ describe('evaluation told taking more of the card than training (told-eval-compa
       'Validation uses twice the GPU memory of training\nTraceback (most recent call last):\n  File "eval.py", line 3, in <module>\nKeyError: \'labels\'\n',
     ],
   ])('synthetic (%s): no card failure told', async (_name, paste) => {
+    expect((await diagnosePaste(paste))?.category).not.toBe('cuda_oom');
+  });
+});
+
+describe('an attempt to train a model of a stated size on a named card, told as failing (told-vocabulary.ts attemptFailedOnCard)', () => {
+  it('real: "tried to fine-tune LLaMA-7b with 1x NVIDIA A100-80GB to no avail" (blind10/6246): the budget, sharding or offload, not the batch', async () => {
+    const d = await firstOfCase('blind10', '6246');
+    expect(d?.category).toBe('cuda_oom');
+    expect(d?.fixes[0]?.summary).toMatch(/offload|ZeRO|FSDP|shard/i);
+    expect(d?.fixes[0]?.changes?.batch).toBeUndefined();
+  });
+  it.each([
+    ['en, without success', 'I tried to train a 13B model on a 24 GB card without success.\n'],
+    ['zh, 跑不起来', '7B 在一张 24G 卡上全量微调跑不起来\n'],
+  ])('synthetic (%s): a card failure told', async (_name, paste) => {
+    expect((await diagnosePaste(paste))?.category).toBe('cuda_oom');
+  });
+  it.each([
+    ['no model size', 'I tried to install flash-attn on my A100 to no avail\n'],
+    ['no card', 'I tried to fine-tune a 7B model with the new tokenizer to no avail: the loss stays at 10.\n'],
+  ])('synthetic (%s): nothing told', async (_name, paste) => {
     expect((await diagnosePaste(paste))?.category).not.toBe('cuda_oom');
   });
 });
