@@ -116,7 +116,7 @@ const FAILS_MORE = new RegExp(`${OOM_EVENT}|\\b${OUT_OF_MEMORY}\\b|${FAILS_ZH.so
 // PREDICATES.
 // Failure: the memory ran out, filled, was exceeded, was not enough, blew up.
 const FAILS =
-  /\bout[ -]of[ -]memory\b|\b(?:CUDA|GPU)\s{0,2}memory\s{1,3}errors?\b|\bOOM(?:s|ed|ing)?\b|\b(?:runs?|running|ran)\s{1,3}out\b|\bexceed(?:s|ed|ing)?\s{1,3}(?:the\s{1,3})?(?:available\s{1,3}|total\s{1,3}|GPU\s{1,3}|device\s{1,3}|card['\u2019]?s?\s{1,3})?(?:memory|capacity|limit|VRAM)\b|\bnot\s{1,3}enough\b|\binsufficient\b|\b(?:do|does|did)(?:\s{1,3}not|n['\u2019]t)\s{1,3}have\s{1,3}enough\b|\bexplod(?:e|es|ed|ing)\b|\bblows?\s{1,3}up\b|\bblew\s{1,3}up\b|\boverflow(?:s|ed|ing)?\b|\bexhausted\b|不足|不够|溢出|爆|耗尽|超限|撑不住|扛不住|装不下|放不下|(?:超出|超过)\s{0,2}(?:了\s{0,2})?(?:显存|内存|限制|上限|容量|最大)/i;
+  /\bout[ -]of[ -]memory\b|\b(?:CUDA\s{0,2}|GPU\s{0,2})?memory\s{1,3}(?:errors?|problems?)\b|\bproblems?\s{1,3}with\s{1,3}(?:the\s{1,3})?(?:CUDA|GPU)\s{1,3}memory\b|\bOOM(?:s|ed|ing)?\b|\b(?:runs?|running|ran)\s{1,3}out\b|\bexceed(?:s|ed|ing)?\s{1,3}(?:the\s{1,3})?(?:available\s{1,3}|total\s{1,3}|GPU\s{1,3}|device\s{1,3}|card['\u2019]?s?\s{1,3})?(?:memory|capacity|limit|VRAM)\b|\bnot\s{1,3}enough\b|\binsufficient\b|\b(?:do|does|did)(?:\s{1,3}not|n['\u2019]t)\s{1,3}have\s{1,3}enough\b|\bexplod(?:e|es|ed|ing)\b|\bblows?\s{1,3}up\b|\bblew\s{1,3}up\b|\boverflow(?:s|ed|ing)?\b|\bexhausted\b|不足|不够|溢出|爆|耗尽|超限|撑不住|扛不住|装不下|放不下|(?:超出|超过)\s{0,2}(?:了\s{0,2})?(?:显存|内存|限制|上限|容量|最大)/i;
 // A full card or RAM is usage, not a failure (PyTorch's allocator keeps what it used; "显存满了, GPU 利用率低" is a
 // speed question): it tells the failure only with what followed ("it will stop at the time of full gpu memory").
 const FULL =

@@ -131,3 +131,26 @@ describe('an attempt to train a model of a stated size on a named card, told as 
     expect((await diagnosePaste(paste))?.category).not.toBe('cuda_oom');
   });
 });
+
+describe('memory trouble told as a noun ("I get a memory error", "Problems with CUDA memory", told-failure.ts FAILS)', () => {
+  it('real: "When I use @set FORCE_FULL_PRECISION=T ... I get a memory error" on an 11 GB card (blind7/3917): the fp32 load, not the batch', async () => {
+    const d = await firstOfCase('blind7', '3917');
+    expect(d?.category).toBe('cuda_oom');
+    expect(d?.fixes[0]?.summary).toMatch(/fp32|fp16|half/);
+  });
+  it('real: "Problems with CUDA memory when validation from raw_data." above a cut nnUNet traceback (blind7/3926)', async () => {
+    expect((await firstOfCase('blind7', '3926'))?.category).toBe('cuda_oom');
+  });
+  it.each([
+    ['en, memory error', 'Training a UNet on my RTX 3060 12GB: after the first epoch I get a memory error.\n'],
+    ['en, problems with GPU memory', 'Problems with GPU memory when running inference on 4K images\n'],
+  ])('synthetic (%s): a card failure told', async (_name, paste) => {
+    expect((await diagnosePaste(paste))?.category).toBe('cuda_oom');
+  });
+  it.each([
+    ['negated', 'Training on my RTX 3060 finishes without any memory error, but the accuracy stays at 10%.\n'],
+    ['asked', 'Could this be a memory problem? The loss is NaN after epoch 2 on my GPU.\n'],
+  ])('synthetic (%s): nothing told', async (_name, paste) => {
+    expect((await diagnosePaste(paste))?.category).not.toBe('cuda_oom');
+  });
+});
