@@ -18,7 +18,9 @@
 // Linear: lines and clauses are bounded, every pattern's repeats are bounded, nothing is nested unbounded.
 import type { LogText } from './normalize.js';
 import { isExceptionLine } from './final-error.js';
+import { evalAboveTraining } from './told-eval-compare.js';
 import type { Phase, PhaseVerdict } from './phase.js';
+import { CLAUSE_BREAK, MAX_CLAUSES, toldPhaseWords } from './told-phase.js';
 import {
   CARD_BLOWS_ZH,
   CHANGE_TITLE,
@@ -42,6 +44,7 @@ import {
   NEVER_SETTLES,
   WITH_RUN_COUNT,
   OVER_REQUESTS,
+  attemptFailedOnCard,
   climbFromTo,
   twoReadingsClimb,
 } from './told-vocabulary.js';
@@ -72,7 +75,6 @@ export interface ToldReading {
 
 const MAX_LINES = 600;
 const MAX_LINE = 1200;
-const MAX_CLAUSES = 12;
 const QUOTE_CHARS = 160;
 
 // Not prose: a frame, a traceback, a progress bar, a timestamped or levelled logger line, a shell prompt, code, a
@@ -86,10 +88,6 @@ const LOG_LINE =
 // never a sentence, so a later exception of another kind does not take it back (told-hits.ts).
 const FRAMEWORK_MESSAGE =
   /CUDA out of memory\.\s{0,2}Tried to allocate [\d.]{1,10} ?[KMGT]i?B|Tried to allocate [\d.]{1,10} ?[KMGT]i?B \(GPU \d{1,3}; [\d.]{1,10} ?[KMGT]i?B total capacity|Allocation on device \d{1,3} would exceed allowed memory/;
-
-// Clauses: sentence ends, and a contrast that starts a new claim ("..., but GPU memory still runs out", "，但...").
-// Chinese clauses run on with "，": each is its own claim there ("内存一直在上涨，显存没有变化").
-const CLAUSE_BREAK = /[.!?](?=\s|$)|[。！？；;，]|,?\s{1,3}(?:but|however|although|though|whereas|yet)\s{1,3}/i;
 
 // SUBJECTS. GPU memory first ("GPU RAM" is the card's), then the host's (RSS, a process's resident set, is the host's), then memory unnamed.
 const GPU_SUBJECT =
@@ -119,7 +117,7 @@ const FAILS_MORE = new RegExp(`${OOM_EVENT}|\\b${OUT_OF_MEMORY}\\b|${FAILS_ZH.so
 // PREDICATES.
 // Failure: the memory ran out, filled, was exceeded, was not enough, blew up.
 const FAILS =
-  /\bout[ -]of[ -]memory\b|\b(?:CUDA|GPU)\s{0,2}memory\s{1,3}errors?\b|\bOOM(?:s|ed|ing)?\b|\b(?:runs?|running|ran)\s{1,3}out\b|\bexceed(?:s|ed|ing)?\s{1,3}(?:the\s{1,3})?(?:available\s{1,3}|total\s{1,3}|GPU\s{1,3}|device\s{1,3}|card['\u2019]?s?\s{1,3})?(?:memory|capacity|limit|VRAM)\b|\bnot\s{1,3}enough\b|\binsufficient\b|\b(?:do|does|did)(?:\s{1,3}not|n['\u2019]t)\s{1,3}have\s{1,3}enough\b|\bexplod(?:e|es|ed|ing)\b|\bblows?\s{1,3}up\b|\bblew\s{1,3}up\b|\boverflow(?:s|ed|ing)?\b|\bexhausted\b|不足|不够|溢出|爆|耗尽|超限|撑不住|扛不住|装不下|放不下|(?:超出|超过)\s{0,2}(?:了\s{0,2})?(?:显存|内存|限制|上限|容量|最大)/i;
+  /\bout[ -]of[ -]memory\b|\b(?:CUDA\s{0,2}|GPU\s{0,2})?memory\s{1,3}(?:errors?|problems?)\b|\bproblems?\s{1,3}with\s{1,3}(?:the\s{1,3})?(?:CUDA|GPU)\s{1,3}memory\b|\bOOM(?:s|ed|ing)?\b|\b(?:runs?|running|ran)\s{1,3}out\b|\bexceed(?:s|ed|ing)?\s{1,3}(?:the\s{1,3})?(?:available\s{1,3}|total\s{1,3}|GPU\s{1,3}|device\s{1,3}|card['\u2019]?s?\s{1,3})?(?:memory|capacity|limit|VRAM)\b|\bnot\s{1,3}enough\b|\binsufficient\b|\b(?:do|does|did)(?:\s{1,3}not|n['\u2019]t)\s{1,3}have\s{1,3}enough\b|\bexplod(?:e|es|ed|ing)\b|\bblows?\s{1,3}up\b|\bblew\s{1,3}up\b|\boverflow(?:s|ed|ing)?\b|\bexhausted\b|不足|不够|溢出|爆|耗尽|超限|撑不住|扛不住|装不下|放不下|(?:超出|超过)\s{0,2}(?:了\s{0,2})?(?:显存|内存|限制|上限|容量|最大)/i;
 // A full card or RAM is usage, not a failure (PyTorch's allocator keeps what it used; "显存满了, GPU 利用率低" is a
 // speed question): it tells the failure only with what followed ("it will stop at the time of full gpu memory").
 const FULL =
@@ -140,8 +138,9 @@ const RUN_MEASURE = /随着[^，。\n]{0,24}(?:增加|增多|进行|推移|变�
 const INCREASES =
   /\b(?:uses?|using|takes?|taking|consumes?|consuming|occup(?:y|ies|ying))\s{1,3}more\b|\b(?:increas\w{0,4}|grow\w{0,4}|grew|ris(?:es|ing)|rose|climb\w{0,4}|goes\s{1,3}up|going\s{1,3}up|go(?:es|ing)?\s{1,3}higher|get(?:s|ting)?\s{1,3}higher|escalat\w{0,4}|bump(?:s|ed)?\s{1,3}up)\b|增加|增长|增大|上涨|上升|变大|涨/i;
 // A kill by someone else (the kernel, the OS): passive ("it's killed" too) or by the system; "I killed it" is the user's own act.
+// The shell's word quoted in brackets is the same report ("总是退出（killed）", "the run exits (Killed)", "[Killed]").
 const KILLED =
-  /(?:\b(?:was|were|is|are|be|been|being|gets?|got|getting)|\b(?:it|process|job|program)['\u2019]s)\s{1,3}(?:\w{2,12}\s{1,3})?killed\b|\bkilled\s{1,3}by\s{1,3}(?:the\s{1,3})?(?:os|kernel|system|oom)|["\u201C]kill["\u201D]\s{1,3}problem|\b(?:memory|RAM)\b[^\n]{0,40}?\band\s{1,3}kills?\s{1,3}(?:the\s{1,3})?(?:job|process|run|training)\b|\b(?:OOM|out[ -]of[ -]memory)[ -]?killer\b|(?:显示|出现|提示|报)了?\s{0,2}["“]?Killed\b|被\s{0,2}(?:kill|killed|杀|杀死|杀掉|系统杀)/i;
+  /[（([]\s{0,2}killed\s{0,2}[)）\]]|(?:\b(?:was|were|is|are|be|been|being|gets?|got|getting)|\b(?:it|process|job|program)['\u2019]s)\s{1,3}(?:\w{2,12}\s{1,3})?killed\b|\bkilled\s{1,3}by\s{1,3}(?:the\s{1,3})?(?:os|kernel|system|oom)|["\u201C]kill["\u201D]\s{1,3}problem|\b(?:memory|RAM)\b[^\n]{0,40}?\band\s{1,3}kills?\s{1,3}(?:the\s{1,3})?(?:job|process|run|training)\b|\b(?:OOM|out[ -]of[ -]memory)[ -]?killer\b|(?:显示|出现|提示|报)了?\s{0,2}["“]?Killed\b|被\s{0,2}(?:kill|killed|杀|杀死|杀掉|系统杀)/i;
 const KILLED_BY_USER = /\bkilled\s{1,3}(?:by\s{1,3}(?:me|the\s{1,3}user|hand|ctrl|keyboard)|manually)\b|\bctrl[+-]c\b/i;
 
 // What tells no failure: a negation or an avoidance before the predicate, in the same clause.
@@ -178,41 +177,6 @@ const GUESSED_CAUSE =
 const COMES_BACK =
   /\b(?:drops?|dropped|goes|went|falls?|fell|comes|came|returns?|returned)\s{1,3}(?:back|down)\b|\bback\s{1,3}to\s{1,3}(?:normal|a\s{1,3}low)|回落|降下来|恢复正常|释放掉|then\s{1,3}(?:stays?|remains?)\s{1,3}(?:flat|constant|stable)|\b(?:stabili[sz]e[sd]?|plateaus?)\b|稳定下来|趋于稳定|循环往复|周而复始|锯齿|\bsawtooth\b|\bperiodic(?:ally)?\b/i;
 
-// The phase the account names beside the failure (issue 23: each phase has its own levers). Evaluation and inference
-// ("during validation", "推理时", "运行到验证的时候"), generation, loading the model or checkpoint, loading the data.
-// The words must place the failure there ("推理时", "到验证"): "用 vLLM 进行推理" names the job, not the phase it failed in.
-const PHASE_WORDS: [Phase, RegExp][] = [
-  [
-    'load',
-    /\b(?:while|when|during|at)\s{1,3}(?:the\s{1,3})?(?:time\s{1,3}of\s{1,3})?(?:loading|load(?:ing)?\s{1,3}of)\s{1,3}(?:the\s{1,3})?(?:model|checkpoint|weights)\b|加载模型|模型加载|加载权重|加载checkpoint/i,
-  ],
-  [
-    'data',
-    /\b(?:while|when|during)\s{1,3}(?:loading|load|reading|preprocessing)\s{1,3}(?:the\s{1,3})?(?:data|dataset|images)\b|\bload(?:ed|ing)?\s{1,3}(?:the\s{1,3})?(?:\w{2,12}\s{1,3}){0,3}(?:datasets?|data\s{1,3}batch)\b|加载数据|读取数据|数据加载/i,
-  ],
-  ['generate', /\b(?:during|while|when|in)\s{1,3}(?:the\s{1,3})?(?:generation|generating)\b|生成(?:时|的时候|过程)/i],
-  [
-    'eval',
-    /\b(?:during|in|while|when|at|on|upon)\s{1,3}(?:the\s{1,3})?(?:validation|validating|evaluation|evaluating|eval|inference|inferencing|testing|prediction|predicting)\b|\b(?:validation|evaluation|inference|testing)\s{1,3}(?:step|loop|phase|stage|time)\b|(?:验证|评估|评测|推理|测试|预测)(?:时|的时候|阶段|过程中?|集上)|(?:到|在)(?:验证|评估|评测|测试)/i,
-  ],
-];
-
-// A clause that says its step went fine ("模型加载没问题", "loading the model works") names a phase the run passed, not the
-// one it failed in: the failing clause's own phase first, else the line's other clauses that do not say so.
-const WENT_FINE =
-  /没问题|没有问题|没事|正常|成功|顺利|\b(?:fine|ok|okay)\b|\bworks?\b|\bworked\b|\bno\s{1,3}(?:problems?|issues?|errors?)\b|\bsucceed(?:s|ed)?\b|\bsuccessfully\b/i;
-function toldPhaseWords(clause: string, line: string): Phase | undefined {
-  const of = (text: string) => PHASE_WORDS.find(([, words]) => words.test(text))?.[0];
-  const own = of(clause);
-  if (own) return own;
-  const clauses = line.split(CLAUSE_BREAK).slice(0, MAX_CLAUSES);
-  const rest = clauses.filter((c) => c && c !== clause && !WENT_FINE.test(c)).join(' ');
-  // A phase the line says went fine ("模型加载成功", "the model loaded fine") is one the failure came after.
-  const passed = new Set(clauses.filter((c) => c && WENT_FINE.test(c)).map(of));
-  const phase = of(rest);
-  return phase && !passed.has(phase) ? phase : undefined;
-}
-
 type Memory = 'gpu' | 'host' | 'unnamed';
 
 // A bare "OOM" / "out of memory" tells no failure without a subject (the message rules read it as an event), but one
@@ -243,7 +207,7 @@ function readClause(clause: string, line: string, pasteMemory: Memory, overTheRu
   const killed = KILLED.exec(clause);
   const fails = subject
     ? (FAILS.exec(clause) ?? FAILS_MORE.exec(clause) ?? (CONSEQUENCE.test(line) ? (FULL.exec(clause) ?? FULL_AT_LIMIT.exec(clause)) : null))
-    : ERROR_TOLD.exec(clause);
+    : (ERROR_TOLD.exec(clause) ?? attemptFailedOnCard(clause));
   // A failure told right after the run's own measure ("随着问问题的增多，会出现显存溢出") is a climb over the run.
   // Also a climb told with its figures ("from 3GB to 9GB"), against the run's count, or a fill after running a while.
   const grows = subject
@@ -340,6 +304,14 @@ export function readToldFailure(log: LogText): ToldReading {
     const line = log.line(i);
     if (line.length > MAX_LINE || !line.trim() || LOG_LINE.test(line) || isExceptionLine(line) || FRAMEWORK_MESSAGE.test(line)) continue;
     if (COMES_BACK.test(line) && !NEVER_SETTLES.test(line) && ANY_MEMORY.test(line + (GPU_SUBJECT.test(line) ? ' memory' : ''))) comesBack = true;
+    // The card's memory told larger in evaluation than in training (told-eval-compare.ts): its failure, in evaluation.
+    // The comparison is the line's account ("takes more memory during evaluation than during training" is no climb).
+    const evalAbove = evalAboveTraining(line, i > 0 && !LOG_LINE.test(log.line(i - 1)) ? log.line(i - 1).slice(0, MAX_LINE) : '');
+    if (evalAbove) {
+      found.push({ kind: 'gpu_oom', line: i, clause: quote(evalAbove), phase: 'eval' });
+      spoken.add(i);
+      continue;
+    }
     let affirmed = false;
     let negated = false;
     // A Chinese clause that only sets the run as the measure ("随着训练的进行") carries it to the next clause.

@@ -15,6 +15,7 @@ import { readToldFailure, type ToldFailure, type ToldKind } from './told-failure
 import type { Incident } from './incident/index.js';
 import { climbOverRun } from './growth-oom.js';
 import { toldClimbTiesWorkers } from './levers/workers.js';
+import { noSpaceBesideShm } from './shm-no-space.js';
 
 const NOT_FAILURE_TEXT = 'The caller indicates that this is not a failure';
 const ALLOCATOR_NOT_FAILURE = new RegExp(NOT_FAILURE_TEXT);
@@ -54,6 +55,7 @@ export function withToldFailure(log: LogText, base: RuleBase, hits: RuleHit[]): 
   // The paste ends in an exception of another kind: sentences about memory never override its type.
   const last = finalError(log);
   if (last && endsNotMemory(last)) return { hits: kept.filter((h) => !only(spoken)(h)) };
+  withShmNoSpace(log, base, kept);
   if (!told) return { hits: kept };
   // The stack's own allocator line says the memory it ran short of was a retry that succeeded (TensorFlow's BFC "The
   // caller indicates that this is not a failure"): with no failure recognised, words about memory do not make one.
@@ -106,4 +108,15 @@ function notFailureLines(log: LogText): Set<number> {
   if (!log.buf.includes(NOT_FAILURE_TEXT)) return lines;
   for (let l = 0; l < log.lineCount; l++) if (ALLOCATOR_NOT_FAILURE.test(log.line(l).slice(0, 2000))) lines.add(l);
   return lines;
+}
+
+/**
+ * ENOSPC where the paste names shared memory apart from it (shm-no-space.ts): the shm-exhausted rule's hit, weaker than
+ * a rule's own (a memory message recognised elsewhere speaks instead), where no memory rule recognised anything.
+ */
+function withShmNoSpace(log: LogText, base: RuleBase, hits: RuleHit[]): void {
+  if (hits.some((h) => MEMORY.has(base.rules[h.rule].category))) return;
+  const line = noSpaceBesideShm(log);
+  const rule = base.rules.findIndex((r) => r.id === 'shm-exhausted');
+  if (line !== undefined && rule >= 0) hits.push({ rule, lines: [line], lastLine: line, told: true });
 }

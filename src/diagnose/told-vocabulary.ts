@@ -105,6 +105,21 @@ export const FORECAST_QUESTION = /会\s{0,2}[^，。？！\n]{0,12}?(?:吗|么|�
 /** The English form, read on the whole line (a clause loses its question mark): a line that asks "Will ... ?". */
 export const FORECAST_QUESTION_LINE = /^\s{0,4}(?:will|would)\b[^\n]{0,160}[?？]\s*$/i;
 
+/**
+ * An attempt to train, fine-tune or load a model of a stated size on a named card, told as failing with no error named
+ * ("I tried to fine-tune LLaMA-7b with 1x NVIDIA A100-80GB to no avail", "tried to train a 13B model on a 24 GB card without
+ * success", "7B 在一张 24G 卡上微调跑不起来"): a size against a card is a memory account, the budget then decides the lever.
+ */
+const ATTEMPT_FAILED =
+  /\b(?:tried|trying|attempted|attempting)\s{1,3}to\s{1,3}(?:train|fine-?tune|finetune|pre-?train|load|run|fit)\b[^\n.;]{0,100}?\b(?:to\s{1,3}no\s{1,3}avail|without\s{1,3}success|unsuccessfully|in\s{1,3}vain)\b|(?:训练|微调|跑)[^，。\n]{0,30}?(?:跑不起来|跑不动|装不下)/i;
+const MODEL_SIZE = /\b\d{1,4}(?:\.\d)?\s{0,2}[bB]\b|\b\d{1,4}(?:\.\d)?\s{0,2}(?:billion|B\s{0,2}params)\b/i;
+const CARD_NAMED =
+  /\b(?:A100|H100|H200|H800|A800|A6000|A10G?|L4|L40S?|V100|T4|RTX\s{0,2}\d{4}|\d{4}\s{0,2}Ti)\b|\b\d{1,3}\s{0,2}G(?:i)?B?\b[^\n]{0,12}?(?:GPU|card|卡|显卡)|(?:GPU|card|卡)[^\n]{0,6}?\d{1,3}\s{0,2}G/i;
+export function attemptFailedOnCard(clause: string): RegExpExecArray | null {
+  if (!MODEL_SIZE.test(clause) || !CARD_NAMED.test(clause)) return null;
+  return ATTEMPT_FAILED.exec(clause);
+}
+
 // ---- A climb told over the run (h1, session 36): the forms real reports use that the grammar missed.
 
 /**

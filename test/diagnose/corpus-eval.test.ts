@@ -130,6 +130,8 @@ GROUPS.push('input12');
 GROUPS.push('shm12');
 // holder12/ (stop 38, h1: another holder or a refused context in tools' fixed formats: CUDA MPS 805, SGLang's TP balance check, vLLM's profiling assertion, TF 1.x free memory at start; 10 real threads labelled first; tuned).
 GROUPS.push('holder12');
+// words13/ (stop 39, p1: failures told outside a framework's message: exit 137, a bracketed Killed, ENOSPC beside shm or a DataLoader in a container, evaluation told above training; 7 real threads labelled first; tuned).
+GROUPS.push('words13');
 // The category vocabulary of /work/corpus-format.md (the same as test/fixtures/eval-dev/cases.json).
 const LABELS = new Set([
   'cuda_oom',
@@ -807,6 +809,17 @@ describe('expert expectations on real logs', () => {
       lever: 0.75,
       strict: 0,
       named: 0.75,
+    },
+    // labelled before running: first run category 5/7, lever 3/7 (main before: 4/7, 3/7); 7/7 category, 5/7 lever after the Chinese
+    // 比 comparative and a DataLoader in a container (6750, 6754); 6752 (eval at full resolution) and 6753 (grows with the set) keep no_grad.
+    {
+      group: 'words13',
+      what: '7 logs, 6750-6756: ENOSPC beside a DataLoader in Docker, exit 137, evaluation told above training (3), kills told in words',
+      n: 7,
+      category: 0.85,
+      lever: 0.6,
+      strict: 0,
+      named: 0.6,
     },
   ];
   it.each(TUNED)('$group/ ($what; tuned): no harmful first fix; floors under the measured level', { timeout: 120_000 }, async (t) => {
