@@ -148,6 +148,9 @@ const AUTOGRAD_FILE = (f: Frame) => /autograd[\\/]/.test(f.file) && !GRAD_MODE_D
 const FORWARD_FN = /^(?:forward|_call_impl|_wrapped_call_impl)$/;
 const TRAIN_FN = /^(?:training_step|train_step|_inner_training_loop|train_one_epoch|train_epoch|_run_train|fit_loop|optimizer_step)$/;
 
+// A torch.distributed collective called on the frame's line: "torch_distrib.init_process_group(", "dist.barrier()".
+const COLLECTIVE_CALL_CODE =
+  /\b(?:dist|distributed|torch_distrib|torch\.distributed)\.(?:init_process_group|barrier|all_reduce|all_gather|broadcast|reduce_scatter)\(/;
 // The source line under a frame calls a framework's evaluation entry point by its API name (a paste that cut the
 // frames inside it): HF Trainer's evaluate/predict, Lightning's validate/test/predict, a script's own evaluate().
 const EVAL_CALL_CODE =
@@ -212,6 +215,9 @@ export function phaseFromFrames(frames: Frame[]): PhaseVerdict | undefined {
   for (const f of frames) {
     const marker = markerOf(f) ?? (!underTestRunner && TEST_NAME_WORD.test(f.fn) ? 'eval' : undefined);
     if (!marker && f === frames[0] && f.code && LOAD_CALL_CODE.test(f.code)) return { phase: 'load', frame: `${quote(f)}: ${f.code.slice(0, 100)}` };
+    // The innermost frame's line calls a collective by its torch.distributed name (the frames inside it cut): the collective.
+    if (!marker && f === frames[0] && f.code && COLLECTIVE_CALL_CODE.test(f.code))
+      return { phase: 'collective', frame: `${quote(f)}: ${f.code.slice(0, 100)}` };
     if (!marker) {
       // No frame name says it, but the line the frame ran calls an evaluation entry point: the run was evaluating.
       if (f.code && EVAL_CALL_CODE.test(f.code)) {
@@ -314,7 +320,8 @@ function evalLoopOfLine(line: string): PhaseVerdict['evalLoop'] {
 export function cutTracebackPhase(log: LogText): PhaseVerdict | undefined {
   // Its last frame (an excerpt may start at the frames, without the "Traceback" head): the frames above it, innermost first.
   for (let l = log.lineCount - 1; l >= 0 && l >= log.lineCount - MAX_TRACEBACK_SCAN; l--) {
-    if (frameOf(log.line(l).slice(0, MAX_LINE))) return phaseFromFrames(tracebackFrames(log, l + 1));
+    // (Up to the line after it: the source line the last frame printed is what it was running.)
+    if (frameOf(log.line(l).slice(0, MAX_LINE))) return phaseFromFrames(tracebackFrames(log, Math.min(l + 2, log.lineCount)));
   }
   return undefined;
 }

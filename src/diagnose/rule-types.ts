@@ -135,6 +135,7 @@ export const CONDITIONS = [
   'sequence_first',
   'input_size_first',
   'input_size_said',
+  'inference_input_experiment',
   'input_length_first_video',
   'input_length_first_audio',
   'smaller_input_worked',

@@ -132,6 +132,8 @@ GROUPS.push('shm12');
 GROUPS.push('holder12');
 // words13/ (stop 39, p1: failures told outside a framework's message: exit 137, a bracketed Killed, ENOSPC beside shm or a DataLoader in a container, evaluation told above training; 7 real threads labelled first; tuned).
 GROUPS.push('words13');
+// input13/ (stop 39, i1: inference said with no batch, input or model size: the experiment is one input at half its size; 5 real threads labelled first, 2 zh; tuned).
+GROUPS.push('input13');
 // The category vocabulary of /work/corpus-format.md (the same as test/fixtures/eval-dev/cases.json).
 const LABELS = new Set([
   'cuda_oom',
@@ -820,6 +822,16 @@ describe('expert expectations on real logs', () => {
       lever: 0.6,
       strict: 0,
       named: 0.6,
+    },
+    // labelled before running: first run category 5/5, lever 4/5, named first 2/5 (README).
+    {
+      group: 'input13',
+      what: '5 logs, 6850-6854: inference on one input said in words or by a script, an OCR long image, a visualisation script without no_grad',
+      n: 5,
+      category: 0.8,
+      lever: 0.6,
+      strict: 0,
+      named: 0.2,
     },
   ];
   it.each(TUNED)('$group/ ($what; tuned): no harmful first fix; floors under the measured level', { timeout: 120_000 }, async (t) => {

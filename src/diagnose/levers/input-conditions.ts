@@ -6,6 +6,7 @@ import { tiledRestorationFirst } from './tiled-restoration.js';
 import { hostRequestOverRam } from './host-request.js';
 import { longAttentionFirst } from './long-attention.js';
 import { inputSkippedFirst } from './input-skipped.js';
+import { inferenceInputExperiment } from './input-size.js';
 import type { Incident } from '../incident/index.js';
 
 type Check = ({ incident }: { incident: Incident }) => boolean;
@@ -29,5 +30,8 @@ export function inputLeverConditions(holder: (f: Incident) => string | undefined
     tile_restoration_first: ({ incident }) => tiledRestorationFirst(incident) && own(incident),
     // A per-input skip line over its OOM (input-skipped.ts): one input at a time, and this one is too large.
     input_skipped_first: ({ incident }) => inputSkippedFirst(incident) && own(incident),
+    // Inference said, no batch, input or model size stated (input-size.ts): the experiment is one input at half its size,
+    // where the figures say this process's own tensors fill the card (unstated, the experiment that finds the holder leads).
+    inference_input_experiment: ({ incident }) => inferenceInputExperiment(incident) && holder(incident) === 'activations',
   } satisfies Record<string, Check>;
 }

@@ -204,6 +204,20 @@ export function inputSaidLargeFirst(f: Incident): boolean {
   return INPUT_PHASES.has(f.phase.name) && !grows(f) && !oomAfterSteps(f) && !staticOverCard(f);
 }
 
+/**
+ * The report says the run is inference (reported-load.ts) and states no batch above 1, no input size and no model size:
+ * outside training a request holds the weights and one input's activations, which grow with that input (an image's
+ * pixels, a page rendered to an image, a text's tokens), so the experiment that decides is the same input at half its
+ * size, not a training step at batch 1. A sized model is the budget's to judge (holder.ts), a stated size the levers'
+ * above.
+ */
+export function inferenceInputExperiment(f: Incident): boolean {
+  if (f.run.training === true || f.run.inference === true || f.run.inferenceSaid === undefined || f.model.paramsB !== undefined) return false;
+  if (f.run.batch !== undefined && f.run.batchDefaultOf === undefined && f.run.batch > 1) return false;
+  if (f.input.inputPixels !== undefined || f.input.inputSaidLarge !== undefined || f.input.inputLength !== undefined) return false;
+  return INPUT_PHASES.has(f.phase.name) && !grows(f) && !oomAfterSteps(f) && !staticOverCard(f);
+}
+
 /** Tokens of one sequence or context whose attention takes gigabytes (sequence.ts LONG_SEQUENCE, generation-length.ts LONG_REQUEST). */
 const LONG_TOKENS = 8192;
 

@@ -7,7 +7,7 @@
 //   weights are transferred to the device", "启动的时候", "加载模型时"), read only where no frame places it and nothing
 //   in the paste trains: the load phase, whose holder is the weights (holder.ts);
 // - the report says the run is inference (an inference or demo script by its conventional name, "inference",
-//   "deploy", "use the model", "推理", "部署"): with no training in the paste, a process that holds most of the card on
+//   "deploy", "use the model", a `.predict(` call, "推理", "部署"): with no training in the paste, a process that holds most of the card on
 //   a small request holds its weights.
 // The words are the vocabulary of running a model, never a thread's; every pattern is bounded and read per line.
 import { boundedLines } from '../lines.js';
@@ -29,9 +29,10 @@ const BATCH = /\bbatch|批/i;
 // The report says it trains, or that the failure came after the load: no load phase then.
 const NOT_AT_LOAD = /\bafter\s{1,3}(?:the\s{1,3})?(?:model\s{1,3})?(?:load(?:ing|ed)?|start[- ]?up)\b|加载(?:完|之后|后|成功)/i;
 
-// Inference said: an inference or demo script by its conventional name, or the words of running a trained model.
+// Inference said: an inference or demo script by its conventional name, the words of running a trained model, or a call of
+// the predict API (Keras, scikit-learn, flair, Ultralytics all name it `.predict(`).
 const INFERENCE_WORDS =
-  /\b(?:infer|inference|generate|demo|cli_demo|web_demo|txt2img|img2img)\w{0,20}\.py\b|\binferenc(?:e|ing)\b|\bdeploy(?:ing|ment|ed)?\b|\b(?:use|using|run|running)\s{1,3}(?:the|this|a|my)\s{1,3}(?:[\w.-]{1,30}\s{1,3})?model\b|\bquick\s?start\b|推理|部署/i;
+  /\b(?:infer|inference|generate|demo|cli_demo|web_demo|txt2img|img2img)\w{0,20}\.py\b|\binferenc(?:e|ing)\b|\bdeploy(?:ing|ment|ed)?\b|\b(?:use|using|run|running)\s{1,3}(?:the|this|a|my)\s{1,3}(?:[\w.-]{1,30}\s{1,3})?model\b|\bquick\s?start\b|\.predict\(|推理|部署/i;
 
 const quoted = (line: string) => `"${line.length > QUOTE_CHARS ? line.slice(0, QUOTE_CHARS) + '…' : line}"`;
 
