@@ -128,6 +128,8 @@ GROUPS.push('input12');
 GROUPS.push('shm12');
 // holder12/ (stop 38, h1: another holder or a refused context in tools' fixed formats: CUDA MPS 805, SGLang's TP balance check, vLLM's profiling assertion, TF 1.x free memory at start; 10 real threads labelled first; tuned).
 GROUPS.push('holder12');
+// confuse13/ (stop 39, c1: non-memory framework errors with memory words: tensors on two devices, cuBLAS NOT_SUPPORTED / ARCH_MISMATCH, invalid ordinal, pinned host; 13 real threads labelled first; tuned).
+GROUPS.push('confuse13');
 // The category vocabulary of /work/corpus-format.md (the same as test/fixtures/eval-dev/cases.json).
 const LABELS = new Set([
   'cuda_oom',
@@ -795,6 +797,17 @@ describe('expert expectations on real logs', () => {
       lever: 0.75,
       strict: 0,
       named: 0.75,
+    },
+    // labelled before running: 13/13 category and lever at the start engine too, 7 of them by abstaining; after the two rules
+    // (knowledge/tensors-on-two-devices, knowledge/cublas-unsupported-operation) the same 13/13, every one with a diagnosis.
+    {
+      group: 'confuse13',
+      what: '13 logs, 7000-7012: device mismatch (3 logged without type), cuBLAS NOT_SUPPORTED / ARCH_MISMATCH (6), invalid ordinal, pinned host, free >= request',
+      n: 13,
+      category: 0.9,
+      lever: 0.9,
+      strict: 0,
+      named: 0.9,
     },
   ];
   it.each(TUNED)('$group/ ($what; tuned): no harmful first fix; floors under the measured level', { timeout: 120_000 }, async (t) => {
