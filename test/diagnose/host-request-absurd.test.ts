@@ -15,6 +15,8 @@ describe('an absurd host request: a garbage size, not RAM', () => {
   it.each([
     'Traceback (most recent call last):\n  File "x.py", line 3, in <module>\nnumpy.core._exceptions._ArrayMemoryError: Unable to allocate 2.50 TiB for an array with shape (600000, 600000) and data type float64',
     "RuntimeError: [enforce fail at alloc_cpu.cpp:83] err == 0. DefaultCPUAllocator: can't allocate memory: you tried to allocate 1649267441664 bytes. Error code 12 (Cannot allocate memory)",
+    // NumPy prints a whole size with a trailing point ("115. TiB")
+    'numpy.core._exceptions._ArrayMemoryError: Unable to allocate 115. TiB for an array with shape (3983360, 3983360) and data type float64',
     'MemoryError: (ResourceExhausted) Fail to alloc memory of 2199023255552 size, error code is 12.\n  [Hint: Expected error == 0, but received error:12 != 0:0.] (at /paddle/paddle/fluid/memory/allocation/cpu_allocator.cc:50)',
   ])('synthetic %#', async (text) => {
     const d = await diagnosePaste(text);
@@ -28,6 +30,13 @@ describe('near misses: a large but possible host request stays the RAM answer (s
     const d = await diagnosePaste(
       'numpy.core._exceptions._ArrayMemoryError: Unable to allocate 61.1 GiB for an array with shape (2600, 1080, 1920, 3) and data type float32',
     );
+    expect(d?.fixes[0].summary).not.toMatch(NOT_CAPACITY);
+  });
+  it("926. GiB (NumPy's trailing point) for a dense matrix: the as-large-as-RAM answer, not a garbage size", async () => {
+    const d = await diagnosePaste(
+      'numpy.core._exceptions.MemoryError: Unable to allocate 926. GiB for an array with shape (6794880, 36601) and data type float32',
+    );
+    expect(d?.fixes[0].summary).toMatch(/One allocation of 926\.00 GiB/);
     expect(d?.fixes[0].summary).not.toMatch(NOT_CAPACITY);
   });
   it('a 1.5 TiB request on a machine whose stated RAM is 2 TB is a real shortage', async () => {

@@ -20,7 +20,7 @@ const UNIT_MIB: Record<string, number> = { B: 2 ** -20, KiB: 2 ** -10, MiB: 1, G
 const TORCH_CPU = /DefaultCPUAllocator: (?:not enough memory|can't allocate memory): you tried to allocate (\d{1,16}) bytes/;
 // PaddlePaddle's CPU allocator: "(ResourceExhausted) Fail to alloc memory of 4165888745472 size, error code is 12" (errno 12, ENOMEM).
 const PADDLE_CPU = /Fail to alloc memory of (\d{1,16}) size, error code is 12\b/;
-const NUMPY = /Unable to allocate (\d{1,6}(?:\.\d{1,3})?) (B|KiB|MiB|GiB|TiB) for an array with shape (\([\d, ]{1,80}\))/;
+const NUMPY = /Unable to allocate (\d{1,6}(?:\.\d{0,3})?) (B|KiB|MiB|GiB|TiB) for an array with shape (\([\d, ]{1,80}\))/;
 
 /** The largest single host request the paste's allocator messages name, and how the reply quotes it. */
 export function readHostRequest(text: string): HostRequestFacts {
