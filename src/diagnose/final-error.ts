@@ -55,6 +55,8 @@ const NOT_MEMORY_MESSAGE = String.raw`(?:Expected all tensors to be on the same 
 const NOT_MEMORY_RUNTIME_MESSAGES = new RE2('^' + NOT_MEMORY_MESSAGE);
 /** The same fixed messages inside a logger's line ("ERROR ... generation failed: Expected all tensors to be on ..."). */
 const NOT_MEMORY_IN_LINE = new RE2(NOT_MEMORY_MESSAGE);
+/** A memory failure's own words in a logged line (PyTorch's, the CUDA runtime's and most wrappers' messages). */
+const MEMORY_IN_LINE = new RE2(String.raw`(?i)out of memory|OutOfMemoryError|Tried to allocate \d`);
 /** Exception types PyTorch raises these messages under (torch.AcceleratorError from 2.10 for CUDA errors). */
 const RUNTIME_TYPES = new Set(['RuntimeError', 'AcceleratorError']);
 
@@ -74,6 +76,8 @@ export function finalOrLoggedError(log: LogText): FinalError | undefined {
   const stop = Math.max(0, log.lineCount - TAIL_LINES);
   for (let l = log.lineCount - 1; l >= stop; l--) {
     const text = log.line(l).slice(0, MAX_LINE);
+    // A memory failure logged after it is the later error: the non-memory one does not end the run.
+    if (MEMORY_IN_LINE.test(text)) return undefined;
     const m = NOT_MEMORY_IN_LINE.exec(text);
     if (m) return { type: 'RuntimeError', message: text.slice(m.index).trim(), line: l, tracebackStart: l };
   }

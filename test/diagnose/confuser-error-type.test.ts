@@ -82,6 +82,12 @@ describe('near misses: a memory failure stays a memory diagnosis (synthetic)', (
     );
     expect(d?.category).toBe('cuda_oom');
   });
+  it('a logged OOM after a logged device mismatch is the later error: the OOM', async () => {
+    const d = await diagnosePaste(
+      '[WARN] retry: Expected all tensors to be on the same device, but found at least two devices, cpu and cuda:0!\n[ERROR] worker: CUDA out of memory. Tried to allocate 4.00 GiB (GPU 0; 23.65 GiB total capacity; 21.91 GiB already allocated; 120.00 MiB free; 22.60 GiB reserved in total by PyTorch)',
+    );
+    expect(d?.category).toBe('cuda_oom');
+  });
   it('an OOM exception before a logged device mismatch is the first failure', async () => {
     const d = await diagnosePaste(
       'Traceback (most recent call last):\n  File "a.py", line 2, in <module>\ntorch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 8.00 GiB (GPU 0; 23.65 GiB total capacity; 20.91 GiB already allocated; 1.12 GiB free; 21.60 GiB reserved in total by PyTorch)\nthen the fallback path logged:\n[ERROR] Expected all tensors to be on the same device, but found at least two devices, cpu and cuda:0!',
