@@ -13,7 +13,7 @@ import { holds } from './conditions.js';
 import { whoHoldsMemory } from './holder.js';
 import { unstatedHolderWhy } from './holder-unstated.js';
 import { strayContexts } from './rank-contexts.js';
-import { endsNotMemory, finalError, isExceptionLine, NOT_MEMORY_EXCEPTIONS, type FinalError } from './final-error.js';
+import { endsNotMemory, finalOrLoggedError, isExceptionLine, NOT_MEMORY_EXCEPTIONS, type FinalError } from './final-error.js';
 import { detectTool, knobInZh, knobsFor, type ToolInfo } from './tools.js';
 import { parseCommand } from './tool-cli.js';
 import { computeFixes, type ComputedFix } from './fixes/index.js';
@@ -276,7 +276,7 @@ export function diagnose(raw: string, base: RuleBase, loc?: Locale): DiagnoseRes
   // Abstain rather than guess: a run that ends in KeyError / a shape mismatch / a missing file is not a
   // memory problem, unless a memory error came before that last traceback (an OOM whose aftermath
   // raised the final exception).
-  const last = finalError(log);
+  const last = finalOrLoggedError(log);
   if (last && endsNotMemory(last)) {
     // A RuntimeError known by its message (a device or shape error) is what failed: memory evidence before
     // it counts only as an exception (an OOM whose aftermath raised it), never as a user's sentence.

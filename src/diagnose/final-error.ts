@@ -46,15 +46,42 @@ export const NOT_MEMORY_EXCEPTIONS = new Set([
 
 /**
  * A RuntimeError's fixed PyTorch messages that say what failed and that it was not memory: tensors on two
- * devices, an input and weight of different types, shapes that do not fit. The exception decides the route.
+ * devices, an input and weight of different types, shapes that do not fit, an index out of range, a GPU index the
+ * process does not have, a build with no kernels for the card, a cuBLAS status that is a dtype or architecture the
+ * library does not support (its allocation failure, CUBLAS_STATUS_ALLOC_FAILED, is memory and stays out). The
+ * exception decides the route.
  */
-const NOT_MEMORY_RUNTIME_MESSAGES = new RE2(
-  String.raw`^(?:Expected all tensors to be on the same device|Expected object of (?:device type|backend) \w{1,20} but got|Input type \(.{1,80}\) and weight type \(.{1,80}\) should be the same|mat1 and mat2 shapes cannot be multiplied|The size of tensor a \(\d{1,12}\) must match the size of tensor b|Given groups=\d{1,9}, weight of size|Error\(s\) in loading state_dict for)`,
-);
+const NOT_MEMORY_MESSAGE = String.raw`(?:Expected all tensors to be on the same device|Expected object of (?:device type|backend) \w{1,20} but got|Input type \(.{1,80}\) and weight type \(.{1,80}\) should be the same|mat1 and mat2 shapes cannot be multiplied|The size of tensor a \(\d{1,12}\) must match the size of tensor b|Given groups=\d{1,9}, weight of size|Error\(s\) in loading state_dict for|(?:CUDA error: )?(?:CUBLAS_STATUS_NOT_SUPPORTED|CUBLAS_STATUS_ARCH_MISMATCH|CUBLAS_STATUS_INVALID_VALUE|invalid device ordinal|no kernel image is available for execution on the device)|index out of range in self|expected scalar type \w{1,20} but found \w{1,20})`;
+const NOT_MEMORY_RUNTIME_MESSAGES = new RE2('^' + NOT_MEMORY_MESSAGE);
+/** The same fixed messages inside a logger's line ("ERROR ... generation failed: Expected all tensors to be on ..."). */
+const NOT_MEMORY_IN_LINE = new RE2(NOT_MEMORY_MESSAGE);
+/** A memory failure's own words in a logged line (PyTorch's, the CUDA runtime's and most wrappers' messages). */
+const MEMORY_IN_LINE = new RE2(String.raw`(?i)out of memory|OutOfMemoryError|Tried to allocate \d`);
+/** Exception types PyTorch raises these messages under (torch.AcceleratorError from 2.10 for CUDA errors). */
+const RUNTIME_TYPES = new Set(['RuntimeError', 'AcceleratorError']);
 
 /** The run ended in an exception that is not about memory: by its type, or a RuntimeError by its fixed message. */
 export function endsNotMemory(last: FinalError): boolean {
-  return NOT_MEMORY_EXCEPTIONS.has(last.type) || (last.type === 'RuntimeError' && NOT_MEMORY_RUNTIME_MESSAGES.test(last.message));
+  return NOT_MEMORY_EXCEPTIONS.has(last.type) || (RUNTIME_TYPES.has(last.type) && NOT_MEMORY_RUNTIME_MESSAGES.test(last.message));
+}
+
+/**
+ * The final error, or where the paste shows no exception line, the last line that carries one of the fixed non-memory
+ * messages inside a logger's line: a server or a UI logs the exception's text without its type, and that text is still
+ * the error (issue 23, item 5: prose beside it never turns it into a memory diagnosis).
+ */
+export function finalOrLoggedError(log: LogText): FinalError | undefined {
+  const last = finalError(log);
+  if (last) return last;
+  const stop = Math.max(0, log.lineCount - TAIL_LINES);
+  for (let l = log.lineCount - 1; l >= stop; l--) {
+    const text = log.line(l).slice(0, MAX_LINE);
+    // A memory failure logged after it is the later error: the non-memory one does not end the run.
+    if (MEMORY_IN_LINE.test(text)) return undefined;
+    const m = NOT_MEMORY_IN_LINE.exec(text);
+    if (m) return { type: 'RuntimeError', message: text.slice(m.index).trim(), line: l, tracebackStart: l };
+  }
+  return undefined;
 }
 
 /** A line that is an exception (`torch.OutOfMemoryError: ...`), not a sentence about one. */

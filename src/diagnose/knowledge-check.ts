@@ -131,7 +131,7 @@ export function scaffoldRule(dir: string, id: string, logFile: string): { ruleDi
       'zh:',
       `  title: ${yamlString(`TODO: 同一句话的中文 (${id})`)}`,
       '# one of: cuda_oom, replica_oom, fragmentation, host_oom_killed, shm_exhausted, growing_memory_leak,',
-      '# cudnn_cublas_alloc, nccl_or_distributed, driver_or_smi, device_assert_not_memory',
+      '# cudnn_cublas_alloc, nccl_or_distributed, driver_or_smi, device_assert_not_memory, unrelated',
       'category: cuda_oom',
       '# higher wins when several rules match (cuda-oom is 100)',
       'priority: 100',

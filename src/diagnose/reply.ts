@@ -73,7 +73,7 @@ export function diagnosisReply(result: DiagnoseResult, input?: Pick<LogInput, 'n
     if (notes.length) sections.push({ text: notes.join(' ') });
     return { title: t(loc, 'diag.none.title'), severity: 'info', sections };
   }
-  const severity = ['device_assert_not_memory', 'nccl_or_distributed', 'driver_or_smi'].includes(best.category) ? 'warning' : 'error';
+  const severity = ['device_assert_not_memory', 'nccl_or_distributed', 'driver_or_smi', 'unrelated'].includes(best.category) ? 'warning' : 'error';
   const sections: ReplySection[] = [];
   const fields = FACT_LABELS.filter(([k]) => flatView(best.incident)[k] !== undefined).map(([k, label, fmt]) => ({
     label: t(loc, label),

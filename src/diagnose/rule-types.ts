@@ -10,6 +10,8 @@ export const CATEGORIES = [
   'nccl_or_distributed',
   'driver_or_smi',
   'device_assert_not_memory',
+  // Not a memory problem, recognised by its own fixed message (tensors on two devices, cuBLAS refusing an operation).
+  'unrelated',
 ] as const;
 export type Category = (typeof CATEGORIES)[number];
 
@@ -190,6 +192,7 @@ export const CONDITIONS = [
   'tile_restoration_first',
   'sample_tensor_input',
   'host_request_over_ram',
+  'host_request_absurd',
   'long_attention_first',
   'checkpointing_worked',
   'batch_one_zero_below_3',

@@ -10,7 +10,7 @@ import type { RuleBase } from './rule-base.js';
 import type { RuleHit } from './match.js';
 import type { LogText } from './normalize.js';
 import type { Category } from './rule-types.js';
-import { endsNotMemory, finalError } from './final-error.js';
+import { endsNotMemory, finalOrLoggedError } from './final-error.js';
 import { readToldFailure, type ToldFailure, type ToldKind } from './told-failure.js';
 import type { Incident } from './incident/index.js';
 import { climbOverRun } from './growth-oom.js';
@@ -53,7 +53,7 @@ export function withToldFailure(log: LogText, base: RuleBase, hits: RuleHit[]): 
   const toldKind = (h: RuleHit) => told !== undefined && TOLD_CATEGORIES[told.kind].has(base.rules[h.rule].category);
   const kept = hits.filter((h) => !only(denied)(h) || toldKind(h)).filter((h) => !only(retried)(h));
   // The paste ends in an exception of another kind: sentences about memory never override its type.
-  const last = finalError(log);
+  const last = finalOrLoggedError(log);
   if (last && endsNotMemory(last)) return { hits: kept.filter((h) => !only(spoken)(h)) };
   withShmNoSpace(log, base, kept);
   if (!told) return { hits: kept };

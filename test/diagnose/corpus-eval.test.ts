@@ -134,6 +134,8 @@ GROUPS.push('holder12');
 GROUPS.push('words13');
 // input13/ (stop 39, i1: inference said with no batch, input or model size: the experiment is one input at half its size; 5 real threads labelled first, 2 zh; tuned).
 GROUPS.push('input13');
+// confuse13/ (stop 39, c1: non-memory framework errors with memory words: tensors on two devices, cuBLAS NOT_SUPPORTED / ARCH_MISMATCH, invalid ordinal, pinned host; 13 real threads labelled first; tuned).
+GROUPS.push('confuse13');
 // The category vocabulary of /work/corpus-format.md (the same as test/fixtures/eval-dev/cases.json).
 const LABELS = new Set([
   'cuda_oom',
@@ -832,6 +834,18 @@ describe('expert expectations on real logs', () => {
       lever: 0.6,
       strict: 0,
       named: 0.2,
+    },
+    // labelled before running: 13/13 category and lever at the start engine too, 7 of them by abstaining; after the two rules
+    // (knowledge/tensors-on-two-devices, knowledge/cublas-unsupported-operation) the same 13/13, every one with a diagnosis.
+    // 7013-7014 (an absurd host request and its near miss), labelled before running: 1/2 lever at the start engine, 2/2 after.
+    {
+      group: 'confuse13',
+      what: '15 logs, 7000-7014: device mismatch (3 logged without type), cuBLAS NOT_SUPPORTED / ARCH_MISMATCH (7), invalid ordinal, pinned host, free >= request, host requests of 115 TiB and 926 GiB',
+      n: 15,
+      category: 0.9,
+      lever: 0.9,
+      strict: 0,
+      named: 0.9,
     },
   ];
   it.each(TUNED)('$group/ ($what; tuned): no harmful first fix; floors under the measured level', { timeout: 120_000 }, async (t) => {

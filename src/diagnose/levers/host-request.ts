@@ -18,14 +18,16 @@ const HOST_REQUEST_UNSTATED_MIB = 16 * 1024;
 const UNIT_MIB: Record<string, number> = { B: 2 ** -20, KiB: 2 ** -10, MiB: 1, GiB: 1024, TiB: 2 ** 20 };
 
 const TORCH_CPU = /DefaultCPUAllocator: (?:not enough memory|can't allocate memory): you tried to allocate (\d{1,16}) bytes/;
-const NUMPY = /Unable to allocate (\d{1,6}(?:\.\d{1,3})?) (B|KiB|MiB|GiB|TiB) for an array with shape (\([\d, ]{1,80}\))/;
+// PaddlePaddle's CPU allocator: "(ResourceExhausted) Fail to alloc memory of 4165888745472 size, error code is 12" (errno 12, ENOMEM).
+const PADDLE_CPU = /Fail to alloc memory of (\d{1,16}) size, error code is 12\b/;
+const NUMPY = /Unable to allocate (\d{1,6}(?:\.\d{0,3})?) (B|KiB|MiB|GiB|TiB) for an array with shape (\([\d, ]{1,80}\))/;
 
 /** The largest single host request the paste's allocator messages name, and how the reply quotes it. */
 export function readHostRequest(text: string): HostRequestFacts {
   let best: { mib: number; quote: string } | undefined;
   for (const line of boundedLines(text, MAX_LINES, MAX_LINE)) {
     if (!line) continue;
-    const torch = TORCH_CPU.exec(line);
+    const torch = TORCH_CPU.exec(line) ?? PADDLE_CPU.exec(line);
     const numpy = torch ? null : NUMPY.exec(line);
     const mib = torch ? Number(torch[1]) / 2 ** 20 : numpy ? Number(numpy[1]) * UNIT_MIB[numpy[2]] : undefined;
     if (mib === undefined || (best && best.mib >= mib)) continue;
@@ -39,4 +41,16 @@ export function hostRequestOverRam(f: Incident): boolean {
   const req = f.host.hostRequestMiB;
   if (req === undefined) return false;
   return req >= (f.host.hostRamGiB !== undefined ? f.host.hostRamGiB * 1024 : HOST_REQUEST_UNSTATED_MIB);
+}
+
+/**
+ * One host request of a tebibyte or more (and above the RAM the paste states): no workstation or cloud node gives one
+ * array that much, so the size itself is garbage (an overflowed or uninitialised shape, a wrong dimension order), as an
+ * absurd GPU request is (cuda-oom-absurd-request). Not capacity: no RAM, swap or worker count answers it.
+ */
+const HOST_REQUEST_ABSURD_MIB = 2 ** 20;
+export function hostRequestAbsurd(f: Incident): boolean {
+  const req = f.host.hostRequestMiB;
+  if (req === undefined || req < HOST_REQUEST_ABSURD_MIB) return false;
+  return f.host.hostRamGiB === undefined || req > f.host.hostRamGiB * 1024;
 }

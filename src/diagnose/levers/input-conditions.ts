@@ -3,7 +3,7 @@
 // stated, fill the card: another holder or a card that is not full answers first (conditions.ts).
 import { sampleTensorInput, singleTensorInput } from './single-tensor.js';
 import { tiledRestorationFirst } from './tiled-restoration.js';
-import { hostRequestOverRam } from './host-request.js';
+import { hostRequestAbsurd, hostRequestOverRam } from './host-request.js';
 import { longAttentionFirst } from './long-attention.js';
 import { inputSkippedFirst } from './input-skipped.js';
 import { inferenceInputExperiment } from './input-size.js';
@@ -24,6 +24,8 @@ export function inputLeverConditions(holder: (f: Incident) => string | undefined
     sample_tensor_input: ({ incident }) => sampleTensorInput(incident) && own(incident),
     // One host allocation as large as the RAM (host-request.ts): the data or one input materialised whole, not the page file.
     host_request_over_ram: ({ incident }) => hostRequestOverRam(incident),
+    // One host request of a tebibyte or more (host-request.ts): a garbage size, not capacity.
+    host_request_absurd: ({ incident }) => hostRequestAbsurd(incident),
     // A long sequence in an inference or evaluation (long-attention.ts): fused attention, then the length.
     long_attention_first: ({ incident }) => longAttentionFirst(incident) && own(incident),
     // An upscaler or restoration tool run on one image, or a tile setting stated (tiled-restoration.ts): tiles first.
