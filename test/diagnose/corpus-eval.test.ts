@@ -727,11 +727,12 @@ describe('expert expectations on real logs', () => {
     },
     // stop 39 (e1): labelled before running, first run category 3/8, lever 1/2; 7/8, lever 2/2 after the pass named in the title
     // and wider growth words (continue to increase, while testing, test script); 7057 (a sudden rise in validation) left.
+    // 7058-7063 (evaluation told to need more than training, mostly near misses) labelled first: first run category 2/6.
     {
       group: 'eval13',
-      what: '8 logs, 7050-7057: GPU memory climbing through a test pass until OOM, and near misses (no OOM told, host RAM, a sudden rise)',
-      n: 8,
-      category: 0.75,
+      what: '14 logs, 7050-7063: GPU memory climbing through a test pass until OOM; evaluation told to need more than training; near misses',
+      n: 14,
+      category: 0.6,
       lever: 0.5,
       strict: 0,
       named: 0.5,

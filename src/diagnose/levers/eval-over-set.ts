@@ -11,6 +11,7 @@
 // device (tfWholeArray). Every pattern is bounded and applied per line: linear in the paste's length.
 import type { Incident } from '../incident/index.js';
 import { boundedLines } from '../lines.js';
+import { evalAboveTrainSaid } from './eval-above-train.js';
 export { evalWorkAfterForward } from './eval-frames.js';
 
 const MAX_LINES = 20_000;
@@ -138,8 +139,9 @@ export function readEvalPassGrowth(text: string): string | undefined {
 
 type Check = (e: { incident: Incident }) => boolean;
 /** The conditions rules name for these levers (conditions.ts spreads them into its table). */
-export const EVAL_SET_CONDITIONS: Record<'phase_eval_over_set' | 'tf_whole_array' | 'growth_in_eval_pass', Check> = {
+export const EVAL_SET_CONDITIONS: Record<'phase_eval_over_set' | 'tf_whole_array' | 'growth_in_eval_pass' | 'eval_above_train_said', Check> = {
   phase_eval_over_set: ({ incident }) => evalOverSet(incident),
   tf_whole_array: ({ incident }) => wholeArrayOnDevice(incident),
   growth_in_eval_pass: ({ incident }) => incident.eval.evalPassGrowth !== undefined,
+  eval_above_train_said: ({ incident }) => evalAboveTrainSaid(incident),
 };
