@@ -21,6 +21,7 @@ import { inferLoadDtype } from './precision.js';
 import { allocConfFacts } from './alloc-conf.js';
 import { leverWords } from './levers.js';
 import { orderGrowthAndOom } from './growth-oom.js';
+import { evalPassOomVerdict } from './levers/eval-pass-oom.js';
 import { readRayMonitor, readStackFigures, withStackFigures } from './stack-figures.js';
 import { readMetricStates } from './levers/metric-states.js';
 import { readCudnnHandleMemory } from './levers/cudnn-handle.js';
@@ -251,10 +252,12 @@ export function diagnose(raw: string, base: RuleBase, loc?: Locale): DiagnoseRes
       const line = log.line(l).trim();
       return line.length > MAX_EVIDENCE_CHARS ? line.slice(0, MAX_EVIDENCE_CHARS) + '…' : line;
     });
+    // A climb told through an evaluation pass that ended in an OOM is the OOM's verdict (levers/eval-pass-oom.ts).
+    const evalOom = evalPassOomVerdict(rule.id, incident, text, loc);
     diagnoses.push({
       rule: rule.id,
-      category: rule.category,
-      title: (loc === 'zh' && rule.zh?.title) || rule.title,
+      category: evalOom?.category ?? rule.category,
+      title: evalOom?.title ?? ((loc === 'zh' && rule.zh?.title) || rule.title),
       evidence: shown,
       incident,
       fixes,

@@ -98,6 +98,7 @@ export const CONDITIONS = [
   'phase_eval_over_set',
   'tf_whole_array',
   'growth_in_eval_pass',
+  'eval_above_train_said',
   'phase_eval_lightning',
   'phase_eval_plain',
   'phase_eval_batch_said_fits',

@@ -109,6 +109,8 @@ GROUPS.push('series11');
 GROUPS.push('eval11');
 // eval12/ (stop 38, e1: eval work after the forward named by its library: NMS frames, metric libraries, faiss-gpu's alloc messages, PyTorch 0.4's volatile; 10 real threads labelled first; tuned).
 GROUPS.push('eval12');
+// eval13/ (stop 39, e1: a climb told through an evaluation / test pass that ends in an OOM, and its near misses; 8 real threads labelled first; tuned).
+GROUPS.push('eval13');
 // recog11/ (issue 23: fixed forms blind8 missed, found anew: No CUDA GPUs, MLX max buffer, NCCL start-up hang, quoted Killed; tuned).
 GROUPS.push('recog11');
 // torchcat11/ (issue 23: PyTorch/CUDA fixed formats swept from the catalogue: the allocator's NVML assert as an OOM; tuned).
@@ -740,6 +742,18 @@ describe('expert expectations on real logs', () => {
       lever: 0.8,
       strict: 0,
       named: 0.8,
+    },
+    // stop 39 (e1): labelled before running, first run category 3/8, lever 1/2; 7/8, lever 2/2 after the pass named in the title
+    // and wider growth words (continue to increase, while testing, test script); 7057 (a sudden rise in validation) left.
+    // 7058-7063 (evaluation told to need more than training, mostly near misses) labelled first: first run category 2/6.
+    {
+      group: 'eval13',
+      what: '14 logs, 7050-7063: GPU memory climbing through a test pass until OOM; evaluation told to need more than training; near misses',
+      n: 14,
+      category: 0.6,
+      lever: 0.5,
+      strict: 0,
+      named: 0.5,
     },
     // labelled before running: first run 6/9 checks (No CUDA GPUs 2/2, MLX max buffer 4/4, NCCL start-up hang 0/2, quoted Killed 0/1); 9/9
     // after; 5959-5964 (container without GPUs) first run 6/6; 5965 (Metal out of unified memory) category right, lever missed;

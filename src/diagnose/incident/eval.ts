@@ -58,4 +58,6 @@ export interface EvalPart {
   volatileRemoved?: string;
   /** flair's transformer embeddings class, embedding outside its trainer with fine_tune on (levers/library-grad-default.ts). */
   flairGradEmbed?: string;
+  /** The report says evaluation needs more GPU memory than training (a sentence or two figures), quoted (levers/eval-above-train.ts). */
+  evalAboveTrainSaid?: string;
 }

@@ -11,6 +11,7 @@
 // device (tfWholeArray). Every pattern is bounded and applied per line: linear in the paste's length.
 import type { Incident } from '../incident/index.js';
 import { boundedLines } from '../lines.js';
+import { evalAboveTrainSaid } from './eval-above-train.js';
 export { evalWorkAfterForward } from './eval-frames.js';
 
 const MAX_LINES = 20_000;
@@ -109,27 +110,38 @@ export const wholeArrayOnDevice = (f: Incident) => f.eval.evalWholeArray !== und
 // inference on the test set", "推理时显存一直增长"): at a fixed batch, what grows across the pass is what it keeps of each
 // batch, the predictions gathered on the device until the end. Growth words and the pass on one line; not training's.
 const GROWS =
-  /\b(?:keeps?|kept|keeping)\s{1,3}(?:on\s{1,3})?(?:grow|increas|ris|climb|go(?:es|ing)?\s{1,3}up)\w{0,4}|\b(?:steadily|gradually|continuously|constantly|slowly)\s{1,3}(?:grow|increas|climb|ris)\w{0,4}|\bcreep\w{0,4}\s{1,3}up\b|\b(?:grow|increas|climb)\w{0,4}\s{1,3}(?:steadily|gradually|continuously|constantly)\b|(?:一直|不断|持续|逐渐)\s{0,2}(?:增长|增加|上涨|上升|变大|累积)/i;
+  /\b(?:keeps?|kept|keeping)\s{1,3}(?:on\s{1,3})?(?:grow|increas|ris|climb|go(?:es|ing)?\s{1,3}up)\w{0,4}|\bcreep\w{0,4}\s{1,3}up\b|\b(?:grow|increas|climb)\w{0,4}\s{1,3}(?:steadily|gradually|continuously|constantly)\b|\b(?:steadily|gradually|continuously|constantly|continu(?:e|es|ed|ing)\s{1,3}(?:to\s{1,3})?)\s{0,3}(?:grow|increas|ris|climb|fill)\w{0,4}|\b(?:grow|increas|ris|climb)\w{0,4}\s{1,3}(?:batch\s{1,3}(?:by|after)\s{1,3}batch|step\s{1,3}by\s{1,3}step|(?:with|after)\s{1,3}(?:each|every)\s{1,3}(?:batch|step|iteration))\b|(?:一直|不断|持续|逐渐)\s{0,2}(?:增长|增加|上涨|上升|变大|累积|递增)/i;
 // A pass over a set: a test / validation set named, or the evaluation itself; inference alone may be one request after
 // another (a server, a notebook), where a climb with each new input size is the allocator's cache.
 const PASS_OVER_SET =
-  /\b(?:on|over|through)\s{1,3}(?:the\s{1,3}|a\s{1,3}|my\s{1,3})?(?:whole\s{1,3}|entire\s{1,3})?(?:test|validation|val|eval|evaluation|dev)\s{0,3}(?:set|data(?:set)?|split)\b|\b(?:during|while|when|in)\s{1,3}(?:the\s{1,3})?(?:evaluation|evaluating|validation|validating|testing|test\s{1,3}(?:phase|stage|loop))\b|测试集|验证集|(?:评估|验证)(?:[/、]\s{0,2}(?:推理|预测|测试))?(?:时|的时候|过程中|的过程中|阶段)/i;
+  /\b(?:on|over|through)\s{1,3}(?:the\s{1,3}|a\s{1,3}|my\s{1,3})?(?:whole\s{1,3}|entire\s{1,3})?(?:test|validation|val|eval|evaluation|dev)\s{0,3}(?:set|data(?:set)?|split)\b|\b(?:during|while|when|in|after\s{1,3}(?:beginning|starting|start)|after)\s{1,3}(?:the\s{1,3})?(?:evaluation|evaluating|validation|validating|testing|test\s{1,3}(?:phase|stage|loop|script|mode)|prediction|predicting|do_predict)\b|\b(?:use|run|running|ran)\s{1,3}(?:the\s{1,3})?test\s{1,3}(?:script|mode)\b|测试集|验证集|(?:评估|验证|测试|预测|do[_ ]?predict)(?:[/、]\s{0,2}(?:推理|预测|测试))?\s{0,2}(?:时|的时候|过程中|的过程中|阶段)/i;
+// A test or evaluation script by its file name ("test_DREAM.py", "eval_model.py"), as a title names the pass it ran.
+const TEST_SCRIPT = /\b(?:test|eval|evaluate|predict|inference)(?:_\w{1,30})?\.py\b/i;
 const TRAINING_WORDS = /\btrain(?:ing)?\b|训练/i;
-// A contrast splits a line into the phase that was fine and the one that climbs ("fine during training and validation,
-// but during testing the memory gradually increases"): each side is read on its own.
-const CONTRAST = /\bbut\b|\bwhereas\b|;|；|但是?|而/;
+
+// A clause's turn ("training and validation are fine, but during testing the memory climbs", "训练正常，但是测试时显存一直增长"):
+// what the line says of training before it is not said of the climb after it.
+const CONTRAST = /\b(?:but|however|whereas)\b|但是|但|然而|而/gi;
 
 /** The line that tells memory climbing through an inference or evaluation pass over a set, quoted. */
 export function readEvalPassGrowth(text: string): string | undefined {
-  for (const line of boundedLines(text, MAX_LINES, MAX_LINE))
-    for (const part of line.split(CONTRAST).slice(0, 4)) if (GROWS.test(part) && PASS_OVER_SET.test(part) && !TRAINING_WORDS.test(part)) return quote(line);
+  let titled: boolean | undefined;
+  for (const line of boundedLines(text, MAX_LINES, MAX_LINE)) {
+    // The report's first line (an issue's title) names the pass: a climb its body tells is that pass's.
+    if (titled === undefined && line.trim()) titled = (PASS_OVER_SET.test(line) || TEST_SCRIPT.test(line)) && !TRAINING_WORDS.test(line);
+    if (GROWS.test(line) && titled && !TRAINING_WORDS.test(line)) return quote(line);
+    if (!GROWS.test(line) || !PASS_OVER_SET.test(line)) continue;
+    const clauses = line.split(CONTRAST);
+    if (clauses.some((c) => GROWS.test(c) && PASS_OVER_SET.test(c) && !TRAINING_WORDS.test(c))) return quote(line);
+  }
   return undefined;
 }
 
 type Check = (e: { incident: Incident }) => boolean;
 /** The conditions rules name for these levers (conditions.ts spreads them into its table). */
-export const EVAL_SET_CONDITIONS: Record<'phase_eval_over_set' | 'tf_whole_array' | 'growth_in_eval_pass', Check> = {
+export const EVAL_SET_CONDITIONS: Record<'phase_eval_over_set' | 'tf_whole_array' | 'growth_in_eval_pass' | 'eval_above_train_said', Check> = {
   phase_eval_over_set: ({ incident }) => evalOverSet(incident),
   tf_whole_array: ({ incident }) => wholeArrayOnDevice(incident),
   growth_in_eval_pass: ({ incident }) => incident.eval.evalPassGrowth !== undefined,
+  eval_above_train_said: ({ incident }) => evalAboveTrainSaid(incident),
 };

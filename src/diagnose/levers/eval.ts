@@ -20,6 +20,7 @@ import { readCaffeTestNet } from './caffe-test.js';
 import { readEvalPostWork } from './eval-post.js';
 import { readVolatileRemoved } from './volatile.js';
 import { readFlairGradEmbed } from './library-grad-default.js';
+import { readEvalAboveTrain } from './eval-above-train.js';
 const EVAL_BATCH =
   /(?:^|[\s,({'"])(?:--)?((?:per_device_eval|per_gpu_eval|eval|val|valid|validation|test)[-_]batch[-_]size|-vb)(?:[ \t]{1,4}|[ \t]{0,2}[=:][ \t]{0,2})['"]?(\d{1,5})\b/gim;
 // A line that states the evaluation's batch in words or a form the settings do not read ("for evaluation with
@@ -131,6 +132,8 @@ export function readEvalSettings(text: string): Incident {
   if (volatile) incident.eval.volatileRemoved = volatile;
   const flair = readFlairGradEmbed(text);
   if (flair) incident.eval.flairGradEmbed = flair;
+  const aboveTrain = readEvalAboveTrain(text);
+  if (aboveTrain) incident.eval.evalAboveTrainSaid = aboveTrain;
   const wholeArray = tfWholeArray(text);
   if (wholeArray) incident.eval.evalWholeArray = wholeArray;
   const fits = evalBatchSaidToFit(text);
