@@ -22,7 +22,7 @@ const MORE_THAN_TRAIN_EN =
   /\b(?:eval\w{0,8}|validat\w{0,4}|test(?:ing)?|inference|predict\w{0,4})\b[^\n]{0,60}\b(?:uses?|used|using|takes?|took|needs?|costs?|consumes?|requires?|occupies|occupy)\b[^\n]{0,30}\b(?:more|twice|double|\d(?:\.\d)?\s?(?:x|times))\b[^\n]{0,40}\b(?:than|of|as)\b[^\n]{0,30}\b(?:train\w{0,4}|fit)\b/i;
 // "验证时占用显存是训练时的几乎两倍", "推理时占用显存显著大于训练时", "评估的显存比训练还大", "eval() 显存增加了一倍" (doubled).
 const MORE_THAN_TRAIN_ZH =
-  /(?:验证|评估|推理|测试|预测|eval)[^\n]{0,20}显存[^\n]{0,20}(?:(?:大于|多于|高于|超过)[^\n]{0,4}训练|是[^\n]{0,4}训练[^\n]{0,6}(?:两|2|三|3|几)倍)|(?:验证|评估|推理|测试|预测)[^\n]{0,20}显存[^\n]{0,4}比[^\n]{0,4}训练[^\n]{0,6}(?:大|多|高)|(?:验证|评估|推理|测试|预测|eval)[^\n]{0,20}显存[^\n]{0,30}(?:增加|增长|涨|翻)了?(?:一|两|1|2)倍/i;
+  /(?:验证|评估|推理|测试|预测|eval)[^\n]{0,20}显存[^\n]{0,20}(?:(?:大于|多于|高于|超过)[^\n]{0,4}训练|是[^\n]{0,4}训练[^\n]{0,6}(?:两|2|三|3|几)倍)|(?:验证|评估|推理|测试|预测)[^\n]{0,20}显存[^\n]{0,4}比[^\n]{0,4}训练[^\n低少小]{0,6}(?:大|多|高)|(?:验证|评估|推理|测试|预测|eval)[^\n]{0,20}显存[^\n]{0,30}(?:增加|增长|涨|翻)了?(?:一|两|1|2)倍/i;
 // A figure on a line: "8.8g", "15.8 GB", "3447MiB".
 const FIGURE = /(\d{1,4}(?:\.\d{1,2})?)\s{0,2}(g|gb|gib|m|mb|mib)\b/i;
 /** Share by which the evaluation's figure must exceed training's to be a rise, not noise. */
