@@ -115,8 +115,9 @@ const DTYPES: [RegExp, 'fp32' | 'fp16' | 'bf16' | 'int8' | 'int4'][] = [
 
 // A checkpoint's name says how its weights are stored (issue 23, the memory budget): "-bnb-4bit" (Unsloth), "-4bit",
 // "-GPTQ", "-AWQ", "-Int4" and llama.cpp's 4-bit GGUF types (Q4_K_M, Q4_0, IQ4_XS) are ~4 bits a weight; "-8bit",
-// "-Int8", Q8_0 are 8. A name token ends in the marker; bounded, linear.
-const QUANT_NAME = /[\w./-]{0,80}?[-_.](?:(?:bnb[-_.])?([48])bit|(GPTQ|AWQ)|int([48])|(?:I?Q([48])_(?:K(?:_[MSL])?|[01]|XS|NL)))(?![\w])/gi;
+// "-Int8", Q8_0 and an fp8 checkpoint ("_fp8_e4m3fn": one byte a weight) are 8. A name token ends in the marker; bounded, linear.
+const QUANT_NAME =
+  /[\w./-]{0,80}?[-_.](?:(?:bnb[-_.])?([48])bit|(GPTQ|AWQ)|int([48])|(?:I?Q([48])_(?:K(?:_[MSL])?|[01]|XS|NL))|(fp8)(?:_e4m3fn|_e5m2|_scaled){0,2})(?![\w])/gi;
 // What ends in "4bit"/"8bit" but is no checkpoint: the loading flags (read with their value above) and 8-bit optimizers.
 // torch.int8 is a dtype a cast names (.to(dtype=torch.int8)), no checkpoint.
 const NOT_A_NAME = /load[-_]in|adam|optim|lion|sgd|paged|^torch\.int/i;
@@ -138,7 +139,7 @@ export function quantizedNameBits(text: string, paramsB?: number): 4 | 8 | undef
     while (start > 0 && m.index - start < 120 && /[\w./-]/.test(text[start - 1])) start--;
     const own = SIZE_IN_NAME.exec(text.slice(start, m.index + m[0].length));
     if (paramsB !== undefined && own && Math.abs(Number(own[1]) - paramsB) > 0.05 * paramsB) continue;
-    const bits = m[1] ?? m[3] ?? m[4] ?? (m[2] ? '4' : undefined);
+    const bits = m[1] ?? m[3] ?? m[4] ?? (m[2] ? '4' : m[5] ? '8' : undefined);
     if (bits === '4' || bits === '8') return Number(bits) as 4 | 8;
   }
   return undefined;

@@ -108,6 +108,13 @@ export function readParamsOffloaded(text: string): string | undefined {
   return m ? m[0].replace(/\s{1,40}/g, ' ').slice(0, 120) : undefined;
 }
 
+// The load already spreads the model over the visible GPUs: accelerate's dispatch (load_checkpoint_and_dispatch,
+// dispatch_model) or from_pretrained's device_map that places layers by free memory. Bounded, linear.
+const DISPATCHED = /\bload_checkpoint_and_dispatch\b|\bdispatch_model\(|device_map\s{0,2}=\s{0,2}["'](?:auto|balanced(?:_low_0)?|sequential)["']/;
+
+/** The paste loads the model through a dispatch over the GPUs (distributed.dispatchedOverCards; levers/split-cards.ts). */
+export const readDispatchedOverCards = (text: string): boolean => DISPATCHED.test(text.length > 1 << 20 ? text.slice(0, 1 << 20) : text);
+
 export const readCheckpointingOn = (text: string): boolean => CHECKPOINTING_ON.test(text.length > 1 << 20 ? text.slice(0, 1 << 20) : text);
 
 /**
