@@ -9,6 +9,7 @@
 import { describe, expect, it } from 'vitest';
 import { diagnosePaste, firstOfCase } from './corpus-case.js';
 import { worldSize } from '../../src/diagnose/levers/zero.js';
+import { readDispatchedOverCards } from '../../src/diagnose/levers/static-order.js';
 
 const first = (d: Awaited<ReturnType<typeof diagnosePaste>>) => d?.fixes[0]?.summary ?? '';
 const QUANTIZE_FIRST = /No batch size fixes that: load the model quantized/;
@@ -36,6 +37,18 @@ describe('a load already dispatched over the GPUs: the split is spent, fewer byt
     expect(first(await diagnosePaste(text))).not.toMatch(SPLIT);
   });
 
+  // synthetic near misses: a dispatch undone by a move to one card, and no dispatch at all: splitting is still the lever
+  it.each([
+    ['.to(device) after device_map="auto"', 'model = AutoModelForCausalLM.from_pretrained(\n    "Qwen/Qwen1.5-14B-Chat",\n    device_map="auto"\n).to(device)'],
+    [
+      '.cuda() after device_map="auto"',
+      'model = AutoModelForCausalLM.from_pretrained("internlm/internlm-chat-7b", device_map="auto", trust_remote_code=True).cuda()',
+    ],
+    ['.eval().cuda() after device_map="balanced"', 'model = AutoModel.from_pretrained(path, device_map="balanced").eval().cuda()'],
+  ])('synthetic near miss: %s undoes the split', (_name, code) => {
+    expect(readDispatchedOverCards(code)).toBe(false);
+    expect(readDispatchedOverCards(code.replace(/(?:\.eval\(\))?\.(?:to\(device\)|cuda\(\))$/, ''))).toBe(true);
+  });
   // synthetic near miss: several GPUs and no dispatch: splitting is still the lever
   it('synthetic near miss: CUDA_VISIBLE_DEVICES=0,1 and one process full, no dispatch: split first', async () => {
     const text = `CUDA_VISIBLE_DEVICES=0,1 python serve.py\ntorch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 132.00 MiB. GPU 0 has a total capacity of 23.65 GiB of which 20.00 MiB is free. Including non-PyTorch memory, this process has 23.40 GiB memory in use.`;
