@@ -343,8 +343,15 @@ export function failurePhase(log: LogText, errorLine: number): PhaseVerdict | un
       if (re.test(line)) return { phase, frame: line.trim(), ...(phase === 'eval' ? { evalLoop: evalLoopOfLine(line) } : {}) };
     }
   }
+  // The exception raised from the OOM names the step it broke (a tool's "Exception: Failed to load SDXL model",
+  // "ERROR:Failed to load the model."): the allocation was part of a model load.
+  for (let l = errorLine + 1; l < log.lineCount && l <= errorLine + 20; l++) {
+    const line = log.line(l).slice(0, 300);
+    if (LOAD_FAILED_RAISED.test(line)) return { phase: 'load', frame: line.trim() };
+  }
   return undefined;
 }
+const LOAD_FAILED_RAISED = /^\s{0,8}(?:[\w.]{0,60}(?:Error|Exception)|ERROR)\s{0,2}:\s{0,3}(?:Failed|Unable) to load (?:the |a )?[\w.-]{0,40} ?model\b/i;
 
 /** Copies a verdict onto the facts the rules and fixes read. */
 export function withPhase(

@@ -15,7 +15,7 @@ import { applyVllmStartup } from './levers/vllm-startup.js';
 import { applyTfStartFree } from './levers/tf-start-free.js';
 import { trainingProgress } from './levers/progress.js';
 import { gpuFamilyMaxGiB, knownGpuMemoryGiB, modelParamsB, statedGpuMemoryMiB, weightsDtype } from './model-facts.js';
-import { readCheckpointingOn, readDiffusionPipeline, readParamsOffloaded } from './levers/static-order.js';
+import { readCheckpointingOn, readDiffusionPipeline, readDispatchedOverCards, readParamsOffloaded } from './levers/static-order.js';
 import { worldSize, zeroOffloadStated, zeroStage } from './levers/zero.js';
 import { checkpointLoadedToHost, killedLoadingData, killedLoadingModel, readHostRam, TRAIN_PROGRESS } from './levers/host-ram.js';
 import { readReportedHolder } from './levers/reported-holder.js';
@@ -228,8 +228,8 @@ export function extractSettings(fullText: string, options: { commandLine?: boole
   // ("full fine-tuning", finetuning_type full, 全参): "have you compared LoRA and fully fine-tuning?" is a question.
   if (readDiffusionPipeline(text) || readPipelineLoad(text)) incident.run.diffusionPipeline = true;
   if (readShardingNamed(text)) incident.distributed.shardingNamed = true;
-  const offloaded = readParamsOffloaded(text);
-  if (offloaded) incident.run.paramsOffloaded = offloaded;
+  if (readDispatchedOverCards(text)) incident.distributed.dispatchedOverCards = true;
+  incident.run.paramsOffloaded = readParamsOffloaded(text);
   if (readCheckpointingOn(text)) incident.run.checkpointingOn = true;
   incident.run.checkpointingWorked = readSettingWorked(text, CHECKPOINTING);
   // The launch's GPU count for any run, not only under ZeRO: the static budget shards over them (levers/static-order.ts), inference splits over them (levers/split-cards.ts).

@@ -138,6 +138,8 @@ GROUPS.push('words13');
 GROUPS.push('input13');
 // confuse13/ (stop 39, c1: non-memory framework errors with memory words: tensors on two devices, cuBLAS NOT_SUPPORTED / ARCH_MISMATCH, invalid ordinal, pinned host; 13 real threads labelled first; tuned).
 GROUPS.push('confuse13');
+// static13/ (stop 39, s1: the static part over the card: 16-bit weights of 12-235B models on 15-24 GB cards, full fine-tunes of 7-10B on one card or under ZeRO-2, fp8 checkpoints, a split undone by .cuda(); 2 LoRA near misses where the batch leads; 12 real threads labelled first; tuned).
+GROUPS.push('static13');
 // The category vocabulary of /work/corpus-format.md (the same as test/fixtures/eval-dev/cases.json).
 const LABELS = new Set([
   'cuda_oom',
@@ -860,6 +862,17 @@ describe('expert expectations on real logs', () => {
       lever: 0.9,
       strict: 0,
       named: 0.9,
+    },
+    // stop 39 (s1): labelled before running, first run category 8/8, lever 7/8 (named first 7), strict 0 (6905: FLUX named without a size);
+    // 6908-6911 taken to try a9158e4 on threads nobody had seen: 12/12, 10/12 (named first 8; 7 at the stop's start engine: 6909's A10).
+    {
+      group: 'static13',
+      what: '12 logs, 6900-6911: 16-bit weights over the card, full fine-tunes over the card or under ZeRO-2, a split undone, fp8 checkpoints, 2 LoRA batch near misses',
+      n: 12,
+      category: 0.85,
+      lever: 0.75,
+      strict: 0,
+      named: 0.6,
     },
   ];
   it.each(TUNED)('$group/ ($what; tuned): no harmful first fix; floors under the measured level', { timeout: 120_000 }, async (t) => {

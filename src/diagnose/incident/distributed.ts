@@ -10,6 +10,8 @@ export interface DistributedPart {
   splitGpus?: string;
   /** The paste names sharding the model over GPUs (FSDP, ZeRO-3): a load then shards before it moves (levers/load-lever.ts). */
   shardingNamed?: boolean;
+  /** The load already spreads the model over the GPUs (accelerate's load_checkpoint_and_dispatch, device_map="auto"): levers/split-cards.ts. */
+  dispatchedOverCards?: boolean;
   /** The config offloads optimizer state or parameters to CPU: the GPU's share is then not this arithmetic. */
   zeroOffload?: boolean;
   /** The per-rank arithmetic as the reply quotes it, '' when the log does not size it ({zeroRanksWhy}). */

@@ -21,6 +21,8 @@ export function splitOverCards(f: Incident): boolean {
   if (f.run.training === true || f.phase.name === 'eval' || f.phase.name === 'checkpoint') return false;
   // Already split by tensor parallelism (vLLM's --tensor-parallel-size above 1): the split is on, its own levers answer.
   if (f.stack.vllmTp !== undefined && f.stack.vllmTp > 1) return false;
+  // Already dispatched over the GPUs (accelerate, device_map="auto"): the split is spent, fewer bytes per weight are next.
+  if (f.distributed.dispatchedOverCards === true) return false;
   const n = gpusStated(f);
   const card = cardMiB(f);
   if (n === undefined || n < 2 || card === undefined) return false;

@@ -108,6 +108,19 @@ export function readParamsOffloaded(text: string): string | undefined {
   return m ? m[0].replace(/\s{1,40}/g, ' ').slice(0, 120) : undefined;
 }
 
+// The load already spreads the model over the visible GPUs: accelerate's dispatch (load_checkpoint_and_dispatch,
+// dispatch_model) or from_pretrained's device_map that places layers by free memory. A .cuda() / .to(...) on the
+// loaded model (`from_pretrained(..., device_map="auto").to(device)`) moves every layer back to one card: the split is
+// undone, not spent. Bounded, linear.
+const DISPATCHED = /\bload_checkpoint_and_dispatch\b|\bdispatch_model\(|device_map\s{0,2}=\s{0,2}["'](?:auto|balanced(?:_low_0)?|sequential)["']/;
+const DISPATCH_UNDONE = /device_map\s{0,2}=\s{0,2}["'][\w]{1,16}["'][^()]{0,300}\)\s{0,8}(?:\.(?:eval|half|float|bfloat16)\(\)\s{0,8}){0,3}\.(?:cuda|to)\(/;
+
+/** The paste loads the model through a dispatch over the GPUs and keeps it there (distributed.dispatchedOverCards; levers/split-cards.ts). */
+export function readDispatchedOverCards(text: string): boolean {
+  const head = text.length > 1 << 20 ? text.slice(0, 1 << 20) : text;
+  return DISPATCHED.test(head) && !DISPATCH_UNDONE.test(head);
+}
+
 export const readCheckpointingOn = (text: string): boolean => CHECKPOINTING_ON.test(text.length > 1 << 20 ? text.slice(0, 1 << 20) : text);
 
 /**

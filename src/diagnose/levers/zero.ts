@@ -38,7 +38,9 @@ const PROSE_RANKS = [
   new RegExp(String.raw`\b(\d{1,3})\s?[x×*]\s?${CARDS}`, 'i'),
   new RegExp(String.raw`\b${CARDS}\s?[x×*]\s?(\d{1,3})\b`, 'i'),
   /\bon (\d{1,3}) (?:GPUs|cards)\b/i,
-  /(\d{1,2})\s?(?:张|块)?卡/,
+  // "T4卡x2": the count after the card; a digit inside the card's name ("T4卡", "3090卡") is no count.
+  /卡\s?[x×*]\s?(\d{1,2})\b/,
+  /(?<![A-Za-z\d.])(\d{1,2})\s?(?:张|块)?卡/,
 ];
 
 export function worldSize(text: string): number | undefined {
