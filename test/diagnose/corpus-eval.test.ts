@@ -128,6 +128,8 @@ GROUPS.push('input12');
 GROUPS.push('shm12');
 // holder12/ (stop 38, h1: another holder or a refused context in tools' fixed formats: CUDA MPS 805, SGLang's TP balance check, vLLM's profiling assertion, TF 1.x free memory at start; 10 real threads labelled first; tuned).
 GROUPS.push('holder12');
+// stack13/ (stop 39, n1: a device selection that did not apply, and renumbered-card near misses; 7 real threads labelled first; tuned).
+GROUPS.push('stack13');
 // The category vocabulary of /work/corpus-format.md (the same as test/fixtures/eval-dev/cases.json).
 const LABELS = new Set([
   'cuda_oom',
@@ -795,6 +797,17 @@ describe('expert expectations on real logs', () => {
       lever: 0.75,
       strict: 0,
       named: 0.75,
+    },
+    // labelled before running: first run category 6/7, lever 3/6 (named first 3); the selection lever fired on none of the 4 threads it
+    // applies to (space-separated ids, ordinal cards, device=cuda:N unread) and on neither renumbered-card near miss.
+    {
+      group: 'stack13',
+      what: '7 logs, 6950-6956: a GPU selection that did not reach the process, a card asked for, renumbered-card near misses',
+      n: 7,
+      category: 0.8,
+      lever: 0.45,
+      strict: 0,
+      named: 0.45,
     },
   ];
   it.each(TUNED)('$group/ ($what; tuned): no harmful first fix; floors under the measured level', { timeout: 120_000 }, async (t) => {

@@ -5,6 +5,8 @@
 // choosing a device; bounded patterns, applied per line.
 import { boundedLines } from '../lines.js';
 import type { Incident } from '../incident/index.js';
+import { gpuSelectionMissed } from './gpu-selection.js';
+export { readGpuSelection } from './gpu-selection.js';
 
 const MAX_LINES = 400;
 const MAX_LINE = 600;
@@ -30,4 +32,6 @@ export const otherGpuAsked = (f: Incident) => f.processes.otherGpuAsked !== unde
 
 export const OTHER_GPU_CONDITIONS = {
   other_gpu_asked: ({ incident }: { incident: Incident }) => otherGpuAsked(incident),
+  // The job was given other cards than the one it met (gpu-selection.ts): the selection did not apply.
+  gpu_selection_missed: ({ incident }: { incident: Incident }) => gpuSelectionMissed(incident),
 };
