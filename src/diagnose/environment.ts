@@ -31,7 +31,7 @@ const WINDOWS = /\b[A-Z]:\\{1,2}[\w .()$-]{1,60}\\|\b[\w-]{1,60}\.exe\b|\bWDDM\b
 const WSL = /microsoft-standard-WSL2?|(?:^|[\s"'(])\/mnt\/[c-z]\/|\/usr\/lib\/wsl\/lib/m;
 const MACOS = /\bmacOS[- ]\d{1,2}|\bDarwin Kernel\b|\/opt\/homebrew\/|\/Library\/Frameworks\/Python\.framework\/|-arm64-arm-64bit/;
 const MPS = /MPS backend out of memory|\bPYTORCH_MPS_HIGH_WATERMARK_RATIO\b|device(?:=|\s{0,2}:\s{0,2})['"]?mps['"]?|\bmps:0\b|torch\.backends\.mps/;
-const TPU = /\blibtpu\b|\btorch_xla\b|\bxla:\d\b|\bTpuDevice\b|\bTPU_\d{1,3}\(|jax\.devices\(\)[^\n]{0,40}TPU/;
+const TPU = /\blibtpu\b|\btorch_xla\b|\bxla:\d\b|\bXLA:TPU\b|\bTpuDevice\b|\bTPU_\d{1,3}\(|jax\.devices\(\)[^\n]{0,40}TPU/;
 // A container launched from the paste (docker/podman/nvidia-docker run, Docker's version banner, NGC and
 // vLLM/SGLang images) or a Kubernetes pod (kubectl, a pod spec's emptyDir, the service account mount).
 const DOCKER =
