@@ -150,6 +150,7 @@ export const CONDITIONS = [
   'load_tool_knobs',
   'split_over_cards',
   'other_gpu_asked',
+  'gpu_selection_missed',
   'quantize_first_inference',
   'quantize_first_adapter',
   'quantize_not_enough',

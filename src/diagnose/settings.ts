@@ -19,7 +19,7 @@ import { readCheckpointingOn, readDiffusionPipeline, readDispatchedOverCards, re
 import { worldSize, zeroOffloadStated, zeroStage } from './levers/zero.js';
 import { checkpointLoadedToHost, killedLoadingData, killedLoadingModel, readHostRam, TRAIN_PROGRESS } from './levers/host-ram.js';
 import { readReportedHolder } from './levers/reported-holder.js';
-import { readOtherGpuAsked } from './levers/other-gpu.js';
+import { readGpuSelection, readOtherGpuAsked } from './levers/other-gpu.js';
 import { readSequenceLength } from './levers/sequence.js';
 import { isConvKernel, lengthAxis } from './levers/stack-levers.js';
 import { readInputSize } from './levers/input-size.js';
@@ -308,7 +308,7 @@ export function extractSettings(fullText: string, options: { commandLine?: boole
   )
     incident.host.killedWhileLoading = true;
   mergeInto(incident, { host: { ...readHostRam(text), ...readHostRequest(text) } });
-  mergeInto(incident, { processes: { ...readReportedHolder(text), otherGpuAsked: readOtherGpuAsked(text) } });
+  mergeInto(incident, { processes: { ...readReportedHolder(text), ...readGpuSelection(text), otherGpuAsked: readOtherGpuAsked(text) } });
   if (incident.card.statedGpuMemoryMiB === undefined) {
     const gib = knownGpuMemoryGiB(text);
     if (gib !== undefined) incident.card.gpuModelMemoryMiB = gib * 1024;

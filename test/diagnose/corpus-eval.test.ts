@@ -140,6 +140,8 @@ GROUPS.push('input13');
 GROUPS.push('confuse13');
 // static13/ (stop 39, s1: the static part over the card: 16-bit weights of 12-235B models on 15-24 GB cards, full fine-tunes of 7-10B on one card or under ZeRO-2, fp8 checkpoints, a split undone by .cuda(); 2 LoRA near misses where the batch leads; 12 real threads labelled first; tuned).
 GROUPS.push('static13');
+// stack13/ (stop 39, n1: a device selection that did not apply, and renumbered-card near misses; 7 real threads labelled first; tuned).
+GROUPS.push('stack13');
 // The category vocabulary of /work/corpus-format.md (the same as test/fixtures/eval-dev/cases.json).
 const LABELS = new Set([
   'cuda_oom',
@@ -873,6 +875,21 @@ describe('expert expectations on real logs', () => {
       lever: 0.75,
       strict: 0,
       named: 0.6,
+    },
+    // labelled before running: first run category 6/7, lever 3/6 (named first 3); the selection lever fired on none of the 4 threads it
+    // applies to (space-separated ids, ordinal cards, device=cuda:N unread) and on neither renumbered-card near miss; after (those
+    // forms, "my GPU 1" asked for): category 6/7 (6950 has no error line), lever 5/6, the near misses still held. 6957-6959, small
+    // cards labelled first: a lower 'held outside' floor for cards under 4 GiB called 6958's 1 GB card another job's (strict harm),
+    // so it was not kept; 9/10 category, 7/8 lever without it. 6960 (XLA:TPU, labelled first): the batch fallback before XLA's
+    // own device name was read, the TPU reply after (sequence length named after the per-core batch): 10/11, lever 8/9, named 7/9.
+    {
+      group: 'stack13',
+      what: '11 logs, 6950-6960: a GPU selection that did not reach the process, a card asked for, renumbered-card and small-card near misses, XLA:TPU',
+      n: 11,
+      category: 0.85,
+      lever: 0.8,
+      strict: 0,
+      named: 0.7,
     },
   ];
   it.each(TUNED)('$group/ ($what; tuned): no harmful first fix; floors under the measured level', { timeout: 120_000 }, async (t) => {

@@ -39,4 +39,9 @@ export interface ProcessesPart {
   reportedHolder?: string;
   /** The GPU index the report asks to run on instead (levers/other-gpu.ts). */
   otherGpuAsked?: number;
+  /** The GPUs the paste says the job was given ("1,2,3"), by the variable before start or an index inside (levers/gpu-selection.ts). */
+  gpuSelected?: string;
+  gpuSelectedBy?: 'env' | 'index';
+  /** A card the report says another job fills or holds. */
+  gpuBusyStated?: number;
 }

@@ -5,13 +5,15 @@
 // choosing a device; bounded patterns, applied per line.
 import { boundedLines } from '../lines.js';
 import type { Incident } from '../incident/index.js';
+import { gpuSelectionMissed } from './gpu-selection.js';
+export { readGpuSelection } from './gpu-selection.js';
 
 const MAX_LINES = 400;
 const MAX_LINE = 600;
 
 // A request or wish to use GPU N (N >= 1): "use GPU 1", "run it on cuda:1", "switch to the second GPU", "使用GPU1".
 const ASKED = [
-  /\b(?:how\s{1,3}(?:can|do|to)\s{1,3}(?:I\s{1,3})?|want\s{1,3}to\s{1,3}|would\s{1,3}like\s{1,3}to\s{1,3}|(?:is\s{1,3}it\s{1,3}possible|possible)\s{1,3}to\s{1,3})(?:make\s{1,3}it\s{1,3}|let\s{1,3}it\s{1,3})?(?:use|run\s{1,3}on|train\s{1,3}on|switch\s{1,3}to|select|choose|move\s{1,3}(?:it\s{1,3})?to)\s{1,3}(?:the\s{1,3})?(?:GPU\s?|cuda:|device\s?)([1-9])\b/i,
+  /\b(?:how\s{1,3}(?:can|do|to)\s{1,3}(?:I\s{1,3})?|want\s{1,3}to\s{1,3}|would\s{1,3}like\s{1,3}to\s{1,3}|(?:is\s{1,3}it\s{1,3}possible|possible)\s{1,3}to\s{1,3})(?:make\s{1,3}it\s{1,3}|let\s{1,3}it\s{1,3})?(?:use|run\s{1,3}on|train\s{1,3}on|switch\s{1,3}to|select|choose|move\s{1,3}(?:it\s{1,3})?to)\s{1,3}(?:the\s{1,3}|my\s{1,3})?(?:GPU\s?|cuda:|device\s?)([1-9])\b/i,
   /(?:如何|怎么|怎样|想|能否|能不能|可以)[^\n]{0,16}?(?:使用|用|换到|切换到|指定|放到|跑在|运行在)\s?(?:GPU|显卡|卡|cuda:)\s?([1-9])(?!\d)/i,
 ];
 
@@ -30,4 +32,6 @@ export const otherGpuAsked = (f: Incident) => f.processes.otherGpuAsked !== unde
 
 export const OTHER_GPU_CONDITIONS = {
   other_gpu_asked: ({ incident }: { incident: Incident }) => otherGpuAsked(incident),
+  // The job was given other cards than the one it met (gpu-selection.ts): the selection did not apply.
+  gpu_selection_missed: ({ incident }: { incident: Incident }) => gpuSelectionMissed(incident),
 };
