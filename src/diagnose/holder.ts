@@ -58,8 +58,6 @@ export function thisProcessHolds(f: Incident): number | undefined {
 }
 
 const MiB = formatMiB;
-/** This process's own CUDA context and library workspaces outside PyTorch's pool: up to ~2 GiB, under half of a small card. */
-const ctxMiB = (total: number) => Math.min(2048, 0.5 * total);
 /** Weights that take this share of the card leave no room for anything else: they are the holder. */
 const WEIGHTS_FILL = 0.85;
 /** Training needs room for activations (and, without LoRA, gradients and optimizer state) beside the weights: weights over 70% of the card leave too little. */
@@ -125,7 +123,7 @@ export function whoHoldsMemory(f: Incident, loc?: Locale): HolderVerdict | undef
     if ((f.figures.freeMiB !== undefined || others > 0) && (!invisible || (total !== undefined && elsewhere >= 0.5 * total))) {
       // Others hold over a quarter of the card, and this process little of it or they nearly a third:
       // freeing theirs would let this job fit, whatever its own layout.
-      if (elsewhere > Math.max(ctxMiB(total), 0.25 * total) && (mine < 0.5 * total || elsewhere >= 0.3 * total) && !ownPlusAskOverCard(mine, tried, total)) {
+      if (elsewhere > Math.max(2048, 0.25 * total) && (mine < 0.5 * total || elsewhere >= 0.3 * total) && !ownPlusAskOverCard(mine, tried, total)) {
         const whom = f.processes.otherProcesses?.length
           ? t(loc, 'holder.why.whom', { list: f.processes.otherProcesses.map((p) => `pid ${p.pid}: ${MiB(p.memoryMiB)}`).join(', ') })
           : '';
