@@ -1,0 +1,66 @@
+// Issue 23, the framework_version lever: the report tells a regression, the same run working on one version of a
+// library, tool or build and failing on another ("works with transformers==4.51.3, OOM with 4.53.0", "after b1697",
+// "bad version / working version", "regression between torch 2.10.0 and 2.11.0", "升级到 X 后"). What changed is the
+// version, so the first fix goes back to the version that worked and tries the newest release, quoting only the
+// versions of the paste; an upgrade told without a version is a comparison to make, offered after the diagnosis's own
+// first fix (levers/version-regression.ts). Real examples: blind9 5773, blind10 6283 and 6295 (public threads, URLs in
+// their cases.json) and the version13 group; the other texts are synthetic variants written from the principle.
+// In process, a few seconds.
+import { describe, expect, it } from 'vitest';
+import { diagnosePaste, firstOfCase } from './corpus-case.js';
+import { readToldRegression } from '../../src/diagnose/levers/version-regression.js';
+
+const VERSION_FIRST = /^The report says (?:the same run works on|it fails since)/;
+
+describe('a regression the report tells between two versions: the version is the first fix', () => {
+  it.each([
+    ['blind9', '5773', 'torch 2.10.0+cu130'],
+    ['blind10', '6283', 'transformers 4.51.3'],
+    ['blind10', '6295', 'b1696'],
+  ])('real %s/%s', async (g, n, good) => {
+    const d = await firstOfCase(g, n);
+    expect(d?.fixes[0]?.summary).toMatch(VERSION_FIRST);
+    expect(d?.fixes[0]?.summary).toContain(`Downgrade to ${good}`);
+    expect(d?.fixes[0]?.changes).not.toHaveProperty('batch');
+  });
+
+  // synthetic: the forms reports use, each beside a memory failure
+  const OOM = 'torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 23.64 GiB of which 1.10 GiB is free.';
+  const told: Record<string, [string, string]> = {
+    'works with ==, fails with ==': [`${OOM}\nThe same script works with transformers==4.40.0 and fails with transformers==4.41.0.`, 'transformers 4.40.0'],
+    'contrast in one sentence': [`${OOM}\nvllm 0.6.3 works fine, but vllm 0.6.4 runs out of memory on the same model.`, 'vllm 0.6.3'],
+    'issue template labels': [`${OOM}\n- working version: 2.3.1\n- bad version: 2.4.0`, '2.3.1'],
+    'regression between': [`${OOM}\nLooks like a regression between diffusers 0.30.0 and 0.31.0.`, 'diffusers 0.30.0'],
+    'Chinese, upgrade to X': [`${OOM}\n升级到 vllm 0.7.0 后显存不足，vllm 0.6.6 版本正常。`, 'vllm 0.6.6'],
+  };
+  it.each(Object.entries(told))('synthetic: %s', async (_name, [text, good]) => {
+    const d = await diagnosePaste(text);
+    expect(d?.category).toBe('cuda_oom');
+    expect(d?.fixes[0]?.summary).toContain(`Downgrade to ${good}`);
+  });
+
+  it('synthetic: the failing version alone, after an upgrade, quotes no version it was not given', async () => {
+    const d = await diagnosePaste(`${OOM}\nIt started after upgrading to torch 2.5.0.`);
+    expect(d?.fixes[0]?.summary).toMatch(/fails since torch 2\.5\.0/);
+    expect(d?.fixes[0]?.summary).toContain('the version you ran before');
+  });
+
+  it('synthetic: an upgrade told without a version is a comparison, after the diagnosis own first fix', async () => {
+    const d = await diagnosePaste(`${OOM}\nAfter upgrading transformers, training runs out of memory.`);
+    expect(d?.fixes[0]?.summary).not.toMatch(/^The report says it started after an upgrade/);
+    expect(d?.fixes[1]?.summary).toMatch(/^The report says it started after an upgrade/);
+  });
+
+  // synthetic controls: numbers that are no versions, an upgrade tried as a fix, versions only listed
+  it.each([
+    `${OOM}\nWith --gpu-memory-utilization 0.9 it fails, with 0.8 it works.`,
+    `${OOM}\nI upgraded to the latest torch 2.5.0 but it still runs out of memory.`,
+    `${OOM}\nEnvironment: torch 2.1.0, transformers 4.35.0, CUDA 12.1.`,
+    `${OOM}\nBatch size 16 works, 32 fails.`,
+    `${OOM}\nlr 0.001 works fine.`,
+  ])('synthetic control: no told regression (%#)', async (text) => {
+    expect(readToldRegression(text)?.bad).toBeUndefined();
+    const d = await diagnosePaste(text);
+    expect(d?.fixes[0]?.summary ?? '').not.toMatch(/^The report says (?:the same run works|it fails since|it started after)/);
+  });
+});
