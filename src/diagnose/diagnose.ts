@@ -249,7 +249,7 @@ export function diagnose(raw: string, base: RuleBase, loc?: Locale): DiagnoseRes
     const evidence = { incident, readings };
     if (!holds(rule.when, evidence)) continue;
     const computed = computeFixes(rule.fixes, evidence, loc, command);
-    const fixes = computed.length && MEMORY_CATEGORIES.has(rule.category) ? withToldRegression(computed, regression, loc) : computed;
+    const fixes = computed.length && MEMORY_CATEGORIES.has(rule.category) ? withToldRegression(computed, regression, incident, loc) : computed;
     if (fixes.length === 0) continue;
     const shown = hit.lines.slice(-MAX_EVIDENCE).map((l) => {
       const line = log.line(l).trim();

@@ -127,6 +127,8 @@ GROUPS.push('input12');
 GROUPS.push('shm12');
 // holder12/ (stop 38, h1: another holder or a refused context in tools' fixed formats: CUDA MPS 805, SGLang's TP balance check, vLLM's profiling assertion, TF 1.x free memory at start; 10 real threads labelled first; tuned).
 GROUPS.push('holder12');
+// version13/ (stop 39, v1: a regression the report tells between two versions, an update told with "the same settings", and a near miss; real threads labelled first; tuned).
+GROUPS.push('version13');
 // The category vocabulary of /work/corpus-format.md (the same as test/fixtures/eval-dev/cases.json).
 const LABELS = new Set([
   'cuda_oom',
@@ -794,6 +796,17 @@ describe('expert expectations on real logs', () => {
       lever: 0.75,
       strict: 0,
       named: 0.75,
+    },
+    // version13 (stop 39, v1): first run 1/8 lever (the told-regression reader of the time fired on 6704 only; the near miss
+    // 6707 kept its own fix), 7/8 after the reader learned the forms of moves between versions and "the same settings".
+    {
+      group: 'version13',
+      what: '8 logs, 6700-6707: a regression told between two versions (diffusers, vLLM, verl, SeedVR2), an update told with the same settings, a near miss whose commands differ',
+      n: 8,
+      category: 0.85,
+      lever: 0.7,
+      strict: 0,
+      named: 0.7,
     },
   ];
   it.each(TUNED)('$group/ ($what; tuned): no harmful first fix; floors under the measured level', { timeout: 120_000 }, async (t) => {

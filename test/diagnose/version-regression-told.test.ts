@@ -10,18 +10,42 @@ import { describe, expect, it } from 'vitest';
 import { diagnosePaste, firstOfCase } from './corpus-case.js';
 import { readToldRegression } from '../../src/diagnose/levers/version-regression.js';
 
-const VERSION_FIRST = /^The report says (?:the same run works on|it fails since)/;
+const VERSION_FIRST = /^The report says (?:the same run work(?:s|ed) on|it fails since)/;
 
 describe('a regression the report tells between two versions: the version is the first fix', () => {
   it.each([
     ['blind9', '5773', 'torch 2.10.0+cu130'],
     ['blind10', '6283', 'transformers 4.51.3'],
     ['blind10', '6295', 'b1696'],
+    ['version13', '6700', 'diffusers 0.16'],
+    ['version13', '6702', 'vllm 0.7.3'],
+    ['version13', '6703', '0.11.2'],
+    ['version13', '6704', 'VLLM 0.6.3'],
+    ['version13', '6705', '2.5.10'],
   ])('real %s/%s', async (g, n, good) => {
     const d = await firstOfCase(g, n);
     expect(d?.fixes[0]?.summary).toMatch(VERSION_FIRST);
     expect(d?.fixes[0]?.summary).toContain(`Downgrade to ${good}`);
     expect(d?.fixes[0]?.changes).not.toHaveProperty('batch');
+  });
+
+  it.each([
+    ['version13', '6701'],
+    ['version13', '6706'],
+  ])('real %s/%s: an update told with "the same conditions" / "worked before" and no version: the comparison comes first', async (g, n) => {
+    const d = await firstOfCase(g, n);
+    expect(d?.fixes[0]?.summary).toMatch(/^The report says it started after an upgrade/);
+  });
+
+  it('real version13/6707: a move between versions whose commands differ (no "same settings") keeps the diagnosis own first fix', async () => {
+    const d = await firstOfCase('version13', '6707');
+    expect(d?.fixes[0]?.summary).not.toMatch(/^The report says/);
+    expect(d?.fixes[1]?.summary).toMatch(/^The report says the same run works on vllm 0\.7\.3/);
+  });
+
+  it('real blind9/5712: PyTorch 0.3 -> 0.4 is the removed volatile, whose lever (no_grad) stays first', async () => {
+    const d = await firstOfCase('blind9', '5712');
+    expect(d?.fixes[0]?.summary).toMatch(/no_grad/);
   });
 
   // synthetic: the forms reports use, each beside a memory failure
@@ -32,6 +56,12 @@ describe('a regression the report tells between two versions: the version is the
     'issue template labels': [`${OOM}\n- working version: 2.3.1\n- bad version: 2.4.0`, '2.3.1'],
     'regression between': [`${OOM}\nLooks like a regression between diffusers 0.30.0 and 0.31.0.`, 'diffusers 0.30.0'],
     'Chinese, upgrade to X': [`${OOM}\n升级到 vllm 0.7.0 后显存不足，vllm 0.6.6 版本正常。`, 'vllm 0.6.6'],
+    'a move between versions with the same settings': [
+      `${OOM}\nAfter I upgraded diffusers from 0.20.0 to 0.21.0 the same script runs out of memory.`,
+      'diffusers 0.20.0',
+    ],
+    'can run with X, cannot with Y': [`${OOM}\nI can run the same command with sglang 0.4.1,but cannot with sglang 0.4.3.`, 'sglang 0.4.1'],
+    'Chinese, the version used before and the same workflow': [`${OOM}\n之前用的是 1.2.0 版本，同样的工作流，现在的版本显存不足。`, '1.2.0'],
   };
   it.each(Object.entries(told))('synthetic: %s', async (_name, [text, good]) => {
     const d = await diagnosePaste(text);
@@ -49,6 +79,17 @@ describe('a regression the report tells between two versions: the version is the
     const d = await diagnosePaste(`${OOM}\nAfter upgrading transformers, training runs out of memory.`);
     expect(d?.fixes[0]?.summary).not.toMatch(/^The report says it started after an upgrade/);
     expect(d?.fixes[1]?.summary).toMatch(/^The report says it started after an upgrade/);
+  });
+
+  it('synthetic: an update told with "worked fine before" and no version: the comparison comes first', async () => {
+    const d = await diagnosePaste(`${OOM}\nAfter the update, generation runs out of memory. It worked fine before.`);
+    expect(d?.fixes[0]?.summary).toMatch(/^The report says it started after an upgrade/);
+  });
+
+  it('synthetic: a move between versions beside another changed setting is offered second', async () => {
+    const d = await diagnosePaste(`${OOM}\nI upgraded from vllm 0.5.0 to vllm 0.6.0 and raised --max-model-len to 32768.`);
+    expect(d?.fixes[0]?.summary).not.toMatch(/^The report says/);
+    expect(d?.fixes[1]?.summary).toMatch(/^The report says the same run works on vllm 0\.5\.0 and fails on vllm 0\.6\.0/);
   });
 
   // synthetic controls: numbers that are no versions, an upgrade tried as a fix, versions only listed

@@ -12,6 +12,7 @@
 import { boundedLines } from '../lines.js';
 import { t, type Locale } from '../../core/i18n.js';
 import type { ComputedFix } from '../fixes/index.js';
+import type { Incident } from '../incident/index.js';
 
 const MAX_LINES = 400;
 const MAX_LINE = 600;
@@ -25,7 +26,7 @@ const NUMBER = String.raw`v?\d{1,4}\.\d{1,4}(?:\.\d{1,6}){0,2}(?:[.-]?(?:rc|post
 // Named by a package ("torch==2.10.0", "transformers 4.51.3", "vllm: 0.20.1"), by "==" or "v", by the word version /
 // release / build ("version 0.1.47", "版本 0.11.0"), or a llama.cpp build number ("b1696").
 const VERSION = new RegExp(
-  String.raw`(?:\b${PACKAGE}\s{0,2}(?:==|=|:|\s)\s{0,2}[\x60'"]?(${NUMBER})|==\s{0,2}(${NUMBER})|\b(v\d{1,4}\.\d{1,4}(?:\.\d{1,6}){0,2})\b|\b(?:version|release|build|版本)[\s:：=\x60'"]{1,6}(?:of\s{1,3}${PACKAGE}\s{1,3}(?:of\s{1,3})?)?[\x60'"]?(${NUMBER})|\b(b\d{3,5})\b)`,
+  String.raw`(?:\b${PACKAGE}\s{0,2}(?:==|=|:|\s)?\s{0,2}[\x60'"]?(${NUMBER})|==\s{0,2}(${NUMBER})|\b(v\d{1,4}\.\d{1,4}(?:\.\d{1,6}){0,2})\b|\b(?:version|release|build|版本)[\s:：=\x60'"]{1,6}(?:of\s{1,3}${PACKAGE}\s{1,3}(?:of\s{1,3})?)?[\x60'"]?(${NUMBER})|\b(b\d{3,5})\b|(?<![\w.])(${NUMBER})\s{0,2}(?:版本|version\b))`,
   'gi',
 );
 // In a clause that names a regression's two ends ("between torch 2.10.0 and 2.11.0") a bare three-part number is a version too.
@@ -34,25 +35,41 @@ const PACKAGE_BEFORE = new RegExp(String.raw`\b(${PACKAGE})\b[^\n]{0,25}$`, 'i')
 
 // A clause that says a version works: "works fine", "is working perfectly", "everything works", "no problem", "正常".
 const WORKS =
-  /\b(?:works?|worked|working|runs? fine|ran fine|(?:is|was|are|were) fine|no (?:problems?|issues?|errors?|oom)|good version|known[- ]good|last good)\b|正常|没(?:有)?问题|可以(?:跑|运行|用)?/i;
+  /\b(?:works?|worked|working|runs? fine|ran fine|(?:can|could) run|successfully|(?:is|was|are|were) fine|no (?:problems?|issues?|errors?|oom)|good version|known[- ]good|last good)\b|正常|没(?:有)?问题|可以(?:跑|运行|用)?|都行/i;
 // ... unless it says it does not: "never works", "doesn't work", "not working", "no longer works", "不能", "无法".
-const NOT_WORKS = /\b(?:not|n't|never|no longer|stopped|fails? to)\s{1,3}(?:\w{1,12}\s{1,3})?(?:works?|worked|working|run)|不(?:能|行)|无法|不正常/i;
+const NOT_WORKS =
+  /\b(?:not|n't|never|no longer|stopped|fails? to)\s{1,3}(?:\w{1,12}\s{1,3})?(?:works?|worked|working|run)|\b(?:can't|cannot|can not|couldn't|could not)\b|不(?:能|行)|无法|不正常/i;
 // A clause that says a version fails: the failure's words, a labelled bad version, or what changed since it.
 const FAILS =
-  /\b(?:out of memory|OOM|fail(?:s|ed|ing)?|crash(?:es|ed)?|error|broken|bad|buggy|regress\w{0,4}|leak\w{0,3}|never works|not working|doesn't work|does not work)\b|报错|显存(?:不足|溢出|爆)|失败|崩溃/i;
+  /\b(?:out of memory|OOM|not enough (?:GPU |video |graphics )?memory|insufficient|fail(?:s|ed|ing)?|crash(?:es|ed)?|error|broken|bad|buggy|regress\w{0,4}|leak\w{0,3}|never works|not working|doesn't work|does not work)\b|报错|显存(?:不足|溢出|爆)|失败|崩溃/i;
 // The bad one named by what came after it: "after b1697", "since 2.11.0", "after upgrading to vllm 0.6.0", "升级到 X 后",
 // "upgraded from 4.51.3 to 4.53.0" (the version upgraded to).
 const AFTER_VERSION =
-  /\b(?:upgrad|updat)\w{0,4}\s{1,3}(?:from\s{1,3}[^\s]{1,40}\s{1,3})?to\s{1,3}$|\b(?:after|since)\s{1,3}(?:(?:upgrad|updat|mov|switch)\w{0,4}\s{1,3}(?:to\s{1,3})?)?(?:the\s{1,3})?(?:[\w.-]{1,30}\s{0,2})?$|(?:升级|更新)(?:到|至)?\s{0,3}$/i;
+  /\b(?:upgrad|updat)\w{0,4}\s{1,3}(?:from\s{1,3}[^\s]{1,40}\s{1,3})?to\s{1,3}$|\b(?:after|since)\s{1,3}(?:(?:upgrad|updat|mov|switch)\w{0,4}\s{1,3}(?:to\s{1,3})?)?(?:the\s{1,3})?(?:(?!from\b)[\w.-]{1,30}\s{0,2})?$|(?:升级|更新)(?:到|至)?\s{0,3}$/i;
 // "regression between torch 2.10.0 and 2.11.0", "regression from X to Y": the first worked, the second fails.
 const REGRESSION_PAIR = /\bregress\w{0,4}\s{1,3}(?:between|from)\b/i;
 
 // The report says it started with an upgrade, naming no version: "after upgrading transformers", "since the last
 // update", "worked with the previous version", "升级后", "之前的版本正常".
 const UPGRADE_TOLD = new RegExp(
-  String.raw`\b(?:after|since)\s{1,3}(?:I\s{1,3}|we\s{1,3})?(?:upgrad|updat)\w{0,4}\s{1,3}(?:to\s{1,3})?(?:the\s{1,3}(?:latest|newest|new)\s{1,3})?(?:${PACKAGE}|version|release)\b|\bsince\s{1,3}the\s{1,3}(?:last\s{1,3}|latest\s{1,3}|recent\s{1,3})?(?:upgrade|update)\b|\b(?:worked|works|was working|ran)\s{1,3}(?:fine\s{1,3}|well\s{1,3})?(?:with|on|in)\s{1,3}(?:the\s{1,3})?(?:previous|older|old|last|earlier)\s{1,3}(?:version|release|build)\b|(?:升级|更新)(?:了)?[^\n。]{0,20}(?:之?后|以后)|(?:之前|以前|旧|老)(?:的)?版本[^\n。]{0,10}(?:正常|没(?:有)?问题|可以)`,
+  String.raw`\b(?:after|before|since)\s{1,3}(?:the\s{1,3}|an?\s{1,3}|this\s{1,3}|my\s{1,3})?(?:latest\s{1,3}|recent\s{1,3}|last\s{1,3})?(?:upgrade|update|git\s{1,3}pull)\b|\b(?:after|since)\s{1,3}(?:I\s{1,3}|we\s{1,3})?(?:upgrad|updat)\w{0,4}\s{1,3}(?:to\s{1,3})?(?:the\s{1,3}(?:latest|newest|new)\s{1,3})?(?:${PACKAGE}|version|release)\b|\bsince\s{1,3}the\s{1,3}(?:last\s{1,3}|latest\s{1,3}|recent\s{1,3})?(?:upgrade|update)\b|\b(?:worked|works|was working|ran)\s{1,3}(?:fine\s{1,3}|well\s{1,3})?(?:with|on|in)\s{1,3}(?:the\s{1,3})?(?:previous|older|old|last|earlier)\s{1,3}(?:version|release|build)\b|(?:升级|更新)(?:了)?[^\n。]{0,20}(?:之?后|以后)|(?:之前|以前|旧|老)(?:的)?版本[^\n。]{0,10}(?:正常|没(?:有)?问题|可以)`,
   'i',
 );
+
+// A move from one version to another ("upgrade diffusers from 0.16 to 0.17", "after upgrading from v0.11.2 to v0.14.1",
+// "upgraded from vllm0.7.3 to vllm0.8.2", "从 2.5.10 升级到 2.5.15", "3.0.6 升级到 3.0.9"): the first ran, the second is the
+// one that fails, but the report does not say the first ran the same settings.
+const TRANSITION = new RegExp(
+  String.raw`\b(?:upgrad|updat|mov|switch)\w{0,4}\s{1,3}(${PACKAGE}\s{1,3})?from\s{1,3}(${PACKAGE}\s{0,2})?(${NUMBER})\s{1,3}to\s{1,3}(?:${PACKAGE}\s{0,2})?(${NUMBER})|(?:从\s{0,3})?(${PACKAGE}\s{0,2})?(${NUMBER})\s{0,3}(?:版本)?\s{0,3}(?:升级|更新)(?:到|至)\s{0,3}(?:${PACKAGE}\s{0,2})?(${NUMBER})`,
+  'i',
+);
+// The version installed before, said without a verdict ("之前安装的是 2.5.10 版本", "previously on 0.6.3").
+const PREVIOUS_BEFORE = /(?:之前|以前|原来|previously|before)\s{0,3}(?:安装|用|使用|installed|used|was on|had|on)?\s{0,3}(?:的是|的|了)?\s{0,3}$/i;
+// Nothing else changed, told: "the same command / settings / data and parameters / workflow", "without any change",
+// "under the same conditions", "worked before", "used to work", "同样的工作流", "之前都正常". Without it a move between
+// versions is only one of the changes, and the comparison comes after the diagnosis's own first fix.
+const SAME_TOLD =
+  /\b(?:the\s{1,3})?same\s{1,3}(?:[\w-]{1,15}\s{1,3}){0,3}?(?:commands?|settings?|config(?:uration)?s?|parameters?|params|scripts?|code|workflows?|data(?:set)?|hardware|conditions?|machine|setup|inputs?|prompts?|model)\b|\bwithout\s{1,3}any\s{1,3}(?:other\s{1,3})?changes?\b|\bnothing\s{1,3}(?:else\s{1,3})?(?:has\s{1,3})?changed\b|\b(?:worked|working|functioning|ran|run)\s{1,3}(?:\w{1,12}\s{1,3})?(?:fine\s{1,3}|well\s{1,3}|perfectly\s{1,3}|properly\s{1,3})?before\b|\bused\s{1,3}to\s{1,3}(?:work|run)\b|同样的|相同的|一样的|没有(?:任何)?(?:改动|修改|变化)|之前都?(?:正常|可以|没问题)/i;
 
 // An upgrade tried as a fix that did not help ("after upgrading to the latest version it still OOMs") tells no regression.
 const STILL = /\bstill\b|\bsame (?:error|problem|issue)\b|仍然|依然|还是/i;
@@ -64,6 +81,8 @@ export interface ToldRegression {
   bad?: string;
   /** The report's line that tells it, quoted. */
   line: string;
+  /** The report says nothing else changed (a pair of verdicts, "the same settings", "worked before"): the version comes first. */
+  first: boolean;
 }
 
 const quote = (s: string) => {
@@ -86,15 +105,15 @@ function versionsIn(clause: string, bare = false): { at: number; end: number; te
   const pattern = bare ? BARE : VERSION;
   pattern.lastIndex = 0;
   for (let m = pattern.exec(clause); m; m = pattern.exec(clause)) {
-    const number = (m[1] ?? m[2] ?? m[3] ?? m[4] ?? m[5]).replace(/^v(?=\d)/, '');
-    const pkg = PACKAGE_BEFORE.exec(clause.slice(Math.max(0, m.index - 30), m.index + m[0].length - (m[1] ?? m[2] ?? m[3] ?? m[4] ?? m[5]).length));
+    const number = (m[1] ?? m[2] ?? m[3] ?? m[4] ?? m[5] ?? m[6]).replace(/^v(?=\d)/, '');
+    const pkg = PACKAGE_BEFORE.exec(clause.slice(Math.max(0, m.index - 30), m.index + m[0].length - (m[1] ?? m[2] ?? m[3] ?? m[4] ?? m[5] ?? m[6]).length));
     out.push({ at: m.index, end: m.index + m[0].length, number, text: pkg ? `${pkg[1]} ${number}` : number });
   }
   return out;
 }
 
 // Clauses: sentences, and the halves of a contrast ("works with X but fails with Y", "X 正常，Y 报错").
-const CLAUSE_SPLIT = /(?<=[.!?])\s{1,4}|[;。；！？]|,?\s{1,3}(?:but|while|whereas|however)\s{1,3}|，\s{0,2}(?:但|而)?/i;
+const CLAUSE_SPLIT = /(?<=[.!?])\s{1,4}|[;。；！？]|,?\s{1,3}(?:but|while|whereas|however)\s{1,3}|,(?:but|while|whereas|however)\s{1,3}|，\s{0,2}(?:但|而)?/i;
 
 /** The regression the report tells: a version that worked and another that fails, or an upgrade since which it fails. */
 export function readToldRegression(text: string): ToldRegression | undefined {
@@ -102,11 +121,25 @@ export function readToldRegression(text: string): ToldRegression | undefined {
   let bad: string | undefined;
   let goodLine = '';
   let badLine = '';
+  let movedFrom: string | undefined;
+  let movedTo: string | undefined;
+  let movedLine = '';
   let upgradeLine: string | undefined;
+  let same = false;
   for (const line of boundedLines(text, MAX_LINES, MAX_LINE)) {
     if (!upgradeLine && UPGRADE_TOLD.test(line) && !STILL.test(line)) upgradeLine = line;
+    same ||= SAME_TOLD.test(line);
     if (!/\d/.test(line)) continue;
-    for (const clause of line.split(CLAUSE_SPLIT)) {
+    const moved = TRANSITION.exec(line);
+    if (moved && !movedLine) {
+      const pkg = (moved[1] ?? moved[2] ?? moved[5])?.trim();
+      const from = (moved[3] ?? moved[6]).replace(/^v(?=\d)/, '');
+      const to = (moved[4] ?? moved[7]).replace(/^v(?=\d)/, '');
+      if (from !== to) [movedFrom, movedTo, movedLine] = [pkg ? `${pkg} ${from}` : from, pkg ? `${pkg} ${to}` : to, line];
+    }
+    // The move's two versions are read above; the words around them ("OOM after upgrading from X") judge neither.
+    const rest = moved ? line.slice(0, moved.index) + ' '.repeat(moved[0].length) + line.slice(moved.index + moved[0].length) : line;
+    for (const clause of rest.split(CLAUSE_SPLIT)) {
       const versions = versionsIn(clause);
       const pair = REGRESSION_PAIR.test(clause) ? versionsIn(clause, true) : [];
       if (pair.length >= 2 && pair[0].number !== pair[1].number) {
@@ -116,7 +149,6 @@ export function readToldRegression(text: string): ToldRegression | undefined {
         badLine ||= line;
         continue;
       }
-      if (versions.length === 0) continue;
       versions.forEach((v, i) => {
         // The words between the previous version and this one speak of it ("works with X and fails with Y"); where they
         // say nothing, the words after it up to the next one ("In b1696, everything works fine").
@@ -129,15 +161,22 @@ export function readToldRegression(text: string): ToldRegression | undefined {
         } else if (polarity === 'good') {
           good ??= v.text;
           goodLine ||= line;
+        } else if (PREVIOUS_BEFORE.test(before) && !movedLine) {
+          [movedFrom, movedLine] = [v.text, line];
         }
       });
     }
   }
   const number = (s: string | undefined) => s?.replace(/^.*\s/, '');
-  if (good && bad && number(good) !== number(bad)) return { good, bad, line: quote(badLine || goodLine) };
-  if (bad && upgradeLine) return { bad, line: quote(upgradeLine) };
-  if (upgradeLine && (good || bad || FAILS.test(upgradeLine))) return { good, bad, line: quote(upgradeLine) };
-  if (upgradeLine) return { line: quote(upgradeLine) };
+  // A version said to work and another said to fail: the pair itself says nothing else changed.
+  if (good && bad && number(good) !== number(bad)) return { good, bad, line: quote(badLine || goodLine), first: true };
+  // A move between versions (or the version used before): first where the report says nothing else changed.
+  const from = good ?? movedFrom;
+  const to = bad ?? movedTo;
+  if (from && (to || same || upgradeLine) && number(from) !== number(to))
+    return { good: from, bad: to, line: quote(movedLine || goodLine || badLine), first: same || (good !== undefined && to !== undefined) };
+  if (bad && upgradeLine) return { bad, line: quote(upgradeLine), first: true };
+  if (upgradeLine) return { line: quote(upgradeLine), first: same };
   return undefined;
 }
 
@@ -146,16 +185,14 @@ export function readToldRegression(text: string): ToldRegression | undefined {
  * one that worked, or the upgrade since which it fails), second (after the diagnosis's own first fix) where it tells an
  * upgrade without a version, which is a comparison to make rather than the lever itself.
  */
-export function withToldRegression(fixes: ComputedFix[], regression: ToldRegression | undefined, loc: Locale | undefined): ComputedFix[] {
+export function withToldRegression(fixes: ComputedFix[], regression: ToldRegression | undefined, incident: Incident, loc: Locale | undefined): ComputedFix[] {
   if (!regression) return fixes;
-  const { good, bad, line } = regression;
+  // A lever that is itself what the versions changed keeps its place: PyTorch 0.4 removed volatile (levers/volatile.ts),
+  // so code from 0.3 needs no_grad on 0.4, not the old release back.
+  const explained = incident.eval.volatileRemoved !== undefined;
+  const { good, bad, line, first } = regression;
   const words = { good: good ?? '', bad: bad ?? '', line: `"${line}"` };
-  const summary =
-    good && bad
-      ? t(loc, 'fix.versionRegression.pair', words)
-      : bad
-        ? t(loc, 'fix.versionRegression.since', words)
-        : t(loc, 'fix.versionRegression.told', words);
-  const fix: ComputedFix = { kind: 'advice', summary, changes: {} };
-  return bad ? [fix, ...fixes] : [...fixes.slice(0, 1), fix, ...fixes.slice(1)];
+  const key = good && bad ? 'pair' : bad ? 'since' : good ? 'good' : 'told';
+  const fix: ComputedFix = { kind: 'advice', summary: t(loc, `fix.versionRegression.${key}`, words), changes: {} };
+  return first && !explained ? [fix, ...fixes] : [...fixes.slice(0, 1), fix, ...fixes.slice(1)];
 }
