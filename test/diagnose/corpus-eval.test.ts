@@ -797,16 +797,17 @@ describe('expert expectations on real logs', () => {
       strict: 0,
       named: 0.75,
     },
-    // version13 (stop 39, v1): first run 1/8 lever (the told-regression reader of the time fired on 6704 only; the near miss
-    // 6707 kept its own fix), 7/8 after the reader learned the forms of moves between versions and "the same settings".
+    // version13 (stop 39, v1): two batches, each labelled before the engine of its time ran. Batch 1 (6700-6707) first run
+    // 1/8 lever (the reader fired on 6704 only, rightly; the near miss 6707 kept its own fix); batch 2 (6708-6715) first run
+    // 1/8 (it fired on 6712, rightly, and on the near miss 6713, wrongly). 14/16 category, 13/16 lever after both were read.
     {
       group: 'version13',
-      what: '8 logs, 6700-6707: a regression told between two versions (diffusers, vLLM, verl, SeedVR2), an update told with the same settings, a near miss whose commands differ',
-      n: 8,
-      category: 0.85,
+      what: '16 logs, 6700-6715: a regression told between two versions (diffusers, transformers, vLLM, verl, Ollama, SeedVR2), an update told with the same settings, near misses whose settings changed',
+      n: 16,
+      category: 0.8,
       lever: 0.7,
       strict: 0,
-      named: 0.7,
+      named: 0.65,
     },
   ];
   it.each(TUNED)('$group/ ($what; tuned): no harmful first fix; floors under the measured level', { timeout: 120_000 }, async (t) => {

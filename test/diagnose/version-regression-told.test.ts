@@ -22,6 +22,9 @@ describe('a regression the report tells between two versions: the version is the
     ['version13', '6703', '0.11.2'],
     ['version13', '6704', 'VLLM 0.6.3'],
     ['version13', '6705', '2.5.10'],
+    ['version13', '6708', 'transformers 4.28.1'],
+    ['version13', '6710', '4.37.2'],
+    ['phase4', '1714', 'pytorch 0.4.0'],
   ])('real %s/%s', async (g, n, good) => {
     const d = await firstOfCase(g, n);
     expect(d?.fixes[0]?.summary).toMatch(VERSION_FIRST);
@@ -41,6 +44,11 @@ describe('a regression the report tells between two versions: the version is the
     const d = await firstOfCase('version13', '6707');
     expect(d?.fixes[0]?.summary).not.toMatch(/^The report says/);
     expect(d?.fixes[1]?.summary).toMatch(/^The report says the same run works on vllm 0\.7\.3/);
+  });
+
+  it('real version13/6713 (near miss): "workflows that used to work" after an update: the comparison comes second', async () => {
+    const d = await firstOfCase('version13', '6713');
+    expect(d?.fixes[0]?.summary).not.toMatch(/^The report says/);
   });
 
   it('real blind9/5712: PyTorch 0.3 -> 0.4 is the removed volatile, whose lever (no_grad) stays first', async () => {
@@ -81,9 +89,20 @@ describe('a regression the report tells between two versions: the version is the
     expect(d?.fixes[1]?.summary).toMatch(/^The report says it started after an upgrade/);
   });
 
-  it('synthetic: an update told with "worked fine before" and no version: the comparison comes first', async () => {
-    const d = await diagnosePaste(`${OOM}\nAfter the update, generation runs out of memory. It worked fine before.`);
+  it('synthetic: an update told with "the same settings" and no version: the comparison comes first', async () => {
+    const d = await diagnosePaste(`${OOM}\nAfter the update, generation runs out of memory with the same settings.`);
     expect(d?.fixes[0]?.summary).toMatch(/^The report says it started after an upgrade/);
+  });
+
+  it('synthetic: "it worked fine before" the update says nothing of the settings: the comparison comes second', async () => {
+    const d = await diagnosePaste(`${OOM}\nAfter the update, generation runs out of memory. It worked fine before.`);
+    expect(d?.fixes[0]?.summary).not.toMatch(/^The report says/);
+    expect(d?.fixes[1]?.summary).toMatch(/^The report says it started after an upgrade/);
+  });
+
+  it('synthetic: one package at two releases of one line, with the same code: the older one ran', async () => {
+    const d = await diagnosePaste(`${OOM}\nLast month: accelerate==0.20.3. Today, the same code with accelerate==0.21.0 fails.`);
+    expect(d?.fixes[0]?.summary).toContain('Downgrade to accelerate 0.20.3');
   });
 
   it('synthetic: a move between versions beside another changed setting is offered second', async () => {
@@ -99,6 +118,8 @@ describe('a regression the report tells between two versions: the version is the
     `${OOM}\nEnvironment: torch 2.1.0, transformers 4.35.0, CUDA 12.1.`,
     `${OOM}\nBatch size 16 works, 32 fails.`,
     `${OOM}\nlr 0.001 works fine.`,
+    `${OOM}\nPyTorch version: 2.2.0a0+81ea7a4\nCUDA used to build PyTorch: 12.3\nCUDA runtime version: 12.3.107\nI ran the same code several times.`,
+    `${OOM}\ncuda 12.3 works fine, cuda 12.3.107 is what I have.`,
   ])('synthetic control: no told regression (%#)', async (text) => {
     expect(readToldRegression(text)?.bad).toBeUndefined();
     const d = await diagnosePaste(text);

@@ -26,16 +26,22 @@ const NUMBER = String.raw`v?\d{1,4}\.\d{1,4}(?:\.\d{1,6}){0,2}(?:[.-]?(?:rc|post
 // Named by a package ("torch==2.10.0", "transformers 4.51.3", "vllm: 0.20.1"), by "==" or "v", by the word version /
 // release / build ("version 0.1.47", "版本 0.11.0"), or a llama.cpp build number ("b1696").
 const VERSION = new RegExp(
-  String.raw`(?:\b${PACKAGE}\s{0,2}(?:==|=|:|\s)?\s{0,2}[\x60'"]?(${NUMBER})|==\s{0,2}(${NUMBER})|\b(v\d{1,4}\.\d{1,4}(?:\.\d{1,6}){0,2})\b|\b(?:version|release|build|版本)[\s:：=\x60'"]{1,6}(?:of\s{1,3}${PACKAGE}\s{1,3}(?:of\s{1,3})?)?[\x60'"]?(${NUMBER})|\b(b\d{3,5})\b|(?<![\w.])(${NUMBER})\s{0,2}(?:版本|version\b))`,
+  String.raw`(?:(?<!build\s{1,3})\b${PACKAGE}\s{0,2}(?:==|=|:|\s)?\s{0,2}[\x60'"]?(${NUMBER})|==\s{0,2}(${NUMBER})|\b(v\d{1,4}\.\d{1,4}(?:\.\d{1,6}){0,2})\b|\b(?:version|release|build|版本)[\s:：=\x60'"]{1,6}(?:of\s{1,3}${PACKAGE}\s{1,3}(?:of\s{1,3})?)?[\x60'"]?(${NUMBER})|\b(b\d{3,5})\b|(?<![\w.])(${NUMBER})\s{0,2}(?:版本|version\b))`,
   'gi',
 );
 // In a clause that names a regression's two ends ("between torch 2.10.0 and 2.11.0") a bare three-part number is a version too.
 const BARE = new RegExp(String.raw`(?<![\w.])(\d{1,4}\.\d{1,4}\.\d{1,6}(?:[.-]?(?:rc|post|dev)\d{0,8})?(?:\+\w[\w.]{0,19})?)(?!\w|\.\d)`, 'g');
-const PACKAGE_BEFORE = new RegExp(String.raw`\b(${PACKAGE})\b[^\n]{0,25}$`, 'i');
+// The package written right before a version ("torch==", "transformers ", "vllm: ", "Ollama version "), not one further back.
+const PACKAGE_BEFORE = new RegExp(String.raw`(?<!build\s{1,3})\b(${PACKAGE})\s{0,2}(?:version\s{0,2})?(?:==|=|:|\s)?\s{0,2}(?:of\s{1,3})?[\x60'"]?v?$`, 'i');
+// The version upgraded to, also written bare ("this started after upgrading to 0.4.1", "updated Ollama to 0.1.13").
+const UPGRADED_TO = new RegExp(
+  String.raw`\b(?:upgrad|updat)\w{0,4}\s{1,3}(?:${PACKAGE}\s{1,3})?(?:\(\s{0,2})?to\s{1,3}(?:(?:version|release)\s{1,3})?(${PACKAGE}\s{0,2})?(${NUMBER})`,
+  'i',
+);
 
 // A clause that says a version works: "works fine", "is working perfectly", "everything works", "no problem", "正常".
 const WORKS =
-  /\b(?:works?|worked|working|runs? fine|ran fine|(?:can|could) run|successfully|(?:is|was|are|were) fine|no (?:problems?|issues?|errors?|oom)|good version|known[- ]good|last good)\b|正常|没(?:有)?问题|可以(?:跑|运行|用)?|都行/i;
+  /\b(?:works?|worked|working|(?:train(?:s|ed)?|runs?|ran)\s{1,3}(?:fine|well|ok(?:ay)?)|(?:can|could) run|successfully|(?:is|was|are|were) fine|no (?:problems?|issues?|errors?|oom)|good version|known[- ]good|last good)\b|正常|没(?:有)?问题|可以(?:跑|运行|用)?|都行/i;
 // ... unless it says it does not: "never works", "doesn't work", "not working", "no longer works", "不能", "无法".
 const NOT_WORKS =
   /\b(?:not|n't|never|no longer|stopped|fails? to)\s{1,3}(?:\w{1,12}\s{1,3})?(?:works?|worked|working|run)|\b(?:can't|cannot|can not|couldn't|could not)\b|不(?:能|行)|无法|不正常/i;
@@ -52,7 +58,7 @@ const REGRESSION_PAIR = /\bregress\w{0,4}\s{1,3}(?:between|from)\b/i;
 // The report says it started with an upgrade, naming no version: "after upgrading transformers", "since the last
 // update", "worked with the previous version", "升级后", "之前的版本正常".
 const UPGRADE_TOLD = new RegExp(
-  String.raw`\b(?:after|before|since)\s{1,3}(?:the\s{1,3}|an?\s{1,3}|this\s{1,3}|my\s{1,3})?(?:latest\s{1,3}|recent\s{1,3}|last\s{1,3})?(?:upgrade|update|git\s{1,3}pull)\b|\b(?:after|since)\s{1,3}(?:I\s{1,3}|we\s{1,3})?(?:upgrad|updat)\w{0,4}\s{1,3}(?:to\s{1,3})?(?:the\s{1,3}(?:latest|newest|new)\s{1,3})?(?:${PACKAGE}|version|release)\b|\bsince\s{1,3}the\s{1,3}(?:last\s{1,3}|latest\s{1,3}|recent\s{1,3})?(?:upgrade|update)\b|\b(?:worked|works|was working|ran)\s{1,3}(?:fine\s{1,3}|well\s{1,3})?(?:with|on|in)\s{1,3}(?:the\s{1,3})?(?:previous|older|old|last|earlier)\s{1,3}(?:version|release|build)\b|(?:升级|更新)(?:了)?[^\n。]{0,20}(?:之?后|以后)|(?:之前|以前|旧|老)(?:的)?版本[^\n。]{0,10}(?:正常|没(?:有)?问题|可以)`,
+  String.raw`\b(?:after|before|since)\s{1,3}(?:the\s{1,3}|an?\s{1,3}|this\s{1,3}|my\s{1,3})?(?:latest\s{1,3}|recent\s{1,3}|last\s{1,3})?(?:upgrade|update|git\s{1,3}pull)\b|\b(?:after|since)\s{1,3}(?:I\s{1,3}|we\s{1,3})?(?:upgrad|updat)\w{0,4}\s{1,3}(?:to\s{1,3})?(?:(?:the\s{1,3})?(?:latest|newest|new)\s{1,3})?(?:${PACKAGE}|version|release)\b|\bsince\s{1,3}the\s{1,3}(?:last\s{1,3}|latest\s{1,3}|recent\s{1,3})?(?:upgrade|update)\b|\b(?:worked|works|was working|ran)\s{1,3}(?:fine\s{1,3}|well\s{1,3})?(?:with|on|in)\s{1,3}(?:the\s{1,3})?(?:previous|older|old|last|earlier)\s{1,3}(?:version|release|build)\b|(?:升级|更新|升級)(?:了)?[^\n。]{0,20}(?:之?[后後]|以[后後])|(?:之前|以前|旧|老)(?:的)?版本[^\n。]{0,10}(?:正常|没(?:有)?问题|可以)`,
   'i',
 );
 
@@ -65,11 +71,13 @@ const TRANSITION = new RegExp(
 );
 // The version installed before, said without a verdict ("之前安装的是 2.5.10 版本", "previously on 0.6.3").
 const PREVIOUS_BEFORE = /(?:之前|以前|原来|previously|before)\s{0,3}(?:安装|用|使用|installed|used|was on|had|on)?\s{0,3}(?:的是|的|了)?\s{0,3}$/i;
-// Nothing else changed, told: "the same command / settings / data and parameters / workflow", "without any change",
-// "under the same conditions", "worked before", "used to work", "同样的工作流", "之前都正常". Without it a move between
-// versions is only one of the changes, and the comparison comes after the diagnosis's own first fix.
+// Nothing else changed, told: "the same command / settings / data and parameters / workflow", "identical configuration",
+// "without any change", "under the same conditions", "同样的工作流", or a verdict on the old version beside the upgrade
+// ("the old version does not", "舊版不會", "之前的版本正常"). "It used to work" alone is no such statement (the
+// workflow may have changed too), so without one a move between versions is only one of the changes, and the comparison
+// comes after the diagnosis's own first fix.
 const SAME_TOLD =
-  /\b(?:the\s{1,3})?same\s{1,3}(?:[\w-]{1,15}\s{1,3}){0,3}?(?:commands?|settings?|config(?:uration)?s?|parameters?|params|scripts?|code|workflows?|data(?:set)?|hardware|conditions?|machine|setup|inputs?|prompts?|model)\b|\bwithout\s{1,3}any\s{1,3}(?:other\s{1,3})?changes?\b|\bnothing\s{1,3}(?:else\s{1,3})?(?:has\s{1,3})?changed\b|\b(?:worked|working|functioning|ran|run)\s{1,3}(?:\w{1,12}\s{1,3})?(?:fine\s{1,3}|well\s{1,3}|perfectly\s{1,3}|properly\s{1,3})?before\b|\bused\s{1,3}to\s{1,3}(?:work|run)\b|同样的|相同的|一样的|没有(?:任何)?(?:改动|修改|变化)|之前都?(?:正常|可以|没问题)/i;
+  /\bidentical\s{1,3}(?:[\w-]{1,15}\s{1,3}){0,2}?(?:commands?|settings?|config(?:uration)?s?|parameters?|setup|code|scripts?)\b|\b(?:the\s{1,3})?same\s{1,3}(?:[\w-]{1,15}\s{1,3}){0,3}?(?:commands?|settings?|config(?:uration)?s?|parameters?|params|scripts?|code|workflows?|data(?:set)?|hardware|conditions?|machine|setup|inputs?|prompts?|model)\b|\bwithout\s{1,3}any\s{1,3}(?:other\s{1,3})?changes?\b|\bnothing\s{1,3}(?:else\s{1,3})?(?:has\s{1,3})?changed\b|同样的|相同的|一样的|同樣的|相同|没有(?:任何)?(?:改动|修改|变化)|\b(?:old|older|previous|earlier)\s{1,3}(?:version|release|build)s?\s{1,3}(?:(?:does|did)\s{0,1}n[o']t|works?|worked|(?:is|was)\s{1,3}fine|had\s{1,3}no\s{1,3}(?:problem|issue))|(?:舊版|旧版|老版|(?:之前|以前)的?版本)[^\n。]{0,6}(?:不會|不会|正常|沒問題|没问题|可以|都行)/i;
 
 // An upgrade tried as a fix that did not help ("after upgrading to the latest version it still OOMs") tells no regression.
 const STILL = /\bstill\b|\bsame (?:error|problem|issue)\b|仍然|依然|还是/i;
@@ -106,7 +114,8 @@ function versionsIn(clause: string, bare = false): { at: number; end: number; te
   pattern.lastIndex = 0;
   for (let m = pattern.exec(clause); m; m = pattern.exec(clause)) {
     const number = (m[1] ?? m[2] ?? m[3] ?? m[4] ?? m[5] ?? m[6]).replace(/^v(?=\d)/, '');
-    const pkg = PACKAGE_BEFORE.exec(clause.slice(Math.max(0, m.index - 30), m.index + m[0].length - (m[1] ?? m[2] ?? m[3] ?? m[4] ?? m[5] ?? m[6]).length));
+    const start = m.index + m[0].indexOf(m[1] ?? m[2] ?? m[3] ?? m[4] ?? m[5] ?? m[6]);
+    const pkg = PACKAGE_BEFORE.exec(clause.slice(Math.max(0, start - 40), start));
     out.push({ at: m.index, end: m.index + m[0].length, number, text: pkg ? `${pkg[1]} ${number}` : number });
   }
   return out;
@@ -114,6 +123,24 @@ function versionsIn(clause: string, bare = false): { at: number; end: number; te
 
 // Clauses: sentences, and the halves of a contrast ("works with X but fails with Y", "X 正常，Y 报错").
 const CLAUSE_SPLIT = /(?<=[.!?])\s{1,4}|[;。；！？]|,?\s{1,3}(?:but|while|whereas|however)\s{1,3}|,(?:but|while|whereas|however)\s{1,3}|，\s{0,2}(?:但|而)?/i;
+
+/** One release written at two precisions ("12.3" and "12.3.107", "0.16" and "0.16.0"): not two versions. */
+function sameRelease(a: string | undefined, b: string | undefined): boolean {
+  if (a === undefined || b === undefined) return a === b;
+  const [x, y] = [a.replace(/^.*\s/, '').split(/[.+-]/), b.replace(/^.*\s/, '').split(/[.+-]/)];
+  return x.slice(0, Math.min(x.length, y.length)).every((p, i) => p.toLowerCase() === y[i].toLowerCase());
+}
+
+/** Release order of two version numbers ("4.28.1" < "4.31.dev0" < "4.31.0"): by their numeric parts, a suffix last. */
+function compareVersions(a: string, b: string): number {
+  const parts = (v: string) => v.split(/[.+-]/).map((p) => (/^\d+$/.test(p) ? Number(p) : -1));
+  const [x, y] = [parts(a), parts(b)];
+  for (let i = 0; i < Math.max(x.length, y.length); i++) {
+    const d = (x[i] ?? 0) - (y[i] ?? 0);
+    if (d !== 0) return d;
+  }
+  return 0;
+}
 
 /** The regression the report tells: a version that worked and another that fails, or an upgrade since which it fails. */
 export function readToldRegression(text: string): ToldRegression | undefined {
@@ -126,28 +153,37 @@ export function readToldRegression(text: string): ToldRegression | undefined {
   let movedLine = '';
   let upgradeLine: string | undefined;
   let same = false;
+  let sameLine = '';
+  // Every version a package is named with ("transformers==4.28.1" ... "transformers==4.31.dev0"), by package.
+  const byPackage = new Map<string, string[]>();
   for (const line of boundedLines(text, MAX_LINES, MAX_LINE)) {
     if (!upgradeLine && UPGRADE_TOLD.test(line) && !STILL.test(line)) upgradeLine = line;
-    same ||= SAME_TOLD.test(line);
+    if (!same && SAME_TOLD.test(line)) [same, sameLine] = [true, line];
     if (!/\d/.test(line)) continue;
     const moved = TRANSITION.exec(line);
     if (moved && !movedLine) {
       const pkg = (moved[1] ?? moved[2] ?? moved[5])?.trim();
       const from = (moved[3] ?? moved[6]).replace(/^v(?=\d)/, '');
       const to = (moved[4] ?? moved[7]).replace(/^v(?=\d)/, '');
-      if (from !== to) [movedFrom, movedTo, movedLine] = [pkg ? `${pkg} ${from}` : from, pkg ? `${pkg} ${to}` : to, line];
+      if (!sameRelease(from, to)) [movedFrom, movedTo, movedLine] = [pkg ? `${pkg} ${from}` : from, pkg ? `${pkg} ${to}` : to, line];
     }
+    const upgradedTo = STILL.test(line) ? null : UPGRADED_TO.exec(line);
+    if (upgradedTo && !bad) [bad, badLine] = [`${upgradedTo[1] ? upgradedTo[1].trim() + ' ' : ''}${upgradedTo[2].replace(/^v(?=\d)/, '')}`, line];
     // The move's two versions are read above; the words around them ("OOM after upgrading from X") judge neither.
     const rest = moved ? line.slice(0, moved.index) + ' '.repeat(moved[0].length) + line.slice(moved.index + moved[0].length) : line;
     for (const clause of rest.split(CLAUSE_SPLIT)) {
       const versions = versionsIn(clause);
       const pair = REGRESSION_PAIR.test(clause) ? versionsIn(clause, true) : [];
-      if (pair.length >= 2 && pair[0].number !== pair[1].number) {
+      if (pair.length >= 2 && !sameRelease(pair[0].number, pair[1].number)) {
         good ??= pair[0].text;
         bad ??= pair[1].text;
         goodLine ||= line;
         badLine ||= line;
         continue;
+      }
+      for (const v of versions) {
+        const pkg = /^(\S+) /.exec(v.text)?.[1].toLowerCase();
+        if (pkg && !byPackage.get(pkg)?.includes(v.number)) byPackage.set(pkg, [...(byPackage.get(pkg) ?? []), v.number]);
       }
       versions.forEach((v, i) => {
         // The words between the previous version and this one speak of it ("works with X and fails with Y"); where they
@@ -167,15 +203,25 @@ export function readToldRegression(text: string): ToldRegression | undefined {
       });
     }
   }
-  const number = (s: string | undefined) => s?.replace(/^.*\s/, '');
   // A version said to work and another said to fail: the pair itself says nothing else changed.
-  if (good && bad && number(good) !== number(bad)) return { good, bad, line: quote(badLine || goodLine), first: true };
+  if (good && bad && !sameRelease(good, bad)) return { good, bad, line: quote(badLine || goodLine), first: true };
   // A move between versions (or the version used before): first where the report says nothing else changed.
   const from = good ?? movedFrom;
   const to = bad ?? movedTo;
-  if (from && (to || same || upgradeLine) && number(from) !== number(to))
+  if (from && (to || same || upgradeLine) && !sameRelease(from, to))
     return { good: from, bad: to, line: quote(movedLine || goodLine || badLine), first: same || (good !== undefined && to !== undefined) };
   if (bad && upgradeLine) return { bad, line: quote(upgradeLine), first: true };
+  // One package named at two versions in a report that says nothing else changed: releases move forward, so the older
+  // one is what ran and the newer one fails ("a month ago ... transformers==4.28.1 ... now transformers==4.31.dev0").
+  if (same && !good) {
+    for (const [pkg, numbers] of byPackage) {
+      // Two releases of one major line (4.28.1 and 4.31.dev0); numbers of different majors are more likely two things.
+      if (numbers.length !== 2 || numbers[0].split('.')[0] !== numbers[1].split('.')[0]) continue;
+      const [older, newer] = [...numbers].sort(compareVersions);
+      if (!sameRelease(older, newer) && (bad === undefined || sameRelease(bad, newer)))
+        return { good: `${pkg} ${older}`, bad: `${pkg} ${newer}`, line: quote(badLine || sameLine), first: true };
+    }
+  }
   if (upgradeLine) return { line: quote(upgradeLine), first: same };
   return undefined;
 }
