@@ -797,14 +797,14 @@ describe('expert expectations on real logs', () => {
       strict: 0,
       named: 0.75,
     },
-    // version13 (stop 39, v1): two batches, each labelled before the engine of its time ran. Batch 1 (6700-6707) first run
-    // 1/8 lever (the reader fired on 6704 only, rightly; the near miss 6707 kept its own fix); batch 2 (6708-6715) first run
-    // 1/8 (it fired on 6712, rightly, and on the near miss 6713, wrongly). 14/16 category, 13/16 lever after both were read.
+    // version13 (stop 39, v1): three batches, each labelled before the engine of its time ran. First runs: batch 1
+    // (6700-6707) 1/8 lever (the reader fired on 6704 only, rightly); batch 2 (6708-6715) 1/8 (fired on 6712 rightly, on the
+    // near miss 6713 wrongly); batch 3 (6716-6721) 2/6 (fired on 6716 and 6718, both rightly). 18/22, 17/22 after reading.
     {
       group: 'version13',
-      what: '16 logs, 6700-6715: a regression told between two versions (diffusers, transformers, vLLM, verl, Ollama, SeedVR2), an update told with the same settings, near misses whose settings changed',
-      n: 16,
-      category: 0.8,
+      what: '22 logs, 6700-6721: a regression told between two versions (diffusers, transformers, vLLM, verl, Ollama, PyTorch, F5-TTS, DeepFaceLab), an update told with the same settings, near misses whose settings changed',
+      n: 22,
+      category: 0.75,
       lever: 0.7,
       strict: 0,
       named: 0.65,

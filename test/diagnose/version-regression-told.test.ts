@@ -25,6 +25,10 @@ describe('a regression the report tells between two versions: the version is the
     ['version13', '6708', 'transformers 4.28.1'],
     ['version13', '6710', '4.37.2'],
     ['phase4', '1714', 'pytorch 0.4.0'],
+    ['version13', '6716', '1.1.1'],
+    ['version13', '6717', '14.12.2019'],
+    ['version13', '6718', 'torch 2.11.0.dev20260129+cu126'],
+    ['version13', '6721', 'PyTorch 2.10.0+xpu'],
   ])('real %s/%s', async (g, n, good) => {
     const d = await firstOfCase(g, n);
     expect(d?.fixes[0]?.summary).toMatch(VERSION_FIRST);
@@ -68,6 +72,7 @@ describe('a regression the report tells between two versions: the version is the
       `${OOM}\nAfter I upgraded diffusers from 0.20.0 to 0.21.0 the same script runs out of memory.`,
       'diffusers 0.20.0',
     ],
+    'bare three-part versions': [`${OOM}\nIt works fine with 3.2.1, and 3.3.0 runs out of memory.`, '3.2.1'],
     'can run with X, cannot with Y': [`${OOM}\nI can run the same command with sglang 0.4.1,but cannot with sglang 0.4.3.`, 'sglang 0.4.1'],
     'Chinese, the version used before and the same workflow': [`${OOM}\n之前用的是 1.2.0 版本，同样的工作流，现在的版本显存不足。`, '1.2.0'],
   };
@@ -120,6 +125,7 @@ describe('a regression the report tells between two versions: the version is the
     `${OOM}\nlr 0.001 works fine.`,
     `${OOM}\nPyTorch version: 2.2.0a0+81ea7a4\nCUDA used to build PyTorch: 12.3\nCUDA runtime version: 12.3.107\nI ran the same code several times.`,
     `${OOM}\ncuda 12.3 works fine, cuda 12.3.107 is what I have.`,
+    `${OOM}\n| NVIDIA-SMI 535.104.05   Driver Version: 535.104.05   CUDA Version: 12.2 |\nIt worked fine yesterday.`,
   ])('synthetic control: no told regression (%#)', async (text) => {
     expect(readToldRegression(text)?.bad).toBeUndefined();
     const d = await diagnosePaste(text);

@@ -24,9 +24,10 @@ const PACKAGE =
 // A version as printed: "2.10.0+cu130", "4.53.0", "0.11.0rc2", "0.1.47", "v0.8.4", "2.1.0.dev20230801".
 const NUMBER = String.raw`v?\d{1,4}\.\d{1,4}(?:\.\d{1,6}){0,2}(?:[.-]?(?:rc|post|dev|a|b)\d{0,8})?(?:\+[\w.]{1,20})?`;
 // Named by a package ("torch==2.10.0", "transformers 4.51.3", "vllm: 0.20.1"), by "==" or "v", by the word version /
-// release / build ("version 0.1.47", "版本 0.11.0"), or a llama.cpp build number ("b1696").
+// release / build ("version 0.1.47", "版本 0.11.0"), a llama.cpp build number ("b1696"), or written bare with three parts
+// ("works fine with 14.12.2019", "2.11.0 also got out of memory"; not a figure with a unit).
 const VERSION = new RegExp(
-  String.raw`(?:(?<!build\s{1,3})\b${PACKAGE}\s{0,2}(?:==|=|:|\s)?\s{0,2}[\x60'"]?(${NUMBER})|==\s{0,2}(${NUMBER})|\b(v\d{1,4}\.\d{1,4}(?:\.\d{1,6}){0,2})\b|\b(?:version|release|build|版本)[\s:：=\x60'"]{1,6}(?:of\s{1,3}${PACKAGE}\s{1,3}(?:of\s{1,3})?)?[\x60'"]?(${NUMBER})|\b(b\d{3,5})\b|(?<![\w.])(${NUMBER})\s{0,2}(?:版本|version\b))`,
+  String.raw`(?:(?<!build\s{1,3})\b${PACKAGE}\s{0,2}(?:==|=|:|\s)?\s{0,2}[\x60'"]?(${NUMBER})|==\s{0,2}(${NUMBER})|\b(v\d{1,4}\.\d{1,4}(?:\.\d{1,6}){0,2})\b|\b(?:version|release|build|版本)[\s:：=\x60'"]{1,6}(?:of\s{1,3}${PACKAGE}\s{1,3}(?:of\s{1,3})?)?[\x60'"]?(${NUMBER})|\b(b\d{3,5})\b|(?<![\w.])(${NUMBER})\s{0,2}(?:版本|version\b)|(?<![\w.$])(\d{1,4}\.\d{1,4}\.\d{1,6}(?:[.-]?(?:rc|post|dev)\d{0,8})?(?:\+\w[\w.]{0,19})?)(?!\w|\.\d|\s{0,2}(?:[KMGT]i?B|GB|MB|%|ms|s)\b))`,
   'gi',
 );
 // In a clause that names a regression's two ends ("between torch 2.10.0 and 2.11.0") a bare three-part number is a version too.
@@ -113,8 +114,8 @@ function versionsIn(clause: string, bare = false): { at: number; end: number; te
   const pattern = bare ? BARE : VERSION;
   pattern.lastIndex = 0;
   for (let m = pattern.exec(clause); m; m = pattern.exec(clause)) {
-    const number = (m[1] ?? m[2] ?? m[3] ?? m[4] ?? m[5] ?? m[6]).replace(/^v(?=\d)/, '');
-    const start = m.index + m[0].indexOf(m[1] ?? m[2] ?? m[3] ?? m[4] ?? m[5] ?? m[6]);
+    const number = (m[1] ?? m[2] ?? m[3] ?? m[4] ?? m[5] ?? m[6] ?? m[7]).replace(/^v(?=\d)/, '');
+    const start = m.index + m[0].indexOf(m[1] ?? m[2] ?? m[3] ?? m[4] ?? m[5] ?? m[6] ?? m[7]);
     const pkg = PACKAGE_BEFORE.exec(clause.slice(Math.max(0, start - 40), start));
     out.push({ at: m.index, end: m.index + m[0].length, number, text: pkg ? `${pkg[1]} ${number}` : number });
   }
