@@ -797,13 +797,13 @@ describe('expert expectations on real logs', () => {
       strict: 0,
       named: 0.75,
     },
-    // version13 (stop 39, v1): three batches, each labelled before the engine of its time ran. First runs: batch 1
-    // (6700-6707) 1/8 lever (the reader fired on 6704 only, rightly); batch 2 (6708-6715) 1/8 (fired on 6712 rightly, on the
-    // near miss 6713 wrongly); batch 3 (6716-6721) 2/6 (fired on 6716 and 6718, both rightly). 18/22, 17/22 after reading.
+    // version13 (stop 39, v1): four batches, each labelled before the engine of its time ran. First runs: 1/8 (6700-6707),
+    // 1/8 (6708-6715), 2/6 (6716-6721), 2/4 (6722-6725): the version lever took the first fix on 7 unseen threads, 6 rightly
+    // (wrongly on the near miss 6713). 21/26 category, 20/26 lever after reading.
     {
       group: 'version13',
-      what: '22 logs, 6700-6721: a regression told between two versions (diffusers, transformers, vLLM, verl, Ollama, PyTorch, F5-TTS, DeepFaceLab), an update told with the same settings, near misses whose settings changed',
-      n: 22,
+      what: '26 logs, 6700-6725: a regression told between two versions (diffusers, transformers, vLLM, verl, Ollama, PyTorch, DeepSpeed, accelerate, F5-TTS, DeepFaceLab), an update told with the same settings, near misses whose settings changed',
+      n: 26,
       category: 0.75,
       lever: 0.7,
       strict: 0,

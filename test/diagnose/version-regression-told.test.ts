@@ -29,6 +29,9 @@ describe('a regression the report tells between two versions: the version is the
     ['version13', '6717', '14.12.2019'],
     ['version13', '6718', 'torch 2.11.0.dev20260129+cu126'],
     ['version13', '6721', 'PyTorch 2.10.0+xpu'],
+    ['version13', '6722', 'deepspeed 0.3.16'],
+    ['version13', '6723', 'DeepSpeed 0.75'],
+    ['version13', '6725', '0.22.0'],
   ])('real %s/%s', async (g, n, good) => {
     const d = await firstOfCase(g, n);
     expect(d?.fixes[0]?.summary).toMatch(VERSION_FIRST);

@@ -42,7 +42,7 @@ const UPGRADED_TO = new RegExp(
 
 // A clause that says a version works: "works fine", "is working perfectly", "everything works", "no problem", "正常".
 const WORKS =
-  /\b(?:works?|worked|working|(?:train(?:s|ed)?|runs?|ran)\s{1,3}(?:fine|well|ok(?:ay)?)|(?:can|could) run|successfully|(?:is|was|are|were) fine|no (?:problems?|issues?|errors?|oom)|good version|known[- ]good|last good)\b|正常|没(?:有)?问题|可以(?:跑|运行|用)?|都行/i;
+  /\b(?:works?|worked|working|(?:train(?:s|ed)?|runs?|ran)\s{1,3}(?:fine|well|ok(?:ay)?)|continues|succeed(?:s|ed)|(?:can|could) run|successfully|(?:is|was|are|were) fine|no (?:problems?|issues?|errors?|oom)|good version|known[- ]good|last good)\b|正常|没(?:有)?问题|可以(?:跑|运行|用)?|都行/i;
 // ... unless it says it does not: "never works", "doesn't work", "not working", "no longer works", "不能", "无法".
 const NOT_WORKS =
   /\b(?:not|n't|never|no longer|stopped|fails? to)\s{1,3}(?:\w{1,12}\s{1,3})?(?:works?|worked|working|run)|\b(?:can't|cannot|can not|couldn't|could not)\b|不(?:能|行)|无法|不正常/i;
@@ -193,11 +193,13 @@ export function readToldRegression(text: string): ToldRegression | undefined {
         const after = clause.slice(v.end, i + 1 < versions.length ? versions[i + 1].at : clause.length);
         const polarity = polarityOf(before, true) ?? polarityOf(after, false);
         if (polarity === 'bad') {
-          bad ??= v.text;
-          badLine ||= line;
+          if (bad === undefined) [bad, badLine] = [v.text, line];
+          // A version first read as failing ("OOM of a model trained on 0.22.0 with 0.23.0") and later said to work: the
+          // failing one is the next version said to fail.
+          else if (good !== undefined && sameRelease(bad, good)) [bad, badLine] = [v.text, line];
         } else if (polarity === 'good') {
-          good ??= v.text;
-          goodLine ||= line;
+          if (good === undefined) [good, goodLine] = [v.text, line];
+          if (bad !== undefined && sameRelease(bad, good)) [bad, badLine] = [undefined, ''];
         } else if (PREVIOUS_BEFORE.test(before) && !movedLine) {
           [movedFrom, movedLine] = [v.text, line];
         }
