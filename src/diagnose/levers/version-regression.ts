@@ -241,7 +241,9 @@ export function withToldRegression(fixes: ComputedFix[], regression: ToldRegress
   const explained = incident.eval.volatileRemoved !== undefined;
   const { good, bad, line, first } = regression;
   const words = { good: good ?? '', bad: bad ?? '', line: `"${line}"` };
-  const key = good && bad ? 'pair' : bad ? 'since' : good ? 'good' : 'told';
-  const fix: ComputedFix = { kind: 'advice', summary: t(loc, `fix.versionRegression.${key}`, words), changes: {} };
+  // Literal keys, so the catalogue check finds each one the code asks for.
+  const key =
+    good && bad ? 'fix.versionRegression.pair' : bad ? 'fix.versionRegression.since' : good ? 'fix.versionRegression.good' : 'fix.versionRegression.told';
+  const fix: ComputedFix = { kind: 'advice', summary: t(loc, key, words), changes: {} };
   return first && !explained ? [fix, ...fixes] : [...fixes.slice(0, 1), fix, ...fixes.slice(1)];
 }
