@@ -36,6 +36,7 @@ import { ampWords } from './levers/amp.js';
 import { shardWords } from './levers/static-order.js';
 import { readTfRetracing, servedWeightsWords } from './levers/stack-levers.js';
 import { reportedLoad } from './levers/reported-load.js';
+import { readToldRegression, withToldRegression } from './levers/version-regression.js';
 import { splitWords } from './levers/split-cards.js';
 import { reportedPhase } from './levers/reported-phase.js';
 import { optimizerStateSaid } from './levers/optimizer-said.js';
@@ -176,6 +177,8 @@ export function diagnose(raw: string, base: RuleBase, loc?: Locale): DiagnoseRes
   // DDP's reducer errors: which one, and whether find_unused_parameters is already on (levers/ddp-unused.ts).
   const ddp = hits.some((h) => base.rules[h.rule].id === 'ddp-unused-parameters') ? readDdpUnused(log) : {};
   // The command's launcher and script, read against the tools' own CLIs: a rewrite uses only flags they define.
+  // A version that worked and one that fails, told by the report: the version is the lever (levers/version-regression.ts).
+  const regression = hits.some((h) => MEMORY_CATEGORIES.has(base.rules[h.rule].category)) ? readToldRegression(text) : undefined;
   const command = settings.run.commandLine && base.tools ? parseCommand(settings.run.commandLine, base.tools.clis, tool?.id) : undefined;
   const diagnoses: Diagnosis[] = [];
   for (const hit of hits) {
@@ -246,7 +249,8 @@ export function diagnose(raw: string, base: RuleBase, loc?: Locale): DiagnoseRes
     else if (rule.category === 'growing_memory_leak' && tool) incident.run.tool = tool.id;
     const evidence = { incident, readings };
     if (!holds(rule.when, evidence)) continue;
-    const fixes = computeFixes(rule.fixes, evidence, loc, command);
+    const computed = computeFixes(rule.fixes, evidence, loc, command);
+    const fixes = computed.length && MEMORY_CATEGORIES.has(rule.category) ? withToldRegression(computed, regression, incident, loc) : computed;
     if (fixes.length === 0) continue;
     const shown = hit.lines.slice(-MAX_EVIDENCE).map((l) => {
       const line = log.line(l).trim();

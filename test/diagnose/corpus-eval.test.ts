@@ -142,6 +142,8 @@ GROUPS.push('confuse13');
 GROUPS.push('static13');
 // stack13/ (stop 39, n1: a device selection that did not apply, and renumbered-card near misses; 7 real threads labelled first; tuned).
 GROUPS.push('stack13');
+// version13/ (stop 39, v1: a regression the report tells between two versions, an update told with "the same settings", and a near miss; real threads labelled first; tuned).
+GROUPS.push('version13');
 // The category vocabulary of /work/corpus-format.md (the same as test/fixtures/eval-dev/cases.json).
 const LABELS = new Set([
   'cuda_oom',
@@ -890,6 +892,18 @@ describe('expert expectations on real logs', () => {
       lever: 0.8,
       strict: 0,
       named: 0.7,
+    },
+    // version13 (stop 39, v1): four batches, each labelled before the engine of its time ran. First runs: 1/8 (6700-6707),
+    // 1/8 (6708-6715), 2/6 (6716-6721), 2/4 (6722-6725): the version lever took the first fix on 7 unseen threads, 6 rightly
+    // (wrongly on the near miss 6713). 21/26 category, 20/26 lever after reading.
+    {
+      group: 'version13',
+      what: '26 logs, 6700-6725: a regression told between two versions (diffusers, transformers, vLLM, verl, Ollama, PyTorch, DeepSpeed, accelerate, F5-TTS, DeepFaceLab), an update told with the same settings, near misses whose settings changed',
+      n: 26,
+      category: 0.75,
+      lever: 0.7,
+      strict: 0,
+      named: 0.65,
     },
   ];
   it.each(TUNED)('$group/ ($what; tuned): no harmful first fix; floors under the measured level', { timeout: 120_000 }, async (t) => {
