@@ -43,6 +43,9 @@ const DOCKER =
 // ("root@c8680db4aa07:"), NCCL's line prefix ("e66aa18dc444:3171:3171 [0]"). A letter and a digit both: not a number.
 const HEX_ID = '(?=[0-9a-f]{0,11}[a-f])(?=[0-9a-f]{0,11}[0-9])[0-9a-f]{12}';
 const DOCKER_HOSTNAME = new RegExp(`^\\s{0,8}host\\s{0,8}:\\s{0,4}${HEX_ID}\\s{0,4}$|\\broot@${HEX_ID}:|^${HEX_ID}:\\d{1,9}:\\d{1,9} \\[\\d{1,3}\\]`, 'm');
+// Docker Compose's own line when a service's container stops ("tmpitprkm4o_algo-1-xxsq9_1 exited with code 1",
+// v2: "web-1 exited with code 137"): the run was a container.
+const COMPOSE_EXITED = /^[\w.-]{1,80}[-_]\d{1,3} exited with code \d{1,3}\s{0,4}$/m;
 // Docker mounts a tmpfs named "shm" of 64 MB at /dev/shm unless told otherwise: a pasted df line of it is a container.
 const DOCKER_SHM_MOUNT = /^shm\s{1,20}(?:64M|65536)\s[^\n]{0,80}\/dev\/shm\s{0,4}$/m;
 // The managed services' and the platform's own names count too ("deployed on Kubernetes engine", GKE, a k8s pod):
@@ -72,7 +75,7 @@ export function detectEnvironment(text: string): Environment {
   } else if (hit(TPU)) env.accelerator = 'tpu';
   else if (hit(ROCM)) env.accelerator = 'rocm';
   if (hit(KUBERNETES)) env.container = 'kubernetes';
-  else if (hit(DOCKER) || hit(DOCKER_HOSTNAME) || hit(DOCKER_SHM_MOUNT)) env.container = 'docker';
+  else if (hit(DOCKER) || hit(DOCKER_HOSTNAME) || hit(DOCKER_SHM_MOUNT) || hit(COMPOSE_EXITED)) env.container = 'docker';
   const v = torchVersion(t);
   if (v) env.torch = v;
   return env;

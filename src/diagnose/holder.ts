@@ -18,7 +18,6 @@ import { asyncOwnMiB, listedHolder, ownPlusAskOverCard } from './holder-listed.j
 import { coRuntimePreallocates } from './levers/memory-cap.js';
 
 export type Holder = 'allocator_cache' | 'not_capacity' | 'other_processes' | 'weights' | 'optimizer_state' | 'activations';
-
 export interface HolderVerdict {
   holder: Holder;
   /** The arithmetic behind the verdict, in words and numbers from the log (in the asker's language). */
@@ -58,6 +57,9 @@ export function thisProcessHolds(f: Incident): number | undefined {
 }
 
 const MiB = formatMiB;
+// Outside memory this process's own CUDA context and libraries cannot explain: over 2 GiB (or a quarter) on a big card;
+// under 4 GiB over half the card and over 1 GiB (a 2 GiB card never passes 2 GiB; a 1 GiB card's ~0.5 GiB context must not).
+const outsideFloorMiB = (total: number) => (total < 4096 ? Math.max(1024, 0.5 * total) : Math.max(2048, 0.25 * total));
 /** Weights that take this share of the card leave no room for anything else: they are the holder. */
 const WEIGHTS_FILL = 0.85;
 /** Training needs room for activations (and, without LoRA, gradients and optimizer state) beside the weights: weights over 70% of the card leave too little. */
@@ -123,7 +125,7 @@ export function whoHoldsMemory(f: Incident, loc?: Locale): HolderVerdict | undef
     if ((f.figures.freeMiB !== undefined || others > 0) && (!invisible || (total !== undefined && elsewhere >= 0.5 * total))) {
       // Others hold over a quarter of the card, and this process little of it or they nearly a third:
       // freeing theirs would let this job fit, whatever its own layout.
-      if (elsewhere > Math.max(2048, 0.25 * total) && (mine < 0.5 * total || elsewhere >= 0.3 * total) && !ownPlusAskOverCard(mine, tried, total)) {
+      if (elsewhere > outsideFloorMiB(total) && (mine < 0.5 * total || elsewhere >= 0.3 * total) && !ownPlusAskOverCard(mine, tried, total)) {
         const whom = f.processes.otherProcesses?.length
           ? t(loc, 'holder.why.whom', { list: f.processes.otherProcesses.map((p) => `pid ${p.pid}: ${MiB(p.memoryMiB)}`).join(', ') })
           : '';
