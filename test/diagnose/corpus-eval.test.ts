@@ -1016,7 +1016,8 @@ describe('expert expectations on real logs', () => {
       lever: 0.6,
     },
     // blind11: built blind at stop 39's start for issue 23's done-when, before that stop changed the engine (by lever, from
-    // the read splits). At the start engine (b1c15b3) category 74/89, lever 40/62 (named first 36), strict 5 (see blind11/README.md).
+    // the read splits). At the start engine (b1c15b3) category 74/89, lever 40/62 (named first 36), strict 5; at the end
+    // category 73/89, lever 43/62 (named first 35), strict 4 (see blind11/README.md).
     {
       group: 'blind11',
       kind: 'untuned',
