@@ -8,21 +8,11 @@ import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { ExpertCase } from './eval-score.js';
+import { CATEGORIES as CATEGORY_LIST } from '../../src/diagnose/rule-types.js';
 
 const ROOT = resolve(import.meta.dirname, '../fixtures/untuned');
-const CATEGORIES = new Set([
-  'cuda_oom',
-  'fragmentation',
-  'replica_oom',
-  'host_oom_killed',
-  'shm_exhausted',
-  'growing_memory_leak',
-  'cudnn_cublas_alloc',
-  'nccl_or_distributed',
-  'driver_or_smi',
-  'device_assert_not_memory',
-  'unrelated',
-]);
+// The labellers were given the engine's category vocabulary.
+const CATEGORIES = new Set<string>(CATEGORY_LIST);
 // The vocabulary the labellers were given: the scorer's lever keys, plus "other".
 const LEVERS = new Set([
   'batch',
