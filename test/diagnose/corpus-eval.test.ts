@@ -1,5 +1,5 @@
 // The corpus of real logs with expert expectations (test/fixtures/untuned): the tuned splits (llm/, vision/,
-// mixed/, fresh/, holdout/, sealed/ since stop 20, blind/ and unseen/ since late stop 20, novel/ since the end of stop 20) and the untuned splits (fresh2/, from the end of stop 20; blind2/, balanced by class for issue 23; blind3/, built blind after the engine rework for issue 23's closing figure; blind4/, built blind for the end-of-session measurement; blind5/, built blind for issue 23's closing measurement; blind6/, built blind while the next session changed the engine; blind7/, built blind for issue 23's done-when while the session after changed the engine; blind8/, built blind for the same at stop 36; blind9/, built blind for the same at stop 37; blind10/, built blind for the same at stop 38; blind11/, built blind for the same at stop 39; blind12/, built blind at stop 39's end, after its engine work; blind6/ and blind7/ were read case by case at stop 36, blind8/ at stop 37, blind9/ at stop 38 and blind10/ at stop 39, and are read splits since), scored with the CLI's own code in process (readLogFile, diagnose,
+// mixed/, fresh/, holdout/, sealed/ since stop 20, blind/ and unseen/ since late stop 20, novel/ since the end of stop 20) and the untuned splits (fresh2/, from the end of stop 20; blind2/, balanced by class for issue 23; blind3/, built blind after the engine rework for issue 23's closing figure; blind4/, built blind for the end-of-session measurement; blind5/, built blind for issue 23's closing measurement; blind6/, built blind while the next session changed the engine; blind7/, built blind for issue 23's done-when while the session after changed the engine; blind8/, built blind for the same at stop 36; blind9/, built blind for the same at stop 37; blind10/, built blind for the same at stop 38; blind11/, built blind for the same at stop 39; blind12/, built blind at stop 39's end, after its engine work; blind6/ and blind7/ were read case by case at stop 36, blind8/ at stop 37, blind9/ at stop 38 and blind10/ at stop 39, blind11/ and blind12/ at stop 40, and are read splits since), scored with the CLI's own code in process (readLogFile, diagnose,
 // toJsonContract: same JSON as `gpu-doctor diagnose --json`). Figures are printed; floors catch regressions.
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -1018,21 +1018,22 @@ describe('expert expectations on real logs', () => {
     },
     // blind11: built blind at stop 39's start for issue 23's done-when, before that stop changed the engine (by lever, from
     // the read splits). At the start engine (b1c15b3) category 74/89, lever 40/62 (named first 36), strict 5; at the end
-    // category 73/89, lever 43/62 (named first 35), strict 4 (see blind11/README.md).
+    // category 73/89, lever 43/62 (named first 35), strict 4 (see blind11/README.md). Read case by case at stop 40.
     {
       group: 'blind11',
-      kind: 'untuned',
-      what: 'untuned split (blind11/: 89 logs, 6600-6698, issue 23 done-when, built blind, balanced by class; 23 zh, 13 growth): floors under the measured level',
+      kind: 'read',
+      what: 'read split (blind11/: 89 logs, 6600-6698, issue 23 done-when, built blind, balanced by class; 23 zh, 13 growth): floors under the measured level',
       n: 89,
       category: 0.8,
       lever: 0.6,
     },
     // blind12: built blind at stop 39's END, after its engine work (issue 23's done-when). At that engine (18f2ad3) category
     // 72/87, lever 45/60 (named first 30), strict 1; at the stop's start engine 72/87, 44/60 (29), strict 1 (blind12/README.md).
+    // Read case by case at stop 40 (the same engine at its start: unchanged figures).
     {
       group: 'blind12',
-      kind: 'untuned',
-      what: 'untuned split (blind12/: 87 logs, 7100-7197, issue 23 done-when, built blind after the engine work; 19 zh, 31 reports in words)',
+      kind: 'read',
+      what: 'read split (blind12/: 87 logs, 7100-7197, issue 23 done-when, built blind after the engine work; 19 zh, 31 reports in words)',
       n: 87,
       category: 0.8,
       lever: 0.7,

@@ -3,7 +3,7 @@
 // blind10 (two of them, independently) and blind11 (one) from the paste alone: category and the one first lever they would
 // give, and whether the paste decided it or they guessed (paste-only-labels.json beside each split's cases.json). Their
 // agreement with the thread's labels is the ceiling a diagnosis from the paste can be measured against; the READMEs state
-// the figures this test recomputes, so the two stay true together. Only aggregate lines are printed (blind11 and blind12 are untouched).
+// the figures this test recomputes, so the two stay true together. Only aggregate lines are printed (kept so when blind11 and blind12 were untouched; they are read splits since stop 40).
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
