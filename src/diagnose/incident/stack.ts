@@ -124,6 +124,11 @@ export interface StackPart {
   cudnnHandleTotalMiB?: number;
   /** ... as shown: "7.43 GiB of 7.64 GiB" (free of total). */
   cudnnHandleMemory?: string;
+  /** The card is newer than every CUDA the paste names for the build, as the fix cites it, and the CUDA it needs (levers/card-arch.ts). */
+  cardNewerThanBuild?: string;
+  cardNeedsCuda?: string;
+  /** The paste prints an allocation failure's figures (a request, a free amount) anywhere (levers/driver-state.ts). */
+  memoryFiguresPrinted?: boolean;
   /** Ray's memory monitor killed a task for the node's RAM, with its figures (src/diagnose/stack-figures.ts). */
   rayMonitor?: string;
 }
