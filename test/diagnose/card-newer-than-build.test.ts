@@ -5,7 +5,7 @@
 // knowledge/gpu-archs.json). Real logs: blind12 7178, 7179, 7181, 7190, blind11 6676 (read splits) and arch14/7360; the
 // rest are synthetic, written from the principle (said in each title), with near misses where it must not fire.
 import { describe, expect, it } from 'vitest';
-import { diagnosePaste, firstOfCase } from './corpus-case.js';
+import { diagnoseOutput, diagnosePaste, firstOfCase } from './corpus-case.js';
 import { LogText } from '../../src/diagnose/normalize.js';
 import { readBuildCuda, readCardArch } from '../../src/diagnose/levers/card-arch.js';
 
@@ -15,10 +15,10 @@ const TORCH_GEMM =
 
 describe('a card newer than every CUDA the paste names for the build: no code for it, not memory', () => {
   it.each([
-    ['blind12', '7178', /RTX 4090 \(compute capability 8\.9.*CUDA 11\.8 or newer.*CUDA 10\.0/],
-    ['blind12', '7179', /RTX 3080 \(compute capability 8\.6.*PyTorch 1\.3/],
-    ['blind12', '7181', /RTX 2080 \(compute capability 7\.5.*CUDA 10\.0 or newer.*CUDA 9\.0/],
-    ['blind12', '7190', /RTX3070.*TensorFlow 1\.13 \(built for CUDA 10\.0\)/],
+    ['blind12', '7178', /RTX 4090 \(sm_89, Ada Lovelace\) needs CUDA 11\.8 or newer.*CUDA 10\.0/],
+    ['blind12', '7179', /RTX 3080 \(sm_86.*PyTorch 1\.3 \(CUDA ≤ 10\.1\)/],
+    ['blind12', '7181', /RTX 2080 \(sm_75, Turing\) needs CUDA 10\.0 or newer.*CUDA 9\.0/],
+    ['blind12', '7190', /RTX3070.*TensorFlow 1\.13 \(CUDA 10\.0\)/],
     ['blind11', '6676', /RTX4090.*CUDA 11\.0/],
     ['arch14', '7360', /3080ti.*CUDA 10\.1/],
   ])('real %s/%s', async (group, n, finding) => {
@@ -34,7 +34,7 @@ describe('a card newer than every CUDA the paste names for the build: no code fo
     [
       'TF device line (capability printed, no name)',
       `name: GeForce Graphics major: 8 minor: 6 memoryClockRate(GHz): 1.7\ntensorflow-gpu==1.15.0\n${GEMM}`,
-      /capability 8\.6/,
+      /the GPU \(sm_86, Ampere\)/,
     ],
     ['PyTorch collect_env', `CUDA used to build PyTorch: 10.2\nGPU 0: NVIDIA GeForce RTX 3090\n${TORCH_GEMM}`, /RTX 3090.*CUDA 10\.2/],
     ['a +cu wheel', `torch 1.6.0+cu102 on an NVIDIA A100\n${TORCH_GEMM}`, /A100.*CUDA 11\.0 or newer/],
@@ -75,6 +75,11 @@ describe('a card newer than every CUDA the paste names for the build: no code fo
       'RTX 3090, CUDA 10.2\nRuntimeError: CUDA out of memory. Tried to allocate 2.00 GiB (GPU 0; 23.70 GiB total capacity; 20.10 GiB already allocated; 1.20 GiB free; 21.50 GiB reserved in total by PyTorch)',
     );
     expect(d?.category).toBe('cuda_oom');
+  });
+
+  it('synthetic: the Chinese reply places the same figures in its own sentence', async () => {
+    const out = await diagnoseOutput(['-'], { paste: `RTX 4090，cuda 10.0，tensorflow-gpu 1.15\n${GEMM}`, locale: 'zh' });
+    expect(out).toMatch(/不是显存问题：RTX 4090 \(sm_89, Ada Lovelace\) 需要 CUDA 11\.8 或更新版本/);
   });
 
   it('reads "cuda:0" as a device, not CUDA 0, and lists after a version ("10.0/10.1")', () => {

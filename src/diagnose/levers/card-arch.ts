@@ -119,7 +119,7 @@ export function readCardArch(log: LogText, t: ArchTable = (table ??= loadArchTab
 
 export interface BuildCuda {
   newest: number;
-  /** How the paste names the newest one ("CUDA 10.0", "TensorFlow 1.15 (built for CUDA 10.0)"). */
+  /** How the paste names the newest one, in words of no language ("CUDA 10.0", "TensorFlow 1.15 (CUDA 10.0)", "PyTorch 1.3 (CUDA ≤ 10.1)"). */
   named: string;
 }
 
@@ -137,17 +137,17 @@ export function readBuildCuda(log: LogText, t: ArchTable = (table ??= loadArchTa
     for (const m of line.matchAll(CUDA_NAMED)) for (const v of listed(line, m)) take(v, `CUDA ${show(v)}`);
     for (const m of line.matchAll(CUDA_WHEEL)) {
       const v = ver(m[1].slice(0, -1), m[1].slice(-1));
-      take(v, `a build for CUDA ${show(v)} (+cu${m[1]})`);
+      take(v, `+cu${m[1]} (CUDA ${show(v)})`);
     }
     for (const m of line.matchAll(TF_NAMED))
       for (const v of listed(line, m)) {
         const cuda = stepFor(t.tensorflow, v);
-        if (cuda) take(cuda, `TensorFlow ${show(v)} (built for CUDA ${show(cuda)})`);
+        if (cuda) take(cuda, `TensorFlow ${show(v)} (CUDA ${show(cuda)})`);
       }
     for (const m of line.matchAll(TORCH_NAMED))
       for (const v of listed(line, m)) {
         const cuda = stepFor(t.pytorch, v);
-        if (cuda) take(cuda, `PyTorch ${show(v)} (published for CUDA ${show(cuda)} at most)`);
+        if (cuda) take(cuda, `PyTorch ${show(v)} (CUDA ≤ ${show(cuda)})`);
       }
   }
   return best;
@@ -159,14 +159,15 @@ export function readCardNewerThanBuild(log: LogText): Partial<StackPart> {
   if (!card) return {};
   const build = readBuildCuda(log);
   if (!build || build.newest >= card.minCuda) return {};
-  const cc = show(card.cc);
-  const named = card.card === 'the card' ? `the card (compute capability ${cc}, ${card.arch})` : `the ${card.card} (compute capability ${cc}, ${card.arch})`;
+  // Language-neutral figures: the English and Chinese texts of the rule place them in their own sentences.
+  const name = card.card === 'the card' ? 'GPU' : card.card;
   return {
-    cardNewerThanBuild: `${named} needs CUDA ${show(card.minCuda)} or newer, and the newest CUDA this paste names for the build is ${build.named}`,
+    cardArch: `${name} (sm_${Math.floor(card.cc / 100)}${card.cc % 100}, ${card.arch})`,
     cardNeedsCuda: show(card.minCuda),
+    cardBuildCuda: build.named,
   };
 }
 
 export const CARD_ARCH_CONDITIONS = {
-  card_newer_than_build: ({ incident: i }: { incident: Incident }) => i.stack.cardNewerThanBuild !== undefined,
+  card_newer_than_build: ({ incident: i }: { incident: Incident }) => i.stack.cardArch !== undefined,
 };
