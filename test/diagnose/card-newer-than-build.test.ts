@@ -62,6 +62,10 @@ describe('a card newer than every CUDA the paste names for the build: no code fo
       "the driver's CUDA is not the build's (nvidia-smi header only)",
       `| NVIDIA-SMI 470.57  Driver Version: 470.57  CUDA Version: 11.4 |\nRTX 3090\n${TORCH_GEMM}`,
     ],
+    [
+      'a PyTorch index URL names the build (cu118) beside an old toolkit',
+      `CUDA 10.1 installed; pip install torch --index-url https://download.pytorch.org/whl/cu118\nRTX 4070\n${TORCH_GEMM}`,
+    ],
     ['no card named', `cudatoolkit 9.0, tensorflow 1.14.0\n${GEMM}`],
     ['no version named', `RTX 3090, training takes 10 GB\n${GEMM}`],
     ['an older card on an old build (GTX 1080 Ti, CUDA 9.0)', `GTX 1080 Ti, CUDA 9.0, tensorflow-gpu 1.12\n${GEMM}`],

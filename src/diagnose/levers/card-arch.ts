@@ -65,7 +65,8 @@ const STATED_CC = [/\bmajor: (\d{1,2}) minor: (\d)\b/, /\bcompute capability:? (
 // "CUDA runtime version: 9.1.85", "CUDA used to build PyTorch: 9.0.176", "CUDA版本10.0", nvcc's "release 10.0".
 const CUDA_NAMED =
   /\b(?:cuda[\s_-]?toolkit|cudatoolkit|cuda(?:[\s_-]?(?:runtime )?version|[\s_-]?版本| used to build PyTorch)?|Cuda compilation tools, release)[\s=:v-]{0,3}(\d{1,2})\.(\d)(?!\d)/gi;
-const CUDA_WHEEL = /\+cu(\d{2,3})\b/g;
+// A wheel's local version ("1.6.0+cu102") or PyTorch's index URL ("download.pytorch.org/whl/cu118").
+const CUDA_WHEEL = /(?:\+|whl\/)cu(\d{2,3})\b/g;
 // Further versions listed after one ("cudatoolkit=10.0/10.1", "tensorflow-gpu=1.13.1/1.14.0/1.15.0").
 const LISTED = /^(?:\.\d{1,3})?\s?(?:\/|,|or)\s?(\d{1,2})\.(\d{1,2})/i;
 const TF_NAMED = /\b(?:tensorflow(?:-gpu)?|tf)(?:[\s_-]?version)?[\s=:v-]{1,4}([12])\.(\d{1,2})(?!\d)/gi;
@@ -133,11 +134,11 @@ export function readBuildCuda(log: LogText, t: ArchTable = (table ??= loadArchTa
   };
   for (let l = 0; l < Math.min(log.lineCount, MAX_LINES); l++) {
     const line = log.line(l).slice(0, MAX_LINE);
-    if (DRIVER_LINE.test(line) || !/cuda|\+cu\d|tensorflow|\btf\b|torch/i.test(line)) continue;
+    if (DRIVER_LINE.test(line) || !/cuda|[+/]cu\d|tensorflow|\btf\b|torch/i.test(line)) continue;
     for (const m of line.matchAll(CUDA_NAMED)) for (const v of listed(line, m)) take(v, `CUDA ${show(v)}`);
     for (const m of line.matchAll(CUDA_WHEEL)) {
       const v = ver(m[1].slice(0, -1), m[1].slice(-1));
-      take(v, `+cu${m[1]} (CUDA ${show(v)})`);
+      take(v, `cu${m[1]} (CUDA ${show(v)})`);
     }
     for (const m of line.matchAll(TF_NAMED))
       for (const v of listed(line, m)) {
