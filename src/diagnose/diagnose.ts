@@ -25,6 +25,8 @@ import { evalPassOomVerdict } from './levers/eval-pass-oom.js';
 import { readRayMonitor, readStackFigures, withStackFigures } from './stack-figures.js';
 import { readMetricStates } from './levers/metric-states.js';
 import { readCudnnHandleMemory } from './levers/cudnn-handle.js';
+import { readCardNewerThanBuild } from './levers/card-arch.js';
+import { readDriverState } from './levers/driver-state.js';
 import { readLossDivergence } from './levers/loss-diverged.js';
 import { tfInitializerPhase } from './levers/tf-initializer.js';
 import { detectEnvironment, expandableSegmentsAvailable, expandableUnavailableWhy } from './environment.js';
@@ -162,6 +164,10 @@ export function diagnose(raw: string, base: RuleBase, loc?: Locale): DiagnoseRes
   const metricStates = hits.length ? { stack: readMetricStates(log) } : {};
   // The card's memory printed beside a failed cuDNN handle, read for every category (levers/cudnn-handle.ts).
   const cudnnHandle = hits.length && text.includes('cudnn handle') ? { stack: readCudnnHandleMemory(log) } : {};
+  // A card newer than every CUDA the paste names for the build (levers/card-arch.ts): read only where a CUDA library failed.
+  const cardArch = hits.some((h) => base.rules[h.rule].id === 'card-newer-than-build') ? { stack: readCardNewerThanBuild(log) } : {};
+  // CUDA's own "unknown error" at init, where no allocation failure prints figures (levers/driver-state.ts).
+  const driverState = hits.some((h) => base.rules[h.rule].id === 'cuda-init-unknown-error') ? { stack: readDriverState(log) } : {};
   // A loss that exploded on the progress lines before the failure (levers/loss-diverged.ts).
   const loss = hits.length && text.includes('loss') ? { series: readLossDivergence(log) } : {};
   // Who wrote to /dev/shm (NCCL's segment or DataLoader workers): the shm fix speaks of it.
@@ -196,6 +202,8 @@ export function diagnose(raw: string, base: RuleBase, loc?: Locale): DiagnoseRes
       retracing,
       metricStates,
       cudnnHandle,
+      cardArch,
+      driverState,
       loss,
       extractOomFacts(log, rule.category === 'replica_oom' ? withReplicaOom(log, hit.lines) : hit.lines),
       { environment: { detected: environment } },

@@ -222,6 +222,8 @@ export const CONDITIONS = [
   'tf_retracing',
   'cudnn_handle_card_free',
   'not_cudnn_handle_card_free',
+  'card_newer_than_build',
+  'no_memory_figures_printed',
   'loss_diverged',
   'trt_profile_batch',
   'trt_profile_unstated',

@@ -145,6 +145,8 @@ GROUPS.push('static13');
 GROUPS.push('stack13');
 // version13/ (stop 39, v1: a regression the report tells between two versions, an update told with "the same settings", and a near miss; real threads labelled first; tuned).
 GROUPS.push('version13');
+// arch14/ (stop 40, arch: a card newer than the framework's CUDA build, CUDA that cannot start; 9 real threads labelled first; tuned).
+GROUPS.push('arch14');
 // The category vocabulary of /work/corpus-format.md (the same as test/fixtures/eval-dev/cases.json).
 const LABELS = new Set([
   'cuda_oom',
@@ -905,6 +907,17 @@ describe('expert expectations on real logs', () => {
       lever: 0.7,
       strict: 0,
       named: 0.65,
+    },
+    // stop 40 (arch): labelled before running: first run category 7/9, lever 3/8 (5/9, 1/8 at the stop's start engine); then card
+    // names written as a bare number with Ti ("3080ti"): 8/9, 4/8. 7361/7362 (no version named; a CUDA 8 image beside TF 1.13) miss.
+    {
+      group: 'arch14',
+      what: '9 logs, 7360-7368: a card newer than the CUDA build (TF 1.x / CUDA 10 on Ampere), CUDA error 30 at init, near misses with no card named',
+      n: 9,
+      category: 0.85,
+      lever: 0.45,
+      strict: 0,
+      named: 0.45,
     },
   ];
   it.each(TUNED)('$group/ ($what; tuned): no harmful first fix; floors under the measured level', { timeout: 120_000 }, async (t) => {

@@ -124,6 +124,15 @@ export interface StackPart {
   cudnnHandleTotalMiB?: number;
   /** ... as shown: "7.43 GiB of 7.64 GiB" (free of total). */
   cudnnHandleMemory?: string;
+  /**
+   * A card newer than every CUDA the paste names for the build (levers/card-arch.ts): the card ("RTX 3080 (sm_86, Ampere)"),
+   * the first CUDA that supports it ("11.1") and the newest CUDA named for the build ("PyTorch 1.3 (CUDA ≤ 10.1)").
+   */
+  cardArch?: string;
+  cardNeedsCuda?: string;
+  cardBuildCuda?: string;
+  /** The paste prints an allocation failure's figures (a request, a free amount) anywhere (levers/driver-state.ts). */
+  memoryFiguresPrinted?: boolean;
   /** Ray's memory monitor killed a task for the node's RAM, with its figures (src/diagnose/stack-figures.ts). */
   rayMonitor?: string;
 }

@@ -14,6 +14,8 @@ import { MEMORY_CAP_CONDITIONS } from './memory-cap.js';
 import { KERAS_REBUILT_CONDITIONS } from './keras-rebuilt.js';
 import { METRIC_STATE_CONDITIONS } from './metric-states.js';
 import { CUDNN_HANDLE_CONDITIONS } from './cudnn-handle.js';
+import { CARD_ARCH_CONDITIONS } from './card-arch.js';
+import { DRIVER_STATE_CONDITIONS } from './driver-state.js';
 import { LOSS_DIVERGED_CONDITIONS } from './loss-diverged.js';
 import { LORA_TRAINABLE_CONDITIONS } from './lora-trainable.js';
 import { LISTED_HOLDER_CONDITIONS } from '../holder-listed.js';
@@ -216,6 +218,8 @@ export const STACK_LEVER_CONDITIONS = {
   ...KERAS_REBUILT_CONDITIONS,
   ...METRIC_STATE_CONDITIONS,
   ...CUDNN_HANDLE_CONDITIONS,
+  ...CARD_ARCH_CONDITIONS,
+  ...DRIVER_STATE_CONDITIONS,
   ...LOSS_DIVERGED_CONDITIONS,
   ...LORA_TRAINABLE_CONDITIONS,
   ...LISTED_HOLDER_CONDITIONS,
