@@ -81,6 +81,7 @@ export const CONDITIONS = [
   'vllm_warmup_seqs',
   'tf_start_held',
   'not_tf_start_held',
+  'tf_own_processes_share',
   'tool_unknown',
   'amp_would_help',
   'half_precision_on',

@@ -42,6 +42,15 @@ export interface StackPart {
   tfStartFreeMiB?: number;
   tfStartTotalMiB?: number;
   tfStartHeld?: string;
+  /** A later TF discovery in the same paste found most of the card held after the first found it nearly free: what it held, and its free MiB. */
+  tfLaterHeld?: string;
+  tfLaterFreeMiB?: number;
+  /** The report tells TF programs that run together, or a first one that should have ended (levers/tf-own-processes.ts). */
+  tfTogether?: true;
+  tfTogetherProcesses?: true;
+  tfSequential?: true;
+  /** TensorFlow's own OOM message is in the paste. */
+  tfOom?: true;
   /** The dummy requests of vLLM's sampler warm-up that ran out of memory (max_num_seqs), and half of them. */
   vllmWarmupSeqs?: number;
   vllmWarmupSeqsHalf?: number;

@@ -23,6 +23,7 @@ import { TOKEN_INPUT_CONDITIONS } from './token-inputs.js';
 import { VLLM_SCHEDULER_CONDITIONS } from './vllm-scheduler.js';
 import { VLLM_STARTUP_CONDITIONS } from './vllm-startup.js';
 import { TF_START_CONDITIONS } from './tf-start-free.js';
+import { TF_OWN_PROCESS_CONDITIONS } from './tf-own-processes.js';
 
 const MAX_LINE = 2000;
 const SIZE = String.raw`([\d.]{1,16})\s?(GB|MB|kB|KB|B)`;
@@ -227,6 +228,7 @@ export const STACK_LEVER_CONDITIONS = {
   ...VLLM_SCHEDULER_CONDITIONS,
   ...VLLM_STARTUP_CONDITIONS,
   ...TF_START_CONDITIONS,
+  ...TF_OWN_PROCESS_CONDITIONS,
   // Paddle's chunk cap below the request on a card it barely uses: the fraction flag is set too low, not a full card.
   paddle_chunk_cap: ({ incident: i }: { incident: Incident }) =>
     i.stack.paddleAskMiB !== undefined &&

@@ -6,6 +6,7 @@
 import { mergeInto, type Incident, type StackPart } from '../incident/index.js';
 import { boundedLines } from '../lines.js';
 import { formatMiB } from '../fixes/arithmetic.js';
+import { readTfTogether } from './tf-own-processes.js';
 
 const FOUND = /Found device (\d{1,2}) with properties/;
 const FREE = /totalMemory: (\d{1,6}(?:\.\d{1,3})?)([GM])iB freeMemory: (\d{1,6}(?:\.\d{1,3})?)([GM])iB/;
@@ -16,18 +17,29 @@ const TOTAL_OLD = /^\s{0,4}Total memory: (\d{1,6}(?:\.\d{1,3})?)([GM])iB\s{0,4}$
 const SIZE_TF2 = /deviceMemorySize: (\d{1,6}(?:\.\d{1,3})?)([GM])iB/;
 const CREATED = /Created (?:TensorFlow )?device [^\n]{1,120}? with (\d{1,7}) MB memory/;
 const FREE_OLD = /^\s{0,4}Free memory: (\d{1,6}(?:\.\d{1,3})?)([GM])iB\s{0,4}$/;
+/** Discoveries read after the first: a later TF process of the same paste (tf-own-processes.ts). */
+const MAX_DISCOVERIES = 8;
 /** Held outside before TF started: over half the card and at least 1 GiB (more than any desktop takes). */
 const HELD_SHARE = 0.5;
 const HELD_MIN_MIB = 1024;
 
 const mib = (n: string, unit: string) => Number(n) * (unit === 'G' ? 1024 : 1);
 
-/** The first GPU TensorFlow found: its free and total memory at discovery, and whether most of it was held already. */
+/** Whether most of a card was held at discovery: over half of it and at least 1 GiB (more than any desktop takes). */
+const heldAt = (total: number, free: number) => total - free >= HELD_MIN_MIB && total - free > HELD_SHARE * total;
+
+/**
+ * The first GPU TensorFlow found: its free and total memory at discovery, and whether most of it was held already. A
+ * later discovery in the same paste is a second TF process (one process discovers its GPUs once): when the first found
+ * the card nearly free and the later one found most of it held, the first process's reservation is what holds it.
+ */
 export function readTfStartFree(text: string): Partial<StackPart> {
   let gpu = 0;
   // TF<=1.4's total, on the line just before its free figure; TF 2.0-2.3's card size, until a device is created.
   let oldTotal: number | undefined;
   let size: number | undefined;
+  let first: Partial<StackPart> | undefined;
+  let seen = 0;
   for (const line of boundedLines(text, 20_000, 600)) {
     const found = FOUND.exec(line);
     if (found) gpu = Number(found[1]);
@@ -38,27 +50,41 @@ export function readTfStartFree(text: string): Partial<StackPart> {
     const created = size !== undefined && line.includes('Created') ? CREATED.exec(line) : null;
     if (both) [total, free] = [mib(both[1], both[2]), mib(both[3], both[4])];
     else if (old) [total, free] = [oldTotal, mib(old[1], old[2])];
-    else if (created) [total, free] = [size, Number(created[1])];
+    else if (created && first === undefined) [total, free] = [size, Number(created[1])];
     const t = line.includes('Total memory:') ? TOTAL_OLD.exec(line) : null;
     oldTotal = t ? mib(t[1], t[2]) : undefined;
     const s2 = line.includes('deviceMemorySize:') ? SIZE_TF2.exec(line) : null;
     if (s2 && size === undefined) size = mib(s2[1], s2[2]);
     if (total === undefined || free === undefined) continue;
-    if (total <= 0 || free > total) return {};
-    const held = total - free;
-    return {
-      tfStartGpu: gpu,
-      tfStartFreeMiB: free,
-      tfStartTotalMiB: total,
-      tfStartHeld: held >= HELD_MIN_MIB && held > HELD_SHARE * total ? formatMiB(held) : undefined,
-    };
+    if (total <= 0 || free > total) return first ?? {};
+    if (first === undefined) {
+      first = {
+        tfStartGpu: gpu,
+        tfStartFreeMiB: free,
+        tfStartTotalMiB: total,
+        tfStartHeld: heldAt(total, free) ? formatMiB(total - free) : undefined,
+      };
+      continue;
+    }
+    if (++seen > MAX_DISCOVERIES) break;
+    // The first found the card nearly free; a later discovery of the same GPU most of it held: the earlier TF process
+    // took it (another index is the same process's next GPU, not a second process).
+    if (gpu === first.tfStartGpu && first.tfStartHeld === undefined && heldAt(total, free)) {
+      first.tfLaterHeld = formatMiB(total - free);
+      first.tfLaterFreeMiB = free;
+      break;
+    }
   }
-  return {};
+  return first ?? {};
 }
 
 /** Reads TF's start-up figures into the incident; most of the card held then is what was free at its start (holder.ts). */
 export function applyTfStartFree(text: string, incident: Incident): void {
-  mergeInto(incident, { stack: readTfStartFree(text) });
+  const start = readTfStartFree(text);
+  const told = readTfTogether(text);
+  mergeInto(incident, {
+    stack: { ...start, tfTogether: told.together, tfTogetherProcesses: told.processes, tfSequential: told.sequential, tfOom: told.tfOom },
+  });
   if (incident.stack.tfStartHeld === undefined) return;
   incident.figures.startupFreeMiB ??= incident.stack.tfStartFreeMiB;
   incident.figures.totalCapacityMiB ??= incident.stack.tfStartTotalMiB;
