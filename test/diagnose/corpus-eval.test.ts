@@ -145,6 +145,8 @@ GROUPS.push('static13');
 GROUPS.push('stack13');
 // version13/ (stop 39, v1: a regression the report tells between two versions, an update told with "the same settings", and a near miss; real threads labelled first; tuned).
 GROUPS.push('version13');
+// route14/ (stop 40, route: host RAM vs the device's memory told in words or a non-PyTorch message: Metal, Vulkan, 内存 of a card, RAM beside VRAM; 7 real threads labelled first, 2 zh; tuned).
+GROUPS.push('route14');
 // The category vocabulary of /work/corpus-format.md (the same as test/fixtures/eval-dev/cases.json).
 const LABELS = new Set([
   'cuda_oom',
@@ -905,6 +907,17 @@ describe('expert expectations on real logs', () => {
       lever: 0.7,
       strict: 0,
       named: 0.65,
+    },
+    // route14 (stop 40, route): labelled before running: first run category 6/7, lever 4/4 (named first 2), the same before and after
+    // the device-words routing (memory-named.ts): none of the 7 takes its changed paths; 7332 (growth told on one card) reads as growth.
+    {
+      group: 'route14',
+      what: "7 logs, 7330-7336: device OOMs told by Metal, Vulkan, a tool's VRAM message, 内存/显存 of a card; host-RAM near misses beside VRAM words",
+      n: 7,
+      category: 0.8,
+      lever: 0.75,
+      strict: 0,
+      named: 0.4,
     },
   ];
   it.each(TUNED)('$group/ ($what; tuned): no harmful first fix; floors under the measured level', { timeout: 120_000 }, async (t) => {
