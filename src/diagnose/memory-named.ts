@@ -5,7 +5,7 @@
 // exit 137/-9, a host allocator). Device words are specific: reporters rarely say "VRAM" or "显存" of host RAM, but
 // say "RAM", "memory" and 内存 loosely of any memory. So where a report tells both a device failure and a host
 // shortage that is no kill, the device failure is the account; and Chinese 内存 said of a card ("0号卡 ... 内存就溢出了",
-// "1号卡还有挺多内存") is the card's memory.
+// "1号卡还有挺多内存") or beside MPS / Metal on Apple silicon's unified memory ("开启MPS显示内存不足") is the device's.
 //
 // And an error the report shows as what ANOTHER setting gives ("Otherwise, it says", "without device_map it raises",
 // "否则会报") is not this run's failure: where another memory failure is shown outside it, that one is the run's.
@@ -16,16 +16,19 @@ import type { LogText } from './normalize.js';
 /** Words that name the device's memory beyond CUDA / GPU / VRAM: Apple's Metal and MPS, HBM, NPU/XPU, 显卡, a card by its number. */
 export const DEVICE_WORDS = /\b(?:METAL|Metal|MPS|HBM\d?e?|NPU|XPU)\b|显卡|显存/;
 
-/** A card named by its number or count in Chinese: "0号卡", "第二张卡", "另一张卡", "两张显卡", "1号GPU". */
+/** A card named by its number or count in Chinese: "0号卡", "第二张卡", "另一张卡", "两张显卡", "1张卡", "1号GPU". */
 export const CARD_NAMED_ZH =
-  /(?:\d\s{0,2}号|第\s{0,2}[\d一二两三四五六七八九]{1,2}\s{0,2}张|[这那另每单两一二三四五六七八]\s{0,2}张)\s{0,2}(?:显卡|卡|GPU|gpu)/;
+  /(?:\d\s{0,2}号|第\s{0,2}[\d一二两三四五六七八九]{1,2}\s{0,2}张|[\d这那另每单两一二三四五六七八]\s{0,2}张)\s{0,2}(?:显卡|卡|GPU|gpu)/;
+
+/** Apple's GPU path named: on Apple silicon the GPU works in the unified memory, so 内存 beside MPS / Metal is the GPU's share. */
+const APPLE_GPU = /\b(?:MPS|METAL|Metal)\b|ggml_metal/;
 
 /** Words that put 内存 on the host even beside a card: the machine's RAM, its sticks, CPU, swap. */
 const HOST_WORDS_ZH = /主机|系统内存|内存条|物理内存|虚拟内存|\bCPU\b|\bRAM\b|\bswap\b|交换/i;
 
-/** 内存 on a line that names a card by its number or count, and no host memory: the card's memory. */
+/** 内存 on a line that names a card by its number or count, or Apple's GPU path, and no host memory: the device's memory. */
 export function zhMemoryOfCard(line: string): boolean {
-  return line.includes('内存') && CARD_NAMED_ZH.test(line) && !HOST_WORDS_ZH.test(line);
+  return line.includes('内存') && (CARD_NAMED_ZH.test(line) || APPLE_GPU.test(line)) && !HOST_WORDS_ZH.test(line);
 }
 
 // A sentence that introduces what another setting gives: "Otherwise, it says", "Without it I get", "否则会报错".
