@@ -48,6 +48,7 @@ import {
   climbFromTo,
   twoReadingsClimb,
 } from './told-vocabulary.js';
+import { DEVICE_WORDS, zhMemoryOfCard } from './memory-named.js';
 
 /** What the report tells: the card or the host ran out, its memory climbs, or the host killed the run. */
 export type ToldKind = 'gpu_oom' | 'host_oom' | 'gpu_growth' | 'host_growth';
@@ -62,6 +63,8 @@ export interface ToldFailure {
   phase?: Phase;
   /** A climb told against the run's own measure ("with each iteration", "in 1000 iterations", "随着训练的进行"). */
   overRun?: true;
+  /** A host failure told as a kill ("was killed", "被kill"): the kernel's act, not loose words about memory. */
+  kill?: true;
 }
 
 export interface ToldReading {
@@ -195,9 +198,16 @@ const BARE_FAILURE_ALL = new RegExp(BARE_FAILURE.source, 'gi');
  * The failure a clause tells; 'denied' where it names one and takes it back (negated, avoided, a capacity question, a
  * guessed cause, a past failure); 'hedged' where it only supposes one; undefined where it names none.
  */
-function readClause(clause: string, line: string, pasteMemory: Memory, overTheRun = false, title = false): ToldKind | 'denied' | 'hedged' | undefined {
+function readClause(
+  clause: string,
+  line: string,
+  pasteMemory: Memory,
+  overTheRun = false,
+  title = false,
+): ToldKind | 'host_kill' | 'denied' | 'hedged' | undefined {
+  // 内存 said of a card the line names by its number ("0号卡 ... 内存就溢出了") is the card's (memory-named.ts).
   const subject: Memory | undefined =
-    GPU_SUBJECT.test(clause) || GPU_SUBJECT_MORE.test(clause)
+    GPU_SUBJECT.test(clause) || GPU_SUBJECT_MORE.test(clause) || (clause.includes('内存') && zhMemoryOfCard(line))
       ? 'gpu'
       : HOST_SUBJECT.test(clause) || HOST_MEMORY_ZH.test(clause)
         ? 'host'
@@ -250,7 +260,7 @@ function readClause(clause: string, line: string, pasteMemory: Memory, overTheRu
   // A kill is the kernel's answer to the host's memory (a full card raises an error, it does not kill the process).
   const comesBack = COMES_BACK.test(clause) && !NEVER_SETTLES.test(clause);
   if (climbToKill) return comesBack ? 'denied' : 'host_growth';
-  if (killed) return KILLED_BY_USER.test(clause) ? 'denied' : 'host_oom';
+  if (killed) return KILLED_BY_USER.test(clause) ? 'denied' : 'host_kill';
   const memory = subject === 'unnamed' || subject === undefined ? (DATA_MEMORY.test(clause) ? 'host' : pasteMemory) : subject;
   if (grows && predicate === grows) return comesBack ? 'denied' : memory === 'host' ? 'host_growth' : 'gpu_growth';
   return memory === 'host' ? 'host_oom' : 'gpu_oom';
@@ -273,7 +283,7 @@ function memoryOfPaste(log: LogText, lines: number): Memory {
     const whole = log.line(i).slice(0, MAX_LINE);
     const line = whole.replace(NOT_GPU, ' ');
     if (line !== whole) host = true;
-    if (GPU_SUBJECT.test(line) || /\b(?:CUDA|GPU|VRAM)\b|显卡/i.test(line)) return 'gpu';
+    if (GPU_SUBJECT.test(line) || /\b(?:CUDA|GPU|VRAM)\b|显卡/i.test(line) || DEVICE_WORDS.test(line) || zhMemoryOfCard(line)) return 'gpu';
     if (HOST_SUBJECT.test(line)) host = true;
     if ((SYSTEM_KILLS.test(line) || KILLED.test(line)) && !KILLED_BY_USER.test(line)) killed = true;
   }
@@ -325,7 +335,8 @@ export function readToldFailure(log: LogText): ToldReading {
       const said = readClause(clause, line, pasteMemory, overTheRun, i === 0);
       // A leak only asked about ("Is there a memory leak somewhere?") is a guess: no account of a climb, and a rule's
       // match on it alone is taken back. A climb the question presupposes ("is it normal that memory keeps increasing?") is told.
-      const read = asked && (said === 'gpu_growth' || said === 'host_growth' || said === 'hedged') ? 'denied' : said;
+      const kill = said === 'host_kill';
+      const read = asked && (said === 'gpu_growth' || said === 'host_growth' || said === 'hedged') ? 'denied' : kill ? 'host_oom' : said;
       overTheRun = RUN_MEASURE.test(clause) && !ANY_MEMORY.test(clause) && !GPU_SUBJECT.test(clause);
       if (read) spoken.add(i);
       if (read === 'denied') negated = true;
@@ -339,7 +350,14 @@ export function readToldFailure(log: LogText): ToldReading {
         const overRun =
           (read === 'gpu_growth' || read === 'host_growth') &&
           (GROWS_WITH_RUN.test(line) || RUN_COUNT.test(line) || WITH_RUN_COUNT.test(line) || AFTER_RUNNING.test(line) || OVER_REQUESTS.test(line));
-        found.push({ kind: read, line: i, clause: quote(clause), ...(phase ? { phase } : {}), ...(overRun ? { overRun: true as const } : {}) });
+        found.push({
+          kind: read,
+          line: i,
+          clause: quote(clause),
+          ...(phase ? { phase } : {}),
+          ...(overRun ? { overRun: true as const } : {}),
+          ...(kill ? { kill } : {}),
+        });
       }
     }
     // Two readings of the run, the later larger (told-vocabulary.ts twoReadingsClimb), where no clause told the climb.
@@ -352,8 +370,12 @@ export function readToldFailure(log: LogText): ToldReading {
   }
   // A climb that comes back or levels off is no growth to tell (the growth rules exclude it too).
   let told: ToldFailure | undefined;
+  // Device words are specific, "RAM" / memory / 内存 in a report loose: a host shortage told with no kill yields to the
+  // device's failure told beside it (memory-named.ts); a kill is the kernel's act on host RAM and keeps its rank.
+  const deviceTold = found.some((f) => f.kind === 'gpu_oom');
   for (const f of found) {
     if (comesBack && (f.kind === 'gpu_growth' || f.kind === 'host_growth')) continue;
+    if (deviceTold && f.kind === 'host_oom' && !f.kill) continue;
     // On a tie the account that also names its phase speaks (a title "Process Killed" above "killed when loading the data").
     if (!told || RANK[f.kind] > RANK[told.kind] || (RANK[f.kind] === RANK[told.kind] && !told.phase && f.phase)) told = f;
   }

@@ -16,6 +16,7 @@ import type { Incident } from './incident/index.js';
 import { climbOverRun } from './growth-oom.js';
 import { toldClimbTiesWorkers } from './levers/workers.js';
 import { noSpaceBesideShm } from './shm-no-space.js';
+import { otherSettingLines } from './memory-named.js';
 
 const NOT_FAILURE_TEXT = 'The caller indicates that this is not a failure';
 const ALLOCATOR_NOT_FAILURE = new RegExp(NOT_FAILURE_TEXT);
@@ -51,7 +52,11 @@ export function withToldFailure(log: LogText, base: RuleBase, hits: RuleHit[]): 
   // A told failure keeps a rule whose lines only deny one where it tells that rule's kind of failure: a climb told ("GPU
   // memory keeps increasing") is no account of the OOM a question only fears ("how do I know I won't run out?").
   const toldKind = (h: RuleHit) => told !== undefined && TOLD_CATEGORIES[told.kind].has(base.rules[h.rule].category);
-  const kept = hits.filter((h) => !only(denied)(h) || toldKind(h)).filter((h) => !only(retried)(h));
+  const kept = withoutOtherSetting(
+    log,
+    hits.filter((h) => !only(denied)(h) || toldKind(h)).filter((h) => !only(retried)(h)),
+    memory,
+  );
   // The paste ends in an exception of another kind: sentences about memory never override its type.
   const last = finalOrLoggedError(log);
   if (last && endsNotMemory(last)) return { hits: kept.filter((h) => !only(spoken)(h)) };
@@ -119,4 +124,17 @@ function withShmNoSpace(log: LogText, base: RuleBase, hits: RuleHit[]): void {
   const line = noSpaceBesideShm(log);
   const rule = base.rules.findIndex((r) => r.id === 'shm-exhausted');
   if (line !== undefined && rule >= 0) hits.push({ rule, lines: [line], lastLine: line, told: true });
+}
+
+/**
+ * The hits without a memory failure the report shows only as another setting's outcome ("Otherwise, it says" and its
+ * block: memory-named.ts) where a memory failure is shown outside it: that one is this run's.
+ */
+function withoutOtherSetting(log: LogText, hits: RuleHit[], memory: (h: RuleHit) => boolean): RuleHit[] {
+  if (!hits.some(memory)) return hits;
+  const other = otherSettingLines(log);
+  if (other.size === 0) return hits;
+  const inOther = (h: RuleHit) => memory(h) && h.lines.length > 0 && h.lines.every((l) => other.has(l));
+  if (!hits.some((h) => memory(h) && !inOther(h))) return hits;
+  return hits.filter((h) => !inOther(h));
 }

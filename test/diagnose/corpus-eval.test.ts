@@ -149,6 +149,8 @@ GROUPS.push('version13');
 GROUPS.push('arch14');
 // hold14/ (stop 40: another holder told in words, a leftover of an earlier run, TF processes of one user sharing a card; tuned).
 GROUPS.push('hold14');
+// route14/ (stop 40, route: host RAM vs the device's memory told in words or a non-PyTorch message: Metal, MPS, Vulkan, 内存 of a card, RAM beside VRAM; 11 real threads labelled first, 5 zh; tuned).
+GROUPS.push('route14');
 // The category vocabulary of /work/corpus-format.md (the same as test/fixtures/eval-dev/cases.json).
 const LABELS = new Set([
   'cuda_oom',
@@ -932,6 +934,18 @@ describe('expert expectations on real logs', () => {
       lever: 0.7,
       strict: 0,
       named: 0.6,
+    },
+    // route14 (stop 40, route): labelled before running. First run 7330-7336: category 6/7, lever 4/4 (named first 2), the same
+    // before and after the device-words routing (memory-named.ts; none took its paths); 7337-7340: 2/4 before and after it (内存 of
+    // "1张卡" and beside MPS were not read); 10/11, lever 5/5 (named 2) once a card counted by a digit and MPS / Metal were read.
+    {
+      group: 'route14',
+      what: "11 logs, 7330-7340: device OOMs told by Metal, MPS, Vulkan, a tool's VRAM message, 内存/显存 of a card; host-RAM near misses beside VRAM words",
+      n: 11,
+      category: 0.85,
+      lever: 0.8,
+      strict: 0,
+      named: 0.3,
     },
   ];
   it.each(TUNED)('$group/ ($what; tuned): no harmful first fix; floors under the measured level', { timeout: 120_000 }, async (t) => {
