@@ -145,6 +145,8 @@ GROUPS.push('static13');
 GROUPS.push('stack13');
 // version13/ (stop 39, v1: a regression the report tells between two versions, an update told with "the same settings", and a near miss; real threads labelled first; tuned).
 GROUPS.push('version13');
+// serve14/ (stop 40, serve: serving stacks, the KV cache's context and a release gone back to; real threads labelled first; tuned).
+GROUPS.push('serve14');
 // The category vocabulary of /work/corpus-format.md (the same as test/fixtures/eval-dev/cases.json).
 const LABELS = new Set([
   'cuda_oom',
@@ -905,6 +907,18 @@ describe('expert expectations on real logs', () => {
       lever: 0.7,
       strict: 0,
       named: 0.65,
+    },
+    // serve14 (stop 40, serve): 8 threads labelled before the engine ran. First run, engine before the stop's change 3/7 on
+    // the lever, with the KV-budget reader and the revert reading as first written 3/7 (they took no first fix); read
+    // then (a revert told "OK", parallel slots, the card family's bound): 5/7. 6/8 category (7481, 7485 have no error line).
+    {
+      group: 'serve14',
+      what: '8 logs, 7480-7487: Ollama, LM Studio and vLLM; a release gone back to, the KV cache of a large or parallel context, a near miss',
+      n: 8,
+      category: 0.7,
+      lever: 0.65,
+      strict: 0,
+      named: 0.5,
     },
   ];
   it.each(TUNED)('$group/ ($what; tuned): no harmful first fix; floors under the measured level', { timeout: 120_000 }, async (t) => {
