@@ -39,6 +39,7 @@ import { shardWords } from './levers/static-order.js';
 import { readTfRetracing, servedWeightsWords } from './levers/stack-levers.js';
 import { reportedLoad } from './levers/reported-load.js';
 import { readToldRegression, withToldRegression } from './levers/version-regression.js';
+import { kvBudgetWords } from './levers/kv-budget.js';
 import { splitWords } from './levers/split-cards.js';
 import { reportedPhase } from './levers/reported-phase.js';
 import { optimizerStateSaid } from './levers/optimizer-said.js';
@@ -237,6 +238,7 @@ export function diagnose(raw: string, base: RuleBase, loc?: Locale): DiagnoseRes
       budgetWords(incident, loc);
       shardWords(incident, loc);
       servedWeightsWords(incident);
+      kvBudgetWords(incident);
       splitWords(incident, loc);
       const verdict = whoHoldsMemory(incident, loc);
       if (verdict) {

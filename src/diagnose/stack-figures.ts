@@ -20,6 +20,7 @@ import { readMemoryCap } from './levers/memory-cap.js';
 import { readKerasRebuilt } from './levers/keras-rebuilt.js';
 import { readLoraTrainable } from './levers/lora-trainable.js';
 import { readTokenInputs } from './levers/token-inputs.js';
+import { readKvBudget } from './levers/kv-budget.js';
 
 /** What a llama.cpp CUDA buffer that did not fit was for, from the line that follows it. */
 export type GgmlCudaPurpose = 'weights' | 'kv_cache' | 'compute';
@@ -169,6 +170,7 @@ export function readStackFigures(log: LogText): Incident {
     incident.stack.ortAskMiB = ortAsk;
   }
   Object.assign(incident.stack, readStackLevers(log), readMemoryCap(log), readKerasRebuilt(log), readTokenInputs(log), readLoraTrainable(log));
+  incident.stack.kvBudget = readKvBudget(log);
   if (incident.stack.prefillTokens !== undefined) incident.stack.prefillTokensHalf = Math.max(1, Math.floor(incident.stack.prefillTokens / 2));
   return incident;
 }

@@ -151,6 +151,8 @@ GROUPS.push('arch14');
 GROUPS.push('hold14');
 // route14/ (stop 40, route: host RAM vs the device's memory told in words or a non-PyTorch message: Metal, MPS, Vulkan, 内存 of a card, RAM beside VRAM; 11 real threads labelled first, 5 zh; tuned).
 GROUPS.push('route14');
+// serve14/ (stop 40, serve: serving stacks, the KV cache's context and a release gone back to; real threads labelled first; tuned).
+GROUPS.push('serve14');
 // The category vocabulary of /work/corpus-format.md (the same as test/fixtures/eval-dev/cases.json).
 const LABELS = new Set([
   'cuda_oom',
@@ -946,6 +948,19 @@ describe('expert expectations on real logs', () => {
       lever: 0.8,
       strict: 0,
       named: 0.3,
+    },
+    // serve14 (stop 40, serve): 8 threads labelled before the engine ran. First run, engine before the stop's change 3/7 on
+    // the lever, with the KV-budget reader and the revert reading as first written 3/7 (they took no first fix); read
+    // then (a revert told "OK", parallel slots, the card family's bound): 5/7, and LM Studio's load report (7484 named first):
+    // 5/7 (named first 5). 6/8 category (7481, 7485 have no error line).
+    {
+      group: 'serve14',
+      what: '8 logs, 7480-7487: Ollama, LM Studio and vLLM; a release gone back to, the KV cache of a large or parallel context, a near miss',
+      n: 8,
+      category: 0.7,
+      lever: 0.65,
+      strict: 0,
+      named: 0.6,
     },
   ];
   it.each(TUNED)('$group/ ($what; tuned): no harmful first fix; floors under the measured level', { timeout: 120_000 }, async (t) => {

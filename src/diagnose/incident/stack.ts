@@ -1,6 +1,8 @@
 // Figures in a non-PyTorch stack's own format: vLLM, TF/XLA's BFC allocator, llama.cpp/ggml, TGI, Ray (stack-figures.ts).
 // A typed part of the incident (index.ts), split from the old Facts fields once (a812476, by a codemod since removed); edited by hand.
 
+import type { KvBudget } from '../levers/kv-budget.js';
+
 export interface StackPart {
   /** vLLM: the model's max seq len and the tokens its KV cache can hold. */
   maxModelLen?: number;
@@ -142,6 +144,13 @@ export interface StackPart {
   cardBuildCuda?: string;
   /** The paste prints an allocation failure's figures (a request, a free amount) anywhere (levers/driver-state.ts). */
   memoryFiguresPrinted?: boolean;
+  /** A served model's KV cache for its context and what surrounds it (levers/kv-budget.ts), and as the reply shows them. */
+  kvBudget?: KvBudget;
+  kvCache?: string;
+  kvContext?: number;
+  kvContextNext?: number;
+  kvWeights?: string;
+  kvRoom?: string;
   /** Ray's memory monitor killed a task for the node's RAM, with its figures (src/diagnose/stack-figures.ts). */
   rayMonitor?: string;
 }

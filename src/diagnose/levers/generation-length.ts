@@ -19,9 +19,10 @@ const VALUE = String.raw`(\d{1,3}(?:[_,]\d{3}){1,2}|\d{3,7}|\d{1,4}[kK])(?!\w|\.
 // and llama.cpp's context report "llama_new_context_with_model: n_ctx      = 32768" (not n_ctx_train, the model's own).
 // Ollama's server config names its default context "OLLAMA_CONTEXT_LENGTH:8192" (env map) or "=8192" (the variable set);
 // the clients in front of a local runner write it in camelCase: Continue's model settings "contextLength: 24000" (its
-// config.json / config.yaml), LM Studio's load config {"contextLength": 32768}.
+// config.json / config.yaml), LM Studio's load config {"contextLength": 32768} and its load-failure report's
+// "errorData": {"n_ctx": 1048576}.
 const GENERATION_LENGTH = new RegExp(
-  String.raw`(?:--(?:max[-_]model[-_]len|context[-_](?:window|length|len)|ctx[-_]size)(?:=|[ \t]{1,4})|\bPARAMETER[ \t]{1,4}num_ctx[ \t]{1,4}|(?<![\w-])(?:max_new_tokens|max_model_len|max_length|context_window|context_length|num_ctx|OLLAMA_CONTEXT_LENGTH|(?:text|prompt|input)[ _]length)['"]?[ \t]{0,2}[=:][ \t]{0,2}|(?<![\w-])contextLength['"]?[ \t]{0,2}:[ \t]{0,2}|(?<![\w-])n_ctx[ \t]{0,8}=[ \t]{0,2})['"]?${VALUE}`,
+  String.raw`(?:--(?:max[-_]model[-_]len|context[-_](?:window|length|len)|ctx[-_]size)(?:=|[ \t]{1,4})|\bPARAMETER[ \t]{1,4}num_ctx[ \t]{1,4}|(?<![\w-])(?:max_new_tokens|max_model_len|max_length|context_window|context_length|num_ctx|n_ctx|OLLAMA_CONTEXT_LENGTH|(?:text|prompt|input)[ _]length)['"]?[ \t]{0,2}[=:][ \t]{0,2}|(?<![\w-])contextLength['"]?[ \t]{0,2}:[ \t]{0,2}|(?<![\w-])n_ctx[ \t]{0,8}=[ \t]{0,2})['"]?${VALUE}`,
   'gi',
 );
 
@@ -41,7 +42,7 @@ export function readGenerationLength(fullText: string): Pick<SequencePart, 'gene
   GENERATION_LENGTH.lastIndex = 0;
   for (let m = GENERATION_LENGTH.exec(text); m; m = GENERATION_LENGTH.exec(text)) {
     const n = tokens(m[1]);
-    if (n > 0 && n <= 10_000_000 && (!best || n > best.n)) best = { n, quote: m[0].trim() };
+    if (n > 0 && n <= 10_000_000 && (!best || n > best.n)) best = { n, quote: m[0].replace(/["']/g, '').trim() };
   }
   PROMPT_TOKENS.lastIndex = 0;
   for (let m = PROMPT_TOKENS.exec(text); m; m = PROMPT_TOKENS.exec(text)) {

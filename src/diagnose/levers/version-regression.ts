@@ -80,6 +80,13 @@ const PREVIOUS_BEFORE = /(?:之前|以前|原来|previously|before)\s{0,3}(?:安
 const SAME_TOLD =
   /\bidentical\s{1,3}(?:[\w-]{1,15}\s{1,3}){0,2}?(?:commands?|settings?|config(?:uration)?s?|parameters?|setup|code|scripts?)\b|\b(?:the\s{1,3})?same\s{1,3}(?:[\w-]{1,15}\s{1,3}){0,3}?(?:commands?|settings?|config(?:uration)?s?|parameters?|params|scripts?|code|workflows?|data(?:set)?|hardware|conditions?|machine|setup|inputs?|prompts?|model)\b|\bwithout\s{1,3}any\s{1,3}(?:other\s{1,3})?changes?\b|\bnothing\s{1,3}(?:else\s{1,3})?(?:has\s{1,3})?changed\b|同样的|相同的|一样的|同樣的|相同|没有(?:任何)?(?:改动|修改|变化)|\b(?:old|older|previous|earlier)\s{1,3}(?:version|release|build)s?\s{1,3}(?:(?:does|did)\s{0,1}n[o']t|works?|worked|(?:is|was)\s{1,3}fine|had\s{1,3}no\s{1,3}(?:problem|issue))|(?:舊版|旧版|老版|(?:之前|以前)的?版本)[^\n。]{0,6}(?:不會|不会|正常|沒問題|没问题|可以|都行)/i;
 
+// A version gone back to as the way out ("reverting back to 0.1.29 fixed", "downgrading to 2.1.0 solved it", "rolled back
+// to v0.5.3 and it works", "回退到 0.1.29 就正常了"): the report's own experiment says that version runs.
+const REVERTED_TO =
+  /\b(?:revert(?:s|ed|ing)?|downgrad(?:e|es|ed|ing)|roll(?:s|ed|ing)?\s{1,3}back|go(?:es|ing)?\s{1,3}back|went\s{1,3}back)\s{1,3}(?:back\s{1,3})?(?:to|on)\s{1,3}(?:the\s{1,3})?(?:[\w.-]{1,30}\s{1,3})?(?:version\s{1,3})?[\x60'"]?v?$|(?:回退|降级|退回|回滚)(?:到|至)\s{0,3}$/i;
+const REVERT_HELPED = /^[^\n]{0,40}?(?:\b(?:fix(?:es|ed)?|solv(?:es|ed)|resolv(?:es|ed)|works?|worked|helped|ok(?:ay)?|fine)\b|解决|正常|好了|可以)/i;
+const REVERT_DID_NOT = /\b(?:not|n't|never|still)\b|没有?|仍|还是/i;
+
 // An upgrade tried as a fix that did not help ("after upgrading to the latest version it still OOMs") tells no regression.
 const STILL = /\bstill\b|\bsame (?:error|problem|issue)\b|仍然|依然|还是/i;
 
@@ -191,7 +198,8 @@ export function readToldRegression(text: string): ToldRegression | undefined {
         // say nothing, the words after it up to the next one ("In b1696, everything works fine").
         const before = clause.slice(i > 0 ? versions[i - 1].end : 0, v.at);
         const after = clause.slice(v.end, i + 1 < versions.length ? versions[i + 1].at : clause.length);
-        const polarity = polarityOf(before, true) ?? polarityOf(after, false);
+        const reverted = REVERTED_TO.test(before) && REVERT_HELPED.test(after) && !REVERT_DID_NOT.test(after.slice(0, 40));
+        const polarity = reverted ? 'good' : (polarityOf(before, true) ?? polarityOf(after, false));
         if (polarity === 'bad') {
           if (bad === undefined) [bad, badLine] = [v.text, line];
           // A version first read as failing ("OOM of a model trained on 0.22.0 with 0.23.0") and later said to work: the
