@@ -14,9 +14,10 @@ const QUOTE_CHARS = 140;
 
 // The failure named in words or by its message.
 // TensorFlow's exception names the failure too ("ResourceExhaustedError in predict_function").
-// A shortage said in words counts too: "GPU memory not enough", "not enough GPU memory", "exceed the gpu memory".
+// A shortage said in words counts too: "GPU memory not enough", "not enough GPU memory", "exceed the gpu memory"; so does
+// the card said to be used up whole ("it eats up all the GPU memory", "takes all of the VRAM", "fills the whole GPU memory").
 const FAILURE =
-  /out of memory|\bOOM\b|OutOfMemory|memory (?:error|exception)|CUDA error|ResourceExhausted|RESOURCE_EXHAUSTED|\bresource\s{1,3}exhausted\b|显存(?:不足|不够|爆|溢出|占满|撑不住|扛不住|装不下|放不下)|爆显存|内存不足|\bmemory\s{1,3}(?:is\s{1,3})?not\s{1,3}enough\b|\bnot\s{1,3}enough\s{1,3}(?:GPU\s{1,3}|CUDA\s{1,3}|VRAM\s{1,3})?memory\b|\bexceed(?:s|ed|ing)?\s{1,3}(?:the\s{1,3})?(?:GPU|CUDA|device)\s{1,3}memory\b/i;
+  /\b(?:eats?|ate|eating|takes?|took|taking|uses?|used|using|fills?|filled|filling|consumes?|consumed|consuming|occup(?:y|ies|ied|ying))\s{1,3}(?:up\s{1,3})?(?:all|the\s{1,3}(?:whole|entire|full))\s{1,3}(?:of\s{1,3})?(?:the\s{1,3}|my\s{1,3})?(?:GPU|CUDA|VRAM|video)(?:\s{1,3}(?:memory|RAM))?\b|out of memory|\bOOM\b|OutOfMemory|memory (?:error|exception)|CUDA error|ResourceExhausted|RESOURCE_EXHAUSTED|\bresource\s{1,3}exhausted\b|显存(?:不足|不够|爆|溢出|占满|撑不住|扛不住|装不下|放不下)|爆显存|内存不足|\bmemory\s{1,3}(?:is\s{1,3})?not\s{1,3}enough\b|\bnot\s{1,3}enough\s{1,3}(?:GPU\s{1,3}|CUDA\s{1,3}|VRAM\s{1,3})?memory\b|\bexceed(?:s|ed|ing)?\s{1,3}(?:the\s{1,3})?(?:GPU|CUDA|device)\s{1,3}memory\b/i;
 // The phase named at the failure: "during / in / while / on / when" evaluation, validation, eval, predict(ion).
 // "after validation" and "before validation" are left out: the failure is then in the training around it.
 // Testing is evaluation too: "while testing", "in test mode", "on the test set", "during the test phase", "an
@@ -99,6 +100,11 @@ const HF =
 // same flags with a loop of their own: not the Trainer's.
 const HF_SETTINGS =
   /\b(?:TrainingArguments|Seq2SeqTrainingArguments|SFTTrainer|SFTConfig|Seq2SeqTrainer|per_device_eval_batch_size|per_device_train_batch_size|evaluation_strategy|eval_strategy|eval_steps|do_eval|do_predict|predict_with_generate|load_best_model_at_end|metric_for_best_model)\b|\brun_(?:glue|clm|mlm|plm|summarization|translation|qa|seq2seq_qa|ner|swag|xnli|classification|image_classification|audio_classification|speech_recognition_seq2seq|speech_recognition_ctc)\.py\b|\btransformers\.Trainer\(|\bllama-?factory\b|\bsft\b|\bms-swift\b/i;
+// HF Trainer's own log lines, printed by Trainer.log as a Python dict in a fixed key order: a training step's "{'loss':
+// 0.7091, 'learning_rate': 8.7e-06, 'epoch': 0.56}" (transformers >= 4.38 puts 'grad_norm' between), an evaluation's
+// "{'eval_loss': 0.41, ... 'eval_runtime': 12.3". They name the Trainer's loop where the paste names no class or setting.
+const HF_LOG_DICT =
+  /\{'loss': [\d.e+-]{1,24}, (?:'grad_norm': [^,\n]{1,40}, )?'learning_rate': [\d.e+-]{1,24}, 'epoch': [\d.]{1,12}\}|\{'eval_loss': [\d.e+-]{1,24}, [^\n]{0,300}?'eval_runtime': /;
 const NO_TRAINER = /no_trainer/;
 const LIGHTNING = /\bpytorch_lightning\b|\blightning\.pytorch\b|\bLightningModule\b|\bPyTorch Lightning\b/;
 // Keras by name, its evaluate/predict call, or its compiled evaluation functions (predict_function, test_function).
@@ -164,7 +170,7 @@ export function reportedPhase(text: string): PhaseVerdict | undefined {
     if (FAILURE.test(line)) failure = true;
     if (FAILURE.test(line) && TRAINING_FAILURE.test(line) && !EVAL_WORDS.test(line)) trainingFailure = true;
     if (NO_TRAINER.test(line)) noTrainer = true;
-    if (HF_SETTINGS.test(line)) hf = true;
+    if (HF_SETTINGS.test(line) || HF_LOG_DICT.test(line)) hf = true;
     if (!said && FAILURE.test(line) && EVAL_WORDS.test(line) && !AFTER_EVAL.test(line)) said = line.trim();
     if (!gradsOn && GRADS_ON.test(line)) gradsOn = line.trim();
     if (TRAINING_OK.test(line)) trainingOk = true;
