@@ -45,4 +45,18 @@ describe('a climb told in one sentence of a paragraph that also speaks of traini
   it('near miss (synthetic): no climb told, one large request in evaluation stays the one-input reading', async () => {
     expect(await first(['OOM during the fine-tuning evaluation phase', OOM, 'It fails on the first evaluation batch.'].join('\n'))).not.toMatch(PASS);
   });
+
+  // Tuned on evl14 (first run labelled before the engine ran): the pass named by an English phase word with a Chinese time word.
+  it('evl14/7450 (tuned, real): "进行eval的时候显存会一直增加 ... 就OOM了" in a LLaMA-Factory LoRA run', async () => {
+    const d = await firstOfCase('evl14', '7450');
+    expect(d?.category).toBe('cuda_oom');
+    expect(d?.fixes[0]?.summary).toMatch(PASS);
+  });
+  it('synthetic: "validation的时候" and "test阶段" name the pass', () => {
+    expect(readEvalPassGrowth('跑validation的时候显存一直增长，最后OOM')).toBeDefined();
+    expect(readEvalPassGrowth('test阶段显存不断增加')).toBeDefined();
+  });
+  it('near miss (synthetic): "train的时候" is training, not the pass', () => {
+    expect(readEvalPassGrowth('train的时候显存一直增长，最后OOM')).toBeUndefined();
+  });
 });

@@ -52,4 +52,17 @@ describe('HF Trainer named by its own log lines, evaluation told in words', () =
     const s = await first(['Out of memory after the first epoch', STEP(60, '0.4'), 'After evaluation, the next training epoch runs out of memory.'].join('\n'));
     expect(s).not.toMatch(TRAINER_EVAL);
   });
+
+  // Tuned on evl14 (first run labelled before the engine ran): Trainer's evaluation banner named in prose.
+  it('evl14/7451 (tuned, real): LLaMA-Factory SFT-LoRA, "一到Running Evaluation，就爆显存", a smaller batch does not help', async () => {
+    expect((await firstOfCase('evl14', '7451'))?.fixes[0]?.summary).toMatch(TRAINER_EVAL);
+  });
+  it('synthetic: the banner in an English sentence, the loop named by a TrainingArguments setting', () => {
+    const v = reportedPhase(['per_device_train_batch_size=8', 'As soon as it reaches Running Evaluation it throws CUDA out of memory.'].join('\n'));
+    expect(v?.phase).toBe('eval');
+    expect(v?.evalLoop).toBe('hf');
+  });
+  it("near miss (synthetic): the banner printed, the failure told in training, is training's", () => {
+    expect(reportedPhase(['***** Running Evaluation *****', 'During training it runs out of memory.'].join('\n'))).toBeUndefined();
+  });
 });

@@ -54,3 +54,32 @@ describe('a forward run for its output and detached, with autograd on', () => {
     expect(await first(trace('pred = model(x).cpu().numpy()'))).not.toMatch(GRAPH);
   });
 });
+
+// The same lever read from two more fixed forms, tuned on evl14 (first run labelled before the engine ran): the report's
+// own experiment ("works when the forward is wrapped in torch.no_grad()"), and code that still passes volatile=True (PyTorch
+// <= 0.3's no-grad, a no-op since 0.4) beside an out-of-memory message only PyTorch 1.x and later print.
+describe('the forward kept its graph, told by the report or by a flag that no longer works', () => {
+  it('evl14/7454 (tuned, real): HuBERT feature extraction "works when forward propagation is wrapped around with torch.no_grad()"', async () => {
+    expect((await firstOfCase('evl14', '7454'))?.fixes[0]?.summary).toMatch(/inference_mode|no_grad/);
+  });
+  it('evl14/7453 (tuned, real): I3D feature loop with Variable(..., volatile=True) and a "reserved in total by PyTorch" OOM', async () => {
+    expect((await firstOfCase('evl14', '7453'))?.fixes[0]?.summary).toMatch(/volatile=True[\s\S]{0,400}torch\.no_grad/);
+  });
+  it('synthetic: volatile=True beside the 2.x message form', async () => {
+    const paste = [
+      'x = Variable(img.cuda(), volatile=True)',
+      'out = net(x)',
+      OOM.replace('Tried to allocate 2.00 GiB.', 'Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 23.65 GiB.'),
+    ].join('\n');
+    expect(await first(paste)).toMatch(/torch\.no_grad/);
+  });
+  it('synthetic: insufficient GPU memory told, the no_grad run said to work', async () => {
+    expect(await first('Running the embedding script fails with insufficient GPU memory, but it runs fine when wrapped in torch.no_grad().')).toMatch(
+      /no_grad|inference_mode/,
+    );
+  });
+  it('near miss (synthetic): volatile=True with no error of a newer PyTorch says nothing of the version', async () => {
+    const { readVolatileRemoved } = await import('../../src/diagnose/levers/volatile.js');
+    expect(readVolatileRemoved('x = Variable(img.cuda(), volatile=True)\nRuntimeError: cuda runtime error (2) : out of memory')).toBeUndefined();
+  });
+});
