@@ -758,10 +758,11 @@ describe('expert expectations on real logs', () => {
     // stop 40 (evl): labelled before running; first run category 6/7, lever 0/5 before and after the first commit's principles
     // (none fired); after the tuned forms (Running Evaluation in prose, eval的时候, "works when wrapped in no_grad", volatile=True
     // beside a modern OOM) category 7/7, lever 4/5; 7452 (NeRF eval rays) and 7456 (a decoder call without no_grad) left.
+    // 7457 (an OpenMMLab validation told in words, a near miss) labelled before running after both commits: checks pass, unchanged.
     {
       group: 'evl14',
-      what: '7 logs, 7450-7456: Trainer evaluation told in words, a climb through eval, feature extraction without no_grad; near misses',
-      n: 7,
+      what: '8 logs, 7450-7457: Trainer evaluation told in words, a climb through eval, feature extraction without no_grad; near misses',
+      n: 8,
       category: 0.85,
       lever: 0.6,
       strict: 0,
