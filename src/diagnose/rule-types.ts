@@ -100,6 +100,7 @@ export const CONDITIONS = [
   'tf_whole_array',
   'growth_in_eval_pass',
   'eval_above_train_said',
+  'forward_keeps_graph',
   'phase_eval_lightning',
   'phase_eval_plain',
   'phase_eval_batch_said_fits',

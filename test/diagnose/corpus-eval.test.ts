@@ -112,6 +112,8 @@ GROUPS.push('eval11');
 GROUPS.push('eval12');
 // eval13/ (stop 39, e1: a climb told through an evaluation / test pass that ends in an OOM, and its near misses; 8 real threads labelled first; tuned).
 GROUPS.push('eval13');
+// evl14/ (stop 40, evl: evaluation levers told in words or code: Trainer's evaluation in prose, a climb through eval, a forward run without no_grad; 7 real threads labelled first; tuned).
+GROUPS.push('evl14');
 // recog11/ (issue 23: fixed forms blind8 missed, found anew: No CUDA GPUs, MLX max buffer, NCCL start-up hang, quoted Killed; tuned).
 GROUPS.push('recog11');
 // torchcat11/ (issue 23: PyTorch/CUDA fixed formats swept from the catalogue: the allocator's NVML assert as an OOM; tuned).
@@ -761,6 +763,19 @@ describe('expert expectations on real logs', () => {
     // stop 39 (e1): labelled before running, first run category 3/8, lever 1/2; 7/8, lever 2/2 after the pass named in the title
     // and wider growth words (continue to increase, while testing, test script); 7057 (a sudden rise in validation) left.
     // 7058-7063 (evaluation told to need more than training, mostly near misses) labelled first: first run category 2/6.
+    // stop 40 (evl): labelled before running; first run category 6/7, lever 0/5 before and after the first commit's principles
+    // (none fired); after the tuned forms (Running Evaluation in prose, eval的时候, "works when wrapped in no_grad", volatile=True
+    // beside a modern OOM) category 7/7, lever 4/5; 7452 (NeRF eval rays) and 7456 (a decoder call without no_grad) left.
+    // 7457 (an OpenMMLab validation told in words, a near miss) labelled before running after both commits: checks pass, unchanged.
+    {
+      group: 'evl14',
+      what: '8 logs, 7450-7457: Trainer evaluation told in words, a climb through eval, feature extraction without no_grad; near misses',
+      n: 8,
+      category: 0.85,
+      lever: 0.6,
+      strict: 0,
+      named: 0.6,
+    },
     {
       group: 'eval13',
       what: '14 logs, 7050-7063: GPU memory climbing through a test pass until OOM; evaluation told to need more than training; near misses',

@@ -60,4 +60,6 @@ export interface EvalPart {
   flairGradEmbed?: string;
   /** The report says evaluation needs more GPU memory than training (a sentence or two figures), quoted (levers/eval-above-train.ts). */
   evalAboveTrainSaid?: string;
+  /** A source line runs a forward for its output and detaches it, in a paste that trains nothing: quoted (levers/forward-graph.ts). */
+  detachedForward?: string;
 }

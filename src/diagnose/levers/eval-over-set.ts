@@ -12,6 +12,7 @@
 import type { Incident } from '../incident/index.js';
 import { boundedLines } from '../lines.js';
 import { evalAboveTrainSaid } from './eval-above-train.js';
+import { forwardKeepsGraph } from './forward-graph.js';
 export { evalWorkAfterForward } from './eval-frames.js';
 
 const MAX_LINES = 20_000;
@@ -114,7 +115,7 @@ const GROWS =
 // A pass over a set: a test / validation set named, or the evaluation itself; inference alone may be one request after
 // another (a server, a notebook), where a climb with each new input size is the allocator's cache.
 const PASS_OVER_SET =
-  /\b(?:on|over|through)\s{1,3}(?:the\s{1,3}|a\s{1,3}|my\s{1,3})?(?:whole\s{1,3}|entire\s{1,3})?(?:test|validation|val|eval|evaluation|dev)\s{0,3}(?:set|data(?:set)?|split)\b|\b(?:during|while|when|in|after\s{1,3}(?:beginning|starting|start)|after)\s{1,3}(?:the\s{1,3})?(?:evaluation|evaluating|validation|validating|testing|test\s{1,3}(?:phase|stage|loop|script|mode)|prediction|predicting|do_predict)\b|\b(?:use|run|running|ran)\s{1,3}(?:the\s{1,3})?test\s{1,3}(?:script|mode)\b|测试集|验证集|(?:评估|验证|测试|预测|do[_ ]?predict)(?:[/、]\s{0,2}(?:推理|预测|测试))?\s{0,2}(?:时|的时候|过程中|的过程中|阶段)/i;
+  /\b(?:on|over|through)\s{1,3}(?:the\s{1,3}|a\s{1,3}|my\s{1,3})?(?:whole\s{1,3}|entire\s{1,3})?(?:test|validation|val|eval|evaluation|dev)\s{0,3}(?:set|data(?:set)?|split)\b|\b(?:during|while|when|in|after\s{1,3}(?:beginning|starting|start)|after)\s{1,3}(?:the\s{1,3})?(?:[\w-]{2,20}\s{1,3})?(?:evaluation|evaluating|validation|validating|testing|test\s{1,3}(?:phase|stage|loop|script|mode)|prediction|predicting|do_predict)\b|\b(?:use|run|running|ran)\s{1,3}(?:the\s{1,3})?test\s{1,3}(?:script|mode)\b|\b(?:eval|evaluation|evaluating|evaluate|validation|validating|validate|val|test|testing|predict|prediction)\s{0,2}(?:的时候|时候|时|过程中|阶段)|测试集|验证集|(?:评估|验证|测试|预测|do[_ ]?predict)(?:[/、]\s{0,2}(?:推理|预测|测试))?\s{0,2}(?:时|的时候|过程中|的过程中|阶段)/i;
 // A test or evaluation script by its file name ("test_DREAM.py", "eval_model.py"), as a title names the pass it ran.
 const TEST_SCRIPT = /\b(?:test|eval|evaluate|predict|inference)(?:_\w{1,30})?\.py\b/i;
 const TRAINING_WORDS = /\btrain(?:ing)?\b|训练/i;
@@ -123,13 +124,21 @@ const TRAINING_WORDS = /\btrain(?:ing)?\b|训练/i;
 // what the line says of training before it is not said of the climb after it.
 const CONTRAST = /\b(?:but|however|whereas)\b|但是|但|然而|而/gi;
 
+// A sentence's end inside a line: a report's paragraph is often one line, and what one sentence says of training is not
+// said of the climb another sentence tells.
+const SENTENCE_END = /[.!?。！？]\s{0,3}/;
+const MAX_SENTENCES = 40;
+
 /** The line that tells memory climbing through an inference or evaluation pass over a set, quoted. */
 export function readEvalPassGrowth(text: string): string | undefined {
   let titled: boolean | undefined;
   for (const line of boundedLines(text, MAX_LINES, MAX_LINE)) {
     // The report's first line (an issue's title) names the pass: a climb its body tells is that pass's.
     if (titled === undefined && line.trim()) titled = (PASS_OVER_SET.test(line) || TEST_SCRIPT.test(line)) && !TRAINING_WORDS.test(line);
-    if (GROWS.test(line) && titled && !TRAINING_WORDS.test(line)) return quote(line);
+    if (titled && GROWS.test(line)) {
+      const sentence = line.split(SENTENCE_END, MAX_SENTENCES).find((s) => GROWS.test(s) && !TRAINING_WORDS.test(s));
+      if (sentence) return quote(sentence);
+    }
     if (!GROWS.test(line) || !PASS_OVER_SET.test(line)) continue;
     const clauses = line.split(CONTRAST);
     if (clauses.some((c) => GROWS.test(c) && PASS_OVER_SET.test(c) && !TRAINING_WORDS.test(c))) return quote(line);
@@ -139,9 +148,14 @@ export function readEvalPassGrowth(text: string): string | undefined {
 
 type Check = (e: { incident: Incident }) => boolean;
 /** The conditions rules name for these levers (conditions.ts spreads them into its table). */
-export const EVAL_SET_CONDITIONS: Record<'phase_eval_over_set' | 'tf_whole_array' | 'growth_in_eval_pass' | 'eval_above_train_said', Check> = {
+export const EVAL_SET_CONDITIONS: Record<
+  'phase_eval_over_set' | 'tf_whole_array' | 'growth_in_eval_pass' | 'eval_above_train_said' | 'forward_keeps_graph',
+  Check
+> = {
   phase_eval_over_set: ({ incident }) => evalOverSet(incident),
   tf_whole_array: ({ incident }) => wholeArrayOnDevice(incident),
   growth_in_eval_pass: ({ incident }) => incident.eval.evalPassGrowth !== undefined,
   eval_above_train_said: ({ incident }) => evalAboveTrainSaid(incident),
+  // A forward run for its output and detached, autograd on (levers/forward-graph.ts).
+  forward_keeps_graph: ({ incident }) => forwardKeepsGraph(incident),
 };

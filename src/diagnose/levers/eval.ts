@@ -21,6 +21,7 @@ import { readEvalPostWork } from './eval-post.js';
 import { readVolatileRemoved } from './volatile.js';
 import { readFlairGradEmbed } from './library-grad-default.js';
 import { readEvalAboveTrain } from './eval-above-train.js';
+import { readDetachedForward } from './forward-graph.js';
 const EVAL_BATCH =
   /(?:^|[\s,({'"])(?:--)?((?:per_device_eval|per_gpu_eval|eval|val|valid|validation|test)[-_]batch[-_]size|-vb)(?:[ \t]{1,4}|[ \t]{0,2}[=:][ \t]{0,2})['"]?(\d{1,5})\b/gim;
 // A line that states the evaluation's batch in words or a form the settings do not read ("for evaluation with
@@ -134,6 +135,8 @@ export function readEvalSettings(text: string): Incident {
   if (flair) incident.eval.flairGradEmbed = flair;
   const aboveTrain = readEvalAboveTrain(text);
   if (aboveTrain) incident.eval.evalAboveTrainSaid = aboveTrain;
+  const detached = readDetachedForward(text);
+  if (detached) incident.eval.detachedForward = detached;
   const wholeArray = tfWholeArray(text);
   if (wholeArray) incident.eval.evalWholeArray = wholeArray;
   const fits = evalBatchSaidToFit(text);

@@ -14,9 +14,10 @@ const QUOTE_CHARS = 140;
 
 // The failure named in words or by its message.
 // TensorFlow's exception names the failure too ("ResourceExhaustedError in predict_function").
-// A shortage said in words counts too: "GPU memory not enough", "not enough GPU memory", "exceed the gpu memory".
+// A shortage said in words counts too ("insufficient GPU memory"): "GPU memory not enough", "not enough GPU memory", "exceed the gpu memory"; so does
+// the card said to be used up whole ("it eats up all the GPU memory", "takes all of the VRAM", "fills the whole GPU memory").
 const FAILURE =
-  /out of memory|\bOOM\b|OutOfMemory|memory (?:error|exception)|CUDA error|ResourceExhausted|RESOURCE_EXHAUSTED|\bresource\s{1,3}exhausted\b|显存(?:不足|不够|爆|溢出|占满|撑不住|扛不住|装不下|放不下)|爆显存|内存不足|\bmemory\s{1,3}(?:is\s{1,3})?not\s{1,3}enough\b|\bnot\s{1,3}enough\s{1,3}(?:GPU\s{1,3}|CUDA\s{1,3}|VRAM\s{1,3})?memory\b|\bexceed(?:s|ed|ing)?\s{1,3}(?:the\s{1,3})?(?:GPU|CUDA|device)\s{1,3}memory\b/i;
+  /\b(?:eats?|ate|eating|takes?|took|taking|uses?|used|using|fills?|filled|filling|consumes?|consumed|consuming|occup(?:y|ies|ied|ying))\s{1,3}(?:up\s{1,3})?(?:all|the\s{1,3}(?:whole|entire|full))\s{1,3}(?:of\s{1,3})?(?:the\s{1,3}|my\s{1,3})?(?:GPU|CUDA|VRAM|video)(?:\s{1,3}(?:memory|RAM))?\b|out of memory|\bOOM\b|OutOfMemory|memory (?:error|exception)|CUDA error|ResourceExhausted|RESOURCE_EXHAUSTED|\bresource\s{1,3}exhausted\b|显存(?:不足|不够|爆|溢出|占满|撑不住|扛不住|装不下|放不下)|爆显存|内存不足|\bmemory\s{1,3}(?:is\s{1,3})?not\s{1,3}enough\b|\bnot\s{1,3}enough\s{1,3}(?:GPU\s{1,3}|CUDA\s{1,3}|VRAM\s{1,3})?memory\b|\bexceed(?:s|ed|ing)?\s{1,3}(?:the\s{1,3})?(?:GPU|CUDA|device)\s{1,3}memory\b|\binsufficient\s{1,3}(?:GPU\s{1,3}|CUDA\s{1,3}|VRAM\s{1,3}|video\s{1,3})?memory\b/i;
 // The phase named at the failure: "during / in / while / on / when" evaluation, validation, eval, predict(ion).
 // "after validation" and "before validation" are left out: the failure is then in the training around it.
 // Testing is evaluation too: "while testing", "in test mode", "on the test set", "during the test phase", "an
@@ -27,6 +28,9 @@ const FAILURE =
 // The evaluation as the failure's subject counts too: "Validation out of memory", "the validation would meet out of memory".
 const EVAL_WORDS =
   /\b(?:during|in|while|on|upon|when|at)\s{1,3}(?:(?:computing|running|doing|do|the|an?|my|first|accuracy|model)\s{1,3}){0,3}(?:validation|validating|evaluation|evaluating|eval|predicting|prediction|testing|test(?:\s{1,3}(?:mode|phase|stage|set|data|time|loop|step))?)(?:_step|_epoch_end|_loop)?\b|\b(?:when|while)\s{1,3}(?:I\s{1,3})?(?:run(?:ning)?\s{1,3})?(?:validat|evaluat)\w{0,4}\b|\b(?:validation|evaluation|eval|valid|val|test)\s{1,3}(?:step|loop|phase|stage|epoch|pass|mode)\b|\b(?:attempt(?:ing)?|try(?:ing)?|tried)\s{1,3}to\s{1,3}(?:evaluate|validate|test|predict)\b|\b(?:run(?:ning)?|python3?)\s{1,3}(?:the\s{1,3})?(?:[\w./-]{0,40}[\\/])?(?:eval|evaluate|evaluation|test|val|validate|predict|demo)\.py\b|\b(?:predict|test)_function\b|\btrainer\.(?:evaluate|predict)\(\)|(?:验证|评估|评测|预测|测试|推理)(?:时|的时候|阶段|过程|集上)|\b(?:validation|validating|evaluation|evaluating|eval|inference|prediction|predicting|testing)\s{0,2}(?:时|的时候|阶段|过程)|\b(?:running|calling|call|run|using)\s{1,3}(?:the\s{1,3})?(?:[\w]{1,20}\.){0,4}(?:predict|evaluate)(?:\(\))?(?=\s|$|[.,;:])|\b(?:validation|evaluation|eval|testing)\s{1,3}(?:(?:would|will|always|still|also|then)\s{1,3})?(?:(?:meets?|hits?|gets?|runs?|ran|goes|went|causes?|throws?|gives?)\s{1,3}(?:an?\s{1,3}|into\s{1,3})?)?(?:OOM|out[ -]of[ -]memory)\b/i;
+// HF Trainer's evaluation banner ("***** Running Evaluation *****") named in a sentence ("一到Running Evaluation，就爆显存"):
+// its capitalised words, case-sensitive, so that "running evaluation scripts" is not read as the banner.
+const TRAINER_BANNER = /\bRunning\s{1,3}(?:Evaluation|Prediction)\b/;
 // The failure placed after or outside the evaluation ("after validation", "the next epoch"): not an evaluation OOM.
 const AFTER_EVAL = /\bafter\s{1,3}(?:the\s{1,3})?(?:first\s{1,3})?(?:validation|evaluation|eval)\b[^\n]{0,80}\b(?:epoch|training)\b|验证(?:之后|后|结束后)/i;
 
@@ -99,6 +103,11 @@ const HF =
 // same flags with a loop of their own: not the Trainer's.
 const HF_SETTINGS =
   /\b(?:TrainingArguments|Seq2SeqTrainingArguments|SFTTrainer|SFTConfig|Seq2SeqTrainer|per_device_eval_batch_size|per_device_train_batch_size|evaluation_strategy|eval_strategy|eval_steps|do_eval|do_predict|predict_with_generate|load_best_model_at_end|metric_for_best_model)\b|\brun_(?:glue|clm|mlm|plm|summarization|translation|qa|seq2seq_qa|ner|swag|xnli|classification|image_classification|audio_classification|speech_recognition_seq2seq|speech_recognition_ctc)\.py\b|\btransformers\.Trainer\(|\bllama-?factory\b|\bsft\b|\bms-swift\b/i;
+// HF Trainer's own log lines, printed by Trainer.log as a Python dict in a fixed key order: a training step's "{'loss':
+// 0.7091, 'learning_rate': 8.7e-06, 'epoch': 0.56}" (transformers >= 4.38 puts 'grad_norm' between), an evaluation's
+// "{'eval_loss': 0.41, ... 'eval_runtime': 12.3". They name the Trainer's loop where the paste names no class or setting.
+const HF_LOG_DICT =
+  /\{'loss': [\d.e+-]{1,24}, (?:'grad_norm': [^,\n]{1,40}, )?'learning_rate': [\d.e+-]{1,24}, 'epoch': [\d.]{1,12}\}|\{'eval_loss': [\d.e+-]{1,24}, [^\n]{0,300}?'eval_runtime': /;
 const NO_TRAINER = /no_trainer/;
 const LIGHTNING = /\bpytorch_lightning\b|\blightning\.pytorch\b|\bLightningModule\b|\bPyTorch Lightning\b/;
 // Keras by name, its evaluate/predict call, or its compiled evaluation functions (predict_function, test_function).
@@ -118,9 +127,10 @@ const COLLECT_WORDS =
 // "there is no torch.no_grad()", "forgot to add torch.no_grad()", "没有加 torch.no_grad()", "这段循环之前没有类似 test.py 之中的
 // with torch.no_grad()"; or PyTorch says so itself: its "volatile was removed and now has no effect" warning is printed
 // where a script still marks its evaluation inputs volatile (PyTorch < 0.4's no-grad), so that forward keeps its graph.
+// The report's own experiment says it too: the same forward "works when wrapped in torch.no_grad()".
 // A forward that needs no gradients yet keeps them is what no_grad / inference_mode fixes.
 const GRADS_ON =
-  /\bwithout\s{1,3}(?:(?:setting|using|calling|adding|wrapping(?:\s{1,3}it)?\s{1,3}in|a|the)\s{1,3}){0,2}['"`]?(?:with\s{1,3})?(?:torch\.)?(?:no_grad|inference_mode)\b|\bwithout\s{1,3}(?:turning|switching|disabling)\s{1,3}(?:off\s{1,3})?(?:the\s{1,3})?(?:gradients?|grad|autograd)(?:\s{1,3}computations?)?\b|\b(?:no_grad|inference_mode)(?:\(\))?['"`]?\s{1,3}(?:is|was)\s{1,3}(?:not|never)\s{1,3}(?:used|set|called)\b|\b(?:does|did|do)(?:\s{1,3}not|n't)\s{1,3}(?:use|call|have)\s{1,3}(?:any\s{1,3})?['"`]?(?:with\s{1,3})?(?:torch\.)?(?:no_grad|inference_mode)|\b(?:there\s{1,3}is\s{1,3}no|missing|forgot(?:ten)?(?:\s{1,3}to\s{1,3}(?:add|use|call|wrap\s{1,3}\w{1,12}\s{1,3}in))?)\s{1,3}(?:a\s{1,3}|the\s{1,3})?['"`]?(?:with\s{1,3})?(?:torch\.)?(?:no_grad|inference_mode)|(?:没有|没|未)(?:加|用|使用|设置)[^\n]{0,14}no_grad|(?:没有|忘了|忘记|缺少|缺)[^\n]{0,24}?no_grad|不(?:加|用|使用|设置)[^\n]{0,14}no_grad|(?:可以|应该|需要|要)(?:加|加上|加下|加个|使用|用)[^\n]{0,14}no_grad|\bshould\s{1,3}(?:add|use|call|wrap\s{1,3}\w{1,20}\s{1,3}in)\s{1,3}(?:a\s{1,3})?['"`]?(?:with\s{1,3})?(?:torch\.)?(?:no_grad|inference_mode)|\bvolatile was removed and now has no effect\b/i;
+  /\bwithout\s{1,3}(?:(?:setting|using|calling|adding|wrapping(?:\s{1,3}it)?\s{1,3}in|a|the)\s{1,3}){0,2}['"`]?(?:with\s{1,3})?(?:torch\.)?(?:no_grad|inference_mode)\b|\bwithout\s{1,3}(?:turning|switching|disabling)\s{1,3}(?:off\s{1,3})?(?:the\s{1,3})?(?:gradients?|grad|autograd)(?:\s{1,3}computations?)?\b|\b(?:no_grad|inference_mode)(?:\(\))?['"`]?\s{1,3}(?:is|was)\s{1,3}(?:not|never)\s{1,3}(?:used|set|called)\b|\b(?:does|did|do)(?:\s{1,3}not|n't)\s{1,3}(?:use|call|have)\s{1,3}(?:any\s{1,3})?['"`]?(?:with\s{1,3})?(?:torch\.)?(?:no_grad|inference_mode)|\b(?:there\s{1,3}is\s{1,3}no|missing|forgot(?:ten)?(?:\s{1,3}to\s{1,3}(?:add|use|call|wrap\s{1,3}\w{1,12}\s{1,3}in))?)\s{1,3}(?:a\s{1,3}|the\s{1,3})?['"`]?(?:with\s{1,3})?(?:torch\.)?(?:no_grad|inference_mode)|(?:没有|没|未)(?:加|用|使用|设置)[^\n]{0,14}no_grad|(?:没有|忘了|忘记|缺少|缺)[^\n]{0,24}?no_grad|不(?:加|用|使用|设置)[^\n]{0,14}no_grad|(?:可以|应该|需要|要)(?:加|加上|加下|加个|使用|用)[^\n]{0,14}no_grad|\bshould\s{1,3}(?:add|use|call|wrap\s{1,3}\w{1,20}\s{1,3}in)\s{1,3}(?:a\s{1,3})?['"`]?(?:with\s{1,3})?(?:torch\.)?(?:no_grad|inference_mode)|\bvolatile was removed and now has no effect\b|\b(?:works?|worked|fits?|runs?|ran|succeeds?|succeeded)\b[^\n]{0,40}\b(?:wrapped|wrapping|run|ran|put)\s{1,3}(?:it\s{1,3})?(?:in|into|with|under|around|inside)\s{1,3}['"`]?(?:with\s{1,3})?(?:torch\.)?(?:no_grad|inference_mode)/i;
 // The evaluation fed the whole evaluation set as one batch: "the whole validation dataset (batch_size = 6,854) was
 // passed in", "it feeds in the entire validation set into the network", "all the validation sets are treated as a batch".
 const WHOLE_SET =
@@ -164,8 +174,9 @@ export function reportedPhase(text: string): PhaseVerdict | undefined {
     if (FAILURE.test(line)) failure = true;
     if (FAILURE.test(line) && TRAINING_FAILURE.test(line) && !EVAL_WORDS.test(line)) trainingFailure = true;
     if (NO_TRAINER.test(line)) noTrainer = true;
-    if (HF_SETTINGS.test(line)) hf = true;
-    if (!said && FAILURE.test(line) && EVAL_WORDS.test(line) && !AFTER_EVAL.test(line)) said = line.trim();
+    if (HF_SETTINGS.test(line) || HF_LOG_DICT.test(line)) hf = true;
+    const evalNamed = EVAL_WORDS.test(line) || TRAINER_BANNER.test(line);
+    if (!said && FAILURE.test(line) && evalNamed && !AFTER_EVAL.test(line)) said = line.trim();
     if (!gradsOn && GRADS_ON.test(line)) gradsOn = line.trim();
     if (TRAINING_OK.test(line)) trainingOk = true;
     // Batch 1 stated on any line that names the evaluation ("at inference time (and here the batch size is set to 1)").
