@@ -47,6 +47,9 @@ import {
   attemptFailedOnCard,
   climbFromTo,
   twoReadingsClimb,
+  KILL_STATUS,
+  ONLY_RISES,
+  SURGE,
 } from './told-vocabulary.js';
 
 /** What the report tells: the card or the host ran out, its memory climbs, or the host killed the run. */
@@ -141,6 +144,8 @@ const INCREASES =
 // The shell's word quoted in brackets is the same report ("总是退出（killed）", "the run exits (Killed)", "[Killed]").
 const KILLED =
   /[（([]\s{0,2}killed\s{0,2}[)）\]]|(?:\b(?:was|were|is|are|be|been|being|gets?|got|getting)|\b(?:it|process|job|program)['\u2019]s)\s{1,3}(?:\w{2,12}\s{1,3})?killed\b|\bkilled\s{1,3}by\s{1,3}(?:the\s{1,3})?(?:os|kernel|system|oom)|["\u201C]kill["\u201D]\s{1,3}problem|\b(?:memory|RAM)\b[^\n]{0,40}?\band\s{1,3}kills?\s{1,3}(?:the\s{1,3})?(?:job|process|run|training)\b|\b(?:OOM|out[ -]of[ -]memory)[ -]?killer\b|(?:显示|出现|提示|报)了?\s{0,2}["“]?Killed\b|被\s{0,2}(?:kill|killed|杀|杀死|杀掉|系统杀)/i;
+// Docker's and Kubernetes' record of the kill: "OOMKilled": false says the memory limit did not kill the container.
+const OOM_KILLED_FALSE = /["']?OOMKilled["']?\s{0,3}[:=]\s{0,3}false\b/i;
 const KILLED_BY_USER = /\bkilled\s{1,3}(?:by\s{1,3}(?:me|the\s{1,3}user|hand|ctrl|keyboard)|manually)\b|\bctrl[+-]c\b/i;
 
 // What tells no failure: a negation or an avoidance before the predicate, in the same clause.
@@ -204,14 +209,18 @@ function readClause(clause: string, line: string, pasteMemory: Memory, overTheRu
         : ANY_MEMORY.test(clause) || EVENT_SUBJECT.test(clause)
           ? 'unnamed'
           : undefined;
-  const killed = KILLED.exec(clause);
+  const killed = KILLED.exec(clause) ?? KILL_STATUS.exec(clause);
+  // A surge of the memory named with a crash on the line ("GPU memory skyrockets ... before it crashed") is its failure.
   const fails = subject
-    ? (FAILS.exec(clause) ?? FAILS_MORE.exec(clause) ?? (CONSEQUENCE.test(line) ? (FULL.exec(clause) ?? FULL_AT_LIMIT.exec(clause)) : null))
+    ? (FAILS.exec(clause) ??
+      FAILS_MORE.exec(clause) ??
+      (CONSEQUENCE.test(line) ? (FULL.exec(clause) ?? FULL_AT_LIMIT.exec(clause) ?? SURGE.exec(clause)) : null))
     : (ERROR_TOLD.exec(clause) ?? attemptFailedOnCard(clause));
   // A failure told right after the run's own measure ("随着问问题的增多，会出现显存溢出") is a climb over the run.
   // Also a climb told with its figures ("from 3GB to 9GB"), against the run's count, or a fill after running a while.
   const grows = subject
     ? (GROWS.exec(clause) ??
+      ONLY_RISES.exec(clause) ??
       climbFromTo(clause) ??
       (GROWS_WITH_RUN.test(clause) || WITH_RUN_COUNT.test(clause) ? INCREASES.exec(clause) : overTheRun ? FAILS.exec(clause) : null) ??
       (AFTER_RUNNING.test(line) ? FULL.exec(clause) : null))
@@ -296,6 +305,7 @@ const RANK: Record<ToldKind, number> = { host_growth: 4, gpu_growth: 3, host_oom
 export function readToldFailure(log: LogText): ToldReading {
   const lines = Math.min(log.lineCount, MAX_LINES);
   const pasteMemory = memoryOfPaste(log, lines);
+  const notOomKill = OOM_KILLED_FALSE.test(log.buf.toString('utf8', 0, 200_000));
   const denied = new Set<number>();
   const spoken = new Set<number>();
   const found: ToldFailure[] = [];
@@ -314,6 +324,8 @@ export function readToldFailure(log: LogText): ToldReading {
     }
     let affirmed = false;
     let negated = false;
+    // A failure (not a climb) told or supposed on the line: a denial beside a climb still denies the failure.
+    let failureTold = false;
     // A Chinese clause that only sets the run as the measure ("随着训练的进行") carries it to the next clause.
     let overTheRun = false;
     let at = 0;
@@ -322,16 +334,19 @@ export function readToldFailure(log: LogText): ToldReading {
       const end = line.indexOf(clause, at) + clause.length;
       at = Math.max(at, end);
       const asked = /^\s{0,3}[?？]/.test(line.slice(end, end + 4)) && YES_NO_QUESTION.test(clause) && LEAK_ONLY.test(clause) && !CLIMB_VERB.test(clause);
-      const said = readClause(clause, line, pasteMemory, overTheRun, i === 0);
+      const read0 = readClause(clause, line, pasteMemory, overTheRun, i === 0);
+      // An exit status of SIGKILL where the container's own record says no OOM kill ("OOMKilled": false) is someone else's kill.
+      const said = read0 === 'host_oom' && notOomKill && !KILLED.test(clause) ? undefined : read0;
       // A leak only asked about ("Is there a memory leak somewhere?") is a guess: no account of a climb, and a rule's
       // match on it alone is taken back. A climb the question presupposes ("is it normal that memory keeps increasing?") is told.
       const read = asked && (said === 'gpu_growth' || said === 'host_growth' || said === 'hedged') ? 'denied' : said;
       overTheRun = RUN_MEASURE.test(clause) && !ANY_MEMORY.test(clause) && !GPU_SUBJECT.test(clause);
       if (read) spoken.add(i);
       if (read === 'denied') negated = true;
-      else if (read === 'hedged') affirmed = true;
+      else if (read === 'hedged') affirmed = failureTold = true;
       else if (read) {
         affirmed = true;
+        if (read === 'gpu_oom' || read === 'host_oom') failureTold = true;
         // The event alone ("inference OOM", "OOM during inference"), with no memory named, names the job the reporter
         // ran more often than the loop within it that failed: it places no phase.
         const eventOnly = read === 'gpu_oom' && !(GPU_SUBJECT.test(clause) || GPU_SUBJECT_MORE.test(clause) || ANY_MEMORY.test(clause));
@@ -348,7 +363,9 @@ export function readToldFailure(log: LogText): ToldReading {
       if (memory) found.push({ kind: memory === 'host' ? 'host_growth' : 'gpu_growth', line: i, clause: quote(line), overRun: true });
       if (memory) spoken.add(i);
     }
-    if (negated && !affirmed) denied.add(i);
+    // A climb told beside a failure only forecast ("只增不减，最终有可能会触发显存oom") denies the failure there: a rule's match
+    // of it is no account (the climb stays told, and vouches for the growth rules: told-hits.ts).
+    if (negated && (!affirmed || !failureTold)) denied.add(i);
   }
   // A climb that comes back or levels off is no growth to tell (the growth rules exclude it too).
   let told: ToldFailure | undefined;
