@@ -57,7 +57,7 @@ export const FORECAST =
  * "recover from OOM"): the tool's behaviour is the subject, no run failed. Read like an avoidance, before the predicate.
  */
 export const HANDLED =
-  /\b(?:handl\w{0,3}|detect\w{0,3}|catch\w{0,3}|recover\w{0,3}|troubleshoot\w{0,3}|mitigat\w{0,4}|address\w{0,3}|tackl\w{0,3}|guard\w{0,3}\s{1,3}against|protect\w{0,3}\s{1,3}against)\b|应对|预防/i;
+  /\b(?:handl\w{0,3}|detect(?:s|ed|ing)?|catch\w{0,3}|recover\w{0,3}|troubleshoot\w{0,3}|mitigat\w{0,4}|address\w{0,3}|tackl\w{0,3}|guard\w{0,3}\s{1,3}against|protect\w{0,3}\s{1,3}against)\b|应对|预防/i;
 
 /**
  * A title that is a change to the software, not an account of a run: a pull request's or feature's imperative ("Add

@@ -103,3 +103,29 @@ describe('an illegal memory access is a fault, not capacity', () => {
     expect((await diagnosePaste(paste))?.category).toBe('device_assert_not_memory');
   });
 });
+
+describe('first run on new threads (words14): the forms its misses showed', () => {
+  it('real: "DetectNet training fails with error code -9" (a tool named Detect... is no "detect" = handling) (words14 7420)', async () => {
+    expect((await firstOfCase('words14', '7420'))?.category).toBe('host_oom_killed');
+  });
+  it('real near miss: "dying with code 137" with OOMKilled:false unquoted (words14 7422)', async () => {
+    expect((await firstOfCase('words14', '7422'))?.category).toBeUndefined();
+  });
+  it('real: "[Bug] illegal memory access" named bare (words14 7424)', async () => {
+    expect((await firstOfCase('words14', '7424'))?.category).toBe('device_assert_not_memory');
+  });
+  it.each([['DetectionNet finetune fails with error code -9 after two epochs'], ['Job dies\nThe pod restarts: exit code 137, OOMKilled:true']])(
+    '%j is a host kill (synthetic)',
+    async (text) => {
+      expect((await diagnosePaste(text))?.category).toBe('host_oom_killed');
+    },
+  );
+  it.each([['Container restarts\nexit code 137\nState: {OOMKilled: false, ExitCode: 137}']])('%j is no host kill (synthetic)', async (text) => {
+    expect((await diagnosePaste(text))?.category).not.toBe('host_oom_killed');
+  });
+  it('synthetic: "illegal memory access" told in a sentence of a kernel run', async () => {
+    expect((await diagnosePaste('Kernel crash\nThe fused attention kernel hits an illegal memory access on long inputs.'))?.category).toBe(
+      'device_assert_not_memory',
+    );
+  });
+});
