@@ -169,10 +169,10 @@ export function climbFromTo(clause: string): RegExpExecArray | null {
 
 /**
  * A settling the report says did not come ("Expect memory to quickly stabilize but it never does", "it never plateaus",
- * "no sign of it stopping"): the words of a comeback there tell the opposite, a climb.
+ * "no sign of it stopping", "没有释放掉", "不回落"): the words of a comeback there tell the opposite, a climb.
  */
 export const NEVER_SETTLES =
-  /\b(?:never|not|n't|no\s{1,3}sign\s{1,3}of\s{1,3}it)\s{1,3}(?:\w{1,12}\s{1,3}){0,2}?(?:stabili[sz]\w{0,3}|plateau\w{0,3}|level\w{0,3}\s{1,3}off|drops?|go(?:es)?\s{1,3}(?:back|down)|stop\w{0,4})\b|\bexpect\w{0,3}\b[^\n]{0,60}?\b(?:stabili[sz]\w{0,3}|plateau\w{0,3}|level\w{0,3}\s{1,3}off)\b[^\n]{0,30}?\bbut\b/i;
+  /\b(?:never|not|n't|no\s{1,3}sign\s{1,3}of\s{1,3}it)\s{1,3}(?:\w{1,12}\s{1,3}){0,2}?(?:stabili[sz]\w{0,3}|plateau\w{0,3}|level\w{0,3}\s{1,3}off|drops?|go(?:es)?\s{1,3}(?:back|down)|stop\w{0,4})\b|\bexpect\w{0,3}\b[^\n]{0,60}?\b(?:stabili[sz]\w{0,3}|plateau\w{0,3}|level\w{0,3}\s{1,3}off)\b[^\n]{0,30}?\bbut\b|(?:没有|没|不|未|并未)\s{0,2}(?:被\s{0,2})?(?:释放掉?|回落|降下来)/i;
 
 /**
  * Memory told at two points of the run, the later larger: "Initially ... around 19+ GB, but it subsequently escalated to

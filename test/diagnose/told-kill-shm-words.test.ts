@@ -128,4 +128,13 @@ describe('first run on new threads (words14): the forms its misses showed', () =
       'device_assert_not_memory',
     );
   });
+  it('real: "显存会一直递增(每次推理递增200M左右)，没有释放掉" (a comeback denied is a climb) (words14 7426)', async () => {
+    expect((await firstOfCase('words14', '7426'))?.category).toBe('growing_memory_leak');
+  });
+  it.each([['推理问题\n显存占用一直增加，始终没有释放。']])('%j is a climb (synthetic)', async (text) => {
+    expect((await diagnosePaste(text))?.category).toBe('growing_memory_leak');
+  });
+  it.each([['推理问题\n显存占用先上升，推理结束后释放掉了。']])('%j tells no climb (synthetic)', async (text) => {
+    expect((await diagnosePaste(text))?.category).not.toBe('growing_memory_leak');
+  });
 });
