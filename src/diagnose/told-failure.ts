@@ -184,6 +184,12 @@ const COMES_BACK =
 
 type Memory = 'gpu' | 'host' | 'unnamed';
 
+// A rise verb with an object is the user's act on a setting ("keep increasing the batch size until memory is near 100%"):
+// no climb of the memory.
+const RISE_OBJECT = /^\s{1,3}(?:the\s{1,3}|my\s{1,3}|our\s{1,3})?(?:batch|size|number|resolution|image|input|sequence|learning|lr\b|model|workers?)/i;
+const intransitive = (m: RegExpExecArray | null, clause: string) =>
+  m && RISE_OBJECT.test(clause.slice(m.index + m[0].length, m.index + m[0].length + 40)) ? null : m;
+
 // A bare "OOM" / "out of memory" tells no failure without a subject (the message rules read it as an event), but one
 // the clause avoids takes a match on it back: "maybe it's necessary to avoid potential OOM error" is no OOM.
 const BARE_FAILURE = /\bOOMs?\b|\bout[ -]of[ -]memory\b|\bOutOfMemory/i;
@@ -219,7 +225,7 @@ function readClause(clause: string, line: string, pasteMemory: Memory, overTheRu
   // A failure told right after the run's own measure ("随着问问题的增多，会出现显存溢出") is a climb over the run.
   // Also a climb told with its figures ("from 3GB to 9GB"), against the run's count, or a fill after running a while.
   const grows = subject
-    ? (GROWS.exec(clause) ??
+    ? (intransitive(GROWS.exec(clause), clause) ??
       ONLY_RISES.exec(clause) ??
       climbFromTo(clause) ??
       (GROWS_WITH_RUN.test(clause) || WITH_RUN_COUNT.test(clause) ? INCREASES.exec(clause) : overTheRun ? FAILS.exec(clause) : null) ??

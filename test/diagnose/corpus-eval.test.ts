@@ -839,8 +839,8 @@ describe('expert expectations on real logs', () => {
     },
     // labelled before running: first run category 5/7, lever 3/7 (main before: 4/7, 3/7); 7/7 category, 5/7 lever after the Chinese
     // 比 comparative and a DataLoader in a container (6750, 6754); 6752 (eval at full resolution) and 6753 (grows with the set) keep no_grad.
-    // labelled before running: first run category 1/8 (main before) -> 2/8 (this stop's first change); 6/8 after OOMKilled unquoted,
-    // a title naming a tool "Detect*" not read as handling, "illegal memory access" named bare, "没有释放掉"; 7423, 7427 left (README).
+    // labelled before running: first run category 1/8 (main before) -> 2/8 (this stop's first change); 7/8 after OOMKilled unquoted,
+    // a tool "Detect*" in a title, "illegal memory access" bare, "没有释放掉", "keep increasing the batch"; 7427 left (README).
     {
       group: 'words14',
       what: '8 logs, 7420-7427: exit -9 and 137 told, shm told low, illegal memory access named short, growth told, two near misses',

@@ -137,4 +137,16 @@ describe('first run on new threads (words14): the forms its misses showed', () =
   it.each([['推理问题\n显存占用先上升，推理结束后释放掉了。']])('%j tells no climb (synthetic)', async (text) => {
     expect((await diagnosePaste(text))?.category).not.toBe('growing_memory_leak');
   });
+  it('real: "keep increasing the batch size until you are near 100% memory usage" is the user\'s act, no climb (words14 7423)', async () => {
+    expect((await firstOfCase('words14', '7423'))?.category).toBe('cuda_oom');
+  });
+  it.each([['Tuning\nI keep increasing the batch size until the GPU memory is at 90%, then training gets slower.']])(
+    '%j tells no climb (synthetic)',
+    async (text) => {
+      expect((await diagnosePaste(text))?.category).not.toBe('growing_memory_leak');
+    },
+  );
+  it.each([['Inference\nThe GPU memory keeps increasing with every request until the server dies.']])('%j is a climb (synthetic)', async (text) => {
+    expect((await diagnosePaste(text))?.category).toBe('growing_memory_leak');
+  });
 });
