@@ -150,3 +150,18 @@ describe('first run on new threads (words14): the forms its misses showed', () =
     expect((await diagnosePaste(text))?.category).toBe('growing_memory_leak');
   });
 });
+
+describe("a non-memory message named in a sentence's parenthesis is an aside, not the run's end", () => {
+  it('real: llama-server "crashes with `CUDA error: out of memory`", another fork "(cublasSgemm CUBLAS_STATUS_INVALID_VALUE)" (blind11 6666)', async () => {
+    expect((await firstOfCase('blind11', '6666'))?.category).toBe('cuda_oom');
+  });
+  it('synthetic: the aside beside a memory failure told in words', async () => {
+    const paste =
+      'Server crash\nThe server crashes with `CUDA error: out of memory` after an hour.\nAn older build crashed differently (cublasSgemm CUBLAS_STATUS_INVALID_VALUE) on the same card.';
+    expect((await diagnosePaste(paste))?.category).toBe('cuda_oom');
+  });
+  it('synthetic: the message logged on its own line still ends the run as not memory', async () => {
+    const paste = 'GPU memory runs out sometimes\nERROR worker failed: CUBLAS_STATUS_INVALID_VALUE when calling cublasSgemm';
+    expect((await diagnosePaste(paste))?.category).not.toBe('cuda_oom');
+  });
+});
