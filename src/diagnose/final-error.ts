@@ -55,6 +55,8 @@ const NOT_MEMORY_MESSAGE = String.raw`(?:Expected all tensors to be on the same 
 const NOT_MEMORY_RUNTIME_MESSAGES = new RE2('^' + NOT_MEMORY_MESSAGE);
 /** The same fixed messages inside a logger's line ("ERROR ... generation failed: Expected all tensors to be on ..."). */
 const NOT_MEMORY_IN_LINE = new RE2(NOT_MEMORY_MESSAGE);
+/** An open parenthesis after words of a sentence, not closed before the message: an aside. */
+const ASIDE = /[A-Za-z]{2,20}[^()\n]{0,40}\([^()\n]{0,40}$/;
 /** A memory failure's own words in a logged line (PyTorch's, the CUDA runtime's and most wrappers' messages). */
 const MEMORY_IN_LINE = new RE2(String.raw`(?i)out of memory|OutOfMemoryError|Tried to allocate \d`);
 /** Exception types PyTorch raises these messages under (torch.AcceleratorError from 2.10 for CUDA errors). */
@@ -79,6 +81,9 @@ export function finalOrLoggedError(log: LogText): FinalError | undefined {
     // A memory failure logged after it is the later error: the non-memory one does not end the run.
     if (MEMORY_IN_LINE.test(text)) return undefined;
     const m = NOT_MEMORY_IN_LINE.exec(text);
+    // Named inside a sentence's parenthesis ("crashed elsewhere with a different signature (cublasSgemm CUBLAS_...)"), it is
+    // the reporter's aside about another run, not what this paste's run ended in.
+    if (m && ASIDE.test(text.slice(Math.max(0, m.index - 80), m.index))) continue;
     if (m) return { type: 'RuntimeError', message: text.slice(m.index).trim(), line: l, tracebackStart: l };
   }
   return undefined;

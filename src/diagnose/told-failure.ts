@@ -47,6 +47,9 @@ import {
   attemptFailedOnCard,
   climbFromTo,
   twoReadingsClimb,
+  KILL_STATUS,
+  ONLY_RISES,
+  SURGE,
 } from './told-vocabulary.js';
 import { DEVICE_WORDS, zhMemoryOfCard } from './memory-named.js';
 
@@ -129,7 +132,7 @@ const CONSEQUENCE =
   /\b(?:stop(?:s|ped|ping)?|crash\w{0,3}|fail\w{0,3}|errors?|die[sd]?|freez\w{0,3}|froze|hang(?:s|ing)?|killed|abort\w{0,3})\b|报错|崩|停止|停了|挂了|卡死|失败|被kill|被杀/i;
 // Growth: the memory climbs over the run.
 const GROWS =
-  /\b(?:keeps?|kept|keeping)\s{1,3}(?:on\s{1,3})?(?:using|taking|consuming|eating|allocating|occupying)\s{1,3}more\b|\b(?:keeps?|kept|keeping|continu\w{0,6}|gradual(?:ly)?|slowly|steadily|constantly|linearly|always)\s{1,3}(?:to\s{1,3}|be\s{1,3}|on\s{1,3})?(?:increas|grow|ris|climb|go(?:es|ing)?\s{1,3}up)\w{0,4}|\b(?:gradual|steady|slow|continuous|constant|linear)\s{1,3}(?:increase|growth|rise|climb|creep)\b|\b(?:higher|bigger|larger|more)\s{1,3}and\s{1,3}(?:higher|bigger|larger|more)\b|\bmemory\s{1,3}leak\w{0,3}\b|\bleak(?:s|ing|ed)?\s{1,3}(?:GPU\s{1,3}|host\s{1,3})?memory\b|\b(?:upward|rising|increasing|growing)\s{1,3}trend\b|\b(?:has|have)\s{1,3}been\s{1,3}(?:steadily\s{1,3}|constantly\s{1,3})?(?:increasing|growing|rising|climbing)\b|(?:一直|持续|不断|逐渐|越来越|慢慢|不停)\s{0,2}(?:在\s{0,2})?(?:增加|增长|增大|上涨|上升|涨|变大|变多|大|多|升高|飙升)|(?:泄漏|泄露)/i;
+  /\b(?:keeps?|kept|keeping)\s{1,3}(?:on\s{1,3})?(?:using|taking|consuming|eating|allocating|occupying)\s{1,3}more\b|\b(?:keeps?|kept|keeping|continu\w{0,6}|gradual(?:ly)?|slowly|steadily|constantly|linearly|always)\s{1,3}(?:to\s{1,3}|be\s{1,3}|on\s{1,3})?(?:increas|grow|ris|climb|go(?:es|ing)?\s{1,3}up)\w{0,4}|\b(?:gradual|steady|slow|continuous|constant|linear)\s{1,3}(?:increase|growth|rise|climb|creep)\b|\b(?:higher|bigger|larger|more)\s{1,3}and\s{1,3}(?:higher|bigger|larger|more)\b|\bmemory\s{1,3}leak\w{0,3}\b|\bleak(?:s|ing|ed)?\s{1,3}(?:GPU\s{1,3}|host\s{1,3})?memory\b|\b(?:upward|rising|increasing|growing)\s{1,3}trend\b|\b(?:has|have)\s{1,3}been\s{1,3}(?:steadily\s{1,3}|constantly\s{1,3})?(?:increasing|growing|rising|climbing)\b|(?:一直|持续|不断|逐渐|越来越|慢慢|不停)\s{0,2}(?:在\s{0,2})?(?:增加|增长|增大|递增|上涨|上升|涨|变大|变多|大|多|升高|飙升)|(?:泄漏|泄露)/i;
 // Growth told with the run as its measure: "increases as epochs increase", "grows over time", "随着训练的进行...增长".
 const GROWS_WITH_RUN =
   /\b(?:over\s{1,3}time|as\s{1,3}(?:the\s{1,3})?(?:epochs?|iterations?|steps?|training|time)\s{1,3}(?:goes\s{1,3}on|went\s{1,3}on|increas(?:es|ed|e)|grows?|grew|advance[sd]?|continue[sd]?|progress\w{0,3}|pass(?:es|ed))|(?:(?:after|with|in|at|on|for)\s{1,3})?(?:every|each)\s{1,3}(?:iteration|iter|step|epoch|batch)|epoch\s{1,3}after\s{1,3}epoch|during\s{1,3}(?:the\s{1,3})?training|while\s{1,3}training|per\s{1,3}(?:iteration|iter|step|epoch|batch))\b|随着[^，。\n]{0,24}(?:增加|增多|进行|推移)|(?:每个?|每一)\s{0,2}(?:iter|iteration|step|epoch|batch|轮|次)/i;
@@ -144,6 +147,8 @@ const INCREASES =
 // The shell's word quoted in brackets is the same report ("总是退出（killed）", "the run exits (Killed)", "[Killed]").
 const KILLED =
   /[（([]\s{0,2}killed\s{0,2}[)）\]]|(?:\b(?:was|were|is|are|be|been|being|gets?|got|getting)|\b(?:it|process|job|program)['\u2019]s)\s{1,3}(?:\w{2,12}\s{1,3})?killed\b|\bkilled\s{1,3}by\s{1,3}(?:the\s{1,3})?(?:os|kernel|system|oom)|["\u201C]kill["\u201D]\s{1,3}problem|\b(?:memory|RAM)\b[^\n]{0,40}?\band\s{1,3}kills?\s{1,3}(?:the\s{1,3})?(?:job|process|run|training)\b|\b(?:OOM|out[ -]of[ -]memory)[ -]?killer\b|(?:显示|出现|提示|报)了?\s{0,2}["“]?Killed\b|被\s{0,2}(?:kill|killed|杀|杀死|杀掉|系统杀)/i;
+// Docker's and Kubernetes' record of the kill: "OOMKilled": false says the memory limit did not kill the container.
+const OOM_KILLED_FALSE = /["']?OOMKilled["']?\s{0,3}[:=]\s{0,3}false\b/i;
 const KILLED_BY_USER = /\bkilled\s{1,3}(?:by\s{1,3}(?:me|the\s{1,3}user|hand|ctrl|keyboard)|manually)\b|\bctrl[+-]c\b/i;
 
 // What tells no failure: a negation or an avoidance before the predicate, in the same clause.
@@ -182,6 +187,12 @@ const COMES_BACK =
 
 type Memory = 'gpu' | 'host' | 'unnamed';
 
+// A rise verb with an object is the user's act on a setting ("keep increasing the batch size until memory is near 100%"):
+// no climb of the memory.
+const RISE_OBJECT = /^\s{1,3}(?:the\s{1,3}|my\s{1,3}|our\s{1,3})?(?:batch|size|number|resolution|image|input|sequence|learning|lr\b|model|workers?)/i;
+const intransitive = (m: RegExpExecArray | null, clause: string) =>
+  m && RISE_OBJECT.test(clause.slice(m.index + m[0].length, m.index + m[0].length + 40)) ? null : m;
+
 // A bare "OOM" / "out of memory" tells no failure without a subject (the message rules read it as an event), but one
 // the clause avoids takes a match on it back: "maybe it's necessary to avoid potential OOM error" is no OOM.
 const BARE_FAILURE = /\bOOMs?\b|\bout[ -]of[ -]memory\b|\bOutOfMemory/i;
@@ -214,14 +225,18 @@ function readClause(
         : ANY_MEMORY.test(clause) || EVENT_SUBJECT.test(clause)
           ? 'unnamed'
           : undefined;
-  const killed = KILLED.exec(clause);
+  const killed = KILLED.exec(clause) ?? KILL_STATUS.exec(clause);
+  // A surge of the memory named with a crash on the line ("GPU memory skyrockets ... before it crashed") is its failure.
   const fails = subject
-    ? (FAILS.exec(clause) ?? FAILS_MORE.exec(clause) ?? (CONSEQUENCE.test(line) ? (FULL.exec(clause) ?? FULL_AT_LIMIT.exec(clause)) : null))
+    ? (FAILS.exec(clause) ??
+      FAILS_MORE.exec(clause) ??
+      (CONSEQUENCE.test(line) ? (FULL.exec(clause) ?? FULL_AT_LIMIT.exec(clause) ?? SURGE.exec(clause)) : null))
     : (ERROR_TOLD.exec(clause) ?? attemptFailedOnCard(clause));
   // A failure told right after the run's own measure ("随着问问题的增多，会出现显存溢出") is a climb over the run.
   // Also a climb told with its figures ("from 3GB to 9GB"), against the run's count, or a fill after running a while.
   const grows = subject
-    ? (GROWS.exec(clause) ??
+    ? (intransitive(GROWS.exec(clause), clause) ??
+      ONLY_RISES.exec(clause) ??
       climbFromTo(clause) ??
       (GROWS_WITH_RUN.test(clause) || WITH_RUN_COUNT.test(clause) ? INCREASES.exec(clause) : overTheRun ? FAILS.exec(clause) : null) ??
       (AFTER_RUNNING.test(line) ? FULL.exec(clause) : null))
@@ -306,6 +321,7 @@ const RANK: Record<ToldKind, number> = { host_growth: 4, gpu_growth: 3, host_oom
 export function readToldFailure(log: LogText): ToldReading {
   const lines = Math.min(log.lineCount, MAX_LINES);
   const pasteMemory = memoryOfPaste(log, lines);
+  const notOomKill = OOM_KILLED_FALSE.test(log.buf.toString('utf8', 0, 200_000));
   const denied = new Set<number>();
   const spoken = new Set<number>();
   const found: ToldFailure[] = [];
@@ -324,6 +340,8 @@ export function readToldFailure(log: LogText): ToldReading {
     }
     let affirmed = false;
     let negated = false;
+    // A failure (not a climb) told or supposed on the line: a denial beside a climb still denies the failure.
+    let failureTold = false;
     // A Chinese clause that only sets the run as the measure ("随着训练的进行") carries it to the next clause.
     let overTheRun = false;
     let at = 0;
@@ -332,7 +350,9 @@ export function readToldFailure(log: LogText): ToldReading {
       const end = line.indexOf(clause, at) + clause.length;
       at = Math.max(at, end);
       const asked = /^\s{0,3}[?？]/.test(line.slice(end, end + 4)) && YES_NO_QUESTION.test(clause) && LEAK_ONLY.test(clause) && !CLIMB_VERB.test(clause);
-      const said = readClause(clause, line, pasteMemory, overTheRun, i === 0);
+      const read0 = readClause(clause, line, pasteMemory, overTheRun, i === 0);
+      // An exit status of SIGKILL where the container's own record says no OOM kill ("OOMKilled": false) is someone else's kill.
+      const said = read0 === 'host_oom' && notOomKill && !KILLED.test(clause) ? undefined : read0;
       // A leak only asked about ("Is there a memory leak somewhere?") is a guess: no account of a climb, and a rule's
       // match on it alone is taken back. A climb the question presupposes ("is it normal that memory keeps increasing?") is told.
       const kill = said === 'host_kill';
@@ -340,9 +360,10 @@ export function readToldFailure(log: LogText): ToldReading {
       overTheRun = RUN_MEASURE.test(clause) && !ANY_MEMORY.test(clause) && !GPU_SUBJECT.test(clause);
       if (read) spoken.add(i);
       if (read === 'denied') negated = true;
-      else if (read === 'hedged') affirmed = true;
+      else if (read === 'hedged') affirmed = failureTold = true;
       else if (read) {
         affirmed = true;
+        if (read === 'gpu_oom' || read === 'host_oom') failureTold = true;
         // The event alone ("inference OOM", "OOM during inference"), with no memory named, names the job the reporter
         // ran more often than the loop within it that failed: it places no phase.
         const eventOnly = read === 'gpu_oom' && !(GPU_SUBJECT.test(clause) || GPU_SUBJECT_MORE.test(clause) || ANY_MEMORY.test(clause));
@@ -366,7 +387,9 @@ export function readToldFailure(log: LogText): ToldReading {
       if (memory) found.push({ kind: memory === 'host' ? 'host_growth' : 'gpu_growth', line: i, clause: quote(line), overRun: true });
       if (memory) spoken.add(i);
     }
-    if (negated && !affirmed) denied.add(i);
+    // A climb told beside a failure only forecast ("只增不减，最终有可能会触发显存oom") denies the failure there: a rule's match
+    // of it is no account (the climb stays told, and vouches for the growth rules: told-hits.ts).
+    if (negated && (!affirmed || !failureTold)) denied.add(i);
   }
   // A climb that comes back or levels off is no growth to tell (the growth rules exclude it too).
   let told: ToldFailure | undefined;

@@ -17,6 +17,7 @@ import { climbOverRun } from './growth-oom.js';
 import { toldClimbTiesWorkers } from './levers/workers.js';
 import { noSpaceBesideShm } from './shm-no-space.js';
 import { otherSettingLines } from './memory-named.js';
+import { toldShmShort } from './told-shm.js';
 
 const NOT_FAILURE_TEXT = 'The caller indicates that this is not a failure';
 const ALLOCATOR_NOT_FAILURE = new RegExp(NOT_FAILURE_TEXT);
@@ -117,13 +118,17 @@ function notFailureLines(log: LogText): Set<number> {
 
 /**
  * ENOSPC where the paste names shared memory apart from it (shm-no-space.ts): the shm-exhausted rule's hit, weaker than
- * a rule's own (a memory message recognised elsewhere speaks instead), where no memory rule recognised anything.
+ * a rule's own (a memory message recognised elsewhere speaks instead), where no memory rule recognised anything. Shared
+ * memory told short in a sentence (told-shm.ts) is the report's words: its hit is marked told, so it speaks only where no
+ * rule's diagnosis recognised a memory failure itself (withoutToldWhereRecognised), a rule's match that made no diagnosis
+ * (a growth pattern on the same sentence) does not silence it.
  */
 function withShmNoSpace(log: LogText, base: RuleBase, hits: RuleHit[]): void {
-  if (hits.some((h) => MEMORY.has(base.rules[h.rule].category))) return;
-  const line = noSpaceBesideShm(log);
   const rule = base.rules.findIndex((r) => r.id === 'shm-exhausted');
-  if (line !== undefined && rule >= 0) hits.push({ rule, lines: [line], lastLine: line, told: true });
+  if (rule < 0 || hits.some((h) => h.rule === rule)) return;
+  const noSpace = hits.some((h) => MEMORY.has(base.rules[h.rule].category)) ? undefined : noSpaceBesideShm(log);
+  const line = noSpace ?? toldShmShort(log);
+  if (line !== undefined) hits.push({ rule, lines: [line], lastLine: line, told: true });
 }
 
 /**

@@ -57,7 +57,7 @@ export const FORECAST =
  * "recover from OOM"): the tool's behaviour is the subject, no run failed. Read like an avoidance, before the predicate.
  */
 export const HANDLED =
-  /\b(?:handl\w{0,3}|detect\w{0,3}|catch\w{0,3}|recover\w{0,3}|troubleshoot\w{0,3}|mitigat\w{0,4}|address\w{0,3}|tackl\w{0,3}|guard\w{0,3}\s{1,3}against|protect\w{0,3}\s{1,3}against)\b|应对|预防/i;
+  /\b(?:handl\w{0,3}|detect(?:s|ed|ing)?|catch\w{0,3}|recover\w{0,3}|troubleshoot\w{0,3}|mitigat\w{0,4}|address\w{0,3}|tackl\w{0,3}|guard\w{0,3}\s{1,3}against|protect\w{0,3}\s{1,3}against)\b|应对|预防/i;
 
 /**
  * A title that is a change to the software, not an account of a run: a pull request's or feature's imperative ("Add
@@ -169,10 +169,10 @@ export function climbFromTo(clause: string): RegExpExecArray | null {
 
 /**
  * A settling the report says did not come ("Expect memory to quickly stabilize but it never does", "it never plateaus",
- * "no sign of it stopping"): the words of a comeback there tell the opposite, a climb.
+ * "no sign of it stopping", "没有释放掉", "不回落"): the words of a comeback there tell the opposite, a climb.
  */
 export const NEVER_SETTLES =
-  /\b(?:never|not|n't|no\s{1,3}sign\s{1,3}of\s{1,3}it)\s{1,3}(?:\w{1,12}\s{1,3}){0,2}?(?:stabili[sz]\w{0,3}|plateau\w{0,3}|level\w{0,3}\s{1,3}off|drops?|go(?:es)?\s{1,3}(?:back|down)|stop\w{0,4})\b|\bexpect\w{0,3}\b[^\n]{0,60}?\b(?:stabili[sz]\w{0,3}|plateau\w{0,3}|level\w{0,3}\s{1,3}off)\b[^\n]{0,30}?\bbut\b/i;
+  /\b(?:never|not|n't|no\s{1,3}sign\s{1,3}of\s{1,3}it)\s{1,3}(?:\w{1,12}\s{1,3}){0,2}?(?:stabili[sz]\w{0,3}|plateau\w{0,3}|level\w{0,3}\s{1,3}off|drops?|go(?:es)?\s{1,3}(?:back|down)|stop\w{0,4})\b|\bexpect\w{0,3}\b[^\n]{0,60}?\b(?:stabili[sz]\w{0,3}|plateau\w{0,3}|level\w{0,3}\s{1,3}off)\b[^\n]{0,30}?\bbut\b|(?:没有|没|不|未|并未)\s{0,2}(?:被\s{0,2})?(?:释放掉?|回落|降下来)/i;
 
 /**
  * Memory told at two points of the run, the later larger: "Initially ... around 19+ GB, but it subsequently escalated to
@@ -198,3 +198,24 @@ export function twoReadingsClimb(line: string): boolean {
   if (!near) return false;
   return readings.some((r) => r.at > near.at && r.mib > 1.15 * near.mib && LATER_RISE.test(line.slice(near.at, r.at)));
 }
+
+// ---- Reports in words (s40 words): a failure verb with the resource named, from fixed vocabulary.
+
+/**
+ * The kernel's kill told by its signal or exit status, no "Killed" line in the paste: "give error code -9", "exit code
+ * 137" (128 + 9, a container's), "exited with -9", "signal 9", "SIGKILL". SIGKILL is what the OOM killer sends for host
+ * RAM (a full card raises an error instead); a user's own kill is told as such (KILLED_BY_USER in told-failure.ts).
+ */
+export const KILL_STATUS =
+  /\b(?:exit|error|return|status)\s{1,3}(?:code|status)\s{0,3}(?:[:=]\s{0,3}|of\s{1,3}|is\s{1,3}|was\s{1,3})?(?:-9|137)(?![\d.])|\b(?:exit(?:s|ed)?|terminat\w{0,4}|die[sd]?|returns?|returned|fail(?:s|ed)?)\s{1,3}with\s{1,3}(?:(?:exit\s{1,3})?(?:code|status)\s{1,3})?(?:-9|137)(?![\d.])|\bsignal\s{1,3}9\b|\bSIGKILL\b/i;
+
+/**
+ * A sudden rise of the memory named ("skyrockets", "shoots up", "spikes", "balloons", "surges", 飙升, 暴涨, 激增, 猛增):
+ * with a crash told on the same line it is the failure (the memory ran out), not a slow climb over the run.
+ */
+export const SURGE =
+  /\bsky-?rocket\w{0,4}|\b(?:shoots?|shot|shooting)\s{1,3}up\b|\bspik(?:e|es|ed|ing)\b|\bballoon\w{0,4}|\bsurg(?:e|es|ed|ing)\b|飙升|暴涨|激增|猛增|猛涨/i;
+
+/** Memory that only rises, never falls: 只增不减 / 只涨不降 / 有增无减 / 不减反增, "never goes down", "never decreases". */
+export const ONLY_RISES =
+  /只\s{0,2}(?:增|涨|升)\s{0,2}不\s{0,2}(?:减|降|落|跌)|有增无减|不减反增|\bnever\s{1,3}(?:decreas\w{0,3}|goes\s{1,3}down|went\s{1,3}down|drops?|dropped)\b/i;

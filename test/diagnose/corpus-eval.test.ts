@@ -137,6 +137,8 @@ GROUPS.push('shm12');
 GROUPS.push('holder12');
 // words13/ (stop 39, p1: failures told outside a framework's message: exit 137, a bracketed Killed, ENOSPC beside shm or a DataLoader in a container, evaluation told above training; 7 real threads labelled first; tuned).
 GROUPS.push('words13');
+// words14/ (stop 40, words: a report in words read as a report: a kill told by its exit status, shm told short, an illegal memory access named short, OOMKilled:false; 8 real threads labelled first, 2 zh; tuned).
+GROUPS.push('words14');
 // input13/ (stop 39, i1: inference said with no batch, input or model size: the experiment is one input at half its size; 5 real threads labelled first, 2 zh; tuned).
 GROUPS.push('input13');
 // confuse13/ (stop 39, c1: non-memory framework errors with memory words: tensors on two devices, cuBLAS NOT_SUPPORTED / ARCH_MISMATCH, invalid ordinal, pinned host; 13 real threads labelled first; tuned).
@@ -860,6 +862,17 @@ describe('expert expectations on real logs', () => {
     },
     // labelled before running: first run category 5/7, lever 3/7 (main before: 4/7, 3/7); 7/7 category, 5/7 lever after the Chinese
     // 比 comparative and a DataLoader in a container (6750, 6754); 6752 (eval at full resolution) and 6753 (grows with the set) keep no_grad.
+    // labelled before running: first run category 1/8 (main before) -> 2/8 (this stop's first change); 7/8 after OOMKilled unquoted,
+    // a tool "Detect*" in a title, "illegal memory access" bare, "没有释放掉", "keep increasing the batch"; 7427 left (README).
+    {
+      group: 'words14',
+      what: '8 logs, 7420-7427: exit -9 and 137 told, shm told low, illegal memory access named short, growth told, two near misses',
+      n: 8,
+      category: 0.6,
+      lever: 0.5,
+      strict: 0,
+      named: 0.5,
+    },
     {
       group: 'words13',
       what: '7 logs, 6750-6756: ENOSPC beside a DataLoader in Docker, exit 137, evaluation told above training (3), kills told in words',
