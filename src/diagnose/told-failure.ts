@@ -9,9 +9,7 @@
 // cause in a question ("is it because the GPU memory is not enough?", "是因为显存不够吗"), asks about capacity ("how
 // much memory do I need", "is 24 GB enough?") or says the memory comes back ("then drops back to normal") tells no
 // failure. Log lines (frames, progress bars, logger lines, exceptions) and code are not read: they are the error's
-// own evidence, which the message rules read.
-//
-// Weight: the prose is weaker evidence than any message. diagnose.ts adds a diagnosis from it only where no rule
+// own evidence, which the message rules read. Weight: the prose is weaker evidence than any message. diagnose.ts adds a diagnosis from it only where no rule
 // recognised a memory failure itself and the paste ends in no exception of another kind (the error's type wins);
 // its rules (oom-reported-in-words, host-oom-reported-in-words, *-growth-reported) sit below the message rules.
 //
@@ -52,6 +50,19 @@ import {
   SURGE,
 } from './told-vocabulary.js';
 import { DEVICE_WORDS, zhMemoryOfCard } from './memory-named.js';
+import {
+  AVOIDED,
+  CAPACITY_QUESTION,
+  GUESSED_CAUSE,
+  HEDGED,
+  LIST_EVENT,
+  LIST_ITEM,
+  NEGATED,
+  NEGATION_WINDOW,
+  NOT_KNOWING,
+  PAST,
+  REQUEST,
+} from './told-hedges.js';
 
 /** What the report tells: the card or the host ran out, its memory climbs, or the host killed the run. */
 export type ToldKind = 'gpu_oom' | 'host_oom' | 'gpu_growth' | 'host_growth';
@@ -151,35 +162,6 @@ const KILLED =
 const OOM_KILLED_FALSE = /["']?OOMKilled["']?\s{0,3}[:=]\s{0,3}false\b/i;
 const KILLED_BY_USER = /\bkilled\s{1,3}(?:by\s{1,3}(?:me|the\s{1,3}user|hand|ctrl|keyboard)|manually)\b|\bctrl[+-]c\b/i;
 
-// What tells no failure: a negation or an avoidance before the predicate, in the same clause.
-const NEGATED =
-  /\b(?:avoid\w{0,3}|prevent\w{0,3}|without|no|not|never|none|nothing|cannot|instead\s{1,3}of|in\s{1,3}case|free\s{1,3}of|(?:do|does|did|is|was|are|were|wo|would|could|ca|has|have|had)n['\u2019]?t)\b|避免|防止|不会|没有|没|不再|以免|并未|未曾|并没有|并不/i;
-// Words of not knowing are no negation of the failure: "I have no idea why GPU memory keeps increasing".
-const NOT_KNOWING = /\b(?:no\s{1,3}idea|not\s{1,3}sure|(?:do|does|did)(?:\s{1,3}not|n['\u2019]?t)\s{1,3}know|not\s{1,3}certain)\b|不知道|不清楚/gi;
-// Negation and hedges count only close before the predicate (a clause may start with an unrelated "no").
-const NEGATION_WINDOW = 32;
-// Avoiding it is no account of it: "to avoid CUDA out of memory", "without running out of memory", "如何避免显存不足".
-const AVOIDED = /\b(?:avoid\w{0,3}|prevent\w{0,3}|without|instead\s{1,3}of|in\s{1,3}case)\b|避免|防止|以免/i;
-// A hedge: a condition or a possibility ("if it runs out", "it might run out", "如果", "可能会导致"). A hedged clause
-// tells nothing, but takes nothing back either (a report often guesses at the failure it has).
-const HEDGED =
-  /\b(?:if|whether|might|may|could|would|should|possibly|potentially|probably|perhaps|estimat\w{0,4}|calculat\w{0,4}|forecast\w{0,3})\b|\bpredict\w{0,4}\s{1,3}(?:the\s{1,3}|whether\s{1,3}|when\s{1,3}|if\s{1,3}|an?\s{1,3})?$|如果|假如|是否|可能/i;
-// A feature request or a proposal speaks of a failure the tool should handle, not one that happened.
-const REQUEST = /^\s{0,4}\[?\s{0,2}(?:feature(?:\s{1,3}request)?|enhancement|proposal|RFC)\s{0,2}[\]:]/i;
-// A failure of the past, already solved, is not this paste's: "At the beginning I was getting out of memory error".
-const PAST =
-  /\b(?:at\s{1,3}(?:the\s{1,3})?(?:beginning|start|first)|at\s{1,3}first)\b(?!\s{1,3}(?:of\s{1,3}(?:the\s{1,3})?)?(?:epoch|step|iteration|iter|batch|forward|backward)s?\b)|\b(?:previously|used\s{1,3}to|(?:was|were|got|has\s{1,3}been|have\s{1,3}been)\s{1,3}(?:solved|fixed|resolved|gone))\b|一开始|之前|以前|已经解决|解决了/i;
-// An item of a list of possible causes ("3) Not enough RAM.") is a hypothesis, not an account; an item that tells an event
-// with a finite verb ("2) Sometimes it errors out because it runs out of system RAM", "- the run crashed") is an account.
-const LIST_ITEM = /^\s{0,6}(?:\d{1,2}[.)]|[-*\u2022])\s/;
-const LIST_EVENT =
-  /\b(?:runs|ran)\s{1,3}out\b|\b(?:errors|errored)\s{1,3}out\b|\b(?:crashes|crashed|dies|died|fails|failed)\b|\b(?:was|got|gets)\s{1,3}killed\b/i;
-// A question about capacity: how much memory, is it enough, what is required ("需要多少显存", "够不够").
-const CAPACITY_QUESTION =
-  /\bhow\s{1,3}much\b|\benough\b[^\n]{0,60}[?？]\s*$|\b(?:need|needs|needed|require[sd]?|requirement)\b[^\n]{0,60}[?？]\s*$|多少|够不够|够吗|够用吗|需要多大/i;
-// A cause guessed in a question: "is it because the GPU memory is not enough?", "是因为显存不够吗", "due to ...?"
-const GUESSED_CAUSE =
-  /\b(?:is|was)\s{1,3}(?:it|this|that)\s{1,3}(?:the\s{1,3})?(?:because|due\s{1,3}to|caused\s{1,3}by|issue|problem|reason)\b|\bdue\s{1,3}to\b[^\n]{0,80}[?？]\s*$|是(?:因为|由于|不是)[^\n]{0,40}[吗嘛？?]\s*$/i;
 // Memory that comes back is caching, not a leak: "then drops back to normal", "goes back to a low level", "回落", a
 // sawtooth ("直到1个epoch结束 如此循环往复"), a climb that levels off. Read over the whole paste, as the growth rules do.
 const COMES_BACK =
