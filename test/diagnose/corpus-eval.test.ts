@@ -145,6 +145,8 @@ GROUPS.push('static13');
 GROUPS.push('stack13');
 // version13/ (stop 39, v1: a regression the report tells between two versions, an update told with "the same settings", and a near miss; real threads labelled first; tuned).
 GROUPS.push('version13');
+// frag14/ (stop 40, frag: an idle cache that covers the request beside live tensors that fill the card, and near misses; 5 real threads labelled first; tuned).
+GROUPS.push('frag14');
 // The category vocabulary of /work/corpus-format.md (the same as test/fixtures/eval-dev/cases.json).
 const LABELS = new Set([
   'cuda_oom',
@@ -905,6 +907,17 @@ describe('expert expectations on real logs', () => {
       lever: 0.7,
       strict: 0,
       named: 0.65,
+    },
+    // frag14 (stop 40, frag): labelled before running; first run category 3/5, lever 2/3, strict 1 at the stop's start engine,
+    // 4/5, 2/3, strict 1 with levers/cache-capacity.ts (7304 now capacity; 7300's strict harm is the holder read, not the cache).
+    {
+      group: 'frag14',
+      what: '5 logs, 7300-7304: live tensors + request at 86-92% of the card beside an idle cache that covers the request, 2 near misses at 77-80%',
+      n: 5,
+      category: 0.75,
+      lever: 0.6,
+      strict: 1,
+      named: 0.6,
     },
   ];
   it.each(TUNED)('$group/ ($what; tuned): no harmful first fix; floors under the measured level', { timeout: 120_000 }, async (t) => {
