@@ -28,6 +28,16 @@ describe('real read-split threads: live tensors fill the card, so capacity first
     expect(first(d)).not.toMatch(ALLOCATOR);
   });
 
+  it('the allocator setting stays, as a later step once the run fits (never first)', async () => {
+    for (const [group, n] of [
+      ['blind11', '6662'],
+      ['blind12', '7154'],
+    ]) {
+      const fixes = (await firstOfCase(group, n))?.fixes ?? [];
+      expect(fixes.findIndex((f) => ALLOCATOR.test(f.summary))).toBeGreaterThan(0);
+    }
+  });
+
   it('blind12/7154: the weights over the card are the first fix (quantize)', async () => {
     expect(first(await firstOfCase('blind12', '7154'))).toMatch(/quantiz|4-bit|4 bits/);
   });

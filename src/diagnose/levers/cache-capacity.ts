@@ -36,3 +36,18 @@ export function capacityBeforeCache(f: Incident): boolean {
   const share = liveShare(f);
   return (share !== undefined && share >= LIVE_FILL) || weightsOverCard(f);
 }
+
+/**
+ * An idle cache that would cover the request beside a budget that does not fit: capacity is the verdict (holder.ts), and
+ * the allocator setting is a later step, once the card has room: it lets the idle cache be reused, it makes no memory.
+ */
+export function idleCacheBesideFullCard(f: Incident): boolean {
+  const { reservedUnallocatedMiB, reservedMiB, allocatedMiB, triedAllocMiB: tried } = f.figures;
+  const idle = reservedUnallocatedMiB ?? (reservedMiB !== undefined && allocatedMiB !== undefined ? reservedMiB - allocatedMiB : undefined);
+  return idle !== undefined && tried !== undefined && idle >= tried && idle >= 512 && capacityBeforeCache(f);
+}
+
+/** The condition rules name (`when: [idle_cache_beside_full_card]`). */
+export const CACHE_CAPACITY_CONDITIONS = {
+  idle_cache_beside_full_card: ({ incident }: { incident: Incident }) => idleCacheBesideFullCard(incident),
+};
