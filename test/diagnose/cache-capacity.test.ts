@@ -90,3 +90,25 @@ describe('synthetic variants written from the principle', () => {
     expect(first(d)).toMatch(ALLOCATOR);
   });
 });
+
+describe("the report's own experiment outranks the idle cache: a smaller input worked, a larger one failed", () => {
+  const cache = oom1('2.14 GiB', '11.00 GiB', '3.89 GiB', '1.63 GiB', '7.85 GiB');
+  it.each([
+    ['synthetic: two image sizes, the smaller worked', `${cache}\n512x512 works fine, 2048x2048 gives OOM`],
+    [
+      'synthetic: two context lengths, the shorter worked',
+      `${cache}\nI am able to run with a context length of 2048 without a problem, but when I enlarge the context length to 4096 it runs out of memory`,
+    ],
+    ['synthetic: Chinese report, two image sizes', `${cache}\n768*768 的图可以跑，1536*1536 就爆显存`],
+  ])('%s: the input first, the allocator later', async (_name, text) => {
+    const d = await diagnosePaste(text);
+    expect(d?.category).toBe('cuda_oom');
+    expect(first(d)).toMatch(/input's size decides|输入的尺寸|尺寸/);
+    expect(first(d)).not.toMatch(ALLOCATOR);
+  });
+
+  it('synthetic near miss: one large input named, no smaller one shown to work: still fragmentation', async () => {
+    const d = await diagnosePaste(`OOM when running a long video (12 minutes)\n${cache}`);
+    expect(d?.category).toBe('fragmentation');
+  });
+});

@@ -7,11 +7,14 @@
 //  - the weights: a model the log sizes whose weights at their precision are the card or more cannot fit however the
 //    cache is laid out. Only the weights: full training's gradients and optimizer state are so often sharded (ZeRO-3,
 //    FSDP) without the log saying so that the message's own allocated figure, not that estimate, decides there.
+//  - the report's own experiment: a smaller input worked and a larger one failed (levers/smaller-input.ts): the input's
+//    size decides, whatever the cache's layout; the allocator would at best move the limit a little.
 // A cache many times the request (holder.ts largeCache) is the layout's failure whatever the fill: not checked here.
 // (Counting the device's free memory as room instead misreads a card shared with a display or another app: the
 // room outside PyTorch is not this run's live tensors.)
 import { weightsMiB } from '../holder.js';
 import { cardMiB } from './static-fit.js';
+import { smallerInputFirst } from './smaller-input.js';
 import type { Incident } from '../incident/index.js';
 
 /** Live tensors plus the request at this share of the card leave too little for any cache layout to matter. */
@@ -31,10 +34,10 @@ export function weightsOverCard(f: Incident): boolean {
   return weightsMiB(f.model.paramsB, f.model.dtype) / (f.stack.vllmTp ?? 1) >= card;
 }
 
-/** The budget does not fit whatever the cache's layout: live tensors fill the card, or the weights alone exceed it. */
+/** The budget does not fit whatever the cache's layout: live tensors fill the card, the weights alone exceed it, or the input's size was shown to decide. */
 export function capacityBeforeCache(f: Incident): boolean {
   const share = liveShare(f);
-  return (share !== undefined && share >= LIVE_FILL) || weightsOverCard(f);
+  return (share !== undefined && share >= LIVE_FILL) || weightsOverCard(f) || smallerInputFirst(f);
 }
 
 /**
