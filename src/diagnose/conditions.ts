@@ -57,8 +57,8 @@ import { ampFirst } from './levers/amp.js';
 import { fullTuneStaticFirst } from './levers/experiment-order.js';
 import { inputLeverConditions } from './levers/input-conditions.js';
 import { generationLengthFirst, servingContextFirst } from './levers/generation-length.js';
+import { CACHE_CAPACITY_CONDITIONS } from './levers/cache-capacity.js';
 import type { Incident } from './incident/index.js';
-
 export interface Evidence {
   incident: Incident;
   readings: Readings;
@@ -105,6 +105,7 @@ export const CONDITION_CHECKS: Record<Condition, (e: Evidence) => boolean> = {
   ...EVAL_SET_CONDITIONS,
   ...inputLeverConditions(holder),
   ...PLACEMENT_CONDITIONS,
+  ...CACHE_CAPACITY_CONDITIONS,
   fragmented: ({ incident }) => isFragmented(incident),
   not_fragmented: ({ incident }) => !isFragmented(incident),
   absurd_request: ({ incident }) => isAbsurd(incident),

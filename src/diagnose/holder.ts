@@ -16,6 +16,7 @@ import { evalGradsOnStated, evalPlainNoGrad } from './levers/eval.js';
 import { fullCardInSnapshot } from './smi-snapshot.js';
 import { asyncOwnMiB, listedHolder, ownPlusAskOverCard } from './holder-listed.js';
 import { coRuntimePreallocates } from './levers/memory-cap.js';
+import { capacityBeforeCache } from './levers/cache-capacity.js';
 
 export type Holder = 'allocator_cache' | 'not_capacity' | 'other_processes' | 'weights' | 'optimizer_state' | 'activations';
 export interface HolderVerdict {
@@ -199,19 +200,18 @@ export function whoHoldsMemory(f: Incident, loc?: Locale): HolderVerdict | undef
   if ((evalPlainNoGrad(f) || evalGradsOnStated(f)) && idle !== undefined) {
     return { holder: 'activations', why: t(loc, 'holder.why.evalKeptGraphs', { idle: MiB(idle) }) };
   }
-  // The idle cache must cover the request and be a material share of the card (5%; 10% of what this
-  // process reserved when the capacity is not printed): a few MiB of slack on a full card is a full card,
-  // and a device "free" figure within rounding of the request is no evidence either.
+  // The idle cache must cover the request and be a material share of the card (5%; 10% of what this process reserved
+  // when the capacity is not printed): a few MiB of slack on a full card is a full card, nor is a "free" within rounding.
   const reserved = f.figures.reservedMiB ?? (f.figures.allocatedMiB !== undefined && idle !== undefined ? f.figures.allocatedMiB + idle : undefined);
-  // A few hundred MiB of idle cache is the allocator's ordinary slack, not a layout problem: half a GiB at least.
-  // (On a big card 5% is over 2 GiB; two GiB idle is material on any card.)
+  // A few hundred MiB of idle cache is ordinary slack: half a GiB at least (on a big card 5% is over 2 GiB; two GiB is material on any card).
   const material = Math.max(512, Math.min(2048, total !== undefined ? 0.05 * total : reserved !== undefined ? 0.1 * reserved : Infinity));
   // A small cache that only just covers the request does not show fragmentation: its blocks are the
   // request's own neighbours. Below a GiB, it must exceed the request by a quarter.
   const covers = idle !== undefined && tried !== undefined && (idle >= 1024 ? idle >= tried : idle >= 1.25 * tried);
-  // A cache of a GiB or more that is many times the request is fragmentation whatever the card's size.
+  // A cache of a GiB or more that is many times the request is fragmentation whatever the card's size; a smaller one
+  // only when the budget fits (levers/cache-capacity.ts): else capacity, not the layout, is what failed.
   const largeCache = idle !== undefined && tried !== undefined && idle >= 1024 && idle >= 8 * tried;
-  if (tried !== undefined && idle !== undefined && idle >= tried && ((covers && idle >= material) || largeCache)) {
+  if (tried !== undefined && idle !== undefined && idle >= tried && ((covers && idle >= material && !capacityBeforeCache(f)) || largeCache)) {
     const how =
       f.figures.reservedUnallocatedMiB !== undefined
         ? t(loc, 'holder.why.cacheUnallocated', { idle: MiB(idle) })

@@ -187,6 +187,7 @@ export const CONDITIONS = [
   'not_env_windows',
   'expandable_supported',
   'expandable_unsupported',
+  'idle_cache_beside_full_card',
   'ray_memory_monitor',
   'static_fp32_weights',
   'ddp_marked_twice',

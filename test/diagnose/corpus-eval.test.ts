@@ -157,6 +157,8 @@ GROUPS.push('hold14');
 GROUPS.push('route14');
 // serve14/ (stop 40, serve: serving stacks, the KV cache's context and a release gone back to; real threads labelled first; tuned).
 GROUPS.push('serve14');
+// frag14/ (stop 40, frag: an idle cache that covers the request beside live tensors that fill the card, and near misses; 5 real threads labelled first; tuned).
+GROUPS.push('frag14');
 // The category vocabulary of /work/corpus-format.md (the same as test/fixtures/eval-dev/cases.json).
 const LABELS = new Set([
   'cuda_oom',
@@ -988,6 +990,16 @@ describe('expert expectations on real logs', () => {
       category: 0.7,
       lever: 0.65,
       strict: 0,
+    },
+    // frag14 (stop 40, frag): labelled before running; first run category 3/5, lever 2/3, strict 1 at the stop's start engine,
+    // 4/5, 2/3, strict 1 with levers/cache-capacity.ts (7304 now capacity; 7300's strict harm is the holder read, not the cache).
+    {
+      group: 'frag14',
+      what: '5 logs, 7300-7304: live tensors + request at 86-92% of the card beside an idle cache that covers the request, 2 near misses at 77-80%',
+      n: 5,
+      category: 0.75,
+      lever: 0.6,
+      strict: 1,
       named: 0.6,
     },
   ];
