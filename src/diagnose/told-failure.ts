@@ -334,7 +334,7 @@ export function readToldFailure(log: LogText): ToldReading {
       const asked = /^\s{0,3}[?？]/.test(line.slice(end, end + 4)) && YES_NO_QUESTION.test(clause) && LEAK_ONLY.test(clause) && !CLIMB_VERB.test(clause);
       const read0 = readClause(clause, line, pasteMemory, overTheRun, i === 0);
       // An exit status of SIGKILL where the container's own record says no OOM kill ("OOMKilled": false) is someone else's kill.
-      const said = read0 === 'host_oom' && notOomKill && !KILLED.test(clause) ? undefined : read0;
+      const said = (read0 === 'host_oom' || read0 === 'host_kill') && notOomKill && !KILLED.test(clause) ? undefined : read0;
       // A leak only asked about ("Is there a memory leak somewhere?") is a guess: no account of a climb, and a rule's
       // match on it alone is taken back. A climb the question presupposes ("is it normal that memory keeps increasing?") is told.
       const kill = said === 'host_kill';
