@@ -76,6 +76,7 @@ describe.each([
   { group: 'blind10', labellers: ['a', 'b'] as const },
   { group: 'blind11', labellers: ['a'] as const },
   { group: 'blind12', labellers: ['a'] as const },
+  { group: 'blind13', labellers: ['a'] as const },
 ])('$group: paste-only labels', ({ group, labellers }) => {
   const dir = join(ROOT, group);
   const cases = JSON.parse(readFileSync(join(dir, 'cases.json'), 'utf8')) as ExpertCase[];
