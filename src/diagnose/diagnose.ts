@@ -22,6 +22,7 @@ import { allocConfFacts } from './alloc-conf.js';
 import { leverWords } from './levers.js';
 import { orderGrowthAndOom } from './growth-oom.js';
 import { evalPassOomVerdict } from './levers/eval-pass-oom.js';
+import { modelRebuiltVerdict, modelRebuiltWords } from './levers/model-rebuilt.js';
 import { readRayMonitor, readStackFigures, withStackFigures } from './stack-figures.js';
 import { readMetricStates } from './levers/metric-states.js';
 import { readCudnnHandleMemory } from './levers/cudnn-handle.js';
@@ -233,6 +234,7 @@ export function diagnose(raw: string, base: RuleBase, loc?: Locale): DiagnoseRes
       // The phase and the budget give the levers their words: a dtype read from the failed request, the static part against the card.
       inferLoadDtype(incident);
       leverWords(incident, loc);
+      modelRebuiltWords(incident);
       quantizeWords(incident, loc);
       ampWords(incident, loc);
       budgetWords(incident, loc);
@@ -267,7 +269,7 @@ export function diagnose(raw: string, base: RuleBase, loc?: Locale): DiagnoseRes
       return line.length > MAX_EVIDENCE_CHARS ? line.slice(0, MAX_EVIDENCE_CHARS) + '…' : line;
     });
     // A climb told through an evaluation pass that ended in an OOM is the OOM's verdict (levers/eval-pass-oom.ts).
-    const evalOom = evalPassOomVerdict(rule.id, incident, text, loc);
+    const evalOom = evalPassOomVerdict(rule.id, incident, text, loc) ?? modelRebuiltVerdict(rule.category, incident, loc);
     diagnoses.push({
       rule: rule.id,
       category: evalOom?.category ?? rule.category,

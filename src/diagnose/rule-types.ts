@@ -244,6 +244,7 @@ export const CONDITIONS = [
   'co_runtime_preallocates',
   'tf_upfront_failed',
   'keras_graph_rebuilt',
+  'model_rebuilt',
   'metric_list_states',
   'no_metric_list_states',
   'lora_trains_whole_layers',

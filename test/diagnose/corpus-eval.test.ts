@@ -129,6 +129,8 @@ GROUPS.push('servecat11');
 GROUPS.push('growth12');
 // growth13/ (stop 39, g1: a server's memory told to climb request after request before an OOM; 5 real threads labelled first; tuned).
 GROUPS.push('growth13');
+// grow14/ (stop 40, grow: a TF/Keras model rebuilt or loaded per iteration in one process; 6 real threads labelled first; tuned).
+GROUPS.push('grow14');
 // input12/ (issue 23, stop 38 e2: served / model-parallel weights that fit no card, Xinference requests, fp32 default; 9 real, 5 zh, labelled first; tuned).
 GROUPS.push('input12');
 // shm12/ (stop 38, h2: the shared-memory class swept across tools' fixed formats: torch's fd sharing limit, Windows' 1455
@@ -538,6 +540,16 @@ describe('expert expectations on real logs', () => {
     // stop 38, e3: first run on 8 new threads category 6/8, lever 3/6, all checks 3/8 (NCCL 3/3; pandarallel 0/1, TorchMetrics 0/2, Keras 0/2).
     // stop 39, g1: first run on 5 new serving threads category 3/5, lever 2/3 (the climb over requests decided none); after
     // "during the request process" joined the request measure: category 4/5, strict 0.
+    // stop 40, grow: first run on 6 new threads category 1/6 before, 3/6 with levers/model-rebuilt.ts as first written; 5/6
+    // after "more than once", re-build and two qualifying words joined its vocabulary (tuned on these threads).
+    {
+      group: 'grow14',
+      what: '6 logs, 7570-7575: Keras/TF models built, compiled or loaded again per loop iteration, and one single-model near miss',
+      n: 6,
+      category: 0.75,
+      lever: 0.6,
+      strict: 0,
+    },
     {
       group: 'growth13',
       what: '5 logs, 6800-6804: serving stacks (SGLang, vLLM, TorchServe) whose memory climbs request after request',

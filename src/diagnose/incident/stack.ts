@@ -119,6 +119,12 @@ export interface StackPart {
   /** Keras models trained in one TF 1.x graph, from the failed op's scope suffix ('training_12/Adam/zeros': 13) (levers/keras-rebuilt.ts). */
   kerasGraphModels?: number;
   kerasOp?: string;
+  /** Evidence that a TF/Keras model is built or loaded again and again in one process (levers/model-rebuilt.ts): a quote. */
+  modelRebuilt?: string;
+  /** A layer scope's unique-name suffix in the failed op ("fc1_24/kernel/Initializer": 25 copies) and whether it is an initializer. */
+  kerasLayerCopies?: number;
+  kerasLayerInit?: boolean;
+  kerasLayerOp?: string;
   /** A TorchMetrics metric that keeps every update's preds and targets in list states on its device, or its frame (levers/metric-states.ts). */
   metricListState?: string;
   /** PEFT's trainable-parameter line where a LoRA run trains a tenth of the model or more (levers/lora-trainable.ts). */

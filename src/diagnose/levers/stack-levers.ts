@@ -12,6 +12,7 @@ import type { Incident, StackPart } from '../incident/index.js';
 import type { LogText } from '../normalize.js';
 import { MEMORY_CAP_CONDITIONS } from './memory-cap.js';
 import { KERAS_REBUILT_CONDITIONS } from './keras-rebuilt.js';
+import { MODEL_REBUILT_CONDITIONS } from './model-rebuilt.js';
 import { METRIC_STATE_CONDITIONS } from './metric-states.js';
 import { CUDNN_HANDLE_CONDITIONS } from './cudnn-handle.js';
 import { CARD_ARCH_CONDITIONS } from './card-arch.js';
@@ -217,6 +218,7 @@ export function servedWeightsWords(i: Incident): void {
 export const STACK_LEVER_CONDITIONS = {
   ...MEMORY_CAP_CONDITIONS,
   ...KERAS_REBUILT_CONDITIONS,
+  ...MODEL_REBUILT_CONDITIONS,
   ...METRIC_STATE_CONDITIONS,
   ...CUDNN_HANDLE_CONDITIONS,
   ...CARD_ARCH_CONDITIONS,
