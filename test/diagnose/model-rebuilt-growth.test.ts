@@ -48,6 +48,13 @@ describe('the layer scope suffix (synthetic)', () => {
     expect(first(d)).toMatch(REBUILT);
     expect(first(d)).toContain(`copy number ${copies}`);
   });
+  it('a forward op of a layer copied 200 times after a run told before it: growth (synthetic)', async () => {
+    const d = await diagnosePaste(
+      ['Self-play after 50 iterations ran out of GPU memory with keras.', "Caused by op 'conv2d_399/Conv2D', defined at:"].join('\n'),
+    );
+    expect(d?.category).toBe('growing_memory_leak');
+    expect(first(d)).toContain('copy number 400');
+  });
   it('a forward op of a deep model (no Initializer, no run told before) is not taken', async () => {
     const d = await diagnosePaste([TF1_OOM, "Caused by op 'batch_normalization_52/FusedBatchNorm', defined at:"].join('\n'));
     expect(d?.category).toBe('cuda_oom');
