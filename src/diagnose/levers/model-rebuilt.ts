@@ -7,8 +7,8 @@
 //   or the report tells the run went on before the failure: one deep model can hold 20 layers of one default name,
 //   but it does not create its weights after running.
 // - The report telling a model built, loaded or compiled per unit of a repeated loop or more than once ("load a new
-//   model so many times", "Model.fit() in a loop", "每次循环都创建模型"; up to two words may qualify the model) in a paste of the TF/Keras stack. A line that says the model
-//   is built once is no such evidence.
+//   model so many times", "Model.fit() in a loop", "每次循环都创建模型"; up to two words may qualify the model) in a
+//   paste of the TF/Keras stack. A line that says the model is built once is no such evidence.
 // The lever is what accumulates: build or load the model once outside the loop, or clear_session() before each build.
 // Bounded patterns applied per line: linear in the paste's length.
 import type { Category } from '../rule-types.js';
