@@ -158,6 +158,8 @@ GROUPS.push('hold14');
 GROUPS.push('route14');
 // serve14/ (stop 40, serve: serving stacks, the KV cache's context and a release gone back to; real threads labelled first; tuned).
 GROUPS.push('serve14');
+// cat14/ (stop 40, cat: runtimes' own out-of-memory messages; real threads labelled first; tuned).
+GROUPS.push('cat14');
 // frag14/ (stop 40, frag: an idle cache that covers the request beside live tensors that fill the card, and near misses; 5 real threads labelled first; tuned).
 GROUPS.push('frag14');
 // The category vocabulary of /work/corpus-format.md (the same as test/fixtures/eval-dev/cases.json).
@@ -991,6 +993,16 @@ describe('expert expectations on real logs', () => {
       category: 0.7,
       lever: 0.65,
       strict: 0,
+    },
+    // cat14 (stop 40, cat): 5 threads labelled before the engine ran. First run: engine before the change category 2/5,
+    // lever 0/3; with the runtime-format catalogue as first written 5/5, 0/3; read then (OpenVINO's fix names resolution): 5/5, 1/3.
+    {
+      group: 'cat14',
+      what: "5 logs, 7250-7254: runtimes' own out-of-memory formats (OpenVINO GPU cap, SGLang KV pool), 2 near misses",
+      n: 5,
+      category: 0.8,
+      lever: 0.3,
+      strict: 1,
     },
     // frag14 (stop 40, frag): labelled before running; first run category 3/5, lever 2/3, strict 1 at the stop's start engine,
     // 4/5, 2/3, strict 1 with levers/cache-capacity.ts (7304 now capacity; 7300's strict harm is the holder read, not the cache).
