@@ -995,14 +995,15 @@ describe('expert expectations on real logs', () => {
       strict: 0,
     },
     // cat14 (stop 40, cat): 5 threads labelled before the engine ran. First run: engine before the change category 2/5,
-    // lever 0/3; with the runtime-format catalogue as first written 5/5, 0/3; read then (OpenVINO's fix names resolution): 5/5, 1/3.
+    // lever 0/3; with the runtime-format catalogue as first written 5/5, 0/3; read then (OpenVINO's fix names resolution,
+    // Realm's -ll:fsize reservation catalogued): 5/5, 2/3, strict 0.
     {
       group: 'cat14',
-      what: "5 logs, 7250-7254: runtimes' own out-of-memory formats (OpenVINO GPU cap, SGLang KV pool), 2 near misses",
+      what: "5 logs, 7250-7254: runtimes' own out-of-memory formats (OpenVINO GPU cap, SGLang KV pool, Realm), near misses",
       n: 5,
       category: 0.8,
-      lever: 0.3,
-      strict: 1,
+      lever: 0.6,
+      strict: 0,
     },
     // frag14 (stop 40, frag): labelled before running; first run category 3/5, lever 2/3, strict 1 at the stop's start engine,
     // 4/5, 2/3, strict 1 with levers/cache-capacity.ts (7304 now capacity; 7300's strict harm is the holder read, not the cache).

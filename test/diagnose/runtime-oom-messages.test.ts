@@ -19,6 +19,17 @@ describe('runtime out-of-memory formats: real read-split cases', () => {
     expect(d?.category).toBe('cuda_oom');
     expect(first(d)).toMatch(fix);
   });
+
+  it.each([
+    ['7250', 'openvino-gpu-max-alloc', /single allocation/],
+    ['7251', 'openvino-gpu-max-alloc', /resolution/],
+    ['7252', 'sglang-kv-pool-too-small', /mem-fraction-static/],
+    ['7253', 'legion-realm-gpu-reservation', /other process/],
+  ])('cat14/%s -> %s', async (n, rule, fix) => {
+    const d = await firstOfCase('cat14', n);
+    expect(d?.rule).toBe(rule);
+    expect(first(d)).toMatch(fix);
+  });
 });
 
 describe('runtime out-of-memory formats: synthetic variants', () => {
@@ -43,6 +54,11 @@ describe('runtime out-of-memory formats: synthetic variants', () => {
     [
       "Check '!exceed_allocatable_mem_size' failed at src/plugins/intel_gpu/src/runtime/ocl/ocl_engine.cpp:115:\n[GPU] Exceeded max size of memory object allocation: requested 5368709120 bytes, but max alloc size supported by device is 4294959104 bytes.",
       'openvino-gpu-max-alloc',
+    ],
+    // synthetic: Legion/Realm's framebuffer reservation
+    [
+      '[0 - 7f00aa001000]    0.000000 {6}{gpu}: insufficient memory on gpu 3: 8589934592 bytes needed (from -ll:fsize), 2147483648 (out of 11552096256) available',
+      'legion-realm-gpu-reservation',
     ],
     // synthetic: a report's first line telling the allocation failed on the GPU
     ['Job on node 7 fails to allocate GPU memory\nthe same job elsewhere works', 'oom-reported-in-words'],
@@ -69,8 +85,16 @@ describe('runtime out-of-memory formats: near misses', () => {
     'the allocating and available numbers differ in the docs',
     // the graph copy's CPU backend named: host memory, not this rule
     'ggml_backend_cpu_buffer_type_alloc_buffer: failed to allocate buffer of size 2214592512\nFailed to allocate buffer for graph',
+    // Realm's system memory, not a GPU
+    '[0 - 7f00aa001000]    0.000000 {5}{realm}: insufficient system memory: 68719476736 bytes needed (from -ll:csize)',
   ])('%s', async (text) => {
     const d = await diagnosePaste(text);
-    expect(['oom-reported-in-words', 'ggml-graph-alloc-failed', 'paddle-gpu-alloc-enforce', 'openvino-gpu-max-alloc']).not.toContain(d?.rule);
+    expect([
+      'oom-reported-in-words',
+      'ggml-graph-alloc-failed',
+      'paddle-gpu-alloc-enforce',
+      'openvino-gpu-max-alloc',
+      'legion-realm-gpu-reservation',
+    ]).not.toContain(d?.rule);
   });
 });
