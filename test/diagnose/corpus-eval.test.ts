@@ -160,6 +160,8 @@ GROUPS.push('hold14');
 GROUPS.push('route14');
 // serve14/ (stop 40, serve: serving stacks, the KV cache's context and a release gone back to; real threads labelled first; tuned).
 GROUPS.push('serve14');
+// cat14/ (stop 40, cat: runtimes' own out-of-memory messages; real threads labelled first; tuned).
+GROUPS.push('cat14');
 // frag14/ (stop 40, frag: an idle cache that covers the request beside live tensors that fill the card, and near misses; 5 real threads labelled first; tuned).
 GROUPS.push('frag14');
 // The category vocabulary of /work/corpus-format.md (the same as test/fixtures/eval-dev/cases.json).
@@ -1002,6 +1004,17 @@ describe('expert expectations on real logs', () => {
       n: 8,
       category: 0.7,
       lever: 0.65,
+      strict: 0,
+    },
+    // cat14 (stop 40, cat): 5 threads labelled before the engine ran. First run: engine before the change category 2/5,
+    // lever 0/3; with the runtime-format catalogue as first written 5/5, 0/3; read then (OpenVINO's fix names resolution,
+    // Realm's -ll:fsize reservation catalogued): 5/5, 2/3, strict 0.
+    {
+      group: 'cat14',
+      what: "5 logs, 7250-7254: runtimes' own out-of-memory formats (OpenVINO GPU cap, SGLang KV pool, Realm), near misses",
+      n: 5,
+      category: 0.8,
+      lever: 0.6,
       strict: 0,
     },
     // frag14 (stop 40, frag): labelled before running; first run category 3/5, lever 2/3, strict 1 at the stop's start engine,
