@@ -11,7 +11,6 @@ describe('runtime out-of-memory formats: real read-split cases', () => {
   it.each([
     ['7673', 'sglang-kv-pool-too-small', /mem-fraction-static/],
     ['7679', 'paddle-gpu-alloc-enforce', /./],
-    ['7629', 'ggml-graph-alloc-failed', /resolution|smaller input/],
     ['7694', 'oom-reported-in-words', /./],
   ])('blind13/%s -> %s', async (n, rule, fix) => {
     const d = await firstOfCase('blind13', n);
