@@ -95,3 +95,40 @@ describe('the ranks failing to connect, told in words, is the distributed catego
     if (/OutOfMemoryError/.test(text)) expect(d?.category).toBe('cuda_oom');
   });
 });
+
+// c10d's own class and error for the same failures (PyTorch 2.2+ DistNetworkError; socket.cpp's [E] line after every address failed).
+describe("c10d's socket errors name the distributed category", () => {
+  it('real: Open-Sora under torchrun --standalone, "[E socket.cpp] ... failed to connect to any network address of" (dist14 7548)', async () => {
+    const d = await firstOfCase('dist14', '7548');
+    expect(d?.category).toBe('nccl_or_distributed');
+    expect(first(d)).toMatch(/6841231, 47389/);
+  });
+  it.each([
+    [
+      'torch.distributed.DistNetworkError: The client socket has failed to connect to [node01]:29500 (errno: 111 - Connection refused).',
+      'nccl-rendezvous-timeout',
+      /node01\]?:29500/,
+    ],
+    [
+      '[rank1]: torch.distributed.DistNetworkError: The client socket has failed to connect to [10.2.0.4]:41000 (errno: 113 - No route to host).',
+      'nccl-rendezvous-timeout',
+      /10\.2\.0\.4/,
+    ],
+    ['[rank3]: torch.distributed.DistNetworkError: Connection reset by peer', 'nccl-lost-rank', /./],
+    [
+      '[E socket.cpp:753] [c10d] The client socket has failed to connect to any network address of (gpu-node-3, 29500).',
+      'nccl-rendezvous-timeout',
+      /gpu-node-3, 29500/,
+    ],
+  ])('%j is %s (synthetic)', async (text, rule, finding) => {
+    const d = await diagnosePaste(text);
+    expect(d?.rule).toBe(rule);
+    expect(first(d)).toMatch(finding);
+  });
+  it('synthetic near miss: the same connect text as a [W socket.cpp] retry warning beside a CUDA OOM stays the OOM', async () => {
+    const d = await diagnosePaste(
+      '[W socket.cpp:663] [c10d] The client socket has failed to connect to [localhost]:29500 (errno: 99 - Cannot assign requested address).\ntorch.OutOfMemoryError: CUDA out of memory. Tried to allocate 4.00 GiB. GPU 0 has a total capacity of 23.65 GiB of which 1.10 GiB is free.',
+    );
+    expect(d?.category).toBe('cuda_oom');
+  });
+});
