@@ -29,7 +29,7 @@ const BARRIER_TIMED_OUT = /Timed out initializing process group in store based b
 // "Timed out after N seconds" head); PyTorch 2.2+ says "workers" where older releases said "clients".
 const CLIENTS = new RE2(String.raw`(?:Timed out after (\d{1,9}) seconds waiting for (?:clients|workers)\. )?(\d{1,7})/(\d{1,7}) (?:clients|workers) joined`);
 const CONNECT = new RE2(
-  String.raw`(?:client socket has timed out after (\d{1,9}m?s) while trying to connect to (?:\(([\w.:\-\[\]]{1,100}, ?\d{1,5})\)|([\w.:\-\[\]]{1,120}?))[.,]?(?:\s|$)|connect\(\) timed out\. Original timeout was (\d{1,9} ?ms)|RendezvousConnectionError)`,
+  String.raw`(?:client socket has timed out after (\d{1,9}m?s) while trying to connect to (?:\(([\w.:\-\[\]]{1,100}, ?\d{1,5})\)|([\w.:\-\[\]]{1,120}?))[.,]?(?:\s|$)|connect\(\) timed out\. Original timeout was (\d{1,9} ?ms)|RendezvousConnectionError|DistNetworkError:[^\n]{0,40}client socket has failed to connect to (\[?[\w.:\-]{1,100}\]?:\d{1,5})|client socket has failed to connect to any network address of \(([\w.:\-\[\]]{1,100}, ?\d{1,5})\))`,
 );
 const LISTEN = new RE2(String.raw`server socket has failed to (?:listen on any local network address|bind to)`);
 // The port in either wording: "bind to [::]:29500 (errno: 98 ..." or "... port: 29500, useIpv6: 0".
@@ -59,7 +59,7 @@ export function readRendezvous(log: LogText): RendezvousStall | undefined {
     else if (LISTEN.test(line) || PORT_IN_USE.test(line)) other = { kind: 'listen', port: PORT.exec(line)?.[1] };
     else {
       const k = CONNECT.exec(line);
-      if (k) other = { kind: 'connect', endpoint: k[2] ?? k[3], after: k[1] ?? k[4] };
+      if (k) other = { kind: 'connect', endpoint: k[2] ?? k[3] ?? k[5] ?? k[6], after: k[1] ?? k[4] };
       else if (RENDEZVOUS.test(line)) other = { kind: 'rendezvous' };
     }
   }

@@ -142,6 +142,8 @@ GROUPS.push('holder12');
 GROUPS.push('words13');
 // words14/ (stop 40, words: a report in words read as a report: a kill told by its exit status, shm told short, an illegal memory access named short, OOMKilled:false; 8 real threads labelled first, 2 zh; tuned).
 GROUPS.push('words14');
+// dist14/ (stop 40, dist: a launcher's fixed message or the report's words name the distributed category: RendezvousClosedError, Gloo/NCCL connect failure told, c10d connect errors, exitcode -9 stays the host kill; 9 real threads labelled first, 1 zh; tuned).
+GROUPS.push('dist14');
 // input13/ (stop 39, i1: inference said with no batch, input or model size: the experiment is one input at half its size; 5 real threads labelled first, 2 zh; tuned).
 GROUPS.push('input13');
 // confuse13/ (stop 39, c1: non-memory framework errors with memory words: tensors on two devices, cuBLAS NOT_SUPPORTED / ARCH_MISMATCH, invalid ordinal, pinned host; 13 real threads labelled first; tuned).
@@ -881,6 +883,17 @@ describe('expert expectations on real logs', () => {
     // 比 comparative and a DataLoader in a container (6750, 6754); 6752 (eval at full resolution) and 6753 (grows with the set) keep no_grad.
     // labelled before running: first run category 1/8 (main before) -> 2/8 (this stop's first change); 7/8 after OOMKilled unquoted,
     // a tool "Detect*" in a title, "illegal memory access" bare, "没有释放掉", "keep increasing the batch"; 7427 left (README).
+    // labelled before running: first run category 5/8 (engine before) -> 7/8 (this change); 8/8 after "Gloo ... 无法 ... 通信" (7540);
+    // 7548 (c10d "[E socket.cpp] failed to connect to any network address of") a first-run miss, right after its pattern.
+    {
+      group: 'dist14',
+      what: '9 logs, 7540-7548: RendezvousClosedError, Gloo connectFullMesh and connect failures told, c10d connect, a rank killed by signal 9',
+      n: 9,
+      category: 0.75,
+      lever: 0.75,
+      strict: 0,
+      named: 0.75,
+    },
     {
       group: 'words14',
       what: '8 logs, 7420-7427: exit -9 and 137 told, shm told low, illegal memory access named short, growth told, two near misses',
