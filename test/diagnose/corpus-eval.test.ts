@@ -962,11 +962,11 @@ describe('expert expectations on real logs', () => {
     // (7398-7401), 2/3, 1/2 (7402-7404): the same before and after the change on all three (its forms reached none), so the
     // change decides only where the paste has no error message and the TF rule sits below the message rules; 14/15, 10/13 after.
     // chain14 (stop 40, chain): labelled before running. First run 7510-7515: category 5/6, lever 2/3 before the change, 6/6,
-    // 3/3 after (the AssertionError's cache budget message was read).
+    // 3/3 after (the AssertionError's cache budget message was read); 7516, taken after the change: none before, right after.
     {
       group: 'chain14',
-      what: '6 logs, 7510-7515: DirectML and serving-cache memory failures under RuntimeError/AssertionError, a chain, two AttributeError near misses',
-      n: 6,
+      what: '7 logs, 7510-7516: DirectML and serving-cache memory failures under RuntimeError/AssertionError, a chain, two AttributeError near misses',
+      n: 7,
       category: 0.8,
       lever: 0.6,
       strict: 0,
