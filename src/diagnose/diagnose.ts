@@ -301,6 +301,9 @@ export function diagnose(raw: string, base: RuleBase, loc?: Locale): DiagnoseRes
     // it counts only as an exception (an OOM whose aftermath raised it), never as a user's sentence.
     const byMessage = !NOT_MEMORY_EXCEPTIONS.has(last.type);
     const before = (d: Diagnosis) => d.firstLine < last.tracebackStart && (!byMessage || (d.firstExceptionLine ?? Infinity) < last.tracebackStart);
+    // A memory exception in an earlier link of a chain ("During handling ...", "... the direct cause ...") is the failure.
+    const chainCause = (d: Diagnosis) =>
+      last.ownStart !== undefined && (d.firstExceptionLine ?? Infinity) < last.ownStart && (d.firstExceptionLine ?? -1) >= last.tracebackStart;
     // Kept: evidence before that traceback, rules that read context, or the final exception line itself
     // being the memory error (vLLM raises ValueError for a KV cache that does not fit), also when the
     // rule's evidence goes on past it (vLLM's '# GPU blocks: 0' pasted below the exception).
@@ -308,7 +311,13 @@ export function diagnose(raw: string, base: RuleBase, loc?: Locale): DiagnoseRes
     // is the exception's own message too.
     const ownMessage = (d: Diagnosis) => last.message === '' && d.firstLine > last.line && d.firstLine <= last.line + 3;
     const kept = diagnoses.filter(
-      (d) => !MEMORY_CATEGORIES.has(d.category) || d.contextual || before(d) || (d.firstLine <= last.line && last.line <= d.lastLine) || ownMessage(d),
+      (d) =>
+        !MEMORY_CATEGORIES.has(d.category) ||
+        d.contextual ||
+        before(d) ||
+        chainCause(d) ||
+        (d.firstLine <= last.line && last.line <= d.lastLine) ||
+        ownMessage(d),
     );
     if (kept.length === 0) return { diagnoses: kept, readings, notMemory: last };
     return { diagnoses: kept, readings };

@@ -11,6 +11,13 @@ export interface FinalError {
   line: number;
   /** First line of the traceback (chain) that ends in this exception. */
   tracebackStart: number;
+  /**
+   * First line of this exception's own traceback, after the chain's earlier links. Python prints a chain in two fixed
+   * forms: "During handling of the above exception, another exception occurred:" (the later one arose while handling the
+   * first, which is the run's failure) and "The above exception was the direct cause of the following exception:" (the
+   * later one wraps the first, its innermost cause). Either way an exception in an earlier link is what failed.
+   */
+  ownStart?: number;
 }
 
 /** Exceptions that never mean "out of memory" (OSError and RuntimeError can: errno 12, CUDA OOM). */
@@ -116,13 +123,15 @@ export function finalError(log: LogText): FinalError | undefined {
   if (!found) return undefined;
   // The traceback of that exception: the nearest "Traceback" above it, extended over chained ones.
   let start = found.line;
+  let own: number | undefined;
   for (let l = found.line - 1; l >= Math.max(0, found.line - 2000); l--) {
     const text = log.line(l);
     if (text.startsWith(TRACEBACK)) {
       start = l;
+      own ??= l;
       const above = l > 1 ? log.line(l - 2) : '';
       if (!CHAINED.test(above) && !(l > 0 && CHAINED.test(log.line(l - 1)))) break;
     }
   }
-  return { ...found, tracebackStart: start };
+  return { ...found, tracebackStart: start, ...(own !== undefined && own > start ? { ownStart: own } : {}) };
 }

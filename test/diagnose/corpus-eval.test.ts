@@ -158,6 +158,8 @@ GROUPS.push('version13');
 GROUPS.push('arch14');
 // hold14/ (stop 40: another holder told in words, a leftover of an earlier run, TF processes of one user sharing a card; tuned).
 GROUPS.push('hold14');
+// chain14/ (stop 40, chain: the first link of an exception chain, a memory failure named in a non-memory exception type; 6 real threads labelled first; tuned).
+GROUPS.push('chain14');
 // route14/ (stop 40, route: host RAM vs the device's memory told in words or a non-PyTorch message: Metal, MPS, Vulkan, 内存 of a card, RAM beside VRAM; 11 real threads labelled first, 5 zh; tuned).
 GROUPS.push('route14');
 // serve14/ (stop 40, serve: serving stacks, the KV cache's context and a release gone back to; real threads labelled first; tuned).
@@ -986,6 +988,17 @@ describe('expert expectations on real logs', () => {
     // hold14 (stop 40): three batches labelled before the engine ran. First runs: 6/8 category, 3/7 lever (7390-7397), 2/4, 2/4
     // (7398-7401), 2/3, 1/2 (7402-7404): the same before and after the change on all three (its forms reached none), so the
     // change decides only where the paste has no error message and the TF rule sits below the message rules; 14/15, 10/13 after.
+    // chain14 (stop 40, chain): labelled before running. First run 7510-7515: category 5/6, lever 2/3 before the change, 6/6,
+    // 3/3 after (the AssertionError's cache budget message was read); 7516, taken after the change: none before, right after.
+    {
+      group: 'chain14',
+      what: '7 logs, 7510-7516: DirectML and serving-cache memory failures under RuntimeError/AssertionError, a chain, two AttributeError near misses',
+      n: 7,
+      category: 0.8,
+      lever: 0.6,
+      strict: 0,
+      named: 0.6,
+    },
     {
       group: 'hold14',
       what: '15 logs, 7390-7404: leftover processes of a killed or interrupted run told in words (EN, zh), TF instances sharing a card, same-process near misses',
