@@ -17,6 +17,7 @@ import { fullCardInSnapshot } from './smi-snapshot.js';
 import { asyncOwnMiB, listedHolder, ownPlusAskOverCard } from './holder-listed.js';
 import { coRuntimePreallocates } from './levers/memory-cap.js';
 import { capacityBeforeCache } from './levers/cache-capacity.js';
+import { BYTES_PER_PARAM, weightsMiB } from './weights-size.js';
 
 export type Holder = 'allocator_cache' | 'not_capacity' | 'other_processes' | 'weights' | 'optimizer_state' | 'activations';
 export interface HolderVerdict {
@@ -25,13 +26,7 @@ export interface HolderVerdict {
   why: string;
 }
 
-/** Bytes per parameter for the dtypes a log can state. */
-const BYTES_PER_PARAM: Record<string, number> = { fp32: 4, fp16: 2, bf16: 2, int8: 1, int4: 0.5 };
-
-/** GiB of weights for a model of `paramsB` billion parameters in `dtype` (fp16 when the log does not say). */
-export function weightsMiB(paramsB: number, dtype: string | undefined): number {
-  return (paramsB * 1e9 * (BYTES_PER_PARAM[dtype ?? 'fp16'] ?? 2)) / 2 ** 20;
-}
+export { weightsMiB } from './weights-size.js';
 
 /** Memory this process's allocator holds but has not handed out. */
 export function idleCacheMiB(f: Incident): number | undefined {

@@ -1,8 +1,6 @@
 // Figures in a non-PyTorch stack's own format: vLLM, TF/XLA's BFC allocator, llama.cpp/ggml, TGI, Ray (stack-figures.ts).
 // A typed part of the incident (index.ts), split from the old Facts fields once (a812476, by a codemod since removed); edited by hand.
 
-import type { KvBudget } from '../levers/kv-budget.js';
-
 export interface StackPart {
   /** vLLM: the model's max seq len and the tokens its KV cache can hold. */
   maxModelLen?: number;
@@ -159,4 +157,22 @@ export interface StackPart {
   kvRoom?: string;
   /** Ray's memory monitor killed a task for the node's RAM, with its figures (src/diagnose/stack-figures.ts). */
   rayMonitor?: string;
+}
+
+/** A served model's KV cache for its context beside its weights and the card (read by levers/kv-budget.ts). */
+export interface KvBudget {
+  /** The context the cache is built for (tokens). */
+  context: number;
+  /** The cache's size in MiB: printed by the server, else computed. */
+  kvMiB: number;
+  /** MiB of cache per token of context, where the paste gives the model's shape (else from the printed size). */
+  perTokenMiB: number;
+  /** How the size was found, language-neutral ("131072 × 32 × (3072 + 3072) × 2 B", "KV self size = 4096.00 MiB"). */
+  arithmetic: string;
+  weightsMiB?: number;
+  /** What the GPU may use (Metal's working set, the free memory the server reports). */
+  budgetMiB?: number;
+  /** Parallel sequences the context is split into, each with its own share of the cache (above 1 only). */
+  parallel?: number;
+  perSeq?: number;
 }

@@ -4,7 +4,7 @@
 // precision they would leave room, the lever is the dtype at load (torch_dtype=bfloat16), not the batch,
 // which has not been allocated yet, and not quantization first. Full training is judged by its own
 // arithmetic (levers.ts: ~16 B/param with Adam); this module is the load and inference side.
-import { weightsMiB } from '../holder.js';
+import { weightsMiB } from '../weights-size.js';
 import { formatMiB } from '../fixes/arithmetic.js';
 import { loadInFp32 } from '../levers.js';
 import { cardMiB } from './static-fit.js';

@@ -12,7 +12,7 @@
 // A cache many times the request (holder.ts largeCache) is the layout's failure whatever the fill: not checked here.
 // (Counting the device's free memory as room instead misreads a card shared with a display or another app: the
 // room outside PyTorch is not this run's live tensors.)
-import { weightsMiB } from '../holder.js';
+import { weightsMiB } from '../weights-size.js';
 import { cardMiB } from './static-fit.js';
 import { smallerInputFirst } from './smaller-input.js';
 import type { Incident } from '../incident/index.js';

@@ -12,6 +12,9 @@
 // 23306 MiB free", Ollama's 'memory.available="[3.6 GiB]"'). Per line, bounded patterns: linear.
 import type { LogText } from '../normalize.js';
 import type { Incident } from '../incident/index.js';
+import type { KvBudget } from '../incident/stack.js';
+
+export type { KvBudget };
 
 const MAX_LINE = 2000;
 /** Below this context (llama.cpp's and Ollama's own defaults are 2048-4096) the context is not what was raised. */
@@ -61,23 +64,6 @@ const TYPE_BYTES: Record<string, number> = {
   q4_0: 18 / 32,
   iq4_nl: 18 / 32,
 };
-
-export interface KvBudget {
-  /** The context the cache is built for (tokens). */
-  context: number;
-  /** The cache's size in MiB: printed by the server, else computed. */
-  kvMiB: number;
-  /** MiB of cache per token of context, where the paste gives the model's shape (else from the printed size). */
-  perTokenMiB: number;
-  /** How the size was found, language-neutral ("131072 × 32 × (3072 + 3072) × 2 B", "KV self size = 4096.00 MiB"). */
-  arithmetic: string;
-  weightsMiB?: number;
-  /** What the GPU may use (Metal's working set, the free memory the server reports). */
-  budgetMiB?: number;
-  /** Parallel sequences the context is split into, each with its own share of the cache (above 1 only). */
-  parallel?: number;
-  perSeq?: number;
-}
 
 const mib = (value: string, unit: string) => Number(value) * { K: 1 / 1024, M: 1, G: 1024, T: 1024 * 1024 }[unit as 'K' | 'M' | 'G' | 'T'];
 const first = (m: RegExpExecArray | null) => (m ? Number(m[1] ?? m[2] ?? m[3]) : undefined);

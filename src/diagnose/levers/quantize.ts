@@ -5,7 +5,7 @@
 // QLoRA's 4-bit base) or fewer weights do. Full training is not this lever: its gradients and optimizer state
 // (~16 B/param) are the bulk (levers.ts). fp32 weights that would fit in half precision get the dtype first
 // (levers/budget.ts): half precision is the cheaper change and sure to help there.
-import { weightsMiB } from '../holder.js';
+import { weightsMiB } from '../weights-size.js';
 import { formatMiB } from '../fixes/arithmetic.js';
 import { cardMiB } from './static-fit.js';
 import { fp32WeightsOverCard } from './budget.js';

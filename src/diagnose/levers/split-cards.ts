@@ -5,7 +5,8 @@
 // splitting the model across the cards in one process (device_map="auto" with max_memory, or the serving engine's
 // tensor parallelism): it keeps the weights' precision; quantizing or a smaller model comes next. Training replicas
 // are sharded by ZeRO / FSDP instead (static-order.ts). Pure functions over the incident.
-import { thisProcessHolds, weightsMiB } from '../holder.js';
+import { thisProcessHolds } from '../holder.js';
+import { weightsMiB } from '../weights-size.js';
 import { cardMiB } from './static-fit.js';
 import { t, type Locale } from '../../core/i18n.js';
 import type { Incident } from '../incident/index.js';

@@ -1,7 +1,7 @@
 // The static part of a run (weights, and for full training gradients and optimizer state) against the card: the
 // budget every lever's precondition reads. A module of its own so lever modules can read it without importing levers.ts,
 // which imports them.
-import { weightsMiB } from '../holder.js';
+import { weightsMiB } from '../weights-size.js';
 import { zeroPerRankMiB } from './zero.js';
 import type { Incident } from '../incident/index.js';
 
