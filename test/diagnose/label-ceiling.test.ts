@@ -77,6 +77,7 @@ describe.each([
   { group: 'blind11', labellers: ['a'] as const },
   { group: 'blind12', labellers: ['a'] as const },
   { group: 'blind13', labellers: ['a'] as const },
+  { group: 'blind14', labellers: ['a'] as const },
 ])('$group: paste-only labels', ({ group, labellers }) => {
   const dir = join(ROOT, group);
   const cases = JSON.parse(readFileSync(join(dir, 'cases.json'), 'utf8')) as ExpertCase[];
