@@ -135,6 +135,27 @@ describe('rewritten commands use only the flags the script defines', () => {
   });
 });
 
+describe('a command its own tools do not parse is not rewritten', () => {
+  // Principle: a corrected command must parse under its tools' flag lists; when the paste's command already names a flag
+  // its launcher does not define (a paste cut inside "--master_addr", a typo), the rewrite cannot be checked, so the fix
+  // gives no command (its text still says what to change). Synthetic pastes; the real case is blind14/7748's torchrun line.
+  const oom =
+    'torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 79.15 GiB of which 1.02 GiB is free. Including non-PyTorch memory, this process has 78.11 GiB memory in use. Of the allocated memory 75.20 GiB is allocated by PyTorch, and 1.40 GiB is reserved by PyTorch but unallocated.';
+  const commands = (cmd: string) =>
+    diagnose(`$ ${cmd}\n  File "train.py", line 10, in <module>\n    loss.backward()\n${oom}\n`, base).diagnoses[0]?.fixes.flatMap((f) =>
+      f.command ? [f.command] : [],
+    );
+  it('torchrun with a flag torchrun does not define: no command (synthetic)', () => {
+    expect(commands('torchrun --master --nproc_per_node 8 train.py --per_device_train_batch_size 8')).toEqual([]);
+    expect(commands('torchrun --nproc-per-node 8 --mastr_port 29500 train.py --per_device_train_batch_size 8')).toEqual([]);
+  });
+  it('the same command with only defined flags is rewritten (synthetic near miss)', () => {
+    expect(commands('torchrun --nproc_per_node 8 train.py --per_device_train_batch_size 8')).toContain(
+      'torchrun --nproc_per_node 8 train.py --per_device_train_batch_size 4 --gradient_accumulation_steps 2',
+    );
+  });
+});
+
 // Every log under test/fixtures except a blind split under construction, which only its builder reads.
 function fixtureLogs(dir: string, out: string[] = []): string[] {
   for (const name of readdirSync(dir)) {

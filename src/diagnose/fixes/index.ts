@@ -8,7 +8,7 @@ import { cachedUnusedMiB, heldElsewhereMiB, holds } from '../conditions.js';
 import { accumulationFor, fewerWorkers, fixedBatchForAutobatch, formatMiB, smallerBatch, smallerImgsz } from './arithmetic.js';
 import { rewriteCommandLine } from './command-line.js';
 import { shmFix } from '../levers/shm.js';
-import type { ParsedCommand } from '../tool-cli.js';
+import { undefinedFlags, type ParsedCommand } from '../tool-cli.js';
 import { t, type Locale } from '../../core/i18n.js';
 import { flatView } from '../incident/index.js';
 
@@ -214,7 +214,9 @@ export function computeFixes(specs: FixSpec[], e: Evidence, loc?: Locale, comman
     const fix: ComputedFix = { kind: spec.kind, ...made, summary: spec.kind === 'advice' ? fill(made.summary, e) : made.summary };
     // A rule may list a fix twice, first under a condition that moves it up: offer it once.
     if (out.some((f) => f.summary === fix.summary)) continue;
-    if (e.incident.run.commandLine && Object.keys(fix.changes).length) {
+    // A command its own tools do not parse (a flag the launcher or script does not define: a paste cut inside a flag, a
+    // typo) cannot be checked, so it is not rewritten: the fix's text says what to change.
+    if (e.incident.run.commandLine && Object.keys(fix.changes).length && !(command && undefinedFlags(command).length)) {
       // A batch the log took from the tool's default is added to the command in the tool's syntax.
       const append = e.incident.run.batchDefaultOf && e.incident.run.batchArg ? { batch: e.incident.run.batchArg } : {};
       const rewritten = rewriteCommandLine(e.incident.run.commandLine, fix.changes, append, command);
